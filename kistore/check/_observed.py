@@ -6,21 +6,26 @@ checking clock: a run added today claiming the day after tomorrow is an error wh
 range is checked (the run enters with that range; reviewer r87) and a warning in every
 ``verify`` after (the history holds it, and runs stored before the rule must still
 verify), also once the clock has passed that date (reviewer r85 F17). A run observed
-before 2000 is a warning in both. :mod:`kistore.core.observed` owns the rules and their words;
-``add`` judges against the clock (:mod:`kistore.store.observed`). ``verify`` of the work
-tree judges the runs ``HEAD``'s history holds: one walk of history, one read per object.
+before 2000 is a warning in both. :mod:`kistore.core.observed` owns the rules and their
+words; ``add`` judges against the clock (:mod:`kistore.store.observed`). ``verify`` of the work tree
+judges the runs ``HEAD``'s history holds: one walk of history (:func:`first_added`, while
+its workers check files), and the times its contents check read from each object
+(:func:`judge_observed`): a blob is read here only when the check did not read those
+bytes (an object since modified or deleted, one without a metadata file), and never past
+the store's ``[limits] manifest-bytes``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
 from ..core.errors import KistoreError
 from ..core.findings import Finding
+from ..core.limits import DEFAULT
 from ..core.observed import POINTER, observed_problem, observed_rule, run_observed
-from ..git.blobs import read_blob
+from ..git.blobs import read_blob_within
 from ..git.first_added import first_commits, object_first_commits
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -31,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 def range_observed(repo: pygit2.Repository, base: pygit2.Commit, head: pygit2.Commit,
                    changed: Iterable[str]) -> list[Finding]:
-    """KI227 for the runs ``BASE..HEAD`` adds: errors and warnings.
+    """KI227 for the runs ``BASE..HEAD`` adds, against the commit adding each: errors, warnings.
 
     Args:
         repo: the repository.
@@ -56,17 +61,46 @@ def range_observed(repo: pygit2.Repository, base: pygit2.Commit, head: pygit2.Co
                                for path, commit in sorted(found.items())), entering=True))
 
 
-def check_observed(store: Store, at: str | None = None) -> list[Finding]:
+Added = tuple[str, str, Any]
+"""An object file as a commit first added it: repository path, blob id (40 hex), commit."""
+
+
+def check_observed(store: Store, at: str | None = None, *, limit: int | None = None
+                   ) -> list[Finding]:
     """KI227 (warnings) for ``verify``: every run of the history read.
+
+    :func:`judge_observed` of :func:`first_added`, every blob read here. ``verify`` calls
+    the two itself, with the times its contents check read (no blob read twice).
+
+    Args:
+        store: the store.
+        at: revision, or None for ``HEAD`` (nothing for an unborn branch).
+        limit: most bytes of a blob read (None: the store's ``[limits] manifest-bytes``).
+
+    Returns:
+        One warning per run whose ``observedAt`` lies more than a day after the committer
+        time of the commit that first added it (:func:`kistore.git.first_added.
+        object_first_commits`), or before 2000.
+    """
+    if limit is None:
+        limit = (store.settings().valid_limits() or DEFAULT).manifest_bytes
+    return judge_observed(store.repo, first_added(store, at), {}, limit)
+
+
+def first_added(store: Store, at: str | None = None) -> list[Added]:
+    """Return each object file of the history of ``at`` with the commit that first added it.
+
+    One walk (:func:`kistore.git.first_added.object_first_commits`); no blob is read.
 
     Args:
         store: the store.
         at: revision, or None for ``HEAD`` (nothing for an unborn branch).
 
     Returns:
-        One warning per run whose ``observedAt`` lies more than a day after the committer
-        time of the commit that first added it (:func:`kistore.git.first_added.
-        object_first_commits`), or before 2000.
+        One :data:`Added` per object path, the first-adding commit's blob and commit.
+
+    Raises:
+        InputError: ``at`` names no commit.
     """
     repo = store.repo
     if at is None and repo.head_is_unborn:
@@ -77,20 +111,48 @@ def check_observed(store: Store, at: str | None = None) -> list[Finding]:
         if path not in seen:  # the first yield is the first-adding commit
             seen.add(path)
             firsts.append((path, blob, commit))
-    return list(_judged(repo, firsts, entering=False))
+    return firsts
 
 
-def _judged(repo: pygit2.Repository, added: Iterable[tuple[str, str, Any]], *,
-            entering: bool) -> Iterator[Finding]:
-    """Yield KI227 per ``(object path, blob, adding commit)`` with a bad time.
+def judge_observed(repo: pygit2.Repository, firsts: Iterable[Added],
+                   known: Mapping[str, tuple[str | None, int | None]], limit: int | None
+                   ) -> list[Finding]:
+    """KI227 (warnings) of the runs ``firsts`` added, each judged against its adding commit.
 
+    Args:
+        repo: the repository.
+        firsts: :func:`first_added`.
+        known: object path -> (the blob id of the bytes read, or None when not known; the
+            run's ``observedAt`` in seconds read from them, or None): what ``verify``'s
+            contents check read. A path whose first-added blob is that blob is not read.
+        limit: most bytes of a blob read here (a larger one is the contents check's
+            KI106); None: any.
+
+    Returns:
+        One warning per run whose ``observedAt`` lies more than a day after the committer
+        time of the commit that first added it, or before 2000.
+    """
+    return list(_judged(repo, firsts, known, limit, entering=False))
+
+
+def _judged(repo: pygit2.Repository, added: Iterable[Added],
+            known: Mapping[str, tuple[str | None, int | None]] | None = None,
+            limit: int | None = None, *, entering: bool) -> Iterator[Finding]:
+    """Yield KI227 per ``(object path, blob, adding commit)`` whose run's time is implausible.
+
+    A blob ``known`` holds the time of is not read; another is read up to ``limit`` bytes.
     ``entering`` as :func:`kistore.core.observed.observed_rule`'s.
     """
     for path, blob, commit in added:
-        try:
-            observed = run_observed(read_blob(repo, blob, path))
-        except KistoreError:  # a damaged object: the contents check says it (KI117)
-            continue
+        said_blob, observed = (known or {}).get(path, (None, None))
+        if said_blob != blob:
+            try:
+                data = read_blob_within(repo, blob, limit, path)
+            except KistoreError:  # a damaged object: the contents check says it (KI117)
+                continue
+            if isinstance(data, int):  # past the limit: the contents check's KI106
+                continue
+            observed = run_observed(data)
         broken = None if observed is None else observed_rule(
             observed, commit.commit_time, entering=entering)
         if observed is not None and broken is not None:

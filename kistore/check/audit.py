@@ -26,13 +26,14 @@ from typing import TYPE_CHECKING, Any
 from ..attest.evidence import check_attestations, judging_blobs
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
-from ..core.comparison import run_key_object, stored_spec
+from ..core.comparison import KEYED_REFERENCES, REFERENCE_KINDS, RunKeys
 from ..core.digest import Digest
 from ..core.errors import InputError, MultipleErrors
 from ..core.findings import WARNING, Finding, rule
 from ..core.gitattributes import check_gitattributes
 from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
+from ..core.observed import run_observed
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
 from ..git.blobs import CommitUnparsable, ObjectUnreadable, is_partial_clone
@@ -47,7 +48,7 @@ from ._groups import KeyCache, Member, check_group_files, expected_file, is_grou
 from ._history import check_history, worktree_changes
 from ._ignored import check_ignored
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout, owned_path
-from ._observed import check_observed
+from ._observed import Added, check_observed, first_added, judge_observed
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._refs import check_replace_refs
@@ -206,7 +207,8 @@ checks)."""
 def check_contents(snap: Files, *, focus: set[str] | None = None,
                    progress: Progress | None = None, workers: int | None = None,
                    meanwhile: Callable[[], object] | None = None,
-                   objects_read: dict[str, bytes] | None = None) -> list[Finding]:
+                   objects_read: dict[str, bytes] | None = None,
+                   observed: dict[str, int | None] | None = None) -> list[Finding]:
     """Apply every per-file and cross-file check to one snapshot.
 
     Args:
@@ -226,6 +228,11 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
             ``b"100755"``), a space and the blob id of the bytes (20 raw bytes); ``b""``
             for one not read whole (too large, not a regular file, no metadata file).
             What :func:`kistore.check._history.worktree_changes` compares with ``HEAD``.
+        observed: when given, filled with each object file read whole (repository path)
+            -> the ``observedAt`` of the run it holds in seconds, None for another kind or
+            no readable time (:func:`kistore.core.observed.run_observed` of the bytes as
+            read): what ``verify``'s KI227 judges (:func:`kistore.check._observed.
+            judge_observed`) without reading the blob again.
 
     Returns:
         Every finding (KI1xx, KI2xx), sorted by file and place.
@@ -269,6 +276,10 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                     objects_read[unit[1]] = b"" if entry == _NOT_READ else entry
         if progress is not None:
             progress(sum((u[1] is not None) + (u[2] is not None) for u in chunk_units))
+    if observed is not None:
+        for unit, result in zip(units, results, strict=True):
+            if unit[1] is not None and not isinstance(result[6], str):  # read whole
+                observed[unit[1]] = result[6]
     for result in results:
         if result[0]:
             findings += result[0]
@@ -279,12 +290,13 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                                               groups_read))
                  if not unread or f.extra.get("run", "")[7:] not in unread]
     if focus is None and all(u[1] is not None and u[2] is not None for u in units):
-        _, kinds, names, references, _, statistics = \
-            zip(*results, strict=True) if results else ((),) * 6
+        _, kinds, names, references, _, statistics, _ = \
+            zip(*results, strict=True) if results else ((),) * 7
         if entries_clean([u[0] for u in units], kinds, names, references, statistics):
             return sorted(findings, key=sort_key)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
-    for unit, (found, kind, name, references, _, statistic) in zip(units, results, strict=True):
+    for unit, (found, kind, name, references, _, statistic, _) in zip(units, results,
+                                                                      strict=True):
         digest = Digest(unit[0])
         refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
                 if r is not None}
@@ -437,15 +449,11 @@ def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
                                focus_digests=focus_digests)
 
 
-_KEYED = 1 + max(map(REFERENCE_FIELDS.index,
-                     ("workloadDigest", "protocolDigest", "environmentDigest")))
+_KEYED = 1 + max(map(REFERENCE_FIELDS.index, KEYED_REFERENCES))
 """A unit's references up to this index hold every one a key object reads."""
-_KEY_REFERENCES = (("protocolDigest", REFERENCE_FIELDS.index("protocolDigest"),
-                   "BenchmarkProtocol"),
-                  ("environmentDigest", REFERENCE_FIELDS.index("environmentDigest"),
-                   "ExecutionEnvironment"))
-"""The references a comparison key reads the manifest of: field, index in a unit's
-references, and the kind that manifest must be."""
+_KEY_INDEXES = tuple(REFERENCE_FIELDS.index(f) for f in REFERENCE_KINDS)
+"""The index in a unit's references of each reference whose manifest a comparison key
+reads (:data:`kistore.core.comparison.REFERENCE_KINDS`)."""
 
 
 def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
@@ -466,25 +474,20 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
     """
     present = list(given) if given is not None else [
         p for p in snap.modes if p.startswith(_GROUPS_PREFIX) and is_group_path(p)]
-    specs: dict[tuple[str, str], dict[str, Any] | None] = {}
 
-    def spec_of(ref: str, kind: str) -> dict[str, Any] | None:
-        if (ref, kind) not in specs:
-            try:
-                data = snap.read(layout.object_path(Digest(ref[7:])))
-            except FileTooLarge:
-                data = None
-            specs[ref, kind] = stored_spec(data, ref[7:], kind)
-        return specs[ref, kind]
+    def read_object(hex_: str) -> bytes | None:
+        try:
+            return snap.read(layout.object_path(Digest(hex_)))
+        except FileTooLarge:
+            return None
 
+    run_keys = RunKeys(read_object)
     keys: dict[tuple[str | None, ...], dict[str, str] | None] = {}  # by the key's references
 
     def key_of(keyed: tuple[str | None, ...]) -> dict[str, str] | None:
         if keyed not in keys:
-            refs = {f: r for f, r in zip(REFERENCE_FIELDS, keyed, strict=False)
-                    if r is not None}
-            keys[keyed] = run_key_object(refs, *(
-                spec_of(refs[f], kind) if f in refs else None for f, _, kind in _KEY_REFERENCES))
+            keys[keyed] = run_keys.key_object(
+                {f: r for f, r in zip(REFERENCE_FIELDS, keyed, strict=False) if r is not None})
         return keys[keyed]
 
     if focus is None and _groups_agree(snap, units, results, present, key_of, given):
@@ -504,7 +507,7 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
         if focus is not None:
             if unit[0] in touched or any(  # type: ignore[operator]
                     references[i] is not None and references[i][7:] in arrived  # type: ignore[index]
-                    for _, i, _ in _KEY_REFERENCES):
+                    for i in _KEY_INDEXES):
                 judged.add(unit[0])
             elif unit[0] not in named:
                 continue
@@ -850,11 +853,14 @@ CHUNK = 500
 """Units a worker checks per task (one pickle each way per chunk)."""
 
 _Compact = tuple["list[Finding] | None", "str | None", "str | None", tuple["str | None", ...],
-                 "str | None", "str | None"]
+                 "str | None", "str | None", "int | str | None"]
 """One unit's result as it crosses processes: findings (None: none), kind, name, the references
 in :data:`kistore.core.model.REFERENCE_FIELDS` order, the manifest's names path when the
 worker found it holding exactly this manifest's record (:func:`_names_confirmed`; else
-None), and the primary statistic a run or protocol states (KI218; else None). Plain tuples:
+None), the primary statistic a run or protocol states (KI218; else None), and the
+``observedAt`` of a run in seconds (:func:`kistore.core.observed.run_observed` of the
+object's bytes as read: KI227 reads no blob again; None for another kind or no readable
+time; :data:`_UNREAD` when the object was not read whole). Plain tuples:
 unpickling an Entry (a dataclass holding a Digest) cost the parent ~40 us a manifest, more
 than the checks."""
 
@@ -924,29 +930,35 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
     docs/speed.md, sixth pass; most likely the processor's caches, cold again after
     each call into the kernel).
     """
-    checked: list[tuple[list[Finding] | None, _Learnt, bool]] = []
+    checked: list[tuple[list[Finding] | None, _Learnt, bool, int | str | None]] = []
     start = 0
     limits = snap.value_limits
     while start < len(units):
         batch, pairs = _read_pairs(snap, units, start, entries)
         for unit, pair in zip(batch, pairs, strict=True):
+            observed = _UNREAD if pair is None else run_observed(pair[0])
             # a file long enough to hold a string or array past the limits (KI107; no real
             # manifest is: 16 KB at most in shared/data) is walked; check_unit reports one
             clean = None if pair is None or not (within_value_limits(pair[0], limits) and
                                                  within_value_limits(pair[1], limits)) \
                 else check_clean_pair(unit[0], *pair)
             if clean is not None:
-                checked.append((None, clean, True))
+                checked.append((None, clean, True, observed))
                 continue
             findings, entry = check_unit(snap, unit)
             checked.append((findings or None, (entry.kind, entry.name, tuple(
                 entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic),
-                unit[1] is not None and unit[2] is not None))
+                unit[1] is not None and unit[2] is not None, observed))
         start += len(batch)
     return [(findings, clean[0], clean[1], clean[2],
-             _names_confirmed(snap, unit[0], clean[0], clean[1]) if both else None, clean[3])
-            for unit, (findings, clean, both) in zip(units, checked, strict=True)]
+             _names_confirmed(snap, unit[0], clean[0], clean[1]) if both else None, clean[3],
+             observed)
+            for unit, (findings, clean, both, observed) in zip(units, checked, strict=True)]
 
+
+_UNREAD = "unread"
+"""The observed time of a unit whose object :func:`_check_chunk` did not read whole (absent,
+past the limit, unreadable, no metadata file): not known (:data:`_Compact`)."""
 
 READ_AHEAD = 4 << 20
 """Bytes :func:`_check_chunk` reads before checking them: a chunk of 500 manifests near
@@ -1214,6 +1226,10 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     # it without git's status of every file (_history.worktree_changes).
     objects_read: dict[str, bytes] | None = None
     history: list[int] = []  # where check_history's findings start and end in ``later``
+    # KI227: the history walk meanwhile, judged after with the times the workers read
+    observed: dict[str, int | None] = {}
+    firsts: list[list[Added]] = []  # first_added's answer, once it ran
+    observed_at: list[tuple[int, bool]] = []  # where KI227's go in ``later``; before history's?
 
     def history_has_no_end() -> bool:
         """Return True when check_history began (its start noted) and stopped before its end."""
@@ -1226,6 +1242,9 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
                     history.append(len(later))
                     later.extend(check_history(store, at, worktree=False))
                     history.append(len(later))
+                elif checker is check_observed:
+                    firsts.append(first_added(store, at))
+                    observed_at.append((len(later), not history))
                 else:
                     later.extend(checker(store, at))
             except ObjectUnreadable as e:  # a commit, tree or note it reads: the rest go on
@@ -1243,7 +1262,14 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         objects_read = {}
     contents = check_contents(snap, progress=step if watching else progress,
                               workers=workers, meanwhile=run_checkers,
-                              objects_read=objects_read)
+                              objects_read=objects_read, observed=observed)
+    if firsts:  # KI227 in its place among the checkers' findings (a damaged blob: KI117's)
+        judged = judge_observed(store.repo, firsts[0],
+                                _observed_read(snap, observed, objects_read), snap.limit)
+        at_, before_history = observed_at[0]
+        later[at_:at_] = judged
+        if before_history:  # check_history's findings, if it ran later, move with it
+            history[:] = [h + len(judged) for h in history]
     if history:  # check_history's findings, the work tree's among them, sorted as it sorts
         start, end = history
         try:
@@ -1257,6 +1283,25 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]
     return contents + later
+
+
+def _observed_read(snap: Files, observed: dict[str, int | None],
+                   objects_read: dict[str, bytes] | None
+                   ) -> dict[str, tuple[str | None, int | None]]:
+    """Return what KI227 knows of each object the contents check read: blob id, time.
+
+    The blob id of the bytes read: a commit's from its tree (:meth:`View.blob_id`), the work
+    tree's from the entry its check made (``objects_read``); None when not known (the
+    work tree's files with a ``.gitattributes`` under ``store/``: then KI227 reads the
+    blob of the commit that first added the object, as it did before).
+    """
+    if snap.view.scope != "work":
+        blob_id = snap.view.blob_id
+        return {path: (blob_id(path), seconds) for path, seconds in observed.items()}
+    if objects_read is None:
+        return {}
+    return {path: ((entry[7:].hex() if (entry := objects_read.get(path)) else None), seconds)
+            for path, seconds in observed.items()}
 
 
 _OBJECTS_SHOWN = 5

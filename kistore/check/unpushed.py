@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..core import layout
@@ -32,6 +32,7 @@ from ..core.errors import InputError, StoreStateError, printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
 from ..git.blobs import head_commit
 from .gate import RangeChecker, check_range, whole_history
+from .lineage import strict as strict_findings
 from .reach import first_unsent, ref_tips, remote_tips
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -82,15 +83,18 @@ class RefVerdict:
         first: the id of its oldest commit the remote lacks.
         findings: the gate's findings on its range, shared ones too (each also under the
             other refs that carry it).
+        said: those of ``findings`` no earlier ref carries, each with ``extra["refs"]``:
+            what is said under this ref (:func:`check_unpushed`'s one pass).
     """
 
     ref: str
     first: str
     findings: list[Finding]
+    said: list[Finding] = field(default_factory=list)
 
 
-def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker] = ()
-                   ) -> tuple[list[Finding], list[RefVerdict]]:
+def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker] = (),
+                   strict: bool = False) -> tuple[list[Finding], list[RefVerdict]]:
     """Run the gate on every local ref holding commits ``remote`` lacks.
 
     Args:
@@ -98,13 +102,16 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
         remote: the remote pushed to (a name; see :func:`unpushed_refs`).
         checkers: handed to each :func:`kistore.check.gate.check_range` (the rules of
             the layers above the check layer, :data:`kistore.check.gate.RangeChecker`).
+        strict: ``--strict``: a shallow clone's KI416 is an error
+            (:func:`kistore.check.lineage.strict`), in every ref's findings.
 
     Returns:
         ``(findings, verdicts)``: every finding of every such ref's range once, however
         many refs share the commit, grouped by the first ref (in :func:`unpushed_refs`
         order) carrying it, each with ``extra["refs"]``: the refs whose new commits carry
         it (reviewer r85 F12: a push was refused for "5 local ref(s)" without naming the
-        one at fault); and one :class:`RefVerdict` per ref checked.
+        one at fault); and one :class:`RefVerdict` per ref checked, its ``said`` the
+        part of ``findings`` grouped under it.
 
     Raises:
         InputError: ``remote`` is empty or starts with ``-``, or names no remote of the
@@ -121,19 +128,18 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
     for ref, base, tip, first in unpushed_refs(store, remote):
         found = (check_range(store, f"{base}..{tip}", checkers=checkers) if base
                  else whole_history(store, tip))
-        verdicts.append(RefVerdict(ref, first, found))
-        for finding in found:
+        verdicts.append(RefVerdict(ref, first, strict_findings(found) if strict else found))
+        for finding in verdicts[-1].findings:
             refs = carriers.setdefault(finding.format(), [])
             if ref not in refs:
                 refs.append(ref)
-    findings: list[Finding] = []
     for verdict in verdicts:
         for finding in verdict.findings:
             line = finding.format()
             if line in carriers:  # said once, under the first ref carrying it
-                findings.append(replace(finding, extra={**finding.extra,
-                                                        "refs": carriers.pop(line)}))
-    return findings, verdicts
+                verdict.said.append(replace(finding, extra={**finding.extra,
+                                                            "refs": carriers.pop(line)}))
+    return [f for verdict in verdicts for f in verdict.said], verdicts
 
 
 def verdict_lines(verdicts: list[RefVerdict], remote: str) -> list[str]:
@@ -141,7 +147,8 @@ def verdict_lines(verdicts: list[RefVerdict], remote: str) -> list[str]:
 
     A header a ref (``refs/heads/pr-t2: 2 error(s), 0 warning(s), 0 info in the commits
     origin lacks from da141f1a68b0:``), then the ref's findings not said under an earlier
-    ref, indented; a ref with none is ``refs/heads/feature1: ok (in the commits ...)``.
+    ref, indented (its ``said``: nothing is compared again here); a ref with none is
+    ``refs/heads/feature1: ok (in the commits ...)``.
 
     Args:
         verdicts: :func:`check_unpushed`'s, in its order.
@@ -151,20 +158,17 @@ def verdict_lines(verdicts: list[RefVerdict], remote: str) -> list[str]:
         The lines.
     """
     lines: list[str] = []
-    said: set[str] = set()
     for verdict in verdicts:
         counts = [sum(f.severity == s for f in verdict.findings) for s in (ERROR, WARNING, INFO)]
         where = f"in the commits {remote} lacks from {verdict.first[:12]}"
         if not verdict.findings:
             lines.append(f"{verdict.ref}: ok ({where})")
             continue
-        new = [f.format() for f in verdict.findings if f.format() not in said]
-        shown = f" ({len(verdict.findings) - len(new)} said above)" if len(new) < len(
-            verdict.findings) else ""
+        above = len(verdict.findings) - len(verdict.said)
+        shown = f" ({above} said above)" if above else ""
         lines.append(f"{verdict.ref}: {counts[0]} error(s), {counts[1]} warning(s), "
                      f"{counts[2]} info {where}{shown}:")
-        said.update(new)
-        lines += [f"  {line}" for line in new]
+        lines += [f"  {f.format()}" for f in verdict.said]
     return [printable(line) for line in lines]
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..query.policy import RankingPolicy
     from ..store import Store
 
 
@@ -81,19 +82,32 @@ def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> Non
                        f"{committed_fix(path, problem)}", err=True)
 
 
-def warn_default_policy(store: Store, at: str | None) -> None:
-    """Say on stderr when the view has no ranking policy, so the default is not used silently.
+def ranking_policy(store: Store, at: str | None) -> RankingPolicy | None:
+    """Read the view's ranking policy once for a command; say on stderr when it is the default.
 
     ``rank``, ``compare`` and ``show`` of a run (its rank) say it alike (reviewer r85 F14:
-    ``show`` ranked by the same default and said nothing).
+    ``show`` ranked by the same default and said nothing), and pass the policy down
+    (``policy=`` of :func:`kistore.query.answers.rank`), which reads it no more.
+
+    Returns:
+        The policy (:func:`kistore.query.policy.load_policy`); None when the store's file
+        is not valid: the answer reads it again and refuses it where it always did (after
+        the run is resolved).
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import KistoreError
     from ..core.layout import POLICY_FILE
+    from ..query.policy import load_policy
 
-    if store.view(at).read(POLICY_FILE) is None:
+    try:
+        policy = load_policy(store.view(at))
+    except KistoreError:
+        return None
+    if policy.source != POLICY_FILE:
         click.echo(f"warning: no {POLICY_FILE} here: ranked by kistore's shipped default "
                    "policy (`kistore verify` reports KI207 if the store's history had one)",
                    err=True)
+    return policy
 
 
 def deleted_from_work_tree(catalog: object) -> list[str]:

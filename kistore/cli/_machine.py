@@ -10,8 +10,8 @@ command's JSON output goes through.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import click
 
@@ -84,12 +84,58 @@ def machine_errors(fmt: str | None, document: dict[str, Any] | None = None) -> I
 COMMAND_ARGS = "kistore.command_args"
 """``ctx.meta`` key: the arguments after the group's options (the subcommand's name first)."""
 
-WRITES_NOTHING = frozenset({"attestations", "cat", "cite", "compare", "digest", "ls", "rank",
-                            "show", "site serve", "site verify"})
-"""Commands that write nothing of the store, an export or a site: an ``OSError`` that stops
-them is said without "nothing was left half-written" (:func:`os_error_said`), which a
-preview server's busy port made meaningless (review r85 F21). A derived index they update
-on the way is rebuilt from the store, never half-trusted."""
+WRITES = "kistore_writes"
+"""The attribute :func:`writes` sets on every command: True when it may write the store, an
+export or a site (an ``OSError`` that stops it is said with "nothing was left
+half-written", :func:`os_error_said`); False when it writes none of them, which a preview
+server's busy port made meaningless to say (review r85 F21). A derived index a command
+updates on the way is rebuilt from the store, never half-trusted: it does not count.
+tests/cli/test_machine_writes.py holds every command marked."""
+
+_Command = TypeVar("_Command", bound=click.Command)
+
+
+def writes(flag: bool) -> Callable[[_Command], _Command]:
+    """Mark a click command as one that writes (True) or writes nothing (False).
+
+    The outermost decorator of every command (``@writes(False)`` above
+    ``@click.command()``): what :func:`writes_nothing` reads, so a new command is
+    classified where it is written, not in a list kept apart.
+
+    Args:
+        flag: whether the command may write the store, an export or a site.
+
+    Returns:
+        The decorator; it returns the command itself, marked (:data:`WRITES`).
+    """
+    def mark(command: _Command) -> _Command:
+        setattr(command, WRITES, flag)
+        return command
+    return mark
+
+
+def writes_nothing(args: Sequence[str] | None) -> bool:
+    """Whether the command ``args`` name is marked as writing nothing (:func:`writes`).
+
+    Args:
+        args: the command's arguments as typed, its name first (``ctx.meta``'s
+            :data:`COMMAND_ARGS`: ``["site", "serve", "out"]``); None when unknown.
+
+    Returns:
+        True only for a command found and marked ``writes(False)``: an unknown one is
+        taken to write (its error then says "nothing was left half-written").
+    """
+    # Lazy: the root group imports this module; its commands import on first use.
+    from . import main
+
+    command: click.Command | None = main
+    context = click.Context(main)
+    for word in [a for a in args or () if not a.startswith("-")]:
+        if not isinstance(command, click.Group):
+            break
+        command = command.get_command(context, word)
+    return getattr(command, WRITES, True) is False
+
 
 _REPORTED = "_kistore_reported"
 """Attribute set on an exception once :func:`report_error` has printed it."""
@@ -99,15 +145,14 @@ def os_error_said(error: OSError, args: Sequence[str] | None) -> str:
     """Return what an ``OSError`` that stopped a command says (without the file's name).
 
     Its reason, then "; nothing was left half-written" unless the command writes nothing
-    (:data:`WRITES_NOTHING`): the one rule, for stderr and the machine forms alike.
+    (:func:`writes_nothing`): the one rule, for stderr and the machine forms alike.
 
     Args:
         error: the error.
         args: the command's arguments as typed, its name first (``ctx.meta``'s
             :data:`COMMAND_ARGS`); None when unknown (then it is said).
     """
-    words = [a for a in args or () if not a.startswith("-")][:2]
-    quiet = bool(words) and (words[0] in WRITES_NOTHING or " ".join(words) in WRITES_NOTHING)
+    quiet = writes_nothing(args)
     return f"{error.strerror or error}" + ("" if quiet else "; nothing was left half-written")
 
 

@@ -20,7 +20,7 @@ from . import refuse_empty
 from ._answers import explaining_misses
 from ._context import StoreContext, settled_work_tree
 from ._formats import format_options, output_format
-from ._machine import emit_json, emit_jsonl
+from ._machine import emit_json, emit_jsonl, writes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.digest import Digest
@@ -61,6 +61,7 @@ def key() -> None:
     """
 
 
+@writes(True)
 @key.command("generate")
 @click.argument("path", type=click.Path(dir_okay=False), callback=refuse_key_path)
 @click.option("--encrypt", is_flag=True, help="Protect the key with a passphrase (prompted).")
@@ -141,6 +142,7 @@ def load_signing_key(path: str) -> Any:
 # -- attest ----------------------------------------------------------------------------
 
 
+@writes(True)
 @click.command()
 @click.argument("ref")
 @click.option("--type", "type_name", type=click.Choice(TYPES), required=True,
@@ -317,6 +319,7 @@ def _sign(statement: dict[str, Any], key_path: str) -> Any:
         statement, key, partial(sshsig.sign_with_ssh_keygen, key_path))
 
 
+@writes(False)
 @click.command()
 @click.argument("ref")
 @click.option("--at", "at", metavar="REV", help="Read files and trust as of this commit.")
@@ -395,6 +398,7 @@ def notes() -> None:
     """
 
 
+@writes(True)
 @notes.command("sync")
 @click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
 @pass_ctx
@@ -423,6 +427,7 @@ def notes_sync(ctx: StoreContext, as_json: bool) -> None:
         raise MultipleErrors(result.problems)
 
 
+@writes(True)
 @notes.command("fetch")
 @click.argument("remote")
 @click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
@@ -451,6 +456,7 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
         click.echo(f"{gained} attestation(s) gained from {remote}")
 
 
+@writes(True)
 @notes.command("push")
 @click.argument("remote")
 @click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
@@ -545,6 +551,7 @@ def _read_key_lines(key_arg: str) -> tuple[list[Any], list[Any]]:
     return keyfile.read_public_keys(data, file=key_arg)
 
 
+@writes(True)
 @trust.command("add")
 @click.argument("key_arg", metavar="KEY", callback=refuse_empty)
 @click.option("--role", "roles", multiple=True, required=True,
@@ -610,6 +617,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
             click.echo(f"trusted {entry.keyid} for {', '.join(entry.roles)}{line}")
 
 
+@writes(True)
 @trust.command("revoke")
 @click.argument("keyid")
 @click.option("--at", "at", metavar="DATE",
@@ -641,6 +649,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
         click.echo(f"revoked {entry.keyid} from {format_time(entry.revoked_at)}")
 
 
+@writes(True)
 @trust.command("list")
 @click.option("--at", "at", metavar="REV", help="Read trust as of this commit.")
 @click.option("--json", "as_json", is_flag=True, help="Print the keys as JSON.")
@@ -669,6 +678,7 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
         click.echo(f"{k} {','.join(entry['roles'])}" + (f" {window}" if window else ""))
 
 
+@writes(True)
 @trust.command("export")
 @click.option("--allowed-signers", "allowed_signers", required=True, metavar="FILE",
               type=click.Path(dir_okay=False, allow_dash=True),

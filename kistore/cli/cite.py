@@ -10,7 +10,7 @@ import click
 from ..cite.formats import FORMATS
 from ._answers import explaining_misses
 from ._context import StoreContext, settled_work_tree
-from ._machine import emit_json
+from ._machine import emit_json, writes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..cite.citation import Citation
@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 pass_ctx = click.make_pass_decorator(StoreContext)
 
 
+@writes(False)
 @click.command()
 @click.argument("ref")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,

@@ -11,18 +11,20 @@ import click
 from ..core.errors import one_line
 from . import refuse_empty
 from ._adding import Landing, interrupt_says, metadata_option_hint, undone_add
-from ._answers import explaining_misses, warn_default_policy, warn_unreadable
+from ._answers import explaining_misses, ranking_policy, warn_unreadable
 from ._context import StoreContext, one_look, settled_work_tree
-from ._machine import emit_json
+from ._machine import emit_json, writes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
     from ..index.catalog import Catalog
+    from ..query.policy import RankingPolicy
     from ..store import AdmissionCheck, Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
 
+@writes(True)
 @click.command()
 @click.argument("path", default=".", type=click.Path(file_okay=False), callback=refuse_empty)
 @click.option("--hooks", "with_hooks", is_flag=True,
@@ -71,6 +73,7 @@ def init(path: str, with_hooks: bool) -> None:
                    f"git commit -m 'kistore init' -- {files}", err=True)
 
 
+@writes(True)
 @click.command()
 @click.argument("files", nargs=-1, required=True, callback=refuse_empty)
 @click.option("--allow-dangling", is_flag=True,
@@ -141,6 +144,7 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
         click.echo("\n".join(f"{r.digest} {r.kind} {r.name}" for r in results))
 
 
+@writes(True)
 @click.command()
 @click.option("--commit", "do_commit", is_flag=True,
               help="Also commit the files written on the current branch, as add --commit.")
@@ -200,6 +204,7 @@ def migrate(ctx: StoreContext, do_commit: bool, message: str | None, as_json: bo
     click.echo(f"{len(names)} names file(s){records} written{where}", err=True)
 
 
+@writes(False)
 @click.command()
 @click.argument("files", nargs=-1, required=True, callback=refuse_empty)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
@@ -233,6 +238,7 @@ def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
                    "rule), so `kistore add` may still refuse one", err=True)
 
 
+@writes(False)
 @click.command()
 @click.argument("ref")
 @click.option("--at", "at", metavar="REV", help="Read the store as of this commit.")
@@ -299,12 +305,12 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     warn_shared_names(store, [manifest], at)
     note = None
     if catalog is not None and manifest.kind == "BenchmarkRun":
-        warn_default_policy(store, at)  # its rank is by that policy, as `rank` says
+        policy = ranking_policy(store, at)  # its rank is by that policy, as `rank` says
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ._attestations_here import warn_notes_stale
 
         warn_notes_stale(store)  # its evidence is of notes fetched before the branches
-        note = _show_run(store, catalog, manifest, at, comparison, as_json)
+        note = _show_run(store, catalog, manifest, at, comparison, as_json, policy)
         if note is None:
             return
     if as_json:
@@ -323,8 +329,11 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
 
 
 def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None,
-              comparison: str | None, as_json: bool) -> str | None:
+              comparison: str | None, as_json: bool, policy: RankingPolicy | None
+              ) -> str | None:
     """Print the run page of ``manifest`` and its citation line; return None once printed.
+
+    ``policy``: the view's ranking policy as the command read it (None: the page reads it).
 
     Returns:
         None when the page was printed; else why the run has no page (no comparison
@@ -338,7 +347,7 @@ def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None
 
     try:
         page = run_page(store, str(manifest.digest), at=at, comparison=comparison,
-                        catalog=catalog)
+                        catalog=catalog, policy=policy)
     except NoComparisonGroup as e:
         warn_unreadable(store, catalog, at)  # e.g. its protocol's file was deleted
         return e.message
@@ -357,6 +366,7 @@ def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None
     return None
 
 
+@writes(False)
 @click.command()
 @click.argument("ref")
 @click.option("--at", "at", metavar="REV", help="Read the store as of this commit.")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import click
 
 from ._context import StoreContext
-from ._machine import emit_json
+from ._machine import emit_json, writes
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
 
+@writes(True)
 @click.command()
 @click.argument("refs", nargs=-1, required=True)
 @click.option("--dry-run", is_flag=True, help="Only list the files that would be removed.")

@@ -12,11 +12,12 @@ import click
 from . import INSIDE_WORK_TREE, refuse_empty
 from ._attestations_here import WITHOUT_ATTESTATIONS, require_attestations
 from ._context import StoreContext
-from ._machine import emit_json
+from ._machine import emit_json, writes
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
 
+@writes(True)
 @click.command()
 @click.argument("out", type=click.Path(file_okay=False), callback=refuse_empty)
 # the *file* format, named apart from the output format `fmt` of other commands: the

@@ -9,7 +9,7 @@ import click
 from . import refuse_empty
 from ._adding import Landing, interrupt_says, metadata_option_hint, undone_add
 from ._context import StoreContext
-from ._machine import emit_json
+from ._machine import emit_json, writes
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -17,6 +17,7 @@ SOURCE_NAMES = ("sol-execbench", "flashinfer-trace", "kernelbench")
 """Kept here (not imported from kistore.importers) so ``kistore --help`` stays fast."""
 
 
+@writes(True)
 @click.command("import")
 @click.argument("source", type=click.Choice(SOURCE_NAMES))
 @click.argument("files", nargs=-1, required=True, callback=refuse_empty)

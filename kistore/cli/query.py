@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.errors import one_line
-from ._answers import explaining_misses, warn_default_policy, warn_unreadable
+from ._answers import explaining_misses, ranking_policy, warn_unreadable
 from ._context import StoreContext, one_look, settled_work_tree
 from ._formats import format_options, output_format
-from ._machine import emit_json, emit_jsonl, report_error
+from ._machine import emit_json, emit_jsonl, report_error, writes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..query.ranking import Row
@@ -32,6 +32,7 @@ AT = click.option("--at", "at", metavar="REV", help="Answer as of this commit.")
 JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
+@writes(False)
 @click.command()
 @click.argument("ref")
 @COMPARISON
@@ -65,10 +66,11 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     store = ctx.read_store(at)
     with explaining_misses(store, [ref], at):  # not checked out: said first, and alone
         catalog = run_catalog(store, [ref], at)  # a blob-less clone: the group's listing
-        warn_default_policy(store, at)
+        policy = ranking_policy(store, at)
         with _warning_before_no_group(store, catalog, at):
             asked, ranking = rank_group(store, ref, at=at, comparison=comparison,
-                                        min_evidence=min_evidence, catalog=catalog)
+                                        min_evidence=min_evidence, catalog=catalog,
+                                        policy=policy)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
     from ._attestations_here import warn_notes_missing
@@ -135,6 +137,7 @@ def _warn_implementation_missing(rows: list[Row]) -> None:
                        "Implementation, or check the run's implementationDigest", err=True)
 
 
+@writes(False)
 @click.command()
 @click.argument("a")
 @click.argument("b", required=False)
@@ -163,10 +166,10 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     with explaining_misses(store, [a, b], at):  # not checked out: said first, and alone
         # a blob-less clone: A's group (which holds its #1) and B's, from their listings
         catalog = run_catalog(store, [a] if b is None else [a, b], at)
-        warn_default_policy(store, at)
+        policy = ranking_policy(store, at)
         with _warning_before_no_group(store, catalog, at):
             result = compare_runs(store, a, b, at=at, comparison=comparison,
-                                  catalog=catalog)
+                                  catalog=catalog, policy=policy)
     warn_unreadable(store, catalog, at)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ._attestations_here import warn_notes_missing
@@ -216,6 +219,7 @@ class _KindChoice(click.Choice[str]):
         return f"{said[:-1]} (did you mean {near}?)" if near else said
 
 
+@writes(False)
 @click.command(name="ls")
 @click.option("--kind", type=_KindChoice(["Workload", "BenchmarkProtocol",
                                           "ExecutionEnvironment", "Implementation",
@@ -268,6 +272,7 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
         click.echo("\n".join(f"{r.digest} {r.kind} {r.name}" for r in found))
 
 
+@writes(True)
 @click.command()
 @click.option("--at", "at", metavar="REV", default="HEAD", show_default=True,
               help="Index this commit's tree.")

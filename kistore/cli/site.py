@@ -14,7 +14,7 @@ from . import INSIDE_WORK_TREE
 from ._adding import Landing, interrupt_says
 from ._attestations_here import WITHOUT_ATTESTATIONS, require_attestations
 from ._context import StoreContext
-from ._machine import emit_json
+from ._machine import emit_json, writes
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -50,6 +50,7 @@ def site() -> None:
     """
 
 
+@writes(True)
 @site.command()
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--at", "at", metavar="REV", default="HEAD", show_default=True,
@@ -125,6 +126,7 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
                f"{out}`")
 
 
+@writes(False)
 @site.command()
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--at", "at", metavar="REV",
@@ -177,6 +179,7 @@ def verify(ctx: StoreContext, out: Path, at: str | None, as_json: bool) -> None:
         sys.exit(1)
 
 
+@writes(False)
 @site.command()
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),

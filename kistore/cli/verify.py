@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from contextlib import AbstractContextManager
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -17,7 +16,7 @@ from ..core.errors import printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code, fix_lines
 from ._context import StoreContext
 from ._formats import output_format
-from ._machine import emit_json, github_escape, machine_errors
+from ._machine import emit_json, github_escape, machine_errors, writes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -102,6 +101,7 @@ def github_annotation(finding: Finding) -> str:
                      f"{github_escape(message, False)}")
 
 
+@writes(True)
 @click.command()
 @click.option("--at", "at", metavar="REV",
               help="Verify this commit, read straight from git (default: the work tree).")
@@ -216,6 +216,7 @@ def _strict(findings: list[Finding]) -> list[Finding]:
     return strict(findings)
 
 
+@writes(True)
 @click.command()
 @click.argument("range_", metavar="BASE..HEAD", required=False)
 @click.option("--updates", type=click.File("r"), metavar="FILE",
@@ -289,10 +290,8 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
         from ..check.unpushed import check_unpushed, push_advice, verdict_lines
 
         with cannot_run(fmt, as_json, f"local refs with commits {unpushed} lacks"):
-            findings, verdicts = check_unpushed(ctx.store(), unpushed, checkers=checkers)
-        if strict:
-            findings = _strict(findings)
-            verdicts = [replace(v, findings=_strict(v.findings)) for v in verdicts]
+            findings, verdicts = check_unpushed(ctx.store(), unpushed, checkers=checkers,
+                                                strict=strict)
         advice = push_advice(verdicts, unpushed)
         report(findings, fmt, as_json,
                f"{len(verdicts)} local ref(s) with commits {unpushed} lacks",

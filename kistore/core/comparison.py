@@ -20,17 +20,24 @@ environment (None when they are not in the store).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from . import canonical, hashes
+from . import canonical, hashes, layout
 from .canonical_fast import loads_lenient
-from .digest import Digest
+from .digest import Digest, is_digest
 
 KEY_FIELDS = ("family", "hardwareProduct", "primaryStatistic", "protocolDigest",
               "workloadDigest")
 """Every field the key object may hold (the default set), in canonical order."""
+
+REFERENCE_KINDS: Mapping[str, str] = {"protocolDigest": "BenchmarkProtocol",
+                                      "environmentDigest": "ExecutionEnvironment"}
+"""The reference fields of a run whose manifest's spec the key reads, and that manifest's kind."""
+KEYED_REFERENCES = ("workloadDigest", "protocolDigest", "environmentDigest")
+"""The reference fields a run's key object depends on (:func:`key_object`): runs that agree
+in them share one key object."""
 
 
 def key_fields(protocol: dict[str, Any] | None) -> tuple[str, ...]:
@@ -134,3 +141,69 @@ def comparison_key(obj: dict[str, str]) -> Digest:
 def _key_of(items: tuple[tuple[str, str], ...]) -> Digest:
     """Digest of a key object; cached, since the runs of one group share it (index builds)."""
     return Digest.of(canonical.dumps(dict(items)))
+
+
+class RunKeys:
+    """The key objects and group files of stored runs, computed as every writer computes them.
+
+    The one computation of a run's group file (``store/groups/``, docs/design.md §3) for
+    ``add`` (:mod:`kistore.store.admission`), ``migrate`` and ``drop``, and of its key object
+    for ``verify`` and the gate: each referenced protocol or environment is read once
+    (:func:`stored_spec` of its object file), each key object made once per distinct
+    :data:`KEYED_REFERENCES`. No I/O of its own: the caller gives the reader.
+
+    Args:
+        read: ``read(hex)``: the bytes of the object file of the digest with these 64 hex
+            digits, or None when there is none (or it cannot be read).
+    """
+
+    def __init__(self, read: Callable[[str], bytes | None]) -> None:
+        self._read = read
+        self._specs: dict[tuple[str, str], dict[str, Any] | None] = {}
+        self._keys: dict[tuple[str | None, ...], dict[str, str] | None] = {}
+        self._groups: dict[tuple[str | None, ...], tuple[Digest, bytes] | None] = {}
+
+    def spec(self, ref: str, kind: str) -> dict[str, Any] | None:
+        """Return :func:`stored_spec` of the manifest ``ref`` (``sha256:<hex>``) names.
+
+        None when ``ref`` is no full digest, or the object is absent, tampered, does not
+        parse or is of another kind than ``kind``.
+        """
+        if (ref, kind) not in self._specs:
+            self._specs[ref, kind] = stored_spec(self._read(ref[7:]), ref[7:], kind) \
+                if is_digest(ref) else None
+        return self._specs[ref, kind]
+
+    def key_object(self, references: Mapping[str, str]) -> dict[str, str] | None:
+        """Return :func:`run_key_object` of a run with ``references``, or None when unknown.
+
+        Args:
+            references: the run's reference field name -> ``sha256:<hex>``.
+
+        Returns:
+            The key object (shared by every run with the same :data:`KEYED_REFERENCES`:
+            not to be changed), or None when its protocol or environment is not stored.
+        """
+        keyed = tuple(references.get(f) for f in KEYED_REFERENCES)
+        if keyed not in self._keys:
+            self._keys[keyed] = run_key_object(references, *(
+                self.spec(references[f], kind) if f in references else None
+                for f, kind in REFERENCE_KINDS.items()))
+        return self._keys[keyed]
+
+    def group(self, references: Mapping[str, str]) -> tuple[Digest, bytes] | None:
+        """Return a run's comparison key and its group file's bytes, or None when unknown.
+
+        The file is :func:`kistore.core.layout.group_path` of the key and the run, holding
+        :func:`kistore.core.layout.group_record` of the key object: byte for byte what an
+        add writes.
+
+        Args:
+            references: the run's reference field name -> ``sha256:<hex>``.
+        """
+        keyed = tuple(references.get(f) for f in KEYED_REFERENCES)
+        if keyed not in self._groups:
+            obj = self.key_object(references)
+            self._groups[keyed] = None if obj is None else (
+                comparison_key(obj), layout.group_record(obj))
+        return self._groups[keyed]

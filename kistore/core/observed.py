@@ -31,7 +31,7 @@ from typing import Any
 
 from .canonical_fast import loads_lenient
 from .findings import ERROR, WARNING, Rule, rule
-from .times import CLOCK_SKEW, commit_text
+from .times import CLOCK_SKEW, commit_text, parse_rfc3339
 
 EARLIEST = int(dt.datetime(2000, 1, 1, tzinfo=dt.UTC).timestamp())
 """2000-01-01T00:00:00Z: an ``observedAt`` before it is implausible (:mod:`.observed`)."""
@@ -77,11 +77,10 @@ def observed_seconds(spec: Any) -> int | None:
     value = spec.get("observedAt") if isinstance(spec, dict) else None
     if not isinstance(value, str):
         return None
+    when = parse_rfc3339(value)
     try:
-        when = dt.datetime.fromisoformat(value.replace("z", "Z"))
-        # year 1 at +05:00 lies before what datetime holds in UTC
-        return math.floor(when.timestamp()) if when.tzinfo is not None else None
-    except (ValueError, OverflowError):
+        return None if when is None else math.floor(when.timestamp())
+    except OverflowError:  # year 1 at +05:00 lies before what datetime holds in UTC
         return None
 
 

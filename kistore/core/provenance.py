@@ -44,14 +44,13 @@ catalogued object is proven whatever its metadata says.
 from __future__ import annotations
 
 import functools
-import os
 import re
 import unicodedata
-from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from .canonical import escape_pointer
 from .errors import one_line, shorten
+from .package_data import read_package_data
 
 KERNELBENCH = "kernelbench"
 """KernelBench's source id (``sourceNative.source`` of what its importer makes)."""
@@ -279,30 +278,4 @@ def catalogue() -> frozenset[str]:
 
 
 def _catalogue_text() -> str:
-    try:
-        with open(os.path.join(os.path.dirname(__file__), CATALOGUE_FILE),
-                  encoding="ascii") as f:
-            return f.read()
-    except OSError:
-        # importlib.resources loads tempfile, zipfile... (~15 ms of start-up, docs/speed.md).
-        # Lazy: only a package that is not plain files (a zip import) needs its loader.
-        from importlib import resources
-
-        return resources.files("kistore.core").joinpath(CATALOGUE_FILE).read_text("ascii")
-
-
-def catalogue_text(kept: Iterable[str], made: Iterable[str]) -> str:
-    """Return the catalogue file's text: every digest kept and made, sorted, one a line.
-
-    Append-only: every line of ``kept`` (the file as it was) stays, so a run an earlier
-    release's importer made still passes KI226 after its importer changes.
-
-    Args:
-        kept: the file's lines so far (``sha256:<hex>``; blank lines ignored).
-        made: the run digests the importer makes now (``sha256:<hex>``).
-
-    Returns:
-        Sorted, deduplicated ``sha256:<hex>`` lines, each ending in a line feed.
-    """
-    lines = {line.strip() for line in kept if line.strip()} | set(made)
-    return "".join(line + "\n" for line in sorted(lines))
+    return read_package_data("kistore.core", CATALOGUE_FILE).decode("ascii")

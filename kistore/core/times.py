@@ -6,6 +6,7 @@ This module knows numbers and text only: no git, no I/O.
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 
 def utc_text(seconds: int) -> str:
@@ -23,6 +24,39 @@ def utc_text(seconds: int) -> str:
             :class:`datetime.datetime`); a caller reading a stored commit must guard it.
     """
     return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_rfc3339(text: str) -> dt.datetime | None:
+    """Return an RFC 3339 date-time (a stored ``observedAt``, say) as an aware datetime, or None.
+
+    The one reader of stored date-times (KI227's :mod:`kistore.core.observed`, export's
+    timestamp columns). Only RFC 3339's form (:data:`_RFC3339`): Python's
+    ``fromisoformat`` alone also took ISO 8601's other forms (``20260101T000000Z``, week
+    dates) and ignored whatever follows a NUL (``...Z\\x00junk``). A lower-case ``t`` or
+    ``z`` (RFC 3339 §5.6 admits them; the schema's checker does not) reads as upper case;
+    fractions past the microsecond are truncated.
+
+    Args:
+        text: the date-time as stored, e.g. ``2026-07-10T06:41:58.611+02:00``.
+
+    Returns:
+        The datetime in its stated offset (not converted: ``9999-12-31T23:59:59-12:00``
+        lies in UTC year 10000, which ``astimezone(dt.UTC)`` cannot hold, and the caller
+        decides what to do with it); None when ``text`` is not a date-time, has no offset,
+        or states what Python cannot hold (a leap second ``:60``).
+    """
+    if not _RFC3339.fullmatch(text):
+        return None
+    try:
+        when = dt.datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:
+        return None
+    return when
+
+
+_RFC3339 = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
+                      r"([Zz]|[+-][0-9]{2}:[0-9]{2})")
+"""RFC 3339 §5.6 ``date-time``'s shape (the values are fromisoformat's to judge)."""
 
 
 LAST_SECOND = 253402300799

@@ -38,6 +38,7 @@ import orjson
 
 from ..core import canonical
 from ..core.errors import CanonicalFormError, KistoreError, one_line, shorten
+from ..core.times import parse_rfc3339
 from .columns import LATENCY, METRICS, TIMESTAMP, Table, arrow_type
 from .rows import partition_value
 
@@ -261,14 +262,16 @@ def _arrow_column(column: Any, values: list[Any], shape: Shape) -> list[Any]:
 def parse_time(text: str) -> dt.datetime | None:
     """Return an RFC 3339 date-time as an aware UTC datetime (microseconds), or None.
 
-    None for what Python cannot represent (a leap second ``:60``; an instant whose UTC
-    year is past 9999 or before 1, ``9999-12-31T23:59:59-12:00``, which RFC 3339 and the
-    schema admit: review r78 F4 stopped every Parquet export with it); the text stays in
-    the ``manifests`` table's ``object``.
+    :func:`kistore.core.times.parse_rfc3339`, converted to UTC. None for what Python
+    cannot represent (a leap second ``:60``; an instant whose UTC year is past 9999 or
+    before 1, ``9999-12-31T23:59:59-12:00``, which RFC 3339 and the schema admit: review
+    r78 F4 stopped every Parquet export with it); the text stays in the ``manifests``
+    table's ``object``.
     """
+    when = parse_rfc3339(text)
     try:
-        return dt.datetime.fromisoformat(text).astimezone(dt.UTC)
-    except (ValueError, OverflowError):
+        return None if when is None else when.astimezone(dt.UTC)
+    except OverflowError:
         return None
 
 

@@ -4,7 +4,7 @@
 KernelBench timing files under ``DATA/kernelbench`` in memory (nothing is written to a
 store), takes the digest of every BenchmarkRun the importer makes, and writes
 :data:`kistore.core.provenance.CATALOGUE_FILE` with them added to the lines already there
-(:func:`kistore.core.provenance.catalogue_text`: append-only, sorted). A change to the
+(:func:`catalogue_text`: append-only, sorted). A change to the
 importer that changes a run's bytes thus adds digests and removes none; the diff is
 reviewed like code (the gate warns of it, KI429).
 """
@@ -12,10 +12,10 @@ reviewed like code (the gate warns of it, KI429).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ..core.provenance import CATALOGUE_FILE, KERNELBENCH, catalogue_text
+from ..core.provenance import CATALOGUE_FILE, KERNELBENCH
 from . import plan_import
 from .common import digest_of
 
@@ -37,6 +37,23 @@ def run_digests(paths: Sequence[str]) -> set[str]:
     for record in plan_import(KERNELBENCH, paths).records:
         made.update(digest_of(d) for d in record.build() if d["kind"] == "BenchmarkRun")
     return made
+
+
+def catalogue_text(kept: Iterable[str], made: Iterable[str]) -> str:
+    """Return the catalogue file's text: every digest kept and made, sorted, one a line.
+
+    Append-only: every line of ``kept`` (the file as it was) stays, so a run an earlier
+    release's importer made still passes KI226 after its importer changes.
+
+    Args:
+        kept: the file's lines so far (``sha256:<hex>``; blank lines ignored).
+        made: the run digests the importer makes now (``sha256:<hex>``).
+
+    Returns:
+        Sorted, deduplicated ``sha256:<hex>`` lines, each ending in a line feed.
+    """
+    lines = {line.strip() for line in kept if line.strip()} | set(made)
+    return "".join(line + "\n" for line in sorted(lines))
 
 
 def main(argv: Sequence[str]) -> int:

@@ -21,7 +21,7 @@ from ..index.index import open_catalog
 from ..index.records import Record
 from ..index.warm import OutsideCheckout, maybe_attested
 from .listing import check_kind
-from .policy import load_policy
+from .policy import RankingPolicy, load_policy
 from .ranking import Ranking, rank_group
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -311,8 +311,8 @@ def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
 
 
 def rank(store: Store, ref: str, *, at: str | None = None, comparison: str | None = None,
-         min_evidence: str = SOURCE_NATIVE, catalog: Catalog | None = None
-         ) -> tuple[Record, Ranking]:
+         min_evidence: str = SOURCE_NATIVE, catalog: Catalog | None = None,
+         policy: RankingPolicy | None = None) -> tuple[Record, Ranking]:
     """Rank the comparison group of run ``ref``.
 
     Args:
@@ -322,6 +322,8 @@ def rank(store: Store, ref: str, *, at: str | None = None, comparison: str | Non
         comparison: ``measured`` or ``source-native``; None for the policy's choice.
         min_evidence: weakest evidence level ranked (``verified`` keeps verified runs).
         catalog: a catalog of the same view (default: :func:`open_catalog`).
+        policy: the ranking policy of the same view, when the caller read it (a command
+            reads ``store/policy/ranking.json`` once); None: read here.
 
     Returns:
         The run's record and its group's :class:`Ranking`.
@@ -334,7 +336,7 @@ def rank(store: Store, ref: str, *, at: str | None = None, comparison: str | Non
     record = find_run(store, catalog, ref, at=at)
     key = record.comparison_key
     assert key is not None and record.family is not None
-    policy = load_policy(store.view(at))
+    policy = policy or load_policy(store.view(at))
     chosen = policy.comparison(record.family, record.statistic or "mean", comparison)
     group = catalog.group(key)
     evidence = evidence_map(store, group, at=at, annotated=catalog.annotated,

@@ -25,6 +25,7 @@ from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
+    from .policy import Comparison, RankingPolicy
 
 
 class RunPage(NamedTuple):
@@ -139,8 +140,7 @@ class RunPage(NamedTuple):
                f"  observed        {_observed(d['observedAt'])}"]
         if row.latency_ns is not None:
             out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns)}")
-        named = f"{comparison_said(comparison.name)}, {_metric(comparison.metric)} " \
-                f"{comparison.order}"
+        named = _comparison_named(comparison)
         if row.rank is not None:
             first = ranking.first
             this, best = _values(row.value, first.value if first is not None else None,
@@ -223,7 +223,8 @@ def _observed(value: Any) -> str:
 
 
 def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str | None = None,
-             min_evidence: str = SOURCE_NATIVE, catalog: Catalog | None = None) -> RunPage:
+             min_evidence: str = SOURCE_NATIVE, catalog: Catalog | None = None,
+             policy: RankingPolicy | None = None) -> RunPage:
     """Gather the run page of run ``ref``.
 
     Args:
@@ -233,6 +234,8 @@ def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str |
         comparison: ``measured`` or ``source-native`` (None: the policy's).
         min_evidence: weakest evidence level ranked.
         catalog: a catalog of the same view (default: :func:`open_catalog`).
+        policy: the ranking policy of the same view, when the caller read it; None: read
+            (:func:`kistore.query.answers.rank`).
 
     Raises:
         ResolutionError, InputError: as :func:`kistore.query.answers.rank`.
@@ -240,7 +243,7 @@ def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str |
     """
     catalog = catalog or open_catalog(store, at)
     record, ranking = rank(store, ref, at=at, comparison=comparison,
-                           min_evidence=min_evidence, catalog=catalog)
+                           min_evidence=min_evidence, catalog=catalog, policy=policy)
     # the catalog's records were made from these same object bytes, schema-checked then
     manifest = store.read(Digest.from_str(record.digest), at=at, schema=False)
     row = ranking.row(record.digest)
@@ -296,9 +299,7 @@ class RunComparison(NamedTuple):
             ratio = ("-" if self.ratio is None or self.a.row.value is None
                      or self.b.row.value is None
                      else ratio_text(self.a.row.value, self.b.row.value))
-            c = self.a.ranking.comparison
-            out.append(f"A / B = {ratio} ({comparison_said(c.name)}, {_metric(c.metric)} "
-                       f"{c.order})")
+            out.append(f"A / B = {ratio} ({_comparison_named(self.a.ranking.comparison)})")
         out.append(f"{len(self.differences)} differing field(s):")
         for diff in self.differences:
             out.append(f"  {diff['section']}{diff['pointer']}: A {_show(diff['a'])} | "
@@ -307,7 +308,8 @@ class RunComparison(NamedTuple):
 
 
 def compare(store: Store, a: str, b: str | None = None, *, at: str | None = None,
-            comparison: str | None = None, catalog: Catalog | None = None) -> RunComparison:
+            comparison: str | None = None, catalog: Catalog | None = None,
+            policy: RankingPolicy | None = None) -> RunComparison:
     """Compare run ``a`` with run ``b`` (default: rank 1 of a's comparison group).
 
     Args:
@@ -318,18 +320,20 @@ def compare(store: Store, a: str, b: str | None = None, *, at: str | None = None
         comparison: ``measured`` or ``source-native``; None for the policy's choice.
         catalog: a catalog of the same view (default: :func:`open_catalog`); pass one to
             read its ``unreadable`` manifests afterwards.
+        policy: the ranking policy of the same view, when the caller read it (the
+            command: once); None: each run's page reads it.
 
     Raises:
         ResolutionError, InputError: as :func:`run_page`; no ``b`` given and nothing is
             ranked in a's group.
     """
     catalog = catalog or open_catalog(store, at)
-    page_a = run_page(store, a, at=at, comparison=comparison, catalog=catalog)
+    page_a = run_page(store, a, at=at, comparison=comparison, catalog=catalog, policy=policy)
     if b is None:
         if page_a.ranking.first is None:
             raise InputError(f"nothing is ranked in the group of {a}; name the run to compare")
         b = page_a.ranking.first.record.digest
-    page_b = run_page(store, b, at=at, comparison=comparison, catalog=catalog)
+    page_b = run_page(store, b, at=at, comparison=comparison, catalog=catalog, policy=policy)
     return compare_pages(page_a, page_b)
 
 
@@ -436,6 +440,15 @@ def _values(x: float | None, y: float | None, unit: str | None) -> tuple[str, st
         return _value(x, unit), _value(y, unit)
     tx, ty = distinct_texts([x, y], unit)
     return _value(x, unit, tx), _value(y, unit, ty)
+
+
+def _comparison_named(comparison: Comparison) -> str:
+    """Return what a run page and a comparison of two runs say ranks them.
+
+    ``by measured latency, latencyNs ascending``: :func:`kistore.core.words.
+    comparison_said`, the metric's last JSON Pointer token, the order.
+    """
+    return f"{comparison_said(comparison.name)}, {_metric(comparison.metric)} {comparison.order}"
 
 
 def _metric(pointer: str) -> str:

@@ -19,7 +19,6 @@ and a store without the file uses it. Reads only; the store is never written her
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -27,6 +26,7 @@ from ..attest.levels import SOURCE_NATIVE
 from ..core import canonical
 from ..core.errors import InputError, MultipleErrors
 from ..core.layout import POLICY_FILE
+from ..core.package_data import read_package_data
 from ..core.schema import check_document
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -48,15 +48,7 @@ def default_policy_bytes() -> bytes:
     Raises:
         OSError: the file is missing from the installation.
     """
-    try:
-        with open(os.path.join(os.path.dirname(__file__), "default_policy.json"), "rb") as f:
-            return f.read()
-    except OSError:
-        # importlib.resources loads tempfile, zipfile... (~15 ms of start-up, docs/speed.md).
-        # Lazy: only a package that is not plain files (a zip import) needs its loader.
-        from importlib import resources
-
-        return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
+    return read_package_data("kistore.query", "default_policy.json")
 
 
 def shown_value(value: Any, limit: int = 40) -> str:

@@ -1938,10 +1938,10 @@ def __getattr__(name: str) -> Any:
 
 def _default_policy() -> bytes:
     """Return the shipped default ranking policy (read as data: no query import)."""
-    # Lazy: importlib.resources loads tempfile, zipfile... (~15 ms): `kistore init` only.
-    from importlib import resources
+    # Lazy: `kistore init` only.
+    from ..core.package_data import read_package_data
 
-    return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
+    return read_package_data("kistore.query", "default_policy.json")
 
 
 def _plain_work_tree(start: str) -> Path | None:

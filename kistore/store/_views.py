@@ -1233,8 +1233,8 @@ class CommitView(View):
         return data
 
     def blob_id(self, path: str) -> str | None:  # noqa: D102 - on View
-        oid = self._ids.get(path)
-        return None if oid is None else str(oid)
+        oid = self._ids.get(path)  # files() keeps raw ids (bytes): str() of them is no id
+        return None if oid is None else oid.hex() if isinstance(oid, bytes) else str(oid)
 
     def list_dir(self, path: str) -> list[str]:
         """List the names in the commit's directory ``path`` (see :meth:`View.list_dir`).

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core import canonical, layout
 from ..core.canonical_fast import loads_lenient
-from ..core.comparison import comparison_key, run_key_object, stored_spec
+from ..core.comparison import REFERENCE_KINDS, RunKeys
 from ..core.contradictions import run_contradictions
 from ..core.digest import Digest, is_digest
 from ..core.errors import (
@@ -450,13 +450,6 @@ def _uncommitted_references(view: WorkTreeView, batch: Mapping[str, Manifest],
     return errors
 
 
-_KEY_KINDS = {"protocolDigest": "BenchmarkProtocol", "environmentDigest": "ExecutionEnvironment"}
-"""The reference fields a comparison key reads the manifest of, and that manifest's kind."""
-_KEYED = ("workloadDigest", "protocolDigest", "environmentDigest")
-"""The reference fields a run's key object depends on (:func:`kistore.core.comparison.
-key_object`): runs that agree in them share a key object, made once an add."""
-
-
 def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mapping[str, bytes],
                  earlier: Earlier, *, commit: bool, head_holds: Callable[[str, bytes], bool],
                  also: Collection[str] = ()) -> tuple[dict[str, bytes], set[str]]:
@@ -478,17 +471,11 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
         written into the work tree beside their run, left out of the commit (HEAD's
         groups hold only HEAD's runs, KI216).
     """
-    specs: dict[tuple[str, str], dict[str, Any] | None] = {}
+    def read(hex_: str) -> bytes | None:
+        m = batch.get(hex_)
+        return m.object_bytes if m is not None else view.read(layout.object_path(Digest(hex_)))
 
-    def spec_of(ref: str, kind: str) -> dict[str, Any] | None:
-        hex_ = ref[7:]
-        if (hex_, kind) not in specs:
-            m = batch.get(hex_)
-            data = m.object_bytes if m is not None else view.read(
-                layout.object_path(Digest(hex_)))
-            specs[hex_, kind] = stored_spec(data, hex_, kind)
-        return specs[hex_, kind]
-
+    keys = RunKeys(read)  # each key object made once an add
     runs: dict[str, dict[str, str]] = {}  # run hex -> its references
     for hex_, m in batch.items():
         if m.kind == "BenchmarkRun" and (commit or hex_ in also
@@ -497,7 +484,7 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
                                                            strict=False) if h}
     uncommitted: set[str] = set()  # earlier runs HEAD does not hold
     for hex_, found in earlier.items():  # earlier runs whose key an arriving manifest completes
-        if batch[hex_].kind not in _KEY_KINDS.values():
+        if batch[hex_].kind not in REFERENCE_KINDS.values():
             continue
         for leaf, (data, references) in found.items():
             if leaf not in runs:
@@ -505,18 +492,10 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
                 if commit and not head_holds(layout.object_path(Digest(leaf)), data):
                     uncommitted.add(leaf)
     wanted: dict[str, bytes] = {}
-    groups: dict[tuple[str | None, ...], tuple[str, bytes] | None] = {}  # by what a key reads
     for hex_, references in runs.items():
-        keyed = tuple(references.get(f) for f in _KEYED)
-        if keyed not in groups:
-            obj = run_key_object(references, *(
-                spec_of(references[f], kind) if f in references else None
-                for f, kind in _KEY_KINDS.items()))
-            groups[keyed] = None if obj is None else (
-                layout.group_dir(comparison_key(obj)), layout.group_record(obj))
-        group = groups[keyed]
+        group = keys.group(references)
         if group is not None:
-            wanted[f"{group[0]}/{hex_}"] = group[1]
+            wanted[f"{layout.group_dir(group[0])}/{hex_}"] = group[1]
     listings: dict[str, set[str]] = {}
     written = {}
     work_tree_only = set()

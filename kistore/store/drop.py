@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
-from ..core.comparison import comparison_key, run_key_object, stored_spec
+from ..core.comparison import REFERENCE_KINDS, RunKeys
 from ..core.digest import Digest
 from ..core.errors import (
     ConflictError,
@@ -34,8 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ._store import Store
     from ._views import View
 
-_KEY_KINDS = {"protocolDigest": "BenchmarkProtocol", "environmentDigest": "ExecutionEnvironment"}
-"""The references a run's comparison key reads the spec of (as an add computes it)."""
 _KEPT_DEPTH = 3
 """Parents of a removed file with more path parts than this (``store/objects/sha256``,
 ``store/names/KIND``) are removed when left empty: git keeps no empty directory."""
@@ -165,34 +163,38 @@ def manifest_files(view: View, digest: Digest) -> tuple[str | None, str | None, 
     object_path = layout.object_path(digest)
     data = view.read(object_path)
     doc = _parsed(data)
-    metadata = _parsed(view.read(layout.metadata_path(digest)))
+    metadata_data = view.read(layout.metadata_path(digest))
+    metadata = _parsed(metadata_data)
     kind, name = doc.get("kind"), metadata.get("name")
     kind = kind if isinstance(kind, str) else None
     name = name if isinstance(name, str) and layout.is_name(name) else None
-    paths = []
+    paths = []  # forward records and group files: not read yet, looked for at the end
+    read = []  # files read above, known to be there
     spec = doc.get("spec")
+    keys = RunKeys(lambda hex_: view.read(layout.object_path(Digest(hex_))))
     if kind == "BenchmarkRun" and isinstance(spec, dict):
         for ref in dict.fromkeys(_references(spec).values()):
             with contextlib.suppress(ValueError):
                 paths.append(layout.forward_path(Digest(ref[7:]), digest))
-        paths += _group_file(view, digest, spec)
-    elif kind in _KEY_KINDS.values():
+        paths += _group_file(keys, digest, spec)
+    elif kind in REFERENCE_KINDS.values():
         # the add of a protocol or environment an earlier run named (dangling) wrote that
         # run's group file: its key could be computed from then on (reviewer r86 F15)
         for run in view.list_dir(layout.forward_dir(digest)):
             with contextlib.suppress(ValueError):
                 run_spec = _parsed(view.read(layout.object_path(Digest(run)))).get("spec")
                 if isinstance(run_spec, dict):
-                    paths += _group_file(view, Digest(run), run_spec)
+                    paths += _group_file(keys, Digest(run), run_spec)
     if kind is not None and name is not None:
         with contextlib.suppress(ValueError):
             names_path = layout.name_path(kind, name)
             if layout.digest_from_record(view.read(names_path) or b"") == digest:
-                paths.append(names_path)
+                read.append(names_path)
     elif kind in KINDS:  # no metadata (an add killed before it wrote one): no name known
-        paths += _names_files_of(view, kind, digest)
-    paths += [layout.metadata_path(digest), object_path]
-    return kind, name, [p for p in paths if view.read(p) is not None]
+        read += _names_files_of(view, kind, digest)
+    read += [p for p, held in ((layout.metadata_path(digest), metadata_data),
+                               (object_path, data)) if held is not None]
+    return kind, name, [p for p in paths if view.read(p) is not None] + read
 
 
 def _references(spec: dict[str, object]) -> dict[str, str]:
@@ -201,17 +203,13 @@ def _references(spec: dict[str, object]) -> dict[str, str]:
             if isinstance(v := spec.get(f), str) and v.startswith("sha256:")}
 
 
-def _group_file(view: View, run: Digest, spec: dict[str, object]) -> list[str]:
+def _group_file(keys: RunKeys, run: Digest, spec: dict[str, object]) -> list[str]:
     """Return the group file of a run as an add computes it from the work tree, if any.
 
     Empty when its key cannot be computed (its protocol or environment is not stored).
     """
-    references = _references(spec)
-    obj = run_key_object(references, *(
-        stored_spec(view.read(layout.object_path(Digest(references[f][7:]))),
-                    references[f][7:], k) if f in references else None
-        for f, k in _KEY_KINDS.items()))
-    return [] if obj is None else [layout.group_path(comparison_key(obj), run)]
+    group = keys.group(_references(spec))
+    return [] if group is None else [layout.group_path(group[0], run)]
 
 
 def _names_files_of(view: View, kind: str, digest: Digest) -> list[str]:
@@ -275,8 +273,8 @@ def _referenced(store: Store, digests: Sequence[Digest], head: View | None
             continue  # dropped in the same command
         if head is not None and head.has_object(Digest(record.digest[7:])):
             continue  # committed dangling: HEAD's own state
-        for field_name in REFERENCE_FIELDS:
-            target = getattr(record.spec, "get", lambda _: None)(field_name)
+        targets = (record.workload, record.protocol, record.environment, record.implementation)
+        for field_name, target in zip(REFERENCE_FIELDS, targets, strict=True):
             if target in wanted:
                 referrers.setdefault(target, []).append(
                     f"{record.kind}/{record.name} ({record.digest}, {field_name})")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..core import canonical, layout
-from ..core.comparison import comparison_key, run_key_object, stored_spec
+from ..core.comparison import RunKeys
 from ..core.digest import Digest, is_digest
 from ..core.errors import ConflictError, KistoreError, MetadataConflictError, MultipleErrors
 from ..core.model import REFERENCE_FIELDS
@@ -173,19 +173,14 @@ class GroupWritten:
     run: Digest
 
 
-_KEY_KINDS = {"protocolDigest": "BenchmarkProtocol", "environmentDigest": "ExecutionEnvironment"}
-"""The reference fields a comparison key reads the manifest of, and that manifest's kind."""
-
-
 def plan_groups(view: View, head_holds: Callable[[str, bytes], bool] | None = None
                 ) -> list[GroupWritten]:
     """Return the group file each run of the work tree whose comparison key is known lacks.
 
     Every object file is read (O(store), once: a migration). A run's key is known when its
     protocol (and environment, when the key names the hardware) is stored, untampered and
-    of its kind (:func:`kistore.core.comparison.stored_spec`), as an add decides it; the file
-    is :func:`kistore.core.layout.group_path` holding :func:`kistore.core.layout.
-    group_record` of the key object, byte for byte what an add writes.
+    of its kind, as an add decides it (:class:`kistore.core.comparison.RunKeys`, which says
+    the file and its bytes).
 
     Args:
         view: the work tree (or a commit: the gate asks whether a store without
@@ -202,25 +197,14 @@ def plan_groups(view: View, head_holds: Callable[[str, bytes], bool] | None = No
             wrong: KI216).
     """
     objects = sorted(view.digests(), key=lambda d: d.hex)
-    specs: dict[tuple[str, str], dict[str, Any] | None] = {}
-
-    def spec_of(ref: str, kind: str) -> dict[str, Any] | None:
-        if (ref, kind) not in specs:
-            hex_ = ref[7:]
-            specs[ref, kind] = stored_spec(view.read(layout.object_path(Digest(hex_))), hex_,
-                                           kind) if is_digest(ref) else None
-        return specs[ref, kind]
+    keys = RunKeys(lambda hex_: view.read(layout.object_path(Digest(hex_))))
 
     def wanted() -> Iterator[tuple[GroupWritten, bytes]]:
         for run, spec in _run_specs(view, objects):
-            references = {f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))}
-            obj = run_key_object(references, *(
-                spec_of(references[f], kind) if f in references else None
-                for f, kind in _KEY_KINDS.items()))
-            if obj is None:
-                continue
-            key, record = comparison_key(obj), layout.group_record(obj)
-            yield GroupWritten(layout.group_path(key, run), record, key, run), record
+            group = keys.group({f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))})
+            if group is not None:
+                key, record = group
+                yield GroupWritten(layout.group_path(key, run), record, key, run), record
 
     def conflict(w: GroupWritten, data: bytes) -> str:
         return (f"holds {data[:80]!r}, not {w.data[:80]!r} (the key object of {w.run}): a "

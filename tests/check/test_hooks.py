@@ -557,3 +557,47 @@ def test_unpushed_names_the_ref_whose_commits_carry_each_finding(runner, clone):
     done = _unpushed(runner, clone, "origin")
     assert done.exit_code == 0, done.output
     assert "note:" not in done.stdout
+
+
+def test_unpushed_says_a_finding_two_refs_carry_once(runner, clone):
+    # check_unpushed groups each finding under the first ref carrying it, once; the text
+    # lines are that grouping (they compared every finding again, tidy88)
+    git(clone, "checkout", "-q", "-b", "pr-t2")
+    (clone / PROTOCOL).write_bytes((clone / PROTOCOL).read_bytes().replace(b"v1.1", b"v1.2"))
+    git(clone, "commit", "-q", "--no-verify", "-am", "tamper")
+    tampered = git(clone, "rev-parse", "HEAD").strip()
+    git(clone, "checkout", "-q", "-b", "pr-t3")
+    git(clone, "commit", "-q", "--allow-empty", "--no-verify", "-m", "on top of it")
+    done = _unpushed(runner, clone, "origin")
+    assert done.exit_code == 1, done.output
+    lines = done.stdout.splitlines()
+    assert lines[0] == ("refs/heads/pr-t2: 2 error(s), 0 warning(s), 0 info in the commits "
+                        f"origin lacks from {tampered[:12]}:")
+    assert [line[:60] for line in lines[1:3]] == [
+        f"  {PROTOCOL}: error KI101 object-digest-mismatch"[:60],
+        f"  {PROTOCOL}: error KI401 object-modified"[:60]]
+    assert lines[3] == ("refs/heads/pr-t3: 2 error(s), 0 warning(s), 0 info in the commits "
+                        f"origin lacks from {tampered[:12]} (2 said above):")
+    assert lines[4].startswith("fix KI101")
+    report = json.loads(_unpushed(runner, clone, "origin", "--json").stdout)
+    assert [f["extra"]["refs"] for f in report["findings"]] == [
+        ["refs/heads/pr-t2", "refs/heads/pr-t3"]] * 2
+
+
+def test_unpushed_strict_makes_a_shallow_clones_warning_an_error_once(runner, server,
+                                                                      tmp_path):
+    # --strict was applied to the findings and again to each ref's (tidy88): now in
+    # check_unpushed, once; the ref's header counts the error the findings hold
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{server}", str(shallow))
+    git(shallow, "checkout", "-q", "-b", "feature1")
+    git(shallow, "commit", "-q", "--allow-empty", "--no-verify", "-m", "a clean commit")
+    plain = json.loads(_unpushed(runner, shallow, "origin", "--json").stdout)
+    strict = _unpushed(runner, shallow, "origin", "--strict")
+    said = json.loads(_unpushed(runner, shallow, "origin", "--strict", "--json").stdout)
+    shallow_said = [f for f in plain["findings"] if f["rule"] == "KI416"]
+    assert shallow_said and {f["severity"] for f in shallow_said} == {"warning"}
+    assert [(f["rule"], f["severity"]) for f in said["findings"] if f["rule"] == "KI416"] == \
+        [("KI416", "error")] * len(shallow_said)
+    assert strict.exit_code == 1 and said["ok"] is False
+    assert f"refs/heads/feature1: {len(shallow_said)} error(s)" in strict.stdout

@@ -77,6 +77,36 @@ def test_run_observed_reads_canonical_bytes_as_parsing_does(seconds, zone, extra
     assert run_observed(other) is None  # only a run's time is judged
 
 
+@given(st.sampled_from(['"', "\\", "\n", "\u0000", "\u001f"]), st.booleans())
+def test_an_escaped_observed_value_is_parsed_not_cut_at_the_escape(escape, before):
+    # canonical bytes escape only '"', '\\' and control characters: such a value is read by
+    # parsing the document (the fast path would cut it at its escaped quote), and reads as
+    # the parse does: no date-time (the fallback had no test; tidy88)
+    from kistore.core import observed as observed_module
+
+    text = escape + "2026-01-01T00:00:00Z" if before else "2026-01-01T00:00:00Z" + escape
+    spec = {"observedAt": text, "status": "passed"}
+    data = canonical.dumps({"apiVersion": "kistore.dev/v1alpha1", "kind": "BenchmarkRun",
+                            "spec": spec})
+    assert b"\\" in data[data.find(b'"observedAt":"'):]  # escaped in the bytes
+    parsed = []
+    real = observed_module.loads_lenient
+
+    def counted(raw):
+        parsed.append(raw)
+        return real(raw)
+
+    observed_module.loads_lenient = counted
+    try:
+        assert run_observed(data) is None and observed_seconds(spec) is None
+        assert parsed == [data]  # the fallback, once
+        plain = canonical.dumps({"apiVersion": "kistore.dev/v1alpha1", "kind": "BenchmarkRun",
+                                 "spec": {**spec, "observedAt": "2026-01-01T00:00:00Z"}})
+        assert run_observed(plain) == 1767225600 and parsed == [data]  # the fast path
+    finally:
+        observed_module.loads_lenient = real
+
+
 def test_add_refuses_a_run_observed_two_days_ahead(store, kit, runner, tmp_path):
     """Reviewer r87: ``observedAt: 2099-...`` was only a warning, the run added and ranked."""
     docs = _docs(kit, "2026-01-01T00:00:00Z")
@@ -220,3 +250,38 @@ def test_a_plausible_run_is_not_warned_of(store, kit):
                          for d in _docs(kit, "2026-01-01T00:00:00Z")], commit=True)
     assert not any(r.warnings for r in results)
     assert check_observed(store) == []
+
+
+def test_verify_judges_the_times_its_contents_check_read_each_blob_read_once(
+        store, kit, monkeypatch):
+    # verify's KI227 is check_observed's, from the bytes the contents check read: no run's
+    # blob is read again (a commit's by its tree's blob id, the work tree's by the entry
+    # the check made); an object whose work-tree bytes differ from the blob that first
+    # added it is judged from that blob, read once (reviewer leftover, tidy88)
+    from kistore.check import _observed
+    from kistore.check.audit import verify
+
+    now = int(time.time())
+    add_docs(store, _docs(kit, _text(now - DAY)), commit=False)
+    env = {**os.environ, "GIT_COMMITTER_DATE": f"@{now - 3 * DAY} +0000",
+           "GIT_AUTHOR_DATE": f"@{now - 3 * DAY} +0000"}
+    git(store.root, "add", "store")
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "runs"], cwd=store.root,
+                   env=env, check=True)
+    alone = check_observed(store)
+    assert len(alone) == 1
+    reads: list[str] = []
+    real = _observed.read_blob_within
+
+    def counted(repo, oid, limit, path=None):
+        reads.append(path)
+        return real(repo, oid, limit, path)
+
+    monkeypatch.setattr(_observed, "read_blob_within", counted)
+    for at in (None, "HEAD"):
+        found = [f for f in verify(store, at, workers=1) if f.rule.id == "KI227"]
+        assert found == alone and reads == []
+    path = alone[0].file
+    (store.root / path).write_bytes((store.root / path).read_bytes() + b" ")  # KI101
+    found = [f for f in verify(store, workers=1) if f.rule.id == "KI227"]
+    assert found == alone and reads == [path]

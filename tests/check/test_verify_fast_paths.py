@@ -18,6 +18,7 @@ from kistore.check import _rules as verify
 from kistore.core import canonical
 from kistore.core.digest import Digest
 from kistore.core.model import REFERENCE_FIELDS
+from kistore.core.observed import run_observed
 from tests.conftest import BUNDLE, store_file
 
 OBJECT_PATH = "store/objects/sha256/00/" + "0" * 62 + ".json"
@@ -262,12 +263,15 @@ def test_check_chunk_answers_as_each_unit_alone(published, monkeypatch, read_ahe
         findings, entry = audit.check_unit(snap, unit)
         confirmed = audit._names_confirmed(snap, unit[0], entry.kind, entry.name) \
             if unit[1] is not None and unit[2] is not None else None
+        object_data = (published / unit[1]).read_bytes()
         expected.append((findings or None, entry.kind, entry.name,
                          tuple(entry.references.get(f) for f in REFERENCE_FIELDS), confirmed,
-                         entry.statistic))
+                         entry.statistic, run_observed(object_data)))
     got = audit._check_chunk(snap, units)
     assert got == expected
     assert sum(r[0] is not None for r in got) == 2  # the two damaged manifests
+    runs = [r[6] for r in got if r[1] == "BenchmarkRun"]  # KI227's time, as read
+    assert runs and all(isinstance(t, int) and not isinstance(t, bool) for t in runs)
 
 
 class _MemoryView:

@@ -7,8 +7,10 @@ knows by their SHA-256): their digests ship as reviewed data, and only those may
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -22,12 +24,12 @@ from kistore.core.provenance import (
     KERNELBENCH,
     Claim,
     catalogue,
-    catalogue_text,
     kernelbench_claims,
     spelled,
     unproven_claim,
 )
 from kistore.importers import kernelbench
+from kistore.importers.catalogue import catalogue_text
 
 from ..conftest import DATA, ROOT, requires_data
 
@@ -249,5 +251,23 @@ def test_other_source_ids_never_claim(name):
                                   {"annotations": {"kernelindex.dev/source": name}})
 
 
-def test_the_catalogue_is_read_beside_the_module():
+def test_the_catalogue_is_read_beside_the_module(tmp_path, monkeypatch):
+    # what the file beside kistore.core says is what KI226 believes: a copy with the real
+    # level1/1 run taken out and another digest put in is read as such (the assertion
+    # compared two paths, and held whatever the module read; tidy88)
+    fake = hashlib.sha256(b"not a KernelBench run").hexdigest()
+    lines = SHIPPED.read_text(encoding="ascii").splitlines()
+    mutated = [line for line in lines if line != f"sha256:{REAL_LEVEL1_1_MODAL}"]
+    assert len(mutated) == len(lines) - 1
+    (tmp_path / CATALOGUE_FILE).write_text("\n".join([*mutated, f"sha256:{fake}"]) + "\n")
+    monkeypatch.setattr(sys.modules["kistore.core"], "__file__", str(tmp_path / "__init__.py"))
+    catalogue.cache_clear()
+    try:
+        assert REAL_LEVEL1_1_MODAL not in catalogue() and fake in catalogue()
+        assert unproven_claim(REAL_LEVEL1_1_MODAL, FAKE_SPEC, FAKE_METADATA) is not None
+        assert unproven_claim(fake, FAKE_SPEC, FAKE_METADATA) is None
+    finally:
+        catalogue.cache_clear()
+    monkeypatch.undo()
+    assert REAL_LEVEL1_1_MODAL in catalogue() and fake not in catalogue()
     assert Path(provenance.__file__).parent / CATALOGUE_FILE == SHIPPED

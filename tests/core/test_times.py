@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
-from kistore.core.times import utc_text
+from kistore.core.times import parse_rfc3339, utc_text
 
 
 @pytest.mark.parametrize(("seconds", "text"), [
@@ -20,3 +22,27 @@ def test_utc_text_is_rfc3339_utc_to_the_second(seconds, text):
 def test_a_time_past_year_9999_raises_for_the_caller_to_guard():
     with pytest.raises((OverflowError, ValueError)):
         utc_text(253402300800)  # 10000-01-01T00:00:00Z (review r79 F2)
+
+
+@pytest.mark.parametrize(("text", "stated"), [
+    ("2026-07-10T08:00:00.1234567+02:00",  # past the microsecond: truncated
+     dt.datetime(2026, 7, 10, 8, 0, 0, 123456, tzinfo=dt.timezone(dt.timedelta(hours=2)))),
+    ("2026-07-10t06:41:58z", dt.datetime(2026, 7, 10, 6, 41, 58, tzinfo=dt.UTC)),  # §5.6
+    # in UTC year 10000: held in its own offset, the caller decides (KI227 warns of it)
+    ("9999-12-31T23:59:59-12:00",
+     dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=dt.timezone(dt.timedelta(hours=-12)))),
+])
+def test_parse_rfc3339_keeps_the_stated_offset(text, stated):
+    when = parse_rfc3339(text)
+    assert when == stated and when.utcoffset() == stated.utcoffset()
+
+
+@pytest.mark.parametrize("text", ["2026-07-10T06:41:58",   # no offset: not RFC 3339
+                                  "2026-06-30T23:59:60Z",  # a leap second
+                                  "2026-07-10T06:41:58Z\x00junk",  # fromisoformat took it
+                                  "20260710T064158Z", "2026-W28-5T06:41:58Z",  # ISO 8601's
+                                  "2026-07-10 06:41:58Z", "2026-07-10T06:41Z",
+                                  "2026-07-10T06:41:58,5Z", "2026-07-10T06:41:58Z\n",
+                                  "July 10, 2026", ""])
+def test_parse_rfc3339_is_none_for_what_it_cannot_read(text):
+    assert parse_rfc3339(text) is None

@@ -14,6 +14,14 @@ def test_a_time_in_utc_is_kept_to_the_microsecond():
         2026, 7, 10, 6, 0, 0, 123456, tzinfo=dt.UTC)
 
 
+def test_a_lower_case_z_is_utc_and_a_time_without_offset_is_null():
+    # RFC 3339 §5.6 admits "z" (export wrote null for it until 2026-12-04, KI227 read it);
+    # a time without an offset is no RFC 3339 date-time (it was taken as the local time)
+    assert parse_time("2026-07-10t06:41:58.5z") == dt.datetime(
+        2026, 7, 10, 6, 41, 58, 500000, tzinfo=dt.UTC)
+    assert parse_time("2026-07-10T06:41:58") is None
+
+
 @pytest.mark.parametrize("text", ["9999-12-31T23:59:59-12:00",   # UTC year 10000
                                   "0001-01-01T00:00:00+14:00",   # UTC year 0
                                   "2026-06-30T23:59:60Z"])        # a leap second

@@ -224,6 +224,31 @@ def test_store_without_policy_file_uses_the_shipped_default(runner, store_path):
         assert "no store/policy/ranking.json" not in result.stderr, command
 
 
+def test_rank_compare_and_show_read_the_policy_once(runner, store_path, monkeypatch):
+    # each read the policy file twice or three times (warning, rank, each run of compare)
+    from kistore.store._views import WorkTreeView
+
+    assert run(runner, store_path, "add", "--allow-dangling", str(BUNDLE)).exit_code == 0
+    reads: list[str] = []
+    real = WorkTreeView.read
+
+    def counted(self, path, *args, **kwargs):
+        reads.append(path)
+        return real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(WorkTreeView, "read", counted)
+    for command in ("rank", "compare", "show"):
+        reads.clear()
+        result = run(runner, store_path, command, "BenchmarkRun/sol-submission-20464")
+        assert result.exit_code == 0, result.output
+        assert reads.count("store/policy/ranking.json") == 1, command
+    # a policy that does not parse is refused by the answer, as before: no warning first
+    (store_path / "store/policy/ranking.json").write_bytes(b"{")
+    refused = run(runner, store_path, "rank", "BenchmarkRun/sol-submission-20464")
+    assert refused.exit_code == 1 and "store/policy/ranking.json" in refused.stderr
+    assert "shipped default" not in refused.stderr
+
+
 def test_this_repository_commits_the_reviewed_default_policy():
     # reviewer r85 F14: this repository's own store had no policy file, so every `rank` in
     # a fresh clone warned; `kistore init` writes the shipped default, and so does it now

@@ -58,6 +58,32 @@ def test_drop_removes_exactly_the_files_of_a_plain_add(store, kit, base):
     assert not (store.root / group_path).parent.exists()
 
 
+def test_the_files_of_a_run_are_read_once_each(store, kit, base, monkeypatch):
+    # manifest_files read the object, metadata and names file, then read them all again
+    # to see that they were there (tidy88): each is read once; the forward record and
+    # group file it computes, once to see them
+    missing = kit.workload("absent")
+    doc = kit.run(base["p"], base["e"], base["i"], missing, latency=10, name="counted")
+    run = Manifest.from_document(doc)
+    add_docs(store, [doc], commit=False, allow_dangling=True)
+    view = store.view(None)
+    reads: list[str] = []
+    real = type(view).read
+
+    def counted(self, path, *args, **kwargs):
+        reads.append(path)
+        return real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(type(view), "read", counted)
+    kind, name, paths = drop_module.manifest_files(view, run.digest)
+    (group_path,) = group_files([run], [Manifest.from_document(d) for d in base.values()])
+    own = [layout.forward_path(Manifest.from_document(missing).digest, run.digest),
+           group_path, layout.name_path("BenchmarkRun", "counted"),
+           layout.metadata_path(run.digest), layout.object_path(run.digest)]
+    assert (kind, name, paths) == ("BenchmarkRun", "counted", own)
+    assert {p: reads.count(p) for p in own} == dict.fromkeys(own, 1)
+
+
 def test_drop_removes_a_dangling_runs_forward_records(store, kit, base):
     missing = kit.workload("absent")
     doc = kit.run(base["p"], base["e"], base["i"], missing, latency=10, name="dangling")
