@@ -23,7 +23,9 @@ from ._formats import format_options, output_format
 from ._machine import emit_json, emit_jsonl
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..attest.keyfile import Skipped
     from ..core.digest import Digest
+    from ..core.errors import InputError
     from ..store import Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
@@ -535,6 +537,30 @@ def _read_key_lines(key_arg: str) -> tuple[list[Any], list[Any]]:
     return keyfile.read_public_keys(data, file=key_arg)
 
 
+def _no_key_to_trust(skipped: list[Skipped]) -> InputError:
+    """Return the one error of ``trust add`` when no line of KEY holds an Ed25519 key.
+
+    One line: its line and reason, as before. Several (``trust add /etc/passwd``): one
+    error naming the first three lines and why each was skipped, and how many more, not
+    one error per line (review r88 F11: a 40-line file printed 40 errors for one problem).
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import InputError
+
+    if len(skipped) == 1:
+        [s] = skipped
+        return InputError(f"no Ed25519 key to trust: every key line was skipped ({s.reason})",
+                          file=s.file, line=s.line)
+    shown = [f"line {s.line}: {s.reason}" for s in skipped[:3]]
+    if len(skipped) > 3:
+        shown.append(f"and {len(skipped) - 3} more lines")
+    return InputError(
+        f"no Ed25519 key to trust: none of its {len(skipped)} lines holds one "
+        f"({'; '.join(shown)}); give an OpenSSH Ed25519 public key (a line `ssh-ed25519 "
+        "AAAA...`, such as ~/.ssh/id_ed25519.pub or `kistore key generate`'s .pub file)",
+        file=skipped[0].file if skipped else None)
+
+
 @trust.command("add")
 @click.argument("key_arg", metavar="KEY", callback=refuse_empty)
 @click.option("--role", "roles", multiple=True, required=True,
@@ -563,7 +589,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust import add_key, format_time, parse_time
-    from ..core.errors import InputError, MultipleErrors, StoreStateError, printable
+    from ..core.errors import InputError, StoreStateError, printable
 
     store = ctx.store()
     if store.root is None:
@@ -575,9 +601,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
                          "UTF-8")
     keys, skipped = _read_key_lines(key_arg)
     if not keys:
-        raise MultipleErrors([InputError(
-            f"no Ed25519 key to trust: every key line was skipped ({s.reason})",
-            file=s.file, line=s.line) for s in skipped])
+        raise _no_key_to_trust(skipped)
     window = {"valid_from": parse_time(valid_from) if valid_from else None,
               "valid_until": parse_time(valid_until) if valid_until else None}
     entries = [add_key(store.root, k.key.line(), list(roles), **window, comment=comment)
