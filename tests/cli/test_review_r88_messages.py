@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from kistore.cli import main
@@ -49,3 +51,70 @@ def test_trust_add_of_a_file_with_no_key_is_one_error_not_one_a_line(runner, sto
                           "such as ~/.ssh/id_ed25519.pub or `kistore key generate`'s .pub file)")
     assert not (store.root / "store/trust/keys.json").exists() or \
         "user" not in (store.root / "store/trust/keys.json").read_text()
+
+
+def test_add_of_a_directory_whose_file_vanishes_says_so_and_what_to_do(runner, store, kit,
+                                                                       tmp_path, monkeypatch):
+    """F6: a file removed while `add DIR` read it was "DIR/x.json: No such file or
+    directory; nothing was left half-written", naming no cause and no fix."""
+    import json
+
+    from kistore.store import inputs
+
+    folder = tmp_path / "in" / "sub"  # in a subdirectory: add DIR reads those too
+    folder.mkdir(parents=True)
+    (folder / "w.json").write_text(json.dumps(kit.workload()))
+    read = inputs._read_file
+
+    def removed_first(name, limits):
+        os.unlink(name)  # what a writer removing its files does while the add reads
+        return read(name, limits)
+
+    monkeypatch.setattr(inputs, "_read_file", removed_first)
+    result = run(runner, store.root, "add", str(tmp_path / "in"))
+    assert (result.exit_code, result.stderr) == (1, (
+        f"error: {folder / 'w.json'}: was listed in {tmp_path / 'in'} but is gone: something "
+        "removed it while the directory was read; run the add again when nothing writes "
+        "there (or add a copy of the directory)\n"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_export_where_no_directory_can_be_made_names_the_path_given(runner, store, kit):
+    """F6: `export /proc/foo` named the temporary `/proc/.foo.partial-XXXX` and no fix."""
+    add_fast_and_slow(store, kit)
+    result = run(runner, store.root, "export", "/proc/foo", "--format", "csv")
+    assert (result.exit_code, result.stderr) == (1, (
+        "error: /proc/foo: cannot write in /proc (No such file or directory), so nothing was "
+        "written: give an output directory on a file system you can write to\n"))
+
+
+def test_add_of_a_large_input_shows_a_counter_on_a_terminal(kit, tmp_path):
+    """F6: `add /tmp` read 5.6 GB for ten minutes with no progress line."""
+    import io
+    import json
+
+    from kistore.cli._adding import ReadingLine
+    from kistore.store.inputs import read_inputs_apart
+
+    for i in range(3):
+        (tmp_path / f"w{i}.json").write_text(json.dumps(kit.workload(f"w{i}", name=f"w{i}")))
+    sizes = sorted(p.stat().st_size for p in tmp_path.iterdir())
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    seen: list[tuple[int, int]] = []
+    located, refused = read_inputs_apart([str(tmp_path)], reading=lambda *a: seen.append(a))
+    assert (len(located), refused) == (3, [])
+    assert [files for files, _ in seen] == [1, 2, 3] and seen[-1][1] == sum(sizes)
+    shown = Terminal()
+    line = ReadingLine(after=0, stream=shown)
+    line(3, 2_500_000)
+    line.done()
+    assert shown.getvalue() == "\rreading the input: 3 files, 2.5 MB\n"
+    quiet = io.StringIO()  # not a terminal (a log, a pipe): nothing
+    piped = ReadingLine(after=0, stream=quiet)
+    piped(3, 2_500_000)
+    piped.done()
+    assert quiet.getvalue() == ""
