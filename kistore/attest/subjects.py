@@ -97,9 +97,23 @@ def rerun_disagreement(view: View, subject: Digest, predicate: dict[str, Any]) -
     if 1 / REPRODUCTION_TOLERANCE <= ratio <= REPRODUCTION_TOLERANCE:
         return None
     return (f"it measured {theirs:,.10g} ns ({statistic}), the run {ours:,.10g} ns: a ratio of "
-            f"{ratio:.4g}x, outside [{1 / REPRODUCTION_TOLERANCE:g}, "
+            f"{_ratio_text(ratio)}x, outside [{1 / REPRODUCTION_TOLERANCE:g}, "
             f"{REPRODUCTION_TOLERANCE:g}]; a measurement that far off does not reproduce the "
             "run, so it does not verify it")
+
+
+def _ratio_text(ratio: float) -> str:
+    """Return ``ratio`` (outside the tolerance) as text that is outside it too.
+
+    4 significant digits, or as many more as keep it outside: 0.49999973 is "0.4999997",
+    not "0.5", a bound it lies outside of (review r88 F12).
+    """
+    low, high = 1 / REPRODUCTION_TOLERANCE, REPRODUCTION_TOLERANCE
+    for digits in range(4, 18):
+        text = f"{ratio:.{digits}g}"
+        if not low <= float(text) <= high:
+            return text
+    return repr(ratio)
 
 
 def _latency_at(timing: dict[str, Any], statistic: Any) -> float | None:

@@ -54,7 +54,8 @@ REPLACE_PREFIX = "refs/replace/"
 REF_NOT_FAST_FORWARD = rule(
     "KI407", "protected-ref-rewritten", ERROR,
     "push only fast-forward updates of the main branch and refs/notes/kistore: "
-    "fetch, merge or rebase onto the remote tip, and push again")
+    "fetch, merge or rebase onto the remote tip, and push again; a tag is never moved "
+    "back or aside nor deleted: tag the new commit under a new name")
 REPLACE_REF_PUSHED = rule(
     "KI419", "replace-ref-pushed", ERROR,
     "push no refs/replace/ refs: stored objects are never replaced; drop it "
@@ -69,6 +70,49 @@ REPLACE_REFS_PRESENT = rule(
     "git reads these replacements, kistore does not: delete them (`git replace -d ID`, or "
     "`git for-each-ref --format='delete %(refname)' refs/replace/ | git update-ref --stdin`) "
     "and refuse them on the server (hooks/pre-receive does, KI419)")
+
+
+TAGS_PREFIX = "refs/tags/"
+"""git's namespace of tags: permalinks (``kistore rank --at v1``, ``export --since v1``)."""
+
+
+def tag_rewritten(store: Store, old: str, new: str, name: str) -> Finding | None:
+    """KI407 for a deletion of an existing tag, or a move that does not fast-forward.
+
+    A tag is a permalink: README's ``git tag v1`` then ``rank --at v1`` and ``export
+    --since v1`` read it, so an answer "as of v1" must not change on the server without a
+    word (reviewer r88 F7: ``git push -f origin v1`` and ``git push origin :v1`` were
+    accepted). A move to a descendant of the commit it named, or to another tag object of
+    the same commit, is allowed.
+
+    Args:
+        store: the receiving (or pushing) store.
+        old: the tag's value before the push (not :data:`ZERO`: a new tag is no rewrite).
+        new: its value after (:data:`ZERO`: deleted).
+        name: the ref as findings name it (:func:`update_name`).
+
+    Returns:
+        The KI407 finding, or None when the update is allowed or ``old`` or ``new`` names
+        no commit (KI420 reports a tag of a blob or tree).
+    """
+    # Lazy: the commit reader (store) is loaded by the gate already.
+    from ..core.errors import InputError
+
+    if new == ZERO:
+        what = "deletion"
+    else:
+        try:
+            was, now = (str(store.commit(oid).id) for oid in (old, new))
+        except InputError:
+            return None
+        if was == now or store.repo.descendant_of(now, was):
+            return None
+        what = f"non-fast-forward move {old[:12]}..{new[:12]}"
+    return Finding(
+        REF_NOT_FAST_FORWARD, f"{what} of {name} refused: a tag is a permalink (`kistore rank "
+        "--at TAG` and `kistore export --since TAG` read it, and an answer as of it must not "
+        "change); tag the new commit under a new name (`git tag NAME COMMIT && git push "
+        "origin NAME`)", extra={"ref": name, "old": old, "new": new})
 
 
 def protected_refs(store: Store) -> set[str]:

@@ -56,6 +56,8 @@ from ._rules import (
     FILE_MODES,
     FILE_TOO_LARGE,
     GIT_OBJECT_UNREADABLE,
+    JSON_PARSE_ERROR,
+    NOT_A_REGULAR_FILE,
     OBJECT_DIGEST_MISMATCH,
     REGULAR,
     Entry,
@@ -284,7 +286,7 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         if result[0]:
             findings += result[0]
     findings += _names_findings(snap, units, results, focus, wanted, names_paths)
-    unread = _unread_objects(units, results)
+    unread = _unread_objects(units, results, findings)
     findings += [f for f in (*_forward_findings(snap, units, results, focus, wanted),
                              *_group_findings(snap, units, results, focus, wanted,
                                               groups_read))
@@ -338,16 +340,22 @@ def _gitattributes_findings(snap: Files) -> list[Finding]:
                         f"more than {e.limit:,} bytes")]
 
 
-def _unread_objects(units: list[Unit], results: list[_Compact]) -> set[str]:
-    """Return the hex digests whose object file is reported past the limit (KI106) or unreadable.
+def _unread_objects(units: list[Unit], results: list[_Compact],
+                    found: list[Finding]) -> set[str]:
+    """Return the hex digests whose object file is past the limit, unreadable or damaged.
 
-    Such an object is not read (KI117: git cannot read it): its run's forward records and
-    group file cannot be judged against it (KI214, KI216 would say it has no object file),
-    so its KI106 or KI117 alone is reported. Its names file is judged by the metadata's
-    name only (:func:`kistore.check._names.check_names_files`).
+    Such an object is not read (KI117: git cannot read it), or not as its digest's bytes
+    (KI101 a changed byte, KI102 no JSON, KI111 a symbolic link): its run's forward records
+    and group file cannot be judged against it (KI214, KI216 would say it "has no object
+    file ... found no such file", review r88 F5), so its own finding alone is reported,
+    with its fix (restore the file). Its names file is judged by the metadata's name only
+    (:func:`kistore.check._names.check_names_files`). ``found``: the findings of the
+    layout's paths (a symbolic link's KI111 is one, not a unit's).
     """
-    unread = (FILE_TOO_LARGE.id, GIT_OBJECT_UNREADABLE.id)
-    return {u[0] for u, r in zip(units, results, strict=True) if r[0] and any(
+    unread = (FILE_TOO_LARGE.id, GIT_OBJECT_UNREADABLE.id, OBJECT_DIGEST_MISMATCH.id,
+              JSON_PARSE_ERROR.id, NOT_A_REGULAR_FILE.id)
+    linked = {f.file for f in found if f.rule.id == NOT_A_REGULAR_FILE.id}
+    return {u[0] for u, r in zip(units, results, strict=True) if u[1] in linked or r[0] and any(
         f.rule.id in unread and f.file == u[1] for f in r[0])}
 
 

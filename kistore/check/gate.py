@@ -91,12 +91,14 @@ from ._products import range_products
 from ._refs import (
     REF_NOT_FAST_FORWARD,
     REPLACE_REFS_PRESENT,
+    TAGS_PREFIX,
     ZERO,
     check_replace_refs,
     protected_refs,
     pushed_ref_problem,
     stale_alias,
     symbolic_target,
+    tag_rewritten,
     update_name,
 )
 from ._rules import (
@@ -752,8 +754,9 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
 
     Returns:
         KI407 for a non-fast-forward update or deletion of a protected ref (through a
-        symbolic ref too), and for an update through a symbolic ref to a protected ref
-        whose old value is not that ref's (:func:`._refs.stale_alias`). For a
+        symbolic ref too) or of an existing tag (:func:`._refs.tag_rewritten`), and for
+        an update through a symbolic ref to a protected ref whose old value is not that
+        ref's (:func:`._refs.stale_alias`). For a
         protected branch's update: KI430 when its old tip is not on the new tip's
         first-parent line, else KI431 per commit of that line after it dated more than a
         day before ``now`` (:mod:`._first_parent`; not for ``refs/notes/kistore``). For
@@ -840,6 +843,11 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                                     extra={"ref": ref, "old": old, "new": new,
                                            "pushed": pushed}))
             continue
+        if ref.startswith(TAGS_PREFIX) and old not in (ZERO, new):  # permalinks (r88 F7)
+            rewritten = tag_rewritten(store, old, new, name)
+            if rewritten is not None:
+                findings.append(rewritten)
+                continue
         if new == ZERO:
             continue
         refused = pushed_ref_problem(repo, new, ref)  # KI419 refs/replace/, KI420 a blob

@@ -11,6 +11,7 @@ import atexit
 import contextlib
 import signal
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -147,3 +148,41 @@ def undone_add(noun: str, *, commit: bool, update_metadata: bool = False) -> str
     undone = ("any files it had written were removed and any metadata it replaced restored"
               if update_metadata else "any files it had written were removed")
     return f"before the {noun} landed: nothing was added; {undone}{branch}"
+
+
+class ReadingLine:
+    """A counter on stderr while ``add`` reads a large input: files and megabytes read.
+
+    Nothing is printed in the first second (a usual add says nothing more), nor when
+    stderr is not a terminal (a log, a pipe, a test); then the line is rewritten at most
+    five times a second (``\r``) and ended by :meth:`done` (review r88 F6: ``add /tmp``
+    read 5.6 GB for ten minutes without a word).
+
+    Args:
+        after: seconds before the first line.
+        stream: where to write (default: stderr).
+    """
+
+    def __init__(self, after: float = 1.0, stream: Any = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.start = time.monotonic()
+        self.after = after
+        self.shown = 0.0  # when the line was last written; 0: never
+        self.live = bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def __call__(self, files: int, size: int) -> None:
+        """Note that ``files`` files of ``size`` bytes in all were read (a reading callback)."""
+        if not self.live:
+            return
+        now = time.monotonic()
+        if now - self.start < self.after or now - self.shown < 0.2:
+            return
+        self.shown = now
+        self.stream.write(f"\rreading the input: {files:,} files, {size / 1e6:,.1f} MB")
+        self.stream.flush()
+
+    def done(self) -> None:
+        """End the line when one was written."""
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -215,17 +215,21 @@ def _no_such_name(store: Store, kind: str, name: str) -> str:
     """Say that the work tree holds no ``KIND/NAME``, and what was likely meant.
 
     A name close to one held by a manifest of ``kind`` is taken for a typo: "did you mean"
-    the nearest (up to three, as git suggests a command). With none close, a metadata file
-    edited in place to give it this name is what ``kistore reindex`` would find (the names
-    lookup re-reads only shard directories that changed, docs/speed.md), so that is said.
+    the nearest (up to three, as git suggests a command). Names are lowercase, so a name
+    in capitals is compared in lowercase, and the answer says names are lowercase. With
+    none close, a metadata file edited in place to give it this name is what ``kistore
+    reindex`` would find (the names lookup re-reads only shard directories that changed,
+    docs/speed.md), so that is said.
     """
     # Lazy: difflib loads only to suggest a name after a miss.
     import difflib
 
     held = [held for held_kind, held in store.view().names([kind]) if held_kind == kind]
-    close = difflib.get_close_matches(name, held, n=3, cutoff=0.6)
+    # names are lowercase (the schema's pattern): SOL-KERNEL-1 is looked up as sol-kernel-1
+    close = difflib.get_close_matches(name.lower(), held, n=3, cutoff=0.6)
     if close:
-        return (f"no {kind} named {name!r} in the work tree; did you mean "
+        cased = "; names are lowercase" if name != name.lower() else ""
+        return (f"no {kind} named {name!r} in the work tree{cased}; did you mean "
                 f"{' or '.join(f'{kind}/{c}' for c in close)}?")
     return (f"no {kind} named {name!r} in the work tree; if a metadata file was edited in "
             "place to give it this name, run `kistore reindex` to read every file again")

@@ -23,7 +23,9 @@ from ._formats import format_options, output_format
 from ._machine import emit_json, emit_jsonl, writes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..attest.keyfile import Skipped
     from ..core.digest import Digest
+    from ..core.errors import InputError
     from ..store import Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
@@ -233,7 +235,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     else:
         click.echo(f"{type_name} by {keyid} about {digest}: {location}")
     if type_name in _COUNTS_AS:
-        _say_if_it_does_not_count(store, digest, type_name, location)
+        _say_if_it_does_not_count(store, digest, type_name, location, keyid, predicate)
 
 
 _COUNTS_AS = {"withdrawal": ("withdraws", "withdraw the run"),
@@ -242,22 +244,48 @@ _COUNTS_AS = {"withdrawal": ("withdraws", "withdraw the run"),
 
 
 def _say_if_it_does_not_count(store: Store, digest: Digest, type_name: str,
-                              location: str) -> None:
+                              location: str, keyid: str | None,
+                              predicate: dict[str, Any]) -> None:
     """Warn on stderr when a withdrawal or rerun just made changes nothing (reviewer r86 F22).
 
     Signed by a key the trust file does not trust for the role (a community attestation),
     or judged unfit or out of tolerance: ``attest`` printed success and only ``show`` said
     the run stayed ranked. A trusted rerun that did not reproduce (``disagrees``) is what
-    it says and is not warned of.
+    it says and is not warned of. A rerun that supersedes the same key's earlier one says
+    which (its outcome, entry time, latency), on stderr too.
+
+    The attestation just made is the one at ``location`` by ``keyid`` whose outcome and
+    latency are the predicate's: notes of one run share a location, and matching it alone
+    judged another rerun of the same key (review r88 F12: a rerun "superseded by the same
+    key's later rerun" was the later one itself).
     """
     # Lazy: judged once, after signing (attest of other types never loads it).
-    from ..attest.evidence import DISAGREES, evidence_for
+    from ..attest.evidence import DISAGREES, SUPERSEDED, evidence_for
     from ..core.errors import one_line
 
     effect, words = _COUNTS_AS[type_name]
-    judged = next((a for a in evidence_for(store, digest).attestations
-                   if any(p["location"] == location for p in a["places"])), None)
-    if judged is None or judged["effect"] in (effect, DISAGREES):
+    timing = predicate.get("timing")
+    latencies = timing.get("latencyNs") if isinstance(timing, dict) else None
+    measured = list(latencies.values()) if isinstance(latencies, dict) else []
+    judged_all = evidence_for(store, digest).attestations
+    ours = [a for a in judged_all if a["type"] == type_name and a["keyid"] == keyid
+            and any(p["location"] == location for p in a["places"])
+            and a["outcome"] == predicate.get("outcome")
+            and (a["measuredNs"] is None or a["measuredNs"] in measured)]
+    judged = ours[-1] if ours else None
+    if judged is None:
+        return
+    if type_name == "rerun" and judged["effect"] != SUPERSEDED:
+        for earlier in sorted(judged_all, key=lambda a: a["enteredAt"]):  # oldest first
+            if earlier is not judged and earlier["type"] == "rerun" and \
+                    earlier["keyid"] == keyid and earlier["effect"] == SUPERSEDED:
+                was = ("" if earlier["measuredNs"] is None
+                       else f", measured {earlier['measuredNs']:,.10g} ns")
+                click.echo(one_line(
+                    f"note: this rerun supersedes the same key's earlier rerun "
+                    f"({earlier['outcome']}, entered {earlier['enteredAt']}{was}): what a key "
+                    "said last stands, so that one no longer counts"), err=True)
+    if judged["effect"] in (effect, DISAGREES):
         return
     click.echo(one_line(f"warning: this {type_name} does not {words}: it counts as "
                         f"{judged['effect']} ({judged['reason'] or 'no key trusted for it'}); "
@@ -551,6 +579,30 @@ def _read_key_lines(key_arg: str) -> tuple[list[Any], list[Any]]:
     return keyfile.read_public_keys(data, file=key_arg)
 
 
+def _no_key_to_trust(skipped: list[Skipped]) -> InputError:
+    """Return the one error of ``trust add`` when no line of KEY holds an Ed25519 key.
+
+    One line: its line and reason, as before. Several (``trust add /etc/passwd``): one
+    error naming the first three lines and why each was skipped, and how many more, not
+    one error per line (review r88 F11: a 40-line file printed 40 errors for one problem).
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import InputError
+
+    if len(skipped) == 1:
+        [s] = skipped
+        return InputError(f"no Ed25519 key to trust: every key line was skipped ({s.reason})",
+                          file=s.file, line=s.line)
+    shown = [f"line {s.line}: {s.reason}" for s in skipped[:3]]
+    if len(skipped) > 3:
+        shown.append(f"and {len(skipped) - 3} more lines")
+    return InputError(
+        f"no Ed25519 key to trust: none of its {len(skipped)} lines holds one "
+        f"({'; '.join(shown)}); give an OpenSSH Ed25519 public key (a line `ssh-ed25519 "
+        "AAAA...`, such as ~/.ssh/id_ed25519.pub or `kistore key generate`'s .pub file)",
+        file=skipped[0].file if skipped else None)
+
+
 @writes(True)
 @trust.command("add")
 @click.argument("key_arg", metavar="KEY", callback=refuse_empty)
@@ -580,7 +632,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust import add_key, format_time, parse_time
-    from ..core.errors import InputError, MultipleErrors, StoreStateError, printable
+    from ..core.errors import InputError, StoreStateError, printable
 
     store = ctx.store()
     if store.root is None:
@@ -592,9 +644,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
                          "UTF-8")
     keys, skipped = _read_key_lines(key_arg)
     if not keys:
-        raise MultipleErrors([InputError(
-            f"no Ed25519 key to trust: every key line was skipped ({s.reason})",
-            file=s.file, line=s.line) for s in skipped])
+        raise _no_key_to_trust(skipped)
     window = {"valid_from": parse_time(valid_from) if valid_from else None,
               "valid_until": parse_time(valid_until) if valid_until else None}
     entries = [add_key(store.root, k.key.line(), list(roles), **window, comment=comment)

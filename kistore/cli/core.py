@@ -10,7 +10,7 @@ import click
 
 from ..core.errors import one_line
 from . import refuse_empty
-from ._adding import Landing, interrupt_says, metadata_option_hint, undone_add
+from ._adding import Landing, ReadingLine, interrupt_says, metadata_option_hint, undone_add
 from ._answers import explaining_misses, ranking_policy, warn_unreadable
 from ._context import StoreContext, one_look, settled_work_tree
 from ._machine import emit_json, writes
@@ -110,8 +110,12 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     gc.disable()
     store = ctx.store()
     store.require_checkout_to_write("kistore add")  # Store.add refuses too: before reading
+    reading = ReadingLine()
     with interrupt_says("while reading the input: nothing was added or written"):
-        located, refused = read_inputs_apart(files, store.limits())
+        try:
+            located, refused = read_inputs_apart(files, store.limits(), reading)
+        finally:
+            reading.done()
     if refused and not located:
         raise MultipleErrors(refused)
     checks: tuple[AdmissionCheck, ...] = ()

@@ -202,9 +202,7 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
     if previous is None:
         outdir.check_new(out)
         outdir.require_parent(out)
-        temp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.absolute().parent))
-    else:
-        temp = Path(tempfile.mkdtemp(prefix=".kistore-since-", dir=out))
+    temp = _scratch_dir(out, previous is not None)
     generation = previous["generations"][-1]["generation"] + 1 if previous else 0
     result = ExportResult(out, str(commit.id), generation, fmt)
     moved: list[Path] = []
@@ -665,6 +663,28 @@ def _without_partition_names(tables: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- helpers -----------------------------------------------------------------------------
+
+
+def _scratch_dir(out: Path, since: bool) -> Path:
+    """Make the directory an export is written in before it is moved into place.
+
+    A full export's sits beside ``out`` (``.NAME.partial-XXXX``); a ``--since`` one's inside
+    it. A directory that cannot be made there (``/proc``, a read-only file system, no
+    permission) is said of the path the user gave, with what to do, not of the temporary
+    name (review r88 F6: "/proc/.foo.partial-_vev6no_: No such file or directory").
+
+    Raises:
+        InputError: the directory could not be made; nothing was written.
+    """
+    where = out if since else out.absolute().parent
+    try:
+        if since:
+            return Path(tempfile.mkdtemp(prefix=".kistore-since-", dir=where))
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=where))
+    except OSError as e:
+        raise InputError(f"cannot write in {where} ({e.strerror or e}), so nothing was "
+                         "written: give an output directory on a file system you can write "
+                         "to", file=str(out)) from None
 
 
 def _commit(store: Store, at: str) -> Any:

@@ -868,7 +868,8 @@ class Store:
                 message lists the candidates).
             NamesFileDisagrees: the names file of ``KIND/NAME`` names a manifest of
                 another kind or name, or holds no digest (KI212): not trusted.
-            InputError: ``ref`` has none of the three forms.
+            InputError: ``ref`` has none of the three forms (a kind in another case, such
+                as ``benchmarkrun/NAME``, is answered "did you mean BenchmarkRun/NAME?").
         """
         view = self.view(at)
         kind, slash, name = ref.partition("/")
@@ -890,6 +891,10 @@ class Store:
             return digest
         prefix = parse_prefix(ref)
         if prefix is None:
+            cased = [known for known in KINDS if slash and known.lower() == kind.lower()]
+            if cased:  # `benchmarkrun/NAME`: kinds are spelt in CamelCase (review r88 F9)
+                raise InputError(f"{ref!r} is not a reference: {kind!r} is not a kind; did you "
+                                 f"mean {cased[0]}/{name}?")
             held = _kinds_naming(view, ref) if not slash else []
             if held:  # a bare name: say whose it is (review r85 F21)
                 named = " and ".join(f"{kind}/{ref}" for kind in held)

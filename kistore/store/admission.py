@@ -419,7 +419,9 @@ def _uncommitted_references(view: WorkTreeView, batch: Mapping[str, Manifest],
     names it is no dangling reference there (no forward record is written), so the commit
     would hold a run whose reference HEAD cannot resolve and has no record of (KI213 at
     HEAD). The referenced manifest must be committed first, or with the run (give its file
-    to the same ``add --commit``). Each distinct reference is read once.
+    to the same ``add --commit``). Each distinct reference is read once. One whose object
+    directory is a symbolic link (or a file) is not read: the write then refuses the link
+    (:func:`kistore.git.writer.refuse_links`), as it does a plain add's.
 
     Returns:
         One error per run naming such manifests, naming each field and digest; empty when
@@ -434,6 +436,11 @@ def _uncommitted_references(view: WorkTreeView, batch: Mapping[str, Manifest],
                 continue
             if ref not in committed:
                 path = layout.object_path(Digest(ref))
+                if view.linked_dir(path.rpartition("/")[0]) is not None:
+                    # not read through a link: the write refuses the link, as a plain
+                    # add's does (not "commit them first": review r88 F2)
+                    committed[ref] = True
+                    continue
                 data = view.read(path)
                 committed[ref] = data is not None and head_holds(path, data)
             if not committed[ref]:

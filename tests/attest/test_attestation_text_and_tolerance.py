@@ -230,3 +230,54 @@ def test_a_rerun_disagrees_exactly_when_its_ratio_is_outside_half_to_two(ours, t
     said = rerun_disagreement(_OneRun(ours), Digest("0" * 64), {"timing": {
         "primaryStatistic": "mean", "latencyNs": {"mean": theirs}}})
     assert (said is None) == (0.5 <= theirs / ours <= 2.0)
+
+
+# -- review r88 F12: the ratio said exactly, above the range as below, and what is superseded --
+
+def _attest_rerun(runner, store, run, env, tmp_path, mean, outcome="reproduced"):
+    key = tmp_path / "rerun-key"
+    key.write_bytes(signing.private_key_bytes(RERUN_KEY))
+    predicate = tmp_path / f"rerun-{mean}.json"
+    predicate.write_text(json.dumps({
+        "outcome": outcome, "observedAt": "2026-07-10T06:41:58Z", "environmentDigest": env,
+        "timing": {"latencyNs": {"mean": mean}, "primaryStatistic": "mean"}}))
+    return cli(runner, store, "attest", str(run), "--type", "rerun", "--outcome", outcome,
+               "--predicate", str(predicate), "--key", str(key))
+
+
+@pytest.mark.parametrize(("mean", "ratio"), [
+    (14.999992, "0.4999997x"),  # below: it read "0.5x, outside [0.5, 2]"
+    (60.000008, "2.0000003x"),  # above: attest warned of nothing
+])
+def test_attest_warns_of_a_rerun_just_outside_the_range_with_its_exact_ratio(
+        group, runner, tmp_path, mean, ratio):
+    store, run, env = group
+    result = _attest_rerun(runner, store, run, env, tmp_path, mean)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(
+        f"warning: this rerun does not verify the run: it counts as out-of-tolerance "
+        f"(trusted rerun key, but it measured {mean:,.10g} ns (mean), the run 30 ns: a ratio "
+        f"of {ratio}, outside [0.5, 2]; ")
+
+
+def test_a_later_rerun_of_the_same_key_names_the_rerun_it_supersedes(group, runner, tmp_path):
+    store, run, env = group
+    import time
+
+    first = _attest_rerun(runner, store, run, env, tmp_path, 14.999992)
+    time.sleep(1.1)  # entry times have whole seconds: "later" is a later second
+    second = _attest_rerun(runner, store, run, env, tmp_path, 60.000008)
+    time.sleep(1.1)
+    third = _attest_rerun(runner, store, run, env, tmp_path, 90, outcome="not-reproduced")
+    assert [r.exit_code for r in (first, second, third)] == [0, 0, 0]
+    # the second: the same outcome (both stand): its own warning, no other rerun named
+    assert "a ratio of 2.0000003x, outside [0.5, 2]" in second.stderr
+    assert "note:" not in second.stderr
+    # the third: not reproduced (it disagrees: no warning of its own); the two earlier
+    # ones of the same key are superseded, each named (it read "counts as superseded
+    # (superseded by the same key's later rerun (not-reproduced, ...))" of itself)
+    notes_said = [line for line in third.stderr.splitlines() if line.startswith("note: ")]
+    assert [line.rpartition(", measured ")[2] for line in notes_said] == [
+        "14.999992 ns): what a key said last stands, so that one no longer counts",
+        "60.000008 ns): what a key said last stands, so that one no longer counts"]
+    assert "counts as superseded" not in third.stderr  # it was said of itself

@@ -379,7 +379,7 @@ def test_an_add_interrupted_while_reading_its_input_says_nothing_was_written(
         runner, store_path, monkeypatch):
     from kistore.store import inputs
 
-    def ctrl_c(paths, limits=None):
+    def ctrl_c(paths, limits=None, reading=None):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(inputs, "read_inputs_apart", ctrl_c)  # what add reads with

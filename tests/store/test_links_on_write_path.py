@@ -20,8 +20,9 @@ from kistore.attest import signing
 from kistore.attest.trust import add_key
 from kistore.core.errors import StoreStateError
 from kistore.core.model import Manifest
+from kistore.store import Store
 
-from ..conftest import commit_all, fixed_key, git
+from ..conftest import add_docs, commit_all, fixed_key, git
 from .test_store import bulk_batch
 
 
@@ -150,3 +151,26 @@ def test_cli_says_it_without_a_traceback(store_path, tmp_path, kit):
     assert done.stderr.startswith(f"error: {_shard(manifest)} is a symbolic link")
     assert "Traceback" not in done.stderr
     assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize("commit", [False, True])
+def test_add_commit_under_a_linked_objects_directory_says_so_not_commit_them_first(
+        store, store_path, tmp_path, kit, commit):
+    """Review r88 F2: with ``store/objects`` moved away and linked back, a plain add was
+    refused for the link, but ``add --commit`` of a run said its committed protocol and
+    environment were "not committed: commit them first"."""
+    protocol, env, impl, workload = (kit.protocol(), kit.environment(), kit.implementation(),
+                                     kit.workload())
+    add_docs(store, [protocol, env, impl, workload])
+    outside = tmp_path / "elsewhere"
+    os.rename(store_path / "store/objects", outside)
+    os.symlink(outside, store_path / "store/objects")
+    before = _state(store_path)
+    run = Manifest.from_document(kit.run(protocol, env, impl, workload, latency=5))
+    with pytest.raises(StoreStateError) as refused:
+        Store(store_path).add([run], commit=commit)
+    assert str(refused.value).startswith(
+        f"store/objects is a symbolic link (to {str(outside)!r}), where the store keeps a "
+        "directory: kistore writes the store's files only into its own directories, so "
+        "nothing was written.")
+    assert _state(store_path) == before
