@@ -55,7 +55,7 @@ REF_NOT_FAST_FORWARD = rule(
     "KI407", "protected-ref-rewritten", ERROR,
     "push only fast-forward updates of the main branch and refs/notes/kistore: "
     "fetch, merge or rebase onto the remote tip, and push again; a tag is never moved "
-    "back or aside nor deleted: tag the new commit under a new name")
+    "nor deleted: tag the new commit under a new name")
 REPLACE_REF_PUSHED = rule(
     "KI419", "replace-ref-pushed", ERROR,
     "push no refs/replace/ refs: stored objects are never replaced; drop it "
@@ -77,13 +77,14 @@ TAGS_PREFIX = "refs/tags/"
 
 
 def tag_rewritten(store: Store, old: str, new: str, name: str) -> Finding | None:
-    """KI407 for a deletion of an existing tag, or a move that does not fast-forward.
+    """KI407 for a deletion of an existing tag, or a move of it to another commit.
 
     A tag is a permalink: README's ``git tag v1`` then ``rank --at v1`` and ``export
     --since v1`` read it, so an answer "as of v1" must not change on the server without a
     word (reviewer r88 F7: ``git push -f origin v1`` and ``git push origin :v1`` were
-    accepted). A move to a descendant of the commit it named, or to another tag object of
-    the same commit, is allowed.
+    accepted). A move forward changes that answer as much as one back, so any move to
+    another commit is refused, as git's own client refuses to clobber a tag unforced;
+    another tag object of the same commit (a re-signed tag) is allowed.
 
     Args:
         store: the receiving (or pushing) store.
@@ -105,9 +106,9 @@ def tag_rewritten(store: Store, old: str, new: str, name: str) -> Finding | None
             was, now = (str(store.commit(oid).id) for oid in (old, new))
         except InputError:
             return None
-        if was == now or store.repo.descendant_of(now, was):
+        if was == now:
             return None
-        what = f"non-fast-forward move {old[:12]}..{new[:12]}"
+        what = f"move {old[:12]}..{new[:12]}"
     return Finding(
         REF_NOT_FAST_FORWARD, f"{what} of {name} refused: a tag is a permalink (`kistore rank "
         "--at TAG` and `kistore export --since TAG` read it, and an answer as of it must not "

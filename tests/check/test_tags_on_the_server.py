@@ -32,7 +32,7 @@ def test_a_tag_moved_aside_or_back_is_refused(remote):
     pushed = remote.push("-f", "v1")
     assert not pushed.accepted
     said = pushed.output
-    assert f"KI407 protected-ref-rewritten: non-fast-forward move {before[:12]}.." in said, said
+    assert f"KI407 protected-ref-rewritten: move {before[:12]}.." in said, said
     assert " of refs/tags/v1 refused: a tag is a permalink (`kistore rank --at TAG`" in said
     assert "tag the new commit under a new name" in pushed.output
     assert tagged(remote) == before
@@ -47,10 +47,16 @@ def test_a_tag_deleted_is_refused(remote):
     assert tagged(remote) == before
 
 
-def test_a_tag_moved_forward_and_a_new_tag_are_accepted(remote):
+def test_a_tag_moved_forward_is_refused_a_new_tag_accepted(remote):
+    """A move forward changes "as of v1" as much as one back (the first fix let it by)."""
+    before = tagged(remote)
     assert remote.pr("a second change", lambda clone: None).accepted
     git(remote.clone, "tag", "-f", "v1", "HEAD")  # a descendant of what v1 named
-    assert remote.push("-f", "v1").accepted
-    assert tagged(remote) == git(remote.clone, "rev-parse", "HEAD").strip()
-    git(remote.clone, "tag", "v2", "HEAD~1")
+    pushed = remote.push("-f", "v1")
+    assert not pushed.accepted
+    assert f"KI407 protected-ref-rewritten: move {before[:12]}.." in pushed.output
+    assert tagged(remote) == before
+    git(remote.clone, "tag", "v2", "HEAD")
     assert remote.push("v2").accepted
+    assert git(remote.bare, "rev-parse", "refs/tags/v2").strip() == git(
+        remote.clone, "rev-parse", "HEAD").strip()
