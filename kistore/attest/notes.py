@@ -741,7 +741,7 @@ def fetch(store: Store, remote: str) -> int:
     """
     _refuse_option(remote)
     repo = store.repo
-    tracking = remote_ref(remote if _is_name(remote) else "url")
+    tracking = _tracking_ref(repo, remote)
     held = repo.references.get(tracking)
     before_fetch = None if held is None else str(held.target)
     result = _git(repo, "fetch", "--quiet", "--no-filter", remote, f"+{NOTES_REF}:{tracking}",
@@ -834,14 +834,14 @@ def push(store: Store, remote: str) -> int:
         gained += fetch(store, remote)
         if repo.references.get(NOTES_REF) is None:
             return gained  # nothing to push
-        theirs = repo.references.get(remote_ref(remote if _is_name(remote) else "url"))
+        theirs = repo.references.get(_tracking_ref(repo, remote))
         missing = subjects_missing(repo, remote, None if theirs is None else str(theirs.target))
         if missing:  # the server would refuse the whole update, and every later one (F24)
             raise StoreStateError(unsent_message(repo, remote, missing))
         pushed = repo.references[NOTES_REF].target
         result = _git(repo, "push", "--quiet", remote, f"{NOTES_REF}:{NOTES_REF}", check=False)
         if result.returncode == 0:  # the remote's notes are ours now: as if fetched
-            tracking = remote_ref(remote if _is_name(remote) else "url")
+            tracking = _tracking_ref(repo, remote)
             _git(repo, "update-ref", tracking, str(pushed), check=False)
             _mark_fetched(repo, tracking)
             return gained
@@ -893,8 +893,14 @@ def _count_lines(repo: pygit2.Repository) -> int:
     return sum(counts[blob] for blob in notes.values())
 
 
-def _is_name(remote: str) -> bool:
-    return remote.replace("-", "").replace("_", "").replace(".", "").isalnum()
+def _tracking_ref(repo: pygit2.Repository, remote: str) -> str:
+    """Return the tracking notes ref of ``remote``: its own when configured, else ``url``'s.
+
+    A name no remote has (a typo, a URL, a path, or a 10,000-character argument, which as
+    a ref name made pygit2 raise ValueError: an internal error) is fetched from as git
+    resolves it, into ``refs/notes/remotes/url/kistore``; git says when it is no remote.
+    """
+    return remote_ref(remote if remote in {r.name for r in repo.remotes} else "url")
 
 
 def _refuse_option(remote: str) -> None:
