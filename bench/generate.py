@@ -49,6 +49,13 @@ AUTHORS = ["proud-wren", "gpt-o3", "claude-opus", "deepseek-r1", "nvidia-dev", "
 STATUSES = ["passed"] * 8 + ["incorrect", "runtime-error"]
 
 
+
+COMMIT_TIME = 1790812800
+"""Seconds since the epoch of the bench's fast-import commits: 2026-10-01T00:00:00Z, after
+every generated ``observedAt`` (2026-01 to 2026-09; KI227 refuses a run entering before it
+was observed) and before any run of the bench (KI428 refuses a commit dated past the
+clock). It was 0 (1970), which KI227 made an error in the gate."""
+
 def _manifest(kind: str, name: str, title: str, spec: dict[str, Any],
               labels: dict[str, str] | None = None) -> dict[str, Any]:
     metadata: dict[str, Any] = {"name": name, "title": title}

@@ -27,6 +27,7 @@ from typing import Any
 
 from kistore.core import layout
 
+from .generate import COMMIT_TIME
 from .measure import GITATTRIBUTES, Row, _pairs, children_cpu, kistore_bin, prepare, run
 
 GATE_BASE_N = 1_000
@@ -121,7 +122,7 @@ def _write_stream(contents: Path, stream: Path, first: int) -> None:
     :func:`.measure.prepare` writes them: a manifest's files end where the next object
     begins.
     """
-    committer = b"committer bench <bench@kistore.invalid> 0 +0000\n"
+    committer = b"committer bench <bench@kistore.invalid> %d +0000\n" % COMMIT_TIME
     objects = layout.OBJECTS_DIR + "/"
     with stream.open("wb") as out:
         tree: list[bytes] = []

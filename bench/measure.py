@@ -25,7 +25,7 @@ from kistore.core.digest import Digest
 from kistore.core.model import REFERENCE_FIELDS, Manifest
 from kistore.store import GITATTRIBUTES_LINE
 
-from .generate import extra_run, manifests
+from .generate import COMMIT_TIME, extra_run, manifests
 from .memory import run_sampled
 
 GIT_ENV = {
@@ -179,7 +179,8 @@ def prepare(workdir: Path, n: int) -> dict[str, Any]:
                 files += 1
                 canonical_bytes += len(data)
         message = b"bulk import"
-        out.write(b"commit refs/heads/main\ncommitter bench <bench@kistore.invalid> 0 +0000\n")
+        out.write(b"commit refs/heads/main\ncommitter bench <bench@kistore.invalid> %d +0000\n"
+                  % COMMIT_TIME)
         out.write(b"data %d\n%s\n" % (len(message), message))
         out.write(GITATTRIBUTES)  # as in a kistore store: `kistore verify` of it is clean
         out.writelines(tree)

@@ -21,6 +21,7 @@ from kistore.core.digest import Digest
 from kistore.index.index import open_catalog
 from kistore.store import Store
 
+from .generate import COMMIT_TIME
 from .history import _fresh_gates
 from .measure import GIT_ENV, RANK_TARGET, Row, children_cpu, env, kistore_bin, run
 
@@ -89,9 +90,9 @@ def group_files(store: Path, server: Path) -> int:
         return 0
     message = b"group files"
     stream = b"".join(blobs) + (
-        b"commit refs/heads/main\ncommitter %s <%s> 0 +0000\ndata %d\n%s\nfrom %s\n"
+        b"commit refs/heads/main\ncommitter %s <%s> %d +0000\ndata %d\n%s\nfrom %s\n"
         % (GIT_ENV["GIT_COMMITTER_NAME"].encode(), GIT_ENV["GIT_COMMITTER_EMAIL"].encode(),
-           len(message), message, head)) + b"".join(files) + b"\n"
+           COMMIT_TIME, len(message), message, head)) + b"".join(files) + b"\n"
     subprocess.run(["git", "--git-dir", str(server), "fast-import", "--quiet"], input=stream,
                    check=True, env=env())
     return len(files)
@@ -239,8 +240,9 @@ def pull_request_on_groups(repository: Path) -> tuple[str, str]:
             if (p := layout.group_from_path(path)) is not None and p[1].hex in runs]
     if not mine:
         raise RuntimeError(f"{g} has no group file for the run {c} adds")
-    who = b"committer %s <%s> 0 +0000\n" % (GIT_ENV["GIT_COMMITTER_NAME"].encode(),
-                                            GIT_ENV["GIT_COMMITTER_EMAIL"].encode())
+    who = b"committer %s <%s> %d +0000\n" % (GIT_ENV["GIT_COMMITTER_NAME"].encode(),
+                                               GIT_ENV["GIT_COMMITTER_EMAIL"].encode(),
+                                               COMMIT_TIME)
     stream = (b"commit refs/heads/gate\n" + who + b"data 11\ngroup files\nfrom %s\n" % b.encode()
               + b"M 040000 %s store/groups\n" % groups.encode()
               + b"".join(b"D %s\n" % path.encode() for _, path in mine) + b"\n"
