@@ -891,16 +891,16 @@ class Store:
             return digest
         prefix = parse_prefix(ref)
         if prefix is None:
-            cased = [known for known in KINDS if slash and known.lower() == kind.lower()]
-            if cased:  # `benchmarkrun/NAME`: kinds are spelt in CamelCase (review r88 F9)
+            near = nearest_kind(kind) if slash else None
+            if near is not None and near.casefold() == kind.casefold():
+                # `benchmarkrun/NAME`: kinds are spelt in CamelCase (review r88 F9)
                 raise InputError(f"{ref!r} is not a reference: {kind!r} is not a kind; did you "
-                                 f"mean {cased[0]}/{name}?")
+                                 f"mean {near}/{name}?")
             held = _kinds_naming(view, ref) if not slash else []
             if held:  # a bare name: say whose it is (review r85 F21)
                 named = " and ".join(f"{kind}/{ref}" for kind in held)
                 raise InputError(f"{ref!r} is not a reference but a name: give KIND/NAME "
                                  f"({named})")
-            near = nearest_kind(kind) if slash else None
             raise InputError(
                 f"{ref!r} is not a reference: give a digest (sha256:<64 hex>), a prefix of at "
                 f"least 8 hex digits, or KIND/NAME with KIND one of {', '.join(KINDS)}"
