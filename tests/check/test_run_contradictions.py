@@ -228,6 +228,52 @@ def test_two_statistics_out_of_order_are_named_with_both_pointers(trials, pair, 
     assert run_contradictions({"timing": {"latencyNs": {"std": 1e9, "max": 5}}}) == []
 
 
+def _pairwise(latency):
+    """KI228 as judged before the ordered pairs were cached: every pair of names asked."""
+    from kistore.core.canonical import escape_pointer
+    from kistore.core.contradictions import STATISTIC_SLACK, Contradiction, _ordered
+    values = {k: v for k, v in latency.items() if k != "std"
+              and isinstance(v, int | float) and not isinstance(v, bool)}
+    names = sorted(values) if len(values) >= 2 else []
+    found = []
+    for low in names:
+        for high in names:
+            if low == high or not _ordered(low, high):
+                continue
+            a, b = values[low], values[high]
+            if a - b > STATISTIC_SLACK * max(abs(a), abs(b)):
+                pointer = f"/spec/timing/latencyNs/{escape_pointer(low)}"
+                other = f"/spec/timing/latencyNs/{escape_pointer(high)}"
+                found.append(Contradiction(
+                    "KI228", pointer,
+                    f"the run states {low} {a!r} ns ({pointer}) above {high} {b!r} ns "
+                    f"({other}): no set of trials has a {low} above its {high}",
+                    f"latencyNs {low} {a!r} > {high} {b!r}"))
+    return found
+
+
+_NAMES = st.sampled_from(["min", "max", "mean", "median", "geomean", "std", "p0", "p1", "p5",
+                          "p50", "p90", "p99", "p100", "P50", "mean ", "pp5", "p05", "a/b"])
+
+
+@given(st.dictionaries(_NAMES | st.text(max_size=4), st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False, width=32), st.integers(-10, 10),
+    st.booleans(), st.text(max_size=2)), max_size=8))
+def test_the_cached_ordered_pairs_find_what_every_pair_asked_finds(latency):
+    """KI228 from the cached pairs of names: what the old double loop found, in its order."""
+    from kistore.core.contradictions import latency_contradictions
+    assert latency_contradictions(latency) == _pairwise(latency)
+    assert latency_contradictions(dict(reversed(latency.items()))) == _pairwise(latency)
+
+
+def test_the_cached_pairs_still_report_a_reordered_timing():
+    """A cached answer for one set of names serves another run with other values."""
+    from kistore.core.contradictions import latency_contradictions
+    assert latency_contradictions({"min": 1, "median": 2, "max": 3}) == []
+    found = latency_contradictions({"min": 1, "median": 4, "max": 3})
+    assert [c.short for c in found] == ["latencyNs median 4 > max 3"]
+
+
 def test_add_refuses_contradicting_timing_and_check_and_verify_report_it(
         store, kit, runner, tmp_path, monkeypatch):
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
