@@ -240,12 +240,14 @@ def test_a_late_protocol_in_a_pull_request_never_lists_the_tree(
 def test_the_checkers_group_file_is_the_layouts():
     """check/_groups.py builds paths without digest objects: the layout's, all the same."""
     from kistore.check._groups import expected_file, is_group_path
+    from kistore.core.comparison import comparison_key
 
     obj = {"family": "f", "workloadDigest": "sha256:" + "2" * 64}
     got = expected_file("cd" * 32, obj, {})
     key = hashlib.sha256(layout.group_record(obj)).hexdigest()
     assert got.path == layout.group_path(Digest(key), Digest("cd" * 32))
     assert (got.key_hex, got.data) == (key, layout.group_record(obj))
+    assert key == comparison_key(obj).hex  # the key every writer and the index compute
     assert is_group_path(got.path) and not is_group_path(got.path + "x")
 
 
