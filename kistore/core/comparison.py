@@ -143,10 +143,6 @@ def _key_of(items: tuple[tuple[str, str], ...]) -> Digest:
     return Digest.of(canonical.dumps(dict(items)))
 
 
-_UNKNOWN: Any = object()
-"""Not made yet (a key object may be None)."""
-
-
 class RunKeys:
     """The key objects and group files of stored runs, computed as every writer computes them.
 
@@ -194,10 +190,9 @@ class RunKeys:
         """
         keyed = (references.get("workloadDigest"), references.get("protocolDigest"),
                  references.get("environmentDigest"))  # KEYED_REFERENCES' order
-        found = self._keys.get(keyed, _UNKNOWN)
-        if found is _UNKNOWN:
-            found = self._keys[keyed] = self._key_of(keyed[0], keyed[1:])
-        return found
+        if keyed not in self._keys:
+            self._keys[keyed] = self._key_of(keyed[0], keyed[1:])
+        return self._keys[keyed]
 
     def _key_of(self, workload: str | None, others: tuple[str | None, str | None]
                 ) -> dict[str, str] | None:
@@ -211,14 +206,14 @@ class RunKeys:
         as a stored run's digest is: a key whose other fields are known is never None
         because of it, and a key without ``workloadDigest`` is the pair's for every run.
         """
-        template = self._templates.get(others, _UNKNOWN)
-        if template is _UNKNOWN:
+        if others not in self._templates:
             references = {f: r for f, r in zip(("protocolDigest", "environmentDigest"),
                                                  others, strict=True) if r is not None}
-            template = self._templates[others] = run_key_object(
+            self._templates[others] = run_key_object(
                 {**references, "workloadDigest": "sha256:"}, *(
                     self.spec(references[f], kind) if f in references else None
                     for f, kind in REFERENCE_KINDS.items()))
+        template = self._templates[others]
         if template is None or "workloadDigest" not in template:
             return template
         if workload is None:

@@ -210,14 +210,29 @@ def latency_contradictions(latency: dict[str, Any]) -> list[Contradiction]:
         if a <= b:  # in order: a - b <= 0 is never above the slack
             continue
         if a - b > STATISTIC_SLACK * max(abs(a), abs(b)):
-            pointer = f"/spec/timing/latencyNs/{escape_pointer(low)}"
-            other = f"/spec/timing/latencyNs/{escape_pointer(high)}"
-            found.append(Contradiction(
-                "KI228", pointer,
-                f"the run states {low} {a!r} ns ({pointer}) above {high} {b!r} ns "
-                f"({other}): no set of trials has a {low} above its {high}",
-                f"latencyNs {low} {a!r} > {high} {b!r}"))
+            found.append(out_of_order(low, a, high, b))
     return found
+
+
+def out_of_order(low: str, a: float, high: str, b: float) -> Contradiction:
+    """Return KI228 of statistic ``low`` stated at ``a`` ns above ``high`` at ``b`` ns.
+
+    Args:
+        low: the statistic that should be the lower (``min``, ``p50``).
+        a: its value.
+        high: the one it exceeds (``max``, ``p90``).
+        b: that one's value.
+
+    Returns:
+        The contradiction, at ``low``'s pointer, its message naming both pointers.
+    """
+    pointer = f"/spec/timing/latencyNs/{escape_pointer(low)}"
+    other = f"/spec/timing/latencyNs/{escape_pointer(high)}"
+    return Contradiction(
+        "KI228", pointer,
+        f"the run states {low} {a!r} ns ({pointer}) above {high} {b!r} ns "
+        f"({other}): no set of trials has a {low} above its {high}",
+        f"latencyNs {low} {a!r} > {high} {b!r}")
 
 
 _NUMBER = (int, float)

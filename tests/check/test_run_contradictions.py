@@ -230,26 +230,14 @@ def test_two_statistics_out_of_order_are_named_with_both_pointers(trials, pair, 
 
 def _pairwise(latency):
     """KI228 as judged before the ordered pairs were cached: every pair of names asked."""
-    from kistore.core.canonical import escape_pointer
-    from kistore.core.contradictions import STATISTIC_SLACK, Contradiction, _ordered
+    from kistore.core.contradictions import STATISTIC_SLACK, _ordered, out_of_order
     values = {k: v for k, v in latency.items() if k != "std"
               and isinstance(v, int | float) and not isinstance(v, bool)}
     names = sorted(values) if len(values) >= 2 else []
-    found = []
-    for low in names:
-        for high in names:
-            if low == high or not _ordered(low, high):
-                continue
-            a, b = values[low], values[high]
-            if a - b > STATISTIC_SLACK * max(abs(a), abs(b)):
-                pointer = f"/spec/timing/latencyNs/{escape_pointer(low)}"
-                other = f"/spec/timing/latencyNs/{escape_pointer(high)}"
-                found.append(Contradiction(
-                    "KI228", pointer,
-                    f"the run states {low} {a!r} ns ({pointer}) above {high} {b!r} ns "
-                    f"({other}): no set of trials has a {low} above its {high}",
-                    f"latencyNs {low} {a!r} > {high} {b!r}"))
-    return found
+    return [out_of_order(low, values[low], high, values[high])
+            for low in names for high in names
+            if low != high and _ordered(low, high) and values[low] - values[high]
+            > STATISTIC_SLACK * max(abs(values[low]), abs(values[high]))]
 
 
 _NAMES = st.sampled_from(["min", "max", "mean", "median", "geomean", "std", "p0", "p1", "p5",
