@@ -80,12 +80,14 @@ def _damage(store_path, runs, late, files: dict[str, bytes], change: str, at: in
         os.symlink(target, root / first)
     elif change == "empty":
         write_raw(root, first, b"")
+    elif change == "swapped":  # KI216: the other workload's key object, same protocol and
+        write_raw(root, first, files[second])  # environment (RunKeys makes the pair's once)
     else:
         raise AssertionError(change)
 
 
 CHANGES = ["missing", "bytes", "newline", "other-group", "moved", "no-run", "replaced",
-           "unknown", "symlink", "empty"]
+           "unknown", "symlink", "empty", "swapped"]
 
 
 def _by_the_loop(monkeypatch, store, at, workers):
@@ -125,6 +127,9 @@ def test_damaged_group_files_give_the_loops_findings(store_path, kit, monkeypatc
             loop = _by_the_loop(monkeypatch, store, at, 1)
             if at is None and change not in ("symlink",):
                 assert {f.rule.id for f in loop} & {"KI215", "KI216"}, change
+            if change == "swapped":  # that file, and only it: each run's key is its own
+                assert [(f.rule.id, f.file) for f in loop if f.rule.id in rules] == [
+                    ("KI216", list(files)[0])]
             assert {f.rule.id for f in loop} & rules
             for workers in (1, 2):
                 assert verify(store, at, workers=workers) == loop, (at, workers)
