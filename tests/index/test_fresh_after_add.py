@@ -442,3 +442,146 @@ def test_a_write_into_a_recorded_directory_after_the_add_is_found(added, runner)
     assert listed.exit_code == 0, listed.output
     assert [line.split()[2] for line in listed.output.splitlines()] == \
         sorted(["b", "c", *run_names(root, new)])
+
+
+# -- a store built by several `add --commit` from `kistore init` on, no query between ------
+#
+# Issue 22: the first `rank` after the `--million` bench's ten `add --commit` of 100,000 took
+# 60 s (258x a warm one), and as long after one add of all of them. No query ran between the
+# adds, so the index held no `worktree` row, and an add keeps only the rows it finds in step:
+# none, chunk after chunk, although the first created every directory it wrote. The first
+# query then compared each of the 512 directories with HEAD and stated both files of every
+# manifest they keep (~2,000,000 `lstat` at 1,000,000). Now an `add --commit` starts the row
+# of each directory it creates (absent from the work tree and from HEAD), and each later
+# chunk finds it in step.
+
+SHARD_DIR = re.compile(r"store/(objects|metadata)/sha256/[0-9a-f]{2}$")
+
+
+@pytest.fixture
+def listings(monkeypatch):
+    """The shard directories listed (``os.scandir``, ``os.listdir``), repository paths."""
+    seen: list[str] = []
+
+    def counting(real):
+        def counted(path=".", *args, **kwargs):
+            found = SHARD_DIR.search(os.fspath(path)) if not isinstance(path, int) else None
+            if found is not None:
+                seen.append(found[0])
+            return real(path, *args, **kwargs)
+        return counted
+
+    monkeypatch.setattr(os, "scandir", counting(os.scandir))
+    monkeypatch.setattr(os, "listdir", counting(os.listdir))
+    return seen
+
+
+def shards(digests: list[str]) -> set[str]:
+    return {d[7:9] for d in digests}
+
+
+def chunk(kit, world, prefix: str, count: int, into: set[str]) -> list[dict]:
+    """``count`` runs named ``PREFIX-N`` (each after its implementation), the first pair
+    with a file in one of the shards ``into`` (a directory an earlier chunk created)."""
+    docs: list[dict] = []
+    for i in range(5000):
+        pair = new_run(kit, world, f"{prefix}-{i}", 40 + i)
+        if not docs and into and not into & {str(Manifest.from_document(d).digest)[7:9]
+                                              for d in pair}:
+            continue
+        docs += pair
+        if len(docs) >= 2 * count:
+            return docs
+    raise AssertionError("no run landed in the shards asked for")  # 5,000 draws
+
+
+@pytest.fixture(params=["bulk", "single-process"])
+def chunked(store, kit, world, monkeypatch, request):
+    """``kistore init``, then three ``add --commit`` of 8 runs each (the world in the
+    first), no query between them; the second and third write into directories the first
+    created. Param ``bulk``: each add writes its files in child processes (as an add of 64
+    files or more does). Returns the store's root and each chunk's digests."""
+    if request.param == "bulk":
+        monkeypatch.setattr(_store, "PACK_THRESHOLD", 1, raising=False)
+    added: list[list[str]] = []
+    for i in range(3):
+        earlier = shards([d for c in added for d in c])
+        docs = chunk(kit, world, f"c{i}", 8, earlier)
+        added.append(add_docs(store, [*world.values(), *docs] if i == 0 else docs))
+    return store.root, added
+
+
+def run_count(root) -> int:
+    return len(list_manifests(Store(root), kind="BenchmarkRun"))
+
+
+def test_each_chunk_keeps_the_rows_of_the_directories_the_chunks_wrote(chunked):
+    root, added = chunked
+    rows = worktree_rows(root)
+    for rel in touched_dirs([d for c in added for d in c]):  # every chunk's: in step
+        assert rows[rel] == (os.stat(root / rel).st_mtime_ns,
+                             git(root, "rev-parse", f"HEAD:{rel}").strip(), "[]"), rel
+
+
+def test_the_first_queries_after_the_chunks_list_and_state_only_what_they_answer(
+        chunked, listings, lstats, reads, runner):
+    """``ls`` lists no shard directory and states no manifest file (before: every
+    directory listed, both files of every manifest stated); ``show`` of the last chunk's
+    run lists none either and reads no file (the adds recorded them)."""
+    root, added = chunked
+    listed = runner.invoke(main, ["--store", str(root), "ls", "--kind", "BenchmarkRun"])
+    assert listed.exit_code == 0, listed.output
+    assert len(listed.output.splitlines()) == 24
+    assert (listings, lstats, reads) == ([], [], [])
+    run = added[2][1]  # the last chunk's first run: [implementation, run, ...]
+    name = json.loads(metadata_path(root, run).read_bytes())["name"]
+    shown = runner.invoke(main, ["--store", str(root), "show", f"BenchmarkRun/{name}"])
+    assert shown.exit_code == 0, shown.output
+    assert (listings, reads) == ([], [])  # states the files of the records it answers
+
+
+@pytest.mark.parametrize("how", FOREIGN)
+def test_a_write_between_two_chunks_is_found_by_the_first_query(store, kit, world, how):
+    """A directory the first chunk created, changed by hand before the second writes
+    into it (a name renamed over, removed, a file added beside), is not in step for the
+    second chunk: its row stays stale and the query compares it."""
+    first = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                             *new_run(kit, world, "b", 10)])
+    shard = metadata_path(store.root, first[4]).parent  # run a's metadata directory
+    foreign_write(store.root, first, how)
+    second = add_docs(store, chunk(kit, world, "n", 3, {first[4][7:9]}))
+    rel = str(shard.relative_to(store.root))
+    assert rel in touched_dirs(second)
+    assert worktree_rows(store.root).get(rel, (None,))[0] != os.stat(shard).st_mtime_ns
+    names = [r.name for r in list_manifests(Store(store.root), kind="BenchmarkRun")]
+    ours = [json.loads(metadata_path(store.root, d).read_bytes())["name"] for d in second[1::2]]
+    expected = {"renamed-over": ["b", "c"], "removed": ["b"], "added-beside": ["a", "b"]}
+    assert names == sorted([*expected[how], *ours])
+
+
+def test_a_directory_made_by_hand_before_the_first_add_is_compared(store, kit, world):
+    """A shard directory that exists before the add creates it (a run written by hand,
+    uncommitted) has no row to keep and is not new: the add starts no row for it, and
+    the query finds the hand-written run."""
+    hand = Manifest.from_document(new_run(kit, world, "hand", 5)[1])
+    docs = chunk(kit, world, "c", 8, set())
+    for path, data in ((f"store/objects/sha256/{hand.digest.hex[:2]}/"
+                        f"{hand.digest.hex[2:]}.json", hand.object_bytes),
+                       (f"store/metadata/sha256/{hand.digest.hex[:2]}/"
+                        f"{hand.digest.hex[2:]}.json", hand.metadata_bytes)):
+        (store.root / path).parent.mkdir(parents=True, exist_ok=True)
+        (store.root / path).write_bytes(data)
+    add_docs(store, [*world.values(), *docs])
+    rows = worktree_rows(store.root)
+    assert f"store/metadata/sha256/{hand.digest.hex[:2]}" not in rows
+    assert run_count(store.root) == 9  # the 8 added and the hand-written one
+
+
+def test_a_checkout_of_an_earlier_chunk_after_the_chunks_is_answered(chunked):
+    """The rows the chunks kept are of the last chunk's shard trees: after ``git checkout``
+    of the commit before it (its files gone from the work tree), the query compares."""
+    root, _ = chunked
+    git(root, "checkout", "-q", "HEAD~1")
+    assert run_count(root) == 16  # the first two chunks' runs
+    git(root, "checkout", "-q", "-")
+    assert run_count(root) == 24

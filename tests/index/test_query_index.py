@@ -184,9 +184,11 @@ def test_work_tree_scan_is_cached_per_directory_and_invalidated_by_mtime(store, 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
     conn = sqlite3.connect(database.index_path(store.git_dir))
-    # all racy, and the add kept no row: the store had none to keep in step (the add does
-    # not open the repository then: tests/test_bench.py's work-tree add imports no pygit2)
-    assert conn.execute("SELECT count(*) FROM worktree").fetchone()[0] == 0
+    # the add --commit created every shard directory: it started their rows, all racy (kept
+    # with their listings); a work-tree add starts none (it does not open the repository
+    # then: tests/test_bench.py's work-tree add imports no pygit2)
+    kept = conn.execute("SELECT dir, tree FROM worktree").fetchall()
+    assert len(kept) == 10 and all("#" in tree for _, tree in kept)
     monkeypatch.setattr(freshness, "RACY_NS", 0)
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
     cached = conn.execute("SELECT count(*) FROM worktree WHERE dir != '*'").fetchone()[0]
