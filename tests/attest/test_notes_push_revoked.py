@@ -11,6 +11,7 @@ refuses before sending anything, naming the note and how to leave it out.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -69,6 +70,14 @@ def test_a_note_by_a_key_revoked_before_the_push_is_refused_before_it_is_sent(
     obj = _trusted_withdrawal(clone)
     _revoke(clone)  # committed, not pushed: the server still trusts the key
     _refused(clone, obj)
+    # here it entered before the revocation, and counts: said so, not "trusted" alone
+    listed = kistore(clone, "attestations", str(RUN), "--json")
+    reason = json.loads(listed.stdout)["attestations"][0]["reason"]
+    assert reason.startswith("trusted maintainer key when this entered (")
+    assert "); revoked since, at " in reason
+    assert reason.endswith(": it counts, trust is not retroactive; a note not yet pushed "
+                           "enters a remote when pushed, and `kistore notes push` refuses "
+                           "it (KI411)")
     assert server_notes(server) == ""  # it would have entered, and counted for good
     # the revocation lands; the note is refused still (the server's hook would too)
     assert subprocess.run(["git", "push", "-q", "origin", "main"], cwd=clone,
