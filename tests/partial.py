@@ -85,9 +85,10 @@ def serve_runs(tmp_path: Path, runs: int = 30, *, groups: bool | None = None
     """A committed store of ``runs`` runs (and what they reference) behind a bare server.
 
     One protocol, environment and workload; an implementation and a run per ``i`` (named
-    ``impl-i`` and ``run-i``, latency ``10 + i`` ns). ``groups``: True, every run's group
-    file is committed too (:func:`commit_groups`); False, none is (a store from before group
-    files: a last commit removes what the writers wrote); None, what the writers wrote.
+    ``impl-i`` and ``run-i``, latency ``10_000 + i`` ns: above KI230's floor). ``groups``:
+    True, every run's group file is committed too (:func:`commit_groups`); False, none is
+    (a store from before group files: a last commit removes what the writers wrote); None,
+    what the writers wrote.
 
     Returns:
         (the server, the work tree it was pushed from, the kit that made the manifests,
@@ -98,7 +99,8 @@ def serve_runs(tmp_path: Path, runs: int = 30, *, groups: bool | None = None
     docs = [protocol, env, workload]
     for i in range(runs):
         impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
-        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 + i, name=f"run-{i}")]
+        docs += [impl, kit.run(protocol, env, impl, workload, latency=10_000 + i,
+                                   name=f"run-{i}")]
     work = tmp_path / "work"
     Store.init(work)
     digests = add_docs(Store(work), docs)

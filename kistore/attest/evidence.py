@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout
@@ -244,18 +244,54 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     if decision is False:
         return Judgement(statement.type, keyid, False, NOT_COUNTED, reason, outcome=outcome,
                          **base)
+    since = _ended_since(trust, keyid, seen.entered_at, seen.source)
     if statement.type == "withdrawal":
-        return Judgement(statement.type, keyid, True, WITHDRAWS, "trusted maintainer key",
-                         **base)
+        return Judgement(statement.type, keyid, True, WITHDRAWS,
+                         f"trusted maintainer key{since}", **base)
     if outcome == "reproduced":
         off = rerun_disagreement(view, seen.subject, statement.predicate) if view else None
         if off is not None:  # KI311: "reproduced", by a measurement that does not agree
             return Judgement(statement.type, keyid, True, OUT_OF_TOLERANCE,
-                             f"trusted rerun key, but {off}", outcome=outcome, **base)
-        return Judgement(statement.type, keyid, True, VERIFIES, "trusted rerun key",
+                             f"trusted rerun key{since}, but {off}", outcome=outcome, **base)
+        return Judgement(statement.type, keyid, True, VERIFIES, f"trusted rerun key{since}",
                          outcome=outcome, **base)
     return Judgement(statement.type, keyid, True, DISAGREES,
-                     f"trusted rerun key, outcome {outcome}", outcome=outcome, **base)
+                     f"trusted rerun key{since}, outcome {outcome}", outcome=outcome, **base)
+
+
+def _ended_since(trust: Any, keyid: str, entered: datetime, source: str) -> str:
+    """Return the words for a key trusted when an attestation entered, revoked or expired since.
+
+    Such an attestation counts (trust is not retroactive), but "trusted maintainer key"
+    alone read as if the key were trusted now (reviewer r86 F17: a key revoked after a note
+    it signed entered this clone, the note still unpushed, was shown as trusted by
+    ``attestations``, ``verify``'s KI307 and the site).
+
+    Args:
+        trust: the trust it was judged with.
+        keyid: the signing key.
+        entered: when the attestation entered this repository.
+        source: ``note`` or ``file``: a note enters a remote only when pushed, then.
+
+    Returns:
+        ``" when this entered (T); revoked since, at R: it counts, trust is not
+        retroactive"`` (or ``expired``; for a note, that one not yet pushed enters a remote
+        then, and ``kistore notes push`` refuses it, KI411), or ``""`` when the key counts
+        now too.
+    """
+    # Lazy: as judge's imports (trust's time words).
+    from .trust import format_time
+
+    key = getattr(trust, "keys", {}).get(keyid)
+    now = datetime.now(UTC)
+    for what, instant in (("revoked", getattr(key, "revoked_at", None)),
+                          ("expired", getattr(key, "valid_until", None))):
+        if instant is not None and entered < instant <= now:
+            return (f" when this entered ({format_time(entered)}); {what} since, at "
+                    f"{format_time(instant)}: it counts, trust is not retroactive"
+                    + ("; a note not yet pushed enters a remote when pushed, and `kistore "
+                       "notes push` refuses it (KI411)" if source == "note" else ""))
+    return ""
 
 
 def _measured(predicate: dict[str, Any]) -> float | None:

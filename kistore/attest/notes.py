@@ -41,7 +41,7 @@ import os
 import subprocess
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -810,12 +810,24 @@ def _refuse_unchecked(repo: pygit2.Repository, remote: str, tracking: str) -> No
             "are unchanged")
 
 
-def push(store: Store, remote: str) -> int:
+def push(store: Store, remote: str, *,
+         judge: Callable[[str | None, str], None] | None = None) -> int:
     """Fetch and merge the remote's notes, then push ours; retry when the remote moved.
 
     Refused, pushing nothing, when a note to push is on an object none of the remote's
     branches holds (:func:`kistore.attest.unsent.subjects_missing`): its pre-receive hook
-    would refuse the whole notes update (KI409), and every later one.
+    would refuse the whole notes update (KI409), and every later one; and when ``judge``
+    refuses the update.
+
+    Args:
+        store: the clone.
+        remote: a remote name or URL.
+        judge: called with the remote's notes commit as merged (None: it has none) and
+            ours, just before each push; raises to refuse it (``kistore notes push``
+            passes the pull-request gate's judgement of a notes update,
+            :func:`kistore.check.gate.check_updates`, which this layer cannot import: a
+            line by a key this clone's trust file has revoked, KI411, went out without a
+            word, reviewer r86 F17).
 
     Once pushed, the remote's notes are ours: the tracking ref
     (``refs/notes/remotes/REMOTE/kistore``) is set to the tip pushed, as if fetched (a
@@ -839,6 +851,8 @@ def push(store: Store, remote: str) -> int:
         if missing:  # the server would refuse the whole update, and every later one (F24)
             raise StoreStateError(unsent_message(repo, remote, missing))
         pushed = repo.references[NOTES_REF].target
+        if judge is not None:
+            judge(None if theirs is None else str(theirs.target), str(pushed))
         result = _git(repo, "push", "--quiet", remote, f"{NOTES_REF}:{NOTES_REF}", check=False)
         if result.returncode == 0:  # the remote's notes are ours now: as if fetched
             tracking = _tracking_ref(repo, remote)

@@ -4,26 +4,33 @@
 found through the names files it adds (``store/names/ExecutionEnvironment/XX/NAME``: every
 manifest has one, KI211), so a range of runs alone reads nothing more; the spellings HEAD
 holds are read through its names files (:func:`kistore.store.products.stored_products`),
-only when the range adds an environment.
+only when the range adds an environment. ``verify`` reports every pair of spellings of one
+product the whole store holds (:func:`check_products`, one of its checkers).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.comparison import stored_spec
+from ..core.digest import Digest
 from ..core.findings import Finding
 from ..core.limits import DEFAULT
 from ..core.products import (
     POINTER,
     PRODUCT_SPELLED_DIFFERENTLY,
     environment_product,
+    product_key,
     product_variants,
     variant_message,
 )
 from ..store import FileTooLarge, View
 from ..store.products import KIND, stored_products
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 
 def range_products(view: View, before: View, changed: Iterable[str]) -> list[Finding]:
@@ -69,3 +76,39 @@ def range_products(view: View, before: View, changed: Iterable[str]) -> list[Fin
                 file=layout.object_path(digest), pointer=POINTER, expected=variants[0][0],
                 found=product, extra={"spellings": [s for s, _ in variants]}))
     return findings
+
+
+def check_products(store: Store, at: str | None = None) -> list[Finding]:
+    """KI229 (warnings) for ``verify``: every pair of stored spellings of one GPU product.
+
+    One of :data:`kistore.check.audit.CHECKERS`. The gate judges the environments a range
+    adds (:func:`range_products`); ``verify`` judges the whole store, where no spelling is
+    the newcomer: each pair of distinct spellings whose
+    :func:`kistore.core.products.product_key` is equal is said once.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: revision, or None for the work tree.
+
+    Returns:
+        One warning per pair of spellings ``(a, b)``, ``a`` before ``b`` in code-point order,
+        on the object of the first environment (sorted) stating ``b``, at
+        ``/spec/hardware/product``, expected ``a``, found ``b``, naming an environment of
+        each (``extra``: ``spellings``, both). Sorted by spelling pair; empty when the
+        store spells each product one way.
+    """
+    by_key: dict[str, dict[str, tuple[str, str]]] = {}
+    for product, shown, hex_ in stored_products(store.view(at)):  # sorted: first env kept
+        by_key.setdefault(product_key(product), {}).setdefault(product, (shown, hex_))
+    findings = []
+    for spellings in by_key.values():
+        ordered = sorted(spellings)
+        for i, first in enumerate(ordered):
+            for second in ordered[i + 1:]:
+                shown, hex_ = spellings[second]
+                findings.append(Finding(
+                    PRODUCT_SPELLED_DIFFERENTLY,
+                    f"{shown}: {variant_message(second, [(first, spellings[first][0])])}",
+                    file=layout.object_path(Digest(hex_)), pointer=POINTER, expected=first,
+                    found=second, extra={"spellings": [first, second]}))
+    return sorted(findings, key=lambda f: (f.expected or "", f.found or ""))

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..core import canonical, canonical_fast, layout
 from ..core._plain_text import char_name
-from ..core.contradictions import run_contradictions
+from ..core.contradictions import LATENCY_FLOOR_NS, implausible_latencies, run_contradictions
 from ..core.digest import Digest, is_digest
 from ..core.errors import CanonicalFormError, ParseError, one_line, shorten, with_article
 from ..core.findings import ERROR, WARNING, Finding, rule
@@ -155,6 +155,11 @@ LATENCY_STATISTICS_CONTRADICT = rule(
     "percentiles in order): a unit or field mixed up (ms written as ns, min and max "
     "swapped) is the usual cause; objects are never edited: add the corrected run as a new "
     "object (a stored one is left out of rankings)")
+LATENCY_BELOW_FLOOR = rule(
+    "KI230", "latency-below-floor", WARNING,
+    "state timing.latencyNs in nanoseconds (a 0.42 ms kernel is 420000, not 0.42); objects "
+    "are never edited: add the corrected run as a new object. A kernel truly measured under "
+    f"{LATENCY_FLOOR_NS} ns: say how in the pull request (the run is ranked as stated)")
 SOURCE_CLAIM_UNPROVEN = rule(
     "KI226", "source-claim-unproven", ERROR,
     "a run you measured yourself names no source, or its own: nothing spelling "
@@ -444,8 +449,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         references = tuple(map(spec.get, REFERENCE_FIELDS))
         if "sourceNative" in spec and external_id_disagreement(spec, name):
             return None
-        if run_contradictions(spec):  # KI222-KI224, KI228: the slow path says which
-            return None
+        if run_contradictions(spec) or implausible_latencies(spec):  # KI222-KI224, KI228,
+            return None  # KI230: the slow path says which
         if unproven_claim(digest_hex, spec, metadata) is not None:  # KI226: likewise
             return None
     return (obj["kind"], name if type(name) is str else None, references,
@@ -528,7 +533,9 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
         (:func:`kistore.core.naming.external_id_disagreement`); KI222, KI223 and KI224 when
         a run contradicts itself or its source's scale or states two metric keys that
         differ only in case (:func:`kistore.core.contradictions.
-        run_contradictions`), on the object at the value's pointer; KI226 when a run
+        run_contradictions`), on the object at the value's pointer; KI230 (a warning) when
+        a run states a latency below :data:`kistore.core.contradictions.LATENCY_FLOOR_NS`
+        (:func:`kistore.core.contradictions.implausible_latencies`); KI226 when a run
         claims KernelBench's data but its importer does not make it
         (:func:`kistore.core.provenance.unproven_claim`, the digest read from
         ``object_path``), at the first claim, in the object or the metadata file.
@@ -558,6 +565,9 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
         findings += [Finding(_CONTRADICTION_RULES[c.rule], c.message, file=object_path,
                              pointer=c.pointer)
                      for c in run_contradictions(document.get("spec"))]
+        findings += [Finding(LATENCY_BELOW_FLOOR, c.message, file=object_path,
+                             pointer=c.pointer)
+                     for c in implausible_latencies(document.get("spec"))]
         digest = layout.digest_from_path(object_path)
         unproven = unproven_claim(digest.hex if digest else None, document.get("spec"),
                                   metadata)

@@ -51,6 +51,7 @@ from ._names import Named, check_names_files, is_names_path, names_path_in_layou
 from ._observed import Added, check_observed, first_added, judge_observed
 from ._paths import check_tree_names
 from ._policy import check_policy
+from ._products import check_products
 from ._refs import check_replace_refs
 from ._rules import (
     FILE_MODES,
@@ -1173,7 +1174,7 @@ CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, che
                                  check_notes_and_attestations, check_revocations,
                                  check_tree_names, check_ignored,
                                  check_shallow, check_replace_refs, check_clone_attributes,
-                                 check_commit_dates, check_observed)
+                                 check_commit_dates, check_observed, check_products)
 """The checks :func:`verify` runs after the contents check: the verified revision's
 ``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
 :func:`._settings.check_settings`), history, policy, attestations, a shallow clone
@@ -1181,7 +1182,8 @@ CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, che
 ``store/`` (:func:`._ignored.check_ignored`, KI119), the clone's
 ``.git/info/attributes`` (:func:`check_clone_attributes`, KI116), commit dates
 (:func:`._dates.check_commit_dates`, KI428 as a warning), runs observed after the commit
-that added them or before 2000 (:func:`._observed.check_observed`, KI227).
+that added them or before 2000 (:func:`._observed.check_observed`, KI227), GPU products
+spelled two ways (:func:`._products.check_products`, KI229 as a warning).
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds

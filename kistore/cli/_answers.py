@@ -2,20 +2,22 @@
 
 :func:`warn_unreadable` names the manifests an answer left out as damaged (or being written
 by an add); :func:`explaining_misses` turns "not found" into what to do when the work tree
-lacks what ``HEAD`` holds. The commands that answer from the store (``ls``, ``rank``,
+lacks what ``HEAD`` holds; :func:`warn_implementation_missing` names a ranked run whose
+Implementation the store lacks. The commands that answer from the store (``ls``, ``rank``,
 ``show``, ``cat``, ...) call them.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..query.policy import RankingPolicy
+    from ..query.ranking import Row
     from ..store import Store
 
 
@@ -251,3 +253,29 @@ def _work_tree_matches(store: Store, ref: str) -> bool:
         return False
     return any(leaf.startswith(prefix[2:])
                for leaf in store.view().list_dir(f"{OBJECTS_DIR}/{prefix[:2]}"))
+
+
+def warn_implementation_missing(rows: Iterable[Row]) -> None:
+    """Say on stderr which ranked runs name no Implementation the store holds.
+
+    The one place these words are: ``rank`` says them of each row it shows, ``show`` of the
+    run it shows (until 2026-12-04 ``show`` said only "(not in the store)" beside the
+    digest, and nothing of the role).
+
+    Such a run (added with ``--allow-dangling``, pending in the work tree or committed) is
+    ranked as a candidate: its project and role are unknown, so a reference
+    implementation's run would be ranked too (reviewer r87: it ranked without a word). A
+    record's role is None exactly then (:func:`kistore.index.records.describe`: the
+    implementation's ``role``, ``candidate`` when it states none).
+
+    Args:
+        rows: the rows the answer shows (``show``: the run's own row of its group).
+    """
+    for row in rows:
+        r = row.record
+        if row.rank is not None and r.implementation and r.role is None:
+            click.echo(f"warning: BenchmarkRun/{r.name} ({r.digest}) is ranked, but its "
+                       f"implementationDigest {r.implementation} names no Implementation "
+                       "this store holds: its project and role are unknown (a reference "
+                       "implementation's run would rank as a candidate); add that "
+                       "Implementation, or check the run's implementationDigest", err=True)

@@ -495,6 +495,9 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     Exits 1, pushing nothing, when a note to push is about an object none of REMOTE's
     branches holds (a run on a branch not pushed yet): its server would refuse the whole
     update. Each such note is named, with the commands to push its branch or remove it.
+    Likewise when the notes it would send fail the gate a server's pre-receive hook runs
+    (`kistore check --updates`), judged here against this clone's main: a line signed by
+    a key its trust file has revoked, or whose validity ended, cannot enter now (KI411).
 
     \b
     Example:
@@ -505,12 +508,56 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
 
     store = ctx.store()
     store.settings().refuse_other_version("kistore notes push")  # it merges into ours first
-    gained = push(store, remote)
+    gained = push(store, remote, judge=partial(_judge_notes_push, store, remote))
     if as_json:
         emit_json({"remote": remote, "gained": gained, "pushed": True})
     else:
         click.echo(f"pushed refs/notes/kistore to {remote}, after merging the {gained} "
                    f"attestation(s) {remote} had that this clone lacked")
+
+
+def _judge_notes_push(store: Store, remote: str, theirs: str | None, ours: str) -> None:
+    """Refuse a notes push the gate refuses: the update ``theirs`` -> ``ours`` of the notes.
+
+    What a server's pre-receive hook (and a clone's pre-push hook) runs on a notes update,
+    :func:`kistore.check.gate.check_updates`, here, in the pushing clone, before anything is
+    sent: new lines are judged at this machine's clock against the trust file of this
+    clone's main. A note signed while its key was trusted, then the key revoked in a commit
+    not pushed yet, went out without a word, and counted for good on a server that had not
+    received the revocation (reviewer r86 F17); with the revocation there, the server
+    refused it, and every later notes push with it.
+
+    Args:
+        store: the clone.
+        remote: as given to ``notes push`` (named in the message).
+        theirs: the remote's notes commit, merged into ours (None: it has none).
+        ours: the notes commit to push.
+
+    Raises:
+        StoreStateError: naming each error finding, its fix, and that nothing was pushed.
+    """
+    # Lazy: the gate loads only for a notes push that has something to send.
+    from ..check.gate import check_updates
+    from ..check.reach import remote_tips
+    from ..core.errors import StoreStateError
+    from ..core.findings import ERROR, fix_lines
+    from ..core.layout import NOTES_REF
+
+    zero = "0" * 40
+    found = [f for f in check_updates(store, [(theirs or zero, ours, NOTES_REF)],
+                                      held=remote_tips(store.repo, remote))
+             if f.severity == ERROR]
+    if found:
+        objects = sorted({f.file.split(":", 1)[1] for f in found
+                          if f.file and f.file.startswith(f"{NOTES_REF}:")}) or ["OBJ"]
+        raise StoreStateError(
+            f"not pushed to {remote}: the gate refuses the notes this push would send (as "
+            f"{remote}'s pre-receive hook does, judged against this clone's main):\n"
+            + "\n".join(f.format() for f in found) + "\n" + "\n".join(fix_lines(found))
+            + "\nTo leave a line out: `git notes --ref kistore edit OBJ` and delete it, or "
+            "`git notes --ref kistore remove OBJ` when it is the note's only line (OBJ: "
+            + ", ".join(objects) + f"), then `kistore notes push {remote}` again; nothing "
+            "was pushed, your notes are unchanged")
 
 
 # -- trust -----------------------------------------------------------------------------

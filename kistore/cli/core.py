@@ -11,7 +11,12 @@ import click
 from ..core.errors import one_line
 from . import refuse_empty
 from ._adding import Landing, ReadingLine, interrupt_says, metadata_option_hint, undone_add
-from ._answers import explaining_misses, ranking_policy, warn_unreadable
+from ._answers import (
+    explaining_misses,
+    ranking_policy,
+    warn_implementation_missing,
+    warn_unreadable,
+)
 from ._context import StoreContext, one_look, settled_work_tree
 from ._machine import emit_json, writes
 
@@ -356,6 +361,7 @@ def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None
         warn_unreadable(store, catalog, at)  # e.g. its protocol's file was deleted
         return e.message
     warn_unreadable(store, catalog, at)
+    warn_implementation_missing([page.row])  # as `rank` says it (reviewer r87)
     implementation = manifest.references().get("implementationDigest")
     indexed = all(catalog.record(str(d)) is not None
                   for d in (manifest.digest, implementation) if d is not None)

@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.errors import one_line
-from ._answers import explaining_misses, ranking_policy, warn_unreadable
+from ._answers import (
+    explaining_misses,
+    ranking_policy,
+    warn_implementation_missing,
+    warn_unreadable,
+)
 from ._context import StoreContext, one_look, settled_work_tree
 from ._formats import format_options, output_format
 from ._machine import emit_json, emit_jsonl, report_error, writes
@@ -82,7 +87,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     from .names import warn_shared_names
 
     warn_shared_names(store, [row.record for row in rows], at)
-    _warn_implementation_missing(rows)
+    warn_implementation_missing(rows)
     if fmt != "text":
         data = [{**row.to_json(), "comparison": ranking.comparison.name,
                  "metric": ranking.comparison.metric} for row in rows]
@@ -113,28 +118,6 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
         note = f"  ({row.reason})" if row.reason else ""
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
                    f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
-
-
-def _warn_implementation_missing(rows: list[Row]) -> None:
-    """Say on stderr which ranked runs name no Implementation the store holds.
-
-    Such a run (added with ``--allow-dangling``, pending in the work tree or committed) is
-    ranked as a candidate: its project and role are unknown, so a reference
-    implementation's run would be ranked too (reviewer r87: it ranked without a word). A
-    record's role is None exactly then (:func:`kistore.index.records.describe`: the
-    implementation's ``role``, ``candidate`` when it states none).
-
-    Args:
-        rows: the rows the answer shows.
-    """
-    for row in rows:
-        r = row.record
-        if row.rank is not None and r.implementation and r.role is None:
-            click.echo(f"warning: BenchmarkRun/{r.name} ({r.digest}) is ranked, but its "
-                       f"implementationDigest {r.implementation} names no Implementation "
-                       "this store holds: its project and role are unknown (a reference "
-                       "implementation's run would rank as a candidate); add that "
-                       "Implementation, or check the run's implementationDigest", err=True)
 
 
 @writes(False)

@@ -25,6 +25,12 @@ error, and ``rank`` leaves a stored one out, saying why.
   that no set of trials can give together (:func:`latency_contradictions`): ``min`` above
   another statistic, ``max`` below one, or a lower percentile above a higher one (review
   r88 F4: ``min`` 20,000,000 > ``mean`` 13,634,148 > ``max`` 10 ranked).
+
+Beside them, not a contradiction and never refused: **KI230** (``latency-below-floor``, a
+warning of ``check`` and ``verify``), a latency statistic below :data:`LATENCY_FLOOR_NS`
+(:func:`implausible_latencies`), which no GPU kernel launch reaches: the value reads as
+milliseconds or microseconds written as nanoseconds (reviewer r86 F14, "ms-as-ns": a run of
+``mean`` 13.6 "ns", a 13.6 ms kernel, was accepted silently and ranked first).
 """
 
 from __future__ import annotations
@@ -73,11 +79,24 @@ _SPREAD = frozenset({"std"})
 """Statistics that are no latency a trial took (a spread), so no order binds them."""
 
 
+LATENCY_FLOOR_NS = 100
+"""The latency (ns) below which a stated statistic is implausible for a GPU kernel (KI230).
+
+The shortest a GPU timer reports for a kernel is about 1 us: an empty kernel takes ~1-3 us
+from launch to end by CUDA events, and ~1 us of GPU time by CUPTI (Nsight Systems'
+kernel durations); a launch from the host alone costs microseconds. 100 ns is ten times
+below that, so no measured kernel falls under it, and a hundred times below the shortest
+latency of the real data (10,160 ns, a SOL-ExecBench mean). Above it, the schema's own floor
+is 1 ns. A value in [1, 100) "ns" is a kernel of 1-100 ms or us written in the wrong
+unit; one from 100 ms up (100 "ns") passes unseen, as any floor lets a slower one pass."""
+
+
 class Contradiction(NamedTuple):
     """One thing a run states that its other fields or its source's scale deny.
 
     Attributes:
-        rule: ``KI222``, ``KI223``, ``KI224`` or ``KI228``.
+        rule: ``KI222``, ``KI223``, ``KI224`` or ``KI228`` (``KI230``, a warning, from
+            :func:`implausible_latencies`).
         pointer: JSON Pointer of the value at fault, in the object (``/spec/status``).
         message: one sentence for people: what the run says, what denies it.
         short: a few words for ``rank``'s reason column.
@@ -257,6 +276,42 @@ def _ordered_pairs(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """
     return tuple((low, high) for low in names for high in names
                  if low != high and _ordered(low, high))
+
+
+def implausible_latencies(spec: Any) -> list[Contradiction]:
+    """KI230: the latency statistics of a run below :data:`LATENCY_FLOOR_NS` (a warning).
+
+    Not among :func:`run_contradictions` (which ``add`` refuses and ``rank`` leaves out): a
+    run may be what it says, and its value is ranked as stated; ``check`` and ``verify``
+    warn, so a reviewer asks.
+
+    Args:
+        spec: a BenchmarkRun's ``spec`` (anything: what is not a number is the schema's).
+
+    Returns:
+        One finding for the run (none when every statistic is at or above the floor), at
+        ``/spec/timing/latencyNs/S`` of the lowest such statistic ``S``, naming each
+        statistic below the floor (``std``, a spread, is none) with its value and what it
+        reads as in milliseconds.
+    """
+    timing = spec.get("timing") if isinstance(spec, dict) else None
+    latency = timing.get("latencyNs") if isinstance(timing, dict) else None
+    if not isinstance(latency, dict):
+        return []
+    low = sorted((v, k) for k, v in latency.items() if k not in _SPREAD
+                 and isinstance(v, int | float) and not isinstance(v, bool)
+                 and v < LATENCY_FLOOR_NS)
+    if not low:
+        return []
+    stated = ", ".join(f"{k} {v!r}" for v, k in low)
+    value, name = low[0]
+    return [Contradiction(
+        "KI230", f"/spec/timing/latencyNs/{escape_pointer(name)}",
+        f"the run states latencyNs {stated} (nanoseconds), below {LATENCY_FLOOR_NS} ns, "
+        f"which no GPU kernel launch reaches (the shortest kernel a GPU timer reports takes "
+        f"about 1 us): a value in milliseconds or microseconds written as nanoseconds reads "
+        f"so ({value!r} ms is {value * 1_000_000:,.0f} ns)",
+        f"latencyNs {name} {value!r} < {LATENCY_FLOOR_NS} ns")]
 
 
 def _ordered(low: str, high: str) -> bool:

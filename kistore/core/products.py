@@ -16,11 +16,11 @@ environments a range adds).
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
 from .findings import WARNING, rule
+from .folding import spaced
 
 POINTER = "/spec/hardware/product"
 """Where an ExecutionEnvironment states its GPU product (the warning's JSON Pointer)."""
@@ -35,6 +35,10 @@ PRODUCT_SPELLED_DIFFERENTLY = rule(
 def product_key(product: str) -> str:
     """Return what two spellings of one GPU product share: NFKC, casefold, one space.
 
+    :func:`kistore.core.folding.spaced`, the narrow one of the two folding policies (the
+    other, :func:`kistore.core.provenance.spelled`'s, drops all but ``[a-z0-9]``; why they
+    differ: :mod:`kistore.core.folding`).
+
     Args:
         product: an ExecutionEnvironment's ``spec.hardware.product``.
 
@@ -43,8 +47,7 @@ def product_key(product: str) -> str:
         runs one space, no space at either end: ``"nvidia h100 80gb hbm3"`` for ``"NVIDIA
         H100  80GB HBM3 "`` and ``"ＮＶＩＤＩＡ H100 80GB HBM3"``.
     """
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", product).casefold())
-    return " ".join(folded.split())
+    return spaced(product)
 
 
 def environment_product(spec: Any) -> str | None:

@@ -44,12 +44,11 @@ catalogued object is proven whatever its metadata says.
 from __future__ import annotations
 
 import functools
-import re
-import unicodedata
 from typing import Any, NamedTuple
 
 from .canonical import escape_pointer
 from .errors import one_line, shorten
+from .folding import ascii_alnum
 from .package_data import read_package_data
 
 KERNELBENCH = "kernelbench"
@@ -64,8 +63,6 @@ CATALOGUE_FILE = "kernelbench_runs.txt"
 ANNOTATION = "kernelindex.dev/"
 """The prefix of the annotations kistore's importers write (``kernelindex.dev/source``)."""
 
-_NOT_ASCII_ALNUM = re.compile("[^a-z0-9]+")
-
 _PLACES = ("source", "upstream", "source-file", "source-url")
 """The importers' provenance annotations (after :data:`ANNOTATION`) that can claim a source."""
 
@@ -79,6 +76,10 @@ def spelled(text: str) -> str:
     ASCII letters and digits is dropped: separators, marks, and letters of other scripts, so
     a Cyrillic letter put between ``kernel`` and ``bench`` does not hide them.
 
+    :func:`kistore.core.folding.ascii_alnum`, the wide one of the two folding policies
+    (the other, :func:`kistore.core.products.product_key`'s, keeps every character but
+    folds whitespace runs; why they differ: :mod:`kistore.core.folding`).
+
     Cached: a store's runs repeat a few annotation keys and source ids, and the uncached
     form cost ~3 us a string (measured), ~100 us a run outside the catalogue.
 
@@ -88,8 +89,7 @@ def spelled(text: str) -> str:
     Returns:
         The ASCII letters and digits of that form (``'kernelbench'``).
     """
-    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
-    return _NOT_ASCII_ALNUM.sub("", folded)
+    return ascii_alnum(text)
 
 
 _KEYS = frozenset(spelled(ANNOTATION + k) for k in _PLACES)

@@ -42,7 +42,7 @@ def _pool() -> dict[str, dict]:
         pool[f"W{i}"] = kit.workload(f"op{i}", name=NAMES[i])
     for i in range(2):  # runs, so that a pull request of runs alone meets them
         pool[f"R{i}"] = kit.run(pool[f"P{i}"], pool[f"E{i}"], pool[f"I{i}"], pool[f"W{i}"],
-                                latency=10 + i, name=NAMES[i])
+                                latency=10_000 + i, name=NAMES[i])
     return pool
 
 
@@ -54,7 +54,7 @@ def _run(refs: tuple[int, int, int, int], name: int, latency: int, swap: bool) -
     """A run over pooled manifests; ``swap`` puts an environment where the workload goes."""
     p, e, i, w = refs
     run = KIT.run(POOL[f"P{p}"], POOL[f"E{e}"], POOL[f"I{i}"], POOL[f"W{w}"],
-                  latency=latency, name=NAMES[name])
+                  latency=1000 * latency, name=NAMES[name])  # us: no KI230 (< 100 ns)
     if swap:
         run["spec"]["workloadDigest"] = KIT.digest(POOL[f"E{e}"])
     return run

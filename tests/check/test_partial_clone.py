@@ -40,7 +40,7 @@ def _push_run(tmp_path: Path, server: Path, kit: ManifestKit, base: list[dict],
     store = Store(work)
     add_docs(store, [impl], commit=True)
     # the run alone in the last commit: a one-manifest pull request
-    add_docs(store, [kit.run(base[0], base[1], impl, base[2], latency=5, name=name)])
+    add_docs(store, [kit.run(base[0], base[1], impl, base[2], latency=5000, name=name)])
     git(work, "push", "-q", "origin", "HEAD:main")
 
 

@@ -94,7 +94,7 @@ def land_both(path: Path, first: str = "prA", second: str = "prB") -> tuple[str,
 
 def test_two_green_prs_adding_the_same_run_move_its_citation_and_the_push_job_says_so(main, kit):
     path = main["path"]
-    run = kit.run(main["protocol"], main["env"], main["impl"], main["workload"], latency=10,
+    run = kit.run(main["protocol"], main["env"], main["impl"], main["workload"], latency=10_000,
                   name="samerun")
     # B commits first, A later; both add the same bytes; each gate green against main
     gate_b = pr(path, "prB", [run], "2026-02-01T00:00:00Z")
@@ -125,7 +125,7 @@ def test_a_dangling_reference_and_its_manifest_in_two_green_prs_break_main_and_t
     # neither pull request), or a new Workload (a reference of the wrong kind)
     target = (kit.environment("NVIDIA B999", name="env-b999") if answer == "env"
               else kit.workload("softmax", name="wl-softmax"))
-    run = kit.run(main["protocol"], target, main["impl"], main["workload"], latency=10,
+    run = kit.run(main["protocol"], target, main["impl"], main["workload"], latency=10_000,
                   name="twoprs")
     gate_a = pr(path, "prA", [run], "2026-02-01T00:00:00Z", dangling=True)
     gate_b = pr(path, "prB", [target], "2026-03-01T00:00:00Z")
@@ -151,7 +151,7 @@ def test_a_dangling_reference_then_a_manifest_of_another_kind_is_refused_at_that
     it on the Implementation's object, naming the run, so main never fails verify."""
     path = main["path"]
     trap = kit.implementation("another", name="impl-trap")
-    run = kit.run(main["protocol"], main["env"], main["impl"], main["workload"], latency=10,
+    run = kit.run(main["protocol"], main["env"], main["impl"], main["workload"], latency=10_000,
                   name="trapped")
     run["spec"]["workloadDigest"] = kit.digest(trap)
     gate_a = pr(path, "prA", [run], "2026-02-01T00:00:00Z", dangling=True)

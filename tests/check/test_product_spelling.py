@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from kistore.check import _products
+from kistore.check import _products, audit
 from kistore.check.gate import check_range
 from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.core.model import Manifest
 from kistore.core.products import product_key, product_variants
+from kistore.store import Store
 from kistore.store import products as store_products
 
 from ..conftest import add_docs, git
@@ -121,3 +122,37 @@ def test_add_warns_and_adds_all_the_same(store, kit):
     assert "'nvidia b200' (ExecutionEnvironment/b200-lower" in warned[_hex(same_batch)][0]
     assert "'NVIDIA B200' (ExecutionEnvironment/b200 " in warned[_hex(other)][0]
     assert git(store.root, "status", "--porcelain") == ""  # committed: added all the same
+
+
+def test_verify_warns_once_per_pair_of_spellings_over_the_whole_store(store, kit,
+                                                                      monkeypatch):
+    # three spellings of one product (entered past add's warning, say before KI229), a
+    # fourth environment repeating one of them, and another product spelled one way
+    envs = [kit.environment(H100, name="h100"),
+            kit.environment("nvidia h100 80gb hbm3", name="h100-lower"),
+            kit.environment("Nvidia H100 80GB HBM3", name="h100-title"),
+            kit.environment("nvidia h100 80gb hbm3", driver="570.1", name="h100-lower2"),
+            kit.environment("NVIDIA B200", name="b200")]
+    monkeypatch.setattr(store_products, "products_admitted", lambda *a: [])
+    add_docs(store, envs)
+    monkeypatch.undo()
+    shown = {d["metadata"]["name"]: f"ExecutionEnvironment/{d['metadata']['name']} "
+             f"(sha256:{_hex(d)})" for d in envs}
+    for at in (None, "HEAD"):
+        found = [f for f in audit.verify(store, at) if f.rule.id == "KI229"]
+        assert [(f.severity, f.expected, f.found, f.file, f.pointer) for f in found] == [
+            ("warning", H100, "Nvidia H100 80GB HBM3",
+             layout.object_path(Digest(_hex(envs[2]))), "/spec/hardware/product"),
+            ("warning", H100, "nvidia h100 80gb hbm3",
+             layout.object_path(Digest(_hex(envs[1]))), "/spec/hardware/product"),
+            ("warning", "Nvidia H100 80GB HBM3", "nvidia h100 80gb hbm3",
+             layout.object_path(Digest(_hex(envs[1]))), "/spec/hardware/product")]
+        assert found[0].message == (
+            f"{shown['h100-title']}: hardware.product 'Nvidia H100 80GB HBM3' differs only "
+            "in case, spacing or Unicode form from what the store spells 'NVIDIA H100 80GB "
+            f"HBM3' ({shown['h100']}): its runs get another comparison key and are never "
+            "ranked with theirs; use 'NVIDIA H100 80GB HBM3'")
+    # one spelling a product: nothing to say
+    other = Store.init(store.root.parent / "other")
+    add_docs(other, [envs[0], envs[4]])
+    assert [f for f in audit.verify(other) if f.rule.id == "KI229"] == []

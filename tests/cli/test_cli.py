@@ -134,7 +134,7 @@ def test_show_cat_and_refs(runner, store_path):
     run(runner, store_path, "add", "--allow-dangling", str(BUNDLE))
     shown = run(runner, store_path, "show", "--json", "BenchmarkRun/sol-submission-20464")
     assert shown.exit_code == 0, shown.output
-    assert json.loads(shown.output)["digest"] == PUBLISHED["run"]
+    assert json.loads(shown.stdout)["digest"] == PUBLISHED["run"]
     cat = run(runner, store_path, "cat", "6383f624")
     assert cat.exit_code == 0
     import hashlib
@@ -261,9 +261,9 @@ def test_run_page_ends_with_its_citation(runner, store_path):
     permalink = f"https://example.org/index/blob/{first}/store/objects/sha256/{d[:2]}/{d[2:]}.json"
     page = run(runner, store_path, "show", "BenchmarkRun/sol-submission-20464")
     assert page.exit_code == 0, page.output
-    last = page.output.splitlines()[-1]
+    last = page.stdout.splitlines()[-1]
     assert last.startswith("Cite: ") and last.endswith(f"{permalink} ({PUBLISHED['run']})")
-    data = json.loads(run(runner, store_path, "show", "--json", "384a96d0").output)
+    data = json.loads(run(runner, store_path, "show", "--json", "384a96d0").stdout)
     assert data["citation"] == last
 
 

@@ -117,8 +117,8 @@ the store lacks (``--allow-dangling``)."""
 
 
 def _said_before(err: str, args) -> str:
-    """``err`` without rank's one line about the bundle's missing Implementation."""
-    if args[:1] != ["rank"]:
+    """``err`` without rank's (and show's) line about the bundle's missing Implementation."""
+    if args[:1] not in (["rank"], ["show"]) or args[1:] == ["--help"]:
         return err
     first, _, rest = err.partition("\n")
     assert first.startswith(DANGLING_SAID), err

@@ -112,9 +112,9 @@ def test_adding_a_run_page_is_one_error_not_one_per_page_field(runner, record_st
     # until now: 33 errors, one per page field, as if the page were a bundle
     shown = run(runner, store_path, "show", "--json", "BenchmarkRun/sol-submission-20464")
     assert shown.exit_code == 0, shown.output
-    assert {"rank", "manifest", "digest"} <= set(json.loads(shown.output))
+    assert {"rank", "manifest", "digest"} <= set(json.loads(shown.stdout))
     page = tmp_path / "run.json"
-    page.write_text(shown.output)
+    page.write_text(shown.stdout)  # `show --json > run.json`: its warning is on stderr
     result = run(runner, store_path, "add", str(page))
     assert result.exit_code == 1
     assert result.output == f"error: {page}:/digest: this is a run page, {SHOWN}\n"

@@ -336,7 +336,7 @@ def _complete_run() -> dict[str, Manifest]:
     impl = doc("Implementation", "i", {"project": "proj"})
     workload = doc("Workload", "w", {"suite": {"name": "s"}, "definition": "rmsnorm"})
     run = doc("BenchmarkRun", "r", {
-        "status": "passed", "timing": {"primaryStatistic": "mean", "latencyNs": {"mean": 10}},
+        "status": "passed", "timing": {"primaryStatistic": "mean", "latencyNs": {"mean": 10_000}},
         "observedAt": "2026-01-01T00:00:00Z", "workloadDigest": str(workload.digest),
         "protocolDigest": str(protocol.digest), "environmentDigest": str(env.digest),
         "implementationDigest": str(impl.digest)})
@@ -388,7 +388,7 @@ def _rerun(seed: int, *, sk: bool = False, observed: str = "2026-07-10T06:41:58Z
     statement = attestation.make_statement(run.digest, _path(run), "rerun", {
         "outcome": "reproduced", "observedAt": observed,
         "environmentDigest": str(_complete_run()["environment"].digest),
-        "timing": {"latencyNs": {"mean": 9.5}, "primaryStatistic": "mean"}})
+        "timing": {"latencyNs": {"mean": 9_500}, "primaryStatistic": "mean"}})
     if sk:
         return attestation.sign_statement_sshsig(statement, sk_key(seed),
                                                  partial(sk_sign, seed)).to_bytes().decode()
@@ -420,7 +420,7 @@ def store_cases() -> list[dict[str, Any]]:
     noncanonical_path = f"store/objects/sha256/{name[:2]}/{name[2:]}.json"
     changed = json.loads(good)
     changed["dsseEnvelope"]["payload"] = base64.b64encode(base64.b64decode(
-        changed["dsseEnvelope"]["payload"]).replace(b"9.5", b"8.5")).decode()
+        changed["dsseEnvelope"]["payload"]).replace(b"9500", b"8500")).decode()
     changed_line = canonical.dumps(changed).decode()
     missing = "ef" * 32
     run_object = _path(run)

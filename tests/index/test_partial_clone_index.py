@@ -37,7 +37,7 @@ def test_rank_at_head_in_a_blob_less_clone_fetches_the_index_blobs_in_one_fetch(
     assert done.returncode == 0, done.stderr.decode()
     assert [(r["rank"], r["name"], r["digest"], r["latencyNs"])
             for r in json.loads(done.stdout)] == [
-        (i + 1, f"run-{i}", digests[4 + 2 * i], 10 + i) for i in range(4)]
+        (i + 1, f"run-{i}", digests[4 + 2 * i], 10_000 + i) for i in range(4)]
     # what was fetched, each once: the 22 manifest files, kistore.toml (the limits), the
     # ranking policy and run-2's names file
     assert before - missing(clone) == 25

@@ -209,7 +209,7 @@ def test_run_twin_agrees_with_kistore_show(runner, demo_store, demo_site):
         result = runner.invoke(main, ["--store", str(demo_store.root), "show",
                                       f"BenchmarkRun/{name}", "--json"])
         assert result.exit_code == 0, result.output
-        shown = json.loads(result.output)
+        shown = json.loads(result.stdout)
         data = twin(demo_site, "runs/" + _short(demo_store, name))["data"]
         for field in ("digest", "rank", "groupSize", "value", "unit", "reason",
                       "evidenceLevel", "comparisonKey", "references", "ratioToFirst"):

@@ -110,7 +110,7 @@ def test_rank_and_a_run_page_in_a_blob_less_clone_fetch_what_they_read(tmp_path)
     assert "internal error" not in done.stderr.decode()
     ranked = json.loads(done.stdout)
     assert [(r["rank"], r["name"], r["latencyNs"]) for r in ranked] == [
-        (i + 1, f"run-{i}", 10 + i) for i in range(4)]  # 10, 11, 12, 13 ns
+        (i + 1, f"run-{i}", 10_000 + i) for i in range(4)]  # 10,000 ... 10,003 ns
     assert _missing(clone) < before
     shown = _kistore(clone, "show", "BenchmarkRun/run-3", "--at", "HEAD", "--json")
     assert shown.returncode == 0, shown.stderr.decode()

@@ -1,0 +1,75 @@
+"""Unicode folding: how two spellings are taken for one, with the two policies kistore uses.
+
+Pure (no I/O). Both policies start from :func:`folded`: NFKC (full-width letters,
+ligatures, mathematical and circled letters, a non-breaking space read as their plain
+forms), then case folded (Unicode ``casefold``, which lowers more than ``lower``: ``ß`` is
+``ss``), then NFKC again (folding may leave a string that is no longer in NFKC). They
+differ in what else a reader is taken to overlook, because they answer different
+questions:
+
+* :func:`spaced` (KI229, :func:`kistore.core.products.product_key`): are two GPU product
+  names the *same* name? Only whitespace runs count as one space (ends stripped); every
+  other character counts, punctuation and letters of every script included. The answer is
+  a warning that names the spellings, so it stays narrow: it must never call two products
+  one (``H100 PCIe`` and ``H100-PCIe`` are not folded together, nor ``A100`` and ``A1OO``).
+* :func:`ascii_alnum` (KI226, :func:`kistore.core.provenance.spelled`): does a value
+  *name* a source (``kernelbench``) to a reader, whatever is put between its letters? Accents
+  are split off (NFKD: ``é`` reads ``e``) and every character but ASCII letters and digits
+  is dropped (separators, marks, letters of other scripts), so ``Kernel-Bench`` and
+  ``kernel\u200bbench`` are ``kernelbench``. The answer refuses a run, and is wide on
+  purpose: a claim hidden by separators is still a claim.
+
+Not here, because they answer other questions: git's own path folding
+(:mod:`kistore.core.git_names`, NFD and case as HFS+ and NTFS compare names), a name's slug
+(:mod:`kistore.core.naming`), and the plain-text rules of identifying fields
+(:mod:`kistore.core._plain_text`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_NOT_ASCII_ALNUM = re.compile("[^a-z0-9]+")
+
+
+def folded(text: str) -> str:
+    """Return ``text`` in NFKC, case folded, in NFKC again: what both policies start from.
+
+    Args:
+        text: any string.
+
+    Returns:
+        ``"ｎvidia ﬁ"`` -> ``"nvidia fi"``; whitespace and punctuation as they were.
+    """
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+
+
+def spaced(text: str) -> str:
+    """Return :func:`folded` ``text`` with each whitespace run one space, none at the ends.
+
+    The policy of KI229 (a product name spelled another way): see the module's docstring.
+
+    Args:
+        text: any string (``"NVIDIA  H100\\u00a080GB "``).
+
+    Returns:
+        ``"nvidia h100 80gb"``.
+    """
+    return " ".join(folded(text).split())
+
+
+def ascii_alnum(text: str) -> str:
+    """Return the ASCII letters and digits of :func:`folded` ``text``, accents split off.
+
+    The policy of KI226 (a value naming a source): see the module's docstring. NFKD of the
+    folded form splits accents off (``é`` is ``e`` and a combining mark, dropped); NFKD of
+    an NFKC string is NFKD of the string itself, so the second NFKC changes nothing here.
+
+    Args:
+        text: any string (``" Kernel-Bench"``, ``"ｋｅｒｎｅｌｂｅｎｃｈ"``).
+
+    Returns:
+        ``"kernelbench"``.
+    """
+    return _NOT_ASCII_ALNUM.sub("", unicodedata.normalize("NFKD", folded(text)))
