@@ -1178,12 +1178,14 @@ class Store:
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import BranchCommit, check_ready
         from .admission import plan_add
+        from .latency import latency_admitted
         from .observed import observed_admitted
         from .products import products_admitted
         from .statistics import statistics_admitted
 
-        # the store's own rules (KI218, KI227, KI229), always
-        checks = (statistics_admitted, observed_admitted, products_admitted, *checks)
+        # the store's own rules (KI218, KI227, KI229, KI230), always
+        checks = (statistics_admitted, observed_admitted, products_admitted,
+                  latency_admitted, *checks)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:

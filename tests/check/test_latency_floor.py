@@ -7,10 +7,13 @@ as ns) passed ``add``, ``check`` and ``verify`` without a word and ranked first 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kistore.check.audit import verify
 from kistore.check.gate import check_range
+from kistore.cli import main
 from kistore.core import layout
 from kistore.core.contradictions import LATENCY_FLOOR_NS, implausible_latencies
 from kistore.core.model import Manifest
@@ -57,3 +60,46 @@ def test_check_and_verify_warn_of_a_run_in_ms_written_as_ns(store, kit):
     for at in (None, "HEAD"):
         assert [(f.rule.id, f.severity, f.file, f.pointer, f.message)
                 for f in verify(store, at) if f.rule.id == "KI230"] == expected
+
+
+def test_add_warns_of_a_run_in_ms_written_as_ns_and_adds_it(store, kit, runner, tmp_path):
+    """Reviewer r89 F5: the contributing guide's run in ms was added and ranked #1 with no
+    word from ``add``; the contributor now sees KI230 when adding, before any review."""
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation(name="i1")
+    add_docs(store, [protocol, env, workload, impl])
+    slip = kit.run(protocol, env, impl, workload,
+                   latency={"mean": 13.634148, "max": 20, "std": 0.5}, name="slip")
+    honest = kit.run(protocol, env, impl, workload, latency=13_634_148, name="honest")
+    results = store.add([Manifest.from_document(d) for d in (slip, honest)])
+    warned = {str(r.digest): list(r.warnings) for r in results}
+    slip_digest = str(Manifest.from_document(slip).digest)
+    assert warned == {
+        slip_digest: [f"/spec/timing/latencyNs/mean: {MS_AS_NS} (KI230: added all the "
+                      "same; `check` and `verify` warn too)"],
+        str(Manifest.from_document(honest).digest): []}
+    assert (store.root / layout.object_path(Manifest.from_document(slip).digest)).exists()
+
+    again = kit.run(protocol, env, impl, workload, latency={"mean": 3.52, "min": 3.49},
+                    name="again")
+    path = tmp_path / "again.json"
+    path.write_text(json.dumps(again))
+    done = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
+    assert done.exit_code == 0, done.output
+    assert f"warning: {path}:/spec/timing/latencyNs/min: the run states latencyNs min 3.49, " \
+           "mean 3.52 (nanoseconds), below 100 ns" in done.stderr
+
+
+@pytest.mark.parametrize("spec", [
+    # the key twice (a source's own latencyNs object beside timing's): the whole run is read
+    {"timing": {"latencyNs": {"mean": 5}}, "sourceNative": {"latencyNs": {"mean": 50_000}}},
+    {"timing": {"latencyNs": {"mean": 5}}},  # once: the object alone is parsed
+])
+def test_add_reads_the_timing_latency_whichever_way_the_bytes_are_read(spec):
+    from kistore.core import canonical
+    from kistore.store.latency import _spec_latency
+
+    data = canonical.dumps({"apiVersion": "v1", "kind": "BenchmarkRun",
+                                         "spec": spec})
+    assert implausible_latencies(_spec_latency(data))[0].pointer == \
+        "/spec/timing/latencyNs/mean"
