@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 from kistore.attest import notes, signing
@@ -40,11 +41,14 @@ def _trusted_withdrawal(clone: Path) -> str:  # noqa: F811 (fixtures of test_hoo
     pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=clone,
                             capture_output=True, text=True)
     assert pushed.returncode == 0, pushed.stderr
+    time.sleep(1.1)  # a key counts from the second after the commit that trusts it
     location = notes.attach(Store(clone), RUN, bundle(MAINTAINER_KEY, "withdrawal"))
     return location.rsplit(":", 1)[1]
 
 
 def _revoke(clone: Path) -> None:  # noqa: F811 (fixtures of test_hooks)
+    time.sleep(1.1)  # entry times have whole seconds: a revocation in the note's own
+    # second is not "after it entered" (it failed so when both fell in one second)
     assert kistore(clone, "trust", "revoke", KEYID).returncode == 0
     git(clone, "add", "-A")
     git(clone, "commit", "-q", "-m", "revoke the maintainer key")

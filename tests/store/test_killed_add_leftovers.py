@@ -44,7 +44,7 @@ def base(store, kit, runner, tmp_path):
 
 def run_file(kit, base, tmp_path, *, name="r", failed=False, implementation=None):
     """A run of ``base`` (its correctness check failed: KI222), as a file and a Manifest."""
-    doc = kit.run(base["p"], base["e"], implementation or base["i"], base["w"], latency=10,
+    doc = kit.run(base["p"], base["e"], implementation or base["i"], base["w"], latency=10_000,
                   name=name)
     if failed:
         doc["spec"]["correctness"] = {"passed": False}
