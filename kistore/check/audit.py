@@ -40,6 +40,7 @@ from ..git.blobs import CommitUnparsable, ObjectUnreadable, is_partial_clone
 from ..git.pack import blob_id
 from ..git.packs import PackDamage, check_packs
 from ..store import Files, FileTooLarge, index_lock
+from ._claims import check_claims
 from ._commits import unparsable_finding
 from ._dates import check_commit_dates
 from ._focus import collision_candidates, look_up_entries
@@ -1173,7 +1174,7 @@ CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, che
                                  check_notes_and_attestations, check_revocations,
                                  check_tree_names, check_ignored,
                                  check_shallow, check_replace_refs, check_clone_attributes,
-                                 check_commit_dates, check_observed)
+                                 check_commit_dates, check_observed, check_claims)
 """The checks :func:`verify` runs after the contents check: the verified revision's
 ``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
 :func:`._settings.check_settings`), history, policy, attestations, a shallow clone
@@ -1181,7 +1182,8 @@ CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, che
 ``store/`` (:func:`._ignored.check_ignored`, KI119), the clone's
 ``.git/info/attributes`` (:func:`check_clone_attributes`, KI116), commit dates
 (:func:`._dates.check_commit_dates`, KI428 as a warning), runs observed after the commit
-that added them or before 2000 (:func:`._observed.check_observed`, KI227).
+that added them or before 2000 (:func:`._observed.check_observed`, KI227), runs of one
+comparison group claiming one source record (:func:`._claims.check_claims`, KI232).
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds

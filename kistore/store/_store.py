@@ -1059,7 +1059,9 @@ class Store:
                 :func:`kistore.store.observed.observed_admitted`; of an
                 environment whose GPU product differs from a stored spelling only in case,
                 spacing or Unicode form, KI229, :func:`kistore.store.products.
-                products_admitted`) always apply,
+                products_admitted`; the refusal of a run claiming a source record another
+                run of its group claims, KI232, :func:`kistore.store.claims.
+                claims_admitted`) always apply,
                 but a rule of the query layer only when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
@@ -1178,12 +1180,14 @@ class Store:
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import BranchCommit, check_ready
         from .admission import plan_add
+        from .claims import claims_admitted
         from .observed import observed_admitted
         from .products import products_admitted
         from .statistics import statistics_admitted
 
-        # the store's own rules (KI218, KI227, KI229), always
-        checks = (statistics_admitted, observed_admitted, products_admitted, *checks)
+        # the store's own rules (KI218, KI227, KI229, KI232), always
+        checks = (statistics_admitted, observed_admitted, products_admitted, claims_admitted,
+                  *checks)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:
