@@ -195,13 +195,19 @@ def test_a_notes_fetch_that_brings_nothing_new_still_counts_as_fetched(index, tm
     assert fast_rank(clone) == (None, "")
 
 
-def test_a_first_notes_push_counts_as_fetched(index, tmp_path):
-    server = tmp_path / "server.git"  # a remote with no notes yet
+def notes_less_server(index: Store, tmp_path: Path) -> tuple[Path, Path]:
+    """A server holding no notes, and a clone of it with one local attestation, warned."""
+    server = tmp_path / "server.git"
     git(tmp_path, "clone", "-q", "--bare", str(index.root), str(server))
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(server), "clone")
     attest_locally(clone)
     assert NOT_FETCHED.format("origin") in kistore(clone, "show", "BenchmarkRun/slow").stdout
+    return server, clone
+
+
+def test_a_first_notes_push_counts_as_fetched(index, tmp_path):
+    server, clone = notes_less_server(index, tmp_path)
     pushed = kistore(clone, "notes", "push", "origin")
     assert pushed.exit_code == 0, pushed.output
     assert out(clone, "rev-parse", "refs/notes/remotes/origin/kistore") == \
@@ -213,12 +219,7 @@ def test_a_first_notes_push_counts_as_fetched(index, tmp_path):
 def test_a_notes_fetch_from_a_remote_holding_none_counts_as_fetched(index, tmp_path):
     # r89 F9: git writes no tracking ref when the remote has no notes, so the warning
     # advising `kistore notes fetch` stayed after it, on every query
-    server = tmp_path / "server.git"
-    git(tmp_path, "clone", "-q", "--bare", str(index.root), str(server))
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(server), "clone")
-    attest_locally(clone)
-    assert NOT_FETCHED.format("origin") in kistore(clone, "show", "BenchmarkRun/slow").stdout
+    _, clone = notes_less_server(index, tmp_path)
     fetched = kistore(clone, "notes", "fetch", "origin")
     assert fetched.exit_code == 0, fetched.output
     assert fetched.stdout == "0 attestation(s) gained from origin\n"
