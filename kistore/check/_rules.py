@@ -24,7 +24,11 @@ from typing import Any
 
 from ..core import canonical, canonical_fast, layout
 from ..core._plain_text import char_name
-from ..core.contradictions import run_contradictions
+from ..core.contradictions import (
+    LATENCY_UNITS_DISAGREE,
+    latency_units_disagree,
+    run_contradictions,
+)
 from ..core.digest import Digest, is_digest
 from ..core.errors import CanonicalFormError, ParseError, one_line, shorten, with_article
 from ..core.findings import ERROR, WARNING, Finding, rule
@@ -444,8 +448,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         references = tuple(map(spec.get, REFERENCE_FIELDS))
         if "sourceNative" in spec and external_id_disagreement(spec, name):
             return None
-        if run_contradictions(spec):  # KI222-KI224, KI228: the slow path says which
-            return None
+        if run_contradictions(spec) or latency_units_disagree(spec):  # KI222-KI224,
+            return None  # KI228, KI233: the slow path says which
         if unproven_claim(digest_hex, spec, metadata) is not None:  # KI226: likewise
             return None
     return (obj["kind"], name if type(name) is str else None, references,
@@ -558,6 +562,10 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
         findings += [Finding(_CONTRADICTION_RULES[c.rule], c.message, file=object_path,
                              pointer=c.pointer)
                      for c in run_contradictions(document.get("spec"))]
+        slip = latency_units_disagree(document.get("spec"))
+        if slip is not None:
+            findings.append(Finding(LATENCY_UNITS_DISAGREE, slip.message, file=object_path,
+                                    pointer=slip.pointer))
         digest = layout.digest_from_path(object_path)
         unproven = unproven_claim(digest.hex if digest else None, document.get("spec"),
                                   metadata)
