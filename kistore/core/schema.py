@@ -419,7 +419,41 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
         raise InstallationError(f"a $ref of kistore's schema {schema} cannot be resolved "
                                 f"offline ({e}); reinstall kistore",
                                 file=_schema_file(schema)) from None
-    return sorted(findings, key=lambda f: (f.pointer or "", f.message))
+    return sorted(_misspelt_keys(findings, file),
+                  key=lambda f: (f.pointer or "", f.message))
+
+
+def _misspelt_keys(findings: list[SchemaError], file: str | None) -> list[SchemaError]:
+    """Fold "missing required field K" and "unexpected key K2" into one did-you-mean.
+
+    A required key typed ``metdata`` gave two errors (the key missing, the typo unexpected)
+    and no word that one is the other (reviewer r89 F8). When an unexpected key of an
+    object is a close spelling of a key missing from it (:func:`difflib.get_close_matches`,
+    cutoff 0.8, ignoring case), the two become one finding at the typo: "did you mean".
+    """
+    missing = {f.pointer: f for f in findings if f.message.startswith("missing required")}
+    unexpected = [f for f in findings if f.message.startswith("unexpected key ")]
+    if not missing or not unexpected:
+        return findings
+    # Lazy: difflib loads only to suggest a key after a miss.
+    import difflib
+
+    dropped: set[int] = set()
+    merged = []
+    for typo in unexpected:
+        parent, _, key = (typo.pointer or "").rpartition("/")
+        wanted = {p.rpartition("/")[2]: f for p, f in missing.items()
+                  if p is not None and p.rpartition("/")[0] == parent and id(f) not in dropped}
+        close = difflib.get_close_matches(key.casefold(), [k.casefold() for k in wanted],
+                                          n=1, cutoff=0.8)
+        if not close:
+            continue
+        right = next(k for k in wanted if k.casefold() == close[0])
+        dropped.update({id(typo), id(wanted[right])})
+        merged.append(SchemaError(
+            f"unexpected key {shorten(repr(key))}: did you mean {right!r}? (a required "
+            "field, missing)", file=file, pointer=typo.pointer))
+    return [f for f in findings if id(f) not in dropped] + merged
 
 
 def _unexpected_keys(error: Any, pointer: str, file: str | None) -> list[SchemaError]:
@@ -530,9 +564,10 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
     kind = document.get("kind")
     if kind not in KINDS:
         found = "it has none" if "kind" not in document else f"found {_json(kind)}"
+        near = nearest_kind(kind) if isinstance(kind, str) else None
         return [SchemaError(
-            f"a manifest's kind must be one of {', '.join(KINDS)}; {found}", file=file,
-            pointer="/kind")]
+            f"a manifest's kind must be one of {', '.join(KINDS)}; {found}"
+            + (f"; did you mean {near!r}?" if near else ""), file=file, pointer="/kind")]
     return (check_document(document, f"{kind}.json", file=file)
             + identifying_problems(document, file=file)
             + reserved_name_problems(document, file=file))

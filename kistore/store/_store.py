@@ -873,6 +873,10 @@ class Store:
         """
         view = self.view(at)
         kind, slash, name = ref.partition("/")
+        if slash and kind in KINDS and not layout.is_name(name):  # `..`, `a/b`: no name at all
+            raise InputError(  # (not "no such name: reindex", which cannot help, r89 F8)
+                f"{ref!r} is not a reference: {name!r} is not a valid name (lower-case "
+                "letters, digits, '.' and '-', starting and ending with a letter or digit)")
         if slash and kind in KINDS and view.has_names_files():
             # names as paths: one names file, checked against its owner (no index opened)
             digest = view.named(kind, name)
@@ -890,6 +894,9 @@ class Store:
                 raise ResolutionError(f"no {kind} named {name!r} {self.where(at)}")
             return digest
         prefix = parse_prefix(ref)
+        if prefix is None and ref != ref.lower() and parse_prefix(ref.lower()) is not None:
+            raise InputError(f"{ref!r} is not a reference: digests are lower-case hex: "
+                             f"{ref.lower()}")  # as some tools print them (r89 F8)
         if prefix is None:
             near = nearest_kind(kind) if slash else None
             if near is not None and near.casefold() == kind.casefold():
