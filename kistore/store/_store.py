@@ -873,7 +873,8 @@ class Store:
         """
         view = self.view(at)
         kind, slash, name = ref.partition("/")
-        if slash and kind in KINDS and not layout.is_name(name):  # `..`, `a/b`: no name at all
+        if slash and kind in KINDS and not layout.is_name(name.lower()):  # `..`, `a/b`: none
+            # (upper case is answered below: "names are lowercase", with the name meant)
             raise InputError(  # (not "no such name: reindex", which cannot help, r89 F8)
                 f"{ref!r} is not a reference: {name!r} is not a valid name (lower-case "
                 "letters, digits, '.' and '-', starting and ending with a letter or digit)")

@@ -12,7 +12,7 @@ from kistore.core.schema import check_manifest
 
 
 @pytest.mark.parametrize("ref,name", [("BenchmarkRun/../../kistore.toml", "../../kistore.toml"),
-                                      ("Workload/a/b", "a/b"), ("BenchmarkRun/Fast", "Fast")])
+                                      ("Workload/a/b", "a/b"), ("BenchmarkRun/-x", "-x")])
 def test_an_invalid_name_is_said_to_be_one(group, ref, name):
     # not "no BenchmarkRun named ...: run `kistore reindex`", which cannot help
     with pytest.raises(InputError) as refused:
