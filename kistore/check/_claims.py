@@ -3,8 +3,9 @@
 :mod:`kistore.core.claims` owns the rule and its words; :mod:`kistore.store.claims` reads a
 comparison group's claims. The gate judges each run whose group file the range adds (a run
 it adds, or an earlier one its new protocol or environment puts in a group) against the
-other runs of that group at HEAD: one listing per group, O(change). ``verify`` judges
-every group of the tree.
+other runs of that group at HEAD: one listing per group, O(change); a run claiming no
+record (no ``sol-execbench`` ``externalId``) reads no other run (a blob-less clone fetches
+nothing more). ``verify`` judges every group of the tree (one more read of every run).
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ..core import layout
-from ..core.claims import CLAIMED_TWICE, CLAIMED_TWICE_STORED, POINTER, claim_message
+from ..core.claims import CLAIMED_TWICE, CLAIMED_TWICE_STORED, POINTER, claim_message, claim_of
+from ..core.comparison import stored_spec
 from ..core.digest import Digest
 from ..core.findings import Finding, Rule
 from ..store import View
-from ..store.claims import group_claims, shown_run
+from ..store.claims import group_claims, read_manifest, shown_run
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -43,7 +45,10 @@ def range_claims(view: View, changed: Iterable[str]) -> list[Finding]:
             arriving.setdefault(layout.group_dir(parsed[0]), set()).add(parsed[1].hex)
     findings = []
     for directory, new in sorted(arriving.items()):
-        findings += _group_findings(view, directory, new, CLAIMED_TWICE)
+        if any(claim_of(stored_spec(read_manifest(view, layout.object_path(
+                Digest.from_str(f"sha256:{hex_}"))), hex_, "BenchmarkRun")) is not None
+               for hex_ in new):  # a run claiming nothing reads no other run of its group
+            findings += _group_findings(view, directory, new, CLAIMED_TWICE)
     return findings
 
 

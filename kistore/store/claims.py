@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ._views import View
 
 
-def _read(view: View, path: str) -> bytes | None:
+def read_manifest(view: View, path: str) -> bytes | None:
     """Return a file's bytes, or None when absent or past the manifest limit (KI106's)."""
     try:
         return view.read(path, DEFAULT.manifest_bytes)
@@ -45,7 +45,7 @@ def shown_run(view: View, hex_: str) -> str:
     """Return a stored run as ``BenchmarkRun/NAME (sha256:...)`` (its metadata file's name)."""
     digest = Digest.from_str(f"sha256:{hex_}")
     try:
-        meta = loads_lenient(_read(view, layout.metadata_path(digest)) or b"")
+        meta = loads_lenient(read_manifest(view, layout.metadata_path(digest)) or b"")
         name = meta.get("name") if isinstance(meta, dict) else None
     except (ValueError, UnicodeDecodeError):
         name = None
@@ -68,7 +68,7 @@ def group_claims(view: View, directory: str, skip: str) -> dict[Claim, list[str]
     for hex_ in sorted(view.list_dir(directory)):
         if hex_ == skip or len(hex_) != 64:
             continue
-        claim = claim_of(stored_spec(_read(view, layout.object_path(
+        claim = claim_of(stored_spec(read_manifest(view, layout.object_path(
             Digest.from_str(f"sha256:{hex_}"))), hex_, "BenchmarkRun"))
         if claim is not None:
             found.setdefault(claim, []).append(hex_)
@@ -100,7 +100,7 @@ def claims_admitted(store: Store, manifests: Sequence[Manifest]
         m = batch.get(digest)
         if m is not None:
             return m.spec if m.kind == kind else None
-        return stored_spec(_read(view, layout.object_path(digest)), digest.hex, kind)
+        return stored_spec(read_manifest(view, layout.object_path(digest)), digest.hex, kind)
 
     problems: list[tuple[Digest, KistoreError]] = []
     earlier: dict[tuple[str, Claim], list[str]] = {}
