@@ -68,8 +68,10 @@ def group_claims(view: View, directory: str, skip: str) -> dict[Claim, list[str]
     for hex_ in sorted(view.list_dir(directory)):
         if hex_ == skip or len(hex_) != 64:
             continue
-        claim = claim_of(stored_spec(read_manifest(view, layout.object_path(
-            Digest.from_str(f"sha256:{hex_}"))), hex_, "BenchmarkRun"))
+        data = read_manifest(view, layout.object_path(Digest.from_str(f"sha256:{hex_}")))
+        if data is None or b'"externalId"' not in data:
+            continue  # claims nothing: neither hashed nor parsed
+        claim = claim_of(stored_spec(data, hex_, "BenchmarkRun"))
         if claim is not None:
             found.setdefault(claim, []).append(hex_)
     return found
