@@ -238,7 +238,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         to the default limits (and to BASE's and HEAD's committed ones), unless that file
         is HEAD's, whose KI108 says it (:func:`._lowered.own_limits`). KI229 (a warning)
         per ExecutionEnvironment it adds whose GPU product differs from another spelling
-        of HEAD only in case, spacing or Unicode form (:func:`._products.range_products`).
+        of HEAD only in case, spacing, punctuation, Unicode form or a leading vendor name
+        (:func:`._products.range_products`).
         KI232 per run whose group file it adds while another run of that group claims the
         same source record (:func:`._claims.range_claims`).
         KI429 (a warning)
