@@ -99,13 +99,16 @@ upstream, r86 F10). A later fetch that finds notes removes the file."""
 
 def none_marker(git_dir: Path, remote: str) -> Path:
     """Return the file that says ``kistore notes fetch REMOTE`` found no notes there."""
-    return common_git_dir(git_dir) / NOTES_NONE / quote(remote, safe="")
+    # a remote name that is not UTF-8 (git passes its bytes): its bytes, percent-encoded
+    return common_git_dir(git_dir) / NOTES_NONE / quote(
+        remote.encode("utf-8", "surrogateescape"), safe="")
 
 
 def _fetched_none(git_dir: Path) -> frozenset[str]:
     """Return each remote a fetch found holding no notes (:data:`NOTES_NONE`)."""
     try:
-        return frozenset(unquote(n) for n in os.listdir(common_git_dir(git_dir) / NOTES_NONE))
+        return frozenset(unquote(n, errors="surrogateescape")
+                         for n in os.listdir(common_git_dir(git_dir) / NOTES_NONE))
     except OSError:  # none recorded (the usual case)
         return frozenset()
 

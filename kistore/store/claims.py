@@ -34,10 +34,13 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 
 def read_manifest(view: View, path: str) -> bytes | None:
-    """Return a file's bytes, or None when absent or past the manifest limit (KI106's)."""
+    """Return a file's bytes, or None when absent, past the manifest limit or unreadable.
+
+    A damaged blob is KI117's to report, once (``verify`` reads every group's runs again).
+    """
     try:
         return view.read(path, DEFAULT.manifest_bytes)
-    except FileTooLarge:
+    except (FileTooLarge, KistoreError):  # past the limit, or unreadable: KI106's, KI117's
         return None
 
 
