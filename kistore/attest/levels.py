@@ -11,12 +11,14 @@ start-up; docs/speed.md).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
+from urllib.parse import quote, unquote
 
 from ..core.layout import NOTES_REF
 from ..git.config_files import remotes as configured_remotes
-from ..git.refs import RefsUnreadable, reflog_mtime, refs_under, resolve
+from ..git.refs import RefsUnreadable, common_git_dir, reflog_mtime, refs_under, resolve
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -39,7 +41,9 @@ ABSENT = f"{NOTES_REF} is not in this clone (git clone does not fetch it)"
 """Why the notes are lacking when the clone has no notes ref at all."""
 
 LOCAL_ONLY = (f"{NOTES_REF} holds only this clone's own attestations: no remote's notes were "
-              "fetched into it (git clone and git pull do not fetch them)")
+              "fetched into it (git clone and git pull do not fetch them; a remote holding "
+              "none makes this clone the only holder: `kistore notes push REMOTE` gives it "
+              "yours)")
 """Why they are lacking when the notes ref holds what was attested here, nothing fetched."""
 
 
@@ -74,12 +78,39 @@ class _NotesHere(NamedTuple):
             (:func:`_fetched_at`), None when it cannot be told.
         by_git: a remote's fetch refspec writes ``refs/notes/kistore`` itself (a ``git
             clone --mirror``'s ``+refs/*:refs/*``): every ``git fetch`` of it fetches them.
+        empty: the remotes ``kistore notes fetch`` found holding no notes (:data:`NOTES_NONE`).
     """
 
     local: bool
     remotes: tuple[str, ...]
     fetched: dict[str, float | None]
     by_git: bool = False
+    empty: frozenset[str] = frozenset()
+
+
+NOTES_NONE = "kistore/notes-none"
+"""Under the common git directory: one empty file per remote (its name percent-encoded)
+that ``kistore notes fetch`` found holding no ``refs/notes/kistore``. git writes no tracking
+ref then, and the warning that no remote's notes were fetched stayed on every query, though
+its advice had been followed (reviewer r89 F9): once every remote is so recorded, the notes
+are not lacking (:func:`notes_lacking`; a fork holding none does not answer for its
+upstream, r86 F10). A later fetch that finds notes removes the file."""
+
+
+def none_marker(git_dir: Path, remote: str) -> Path:
+    """Return the file that says ``kistore notes fetch REMOTE`` found no notes there."""
+    # a remote name that is not UTF-8 (git passes its bytes): its bytes, percent-encoded
+    return common_git_dir(git_dir) / NOTES_NONE / quote(
+        remote.encode("utf-8", "surrogateescape"), safe="")
+
+
+def _fetched_none(git_dir: Path) -> frozenset[str]:
+    """Return each remote a fetch found holding no notes (:data:`NOTES_NONE`)."""
+    try:
+        return frozenset(unquote(n, errors="surrogateescape")
+                         for n in os.listdir(common_git_dir(git_dir) / NOTES_NONE))
+    except OSError:  # none recorded (the usual case)
+        return frozenset()
 
 
 def remote_ref(remote: str) -> str:
@@ -111,7 +142,7 @@ def _notes_here(store: Store) -> _NotesHere:
         fetched = {name[len(TRACKING_PREFIX):-len("/kistore")]: None
                    for name in repo.references
                    if name.startswith(TRACKING_PREFIX) and name.endswith("/kistore")}
-    return _NotesHere(local, tuple(remotes), fetched, by_git)
+    return _NotesHere(local, tuple(remotes), fetched, by_git, _fetched_none(git_dir))
 
 
 def _writes_notes(refspec: str) -> bool:
@@ -149,7 +180,8 @@ def notes_lacking(store: Store) -> str | None:
     the remote's attestations (a maintainer's withdrawal) while every warning was silent
     (reviewer r86 F21). Unless a remote's fetch refspec writes ``refs/notes/kistore``
     itself (a ``git clone --mirror``): every ``git fetch`` then brings the notes. A store
-    with no remote has nothing to fetch: None.
+    with no remote has nothing to fetch: None; nor has one whose every remote `kistore notes
+    fetch` found holding none (:data:`NOTES_NONE`).
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -165,6 +197,8 @@ def _lacking(here: _NotesHere) -> str | None:
     """:func:`notes_lacking` of what :func:`_notes_here` read."""
     if not here.remotes or here.fetched or (here.local and here.by_git):
         return None
+    if here.empty >= set(here.remotes):  # every remote fetched, and none holds notes
+        return None  # (a fork holding none is no answer while upstream was not asked)
     return LOCAL_ONLY if here.local else ABSENT
 
 

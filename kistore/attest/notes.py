@@ -71,6 +71,7 @@ from ..git.refs import common_git_dir
 from ..git.treediff import entry_at, subtree
 from ..store import atomic_write, refuse_links
 from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
+from .levels import none_marker
 from .levels import notes_not_fetched as notes_not_fetched
 from .levels import remote_ref as remote_ref  # re-exported: readers judge freshness by it
 from .notepaths import doubled_notes, path_findings
@@ -732,6 +733,10 @@ def fetch(store: Store, remote: str) -> int:
         remote: a remote name or URL (a URL's notes are fetched into
             ``refs/notes/remotes/url/kistore``).
 
+    A remote holding no notes is recorded as fetched all the same (an empty file,
+    :data:`kistore.attest.levels.NOTES_NONE`): git writes no tracking ref then, and the
+    readers' "no remote's notes were fetched" stayed on every query (reviewer r89 F9).
+
     Returns:
         The number of note lines gained (0 when the remote has no kistore notes).
 
@@ -746,10 +751,13 @@ def fetch(store: Store, remote: str) -> int:
     before_fetch = None if held is None else str(held.target)
     result = _git(repo, "fetch", "--quiet", "--no-filter", remote, f"+{NOTES_REF}:{tracking}",
                   check=False)
+    marker = none_marker(Path(repo.path), remote)
     if result.returncode != 0:
         if "couldn't find remote ref" in result.stderr:
+            _record_none(marker)  # fetched: it holds none (levels.notes_lacking)
             return 0
         raise StoreStateError(f"git fetch {remote} failed: {result.stderr.strip()}")
+    marker.unlink(missing_ok=True)  # it holds notes now: its tracking ref says so
     try:
         _refuse_unchecked(repo, remote, tracking)
     except StoreStateError:  # not fetched, as far as the readers tell (levels.notes_lacking)
@@ -766,6 +774,18 @@ def fetch(store: Store, remote: str) -> int:
             _mark_fetched(repo, tracking)
             return _count_lines(repo) - before
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def _record_none(marker: Path) -> None:
+    """Write (or touch) :data:`kistore.attest.levels.NOTES_NONE`'s file of a remote.
+
+    Best effort: a ``.git`` this user cannot write leaves the warning as it was.
+    """
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        return
 
 
 def _mark_fetched(repo: pygit2.Repository, tracking: str) -> None:

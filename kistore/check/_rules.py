@@ -24,7 +24,13 @@ from typing import Any
 
 from ..core import canonical, canonical_fast, layout
 from ..core._plain_text import char_name
-from ..core.contradictions import LATENCY_FLOOR_NS, implausible_latencies, run_contradictions
+from ..core.contradictions import (
+    LATENCY_FLOOR_NS,
+    LATENCY_UNITS_DISAGREE,
+    implausible_latencies,
+    latency_units_disagree,
+    run_contradictions,
+)
 from ..core.digest import Digest, is_digest
 from ..core.errors import CanonicalFormError, ParseError, one_line, shorten, with_article
 from ..core.findings import ERROR, WARNING, Finding, rule
@@ -449,8 +455,9 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         references = tuple(map(spec.get, REFERENCE_FIELDS))
         if "sourceNative" in spec and external_id_disagreement(spec, name):
             return None
-        if run_contradictions(spec) or implausible_latencies(spec):  # KI222-KI224, KI228,
-            return None  # KI230: the slow path says which
+        if run_contradictions(spec) or implausible_latencies(spec) \
+                or latency_units_disagree(spec):  # KI222-KI224, KI228, KI230, KI233:
+            return None  # the slow path says which
         if unproven_claim(digest_hex, spec, metadata) is not None:  # KI226: likewise
             return None
     return (obj["kind"], name if type(name) is str else None, references,
@@ -568,6 +575,10 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
         findings += [Finding(LATENCY_BELOW_FLOOR, c.message, file=object_path,
                              pointer=c.pointer)
                      for c in implausible_latencies(document.get("spec"))]
+        slip = latency_units_disagree(document.get("spec"))
+        if slip is not None:
+            findings.append(Finding(LATENCY_UNITS_DISAGREE, slip.message, file=object_path,
+                                    pointer=slip.pointer))
         digest = layout.digest_from_path(object_path)
         unproven = unproven_claim(digest.hex if digest else None, document.get("spec"),
                                   metadata)

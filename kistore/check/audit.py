@@ -40,6 +40,7 @@ from ..git.blobs import CommitUnparsable, ObjectUnreadable, is_partial_clone
 from ..git.pack import blob_id
 from ..git.packs import PackDamage, check_packs
 from ..store import Files, FileTooLarge, index_lock
+from ._claims import check_claims
 from ._commits import unparsable_finding
 from ._dates import check_commit_dates
 from ._focus import collision_candidates, look_up_entries
@@ -1174,7 +1175,8 @@ CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, che
                                  check_notes_and_attestations, check_revocations,
                                  check_tree_names, check_ignored,
                                  check_shallow, check_replace_refs, check_clone_attributes,
-                                 check_commit_dates, check_observed, check_products)
+                                 check_commit_dates, check_observed, check_products,
+                                 check_claims)
 """The checks :func:`verify` runs after the contents check: the verified revision's
 ``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
 :func:`._settings.check_settings`), history, policy, attestations, a shallow clone
@@ -1183,7 +1185,8 @@ CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, che
 ``.git/info/attributes`` (:func:`check_clone_attributes`, KI116), commit dates
 (:func:`._dates.check_commit_dates`, KI428 as a warning), runs observed after the commit
 that added them or before 2000 (:func:`._observed.check_observed`, KI227), GPU products
-spelled two ways (:func:`._products.check_products`, KI229 as a warning).
+spelled two ways (:func:`._products.check_products`, KI229 as a warning), runs of one
+comparison group claiming one source record (:func:`._claims.check_claims`, KI232).
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds

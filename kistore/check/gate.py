@@ -70,6 +70,7 @@ from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
+from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import range_dates
 from ._first_parent import first_parent_findings
@@ -237,7 +238,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         to the default limits (and to BASE's and HEAD's committed ones), unless that file
         is HEAD's, whose KI108 says it (:func:`._lowered.own_limits`). KI229 (a warning)
         per ExecutionEnvironment it adds whose GPU product differs from another spelling
-        of HEAD only in case, spacing or Unicode form (:func:`._products.range_products`).
+        of HEAD only in case, spacing, punctuation, Unicode form or a leading vendor name
+        (:func:`._products.range_products`).
+        KI232 per run whose group file it adds while another run of that group claims the
+        same source record (:func:`._claims.range_claims`).
         KI429 (a warning)
         when it adds, changes or deletes a file the gate installs or runs (``kistore/``,
         ``Makefile``, the workflows: :func:`._gate_code.gate_code_changed`).
@@ -309,6 +313,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += range_observed(repo, base, head, changed)  # KI227 (errors, warnings)
     findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
                                changed)  # KI229
+    findings += range_claims(store.view(str(head.id)), changed)  # KI232
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)

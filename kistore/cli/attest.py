@@ -473,7 +473,10 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
       git pull && kistore notes fetch origin
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.levels import none_marker
     from ..attest.notes import fetch
+    from ..core.errors import printable
+    from ..core.layout import NOTES_REF
 
     store = ctx.store()
     store.settings().refuse_other_version("kistore notes fetch")  # it writes our notes ref
@@ -482,6 +485,9 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
         emit_json({"remote": remote, "gained": gained})
     else:
         click.echo(f"{gained} attestation(s) gained from {remote}")
+    if none_marker(Path(store.git_dir), remote).exists() and NOTES_REF in store.repo.references:
+        click.echo(f"{printable(remote)} holds no attestation notes (`kistore notes push "
+                   f"{printable(remote)}` gives it this clone's)", err=True)
 
 
 @writes(True)

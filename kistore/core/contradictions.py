@@ -36,11 +36,13 @@ milliseconds or microseconds written as nanoseconds (reviewer r86 F14, "ms-as-ns
 from __future__ import annotations
 
 import json
+import math
 import re
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .canonical import escape_pointer
+from .findings import WARNING, rule
 
 TRACE_STATUSES = {
     "PASSED": "passed",
@@ -345,3 +347,79 @@ def _case_collisions(metrics: dict[str, Any]) -> list[Contradiction]:
                 "column and refuses the JSON Lines row)",
                 f"metrics {kept!r} and {key!r} differ only in case"))
     return found
+
+
+SAME_NUMBER_SOURCES = ("sol-execbench", "flashinfer-trace")
+"""Sources whose importers write ``timing.latencyNs.mean`` and
+``sourceNative.metrics.latency_ms`` from one number (docs/importers.md): the mean is
+``ms_to_ns(latency_ms)``, scaled by 10**6 in decimal arithmetic, with no rounding."""
+
+UNITS_SLACK = 1e-9
+"""Relative difference KI233 allows between ``latencyNs.mean`` and ``latency_ms`` x 10**6,
+beyond :data:`UNITS_SLACK_NS`. The importers round nothing (decimal scaling: ``13.634148``
+ms is ``13634148`` ns), so the two agree to the last digit; this covers a writer scaling in
+binary floating point (a few ulps, ~1e-16 relative each), and is :data:`STATISTIC_SLACK`'s.
+A unit slip is a factor of 1,000 or more."""
+
+UNITS_SLACK_NS = 1.0
+"""Absolute difference (ns) KI233 allows: the sources publish ``latency_ms`` to six
+decimals, one nanosecond (``13.634148``), so a writer deriving one value from the other
+and rounding to that resolution (``round(mean / 1e6, 6)``, as ``bench/generate.py`` does)
+is off by at most half of it."""
+
+
+LATENCY_UNITS_DISAGREE = rule(
+    "KI233", "latency-units-disagree", WARNING,
+    "state the mean latency in nanoseconds and latency_ms in milliseconds, both from one "
+    "measurement, as the source's importer does (a run not committed yet: `kistore drop "
+    "DIGEST` and add the corrected file; a committed one stays, objects are never edited: "
+    "add the corrected run as a new object)")
+
+
+def _finite(value: Any) -> float | None:
+    """Return a JSON number that is finite as a float, else None (``true`` is no number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def latency_units_disagree(spec: Any) -> Contradiction | None:
+    """KI233 (a warning): a run's two statements of one latency disagree.
+
+    For a run claiming a source of :data:`SAME_NUMBER_SOURCES`, its
+    ``timing.latencyNs.mean`` (ns) and its ``sourceNative.metrics.latency_ms`` (ms) come
+    from one number; when they differ by more than :data:`UNITS_SLACK` (relative), one of
+    them was written in another unit or changed (reviewer r89 F3: 13,634,148 ns beside
+    99,999 ms, added and verified without a word).
+
+    Args:
+        spec: a BenchmarkRun's ``spec`` (any shape: other shapes yield None).
+
+    Returns:
+        The contradiction (rule ``KI233``, at ``/spec/timing/latencyNs/mean``, naming both
+        values and their ratio), or None when they agree or either is absent.
+    """
+    if not isinstance(spec, dict):
+        return None
+    native, timing = spec.get("sourceNative"), spec.get("timing")
+    if not isinstance(native, dict) or native.get("source") not in SAME_NUMBER_SOURCES \
+            or not isinstance(timing, dict):
+        return None
+    metrics, latency = native.get("metrics"), timing.get("latencyNs")
+    if not isinstance(metrics, dict) or not isinstance(latency, dict):
+        return None
+    stated_ms, stated_mean = metrics.get("latency_ms"), latency.get("mean")
+    ms, mean = _finite(stated_ms), _finite(stated_mean)
+    if ms is None or mean is None:
+        return None
+    as_ns = ms * 1e6
+    if abs(mean - as_ns) <= UNITS_SLACK_NS + UNITS_SLACK * max(abs(mean), abs(as_ns)):
+        return None
+    ratio = f"{as_ns / mean:.6g}x" if mean else "a mean of 0"
+    return Contradiction(
+        "KI233", "/spec/timing/latencyNs/mean",
+        f"the run states a mean latency of {stated_mean} ns (/spec/timing/latencyNs/mean) and "
+        f"latency_ms {stated_ms} (/spec/sourceNative/metrics/latency_ms), which is {as_ns:.10g} "
+        f"ns ({ratio} the mean): {native['source']}'s importer writes both from one number, "
+        "so one was written in another unit or changed",
+        f"latencyNs mean {stated_mean} vs latency_ms {stated_ms} (KI233)")

@@ -7,11 +7,13 @@ forms), then case folded (Unicode ``casefold``, which lowers more than ``lower``
 differ in what else a reader is taken to overlook, because they answer different
 questions:
 
-* :func:`spaced` (KI229, :func:`kistore.core.products.product_key`): are two GPU product
-  names the *same* name? Only whitespace runs count as one space (ends stripped); every
-  other character counts, punctuation and letters of every script included. The answer is
-  a warning that names the spellings, so it stays narrow: it must never call two products
-  one (``H100 PCIe`` and ``H100-PCIe`` are not folded together, nor ``A100`` and ``A1OO``).
+* :func:`words` (KI229, :func:`kistore.core.products.product_key`): are two GPU product
+  names the *same* name? Runs of whitespace and punctuation (all but ``.``, as in ``H100
+  80GB`` beside ``RTX 4090 Ti``'s versions like ``2.0``) count as one space, ends
+  stripped: ``H100 PCIe``, ``H100-PCIe`` and ``H100_PCIe`` are one (reviewer r89 F7: each
+  opened its own comparison group). Letters and digits of every script count as they
+  are: it must never call two products one by their letters (``A100`` and ``A1OO``, a
+  Cyrillic ``О``, stay two). The answer is a warning that names the spellings.
 * :func:`ascii_alnum` (KI226, :func:`kistore.core.provenance.spelled`): does a value
   *name* a source (``kernelbench``) to a reader, whatever is put between its letters? Accents
   are split off (NFKD: ``é`` reads ``e``) and every character but ASCII letters and digits
@@ -45,18 +47,23 @@ def folded(text: str) -> str:
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
-def spaced(text: str) -> str:
-    """Return :func:`folded` ``text`` with each whitespace run one space, none at the ends.
+_NOT_WORD = re.compile(r"(?:[^\w.]|_)+")
+"""Runs of characters that are no letter, digit or ``.``: whitespace and punctuation."""
+
+
+def words(text: str) -> str:
+    """Return :func:`folded` ``text`` with each run of whitespace or punctuation one space.
 
     The policy of KI229 (a product name spelled another way): see the module's docstring.
+    ``.`` is kept (a version, ``2.0``); ``_`` counts as punctuation.
 
     Args:
-        text: any string (``"NVIDIA  H100\\u00a080GB "``).
+        text: any string (``"NVIDIA  H100-PCIe\u00a080GB "``).
 
     Returns:
-        ``"nvidia h100 80gb"``.
+        ``"nvidia h100 pcie 80gb"``, no space at either end.
     """
-    return " ".join(folded(text).split())
+    return " ".join(_NOT_WORD.sub(" ", folded(text)).split())
 
 
 def ascii_alnum(text: str) -> str:

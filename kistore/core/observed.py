@@ -167,11 +167,35 @@ def observed_problem(observed: int, entered: int, how: str) -> str | None:
         entered + CLOCK_SKEW``.
     """
     if observed > entered + CLOCK_SKEW:
-        return (f"the run says it was observed at {commit_text(observed)}, more than a day "
+        return (f"the run says it was observed at {observed_text(observed)}, more than a day "
                 f"after it entered the repository ({commit_text(entered)}: {how}): a "
                 "measurement is not made after it is stored")
     if observed < EARLIEST:
-        return (f"the run says it was observed at {commit_text(observed)}, before "
-                f"{commit_text(EARLIEST)}: no GPU ran such kernels then (1970-01-01 is the "
-                "Unix epoch, a placeholder for a time not known)")
+        epoch = (" (1970-01-01 is the Unix epoch, a placeholder for a time not "
+                 "known)") if observed == 0 else ""
+        return (f"the run says it was observed at {observed_text(observed)}, before "
+                f"{commit_text(EARLIEST)}: no GPU ran such kernels then{epoch}")
     return None
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+def observed_text(seconds: int) -> str:
+    """Return a run's ``observedAt`` (seconds since the epoch) as RFC 3339 UTC, unclamped.
+
+    Not :func:`~.times.commit_text`, which clamps to 1970-9999 (meant for commit dates): a
+    run observed ``0001-01-01T00:00:00Z`` or ``1969-07-20T20:17:00Z`` is quoted as it says,
+    not as ``1970-01-01T00:00:00Z`` (reviewer r89 F1).
+
+    Args:
+        seconds: seconds since 1970-01-01T00:00:00Z, of a time in years 1-9999.
+
+    Returns:
+        ``YYYY-MM-DDTHH:MM:SSZ``.
+    """
+    try:
+        when = _EPOCH + dt.timedelta(seconds=seconds)
+    except OverflowError:  # not from a parsed observedAt: years 1-9999 only
+        return commit_text(seconds)
+    return f"{when.year:04d}" + when.strftime("-%m-%dT%H:%M:%SZ")  # glibc's %Y: 1, not 0001

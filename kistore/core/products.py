@@ -5,8 +5,10 @@ comparison key (:mod:`kistore.core.comparison`): ``NVIDIA H100 80GB HBM3`` and `
 80gb  hbm3`` make two keys, so runs that are comparable are never ranked together, and
 nothing said so. Two spellings are *variants* when their :func:`product_key` is equal:
 NFKC (full-width letters, ligatures, non-breaking spaces), case folded, runs of whitespace
-collapsed to one space, ends stripped. The key is for this comparison only: the comparison
-key keeps the product as stated (changing it would move every stored group file).
+or punctuation (but ``.``) collapsed to one space, ends stripped, a leading vendor name
+dropped (``H100 PCIe`` and ``NVIDIA H100-PCIe`` are ``NVIDIA H100 PCIe``, reviewer r89
+F7). The key is for this comparison only: the comparison key keeps the product as stated
+(changing it would move every stored group file).
 
 A warning, not a refusal: a store may already hold both spellings, and an environment of
 the second is then no new harm. This module knows text only: callers bring the spellings
@@ -20,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .findings import WARNING, rule
-from .folding import spaced
+from .folding import words
 
 POINTER = "/spec/hardware/product"
 """Where an ExecutionEnvironment states its GPU product (the warning's JSON Pointer)."""
@@ -29,25 +31,37 @@ PRODUCT_SPELLED_DIFFERENTLY = rule(
     "KI229", "gpu-product-spelling", WARNING,
     "spell spec.hardware.product exactly as the store already does (the spelling named), "
     "in a new ExecutionEnvironment: runs on environments whose products differ only in "
-    "case, spacing or Unicode form are never ranked together")
+    "case, spacing, punctuation, Unicode form or a leading vendor name are never ranked "
+    "together")
 
 
 def product_key(product: str) -> str:
-    """Return what two spellings of one GPU product share: NFKC, casefold, one space.
+    """Return what two spellings of one GPU product share: NFKC, casefold, words, no vendor.
 
-    :func:`kistore.core.folding.spaced`, the narrow one of the two folding policies (the
+    :func:`kistore.core.folding.words`, the narrow one of the two folding policies (the
     other, :func:`kistore.core.provenance.spelled`'s, drops all but ``[a-z0-9]``; why they
-    differ: :mod:`kistore.core.folding`).
+    differ: :mod:`kistore.core.folding`), then a leading vendor's name dropped.
 
     Args:
         product: an ExecutionEnvironment's ``spec.hardware.product``.
 
     Returns:
-        ``product`` in NFKC, case folded (NFKC again: folding may undo it), its whitespace
-        runs one space, no space at either end: ``"nvidia h100 80gb hbm3"`` for ``"NVIDIA
-        H100  80GB HBM3 "`` and ``"ＮＶＩＤＩＡ H100 80GB HBM3"``.
+        ``product`` in NFKC, case folded (NFKC again: folding may undo it), each run of
+        whitespace or punctuation but ``.`` one space, no space at either end
+        (:func:`kistore.core.folding.words`), a first word of :data:`VENDORS` dropped:
+        ``"h100 80gb hbm3"`` for
+        ``"NVIDIA H100  80GB HBM3 "``, ``"ＮＶＩＤＩＡ H100 80GB HBM3"`` and ``"H100-80GB
+        HBM3"``.
     """
-    return spaced(product)
+    parts = words(product).split()
+    if len(parts) > 1 and parts[0] in VENDORS:  # 'H100 PCIe' is NVIDIA's (reviewer r89 F7)
+        parts = parts[1:]
+    return " ".join(parts)
+
+
+VENDORS = frozenset({"nvidia", "amd", "intel"})
+"""GPU vendors' names a product may begin with or leave out: ``NVIDIA H100 PCIe`` and
+``H100 PCIe`` are one product (:func:`product_key` drops the first word when it is one)."""
 
 
 def environment_product(spec: Any) -> str | None:
@@ -95,6 +109,7 @@ def variant_message(product: str, variants: list[tuple[str, str]]) -> str:
         matters (the runs get another comparison key).
     """
     shown = "; ".join(f"{spelling!r} ({environment})" for spelling, environment in variants)
-    return (f"hardware.product {product!r} differs only in case, spacing or Unicode form from "
+    return (f"hardware.product {product!r} differs only in case, spacing, punctuation, Unicode "
+            f"form or a leading vendor name from "
             f"what the store spells {shown}: its runs get another comparison key and are "
             f"never ranked with theirs; use {variants[0][0]!r}")

@@ -303,6 +303,42 @@ def _is_date_time(value: object) -> bool:
     return "\n" not in value and bool(rfc3339_validator.validate_rfc3339(value))
 
 
+_RFC3339_OTHER = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})([Tt])([0-9]{2}:[0-9]{2}:)([0-9]{2})(\.[0-9]+)?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})")
+"""RFC 3339 §5.6's shape with what it admits and kistore does not: ``t``, ``z``, second 60."""
+
+
+def date_time_advice(value: object) -> str | None:
+    """Say how to write a valid RFC 3339 date-time kistore does not accept, or None.
+
+    kistore accepts one spelling of a time (a house rule: a stored time is compared and
+    shown byte for byte, and Python's datetime, which reads it, holds no leap second):
+    upper-case ``T`` and ``Z`` and seconds 00-59. RFC 3339 §5.6 also admits a lower-case
+    ``t`` and ``z`` and a leap second ``:60`` (reviewer r89 F2: these were called "not an
+    RFC 3339 date-time").
+
+    Args:
+        value: the refused value.
+
+    Returns:
+        e.g. ``'2016-12-31T23:59:60Z' is RFC 3339, but kistore accepts only ... : write
+        '2016-12-31T23:59:59Z'``; None when ``value`` is not such a date-time.
+    """
+    match = _RFC3339_OTHER.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    day, sep, clock, second, fraction, zone = match.groups()
+    if sep == "T" and zone != "z" and second != "60":
+        return None  # another problem (a month 13, say): not RFC 3339 at all
+    fixed = (f"{day}T{clock}{'59' if second == '60' else second}{fraction or ''}"
+             f"{zone.upper()}")
+    if not _is_date_time(fixed):
+        return None  # wrong in another way too (a month 13): not RFC 3339 at all
+    return (f"{value!r} is RFC 3339, but kistore accepts one spelling only: upper-case T "
+            f"and Z, seconds 00-59 (no leap second); write {fixed!r}")
+
+
 # UTC date-times of a year from 0001 whose day exists in every month (01-28): a subset of
 # what rfc3339-validator accepts (a test checks it), so answering True changes no verdict.
 _PLAIN_DATE_TIME = re.compile(
@@ -383,7 +419,41 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
         raise InstallationError(f"a $ref of kistore's schema {schema} cannot be resolved "
                                 f"offline ({e}); reinstall kistore",
                                 file=_schema_file(schema)) from None
-    return sorted(findings, key=lambda f: (f.pointer or "", f.message))
+    return sorted(_misspelt_keys(findings, file),
+                  key=lambda f: (f.pointer or "", f.message))
+
+
+def _misspelt_keys(findings: list[SchemaError], file: str | None) -> list[SchemaError]:
+    """Fold "missing required field K" and "unexpected key K2" into one did-you-mean.
+
+    A required key typed ``metdata`` gave two errors (the key missing, the typo unexpected)
+    and no word that one is the other (reviewer r89 F8). When an unexpected key of an
+    object is a close spelling of a key missing from it (:func:`difflib.get_close_matches`,
+    cutoff 0.8, ignoring case), the two become one finding at the typo: "did you mean".
+    """
+    missing = {f.pointer: f for f in findings if f.message.startswith("missing required")}
+    unexpected = [f for f in findings if f.message.startswith("unexpected key ")]
+    if not missing or not unexpected:
+        return findings
+    # Lazy: difflib loads only to suggest a key after a miss.
+    import difflib
+
+    dropped: set[int] = set()
+    merged = []
+    for typo in unexpected:
+        parent, _, key = (typo.pointer or "").rpartition("/")
+        wanted = {p.rpartition("/")[2]: f for p, f in missing.items()
+                  if p is not None and p.rpartition("/")[0] == parent and id(f) not in dropped}
+        close = difflib.get_close_matches(key.casefold(), [k.casefold() for k in wanted],
+                                          n=1, cutoff=0.8)
+        if not close:
+            continue
+        right = next(k for k in wanted if k.casefold() == close[0])
+        dropped.update({id(typo), id(wanted[right])})
+        merged.append(SchemaError(
+            f"unexpected key {shorten(repr(key))}: did you mean {right!r}? (a required "
+            "field, missing)", file=file, pointer=typo.pointer))
+    return [f for f in findings if id(f) not in dropped] + merged
 
 
 def _unexpected_keys(error: Any, pointer: str, file: str | None) -> list[SchemaError]:
@@ -494,9 +564,10 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
     kind = document.get("kind")
     if kind not in KINDS:
         found = "it has none" if "kind" not in document else f"found {_json(kind)}"
+        near = nearest_kind(kind) if isinstance(kind, str) else None
         return [SchemaError(
-            f"a manifest's kind must be one of {', '.join(KINDS)}; {found}", file=file,
-            pointer="/kind")]
+            f"a manifest's kind must be one of {', '.join(KINDS)}; {found}"
+            + (f"; did you mean {near!r}?" if near else ""), file=file, pointer="/kind")]
     return (check_document(document, f"{kind}.json", file=file)
             + identifying_problems(document, file=file)
             + reserved_name_problems(document, file=file))
@@ -561,8 +632,9 @@ def describe_error(error: Any) -> str:
                    f"{'long' if error.validator == 'maxLength' else 'short'}: the schema "
                    f"allows {bound} {error.validator_value:,} characters")
     elif error.validator == "format":
-        message = f"{shorten(quoted)} is not an RFC 3339 {error.validator_value}"
-        message += " (e.g. 2026-07-10T06:41:58.611Z)"
+        message = date_time_advice(error.instance) or (
+            f"{shorten(quoted)} is not an RFC 3339 {error.validator_value} "
+            "(e.g. 2026-07-10T06:41:58.611Z)")
     elif error.validator == "pattern" and isinstance(error.instance, str):
         message = f"{shorten(quoted)} does not match {error.validator_value!r}"
     elif error.validator == "type":  # JSON's words, not Python's ("None is not of type")

@@ -873,6 +873,11 @@ class Store:
         """
         view = self.view(at)
         kind, slash, name = ref.partition("/")
+        if slash and kind in KINDS and not layout.is_name(name.lower()):  # `..`, `a/b`: none
+            # (upper case is answered below: "names are lowercase", with the name meant)
+            raise InputError(  # (not "no such name: reindex", which cannot help, r89 F8)
+                f"{ref!r} is not a reference: {name!r} is not a valid name (lower-case "
+                "letters, digits, '.' and '-', starting and ending with a letter or digit)")
         if slash and kind in KINDS and view.has_names_files():
             # names as paths: one names file, checked against its owner (no index opened)
             digest = view.named(kind, name)
@@ -890,6 +895,9 @@ class Store:
                 raise ResolutionError(f"no {kind} named {name!r} {self.where(at)}")
             return digest
         prefix = parse_prefix(ref)
+        if prefix is None and ref != ref.lower() and parse_prefix(ref.lower()) is not None:
+            raise InputError(f"{ref!r} is not a reference: digests are lower-case hex: "
+                             f"{ref.lower()}")  # as some tools print them (r89 F8)
         if prefix is None:
             near = nearest_kind(kind) if slash else None
             if near is not None and near.casefold() == kind.casefold():
@@ -1059,7 +1067,11 @@ class Store:
                 :func:`kistore.store.observed.observed_admitted`; of an
                 environment whose GPU product differs from a stored spelling only in case,
                 spacing or Unicode form, KI229, :func:`kistore.store.products.
-                products_admitted`) always apply,
+                products_admitted`; the refusal of a run claiming a source record another
+                run of its group claims, KI232, :func:`kistore.store.claims.
+                claims_admitted`; the warning of a run whose latencyNs.mean and latency_ms
+                disagree, KI233, :func:`kistore.store.latency_units.
+                latency_units_admitted`) always apply,
                 but a rule of the query layer only when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
@@ -1178,14 +1190,16 @@ class Store:
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import BranchCommit, check_ready
         from .admission import plan_add
+        from .claims import claims_admitted
         from .latency import latency_admitted
+        from .latency_units import latency_units_admitted
         from .observed import observed_admitted
         from .products import products_admitted
         from .statistics import statistics_admitted
 
-        # the store's own rules (KI218, KI227, KI229, KI230), always
-        checks = (statistics_admitted, observed_admitted, products_admitted,
-                  latency_admitted, *checks)
+        # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233), always
+        checks = (statistics_admitted, observed_admitted, products_admitted, claims_admitted,
+                  latency_admitted, latency_units_admitted, *checks)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:

@@ -302,7 +302,8 @@ def test_a_clone_without_notes_is_told_to_fetch_from_a_remote_it_has(record_stor
     assert summary.message.endswith(
         f"; notes not fetched: run `kistore notes fetch {named}`: refs/notes/kistore holds "
         "only this clone's own attestations: no remote's notes were fetched into it (git "
-        "clone and git pull do not fetch them)")
+        "clone and git pull do not fetch them; a remote holding none makes this clone the "
+        "only holder: `kistore notes push REMOTE` gives it yours)")
     repo.references.create(f"refs/notes/remotes/{remotes[0]}/kistore", empty)  # fetched, none
     (summary,) = check_attestations(record_store)
     assert summary.message.endswith(  # the remote fetched from is named first

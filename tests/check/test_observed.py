@@ -58,6 +58,16 @@ def test_observed_problem_bounds():
         "time not known)")
 
 
+@pytest.mark.parametrize("text", ["0001-01-01T00:00:00Z", "1969-07-20T20:17:00Z",
+                                  "1999-12-31T23:59:59Z"])
+def test_observed_problem_quotes_the_runs_own_time(text):
+    # r89 F1: 0001-01-01 and 1969 were quoted as 1970-01-01 (commit_text clamps), and every
+    # time before 2000 was explained as the Unix epoch
+    said = observed_problem(observed_seconds({"observedAt": text}), 1_780_000_000, "x")
+    assert said == (f"the run says it was observed at {text}, before 2000-01-01T00:00:00Z: "
+                    "no GPU ran such kernels then")
+
+
 @given(st.integers(min_value=0, max_value=253370764800),  # to 9998-12-31
        st.sampled_from(["Z", "+00:00", "+05:30", "-08:00"]), st.booleans())
 def test_run_observed_reads_canonical_bytes_as_parsing_does(seconds, zone, extra_key):

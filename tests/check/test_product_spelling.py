@@ -28,9 +28,17 @@ H100 = "NVIDIA H100 80GB HBM3"
     "\uff2e\uff36\uff29\uff24\uff29\uff21 H100 80GB HBM3", "NVIDIA\u00a0H100 80GB HBM3"],
     ids=["case", "whitespace", "full-width", "no-break-space"])
 def test_variants_fold_to_one_key(spelling):
-    assert product_key(spelling) == product_key(H100) == "nvidia h100 80gb hbm3"
+    assert product_key(spelling) == product_key(H100) == "h100 80gb hbm3"
     assert product_variants(spelling, [(H100, "ExecutionEnvironment/h100 (sha256:e1)")]) == \
         [(H100, "ExecutionEnvironment/h100 (sha256:e1)")]
+
+
+@pytest.mark.parametrize("spelling", ["H100 PCIe", "NVIDIA H100-PCIe", "nvidia_h100 pcie"])
+def test_a_dropped_vendor_or_punctuation_is_a_variant(spelling):
+    # r89 F7: these opened a new comparison group without a word
+    assert product_key(spelling) == product_key("NVIDIA H100 PCIe") == "h100 pcie"
+    assert product_key("NVIDIA") == "nvidia"  # a vendor alone stays a word
+    assert product_key("NVIDIA H100 PCIe (Lambda)") != product_key("NVIDIA H100 PCIe")
 
 
 def test_other_products_and_the_same_spelling_are_no_variants():
@@ -75,10 +83,10 @@ def test_a_pull_request_adding_a_variant_spelling_is_warned_naming_the_stored_on
                                    "/spec/hardware/product")
     assert (f.expected, f.found) == (H100, "nvidia h100 80gb hbm3")
     assert f.message == (
-        "hardware.product 'nvidia h100 80gb hbm3' differs only in case, spacing or Unicode "
-        f"form from what the store spells 'NVIDIA H100 80GB HBM3' (ExecutionEnvironment/h100 "
-        f"(sha256:{_hex(stored)})): its runs get another comparison key and are never ranked "
-        "with theirs; use 'NVIDIA H100 80GB HBM3'")
+        "hardware.product 'nvidia h100 80gb hbm3' differs only in case, spacing, punctuation, "
+        "Unicode form or a leading vendor name from what the store spells 'NVIDIA H100 80GB "
+        f"HBM3' (ExecutionEnvironment/h100 (sha256:{_hex(stored)})): its runs get another "
+        "comparison key and are never ranked with theirs; use 'NVIDIA H100 80GB HBM3'")
 
 
 def test_the_same_spelling_another_product_or_runs_alone_are_not_warned(store, kit,
@@ -114,7 +122,8 @@ def test_add_warns_and_adds_all_the_same(store, kit):
     warned = {r.digest.hex: r.warnings for r in results}
     assert warned[_hex(variant)] == (
         "/spec/hardware/product: hardware.product 'Nvidia H100 80GB HBM3' differs only in "
-        "case, spacing or Unicode form from what the store spells 'NVIDIA H100 80GB HBM3' "
+        "case, spacing, punctuation, Unicode form or a leading vendor name from what the "
+        "store spells 'NVIDIA H100 80GB HBM3' "
         "(ExecutionEnvironment/h100 (sha256:" + _hex(kit.environment(H100, name="h100"))
         + ")): its runs get another comparison key and are never ranked with theirs; use "
         "'NVIDIA H100 80GB HBM3' (KI229: added all the same; `check` warns too)",)

@@ -93,7 +93,9 @@ def test_a_local_attestation_before_the_fetch_does_not_silence_the_warning(index
     rank, stderr = fast_rank(clone)
     assert rank == 1  # the maintainer's withdrawal is not here
     assert stderr == (f"warning: {LOCAL_ONLY}: no remote's notes were fetched into it (git "
-                      "clone and git pull do not fetch them): the remote's attestations "
+                      "clone and git pull do not fetch them; a remote holding none makes this "
+                      "clone the only holder: `kistore notes push REMOTE` gives it yours): "
+                      "the remote's attestations "
                       "(withdrawals, reruns) are not applied to this answer; `kistore notes "
                       "fetch origin` fetches them\n")
     shown = kistore(clone, "show", "BenchmarkRun/fast")
@@ -193,19 +195,43 @@ def test_a_notes_fetch_that_brings_nothing_new_still_counts_as_fetched(index, tm
     assert fast_rank(clone) == (None, "")
 
 
-def test_a_first_notes_push_counts_as_fetched(index, tmp_path):
-    server = tmp_path / "server.git"  # a remote with no notes yet
+def notes_less_server(index: Store, tmp_path: Path) -> tuple[Path, Path]:
+    """A server holding no notes, and a clone of it with one local attestation, warned."""
+    server = tmp_path / "server.git"
     git(tmp_path, "clone", "-q", "--bare", str(index.root), str(server))
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(server), "clone")
     attest_locally(clone)
     assert NOT_FETCHED.format("origin") in kistore(clone, "show", "BenchmarkRun/slow").stdout
+    return server, clone
+
+
+def test_a_first_notes_push_counts_as_fetched(index, tmp_path):
+    server, clone = notes_less_server(index, tmp_path)
     pushed = kistore(clone, "notes", "push", "origin")
     assert pushed.exit_code == 0, pushed.output
     assert out(clone, "rev-parse", "refs/notes/remotes/origin/kistore") == \
         out(server, "rev-parse", "refs/notes/kistore") == out(clone, "rev-parse",
                                                               "refs/notes/kistore")
     assert "notes not fetched" not in kistore(clone, "show", "BenchmarkRun/slow").stdout
+
+
+def test_a_notes_fetch_from_a_remote_holding_none_counts_as_fetched(index, tmp_path):
+    # r89 F9: git writes no tracking ref when the remote has no notes, so the warning
+    # advising `kistore notes fetch` stayed after it, on every query
+    _, clone = notes_less_server(index, tmp_path)
+    fetched = kistore(clone, "notes", "fetch", "origin")
+    assert fetched.exit_code == 0, fetched.output
+    assert fetched.stdout == "0 attestation(s) gained from origin\n"
+    assert fetched.stderr == ("origin holds no attestation notes (`kistore notes push origin` "
+                              "gives it this clone's)\n")
+    assert out(clone, "for-each-ref", "refs/notes/remotes") == ""  # git wrote no ref
+    assert "notes not fetched" not in kistore(clone, "show", "BenchmarkRun/slow").stdout
+    # once the remote holds notes, its tracking ref says so and the record goes
+    assert kistore(clone, "notes", "push", "origin").exit_code == 0
+    assert kistore(clone, "notes", "fetch", "origin").stderr == ""
+    assert not (clone / ".git" / "kistore" / "notes-none").exists() or \
+        os.listdir(clone / ".git" / "kistore" / "notes-none") == []
 
 
 def test_a_store_without_a_remote_says_nothing(index):

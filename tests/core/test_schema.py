@@ -176,3 +176,27 @@ def test_key_fields_always_list_the_family_and_the_statistic(bundle, fields, lac
         for field in lacking)
     protocol["spec"]["comparability"]["keyFields"] = sorted({*fields, *lacking})
     assert _errors(protocol) == []
+
+
+@pytest.mark.parametrize("given,write", [
+    ("2016-12-31T23:59:60Z", "2016-12-31T23:59:59Z"),  # a real leap second
+    ("2026-07-10T06:41:58.611z", "2026-07-10T06:41:58.611Z"),
+    ("2026-07-10t06:41:58+02:00", "2026-07-10T06:41:58+02:00")])
+def test_rfc3339_spellings_kistore_refuses_say_what_to_write(bundle, given, write):
+    # r89 F2: RFC 3339 §5.6 admits these; kistore's one spelling does not, and said "not
+    # an RFC 3339 date-time", which they are
+    run = copy.deepcopy(bundle["run"])
+    run["spec"]["observedAt"] = given
+    assert _errors(run) == [("/spec/observedAt", (
+        f"field 'observedAt': {given!r} is RFC 3339, but kistore accepts one spelling only: "
+        f"upper-case T and Z, seconds 00-59 (no leap second); write {write!r}"))]
+
+
+@pytest.mark.parametrize("given", ["2026-07-10 06:41:58Z", "2026-13-10t06:41:58Z",
+                                   "2026-02-30T00:00:60Z"])
+def test_a_time_that_is_not_rfc3339_is_said_so(bundle, given):
+    run = copy.deepcopy(bundle["run"])
+    run["spec"]["observedAt"] = given
+    assert _errors(run) == [("/spec/observedAt", (
+        f"field 'observedAt': {given!r} is not an RFC 3339 date-time "
+        "(e.g. 2026-07-10T06:41:58.611Z)"))]

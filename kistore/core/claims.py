@@ -1,0 +1,89 @@
+"""KI232: one record of a source claimed by two runs (the rule and its words; pure, no I/O).
+
+A run importing a source's record states that record's own id,
+``spec.sourceNative.externalId`` (a SOL-ExecBench submission, or a local trace case), with
+the source and its benchmark. One record has one result: two runs with other
+bytes claiming the same ``(source, benchmark, externalId)`` contradict each other, and a
+copy stating a better score than the record's took rank #1 with a green gate (reviewer r89
+F6: ``sol-submission-25504`` with ``sol_score`` 0.9 above the imported
+``sol-kernel-3-submission-25504``, 0.533). KI209 does not close it: a submission's name
+may take three forms (``kistore.core.naming.EXTERNAL_ID_NAMES``), and the kernel number
+in the imported form is no field of the run.
+
+The benchmark is part of the claim: one SOL-ExecBench submission id appears on several
+boards, with other code measured on each (three ids of the real data do).
+
+Callers (``kistore/store/claims.py`` for ``add``/``import``, ``kistore/check/_claims.py``
+for ``check``, pre-receive and ``verify``) compare a run's claim with the claims of the
+other runs of its comparison group, where a copy would displace the record's run: one
+directory listing of the tree (``store/groups/``), so the gate stays O(change).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from .findings import ERROR, WARNING, rule
+
+CLAIMING_SOURCES = ("sol-execbench",)
+"""The sources whose importers state a record's own id as ``externalId``, one per run.
+Not ``flashinfer-trace``: its ``externalId`` is a trace's log file, which a new evaluation
+of one trace line may share (its importer's tests import such a line as a new run)."""
+
+POINTER = "/spec/sourceNative/externalId"
+"""Where a run states the id it claims (the finding's JSON Pointer, on its object file)."""
+
+CLAIMED_TWICE = rule(
+    "KI232", "external-id-claimed-twice", ERROR,
+    "one record of a source has one result: do not add a second run claiming it (a run you "
+    "measured yourself names no source's externalId); a correction of your own run not "
+    "committed yet: `kistore drop DIGEST` the first, then add the corrected one")
+
+CLAIMED_TWICE_STORED = replace(CLAIMED_TWICE, severity=WARNING, hint=(
+    "nothing to edit (objects are never edited nor removed): a maintainer withdraws the run "
+    "that is not the source's (`kistore attest REF --type withdrawal -m REASON`), so "
+    "rankings leave it out"))
+"""KI232 as ``verify`` reports it: a warning, since history may hold such a pair for good
+(runs stored before 2026-12-04 must still verify); ``add``, ``import`` and the gate refuse
+a new one (:data:`CLAIMED_TWICE`)."""
+
+Claim = tuple[str, str | None, str]
+"""``(source, benchmark or None, externalId as text)``."""
+
+
+def claim_of(spec: Any) -> Claim | None:
+    """Return the source record a run's spec claims to be, or None.
+
+    Args:
+        spec: a BenchmarkRun's ``spec`` (parsed JSON, any shape).
+
+    Returns:
+        ``(source, benchmark, externalId)`` when ``sourceNative.source`` is one of
+        :data:`CLAIMING_SOURCES` and ``externalId`` a string or an integer (``20464`` and
+        ``"20464"`` are one claim); None otherwise (no source, another source, no id).
+    """
+    native = spec.get("sourceNative") if isinstance(spec, dict) else None
+    if not isinstance(native, dict) or native.get("source") not in CLAIMING_SOURCES:
+        return None
+    external = native.get("externalId")
+    if isinstance(external, bool) or not isinstance(external, str | int):
+        return None
+    benchmark = native.get("benchmark")
+    return (native["source"], benchmark if isinstance(benchmark, str) else None,
+            str(external))
+
+
+def claim_message(claim: Claim, others: list[str]) -> str:
+    """Return the finding's text: the claim, and the runs already claiming it.
+
+    Args:
+        claim: the run's :func:`claim_of`.
+        others: each other run claiming it, shown as ``KIND/NAME (digest)`` or a digest.
+    """
+    source, benchmark, external = claim
+    what = f"{source} record {external!r}" + (f" of benchmark {benchmark!r}" if benchmark
+                                             else "")
+    return (f"claims to be {what}, which {', '.join(others)} already claims with other "
+            "bytes: two runs claiming one record contradict each other (a copy with a "
+            "better score would outrank the record's run)")

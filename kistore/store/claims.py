@@ -1,0 +1,132 @@
+"""KI232 before an add writes, and the claims of a comparison group ``add`` and ``check`` read.
+
+:mod:`kistore.core.claims` owns the rule and its words. A run's claim
+(``(source, benchmark, externalId)``) is compared with those of the other runs of its
+comparison group: one listing of ``store/groups/sha256/XX/<62 hex of K>/`` (every run whose
+key is known has its file there, KI215), then each member's object, read only when the
+added run claims a record. A copy claiming a record in another group (another workload or
+protocol) is ranked apart from the record's run and is not found this way.
+
+:func:`claims_admitted` is an :data:`kistore.store.AdmissionCheck` :meth:`Store.add` always
+runs: a new run claiming a record another run of its group (stored, or earlier in the same
+add) claims with other bytes is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..core import layout
+from ..core.canonical_fast import loads_lenient
+from ..core.claims import CLAIMED_TWICE, POINTER, Claim, claim_message, claim_of
+from ..core.comparison import REFERENCE_KINDS, comparison_key, run_key_object, stored_spec
+from ..core.digest import Digest
+from ..core.errors import InputError, KistoreError
+from ..core.limits import DEFAULT
+from ..core.model import Manifest
+from ..core.statistics import named
+from ._views import FileTooLarge
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ._store import Store
+    from ._views import View
+
+
+def read_manifest(view: View, path: str) -> bytes | None:
+    """Return a file's bytes, or None when absent, past the manifest limit or unreadable.
+
+    A damaged blob is KI117's to report, once (``verify`` reads every group's runs again).
+    """
+    try:
+        return view.read(path, DEFAULT.manifest_bytes)
+    except (FileTooLarge, KistoreError):  # past the limit, or unreadable: KI106's, KI117's
+        return None
+
+
+def shown_run(view: View, hex_: str) -> str:
+    """Return a stored run as ``BenchmarkRun/NAME (sha256:...)`` (its metadata file's name)."""
+    digest = Digest.from_str(f"sha256:{hex_}")
+    try:
+        meta = loads_lenient(read_manifest(view, layout.metadata_path(digest)) or b"")
+        name = meta.get("name") if isinstance(meta, dict) else None
+    except (ValueError, UnicodeDecodeError):
+        name = None
+    return named("BenchmarkRun", name if isinstance(name, str) else None, str(digest))
+
+
+def group_claims(view: View, directory: str, skip: str) -> dict[Claim, list[str]]:
+    """Return the claims of the runs a group directory lists, but ``skip``'s.
+
+    Args:
+        view: the tree (a commit, or the work tree).
+        directory: :func:`kistore.core.layout.group_dir` of the group.
+        skip: the 64 hex digits of a run to leave out (the one judged).
+
+    Returns:
+        claim -> the 64 hex digits of each member run stating it, sorted. A member whose
+        object is missing, tampered or no run is left out (KI216 says so).
+    """
+    found: dict[Claim, list[str]] = {}
+    for hex_ in sorted(view.list_dir(directory)):
+        if hex_ == skip or len(hex_) != 64:
+            continue
+        data = read_manifest(view, layout.object_path(Digest.from_str(f"sha256:{hex_}")))
+        if data is None or b'"externalId"' not in data:
+            continue  # claims nothing: neither hashed nor parsed
+        claim = claim_of(stored_spec(data, hex_, "BenchmarkRun"))
+        if claim is not None:
+            found.setdefault(claim, []).append(hex_)
+    return found
+
+
+def claims_admitted(store: Store, manifests: Sequence[Manifest]
+                    ) -> list[tuple[Digest, KistoreError]]:
+    """KI232 refusals for the runs an add would add.
+
+    Args:
+        store: the store added to (its work tree's group directories and runs are read,
+            only for a run claiming a record).
+        manifests: the manifests the add would add (new objects).
+
+    Returns:
+        ``(run digest, InputError)`` per new run whose :func:`kistore.core.claims.claim_of`
+        another run of its comparison group states (stored, or earlier in ``manifests``),
+        at ``/spec/sourceNative/externalId``, naming those runs.
+    """
+    runs = [(m, claim) for m in manifests if m.kind == "BenchmarkRun"
+            and (claim := claim_of(m.passing_spec())) is not None]
+    if not runs:
+        return []
+    view = store.view(None)
+    batch = {m.digest: m for m in manifests}
+
+    def spec_of(digest: Digest, kind: str) -> dict[str, Any] | None:
+        m = batch.get(digest)
+        if m is not None:
+            return m.spec if m.kind == kind else None
+        return stored_spec(read_manifest(view, layout.object_path(digest)), digest.hex, kind)
+
+    problems: list[tuple[Digest, KistoreError]] = []
+    earlier: dict[tuple[str, Claim], list[str]] = {}
+    stored: dict[str, dict[Claim, list[str]]] = {}
+    for m, claim in runs:
+        references = m.references()
+        specs = {f: spec_of(references[f], kind) if f in references else None
+                 for f, kind in REFERENCE_KINDS.items()}
+        key_object = run_key_object({f: str(d) for f, d in references.items()},
+                                    specs["protocolDigest"], specs["environmentDigest"])
+        if key_object is None:
+            continue  # no group yet: judged when the protocol or environment comes
+        directory = layout.group_dir(comparison_key(key_object))
+        if directory not in stored:
+            stored[directory] = group_claims(view, directory, "")
+        others = [shown_run(view, h) for h in stored[directory].get(claim, ())
+                  if h != m.digest.hex]  # itself, stored already (a metadata update)
+        others += earlier.setdefault((directory, claim), [])
+        if others:
+            problems.append((m.digest, InputError(
+                f"{claim_message(claim, others)}; {CLAIMED_TWICE.hint} ({CLAIMED_TWICE.id}: "
+                "`check` refuses it too)", pointer=POINTER)))
+        earlier[(directory, claim)].append(named("BenchmarkRun", m.name, str(m.digest)))
+    return problems

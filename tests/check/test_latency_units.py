@@ -1,0 +1,70 @@
+"""KI233: a run's latencyNs.mean and its source's latency_ms disagree (reviewer r89 F3).
+
+The SOL-ExecBench and FlashInfer importers write ``timing.latencyNs.mean`` and
+``sourceNative.metrics.latency_ms`` from one number; a run stating 13,634,148 ns beside
+99,999 ms was added, checked and verified without a word. Now a warning everywhere.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kistore.check.audit import verify
+from kistore.check.gate import check_range
+from kistore.core import layout
+from kistore.core.contradictions import latency_units_disagree
+from kistore.core.digest import Digest
+from kistore.core.model import Manifest
+
+from ..conftest import add_docs, git
+
+
+def _spec(mean, ms, source="sol-execbench"):
+    return {"timing": {"latencyNs": {"mean": mean}, "primaryStatistic": "mean"},
+            "sourceNative": {"source": source, "metrics": {"latency_ms": ms}}}
+
+
+@pytest.mark.parametrize("mean,ms", [(13634148, 13.634148), (10159.999999999998, 0.01016),
+                                     (99327535.5, 99.3275355), (1, 1e-6),
+                                     (46005.5, 0.046006),  # ms rounded to 6 decimals (1 ns)
+                                     (46005, 0.046006)])
+def test_one_number_in_two_units_agrees(mean, ms):
+    # the importers scale in decimal (13.634148 ms is 13634148 ns): binary scaling differs
+    # by an ulp or so, within the slack
+    assert latency_units_disagree(_spec(mean, ms)) is None
+    assert latency_units_disagree(_spec(mean, ms, "flashinfer-trace")) is None
+
+
+def test_a_unit_slip_is_named_with_both_values():
+    found = latency_units_disagree(_spec(13634148, 99999.0))
+    assert found is not None
+    assert (found.rule, found.pointer) == ("KI233", "/spec/timing/latencyNs/mean")
+    assert found.message == (
+        "the run states a mean latency of 13634148 ns (/spec/timing/latencyNs/mean) and "
+        "latency_ms 99999.0 (/spec/sourceNative/metrics/latency_ms), which is 9.9999e+10 ns "
+        "(7334.45x the mean): sol-execbench's importer writes both from one number, so one "
+        "was written in another unit or changed")
+    assert latency_units_disagree(_spec(13634148, 13.63415)) is not None  # 2 ns off
+    assert latency_units_disagree(_spec(46005, 0.046007)) is not None
+    # another source, or a value missing, says nothing
+    assert latency_units_disagree(_spec(13634148, 99999.0, "kernelbench")) is None
+    assert latency_units_disagree(_spec(13634148, None)) is None
+    assert latency_units_disagree(_spec(True, 1.0)) is None
+
+
+def test_add_check_and_verify_warn(store, kit):
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation("p", name="i")
+    add_docs(store, [protocol, env, workload, impl])
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    run = kit.run(protocol, env, impl, workload, latency=13634148, name="slip",
+                  native={"metrics": {"latency_ms": 99999.0}})
+    run["spec"]["sourceNative"]["source"] = "sol-execbench"
+    [result] = store.add([Manifest.from_document(run)], commit=True)
+    [warned] = result.warnings
+    assert "/spec/timing/latencyNs/mean" in warned and "(KI233: added all the same" in warned
+    where = layout.object_path(Digest(Manifest.from_document(run).digest.hex))
+    head = git(store.root, "rev-parse", "HEAD").strip()
+    for findings in (check_range(store, f"{base}..{head}"), verify(store)):
+        assert [(f.severity, f.file, f.pointer) for f in findings if f.rule.id == "KI233"] \
+            == [("warning", where, "/spec/timing/latencyNs/mean")]
