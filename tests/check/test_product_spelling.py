@@ -158,7 +158,8 @@ def test_verify_warns_once_per_pair_of_spellings_over_the_whole_store(store, kit
              layout.object_path(Digest(_hex(envs[1]))), "/spec/hardware/product")]
         assert found[0].message == (
             f"{shown['h100-title']}: hardware.product 'Nvidia H100 80GB HBM3' differs only "
-            "in case, spacing or Unicode form from what the store spells 'NVIDIA H100 80GB "
+            "in case, spacing, punctuation, Unicode form or a leading vendor name from what "
+            "the store spells 'NVIDIA H100 80GB "
             f"HBM3' ({shown['h100']}): its runs get another comparison key and are never "
             "ranked with theirs; use 'NVIDIA H100 80GB HBM3'")
     # one spelling a product: nothing to say
