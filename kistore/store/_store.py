@@ -1066,12 +1066,12 @@ class Store:
                 refusal of one observed after the clock,
                 :func:`kistore.store.observed.observed_admitted`; of an
                 environment whose GPU product differs from a stored spelling only in case,
-                spacing or Unicode form, KI229, :func:`kistore.store.products.
-                products_admitted`; the refusal of a run claiming a source record another
-                run of its group claims, KI232, :func:`kistore.store.claims.
-                claims_admitted`; the warning of a run whose latencyNs.mean and latency_ms
-                disagree, KI233, :func:`kistore.store.latency_units.
-                latency_units_admitted`) always apply,
+                spacing, punctuation or a vendor name, KI229, :func:`kistore.store.
+                products.products_admitted`; the refusal of a run claiming a source record
+                another run of its group claims, KI232, :func:`kistore.store.claims.
+                claims_admitted`; the warnings of a run stating a latency under 100 ns,
+                KI230, or whose latencyNs.mean and latency_ms disagree, KI233,
+                :func:`kistore.store.latency.latency_admitted`) always apply,
                 but a rule of the query layer only when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
@@ -1192,14 +1192,13 @@ class Store:
         from .admission import plan_add
         from .claims import claims_admitted
         from .latency import latency_admitted
-        from .latency_units import latency_units_admitted
         from .observed import observed_admitted
         from .products import products_admitted
         from .statistics import statistics_admitted
 
         # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233), always
         checks = (statistics_admitted, observed_admitted, products_admitted, claims_admitted,
-                  latency_admitted, latency_units_admitted, *checks)
+                  latency_admitted, *checks)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:

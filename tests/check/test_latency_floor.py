@@ -88,18 +88,3 @@ def test_add_warns_of_a_run_in_ms_written_as_ns_and_adds_it(store, kit, runner, 
     assert done.exit_code == 0, done.output
     assert f"warning: {path}:/spec/timing/latencyNs/min: the run states latencyNs min 3.49, " \
            "mean 3.52 (nanoseconds), below 100 ns" in done.stderr
-
-
-@pytest.mark.parametrize("spec", [
-    # the key twice (a source's own latencyNs object beside timing's): the whole run is read
-    {"timing": {"latencyNs": {"mean": 5}}, "sourceNative": {"latencyNs": {"mean": 50_000}}},
-    {"timing": {"latencyNs": {"mean": 5}}},  # once: the object alone is parsed
-])
-def test_add_reads_the_timing_latency_whichever_way_the_bytes_are_read(spec):
-    from kistore.core import canonical
-    from kistore.store.latency import _spec_latency
-
-    data = canonical.dumps({"apiVersion": "v1", "kind": "BenchmarkRun",
-                                         "spec": spec})
-    assert implausible_latencies(_spec_latency(data))[0].pointer == \
-        "/spec/timing/latencyNs/mean"
