@@ -41,7 +41,7 @@ def _docs(kit, observed: str, name: str = "late") -> list[dict]:
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
     impl = kit.implementation("proj", name="impl")
     return [protocol, env, workload, impl,
-            kit.run(protocol, env, impl, workload, latency=10, name=name, observed=observed)]
+            kit.run(protocol, env, impl, workload, latency=10_000, name=name, observed=observed)]
 
 
 def test_observed_problem_bounds():

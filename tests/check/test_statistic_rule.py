@@ -45,10 +45,10 @@ def parts(kit):
     them stating median (its latencyNs holds both), and one stating mean."""
     protocol, env = kit.protocol(name="proto-mean"), kit.environment()
     impl, workload = kit.implementation(), kit.workload()
-    median = kit.run(protocol, env, impl, workload, latency={"mean": 12, "median": 10},
+    median = kit.run(protocol, env, impl, workload, latency={"mean": 12_000, "median": 10_000},
                      name="run-median")
     median["spec"]["timing"]["primaryStatistic"] = "median"
-    agreeing = kit.run(protocol, env, impl, workload, latency=11, name="run-mean")
+    agreeing = kit.run(protocol, env, impl, workload, latency=11_000, name="run-mean")
     return {"protocol": protocol, "base": [env, impl, workload], "median": median,
             "mean": agreeing}
 
