@@ -41,7 +41,7 @@ def run(runner, store_path, *args):
 def scored(kit, parts, name, score, unit):
     protocol, env, workload = parts
     impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
-    doc = kit.run(protocol, env, impl, workload, latency=10, name=name,
+    doc = kit.run(protocol, env, impl, workload, latency=10_000, name=name,
                   native={"metrics": {"score": score}})
     doc["spec"]["sourceNative"]["unit"] = unit
     return [impl, doc]
