@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import canonical
+from . import canonical, canonical_fast
 from .digest import Digest, is_digest
 from .errors import CanonicalFormError, InputError, KistoreError, MultipleErrors, with_article
 from .limits import DEFAULT, Limits
@@ -334,3 +334,21 @@ def _at(error: KistoreError, pointer: str) -> KistoreError:
         error.pointer = pointer + (error.pointer or "")
     error.args = (error.format(),)
     return error
+
+
+def metadata_name(data: bytes | None) -> str | None:
+    """Return the ``name`` of stored metadata bytes, or None when they hold none.
+
+    Args:
+        data: a metadata file's bytes, or None (absent).
+
+    Returns:
+        ``name`` when the bytes parse (leniently: a damaged file is another check's) as an
+        object holding a string there; None otherwise. Never raises.
+    """
+    try:
+        doc = canonical_fast.loads_lenient(data) if data is not None else None
+    except ValueError:
+        return None
+    name = doc.get("name") if isinstance(doc, dict) else None
+    return name if isinstance(name, str) else None

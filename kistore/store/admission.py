@@ -30,7 +30,7 @@ from ..core.errors import (
     one_line,
     with_article,
 )
-from ..core.model import REFERENCE_FIELDS, Manifest, wrong_kind, wrong_kind_answer
+from ..core.model import REFERENCE_FIELDS, Manifest, metadata_name, wrong_kind, wrong_kind_answer
 from ..core.naming import external_id_disagreement
 from ..core.provenance import catalogue, provenance_changes, quoted_annotation, unproven_claim
 from ..core.restore import restore_advice
@@ -191,7 +191,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             elif stored_metadata == m.metadata_bytes:
                 status = "unchanged"
             elif stored_metadata is not None and not update_metadata and (
-                    _stored_name(stored_metadata) == m.name
+                    metadata_name(stored_metadata) == m.name
                     or not head_holds(metadata_path, stored_metadata)) and \
                     not _provenance_moved(stored_metadata, m, head_holds(
                         metadata_path, stored_metadata)):
@@ -202,7 +202,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                 ))
             else:  # replaced, or refused below: a committed name (even without the flag)
                 status = "metadata-updated"
-                stored_name = _stored_name(stored_metadata)
+                stored_name = metadata_name(stored_metadata)
                 if (stored_name is not None and stored_name != m.name
                         and stored_metadata is not None
                         and head_holds(metadata_path, stored_metadata)):
@@ -401,7 +401,7 @@ def _answered_with_wrong_kind(view: WorkTreeView, batch: Mapping[str, Manifest],
                 expected = wrong_kind(field_name, m.kind) if ref == text else None
                 if expected is None:
                     continue
-                name = _stored_name(view.read(layout.metadata_path(run)))
+                name = metadata_name(view.read(layout.metadata_path(run)))
                 shown = f"BenchmarkRun {name} ({run})" if name else str(run)
                 problems.append((m.digest, ResolutionError(wrong_kind_answer(
                     f"{m.kind} {m.name} ({m.digest})", shown,
@@ -609,7 +609,7 @@ def _left_unfinished(view: WorkTreeView, m: Manifest, stored_metadata: bytes | N
     committed as "metadata replaced"). ``head_holds`` is asked only of such a file: a
     whole add's files cost no git read.
     """
-    name = _stored_name(stored_metadata)
+    name = metadata_name(stored_metadata)
     if stored_metadata is not None and not layout.is_name(name):
         return False  # damaged, not left half-written (each file is renamed into place)
     if name is not None and (claimed if name == m.name else layout.digest_from_record(
@@ -624,7 +624,7 @@ def _owns(view: WorkTreeView, owner: Digest, key: tuple[str, str]) -> bool:
     A names file's claim checked against what it names, as ``verify``'s KI212 checks it.
     """
     return (_stored_kind(view.read(layout.object_path(owner))) == key[0]
-            and _stored_name(view.read(layout.metadata_path(owner))) == key[1])
+            and metadata_name(view.read(layout.metadata_path(owner))) == key[1])
 
 
 def _name_advice(view: WorkTreeView, owner: Digest, batch: Mapping[str, Manifest],
@@ -696,16 +696,6 @@ def _provenance_moved(stored: bytes, m: Manifest, committed: bool) -> list[Kisto
         "withdrawal -m WHY`)",
         pointer="/metadata/annotations/" + canonical.escape_pointer(key))
         for key, was, now in provenance_changes(old, new)]
-
-
-def _stored_name(data: bytes | None) -> str | None:
-    """Return the ``name`` of stored metadata bytes, or None when they hold none."""
-    try:
-        doc = loads_lenient(data) if data is not None else None
-    except ValueError:
-        return None
-    name = doc.get("name") if isinstance(doc, dict) else None
-    return name if isinstance(name, str) else None
 
 
 def _names_files(view: WorkTreeView, keys: Iterable[tuple[str, str]]

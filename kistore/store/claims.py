@@ -18,13 +18,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
-from ..core.canonical_fast import loads_lenient
 from ..core.claims import CLAIMED_TWICE, POINTER, Claim, claim_message, claim_of
 from ..core.comparison import REFERENCE_KINDS, comparison_key, run_key_object, stored_spec
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
 from ..core.limits import DEFAULT
-from ..core.model import Manifest
+from ..core.model import Manifest, metadata_name
 from ..core.statistics import named
 from ._views import FileTooLarge
 
@@ -47,12 +46,8 @@ def read_manifest(view: View, path: str) -> bytes | None:
 def shown_run(view: View, hex_: str) -> str:
     """Return a stored run as ``BenchmarkRun/NAME (sha256:...)`` (its metadata file's name)."""
     digest = Digest.from_str(f"sha256:{hex_}")
-    try:
-        meta = loads_lenient(read_manifest(view, layout.metadata_path(digest)) or b"")
-        name = meta.get("name") if isinstance(meta, dict) else None
-    except (ValueError, UnicodeDecodeError):
-        name = None
-    return named("BenchmarkRun", name if isinstance(name, str) else None, str(digest))
+    name = metadata_name(read_manifest(view, layout.metadata_path(digest)))
+    return named("BenchmarkRun", name, str(digest))
 
 
 def group_claims(view: View, directory: str, skip: str) -> dict[Claim, list[str]]:

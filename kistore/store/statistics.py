@@ -17,14 +17,13 @@ owns the rule and its words). Two ways a run and its protocol meet:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core import layout
-from ..core.canonical_fast import loads_lenient
 from ..core.comparison import stored_spec
 from ..core.digest import Digest
 from ..core.errors import KistoreError
-from ..core.model import REFERENCE_FIELDS, Manifest
+from ..core.model import REFERENCE_FIELDS, Manifest, metadata_name
 from ..core.statistics import (
     RUN_POINTER,
     STATISTIC_DISAGREES,
@@ -147,7 +146,7 @@ def _stored_protocol(view: View, hex_: str) -> tuple[str, str | None] | None:
     digest = Digest(hex_)
     spec = stored_spec(view.read(layout.object_path(digest)), hex_, "BenchmarkProtocol")
     stat = protocol_statistic(spec)
-    return None if stat is None else (stat, _name(view.read(layout.metadata_path(digest))))
+    return None if stat is None else (stat, metadata_name(view.read(layout.metadata_path(digest))))
 
 
 def _earlier_runs(view: View, protocol: Digest) -> list[str]:
@@ -164,14 +163,4 @@ def _stored_run(view: View, hex_: str) -> tuple[str | None, str | None, str | No
         return None
     ref = spec.get("protocolDigest")
     protocol_hex = ref[7:] if isinstance(ref, str) and ref.startswith("sha256:") else None
-    return protocol_hex, run_statistic(spec), _name(view.read(layout.metadata_path(digest)))
-
-
-def _name(data: bytes | None) -> str | None:
-    """Return ``metadata.name`` of metadata bytes, or None."""
-    try:
-        doc: Any = loads_lenient(data) if data is not None else None
-    except ValueError:
-        return None
-    name = doc.get("name") if isinstance(doc, dict) else None
-    return name if isinstance(name, str) else None
+    return protocol_hex, run_statistic(spec), metadata_name(view.read(layout.metadata_path(digest)))
