@@ -104,8 +104,8 @@ def name_words(token: str) -> list[tuple[str, str]]:
     return found
 
 
-def token_time_unit(token: str) -> str | None | bool:
-    """Return the unit of time one reference token names, False when it names a rate.
+def token_time_unit(token: str) -> str | None:
+    """Return the unit of time one reference token names, ``""`` when it names a rate.
 
     The token's words (:func:`name_words`) are read from the last: the last word that names
     a unit (:data:`TIME_UNITS`; ``m``/``n``/``u`` and ``sec`` as one, :data:`PREFIXED_SECONDS`)
@@ -117,7 +117,7 @@ def token_time_unit(token: str) -> str | None | bool:
         token: an RFC 6901 reference token, escaped.
 
     Returns:
-        ``ns``, ``us``, ``ms`` or ``s``; False for a rate; None when no word names a unit.
+        ``ns``, ``us``, ``ms`` or ``s``; ``""`` for a rate; None when no word names a unit.
     """
     parts = name_words(token)
     for i in range(len(parts) - 1, -1, -1):
@@ -130,7 +130,7 @@ def token_time_unit(token: str) -> str | None | bool:
             unit, i = PREFIXED_SECONDS[parts[i - 1][1]], i - 1
             separator = parts[i][0]
         if "/" in separator or (i and parts[i - 1][1] in RATE_WORDS):
-            return False
+            return ""
         return unit
     return None
 
