@@ -140,19 +140,24 @@ def test_verify_reports_it_of_the_work_tree(store):
         ("KI231", "/families/sol_execbench_leaderboard/unit")]
 
 
+def _ranking(remote: Remote, order: str, unit: str):
+    """A pull request's change: the synthetic family ranks the mean latency so."""
+    def change(clone):
+        policy = remote.read_json("store/policy/ranking.json")
+        policy["families"]["synthetic"] = {
+            "comparison": "source-native", "metric": "/timing/latencyNs/mean",
+            "order": order, "unit": unit}
+        remote.write_json("store/policy/ranking.json", policy)
+    return change
+
+
 def test_a_sequence_of_pull_requests_the_gate_judges(published, tmp_path, kit):
     remote = Remote(published, tmp_path)
     assert remote.pr("group", lambda c: add_group(remote, kit, {"fast": 1000,
                                                                  "slow": 3000})).accepted
 
     def rank_by(unit):
-        def change(clone):
-            policy = remote.read_json("store/policy/ranking.json")
-            policy["families"]["synthetic"] = {
-                "comparison": "source-native", "metric": "/timing/latencyNs/mean",
-                "order": "ascending", "unit": unit}
-            remote.write_json("store/policy/ranking.json", policy)
-        return change
+        return _ranking(remote, "ascending", unit)
 
     refused = remote.pr("latency labelled score", rank_by("score"))
     assert not refused.accepted
@@ -167,13 +172,7 @@ def test_r90_f3_the_gate_warns_of_a_time_ranked_descending_and_lets_it_in(publis
                                                                  "slow": 3000})).accepted
 
     def rank(order):
-        def change(clone):
-            policy = remote.read_json("store/policy/ranking.json")
-            policy["families"]["synthetic"] = {
-                "comparison": "source-native", "metric": "/timing/latencyNs/mean",
-                "order": order, "unit": "ns"}
-            remote.write_json("store/policy/ranking.json", policy)
-        return change
+        return _ranking(remote, order, "ns")
 
     slowest_first = remote.pr("slowest first", rank("descending"))
     assert slowest_first.accepted, slowest_first.output
