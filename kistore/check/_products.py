@@ -25,6 +25,7 @@ from ..core.products import (
     preference,
     product_key,
     variant_message,
+    why_first,
 )
 from ..store import FileTooLarge, View
 from ..store.products import KIND, SpellingAdvice, runs_by_product, stored_products
@@ -69,10 +70,10 @@ def range_products(view: View, before: View, changed: Iterable[str]) -> list[Fin
     advice = SpellingAdvice(view, before)
     findings = []
     for digest, product in arriving:
-        variants, keep = advice.variants(product)
+        variants, keep, why = advice.variants(product)
         if variants:
             findings.append(Finding(
-                PRODUCT_SPELLED_DIFFERENTLY, variant_message(product, variants, keep),
+                PRODUCT_SPELLED_DIFFERENTLY, variant_message(product, variants, keep, why),
                 file=layout.object_path(digest), pointer=POINTER,
                 expected=product if keep else variants[0][0],
                 found=product, extra={"spellings": [s for s, _ in variants]}))
@@ -116,7 +117,8 @@ def check_products(store: Store, at: str | None = None) -> list[Finding]:
                 shown, hex_ = spellings[second]
                 findings.append(Finding(
                     PRODUCT_SPELLED_DIFFERENTLY,
-                    f"{shown}: {variant_message(second, [(first, spellings[first][0])])}",
+                    f"{shown}: " + variant_message(second, [(first, spellings[first][0])],
+                                                   why=why_first(first, [second], rank)),
                     file=layout.object_path(Digest(hex_)), pointer=POINTER, expected=first,
                     found=second, extra={"spellings": [first, second]}))
     return sorted(findings, key=lambda f: (f.expected or "", f.found or ""))

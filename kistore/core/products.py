@@ -178,23 +178,41 @@ def preference(stored: Iterable[tuple[str, str]], runs: Mapping[str, int] | None
     return lambda s: (-counted.get(s, 0), -environments[s], s not in older, s)
 
 
-def variant_message(product: str, variants: list[tuple[str, str]], keep: bool = False) -> str:
+def why_first(first: str, others: Iterable[str],
+              rank: Callable[[str], tuple[int, int, bool, str]]) -> str:
+    """Say why ``first`` is the spelling advised over ``others`` (:func:`preference`'s key).
+
+    Returns:
+        ``the store's most used spelling`` when more runs or environments use it than any
+        other; ``used as much as another, and stored before`` when only its age decides;
+        ``one of the spellings used alike`` when nothing does (code-point order chose).
+    """
+    mine, theirs = rank(first), [rank(s) for s in others]
+    if all(mine[:2] < key[:2] for key in theirs):
+        return "the store's most used spelling"
+    if all(mine[:3] < key[:3] for key in theirs):
+        return "used as much as another, and stored before"
+    return "one of the spellings used alike"
+
+
+def variant_message(product: str, variants: list[tuple[str, str]], keep: bool = False,
+                    why: str = "the store's most used spelling") -> str:
     """Say that ``product`` is another spelling of products the store holds (KI229).
 
     Args:
         product: the new environment's GPU product.
         variants: what :func:`product_variants` returned (not empty), the spelling to
             advise first.
-        keep: ``product`` itself is the store's most used spelling (:func:`preference`):
-            the advice is to keep it.
+        keep: ``product`` itself is the spelling to advise (:func:`preference`): the advice
+            is to keep it.
+        why: why the spelling advised is (:func:`why_first`).
 
     Returns:
         One sentence naming each stored spelling and an environment stating it, and why it
         matters (the runs get another comparison key), advising the most used spelling.
     """
     shown = "; ".join(f"{spelling!r} ({environment})" for spelling, environment in variants)
-    advice = (f"keep {product!r}, the store's most used spelling" if keep else
-              f"use {variants[0][0]!r}, the store's most used spelling")
+    advice = f"keep {product!r}, {why}" if keep else f"use {variants[0][0]!r}, {why}"
     return (f"hardware.product {product!r} differs only in case, spacing, punctuation, Unicode "
             f"form, a leading vendor name or an ASCII look-alike from "
             f"what the store spells {shown}: its runs get another comparison key and are "

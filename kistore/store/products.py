@@ -33,6 +33,7 @@ from ..core.products import (
     preference,
     product_variants,
     variant_message,
+    why_first,
 )
 from ..core.statistics import named
 from ._store import AdmissionWarning
@@ -129,24 +130,28 @@ class SpellingAdvice:
         self.spelled = [(p, shown) for p, shown, _ in stored_products(view)] + list(extra)
         self._weights: tuple[Counter[str], set[str]] | None = None
 
-    def variants(self, product: str) -> tuple[list[tuple[str, str]], bool]:
-        """Return ``product``'s variants and whether ``product`` is the most used itself.
+    def variants(self, product: str) -> tuple[list[tuple[str, str]], bool, str]:
+        """Return ``product``'s variants, whether to keep ``product`` itself, and why.
 
         Returns:
             :func:`kistore.core.products.product_variants` weighed by the tree's runs and
-            the older tree's spellings (the one to advise first), and True when
-            ``product`` ranks before each of them (:func:`kistore.core.products.preference`).
-            A damaged store file is left out of the counts.
+            the older tree's spellings (the one to advise first); True when ``product``
+            ranks before each of them (:func:`kistore.core.products.preference`); why the
+            spelling advised is (:func:`kistore.core.products.why_first`). A damaged store
+            file is left out of the counts.
         """
         if not product_variants(product, self.spelled):
-            return [], False
+            return [], False, ""
         if self._weights is None:
             older = {p for p, _, _ in stored_products(self.older)} if self.older else set()
             self._weights = runs_by_product(self.view), older
         runs, older = self._weights
         found = product_variants(product, self.spelled, runs, older)
         rank = preference(self.spelled, runs, older)
-        return found, rank(product) < rank(found[0][0])
+        spellings = [product, *(s for s, _ in found)]
+        first = min(spellings, key=rank)
+        return found, first == product, why_first(first, [s for s in spellings if s != first],
+                                                  rank)
 
 
 def products_admitted(store: Store, manifests: Sequence[Manifest]
@@ -177,9 +182,10 @@ def products_admitted(store: Store, manifests: Sequence[Manifest]
         product = products[m.digest]
         if product is None:
             continue  # the schema requires it: that check says so
-        variants, keep = advice.variants(product)
+        variants, keep, why = advice.variants(product)
         if variants:
             problems.append((m.digest, AdmissionWarning(
-                f"{variant_message(product, variants, keep)} ({PRODUCT_SPELLED_DIFFERENTLY.id}: "
+                f"{variant_message(product, variants, keep, why)} "
+                f"({PRODUCT_SPELLED_DIFFERENTLY.id}: "
                 "added all the same; `check` warns too)", pointer=POINTER)))
     return problems
