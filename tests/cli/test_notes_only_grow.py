@@ -19,6 +19,7 @@ with a note (``index``, as in ``test_notes_freshness``).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -34,9 +35,14 @@ from .test_notes_freshness import (
     clone_of,
     fast_rank,
     kistore,
+    next_second,
     out,
     run_of,
 )
+
+STALE_NONE = re.compile(r"warning: notes last fetched from origin \d{4}-\d\d-\d\dT\d\d:\d\d:"
+                        r"\d\dZ \(it held none then\); the branches were fetched since "
+                        r"\(\d{4}-[^)]*Z\): run `kistore notes fetch origin`\n")
 
 
 @pytest.fixture
@@ -153,6 +159,42 @@ def test_a_notes_push_to_a_fork_removing_a_line_keeps_it_and_gives_it_back(index
     assert out(fork, "rev-parse", "refs/notes/kistore") == out(clone, "rev-parse",
                                                                "refs/notes/kistore")
     assert out(fork, "notes", "--ref", "kistore", "show", fast_blob(clone)) == line
+
+
+def test_a_remote_found_without_notes_is_asked_again_after_a_later_pull(group, tmp_path):
+    # r90 F10: the remote's later withdrawal (and the trust that makes it count) arrived
+    # with a `git pull`; the record of the fetch that found no notes silenced every warning
+    trust_maintainer(group)  # the index, trusting the maintainer, with no notes yet
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(group.root), str(server))
+    reader = tmp_path / "reader"
+    git(tmp_path, "clone", "-q", str(server), "reader")
+    assert kistore(reader, "notes", "fetch", "origin").exit_code == 0  # none there
+    assert fast_rank(reader) == (1, "")
+
+    next_second()  # the record's time and the pull's, in whole seconds apart
+    maintainer = tmp_path / "maintainer"
+    git(tmp_path, "clone", "-q", str(server), "maintainer")
+    withdraw(Store(maintainer), run_of(Store(maintainer), "fast"), as_file=False)
+    assert kistore(maintainer, "notes", "push", "origin").exit_code == 0
+    git(maintainer, "commit", "-q", "--allow-empty", "-m", "later")
+    git(maintainer, "push", "-q", "origin", "HEAD")
+    git(reader, "pull", "-q", "--ff-only", "origin")  # git pull fetches no notes
+
+    rank, stderr = fast_rank(reader)
+    assert rank == 1 and STALE_NONE.fullmatch(stderr), stderr  # warned, not silent
+    assert STALE_NONE.fullmatch(kistore(reader, "show", "BenchmarkRun/fast").stderr)
+    # site build and export warn, as they do for notes fetched before the branches were
+    built = kistore(reader, "site", "build", str(tmp_path / "site"))
+    assert built.exit_code == 0 and STALE_NONE.fullmatch(built.stderr), built.output
+    exported = kistore(reader, "export", str(tmp_path / "out"))
+    assert exported.exit_code == 0, exported.output
+    assert STALE_NONE.fullmatch(exported.stderr.splitlines(keepends=True)[0]), exported.stderr
+
+    fetched = kistore(reader, "notes", "fetch", "origin")
+    assert (fetched.stdout, fetched.stderr) == ("1 attestation(s) gained from origin\n", "")
+    assert not (reader / ".git/kistore/notes-none/origin").exists()
+    assert fast_rank(reader) == (None, "")  # withdrawn, nothing to warn of
 
 
 def test_notes_restore_puts_back_what_a_fetch_before_the_fix_removed(index, tmp_path):
