@@ -85,14 +85,16 @@ class _NotesHere(NamedTuple):
             (:func:`_fetched_at`), None when it cannot be told.
         by_git: a remote's fetch refspec writes ``refs/notes/kistore`` itself (a ``git
             clone --mirror``'s ``+refs/*:refs/*``): every ``git fetch`` of it fetches them.
-        empty: the remotes ``kistore notes fetch`` found holding no notes (:data:`NOTES_NONE`).
+        empty: ``{R: time}`` for each remote ``kistore notes fetch`` last found holding no
+            notes (:data:`NOTES_NONE`), at the time of that fetch (its file's; None when it
+            cannot be told).
     """
 
     local: bool
     remotes: tuple[str, ...]
     fetched: dict[str, float | None]
-    by_git: bool = False
-    empty: frozenset[str] = frozenset()
+    by_git: bool
+    empty: dict[str, float | None]
 
 
 NOTES_NONE = "kistore/notes-none"
@@ -136,13 +138,25 @@ def _remote_file(git_dir: Path, directory: str, remote: str) -> Path:
         remote.encode("utf-8", "surrogateescape"), safe="")
 
 
-def _fetched_none(git_dir: Path) -> frozenset[str]:
-    """Return each remote a fetch found holding no notes (:data:`NOTES_NONE`)."""
+def _fetched_none(git_dir: Path) -> dict[str, float | None]:
+    """Return each remote a fetch found holding no notes, with that fetch's time.
+
+    Read from :data:`NOTES_NONE`'s files: a remote's name and its file's modification time
+    (``kistore notes fetch`` touches it each time it finds none; None when it cannot be
+    read). Empty when none is recorded (the usual case).
+    """
+    folder = common_git_dir(git_dir) / NOTES_NONE
     try:
-        return frozenset(unquote(n, errors="surrogateescape")
-                         for n in os.listdir(common_git_dir(git_dir) / NOTES_NONE))
+        names = os.listdir(folder)
     except OSError:  # none recorded (the usual case)
-        return frozenset()
+        return {}
+    found: dict[str, float | None] = {}
+    for name in names:
+        try:
+            found[unquote(name, errors="surrogateescape")] = os.stat(folder / name).st_mtime
+        except OSError:  # gone meanwhile, or unreadable: recorded, time unknown
+            found[unquote(name, errors="surrogateescape")] = None
+    return found
 
 
 def remote_ref(remote: str) -> str:
@@ -238,7 +252,7 @@ def _lacking(here: _NotesHere) -> str | None:
     """:func:`notes_lacking` of what :func:`_notes_here` read."""
     if not here.remotes or here.fetched or (here.local and here.by_git):
         return None
-    if here.empty >= set(here.remotes):  # every remote fetched, and none holds notes
+    if here.empty.keys() >= set(here.remotes):  # every remote fetched, none holds notes
         return None  # (a fork holding none is no answer while upstream was not asked)
     return LOCAL_ONLY if here.local else ABSENT
 
@@ -290,9 +304,12 @@ def _advised(here: _NotesHere) -> str | None:
     return here.remotes[0]
 
 
-STALE = ("notes last fetched from {remote} {fetched}; the branches were fetched since "
+STALE = ("notes last fetched from {remote} {fetched}{none}; the branches were fetched since "
          "({branches}): run `kistore notes fetch {remote}`")
-"""What :func:`notes_stale` says (times as RFC 3339 UTC)."""
+"""What :func:`notes_stale` says (times as RFC 3339 UTC; ``none``: :data:`HELD_NONE` or "")."""
+
+HELD_NONE = " (it held none then)"
+"""Said after the time of a notes fetch that found the remote holding no notes."""
 
 
 def notes_stale(store: Store) -> str | None:
@@ -302,7 +319,9 @@ def notes_stale(store: Store) -> str | None:
     ``kistore notes fetch R`` once and ``git pull`` since may lack R's newer attestations.
     Told offline, from times git and kistore write: when the notes were last fetched from
     R (the remote :func:`notes_remote` advises, whose notes were fetched last:
-    :func:`_fetched_at`) against when a remote-tracking branch of R (``refs/remotes/R/*``,
+    :func:`_fetched_at`; or the time a fetch last found R holding none, :data:`NOTES_NONE`:
+    a remote that gains notes later is asked again after the next ``git pull``, reviewer
+    r90 F10) against when a remote-tracking branch of R (``refs/remotes/R/*``,
     but ``HEAD``) last moved (:func:`_branches_moved`: a loose ref's file time, or a packed
     one's last reflog entry, so that a ``git gc`` after the pull hides nothing). A packed
     branch without a reflog (as ``git clone`` leaves them) has no time and counts as older;
@@ -319,8 +338,11 @@ def notes_stale(store: Store) -> str | None:
     try:
         here = _notes_here(store)
         remote = _advised(here)
-        fetched = here.fetched.get(remote or "")
-        if remote is None or fetched is None:
+        if remote is None:
+            return None
+        notes, none = here.fetched.get(remote), here.empty.get(remote)
+        fetched = max((t for t in (notes, none) if t is not None), default=None)
+        if fetched is None:
             return None
         moved = _branches_moved(git_dir, remote, fetched)
     except (RefsUnreadable, OSError):
@@ -331,6 +353,7 @@ def notes_stale(store: Store) -> str | None:
     from ..core.times import utc_text
 
     return STALE.format(remote=remote, fetched=utc_text(int(fetched)),
+                        none=HELD_NONE if fetched == none else "",
                         branches=utc_text(int(moved)))
 
 

@@ -42,7 +42,7 @@ import subprocess
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -110,6 +110,29 @@ class Seen:
     entered_at: datetime
     committed: bool = True
     defect: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """What one ``kistore notes fetch`` (or the fetches of a ``notes push``) did to our notes.
+
+    Attributes:
+        gained: note lines this clone holds now that it did not before (never negative:
+            no line is lost, see ``kept``).
+        kept: ``{annotated object id: [lines]}``: lines this clone held that the remote's
+            notes history removed, put back on top of the merge (notes only grow, KI408;
+            reviewer r90 F11). Empty when the remote removed none.
+    """
+
+    gained: int = 0
+    kept: dict[str, list[bytes]] = field(default_factory=dict)
+
+    def __add__(self, other: Fetched) -> Fetched:
+        """Return both fetches' counts summed and their kept lines together."""
+        kept = {obj: list(lines) for obj, lines in self.kept.items()}
+        for obj, lines in other.kept.items():
+            kept[obj] = sorted(set(kept.get(obj, [])) | set(lines))
+        return Fetched(self.gained + other.gained, kept)
 
 
 def attestation_path(subject: Digest, bundle_bytes: bytes) -> str:
@@ -710,7 +733,7 @@ def lines_of(data: bytes) -> list[bytes]:
 # -- fetch and push (the git binary) ---------------------------------------------------
 
 
-def fetch(store: Store, remote: str) -> int:
+def fetch(store: Store, remote: str) -> Fetched:
     """Fetch a remote's kistore notes and merge them into ours with ``cat_sort_uniq``.
 
     Runs ``git fetch --no-filter REMOTE +refs/notes/kistore:refs/notes/remotes/REMOTE/kistore``
@@ -737,8 +760,16 @@ def fetch(store: Store, remote: str) -> int:
     :data:`kistore.attest.levels.NOTES_NONE`): git writes no tracking ref then, and the
     readers' "no remote's notes were fetched" stayed on every query (reviewer r89 F9).
 
+    Notes only grow (KI408): a remote's notes history that removes a line this clone holds
+    (a fork's or mirror's ``git notes remove``, taken as a fast-forward, or a removal
+    against an unchanged note, which ``cat_sort_uniq`` never sees as a conflict) removed it
+    here too, a maintainer's withdrawal included (reviewer r90 F11). Every line the notes
+    held before the merge and the merge lacks is put back, in one notes commit on top of
+    it (:func:`_keep_lines`), in the same compare-and-swap; :attr:`Fetched.kept` names them.
+
     Returns:
-        The number of note lines gained (0 when the remote has no kistore notes).
+        :class:`Fetched`: the note lines gained (0 when the remote has no kistore notes)
+        and the lines kept against the remote's removals.
 
     Raises:
         InputError: ``remote`` starts with ``-`` (git would read it as an option).
@@ -755,7 +786,7 @@ def fetch(store: Store, remote: str) -> int:
     if result.returncode != 0:
         if "couldn't find remote ref" in result.stderr:
             _record_none(marker)  # fetched: it holds none (levels.notes_lacking)
-            return 0
+            return Fetched()
         raise StoreStateError(f"git fetch {remote} failed: {result.stderr.strip()}")
     marker.unlink(missing_ok=True)  # it holds notes now: its tracking ref says so
     try:
@@ -770,10 +801,60 @@ def fetch(store: Store, remote: str) -> int:
                                  *([ours.target] if ours is not None else [])], {})
     before = _count_lines(repo)
     for _ in range(_CAS_ATTEMPTS):
-        if _merge_into_notes(repo, tracking):
+        kept = _merge_into_notes(repo, tracking, remote)
+        if kept is not None:
             _mark_fetched(repo, tracking)
-            return _count_lines(repo) - before
+            return Fetched(_count_lines(repo) - before, kept)  # every old line is kept
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+_KEPT_NAMED = 5
+"""Notes named at most by :func:`named_notes` (then "and N more")."""
+
+
+def kept_message(repo: pygit2.Repository, remote: str, kept: dict[str, list[bytes]], *,
+                 pushing: bool = False) -> str:
+    """Say which lines a remote's notes removed and this clone kept (:attr:`Fetched.kept`).
+
+    Args:
+        repo: the clone (each note's subject digest is read from its object, when here).
+        remote: as given to ``kistore notes fetch`` or ``notes push``.
+        kept: not empty.
+        pushing: said by ``notes push``, which sends them back itself.
+
+    Returns:
+        One line, without ``warning:``: how many lines, on which notes
+        (``refs/notes/kistore:OBJ (on sha256:...)``), that REMOTE's notes removed them, that
+        they are kept here since notes only grow (KI408), and how they go back to REMOTE.
+    """
+    back = (f"this push gives them back to {remote} when {remote} accepts it" if pushing else
+            f"`kistore notes push {remote}` gives them back to {remote} when it accepts it")
+    return (f"{remote}'s notes removed {sum(map(len, kept.values()))} attestation line(s) this "
+            f"clone holds, on {len(kept)} note(s): {named_notes(repo, kept)}; kept here, "
+            f"as notes only grow (KI408): a removal in {remote}'s notes history is never "
+            f"applied. {remote} lacks them: {back}")
+
+
+def named_notes(repo: pygit2.Repository, objects: Iterable[str]) -> str:
+    """Name notes for a message: ``refs/notes/kistore:OBJ (on sha256:...)``, at most five.
+
+    Args:
+        repo: the clone (each subject's digest is read from its object, when here: a
+            partial clone may lack it, and the note is named without it).
+        objects: annotated object ids.
+
+    Returns:
+        The notes, sorted, joined by ``, ``; ``and N more`` past :data:`_KEPT_NAMED`.
+    """
+    objects = sorted(objects)
+    named = []
+    for obj in objects[:_KEPT_NAMED]:
+        found = repo.get(obj)
+        on = f" (on {Digest.of(found.data)})" if isinstance(found, pygit2.Blob) else ""
+        named.append(f"{NOTES_REF}:{obj}{on}")
+    if len(objects) > _KEPT_NAMED:
+        named.append(f"and {len(objects) - _KEPT_NAMED} more")
+    return ", ".join(named)
 
 
 def _record_none(marker: Path) -> None:
@@ -839,7 +920,8 @@ def _refuse_unchecked(repo: pygit2.Repository, remote: str, tracking: str) -> No
 
 
 def push(store: Store, remote: str, *,
-         judge: Callable[[str | None, str], None] | None = None) -> int:
+         judge: Callable[[str | None, str], None] | None = None,
+         fetched: Callable[[Fetched], None] | None = None) -> Fetched:
     """Fetch and merge the remote's notes, then push ours; retry when the remote moved.
 
     Refused, pushing nothing, when a note to push is on an object none of the remote's
@@ -856,22 +938,28 @@ def push(store: Store, remote: str, *,
             :func:`kistore.check.gate.check_updates`, which this layer cannot import: a
             line by a key this clone's trust file has revoked, KI411, went out without a
             word, reviewer r86 F17).
+        fetched: called with each fetch's :class:`Fetched` as soon as it is merged (the
+            CLI says which lines the remote's notes removed and this clone kept, also when
+            the push is then refused).
 
     Once pushed, the remote's notes are ours: the tracking ref
     (``refs/notes/remotes/REMOTE/kistore``) is set to the tip pushed, as if fetched (a
     first push to a remote without notes leaves the readers no "notes not fetched").
 
     Returns:
-        The number of note lines fetched from the remote along the way.
+        :class:`Fetched` of the fetches along the way (lines gained, lines kept).
 
     Raises:
         StoreStateError: git failed; the remote kept moving for several attempts; or it
             lacks the subject of a note to push (each named, with the commands on).
     """
     repo = store.repo
-    gained = 0
+    gained = Fetched()
     for _ in range(_PUSH_ATTEMPTS):
-        gained += fetch(store, remote)
+        this = fetch(store, remote)
+        if fetched is not None:
+            fetched(this)
+        gained += this
         if repo.references.get(NOTES_REF) is None:
             return gained  # nothing to push
         theirs = repo.references.get(_tracking_ref(repo, remote))
@@ -886,6 +974,7 @@ def push(store: Store, remote: str, *,
             tracking = _tracking_ref(repo, remote)
             _git(repo, "update-ref", tracking, str(pushed), check=False)
             _mark_fetched(repo, tracking)
+            none_marker(Path(repo.path), remote).unlink(missing_ok=True)  # it holds ours
             return gained
         # "[remote rejected]" is the remote's own refusal (a pre-receive hook: KI411, notes
         # that do not only grow): say why, do not retry. "[rejected]" (fetch first,
@@ -896,25 +985,174 @@ def push(store: Store, remote: str, *,
     raise StoreStateError(f"{remote} kept moving while pushing {NOTES_REF}; run it again")
 
 
-def _merge_into_notes(repo: pygit2.Repository, theirs: str) -> bool:
-    """Merge ``theirs`` into NOTES_REF; return False when NOTES_REF moved meanwhile."""
+def _merge_into_notes(repo: pygit2.Repository, theirs: str, remote: str
+                      ) -> dict[str, list[bytes]] | None:
+    """Merge ``theirs`` into NOTES_REF, keeping every line it held (:func:`_keep_lines`).
+
+    Returns:
+        The lines ``theirs`` removed and the merge kept (``{annotated: lines}``), or None
+        when NOTES_REF moved meanwhile (nothing written: merge again).
+    """
     ref = repo.references.get(NOTES_REF)
     their_tip = repo.references[theirs].target
     if ref is None:
         result = _git(repo, "update-ref", NOTES_REF, str(their_tip), "", check=False)
-        return result.returncode == 0
+        return {} if result.returncode == 0 else None
     old = ref.target
     if old == their_tip or repo.descendant_of(old, their_tip):
-        return True
+        return {}
     scratch = f"refs/notes/kistore-merge-{uuid.uuid4().hex}"
     try:
         _git(repo, "update-ref", scratch, str(old))
         _git(repo, "notes", f"--ref={scratch}", "merge", "--quiet", "-s", "cat_sort_uniq", theirs)
+        kept = _keep_lines(repo, scratch, old, remote)
         new = repo.references[scratch].target
         result = _git(repo, "update-ref", NOTES_REF, str(new), str(old), check=False)
-        return result.returncode == 0
+        return kept if result.returncode == 0 else None
     finally:
         _git(repo, "update-ref", "-d", scratch, check=False)
+
+
+def _keep_lines(repo: pygit2.Repository, scratch: str, old: pygit2.Oid | str, remote: str
+                ) -> dict[str, list[bytes]]:
+    """Put back on ``scratch`` (a merge's result) each line the notes at ``old`` held.
+
+    ``git notes merge`` takes a remote's removal as it takes any change: a fast-forward
+    over a ``git notes remove``, or a removal against a note unchanged here (no conflict,
+    so ``cat_sort_uniq`` never runs). Notes only grow (KI408): each note the merge changed
+    is compared with its lines at ``old``, and those it lacks are written back
+    (:func:`_write_back`).
+
+    Args:
+        repo: the repository.
+        scratch: the private ref holding the merge (moved to the new commit, if any).
+        old: NOTES_REF's tip before the merge.
+        remote: named in the commit's message.
+
+    Returns:
+        ``{annotated object id: [lines put back]}``, empty when the merge removed none.
+    """
+    after = _notes_of(repo, repo.references[scratch].target)
+    lost = _lacking(repo, after, _notes_of(repo, old).items(), {})
+    if lost:
+        _write_back(repo, scratch, lost, f"the notes of {remote} removed")
+    return lost
+
+
+def _lacking(repo: pygit2.Repository, after: dict[str, str],
+             notes: Iterable[tuple[str, str]], read: dict[str, set[bytes]]
+             ) -> dict[str, list[bytes]]:
+    """Return the lines of ``notes`` (``(annotated, note blob)`` pairs) that ``after`` lacks.
+
+    Args:
+        repo: the repository.
+        after: ``{annotated: note blob}`` of the notes compared against.
+        notes: the notes whose lines must be in ``after``; a pair ``after`` holds as it is
+            is skipped unread.
+        read: note blob id -> its lines, filled as blobs are read (shared across calls).
+
+    Returns:
+        ``{annotated object id: [lines, sorted]}``, only for notes lacking some.
+    """
+    def lines(obj: str, blob: str) -> set[bytes]:
+        if blob not in read:
+            read[blob] = set(_lines(read_blob(repo, blob, f"{NOTES_REF}:{obj}")))
+        return read[blob]
+
+    lost: dict[str, set[bytes]] = {}
+    for obj, blob in notes:
+        if after.get(obj) == blob:  # the same note: every line kept (no blob read)
+            continue
+        gone = lines(obj, blob) - (lines(obj, after[obj]) if obj in after else set())
+        if gone:
+            lost.setdefault(obj, set()).update(gone)
+    return {obj: sorted(gone) for obj, gone in sorted(lost.items())}
+
+
+def _write_back(repo: pygit2.Repository, scratch: str, lost: dict[str, list[bytes]],
+                why: str) -> None:
+    """Add ``lost`` to the notes at ``scratch`` in one notes commit on top of its tip.
+
+    Each note is written sorted and unique (KI409's form); libgit2 makes a commit per note,
+    folded here into one whose parent is ``scratch``'s tip as it was.
+
+    Args:
+        repo: the repository.
+        scratch: a private notes ref (moved to the new commit).
+        lost: ``{annotated object id: [lines]}``, not empty.
+        why: what removed them, for the commit's message (``the notes of R removed``).
+    """
+    # Lazy: the write path (as add_lines).
+    from ..git.commit import commit_signature
+
+    signature = commit_signature(repo)
+    base = repo.references[scratch].target
+    for obj, gone in lost.items():
+        text = b"".join(line + b"\n" for line in sorted(
+            set(note_lines(repo, obj, scratch)) | set(gone)))
+        repo.create_note(text.decode("utf-8"), signature, signature, obj, scratch, True)
+    tree = lookup(repo, repo.references[scratch].target, scratch).peel(pygit2.Commit).tree_id
+    one = repo.create_commit(None, signature, signature,
+                             f"kistore: keep {sum(map(len, lost.values()))} attestation "
+                             f"line(s) {why} (notes only grow, KI408)\n", tree, [base])
+    repo.references[scratch].set_target(one, "kistore: keep removed attestation lines")
+
+
+def restore(store: Store) -> dict[str, list[bytes]]:
+    """Put back every line the first-parent history of :data:`NOTES_REF` held that its tip lacks.
+
+    The recovery for a clone whose notes a remote's removal already reached (a ``kistore
+    notes fetch`` before 2026-12-04 applied it, reviewer r90 F11; a ``git fetch`` into
+    ``refs/notes/kistore`` by hand): the lines are still in the notes history. The notes
+    this clone's ref held are on its first-parent line (a fetch's merge has ours first; a
+    fast-forward puts the remote's history there, whose lines were served as the remote's
+    too). One notes commit on top, moved in with a compare-and-swap (:func:`_write_back`).
+    A line left out on purpose (``git notes --ref kistore edit``, as a refused ``notes
+    push`` advises) comes back too.
+
+    Args:
+        store: the clone.
+
+    Returns:
+        ``{annotated object id: [lines put back]}``; empty when the tip holds every line.
+
+    Raises:
+        StoreStateError: the notes ref kept moving under concurrent writers; a partial
+            clone whose remote could not give the note blobs.
+    """
+    repo = store.repo
+    for _ in range(_CAS_ATTEMPTS):
+        ref = repo.references.get(NOTES_REF)
+        if ref is None:
+            return {}
+        old = ref.target
+        read_loose_history(repo, old)  # libgit2 loops on a cut loose commit (F3)
+        walker = repo.walk(old)
+        walker.simplify_first_parent()
+        trees: dict[str, dict[str, str]] = {}
+        held = {pair for commit in walker for pair in _flatten(repo, commit.tree, "",
+                                                               trees).items()}
+        if is_partial_clone(repo):
+            fetch_blobs(repo, {blob for _obj, blob in held})
+        lost = _lacking(repo, _notes_of(repo, old), sorted(held), {})
+        if not lost:
+            return lost
+        scratch = f"refs/notes/kistore-restore-{uuid.uuid4().hex}"
+        try:
+            _git(repo, "update-ref", scratch, str(old))
+            _write_back(repo, scratch, lost, "its history held")
+            new = repo.references[scratch].target
+            if _git(repo, "update-ref", NOTES_REF, str(new), str(old),
+                    check=False).returncode == 0:
+                return lost
+        finally:
+            _git(repo, "update-ref", "-d", scratch, check=False)
+    raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def _notes_of(repo: pygit2.Repository, commit: pygit2.Oid | str) -> dict[str, str]:
+    """Return ``{annotated object id: note blob id}`` of one notes commit (any fan-out)."""
+    return _flatten(repo, notes_tree(repo, commit, NOTES_REF), "", {})
 
 
 def _count_lines(repo: pygit2.Repository) -> int:
@@ -927,7 +1165,7 @@ def _count_lines(repo: pygit2.Repository) -> int:
     tip = repo.references.get(NOTES_REF)
     if tip is None:
         return 0
-    notes = _flatten(repo, notes_tree(repo, tip.target, NOTES_REF), "", {})
+    notes = _notes_of(repo, tip.target)
     counts: dict[str, int] = {}  # notes of equal bytes share a blob: read it once
     for annotated, blob in notes.items():
         if blob not in counts:

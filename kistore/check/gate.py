@@ -922,7 +922,8 @@ def _once(findings: list[Finding], *of: Rule) -> list[Finding]:
 NOTES_LINE_REMOVED = rule(
     "KI408", "notes-line-removed", ERROR,
     "notes only grow: fetch refs/notes/kistore, merge with `kistore notes fetch`, and push "
-    "a notes commit that keeps every line (a withdrawal is answered by another attestation)")
+    "a notes commit that keeps every line (a withdrawal is answered by another attestation; "
+    "lines a fetch removed here before kistore kept them: `kistore notes restore`)")
 NOTES_LINE_INVALID = rule(
     "KI409", "notes-line-invalid", ERROR,
     "push only attestation bundles that verify against the object they annotate "

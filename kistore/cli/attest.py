@@ -24,6 +24,7 @@ from ._machine import emit_json, emit_jsonl, writes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..attest.keyfile import Skipped
+    from ..attest.notes import Fetched
     from ..core.digest import Digest
     from ..core.errors import InputError
     from ..store import Store
@@ -480,11 +481,12 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
 
     store = ctx.store()
     store.settings().refuse_other_version("kistore notes fetch")  # it writes our notes ref
-    gained = fetch(store, remote)
+    fetched = fetch(store, remote)
+    _say_kept(store, remote, fetched)
     if as_json:
-        emit_json({"remote": remote, "gained": gained})
+        emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched)})
     else:
-        click.echo(f"{gained} attestation(s) gained from {remote}")
+        click.echo(f"{fetched.gained} attestation(s) gained from {remote}")
     if none_marker(Path(store.git_dir), remote).exists() and NOTES_REF in store.repo.references:
         click.echo(f"{printable(remote)} holds no attestation notes (`kistore notes push "
                    f"{printable(remote)}` gives it this clone's)", err=True)
@@ -514,12 +516,73 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
 
     store = ctx.store()
     store.settings().refuse_other_version("kistore notes push")  # it merges into ours first
-    gained = push(store, remote, judge=partial(_judge_notes_push, store, remote))
+    fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote),
+                   fetched=partial(_say_kept, store, remote, pushing=True))
     if as_json:
-        emit_json({"remote": remote, "gained": gained, "pushed": True})
+        emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
+                   "pushed": True})
     else:
-        click.echo(f"pushed refs/notes/kistore to {remote}, after merging the {gained} "
-                   f"attestation(s) {remote} had that this clone lacked")
+        click.echo(f"pushed refs/notes/kistore to {remote}, after merging the "
+                   f"{fetched.gained} attestation(s) {remote} had that this clone lacked")
+
+
+@writes(True)
+@notes.command("restore")
+@click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
+@pass_ctx
+def notes_restore(ctx: StoreContext, as_json: bool) -> None:
+    """Put back every attestation line refs/notes/kistore's history held that it lacks now.
+
+    Notes only grow: since 2026-12-04 `notes fetch` and `notes push` keep every line a
+    remote's notes removed. A clone whose notes a remote's removal reached before (a
+    withdrawal gone after a fetch from a fork or mirror) still holds the lines in its notes
+    history (first parent): this puts them back in one notes commit. A line you left out
+    on purpose (git notes edit) comes back too. Then push them where they are lacking.
+
+    \b
+    Example:
+      kistore notes restore && kistore notes push origin
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.notes import named_notes, restore
+
+    store = ctx.store()
+    store.settings().refuse_other_version("kistore notes restore")  # it writes our notes ref
+    restored = restore(store)
+    count = sum(map(len, restored.values()))
+    if as_json:
+        emit_json({"restored": count, "notes": sorted(restored)})
+    elif restored:
+        click.echo(f"{count} attestation line(s) restored on {len(restored)} note(s): "
+                   f"{named_notes(store.repo, restored)}; `kistore notes push REMOTE` gives "
+                   "them to a remote that lacks them")
+    else:
+        click.echo("0 attestation line(s) restored: refs/notes/kistore holds every line "
+                   "its history held")
+
+
+def _say_kept(store: Store, remote: str, fetched: Fetched, *, pushing: bool = False) -> None:
+    """Warn on stderr of the lines a remote's notes removed and the fetch kept (KI408).
+
+    Args:
+        store: the clone.
+        remote: as given to the command.
+        fetched: one fetch's :class:`kistore.attest.notes.Fetched`; nothing is said when it
+            kept no line.
+        pushing: ``notes push`` says so (it sends them back itself).
+    """
+    if fetched.kept:
+        # Lazy: said only when a remote removed lines.
+        from ..attest.notes import kept_message
+        from ..core.errors import printable
+
+        click.echo("warning: " + printable(kept_message(store.repo, remote, fetched.kept,
+                                                        pushing=pushing)), err=True)
+
+
+def _kept_count(fetched: Fetched) -> int:
+    """Return how many lines a fetch kept against the remote's removals (``--json``'s ``kept``)."""
+    return sum(map(len, fetched.kept.values()))
 
 
 def _judge_notes_push(store: Store, remote: str, theirs: str | None, ours: str) -> None:

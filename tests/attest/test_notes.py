@@ -150,22 +150,22 @@ def test_two_clones_attest_independently_and_notes_fetch_push_lose_nothing(recor
     alice, bob = clone(origin, tmp_path / "alice"), clone(origin, tmp_path / "bob")
     notes.attach(alice, RUN, bundle_bytes(1))
     notes.attach(bob, RUN, bundle_bytes(2))
-    assert notes.push(alice, "origin") == 0
-    assert notes.push(bob, "origin") == 1  # bob merges alice's line before pushing
-    assert notes.fetch(alice, "origin") == 1
+    assert notes.push(alice, "origin").gained == 0
+    assert notes.push(bob, "origin").gained == 1  # bob merges alice's line before pushing
+    assert notes.fetch(alice, "origin").gained == 1
     both = sorted([bundle_bytes(1), bundle_bytes(2)])
     blob = object_blob(tmp_path / "alice")
     for who in (alice, bob):
         assert notes.note_lines(who.repo, blob) == both
     assert git(origin, "notes", "--ref=kistore", "show", blob).encode() == b"".join(
         line + b"\n" for line in both)
-    assert notes.fetch(bob, "origin") == 0  # nothing new: idempotent
+    assert notes.fetch(bob, "origin").gained == 0  # nothing new: idempotent
 
 
 def test_fetch_from_a_remote_without_notes_gains_nothing(record_store, store_path, tmp_path):
     other = clone(store_path, tmp_path / "other")
-    assert notes.fetch(other, "origin") == 0
-    assert notes.push(other, "origin") == 0  # no local notes: nothing to push
+    assert notes.fetch(other, "origin").gained == 0
+    assert notes.push(other, "origin").gained == 0  # no local notes: nothing to push
 
 
 def test_our_notes_merge_like_git_cat_sort_uniq(record_store, store_path, tmp_path):
@@ -206,7 +206,7 @@ def test_fetch_merges_to_the_union_of_both_clones(record_store, store_path, wher
                 notes.attach(who, RUN, line)
         subprocess.run(["git", "remote", "add", "peer", str(Path(tmp) / "theirs")],
                        cwd=Path(tmp) / "ours", check=True)
-        gained = notes.fetch(ours, "peer")
+        gained = notes.fetch(ours, "peer").gained
         blob = object_blob(Path(tmp) / "ours")
         assert notes.note_lines(ours.repo, blob) == sorted(LINES)
         assert gained == where.count("theirs")

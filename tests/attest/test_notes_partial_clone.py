@@ -279,7 +279,7 @@ def test_notes_fetch_walks_the_notes_history_once(served, full, tmp_path, monkey
     trace = tmp_path / "trace.json"
     monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
     started = walks(monkeypatch)
-    assert notes.fetch(Store(path), "origin") == 1
+    assert notes.fetch(Store(path), "origin").gained == 1
     monkeypatch.delenv("GIT_TRACE2_EVENT")
     tip = git(served, "rev-parse", layout.NOTES_REF).strip()
     assert started == ([tip] if filtered else []), started

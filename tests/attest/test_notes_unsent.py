@@ -117,5 +117,5 @@ def test_many_notes_are_judged_from_the_whole_objects_folder(server, clone,  # n
     with pytest.raises(StoreStateError, match=f"refs/notes/kistore:{blob} \\(on {subject}\\)"):
         notes.push(Store(clone), "origin")
     git(clone, "push", "-q", "origin", "local")
-    assert notes.push(Store(clone), "origin") == 0
+    assert notes.push(Store(clone), "origin").gained == 0
     assert server_notes(server) == git(clone, "rev-parse", "refs/notes/kistore").strip()

@@ -216,7 +216,7 @@ def test_notes_sync_fetch_and_push_refuse_a_store_of_a_newer_version(runner, pub
     commit_settings(published, TOP.replace("version = 1", "version = 2"), "version 2")
     before = written(published)
     told = refused(published)
-    for args in (["sync"], ["fetch", str(published)], ["push", str(published)]):
+    for args in (["sync"], ["fetch", str(published)], ["push", str(published)], ["restore"]):
         result = runner.invoke(main, ["--store", str(published), "notes", *args])
         assert (result.exit_code, result.stdout) == (1, ""), args
         assert result.stderr == told.format(cmd=f"notes {args[0]}")

@@ -345,7 +345,7 @@ def test_notes_push_and_fetch_between_clones(runner, record_store, store_path, k
         "had that this clone lacked\n")
     fetched = run(runner, tmp_path / "b", "notes", "fetch", "origin", "--json")
     assert fetched.exit_code == 0
-    assert json.loads(fetched.output) == {"remote": "origin", "gained": 1}
+    assert json.loads(fetched.output) == {"remote": "origin", "gained": 1, "kept": 0}
     data = json.loads(run(runner, tmp_path / "b", "attestations", RUN_REF, "--json").output)
     assert data["community"] == 1
 
@@ -357,8 +357,8 @@ def test_notes_fetch_from_unknown_remote_exits_1(runner, record_store, store_pat
 
 
 @pytest.mark.parametrize("args", [["key", "generate"], ["notes", "sync"], ["notes", "fetch"],
-                                  ["notes", "push"], ["trust", "add"], ["trust", "revoke"],
-                                  ["trust", "list"]])
+                                  ["notes", "push"], ["notes", "restore"], ["trust", "add"],
+                                  ["trust", "revoke"], ["trust", "list"]])
 def test_every_subcommand_help_has_an_example(runner, args):
     result = runner.invoke(main, [*args, "--help"])
     assert result.exit_code == 0

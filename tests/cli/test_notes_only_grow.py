@@ -1,0 +1,220 @@
+"""A remote's notes never remove a line this clone holds; a notes-less remote is asked again.
+
+Reviewer r90 F11: ``kistore notes fetch R`` took R's notes history as it came, removals
+included: a fork or mirror whose notes commit removed the maintainer's withdrawal (one
+``git notes remove`` and a push, where no pre-receive hook runs) removed it here too, as a
+fast-forward, or in a real merge (``cat_sort_uniq`` settles conflicts only, and a removal
+against an unchanged note is none), and ``notes push R`` did the same to the pushing clone.
+Now every line held before is kept, in one notes commit on top, and the command says so.
+
+Reviewer r90 F10: a remote a ``notes fetch`` found holding no notes was taken as fetched
+for good: notes it gained later (a withdrawal, with the trust commit that makes it count)
+were never asked for, and nothing warned after the ``git pull`` that brought the trust.
+Now that fetch counts at its time, and branches fetched since are warned of.
+
+Real ``git clone``s of the ``group`` store, whose run ``fast`` a trusted maintainer withdraws
+with a note (``index``, as in ``test_notes_freshness``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from kistore.attest import attestation, notes
+from kistore.core import layout
+from kistore.store import Store
+
+from ..conftest import git
+from ..sparse import trust_maintainer, withdraw
+from .test_notes_freshness import (
+    STRANGER,
+    clone_of,
+    fast_rank,
+    kistore,
+    next_second,
+    out,
+    run_of,
+)
+
+STALE_NONE = re.compile(r"warning: notes last fetched from origin \d{4}-\d\d-\d\dT\d\d:\d\d:"
+                        r"\d\dZ \(it held none then\); the branches were fetched since "
+                        r"\(\d{4}-[^)]*Z\): run `kistore notes fetch origin`\n")
+
+
+@pytest.fixture
+def index(group) -> Store:
+    """The index: ``fast`` withdrawn by the maintainer's note."""
+    trust_maintainer(group)
+    withdraw(group, run_of(group, "fast"), as_file=False)
+    return group
+
+
+def fast_blob(clone: Path) -> str:
+    """The git blob of ``fast``'s object file: what its note annotates."""
+    digest = run_of(Store(clone), "fast")
+    return out(clone, "hash-object", f"store/objects/sha256/{digest.hex[:2]}/{digest.hex[2:]}.json")
+
+
+def fork_removing_the_withdrawal(index: Store, tmp_path: Path) -> Path:
+    """A hook-less fork of the index whose notes commit, on top of the index's, removes it."""
+    fork = tmp_path / "fork.git"
+    git(tmp_path, "clone", "-q", "--bare", str(index.root), str(fork))
+    git(fork, "fetch", "-q", str(index.root), "refs/notes/kistore:refs/notes/kistore")
+    blob = out(fork, "notes", "--ref", "kistore", "list").split()[1]
+    git(fork, "-c", "user.name=E", "-c", "user.email=e@example.org", "notes", "--ref",
+        "kistore", "remove", blob)
+    assert out(fork, "notes", "--ref", "kistore", "list") == ""
+    return fork
+
+
+def kept_warning(clone: Path, remote: str, *, pushing: bool = False) -> str:
+    """What ``notes fetch``/``notes push`` say on stderr when REMOTE removed the withdrawal."""
+    back = (f"this push gives them back to {remote} when {remote} accepts it" if pushing else
+            f"`kistore notes push {remote}` gives them back to {remote} when it accepts it")
+    return (f"warning: {remote}'s notes removed 1 attestation line(s) this clone holds, on 1 "
+            f"note(s): refs/notes/kistore:{fast_blob(clone)} (on {run_of(Store(clone), 'fast')}"
+            f"); kept here, as notes only grow (KI408): a removal in {remote}'s notes history "
+            f"is never applied. {remote} lacks them: {back}\n")
+
+
+def withdrawal_line(clone: Path) -> str:
+    """The note on ``fast`` in the clone: the maintainer's withdrawal, one line."""
+    lines = out(clone, "notes", "--ref", "kistore", "show", fast_blob(clone)).splitlines()
+    assert len(lines) == 1 and '"predicateType"' not in lines[0]  # a DSSE envelope line
+    return lines[0]
+
+
+def fetched_clone(index: Store, tmp_path: Path, fork: Path) -> tuple[Path, str]:
+    """A clone that fetched the index's notes (``fast`` withdrawn), the fork as ``fork``."""
+    clone = clone_of(index, tmp_path / "clone")
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    assert fast_rank(clone) == (None, "")
+    git(clone, "remote", "add", "fork", str(fork))
+    return clone, withdrawal_line(clone)
+
+
+def test_a_fork_fast_forwarding_over_a_removal_removes_nothing_here(index, tmp_path):
+    fork = fork_removing_the_withdrawal(index, tmp_path)
+    clone, line = fetched_clone(index, tmp_path, fork)
+    before = out(clone, "rev-parse", "refs/notes/kistore")
+
+    fetched = kistore(clone, "notes", "fetch", "fork")
+    assert fetched.exit_code == 0, fetched.output
+    assert fetched.stdout == "0 attestation(s) gained from fork\n"  # never "-1"
+    assert fetched.stderr == kept_warning(clone, "fork")
+    assert fast_rank(clone) == (None, "")  # still withdrawn
+    assert withdrawal_line(clone) == line
+    # one notes commit on top of the fork's, whose history (ours included) it keeps
+    tip = out(clone, "rev-parse", "refs/notes/kistore")
+    assert out(clone, "rev-parse", f"{tip}^@") == out(fork, "rev-parse", "refs/notes/kistore")
+    assert out(clone, "merge-base", "--is-ancestor", before, tip) == ""
+    assert out(clone, "log", "-1", "--format=%s", tip) == (
+        "kistore: keep 1 attestation line(s) the notes of fork removed (notes only grow, KI408)")
+
+    again = kistore(clone, "notes", "fetch", "fork", "--json")  # the fork's tip is ours now
+    assert (again.exit_code, again.stderr) == (0, "")
+    assert json.loads(again.stdout) == {"remote": "fork", "gained": 0, "kept": 0}
+    assert kistore(clone, "notes", "fetch", "origin").stderr == ""  # nothing removed there
+
+    pushed = kistore(clone, "notes", "push", "fork")  # what the warning says: back there
+    assert (pushed.exit_code, pushed.stderr) == (0, ""), pushed.output
+    assert out(fork, "notes", "--ref", "kistore", "show", fast_blob(clone)) == line
+
+
+def test_a_merge_with_a_removal_against_an_unchanged_note_removes_nothing_here(index,
+                                                                               tmp_path):
+    fork = fork_removing_the_withdrawal(index, tmp_path)
+    clone, line = fetched_clone(index, tmp_path, fork)
+    slow = run_of(Store(clone), "slow")  # our own note since: the histories diverge
+    statement = attestation.make_statement(slow, layout.object_path(slow), "note", {
+        "text": "ran it too", "createdAt": "2026-07-11T00:00:00Z"})
+    notes.attach(Store(clone), slow, attestation.sign_statement(statement, STRANGER).to_bytes())
+
+    fetched = kistore(clone, "notes", "fetch", "fork", "--json")
+    assert fetched.exit_code == 0, fetched.output
+    assert json.loads(fetched.stdout) == {"remote": "fork", "gained": 0, "kept": 1}
+    assert fetched.stderr == kept_warning(clone, "fork")
+    assert fast_rank(clone) == (None, "")
+    assert withdrawal_line(clone) == line
+    tip = out(clone, "rev-parse", "refs/notes/kistore")
+    merge = out(clone, "rev-parse", f"{tip}^")
+    assert len(out(clone, "rev-parse", f"{merge}^@").splitlines()) == 2  # git's merge, kept
+    assert len(out(clone, "notes", "--ref", "kistore", "list").splitlines()) == 2
+
+
+def test_a_notes_push_to_a_fork_removing_a_line_keeps_it_and_gives_it_back(index, tmp_path):
+    fork = fork_removing_the_withdrawal(index, tmp_path)
+    clone, line = fetched_clone(index, tmp_path, fork)
+
+    pushed = kistore(clone, "notes", "push", "fork")
+    assert pushed.exit_code == 0, pushed.output
+    assert pushed.stdout == ("pushed refs/notes/kistore to fork, after merging the 0 "
+                             "attestation(s) fork had that this clone lacked\n")
+    assert pushed.stderr == kept_warning(clone, "fork", pushing=True)
+    assert fast_rank(clone) == (None, "")
+    assert out(fork, "rev-parse", "refs/notes/kistore") == out(clone, "rev-parse",
+                                                               "refs/notes/kistore")
+    assert out(fork, "notes", "--ref", "kistore", "show", fast_blob(clone)) == line
+
+
+def test_a_remote_found_without_notes_is_asked_again_after_a_later_pull(group, tmp_path):
+    # r90 F10: the remote's later withdrawal (and the trust that makes it count) arrived
+    # with a `git pull`; the record of the fetch that found no notes silenced every warning
+    trust_maintainer(group)  # the index, trusting the maintainer, with no notes yet
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(group.root), str(server))
+    reader = tmp_path / "reader"
+    git(tmp_path, "clone", "-q", str(server), "reader")
+    assert kistore(reader, "notes", "fetch", "origin").exit_code == 0  # none there
+    assert fast_rank(reader) == (1, "")
+
+    next_second()  # the record's time and the pull's, in whole seconds apart
+    maintainer = tmp_path / "maintainer"
+    git(tmp_path, "clone", "-q", str(server), "maintainer")
+    withdraw(Store(maintainer), run_of(Store(maintainer), "fast"), as_file=False)
+    assert kistore(maintainer, "notes", "push", "origin").exit_code == 0
+    git(maintainer, "commit", "-q", "--allow-empty", "-m", "later")
+    git(maintainer, "push", "-q", "origin", "HEAD")
+    git(reader, "pull", "-q", "--ff-only", "origin")  # git pull fetches no notes
+
+    rank, stderr = fast_rank(reader)
+    assert rank == 1 and STALE_NONE.fullmatch(stderr), stderr  # warned, not silent
+    assert STALE_NONE.fullmatch(kistore(reader, "show", "BenchmarkRun/fast").stderr)
+    # site build and export warn, as they do for notes fetched before the branches were
+    built = kistore(reader, "site", "build", str(tmp_path / "site"))
+    assert built.exit_code == 0 and STALE_NONE.fullmatch(built.stderr), built.output
+    exported = kistore(reader, "export", str(tmp_path / "out"))
+    assert exported.exit_code == 0, exported.output
+    assert STALE_NONE.fullmatch(exported.stderr.splitlines(keepends=True)[0]), exported.stderr
+
+    fetched = kistore(reader, "notes", "fetch", "origin")
+    assert (fetched.stdout, fetched.stderr) == ("1 attestation(s) gained from origin\n", "")
+    assert not (reader / ".git/kistore/notes-none/origin").exists()
+    assert fast_rank(reader) == (None, "")  # withdrawn, nothing to warn of
+
+
+def test_notes_restore_puts_back_what_a_fetch_before_the_fix_removed(index, tmp_path):
+    fork = fork_removing_the_withdrawal(index, tmp_path)
+    clone, line = fetched_clone(index, tmp_path, fork)
+    git(clone, "fetch", "-q", "fork", "refs/notes/kistore:refs/notes/kistore")  # as before
+    assert out(clone, "notes", "--ref", "kistore", "list") == ""
+    assert fast_rank(clone)[0] == 1  # the withdrawal gone, and no fetch brings it back
+    assert kistore(clone, "notes", "fetch", "origin").stdout == \
+        "0 attestation(s) gained from origin\n"
+
+    restored = kistore(clone, "notes", "restore")
+    assert (restored.exit_code, restored.stderr) == (0, ""), restored.output
+    assert restored.stdout == (
+        f"1 attestation line(s) restored on 1 note(s): refs/notes/kistore:{fast_blob(clone)} "
+        f"(on {run_of(Store(clone), 'fast')}); `kistore notes push REMOTE` gives them to a "
+        "remote that lacks them\n")
+    assert withdrawal_line(clone) == line
+    assert fast_rank(clone) == (None, "")
+    assert out(clone, "log", "-1", "--format=%s", "refs/notes/kistore") == (
+        "kistore: keep 1 attestation line(s) its history held (notes only grow, KI408)")
+    again = kistore(clone, "notes", "restore", "--json")
+    assert json.loads(again.stdout) == {"restored": 0, "notes": []}
