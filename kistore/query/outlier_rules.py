@@ -254,7 +254,8 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
         :data:`OUTLIER_FACTOR` or more; on the run's object, at ``/spec`` + the ranked
         metric (``extra``: :meth:`Outlier.to_json`).
     """
-    arriving = [found[1] for path in changed if (found := layout.group_from_path(path))]
+    arriving = [grouped[1] for path in changed
+                if (grouped := layout.group_from_path(path)) is not None]
     if not arriving:
         return []
     policy = policy_of(store, head)
@@ -262,7 +263,7 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
         return []
     view = store.view(head)
     records = []
-    for run in arriving:
+    for run in sorted(set(arriving), key=str):
         found = _stored(view, str(run))
         if found is not None and found[0] == "BenchmarkRun":
             name = metadata_name(_bytes(view, layout.metadata_path(run)))

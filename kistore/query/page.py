@@ -104,7 +104,7 @@ class RunPage(NamedTuple):
             "ratioToFirst": self.ratio_to_first(),
             "first": {"digest": first.record.digest, "name": first.record.name,
                       "value": first.value} if first else None,
-            "outlier": self.outlier().to_json() if self.outlier() is not None else None,
+            "outlier": outlier.to_json() if (outlier := self.outlier()) is not None else None,
             "references": self.reference_ratios(),
             "primaryStatistic": r.statistic, "latencyNs": self.row.latency_ns,
             "timing": spec.get("timing"), "correctness": spec.get("correctness"),
