@@ -16,9 +16,10 @@ Cost, O(change): the group is listed through its directory (``store/groups/sha25
 hex of K>/``, one tree lookup), and its runs' objects are read only when the arriving run
 itself can rank (status ``passed``, a positive value, not a reference, no contradiction),
 in digest order, stopping at the first run the arrival does not beat by the factor (with
-that run's implementation, whose role says whether it ranks): an ordinary run reads one
-or two other runs, only an outlier its whole group (past the first, in one fetch in a
-partial clone). Evidence (attestations, withdrawals) is not read: a withdrawn run counts
+that run's implementation, whose role says whether it ranks): an ordinary run usually
+reads one other run, the first, and its implementation; when the first does not decide
+(beaten by the factor, failed, a reference), the rest of the group's objects come in one
+fetch in a partial clone, and an outlier reads them all. Evidence (attestations, withdrawals) is not read: a withdrawn run counts
 as the group's best here (``rank`` reads it, and marks the #1 it ranks).
 """
 
