@@ -19,8 +19,9 @@ in digest order, stopping at the first run the arrival does not beat by the fact
 that run's implementation, whose role says whether it ranks): an ordinary run usually
 reads one other run, the first, and its implementation; when the first does not decide
 (beaten by the factor, failed, a reference), the rest of the group's objects come in one
-fetch in a partial clone, and an outlier reads them all. Evidence (attestations, withdrawals) is not read: a withdrawn run counts
-as the group's best here (``rank`` reads it, and marks the #1 it ranks).
+fetch in a partial clone, and an outlier reads them all. Evidence (attestations,
+withdrawals) is not read: a withdrawn run counts as the group's best here (``rank`` reads
+it, and marks the #1 it ranks).
 """
 
 from __future__ import annotations
