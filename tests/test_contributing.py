@@ -119,6 +119,8 @@ def _mistakes(clone, env) -> list[tuple[list[str], dict]]:
                                                               "mean": 0}}}),
         (["impl.json", "run.json"], {"observedAt": "2026-11-30 14:05"}),
         (["impl.json", "run.json"], {"timing": {**spec["timing"], "primaryStatistic": "min"}}),
+        (["impl.json", "run.json"], {"timing": {**spec["timing"], "latencyNs": {
+            k: v // 1000 for k, v in spec["timing"]["latencyNs"].items()}}}),  # us as ns
     ]
     changed = []
     for files, edit in edits:

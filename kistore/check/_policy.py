@@ -24,7 +24,6 @@ from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import POLICY_FILE
 from ..core.schema import check_document
 from ..git.treediff import entry_at
-from ._history import ancestry
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -262,6 +261,9 @@ def check_policy(store: Store, at: str | None = None) -> list[Finding]:
 
 def _policy_removed(store: Store, at: str | None) -> list[Finding]:
     """KI207 naming the newest commit in the history of ``at`` that had the policy file."""
+    # Lazy: the history walk loads hashlib; `rank` asks this module for KI231 only.
+    from ._history import ancestry
+
     repo = store.repo
     if at is None and repo.head_is_unborn:
         return []

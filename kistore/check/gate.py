@@ -147,7 +147,8 @@ RangeChecker = Callable[["Store", str, str, set[str]], list[Finding]]
 layer above this one, which the caller of :func:`check_range` passes (``checkers=``):
 ``kistore check`` passes :func:`kistore.query.impact.trust_and_policy_effects` (what a
 change to trust or policy does to evidence and rankings, KI413-KI415) and
-:func:`kistore.query.group_rules.units_agree` (KI210)."""
+:func:`kistore.query.group_rules.units_agree` (KI210), and
+:func:`kistore.query.outlier_rules.range_outliers` (KI234)."""
 
 _HEX = re.compile(r"[0-9a-f]{40}")
 """A full commit id as a hook gives it (40 lowercase hex digits)."""

@@ -125,10 +125,11 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
         raise MultipleErrors(refused)
     checks: tuple[AdmissionCheck, ...] = ()
     if any(x.manifest.kind == "BenchmarkRun" for x in located):
-        # Lazy: a run's unit is judged against its group's (KI210) only when runs are added.
+        # Lazy: a run is judged against its group (KI210, KI234) only when runs are added.
+        from ..query.outlier_rules import outliers_admitted
         from ..query.units import units_admitted
 
-        checks = (units_admitted,)
+        checks = (units_admitted, outliers_admitted)
     landing = Landing()
     with interrupt_says(undone_add("add", commit=do_commit,
                                           update_metadata=update_metadata)), \

@@ -52,6 +52,7 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..importers import plan_import, run_import
+    from ..query.outlier_rules import outliers_admitted
     from ..query.units import units_admitted
 
     if message and not do_commit:
@@ -70,8 +71,9 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
             report = run_import(store, source, plan, commit=do_commit, message=message,
                                 skip_invalid=skip_invalid, update_metadata=update_metadata,
                                 progress=bar.update, on_landed=landing.landed,
-                                # a run whose unit disagrees with its group's (KI210)
-                                checks=(units_admitted,))
+                                # a run whose unit disagrees with its group's (KI210),
+                                # a new #1 by a factor (KI234)
+                                checks=(units_admitted, outliers_admitted))
         landing.landed(landing.commit)  # nothing was written, or it landed: print it all
     landing.say("import", len(report.results))
     for problem in report.skipped:

@@ -88,9 +88,15 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
 
     warn_shared_names(store, [row.record for row in rows], at)
     warn_implementation_missing(rows)
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..query.outliers import outlier_line, ranking_outlier, ratio_said
+
+    outlier = ranking_outlier(ranking)  # KI234: a #1 far ahead of its #2
     if fmt != "text":
         data = [{**row.to_json(), "comparison": ranking.comparison.name,
-                 "metric": ranking.comparison.metric} for row in rows]
+                 "metric": ranking.comparison.metric,
+                 "outlier": outlier.to_json() if outlier is not None
+                 and row.record.digest == outlier.digest else None} for row in rows]
         (emit_json if fmt == "json" else emit_jsonl)(data)
         return
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
@@ -116,8 +122,13 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     for row, value in zip(rows, values, strict=True):
         rank_text = str(row.rank) if row.rank is not None else "-"
         note = f"  ({row.reason})" if row.reason else ""
+        if outlier is not None and row.record.digest == outlier.digest:
+            note = f"  (!) {ratio_said(outlier.ratio)} ahead of #2: see below (KI234)"
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
                    f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
+    if outlier is not None:
+        assert ranking.first is not None  # an outlier is the #1
+        click.echo(one_line(f"(!) {outlier_line(outlier, ranking.first.record.name)}"))
 
 
 @writes(False)

@@ -21,6 +21,7 @@ from ..index.index import open_catalog
 from ..index.records import Record
 from .answers import rank
 from .numbers import distinct_texts, json_text, ratio_text, rounded_text, value_text
+from .outliers import Outlier, outlier_line, ranking_outlier
 from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -62,6 +63,15 @@ class RunPage(NamedTuple):
                  "ratio": _ratio(a.get("measuredNs"), self.row.latency_ns)}
                 for a in self.row.evidence.attestations if a.get("measuredNs") is not None]
 
+    def outlier(self) -> Outlier | None:
+        """Return KI234's :class:`~.outliers.Outlier` when this run is a #1 far ahead of #2.
+
+        None for any other run, and for a #1 less than :data:`~.outliers.OUTLIER_FACTOR`
+        ahead of its #2 (:func:`~.outliers.ranking_outlier`).
+        """
+        found = ranking_outlier(self.ranking)
+        return found if found is not None and found.digest == self.record.digest else None
+
     def ratio_to_first(self) -> float | None:
         """Return this run's ranked value / that of rank 1 (None when either lacks it)."""
         return _ratio(self.row.value, self.ranking.first.value if self.ranking.first else None)
@@ -94,6 +104,7 @@ class RunPage(NamedTuple):
             "ratioToFirst": self.ratio_to_first(),
             "first": {"digest": first.record.digest, "name": first.record.name,
                       "value": first.value} if first else None,
+            "outlier": outlier.to_json() if (outlier := self.outlier()) is not None else None,
             "references": self.reference_ratios(),
             "primaryStatistic": r.statistic, "latencyNs": self.row.latency_ns,
             "timing": spec.get("timing"), "correctness": spec.get("correctness"),
@@ -147,6 +158,9 @@ class RunPage(NamedTuple):
                                  row.unit)
             out.append(f"rank {row.rank} of {ranking.group_size}{self._tie()} ({named}): "
                        f"{this}")
+            outlier = self.outlier()
+            if outlier is not None:
+                out.append(f"  (!) {outlier_line(outlier, r.name)}")
             if first is not None and first.record.digest != r.digest:
                 ratio = "-" if row.value is None or not first.value else ratio_text(
                     row.value, first.value)  # never "1x" for two values that differ

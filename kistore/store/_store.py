@@ -118,7 +118,8 @@ that manifest's :attr:`AddResult.warnings`.
 
 The store knows no rule of the layers above it: a caller hands :meth:`Store.add` the
 checks it wants (``checks=``); ``kistore add`` and ``kistore import`` pass the query
-layer's unit rule, :func:`kistore.query.units.units_admitted` (KI210)."""
+layer's unit rule, :func:`kistore.query.units.units_admitted` (KI210), and its rank-outlier
+warning, :func:`kistore.query.outlier_rules.outliers_admitted` (KI234)."""
 
 METADATA_LISTED = 50
 """How many manifests whose metadata an add replaced its commit message lists."""

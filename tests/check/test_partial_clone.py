@@ -32,7 +32,7 @@ def _server(tmp_path: Path, runs: int = 30) -> tuple[Path, ManifestKit, list[dic
 
 
 def _push_run(tmp_path: Path, server: Path, kit: ManifestKit, base: list[dict],
-              name: str) -> None:
+              name: str, latency: int = 5000) -> None:
     """Add one run named ``name`` in a full clone and push it to the server's main."""
     work = tmp_path / f"contributor-{name}"
     git(tmp_path, "clone", "-q", str(server), str(work))
@@ -40,7 +40,7 @@ def _push_run(tmp_path: Path, server: Path, kit: ManifestKit, base: list[dict],
     store = Store(work)
     add_docs(store, [impl], commit=True)
     # the run alone in the last commit: a one-manifest pull request
-    add_docs(store, [kit.run(base[0], base[1], impl, base[2], latency=5000, name=name)])
+    add_docs(store, [kit.run(base[0], base[1], impl, base[2], latency=latency, name=name)])
     git(work, "push", "-q", "origin", "HEAD:main")
 
 
@@ -59,8 +59,37 @@ def test_the_gate_of_a_one_run_pull_request_fetches_a_few_blobs(tmp_path):
     fetched = before - _missing(clone)
     # kistore.toml; the ranking policy (KI210 asks whether the run's family ranks by a
     # unit); the run's object, metadata, names file and group file; its four references'
-    # objects and metadata files (looked up): nothing else of the store
-    assert 0 < fetched <= 14, fetched
+    # objects and metadata files (looked up); KI234 (would it take #1 by 100x?): the first
+    # run of its group it does not beat by 100x, and that run's implementation (a
+    # reference is never ranked): nothing else of the store
+    assert 0 < fetched <= 16, fetched
+
+
+def test_a_new_first_by_100x_reads_its_group_in_one_more_fetch(tmp_path):
+    """KI234: a run at 100 ns beside 30 runs at 10,000-10,029 ns beats each by 100x or
+    more, so the gate reads every run of its group (past the first, in one fetch) and the
+    best one's implementation and metadata: the cost of an outlier, not of every run."""
+    server, kit, base = _server(tmp_path)
+    _push_run(tmp_path, server, kit, base, "new-run", latency=100)
+    clone = tmp_path / "ci.git"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{server}",
+        str(clone))
+    before = _missing(clone)
+    trace = tmp_path / "trace.json"
+    done = subprocess.run([KISTORE, "--store", str(clone), "check", "main~1..main"],
+                          capture_output=True, text=True,
+                          env={**os.environ, "GIT_TRACE2_EVENT": str(trace)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "warning KI234 rank-outlier: would rank #1 of its comparison group (by measured " \
+           "latency, /timing/latencyNs/mean ascending) with 100 ns, 100x better than the " \
+           "group's best so far, BenchmarkRun/run-0 (" in done.stdout
+    assert done.stdout.strip().endswith("0 errors, 1 warning, 0 info")
+    # the one-run pull request's 14 at most, the 30 other runs' objects, and run-0's
+    # implementation and metadata file
+    assert 0 < before - _missing(clone) <= 14 + 30 + 2
+    # a one-run pull request's gate starts one fetch per blob it reads (16 here); the 30
+    # runs of the group come in two more (the first, then the rest), not one each
+    assert git_processes(trace)["fetch"] <= 16 + 3
 
 
 def test_a_taken_name_is_refused_in_a_partial_clone(tmp_path):

@@ -1,0 +1,142 @@
+"""KI234 rank-outlier: a run that takes #1 of its comparison group by a factor (a warning).
+
+A latency in milliseconds written as nanoseconds is a thousand or a million times too
+small. KI230 (:func:`kistore.core.contradictions.implausible_latencies`) warns below
+100 ns, but a 25 ms kernel written as 25,000 ns passes it and takes #1 of a group whose
+runs take 20,000,000 ns, silently (reviewer r89 F5's rest). This module owns the rule
+(:data:`RANK_OUTLIER`, :data:`OUTLIER_FACTOR`, :func:`factor`, the words) and its use on a
+ranked group, :func:`ranking_outlier`: the #1 against the #2, which ``rank`` marks (a
+line under the table, ``outlier`` in ``--json``) and ``show`` and the site's run page say
+on the #1's page. :mod:`.outlier_rules` asks it of a run before it lands (``add``,
+``import``, ``check`` and pre-receive). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from ..core.findings import WARNING, rule
+from .numbers import value_text
+from .policy import DESCENDING
+from .ranking import Ranking
+
+OUTLIER_FACTOR = 100
+"""How many times better than the group's best so far a new #1 must be to be said (KI234).
+
+Measured on the real data (the three imports of ``../shared``, 1,002 runs, 606 groups, 296
+with two ranked runs or more): no group's #1 beats its #2 by more than 15x (14.97x,
+KernelBench level1-83's depthwise convolution: eager 1.93 ms, torch.compile 28.9 ms; then
+11.1x, 8.2x; 294 groups under 10x), so 100 leaves a margin of ~7x and no real group trips
+it. A unit slip is a factor of 1,000 (us or ms one step off) or 1,000,000 (ms as ns): it
+is said unless the run is honestly more than 10x (or 10,000x) slower than the group's
+best. The real spread of a group, best over worst, reaches 417x (20 flashinfer-trace
+groups: a torch GEMM at 11.9 ms beside Triton ones at 28.5-43 us): had such a slow run
+landed alone first, the fast one after it would be warned of, a warning a reviewer reads
+(exit 0). docs/rules.md, KI234."""
+
+RANK_OUTLIER = rule(
+    "KI234", "rank-outlier", WARNING,
+    "check the value's unit (`timing.latencyNs` is in nanoseconds: a 0.42 ms kernel is "
+    "420000); a run truly that much better: say how it was measured in the pull request "
+    "(it is added and ranked all the same)")
+
+WHY = (f"a value {OUTLIER_FACTOR}x or more ahead is what a value in another unit reads as (ms "
+       "or us written as ns); no group of the real data has a #1 more than 15x ahead of its "
+       "next")
+"""Why the rule speaks: the words every KI234 message ends with."""
+
+
+def factor(order: str, new: float, old: float) -> float:
+    """Return how many times ``new`` is better than ``old`` in a group ordered ``order``.
+
+    Args:
+        order: ``ascending`` (lower is better: latencies) or ``descending`` (higher is
+            better: scores).
+        new: the value judged, above 0.
+        old: another run's value.
+
+    Returns:
+        ``old / new`` (ascending) or ``new / old`` (descending): 1 for a tie, below 1 when
+        ``old`` is better. An ``old`` of 0 or below is better than any ``new`` ascending
+        (0), worse than any descending (infinity: no ratio to say).
+    """
+    if order == DESCENDING:
+        return new / old if old > 0 else math.inf
+    return old / new if old > 0 else 0.0
+
+
+def ratio_said(ratio: float) -> str:
+    """Return a ratio as the rule says it: ``800x``, ``1,000,000x`` (whole, grouped)."""
+    return f"{ratio:,.0f}x"
+
+
+class Outlier(NamedTuple):
+    """A #1 that beats the group's best otherwise by :data:`OUTLIER_FACTOR` or more.
+
+    Attributes:
+        digest: the #1's digest (``sha256:...``).
+        value: its ranked value.
+        best: the digest of the best run but it.
+        best_name: that run's name (None when unknown).
+        best_value: that run's ranked value.
+        unit: the values' unit (None when unknown).
+        ratio: :func:`factor` of the two (at least :data:`OUTLIER_FACTOR`, finite).
+    """
+
+    digest: str
+    value: float
+    best: str
+    best_name: str | None
+    best_value: float
+    unit: str | None
+    ratio: float
+
+    def to_json(self) -> dict[str, Any]:
+        """Return it as data (``rank --json``'s ``outlier``, the gate's ``extra``)."""
+        return {"rule": RANK_OUTLIER.id, "ratio": self.ratio, "factor": OUTLIER_FACTOR,
+                "over": {"digest": self.best, "name": self.best_name,
+                         "value": self.best_value}}
+
+
+def value_said(value: float, unit: str | None) -> str:
+    """Return a value with its unit as the rule says it: ``25,000 ns``, ``0.9 score``."""
+    return f"{value_text(value, unit)} {unit}" if unit else value_text(value, unit)
+
+
+def ranking_outlier(ranking: Ranking) -> Outlier | None:
+    """Return the #1 of a ranked group when it beats the #2 by :data:`OUTLIER_FACTOR` or more.
+
+    Args:
+        ranking: a group as ``rank`` ranks it (evidence read: a withdrawn run is not in it).
+
+    Returns:
+        The :class:`Outlier` (the #2 as ``best``), or None: fewer than two ranked runs, a
+        tie at the top, a #1 of value 0 or below, a ratio under the factor or without
+        bound.
+    """
+    if len(ranking.ranked) < 2:
+        return None
+    first, second = ranking.ranked[0], ranking.ranked[1]
+    if first.value is None or second.value is None or first.value <= 0:
+        return None
+    ratio = factor(ranking.comparison.order, first.value, second.value)
+    if ratio < OUTLIER_FACTOR or math.isinf(ratio):
+        return None
+    return Outlier(first.record.digest, first.value, second.record.digest,
+                   second.record.name, second.value, first.unit, ratio)
+
+
+def outlier_line(outlier: Outlier, name: str) -> str:
+    """Return what ``rank`` prints under its table, and a run page beside its rank.
+
+    Args:
+        outlier: :func:`ranking_outlier` of the group.
+        name: the #1's name.
+    """
+    return (f"{RANK_OUTLIER.id} {RANK_OUTLIER.name}: #1 {name} "
+            f"({value_said(outlier.value, outlier.unit)}) is {ratio_said(outlier.ratio)} better "
+            f"than #2 {outlier.best_name} ({value_said(outlier.best_value, outlier.unit)}): "
+            f"{WHY}; {RANK_OUTLIER.hint}")
+
+
