@@ -89,14 +89,15 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     warn_shared_names(store, [row.record for row in rows], at)
     warn_implementation_missing(rows)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..query.outliers import outlier_line, ranking_outlier, ratio_said
+    from ..query.outliers import implausible_latency, outlier_line, ranking_outlier, ratio_said
 
     outlier = ranking_outlier(ranking)  # KI234: a #1 far ahead of its #2
     if fmt != "text":
         data = [{**row.to_json(), "comparison": ranking.comparison.name,
                  "metric": ranking.comparison.metric,
                  "outlier": outlier.to_json() if outlier is not None
-                 and row.record.digest == outlier.digest else None} for row in rows]
+                 and row.record.digest == outlier.digest else None,
+                 "implausibleLatency": implausible_latency(row.record.spec)} for row in rows]
         (emit_json if fmt == "json" else emit_jsonl)(data)
         return
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
@@ -124,6 +125,8 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
         note = f"  ({row.reason})" if row.reason else ""
         if outlier is not None and row.record.digest == outlier.digest:
             note = f"  (!) {ratio_said(outlier.ratio)} ahead of #2: see below (KI234)"
+        if (low := implausible_latency(row.record.spec)) is not None:
+            note += f"  (!) {low['said']}: likely ms or us written as ns (KI230)"
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
                    f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
     if outlier is not None:

@@ -1,4 +1,4 @@
-"""KI234 rank-outlier: a run that takes #1 of its comparison group by a factor (a warning).
+"""Values a ranking shows that are likely in another unit: KI234's outlier, KI230's caveat.
 
 A latency in milliseconds written as nanoseconds is a thousand or a million times too
 small. KI230 (:func:`kistore.core.contradictions.implausible_latencies`) warns below
@@ -8,7 +8,9 @@ runs take 20,000,000 ns, silently (reviewer r89 F5's rest). This module owns the
 ranked group, :func:`ranking_outlier`: the #1 against the #2, which ``rank`` marks (a
 line under the table, ``outlier`` in ``--json``) and ``show`` and the site's run page say
 on the #1's page. :mod:`.outlier_rules` asks it of a run before it lands (``add``,
-``import``, ``check`` and pre-receive). Pure: no I/O.
+``import``, ``check`` and pre-receive). :func:`implausible_latency` gives KI230 (a latency
+under 100 ns, a warning that lets a run land) as a caveat ``rank``, ``show`` and the site
+print beside the value. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
+from ..core.contradictions import implausible_latencies
 from ..core.findings import WARNING, rule
 from .numbers import value_text
 from .policy import DESCENDING
@@ -140,3 +143,22 @@ def outlier_line(outlier: Outlier, name: str) -> str:
             f"{WHY}; {RANK_OUTLIER.hint}")
 
 
+def implausible_latency(spec: Any) -> dict[str, str] | None:
+    """Return KI230's finding on a run as data, or None when its latencies are plausible.
+
+    A run stating a latency under 100 ns is ranked as stated (KI230 is a warning: the gate
+    lets it land), so ``show``, ``rank`` and the site say it wherever the value is shown
+    (reviewer r90 F5: a merged 3.52 "ns" run was #1 in rank, show and the site with no
+    mark).
+
+    Args:
+        spec: a BenchmarkRun's ``spec``.
+
+    Returns:
+        ``{"rule": "KI230", "pointer": "/spec/timing/latencyNs/mean", "said": "latencyNs
+        mean 3.52 < 100 ns"}`` (:func:`kistore.core.contradictions.implausible_latencies`),
+        or None.
+    """
+    found = implausible_latencies(spec)
+    return ({"rule": found[0].rule, "pointer": found[0].pointer, "said": found[0].short}
+            if found else None)

@@ -21,7 +21,7 @@ from ..index.index import open_catalog
 from ..index.records import Record
 from .answers import rank
 from .numbers import distinct_texts, json_text, ratio_text, rounded_text, value_text
-from .outliers import Outlier, outlier_line, ranking_outlier
+from .outliers import Outlier, implausible_latency, outlier_line, ranking_outlier
 from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -72,6 +72,10 @@ class RunPage(NamedTuple):
         found = ranking_outlier(self.ranking)
         return found if found is not None and found.digest == self.record.digest else None
 
+    def implausible_latency(self) -> dict[str, str] | None:
+        """Return KI230's finding on this run as data (:func:`implausible_latency`), or None."""
+        return implausible_latency(self.manifest.spec)
+
     def ratio_to_first(self) -> float | None:
         """Return this run's ranked value / that of rank 1 (None when either lacks it)."""
         return _ratio(self.row.value, self.ranking.first.value if self.ranking.first else None)
@@ -105,6 +109,7 @@ class RunPage(NamedTuple):
             "first": {"digest": first.record.digest, "name": first.record.name,
                       "value": first.value} if first else None,
             "outlier": outlier.to_json() if (outlier := self.outlier()) is not None else None,
+            "implausibleLatency": self.implausible_latency(),
             "references": self.reference_ratios(),
             "primaryStatistic": r.statistic, "latencyNs": self.row.latency_ns,
             "timing": spec.get("timing"), "correctness": spec.get("correctness"),
@@ -151,6 +156,9 @@ class RunPage(NamedTuple):
                f"  observed        {_observed(d['observedAt'])}"]
         if row.latency_ns is not None:
             out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns)}")
+        low = self.implausible_latency()
+        if low is not None:
+            out.append(f"  (!) {implausible_said(low['said'])}")
         named = _comparison_named(comparison)
         if row.rank is not None:
             first = ranking.first
@@ -214,6 +222,16 @@ class RunPage(NamedTuple):
         if d["notesNotFetched"]:
             out.append(f"  {d['notesNotFetched']}")
         return [one_line(line) for line in out]
+
+
+def implausible_said(said: str) -> str:
+    """Return KI230's caveat for people: ``latencyNs mean 3.52 < 100 ns: no GPU kernel ...``.
+
+    Args:
+        said: the finding's few words (:attr:`kistore.core.contradictions.Contradiction.short`).
+    """
+    return (f"{said}: no GPU kernel runs that fast; likely milliseconds or microseconds "
+            "written as nanoseconds, check it before citing (KI230)")
 
 
 def _observed(value: Any) -> str:

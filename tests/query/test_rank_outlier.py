@@ -279,3 +279,34 @@ def test_rank_warns_of_a_policy_whose_unit_contradicts_its_metric(slow_group, ru
         "for a metric named latency_ms), or rank by a metric of the unit declared: `rank` "
         "prints each value with the declared unit)"]
     assert "20000000 score" in done.stdout.replace(",", "")
+
+
+def test_a_run_under_100_ns_is_marked_wherever_its_value_is_shown(slow_group, runner,
+                                                                  tmp_path):
+    """Reviewer r90 F5: KI230 is a warning, so such a run lands; then it was #1 unmarked."""
+    ms, _ = slow_group.add("ms-as-ns", 3.52)
+    root = str(slow_group.store.root)
+    lines = runner.invoke(main, ["--store", root, "rank", "BenchmarkRun/a"]).stdout.splitlines()
+    assert lines[1].endswith(
+        "ms-as-ns [evidence: source-native]  (!) 5,681,818x ahead of #2: see below (KI234)"
+        "  (!) latencyNs mean 3.52 < 100 ns: likely ms or us written as ns (KI230)")
+    assert "(KI230)" not in "".join(lines[2:])  # the others are plausible
+    data = json.loads(runner.invoke(main, ["--store", root, "rank", "BenchmarkRun/a",
+                                           "--json"]).stdout)
+    assert [row["implausibleLatency"] for row in data] == [
+        {"rule": "KI230", "pointer": "/spec/timing/latencyNs/mean",
+         "said": "latencyNs mean 3.52 < 100 ns"}, None, None]
+    page = runner.invoke(main, ["--store", root, "show", "BenchmarkRun/ms-as-ns"]).stdout
+    assert ("measured: mean latency 3.52 ns (3.52e-6 ms)\n  (!) latencyNs mean 3.52 < 100 ns: "
+            "no GPU kernel runs that fast; likely milliseconds or microseconds written as "
+            "nanoseconds, check it before citing (KI230)\n") in page
+    shown = json.loads(runner.invoke(main, ["--store", root, "show", "BenchmarkRun/a",
+                                            "--json"]).stdout)
+    assert shown["implausibleLatency"] is None
+    built = runner.invoke(main, ["--store", root, "site", "build", str(tmp_path / "site")])
+    assert built.exit_code == 0, built.output
+    html = (tmp_path / "site/runs" / ms.removeprefix("sha256:")[:16] / "index.html").read_text()
+    assert ('id="implausible"><span class="badge">(!) under 100 ns</span> this run states '
+            'latencyNs mean 3.52 &lt; 100 ns: no GPU kernel runs that fast') in html
+    other = slow_group.digests["a"].removeprefix("sha256:")[:16]
+    assert 'id="implausible"' not in (tmp_path / "site/runs" / other / "index.html").read_text()
