@@ -310,3 +310,22 @@ def test_a_newline_in_a_file_name_never_splits_file_line_col(tmp_path):
     assert verified.exit_code == 1
     line = next(x for x in verified.output.splitlines() if "KI110" in x)
     assert line.startswith("store/objects/sha256/x\\ny.json: error KI110"), verified.output
+
+
+def test_a_ctrl_c_python_wrapped_while_making_a_class_is_an_interrupt_not_a_bug(monkeypatch):
+    # Python 3.11 wraps what __set_name__ raises in RuntimeError: a SIGINT landing in a
+    # dataclass definition, as a command lazily imported it, said "internal error", exit 1
+    from kistore.store import inputs
+
+    class Field:
+        def __set_name__(self, owner, name):
+            raise KeyboardInterrupt
+
+    def interrupted(paths, limits=None):
+        type("Settings", (), {"parse_error": Field()})
+
+    monkeypatch.setattr(inputs, "read_inputs", interrupted)
+    result = CliRunner().invoke(main, ["digest", str(BUNDLE)])
+    assert (result.exit_code, result.stderr) == (130, "interrupted\n")
+    assert "Error calling __set_name__" in str(  # so it is: the wrapper reached the command
+        CliRunner().invoke(main, ["--debug", "digest", str(BUNDLE)]).exception)
