@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from .comparison import stored_spec
 from .findings import ERROR, WARNING, rule
 
 CLAIMING_SOURCES = ("sol-execbench",)
@@ -72,6 +73,34 @@ def claim_of(spec: Any) -> Claim | None:
     benchmark = native.get("benchmark")
     return (native["source"], benchmark if isinstance(benchmark, str) else None,
             str(external))
+
+
+_MARKS = tuple(b'"%s"' % source.encode("ascii") for source in CLAIMING_SOURCES)
+"""The bytes a claiming run's object holds (its source as a JSON string): canonical bytes
+(RFC 8785) escape nothing in them, so an object lacking all of them claims nothing."""
+
+
+def stored_claim(data: bytes | None, digest_hex: str) -> Claim | None:
+    """Return the claim (:func:`claim_of`) of a stored run object's bytes, or None.
+
+    What every reader of a stored run's claim uses (``verify``'s workers, the gate, ``add``
+    for the stored runs of a group), so an object is judged alike by each. A run claiming
+    nothing costs two byte searches: bytes lacking ``"externalId"`` or a claiming source
+    (:data:`CLAIMING_SOURCES` as a JSON string; canonical bytes escape neither) are neither
+    hashed nor parsed. Other bytes count only when they are the object of ``digest_hex``
+    (:func:`kistore.core.comparison.stored_spec`: their sha256 is it, they parse, their kind
+    is ``BenchmarkRun``): a tampered object (KI101) claims nothing, whatever its bytes say.
+
+    Args:
+        data: the object file's bytes, or None when there is none (or it was unreadable).
+        digest_hex: the 64 hex digits its path names.
+
+    Returns:
+        The claim, or None.
+    """
+    if data is None or b'"externalId"' not in data or not any(m in data for m in _MARKS):
+        return None
+    return claim_of(stored_spec(data, digest_hex, "BenchmarkRun"))
 
 
 def claim_message(claim: Claim, others: list[str]) -> str:

@@ -1196,7 +1196,8 @@ class Store:
         from .products import products_admitted
         from .statistics import statistics_admitted
 
-        # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233), always
+        # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233), always; KI232's
+        # with the group directories the plan computed (below)
         checks = (statistics_admitted, observed_admitted, products_admitted, claims_admitted,
                   latency_admitted, *checks)
         if self.root is None:
@@ -1214,6 +1215,9 @@ class Store:
                                 origins=origins, head_holds=self._head_holds())
                 results, files, written = plan.results, plan.files, plan.written
                 if checks:
+                    groups = plan.groups
+                    checks = tuple((lambda store, new: claims_admitted(store, new, groups))
+                                   if check is claims_admitted else check for check in checks)
                     warned = self._admit(checks, manifests, plan.checked, origins)
                     results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
                                if r.digest in warned else r for r in results]
