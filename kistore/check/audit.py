@@ -294,8 +294,8 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                 observed[unit[1]] = result[6]
     if claims is not None:
         for unit, result in zip(units, results, strict=True):
-            if result[7] is not _UNREAD:  # read whole
-                claims[unit[0]] = result[7]  # type: ignore[assignment]
+            if not isinstance(result[7], str):  # read whole (not _UNREAD, a copy from a worker)
+                claims[unit[0]] = result[7]
     for result in results:
         if result[0]:
             findings += result[0]

@@ -117,6 +117,24 @@ def test_the_pair_is_found_from_what_verify_read(store, kit, reads):
             (_object(copy), [f"sha256:{_hex(real)}"])])
         assert (reads[_object(real)], reads[_object(copy)]) == (1, 1)
 
+    # worker processes carry the claims back (here, checking 12 manifests: forced); a run
+    # whose object they did not read whole (its metadata file gone: KI204) is read here
+    for workers in (1, 2):
+        found = [f for f in verify(store, workers=workers) if f.rule.id == "KI232"]
+        assert sorted(f.file for f in found) == sorted([_object(real), _object(copy)])
+    metadata = store.root / layout.metadata_path(Digest(_hex(real)))
+    kept = metadata.read_bytes()
+    metadata.unlink()
+    for workers in (1, 2):
+        reads.clear()
+        found = verify(store, workers=workers)
+        assert sorted(f.file for f in found if f.rule.id == "KI232") == sorted(
+            [_object(real), _object(copy)])
+        assert "KI204" in [f.rule.id for f in found]
+        if workers == 1:
+            assert reads[_object(real)] == 2  # the check's own read, not whole; then KI232's
+    metadata.write_bytes(kept)
+
     # The copy's object tampered in the work tree (its claim kept, its score changed): it
     # is KI101, and its bytes are no run's, so they claim nothing: no KI232 on the record's
     # run from them, nor from the copy's committed bytes (HEAD's, not the tree verified).
