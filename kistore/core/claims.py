@@ -98,9 +98,22 @@ def stored_claim(data: bytes | None, digest_hex: str) -> Claim | None:
     Returns:
         The claim, or None.
     """
-    if data is None or b'"externalId"' not in data or not any(m in data for m in _MARKS):
+    if data is None or not may_claim(data):
         return None
     return claim_of(stored_spec(data, digest_hex, "BenchmarkRun"))
+
+
+def may_claim(data: bytes) -> bool:
+    """Whether a run object's canonical bytes may claim a record (else they claim none).
+
+    Two byte searches, no parse: False when the bytes lack ``"externalId"`` or every
+    claiming source as a JSON string (:data:`CLAIMING_SOURCES`; canonical bytes, RFC 8785,
+    escape neither). True says only "parse them": :func:`claim_of` decides.
+
+    Args:
+        data: an object's canonical bytes.
+    """
+    return b'"externalId"' in data and any(mark in data for mark in _MARKS)
 
 
 def claim_message(claim: Claim, others: list[str]) -> str:

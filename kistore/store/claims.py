@@ -18,7 +18,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
-from ..core.claims import CLAIMED_TWICE, POINTER, Claim, claim_message, claim_of, stored_claim
+from ..core.claims import (
+    CLAIMED_TWICE,
+    POINTER,
+    Claim,
+    claim_message,
+    claim_of,
+    may_claim,
+    stored_claim,
+)
 from ..core.comparison import REFERENCE_KINDS, comparison_key, run_key_object, stored_spec
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
@@ -117,6 +125,7 @@ def claims_admitted(store: Store, manifests: Sequence[Manifest],
         at ``/spec/sourceNative/externalId``, naming those runs.
     """
     runs = [(m, claim) for m in manifests if m.kind == "BenchmarkRun"
+            and may_claim(m.object_bytes)  # else its spec is not parsed
             and (claim := claim_of(m.passing_spec())) is not None]
     if not runs:
         return []

@@ -193,3 +193,25 @@ def test_add_takes_the_group_from_its_plan(store, kit, monkeypatch):
     assert [(d.hex, e.pointer) for d, e in found] == [
         (_hex(copy), "/spec/sourceNative/externalId")]
     assert len(keys) == 1
+
+
+@pytest.mark.parametrize(("native", "claims"), [
+    (_native("25504", 0.5), True),
+    ({"source": "sol-execbench", "benchmark": BOARD}, False),  # no id
+    ({"source": "synthetic", "externalId": "25504"}, False),  # no claiming source
+    ({"source": "flashinfer-trace", "externalId": "a.log"}, False),
+    ({"source": "synthetic", "metrics": {"note": "sol-execbench"}, "externalId": "1"}, True),
+])
+def test_a_run_whose_bytes_lack_a_claim_is_not_parsed(kit, native, claims):
+    from kistore.core.claims import claim_of, may_claim
+
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    run = Manifest.from_document(kit.run(protocol, env, kit.implementation("p", name="i"),
+                                         workload, latency=1000, name="r", native=native))
+    assert may_claim(run.object_bytes) is claims
+    if not may_claim(run.object_bytes):  # the prefilter never hides a claim
+        assert claim_of(run.spec) is None
+    # the last: the source's name elsewhere passes the prefilter; claim_of decides
+    assert (claim_of(run.spec) is not None) is (native is not None and native.get(
+        "source") == "sol-execbench" and "externalId" in native)
+    assert stored_claim(run.object_bytes, run.digest.hex) == claim_of(run.spec)
