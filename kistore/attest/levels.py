@@ -18,7 +18,14 @@ from urllib.parse import quote, unquote
 
 from ..core.layout import NOTES_REF
 from ..git.config_files import remotes as configured_remotes
-from ..git.refs import RefsUnreadable, common_git_dir, reflog_mtime, refs_under, resolve
+from ..git.refs import (
+    RefsUnreadable,
+    common_git_dir,
+    reflog_last_time,
+    reflog_mtime,
+    refs_under,
+    resolve,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -97,10 +104,35 @@ are not lacking (:func:`notes_lacking`; a fork holding none does not answer for 
 upstream, r86 F10). A later fetch that finds notes removes the file."""
 
 
+NOTES_FETCHED = "kistore/notes-fetched"
+"""Under the common git directory: one empty file per remote (its tracking ref's name,
+percent-encoded), whose time is when ``kistore notes fetch`` (or ``notes push``) last
+fetched that remote's notes. git's own files cannot keep that time: ``git gc`` packs the
+tracking ref (its file, and its time, go) and rewrites every reflog (their times become
+gc's), so notes fetched before a ``git pull`` looked fetched after it once gc had run
+(:func:`notes_stale`). Stores fetched before the file existed fall back to the ref's and
+reflog's times."""
+
+
 def none_marker(git_dir: Path, remote: str) -> Path:
     """Return the file that says ``kistore notes fetch REMOTE`` found no notes there."""
+    return _remote_file(git_dir, NOTES_NONE, remote)
+
+
+def fetched_marker(git_dir: Path, remote: str) -> Path:
+    """Return the file whose time is when REMOTE's notes were last fetched (:data:`NOTES_FETCHED`).
+
+    Args:
+        git_dir: the repository's git directory.
+        remote: the name in the remote's tracking ref ``refs/notes/remotes/REMOTE/kistore``.
+    """
+    return _remote_file(git_dir, NOTES_FETCHED, remote)
+
+
+def _remote_file(git_dir: Path, directory: str, remote: str) -> Path:
+    """Return ``<common git dir>/DIRECTORY/<remote, percent-encoded>``."""
     # a remote name that is not UTF-8 (git passes its bytes): its bytes, percent-encoded
-    return common_git_dir(git_dir) / NOTES_NONE / quote(
+    return common_git_dir(git_dir) / directory / quote(
         remote.encode("utf-8", "surrogateescape"), safe="")
 
 
@@ -160,12 +192,21 @@ def _writes_notes(refspec: str) -> bool:
 def _fetched_at(git_dir: Path, name: str, loose: float | None) -> float | None:
     """Return when the notes were last fetched into the tracking ref ``name``.
 
-    The later of its loose file's time (``loose``) and its reflog's: ``kistore notes
-    fetch`` sets both to now after each fetch (:func:`kistore.attest.notes.fetch`), as git
-    writes neither when nothing changed. None when neither is there (a packed ref in a
-    repository that keeps no reflog).
+    The time of :func:`fetched_marker`'s file, which ``kistore notes fetch`` and ``notes
+    push`` set to now after each fetch (:func:`kistore.attest.notes.fetch`), or a later
+    update of the ref itself (by hand: its loose file's time ``loose``, its reflog's last
+    entry). Without that file (notes fetched before it was kept), the later of ``loose``
+    and the reflog file's time, which the fetch set too, as git writes neither when
+    nothing changed. None when none is there (a packed ref in a repository that keeps no
+    reflog).
     """
-    times = [t for t in (loose, reflog_mtime(git_dir, name)) if t is not None]
+    remote = name[len(TRACKING_PREFIX):-len("/kistore")]
+    try:
+        marked: float | None = os.stat(fetched_marker(git_dir, remote)).st_mtime
+    except OSError:  # fetched before the file was kept, or never by kistore
+        marked = None
+    later = reflog_mtime(git_dir, name) if marked is None else reflog_last_time(git_dir, name)
+    times = [t for t in (marked, loose, later) if t is not None]
     return max(times) if times else None
 
 
@@ -259,12 +300,13 @@ def notes_stale(store: Store) -> str | None:
 
     ``git pull`` and ``git fetch`` never fetch notes (reviewer r86 F2): a clone that ran
     ``kistore notes fetch R`` once and ``git pull`` since may lack R's newer attestations.
-    Told offline, from file times: when the notes were last fetched from R (the remote
-    :func:`notes_remote` advises, whose notes were fetched last: :func:`_fetched_at`)
-    against the latest loose remote-tracking branch ref of R (``refs/remotes/R/*``, but
-    ``HEAD``), whose file git rewrites when a fetch moves that branch. A branch ref in
-    ``packed-refs`` only (as ``git clone`` and ``git gc`` leave them) has no time and counts
-    as older; so does an unknown notes fetch time: when in doubt, nothing is said.
+    Told offline, from times git and kistore write: when the notes were last fetched from
+    R (the remote :func:`notes_remote` advises, whose notes were fetched last:
+    :func:`_fetched_at`) against when a remote-tracking branch of R (``refs/remotes/R/*``,
+    but ``HEAD``) last moved (:func:`_branches_moved`: a loose ref's file time, or a packed
+    one's last reflog entry, so that a ``git gc`` after the pull hides nothing). A packed
+    branch without a reflog (as ``git clone`` leaves them) has no time and counts as older;
+    so does an unknown notes fetch time: when in doubt, nothing is said.
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -280,17 +322,36 @@ def notes_stale(store: Store) -> str | None:
         fetched = here.fetched.get(remote or "")
         if remote is None or fetched is None:
             return None
-        moved = [when for name, when in refs_under(git_dir, f"refs/remotes/{remote}/").items()
-                 if when is not None and not name.endswith("/HEAD")]
+        moved = _branches_moved(git_dir, remote, fetched)
     except (RefsUnreadable, OSError):
         return None
-    if not moved or max(moved) <= fetched:
+    if moved is None:
         return None
     # Lazy: datetime, on this warning only (start-up, docs/speed.md).
     from ..core.times import utc_text
 
     return STALE.format(remote=remote, fetched=utc_text(int(fetched)),
-                        branches=utc_text(int(max(moved))))
+                        branches=utc_text(int(moved)))
+
+
+def _branches_moved(git_dir: Path, remote: str, since: float) -> float | None:
+    """Return when a branch of ``remote`` last moved, if after ``since``; else None.
+
+    A loose remote-tracking ref's file time (git rewrites it on each move); for a packed
+    one, the last entry of its reflog (:func:`kistore.git.refs.reflog_last_time`: ``git
+    gc`` packs the ref and rewrites the reflog's file, not its entries), read only when no
+    loose ref answers (each is a file read, on every query).
+
+    Raises:
+        RefsUnreadable, OSError: the refs or a reflog cannot be read.
+    """
+    refs = {name: when for name, when in refs_under(git_dir, f"refs/remotes/{remote}/").items()
+            if not name.endswith("/HEAD")}
+    loose = max((when for when in refs.values() if when is not None), default=None)
+    if loose is not None and loose > since:
+        return loose
+    logged = [reflog_last_time(git_dir, name) for name, when in refs.items() if when is None]
+    return max((when for when in logged if when is not None and when > since), default=None)
 
 
 def withdrawal_said(evidence: Evidence) -> str | None:

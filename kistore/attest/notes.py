@@ -71,7 +71,7 @@ from ..git.refs import common_git_dir
 from ..git.treediff import entry_at, subtree
 from ..store import atomic_write, refuse_links
 from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
-from .levels import none_marker
+from .levels import TRACKING_PREFIX, fetched_marker, none_marker
 from .levels import notes_not_fetched as notes_not_fetched
 from .levels import remote_ref as remote_ref  # re-exported: readers judge freshness by it
 from .notepaths import doubled_notes, path_findings
@@ -789,15 +789,23 @@ def _record_none(marker: Path) -> None:
 
 
 def _mark_fetched(repo: pygit2.Repository, tracking: str) -> None:
-    """Set the times of ``tracking``'s loose file and reflog to now: the notes were fetched.
+    """Record that the notes of ``tracking`` were fetched now.
 
-    git writes neither when the remote's notes did not change, and readers tell when the
+    :func:`kistore.attest.levels.fetched_marker`'s file is touched, and the times of
+    ``tracking``'s loose file and reflog set (read by stores whose fetch predates that
+    file). git writes neither when the remote's notes did not change, and readers tell when the
     notes were last fetched by them (:func:`kistore.attest.levels.notes_stale`: notes
     fetched before the branches of their remote were say so). A ref in ``packed-refs``
     with no reflog keeps no time: nothing is written then (git's files are never made
     here, only their times set).
     """
     common = common_git_dir(Path(repo.path))
+    marker = fetched_marker(common, tracking[len(TRACKING_PREFIX):-len("/kistore")])
+    try:  # the time git gc leaves alone (levels.NOTES_FETCHED)
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:  # not ours to write: the ref's times below still tell, until a gc
+        pass
     for path in (common / tracking, common / "logs" / tracking):
         try:
             os.utime(path)

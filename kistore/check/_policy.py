@@ -1,4 +1,4 @@
-"""The reviewed ranking policy file, as ``verify`` and the gate check it: KI206, KI207, KI231.
+"""The reviewed ranking policy file, as ``verify`` and the gate check it: KI206-7, KI231, KI236.
 
 ``store/policy/ranking.json`` decides how each comparability family ranks
 (:mod:`kistore.query.policy` reads it; docs/design.md §6). A policy that is not strict JSON valid
@@ -8,7 +8,8 @@ deleted after a commit had it makes ``rank`` fall back to the shipped default un
 :mod:`kistore.check.gate` when a range changes the file. A family that ranks a metric whose
 name states a time unit (``latency_ms``, ``latencyNs``) under another declared ``unit``
 (``score``) is KI231: ``rank`` would print milliseconds as a score (reviewer r88 F10: the
-gate said only KI415, info).
+gate said only KI415, info); one ranking such a metric ``descending`` (the slowest first) is
+KI236, a warning.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import canonical
 from ..core.canonical import escape_pointer
 from ..core.errors import KistoreError
-from ..core.findings import ERROR, Finding, rule
+from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import POLICY_FILE
 from ..core.schema import check_document
 from ..git.treediff import entry_at
@@ -44,6 +45,11 @@ POLICY_UNIT_CONTRADICTS_METRIC = rule(
     "latency_ms), or rank by a metric of the unit declared: `rank` prints each value with "
     "the declared unit")
 
+POLICY_TIME_RANKED_DESCENDING = rule(
+    "KI236", "policy-time-ranked-descending", WARNING,
+    "rank a time `\"order\": \"ascending\"` (the fastest first); keep `descending` only for "
+    "a metric where more time is better (time saved), and say so in the pull request")
+
 TIME_UNITS = {
     "ns": "ns", "nsec": "ns", "nanosecond": "ns", "nanoseconds": "ns",
     "us": "us", "\u00b5s": "us", "\u03bcs": "us", "usec": "us", "microsecond": "us",
@@ -51,20 +57,93 @@ TIME_UNITS = {
     "ms": "ms", "msec": "ms", "millisecond": "ms", "milliseconds": "ms",
     "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
 }
-"""A word naming a unit of time (lower case) -> the unit (KI231): the last word of a metric's
+"""A word naming a unit of time (lower case) -> the unit (KI231): a word of a metric's
 name, and a policy's declared ``unit`` (a whole word)."""
 
-_WORDS = re.compile(r"[A-Z]?[a-z\u00b5\u03bc]+|[A-Z]+(?![a-z])|[0-9]+")
+PREFIXED_SECONDS = {"m": "ms", "n": "ns", "u": "us", "\u00b5": "us", "\u03bc": "us"}
+"""A one-letter SI prefix word -> the unit it makes with a following ``sec``/``secs`` word:
+``latencyMSec`` splits ``latency``, ``m``, ``sec`` and is in ``ms`` (reviewer r90 F3: it was
+read as seconds)."""
+
+RATE_WORDS = frozenset({
+    "per", "flop", "flops", "gflop", "gflops", "tflop", "tflops", "pflop", "pflops", "op",
+    "ops", "gop", "gops", "top", "tops", "token", "tokens", "tok", "sample", "samples",
+    "item", "items", "iter", "iters", "it", "iteration", "iterations", "step", "steps",
+    "request", "requests", "req", "reqs", "query", "queries", "qps", "frame", "frames",
+    "image", "images", "img", "imgs", "element", "elements", "elem", "elems", "byte",
+    "bytes", "b", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "bit", "bits",
+    "call", "calls", "launch", "launches", "instruction", "instructions", "inst", "row",
+    "rows", "record", "records", "batch", "batches", "cycle", "cycles"})
+"""A word before a unit of time that makes the unit a rate's denominator, not the metric's
+unit: ``per`` (``ops_per_s``) and the quantities a rate counts (``gflops_s``, ``tokens_s``,
+``GFLOP/s``: reviewer r90 F3 found each read as seconds, a false KI231 error). A ``/``
+before the unit (``x/s``, the token ``x~1s``) makes it one too."""
+
+_WORDS = re.compile(
+    r"[A-Z]{2,}s(?![a-z])|[A-Z]?[a-z\u00b5\u03bc]+|[A-Z]+(?![a-z])|[0-9]+")
+"""A word of a metric's name: ``GPUs`` (capitals and a plural ``s``), ``latency``, ``Ms``,
+``MS``, ``50``; anything between two words (``_``, ``-``, ``.``, ``/``) separates them."""
+
+
+def name_words(token: str) -> list[tuple[str, str]]:
+    """Return the words of one reference token of a metric's pointer, each with what precedes it.
+
+    Args:
+        token: an RFC 6901 reference token, escaped (``GFLOP~1s`` is ``GFLOP/s``).
+
+    Returns:
+        ``(separator, word)`` per word (:data:`_WORDS`), the word lower case and the
+        separator the characters between it and the word before (``""`` at a case change):
+        ``latencyMSec`` -> ``[("", "latency"), ("", "m"), ("", "sec")]``.
+    """
+    text = token.replace("~1", "/").replace("~0", "~")
+    found, end = [], 0
+    for match in _WORDS.finditer(text):
+        found.append((text[end:match.start()], match.group().lower()))
+        end = match.end()
+    return found
+
+
+def token_time_unit(token: str) -> str | None:
+    """Return the unit of time one reference token names, ``""`` when it names a rate.
+
+    The token's words (:func:`name_words`) are read from the last: the last word that names
+    a unit (:data:`TIME_UNITS`; ``m``/``n``/``u`` and ``sec`` as one, :data:`PREFIXED_SECONDS`)
+    is the token's unit, whatever follows it (``latency_ms_mean``, ``latency_ms_p50``); but
+    after ``/`` or a word of :data:`RATE_WORDS` (``tokens_s``, ``ops_per_ms``) it is a rate's
+    denominator, and the token names a rate.
+
+    Args:
+        token: an RFC 6901 reference token, escaped.
+
+    Returns:
+        ``ns``, ``us``, ``ms`` or ``s``; ``""`` for a rate; None when no word names a unit.
+    """
+    parts = name_words(token)
+    for i in range(len(parts) - 1, -1, -1):
+        separator, word = parts[i]
+        unit = TIME_UNITS.get(word)
+        if unit is None:
+            continue
+        if word in ("sec", "secs") and i and not separator and parts[i - 1][1] in \
+                PREFIXED_SECONDS:
+            unit, i = PREFIXED_SECONDS[parts[i - 1][1]], i - 1
+            separator = parts[i][0]
+        if "/" in separator or (i and parts[i - 1][1] in RATE_WORDS):
+            return ""
+        return unit
+    return None
 
 
 def metric_time_unit(metric: str) -> str | None:
     """Return the unit of time a metric's name states, or None when it states none.
 
-    The name is the pointer's last reference token, split into words at ``_``, ``-``,
-    ``.`` and lower-to-upper case changes (``latency_ms``, ``latencyMs``, ``LATENCY_MS``:
-    ``latency``, ``ms``); its last word names the unit (:data:`TIME_UNITS`), unless the word
-    before it is ``per`` (``ops_per_s`` is a rate). A last token that names none
-    (``/timing/latencyNs/mean``: a statistic) is read through the token before it.
+    The name is the pointer's last reference token, read by :func:`token_time_unit`: split
+    into words at ``_``, ``-``, ``.``, ``/`` and lower-to-upper case changes, its last word
+    naming a unit of time is the unit (``latency_ms``, ``latencyMs``, ``LATENCY_MS``,
+    ``latency_ms_p50``, ``latencyMSec``: ``ms``), unless that word is a rate's denominator
+    (``gflops_s``, ``tokens_s``, ``ops_per_s``, ``GFLOP/s``: None). A last token that names
+    neither (``/timing/latencyNs/mean``: a statistic) is read through the token before it.
 
     Args:
         metric: the policy's ``metric``, an RFC 6901 JSON Pointer.
@@ -73,9 +152,9 @@ def metric_time_unit(metric: str) -> str | None:
         ``ns``, ``us``, ``ms`` or ``s``; None for ``/sourceNative/metrics/sol_score``.
     """
     for token in reversed(metric.split("/")[-2:]):
-        words = [w.lower() for w in _WORDS.findall(token.replace("~1", "/").replace("~0", "~"))]
-        if words and words[-1] in TIME_UNITS and (len(words) < 2 or words[-2] != "per"):
-            return TIME_UNITS[words[-1]]
+        unit = token_time_unit(token)
+        if unit is not None:
+            return unit or None
     return None
 
 
@@ -93,11 +172,8 @@ def unit_contradictions(policy: Any) -> list[Finding]:
         ``/families/F/unit``, expected the metric's unit, found the declared one. A family
         declaring no ``unit`` (each run states it, ``unitPointer``) is not judged here.
     """
-    families = policy.get("families") if isinstance(policy, dict) else None
     findings = []
-    for family, entry in sorted(families.items()) if isinstance(families, dict) else ():
-        if not isinstance(entry, dict):
-            continue
+    for family, entry in _families(policy):
         metric, unit = entry.get("metric"), entry.get("unit")
         if not isinstance(metric, str) or not isinstance(unit, str):
             continue
@@ -114,6 +190,44 @@ def unit_contradictions(policy: Any) -> list[Finding]:
     return findings
 
 
+def time_descending(policy: Any) -> list[Finding]:
+    """KI236: each family ranking a metric whose name says it is a time ``descending``.
+
+    Warning, not an error (a policy change is a reviewed pull request, and a name is a hint:
+    ``time_saved_ms`` is a time where more is better); ranked descending, the slowest run of
+    every group of the family is #1 (reviewer r90 F3: the gate said KI415, info, only).
+
+    Args:
+        policy: the parsed policy (valid against ``schemas/RankingPolicy.json``; anything
+            else yields nothing here).
+
+    Returns:
+        One warning per family whose ``order`` is ``descending`` and whose ``metric`` names a
+        unit of time (:func:`metric_time_unit`; a rate, ``gflops_s``, names none), at
+        ``/families/F/order``, expected ``ascending``, found ``descending``.
+    """
+    findings = []
+    for family, entry in _families(policy):
+        metric = entry.get("metric")
+        named = metric_time_unit(metric) if isinstance(metric, str) else None
+        if named is None or entry.get("order") != "descending":
+            continue
+        findings.append(Finding(
+            POLICY_TIME_RANKED_DESCENDING,
+            f"family {family} ranks {metric}, whose name says it is a time (in {named}), "
+            "descending: `rank` would put the slowest run of each group first",
+            file=POLICY_FILE, pointer=f"/families/{escape_pointer(family)}/order",
+            expected="ascending", found="descending"))
+    return findings
+
+
+def _families(policy: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Return ``(family, entry)`` per family of a parsed policy whose entry is an object, sorted."""
+    families = policy.get("families") if isinstance(policy, dict) else None
+    return [(f, e) for f, e in sorted(families.items()) if isinstance(e, dict)] \
+        if isinstance(families, dict) else []
+
+
 def check_policy(store: Store, at: str | None = None) -> list[Finding]:
     """Check the reviewed ranking policy ``store/policy/ranking.json`` of a view.
 
@@ -128,7 +242,8 @@ def check_policy(store: Store, at: str | None = None) -> list[Finding]:
         had it: ``rank`` would silently use the shipped default instead of the reviewed
         policy. Nothing when the file is valid, or absent from the whole history (the
         shipped default applies). KI231 per family of a valid policy whose declared
-        ``unit`` contradicts its metric's name (:func:`unit_contradictions`).
+        ``unit`` contradicts its metric's name (:func:`unit_contradictions`), KI236 per
+        family ranking a time descending (:func:`time_descending`).
     """
     data = store.view(at).read(POLICY_FILE)
     if data is None:
@@ -141,8 +256,8 @@ def check_policy(store: Store, at: str | None = None) -> list[Finding]:
     except KistoreError as e:
         problems = e.problems
     return [Finding(POLICY_INVALID, p.message, file=POLICY_FILE, pointer=p.pointer,
-                    line=p.line, column=p.column) for p in problems] or unit_contradictions(
-                        policy)
+                    line=p.line, column=p.column) for p in problems] or [
+                        *unit_contradictions(policy), *time_descending(policy)]
 
 
 def _policy_removed(store: Store, at: str | None) -> list[Finding]:

@@ -22,12 +22,13 @@ from ..core.products import (
     POINTER,
     PRODUCT_SPELLED_DIFFERENTLY,
     environment_product,
+    preference,
     product_key,
-    product_variants,
     variant_message,
+    why_first,
 )
 from ..store import FileTooLarge, View
-from ..store.products import KIND, stored_products
+from ..store.products import KIND, SpellingAdvice, runs_by_product, stored_products
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -66,14 +67,15 @@ def range_products(view: View, before: View, changed: Iterable[str]) -> list[Fin
             arriving.append((digest, product))
     if not arriving:
         return []
-    spelled = [(p, shown) for p, shown, _ in stored_products(view)]
+    advice = SpellingAdvice(view, before)
     findings = []
     for digest, product in arriving:
-        variants = product_variants(product, spelled)
+        variants, keep, why = advice.variants(product)
         if variants:
             findings.append(Finding(
-                PRODUCT_SPELLED_DIFFERENTLY, variant_message(product, variants),
-                file=layout.object_path(digest), pointer=POINTER, expected=variants[0][0],
+                PRODUCT_SPELLED_DIFFERENTLY, variant_message(product, variants, keep, why),
+                file=layout.object_path(digest), pointer=POINTER,
+                expected=product if keep else variants[0][0],
                 found=product, extra={"spellings": [s for s, _ in variants]}))
     return findings
 
@@ -91,24 +93,32 @@ def check_products(store: Store, at: str | None = None) -> list[Finding]:
         at: revision, or None for the work tree.
 
     Returns:
-        One warning per pair of spellings ``(a, b)``, ``a`` before ``b`` in code-point order,
+        One warning per pair of spellings ``(a, b)``, ``a`` the more used
+        (:func:`kistore.core.products.preference`: more stored runs, then environments),
         on the object of the first environment (sorted) stating ``b``, at
         ``/spec/hardware/product``, expected ``a``, found ``b``, naming an environment of
         each (``extra``: ``spellings``, both). Sorted by spelling pair; empty when the
         store spells each product one way.
     """
+    view = store.view(at)
+    stored = stored_products(view)
     by_key: dict[str, dict[str, tuple[str, str]]] = {}
-    for product, shown, hex_ in stored_products(store.view(at)):  # sorted: first env kept
+    for product, shown, hex_ in stored:  # sorted: first env kept
         by_key.setdefault(product_key(product), {}).setdefault(product, (shown, hex_))
+    rank = None
     findings = []
     for spellings in by_key.values():
-        ordered = sorted(spellings)
+        if len(spellings) < 2:
+            continue
+        rank = rank or preference([(p, s) for p, s, _ in stored], runs_by_product(view), ())
+        ordered = sorted(spellings, key=rank)
         for i, first in enumerate(ordered):
             for second in ordered[i + 1:]:
                 shown, hex_ = spellings[second]
                 findings.append(Finding(
                     PRODUCT_SPELLED_DIFFERENTLY,
-                    f"{shown}: {variant_message(second, [(first, spellings[first][0])])}",
+                    f"{shown}: " + variant_message(second, [(first, spellings[first][0])],
+                                                   why=why_first(first, [second], rank)),
                     file=layout.object_path(Digest(hex_)), pointer=POINTER, expected=first,
                     found=second, extra={"spellings": [first, second]}))
     return sorted(findings, key=lambda f: (f.expected or "", f.found or ""))

@@ -36,6 +36,7 @@ from ..core.gitattributes import check_gitattributes
 from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.observed import run_observed
+from ..core.restore import renamed_advice
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
 from ..git.blobs import CommitUnparsable, ObjectUnreadable, is_partial_clone
@@ -819,7 +820,7 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
             continue
         if check:
             parsed = checker(path, data)
-            findings += parsed.findings
+            findings += [_renamed(snap, f) for f in parsed.findings]
             values[i] = parsed.value
             if parsed.value is not None:
                 findings += check_value_limits(path, parsed.value, len(data), snap.value_limits)
@@ -831,6 +832,32 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
                                         metadata_path or layout.metadata_path(digest), obj, meta)
     return findings, entry_from(digest, obj, meta, has_object=object_path is not None,
                                 has_metadata=metadata_path is not None)
+
+
+def _renamed(snap: Files, finding: Finding) -> Finding:
+    """Return a KI101 finding told how to rename the file back, when it was renamed by hand.
+
+    Args:
+        snap: where the files are read.
+        finding: a finding of an object file's bytes.
+
+    Returns:
+        ``finding``; for KI101 whose file's bytes hash to a digest with no object file at
+        its own path but a metadata file (a stored manifest's object, moved), the same
+        finding with :func:`kistore.core.restore.renamed_advice` added to its message
+        (reviewer r90 F7).
+    """
+    if finding.rule.id != OBJECT_DIGEST_MISMATCH.id or not finding.found or not finding.file:
+        return finding
+    holds = Digest.from_str(finding.found)
+    try:
+        if snap.read(layout.object_path(holds)) is not None or \
+                snap.read(layout.metadata_path(holds)) is None:
+            return finding  # still at its own path, or no stored manifest's bytes (tampered)
+    except (FileTooLarge, ObjectUnreadable):
+        return finding
+    return dataclasses.replace(
+        finding, message=f"{finding.message}; {renamed_advice(finding.file, holds)}")
 
 
 def unreadable_finding(error: ObjectUnreadable, path: str | None) -> Finding:

@@ -42,6 +42,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .canonical import escape_pointer
+from .errors import shorten
 from .findings import WARNING, rule
 
 TRACE_STATUSES = {
@@ -383,6 +384,32 @@ def _finite(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+"""A string that spells a JSON number (RFC 8259 §6): ``"0.057"``, ``"1e-3"``; not
+``" 1"``, ``"nan"``, ``"1_000"``."""
+
+
+def _stated_ms(value: Any) -> tuple[float | None, str]:
+    """Return a stated ``latency_ms`` as a number, and how it was stated (reviewer r90 F8).
+
+    Returns:
+        ``(number, "")`` for a finite JSON number; ``(number, "a string")`` for a string
+        spelling one (``"0.057"``); ``(None, what)`` for anything else, ``what`` naming it
+        (``"true"``, ``"an array"``, ``"the string 'fast'"``); ``(None, "")`` for null.
+    """
+    if value is None:
+        return None, ""
+    if isinstance(value, str):
+        if _JSON_NUMBER.fullmatch(value) and math.isfinite(float(value)):
+            return float(value), "a string"
+        return None, f"the string {shorten(value)!r}"
+    number = _finite(value)
+    if number is not None:
+        return number, ""
+    kinds = {bool: "true" if value is True else "false", list: "an array", dict: "an object"}
+    return None, kinds.get(type(value), f"{value!r}")
+
+
 def latency_units_disagree(spec: Any) -> Contradiction | None:
     """KI233 (a warning): a run's two statements of one latency disagree.
 
@@ -397,7 +424,11 @@ def latency_units_disagree(spec: Any) -> Contradiction | None:
 
     Returns:
         The contradiction (rule ``KI233``, at ``/spec/timing/latencyNs/mean``, naming both
-        values and their ratio), or None when they agree or either is absent.
+        values and their ratio), or None when they agree or either is absent (null).
+        ``latency_ms`` stated as a string that spells a number (``"0.057"``) is judged as
+        that number; stated as anything else but a number (``true``, ``[1]``, ``"fast"``)
+        it is the contradiction, at ``/spec/sourceNative/metrics/latency_ms``, whatever the
+        mean (reviewer r90 F8: both were added without a word).
     """
     if not isinstance(spec, dict):
         return None
@@ -409,17 +440,26 @@ def latency_units_disagree(spec: Any) -> Contradiction | None:
     if not isinstance(metrics, dict) or not isinstance(latency, dict):
         return None
     stated_ms, stated_mean = metrics.get("latency_ms"), latency.get("mean")
-    ms, mean = _finite(stated_ms), _finite(stated_mean)
+    (ms, stated_as), mean = _stated_ms(stated_ms), _finite(stated_mean)
+    if ms is None and stated_as:
+        return Contradiction(
+            "KI233", "/spec/sourceNative/metrics/latency_ms",
+            f"the run states latency_ms as {stated_as} (/spec/sourceNative/metrics/latency_ms), "
+            f"not a number: {native['source']}'s importer writes the latency in milliseconds "
+            "as a JSON number",
+            f"latency_ms {stated_as}, not a number (KI233)")
     if ms is None or mean is None:
         return None
     as_ns = ms * 1e6
     if abs(mean - as_ns) <= UNITS_SLACK_NS + UNITS_SLACK * max(abs(mean), abs(as_ns)):
         return None
     ratio = f"{as_ns / mean:.6g}x" if mean else "a mean of 0"
+    shown_ms = f"{stated_ms!r} (as {stated_as})" if stated_as else f"{stated_ms}"
     return Contradiction(
         "KI233", "/spec/timing/latencyNs/mean",
         f"the run states a mean latency of {stated_mean} ns (/spec/timing/latencyNs/mean) and "
-        f"latency_ms {stated_ms} (/spec/sourceNative/metrics/latency_ms), which is {as_ns:.10g} "
+        f"latency_ms {shown_ms} (/spec/sourceNative/metrics/latency_ms), "
+        f"which is {as_ns:.10g} "
         f"ns ({ratio} the mean): {native['source']}'s importer writes both from one number, "
         "so one was written in another unit or changed",
         f"latencyNs mean {stated_mean} vs latency_ms {stated_ms} (KI233)")

@@ -8,12 +8,14 @@ differ in what else a reader is taken to overlook, because they answer different
 questions:
 
 * :func:`words` (KI229, :func:`kistore.core.products.product_key`): are two GPU product
-  names the *same* name? Runs of whitespace and punctuation (all but ``.``, as in ``H100
-  80GB`` beside ``RTX 4090 Ti``'s versions like ``2.0``) count as one space, ends
-  stripped: ``H100 PCIe``, ``H100-PCIe`` and ``H100_PCIe`` are one (reviewer r89 F7: each
-  opened its own comparison group). Letters and digits of every script count as they
+  names the *same* name? Runs of whitespace and punctuation (all but a ``.`` between two
+  letters or digits, a version like ``2.0``; a trailing ``.`` is punctuation) count as one
+  space, ends stripped: ``H100 PCIe``, ``H100-PCIe`` and ``H100_PCIe`` are one (reviewer
+  r89 F7: each opened its own comparison group). Letters and digits of every script count as they
   are: it must never call two products one by their letters (``A100`` and ``A1OO``, a
-  Cyrillic ``О``, stay two). The answer is a warning that names the spellings.
+  Cyrillic ``О``, stay two). The answer is a warning that names the spellings. The product
+  rule folds a few ASCII look-alikes and model-number spacings on top of it, in its own
+  domain (:func:`kistore.core.products.product_key`).
 * :func:`ascii_alnum` (KI226, :func:`kistore.core.provenance.spelled`): does a value
   *name* a source (``kernelbench``) to a reader, whatever is put between its letters? Accents
   are split off (NFKD: ``é`` reads ``e``) and every character but ASCII letters and digits
@@ -47,15 +49,17 @@ def folded(text: str) -> str:
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
-_NOT_WORD = re.compile(r"(?:[^\w.]|_)+")
-"""Runs of characters that are no letter, digit or ``.``: whitespace and punctuation."""
+_NOT_WORD = re.compile(r"(?:[^\w.]|_|(?<![^\W_])\.|\.(?![^\W_]))+")
+"""Runs of whitespace and punctuation: characters that are no letter or digit, but a ``.``
+between two (a version, ``2.0``); a ``.`` ending a word (``PCIe.``) is punctuation."""
 
 
 def words(text: str) -> str:
     """Return :func:`folded` ``text`` with each run of whitespace or punctuation one space.
 
     The policy of KI229 (a product name spelled another way): see the module's docstring.
-    ``.`` is kept (a version, ``2.0``); ``_`` counts as punctuation.
+    ``.`` between two letters or digits is kept (a version, ``2.0``), any other is
+    punctuation (``PCIe.``, a trailing period: reviewer r90 F4); ``_`` counts as punctuation.
 
     Args:
         text: any string (``"NVIDIA  H100-PCIe\u00a080GB "``).

@@ -8,7 +8,10 @@ from git's index: after ``git add`` or ``commit -a`` the index holds the edit, a
 corrected manifest is added again, under the same name if wanted. A file a merge left
 unmerged (git's index holds its stages 1-3) fails ``git checkout -- PATH`` too ("path is
 unmerged", reviewer r85 F22): one side is taken, or the metadata written again, then
-``git add PATH``. One owner of the wording, for ``show``, ``add`` and ``verify``.
+``git add PATH``. An object file renamed by hand (``mv`` to another name in its shard)
+holds the bytes of a digest whose own object file is then missing: it is renamed back
+(:func:`renamed_advice`, reviewer r90 F7: it was called "never committed: git has no copy"
+and the advice dropped it). One owner of the wording, for ``show``, ``add`` and ``verify``.
 """
 
 from __future__ import annotations
@@ -49,3 +52,23 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
     if in_head is False:
         return drop
     return f"{checkout} if HEAD holds it; if it was added without --commit, {drop}"
+
+
+def renamed_advice(path: str, holds: Digest) -> str:
+    """Return how to put back an object file renamed by hand.
+
+    Args:
+        path: the misnamed object file's repository path.
+        holds: the digest its bytes hash to, whose own object file is missing while its
+            metadata file is there (the caller checked).
+
+    Returns:
+        A clause to follow "; ", starting in lower case, no final period: ``its bytes are
+        those of sha256:..., whose own object file store/objects/... is missing (a file
+        renamed by hand): rename it back with `mv PATH OWN_PATH` (from the top of the
+        clone)``.
+    """
+    own = layout.object_path(holds)
+    return (f"its bytes are those of {holds}, whose own object file {own} is missing (a file "
+            f"renamed by hand): rename it back with `mv {path} {own}` (from the top of the "
+            "clone)")

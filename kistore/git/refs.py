@@ -323,6 +323,48 @@ def refs_under(git_dir: Path, prefix: str) -> dict[str, float | None]:
     return found
 
 
+_REFLOG_TAIL = 65_536
+"""How many bytes from a reflog's end :func:`reflog_last_time` reads (a line is ~200)."""
+
+
+def reflog_last_time(git_dir: Path, name: str) -> float | None:
+    """Return the time git wrote in the last entry of ``name``'s reflog, or None.
+
+    An entry is ``OLD NEW IDENT TIME TZ<TAB>MESSAGE`` (``git reflog``'s file format), its
+    TIME in whole seconds since the epoch, written when the ref's value was updated. Unlike
+    the file's time it survives ``git gc``, which rewrites every reflog (``git reflog
+    expire``) and packs the ref: after it, the file's time says when gc ran.
+
+    Args:
+        git_dir: the repository's git directory.
+        name: a full ref name that is not per-worktree.
+
+    Returns:
+        Seconds since the epoch, or None when the reflog is absent, empty, or its last line
+        is not in that form.
+
+    Raises:
+        RefsUnreadable: a ``commondir`` or the reflog cannot be read.
+    """
+    path = common_git_dir(git_dir) / "logs" / name
+    try:
+        with open(path, "rb") as f:
+            start = max(0, f.seek(0, os.SEEK_END) - _REFLOG_TAIL)
+            f.seek(start)
+            tail = f.read()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+    except OSError as e:
+        raise RefsUnreadable(f"cannot read the reflog of {name}: {e}") from None
+    before, newline, last = tail.rstrip(b"\n").rpartition(b"\n")
+    if not newline and start:  # a last line longer than the tail: its start is not read
+        return None
+    fields = last.partition(b"\t")[0].rsplit(b" ", 2)
+    if len(fields) != 3 or not fields[1].isdigit():
+        return None
+    return float(int(fields[1]))
+
+
 def reflog_mtime(git_dir: Path, name: str) -> float | None:
     """Return when the reflog of ``name`` (``logs/<name>``) was last written, or None.
 

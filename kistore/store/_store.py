@@ -42,7 +42,7 @@ from ..core.errors import (
 from ..core.limits import Limits
 from ..core.limits import check_manifest as limits_check
 from ..core.model import Manifest
-from ..core.schema import KINDS, nearest_kind
+from ..core.schema import KINDS, nearest_kind, nearest_name
 from ..core.settings import STORE_VERSION
 from ..core.workers import cpus
 from ..git.blobs import (
@@ -875,9 +875,11 @@ class Store:
         kind, slash, name = ref.partition("/")
         if slash and kind in KINDS and not layout.is_name(name.lower()):  # `..`, `a/b`: none
             # (upper case is answered below: "names are lowercase", with the name meant)
+            meant = _meant_name(view, kind, name)
             raise InputError(  # (not "no such name: reindex", which cannot help, r89 F8)
                 f"{ref!r} is not a reference: {name!r} is not a valid name (lower-case "
-                "letters, digits, '.' and '-', starting and ending with a letter or digit)")
+                "letters, digits, '.' and '-', starting and ending with a letter or digit)"
+                + (f"; did you mean {kind}/{meant}?" if meant else ""))
         if slash and kind in KINDS and view.has_names_files():
             # names as paths: one names file, checked against its owner (no index opened)
             digest = view.named(kind, name)
@@ -903,7 +905,7 @@ class Store:
             if near is not None and near.casefold() == kind.casefold():
                 # `benchmarkrun/NAME`: kinds are spelt in CamelCase (review r88 F9)
                 raise InputError(f"{ref!r} is not a reference: {kind!r} is not a kind; did you "
-                                 f"mean {near}/{name}?")
+                                 f"mean {near}/{_meant_name(view, near, name) or name}?")
             held = _kinds_naming(view, ref) if not slash else []
             if held:  # a bare name: say whose it is (review r85 F21)
                 named = " and ".join(f"{kind}/{ref}" for kind in held)
@@ -912,7 +914,8 @@ class Store:
             raise InputError(
                 f"{ref!r} is not a reference: give a digest (sha256:<64 hex>), a prefix of at "
                 f"least 8 hex digits, or KIND/NAME with KIND one of {', '.join(KINDS)}"
-                + (f" (did you mean {near}/{name}?)" if near else "")
+                + (f" (did you mean {near}/{_meant_name(view, near, name) or name}?)"
+                   if near else "")
             )
         if len(prefix) == 64 and view.scope == "work":
             digest = Digest(prefix)
@@ -2035,6 +2038,39 @@ def _nearest_broken_dotgit(start: str) -> str | None:
             if broken is not None or (directory / ".git").is_dir():
                 return broken
     return None
+
+
+def _meant_name(view: View, kind: str, name: str) -> str | None:
+    """Return the stored name a person meant by a name no manifest can hold, if one is stored.
+
+    ``sol-kernel-3-submission-25504/`` (a trailing slash, as shells complete directories)
+    and ``sol‐kernel‐3‐…`` (U+2010, U+2011, U+2013 hyphens, as word processors write) are
+    no valid names; their nearest valid name (:func:`kistore.core.schema.nearest_name`:
+    lower case, each run of other characters one ``-``, ends trimmed) is offered when
+    ``kind`` holds it (reviewer r90 F8).
+
+    Args:
+        view: the view the reference is resolved in.
+        kind: the kind asked for.
+        name: what was typed after ``KIND/``.
+
+    Returns:
+        The stored name, or None when ``name`` is valid itself, none is near, no
+        ``kind`` holds the near one, or the store cannot be asked (a damaged names file:
+        the lookup then says so).
+    """
+    trimmed = name.strip().strip("/")
+    near = trimmed if layout.is_name(trimmed) else nearest_name(trimmed)
+    if near is None or near == name:
+        return None
+    try:
+        if view.has_names_files():
+            found = view.named(kind, near)
+        else:
+            found = view.name_owners([(kind, near)]).get((kind, near))
+    except (KistoreError, sqlite3.Error, OSError):
+        return None
+    return near if found is not None else None
 
 
 def _has_name(view: View, digest: Digest, name: str) -> bool:

@@ -25,7 +25,7 @@ from ..core.digest import Digest
 from ..core.errors import KistoreError, ResolutionError, VerificationError
 from ..core.limits import DEFAULT, Limits, file_too_large
 from ..core.model import Manifest
-from ..core.restore import restore_advice
+from ..core.restore import renamed_advice, restore_advice
 from ..core.schema import KINDS
 from ..git import treediff
 from ..git.blobs import (
@@ -191,12 +191,42 @@ class View:
 
         :func:`kistore.core.restore.restore_advice`: at a commit, and for a work-tree file
         HEAD holds, ``git checkout``; for one only a plain add wrote, ``kistore drop``; both
-        when HEAD cannot be asked; for one a merge left unmerged, the ways that work on it.
+        when HEAD cannot be asked; for one a merge left unmerged, the ways that work on it;
+        for an object file whose bytes are another digest's, missing at its own path, ``mv``
+        back (:func:`kistore.core.restore.renamed_advice`, reviewer r90 F7).
         """
         if self.scope != "work":
             return restore_advice(path, digest, True)
+        holds = self._renamed_from(path, digest)
+        if holds is not None:
+            return renamed_advice(path, holds)
         return restore_advice(path, digest, self.head_has(path) if self.head_has else None,
                               unmerged=bool(self.unmerged and self.unmerged(path)))
+
+    def _renamed_from(self, path: str, digest: Digest) -> Digest | None:
+        """Return the digest an object file's bytes hash to when it is another's, missing.
+
+        Args:
+            path: a stored file's path (anything but ``digest``'s object path: None).
+            digest: the manifest it belongs to.
+
+        Returns:
+            The digest of the file's bytes when it is not ``digest``, no object file is at
+            that digest's own path and its metadata file is there: the file was renamed by
+            hand. None otherwise (a tampered file: its bytes are no stored manifest's), or
+            when a file cannot be read.
+        """
+        if path != layout.object_path(digest):
+            return None
+        try:
+            data = self.read(path)
+            holds = None if data is None else Digest.of(data)
+            if holds is None or holds == digest or self.read(layout.object_path(holds)) \
+                    is not None or self.read(layout.metadata_path(holds)) is None:
+                return None  # a tampered file's bytes are no manifest the store holds
+        except (KistoreError, OSError):
+            return None
+        return holds
 
     scope = ""
     name_index: NameIndex | None = None

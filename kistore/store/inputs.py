@@ -17,15 +17,17 @@ against the limits too. ``kistore add /dev/zero`` stops after 1 MiB.
 from __future__ import annotations
 
 import gc
+import json
 import marshal
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from copy import deepcopy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core import canonical
+from ..core import canonical, schema
 from ..core.canonical import escape_pointer
 from ..core.errors import (
     EncodingError,
@@ -272,7 +274,7 @@ def parse_manifests(data: bytes, *, file: str, limits: Limits = DEFAULT) -> list
     except ParseError as first:
         if file == "-" and _starts_as_json_lines(data):
             return _parse_lines(data, file, limits)
-        raise MultipleErrors([_with_hint(first, file)]) from None
+        raise MultipleErrors([_with_hint(first, file, data)]) from None
     return _from_value(value, file, line=None, limits=limits)
 
 
@@ -296,8 +298,94 @@ def _starts_as_json_lines(data: bytes) -> bool:
     return False
 
 
-def _with_hint(error: ParseError, file: str) -> ParseError:
-    """Add to "extra data after the JSON value" what to do for this kind of input."""
+def number_advice(error: KistoreError, data: bytes) -> None:
+    """Say what the schema takes where ``NaN``/``Infinity`` was written (reviewer r90 F8).
+
+    The strict parser cannot know the schema; here the text is read leniently (Python's
+    ``json``, which reads ``NaN``), the manifest holding the error's pointer found (the
+    innermost object with ``kind`` and ``spec`` on its path: a manifest of a bundle too),
+    and its schema asked with a number, null and nothing there.
+
+    Args:
+        error: a problem of :func:`kistore.core.canonical.loads`; only ``NaN``, ``Infinity``
+            and ``-Infinity`` ones are changed (their message and ``args``).
+        data: the JSON text it was found in.
+    """
+    bad = error.message.split(" is not JSON", 1)[0]
+    if bad not in ("NaN", "Infinity", "-Infinity") or not error.pointer:
+        return
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return
+    tokens = [t.replace("~1", "/").replace("~0", "~") for t in error.pointer.split("/")[1:]]
+    node, manifest, rest = value, None, tokens
+    for i, token in enumerate(tokens):
+        if isinstance(node, dict) and "kind" in node and "spec" in node:
+            manifest, rest = node, tokens[i:]
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return
+    if manifest is None or not rest:
+        return
+    takes = {how: _schema_takes(manifest, rest, how) for how in ("null", "out")}
+    advice = {(True, True): "write a number, or null, or leave the field out (the schema "
+                            "takes all three here)",
+              (True, False): "write a number or null (the schema takes null here; the value "
+                             "cannot be left out)",
+              (False, True): "write a number, or leave the field out (the schema takes no "
+                             "null here)",
+              (False, False): "write a number (the schema takes neither null nor the value "
+                              "left out here)"}
+    error.message = f"{bad} is not JSON; {advice[takes['null'], takes['out']]}"
+    error.args = (error.format(),)
+
+
+def _schema_takes(manifest: dict[str, Any], tokens: list[str], how: str) -> bool:
+    """Whether the manifest's schema finds nothing new at ``tokens`` with null or no value.
+
+    Args:
+        manifest: the manifest (leniently parsed; not changed).
+        tokens: the reference tokens of the value within it.
+        how: ``null`` (the value null) or ``out`` (its member left out).
+
+    Returns:
+        True when every schema error of the changed copy is one of the copy holding ``0``
+        there (a number: what the parser asked for).
+    """
+    def errors(change: Callable[[Any, str], None]) -> set[tuple[str | None, str]]:
+        copy = deepcopy(manifest)
+        parent = copy
+        for token in tokens[:-1]:
+            parent = parent[int(token)] if isinstance(parent, list) else parent[token]
+        change(parent, tokens[-1])
+        return {(e.pointer, e.message) for e in schema.check_manifest(copy)}
+
+    def put(value: Any) -> Callable[[Any, str], None]:
+        def change(parent: Any, token: str) -> None:
+            parent[int(token) if isinstance(parent, list) else token] = value
+        return change
+
+    def leave_out(parent: Any, token: str) -> None:
+        if isinstance(parent, list):
+            raise IndexError(token)  # an array's item is not left out
+        del parent[token]
+
+    try:
+        return errors(put(None) if how == "null" else leave_out) <= errors(put(0))
+    except (IndexError, KeyError, TypeError):
+        return False
+
+
+def _with_hint(error: ParseError, file: str, data: bytes = b"") -> ParseError:
+    """Add to "extra data after the JSON value" what to do for this kind of input.
+
+    ``NaN``/``Infinity`` are told what the schema takes there (:func:`number_advice`).
+    """
+    number_advice(error, data)
     if isinstance(error, TrailingDataError):
         if file == "-":
             error.message += ("; for JSON Lines on stdin, put each manifest whole on a line "
@@ -352,6 +440,7 @@ def _parse_range(lines: list[bytes], file: str, start: int, end: int,
             found.extend(_from_value(value, file, line=number, limits=limits))
         except KistoreError as e:
             for problem in e.problems:
+                number_advice(problem, raw)
                 problem.line, problem.column = number, problem.column or 1
                 if isinstance(problem, TrailingDataError):
                     problem.message = ("a second JSON value on this line; JSON Lines hold one "

@@ -15,6 +15,8 @@ one (or of another in the same add) is an :class:`kistore.store.AdmissionWarning
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -28,8 +30,10 @@ from ..core.products import (
     POINTER,
     PRODUCT_SPELLED_DIFFERENTLY,
     environment_product,
+    preference,
     product_variants,
     variant_message,
+    why_first,
 )
 from ..core.statistics import named
 from ._store import AdmissionWarning
@@ -74,6 +78,82 @@ def stored_products(view: View) -> list[tuple[str, str, str]]:
     return sorted(found)
 
 
+def runs_by_product(view: View) -> Counter[str]:
+    """Return how many runs of a tree each GPU product spelling has, from its group files.
+
+    Every run whose references resolve has a group file under its comparison key's
+    directory (``store/groups/sha256/XX/K/RUN``), holding the key object whose
+    ``hardwareProduct`` is its environment's product as spelled: one listing per group
+    and one read of its first file. Read only when KI229 has variants to advise among.
+
+    Args:
+        view: the tree (a commit, or the work tree).
+
+    Returns:
+        Runs per ``hardwareProduct`` spelling; a group file unreadable, damaged or past
+        1 MiB is left out (``verify`` says what is wrong with it).
+    """
+    counts: Counter[str] = Counter()
+    for shard in view.list_dir(layout.GROUPS_DIR):
+        for key in view.list_dir(f"{layout.GROUPS_DIR}/{shard}"):
+            group = f"{layout.GROUPS_DIR}/{shard}/{key}"
+            runs = sorted(view.list_dir(group))
+            try:
+                data = view.read(f"{group}/{runs[0]}", _GROUP_FILE_BYTES) if runs else None
+                product = json.loads(data).get("hardwareProduct") if data else None
+            except (FileTooLarge, ValueError, AttributeError):
+                continue
+            if isinstance(product, str):
+                counts[product] += len(runs)
+    return counts
+
+
+_GROUP_FILE_BYTES = 1 << 20
+"""The most bytes of a group file read (group files are read up to 1 MiB, KI106)."""
+
+
+class SpellingAdvice:
+    """KI229's variants of a product among a tree's spellings, the most used first.
+
+    Runs per spelling (:func:`runs_by_product`) and the older tree's spellings are read
+    only when a product has variants, once per instance.
+
+    Args:
+        view: the tree judged (a range's head, an add's work tree).
+        older: the tree before the change (a range's base, HEAD before an add), or None.
+        extra: more ``(spelling, environment shown)`` pairs (an add's own environments).
+    """
+
+    def __init__(self, view: View, older: View | None,
+                 extra: Sequence[tuple[str, str]] = ()) -> None:
+        self.view, self.older = view, older
+        self.spelled = [(p, shown) for p, shown, _ in stored_products(view)] + list(extra)
+        self._weights: tuple[Counter[str], set[str]] | None = None
+
+    def variants(self, product: str) -> tuple[list[tuple[str, str]], bool, str]:
+        """Return ``product``'s variants, whether to keep ``product`` itself, and why.
+
+        Returns:
+            :func:`kistore.core.products.product_variants` weighed by the tree's runs and
+            the older tree's spellings (the one to advise first); True when ``product``
+            ranks before each of them (:func:`kistore.core.products.preference`); why the
+            spelling advised is (:func:`kistore.core.products.why_first`). A damaged store
+            file is left out of the counts.
+        """
+        if not product_variants(product, self.spelled):
+            return [], False, ""
+        if self._weights is None:
+            older = {p for p, _, _ in stored_products(self.older)} if self.older else set()
+            self._weights = runs_by_product(self.view), older
+        runs, older = self._weights
+        found = product_variants(product, self.spelled, runs, older)
+        rank = preference(self.spelled, runs, older)
+        spellings = [product, *(s for s, _ in found)]
+        first = min(spellings, key=rank)
+        return found, first == product, why_first(first, [s for s in spellings if s != first],
+                                                  rank)
+
+
 def products_admitted(store: Store, manifests: Sequence[Manifest]
                       ) -> list[tuple[Digest, KistoreError]]:
     """KI229 warnings for the environments an add would add.
@@ -92,18 +172,20 @@ def products_admitted(store: Store, manifests: Sequence[Manifest]
     new = [m for m in manifests if m.kind == KIND]
     if not new:
         return []
-    spelled = [(p, shown) for p, shown, _ in stored_products(store.view(None))]
     products = {m.digest: environment_product(m.spec) for m in new}
-    spelled += [(p, named(KIND, m.name, str(m.digest))) for m in new
-                if (p := products[m.digest]) is not None]
+    advice = SpellingAdvice(store.view(None), None if store.repo.head_is_unborn
+                            else store.view("HEAD"),
+                            [(p, named(KIND, m.name, str(m.digest))) for m in new
+                             if (p := products[m.digest]) is not None])
     problems: list[tuple[Digest, KistoreError]] = []
     for m in new:
         product = products[m.digest]
         if product is None:
             continue  # the schema requires it: that check says so
-        variants = product_variants(product, spelled)
+        variants, keep, why = advice.variants(product)
         if variants:
             problems.append((m.digest, AdmissionWarning(
-                f"{variant_message(product, variants)} ({PRODUCT_SPELLED_DIFFERENTLY.id}: "
+                f"{variant_message(product, variants, keep, why)} "
+                f"({PRODUCT_SPELLED_DIFFERENTLY.id}: "
                 "added all the same; `check` warns too)", pointer=POINTER)))
     return problems

@@ -68,3 +68,31 @@ def test_add_check_and_verify_warn(store, kit):
     for findings in (check_range(store, f"{base}..{head}"), verify(store)):
         assert [(f.severity, f.file, f.pointer) for f in findings if f.rule.id == "KI233"] \
             == [("warning", where, "/spec/timing/latencyNs/mean")]
+
+
+@pytest.mark.parametrize(("ms", "stated"), [
+    (True, "true"), ([1], "an array"), ({"v": 1}, "an object"), ("fast", "the string 'fast'"),
+    (" 0.05", "the string ' 0.05'"), ("nan", "the string 'nan'"), ("1e999", "the string '1e999'")])
+def test_r90_f8_a_latency_ms_that_is_no_number_is_said(ms, stated):
+    found = latency_units_disagree(_spec(570.8, ms))
+    assert found is not None
+    assert (found.rule, found.pointer) == ("KI233", "/spec/sourceNative/metrics/latency_ms")
+    assert found.message == (
+        f"the run states latency_ms as {stated} (/spec/sourceNative/metrics/latency_ms), not a "
+        "number: sol-execbench's importer writes the latency in milliseconds as a JSON number")
+    # whatever the mean, or none; another source's metrics are its own
+    assert latency_units_disagree(_spec(None, ms)) == found
+    assert latency_units_disagree(_spec(570.8, ms, "kernelbench")) is None
+
+
+def test_r90_f8_a_numeric_string_is_judged_as_its_number():
+    # reviewer r90 F8: "0.05708230277601223" beside a mean of 570.8 ns (100x off) was silent
+    found = latency_units_disagree(_spec(570.8, "0.05708230277601223"))
+    assert found is not None and found.pointer == "/spec/timing/latencyNs/mean"
+    assert found.message == (
+        "the run states a mean latency of 570.8 ns (/spec/timing/latencyNs/mean) and "
+        "latency_ms '0.05708230277601223' (as a string) (/spec/sourceNative/metrics/latency_ms)"
+        ", which is 57082.30278 ns (100.004x the mean): sol-execbench's importer writes both "
+        "from one number, so one was written in another unit or changed")
+    assert latency_units_disagree(_spec(570.8, "0.0005708")) is None   # agrees
+    assert latency_units_disagree(_spec(13634148, "13.634148")) is None

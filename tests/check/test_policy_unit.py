@@ -8,8 +8,16 @@ milliseconds as "0.023825 score". Such a policy is now an error of ``check`` and
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from kistore.check._policy import check_policy, metric_time_unit, unit_contradictions
+from kistore.check._policy import (
+    RATE_WORDS,
+    check_policy,
+    metric_time_unit,
+    time_descending,
+    unit_contradictions,
+)
 from kistore.core.canonical import dumps
 
 from ..prs import Remote
@@ -21,9 +29,53 @@ from .test_history_names import add_group
     ("/sourceNative/metrics/LATENCY_MS", "ms"), ("/timing/latencyNs/mean", "ns"),
     ("/sourceNative/metrics/time_us", "us"), ("/sourceNative/metrics/runtime_seconds", "s"),
     ("/sourceNative/metrics/sol_score", None), ("/sourceNative/metrics/ops_per_s", None),
-    ("/sourceNative/metrics/fast_1_count", None), ("/sourceNative/metrics/runs", None)])
+    ("/sourceNative/metrics/fast_1_count", None), ("/sourceNative/metrics/runs", None),
+    # reviewer r90 F3: rates are no seconds, MSec is ms, the unit before a statistic
+    ("/sourceNative/metrics/gflops_s", None), ("/sourceNative/metrics/tokens_s", None),
+    ("/sourceNative/metrics/x_per_s", None), ("/sourceNative/metrics/GFLOP~1s", None),
+    ("/sourceNative/metrics/x~1ms", None), ("/sourceNative/metrics/latencyMSec", "ms"),
+    ("/sourceNative/metrics/kernelNSec", "ns"), ("/sourceNative/metrics/latency_ms_mean", "ms"),
+    ("/sourceNative/metrics/latency_ms_p50", "ms"), ("/sourceNative/metrics/numGPUs", None),
+    ("/sourceNative/metrics/latencyUs", "us"), ("/timing/latencyNs/tokens_s", None)])
 def test_a_metric_name_states_its_unit_of_time_in_its_last_word(metric, unit):
     assert metric_time_unit(metric) == unit
+
+
+_SPELLED = {"ns": ["ns", "nsec", "nanoseconds"], "us": ["us", "usec", "microseconds"],
+            "ms": ["ms", "msec", "milliseconds"], "s": ["s", "sec", "seconds"]}
+_LEADS = ["latency", "time", "kernel", "wall", "elapsed", "run", "gpu", "p99"]
+_TAILS = ["", "mean", "p50", "median", "min", "max", "std", "avg", "total"]
+
+
+def _join(words: list[str], style: str) -> str:
+    """One metric name of ``words`` in one of the styles names are written in."""
+    if style == "camel":
+        return words[0] + "".join(w[:1].upper() + w[1:] for w in words[1:])
+    sep = {"snake": "_", "kebab": "-", "dot": "."}.get(style, "_")
+    text = sep.join(words)
+    return text.upper() if style == "upper" else text
+
+
+_STYLES = st.sampled_from(["snake", "kebab", "dot", "camel", "upper"])
+
+
+@given(st.lists(st.sampled_from(_LEADS), min_size=1, max_size=3),
+       st.sampled_from(sorted(_SPELLED)), st.data(), st.sampled_from(_TAILS), _STYLES)
+def test_property_a_time_word_states_its_unit_in_any_style_before_any_statistic(
+        leads, unit, data, tail, style):
+    spelled = data.draw(st.sampled_from(_SPELLED[unit]))
+    name = _join([*leads, spelled, *([tail] if tail else [])], style)
+    assert metric_time_unit(f"/sourceNative/metrics/{name}") == unit, name
+
+
+@given(st.lists(st.sampled_from(_LEADS), max_size=2),
+       st.sampled_from(sorted(RATE_WORDS - {"per"})), st.booleans(),
+       st.sampled_from([w for ws in _SPELLED.values() for w in ws]), _STYLES)
+def test_property_a_unit_after_a_quantity_or_per_is_a_rate(leads, quantity, per, spelled,
+                                                         style):
+    name = _join([*leads, quantity, *(["per"] if per else []), spelled], style)
+    assert metric_time_unit(f"/sourceNative/metrics/{name}") is None, name
+    assert metric_time_unit(f"/sourceNative/metrics/{quantity}~1{spelled}") is None
 
 
 def _policy(metric: str, unit: str) -> dict:
@@ -49,11 +101,54 @@ def test_r88_f10_milliseconds_labelled_score_is_an_error():
     assert unit_contradictions(_policy("/sourceNative/metrics/sol_score", "score")) == []
 
 
+def test_r90_f3_rates_and_msec_are_no_false_errors_and_statistics_are_read():
+    for metric, unit in (("/sourceNative/metrics/gflops_s", "GFLOP/s"),
+                         ("/sourceNative/metrics/tokens_s", "tokens/s"),
+                         ("/sourceNative/metrics/latencyMSec", "ms")):
+        assert unit_contradictions(_policy(metric, unit)) == [], metric
+    for metric in ("/sourceNative/metrics/latency_ms_mean", "/sourceNative/metrics/latency_ms_p50"):
+        assert [(f.pointer, f.expected, f.found) for f in unit_contradictions(
+            _policy(metric, "score"))] == [
+                ("/families/sol_execbench_leaderboard/unit", "ms", "score")], metric
+    assert [f.expected for f in unit_contradictions(
+        _policy("/sourceNative/metrics/latencyMSec", "s"))] == ["ms"]
+
+
+def _ordered(metric: str, order: str) -> dict:
+    return {"families": {"f": {"comparison": "source-native", "metric": metric,
+                               "order": order, "unit": "ms"}}}
+
+
+def test_r90_f3_a_time_ranked_descending_is_a_warning():
+    found = time_descending(_ordered("/sourceNative/metrics/latency_ms", "descending"))
+    assert [(f.rule.id, f.severity, f.file, f.pointer, f.expected, f.found) for f in found] \
+        == [("KI236", "warning", "store/policy/ranking.json", "/families/f/order",
+             "ascending", "descending")]
+    assert found[0].message == (
+        "family f ranks /sourceNative/metrics/latency_ms, whose name says it is a time "
+        "(in ms), descending: `rank` would put the slowest run of each group first")
+    assert time_descending(_ordered("/sourceNative/metrics/latency_ms", "ascending")) == []
+    assert time_descending(_ordered("/sourceNative/metrics/gflops_s", "descending")) == []
+    assert time_descending(_ordered("/sourceNative/metrics/sol_score", "descending")) == []
+    assert time_descending({"families": {"f": "not an object"}}) == []
+
+
 def test_verify_reports_it_of_the_work_tree(store):
     path = store.root / "store/policy/ranking.json"
     path.write_bytes(dumps(_policy("/sourceNative/metrics/latency_ms", "score")))
     assert [(f.rule.id, f.pointer) for f in check_policy(store)] == [
         ("KI231", "/families/sol_execbench_leaderboard/unit")]
+
+
+def _ranking(remote: Remote, order: str, unit: str):
+    """A pull request's change: the synthetic family ranks the mean latency so."""
+    def change(clone):
+        policy = remote.read_json("store/policy/ranking.json")
+        policy["families"]["synthetic"] = {
+            "comparison": "source-native", "metric": "/timing/latencyNs/mean",
+            "order": order, "unit": unit}
+        remote.write_json("store/policy/ranking.json", policy)
+    return change
 
 
 def test_a_sequence_of_pull_requests_the_gate_judges(published, tmp_path, kit):
@@ -62,15 +157,25 @@ def test_a_sequence_of_pull_requests_the_gate_judges(published, tmp_path, kit):
                                                                  "slow": 3000})).accepted
 
     def rank_by(unit):
-        def change(clone):
-            policy = remote.read_json("store/policy/ranking.json")
-            policy["families"]["synthetic"] = {
-                "comparison": "source-native", "metric": "/timing/latencyNs/mean",
-                "order": "ascending", "unit": unit}
-            remote.write_json("store/policy/ranking.json", policy)
-        return change
+        return _ranking(remote, "ascending", unit)
 
     refused = remote.pr("latency labelled score", rank_by("score"))
     assert not refused.accepted
     assert "KI231 policy-unit-contradicts-metric" in refused.output, refused.output
     assert remote.pr("latency in its own unit", rank_by("ns")).accepted
+
+
+def test_r90_f3_the_gate_warns_of_a_time_ranked_descending_and_lets_it_in(published, tmp_path,
+                                                                          kit):
+    remote = Remote(published, tmp_path)
+    assert remote.pr("group", lambda c: add_group(remote, kit, {"fast": 1000,
+                                                                 "slow": 3000})).accepted
+
+    def rank(order):
+        return _ranking(remote, order, "ns")
+
+    slowest_first = remote.pr("slowest first", rank("descending"))
+    assert slowest_first.accepted, slowest_first.output
+    assert "KI236 policy-time-ranked-descending" in slowest_first.output, slowest_first.output
+    fastest_first = remote.pr("fastest first again", rank("ascending"))
+    assert fastest_first.accepted and "KI236" not in fastest_first.output, fastest_first.output

@@ -84,9 +84,10 @@ def test_a_pull_request_adding_a_variant_spelling_is_warned_naming_the_stored_on
     assert (f.expected, f.found) == (H100, "nvidia h100 80gb hbm3")
     assert f.message == (
         "hardware.product 'nvidia h100 80gb hbm3' differs only in case, spacing, punctuation, "
-        "Unicode form or a leading vendor name from what the store spells 'NVIDIA H100 80GB "
-        f"HBM3' (ExecutionEnvironment/h100 (sha256:{_hex(stored)})): its runs get another "
-        "comparison key and are never ranked with theirs; use 'NVIDIA H100 80GB HBM3'")
+        "Unicode form, a leading vendor name or an ASCII look-alike from what the store spells "
+        f"'NVIDIA H100 80GB HBM3' (ExecutionEnvironment/h100 (sha256:{_hex(stored)})): its "
+        "runs get another comparison key and are never ranked with theirs; use 'NVIDIA H100 "
+        "80GB HBM3', used as much as another, and stored before")  # a run each; at the base
 
 
 def test_the_same_spelling_another_product_or_runs_alone_are_not_warned(store, kit,
@@ -122,11 +123,12 @@ def test_add_warns_and_adds_all_the_same(store, kit):
     warned = {r.digest.hex: r.warnings for r in results}
     assert warned[_hex(variant)] == (
         "/spec/hardware/product: hardware.product 'Nvidia H100 80GB HBM3' differs only in "
-        "case, spacing, punctuation, Unicode form or a leading vendor name from what the "
-        "store spells 'NVIDIA H100 80GB HBM3' "
+        "case, spacing, punctuation, Unicode form, a leading vendor name or an ASCII look-alike "
+        "from what the store spells 'NVIDIA H100 80GB HBM3' "
         "(ExecutionEnvironment/h100 (sha256:" + _hex(kit.environment(H100, name="h100"))
         + ")): its runs get another comparison key and are never ranked with theirs; use "
-        "'NVIDIA H100 80GB HBM3' (KI229: added all the same; `check` warns too)",)
+        "'NVIDIA H100 80GB HBM3', used as much as another, and stored before (KI229: added "
+        "all the same; `check` warns too)",)
     # two spellings in one add: each names the other
     assert "'nvidia b200' (ExecutionEnvironment/b200-lower" in warned[_hex(same_batch)][0]
     assert "'NVIDIA B200' (ExecutionEnvironment/b200 " in warned[_hex(other)][0]
@@ -149,19 +151,22 @@ def test_verify_warns_once_per_pair_of_spellings_over_the_whole_store(store, kit
              f"(sha256:{_hex(d)})" for d in envs}
     for at in (None, "HEAD"):
         found = [f for f in audit.verify(store, at) if f.rule.id == "KI229"]
+        # the spelling two environments state is the one advised (no runs to count), then
+        # between two of one environment each, code-point order
+        lower, title = "nvidia h100 80gb hbm3", "Nvidia H100 80GB HBM3"
         assert [(f.severity, f.expected, f.found, f.file, f.pointer) for f in found] == [
-            ("warning", H100, "Nvidia H100 80GB HBM3",
+            ("warning", H100, title,
              layout.object_path(Digest(_hex(envs[2]))), "/spec/hardware/product"),
-            ("warning", H100, "nvidia h100 80gb hbm3",
-             layout.object_path(Digest(_hex(envs[1]))), "/spec/hardware/product"),
-            ("warning", "Nvidia H100 80GB HBM3", "nvidia h100 80gb hbm3",
-             layout.object_path(Digest(_hex(envs[1]))), "/spec/hardware/product")]
+            ("warning", lower, H100,
+             layout.object_path(Digest(_hex(envs[0]))), "/spec/hardware/product"),
+            ("warning", lower, title,
+             layout.object_path(Digest(_hex(envs[2]))), "/spec/hardware/product")]
         assert found[0].message == (
             f"{shown['h100-title']}: hardware.product 'Nvidia H100 80GB HBM3' differs only "
-            "in case, spacing, punctuation, Unicode form or a leading vendor name from what "
-            "the store spells 'NVIDIA H100 80GB "
+            "in case, spacing, punctuation, Unicode form, a leading vendor name or an ASCII "
+            "look-alike from what the store spells 'NVIDIA H100 80GB "
             f"HBM3' ({shown['h100']}): its runs get another comparison key and are never "
-            "ranked with theirs; use 'NVIDIA H100 80GB HBM3'")
+            "ranked with theirs; use 'NVIDIA H100 80GB HBM3', one of the spellings used alike")
     # one spelling a product: nothing to say
     other = Store.init(store.root.parent / "other")
     add_docs(other, [envs[0], envs[4]])

@@ -41,3 +41,32 @@ def test_a_reference_with_a_kind_typo_says_the_reference_meant(runner, store):
     assert (result.exit_code, result.stderr) == (1, (  # r88 F9's words, merged after
         "error: 'workload/rmsnorm' is not a reference: 'workload' is not a kind; did you mean "
         "Workload/rmsnorm?\n"))
+
+
+_INVALID = ("is not a valid name (lower-case letters, digits, '.' and '-', starting and ending "
+            "with a letter or digit)")
+
+
+@pytest.mark.parametrize("typed", [
+    "BenchmarkRun/r-90/", "BenchmarkRun/r\u201090", "BenchmarkRun/r\u201190",
+    "BenchmarkRun/r\u201390", "BenchmarkRun/R-90/"])
+def test_r90_f8_a_name_with_a_slash_or_another_hyphen_says_the_stored_name(runner, store,
+                                                                        kit, typed):
+    from ..conftest import add_docs
+
+    add_docs(store, [kit.run(kit.protocol(), kit.environment(), kit.implementation(),
+                             kit.workload(), latency=10, name="r-90")], allow_dangling=True)
+    result = runner.invoke(main, ["--store", str(store.root), "show", typed])
+    name = typed.split("/", 1)[1]
+    assert (result.exit_code, result.stderr) == (1, (
+        f"error: {typed!r} is not a reference: {name!r} {_INVALID}; did you mean "
+        "BenchmarkRun/r-90?\n"))
+    # a kind in the plural, with the slash: both mended
+    plural = runner.invoke(main, ["--store", str(store.root), "show", "BenchmarkRuns/r-90/"])
+    assert plural.stderr.endswith("(did you mean BenchmarkRun/r-90?)\n"), plural.stderr
+
+
+def test_r90_f8_no_name_is_offered_that_the_store_does_not_hold(runner, store):
+    result = runner.invoke(main, ["--store", str(store.root), "show", "BenchmarkRun/r\u201091"])
+    assert result.stderr == (f"error: 'BenchmarkRun/r\u201091' is not a reference: "
+                             f"'r\u201091' {_INVALID}\n")

@@ -195,6 +195,35 @@ def test_a_notes_fetch_that_brings_nothing_new_still_counts_as_fetched(index, tm
     assert fast_rank(clone) == (None, "")
 
 
+def next_second() -> None:
+    """Wait for the clock's next whole second: reflog entries keep whole seconds."""
+    import time
+
+    time.sleep(1.001 - time.time() % 1)
+
+
+def test_a_git_gc_after_the_pull_does_not_hide_that_the_notes_are_stale(index, tmp_path):
+    # gc packs the branch ref (its file's time went with it) and rewrites every reflog
+    # (their files' times became gc's): the pull was no longer seen as after the fetch
+    clone = clone_of(index, tmp_path / "clone")
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    assert (clone / ".git/kistore/notes-fetched/origin").is_file()
+    next_second()
+    git(index.root, "commit", "-q", "--allow-empty", "-m", "later")
+    git(clone, "pull", "-q", "--ff-only", "origin", "main")
+    assert STALE.fullmatch(fast_rank(clone)[1])
+    next_second()
+    git(clone, "gc", "-q")
+    assert not (clone / ".git/refs/remotes/origin/main").exists()  # packed
+    assert STALE.fullmatch(fast_rank(clone)[1])
+
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0  # after the pull
+    assert fast_rank(clone) == (None, "")
+    next_second()
+    git(clone, "gc", "-q")  # gc after the notes fetch: nothing to say either
+    assert fast_rank(clone) == (None, "")
+
+
 def notes_less_server(index: Store, tmp_path: Path) -> tuple[Path, Path]:
     """A server holding no notes, and a clone of it with one local attestation, warned."""
     server = tmp_path / "server.git"

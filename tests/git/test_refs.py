@@ -246,3 +246,32 @@ def test_refs_under_lists_loose_and_packed_refs_with_the_loose_files_times(repo)
     os.utime(reflog, (1_600_000_000, 1_600_000_000))
     assert refs.reflog_mtime(repo / ".git", "refs/notes/remotes/up/kistore") == 1_600_000_000
     assert refs.reflog_mtime(repo / ".git", "refs/notes/remotes/none/kistore") is None
+
+
+def test_reflog_last_time_reads_the_time_git_wrote_in_the_last_entry(repo):
+    git_dir = repo / ".git"
+    log = git_dir / "logs/refs/remotes/up/main"
+    log.parent.mkdir(parents=True)
+    a, b = "1" * 40, "2" * 40
+    log.write_bytes(f"{'0' * 40} {a} T <t@t> 1700000000 +0100\tfetch: first\n"
+                    f"{a} {b} Tea Maker <t@t> 1700000123 -0730\tfetch: x y\tz\n".encode())
+    os.utime(log, (1_800_000_000, 1_800_000_000))  # as git gc leaves it: its own time
+    assert refs.reflog_last_time(git_dir, "refs/remotes/up/main") == 1_700_000_123
+    assert refs.reflog_last_time(git_dir, "refs/remotes/up/none") is None
+    log.write_bytes(b"")
+    assert refs.reflog_last_time(git_dir, "refs/remotes/up/main") is None
+    log.write_bytes(f"{a} {b} T <t@t> soon +0000\tfetch\n".encode())  # not git's form
+    assert refs.reflog_last_time(git_dir, "refs/remotes/up/main") is None
+    # a last line longer than the tail read: its head is not there to read
+    log.write_bytes(f"{a} {b} T <t@t> 1700000000 +0000\t{'m' * 70_000}\n".encode())
+    assert refs.reflog_last_time(git_dir, "refs/remotes/up/main") is None
+
+
+def test_reflog_last_time_agrees_with_git_after_gc(repo):
+    git(repo, "update-ref", "-m", "moved", "refs/remotes/up/main", rev_parse(repo, "HEAD"))
+    git(repo, "pack-refs", "--all")
+    git(repo, "reflog", "expire", "--expire=never", "--all")  # rewrites every reflog file
+    shown = git(repo, "reflog", "show", "--format=%gd", "--date=unix", "-n1",
+                "refs/remotes/up/main").strip()  # refs/remotes/up/main@{1700000000}
+    assert refs.reflog_last_time(repo / ".git", "refs/remotes/up/main") == \
+        int(shown.rpartition("@{")[2].rstrip("}"))

@@ -398,3 +398,27 @@ def test_failed_index_write_leaves_nothing_half_written(store, kit, world):
         with transaction(conn):  # joins the outer one
             conn.execute("INSERT INTO meta VALUES ('new-3', 'z', x'')")
     assert conn.execute("SELECT count(*) FROM meta WHERE key LIKE 'new-%'").fetchone() == (3,)
+
+
+def test_query_over_many_uncommitted_manifests_says_so_once(store, kit, world, monkeypatch,
+                                                            caplog):
+    """r89 F4: every query re-read 60,000 uncommitted manifests (50-90 s each), silently."""
+    import logging
+
+    from kistore.index import _fresh
+
+    add_docs(store, list(world.values()))
+    add_docs(store, [*new_run(kit, world, "a", 30), *new_run(kit, world, "b", 20)],
+             commit=False)
+    monkeypatch.setattr(_fresh, "UNCOMMITTED_NOTE_FROM", 5)
+    monkeypatch.setattr(_fresh, "_said_uncommitted", [])
+    with caplog.at_level(logging.WARNING, logger="kistore.index"):
+        assert names_by_rank(store, "BenchmarkRun/a") == [("b", 1), ("a", 2)]
+        assert caplog.messages == []  # two runs, two implementations: under 5
+        add_docs(store, new_run(kit, world, "c", 10), commit=False)
+        assert names_by_rank(store, "BenchmarkRun/a") == [("c", 1), ("b", 2), ("a", 3)]
+        assert names_by_rank(store, "BenchmarkRun/a") == [("c", 1), ("b", 2), ("a", 3)]
+    assert caplog.messages == [
+        "note: this query reads the 6 manifests the work tree holds uncommitted, as every "
+        "query does until they are committed (only committed manifests are in the query "
+        "index): commit them (`git add store && git commit`) to have them indexed"]
