@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from ..attest.evidence import withdrawn_runs
 from ..core import layout
 from ..core.claims import (
     CLAIMED_TWICE,
@@ -27,18 +28,23 @@ from ..core.claims import (
 from ..core.digest import Digest
 from ..core.findings import Finding, Rule
 from ..store import View
-from ..store.claims import members_claims, read_manifest, shown_run
+from ..store.claims import Withdrawn, members_claims, read_manifest, shown_run
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
 
 
-def range_claims(view: View, changed: Iterable[str]) -> list[Finding]:
+def range_claims(view: View, changed: Iterable[str],
+                 withdrawn: Withdrawn | None = None) -> list[Finding]:
     """KI232 (errors) for the runs a range puts in a comparison group.
 
     Args:
         view: the range's head.
         changed: the repository paths the range adds, changes or deletes.
+        withdrawn: which runs a trusted maintainer withdrew (the gate passes
+            :func:`kistore.attest.evidence.withdrawn_runs` at the head: the head's
+            ``store/attestations/`` files, and notes as this clone has them): a withdrawn
+            run claims nothing, so the record's own run may replace it; None: none is.
 
     Returns:
         One error per run whose group file is among ``changed`` and whose claim
@@ -60,13 +66,17 @@ def range_claims(view: View, changed: Iterable[str]) -> list[Finding]:
         if any(known[hex_] is not None for hex_ in new):  # else no other run is read
             members = ((directory, h) for h in view.list_dir(directory) if len(h) == 64)
             findings += _group_findings(view, members_claims(view, members, known), new,
-                                        CLAIMED_TWICE)
+                                        CLAIMED_TWICE, withdrawn)
     return findings
 
 
 def _group_findings(view: View, groups: Mapping[str, Mapping[Claim, list[str]]],
-                    judged: set[str] | None, rule: Rule) -> list[Finding]:
+                    judged: set[str] | None, rule: Rule,
+                    withdrawn: Withdrawn | None) -> list[Finding]:
     """Return a finding per run of ``judged`` (None: every run) claiming a claimed record.
+
+    A run ``withdrawn`` names (asked only of the runs of a record two or more claim)
+    claims nothing: neither reported nor named.
 
     ``groups``: :func:`kistore.store.claims.members_claims`. A run is reported when a run
     not judged, or a judged one sorting before it, claims the same record of its group
@@ -76,7 +86,11 @@ def _group_findings(view: View, groups: Mapping[str, Mapping[Claim, list[str]]],
     """
     findings = []
     for _, claims in sorted(groups.items()):
-        for claim, members in claims.items():
+        for claim, stating in claims.items():
+            members = stating
+            if len(stating) > 1 and withdrawn is not None:
+                out = withdrawn(stating)
+                members = [h for h in stating if h not in out]
             for i, hex_ in enumerate(members):
                 if judged is not None and hex_ not in judged:
                     continue
@@ -92,7 +106,8 @@ def _group_findings(view: View, groups: Mapping[str, Mapping[Claim, list[str]]],
 
 
 def judge_claims(view: View, group_paths: Iterable[str],
-                 known: Mapping[str, Claim | None]) -> list[Finding]:
+                 known: Mapping[str, Claim | None],
+                 withdrawn: Withdrawn | None = None) -> list[Finding]:
     """KI232 (warnings) for ``verify``, from what its contents check read.
 
     Args:
@@ -104,6 +119,8 @@ def judge_claims(view: View, group_paths: Iterable[str],
         known: run hex -> its claim (:func:`kistore.core.claims.stored_claim` of the object's
             bytes as the contents check read them; None: it claims nothing): such a run's
             object is not read again. A run absent (its object not read whole) is read.
+        withdrawn: which runs a trusted maintainer withdrew: a pair of which one is
+            withdrawn is no finding (the rankings leave that one out already).
 
     Returns:
         As :func:`check_claims`.
@@ -114,7 +131,7 @@ def judge_claims(view: View, group_paths: Iterable[str],
         if (hex_ not in known or known[hex_] is not None) and layout.is_group_path(path):
             members.append((directory, hex_))  # a run claiming nothing is skipped
     return _group_findings(view, members_claims(view, members, known), None,
-                           CLAIMED_TWICE_STORED)
+                           CLAIMED_TWICE_STORED, withdrawn)
 
 
 def check_claims(store: Store, at: str | None = None) -> list[Finding]:
@@ -139,4 +156,4 @@ def check_claims(store: Store, at: str | None = None) -> list[Finding]:
         for rest in sorted(view.list_dir(f"{layout.GROUPS_DIR}/{shard}")):
             directory = f"{layout.GROUPS_DIR}/{shard}/{rest}"
             paths += [f"{directory}/{h}" for h in view.list_dir(directory) if len(h) == 64]
-    return judge_claims(view, paths, {})
+    return judge_claims(view, paths, {}, withdrawn_runs(store, at=at))

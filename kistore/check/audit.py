@@ -24,7 +24,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..attest.evidence import check_attestations, judging_blobs
+from ..attest.evidence import check_attestations, judging_blobs, withdrawn_runs
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.claims import Claim, stored_claim
@@ -1303,7 +1303,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     def judge_claims_read() -> list[Finding]:
         """KI232 of the tree's groups, with the claims the contents check read."""
         return judge_claims(snap.view, (p for p in snap.modes if p.startswith(_GROUPS_PREFIX)),
-                            claims)
+                            claims, withdrawn_runs(store, at=at))
 
     def run_checkers() -> None:  # in this process while the workers check files
         for checker in CHECKERS if checkers is None else checkers:

@@ -42,16 +42,36 @@ of one trace line may share (its importer's tests import such a line as a new ru
 POINTER = "/spec/sourceNative/externalId"
 """Where a run states the id it claims (the finding's JSON Pointer, on its object file)."""
 
-CLAIMED_TWICE = rule(
-    "KI232", "external-id-claimed-twice", ERROR,
-    "one record of a source has one result: do not add a second run claiming it (a run you "
-    "measured yourself names no source's externalId); a correction of your own run not "
-    "committed yet: `kistore drop DIGEST` the first, then add the corrected one")
+WITHDRAW = "kistore attest {ref} --type withdrawal -m REASON --key KEY --file"
+"""How a trusted maintainer withdraws a run claiming a record that is not its own: a
+committed attestation file (``--file``), which the gate reads at the head it judges
+(notes reach a CI checkout only when it fetches them)."""
+
+
+def claim_fix(refs: list[str] | None = None) -> str:
+    """Return KI232's fix, naming the stored runs (``refs``; None: ``REF``) to withdraw.
+
+    Fits an add, an import, a pull request and a merge alike (reviewer r90 F6, F8, F9):
+    the stored run may be the source's (then the new one is a second claim) or not (a
+    copy landed first, or a committed run being corrected: withdrawn, it claims nothing
+    and the record's own run goes in).
+    """
+    commands = " and ".join(f"`{WITHDRAW.format(ref=ref)}`" for ref in refs or ["REF"])
+    return ("one record of a source has one result. If the run stored is not the "
+            "source's (a copy that came first, or a committed run being corrected), a "
+            f"trusted maintainer withdraws it first ({commands}; commit the file), then "
+            "the add or import is run again; if it is the source's, the new run is a "
+            "second one claiming its record (a run you measured yourself states no "
+            "source's externalId). Not committed yet: `kistore drop DIGEST` the run not "
+            "wanted; a branch or merge bringing both: leave one out of it")
+
+
+CLAIMED_TWICE = rule("KI232", "external-id-claimed-twice", ERROR, claim_fix())
 
 CLAIMED_TWICE_STORED = replace(CLAIMED_TWICE, severity=WARNING, hint=(
-    "nothing to edit (objects are never edited nor removed): a maintainer withdraws the run "
-    "that is not the source's (`kistore attest REF --type withdrawal -m REASON`), so "
-    "rankings leave it out"))
+    "nothing to edit (objects are never edited nor removed): a trusted maintainer "
+    f"withdraws the run that is not the source's (`{WITHDRAW.format(ref='REF')}`, the "
+    "file committed), so rankings leave it out and KI232 no longer counts it"))
 """KI232 as ``verify`` reports it: a warning, since history may hold such a pair for good
 (runs stored before 2026-12-04 must still verify); ``add``, ``import`` and the gate refuse
 a new one (:data:`CLAIMED_TWICE`)."""

@@ -25,7 +25,7 @@ import contextlib
 import dataclasses
 import os
 import sqlite3
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -1042,6 +1042,7 @@ class Store:
         checks: Sequence[AdmissionCheck] = (),
         on_landed: Callable[[str | None], None] | None = None,
         refused: Sequence[KistoreError] = (),
+        withdrawn: Callable[[Iterable[str]], set[str]] | None = None,
     ) -> list[AddResult]:
         """Add manifests to the store, all or nothing.
 
@@ -1092,6 +1093,11 @@ class Store:
                 written, and they are raised with every refusal of ``manifests``, which
                 are checked all the same (reviewer r85 F2: the other files' problems came
                 only on the next try).
+            withdrawn: of some stored runs (64 hex digits each), those a trusted
+                maintainer withdrew (:func:`kistore.attest.evidence.withdrawn_runs`:
+                ``kistore add`` and ``import`` pass it; the store reads no attestation):
+                KI232 leaves them out, so the record's own run replaces a withdrawn
+                claimant (reviewer r90 F6); None: no run is taken for withdrawn.
 
         Returns:
             One :class:`AddResult` per distinct manifest, in input order. Adding what is
@@ -1139,7 +1145,7 @@ class Store:
                 results = self._add(manifests, allow_dangling=allow_dangling,
                                     update_metadata=update_metadata, commit=commit,
                                     message=message, origins=origins, checks=checks,
-                                    on_landed=note, refused=refused)
+                                    on_landed=note, refused=refused, withdrawn=withdrawn)
         except KeyboardInterrupt as e:
             if isinstance(e, AddInterrupted) or not landed or results is None:
                 raise
@@ -1187,6 +1193,7 @@ class Store:
         checks: Sequence[AdmissionCheck],
         on_landed: Callable[[str | None], None] | None,
         refused: Sequence[KistoreError] = (),
+        withdrawn: Callable[[Iterable[str]], set[str]] | None = None,
     ) -> list[AddResult]:
         """:meth:`add` under the write lock."""
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
@@ -1219,7 +1226,8 @@ class Store:
                 results, files, written = plan.results, plan.files, plan.written
                 if checks:
                     groups = plan.groups
-                    checks = tuple((lambda store, new: claims_admitted(store, new, groups))
+                    checks = tuple((lambda store, new: claims_admitted(store, new, groups,
+                                                                       withdrawn))
                                    if check is claims_admitted else check for check in checks)
                     warned = self._admit(checks, manifests, plan.checked, origins)
                     results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))

@@ -14,7 +14,7 @@ add) claims with other bytes is refused.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
@@ -22,6 +22,7 @@ from ..core.claims import (
     CLAIMED_TWICE,
     POINTER,
     Claim,
+    claim_fix,
     claim_message,
     claim_of,
     may_claim,
@@ -104,8 +105,14 @@ def members_claims(view: View, members: Iterable[tuple[str, str]],
     return found
 
 
+Withdrawn = Callable[[Iterable[str]], "set[str]"]
+"""Of some runs (64 hex digits each), those a trusted maintainer withdrew (the attest
+layer's :func:`kistore.attest.evidence.withdrawn_runs`; the store reads no attestation)."""
+
+
 def claims_admitted(store: Store, manifests: Sequence[Manifest],
-                    groups: Mapping[str, str] | None = None
+                    groups: Mapping[str, str] | None = None,
+                    withdrawn: Withdrawn | None = None
                     ) -> list[tuple[Digest, KistoreError]]:
     """KI232 refusals for the runs an add would add.
 
@@ -118,6 +125,10 @@ def claims_admitted(store: Store, manifests: Sequence[Manifest],
             them; a run absent has no known key yet); None: each claiming run's key is
             computed here (its protocol and environment read from ``manifests`` or the
             work tree).
+        withdrawn: which stored runs a trusted maintainer withdrew (of the hex digests
+            given; ``kistore add`` and ``import`` pass :func:`kistore.attest.evidence.
+            withdrawn_runs`): such a run claims nothing any more, so the record's own run
+            replaces it (reviewer r90 F6, F9); None: none is.
 
     Returns:
         ``(run digest, InputError)`` per new run whose :func:`kistore.core.claims.claim_of`
@@ -141,13 +152,18 @@ def claims_admitted(store: Store, manifests: Sequence[Manifest],
             continue  # no group yet: judged when the protocol or environment comes
         if directory not in stored:
             stored[directory] = group_claims(view, directory, "")
-        others = [shown_run(view, h) for h in stored[directory].get(claim, ())
-                  if h != m.digest.hex]  # itself, stored already (a metadata update)
+        claimants = [h for h in stored[directory].get(claim, ())
+                     if h != m.digest.hex]  # itself, stored already (a metadata update)
+        if claimants and withdrawn is not None:  # asked only of a record claimed
+            out = withdrawn(claimants)
+            claimants = [h for h in claimants if h not in out]
+        others = [shown_run(view, h) for h in claimants]
         others += earlier.setdefault((directory, claim), [])
         if others:
+            fix = claim_fix([f"sha256:{h}" for h in claimants] or None)
             problems.append((m.digest, InputError(
-                f"{claim_message(claim, others)}; {CLAIMED_TWICE.hint} ({CLAIMED_TWICE.id}: "
-                "`check` refuses it too)", pointer=POINTER)))
+                f"{claim_message(claim, others)}; {fix} ({CLAIMED_TWICE.id}: the gate "
+                "refuses it too)", pointer=POINTER)))
         earlier[(directory, claim)].append(named("BenchmarkRun", m.name, str(m.digest)))
     return problems
 
