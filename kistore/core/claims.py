@@ -48,6 +48,14 @@ committed attestation file (``--file``), which the gate reads at the head it jud
 (notes reach a CI checkout only when it fetches them)."""
 
 
+WITHDRAW_FIRST = (
+    "; a committed run claiming a source record (a sol-execbench externalId): a trusted "
+    f"maintainer withdraws it first (`{WITHDRAW.format(ref='REF')}`, the file committed), "
+    "since the corrected run claims the same record (KI232)")
+"""What KI230's and KI233's fix add for a committed run (reviewer r90 F9: "add the
+corrected run as a new object" was refused by KI232 for every SOL-ExecBench run)."""
+
+
 def claim_fix(refs: list[str] | None = None) -> str:
     """Return KI232's fix, naming the stored runs (``refs``; None: ``REF``) to withdraw.
 
