@@ -138,22 +138,28 @@ def claims_admitted(store: Store, manifests: Sequence[Manifest],
     runs = [(m, claim) for m in manifests if m.kind == "BenchmarkRun"
             and may_claim(m.object_bytes)  # else its spec is not parsed
             and (claim := claim_of(m.passing_spec())) is not None]
-    if not runs:
-        return []
     view = store.view(None)
+    pending = _pending_claims(view, manifests, groups)
+    if not runs and not pending:
+        return []
     if groups is None:
         groups = _group_dirs(view, [m for m, _ in runs], manifests)
     problems: list[tuple[Digest, KistoreError]] = []
     earlier: dict[tuple[str, Claim], list[str]] = {}
     stored: dict[str, dict[Claim, list[str]]] = {}
-    for m, claim in runs:
-        directory = groups.get(m.digest.hex)
+    judged: list[tuple[Digest, Claim, str, str | None]] = [
+        (m.digest, claim, named("BenchmarkRun", m.name, str(m.digest)), None)
+        for m, claim in runs]
+    judged += [(digest, claim, shown_run(view, digest.hex), layout.object_path(digest))
+               for digest, claim in pending]
+    for digest, claim, shown, file in judged:
+        directory = groups.get(digest.hex)
         if directory is None:
             continue  # no group yet: judged when the protocol or environment comes
         if directory not in stored:
             stored[directory] = group_claims(view, directory, "")
         claimants = [h for h in stored[directory].get(claim, ())
-                     if h != m.digest.hex]  # itself, stored already (a metadata update)
+                     if h != digest.hex]  # itself, stored already (a metadata update)
         if claimants and withdrawn is not None:  # asked only of a record claimed
             out = withdrawn(claimants)
             claimants = [h for h in claimants if h not in out]
@@ -161,11 +167,36 @@ def claims_admitted(store: Store, manifests: Sequence[Manifest],
         others += earlier.setdefault((directory, claim), [])
         if others:
             fix = claim_fix([f"sha256:{h}" for h in claimants] or None)
-            problems.append((m.digest, InputError(
-                f"{claim_message(claim, others)}; {fix} ({CLAIMED_TWICE.id}: the gate "
-                "refuses it too)", pointer=POINTER)))
-        earlier[(directory, claim)].append(named("BenchmarkRun", m.name, str(m.digest)))
+            completed = "" if file is None else (
+                " (a stored run whose comparison group this add's protocol or environment "
+                "completes)")
+            problems.append((digest, InputError(
+                f"{claim_message(claim, others)}{completed}; {fix} ({CLAIMED_TWICE.id}: the "
+                "gate refuses it too)", file=file, pointer=POINTER)))
+        earlier[(directory, claim)].append(shown)
     return problems
+
+
+def _pending_claims(view: View, manifests: Sequence[Manifest],
+                    groups: Mapping[str, str] | None) -> list[tuple[Digest, Claim]]:
+    """Return the claims of the stored runs whose comparison group the add completes.
+
+    Those runs (``groups``' keys that are no manifest of the add: earlier runs an arriving
+    protocol or environment gives a key, :attr:`kistore.store.admission.AddPlan.groups`)
+    enter a group as the add writes their group file, so KI232 judges them as it judges
+    the add's own runs (reviewer r90 F1: the add of the environment completing a copy's
+    key wrote its group file unjudged; only ``check`` found it). Each object read once.
+    """
+    if not groups:
+        return []
+    batch = {m.digest.hex for m in manifests}
+    found = []
+    for hex_ in sorted(set(groups) - batch):
+        claim = stored_claim(read_manifest(view, layout.object_path(
+            Digest.from_str(f"sha256:{hex_}"))), hex_)
+        if claim is not None:
+            found.append((Digest.from_str(f"sha256:{hex_}"), claim))
+    return found
 
 
 def _group_dirs(view: View, runs: Sequence[Manifest], manifests: Sequence[Manifest]

@@ -235,3 +235,26 @@ def test_import_after_the_squatter_is_withdrawn(store, kit, tmp_path):
     real, = [r for r in rows if r["name"] == REAL]
     squat, = [r for r in rows if r["name"] == "sol-submission-25504"]
     assert real["rank"] is not None and (squat["rank"], squat["withdrawn"]) == (None, True)
+
+
+def test_an_environment_completing_a_copy_s_group_is_refused(store, kit, board, monkeypatch):
+    """F1: a copy added dangling (its environment, another of the same GPU, not stored),
+    then the environment: that add writes the copy's group file, the record's run's group
+    (a key names the GPU, not the environment's digest), so it judges the copy's claim."""
+    env2 = kit.environment(driver="560.00")
+    copy = kit.run(board["protocol"], env2, board["impl"], board["workload"], latency=10,
+                   name="sol-submission-25504", native=_native(score=0.9))
+    add_docs(store, [copy], allow_dangling=True)  # no group yet: nothing to compare
+    with pytest.raises(KistoreError) as refused:
+        add_docs(store, [env2])
+    text = str(refused.value)
+    assert text.startswith(f"{layout.object_path(Digest(_hex(copy)))}:/spec/sourceNative/"
+                           "externalId: claims to be sol-execbench record '25504'")
+    assert "completes" in text and f"sha256:{_hex(board['real'])}" in text and "KI232" in text
+    assert not (store.root / layout.object_path(Digest(_hex(env2)))).exists()
+    # committed past add (the rule not asked): the gate refuses the range all the same
+    base = add_past_a_refusal(store, monkeypatch, [], [env2],
+                              rule="kistore.store.claims.claims_admitted",
+                              finds_nothing=lambda *a: [])
+    found = [f for f in check_range(store, f"{base}..HEAD") if f.rule.id == "KI232"]
+    assert [f.file for f in found] == [layout.object_path(Digest(_hex(copy)))]
