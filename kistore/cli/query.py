@@ -88,9 +88,17 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
 
     warn_shared_names(store, [row.record for row in rows], at)
     warn_implementation_missing(rows)
+    # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
+    from ..core.claims import claimed_with, claimed_with_said
+
+    claimed = claimed_with((row.record.digest, row.record.name, row.record.spec)  # KI232
+                           for row in ranking.rows(include_excluded=True)
+                           if not row.evidence.withdrawn)
     if fmt != "text":
         data = [{**row.to_json(), "comparison": ranking.comparison.name,
-                 "metric": ranking.comparison.metric} for row in rows]
+                 "metric": ranking.comparison.metric}
+                | ({"claimedWith": [d for d, _ in claimed[row.record.digest]]}
+                   if row.record.digest in claimed else {}) for row in rows]
         (emit_json if fmt == "json" else emit_jsonl)(data)
         return
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
@@ -118,6 +126,13 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
         note = f"  ({row.reason})" if row.reason else ""
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
                    f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
+    said: set[tuple[str, ...]] = set()
+    names = {row.record.digest: row.record.name for row in ranking.rows(include_excluded=True)}
+    for digest, others in sorted(claimed.items()):  # one line a record, under the table
+        runs = sorted([(digest, names[digest]), *others])
+        if tuple(d for d, _ in runs) not in said:
+            said.add(tuple(d for d, _ in runs))
+            click.echo(claimed_with_said(runs, page=False))
 
 
 @writes(False)

@@ -27,6 +27,7 @@ directory listing of the tree (``store/groups/``), so the gate stays O(change).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -169,3 +170,43 @@ def claim_message(claim: Claim, others: list[str]) -> str:
             f"which {', '.join(others)} already claims with other "
             "bytes: two runs claiming one record contradict each other (a copy with a "
             "better score would outrank the record's run)")
+
+
+def claimed_with(runs: Iterable[tuple[str, str, Any]]) -> dict[str, list[tuple[str, str]]]:
+    """Return, per run of one comparison group, the other runs claiming its record (KI232).
+
+    What ``rank`` and ``show`` mark (reviewer r90 F8: a pair history holds, e.g. two pull
+    requests each green alone and merged, was silent to readers; only ``verify`` warned).
+    Pure and cheap: the specs the ranking read already, no other read.
+
+    Args:
+        runs: ``(digest, name, spec)`` of each run of the group still counted (a run a
+            maintainer withdrew left out by the caller: it claims nothing).
+
+    Returns:
+        digest -> ``(digest, name)`` of each other run stating its :func:`claim_of`; a run
+        whose claim no other states (or claiming nothing) is absent.
+    """
+    by_claim: dict[Claim, list[tuple[str, str]]] = {}
+    for digest, name, spec in runs:
+        native = spec.get("sourceNative") if isinstance(spec, dict) else None
+        if isinstance(native, dict) and "externalId" in native:  # else claim_of says None
+            claim = claim_of(spec)
+            if claim is not None:
+                by_claim.setdefault(claim, []).append((digest, name))
+    return {digest: [other for other in members if other[0] != digest]
+            for members in by_claim.values() if len(members) > 1 for digest, _ in members}
+
+
+def claimed_with_said(runs: list[tuple[str, str]], *, page: bool) -> str:
+    """Return the line ``rank`` and ``show`` print for runs claiming one record (KI232).
+
+    Args:
+        runs: ``(digest, name)`` of each run named (``rank``: every run of the record).
+        page: the line is under one run's page (``show``), naming the others.
+    """
+    named = ", ".join(f"BenchmarkRun/{name} ({digest[:19]})" for digest, name in runs)
+    what = (f"{named} {'claims' if len(runs) == 1 else 'claim'} this run's source record "
+            "too" if page else f"{named} claim one source record")
+    return (f"KI232: {what}: one is not the source's; a trusted maintainer withdraws it "
+            f"(`{WITHDRAW.format(ref='REF')}`)")

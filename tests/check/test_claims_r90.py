@@ -258,3 +258,33 @@ def test_an_environment_completing_a_copy_s_group_is_refused(store, kit, board, 
                               finds_nothing=lambda *a: [])
     found = [f for f in check_range(store, f"{base}..HEAD") if f.rule.id == "KI232"]
     assert [f.file for f in found] == [layout.object_path(Digest(_hex(copy)))]
+
+
+def test_rank_and_show_mark_a_stored_pair(store, kit, board, monkeypatch, tmp_path):
+    """F8: a pair history holds (two pull requests each green alone, merged) is marked in
+    rank and show, text and JSON; once one is withdrawn, no more."""
+    copy = _copy(kit, board, "sol-submission-25504", _native(score=0.9))
+    add_past_a_refusal(store, monkeypatch, [], [copy],
+                       rule="kistore.store.claims.claims_admitted", finds_nothing=lambda *a: [])
+    real, fake = f"sha256:{_hex(board['real'])}", f"sha256:{_hex(copy)}"
+    text = _cli(store, "rank", f"BenchmarkRun/{REAL}")
+    marks = [line for line in text.splitlines() if line.startswith("KI232")]
+    pair = sorted([(real, REAL), (fake, "sol-submission-25504")])
+    assert marks == [f"KI232: BenchmarkRun/{pair[0][1]} ({pair[0][0][:19]}), BenchmarkRun/"
+                     f"{pair[1][1]} ({pair[1][0][:19]}) claim one source record: one is not "
+                     "the source's; a trusted maintainer withdraws it (`kistore attest REF "
+                     "--type withdrawal -m REASON --key KEY --file`)"]
+    rows = json.loads(_cli(store, "rank", f"BenchmarkRun/{REAL}", "--json"))
+    assert {r["name"]: r.get("claimedWith") for r in rows} == {
+        REAL: [fake], "sol-submission-25504": [real], LOCAL_NAME: None}
+    page = _cli(store, "show", f"BenchmarkRun/{REAL}")
+    assert (f"  KI232: BenchmarkRun/sol-submission-25504 ({fake[:19]}) claims this run's "
+            "source record too") in page
+    shown = json.loads(_cli(store, "show", f"BenchmarkRun/{REAL}", "--json"))
+    assert shown["claimedWith"] == [{"digest": fake, "name": "sol-submission-25504"}]
+    local = json.loads(_cli(store, "show", f"BenchmarkRun/{LOCAL_NAME}", "--json"))
+    assert local["claimedWith"] == []
+    _withdraw(store, "BenchmarkRun/sol-submission-25504", _maintainer(store, tmp_path))
+    assert "KI232" not in _cli(store, "rank", f"BenchmarkRun/{REAL}")
+    assert "KI232" not in _cli(store, "show", f"BenchmarkRun/{REAL}")
+    assert json.loads(_cli(store, "show", f"BenchmarkRun/{REAL}", "--json"))["claimedWith"] == []
