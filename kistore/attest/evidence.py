@@ -31,12 +31,13 @@ one key counts once however many attestations, signatures or keyids it appears u
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout
+from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, WARNING, Finding, rule
 from ..core.layout import NOTES_REF
@@ -60,7 +61,6 @@ from .notes import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from ..core.digest import Digest
     from ..store import Store, View
 
 INVALID = "invalid"
@@ -566,6 +566,32 @@ def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = 
     judged = judged_many(store, digests, at=at)
     return {d: summarise([j for _, j in pairs]) if pairs else Evidence()
             for d, pairs in judged.items()}
+
+
+def withdrawn_runs(store: Store, *, at: str | None = None) -> Callable[[Iterable[str]], set[str]]:
+    """Return a function telling which of some runs a trusted maintainer withdrew.
+
+    What KI232 leaves out (:func:`kistore.store.claims.claims_admitted` in ``add`` and
+    ``import``, :mod:`kistore.check._claims` in the gate and ``verify``): a withdrawn
+    claimant of a source record no longer blocks the record's own run (reviewer r90 F6,
+    F9). Evidence as :func:`evidence_for_many` reads it (notes as they are now, the view's
+    ``store/attestations/`` files and trust), only when asked, and only of the runs asked.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: revision, or None for the work tree.
+
+    Returns:
+        A function of run digests (64 hex digits each) returning those withdrawn.
+    """
+    def withdrawn(hexes: Iterable[str]) -> set[str]:
+        asked = {h: Digest.from_str(f"sha256:{h}") for h in hexes}
+        if not asked:
+            return set()
+        evidence = evidence_for_many(store, asked.values(), at=at)
+        return {h for h, d in asked.items() if evidence[d].withdrawn}
+
+    return withdrawn
 
 
 def judged_many(store: Store, digests: Iterable[Any], *, at: str | None = None

@@ -5,32 +5,46 @@ comparison group's claims. The gate judges each run whose group file the range a
 it adds, or an earlier one its new protocol or environment puts in a group) against the
 other runs of that group at HEAD: one listing per group, O(change); a run claiming no
 record (no ``sol-execbench`` ``externalId``) reads no other run (a blob-less clone fetches
-nothing more). ``verify`` judges every group of the tree (one more read of every run).
+nothing more); each arriving run's object is read once. ``verify`` judges every group of the
+tree from the claims its contents check read from each object (:func:`judge_claims`: no
+object read again) and the group files it lists.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from ..attest.evidence import withdrawn_runs
 from ..core import layout
-from ..core.claims import CLAIMED_TWICE, CLAIMED_TWICE_STORED, POINTER, claim_message, claim_of
-from ..core.comparison import stored_spec
+from ..core.claims import (
+    CLAIMED_TWICE,
+    CLAIMED_TWICE_STORED,
+    POINTER,
+    Claim,
+    claim_message,
+    stored_claim,
+)
 from ..core.digest import Digest
 from ..core.findings import Finding, Rule
 from ..store import View
-from ..store.claims import group_claims, read_manifest, shown_run
+from ..store.claims import Withdrawn, members_claims, read_manifest, shown_run
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
 
 
-def range_claims(view: View, changed: Iterable[str]) -> list[Finding]:
+def range_claims(view: View, changed: Iterable[str],
+                 withdrawn: Withdrawn | None = None) -> list[Finding]:
     """KI232 (errors) for the runs a range puts in a comparison group.
 
     Args:
         view: the range's head.
         changed: the repository paths the range adds, changes or deletes.
+        withdrawn: which runs a trusted maintainer withdrew (the gate passes
+            :func:`kistore.attest.evidence.withdrawn_runs` at the head: the head's
+            ``store/attestations/`` files, and notes as this clone has them): a withdrawn
+            run claims nothing, so the record's own run may replace it; None: none is.
 
     Returns:
         One error per run whose group file is among ``changed`` and whose claim
@@ -43,41 +57,89 @@ def range_claims(view: View, changed: Iterable[str]) -> list[Finding]:
         parsed = layout.group_from_path(path)
         if parsed is not None:
             arriving.setdefault(layout.group_dir(parsed[0]), set()).add(parsed[1].hex)
+    known: dict[str, Claim | None] = {}  # each arriving run's object read once
     findings = []
     for directory, new in sorted(arriving.items()):
-        if any(claim_of(stored_spec(read_manifest(view, layout.object_path(
-                Digest.from_str(f"sha256:{hex_}"))), hex_, "BenchmarkRun")) is not None
-               for hex_ in new):  # a run claiming nothing reads no other run of its group
-            findings += _group_findings(view, directory, new, CLAIMED_TWICE)
+        for hex_ in new:
+            known[hex_] = stored_claim(read_manifest(view, layout.object_path(
+                Digest.from_str(f"sha256:{hex_}"))), hex_)
+        if any(known[hex_] is not None for hex_ in new):  # else no other run is read
+            members = ((directory, h) for h in view.list_dir(directory) if len(h) == 64)
+            findings += _group_findings(view, members_claims(view, members, known), new,
+                                        CLAIMED_TWICE, withdrawn)
     return findings
 
 
-def _group_findings(view: View, directory: str, judged: set[str] | None,
-                    rule: Rule) -> list[Finding]:
+def _group_findings(view: View, groups: Mapping[str, Mapping[Claim, list[str]]],
+                    judged: set[str] | None, rule: Rule,
+                    withdrawn: Withdrawn | None) -> list[Finding]:
     """Return a finding per run of ``judged`` (None: every run) claiming a claimed record.
 
-    A run is reported when a run not judged, or a judged one sorting before it, claims
-    the same record (every run is judged: each run claiming a record another claims, so
-    the record's own run is not singled out as the copy); the message names them.
+    A run ``withdrawn`` names (asked only of the runs of a record two or more claim)
+    claims nothing: neither reported nor named.
+
+    ``groups``: :func:`kistore.store.claims.members_claims`. A run is reported when a run
+    not judged, or a judged one sorting before it, claims the same record of its group
+    (every run is judged: each run claiming a record another claims, so the record's own
+    run is not singled out as the copy); the message names them (their metadata files
+    read from ``view``).
     """
     findings = []
-    for claim, members in group_claims(view, directory, "").items():
-        for i, hex_ in enumerate(members):
-            if judged is not None and hex_ not in judged:
-                continue
-            others = members[:i] + [h for h in members[i + 1:]
-                                    if judged is None or h not in judged]
-            if others:
-                findings.append(Finding(
-                    rule, claim_message(claim, [shown_run(view, h) for h in others]),
-                    file=layout.object_path(Digest.from_str(f"sha256:{hex_}")),
-                    pointer=POINTER,
-                    extra={"claimedBy": [f"sha256:{h}" for h in others]}))
+    for _, claims in sorted(groups.items()):
+        for claim, stating in claims.items():
+            members = stating
+            if len(stating) > 1 and withdrawn is not None:
+                out = withdrawn(stating)
+                members = [h for h in stating if h not in out]
+            for i, hex_ in enumerate(members):
+                if judged is not None and hex_ not in judged:
+                    continue
+                others = members[:i] + [h for h in members[i + 1:]
+                                        if judged is None or h not in judged]
+                if others:
+                    findings.append(Finding(
+                        rule, claim_message(claim, [shown_run(view, h) for h in others]),
+                        file=layout.object_path(Digest.from_str(f"sha256:{hex_}")),
+                        pointer=POINTER,
+                        extra={"claimedBy": [f"sha256:{h}" for h in others]}))
     return findings
+
+
+def judge_claims(view: View, group_paths: Iterable[str],
+                 known: Mapping[str, Claim | None],
+                 withdrawn: Withdrawn | None = None) -> list[Finding]:
+    """KI232 (warnings) for ``verify``, from what its contents check read.
+
+    Args:
+        view: the tree verified (a member ``known`` lacks is read from it, and the
+            metadata files of the runs a finding names).
+        group_paths: the paths under ``store/groups/`` of the tree, as the contents check
+            listed them (one that is no group file path, :func:`kistore.core.layout.
+            is_group_path`, is left out: KI216's).
+        known: run hex -> its claim (:func:`kistore.core.claims.stored_claim` of the object's
+            bytes as the contents check read them; None: it claims nothing): such a run's
+            object is not read again. A run absent (its object not read whole) is read.
+        withdrawn: which runs a trusted maintainer withdrew: a pair of which one is
+            withdrawn is no finding (the rankings leave that one out already).
+
+    Returns:
+        As :func:`check_claims`.
+    """
+    members = []
+    for path in group_paths:
+        directory, _, hex_ = path.rpartition("/")
+        if (hex_ not in known or known[hex_] is not None) and layout.is_group_path(path):
+            members.append((directory, hex_))  # a run claiming nothing is skipped
+    return _group_findings(view, members_claims(view, members, known), None,
+                           CLAIMED_TWICE_STORED, withdrawn)
 
 
 def check_claims(store: Store, at: str | None = None) -> list[Finding]:
     """KI232 (warnings) for ``verify``: every run of a group claiming another's record.
+
+    :func:`judge_claims` of the group files listed here, every member's object read here.
+    ``verify`` calls :func:`judge_claims` itself with the claims its contents check read
+    (no object read twice).
 
     Args:
         store: the store.
@@ -89,9 +151,9 @@ def check_claims(store: Store, at: str | None = None) -> list[Finding]:
         the others.
     """
     view = store.view(at)
-    findings = []
+    paths = []
     for shard in sorted(view.list_dir(layout.GROUPS_DIR)):
         for rest in sorted(view.list_dir(f"{layout.GROUPS_DIR}/{shard}")):
-            findings += _group_findings(view, f"{layout.GROUPS_DIR}/{shard}/{rest}", None,
-                                        CLAIMED_TWICE_STORED)
-    return findings
+            directory = f"{layout.GROUPS_DIR}/{shard}/{rest}"
+            paths += [f"{directory}/{h}" for h in view.list_dir(directory) if len(h) == 64]
+    return judge_claims(view, paths, {}, withdrawn_runs(store, at=at))

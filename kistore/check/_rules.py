@@ -24,6 +24,7 @@ from typing import Any
 
 from ..core import canonical, canonical_fast, layout
 from ..core._plain_text import char_name
+from ..core.claims import WITHDRAW_FIRST
 from ..core.contradictions import (
     LATENCY_FLOOR_NS,
     LATENCY_UNITS_DISAGREE,
@@ -164,8 +165,9 @@ LATENCY_STATISTICS_CONTRADICT = rule(
 LATENCY_BELOW_FLOOR = rule(
     "KI230", "latency-below-floor", WARNING,
     "state timing.latencyNs in nanoseconds (a 0.42 ms kernel is 420000, not 0.42); objects "
-    "are never edited: add the corrected run as a new object. A kernel truly measured under "
-    f"{LATENCY_FLOOR_NS} ns: say how in the pull request (the run is ranked as stated)")
+    f"are never edited: add the corrected run as a new object{WITHDRAW_FIRST}. A kernel "
+    f"truly measured under {LATENCY_FLOOR_NS} ns: say how in the pull request (the run is "
+    "ranked as stated)")
 SOURCE_CLAIM_UNPROVEN = rule(
     "KI226", "source-claim-unproven", ERROR,
     "a run you measured yourself names no source, or its own: nothing spelling "

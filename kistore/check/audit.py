@@ -19,13 +19,15 @@ import dataclasses
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..attest.evidence import check_attestations, judging_blobs
+from ..attest.evidence import check_attestations, judging_blobs, withdrawn_runs
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
+from ..core.claims import Claim, stored_claim
 from ..core.comparison import KEYED_REFERENCES, REFERENCE_KINDS, RunKeys
 from ..core.digest import Digest
 from ..core.errors import InputError, MultipleErrors
@@ -41,7 +43,7 @@ from ..git.blobs import CommitUnparsable, ObjectUnreadable, is_partial_clone
 from ..git.pack import blob_id
 from ..git.packs import PackDamage, check_packs
 from ..store import Files, FileTooLarge, index_lock
-from ._claims import check_claims
+from ._claims import check_claims, judge_claims
 from ._commits import unparsable_finding
 from ._dates import check_commit_dates
 from ._focus import collision_candidates, look_up_entries
@@ -213,7 +215,8 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                    progress: Progress | None = None, workers: int | None = None,
                    meanwhile: Callable[[], object] | None = None,
                    objects_read: dict[str, bytes] | None = None,
-                   observed: dict[str, int | None] | None = None) -> list[Finding]:
+                   observed: dict[str, int | None] | None = None,
+                   claims: dict[str, Claim | None] | None = None) -> list[Finding]:
     """Apply every per-file and cross-file check to one snapshot.
 
     Args:
@@ -238,6 +241,11 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
             no readable time (:func:`kistore.core.observed.run_observed` of the bytes as
             read): what ``verify``'s KI227 judges (:func:`kistore.check._observed.
             judge_observed`) without reading the blob again.
+        claims: when given, filled with each object read whole (its 64 hex digits) -> the
+            source record its run claims, None for none (:func:`kistore.core.claims.
+            stored_claim` of the bytes as read: a tampered object claims nothing): what
+            ``verify``'s KI232 judges (:func:`kistore.check._claims.judge_claims`) without
+            reading the object again.
 
     Returns:
         Every finding (KI1xx, KI2xx), sorted by file and place.
@@ -285,6 +293,10 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         for unit, result in zip(units, results, strict=True):
             if unit[1] is not None and not isinstance(result[6], str):  # read whole
                 observed[unit[1]] = result[6]
+    if claims is not None:
+        for unit, result in zip(units, results, strict=True):
+            if not isinstance(result[7], str):  # read whole (not _UNREAD, a copy from a worker)
+                claims[unit[0]] = result[7]
     for result in results:
         if result[0]:
             findings += result[0]
@@ -295,13 +307,13 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                                               groups_read))
                  if not unread or f.extra.get("run", "")[7:] not in unread]
     if focus is None and all(u[1] is not None and u[2] is not None for u in units):
-        _, kinds, names, references, _, statistics, _ = \
-            zip(*results, strict=True) if results else ((),) * 7
+        _, kinds, names, references, _, statistics, _, _ = \
+            zip(*results, strict=True) if results else ((),) * 8
         if entries_clean([u[0] for u in units], kinds, names, references, statistics):
             return sorted(findings, key=sort_key)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
-    for unit, (found, kind, name, references, _, statistic, _) in zip(units, results,
-                                                                      strict=True):
+    for unit, (found, kind, name, references, _, statistic, _, _) in zip(units, results,
+                                                                         strict=True):
         digest = Digest(unit[0])
         refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
                 if r is not None}
@@ -890,14 +902,16 @@ CHUNK = 500
 """Units a worker checks per task (one pickle each way per chunk)."""
 
 _Compact = tuple["list[Finding] | None", "str | None", "str | None", tuple["str | None", ...],
-                 "str | None", "str | None", "int | str | None"]
+                 "str | None", "str | None", "int | str | None", "Claim | str | None"]
 """One unit's result as it crosses processes: findings (None: none), kind, name, the references
 in :data:`kistore.core.model.REFERENCE_FIELDS` order, the manifest's names path when the
 worker found it holding exactly this manifest's record (:func:`_names_confirmed`; else
 None), the primary statistic a run or protocol states (KI218; else None), and the
 ``observedAt`` of a run in seconds (:func:`kistore.core.observed.run_observed` of the
 object's bytes as read: KI227 reads no blob again; None for another kind or no readable
-time; :data:`_UNREAD` when the object was not read whole). Plain tuples:
+time; :data:`_UNREAD` when the object was not read whole), and the source record a run
+claims (:func:`kistore.core.claims.stored_claim` of the same bytes: KI232 reads no object
+again; None for none; :data:`_UNREAD` likewise). Plain tuples:
 unpickling an Entry (a dataclass holding a Digest) cost the parent ~40 us a manifest, more
 than the checks."""
 
@@ -967,35 +981,38 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
     docs/speed.md, sixth pass; most likely the processor's caches, cold again after
     each call into the kernel).
     """
-    checked: list[tuple[list[Finding] | None, _Learnt, bool, int | str | None]] = []
+    checked: list[tuple[list[Finding] | None, _Learnt, bool, int | str | None,
+                        Claim | str | None]] = []
     start = 0
     limits = snap.value_limits
     while start < len(units):
         batch, pairs = _read_pairs(snap, units, start, entries)
         for unit, pair in zip(batch, pairs, strict=True):
             observed = _UNREAD if pair is None else run_observed(pair[0])
+            claim = _UNREAD if pair is None else stored_claim(pair[0], unit[0])
             # a file long enough to hold a string or array past the limits (KI107; no real
             # manifest is: 16 KB at most in shared/data) is walked; check_unit reports one
             clean = None if pair is None or not (within_value_limits(pair[0], limits) and
                                                  within_value_limits(pair[1], limits)) \
                 else check_clean_pair(unit[0], *pair)
             if clean is not None:
-                checked.append((None, clean, True, observed))
+                checked.append((None, clean, True, observed, claim))
                 continue
             findings, entry = check_unit(snap, unit)
             checked.append((findings or None, (entry.kind, entry.name, tuple(
                 entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic),
-                unit[1] is not None and unit[2] is not None, observed))
+                unit[1] is not None and unit[2] is not None, observed, claim))
         start += len(batch)
     return [(findings, clean[0], clean[1], clean[2],
              _names_confirmed(snap, unit[0], clean[0], clean[1]) if both else None, clean[3],
-             observed)
-            for unit, (findings, clean, both, observed) in zip(units, checked, strict=True)]
+             observed, claim)
+            for unit, (findings, clean, both, observed, claim) in zip(units, checked,
+                                                                      strict=True)]
 
 
 _UNREAD = "unread"
-"""The observed time of a unit whose object :func:`_check_chunk` did not read whole (absent,
-past the limit, unreadable, no metadata file): not known (:data:`_Compact`)."""
+"""The observed time and claim of a unit whose object :func:`_check_chunk` did not read whole
+(absent, past the limit, unreadable, no metadata file): not known (:data:`_Compact`)."""
 
 READ_AHEAD = 4 << 20
 """Bytes :func:`_check_chunk` reads before checking them: a chunk of 500 manifests near
@@ -1266,14 +1283,27 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     # it without git's status of every file (_history.worktree_changes).
     objects_read: dict[str, bytes] | None = None
     history: list[int] = []  # where check_history's findings start and end in ``later``
-    # KI227: the history walk meanwhile, judged after with the times the workers read
+    # KI227: the history walk meanwhile, judged after with the times the workers read;
+    # KI232: judged after with the claims the workers read
     observed: dict[str, int | None] = {}
-    firsts: list[list[Added]] = []  # first_added's answer, once it ran
-    observed_at: list[tuple[int, bool]] = []  # where KI227's go in ``later``; before history's?
+    claims: dict[str, Claim | None] = {}
+    # each judged after the contents check: where its findings go in ``later`` (where its
+    # checker ran), whether before check_history's, and the judge
+    deferred: list[tuple[int, bool, Callable[[], list[Finding]]]] = []
 
     def history_has_no_end() -> bool:
         """Return True when check_history began (its start noted) and stopped before its end."""
         return len(history) == 1
+
+    def judge_observed_read(firsts: list[Added]) -> list[Finding]:
+        """KI227 of the runs ``firsts`` added, with the times the contents check read."""
+        return judge_observed(store.repo, firsts,
+                              _observed_read(snap, observed, objects_read), snap.limit)
+
+    def judge_claims_read() -> list[Finding]:
+        """KI232 of the tree's groups, with the claims the contents check read."""
+        return judge_claims(snap.view, (p for p in snap.modes if p.startswith(_GROUPS_PREFIX)),
+                            claims, withdrawn_runs(store, at=at))
 
     def run_checkers() -> None:  # in this process while the workers check files
         for checker in CHECKERS if checkers is None else checkers:
@@ -1283,8 +1313,10 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
                     later.extend(check_history(store, at, worktree=False))
                     history.append(len(later))
                 elif checker is check_observed:
-                    firsts.append(first_added(store, at))
-                    observed_at.append((len(later), not history))
+                    deferred.append((len(later), not history,
+                                     partial(judge_observed_read, first_added(store, at))))
+                elif checker is check_claims:
+                    deferred.append((len(later), not history, judge_claims_read))
                 else:
                     later.extend(checker(store, at))
             except ObjectUnreadable as e:  # a commit, tree or note it reads: the rest go on
@@ -1302,11 +1334,11 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         objects_read = {}
     contents = check_contents(snap, progress=step if watching else progress,
                               workers=workers, meanwhile=run_checkers,
-                              objects_read=objects_read, observed=observed)
-    if firsts:  # KI227 in its place among the checkers' findings (a damaged blob: KI117's)
-        judged = judge_observed(store.repo, firsts[0],
-                                _observed_read(snap, observed, objects_read), snap.limit)
-        at_, before_history = observed_at[0]
+                              objects_read=objects_read, observed=observed, claims=claims)
+    # KI227, KI232 in their places among the checkers' findings (a damaged blob: KI117's),
+    # the last placed first: an earlier one's place stays where it was
+    for at_, before_history, judge in reversed(deferred):
+        judged = judge()
         later[at_:at_] = judged
         if before_history:  # check_history's findings, if it ran later, move with it
             history[:] = [h + len(judged) for h in history]

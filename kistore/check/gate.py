@@ -38,6 +38,7 @@ from ..attest.evidence import (
     WITHDRAWS,
     check_attestations,
     judge,
+    withdrawn_runs,
 )
 from ..attest.notepaths import path_findings
 from ..attest.notes import ATTESTATIONS_SHA256, Seen, lines_of, note_blobs, parse_attestation_path
@@ -314,7 +315,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += range_observed(repo, base, head, changed)  # KI227 (errors, warnings)
     findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
                                changed)  # KI229
-    findings += range_claims(store.view(str(head.id)), changed)  # KI232
+    findings += range_claims(store.view(str(head.id)), changed,  # KI232
+                             withdrawn_runs(store, at=str(head.id)))
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)

@@ -130,6 +130,9 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
         from ..query.units import units_admitted
 
         checks = (units_admitted, outliers_admitted)
+    # Lazy: attestations are read only when a run's claim meets another's (KI232).
+    from ..attest.evidence import withdrawn_runs
+
     landing = Landing()
     with interrupt_says(undone_add("add", commit=do_commit,
                                           update_metadata=update_metadata)), \
@@ -137,7 +140,9 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
         results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,
                             update_metadata=update_metadata, commit=do_commit,
                             message=message, origins={x.manifest.digest: x for x in located},
-                            checks=checks, on_landed=landing.landed, refused=refused)
+                            checks=checks, on_landed=landing.landed, refused=refused,
+                            # a withdrawn claimant of a source record blocks no run (KI232)
+                            withdrawn=withdrawn_runs(store))
         landing.landed(landing.commit)  # nothing was written, or it landed: print it all
     landing.say("add", len(results))
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).

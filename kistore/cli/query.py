@@ -89,15 +89,21 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     warn_shared_names(store, [row.record for row in rows], at)
     warn_implementation_missing(rows)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.claims import claimed_with, claimed_with_said
     from ..query.outliers import implausible_latency, outlier_line, ranking_outlier, ratio_said
 
     outlier = ranking_outlier(ranking)  # KI234: a #1 far ahead of its #2
+    claimed = claimed_with((row.record.digest, row.record.name, row.record.spec)  # KI232
+                           for row in ranking.rows(include_excluded=True)
+                           if not row.evidence.withdrawn)
     if fmt != "text":
         data = [{**row.to_json(), "comparison": ranking.comparison.name,
                  "metric": ranking.comparison.metric,
                  "outlier": outlier.to_json() if outlier is not None
                  and row.record.digest == outlier.digest else None,
-                 "implausibleLatency": implausible_latency(row.record.spec)} for row in rows]
+                 "implausibleLatency": implausible_latency(row.record.spec)}
+                | ({"claimedWith": [d for d, _ in claimed[row.record.digest]]}
+                   if row.record.digest in claimed else {}) for row in rows]
         (emit_json if fmt == "json" else emit_jsonl)(data)
         return
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
@@ -132,6 +138,13 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     if outlier is not None:
         assert ranking.first is not None  # an outlier is the #1
         click.echo(one_line(f"(!) {outlier_line(outlier, ranking.first.record.name)}"))
+    said: set[tuple[str, ...]] = set()
+    names = {row.record.digest: row.record.name for row in ranking.rows(include_excluded=True)}
+    for digest, others in sorted(claimed.items()):  # one line a record, under the table
+        runs = sorted([(digest, names[digest]), *others])
+        if tuple(d for d, _ in runs) not in said:
+            said.add(tuple(d for d, _ in runs))
+            click.echo(claimed_with_said(runs, page=False))
 
 
 @writes(False)

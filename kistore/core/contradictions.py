@@ -42,6 +42,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .canonical import escape_pointer
+from .claims import WITHDRAW_FIRST
 from .errors import shorten
 from .findings import WARNING, rule
 
@@ -374,7 +375,7 @@ LATENCY_UNITS_DISAGREE = rule(
     "state the mean latency in nanoseconds and latency_ms in milliseconds, both from one "
     "measurement, as the source's importer does (a run not committed yet: `kistore drop "
     "DIGEST` and add the corrected file; a committed one stays, objects are never edited: "
-    "add the corrected run as a new object)")
+    f"add the corrected run as a new object{WITHDRAW_FIRST})")
 
 
 def _finite(value: Any) -> float | None:

@@ -14,6 +14,8 @@ import re
 import unicodedata
 from typing import Any
 
+from .folding import ascii_alnum
+
 _NOT_NAME = re.compile(r"[^a-z0-9.]+")
 
 
@@ -65,32 +67,92 @@ Sources not listed (their importers name runs by other fields) are not checked."
 def external_id_disagreement(spec: Any, name: Any) -> str | None:
     """Say how a BenchmarkRun's name disagrees with its source's external id, if it does.
 
+    The source is read folded (:func:`naming_source`: ``sol-exec-bench`` is
+    ``sol-execbench``, as KI226 reads a source's name), the id in its normal form
+    (:func:`record_id`: ``#25504``, ``025504`` and ``25504`` are one id, and so are a
+    path's case and its ``/`` or ``-``), the same form KI232 compares claims by.
+
     Args:
         spec: the run's ``spec`` (parsed JSON).
         name: its ``metadata.name``.
 
     Returns:
-        None when the name agrees, or the run has no source of :data:`EXTERNAL_ID_NAMES`
-        or no ``externalId``; else one line naming the forms expected.
+        None when the name agrees, or the run has no source of :data:`EXTERNAL_ID_NAMES`;
+        else one line naming the forms expected. A run of such a source stating no
+        ``externalId`` (or no string or integer) disagrees when its name has one of the
+        forms all the same: the name claims a record the run does not state (reviewer
+        r90 F1: ``sol-local-25504``, source ``sol-execbench``, no id, passed every rule).
     """
     native = spec.get("sourceNative") if isinstance(spec, dict) else None
     if not isinstance(native, dict) or not isinstance(name, str):
         return None
-    forms = EXTERNAL_ID_NAMES.get(native.get("source"))  # type: ignore[arg-type]
-    external = native.get("externalId")
-    if forms is None or not isinstance(external, str | int) or isinstance(external, bool):
+    source = naming_source(native.get("source"))
+    if source is None:
         return None
-    ident = _ident(external)
-    heads = _any_head(native.get("source"), forms)  # type: ignore[arg-type]
+    forms = EXTERNAL_ID_NAMES[source]
+    external = native.get("externalId")
+    if not isinstance(external, str | int) or isinstance(external, bool):
+        if _named_as_record(source, forms).fullmatch(name) is None:
+            return None
+        return (f"{native['source']} run {name!r} has the name of a record ("
+                f"{_shown_forms(forms, 'ID')}) but states no externalId: name it otherwise "
+                "(a run you measured yourself), or state the record's id")
+    ident = record_id(external)
+    heads = _any_head(source, forms)
     if heads is not None:  # one fullmatch for every form, as any(_agrees(...)) answers
         cut = len(name) - len(ident)
         if cut >= 0 and name[cut:] == ident and heads.fullmatch(name, 0, cut) is not None:
             return None
     elif any(_agrees(form, ident, name) for form in forms):
         return None
-    shown = " or ".join(repr(form.format(id=ident).replace("[0-9]+", "N")) for form in forms)
-    return (f"{native['source']} run {native['externalId']!r} must be named {shown}, "
-            f"not {name!r}")
+    return (f"{native['source']} run {native['externalId']!r} must be named "
+            f"{_shown_forms(forms, ident)}, not {name!r}")
+
+
+def _shown_forms(forms: tuple[str, ...], ident: str) -> str:
+    """Return the forms with ``{id}`` as ``ident`` and a kernel number as ``N``, quoted."""
+    return " or ".join(repr(form.format(id=ident).replace("[0-9]+", "N")) for form in forms)
+
+
+_BY_KEY = {ascii_alnum(source): source for source in EXTERNAL_ID_NAMES}
+
+
+def naming_source(source: Any) -> str | None:
+    """Return the source of :data:`EXTERNAL_ID_NAMES` a ``sourceNative.source`` names, or None.
+
+    Read as KI226 reads a source's name (:func:`kistore.core.folding.ascii_alnum`: NFKC,
+    case folded, accents split off, only ASCII letters and digits kept), so
+    ``sol-exec-bench``, ``SOL_ExecBench`` and ``sol.execbench`` are ``sol-execbench``
+    (reviewer r90 F1: a copy stating ``sol-exec-bench`` claimed a record unseen).
+
+    Args:
+        source: the stated source (any JSON value).
+    """
+    return _BY_KEY.get(ascii_alnum(source)) if isinstance(source, str) else None
+
+
+def record_id(external: str | int) -> str:
+    """Return an external id's normal form: what KI209 names a run by and KI232 compares.
+
+    :func:`slug` of the id (case, ``/`` or ``-``, a leading ``#``: one id), and an id of
+    digits without its leading zeros (``025504`` is submission ``25504``; ``0`` stays).
+
+    Args:
+        external: ``sourceNative.externalId`` (a string or an integer).
+    """
+    ident = _ident(external)
+    return (ident.lstrip("0") or "0") if ident.isdigit() else ident
+
+
+_NAMED: dict[str, re.Pattern[str]] = {}
+"""A source of :data:`EXTERNAL_ID_NAMES` -> one pattern of its forms with any id."""
+
+
+def _named_as_record(source: str, forms: tuple[str, ...]) -> re.Pattern[str]:
+    """Return the alternation of ``forms`` with ``{id}`` any non-empty text, compiled once."""
+    if source not in _NAMED:
+        _NAMED[source] = re.compile("|".join(f"(?:{form.format(id='.+')})" for form in forms))
+    return _NAMED[source]
 
 
 _SLUG = re.compile(r"[a-z0-9](?:[a-z0-9.]*[a-z0-9])?")

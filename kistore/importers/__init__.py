@@ -198,6 +198,10 @@ def run_import(
             ``(kistore.query.units.units_admitted,)`` (KI210). Default none.
         on_landed: called once the add has landed (``Store.add(on_landed=)``).
 
+    A stored run a trusted maintainer withdrew claims no source record any more
+    (``Store.add(withdrawn=)``, :func:`kistore.attest.evidence.withdrawn_runs`): the
+    record's own run is imported in its place (KI232; reviewer r90 F6).
+
     Returns:
         The :class:`ImportReport`.
 
@@ -255,9 +259,12 @@ def run_import(
     said_first = (f"kistore import {source}: {runs} run{'s' * (runs != 1)} from {files} "
                   f"file{'s' * (files != 1)}")
     try:
+        # Lazy: attestations are read only when a run's claim meets another's (KI232).
+        from ..attest.evidence import withdrawn_runs
+
         results = store.add(
             manifests, commit=commit, origins=origins, update_metadata=update_metadata,
-            checks=checks, on_landed=on_landed,
+            checks=checks, on_landed=on_landed, withdrawn=withdrawn_runs(store),
             # the store adds what --update-metadata replaced (KIND/NAME DIGEST a line)
             message=message or (lambda _: said_first),
         )

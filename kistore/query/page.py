@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..attest.levels import SOURCE_NATIVE, notes_not_fetched, withdrawal_said
 from ..attest.levels import attestation_text as attestation_text  # re-exported
+from ..core.claims import claim_of, claimed_with, claimed_with_said
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, one_line
 from ..core.model import Manifest
@@ -95,6 +96,18 @@ class RunPage(NamedTuple):
                  "withdrawal": withdrawal_said(ref.evidence)}
                 for ref in self.ranking.references]
 
+    def claimed_with(self) -> list[tuple[str, str]]:
+        """Return ``(digest, name)`` of each other run of the group claiming its record.
+
+        None withdrawn (KI232: :func:`kistore.core.claims.claimed_with`); none when this
+        run is withdrawn (it claims nothing).
+        """
+        if claim_of(self.manifest.spec) is None:
+            return []
+        return claimed_with((r.record.digest, r.record.name, r.record.spec)
+                            for r in self.ranking.rows(include_excluded=True)
+                            if not r.evidence.withdrawn).get(self.record.digest, [])
+
     def to_json(self) -> dict[str, Any]:
         """Return the page as data: digest, comparisonKey, rank, groupSize, evidenceLevel..."""
         spec, r, first = self.manifest.spec, self.record, self.ranking.first
@@ -119,6 +132,7 @@ class RunPage(NamedTuple):
             "evidenceLevel": self.row.evidence.level, "withdrawn": self.row.evidence.withdrawn,
             "attestations": list(self.row.evidence.attestations), "reruns": self.reruns(),
             "notesNotFetched": self.notes_not_fetched,
+            "claimedWith": [{"digest": d, "name": n} for d, n in self.claimed_with()],
             **{k.removesuffix("Digest"): _related_json(k, self.related.get(k), spec)
                for k in ("implementationDigest", "workloadDigest", "protocolDigest",
                          "environmentDigest")},
@@ -176,6 +190,9 @@ class RunPage(NamedTuple):
         else:
             out.append(f"not ranked ({row.reason}); {ranking.group_size} ranked in the group "
                        f"({named})")
+        if d["claimedWith"]:
+            out.append("  " + claimed_with_said([(o["digest"], o["name"])
+                                                  for o in d["claimedWith"]], page=True))
         if not work.get("inStore"):
             out.append(f"  caveat: the workload {work.get('digest')} is not in this store, so "
                        "the group holds only the runs of it stored here; other runs of the "

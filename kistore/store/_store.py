@@ -25,7 +25,7 @@ import contextlib
 import dataclasses
 import os
 import sqlite3
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -1043,6 +1043,7 @@ class Store:
         checks: Sequence[AdmissionCheck] = (),
         on_landed: Callable[[str | None], None] | None = None,
         refused: Sequence[KistoreError] = (),
+        withdrawn: Callable[[Iterable[str]], set[str]] | None = None,
     ) -> list[AddResult]:
         """Add manifests to the store, all or nothing.
 
@@ -1093,6 +1094,11 @@ class Store:
                 written, and they are raised with every refusal of ``manifests``, which
                 are checked all the same (reviewer r85 F2: the other files' problems came
                 only on the next try).
+            withdrawn: of some stored runs (64 hex digits each), those a trusted
+                maintainer withdrew (:func:`kistore.attest.evidence.withdrawn_runs`:
+                ``kistore add`` and ``import`` pass it; the store reads no attestation):
+                KI232 leaves them out, so the record's own run replaces a withdrawn
+                claimant (reviewer r90 F6); None: no run is taken for withdrawn.
 
         Returns:
             One :class:`AddResult` per distinct manifest, in input order. Adding what is
@@ -1140,7 +1146,7 @@ class Store:
                 results = self._add(manifests, allow_dangling=allow_dangling,
                                     update_metadata=update_metadata, commit=commit,
                                     message=message, origins=origins, checks=checks,
-                                    on_landed=note, refused=refused)
+                                    on_landed=note, refused=refused, withdrawn=withdrawn)
         except KeyboardInterrupt as e:
             if isinstance(e, AddInterrupted) or not landed or results is None:
                 raise
@@ -1188,6 +1194,7 @@ class Store:
         checks: Sequence[AdmissionCheck],
         on_landed: Callable[[str | None], None] | None,
         refused: Sequence[KistoreError] = (),
+        withdrawn: Callable[[Iterable[str]], set[str]] | None = None,
     ) -> list[AddResult]:
         """:meth:`add` under the write lock."""
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
@@ -1200,7 +1207,8 @@ class Store:
         from .products import products_admitted
         from .statistics import statistics_admitted
 
-        # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233), always
+        # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233), always; KI232's
+        # with the group directories the plan computed (below)
         checks = (statistics_admitted, observed_admitted, products_admitted, claims_admitted,
                   latency_admitted, *checks)
         if self.root is None:
@@ -1218,6 +1226,10 @@ class Store:
                                 origins=origins, head_holds=self._head_holds())
                 results, files, written = plan.results, plan.files, plan.written
                 if checks:
+                    groups = plan.groups
+                    checks = tuple((lambda store, new: claims_admitted(store, new, groups,
+                                                                       withdrawn))
+                                   if check is claims_admitted else check for check in checks)
                     warned = self._admit(checks, manifests, plan.checked, origins)
                     results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
                                if r.digest in warned else r for r in results]

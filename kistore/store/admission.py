@@ -87,6 +87,11 @@ class AddPlan:
             ran on them, :func:`plan_add`): those it adds, the leftovers of a killed add
             among them (:func:`_left_unfinished`), and with ``commit`` every manifest HEAD
             lacks (one a plain add wrote too). The layers' admission checks run on these.
+        groups: run hex -> its comparison group's directory (:func:`kistore.core.layout.
+            group_dir`), for every run of the add whose key is known (a run ``checked``
+            lacking here has none yet), its group file written now or already there: what
+            KI232's admission reads (:func:`kistore.store.claims.claims_admitted`), the
+            keys computed once an add.
     """
 
     results: list[AddResult] = field(default_factory=list)
@@ -95,6 +100,7 @@ class AddPlan:
     stale: list[str] = field(default_factory=list)
     work_tree_only: set[str] = field(default_factory=set)
     checked: set[str] = field(default_factory=set)
+    groups: dict[str, str] = field(default_factory=dict)
 
 
 def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_dangling: bool,
@@ -274,8 +280,8 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     whole = set() if commit else {h for h, m in unique.items() if m.kind == "BenchmarkRun"
                                   and h not in checked and h in stored
                                   and new_here.isdisjoint(m.reference_hex)}
-    groups, work_tree_only = _group_files(view, unique, files, earlier, commit=commit,
-                                          head_holds=head_holds, also=whole)
+    groups, work_tree_only, keyed = _group_files(view, unique, files, earlier, commit=commit,
+                                                 head_holds=head_holds, also=whole)
     unfinished = whole & {path.rpartition("/")[2] for path in groups}
     for i, result in enumerate(results):
         if result.digest.hex in unfinished:
@@ -291,7 +297,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     if errors:
         raise MultipleErrors(errors)
     files.update(groups)
-    return AddPlan(results, files, written, stale, work_tree_only, checked)
+    return AddPlan(results, files, written, stale, work_tree_only, checked, keyed)
 
 
 def _problems_as_new(view: WorkTreeView, m: Manifest, spec: dict[str, Any] | None,
@@ -459,7 +465,8 @@ def _uncommitted_references(view: WorkTreeView, batch: Mapping[str, Manifest],
 
 def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mapping[str, bytes],
                  earlier: Earlier, *, commit: bool, head_holds: Callable[[str, bytes], bool],
-                 also: Collection[str] = ()) -> tuple[dict[str, bytes], set[str]]:
+                 also: Collection[str] = ()
+                 ) -> tuple[dict[str, bytes], set[str], dict[str, str]]:
     """Return the group files (:func:`kistore.core.layout.group_path`) an add writes.
 
     One per run whose comparison key the add makes known: each run of the batch whose
@@ -473,10 +480,11 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
     the add commits and HEAD lacks it. Each group directory is listed once.
 
     Returns:
-        ``(files, work_tree_only)``: path -> bytes to write; and, when the add commits,
+        ``(files, work_tree_only, keyed)``: path -> bytes to write; when the add commits,
         the paths of the earlier runs HEAD does not hold (added without ``--commit``):
         written into the work tree beside their run, left out of the commit (HEAD's
-        groups hold only HEAD's runs, KI216).
+        groups hold only HEAD's runs, KI216); and run hex -> group directory of every run
+        whose key is known, its file written or not (:attr:`AddPlan.groups`).
     """
     def read(hex_: str) -> bytes | None:
         m = batch.get(hex_)
@@ -499,10 +507,12 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
                 if commit and not head_holds(layout.object_path(Digest(leaf)), data):
                     uncommitted.add(leaf)
     wanted: dict[str, bytes] = {}
+    keyed: dict[str, str] = {}
     for hex_, references in runs.items():
         group = keys.group(references)
         if group is not None:
-            wanted[f"{layout.group_dir(group[0])}/{hex_}"] = group[1]
+            keyed[hex_] = layout.group_dir(group[0])
+            wanted[f"{keyed[hex_]}/{hex_}"] = group[1]
     listings: dict[str, set[str]] = {}
     written = {}
     work_tree_only = set()
@@ -517,7 +527,7 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
         elif (commit and leaf not in uncommitted and not head_holds(path, record)
               and view.read(path) == record):
             written[path] = record
-    return written, work_tree_only
+    return written, work_tree_only, keyed
 
 
 _HEX = frozenset("0123456789abcdef")

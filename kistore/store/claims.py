@@ -14,11 +14,20 @@ add) claims with other bytes is refused.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
-from ..core.claims import CLAIMED_TWICE, POINTER, Claim, claim_message, claim_of
+from ..core.claims import (
+    CLAIMED_TWICE,
+    POINTER,
+    Claim,
+    claim_fix,
+    claim_message,
+    claim_of,
+    may_claim,
+    stored_claim,
+)
 from ..core.comparison import REFERENCE_KINDS, comparison_key, run_key_object, stored_spec
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
@@ -50,32 +59,60 @@ def shown_run(view: View, hex_: str) -> str:
     return named("BenchmarkRun", name, str(digest))
 
 
-def group_claims(view: View, directory: str, skip: str) -> dict[Claim, list[str]]:
+def group_claims(view: View, directory: str, skip: str,
+                 known: Mapping[str, Claim | None] | None = None) -> dict[Claim, list[str]]:
     """Return the claims of the runs a group directory lists, but ``skip``'s.
 
     Args:
         view: the tree (a commit, or the work tree).
         directory: :func:`kistore.core.layout.group_dir` of the group.
         skip: the 64 hex digits of a run to leave out (the one judged).
+        known: run hex -> its claim (None: it claims nothing) as a caller read it already
+            (:func:`kistore.core.claims.stored_claim` of the object's bytes): not read
+            again; every other member's object is read here.
 
     Returns:
         claim -> the 64 hex digits of each member run stating it, sorted. A member whose
         object is missing, tampered or no run is left out (KI216 says so).
     """
-    found: dict[Claim, list[str]] = {}
-    for hex_ in sorted(view.list_dir(directory)):
-        if hex_ == skip or len(hex_) != 64:
-            continue
-        data = read_manifest(view, layout.object_path(Digest.from_str(f"sha256:{hex_}")))
-        if data is None or b'"externalId"' not in data:
-            continue  # claims nothing: neither hashed nor parsed
-        claim = claim_of(stored_spec(data, hex_, "BenchmarkRun"))
+    return members_claims(view, ((directory, hex_) for hex_ in view.list_dir(directory)
+                                 if hex_ != skip and len(hex_) == 64), known or {}
+                          ).get(directory, {})
+
+
+def members_claims(view: View, members: Iterable[tuple[str, str]],
+                   known: Mapping[str, Claim | None]) -> dict[str, dict[Claim, list[str]]]:
+    """Return the claims of some group members, by group directory.
+
+    Args:
+        view: the tree read for a member ``known`` lacks.
+        members: ``(group directory, 64 hex digits of the run)`` per group file.
+        known: run hex -> its claim (None: claims nothing) as already read: not read again.
+
+    Returns:
+        directory -> claim -> the hex of each member stating it, sorted; a group none of
+        whose members claims anything is absent.
+    """
+    found: dict[str, dict[Claim, list[str]]] = {}
+    for directory, hex_ in sorted(members):
+        if hex_ in known:
+            claim = known[hex_]
+        else:
+            claim = stored_claim(read_manifest(view, layout.object_path(
+                Digest.from_str(f"sha256:{hex_}"))), hex_)
         if claim is not None:
-            found.setdefault(claim, []).append(hex_)
+            found.setdefault(directory, {}).setdefault(claim, []).append(hex_)
     return found
 
 
-def claims_admitted(store: Store, manifests: Sequence[Manifest]
+Withdrawn = Callable[[Iterable[str]], "set[str]"]
+"""Of some runs (64 hex digits each), those a trusted maintainer withdrew (the attest
+layer's :func:`kistore.attest.evidence.withdrawn_runs`; the store reads no attestation)."""
+
+
+def claims_admitted(store: Store, manifests: Sequence[Manifest],
+                    groups: Mapping[str, str] | None = None,
+                    withdrawn: Withdrawn | None = None
                     ) -> list[tuple[Digest, KistoreError]]:
     """KI232 refusals for the runs an add would add.
 
@@ -83,6 +120,15 @@ def claims_admitted(store: Store, manifests: Sequence[Manifest]
         store: the store added to (its work tree's group directories and runs are read,
             only for a run claiming a record).
         manifests: the manifests the add would add (new objects).
+        groups: run hex -> its group directory, as the add's plan computed them
+            (:attr:`kistore.store.admission.AddPlan.groups`: :meth:`Store.add` passes
+            them; a run absent has no known key yet); None: each claiming run's key is
+            computed here (its protocol and environment read from ``manifests`` or the
+            work tree).
+        withdrawn: which stored runs a trusted maintainer withdrew (of the hex digests
+            given; ``kistore add`` and ``import`` pass :func:`kistore.attest.evidence.
+            withdrawn_runs`): such a run claims nothing any more, so the record's own run
+            replaces it (reviewer r90 F6, F9); None: none is.
 
     Returns:
         ``(run digest, InputError)`` per new run whose :func:`kistore.core.claims.claim_of`
@@ -90,10 +136,75 @@ def claims_admitted(store: Store, manifests: Sequence[Manifest]
         at ``/spec/sourceNative/externalId``, naming those runs.
     """
     runs = [(m, claim) for m in manifests if m.kind == "BenchmarkRun"
+            and may_claim(m.object_bytes)  # else its spec is not parsed
             and (claim := claim_of(m.passing_spec())) is not None]
-    if not runs:
-        return []
     view = store.view(None)
+    pending = _pending_claims(view, manifests, groups)
+    if not runs and not pending:
+        return []
+    if groups is None:
+        groups = _group_dirs(view, [m for m, _ in runs], manifests)
+    problems: list[tuple[Digest, KistoreError]] = []
+    earlier: dict[tuple[str, Claim], list[str]] = {}
+    stored: dict[str, dict[Claim, list[str]]] = {}
+    judged: list[tuple[Digest, Claim, str, str | None]] = [
+        (m.digest, claim, named("BenchmarkRun", m.name, str(m.digest)), None)
+        for m, claim in runs]
+    judged += [(digest, claim, shown_run(view, digest.hex), layout.object_path(digest))
+               for digest, claim in pending]
+    for digest, claim, shown, file in judged:
+        directory = groups.get(digest.hex)
+        if directory is None:
+            continue  # no group yet: judged when the protocol or environment comes
+        if directory not in stored:
+            stored[directory] = group_claims(view, directory, "")
+        claimants = [h for h in stored[directory].get(claim, ())
+                     if h != digest.hex]  # itself, stored already (a metadata update)
+        if claimants and withdrawn is not None:  # asked only of a record claimed
+            out = withdrawn(claimants)
+            claimants = [h for h in claimants if h not in out]
+        others = [shown_run(view, h) for h in claimants]
+        others += earlier.setdefault((directory, claim), [])
+        if others:
+            fix = claim_fix([f"sha256:{h}" for h in claimants] or None)
+            completed = "" if file is None else (
+                " (a stored run whose comparison group this add's protocol or environment "
+                "completes)")
+            problems.append((digest, InputError(
+                f"{claim_message(claim, others)}{completed}; {fix} ({CLAIMED_TWICE.id}: the "
+                "gate refuses it too)", file=file, pointer=POINTER)))
+        earlier[(directory, claim)].append(shown)
+    return problems
+
+
+def _pending_claims(view: View, manifests: Sequence[Manifest],
+                    groups: Mapping[str, str] | None) -> list[tuple[Digest, Claim]]:
+    """Return the claims of the stored runs whose comparison group the add completes.
+
+    Those runs (``groups``' keys that are no manifest of the add: earlier runs an arriving
+    protocol or environment gives a key, :attr:`kistore.store.admission.AddPlan.groups`)
+    enter a group as the add writes their group file, so KI232 judges them as it judges
+    the add's own runs (reviewer r90 F1: the add of the environment completing a copy's
+    key wrote its group file unjudged; only ``check`` found it). Each object read once.
+    """
+    if not groups:
+        return []
+    batch = {m.digest.hex for m in manifests}
+    found = []
+    for hex_ in sorted(set(groups) - batch):
+        claim = stored_claim(read_manifest(view, layout.object_path(
+            Digest.from_str(f"sha256:{hex_}"))), hex_)
+        if claim is not None:
+            found.append((Digest.from_str(f"sha256:{hex_}"), claim))
+    return found
+
+
+def _group_dirs(view: View, runs: Sequence[Manifest], manifests: Sequence[Manifest]
+                ) -> dict[str, str]:
+    """Return run hex -> group directory of each of ``runs`` whose key is known.
+
+    The key's protocol and environment read from ``manifests`` or, stored, from ``view``.
+    """
     batch = {m.digest: m for m in manifests}
 
     def spec_of(digest: Digest, kind: str) -> dict[str, Any] | None:
@@ -102,26 +213,13 @@ def claims_admitted(store: Store, manifests: Sequence[Manifest]
             return m.spec if m.kind == kind else None
         return stored_spec(read_manifest(view, layout.object_path(digest)), digest.hex, kind)
 
-    problems: list[tuple[Digest, KistoreError]] = []
-    earlier: dict[tuple[str, Claim], list[str]] = {}
-    stored: dict[str, dict[Claim, list[str]]] = {}
-    for m, claim in runs:
+    found = {}
+    for m in runs:
         references = m.references()
         specs = {f: spec_of(references[f], kind) if f in references else None
                  for f, kind in REFERENCE_KINDS.items()}
         key_object = run_key_object({f: str(d) for f, d in references.items()},
                                     specs["protocolDigest"], specs["environmentDigest"])
-        if key_object is None:
-            continue  # no group yet: judged when the protocol or environment comes
-        directory = layout.group_dir(comparison_key(key_object))
-        if directory not in stored:
-            stored[directory] = group_claims(view, directory, "")
-        others = [shown_run(view, h) for h in stored[directory].get(claim, ())
-                  if h != m.digest.hex]  # itself, stored already (a metadata update)
-        others += earlier.setdefault((directory, claim), [])
-        if others:
-            problems.append((m.digest, InputError(
-                f"{claim_message(claim, others)}; {CLAIMED_TWICE.hint} ({CLAIMED_TWICE.id}: "
-                "`check` refuses it too)", pointer=POINTER)))
-        earlier[(directory, claim)].append(named("BenchmarkRun", m.name, str(m.digest)))
-    return problems
+        if key_object is not None:
+            found[m.digest.hex] = layout.group_dir(comparison_key(key_object))
+    return found

@@ -3,8 +3,8 @@
 A copy of the imported ``sol-kernel-3-submission-25504`` renamed ``sol-submission-25504``
 with ``sol_score`` 0.9 ranked #1 above the record's own run (0.533) with a green gate: both
 names agree with the external id (KI209 allows three forms). ``add`` and the gate now
-refuse a second run of a comparison group claiming the same ``(source, benchmark,
-externalId)``; ``verify`` warns about a pair history already holds.
+refuse a second run of a comparison group claiming the same ``(source, externalId)``;
+``verify`` warns about a pair history already holds.
 """
 
 from __future__ import annotations
@@ -38,15 +38,14 @@ def _head(store):
     return git(store.root, "rev-parse", "HEAD").strip()
 
 
-def test_a_claim_is_source_benchmark_and_id():
-    assert claim_of({"sourceNative": _native("25504", 0.5)}) == \
-        ("sol-execbench", BOARD, "25504")
+def test_a_claim_is_source_and_id():
+    assert claim_of({"sourceNative": _native("25504", 0.5)}) == ("sol-execbench", "25504")
     assert claim_of({"sourceNative": _native(25504, 0.5)}) == \
-        ("sol-execbench", BOARD, "25504")  # 25504 and "25504" are one id
+        ("sol-execbench", "25504")  # 25504 and "25504" are one id
     assert claim_of({"sourceNative": _native(True, 0.5)}) is None
     assert claim_of({"sourceNative": {"source": "synthetic", "externalId": "1"}}) is None
     assert claim_of({"sourceNative": {"source": "sol-execbench", "externalId": "a/b"}}) \
-        == ("sol-execbench", None, "a/b")
+        == ("sol-execbench", "a-b")  # the id as KI209 names runs by it
     assert claim_of({"sourceNative": {"source": "flashinfer-trace", "externalId": "a.log"}}) \
         is None  # a log file: not proven one record's id
     assert claim_of({}) is None and claim_of(None) is None
@@ -74,7 +73,7 @@ def test_add_refuses_a_second_claim_naming_the_first(store, kit, board):
         add_docs(store, [copy])
     text = str(refused.value)
     assert "/spec/sourceNative/externalId" in text and "KI232" in text
-    assert (f"claims to be sol-execbench record '25504' of benchmark '{BOARD}', which "
+    assert ("claims to be sol-execbench record '25504' (its id as run names spell it), which "
             f"BenchmarkRun/sol-kernel-3-submission-25504 (sha256:{_hex(board['real'])}) "
             "already claims with other bytes") in text
     assert not (store.root / layout.object_path(Digest(_hex(copy)))).exists()
@@ -89,10 +88,13 @@ def test_add_refuses_two_claims_in_one_batch(store, kit, board):
 
 
 def test_the_same_id_on_another_board_is_another_record(store, kit, board):
-    # one SOL-ExecBench submission id is on several boards, other code measured on each
-    other = _copy(kit, board, "sol-kernel-10-submission-25504", 0.6,
-                  benchmark="010_attention_value_projection_with_transpose")
-    add_docs(store, [other])
+    # one SOL-ExecBench submission id is on several boards, other code measured on each:
+    # each board is its own workload, so its own comparison group
+    board10 = kit.workload("attention", name="sol-kernel-10")
+    other = kit.run(board["protocol"], board["env"], board["impl"], board10, latency=10,
+                    name="sol-kernel-10-submission-25504",
+                    native=_native("25504", 0.6, "010_attention_value_projection_with_transpose"))
+    add_docs(store, [board10, other])
     assert [f for f in verify(store) if f.rule.id == "KI232"] == []
 
 

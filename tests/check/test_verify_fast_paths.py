@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from kistore.check import _rules as verify
 from kistore.core import canonical
+from kistore.core.claims import stored_claim
 from kistore.core.digest import Digest
 from kistore.core.model import REFERENCE_FIELDS
 from kistore.core.observed import run_observed
@@ -266,7 +267,8 @@ def test_check_chunk_answers_as_each_unit_alone(published, monkeypatch, read_ahe
         object_data = (published / unit[1]).read_bytes()
         expected.append((findings or None, entry.kind, entry.name,
                          tuple(entry.references.get(f) for f in REFERENCE_FIELDS), confirmed,
-                         entry.statistic, run_observed(object_data)))
+                         entry.statistic, run_observed(object_data),
+                         stored_claim(object_data, unit[0])))
     got = audit._check_chunk(snap, units)
     assert got == expected
     assert sum(r[0] is not None for r in got) == 2  # the two damaged manifests

@@ -70,3 +70,39 @@ def test_the_heads_of_every_form_agree_as_each_form_does(forms, ident, rest, pic
 def test_a_form_with_its_id_inside_is_judged_form_by_form():
     assert naming._any_head("test-inside", (r"run-{id}-x", r"x-{id}")) is None
     naming._HEADS.pop("test-inside", None)
+
+
+def test_one_normal_form_of_an_id_shared_with_ki232():
+    """reviewer r90 F1: KI209 and KI232 read one id alike (naming.record_id)."""
+    assert [naming.record_id(x) for x in ("25504", 25504, "025504", "#25504", "0", "000")] \
+        == ["25504", "25504", "25504", "25504", "0", "0"]
+    assert naming.record_id("10-Concrete-View/Trial-1/15EC") == "10-concrete-view-trial-1-15ec"
+    assert naming.record_id("007-a") == "007-a"  # not digits only: as slug says
+    spec = {"sourceNative": {"source": "sol-execbench", "externalId": "025504"}}
+    assert external_id_disagreement(spec, "sol-submission-25504") is None
+    said = external_id_disagreement(spec, "sol-submission-025504")
+    assert said is not None and "'sol-submission-25504'" in said
+
+
+def test_the_source_is_read_folded():
+    assert [naming.naming_source(x) for x in (
+        "sol-execbench", "sol-exec-bench", "sol.execbench", "solexecbench", "SOL_ExecBench",
+        "sol-execbench-v2", "flashinfer-trace", 7, None)] == [
+        "sol-execbench"] * 5 + [None] * 4
+    spec = {"sourceNative": {"source": "sol-exec-bench", "externalId": "25504"}}
+    assert "'sol-submission-25504'" in external_id_disagreement(spec, "my-run")
+
+
+def test_a_record_name_without_an_id_disagrees():
+    """reviewer r90 F1: a name of the importer's form claims the record by itself."""
+    for source in ("sol-execbench", "sol-exec-bench"):
+        for name in ("sol-local-25504", "sol-submission-25504",
+                     "sol-kernel-3-submission-25504x"):
+            said = external_id_disagreement({"sourceNative": {"source": source}}, name)
+            assert said is not None and "states no externalId" in said, (source, name)
+            assert "'sol-local-ID'" in said
+        # other names, or no claiming source: nothing to say
+        assert external_id_disagreement({"sourceNative": {"source": source}},
+                                        "sol-kernel-3-alice") is None
+    assert external_id_disagreement({"sourceNative": {"source": "synthetic"}},
+                                    "sol-local-25504") is None
