@@ -247,7 +247,7 @@ def implausible_said(said: str) -> str:
     Args:
         said: the finding's few words (:attr:`kistore.core.contradictions.Contradiction.short`).
     """
-    return (f"{said}: no GPU kernel runs that fast; likely milliseconds or microseconds "
+    return (f"{said}: shorter than any GPU kernel runs; likely milliseconds or microseconds "
             "written as nanoseconds, check it before citing (KI230)")
 
 

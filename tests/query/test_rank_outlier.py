@@ -298,7 +298,7 @@ def test_a_run_under_100_ns_is_marked_wherever_its_value_is_shown(slow_group, ru
          "said": "latencyNs mean 3.52 < 100 ns"}, None, None]
     page = runner.invoke(main, ["--store", root, "show", "BenchmarkRun/ms-as-ns"]).stdout
     assert ("measured: mean latency 3.52 ns (3.52e-6 ms)\n  (!) latencyNs mean 3.52 < 100 ns: "
-            "no GPU kernel runs that fast; likely milliseconds or microseconds written as "
+            "shorter than any GPU kernel runs; likely milliseconds or microseconds written as "
             "nanoseconds, check it before citing (KI230)\n") in page
     shown = json.loads(runner.invoke(main, ["--store", root, "show", "BenchmarkRun/a",
                                             "--json"]).stdout)
@@ -307,6 +307,6 @@ def test_a_run_under_100_ns_is_marked_wherever_its_value_is_shown(slow_group, ru
     assert built.exit_code == 0, built.output
     html = (tmp_path / "site/runs" / ms.removeprefix("sha256:")[:16] / "index.html").read_text()
     assert ('id="implausible"><span class="badge">(!) under 100 ns</span> this run states '
-            'latencyNs mean 3.52 &lt; 100 ns: no GPU kernel runs that fast') in html
+            'latencyNs mean 3.52 &lt; 100 ns: shorter than any GPU kernel runs') in html
     other = slow_group.digests["a"].removeprefix("sha256:")[:16]
     assert 'id="implausible"' not in (tmp_path / "site/runs" / other / "index.html").read_text()
