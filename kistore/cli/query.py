@@ -131,7 +131,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
         note = f"  ({row.reason})" if row.reason else ""
         if outlier is not None and row.record.digest == outlier.digest:
             note = f"  (!) {ratio_said(outlier.ratio)} ahead of #2: see below (KI234)"
-        if (low := implausible_latency(row.record.spec)) is not None:
+        if row.rank is not None and (low := implausible_latency(row.record.spec)) is not None:
             note += f"  (!) {low['said']}: likely ms or us written as ns (KI230)"
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
                    f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
