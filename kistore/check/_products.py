@@ -67,7 +67,7 @@ def range_products(view: View, before: View, changed: Iterable[str]) -> list[Fin
             arriving.append((digest, product))
     if not arriving:
         return []
-    advice = SpellingAdvice(view, before)
+    advice = SpellingAdvice(view, before, counted=before)  # the range's runs never count
     findings = []
     for digest, product in arriving:
         variants, keep, why = advice.variants(product)

@@ -115,39 +115,49 @@ _GROUP_FILE_BYTES = 1 << 20
 class SpellingAdvice:
     """KI229's variants of a product among a tree's spellings, the most used first.
 
-    Runs per spelling (:func:`runs_by_product`) and the older tree's spellings are read
+    Runs and environments per spelling (:func:`runs_by_product`) are counted in the
+    tree before the change only (``counted``): a change bringing 300 runs on a misspelling
+    was told to keep it (reviewer r90b F8). They and the older tree's spellings are read
     only when a product has variants, once per instance.
 
     Args:
         view: the tree judged (a range's head, an add's work tree).
         older: the tree before the change (a range's base, HEAD before an add), or None.
-        extra: more ``(spelling, environment shown)`` pairs (an add's own environments).
+        extra: more ``(spelling, environment shown)`` pairs (an add's own environments,
+            never counted).
+        counted: the tree whose runs and environments weigh the spellings (a range's
+            base); None: ``view`` (an add's work tree, before the add writes).
     """
 
     def __init__(self, view: View, older: View | None,
-                 extra: Sequence[tuple[str, str]] = ()) -> None:
-        self.view, self.older = view, older
-        self.spelled = [(p, shown) for p, shown, _ in stored_products(view)] + list(extra)
-        self._weights: tuple[Counter[str], set[str]] | None = None
+                 extra: Sequence[tuple[str, str]] = (), counted: View | None = None) -> None:
+        self.view, self.older, self.counted = view, older, counted
+        self.stored = [(p, shown) for p, shown, _ in stored_products(view)]
+        self.spelled = self.stored + list(extra)
+        self._weights: tuple[list[tuple[str, str]], Counter[str], set[str]] | None = None
 
     def variants(self, product: str) -> tuple[list[tuple[str, str]], bool, str]:
         """Return ``product``'s variants, whether to keep ``product`` itself, and why.
 
         Returns:
-            :func:`kistore.core.products.product_variants` weighed by the tree's runs and
-            the older tree's spellings (the one to advise first); True when ``product``
-            ranks before each of them (:func:`kistore.core.products.preference`); why the
-            spelling advised is (:func:`kistore.core.products.why_first`). A damaged store
+            :func:`kistore.core.products.product_variants` weighed by the counted tree's
+            runs and environments and the older tree's spellings (the one to advise
+            first); True when ``product`` ranks before each of them
+            (:func:`kistore.core.products.preference`); why the spelling advised is
+            (:func:`kistore.core.products.why_first`). A damaged store
             file is left out of the counts.
         """
         if not product_variants(product, self.spelled):
             return [], False, ""
         if self._weights is None:
             older = {p for p, _, _ in stored_products(self.older)} if self.older else set()
-            self._weights = runs_by_product(self.view), older
-        runs, older = self._weights
-        found = product_variants(product, self.spelled, runs, older)
-        rank = preference(self.spelled, runs, older)
+            counted = self.view if self.counted is None else self.counted
+            base = self.stored if self.counted is None else [
+                (p, shown) for p, shown, _ in stored_products(counted)]
+            self._weights = base, runs_by_product(counted), older
+        base, runs, older = self._weights
+        rank = preference(base, runs, older)
+        found = sorted(product_variants(product, self.spelled), key=lambda v: rank(v[0]))
         spellings = [product, *(s for s, _ in found)]
         first = min(spellings, key=rank)
         return found, first == product, why_first(first, [s for s in spellings if s != first],

@@ -87,7 +87,8 @@ def test_a_pull_request_adding_a_variant_spelling_is_warned_naming_the_stored_on
         "Unicode form, a leading vendor name or an ASCII look-alike from what the store spells "
         f"'NVIDIA H100 80GB HBM3' (ExecutionEnvironment/h100 (sha256:{_hex(stored)})): its "
         "runs get another comparison key and are never ranked with theirs; use 'NVIDIA H100 "
-        "80GB HBM3', used as much as another, and stored before")  # a run each; at the base
+        "80GB HBM3', the store's most used spelling")  # the base's run; the range's never
+    # counts (reviewer r90b F8: until 2026-12-04 "used as much as another, and stored before")
 
 
 def test_the_same_spelling_another_product_or_runs_alone_are_not_warned(store, kit,
@@ -127,8 +128,8 @@ def test_add_warns_and_adds_all_the_same(store, kit):
         "from what the store spells 'NVIDIA H100 80GB HBM3' "
         "(ExecutionEnvironment/h100 (sha256:" + _hex(kit.environment(H100, name="h100"))
         + ")): its runs get another comparison key and are never ranked with theirs; use "
-        "'NVIDIA H100 80GB HBM3', used as much as another, and stored before (KI229: added "
-        "all the same; `check` warns too)",)
+        "'NVIDIA H100 80GB HBM3', the store's most used spelling (KI229: added "
+        "all the same; `check` warns too)",)  # the add's own environment is not counted
     # two spellings in one add: each names the other
     assert "'nvidia b200' (ExecutionEnvironment/b200-lower" in warned[_hex(same_batch)][0]
     assert "'NVIDIA B200' (ExecutionEnvironment/b200 " in warned[_hex(other)][0]

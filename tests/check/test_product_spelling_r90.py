@@ -119,3 +119,24 @@ def test_r90_f4_check_and_verify_advise_by_runs(store, kit):
     [found] = [f for f in check_range(store, f"{base}..HEAD") if f.rule.id == "KI229"]
     assert (found.expected, found.found) == ("NVIDIA H100 PCIe", "NVIDIA H1OO PCle")
     assert found.message.endswith("use 'NVIDIA H100 PCIe', the store's most used spelling")
+
+
+def test_r90b_f8_the_advice_counts_the_base_runs_never_the_change_own(store, kit):
+    # reviewer r90b F8: 250 stored runs on one spelling, a pull request of 300 on a
+    # variant: the gate counted the head's runs and told the 300 to keep the misspelling
+    stored = kit.environment("NVIDIA H100 80GB HBM3", name="modal")
+    add_docs(store, [stored, *_runs(kit, stored, 250, "s")])
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    slip = kit.environment("NVIDIA H100 80 GB HBM3", driver="580", name="mine")
+    [result, *_] = store.add([Manifest.from_document(d) for d in
+                              [slip, *_runs(kit, slip, 300, "m", first=False)]], commit=True)
+    assert result.warnings[0].startswith("/spec/hardware/product: hardware.product 'NVIDIA H100 "
+                                         "80 GB HBM3'")
+    assert "use 'NVIDIA H100 80GB HBM3', the store's most used spelling (KI229" in \
+        result.warnings[0]
+    [found] = [f for f in check_range(store, f"{base}..HEAD") if f.rule.id == "KI229"]
+    assert (found.expected, found.found) == ("NVIDIA H100 80GB HBM3", "NVIDIA H100 80 GB HBM3")
+    assert found.message.endswith("use 'NVIDIA H100 80GB HBM3', the store's most used spelling")
+    # merged, the store counts 300 on the variant: verify (the whole store) says so
+    [pair] = [f for f in audit.verify(store) if f.rule.id == "KI229"]
+    assert (pair.expected, pair.found) == ("NVIDIA H100 80 GB HBM3", "NVIDIA H100 80GB HBM3")
