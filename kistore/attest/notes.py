@@ -122,17 +122,24 @@ class Fetched:
         kept: ``{annotated object id: [lines]}``: lines this clone held that the remote's
             notes history removed, put back on top of the merge (notes only grow, KI408;
             reviewer r90 F11). Empty when the remote removed none.
+        left_out: ``{annotated object id: {line: why}}``: lines the remote's notes held
+            that the fetch's judge refused (KI409: a forged signature, garbage), never
+            taken in (reviewer r90b F11). Empty when none was.
     """
 
     gained: int = 0
     kept: dict[str, list[bytes]] = field(default_factory=dict)
+    left_out: dict[str, dict[bytes, str]] = field(default_factory=dict)
 
     def __add__(self, other: Fetched) -> Fetched:
-        """Return both fetches' counts summed and their kept lines together."""
+        """Return both fetches' counts summed and their kept and left-out lines together."""
         kept = {obj: list(lines) for obj, lines in self.kept.items()}
         for obj, lines in other.kept.items():
             kept[obj] = sorted(set(kept.get(obj, [])) | set(lines))
-        return Fetched(self.gained + other.gained, kept)
+        left = {obj: dict(lines) for obj, lines in self.left_out.items()}
+        for obj, why in other.left_out.items():
+            left.setdefault(obj, {}).update(why)
+        return Fetched(self.gained + other.gained, kept, left)
 
 
 def attestation_path(subject: Digest, bundle_bytes: bytes) -> str:
@@ -733,7 +740,12 @@ def lines_of(data: bytes) -> list[bytes]:
 # -- fetch and push (the git binary) ---------------------------------------------------
 
 
-def fetch(store: Store, remote: str) -> Fetched:
+LineJudge = Callable[[str, bytes], str | None]
+"""``judge(annotated object id, line)``: why a note line may not enter, or None (KI409's,
+:func:`kistore.check.gate.note_line_judge`, which this layer cannot import)."""
+
+
+def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
     """Fetch a remote's kistore notes and merge them into ours with ``cat_sort_uniq``.
 
     Runs ``git fetch --no-filter REMOTE +refs/notes/kistore:refs/notes/remotes/REMOTE/kistore``
@@ -755,6 +767,7 @@ def fetch(store: Store, remote: str) -> Fetched:
         store: a :class:`kistore.store.Store`.
         remote: a remote name or URL (a URL's notes are fetched into
             ``refs/notes/remotes/url/kistore``).
+        judge: a :data:`LineJudge` of the lines gained, or None.
 
     A remote holding no notes is recorded as fetched all the same (an empty file,
     :data:`kistore.attest.levels.NOTES_NONE`): git writes no tracking ref then, and the
@@ -766,6 +779,11 @@ def fetch(store: Store, remote: str) -> Fetched:
     here too, a maintainer's withdrawal included (reviewer r90 F11). Every line the notes
     held before the merge and the merge lacks is put back, in one notes commit on top of
     it (:func:`_keep_lines`), in the same compare-and-swap; :attr:`Fetched.kept` names them.
+
+    As a taken-in line can never be dropped again, each line the merge would gain is
+    judged by ``judge`` (only those: the notes the merge changed, less the lines they held
+    here) and a refused one is left out, in one notes commit on top (:func:`_leave_out`);
+    :attr:`Fetched.left_out` names them (reviewer r90b F11). ``judge`` None: none is.
 
     Returns:
         :class:`Fetched`: the note lines gained (0 when the remote has no kistore notes)
@@ -801,10 +819,10 @@ def fetch(store: Store, remote: str) -> Fetched:
                                  *([ours.target] if ours is not None else [])], {})
     before = _count_lines(repo)
     for _ in range(_CAS_ATTEMPTS):
-        kept = _merge_into_notes(repo, tracking, remote)
-        if kept is not None:
+        merged = _merge_into_notes(repo, tracking, remote, judge)
+        if merged is not None:
             _mark_fetched(repo, tracking)
-            return Fetched(_count_lines(repo) - before, kept)  # every old line is kept
+            return Fetched(_count_lines(repo) - before, *merged)  # every old line is kept
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
 
 
@@ -921,7 +939,8 @@ def _refuse_unchecked(repo: pygit2.Repository, remote: str, tracking: str) -> No
 
 def push(store: Store, remote: str, *,
          judge: Callable[[str | None, str], None] | None = None,
-         fetched: Callable[[Fetched], None] | None = None) -> Fetched:
+         fetched: Callable[[Fetched], None] | None = None,
+         line_judge: LineJudge | None = None) -> Fetched:
     """Fetch and merge the remote's notes, then push ours; retry when the remote moved.
 
     Refused, pushing nothing, when a note to push is on an object none of the remote's
@@ -941,6 +960,7 @@ def push(store: Store, remote: str, *,
         fetched: called with each fetch's :class:`Fetched` as soon as it is merged (the
             CLI says which lines the remote's notes removed and this clone kept, also when
             the push is then refused).
+        line_judge: the lines each fetch would gain are judged by it (:func:`fetch`).
 
     Once pushed, the remote's notes are ours: the tracking ref
     (``refs/notes/remotes/REMOTE/kistore``) is set to the tip pushed, as if fetched (a
@@ -956,7 +976,7 @@ def push(store: Store, remote: str, *,
     repo = store.repo
     gained = Fetched()
     for _ in range(_PUSH_ATTEMPTS):
-        this = fetch(store, remote)
+        this = fetch(store, remote, line_judge)
         if fetched is not None:
             fetched(this)
         gained += this
@@ -985,32 +1005,82 @@ def push(store: Store, remote: str, *,
     raise StoreStateError(f"{remote} kept moving while pushing {NOTES_REF}; run it again")
 
 
-def _merge_into_notes(repo: pygit2.Repository, theirs: str, remote: str
-                      ) -> dict[str, list[bytes]] | None:
+def _merge_into_notes(repo: pygit2.Repository, theirs: str, remote: str,
+                      judge: LineJudge | None
+                      ) -> tuple[dict[str, list[bytes]], dict[str, dict[bytes, str]]] | None:
     """Merge ``theirs`` into NOTES_REF, keeping every line it held (:func:`_keep_lines`).
 
+    Lines gained that ``judge`` refuses are left out (:func:`_leave_out`).
+
     Returns:
-        The lines ``theirs`` removed and the merge kept (``{annotated: lines}``), or None
+        ``(kept, left_out)``: the lines ``theirs`` removed and the merge kept
+        (``{annotated: lines}``) and those left out (``{annotated: {line: why}}``); or None
         when NOTES_REF moved meanwhile (nothing written: merge again).
     """
     ref = repo.references.get(NOTES_REF)
     their_tip = repo.references[theirs].target
-    if ref is None:
+    old = None if ref is None else ref.target
+    if old is not None and (old == their_tip or repo.descendant_of(old, their_tip)):
+        return {}, {}
+    if old is None and judge is None:
         result = _git(repo, "update-ref", NOTES_REF, str(their_tip), "", check=False)
-        return {} if result.returncode == 0 else None
-    old = ref.target
-    if old == their_tip or repo.descendant_of(old, their_tip):
-        return {}
+        return ({}, {}) if result.returncode == 0 else None
     scratch = f"refs/notes/kistore-merge-{uuid.uuid4().hex}"
     try:
-        _git(repo, "update-ref", scratch, str(old))
-        _git(repo, "notes", f"--ref={scratch}", "merge", "--quiet", "-s", "cat_sort_uniq", theirs)
-        kept = _keep_lines(repo, scratch, old, remote)
+        _git(repo, "update-ref", scratch, str(their_tip if old is None else old))
+        kept: dict[str, list[bytes]] = {}
+        if old is not None:
+            _git(repo, "notes", f"--ref={scratch}", "merge", "--quiet", "-s", "cat_sort_uniq",
+                 theirs)
+            kept = _keep_lines(repo, scratch, old, remote)
+        left = _leave_out(repo, scratch, old, remote, judge) if judge is not None else {}
         new = repo.references[scratch].target
-        result = _git(repo, "update-ref", NOTES_REF, str(new), str(old), check=False)
-        return kept if result.returncode == 0 else None
+        result = _git(repo, "update-ref", NOTES_REF, str(new), "" if old is None else str(old),
+                      check=False)
+        return (kept, left) if result.returncode == 0 else None
     finally:
         _git(repo, "update-ref", "-d", scratch, check=False)
+
+
+def _leave_out(repo: pygit2.Repository, scratch: str, old: pygit2.Oid | str | None, remote: str,
+               judge: LineJudge) -> dict[str, dict[bytes, str]]:
+    """Take off ``scratch`` (a merge's result) each line it gained that ``judge`` refuses.
+
+    Only the notes the merge changed are read, and only their lines the notes at ``old``
+    lacked are judged (a fetch costs the lines it gains, not the clone's notes).
+
+    Args:
+        repo: the repository.
+        scratch: the private ref holding the merge (moved to the new commit, if any).
+        old: NOTES_REF's tip before the merge (None: it had no notes).
+        remote: named in the commit's message.
+        judge: why a line may not enter, or None.
+
+    Returns:
+        ``{annotated object id: {line: why}}``, empty when every gained line may enter.
+    """
+    after = _notes_of(repo, repo.references[scratch].target)
+    before = {} if old is None else _notes_of(repo, old)
+    changed = sorted(obj for obj, blob in after.items() if before.get(obj) != blob)
+    if changed and is_partial_clone(repo):  # the annotated objects judged: best effort
+        try:
+            fetch_blobs(repo, changed)
+        except StoreStateError:
+            pass  # lacking here: not judged (the push says so)
+    left: dict[str, dict[bytes, str]] = {}
+    for obj in changed:
+        had = set(_lines(read_blob(repo, before[obj], f"{NOTES_REF}:{obj}"))) \
+            if obj in before else set()
+        for line in _lines(read_blob(repo, after[obj], f"{NOTES_REF}:{obj}")):
+            why = None if line in had else judge(obj, line)
+            if why is not None:
+                left.setdefault(obj, {})[line] = why
+    if left:
+        _write_back(repo, scratch, {obj: set(note_lines(repo, obj, scratch)) - set(bad)
+                                    for obj, bad in left.items()},
+                    f"leave out {sum(map(len, left.values()))} attestation line(s) the notes "
+                    f"of {remote} held that do not verify (KI409)")
+    return left
 
 
 def _keep_lines(repo: pygit2.Repository, scratch: str, old: pygit2.Oid | str, remote: str
@@ -1035,8 +1105,16 @@ def _keep_lines(repo: pygit2.Repository, scratch: str, old: pygit2.Oid | str, re
     after = _notes_of(repo, repo.references[scratch].target)
     lost = _lacking(repo, after, _notes_of(repo, old).items(), {})
     if lost:
-        _write_back(repo, scratch, lost, f"the notes of {remote} removed")
+        _write_back(repo, scratch, _with(repo, scratch, lost),
+                    f"keep {sum(map(len, lost.values()))} attestation line(s) the notes of "
+                    f"{remote} removed (notes only grow, KI408)")
     return lost
+
+
+def _with(repo: pygit2.Repository, scratch: str, lines: dict[str, list[bytes]]
+          ) -> dict[str, set[bytes]]:
+    """Return each note of ``lines`` at ``scratch`` with ``lines`` added (what to write)."""
+    return {obj: set(note_lines(repo, obj, scratch)) | set(more) for obj, more in lines.items()}
 
 
 def _lacking(repo: pygit2.Repository, after: dict[str, str],
@@ -1069,36 +1147,38 @@ def _lacking(repo: pygit2.Repository, after: dict[str, str],
     return {obj: sorted(gone) for obj, gone in sorted(lost.items())}
 
 
-def _write_back(repo: pygit2.Repository, scratch: str, lost: dict[str, list[bytes]],
-                why: str) -> None:
-    """Add ``lost`` to the notes at ``scratch`` in one notes commit on top of its tip.
+def _write_back(repo: pygit2.Repository, scratch: str, notes: dict[str, set[bytes]],
+                what: str) -> None:
+    """Write ``notes`` at ``scratch`` in one notes commit on top of its tip.
 
-    Each note is written sorted and unique (KI409's form); libgit2 makes a commit per note,
-    folded here into one whose parent is ``scratch``'s tip as it was.
+    Each note is written sorted and unique (KI409's form), or removed when it holds no
+    line; libgit2 makes a commit per note, folded here into one whose parent is
+    ``scratch``'s tip as it was.
 
     Args:
         repo: the repository.
         scratch: a private notes ref (moved to the new commit).
-        lost: ``{annotated object id: [lines]}``, not empty.
-        why: what removed them, for the commit's message (``the notes of R removed``).
+        notes: ``{annotated object id: every line of its note}``, not empty.
+        what: the commit's message, after ``kistore: ``.
     """
     # Lazy: the write path (as add_lines).
     from ..git.commit import commit_signature
 
     signature = commit_signature(repo)
     base = repo.references[scratch].target
-    for obj, gone in lost.items():
-        text = b"".join(line + b"\n" for line in sorted(
-            set(note_lines(repo, obj, scratch)) | set(gone)))
-        repo.create_note(text.decode("utf-8"), signature, signature, obj, scratch, True)
+    for obj, lines in notes.items():
+        if lines:
+            text = b"".join(line + b"\n" for line in sorted(lines))
+            repo.create_note(text.decode("utf-8"), signature, signature, obj, scratch, True)
+        else:
+            repo.lookup_note(obj, scratch).remove(signature, signature, scratch)
     tree = lookup(repo, repo.references[scratch].target, scratch).peel(pygit2.Commit).tree_id
-    one = repo.create_commit(None, signature, signature,
-                             f"kistore: keep {sum(map(len, lost.values()))} attestation "
-                             f"line(s) {why} (notes only grow, KI408)\n", tree, [base])
-    repo.references[scratch].set_target(one, "kistore: keep removed attestation lines")
+    one = repo.create_commit(None, signature, signature, f"kistore: {what}\n", tree, [base])
+    repo.references[scratch].set_target(one, f"kistore: {what}")
 
 
-def restore(store: Store) -> dict[str, list[bytes]]:
+def restore(store: Store, judge: LineJudge | None = None
+            ) -> tuple[dict[str, list[bytes]], dict[str, dict[bytes, str]]]:
     """Put back every line the first-parent history of :data:`NOTES_REF` held that its tip lacks.
 
     The recovery for a clone whose notes a remote's removal already reached (a ``kistore
@@ -1108,13 +1188,17 @@ def restore(store: Store) -> dict[str, list[bytes]]:
     fast-forward puts the remote's history there, whose lines were served as the remote's
     too). One notes commit on top, moved in with a compare-and-swap (:func:`_write_back`).
     A line left out on purpose (``git notes --ref kistore edit``, as a refused ``notes
-    push`` advises) comes back too.
+    push`` advises) comes back too, unless ``judge`` refuses it: a line that does not
+    verify (a fetch took it in before 2026-12-04) stays out (reviewer r90b F11).
 
     Args:
         store: the clone.
+        judge: a :data:`LineJudge` of each line to put back; None: every one is.
 
     Returns:
-        ``{annotated object id: [lines put back]}``; empty when the tip holds every line.
+        ``(restored, left_out)``: ``{annotated object id: [lines put back]}`` (empty when
+        the tip holds every line that may enter) and ``{annotated object id: {line: why}}``
+        of those ``judge`` refused.
 
     Raises:
         StoreStateError: the notes ref kept moving under concurrent writers; a partial
@@ -1124,7 +1208,7 @@ def restore(store: Store) -> dict[str, list[bytes]]:
     for _ in range(_CAS_ATTEMPTS):
         ref = repo.references.get(NOTES_REF)
         if ref is None:
-            return {}
+            return {}, {}
         old = ref.target
         read_loose_history(repo, old)  # libgit2 loops on a cut loose commit (F3)
         walker = repo.walk(old)
@@ -1135,16 +1219,26 @@ def restore(store: Store) -> dict[str, list[bytes]]:
         if is_partial_clone(repo):
             fetch_blobs(repo, {blob for _obj, blob in held})
         lost = _lacking(repo, _notes_of(repo, old), sorted(held), {})
+        left: dict[str, dict[bytes, str]] = {}
+        for obj, lines in lost.items():
+            for line in lines:
+                why = None if judge is None else judge(obj, line)
+                if why is not None:
+                    left.setdefault(obj, {})[line] = why
+        lost = {obj: kept for obj, lines in lost.items()
+                if (kept := [line for line in lines if line not in left.get(obj, {})])}
         if not lost:
-            return lost
+            return lost, left
         scratch = f"refs/notes/kistore-restore-{uuid.uuid4().hex}"
         try:
             _git(repo, "update-ref", scratch, str(old))
-            _write_back(repo, scratch, lost, "its history held")
+            _write_back(repo, scratch, _with(repo, scratch, lost),
+                        f"keep {sum(map(len, lost.values()))} attestation line(s) its "
+                        "history held (notes only grow, KI408)")
             new = repo.references[scratch].target
             if _git(repo, "update-ref", NOTES_REF, str(new), str(old),
                     check=False).returncode == 0:
-                return lost
+                return lost, left
         finally:
             _git(repo, "update-ref", "-d", scratch, check=False)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")

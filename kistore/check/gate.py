@@ -126,7 +126,7 @@ from .reach import first_unsent
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
-    from ..store import Files, Settings, Store
+    from ..store import Files, Settings, Store, View
 
 BASE_NOT_ANCESTOR = rule(
     "KI404", "base-not-an-ancestor", ERROR,
@@ -1057,32 +1057,13 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
         for line in lines:
             if line in had:
                 continue
-            if repo.get(obj) is None:  # not "copied onto another subject" (reviewer r85 F24)
-                findings.append(Finding(NOTES_LINE_INVALID, _SUBJECT_NOT_HERE.format(obj=obj),
-                                        file=f"{NOTES_REF}:{obj}"))
+            subject, problems = note_line_problems(repo, view, obj, line)
+            findings += [Finding(NOTES_LINE_INVALID, problem, file=f"{NOTES_REF}:{obj}")
+                         for problem in problems]
+            if subject is None:  # one finding per note (reviewer r85 F24)
                 break
-            try:
-                target = repo.get(obj)  # notes annotate object-file blobs; anything else
-                subject = (Digest.of(bytes(target.data)) if isinstance(target, pygit2.Blob)
-                           else Digest("0" * 64))  # ... is about no manifest at all
-                statement = verify_bundle(Bundle.from_bytes(line, file=f"{NOTES_REF}:{obj}"),
-                                          subject)
-            except KistoreError as e:
-                findings.append(Finding(NOTES_LINE_INVALID, e.message,
-                                        file=f"{NOTES_REF}:{obj}"))
-                continue
-            problem = subject_problem(view, statement.type, subject, statement.predicate) \
-                if view is not None else None
-            if problem:  # a withdrawal of a Workload, a rerun on another GPU (KI310)
-                findings.append(Finding(NOTES_LINE_INVALID, problem, file=f"{NOTES_REF}:{obj}"))
-                continue
-            refused = text_problems(statement.predicate)  # ESC, bidi: attest refuses (KI312)
-            if refused:
-                findings += [Finding(NOTES_LINE_INVALID, f"{statement.type}'s "
-                                     f"{(e.pointer or '/')[1:]}: {e.message}",
-                                     file=f"{NOTES_REF}:{obj}") for e in refused]
-                continue
-            fresh.append(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", _EPOCH))
+            if not problems:
+                fresh.append(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", _EPOCH))
     for obj, blob in sorted(before.items()):
         if after.get(obj) == blob:  # the same note: every line kept (no blob read)
             continue
@@ -1093,6 +1074,75 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
                                     f"attestation line(s) from the note on {obj}",
                                     file=f"{NOTES_REF}:{obj}"))
     return dated + shape + findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
+
+
+def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, line: bytes
+                       ) -> tuple[Digest | None, list[str]]:
+    """KI409's judgment of one new line of the note on ``obj`` (what the push gate refuses).
+
+    Args:
+        repo: the repository holding the annotated object.
+        view: the store as the line is judged against (a withdrawal of a Workload, a rerun
+            on another GPU: KI310); None: not judged so.
+        obj: the annotated object's id.
+        line: the note line (one bundle's bytes).
+
+    Returns:
+        ``(subject, problems)``: the digest the line is about (None when ``obj`` is not in
+        this repository, whose one problem is :data:`_SUBJECT_NOT_HERE`) and why the line
+        cannot enter: its bundle does not parse or verify against the subject, its subject
+        is of the wrong kind, its text holds control characters (KI312); empty when none.
+    """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
+    import pygit2
+
+    target = repo.get(obj)
+    if target is None:  # not "copied onto another subject" (reviewer r85 F24)
+        return None, [_SUBJECT_NOT_HERE.format(obj=obj)]
+    # notes annotate object-file blobs; anything else is about no manifest at all
+    subject = Digest.of(bytes(target.data)) if isinstance(target, pygit2.Blob) \
+        else Digest("0" * 64)
+    try:
+        statement = verify_bundle(Bundle.from_bytes(line, file=f"{NOTES_REF}:{obj}"), subject)
+    except KistoreError as e:
+        return subject, [e.message]
+    problem = subject_problem(view, statement.type, subject, statement.predicate) \
+        if view is not None else None
+    if problem:
+        return subject, [problem]
+    return subject, [f"{statement.type}'s {(e.pointer or '/')[1:]}: {e.message}"
+                     for e in text_problems(statement.predicate)]  # ESC, bidi (KI312)
+
+
+def note_line_judge(store: Store) -> Callable[[str, bytes], str | None]:
+    """Return KI409's judgment of a note line a fetch would take in (reviewer r90b F11).
+
+    A line the push gate would refuse (:func:`note_line_problems`, judged against the
+    store at its protected branches' last tip, as a notes push is; and a line that is not
+    canonical bundle bytes), once taken in by ``kistore notes fetch``, could never be
+    dropped (notes only grow) and blocked every later ``notes push`` (KI409). A line on an
+    object this clone lacks is not judged (its branch is not fetched yet): the push says so.
+
+    Args:
+        store: the clone.
+
+    Returns:
+        ``judge(obj, line)``: why the line is left out (one sentence, ``KI409`` named), or
+        None when it may enter.
+    """
+    repo = store.repo
+    tips = _branch_tips(repo, protected_refs(store))
+    view = store.view(tips[-1]) if tips else None
+
+    def judge(obj: str, line: bytes) -> str | None:
+        if repo.get(obj) is None:
+            return None
+        if not canonical.is_canonical(line):
+            return "not canonical bundle bytes (what `kistore attest` writes) (KI409)"
+        _subject, problems = note_line_problems(repo, view, obj, line)
+        return "; ".join(problems) + " (KI409)" if problems else None
+
+    return judge
 
 
 def _merge_base(store: Store, new: str, old: str, protected: set[str]) -> str | None:

@@ -466,7 +466,9 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
 
     git pull never fetches notes: run it after each pull (show, rank, verify, site
     build and export warn when REMOTE's branches were fetched after its notes). In a
-    fork, fetch from the index (upstream), not from the fork.
+    fork, fetch from the index (upstream), not from the fork. A line that does not verify
+    (a forged signature, garbage: what a notes push refuses, KI409) is left out, said on
+    stderr per note.
 
     \b
     Example:
@@ -476,12 +478,13 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.levels import none_marker
     from ..attest.notes import fetch
+    from ..check.gate import note_line_judge
     from ..core.errors import printable
     from ..core.layout import NOTES_REF
 
     store = ctx.store()
     store.settings().refuse_other_version("kistore notes fetch")  # it writes our notes ref
-    fetched = fetch(store, remote)
+    fetched = fetch(store, remote, note_line_judge(store))
     _say_kept(store, remote, fetched)
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched)})
@@ -513,11 +516,13 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import push
+    from ..check.gate import note_line_judge
 
     store = ctx.store()
     store.settings().refuse_other_version("kistore notes push")  # it merges into ours first
     fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote),
-                   fetched=partial(_say_kept, store, remote, pushing=True))
+                   fetched=partial(_say_kept, store, remote, pushing=True),
+                   line_judge=note_line_judge(store))
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
                    "pushed": True})
@@ -537,7 +542,8 @@ def notes_restore(ctx: StoreContext, as_json: bool) -> None:
     remote's notes removed. A clone whose notes a remote's removal reached before (a
     withdrawal gone after a fetch from a fork or mirror) still holds the lines in its notes
     history (first parent): this puts them back in one notes commit. A line you left out
-    on purpose (git notes edit) comes back too. Then push them where they are lacking.
+    on purpose (git notes edit) comes back too, unless it does not verify (KI409): those
+    stay out, each note named on stderr. Then push them where they are lacking.
 
     \b
     Example:
@@ -545,13 +551,16 @@ def notes_restore(ctx: StoreContext, as_json: bool) -> None:
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import named_notes, restore
+    from ..check.gate import note_line_judge
 
     store = ctx.store()
     store.settings().refuse_other_version("kistore notes restore")  # it writes our notes ref
-    restored = restore(store)
+    restored, left = restore(store, note_line_judge(store))
+    _say_left_out(store, left, "its history held")
     count = sum(map(len, restored.values()))
     if as_json:
-        emit_json({"restored": count, "notes": sorted(restored)})
+        emit_json({"restored": count, "notes": sorted(restored),
+                   "leftOut": sum(map(len, left.values()))})
     elif restored:
         click.echo(f"{count} attestation line(s) restored on {len(restored)} note(s): "
                    f"{named_notes(store.repo, restored)}; `kistore notes push REMOTE` gives "
@@ -570,7 +579,10 @@ def _say_kept(store: Store, remote: str, fetched: Fetched, *, pushing: bool = Fa
         fetched: one fetch's :class:`kistore.attest.notes.Fetched`; nothing is said when it
             kept no line.
         pushing: ``notes push`` says so (it sends them back itself).
+
+    Then each note whose lines the fetch left out (:attr:`Fetched.left_out`), one line each.
     """
+    _say_left_out(store, fetched.left_out, f"{remote}'s notes held")
     if fetched.kept:
         # Lazy: said only when a remote removed lines.
         from ..attest.notes import kept_message
@@ -578,6 +590,29 @@ def _say_kept(store: Store, remote: str, fetched: Fetched, *, pushing: bool = Fa
 
         click.echo("warning: " + printable(kept_message(store.repo, remote, fetched.kept,
                                                         pushing=pushing)), err=True)
+
+
+def _say_left_out(store: Store, left: dict[str, dict[bytes, str]], held: str) -> None:
+    """Warn on stderr, one line per note, of the lines left out as they do not verify.
+
+    Args:
+        store: the clone.
+        left: ``{annotated object id: {line: why}}`` (nothing is said when empty).
+        held: where the lines were (``REMOTE's notes held``).
+    """
+    if not left:
+        return
+    # Lazy: said only when a line was left out.
+    from ..attest.notes import named_notes
+    from ..core.errors import printable
+
+    for obj, lines in sorted(left.items()):
+        reasons = sorted(set(lines.values()))
+        more = f" (and {len(reasons) - 1} other reason(s))" if len(reasons) > 1 else ""
+        click.echo("warning: " + printable(
+            f"{len(lines)} attestation line(s) {held} on {named_notes(store.repo, [obj])} "
+            f"left out: {reasons[0]}{more}; this clone's notes take in only lines that "
+            "verify, as a notes push must send"), err=True)
 
 
 def _kept_count(fetched: Fetched) -> int:

@@ -157,10 +157,11 @@ def test_notes_fetch_in_a_blob_less_clone_reads_as_a_full_clone(served, full, tm
         0, "3 attestation(s) gained from origin\n", "")  # was: internal error, KeyError
     # one `git fetch` of the notes, unfiltered: their blobs came along; none fetched after.
     # A bare clone has no kistore.toml on disk: the `[store] version` check (notes fetch
-    # writes our notes ref) reads HEAD's, one `cat-file` fetching that one blob.
+    # writes our notes ref) reads HEAD's, one `cat-file` fetching that one blob; and the
+    # objects the gained lines annotate, to judge them (KI409, reviewer r90b F11), in one.
     fetches = git_processes(trace)
     bare = kind == "bare"
-    assert (fetches["fetch"], fetches["cat-file"]) == (1 + bare, int(bare)), fetches
+    assert (fetches["fetch"], fetches["cat-file"]) == (1 + 2 * bare, int(bare)), fetches
     toml = git(path, "rev-parse", "HEAD:kistore.toml").strip()
     notes_tip = git(path, "rev-parse", layout.NOTES_REF).strip()
     assert "?" not in git(path, "rev-list", "--objects", "--missing=print", notes_tip)

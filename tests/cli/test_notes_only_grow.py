@@ -18,6 +18,7 @@ with a note (``index``, as in ``test_notes_freshness``).
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from pathlib import Path
@@ -25,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from kistore.attest import attestation, notes
-from kistore.core import layout
+from kistore.core import canonical, layout
 from kistore.store import Store
 
 from ..conftest import git
@@ -217,4 +218,116 @@ def test_notes_restore_puts_back_what_a_fetch_before_the_fix_removed(index, tmp_
     assert out(clone, "log", "-1", "--format=%s", "refs/notes/kistore") == (
         "kistore: keep 1 attestation line(s) its history held (notes only grow, KI408)")
     again = kistore(clone, "notes", "restore", "--json")
-    assert json.loads(again.stdout) == {"restored": 0, "notes": []}
+    assert json.loads(again.stdout) == {"restored": 0, "notes": [], "leftOut": 0}
+
+
+def forged(line: str) -> str:
+    """``line`` (a DSSE bundle) with its statement's reason changed: its signature fails."""
+    bundle = json.loads(line)
+    payload = json.loads(base64.b64decode(bundle["dsseEnvelope"]["payload"]))
+    payload["predicate"]["reason"] = "evil"
+    bundle["dsseEnvelope"]["payload"] = base64.b64encode(canonical.dumps(payload)).decode()
+    return canonical.dumps(bundle).decode()
+
+
+def fork_adding(index: Store, tmp_path: Path, *lines: str) -> Path:
+    """A hook-less fork of the index whose notes commit appends ``lines`` to ``fast``'s note."""
+    fork = tmp_path / "evil.git"
+    git(tmp_path, "clone", "-q", "--bare", str(index.root), str(fork))
+    git(fork, "fetch", "-q", str(index.root), "refs/notes/kistore:refs/notes/kistore")
+    blob = out(fork, "notes", "--ref", "kistore", "list").split()[1]
+    for line in lines:
+        git(fork, "-c", "user.name=E", "-c", "user.email=e@example.org", "notes", "--ref",
+            "kistore", "append", "-m", line, blob)
+    return fork
+
+
+def left_out_warning(clone: Path, held: str, why: str) -> str:
+    """What a fetch (or restore) says of one line on ``fast``'s note it left out."""
+    return (f"warning: 1 attestation line(s) {held} on refs/notes/kistore:{fast_blob(clone)} "
+            f"(on {run_of(Store(clone), 'fast')}) left out: {why} (KI409); this clone's "
+            "notes take in only lines that verify, as a notes push must send\n")
+
+
+def test_a_fetch_leaves_out_a_forged_line_and_a_push_still_works(index, tmp_path):
+    # r90b F11: a fork appends a forged line (reason changed, signature kept) to the
+    # maintainer's withdrawal; the fetch took it in, and it could never leave again
+    line = out(Path(index.root), "notes", "--ref", "kistore", "show",
+               fast_blob(Path(index.root)))
+    fork = fork_adding(index, tmp_path, forged(line), "not a bundle")
+    clone, line = fetched_clone(index, tmp_path, fork)
+    theirs = out(fork, "rev-parse", "refs/notes/kistore")
+
+    fetched = kistore(clone, "notes", "fetch", "fork")
+    assert fetched.exit_code == 0, fetched.output
+    assert fetched.stdout == "0 attestation(s) gained from fork\n"
+    warning, = fetched.stderr.splitlines(keepends=True)  # one line for the one note
+    assert warning.startswith(
+        f"warning: 2 attestation line(s) fork's notes held on refs/notes/kistore:"
+        f"{fast_blob(clone)} (on {run_of(Store(clone), 'fast')}) left out: ")
+    assert warning.endswith(": not canonical bundle bytes (what `kistore attest` writes) (KI409) "
+                            "(and 1 other reason(s)); this clone's notes take in only lines "
+                            "that verify, as a notes push must send\n")
+    assert withdrawal_line(clone) == line  # the forged and the garbage lines are not here
+    tip = out(clone, "rev-parse", "refs/notes/kistore")
+    assert out(clone, "rev-parse", f"{tip}^@") == theirs  # on top of the fork's history
+    assert out(clone, "log", "-1", "--format=%s", tip) == (
+        "kistore: leave out 2 attestation line(s) the notes of fork held that do not verify "
+        "(KI409)")
+    assert kistore(clone, "verify").exit_code == 0
+    again = kistore(clone, "notes", "fetch", "fork")  # the fork's tip is in ours: no word
+    assert (again.exit_code, again.stdout, again.stderr) == (
+        0, "0 attestation(s) gained from fork\n", "")
+
+    pushed = kistore(clone, "notes", "push", "origin")  # not refused (KI409)
+    assert pushed.exit_code == 0, pushed.output
+    restored = kistore(clone, "notes", "restore", "--json")  # the history holds them
+    assert restored.exit_code == 0, restored.output
+    assert json.loads(restored.stdout) == {"restored": 0, "notes": [], "leftOut": 2}
+    assert withdrawal_line(clone) == line
+    assert kistore(clone, "verify").exit_code == 0
+
+
+def test_a_first_fetch_leaves_out_a_forged_line_and_keeps_the_good_one(index, tmp_path):
+    line = out(Path(index.root), "notes", "--ref", "kistore", "show",
+               fast_blob(Path(index.root)))
+    fork = fork_adding(index, tmp_path, forged(line))
+    clone = clone_of(index, tmp_path / "clone")
+    git(clone, "remote", "add", "fork", str(fork))
+
+    fetched = kistore(clone, "notes", "fetch", "fork")
+    assert fetched.exit_code == 0, fetched.output
+    assert fetched.stdout == "1 attestation(s) gained from fork\n"  # the good one
+    head, why = fetched.stderr.split(" left out: ")
+    assert head + " left out: " == left_out_warning(clone, "fork's notes held", "").split(
+        " (KI409)")[0]
+    assert "signature does not verify" in why and why.endswith(
+        " (KI409); this clone's notes take in only lines that verify, as a notes push must "
+        "send\n")
+    assert withdrawal_line(clone) == line
+    assert fast_rank(clone) == (None, "")
+
+
+def test_notes_restore_leaves_out_a_line_that_does_not_verify(index, tmp_path):
+    line = out(Path(index.root), "notes", "--ref", "kistore", "show",
+               fast_blob(Path(index.root)))
+    bad = forged(line)
+    fork = fork_adding(index, tmp_path, bad)
+    clone, line = fetched_clone(index, tmp_path, fork)
+    # as a fetch before the fix did: the forged line taken in, then cut by hand (KI409's advice)
+    git(clone, "fetch", "-q", "fork", "+refs/notes/kistore:refs/notes/kistore")
+    assert bad in out(clone, "notes", "--ref", "kistore", "show", fast_blob(clone))
+    git(clone, "-c", "user.name=E", "-c", "user.email=e@example.org", "notes", "--ref",
+        "kistore", "add", "-f", "-m", line, fast_blob(clone))
+
+    restored = kistore(clone, "notes", "restore")
+    assert restored.exit_code == 0, restored.output
+    assert restored.stdout == ("0 attestation line(s) restored: refs/notes/kistore holds "
+                               "every line its history held\n")
+    warning, = restored.stderr.splitlines(keepends=True)
+    assert warning.startswith(
+        f"warning: 1 attestation line(s) its history held on refs/notes/kistore:"
+        f"{fast_blob(clone)} (on {run_of(Store(clone), 'fast')}) left out: ")
+    assert "signature does not verify" in warning
+    assert withdrawal_line(clone) == line
+    assert kistore(clone, "verify").exit_code == 0
