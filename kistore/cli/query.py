@@ -90,7 +90,13 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     warn_implementation_missing(rows)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.claims import claimed_with, claimed_with_said
-    from ..query.outliers import implausible_latency, outlier_line, ranking_outlier, ratio_said
+    from ..query.outliers import (
+        implausible_latency,
+        implausible_row_said,
+        outlier_line,
+        ranking_outlier,
+        ratio_said,
+    )
 
     outlier = ranking_outlier(ranking)  # KI234: a #1 far ahead of its #2
     claimed = claimed_with((row.record.digest, row.record.name, row.record.spec)  # KI232
@@ -132,7 +138,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
         if outlier is not None and row.record.digest == outlier.digest:
             note = f"  (!) {ratio_said(outlier.ratio)} ahead of #2: see below (KI234)"
         if row.rank is not None and (low := implausible_latency(row.record.spec)) is not None:
-            note += f"  (!) {low['said']}: likely ms or us written as ns (KI230)"
+            note += f"  (!) {implausible_row_said(low['said'])}"
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
                    f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
     if outlier is not None:

@@ -162,3 +162,24 @@ def implausible_latency(spec: Any) -> dict[str, str] | None:
     found = implausible_latencies(spec)
     return ({"rule": found[0].rule, "pointer": found[0].pointer, "said": found[0].short}
             if found else None)
+
+
+def implausible_said(said: str) -> str:
+    """Return KI230's caveat as ``show`` and the run page say it under the measurement.
+
+    ``latencyNs mean 3.52 < 100 ns: shorter than any GPU kernel runs; likely ...``.
+
+    Args:
+        said: the finding's few words (:attr:`kistore.core.contradictions.Contradiction.short`).
+    """
+    return (f"{said}: shorter than any GPU kernel runs; likely milliseconds or microseconds "
+            "written as nanoseconds, check it before citing (KI230)")
+
+
+def implausible_row_said(said: str) -> str:
+    """Return KI230's caveat as ``rank`` ends a ranked run's row: ``SAID: likely ms or us ...``.
+
+    Args:
+        said: the finding's few words (:func:`implausible_latency`'s ``said``).
+    """
+    return f"{said}: likely ms or us written as ns (KI230)"

@@ -22,7 +22,7 @@ from ..index.index import open_catalog
 from ..index.records import Record
 from .answers import rank
 from .numbers import distinct_texts, json_text, ratio_text, rounded_text, value_text
-from .outliers import Outlier, implausible_latency, outlier_line, ranking_outlier
+from .outliers import Outlier, implausible_latency, implausible_said, outlier_line, ranking_outlier
 from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -239,16 +239,6 @@ class RunPage(NamedTuple):
         if d["notesNotFetched"]:
             out.append(f"  {d['notesNotFetched']}")
         return [one_line(line) for line in out]
-
-
-def implausible_said(said: str) -> str:
-    """Return KI230's caveat for people: ``latencyNs mean 3.52 < 100 ns: no GPU kernel ...``.
-
-    Args:
-        said: the finding's few words (:attr:`kistore.core.contradictions.Contradiction.short`).
-    """
-    return (f"{said}: shorter than any GPU kernel runs; likely milliseconds or microseconds "
-            "written as nanoseconds, check it before citing (KI230)")
 
 
 def _observed(value: Any) -> str:
