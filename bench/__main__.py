@@ -29,6 +29,9 @@ STEPS = ("bulk add", "single add", "verify", "rank", "export", "history depth",
 @click.option("--workdir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to build the stores (default: a temporary directory).")
 @click.option("--keep", is_flag=True, help="Keep the stores after measuring.")
+@click.option("--reuse", is_flag=True,
+              help="Measure the stores a `--keep` run left in --workdir: no generating, no "
+                   "bulk add (its rows are that run's); the other steps as asked.")
 @click.option("--only", "only", multiple=True, type=click.Choice(STEPS),
               help="Measure only these steps (repeatable); the bulk add that builds the "
                    "store always runs, and the index is built untimed when `rank` is left out.")
@@ -39,7 +42,7 @@ STEPS = ("bulk add", "single add", "verify", "rank", "export", "history depth",
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=RESULTS, show_default=True, help="Directory for the JSON results.")
 def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | None, keep: bool,
-         only: tuple[str, ...], chunk: int | None, out_dir: Path) -> None:
+         reuse: bool, only: tuple[str, ...], chunk: int | None, out_dir: Path) -> None:
     """Measure kistore against git's own limits at N manifests (issue 8).
 
     \b
@@ -49,7 +52,12 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
       python -m bench --million       # its bulk add in chunks of 100,000
       python -m bench -n 200 --chunk 50 --only "bulk add"
       python -m bench -n 10000 -n 100000 --only export
+      python -m bench --million --workdir W --keep       # then, on the same stores:
+      python -m bench -n 1000000 --workdir W --keep --reuse --only verify --only rank
     """
+    if reuse and not (workdir and keep):
+        raise click.UsageError("--reuse measures the stores a `--keep` run left: give the same "
+                               "--workdir, and --keep (reusing them is not removing them)")
     ns = list(sizes) or [10_000, 100_000]
     if million:
         ns.append(1_000_000)
@@ -62,11 +70,14 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
     try:
         for n in ns:
             here = base / f"n{n}"
-            if here.exists():
-                shutil.rmtree(here)
-            here.mkdir(parents=True)
-            click.echo(f"N = {n:,}: generating ...", err=True)
-            prepared = measure.prepare(here, n)
+            if reuse:
+                prepared = measure.kept(here)
+            else:
+                if here.exists():
+                    shutil.rmtree(here)
+                here.mkdir(parents=True)
+                click.echo(f"N = {n:,}: generating ...", err=True)
+                prepared = measure.prepare(here, n)
             per_add = measure.default_chunk(n) if chunk is None else chunk
             steps = [("bulk add", measure.bulk_add, (prepared, per_add)),
                      ("single add", measure.single_add, (prepared, repeat)),
@@ -79,6 +90,8 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
                      ("git gc", measure.repo_size, ())]
             if only:
                 steps = [s for s in steps if s[0] == "bulk add" or s[0] in only]
+            if reuse:  # the kept store is the bulk add's result; adding again would double it
+                steps = [s for s in steps if s[0] != "bulk add"]
             for step, fn, args in steps:
                 if step == "export" and only and "rank" not in only:
                     click.echo(f"N = {n:,}: index build (untimed) ...", err=True)

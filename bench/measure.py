@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import click
+
 from kistore.core import comparison, layout
 from kistore.core.digest import Digest
 from kistore.core.model import REFERENCE_FIELDS, Manifest
@@ -187,6 +189,24 @@ def prepare(workdir: Path, n: int) -> dict[str, Any]:
         out.write(b"\n")
     return {"jsonl": jsonl, "stream": stream, "contents": contents, "paths": files,
             "bytes": canonical_bytes, "late_references": late}
+
+
+def kept(workdir: Path) -> dict[str, Any]:
+    """The files :func:`prepare` wrote for a store a ``--keep`` run left in ``workdir``.
+
+    Returns:
+        :func:`prepare`'s dict without the counts, which only the bulk add reads.
+
+    Raises:
+        click.UsageError: ``workdir`` holds no such store (names the missing path).
+    """
+    prepared = {"jsonl": workdir / "manifests.jsonl", "stream": workdir / "fast-import.stream",
+                "contents": workdir / "contents.bin"}
+    for path in (workdir / "store" / ".git", *prepared.values()):
+        if not path.exists():
+            raise click.UsageError(f"--reuse: {path} is missing: no store a `--keep` run "
+                                   "left here; run the bench without --reuse first")
+    return prepared
 
 
 def _group_file(m: Manifest, keyed: dict[str, bytes]) -> list[tuple[str, bytes]]:

@@ -352,3 +352,29 @@ def test_make_bench_finds_the_bench_package_under_python_dash_p(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Usage: python -m bench [OPTIONS]" in done.stdout
     assert "--million" in done.stdout
+
+
+def test_reuse_measures_a_kept_store_without_adding_to_it(tmp_path):
+    """``--reuse`` runs the asked steps on the store a ``--keep`` run left: no bulk add row, the
+    store's commits unchanged; without a kept store it says what is missing, exit 2."""
+    _, store = _bench_bulk_add(tmp_path, "kept")
+    head = git(store, "rev-parse", "HEAD")
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "-n", "200", "--repeat", "1", "--only", "verify", "--keep",
+         "--reuse", "--out", str(tmp_path / "again"), "--workdir", str(tmp_path / "kept")],
+        cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "generating" not in done.stderr and "bulk add" not in done.stderr
+    [result] = (tmp_path / "again").glob("*.json")
+    rows = {r["what"]: r for r in json.loads(result.read_text())["rows"]}
+    assert set(rows) <= {"verify (whole store)", "verify vs sha256sum + parse"}
+    assert rows["verify (whole store)"]["note"].startswith("exit 0;")
+    assert git(store, "rev-parse", "HEAD") == head
+    missing = subprocess.run(
+        [sys.executable, "-m", "bench", "-n", "300", "--keep", "--reuse", "--only", "verify",
+         "--workdir", str(tmp_path / "kept")], cwd=ROOT, capture_output=True, text=True)
+    assert missing.returncode == 2
+    assert f"--reuse: {tmp_path / 'kept' / 'n300' / 'store' / '.git'} is missing" in missing.stderr
+    no_keep = subprocess.run([sys.executable, "-m", "bench", "--reuse"], cwd=ROOT,
+                             capture_output=True, text=True)
+    assert no_keep.returncode == 2 and "give the same --workdir, and --keep" in no_keep.stderr
