@@ -702,7 +702,7 @@ def taken_at(manifest: Any, tokens: list[str]) -> str | None:
         if error.validator == "type":
             wanted = error.validator_value if isinstance(error.validator_value, list) \
                 else [error.validator_value]
-            words = " or ".join(_A.get(w, w) for w in wanted)
+            words = " or ".join(_A.get(str(w), str(w)) for w in wanted)
             about = error.schema.get("description") if isinstance(error.schema, dict) else None
             if isinstance(about, str):
                 first = re.split(r"\. (?=[A-Z])", about)[0].rstrip(".")
