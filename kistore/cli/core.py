@@ -122,7 +122,7 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
         finally:
             reading.done()
     if refused and not located:
-        raise MultipleErrors(refused)
+        raise MultipleErrors(store.meant_references(refused))
     checks: tuple[AdmissionCheck, ...] = ()
     if any(x.manifest.kind == "BenchmarkRun" for x in located):
         # Lazy: a run is judged against its group (KI210, KI234) only when runs are added.

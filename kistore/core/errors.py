@@ -248,9 +248,18 @@ class CanonicalFormError(InputError):
 class SchemaError(InputError):
     """A manifest that does not validate against the JSON Schema of its kind."""
 
+    written: tuple[str, str] | None = None
+    """``(field, text)`` when a run's reference field (``workloadDigest``) holds text that is
+    no digest (``sha256:134b31b5``, ``Workload/NAME``): the store may say which stored
+    manifest it likely means (:meth:`kistore.store.Store.meant_references`)."""
+
 
 class ResolutionError(InputError):
     """A digest reference that does not resolve, or a prefix that is ambiguous."""
+
+    missing: tuple[tuple[str, str], ...] = ()
+    """``(field, sha256:<hex>)`` per reference of a run nothing holds (a dangling reference
+    refused): the store may say which stored manifest each likely means."""
 
 
 class VerificationError(KistoreError):

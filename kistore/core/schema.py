@@ -414,7 +414,7 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
             findings.extend(_unexpected_keys(error, pointer, file)
                             or _missing_key(error, pointer, file)
                             or _name_problem(error, pointer, file)
-                            or [SchemaError(describe_error(error), file=file, pointer=pointer)])
+                            or [_reference_problem(error, pointer, file)])
     except Unresolvable as e:  # met only when validation reaches the broken $ref
         check_schema_references()
         raise InstallationError(f"a $ref of kistore's schema {schema} cannot be resolved "
@@ -422,6 +422,20 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
                                 file=_schema_file(schema)) from None
     return sorted(_misspelt_keys(findings, file),
                   key=lambda f: (f.pointer or "", f.message))
+
+
+def _reference_problem(error: Any, pointer: str, file: str | None) -> SchemaError:
+    """Return the finding of one error, keeping the text of a run's reference that is no digest.
+
+    A ``spec.*Digest`` string failing its pattern keeps what was written
+    (:attr:`SchemaError.written`) for the store's "did you mean" (reviewer r90b F6).
+    """
+    found = SchemaError(describe_error(error), file=file, pointer=pointer)
+    path = list(error.absolute_path)
+    if error.validator == "pattern" and len(path) == 2 and path[0] == "spec" and \
+            str(path[1]).endswith("Digest") and isinstance(error.instance, str):
+        found.written = (str(path[1]), error.instance)
+    return found
 
 
 def _misspelt_keys(findings: list[SchemaError], file: str | None) -> list[SchemaError]:
