@@ -270,3 +270,31 @@ def test_r90_f3_the_gate_warns_of_a_time_ranked_descending_and_lets_it_in(publis
     assert "KI236 policy-time-ranked-descending" in slowest_first.output, slowest_first.output
     fastest_first = remote.pr("fastest first again", rank("ascending"))
     assert fastest_first.accepted and "KI236" not in fastest_first.output, fastest_first.output
+
+
+def test_r90b_f1_the_gate_lets_a_rate_in_and_refuses_a_time_per_step_labelled_score(
+        published, tmp_path, kit):
+    remote = Remote(published, tmp_path)
+    assert remote.pr("group", lambda c: add_group(remote, kit, {"fast": 1000,
+                                                                 "slow": 3000})).accepted
+
+    def rank_by(metric, order, unit):
+        def change(clone):
+            policy = remote.read_json("store/policy/ranking.json")
+            policy["families"]["synthetic"] = {"comparison": "source-native", "metric": metric,
+                                               "order": order, "unit": unit}
+            remote.write_json("store/policy/ranking.json", policy)
+        return change
+
+    rate = remote.pr("edges a second", rank_by("/sourceNative/metrics/edges_s", "descending",
+                                               "edges/s"))
+    assert rate.accepted and "KI231" not in rate.output and "KI236" not in rate.output, \
+        rate.output
+    per_day = remote.pr("simulated ns a day", rank_by("/sourceNative/metrics/ns_per_day",
+                                                      "descending", "ns/day"))
+    assert per_day.accepted and "KI23" not in per_day.output, per_day.output
+    step = remote.pr("step time as a score", rank_by("/sourceNative/metrics/step_ms",
+                                                     "descending", "score"))
+    assert not step.accepted
+    assert "KI231 policy-unit-contradicts-metric" in step.output, step.output
+    assert "KI236 policy-time-ranked-descending" in step.output, step.output
