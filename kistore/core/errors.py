@@ -187,6 +187,12 @@ class InputError(KistoreError):
 class ParseError(InputError):
     """Bytes that are not strict JSON as kistore accepts it (see :mod:`kistore.core.canonical`)."""
 
+    number_at: str | None = None
+    """For ``NaN``/``Infinity`` where a manifest's schema takes a number and also null or
+    nothing: the value's JSON Pointer in its manifest (``/spec/sourceNative/metrics/x``),
+    so that a ranking policy ranking runs by it can say "a number" only
+    (:func:`kistore.query.policy.ranked_number_advice`)."""
+
 
 class TrailingDataError(ParseError):
     """More text after one whole JSON value (two manifests in a file meant to hold one).

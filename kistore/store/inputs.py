@@ -349,6 +349,8 @@ def number_advice(error: KistoreError, data: bytes) -> None:
                               "left out here)"}
     error.message = f"{bad} is not JSON; {advice[takes['null'], takes['out']]}"
     error.args = (error.format(),)
+    if what == "a number" and (takes["null"] or takes["out"]) and isinstance(error, ParseError):
+        error.number_at = "".join(f"/{escape_pointer(t)}" for t in rest)
 
 
 def _bounded_metric(manifest: dict[str, Any], tokens: list[str]) -> str | None:

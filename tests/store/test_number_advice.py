@@ -101,3 +101,25 @@ def test_r90b_f5_a_metric_its_source_bounds_takes_a_number_in_range_never_null()
         "123456789", "0.5").encode()
     assert _said(free) == ["NaN is not JSON; write a number, or null, or leave the field out "
                            "(the schema takes all three here)"]
+
+
+def test_r90b_f5_a_metric_the_policy_ranks_by_takes_a_number_only(runner, store, tmp_path):
+    from kistore.cli import main
+
+    path = tmp_path / "run.json"
+    path.write_bytes(_text(ManifestKit(), "/spec/sourceNative/metrics/score", "NaN"))
+    free = ("NaN is not JSON; write a number, or null, or leave the field out (the schema "
+            "takes all three here)")
+    said = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
+    assert said.exit_code == 1 and said.stderr.endswith(f"/spec/sourceNative/metrics/score: "
+                                                        f"{free}\n"), said.stderr
+    policy = store.root / "store/policy/ranking.json"
+    policy.write_text(json.dumps({"families": {"synthetic": {
+        "comparison": "source-native", "metric": "/sourceNative/metrics/score",
+        "order": "descending", "unit": "score"}}}))
+    said = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
+    assert said.exit_code == 1
+    assert said.stderr.endswith(
+        "/spec/sourceNative/metrics/score: NaN is not JSON; write a number: the ranking policy "
+        "ranks the runs of family synthetic by /sourceNative/metrics/score; a run stating null "
+        "or nothing there is not ranked\n"), said.stderr
