@@ -1008,18 +1008,23 @@ class Store:
                 digest in full, to be written by hand; the others are left as they are.
 
         Returns:
-            ``problems``, as a list (changed in place).
+            ``problems``, as a list (changed in place). Each reference is looked up once,
+            and at most :data:`MEANT_ASKED` of them (a bulk add of 10,000 runs naming one
+            missing environment costs one search, not 10,000).
         """
         # Lazy: the reference fields' kinds, only when a refused add is reported.
         from ..core.model import REFERENCE_KINDS
 
+        asked: dict[tuple[str, str], tuple[Digest, str] | None] = {}
         for problem in problems:
             written = getattr(problem, "written", None)
             pairs = [written] if written else list(getattr(problem, "missing", ()))
             said = []
             for field_name, text in pairs:
                 kind = REFERENCE_KINDS.get(field_name)
-                meant = self.meant_reference(text, kind) if kind else None
+                if kind and (kind, text) not in asked and len(asked) < MEANT_ASKED:
+                    asked[kind, text] = self.meant_reference(text, kind)
+                meant = asked.get((kind or "", text))
                 if meant is not None:
                     said.append(f"{field_name}: did you mean {meant[0]} ({kind}/{meant[1]})?")
             if said:
@@ -2189,6 +2194,11 @@ def _has_name(view: View, digest: Digest, name: str) -> bool:
         return isinstance(stored, str) and stored == name
     except (KistoreError, KeyError, TypeError):
         return False
+
+
+MEANT_ASKED = 64
+"""The distinct references one refused add looks up for a "did you mean" (each up to 961
+stats: :meth:`Store.meant_reference`)."""
 
 
 INIT_FILES = f".gitattributes {layout.SETTINGS_FILE} {layout.POLICY_DIR}/ranking.json"
