@@ -65,18 +65,55 @@ PREFIXED_SECONDS = {"m": "ms", "n": "ns", "u": "us", "\u00b5": "us", "\u03bc": "
 read as seconds)."""
 
 RATE_WORDS = frozenset({
-    "per", "flop", "flops", "gflop", "gflops", "tflop", "tflops", "pflop", "pflops", "op",
-    "ops", "gop", "gops", "top", "tops", "token", "tokens", "tok", "sample", "samples",
-    "item", "items", "iter", "iters", "it", "iteration", "iterations", "step", "steps",
-    "request", "requests", "req", "reqs", "query", "queries", "qps", "frame", "frames",
-    "image", "images", "img", "imgs", "element", "elements", "elem", "elems", "byte",
-    "bytes", "b", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "bit", "bits",
-    "call", "calls", "launch", "launches", "instruction", "instructions", "inst", "row",
-    "rows", "record", "records", "batch", "batches", "cycle", "cycles"})
-"""A word before a unit of time that makes the unit a rate's denominator, not the metric's
-unit: ``per`` (``ops_per_s``) and the quantities a rate counts (``gflops_s``, ``tokens_s``,
-``GFLOP/s``: reviewer r90 F3 found each read as seconds, a false KI231 error). A ``/``
-before the unit (``x/s``, the token ``x~1s``) makes it one too."""
+    "flop", "flops", "gflop", "gflops", "tflop", "tflops", "pflop", "pflops", "mflop",
+    "mflops", "op", "ops", "gop", "gops", "mop", "mops", "tops", "tok", "toks", "it", "its",
+    "req", "reqs", "img", "imgs", "elem", "elems", "inst", "insts", "b", "kb", "mb", "gb", "tb",
+    "kib", "mib", "gib", "tib", "bit", "bits", "kbit", "mbit", "gbit", "teps", "gteps", "qps",
+    "tps", "fps", "nnz"})
+"""A word before a unit of time that names what a rate counts, where it is no plural noun:
+a unit or an abbreviation (``gflop_s``, ``GB/s``, ``tok_s``, tqdm's ``it_s``). Any plural
+noun there counts too (:func:`plural_noun`: ``tokens_s``, ``edges_s``, ``pixels_s``), and
+``per`` or a ``/`` before the unit (``ops_per_s``, ``GFLOP/s``) makes it a rate's denominator
+as well. A singular noun there (``token``, ``step``, ``launch``, ``iter``) is what the time
+is per: ``time_to_first_token_ms``, ``step_ms``, ``launch_us`` are times (reviewer r90b F1:
+a closed list of rate words read those as no time, and ``edges_s`` as seconds)."""
+
+TIME_WORDS = frozenset({
+    "time", "times", "latency", "latencies", "duration", "durations", "elapsed", "runtime",
+    "runtimes", "walltime", "delay", "delays", "wait", "waits", "ttft", "tpot", "itl", "tbt",
+    "e2e", "lag"})
+"""A word saying a time (``times_ms``, ``latencies_us`` are times, not counted things)."""
+
+PERIOD_WORDS = frozenset({
+    "day", "days", "hour", "hours", "hr", "hrs", "h", "minute", "minutes", "min", "mins",
+    "week", "weeks", "year", "years", "month", "months"})
+"""A period a time unit is counted per: ``ns_per_day`` (GROMACS's simulated ns a day), ``ns/day``,
+``ns_per_hour`` are rates, more is better. Right after the unit with no ``per`` or ``/`` only
+:data:`_DIRECT_PERIODS` count (``ns_day``; ``latency_ms_min`` is a statistic)."""
+
+_DIRECT_PERIODS = frozenset({"day", "days", "hour", "hours", "week", "weeks"})
+
+_NOT_PLURAL = ("ss", "us", "is")
+"""Endings of words in ``s`` that are no plural (``process``, ``status``, ``axis``)."""
+
+
+def plural_noun(word: str) -> bool:
+    """Return whether a lower-case word of a metric's name reads as a plural noun.
+
+    Args:
+        word: one word of :func:`name_words`.
+
+    Returns:
+        True for a word of four letters or more ending in ``s`` (``tokens``, ``edges``,
+        ``pixels``, ``updates``), not in ``ss``, ``us``, ``is`` (``process``, ``status``,
+        ``axis``), nor a time (:data:`TIME_UNITS`, :data:`TIME_WORDS`: ``seconds``,
+        ``times``). A guess from the spelling: such a word before a unit reads as a rate,
+        which no rule judges (KI231 and KI236 stay silent), so an unsure reading is never
+        an error.
+    """
+    return (len(word) >= 4 and word.endswith("s") and not word.endswith(_NOT_PLURAL)
+            and word.isalpha() and word not in TIME_UNITS and word not in TIME_WORDS)
+
 
 _WORDS = re.compile(
     r"[A-Z]{2,}s(?![a-z])|[A-Z]?[a-z\u00b5\u03bc]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -108,9 +145,9 @@ def token_time_unit(token: str) -> str | None:
 
     The token's words (:func:`name_words`) are read from the last: the last word that names
     a unit (:data:`TIME_UNITS`; ``m``/``n``/``u`` and ``sec`` as one, :data:`PREFIXED_SECONDS`)
-    is the token's unit, whatever follows it (``latency_ms_mean``, ``latency_ms_p50``); but
-    after ``/`` or a word of :data:`RATE_WORDS` (``tokens_s``, ``ops_per_ms``) it is a rate's
-    denominator, and the token names a rate.
+    is the token's unit, whatever follows it (``latency_ms_mean``, ``latency_ms_p50``,
+    ``ms_per_token``, Go's ``ns~1op``: a time per thing), unless :func:`_rate_at` reads it as
+    a rate's denominator or numerator (``tokens_s``, ``ops_per_ms``, ``ns_per_day``).
 
     Args:
         token: an RFC 6901 reference token, escaped.
@@ -119,19 +156,39 @@ def token_time_unit(token: str) -> str | None:
         ``ns``, ``us``, ``ms`` or ``s``; ``""`` for a rate; None when no word names a unit.
     """
     parts = name_words(token)
-    for i in range(len(parts) - 1, -1, -1):
-        separator, word = parts[i]
-        unit = TIME_UNITS.get(word)
+    for last in range(len(parts) - 1, -1, -1):
+        word = parts[last][1]
+        unit, first = TIME_UNITS.get(word), last
         if unit is None:
             continue
-        if word in ("sec", "secs") and i and not separator and parts[i - 1][1] in \
-                PREFIXED_SECONDS:
-            unit, i = PREFIXED_SECONDS[parts[i - 1][1]], i - 1
-            separator = parts[i][0]
-        if "/" in separator or (i and parts[i - 1][1] in RATE_WORDS):
-            return ""
-        return unit
+        if word in ("sec", "secs") and last and not parts[last][0] and \
+                parts[last - 1][1] in PREFIXED_SECONDS:
+            unit, first = PREFIXED_SECONDS[parts[last - 1][1]], last - 1
+        return "" if _rate_at(parts, first, last) else unit
     return None
+
+
+def _rate_at(parts: list[tuple[str, str]], first: int, last: int) -> bool:
+    """Return whether the unit of time at words ``first..last`` of a name belongs to a rate.
+
+    A rate's denominator: after ``/`` or ``per`` (``x/s``, ``ops_per_s``), after a word of
+    :data:`RATE_WORDS` (``gflop_s``, ``gb_s``) or a plural noun (:func:`plural_noun`:
+    ``tokens_s``, ``edges_s``); a rate's numerator: before ``per``/``/`` and a period
+    (:data:`PERIOD_WORDS`: ``ns_per_day``, ``ns/day``) or right before a day, an hour, a week
+    (``ns_day``). Anything else before the unit (a singular noun, ``token``, ``step``, a
+    time, ``latency``, or nothing) leaves it the metric's unit: ``step_ms``,
+    ``time_to_first_token_ms``, ``time_per_iter_s``.
+    """
+    following = parts[last + 1:last + 3]
+    if following:
+        (separator, word), *rest = following
+        if word == "per" and rest and rest[0][1] in PERIOD_WORDS or \
+                word in (PERIOD_WORDS if "/" in separator else _DIRECT_PERIODS):
+            return True
+    if not first:
+        return False
+    separator, before = parts[first][0], parts[first - 1][1]
+    return "/" in separator or before == "per" or before in RATE_WORDS or plural_noun(before)
 
 
 def metric_time_unit(metric: str) -> str | None:

@@ -226,23 +226,32 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
 def _no_such_name(store: Store, kind: str, name: str) -> str:
     """Say that the work tree holds no ``KIND/NAME``, and what was likely meant.
 
-    A name close to one held by a manifest of ``kind`` is taken for a typo: "did you mean"
-    the nearest (up to three, as git suggests a command). Names are lowercase, so a name
-    in capitals is compared in lowercase, and the answer says names are lowercase. With
-    none close, a metadata file edited in place to give it this name is what ``kistore
+    First the same name held by another kind (``Workload/NAME`` of a run's name: the run,
+    :meth:`kistore.store.Store.kinds_naming`), then the longest name of ``kind`` the name
+    starts with, to a ``-`` or ``.`` (``Workload/sol-kernel-3`` for
+    ``Workload/sol-kernel-3-submission-42126``: a run's name begins with its workload's),
+    then names close to it (a typo, as git suggests a command); three at most (reviewer
+    r90b F6: an unrelated ``sol-kernel-121`` was offered alone). Names are lowercase, so a
+    name in capitals is compared in lowercase, and the answer says names are lowercase.
+    With none, a metadata file edited in place to give it this name is what ``kistore
     reindex`` would find (the names lookup re-reads only shard directories that changed,
     docs/speed.md), so that is said.
     """
     # Lazy: difflib loads only to suggest a name after a miss.
     import difflib
 
+    lowered = name.lower()
     held = [held for held_kind, held in store.view().names([kind]) if held_kind == kind]
+    others = [f"{other}/{lowered}" for other in store.kinds_naming(lowered) if other != kind]
+    starts = sorted((h for h in held if lowered.startswith(h) and lowered[len(h):][:1] in
+                     ("-", ".")), key=len, reverse=True)[:1]
     # names are lowercase (the schema's pattern): SOL-KERNEL-1 is looked up as sol-kernel-1
-    close = difflib.get_close_matches(name.lower(), held, n=3, cutoff=0.6)
-    if close:
-        cased = "; names are lowercase" if name != name.lower() else ""
+    close = difflib.get_close_matches(lowered, held, n=3, cutoff=0.6)
+    meant = list(dict.fromkeys([*others, *(f"{kind}/{c}" for c in [*starts, *close])]))[:3]
+    if meant:
+        cased = "; names are lowercase" if name != lowered else ""
         return (f"no {kind} named {name!r} in the work tree{cased}; did you mean "
-                f"{' or '.join(f'{kind}/{c}' for c in close)}?")
+                f"{' or '.join(meant)}?")
     return (f"no {kind} named {name!r} in the work tree; if a metadata file was edited in "
             "place to give it this name, run `kistore reindex` to read every file again")
 

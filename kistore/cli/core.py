@@ -121,8 +121,13 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
             located, refused = read_inputs_apart(files, store.limits(), reading)
         finally:
             reading.done()
+    if refused:
+        # Lazy: the policy is read only for a refused input's NaN at a metric.
+        from ..query.policy import ranked_number_advice
+
+        ranked_number_advice(store.view(), refused)
     if refused and not located:
-        raise MultipleErrors(refused)
+        raise MultipleErrors(store.meant_references(refused))
     checks: tuple[AdmissionCheck, ...] = ()
     if any(x.manifest.kind == "BenchmarkRun" for x in located):
         # Lazy: a run is judged against its group (KI210, KI234) only when runs are added.

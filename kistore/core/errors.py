@@ -187,6 +187,12 @@ class InputError(KistoreError):
 class ParseError(InputError):
     """Bytes that are not strict JSON as kistore accepts it (see :mod:`kistore.core.canonical`)."""
 
+    number_at: str | None = None
+    """For ``NaN``/``Infinity`` where a manifest's schema takes a number and also null or
+    nothing: the value's JSON Pointer in its manifest (``/spec/sourceNative/metrics/x``),
+    so that a ranking policy ranking runs by it can say "a number" only
+    (:func:`kistore.query.policy.ranked_number_advice`)."""
+
 
 class TrailingDataError(ParseError):
     """More text after one whole JSON value (two manifests in a file meant to hold one).
@@ -248,9 +254,18 @@ class CanonicalFormError(InputError):
 class SchemaError(InputError):
     """A manifest that does not validate against the JSON Schema of its kind."""
 
+    written: tuple[str, str] | None = None
+    """``(field, text)`` when a run's reference field (``workloadDigest``) holds text that is
+    no digest (``sha256:134b31b5``, ``Workload/NAME``): the store may say which stored
+    manifest it likely means (:meth:`kistore.store.Store.meant_references`)."""
+
 
 class ResolutionError(InputError):
     """A digest reference that does not resolve, or a prefix that is ambiguous."""
+
+    missing: tuple[tuple[str, str], ...] = ()
+    """``(field, sha256:<hex>)`` per reference of a run nothing holds (a dangling reference
+    refused): the store may say which stored manifest each likely means."""
 
 
 class VerificationError(KistoreError):

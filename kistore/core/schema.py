@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from copy import deepcopy
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -413,7 +414,7 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
             findings.extend(_unexpected_keys(error, pointer, file)
                             or _missing_key(error, pointer, file)
                             or _name_problem(error, pointer, file)
-                            or [SchemaError(describe_error(error), file=file, pointer=pointer)])
+                            or [_reference_problem(error, pointer, file)])
     except Unresolvable as e:  # met only when validation reaches the broken $ref
         check_schema_references()
         raise InstallationError(f"a $ref of kistore's schema {schema} cannot be resolved "
@@ -421,6 +422,20 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
                                 file=_schema_file(schema)) from None
     return sorted(_misspelt_keys(findings, file),
                   key=lambda f: (f.pointer or "", f.message))
+
+
+def _reference_problem(error: Any, pointer: str, file: str | None) -> SchemaError:
+    """Return the finding of one error, keeping the text of a run's reference that is no digest.
+
+    A ``spec.*Digest`` string failing its pattern keeps what was written
+    (:attr:`SchemaError.written`) for the store's "did you mean" (reviewer r90b F6).
+    """
+    found = SchemaError(describe_error(error), file=file, pointer=pointer)
+    path = list(error.absolute_path)
+    if error.validator == "pattern" and len(path) == 2 and path[0] == "spec" and \
+            str(path[1]).endswith("Digest") and isinstance(error.instance, str):
+        found.written = (str(path[1]), error.instance)
+    return found
 
 
 def _misspelt_keys(findings: list[SchemaError], file: str | None) -> list[SchemaError]:
@@ -657,6 +672,59 @@ def describe_error(error: Any) -> str:
     if field is not None and not message.startswith(f"field {field!r}"):
         message = f"field {field!r}: {message}"
     return message
+
+
+def taken_at(manifest: Any, tokens: list[str]) -> str | None:
+    """Say what a manifest's schema takes at one place where it takes no number.
+
+    Asked where a number cannot be parsed (``NaN`` written at ``/spec/observedAt``): a
+    number is put there in a copy and the schema's ``type``, ``const`` or ``enum`` error at
+    that place, if any, says what it takes instead (reviewer r90b F5: the advice said "write
+    a number" at a string).
+
+    Args:
+        manifest: a parsed manifest (not changed).
+        tokens: the reference tokens of the place, unescaped (``["spec", "observedAt"]``).
+
+    Returns:
+        JSON's words for what goes there: ``a string: RFC 3339 date-time with a time zone,
+        e.g. 2026-07-10T06:41:58.611Z`` (the type and the schema's description, first
+        sentence), ``"kernelindex.dev/v1alpha1"`` (a ``const``), ``one of "passed", ...``;
+        for ``kind``, the five kinds. None when the schema takes a number there (or the
+        place or the kind cannot be found).
+    """
+    if tokens == ["kind"]:
+        return f"a string, one of {', '.join(_json(k) for k in KINDS)}"
+    kind = manifest.get("kind") if isinstance(manifest, dict) else None
+    if kind not in KINDS or not tokens:
+        return None
+    copy = deepcopy(manifest)
+    parent = copy
+    try:
+        for token in tokens[:-1]:
+            parent = parent[int(token)] if isinstance(parent, list) else parent[token]
+        parent[int(tokens[-1]) if isinstance(parent, list) else tokens[-1]] = 0
+    except (IndexError, KeyError, TypeError, ValueError):
+        return None
+    for error in _validator(f"{kind}.json").iter_errors(copy):
+        if [str(p) for p in error.absolute_path] != tokens:
+            continue
+        if error.validator == "const":
+            return _json(error.validator_value)
+        if error.validator == "enum":
+            return f"one of {', '.join(_json(v) for v in error.validator_value)}"
+        if error.validator == "type":
+            wanted = error.validator_value if isinstance(error.validator_value, list) \
+                else [error.validator_value]
+            words = " or ".join(_A.get(str(w), str(w)) for w in wanted)
+            about = error.schema.get("description") if isinstance(error.schema, dict) else None
+            if isinstance(about, str):
+                first = re.split(r"\. (?=[A-Z])", about)[0].rstrip(".")
+                first = first[:1].lower() + first[1:] if first.startswith(("A ", "An ")) \
+                    else first
+                words += f": {first}"
+            return words
+    return None
 
 
 _A = {"object": "an object", "array": "an array", "string": "a string", "integer": "an integer",

@@ -24,12 +24,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..attest.levels import SOURCE_NATIVE
 from ..core import canonical
-from ..core.errors import InputError, MultipleErrors
+from ..core.errors import InputError, KistoreError, MultipleErrors
 from ..core.layout import POLICY_FILE
 from ..core.package_data import read_package_data
 from ..core.schema import check_document
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Iterable
+
     from ..store import View
 
 MEASURED = "measured"
@@ -242,6 +244,44 @@ def load_policy(view: View) -> RankingPolicy:
     if data is None:
         return parse_policy(default_policy_bytes(), file="kistore default policy")
     return parse_policy(data, file=POLICY_FILE)
+
+
+def ranked_number_advice(view: View, problems: Iterable[KistoreError]) -> None:
+    """Tell a ``NaN`` at a metric the policy ranks runs by to write a number, and only that.
+
+    The schema takes anything in ``sourceNative.metrics`` (so :mod:`kistore.store.inputs`
+    says "a number, or null, or leave the field out"), but a run stating null or nothing
+    at the metric its family ranks by is never ranked (reviewer r90b F5).
+
+    Args:
+        view: the store view whose policy is read (:func:`load_policy`; a policy that does
+            not load changes nothing: ``verify`` says why, KI206).
+        problems: an input's problems; each :class:`~kistore.core.errors.ParseError` with
+            ``number_at`` equal to ``/spec`` + a source-native family's ``metric`` gets the
+            words "write a number: the ranking policy ranks the runs of family F by M; a
+            run stating null or nothing there is not ranked" (changed in place).
+    """
+    problems = [p for p in problems if getattr(p, "number_at", None)]
+    if not problems:
+        return
+    try:
+        policy = load_policy(view)
+    except KistoreError:
+        return
+    ranked: dict[str, list[str]] = {}
+    for family, entry in sorted(policy.families.items()):
+        metric = entry.get("metric")
+        if entry.get("comparison", MEASURED) == SOURCE_NATIVE and isinstance(metric, str):
+            ranked.setdefault(f"/spec{metric}", []).append(family)
+    for problem in problems:
+        at = getattr(problem, "number_at", None) or ""
+        if at in ranked:
+            bad = problem.message.split(" is not JSON", 1)[0]
+            problem.message = (
+                f"{bad} is not JSON; write a number: the ranking policy ranks the runs of "
+                f"family {' and '.join(ranked[at])} by {at.removeprefix('/spec')}; a run "
+                "stating null or nothing there is not ranked")
+            problem.args = (problem.format(),)
 
 
 def resolve_pointer(document: Any, pointer: str) -> Any:

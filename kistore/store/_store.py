@@ -932,6 +932,108 @@ class Store:
         ]
         return match_prefix(prefix, candidates)
 
+    def kinds_naming(self, name: str, *, at: str | None = None) -> list[str]:
+        """Return the kinds of which a manifest named ``name`` is stored, in :data:`KINDS` order.
+
+        Args:
+            name: a name (``sol-kernel-3-submission-42126``).
+            at: revision to read, or None for the work tree.
+
+        Returns:
+            Each kind holding ``name`` (a names file each where names are paths, else the
+            index's names); damaged names files are passed over (the lookup of
+            ``KIND/NAME`` itself reports them).
+        """
+        return _kinds_naming(self.view(at), name)
+
+    def meant_reference(self, text: str, kind: str) -> tuple[Digest, str] | None:
+        """Return the one stored manifest of ``kind`` a reference written in a manifest means.
+
+        A run's ``*Digest`` field must hold the whole digest (it is what the run's own
+        digest, and any signature over it, covers), but people write it as they type a
+        reference on the command line: a prefix (``sha256:134b31b5``), ``KIND/NAME``, a
+        bare name, in upper case; or they copy it with one hex digit wrong. Each is read
+        as :meth:`resolve` reads a command line's reference (one module owns that), and a
+        whole digest of 64 hex digits that names nothing is tried with each digit changed
+        (64 x 15 stats, only when a run was refused). Never applied: the caller offers it
+        (reviewer r90b F6).
+
+        Args:
+            text: what the field holds.
+            kind: the kind the field names (``Workload`` for ``workloadDigest``).
+
+        Returns:
+            ``(digest, name)`` of the one manifest of ``kind`` in the work tree so read, or
+            None when none or several are (or ``text`` already names one exactly).
+        """
+        text = text.strip()
+        if self.root is None or not text:
+            return None
+        view = self.view(None)
+        lowered = text.lower()
+        written_kind, slash, name = text.partition("/")
+        tries = [text] if text == lowered and not slash else [lowered]
+        if slash:
+            near = written_kind if written_kind in KINDS else nearest_kind(written_kind)
+            tries = [f"{near}/{name.lower().strip()}"] if near == kind else []
+        elif parse_prefix(lowered) is None:
+            tries = [f"{kind}/{lowered}"]  # a bare name
+        found: set[Digest] = set()
+        for ref in tries:
+            with contextlib.suppress(KistoreError, sqlite3.Error, OSError):
+                found.add(self.resolve(ref))
+        whole = parse_prefix(lowered)
+        if not found and whole is not None and len(whole) == 64 and text == lowered:
+            found = {d for i in range(64) for c in "0123456789abcdef" if c != whole[i]
+                     if view.has_object(d := Digest(whole[:i] + c + whole[i + 1:]))}
+        if len(found) != 1:
+            return None
+        digest = found.pop()
+        if str(digest) == text:
+            return None
+        try:
+            manifest = view.manifest(digest, schema=False)
+        except (KistoreError, OSError):
+            return None
+        return (digest, manifest.name) if manifest.kind == kind else None
+
+    def meant_references(self, problems: Sequence[KistoreError]) -> list[KistoreError]:
+        """Add to each refused reference of a run the stored manifest it likely means.
+
+        Args:
+            problems: an add's problems; those carrying a reference (a
+                :class:`~kistore.core.errors.SchemaError` with ``written``, a
+                :class:`~kistore.core.errors.ResolutionError` with ``missing``) get "did
+                you mean sha256:<64 hex> (KIND/NAME)?" (:meth:`meant_reference`), the
+                digest in full, to be written by hand; the others are left as they are.
+
+        Returns:
+            ``problems``, as a list (changed in place). Each reference is looked up once,
+            and at most :data:`MEANT_ASKED` of them (a bulk add of 10,000 runs naming one
+            missing environment costs one search, not 10,000).
+        """
+        # Lazy: the reference fields' kinds, only when a refused add is reported.
+        from ..core.model import REFERENCE_KINDS
+
+        asked: dict[tuple[str, str], tuple[Digest, str] | None] = {}
+        for problem in problems:
+            written = getattr(problem, "written", None)
+            pairs = [written] if written else list(getattr(problem, "missing", ()))
+            said = []
+            for field_name, text in pairs:
+                kind = REFERENCE_KINDS.get(field_name)
+                if kind and (kind, text) not in asked and len(asked) < MEANT_ASKED:
+                    asked[kind, text] = self.meant_reference(text, kind)
+                meant = asked.get((kind or "", text))
+                if meant is not None:
+                    said.append(f"{field_name}: did you mean {meant[0]} ({kind}/{meant[1]})?")
+            if said:
+                problem.message += (f"; {'; '.join(said)} (write the whole digest there "
+                                    "yourself: kistore never rewrites a manifest, whose "
+                                    "digest is what its contributor signs)")
+                problem.args = (problem.format(),)
+        return list(problems)
+
     def refuse_output_inside(self, out: str | os.PathLike[str], *,
                              writes: Collection[str] = (), inside_work_tree: bool = False) -> None:
         """Refuse an output directory (an export, a site) inside ``store/`` or the git dir.
@@ -1234,9 +1336,9 @@ class Store:
                     results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
                                if r.digest in warned else r for r in results]
             except MultipleErrors as e:  # the refused inputs' problems first
-                raise MultipleErrors([*refused, *e.problems]) from None
+                raise MultipleErrors(self.meant_references([*refused, *e.problems])) from None
             if refused:  # the other inputs passed: the refused ones' problems alone
-                raise MultipleErrors(list(refused))
+                raise MultipleErrors(self.meant_references(refused))
             if not files:
                 if commit:  # a re-run after an add killed past its branch move: its index
                     BranchCommit(self.repo, self.root).repair_index()
@@ -2092,6 +2194,11 @@ def _has_name(view: View, digest: Digest, name: str) -> bool:
         return isinstance(stored, str) and stored == name
     except (KistoreError, KeyError, TypeError):
         return False
+
+
+MEANT_ASKED = 64
+"""The distinct references one refused add looks up for a "did you mean" (each up to 961
+stats: :meth:`Store.meant_reference`)."""
 
 
 INIT_FILES = f".gitattributes {layout.SETTINGS_FILE} {layout.POLICY_DIR}/ranking.json"

@@ -324,10 +324,12 @@ def _problems_as_new(view: WorkTreeView, m: Manifest, spec: dict[str, Any] | Non
             recorded and view.read(layout.forward_path(Digest(ref), m.digest)) is not None)]
     if missing:
         listed = ", ".join(f"{field_name}={Digest(ref)}" for field_name, ref in missing)
-        problems.append(ResolutionError(
+        dangling = ResolutionError(
             f"{m.kind} {m.name} ({m.digest}) references digests that are not in the "
             f"store nor in this input: {listed}; add them first, or pass "
-            "--allow-dangling to record the run anyway", pointer="/spec"))
+            "--allow-dangling to record the run anyway", pointer="/spec")
+        dangling.missing = tuple((field_name, str(Digest(ref))) for field_name, ref in missing)
+        problems.append(dangling)
     return problems
 
 

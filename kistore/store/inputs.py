@@ -29,6 +29,7 @@ from typing import Any
 
 from ..core import canonical, schema
 from ..core.canonical import escape_pointer
+from ..core.contradictions import METRIC_BOUNDS
 from ..core.errors import (
     EncodingError,
     InputError,
@@ -331,17 +332,47 @@ def number_advice(error: KistoreError, data: bytes) -> None:
             return
     if manifest is None or not rest:
         return
+    bounded = _bounded_metric(manifest, rest)
+    if bounded:
+        error.message = f"{bad} is not JSON; {bounded}"
+        error.args = (error.format(),)
+        return
+    what = schema.taken_at(manifest, rest) or "a number"
     takes = {how: _schema_takes(manifest, rest, how) for how in ("null", "out")}
-    advice = {(True, True): "write a number, or null, or leave the field out (the schema "
+    advice = {(True, True): f"write {what}, or null, or leave the field out (the schema "
                             "takes all three here)",
-              (True, False): "write a number or null (the schema takes null here; the value "
+              (True, False): f"write {what} or null (the schema takes null here; the value "
                              "cannot be left out)",
-              (False, True): "write a number, or leave the field out (the schema takes no "
+              (False, True): f"write {what}, or leave the field out (the schema takes no "
                              "null here)",
-              (False, False): "write a number (the schema takes neither null nor the value "
+              (False, False): f"write {what} (the schema takes neither null nor the value "
                               "left out here)"}
     error.message = f"{bad} is not JSON; {advice[takes['null'], takes['out']]}"
     error.args = (error.format(),)
+    if what == "a number" and (takes["null"] or takes["out"]) and isinstance(error, ParseError):
+        error.number_at = "".join(f"/{escape_pointer(t)}" for t in rest)
+
+
+def _bounded_metric(manifest: dict[str, Any], tokens: list[str]) -> str | None:
+    """Return the advice for a run's metric whose source bounds it (KI223: ``sol_score``), or None.
+
+    The schema takes anything in ``sourceNative.metrics``, but a metric of
+    :data:`kistore.core.contradictions.METRIC_BOUNDS` is refused unless it is a number in
+    its range (null too: it can never rank), so the schema's "or null" would mislead
+    (reviewer r90b F5).
+    """
+    spec = manifest.get("spec")
+    native = spec.get("sourceNative") if isinstance(spec, dict) else None
+    source = native.get("source") if isinstance(native, dict) else None
+    if manifest.get("kind") != "BenchmarkRun" or len(tokens) != 4 or \
+            tokens[:3] != ["spec", "sourceNative", "metrics"] or not isinstance(source, str):
+        return None
+    bounds = METRIC_BOUNDS.get((source, tokens[3]))
+    if bounds is None:
+        return None
+    low, high, meaning = bounds
+    return (f"write a number in [{low:g}, {high:g}] ({source}'s {tokens[3]}: {meaning}); "
+            "null or any other value is refused (KI223 metric-out-of-range)")
 
 
 def _schema_takes(manifest: dict[str, Any], tokens: list[str], how: str) -> bool:

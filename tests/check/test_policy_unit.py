@@ -8,13 +8,17 @@ milliseconds as "0.023825 score". Such a policy is now an error of ``check`` and
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from kistore.check._policy import (
+    PERIOD_WORDS,
+    PREFIXED_SECONDS,
     RATE_WORDS,
+    TIME_UNITS,
     check_policy,
     metric_time_unit,
+    plural_noun,
     time_descending,
     unit_contradictions,
 )
@@ -69,13 +73,82 @@ def test_property_a_time_word_states_its_unit_in_any_style_before_any_statistic(
 
 
 @given(st.lists(st.sampled_from(_LEADS), max_size=2),
-       st.sampled_from(sorted(RATE_WORDS - {"per"})), st.booleans(),
+       st.sampled_from(sorted(RATE_WORDS)), st.booleans(),
        st.sampled_from([w for ws in _SPELLED.values() for w in ws]), _STYLES)
 def test_property_a_unit_after_a_quantity_or_per_is_a_rate(leads, quantity, per, spelled,
                                                          style):
     name = _join([*leads, quantity, *(["per"] if per else []), spelled], style)
     assert metric_time_unit(f"/sourceNative/metrics/{name}") is None, name
     assert metric_time_unit(f"/sourceNative/metrics/{quantity}~1{spelled}") is None
+
+
+_WORD = st.from_regex(r"[a-z]{2,9}", fullmatch=True)
+_UNIT_SPELLED = st.sampled_from([w for ws in _SPELLED.values() for w in ws])
+
+
+def _singular(word: str) -> bool:
+    """A generated word that reads as a singular noun (no unit, rate word, period, plural)."""
+    return not (plural_noun(word) or word in RATE_WORDS or word in TIME_UNITS or
+                word in PERIOD_WORDS or word in PREFIXED_SECONDS or word == "per" or
+                (word.endswith("s") and len(word) < 4))
+
+
+@given(st.lists(st.sampled_from(["time", "latency", "to", "first", "per", "mean"]), max_size=3),
+       _WORD, st.sampled_from(sorted(_SPELLED)), st.data(), st.sampled_from(_TAILS), _STYLES)
+def test_property_r90b_f1_a_singular_noun_before_the_unit_is_what_the_time_is_per(
+        leads, noun, unit, data, tail, style):
+    assume(_singular(noun))
+    spelled = data.draw(st.sampled_from(_SPELLED[unit]))
+    name = _join([*leads, noun, spelled, *([tail] if tail else [])], style)
+    assert metric_time_unit(f"/sourceNative/metrics/{name}") == unit, name
+
+
+@given(st.lists(st.sampled_from(_LEADS), max_size=2), _WORD, _UNIT_SPELLED, _STYLES)
+def test_property_r90b_f1_a_plural_noun_before_the_unit_counts_a_rate(leads, noun, spelled,
+                                                                     style):
+    plural = noun + ("es" if noun.endswith(("x", "ch", "sh")) else "s")
+    assume(plural_noun(plural))
+    name = _join([*leads, plural, spelled], style)
+    assert metric_time_unit(f"/sourceNative/metrics/{name}") is None, name
+
+
+@given(st.lists(st.sampled_from(_LEADS + ["simulated"]), max_size=2), _UNIT_SPELLED,
+       st.sampled_from(sorted(PERIOD_WORDS)), st.sampled_from(["per", "/"]), _STYLES)
+def test_property_r90b_f1_a_time_per_day_is_a_rate(leads, spelled, period, per, style):
+    if per == "/":
+        name = _join([*leads, spelled], style) + "~1" + period
+    else:
+        name = _join([*leads, spelled, "per", period], style)
+    assert metric_time_unit(f"/sourceNative/metrics/{name}") is None, name
+
+
+@pytest.mark.parametrize(("name", "unit"), [
+    # LLM serving (vLLM's benchmark_serving, MLPerf inference): times per token are times
+    ("time_to_first_token_ms", "ms"), ("first_token_ms", "ms"), ("mean_ttft_ms", "ms"),
+    ("median_tpot_ms", "ms"), ("p99_itl_ms", "ms"), ("latency_per_token_ms", "ms"),
+    ("e2e_latency_ms", "ms"), ("ms_per_token", "ms"), ("output_tokens_per_s", None),
+    ("tokens_per_second", None), ("request_throughput", None), ("tok_s", None),
+    # training loops, tqdm, Go and Google benchmarks
+    ("step_ms", "ms"), ("iter_ms", "ms"), ("time_per_iter_s", "s"), ("step_time_s", "s"),
+    ("s_per_it", "s"), ("it~1s", None), ("it_s", None), ("samples_per_second", None),
+    ("train_samples_per_second", None), ("ns~1op", "ns"), ("ns_per_op", "ns"),
+    ("bytes_per_op", None), ("cpu_time_us", "us"), ("real_time", None),
+    # kernels and launches
+    ("launch_us", "us"), ("kernel_launch_us", "us"), ("call_us", "us"), ("request_ms", "ms"),
+    ("gpu_time_ms", "ms"), ("latency_ms_min", "ms"), ("wall_times_ms", "ms"),
+    ("latencies_us", "us"),
+    # throughputs: counted things per unit of time
+    ("edges_s", None), ("gteps", None), ("pixels_s", None), ("updates_s", None),
+    ("kernels_s", None), ("words_s", None), ("bandwidth_gb_s", None), ("GB~1s", None),
+    ("images_per_sec", None), ("img_s", None), ("gflop_s", None), ("TFLOPS", None),
+    # molecular dynamics (GROMACS, AMBER): simulated time a day, more is better
+    ("ns_per_day", None), ("ns~1day", None), ("ns_day", None), ("nsPerDay", None),
+    ("us_per_hour", None),
+    # what reviewer r90 F3 found, kept (fix90)
+    ("latency_ms_p50", "ms"), ("latencyMSec", "ms"), ("gflops_s", None), ("tokens_s", None),
+    ("ops_per_sec", None)])
+def test_r90b_f1_a_table_of_real_metric_names(name, unit):
+    assert metric_time_unit(f"/sourceNative/metrics/{name}") == unit
 
 
 def _policy(metric: str, unit: str) -> dict:
@@ -112,6 +185,24 @@ def test_r90_f3_rates_and_msec_are_no_false_errors_and_statistics_are_read():
                 ("/families/sol_execbench_leaderboard/unit", "ms", "score")], metric
     assert [f.expected for f in unit_contradictions(
         _policy("/sourceNative/metrics/latencyMSec", "s"))] == ["ms"]
+
+
+def test_r90b_f1_a_rate_in_its_own_unit_is_no_error_and_a_time_per_thing_is_judged():
+    for metric, unit in (("/sourceNative/metrics/edges_s", "edges/s"),
+                         ("/sourceNative/metrics/ns_per_day", "ns/day"),
+                         ("/sourceNative/metrics/pixels_s", "s")):
+        assert unit_contradictions(_policy(metric, unit)) == [], metric
+        assert time_descending(_ordered(metric, "descending")) == [], metric
+    found = unit_contradictions(_policy("/sourceNative/metrics/time_to_first_token_ms", "s"))
+    assert [(f.rule.id, f.expected, f.found) for f in found] == [("KI231", "ms", "s")]
+    assert found[0].message == (
+        "family sol_execbench_leaderboard ranks /sourceNative/metrics/time_to_first_token_ms, "
+        "whose name says it is in ms, but declares unit 's': `rank` would print each value in "
+        "'s' (13.6 ms as \"13.6 s\"), misleading whoever reads it")
+    assert [f.message for f in time_descending(_ordered("/sourceNative/metrics/step_ms",
+                                                         "descending"))] == [
+        "family f ranks /sourceNative/metrics/step_ms, whose name says it is a time (in ms), "
+        "descending: `rank` would put the slowest run of each group first"]
 
 
 def _ordered(metric: str, order: str) -> dict:
@@ -179,3 +270,31 @@ def test_r90_f3_the_gate_warns_of_a_time_ranked_descending_and_lets_it_in(publis
     assert "KI236 policy-time-ranked-descending" in slowest_first.output, slowest_first.output
     fastest_first = remote.pr("fastest first again", rank("ascending"))
     assert fastest_first.accepted and "KI236" not in fastest_first.output, fastest_first.output
+
+
+def test_r90b_f1_the_gate_lets_a_rate_in_and_refuses_a_time_per_step_labelled_score(
+        published, tmp_path, kit):
+    remote = Remote(published, tmp_path)
+    assert remote.pr("group", lambda c: add_group(remote, kit, {"fast": 1000,
+                                                                 "slow": 3000})).accepted
+
+    def rank_by(metric, order, unit):
+        def change(clone):
+            policy = remote.read_json("store/policy/ranking.json")
+            policy["families"]["synthetic"] = {"comparison": "source-native", "metric": metric,
+                                               "order": order, "unit": unit}
+            remote.write_json("store/policy/ranking.json", policy)
+        return change
+
+    rate = remote.pr("edges a second", rank_by("/sourceNative/metrics/edges_s", "descending",
+                                               "edges/s"))
+    assert rate.accepted and "KI231" not in rate.output and "KI236" not in rate.output, \
+        rate.output
+    per_day = remote.pr("simulated ns a day", rank_by("/sourceNative/metrics/ns_per_day",
+                                                      "descending", "ns/day"))
+    assert per_day.accepted and "KI23" not in per_day.output, per_day.output
+    step = remote.pr("step time as a score", rank_by("/sourceNative/metrics/step_ms",
+                                                     "descending", "score"))
+    assert not step.accepted
+    assert "KI231 policy-unit-contradicts-metric" in step.output, step.output
+    assert "KI236 policy-time-ranked-descending" in step.output, step.output

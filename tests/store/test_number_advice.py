@@ -61,3 +61,65 @@ def test_where_no_manifest_holds_it_the_general_words_stay():
     assert _said(b'{"a": NaN}') == [f"NaN is not JSON; {canonical.NON_FINITE_ADVICE}"]
     assert canonical.NON_FINITE_ADVICE == ("write a number, or null or leave the field out "
                                            "where the schema allows it")
+
+
+_NEITHER = " (the schema takes neither null nor the value left out here)"
+
+
+@pytest.mark.parametrize(("where", "advice"), [
+    ("/kind", 'write a string, one of "Workload", "BenchmarkProtocol", "ExecutionEnvironment", '
+              '"Implementation", "BenchmarkRun"' + _NEITHER),
+    ("/apiVersion", 'write "kernelindex.dev/v1alpha1"' + _NEITHER),
+    ("/metadata/name", "write a string: a safe, unique-per-kind name: lowercase letters, "
+                       "digits, '-' and '.', starting and ending with a letter or digit, at "
+                       "most 253 characters" + _NEITHER),
+    ("/metadata/title", "write a string, or leave the field out (the schema takes no null "
+                        "here)"),
+    ("/spec/observedAt", "write a string: RFC 3339 date-time with a time zone, e.g. "
+                         "2026-07-10T06:41:58.611Z" + _NEITHER),
+    ("/spec/environmentDigest", "write a string: a content digest: 'sha256:' + 64 lowercase "
+                                "hex digits of the referenced manifest's canonical "
+                                "{apiVersion, kind, spec}" + _NEITHER),
+    ("/spec/status", 'write one of "passed", "incorrect", "runtime-error", "compile-error", '
+                     '"timeout", "failed"' + _NEITHER)])
+def test_r90b_f5_a_field_the_schema_takes_no_number_at_is_told_what_it_takes(where, advice):
+    assert _said(_text(ManifestKit(), where, "NaN")) == [f"NaN is not JSON; {advice}"]
+
+
+def test_r90b_f5_a_metric_its_source_bounds_takes_a_number_in_range_never_null():
+    kit = ManifestKit()
+    run = kit.run(kit.protocol(), kit.environment(), kit.implementation(), kit.workload(),
+                  native={"source": "sol-execbench", "metrics": {"sol_score": 123456789,
+                                                                 "speedup": 2}})
+    data = json.dumps(run, indent=1).replace("123456789", "Infinity").encode()
+    assert _said(data) == [
+        "Infinity is not JSON; write a number in [0, 1] (sol-execbench's sol_score: 1 is the "
+        "speed-of-light bound, 0.5 the scoring baseline); null or any other value is refused "
+        "(KI223 metric-out-of-range)"]
+    # a metric no rule bounds keeps the schema's words
+    free = json.dumps(run, indent=1).replace('"speedup": 2', '"speedup": NaN').replace(
+        "123456789", "0.5").encode()
+    assert _said(free) == ["NaN is not JSON; write a number, or null, or leave the field out "
+                           "(the schema takes all three here)"]
+
+
+def test_r90b_f5_a_metric_the_policy_ranks_by_takes_a_number_only(runner, store, tmp_path):
+    from kistore.cli import main
+
+    path = tmp_path / "run.json"
+    path.write_bytes(_text(ManifestKit(), "/spec/sourceNative/metrics/score", "NaN"))
+    free = ("NaN is not JSON; write a number, or null, or leave the field out (the schema "
+            "takes all three here)")
+    said = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
+    assert said.exit_code == 1 and said.stderr.endswith(f"/spec/sourceNative/metrics/score: "
+                                                        f"{free}\n"), said.stderr
+    policy = store.root / "store/policy/ranking.json"
+    policy.write_text(json.dumps({"families": {"synthetic": {
+        "comparison": "source-native", "metric": "/sourceNative/metrics/score",
+        "order": "descending", "unit": "score"}}}))
+    said = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
+    assert said.exit_code == 1
+    assert said.stderr.endswith(
+        "/spec/sourceNative/metrics/score: NaN is not JSON; write a number: the ranking policy "
+        "ranks the runs of family synthetic by /sourceNative/metrics/score; a run stating null "
+        "or nothing there is not ranked\n"), said.stderr
