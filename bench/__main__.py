@@ -93,7 +93,7 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
             if reuse:  # the kept store is the bulk add's result; adding again would double it
                 steps = [s for s in steps if s[0] != "bulk add"]
             for step, fn, args in steps:
-                if step == "export" and only and "rank" not in only:
+                if step == "export" and only and "rank" not in only and not reuse:
                     click.echo(f"N = {n:,}: index build (untimed) ...", err=True)
                     measure.run([measure.kistore_bin(), "--store", str(here / "store"),
                                  "reindex"], check=False)  # export's row is index warm
