@@ -331,3 +331,38 @@ def test_notes_restore_leaves_out_a_line_that_does_not_verify(index, tmp_path):
     assert "signature does not verify" in warning
     assert withdrawal_line(clone) == line
     assert kistore(clone, "verify").exit_code == 0
+
+
+def test_a_fetch_keeping_a_removed_line_and_leaving_out_a_bad_one_writes_one_commit(index,
+                                                                                     tmp_path):
+    # one pass over the notes the merge changed: the withdrawal the fork removed is put back
+    # and its garbage line on another note left out, in one notes commit on top of the fork's
+    fork = fork_removing_the_withdrawal(index, tmp_path)
+    slow = run_of(index, "slow")
+    slow_blob = out(fork, "rev-parse", f"HEAD:{layout.object_path(slow)}")
+    statement = attestation.make_statement(slow, layout.object_path(slow), "note", {
+        "text": "ran it too", "createdAt": "2026-07-11T00:00:00Z"})
+    good = attestation.sign_statement(statement, STRANGER).to_bytes().decode()
+    for line in (good, "not a bundle"):
+        git(fork, "-c", "user.name=E", "-c", "user.email=e@example.org", "notes", "--ref",
+            "kistore", "append", "-m", line, slow_blob)
+    clone, line = fetched_clone(index, tmp_path, fork)
+
+    fetched = kistore(clone, "notes", "fetch", "fork", "--json")
+    assert fetched.exit_code == 0, fetched.output
+    assert json.loads(fetched.stdout) == {"remote": "fork", "gained": 1, "kept": 1}
+    assert fetched.stderr == (
+        f"warning: 1 attestation line(s) fork's notes held on refs/notes/kistore:{slow_blob} "
+        f"(on {slow}) left out: not canonical bundle bytes (what `kistore attest` writes) "
+        "(KI409); this clone's notes take in only lines that verify, as a notes push must "
+        "send\n" + kept_warning(clone, "fork"))
+    assert withdrawal_line(clone) == line
+    assert out(clone, "notes", "--ref", "kistore", "show", slow_blob) == good
+    tip = out(clone, "rev-parse", "refs/notes/kistore")
+    assert out(clone, "rev-parse", f"{tip}^@") == out(fork, "rev-parse", "refs/notes/kistore")
+    assert out(clone, "log", "-1", "--format=%s", tip) == (
+        "kistore: keep 1 attestation line(s) the notes of fork removed (notes only grow, "
+        "KI408); leave out 1 attestation line(s) the notes of fork held that do not verify "
+        "(KI409)")
+    assert kistore(clone, "verify").exit_code == 0
+    assert kistore(clone, "notes", "push", "origin").exit_code == 0
