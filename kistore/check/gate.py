@@ -1023,6 +1023,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     dated = range_dates(repo, brought, now)
     fresh: list[Seen] = []
     view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
+    limit = note_line_limit(store)
 
     def notes_of(rev: str) -> dict[str, str]:  # a key of no object id: KI424 says it
         return {} if rev == ZERO else {obj: blob for obj, blob in note_blobs(
@@ -1057,7 +1058,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
         for line in lines:
             if line in had:
                 continue
-            subject, problems = note_line_problems(repo, view, obj, line)
+            subject, problems = note_line_problems(repo, view, obj, line, limit)
             findings += [Finding(NOTES_LINE_INVALID, problem, file=f"{NOTES_REF}:{obj}")
                          for problem in problems]
             if subject is None:  # one finding per note (reviewer r85 F24)
@@ -1076,8 +1077,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     return dated + shape + findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
 
 
-def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, line: bytes
-                       ) -> tuple[Digest | None, list[str]]:
+def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, line: bytes,
+                       limit: int = DEFAULT.manifest_bytes) -> tuple[Digest | None, list[str]]:
     """KI409's judgment of one new line of the note on ``obj`` (what the push gate refuses).
 
     Args:
@@ -1086,12 +1087,15 @@ def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, lin
             on another GPU: KI310); None: not judged so.
         obj: the annotated object's id.
         line: the note line (one bundle's bytes).
+        limit: most bytes a line may hold (``[limits] manifest-bytes``, which bounds a
+            bundle file too: :func:`line_too_large`).
 
     Returns:
         ``(subject, problems)``: the digest the line is about (None when ``obj`` is not in
         this repository, whose one problem is :data:`_SUBJECT_NOT_HERE`) and why the line
-        cannot enter: its bundle does not parse or verify against the subject, its subject
-        is of the wrong kind, its text holds control characters (KI312); empty when none.
+        cannot enter: it is past ``limit`` (nothing else is read of it), its bundle does
+        not parse or verify against the subject, its subject is of the wrong kind, its text
+        holds control characters (KI312); empty when none.
     """
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
@@ -1102,6 +1106,9 @@ def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, lin
     # notes annotate object-file blobs; anything else is about no manifest at all
     subject = Digest.of(bytes(target.data)) if isinstance(target, pygit2.Blob) \
         else Digest("0" * 64)
+    too_large = line_too_large(line, limit)
+    if too_large:
+        return subject, [too_large]
     try:
         statement = verify_bundle(Bundle.from_bytes(line, file=f"{NOTES_REF}:{obj}"), subject)
     except KistoreError as e:
@@ -1133,16 +1140,54 @@ def note_line_judge(store: Store) -> Callable[[str, bytes], str | None]:
     repo = store.repo
     tips = _branch_tips(repo, protected_refs(store))
     view = store.view(tips[-1]) if tips else None
+    limit = note_line_limit(store)  # as the push gate holds it
 
     def judge(obj: str, line: bytes) -> str | None:
         if repo.get(obj) is None:
             return None
+        too_large = line_too_large(line, limit)  # before parsing it
+        if too_large:
+            return too_large + " (KI409)"
         if not canonical.is_canonical(line):
             return "not canonical bundle bytes (what `kistore attest` writes) (KI409)"
-        _subject, problems = note_line_problems(repo, view, obj, line)
+        _subject, problems = note_line_problems(repo, view, obj, line, limit)
         return "; ".join(problems) + " (KI409)" if problems else None
 
     return judge
+
+
+def note_line_limit(store: Store) -> int:
+    """Return the most bytes a note line may hold here: the checking repository's
+    ``[limits] manifest-bytes`` (read key by key, as KI106 holds stored files to it; the
+    default when its ``kistore.toml`` cannot be read)."""
+    try:
+        return int(store.limits_per_key()[0].manifest_bytes)
+    except KistoreError:  # not a regular file: its settings unknown
+        return DEFAULT.manifest_bytes
+
+
+def line_too_large(line: bytes, limit: int) -> str | None:
+    """Say why a note line past ``limit`` bytes cannot enter; None when it is within it.
+
+    A note line is one attestation bundle, held to ``[limits] manifest-bytes`` as a bundle
+    file is (1 MiB by default). An attestation ``kistore attest`` writes is ~1 KB (a
+    withdrawal with a 10,000-character reason, the longest text a predicate's schema
+    takes, ~55 KB); a line past the limit is no attestation, or one padded outside what
+    its signature covers (a ``keyid``): reviewer r90b F11's 20 MB line was taken in by a
+    fetch as "1 attestation gained", and notes never shrink.
+
+    Args:
+        line: the note line.
+        limit: the limit in bytes.
+
+    Returns:
+        ``a note line of N bytes, more than the limit of M (manifest-bytes) ...``, or None.
+    """
+    if len(line) <= limit:
+        return None
+    return (f"a note line of {len(line):,} bytes, more than the limit of {limit:,} bytes "
+            "(manifest-bytes) an attestation bundle may hold (one `kistore attest` writes is "
+            "~1 KB); not read further")
 
 
 def _merge_base(store: Store, new: str, old: str, protected: set[str]) -> str | None:

@@ -236,9 +236,10 @@ def fork_adding(index: Store, tmp_path: Path, *lines: str) -> Path:
     git(tmp_path, "clone", "-q", "--bare", str(index.root), str(fork))
     git(fork, "fetch", "-q", str(index.root), "refs/notes/kistore:refs/notes/kistore")
     blob = out(fork, "notes", "--ref", "kistore", "list").split()[1]
-    for line in lines:
+    for line in lines:  # from a file: a line of 1 MiB is past the argument list's size
+        (tmp_path / "line").write_text(line)
         git(fork, "-c", "user.name=E", "-c", "user.email=e@example.org", "notes", "--ref",
-            "kistore", "append", "-m", line, blob)
+            "kistore", "append", "-F", str(tmp_path / "line"), blob)
     return fork
 
 
@@ -366,3 +367,61 @@ def test_a_fetch_keeping_a_removed_line_and_leaving_out_a_bad_one_writes_one_com
         "(KI409)")
     assert kistore(clone, "verify").exit_code == 0
     assert kistore(clone, "notes", "push", "origin").exit_code == 0
+
+
+def padded(line: str, size: int) -> str:
+    """``line`` with its signature's keyid padded to ``size`` bytes: outside what is signed,
+    so the bundle still verifies."""
+    bundle = json.loads(line)
+    signature = bundle["dsseEnvelope"]["signatures"][0]
+    signature["keyid"] = "k" * (size - len(line) + len(signature.get("keyid", "")))
+    return canonical.dumps(bundle).decode()
+
+
+def test_a_fetch_leaves_out_a_line_past_the_manifest_bytes_limit(index, tmp_path):
+    # r90b F11's last paragraph: a 20 MB line was "1 attestation(s) gained"; a line padded
+    # outside its signature still verifies, so only a size limit keeps it out
+    line = out(Path(index.root), "notes", "--ref", "kistore", "show",
+               fast_blob(Path(index.root)))
+    big = padded(line, (1 << 20) + 100)
+    assert len(big) == (1 << 20) + 100
+    fork = fork_adding(index, tmp_path, big)
+    clone, line = fetched_clone(index, tmp_path, fork)
+
+    fetched = kistore(clone, "notes", "fetch", "fork")
+    assert fetched.exit_code == 0, fetched.output
+    assert fetched.stdout == "0 attestation(s) gained from fork\n"
+    assert fetched.stderr == left_out_warning(
+        clone, "fork's notes held", "a note line of 1,048,676 bytes, more than the limit of "
+        "1,048,576 bytes (manifest-bytes) an attestation bundle may hold (one `kistore "
+        "attest` writes is ~1 KB); not read further")
+    assert withdrawal_line(clone) == line
+    # the push gate holds a line to the same limit (a server's pre-receive: KI409)
+    from kistore.check.gate import note_line_problems
+
+    store = Store(clone)
+    blob = fast_blob(clone)
+    assert note_line_problems(store.repo, None, blob, big.encode())[1] == [
+        "a note line of 1,048,676 bytes, more than the limit of 1,048,576 bytes "
+        "(manifest-bytes) an attestation bundle may hold (one `kistore attest` writes is "
+        "~1 KB); not read further"]
+    assert note_line_problems(store.repo, None, blob, padded(line, 4000).encode())[1] == []
+
+
+def test_the_note_line_limit_is_the_store_s_manifest_bytes(index, tmp_path):
+    line = out(Path(index.root), "notes", "--ref", "kistore", "show",
+               fast_blob(Path(index.root)))
+    fork = fork_adding(index, tmp_path, padded(line, 3000))  # verifies: within 1 MiB
+    clone, line = fetched_clone(index, tmp_path, fork)
+    (clone / "kistore.toml").write_text("[limits]\nmanifest-bytes = 2000\n")
+
+    fetched = kistore(clone, "notes", "fetch", "fork")
+    assert fetched.exit_code == 0, fetched.output
+    assert fetched.stderr == left_out_warning(
+        clone, "fork's notes held", "a note line of 3,000 bytes, more than the limit of 2,000 "
+        "bytes (manifest-bytes) an attestation bundle may hold (one `kistore attest` writes "
+        "is ~1 KB); not read further")
+    other = clone_of(index, tmp_path / "other")  # the default limit: it verifies, it enters
+    git(other, "remote", "add", "fork", str(fork))
+    assert kistore(other, "notes", "fetch", "fork").stdout == \
+        "2 attestation(s) gained from fork\n"
