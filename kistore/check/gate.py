@@ -1157,9 +1157,17 @@ def note_line_judge(store: Store) -> Callable[[str, bytes], str | None]:
 
 
 def note_line_limit(store: Store) -> int:
-    """Return the most bytes a note line may hold here: the checking repository's
-    ``[limits] manifest-bytes`` (read key by key, as KI106 holds stored files to it; the
-    default when its ``kistore.toml`` cannot be read)."""
+    """Return the most bytes a note line may hold here (KI409).
+
+    The checking repository's ``[limits] manifest-bytes``, read key by key, as KI106
+    holds stored files to it; the default when its ``kistore.toml`` is not a regular file.
+
+    Args:
+        store: the checking repository.
+
+    Returns:
+        The limit in bytes.
+    """
     try:
         return int(store.limits_per_key()[0].manifest_bytes)
     except KistoreError:  # not a regular file: its settings unknown

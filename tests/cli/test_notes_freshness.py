@@ -360,3 +360,48 @@ def test_r90b_f9_publishing_on_notes_a_pull_made_stale_is_refused(group, tmp_pat
     exported = run(c5, "export", str(tmp_path / "out5"))
     assert exported.returncode == 0, exported.stderr
     assert "notes last fetched" not in exported.stderr
+
+
+def test_packed_branches_reflogs_are_read_once_per_packing(index, tmp_path, monkeypatch):
+    # closing23: every query opened the reflog of each packed remote-tracking branch (300
+    # fetched PR branches packed by a gc after the notes fetch: ~15 ms a query)
+    from kistore.attest import levels
+
+    read: list[str] = []
+    real = levels.reflog_last_time
+
+    def counted(git_dir, name):
+        if name.startswith("refs/remotes/"):  # the branches' (not the notes ref's)
+            read.append(name)
+        return real(git_dir, name)
+
+    monkeypatch.setattr(levels, "reflog_last_time", counted)
+    clone = clone_of(index, tmp_path / "clone")
+    for i in range(3):  # PR branches
+        git(index.root, "branch", f"pr-{i}")
+    git(clone, "fetch", "-q", "origin")
+    next_second()
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    # packed-refs written by the clone, before the notes fetch: no reflog is read
+    assert levels.notes_stale(Store(clone)) is None and read == []
+    next_second()
+    git(clone, "gc", "-q")  # packs every branch after the notes fetch
+    assert levels.notes_stale(Store(clone)) is None
+    assert sorted(read) == ["refs/remotes/origin/main", *(f"refs/remotes/origin/pr-{i}"
+                                                          for i in range(3))]
+    read.clear()
+    assert levels.notes_stale(Store(clone)) is None and read == []  # kept
+    assert fast_rank(clone) == (None, "")
+
+    next_second()
+    git(index.root, "commit", "-q", "--allow-empty", "-m", "later")
+    git(clone, "pull", "-q", "--ff-only", "origin", "main")
+    assert STALE.fullmatch(fast_rank(clone)[1])  # the loose ref says it
+    next_second()
+    git(clone, "gc", "-q")  # packed again: what was kept is of the file before
+    read.clear()
+    assert STALE.fullmatch(fast_rank(clone)[1])  # read again: the pull is seen
+    assert len(read) == 4
+    read.clear()
+    assert STALE.fullmatch("warning: " + levels.notes_stale(Store(clone)) + "\n")
+    assert read == []
