@@ -56,6 +56,7 @@ from ..git import treediff
 from ..git.blobs import (
     CommitUnparsable,
     fetch_blobs,
+    head_commit,
     is_partial_clone,
     lookup,
     loose_object,
@@ -1023,7 +1024,6 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     dated = range_dates(repo, brought, now)
     fresh: list[Seen] = []
     view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
-    limit = note_line_limit(store)
 
     def notes_of(rev: str) -> dict[str, str]:  # a key of no object id: KI424 says it
         return {} if rev == ZERO else {obj: blob for obj, blob in note_blobs(
@@ -1037,7 +1037,10 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     before, after = notes_of(old), notes_of(new)
     if is_partial_clone(repo):  # a pre-push hook in a blob-less clone: what is read, in one
         _fetch_changed_notes(repo, before, after,
-                             [blob for rev in trust_revs for blob in trust_blobs(store, rev)])
+                             [*(blob for rev in trust_revs for blob in trust_blobs(store, rev)),
+                              *_settings_blob(store)])
+    limit = note_line_limit(store)
+
     def note(obj: str, blob: str) -> bytes:  # guarded: libgit2 loops on a cut loose blob
         return read_blob(repo, blob, f"{NOTES_REF}:{obj}")
 
@@ -1172,6 +1175,18 @@ def note_line_limit(store: Store) -> int:
         return int(store.limits_per_key()[0].manifest_bytes)
     except KistoreError:  # not a regular file: its settings unknown
         return DEFAULT.manifest_bytes
+
+
+def _settings_blob(store: Store) -> list[str]:
+    """Return the blob of the ``kistore.toml`` :func:`note_line_limit` reads from git, if any.
+
+    A repository without a work tree reads its ``HEAD``'s; one with a work tree, the file.
+    """
+    if store.root is not None:
+        return []
+    head = head_commit(store.repo)
+    found = None if head is None else blob_at(store.repo, head.tree, layout.SETTINGS_FILE)
+    return [] if found is None else [found]
 
 
 def line_too_large(line: bytes, limit: int) -> str | None:
