@@ -64,7 +64,7 @@ from ..git.blobs import (
 )
 from ..git.child import git_environment
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
-from ..git.notes import note_blob, notes_tree
+from ..git.notes import changed_notes, note_blob, notes_tree
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
 from ..git.refs import common_git_dir
@@ -755,7 +755,7 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
     retried on a concurrent update. A partial clone first fetches, in one ``git fetch``, any
     note blob of either history it still lacks (notes fetched earlier with the clone's
     filter), which git would fetch one per blob as the merge reads it: the one walk of
-    the notes history (the lines gained are counted at the tips).
+    the notes history (the lines gained are counted on the notes the merge changed).
 
     Once merged, the times of the tracking ref's file and reflog are set to now
     (:func:`_mark_fetched`): readers tell by the ref that a remote's notes were fetched
@@ -777,13 +777,13 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
     (a fork's or mirror's ``git notes remove``, taken as a fast-forward, or a removal
     against an unchanged note, which ``cat_sort_uniq`` never sees as a conflict) removed it
     here too, a maintainer's withdrawal included (reviewer r90 F11). Every line the notes
-    held before the merge and the merge lacks is put back, in one notes commit on top of
-    it (:func:`_keep_lines`), in the same compare-and-swap; :attr:`Fetched.kept` names them.
+    held before the merge and the merge lacks is put back; :attr:`Fetched.kept` names them.
 
     As a taken-in line can never be dropped again, each line the merge would gain is
     judged by ``judge`` (only those: the notes the merge changed, less the lines they held
-    here) and a refused one is left out, in one notes commit on top (:func:`_leave_out`);
-    :attr:`Fetched.left_out` names them (reviewer r90b F11). ``judge`` None: none is.
+    here) and a refused one is left out; :attr:`Fetched.left_out` names them (reviewer
+    r90b F11). ``judge`` None: none is. Both in one pass over the notes the merge changed
+    and one notes commit on top of it (:func:`_settle`), in the same compare-and-swap.
 
     Returns:
         :class:`Fetched`: the note lines gained (0 when the remote has no kistore notes)
@@ -817,12 +817,11 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
         ours = repo.references.get(NOTES_REF)
         _fetch_note_blobs(repo, [repo.references[tracking].target,
                                  *([ours.target] if ours is not None else [])], {})
-    before = _count_lines(repo)
     for _ in range(_CAS_ATTEMPTS):
         merged = _merge_into_notes(repo, tracking, remote, judge)
         if merged is not None:
             _mark_fetched(repo, tracking)
-            return Fetched(_count_lines(repo) - before, *merged)  # every old line is kept
+            return merged
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
 
 
@@ -1006,109 +1005,106 @@ def push(store: Store, remote: str, *,
 
 
 def _merge_into_notes(repo: pygit2.Repository, theirs: str, remote: str,
-                      judge: LineJudge | None
-                      ) -> tuple[dict[str, list[bytes]], dict[str, dict[bytes, str]]] | None:
-    """Merge ``theirs`` into NOTES_REF, keeping every line it held (:func:`_keep_lines`).
+                      judge: LineJudge | None) -> Fetched | None:
+    """Merge ``theirs`` into NOTES_REF, keeping every line it held and leaving out refused ones.
 
-    Lines gained that ``judge`` refuses are left out (:func:`_leave_out`).
+    ``git notes merge -s cat_sort_uniq`` on a private ref, then one pass over the notes
+    the merge changed (:func:`_settle`), then NOTES_REF moved with a compare-and-swap.
 
     Returns:
-        ``(kept, left_out)``: the lines ``theirs`` removed and the merge kept
-        (``{annotated: lines}``) and those left out (``{annotated: {line: why}}``); or None
-        when NOTES_REF moved meanwhile (nothing written: merge again).
+        :class:`Fetched`: the lines gained, those ``theirs`` removed and the merge kept,
+        and those left out; or None when NOTES_REF moved meanwhile (nothing written:
+        merge again).
     """
     ref = repo.references.get(NOTES_REF)
     their_tip = repo.references[theirs].target
     old = None if ref is None else ref.target
     if old is not None and (old == their_tip or repo.descendant_of(old, their_tip)):
-        return {}, {}
+        return Fetched()
     if old is None and judge is None:
         result = _git(repo, "update-ref", NOTES_REF, str(their_tip), "", check=False)
-        return ({}, {}) if result.returncode == 0 else None
+        return Fetched(_count_lines(repo)) if result.returncode == 0 else None
     scratch = f"refs/notes/kistore-merge-{uuid.uuid4().hex}"
     try:
         _git(repo, "update-ref", scratch, str(their_tip if old is None else old))
-        kept: dict[str, list[bytes]] = {}
         if old is not None:
             _git(repo, "notes", f"--ref={scratch}", "merge", "--quiet", "-s", "cat_sort_uniq",
                  theirs)
-            kept = _keep_lines(repo, scratch, old, remote)
-        left = _leave_out(repo, scratch, old, remote, judge) if judge is not None else {}
+        settled = _settle(repo, scratch, old, remote, judge)
         new = repo.references[scratch].target
         result = _git(repo, "update-ref", NOTES_REF, str(new), "" if old is None else str(old),
                       check=False)
-        return (kept, left) if result.returncode == 0 else None
+        return settled if result.returncode == 0 else None
     finally:
         _git(repo, "update-ref", "-d", scratch, check=False)
 
 
-def _leave_out(repo: pygit2.Repository, scratch: str, old: pygit2.Oid | str | None, remote: str,
-               judge: LineJudge) -> dict[str, dict[bytes, str]]:
-    """Take off ``scratch`` (a merge's result) each line it gained that ``judge`` refuses.
+def _settle(repo: pygit2.Repository, scratch: str, old: pygit2.Oid | str | None, remote: str,
+            judge: LineJudge | None) -> Fetched:
+    """Keep every line ``old`` held and leave out each gained line ``judge`` refuses, in one pass.
 
-    Only the notes the merge changed are read, and only their lines the notes at ``old``
-    lacked are judged (a fetch costs the lines it gains, not the clone's notes).
+    ``git notes merge`` takes a remote's removal as it takes any change: a fast-forward
+    over a ``git notes remove``, or a removal against a note unchanged here (no conflict,
+    so ``cat_sort_uniq`` never runs). Notes only grow (KI408): each line a changed note
+    held at ``old`` and lacks at ``scratch`` is put back (reviewer r90 F11). A line taken
+    in can never be dropped again, so each line a changed note gained is judged, and a
+    refused one left out (reviewer r90b F11).
+
+    Only the notes whose blob differs between ``old`` and ``scratch`` are read
+    (:func:`kistore.git.notes.changed_notes`), each once: a fetch costs the notes it
+    changes, not the clone's notes. What changes is written in one notes commit on top of
+    ``scratch`` (:func:`_write_back`), none when nothing is kept or left out.
 
     Args:
         repo: the repository.
         scratch: the private ref holding the merge (moved to the new commit, if any).
         old: NOTES_REF's tip before the merge (None: it had no notes).
         remote: named in the commit's message.
-        judge: why a line may not enter, or None.
+        judge: why a gained line may not enter, or None (every one may).
 
     Returns:
-        ``{annotated object id: {line: why}}``, empty when every gained line may enter.
+        :class:`Fetched`: the lines the notes gained (after those left out), the lines put
+        back (``{annotated: sorted lines}``) and those left out (``{annotated: {line:
+        why}}``).
     """
-    after = _notes_of(repo, repo.references[scratch].target)
-    before = {} if old is None else _notes_of(repo, old)
-    changed = sorted(obj for obj, blob in after.items() if before.get(obj) != blob)
-    if changed and is_partial_clone(repo):  # the annotated objects judged: best effort
+    changed = changed_notes(repo, None if old is None else notes_tree(repo, old, NOTES_REF),
+                            notes_tree(repo, repo.references[scratch].target, scratch))
+    if changed and judge is not None and is_partial_clone(repo):  # the objects judged
         try:
-            fetch_blobs(repo, changed)
+            fetch_blobs(repo, [obj for obj, (_was, now) in changed.items() if now is not None])
         except StoreStateError:
             pass  # lacking here: not judged (the push says so)
+
+    def lines(obj: str, blob: str | None) -> set[bytes]:
+        return set() if blob is None else set(_lines(read_blob(repo, blob, f"{NOTES_REF}:{obj}")))
+
+    kept: dict[str, list[bytes]] = {}
     left: dict[str, dict[bytes, str]] = {}
-    for obj in changed:
-        had = set(_lines(read_blob(repo, before[obj], f"{NOTES_REF}:{obj}"))) \
-            if obj in before else set()
-        for line in _lines(read_blob(repo, after[obj], f"{NOTES_REF}:{obj}")):
-            why = None if line in had else judge(obj, line)
-            if why is not None:
-                left.setdefault(obj, {})[line] = why
-    if left:
-        _write_back(repo, scratch, {obj: set(note_lines(repo, obj, scratch)) - set(bad)
-                                    for obj, bad in left.items()},
-                    f"leave out {sum(map(len, left.values()))} attestation line(s) the notes "
-                    f"of {remote} held that do not verify (KI409)")
-    return left
-
-
-def _keep_lines(repo: pygit2.Repository, scratch: str, old: pygit2.Oid | str, remote: str
-                ) -> dict[str, list[bytes]]:
-    """Put back on ``scratch`` (a merge's result) each line the notes at ``old`` held.
-
-    ``git notes merge`` takes a remote's removal as it takes any change: a fast-forward
-    over a ``git notes remove``, or a removal against a note unchanged here (no conflict,
-    so ``cat_sort_uniq`` never runs). Notes only grow (KI408): each note the merge changed
-    is compared with its lines at ``old``, and those it lacks are written back
-    (:func:`_write_back`).
-
-    Args:
-        repo: the repository.
-        scratch: the private ref holding the merge (moved to the new commit, if any).
-        old: NOTES_REF's tip before the merge.
-        remote: named in the commit's message.
-
-    Returns:
-        ``{annotated object id: [lines put back]}``, empty when the merge removed none.
-    """
-    after = _notes_of(repo, repo.references[scratch].target)
-    lost = _lacking(repo, after, _notes_of(repo, old).items(), {})
-    if lost:
-        _write_back(repo, scratch, _with(repo, scratch, lost),
-                    f"keep {sum(map(len, lost.values()))} attestation line(s) the notes of "
-                    f"{remote} removed (notes only grow, KI408)")
-    return lost
+    write: dict[str, set[bytes]] = {}
+    gained = 0
+    for obj, (was, now) in changed.items():
+        had, holds = lines(obj, was), lines(obj, now)
+        bad = {} if judge is None else {
+            line: why for line in sorted(holds - had) if (why := judge(obj, line)) is not None}
+        lost = had - holds
+        if lost:
+            kept[obj] = sorted(lost)
+        if bad:
+            left[obj] = bad
+        taken = holds - had - bad.keys()
+        gained += len(taken)
+        if lost or bad:
+            write[obj] = had | taken
+    if write:
+        said = []
+        if kept:
+            said.append(f"keep {sum(map(len, kept.values()))} attestation line(s) the notes of "
+                        f"{remote} removed (notes only grow, KI408)")
+        if left:
+            said.append(f"leave out {sum(map(len, left.values()))} attestation line(s) the "
+                        f"notes of {remote} held that do not verify (KI409)")
+        _write_back(repo, scratch, write, "; ".join(said))
+    return Fetched(gained, kept, left)
 
 
 def _with(repo: pygit2.Repository, scratch: str, lines: dict[str, list[bytes]]
@@ -1252,9 +1248,8 @@ def _notes_of(repo: pygit2.Repository, commit: pygit2.Oid | str) -> dict[str, st
 def _count_lines(repo: pygit2.Repository) -> int:
     """Count the lines of the notes at :data:`NOTES_REF`'s tip (as :func:`notes_entered` does).
 
-    The tip's notes only, not their history: :func:`fetch` walks the history once, to fetch
-    a partial clone's missing note blobs, and never again to count (the lines of each note
-    are the distinct lines :func:`notes_entered` keys by).
+    The tip's notes only, not their history (the lines of each note are the distinct lines
+    :func:`notes_entered` keys by): what a first fetch with no judge gains.
     """
     tip = repo.references.get(NOTES_REF)
     if tip is None:

@@ -56,6 +56,7 @@ from ..git import treediff
 from ..git.blobs import (
     CommitUnparsable,
     fetch_blobs,
+    head_commit,
     is_partial_clone,
     lookup,
     loose_object,
@@ -1036,7 +1037,10 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     before, after = notes_of(old), notes_of(new)
     if is_partial_clone(repo):  # a pre-push hook in a blob-less clone: what is read, in one
         _fetch_changed_notes(repo, before, after,
-                             [blob for rev in trust_revs for blob in trust_blobs(store, rev)])
+                             [*(blob for rev in trust_revs for blob in trust_blobs(store, rev)),
+                              *_settings_blob(store)])
+    limit = note_line_limit(store)
+
     def note(obj: str, blob: str) -> bytes:  # guarded: libgit2 loops on a cut loose blob
         return read_blob(repo, blob, f"{NOTES_REF}:{obj}")
 
@@ -1057,7 +1061,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
         for line in lines:
             if line in had:
                 continue
-            subject, problems = note_line_problems(repo, view, obj, line)
+            subject, problems = note_line_problems(repo, view, obj, line, limit)
             findings += [Finding(NOTES_LINE_INVALID, problem, file=f"{NOTES_REF}:{obj}")
                          for problem in problems]
             if subject is None:  # one finding per note (reviewer r85 F24)
@@ -1076,8 +1080,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     return dated + shape + findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
 
 
-def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, line: bytes
-                       ) -> tuple[Digest | None, list[str]]:
+def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, line: bytes,
+                       limit: int = DEFAULT.manifest_bytes) -> tuple[Digest | None, list[str]]:
     """KI409's judgment of one new line of the note on ``obj`` (what the push gate refuses).
 
     Args:
@@ -1086,12 +1090,15 @@ def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, lin
             on another GPU: KI310); None: not judged so.
         obj: the annotated object's id.
         line: the note line (one bundle's bytes).
+        limit: most bytes a line may hold (``[limits] manifest-bytes``, which bounds a
+            bundle file too: :func:`line_too_large`).
 
     Returns:
         ``(subject, problems)``: the digest the line is about (None when ``obj`` is not in
         this repository, whose one problem is :data:`_SUBJECT_NOT_HERE`) and why the line
-        cannot enter: its bundle does not parse or verify against the subject, its subject
-        is of the wrong kind, its text holds control characters (KI312); empty when none.
+        cannot enter: it is past ``limit`` (nothing else is read of it), its bundle does
+        not parse or verify against the subject, its subject is of the wrong kind, its text
+        holds control characters (KI312); empty when none.
     """
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
@@ -1102,6 +1109,9 @@ def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, lin
     # notes annotate object-file blobs; anything else is about no manifest at all
     subject = Digest.of(bytes(target.data)) if isinstance(target, pygit2.Blob) \
         else Digest("0" * 64)
+    too_large = line_too_large(line, limit)
+    if too_large:
+        return subject, [too_large]
     try:
         statement = verify_bundle(Bundle.from_bytes(line, file=f"{NOTES_REF}:{obj}"), subject)
     except KistoreError as e:
@@ -1133,16 +1143,74 @@ def note_line_judge(store: Store) -> Callable[[str, bytes], str | None]:
     repo = store.repo
     tips = _branch_tips(repo, protected_refs(store))
     view = store.view(tips[-1]) if tips else None
+    limit = note_line_limit(store)  # as the push gate holds it
 
     def judge(obj: str, line: bytes) -> str | None:
         if repo.get(obj) is None:
             return None
+        too_large = line_too_large(line, limit)  # before parsing it
+        if too_large:
+            return too_large + " (KI409)"
         if not canonical.is_canonical(line):
             return "not canonical bundle bytes (what `kistore attest` writes) (KI409)"
-        _subject, problems = note_line_problems(repo, view, obj, line)
+        _subject, problems = note_line_problems(repo, view, obj, line, limit)
         return "; ".join(problems) + " (KI409)" if problems else None
 
     return judge
+
+
+def note_line_limit(store: Store) -> int:
+    """Return the most bytes a note line may hold here (KI409).
+
+    The checking repository's ``[limits] manifest-bytes``, read key by key, as KI106
+    holds stored files to it; the default when its ``kistore.toml`` is not a regular file.
+
+    Args:
+        store: the checking repository.
+
+    Returns:
+        The limit in bytes.
+    """
+    try:
+        return int(store.limits_per_key()[0].manifest_bytes)
+    except KistoreError:  # not a regular file: its settings unknown
+        return DEFAULT.manifest_bytes
+
+
+def _settings_blob(store: Store) -> list[str]:
+    """Return the blob of the ``kistore.toml`` :func:`note_line_limit` reads from git, if any.
+
+    A repository without a work tree reads its ``HEAD``'s; one with a work tree, the file.
+    """
+    if store.root is not None:
+        return []
+    head = head_commit(store.repo)
+    found = None if head is None else blob_at(store.repo, head.tree, layout.SETTINGS_FILE)
+    return [] if found is None else [found]
+
+
+def line_too_large(line: bytes, limit: int) -> str | None:
+    """Say why a note line past ``limit`` bytes cannot enter; None when it is within it.
+
+    A note line is one attestation bundle, held to ``[limits] manifest-bytes`` as a bundle
+    file is (1 MiB by default). An attestation ``kistore attest`` writes is ~1 KB (a
+    withdrawal with a 10,000-character reason, the longest text a predicate's schema
+    takes, ~55 KB); a line past the limit is no attestation, or one padded outside what
+    its signature covers (a ``keyid``): reviewer r90b F11's 20 MB line was taken in by a
+    fetch as "1 attestation gained", and notes never shrink.
+
+    Args:
+        line: the note line.
+        limit: the limit in bytes.
+
+    Returns:
+        ``a note line of N bytes, more than the limit of M (manifest-bytes) ...``, or None.
+    """
+    if len(line) <= limit:
+        return None
+    return (f"a note line of {len(line):,} bytes, more than the limit of {limit:,} bytes "
+            "(manifest-bytes) an attestation bundle may hold (one `kistore attest` writes is "
+            "~1 KB); not read further")
 
 
 def _merge_base(store: Store, new: str, old: str, protected: set[str]) -> str | None:

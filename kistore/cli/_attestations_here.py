@@ -15,7 +15,8 @@ one listing none): only a trusted key's attestation withdraws or verifies a run,
 notes could change no rank or evidence level there; it is warned that community
 attestations are left out, with the fetch command. Notes fetched before the branches of
 their remote were (``git pull`` never fetches notes) are warned of by
-:func:`warn_notes_stale` (reviewer r86 F2).
+:func:`warn_notes_stale` (reviewer r86 F2), and publishing is refused on them as on
+lacking notes, where a key is trusted (reviewer r90b F9).
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 WITHOUT_ATTESTATIONS = click.option(
     "--without-attestations", is_flag=True,
-    help=f"Publish even when this clone lacks {NOTES_REF} (git clone does not fetch it): "
-         "withdrawn runs are then ranked and no run is verified. Without it, such a clone "
-         "whose commit trusts a key is refused.")
+    help=f"Publish even when this clone lacks {NOTES_REF} (git clone does not fetch it), "
+         "or fetched it before its branches (git pull does not): withdrawn runs are then "
+         "ranked and no run is verified, or not those of attestations made since. Without "
+         "it, such a clone whose commit trusts a key is refused.")
 """The flag of ``site build`` and ``export`` that publishes a clone lacking the notes."""
 
 
@@ -111,9 +113,12 @@ def notes_missing(store: Store, at: str | None) -> tuple[str, bool] | None:
 def require_attestations(store: Store, without: bool, doing: str, at: str) -> None:
     """Refuse to publish from a clone that lacks its remote's notes, or warn with the flag.
 
-    Notes fetched before the branches of their remote were are warned of
-    (:func:`warn_notes_stale`), never refused: the clone cannot tell whether the remote's
-    notes changed.
+    Notes fetched before the branches of their remote were (``git pull`` after ``kistore
+    notes fetch``: :func:`kistore.attest.levels.notes_stale`) are refused the same way
+    where ``at`` trusts a key (reviewer r90b F9): a withdrawal the remote's notes gained
+    with the branches (its maintainer's key trusted by the commit pulled) was published
+    as #1 with one warning, while a clone that never fetched the notes was refused. The
+    clone cannot tell whether the remote's notes changed: the fetch tells, and is cheap.
 
     Args:
         store: the store published from.
@@ -122,14 +127,15 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
         at: the published revision (its trust file decides whether notes could count).
 
     Raises:
-        StoreStateError: the repository has a remote and no remote's notes were fetched
-            into it (:func:`notes_missing`), the trust file at ``at`` lists a key
-            (:func:`trusts_a_key`), and ``without`` is False (exit 1); the message says why
-            the notes are lacking, what that does, the fetch command and the flag.
+        StoreStateError: the repository has a remote, the trust file at ``at`` lists a key
+            (:func:`trusts_a_key`), ``without`` is False (exit 1), and no remote's notes
+            were fetched into it (:func:`notes_missing`) or they were fetched before the
+            branches were; the message says why, what that does, the fetch command and
+            the flag.
     """
     missing = notes_missing(store, at)
     if missing is None:
-        warn_notes_stale(store)
+        _require_fresh(store, without, doing, at)
         return
     why, trusted = missing
     fetch = fetch_command(store)
@@ -147,6 +153,30 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
             f"{NOTES_REF} either: no attestation was ever made)")
     click.echo(f"warning: {doing} without attestations (--without-attestations): {lacking}; "
                f"`{fetch}` fetches them", err=True)
+
+
+def _require_fresh(store: Store, without: bool, doing: str, at: str) -> None:
+    """:func:`require_attestations` where the notes were fetched: refuse them stale.
+
+    Where ``at`` trusts no key the notes could change no rank: warned, as queries are.
+    """
+    # Lazy: plain files only, read on a publishing run.
+    from ..attest.levels import notes_stale
+
+    stale = notes_stale(store)
+    if stale is None:
+        return
+    if not trusts_a_key(store, at):
+        click.echo(f"warning: {printable(stale)}", err=True)
+        return
+    said = printable(stale)
+    if not without:
+        raise StoreStateError(
+            f"refusing to {doing}: {said} and {doing} again (attestations the remote gained "
+            "since, a withdrawal among them, are not here: a withdrawn run would be ranked), "
+            f"or pass --without-attestations to {doing} with the notes as last fetched")
+    click.echo(f"warning: {doing} with the notes as last fetched (--without-attestations): "
+               f"{said}", err=True)
 
 
 def warn_notes_missing(store: Store, at: str | None) -> None:

@@ -12,7 +12,9 @@ endless or huge input costs at most that much memory and time.
                                          manifest or bundle file, stdin), each line of
                                          JSON Lines, each manifest's canonical object
                                          and metadata bytes, each object or metadata
-                                         file ``verify``/``check`` read (KI106)
+                                         file ``verify``/``check`` read (KI106), each
+                                         attestation note line a notes push brings or
+                                         a ``notes fetch`` takes in (KI409)
 ``source-bytes``    67,108,864 (64 MiB)  one file ``import`` reads (a source's file holds
                                          many records)
 ``string-length``   65,536 characters    every string of a manifest, keys included; of

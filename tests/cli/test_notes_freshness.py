@@ -164,11 +164,27 @@ def test_notes_fetched_before_the_branches_were_are_said_stale(index, tmp_path):
     assert "notes not fetched" not in shown.stdout
     assert STALE.fullmatch(kistore(clone, "verify").stderr)
     assert STALE.fullmatch(kistore(clone, "attestations", "BenchmarkRun/fast").stderr)
+    # r90b F9: publishing is refused on stale notes as on lacking ones (a key is trusted)
     built = kistore(clone, "site", "build", str(tmp_path / "site"))
-    assert built.exit_code == 0 and STALE.fullmatch(built.stderr), built.output
+    assert built.exit_code == 1, built.output
+    said = STALE.fullmatch(kistore(clone, "verify").stderr)[0][len("warning: "):-1]
+    assert built.stderr == (
+        f"error: refusing to build the site: {said} and build the site again (attestations "
+        "the remote gained since, a withdrawal among them, are not here: a withdrawn run "
+        "would be ranked), or pass --without-attestations to build the site with the notes "
+        "as last fetched\n")
+    assert not (tmp_path / "site").exists()
     exported = kistore(clone, "export", str(tmp_path / "out"))
+    assert exported.exit_code == 1, exported.output
+    assert exported.stderr.startswith(f"error: refusing to export: {said} and export again")
+    built = kistore(clone, "site", "build", str(tmp_path / "site"), "--without-attestations")
+    assert built.exit_code == 0, built.output
+    assert built.stderr == ("warning: build the site with the notes as last fetched "
+                            f"(--without-attestations): {said}\n")
+    exported = kistore(clone, "export", str(tmp_path / "out"), "--without-attestations")
     assert exported.exit_code == 0, exported.output  # and it says which permalinks it lacks
-    assert STALE.fullmatch(exported.stderr.splitlines(keepends=True)[0]), exported.stderr
+    assert exported.stderr.splitlines()[0] == ("warning: export with the notes as last "
+                                               f"fetched (--without-attestations): {said}")
     slow = kistore(clone, "rank", "BenchmarkRun/slow", "--all", "--json")
     assert {r["name"]: r["rank"] for r in json.loads(slow.stdout)}["slow"] == 1
 
@@ -278,3 +294,114 @@ def test_a_mirror_whose_git_fetch_brings_the_notes_counts_them_fetched(index, tm
     assert fast_rank(clone)[0] == 1  # configured, not yet fetched: warned
     git(clone, "fetch", "-q", "origin")
     assert fast_rank(clone) == (None, "")
+
+
+def test_r90b_f9_publishing_on_notes_a_pull_made_stale_is_refused(group, tmp_path,
+                                                                   monkeypatch):
+    # r90b F9 through the CLI: a server with hooks/pre-receive; clone c5 fetched the notes
+    # when the server held none; c4 trusts a maintainer key, withdraws `fast` with it and
+    # pushes both; c5's `git pull` brings the trust commit, not the note: its site and
+    # export published the withdrawn `fast` as #1 with one warning, where a clone that
+    # never fetched the notes was refused
+    import shutil
+    import subprocess
+    import sys
+
+    from ..conftest import ROOT
+
+    cli = str(Path(sys.executable).with_name("kistore"))
+    monkeypatch.setenv("KISTORE", cli)  # what the server's hook runs
+
+    def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([cli, *args], cwd=cwd, capture_output=True, text=True)
+
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(group.root), str(server))
+    shutil.copy(ROOT / "hooks" / "pre-receive", server / "hooks" / "pre-receive")
+    c4, c5 = tmp_path / "c4", tmp_path / "c5"
+    for clone in (c4, c5):
+        git(tmp_path, "clone", "-q", str(server), clone.name)
+    assert run(c5, "notes", "fetch", "origin").returncode == 0  # origin holds none yet
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    assert run(tmp_path, "key", "generate", str(keys / "r")).returncode == 0
+    assert run(c4, "trust", "add", str(keys / "r.pub"), "--role", "maintainer").returncode == 0
+    git(c4, "add", "store/trust")
+    git(c4, "commit", "-q", "-m", "trust r")
+    pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=c4,
+                            capture_output=True, text=True)
+    assert pushed.returncode == 0, pushed.stderr  # through the hook
+    withdrawn = run(c4, "attest", "BenchmarkRun/fast", "--type", "withdrawal", "-m", "bad",
+                    "--key", str(keys / "r"))
+    assert withdrawn.returncode == 0, withdrawn.stderr
+    assert run(c4, "notes", "push", "origin").returncode == 0
+    next_second()
+    git(c5, "pull", "-q", "--ff-only", "origin", "main")
+
+    built = run(c5, "site", "build", str(tmp_path / "site5"))
+    assert built.returncode == 1, built.stderr
+    assert re.fullmatch(
+        r"error: refusing to build the site: notes last fetched from origin \S+Z \(it held "
+        r"none then\); the branches were fetched since \(\S+Z\): run `kistore notes fetch "
+        r"origin` and build the site again \(attestations the remote gained since, a "
+        r"withdrawal among them, are not here: a withdrawn run would be ranked\), or pass "
+        r"--without-attestations to build the site with the notes as last fetched\n",
+        built.stderr), built.stderr
+    assert not (tmp_path / "site5").exists()
+    exported = run(c5, "export", str(tmp_path / "out5"))
+    assert exported.returncode == 1
+    assert "run `kistore notes fetch origin` and export again" in exported.stderr
+    assert not (tmp_path / "out5").exists()
+
+    assert run(c5, "notes", "fetch", "origin").returncode == 0  # the way out
+    built = run(c5, "site", "build", str(tmp_path / "site5"))
+    assert (built.returncode, built.stderr) == (0, "")
+    assert fast_rank(c5) == (None, "")  # withdrawn: not ranked
+    exported = run(c5, "export", str(tmp_path / "out5"))
+    assert exported.returncode == 0, exported.stderr
+    assert "notes last fetched" not in exported.stderr
+
+
+def test_packed_branches_reflogs_are_read_once_per_packing(index, tmp_path, monkeypatch):
+    # closing23: every query opened the reflog of each packed remote-tracking branch (300
+    # fetched PR branches packed by a gc after the notes fetch: ~15 ms a query)
+    from kistore.attest import levels
+
+    read: list[str] = []
+    real = levels.reflog_last_time
+
+    def counted(git_dir, name):
+        if name.startswith("refs/remotes/"):  # the branches' (not the notes ref's)
+            read.append(name)
+        return real(git_dir, name)
+
+    monkeypatch.setattr(levels, "reflog_last_time", counted)
+    clone = clone_of(index, tmp_path / "clone")
+    for i in range(3):  # PR branches
+        git(index.root, "branch", f"pr-{i}")
+    git(clone, "fetch", "-q", "origin")
+    next_second()
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    # packed-refs written by the clone, before the notes fetch: no reflog is read
+    assert levels.notes_stale(Store(clone)) is None and read == []
+    next_second()
+    git(clone, "gc", "-q")  # packs every branch after the notes fetch
+    assert levels.notes_stale(Store(clone)) is None
+    assert sorted(read) == ["refs/remotes/origin/main", *(f"refs/remotes/origin/pr-{i}"
+                                                          for i in range(3))]
+    read.clear()
+    assert levels.notes_stale(Store(clone)) is None and read == []  # kept
+    assert fast_rank(clone) == (None, "")
+
+    next_second()
+    git(index.root, "commit", "-q", "--allow-empty", "-m", "later")
+    git(clone, "pull", "-q", "--ff-only", "origin", "main")
+    assert STALE.fullmatch(fast_rank(clone)[1])  # the loose ref says it
+    next_second()
+    git(clone, "gc", "-q")  # packed again: what was kept is of the file before
+    read.clear()
+    assert STALE.fullmatch(fast_rank(clone)[1])  # read again: the pull is seen
+    assert len(read) == 4
+    read.clear()
+    assert STALE.fullmatch("warning: " + levels.notes_stale(Store(clone)) + "\n")
+    assert read == []

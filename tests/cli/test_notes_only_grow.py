@@ -185,12 +185,15 @@ def test_a_remote_found_without_notes_is_asked_again_after_a_later_pull(group, t
     rank, stderr = fast_rank(reader)
     assert rank == 1 and STALE_NONE.fullmatch(stderr), stderr  # warned, not silent
     assert STALE_NONE.fullmatch(kistore(reader, "show", "BenchmarkRun/fast").stderr)
-    # site build and export warn, as they do for notes fetched before the branches were
+    # site build and export refuse, as for notes fetched before the branches were (r90b F9)
+    said = STALE_NONE.fullmatch(stderr)[0][len("warning: "):-1]
     built = kistore(reader, "site", "build", str(tmp_path / "site"))
-    assert built.exit_code == 0 and STALE_NONE.fullmatch(built.stderr), built.output
+    assert built.exit_code == 1, built.output
+    assert built.stderr.startswith(f"error: refusing to build the site: {said} and build the "
+                                   "site again"), built.stderr
     exported = kistore(reader, "export", str(tmp_path / "out"))
-    assert exported.exit_code == 0, exported.output
-    assert STALE_NONE.fullmatch(exported.stderr.splitlines(keepends=True)[0]), exported.stderr
+    assert exported.exit_code == 1, exported.output
+    assert exported.stderr.startswith(f"error: refusing to export: {said} and export again")
 
     fetched = kistore(reader, "notes", "fetch", "origin")
     assert (fetched.stdout, fetched.stderr) == ("1 attestation(s) gained from origin\n", "")
@@ -236,9 +239,10 @@ def fork_adding(index: Store, tmp_path: Path, *lines: str) -> Path:
     git(tmp_path, "clone", "-q", "--bare", str(index.root), str(fork))
     git(fork, "fetch", "-q", str(index.root), "refs/notes/kistore:refs/notes/kistore")
     blob = out(fork, "notes", "--ref", "kistore", "list").split()[1]
-    for line in lines:
+    for line in lines:  # from a file: a line of 1 MiB is past the argument list's size
+        (tmp_path / "line").write_text(line)
         git(fork, "-c", "user.name=E", "-c", "user.email=e@example.org", "notes", "--ref",
-            "kistore", "append", "-m", line, blob)
+            "kistore", "append", "-F", str(tmp_path / "line"), blob)
     return fork
 
 
@@ -331,3 +335,96 @@ def test_notes_restore_leaves_out_a_line_that_does_not_verify(index, tmp_path):
     assert "signature does not verify" in warning
     assert withdrawal_line(clone) == line
     assert kistore(clone, "verify").exit_code == 0
+
+
+def test_a_fetch_keeping_a_removed_line_and_leaving_out_a_bad_one_writes_one_commit(index,
+                                                                                     tmp_path):
+    # one pass over the notes the merge changed: the withdrawal the fork removed is put back
+    # and its garbage line on another note left out, in one notes commit on top of the fork's
+    fork = fork_removing_the_withdrawal(index, tmp_path)
+    slow = run_of(index, "slow")
+    slow_blob = out(fork, "rev-parse", f"HEAD:{layout.object_path(slow)}")
+    statement = attestation.make_statement(slow, layout.object_path(slow), "note", {
+        "text": "ran it too", "createdAt": "2026-07-11T00:00:00Z"})
+    good = attestation.sign_statement(statement, STRANGER).to_bytes().decode()
+    for line in (good, "not a bundle"):
+        git(fork, "-c", "user.name=E", "-c", "user.email=e@example.org", "notes", "--ref",
+            "kistore", "append", "-m", line, slow_blob)
+    clone, line = fetched_clone(index, tmp_path, fork)
+
+    fetched = kistore(clone, "notes", "fetch", "fork", "--json")
+    assert fetched.exit_code == 0, fetched.output
+    assert json.loads(fetched.stdout) == {"remote": "fork", "gained": 1, "kept": 1}
+    assert fetched.stderr == (
+        f"warning: 1 attestation line(s) fork's notes held on refs/notes/kistore:{slow_blob} "
+        f"(on {slow}) left out: not canonical bundle bytes (what `kistore attest` writes) "
+        "(KI409); this clone's notes take in only lines that verify, as a notes push must "
+        "send\n" + kept_warning(clone, "fork"))
+    assert withdrawal_line(clone) == line
+    assert out(clone, "notes", "--ref", "kistore", "show", slow_blob) == good
+    tip = out(clone, "rev-parse", "refs/notes/kistore")
+    assert out(clone, "rev-parse", f"{tip}^@") == out(fork, "rev-parse", "refs/notes/kistore")
+    assert out(clone, "log", "-1", "--format=%s", tip) == (
+        "kistore: keep 1 attestation line(s) the notes of fork removed (notes only grow, "
+        "KI408); leave out 1 attestation line(s) the notes of fork held that do not verify "
+        "(KI409)")
+    assert kistore(clone, "verify").exit_code == 0
+    assert kistore(clone, "notes", "push", "origin").exit_code == 0
+
+
+def padded(line: str, size: int) -> str:
+    """``line`` with its signature's keyid padded to ``size`` bytes: outside what is signed,
+    so the bundle still verifies."""
+    bundle = json.loads(line)
+    signature = bundle["dsseEnvelope"]["signatures"][0]
+    signature["keyid"] = "k" * (size - len(line) + len(signature.get("keyid", "")))
+    return canonical.dumps(bundle).decode()
+
+
+def test_a_fetch_leaves_out_a_line_past_the_manifest_bytes_limit(index, tmp_path):
+    # r90b F11's last paragraph: a 20 MB line was "1 attestation(s) gained"; a line padded
+    # outside its signature still verifies, so only a size limit keeps it out
+    line = out(Path(index.root), "notes", "--ref", "kistore", "show",
+               fast_blob(Path(index.root)))
+    big = padded(line, (1 << 20) + 100)
+    assert len(big) == (1 << 20) + 100
+    fork = fork_adding(index, tmp_path, big)
+    clone, line = fetched_clone(index, tmp_path, fork)
+
+    fetched = kistore(clone, "notes", "fetch", "fork")
+    assert fetched.exit_code == 0, fetched.output
+    assert fetched.stdout == "0 attestation(s) gained from fork\n"
+    assert fetched.stderr == left_out_warning(
+        clone, "fork's notes held", "a note line of 1,048,676 bytes, more than the limit of "
+        "1,048,576 bytes (manifest-bytes) an attestation bundle may hold (one `kistore "
+        "attest` writes is ~1 KB); not read further")
+    assert withdrawal_line(clone) == line
+    # the push gate holds a line to the same limit (a server's pre-receive: KI409)
+    from kistore.check.gate import note_line_problems
+
+    store = Store(clone)
+    blob = fast_blob(clone)
+    assert note_line_problems(store.repo, None, blob, big.encode())[1] == [
+        "a note line of 1,048,676 bytes, more than the limit of 1,048,576 bytes "
+        "(manifest-bytes) an attestation bundle may hold (one `kistore attest` writes is "
+        "~1 KB); not read further"]
+    assert note_line_problems(store.repo, None, blob, padded(line, 4000).encode())[1] == []
+
+
+def test_the_note_line_limit_is_the_store_s_manifest_bytes(index, tmp_path):
+    line = out(Path(index.root), "notes", "--ref", "kistore", "show",
+               fast_blob(Path(index.root)))
+    fork = fork_adding(index, tmp_path, padded(line, 3000))  # verifies: within 1 MiB
+    clone, line = fetched_clone(index, tmp_path, fork)
+    (clone / "kistore.toml").write_text("[limits]\nmanifest-bytes = 2000\n")
+
+    fetched = kistore(clone, "notes", "fetch", "fork")
+    assert fetched.exit_code == 0, fetched.output
+    assert fetched.stderr == left_out_warning(
+        clone, "fork's notes held", "a note line of 3,000 bytes, more than the limit of 2,000 "
+        "bytes (manifest-bytes) an attestation bundle may hold (one `kistore attest` writes "
+        "is ~1 KB); not read further")
+    other = clone_of(index, tmp_path / "other")  # the default limit: it verifies, it enters
+    git(other, "remote", "add", "fork", str(fork))
+    assert kistore(other, "notes", "fetch", "fork").stdout == \
+        "2 attestation(s) gained from fork\n"

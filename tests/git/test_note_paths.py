@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore.git.notes import bad_note_paths, note_paths
+from kistore.git.notes import bad_note_paths, changed_notes, note_paths, note_tree
 
 from ..conftest import write_tree
 
@@ -71,3 +71,24 @@ def test_a_path_git_reads_otherwise_is_named_and_an_unchanged_one_is_not_judged(
                         obj.upper().replace("8A", "7A", 1): note})
     assert [b.path for b in bad_note_paths(repo, stray, more)] == [
         obj.upper().replace("8A", "7A", 1)]  # README unchanged: O(change) reads it no more
+
+
+@settings(max_examples=60, deadline=None)
+@given(ids=IDS, before=st.lists(st.tuples(DEPTH, st.integers(0, 2)), min_size=6, max_size=6),
+       after=st.lists(st.tuples(DEPTH, st.integers(0, 2)), min_size=6, max_size=6))
+def test_changed_notes_is_what_flattening_both_trees_tells(repo, ids, before, after):
+    # each object noted (or not: 0) with one of two blobs, at any fan-out form on each side:
+    # a note moved to another form with its blob is no change (git fans out as notes grow)
+    blobs = [None, repo.create_blob(b"one\n"), repo.create_blob(b"two\n")]
+
+    def tree(side: list[tuple[int, int]]) -> pygit2.Tree:
+        return build(repo, {form(obj, depth): blobs[which] for obj, (depth, which)
+                            in zip(ids, side, strict=False) if blobs[which] is not None})
+
+    old, new = tree(before), tree(after)
+    was, now = note_tree(repo, old), note_tree(repo, new)
+    expected = {obj: (was.get(obj), now.get(obj)) for obj in sorted(was.keys() | now.keys())
+                if was.get(obj) != now.get(obj)}
+    assert changed_notes(repo, old, new) == expected
+    assert changed_notes(repo, None, new) == {obj: (None, blob) for obj, blob in
+                                              sorted(now.items())}
