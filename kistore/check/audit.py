@@ -845,7 +845,8 @@ def _renamed(snap: Files, finding: Finding) -> Finding:
         ``finding``; for KI101 whose file's bytes hash to a digest with no object file at
         its own path but a metadata file (a stored manifest's object, moved), the same
         finding with :func:`kistore.core.restore.renamed_advice` added to its message
-        (reviewer r90 F7).
+        (reviewer r90 F7), ``extra["holds"]`` (the digest its bytes are) and the ``mv``
+        as its fix, which :func:`one_cause` reads.
     """
     if finding.rule.id != OBJECT_DIGEST_MISMATCH.id or not finding.found or not finding.file:
         return finding
@@ -856,8 +857,60 @@ def _renamed(snap: Files, finding: Finding) -> Finding:
             return finding  # still at its own path, or no stored manifest's bytes (tampered)
     except (FileTooLarge, ObjectUnreadable):
         return finding
+    own = layout.object_path(holds)
     return dataclasses.replace(
-        finding, message=f"{finding.message}; {renamed_advice(finding.file, holds)}")
+        finding, message=f"{finding.message}; {renamed_advice(finding.file, holds)}",
+        extra={**finding.extra, "holds": str(holds)},
+        fix=f"a file renamed by hand: rename it back with `mv {finding.file} {own}` (from "
+            "the top of the clone); nothing else is to be written or removed for it")
+
+
+_ON_MISNAMED = ("KI204", "KI213", "KI215")
+"""Rules a misnamed object file breaks itself: an object with no metadata, whose "run"
+lacks its forward records and group file."""
+
+_ON_HOLDER = ("KI214", "KI216")
+"""Rules a forward record or group file of the renamed run breaks (its object is gone)."""
+
+
+def one_cause(findings: list[Finding], causes: Iterable[Finding] = ()) -> list[Finding]:
+    """Leave out the findings an object file renamed by hand explains: one cause, one advice.
+
+    A file ``mv``-ed to another name (KI101 with ``extra["holds"]``, :func:`_renamed`) also
+    leaves its own digest's metadata without an object (KI203), its object deleted from
+    HEAD's path (KI402) and that run's forward records and group file naming no object
+    (KI214, KI216), and makes the misnamed file an object without metadata (KI204) whose
+    "run" lacks forward records and a group file (KI213, KI215). Each of those advised
+    writing or removing a file (``kistore migrate`` wrote a group file for a run that does
+    not exist, left after the ``mv``: reviewer r90b F4); the ``mv`` alone puts them right.
+
+    Args:
+        findings: findings of one verify.
+        causes: more of its findings whose KI101 explain some of ``findings`` (the contents
+            check's, for the history check's KI402).
+
+    Returns:
+        ``findings`` in their order, without those on the files such a rename explains.
+    """
+    misnamed: set[str] = set()
+    holders: set[str] = set()
+    own: set[str] = set()
+    for f in (*findings, *causes):
+        if f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.file and "holds" in f.extra:
+            holds = Digest.from_str(f.extra["holds"])
+            misnamed.add(f.file)
+            holders.add(holds.hex)
+            own |= {layout.metadata_path(holds), layout.object_path(holds)}
+    if not misnamed:
+        return findings
+
+    def explained(f: Finding) -> bool:
+        file = f.file or ""
+        return ((f.rule.id in _ON_MISNAMED and file in misnamed)
+                or (f.rule.id in _ON_HOLDER and file.rpartition("/")[2] in holders)
+                or (f.rule.id in ("KI203", "KI402") and file in own))
+
+    return [f for f in findings if not explained(f)]
 
 
 def unreadable_finding(error: ObjectUnreadable, path: str | None) -> Finding:
@@ -1352,6 +1405,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         later[start:end] = sorted(later[start:end] + changes, key=sort_key)
     if packs:
         contents += pack_findings(store, packs, contents + later)  # a note's KI117 too
+    contents, later = one_cause(contents), one_cause(later, contents)  # KI402: in later
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]
     return contents + later

@@ -71,7 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexe
     from ..index import AddedDirs
     from ..index.index import Prepared
     from .admission import AddResult
-    from .migrate import ForwardWritten, GroupWritten, NameWritten
+    from .migrate import ForwardWritten, GroupWritten, NameWritten, ObjectSkipped
 
 SETTINGS_TEMPLATE = f"""\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.
@@ -1231,7 +1231,7 @@ class Store:
                                                                        withdrawn))
                                    if check is claims_admitted else check for check in checks)
                     warned = self._admit(checks, manifests, plan.checked, origins)
-                    results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
+                    results = [dataclasses.replace(r, warnings=(*r.warnings, *warned[r.digest]))
                                if r.digest in warned else r for r in results]
             except MultipleErrors as e:  # the refused inputs' problems first
                 raise MultipleErrors([*refused, *e.problems]) from None
@@ -1465,7 +1465,7 @@ class Store:
 
     def migrate(self, *, commit: bool = False, message: str | None = None,
                 on_landed: Callable[[str | None], None] | None = None,
-                ) -> list[NameWritten | ForwardWritten | GroupWritten]:
+                ) -> list[NameWritten | ForwardWritten | GroupWritten | ObjectSkipped]:
         """Write every names file, forward record and group file the work tree lacks.
 
         ``kistore migrate``.
@@ -1482,8 +1482,10 @@ class Store:
         Returns:
             One :class:`kistore.store.migrate.NameWritten` per names file written, then one
             :class:`kistore.store.migrate.ForwardWritten` per forward record, then one
-            :class:`kistore.store.migrate.GroupWritten` per group file (empty: nothing was
-            missing, and nothing was committed).
+            :class:`kistore.store.migrate.GroupWritten` per group file, then one
+            :class:`kistore.store.migrate.ObjectSkipped` per object file whose bytes do not
+            hash to its name (KI101: renamed by hand or edited), for which nothing was
+            written (empty: nothing was missing, and nothing was committed).
 
         Raises:
             MultipleErrors: a name two manifests hold, or a names file, forward record or
@@ -1508,10 +1510,11 @@ class Store:
                 self._refuse_uncommitted(uncommitted(view, self.head_or_none()))
             holds = self._head_holds() if commit else None
             wanted = plan_names(view, holds)
-            forward = plan_forward(view, holds)
-            groups = plan_groups(view, holds)
+            skipped: dict[str, ObjectSkipped] = {}
+            forward = plan_forward(view, holds, skipped)
+            groups = plan_groups(view, holds, skipped)
             if not wanted and not forward and not groups:
-                return []
+                return list(skipped.values())
             files = {w.path: layout.name_record(w.digest) for w in wanted}
             files.update((w.path, w.data) for w in forward)
             files.update((w.path, w.data) for w in groups)
@@ -1529,7 +1532,7 @@ class Store:
                     self._index_commit(oid, files)
             except KeyboardInterrupt:
                 raise AddInterrupted([], oid) from None
-            return [*wanted, *forward, *groups]
+            return [*wanted, *forward, *groups, *skipped.values()]
 
     def head_or_none(self) -> View | None:
         """Return HEAD's view, or None when the branch has no commit yet."""
