@@ -307,20 +307,20 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                                               groups_read))
                  if not unread or f.extra.get("run", "")[7:] not in unread]
     if focus is None and all(u[1] is not None and u[2] is not None for u in units):
-        _, kinds, names, references, _, statistics, _, _ = \
-            zip(*results, strict=True) if results else ((),) * 8
-        if entries_clean([u[0] for u in units], kinds, names, references, statistics):
+        _, kinds, names, references, _, statistics, _, _, boards = \
+            zip(*results, strict=True) if results else ((),) * 9
+        if entries_clean([u[0] for u in units], kinds, names, references, statistics, boards):
             return sorted(findings, key=sort_key)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
-    for unit, (found, kind, name, references, _, statistic, _, _) in zip(units, results,
-                                                                         strict=True):
+    for unit, (found, kind, name, references, _, statistic, _, _, board) in zip(
+            units, results, strict=True):
         digest = Digest(unit[0])
         refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
                 if r is not None}
         entries[digest] = Entry(digest, kind, name, refs, unit[1] is not None,
                                 unit[2] is not None, intact=not any(
                                     f.rule.id == OBJECT_DIGEST_MISMATCH.id for f in found or ()),
-                                statistic=statistic)
+                                statistic=statistic, board=board)
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
         d for d in entries if wanted(layout.object_path(d)) or wanted(layout.metadata_path(d))}
     arrived = None if focus_digests is None else {  # their object: added by the range
@@ -947,15 +947,17 @@ def stopped_finding(error: ObjectUnreadable) -> Finding:
 
 _worker_snapshot: Files | None = None
 
-_Learnt = tuple["str | None", "str | None", tuple["str | None", ...], "str | None"]
-"""A unit's kind, name, references and primary statistic (:data:`~kistore.check._rules.Clean`,
-kind maybe None)."""
+_Learnt = tuple["str | None", "str | None", tuple["str | None", ...], "str | None",
+                "str | None"]
+"""A unit's kind, name, references, primary statistic and board
+(:data:`~kistore.check._rules.Clean`, kind maybe None)."""
 
 CHUNK = 500
 """Units a worker checks per task (one pickle each way per chunk)."""
 
 _Compact = tuple["list[Finding] | None", "str | None", "str | None", tuple["str | None", ...],
-                 "str | None", "str | None", "int | str | None", "Claim | str | None"]
+                 "str | None", "str | None", "int | str | None", "Claim | str | None",
+                 "str | None"]
 """One unit's result as it crosses processes: findings (None: none), kind, name, the references
 in :data:`kistore.core.model.REFERENCE_FIELDS` order, the manifest's names path when the
 worker found it holding exactly this manifest's record (:func:`_names_confirmed`; else
@@ -964,7 +966,8 @@ None), the primary statistic a run or protocol states (KI218; else None), and th
 object's bytes as read: KI227 reads no blob again; None for another kind or no readable
 time; :data:`_UNREAD` when the object was not read whole), and the source record a run
 claims (:func:`kistore.core.claims.stored_claim` of the same bytes: KI232 reads no object
-again; None for none; :data:`_UNREAD` likewise). Plain tuples:
+again; None for none; :data:`_UNREAD` likewise), and the board a SOL-ExecBench run or a
+workload states (KI238, :func:`kistore.core.boards.board_of`; else None). Plain tuples:
 unpickling an Entry (a dataclass holding a Digest) cost the parent ~40 us a manifest, more
 than the checks."""
 
@@ -1053,12 +1056,13 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
                 continue
             findings, entry = check_unit(snap, unit)
             checked.append((findings or None, (entry.kind, entry.name, tuple(
-                entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic),
+                entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic,
+                entry.board),
                 unit[1] is not None and unit[2] is not None, observed, claim))
         start += len(batch)
     return [(findings, clean[0], clean[1], clean[2],
              _names_confirmed(snap, unit[0], clean[0], clean[1]) if both else None, clean[3],
-             observed, claim)
+             observed, claim, clean[4])
             for unit, (findings, clean, both, observed, claim) in zip(units, checked,
                                                                       strict=True)]
 

@@ -1076,7 +1076,9 @@ class Store:
                 another run of its group claims, KI232, :func:`kistore.store.claims.
                 claims_admitted`; the warnings of a run stating a latency under 100 ns,
                 KI230, or whose latencyNs.mean and latency_ms disagree, KI233,
-                :func:`kistore.store.latency.latency_admitted`) always apply,
+                :func:`kistore.store.latency.latency_admitted`; the refusal of a
+                SOL-ExecBench run whose board is not its workload's definition, KI238,
+                :func:`kistore.store.boards.boards_admitted`) always apply,
                 but a rule of the query layer only when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
@@ -1201,16 +1203,17 @@ class Store:
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import BranchCommit, check_ready
         from .admission import plan_add
+        from .boards import boards_admitted
         from .claims import claims_admitted
         from .latency import latency_admitted
         from .observed import observed_admitted
         from .products import products_admitted
         from .statistics import statistics_admitted
 
-        # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233), always; KI232's
-        # with the group directories the plan computed (below)
+        # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233, KI238), always;
+        # KI232's with the group directories the plan computed (below)
         checks = (statistics_admitted, observed_admitted, products_admitted, claims_admitted,
-                  latency_admitted, *checks)
+                  latency_admitted, boards_admitted, *checks)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:

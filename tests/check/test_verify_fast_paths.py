@@ -77,7 +77,8 @@ def _full_verdict(digest_hex: str, object_data: bytes, metadata_data: bytes):
 
 def _as_clean(entry) -> tuple:
     return (entry.kind, entry.name,
-            tuple(entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic)
+            tuple(entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic,
+            entry.board)
 
 
 @pytest.mark.parametrize("name", ["run", "protocol", "environment"])
@@ -268,7 +269,7 @@ def test_check_chunk_answers_as_each_unit_alone(published, monkeypatch, read_ahe
         expected.append((findings or None, entry.kind, entry.name,
                          tuple(entry.references.get(f) for f in REFERENCE_FIELDS), confirmed,
                          entry.statistic, run_observed(object_data),
-                         stored_claim(object_data, unit[0])))
+                         stored_claim(object_data, unit[0]), entry.board))
     got = audit._check_chunk(snap, units)
     assert got == expected
     assert sum(r[0] is not None for r in got) == 2  # the two damaged manifests
