@@ -60,7 +60,7 @@ def boards_admitted(store: Store, manifests: Sequence[Manifest]
 
 def _run_board(run: Manifest) -> str | None:
     """Return an added run's board; a run whose bytes hold no ``"benchmark":`` is not parsed."""
-    return board_of(run.kind, run.spec) if _BENCHMARK in run.object_bytes else None
+    return board_of(run.kind, run.passing_spec()) if _BENCHMARK in run.object_bytes else None
 
 
 def _refused(said: str, pointer: str) -> InputError:

@@ -71,7 +71,7 @@ def reads(monkeypatch):
 
 def _kit_store(store, kit, claiming: bool):
     """One group of three runs: claiming three records (distinct ids), or nothing."""
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
     impl = kit.implementation("p", name="i")
     runs = [kit.run(protocol, env, impl, workload, latency=1000 + i,
                     name=f"sol-submission-{100 + i}" if claiming else f"local-{i}",
@@ -101,7 +101,7 @@ def test_verify_reads_each_run_once_whether_it_claims_or_not(tmp_path, kit, read
 
 
 def test_the_pair_is_found_from_what_verify_read(store, kit, reads):
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
     impl = kit.implementation("p", name="i")
     real = kit.run(protocol, env, impl, workload, latency=1000,
                    name="sol-kernel-3-submission-25504", native=_native("25504", 0.53))
@@ -151,7 +151,7 @@ def test_the_pair_is_found_from_what_verify_read(store, kit, reads):
 
 
 def test_the_gate_reads_an_arriving_run_once(store, kit, reads):
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
     impl = kit.implementation("p", name="i")
     real = kit.run(protocol, env, impl, workload, latency=1000,
                    name="sol-kernel-3-submission-25504", native=_native("25504", 0.53))
@@ -174,7 +174,7 @@ def test_the_gate_reads_an_arriving_run_once(store, kit, reads):
 
 
 def test_add_takes_the_group_from_its_plan(store, kit, monkeypatch):
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
     impl = kit.implementation("p", name="i")
     real = kit.run(protocol, env, impl, workload, latency=1000,
                    name="sol-kernel-3-submission-25504", native=_native("25504", 0.53))
@@ -210,7 +210,7 @@ def test_add_takes_the_group_from_its_plan(store, kit, monkeypatch):
 def test_a_run_whose_bytes_lack_a_claim_is_not_parsed(kit, native, claims):
     from kistore.core.claims import claim_of, may_claim
 
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
     run = Manifest.from_document(kit.run(protocol, env, kit.implementation("p", name="i"),
                                          workload, latency=1000, name="r", native=native))
     assert may_claim(run.object_bytes) is claims
