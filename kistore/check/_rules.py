@@ -26,7 +26,7 @@ from ..core import canonical, canonical_fast, layout
 from ..core._plain_text import char_name
 from ..core.boards import BOARD_DISAGREES, BOARD_DISAGREES_STORED, board_message, board_of
 from ..core.boards import RUN_POINTER as BOARD_POINTER
-from ..core.claims import WITHDRAW_FIRST
+from ..core.claims import WITHDRAW_FIRST, Claim, claim_of, may_claim
 from ..core.contradictions import (
     LATENCY_FLOOR_NS,
     LATENCY_UNITS_DISAGREE,
@@ -394,12 +394,15 @@ def _excerpt(data: bytes, offset: int, width: int = 12) -> str:
     return repr(data[offset : offset + width].decode("utf-8", "replace"))
 
 
-Clean = tuple[str, "str | None", tuple["str | None", ...], "str | None", "str | None"]
+Clean = tuple[str, "str | None", tuple["str | None", ...], "str | None", "str | None",
+              "Claim | None"]
 """What :func:`check_clean_pair` learns of a manifest with no finding: kind, name, the
 reference of each of :data:`kistore.core.model.REFERENCE_FIELDS` (None where there is none),
 the primary statistic a run or protocol states (:func:`kistore.core.statistics.
-statistic_of`; None for other kinds), and the board a SOL-ExecBench run or a workload
-states (:func:`kistore.core.boards.board_of`, KI238; None for others)."""
+statistic_of`; None for other kinds), the board a SOL-ExecBench run or a workload
+states (:func:`kistore.core.boards.board_of`, KI238; None for others), and the source
+record a run claims (:func:`kistore.core.claims.stored_claim` of the same bytes, from this
+parse: KI232's reader hashes and parses them no second time; None for none)."""
 
 
 def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
@@ -418,7 +421,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         metadata_data: the metadata file's bytes.
 
     Returns:
-        ``(kind, name, references, statistic, board)`` as :func:`entry_from` would take them from
+        ``(kind, name, references, statistic, board, claim)`` (:data:`Clean`), the first five
+        as :func:`entry_from` would take them from
         the parsed files (name None unless a string; references in :data:`REFERENCE_FIELDS`
         order), or None.
     """
@@ -465,8 +469,11 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
             return None  # the slow path says which
         if unproven_claim(digest_hex, spec, metadata) is not None:  # KI226: likewise
             return None
+    # KI232's claim as stored_claim reads it: these bytes hash to digest_hex and parse
+    claim = claim_of(spec) if obj["kind"] == "BenchmarkRun" and may_claim(object_data) \
+        else None
     return (obj["kind"], name if type(name) is str else None, references,
-            statistic_of(obj["kind"], spec), board_of(obj["kind"], spec))
+            statistic_of(obj["kind"], spec), board_of(obj["kind"], spec), claim)
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)

@@ -81,13 +81,18 @@ def _as_clean(entry) -> tuple:
             entry.board)
 
 
+def _as_clean_claim(entry, object_data: bytes, digest_hex: str) -> tuple:
+    """check_clean_pair's answer: the entry's, then the claim stored_claim reads (KI232)."""
+    return (*_as_clean(entry), stored_claim(object_data, digest_hex))
+
+
 @pytest.mark.parametrize("name", ["run", "protocol", "environment"])
 def test_clean_pair_of_published_manifests_is_what_the_full_checks_say(bundle, name):
     digest_hex, object_data, metadata_data = _files(bundle[name])
     findings, entry = _full_verdict(digest_hex, object_data, metadata_data)
     assert findings == []
     clean = verify.check_clean_pair(digest_hex, object_data, metadata_data)
-    assert clean == _as_clean(entry)
+    assert clean == _as_clean_claim(entry, object_data, digest_hex)
     assert clean[0] == bundle[name]["kind"] and clean[1] == bundle[name]["metadata"]["name"]
     if name == "run":
         assert clean[2] == tuple(bundle["run"]["spec"][f] for f in REFERENCE_FIELDS)
@@ -141,7 +146,7 @@ def test_clean_pair_never_hides_a_finding(bundle_kind, in_metadata, data):
     if clean is not None:
         findings, entry = _full_verdict(digest_hex, object_data, metadata_data)
         assert findings == []
-        assert clean == _as_clean(entry)
+        assert clean == _as_clean_claim(entry, object_data, digest_hex)
 
 
 # -- audit._pair_key: layout.digest_from_path for every path, faster ---------------------
