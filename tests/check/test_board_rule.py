@@ -19,10 +19,9 @@ from kistore.core import layout
 from kistore.core.boards import board_of
 from kistore.core.digest import Digest
 from kistore.core.errors import KistoreError
-from kistore.core.model import Manifest
 from kistore.store import Store
 
-from ..conftest import DATA, NO_DATA, add_docs, add_past_a_refusal, git
+from ..conftest import DATA, NO_DATA, ManifestKit, add_docs, add_past_a_refusal, git
 from ..prs import Remote
 
 BOARD = "rmsnorm"  # ManifestKit's workload definition
@@ -32,8 +31,9 @@ def _native(benchmark, source="sol-execbench"):
     return {"source": source, "benchmark": benchmark}
 
 
-def _hex(doc):
-    return Manifest.from_document(doc).digest.hex
+def _hex(doc) -> str:
+    """A document's digest as 64 hex digits (no ``sha256:``)."""
+    return ManifestKit.digest(doc)[7:]
 
 
 @pytest.fixture
