@@ -94,6 +94,7 @@ def manifests(n: int, *, seed: int = 8) -> Iterator[dict[str, Any]]:
     n_prot, n_env, n_work, n_impl = _counts(n)
     protocols, environments, workloads, implementations = [], [], [], []
     statistics = []  # each protocol's primary statistic: its runs state it (KI218)
+    boards = []  # each workload's definition: its runs state it as their benchmark (KI238)
     for i in range(n_prot):
         family, harness, version, stat = PROTOCOLS[i]
         statistics.append(stat)
@@ -125,10 +126,11 @@ def manifests(n: int, *, seed: int = 8) -> Iterator[dict[str, Any]]:
         k = rng.choice([1024, 2048, 4096, 8192, 14336, 28672])
         cases = [{"axes": {"M": m, "N": k, "K": 4096}, "inputs": {"A": {"type": "random"}}}
                  for m in sorted(rng.sample([1, 8, 16, 32, 64, 128, 248, 256, 512], 3))]
+        boards.append(f"{i:03d}_{op}_n_{k}")
         m = _manifest("Workload", f"{op.replace('_', '-')}-{i:06d}", f"{op} n={k} #{i}", {
             "suite": {"name": rng.choice(["SOL-ExecBench", "KernelBench", "flashinfer-trace"]),
                       "version": "1"},
-            "definition": f"{i:03d}_{op}_n_{k}",
+            "definition": boards[-1],
             "opType": op,
             "dtypes": [rng.choice(["bfloat16", "float16", "float32", "float8_e4m3fn"])],
             "cases": cases,
@@ -169,7 +171,7 @@ def manifests(n: int, *, seed: int = 8) -> Iterator[dict[str, Any]]:
             "environmentDigest": rng.choice(environments),
             "implementationDigest": rng.choice(implementations),
             "sourceNative": {"source": "sol-execbench", "externalId": str(20000 + i),
-                             "benchmark": f"w{w:06d}",
+                             "benchmark": boards[w],
                              "metrics": {"latency_ms": round(mean / 1e6, 6),
                                          "speedup": round(rng.uniform(0.2, 3.0), 4)}},
         }

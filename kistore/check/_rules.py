@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
 from ..core import canonical, canonical_fast, layout
 from ..core._plain_text import char_name
-from ..core.claims import WITHDRAW_FIRST
+from ..core.boards import BOARD_DISAGREES, BOARD_DISAGREES_STORED, board_message, board_of
+from ..core.boards import RUN_POINTER as BOARD_POINTER
+from ..core.claims import WITHDRAW_FIRST, Claim, claim_of, may_claim
 from ..core.contradictions import (
     LATENCY_FLOOR_NS,
     LATENCY_UNITS_DISAGREE,
@@ -34,7 +36,7 @@ from ..core.contradictions import (
 )
 from ..core.digest import Digest, is_digest
 from ..core.errors import CanonicalFormError, ParseError, one_line, shorten, with_article
-from ..core.findings import ERROR, WARNING, Finding, rule
+from ..core.findings import ERROR, WARNING, Finding, Rule, rule
 from ..core.git_names import name_key, name_keys
 from ..core.limits import Limits, long_value_message, long_values, may_pass
 from ..core.model import REFERENCE_FIELDS, REFERENCE_KINDS, wrong_kind, wrong_kind_answer
@@ -392,11 +394,15 @@ def _excerpt(data: bytes, offset: int, width: int = 12) -> str:
     return repr(data[offset : offset + width].decode("utf-8", "replace"))
 
 
-Clean = tuple[str, "str | None", tuple["str | None", ...], "str | None"]
+Clean = tuple[str, "str | None", tuple["str | None", ...], "str | None", "str | None",
+              "Claim | None"]
 """What :func:`check_clean_pair` learns of a manifest with no finding: kind, name, the
 reference of each of :data:`kistore.core.model.REFERENCE_FIELDS` (None where there is none),
-and the primary statistic a run or protocol states (:func:`kistore.core.statistics.
-statistic_of`; None for other kinds)."""
+the primary statistic a run or protocol states (:func:`kistore.core.statistics.
+statistic_of`; None for other kinds), the board a SOL-ExecBench run or a workload
+states (:func:`kistore.core.boards.board_of`, KI238; None for others), and the source
+record a run claims (:func:`kistore.core.claims.stored_claim` of the same bytes, from this
+parse: KI232's reader hashes and parses them no second time; None for none)."""
 
 
 def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
@@ -415,7 +421,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         metadata_data: the metadata file's bytes.
 
     Returns:
-        ``(kind, name, references, statistic)`` as :func:`entry_from` would take them from
+        ``(kind, name, references, statistic, board, claim)`` (:data:`Clean`), the first five
+        as :func:`entry_from` would take them from
         the parsed files (name None unless a string; references in :data:`REFERENCE_FIELDS`
         order), or None.
     """
@@ -462,8 +469,11 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
             return None  # the slow path says which
         if unproven_claim(digest_hex, spec, metadata) is not None:  # KI226: likewise
             return None
+    # KI232's claim as stored_claim reads it: these bytes hash to digest_hex and parse
+    claim = claim_of(spec) if obj["kind"] == "BenchmarkRun" and may_claim(object_data) \
+        else None
     return (obj["kind"], name if type(name) is str else None, references,
-            statistic_of(obj["kind"], spec))
+            statistic_of(obj["kind"], spec), board_of(obj["kind"], spec), claim)
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
@@ -667,6 +677,8 @@ class Entry:
             runs naming it either).
         statistic: the primary statistic a run (``timing``) or protocol (``measurement``)
             states (:func:`kistore.core.statistics.statistic_of`), else None (KI218).
+        board: the board a SOL-ExecBench run (``sourceNative.benchmark``) or a workload
+            (``definition``) states (:func:`kistore.core.boards.board_of`), else None (KI238).
     """
 
     digest: Digest
@@ -677,6 +689,7 @@ class Entry:
     has_metadata: bool
     intact: bool = True
     statistic: str | None = None
+    board: str | None = None
 
 
 
@@ -700,7 +713,8 @@ def entry_from(digest: Digest, obj: Any, metadata: Any, *, has_object: bool,
     if kind == "BenchmarkRun" and isinstance(spec, dict):
         references = {f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))}
     return Entry(digest, kind, name if isinstance(name, str) else None, references,
-                 has_object, has_metadata, statistic=statistic_of(kind, spec))
+                 has_object, has_metadata, statistic=statistic_of(kind, spec),
+                 board=board_of(kind, spec))
 
 
 def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = None,
@@ -726,7 +740,10 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
         :func:`_answered_with_wrong_kind`), KI218 (warning) for a run stating another
         primary statistic than the intact protocol it names (with ``focus``: a run of
         ``arrived``, or one whose protocol is of ``arrived``, such as an earlier run whose
-        dangling reference the protocol answers). Sorted by file.
+        dangling reference the protocol answers), KI238 for a SOL-ExecBench run whose
+        ``sourceNative.benchmark`` is not its intact workload's ``definition`` (an error
+        with ``focus``, a run of ``arrived`` or one whose workload is of ``arrived``; a
+        warning without: ``verify``, where history may hold one). Sorted by file.
     """
     if focus is not None and arrived is None:
         arrived = focus
@@ -754,6 +771,9 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
             protocol = by_text.get(e.references.get("protocolDigest", ""))
             if protocol is not None and protocol.digest in arrived:  # type: ignore[operator]
                 findings += _statistic_disagrees(e, protocol)
+            workload = by_text.get(e.references.get("workloadDigest", ""))
+            if workload is not None and workload.digest in arrived:  # type: ignore[operator]
+                findings += _board_disagrees(e, workload, BOARD_DISAGREES)
             continue
         if e.has_metadata and not e.has_object:
             findings.append(Finding(
@@ -775,6 +795,10 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
             elif field_name == "protocolDigest" and (
                     arrived is None or digest in arrived or target.digest in arrived):
                 findings += _statistic_disagrees(e, target)
+            elif field_name == "workloadDigest" and (
+                    arrived is None or digest in arrived or target.digest in arrived):
+                findings += _board_disagrees(e, target, BOARD_DISAGREES_STORED if focus is None
+                                             else BOARD_DISAGREES)
     return sorted(findings, key=sort_key)
 
 
@@ -784,19 +808,53 @@ def _statistic_disagrees(run: Entry, protocol: Entry) -> list[Finding]:
     Only an intact, present BenchmarkProtocol counts (else KI201, KI202 or KI101 say what
     is wrong), and only when both state a statistic (the schema requires each).
     """
-    if (run.kind != "BenchmarkRun" or protocol.kind != "BenchmarkProtocol"
-            or not (protocol.has_object and protocol.intact)
-            or run.statistic is None or protocol.statistic is None):
+    return _stated_disagrees(run, protocol, "BenchmarkProtocol", (run.statistic,
+                             protocol.statistic), disagreement, STATISTIC_DISAGREES,
+                             RUN_POINTER)
+
+
+def _board_disagrees(run: Entry, workload: Entry, rule_: Rule) -> list[Finding]:
+    """KI238 when ``run``'s SOL-ExecBench board is not ``workload``'s definition.
+
+    Only an intact, present Workload counts (else KI201, KI202 or KI101 say what is wrong),
+    and only when both state a board (:func:`kistore.core.boards.board_of`).
+    """
+    return _stated_disagrees(run, workload, "Workload", (run.board, workload.board),
+                             board_message, rule_, BOARD_POINTER)
+
+
+def _stated_disagrees(run: Entry, target: Entry, kind: str,
+                      stated: tuple[str | None, str | None],
+                      message: Callable[[str, str, str, str], str | None], rule_: Rule,
+                      pointer: str) -> list[Finding]:
+    """One finding when a run states another value than the manifest it names (KI218, KI238).
+
+    Args:
+        run: the run's entry.
+        target: the entry of the manifest its reference names.
+        kind: the kind ``target`` must be (intact and present) to be judged.
+        stated: the run's value and the target's (either None: nothing judged).
+        message: the rule's words (run named, its value, target named, its value), None
+            when the two agree.
+        rule_: the rule reported.
+        pointer: where the run states its value.
+
+    Returns:
+        The finding on the run's object at ``pointer`` (``expected`` the target's value,
+        ``found`` the run's, ``extra`` the target's digest under its kind's field word),
+        or nothing.
+    """
+    mine, theirs = stated
+    if (run.kind != "BenchmarkRun" or target.kind != kind
+            or not (target.has_object and target.intact) or mine is None or theirs is None):
         return []
-    message = disagreement(
-        named_manifest("BenchmarkRun", run.name, str(run.digest)), run.statistic,
-        named_manifest("BenchmarkProtocol", protocol.name, str(protocol.digest)),
-        protocol.statistic)
-    if message is None:
+    said = message(named_manifest("BenchmarkRun", run.name, str(run.digest)), mine,
+                   named_manifest(kind, target.name, str(target.digest)), theirs)
+    if said is None:
         return []
-    return [Finding(STATISTIC_DISAGREES, message, file=layout.object_path(run.digest),
-                    pointer=RUN_POINTER, expected=protocol.statistic, found=run.statistic,
-                    extra={"protocol": str(protocol.digest)})]
+    field = "protocol" if kind == "BenchmarkProtocol" else kind.lower()
+    return [Finding(rule_, said, file=layout.object_path(run.digest), pointer=pointer,
+                    expected=theirs, found=mine, extra={field: str(target.digest)})]
 
 
 def _answered_with_wrong_kind(arriving: Entry, run: Entry, field_name: str) -> Finding:
@@ -837,7 +895,8 @@ def _wrong_kind(digest: Digest, field_name: str, ref: str, kind: str) -> Finding
 def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
                   names: Sequence[str | None],
                   references: Sequence[tuple[str | None, ...]],
-                  statistics: Sequence[str | None]) -> bool:
+                  statistics: Sequence[str | None],
+                  boards: Sequence[str | None] | None = None) -> bool:
     """Answer, fast, whether :func:`check_entries` finds nothing in a tree of paired manifests.
 
     The cross-file checks of a clean store, without building an :class:`Entry` (and a
@@ -855,6 +914,8 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
         references: each one's references in :data:`REFERENCE_FIELDS` order, None where
             the field holds no digest (:attr:`Entry.references` as a tuple).
         statistics: each one's primary statistic as :attr:`Entry.statistic` holds it.
+        boards: each one's board as :attr:`Entry.board` holds it (KI238); None: none states
+            one.
 
     Returns:
         True when :func:`check_entries` of the same manifests (``focus=None``) returns no
@@ -880,10 +941,18 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
         if kind == "BenchmarkRun" and ref is not None and statistic is not None and \
                 statistic_of_manifest[ref] not in (None, statistic):
             return False  # KI218: a run's statistic is not its protocol's
+    if boards is not None:  # KI238: each distinct (workload, board) a run states once
+        board_of_manifest = dict(zip(keys, boards, strict=True))
+        for kind, ref, board in set(zip(kinds, map(itemgetter(_WORKLOAD), references),
+                                        boards, strict=True)):
+            if kind == "BenchmarkRun" and ref is not None and board is not None and \
+                    board_of_manifest[ref] not in (None, board):
+                return False
     return True
 
 
 _PROTOCOL = REFERENCE_FIELDS.index("protocolDigest")
+_WORKLOAD = REFERENCE_FIELDS.index("workloadDigest")
 
 
 _REFERENCED_KINDS = tuple(REFERENCE_KINDS[f] for f in REFERENCE_FIELDS)

@@ -307,20 +307,20 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                                               groups_read))
                  if not unread or f.extra.get("run", "")[7:] not in unread]
     if focus is None and all(u[1] is not None and u[2] is not None for u in units):
-        _, kinds, names, references, _, statistics, _, _ = \
-            zip(*results, strict=True) if results else ((),) * 8
-        if entries_clean([u[0] for u in units], kinds, names, references, statistics):
+        _, kinds, names, references, _, statistics, _, _, boards = \
+            zip(*results, strict=True) if results else ((),) * 9
+        if entries_clean([u[0] for u in units], kinds, names, references, statistics, boards):
             return sorted(findings, key=sort_key)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
-    for unit, (found, kind, name, references, _, statistic, _, _) in zip(units, results,
-                                                                         strict=True):
+    for unit, (found, kind, name, references, _, statistic, _, _, board) in zip(
+            units, results, strict=True):
         digest = Digest(unit[0])
         refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
                 if r is not None}
         entries[digest] = Entry(digest, kind, name, refs, unit[1] is not None,
                                 unit[2] is not None, intact=not any(
                                     f.rule.id == OBJECT_DIGEST_MISMATCH.id for f in found or ()),
-                                statistic=statistic)
+                                statistic=statistic, board=board)
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
         d for d in entries if wanted(layout.object_path(d)) or wanted(layout.metadata_path(d))}
     arrived = None if focus_digests is None else {  # their object: added by the range
@@ -845,7 +845,8 @@ def _renamed(snap: Files, finding: Finding) -> Finding:
         ``finding``; for KI101 whose file's bytes hash to a digest with no object file at
         its own path but a metadata file (a stored manifest's object, moved), the same
         finding with :func:`kistore.core.restore.renamed_advice` added to its message
-        (reviewer r90 F7).
+        (reviewer r90 F7), ``extra["holds"]`` (the digest its bytes are) and the ``mv``
+        as its fix, which :func:`one_cause` reads.
     """
     if finding.rule.id != OBJECT_DIGEST_MISMATCH.id or not finding.found or not finding.file:
         return finding
@@ -856,8 +857,60 @@ def _renamed(snap: Files, finding: Finding) -> Finding:
             return finding  # still at its own path, or no stored manifest's bytes (tampered)
     except (FileTooLarge, ObjectUnreadable):
         return finding
+    own = layout.object_path(holds)
     return dataclasses.replace(
-        finding, message=f"{finding.message}; {renamed_advice(finding.file, holds)}")
+        finding, message=f"{finding.message}; {renamed_advice(finding.file, holds)}",
+        extra={**finding.extra, "holds": str(holds)},
+        fix=f"a file renamed by hand: rename it back with `mv {finding.file} {own}` (from "
+            "the top of the clone); nothing else is to be written or removed for it")
+
+
+_ON_MISNAMED = ("KI204", "KI213", "KI215")
+"""Rules a misnamed object file breaks itself: an object with no metadata, whose "run"
+lacks its forward records and group file."""
+
+_ON_HOLDER = ("KI214", "KI216")
+"""Rules a forward record or group file of the renamed run breaks (its object is gone)."""
+
+
+def one_cause(findings: list[Finding], causes: Iterable[Finding] = ()) -> list[Finding]:
+    """Leave out the findings an object file renamed by hand explains: one cause, one advice.
+
+    A file ``mv``-ed to another name (KI101 with ``extra["holds"]``, :func:`_renamed`) also
+    leaves its own digest's metadata without an object (KI203), its object deleted from
+    HEAD's path (KI402) and that run's forward records and group file naming no object
+    (KI214, KI216), and makes the misnamed file an object without metadata (KI204) whose
+    "run" lacks forward records and a group file (KI213, KI215). Each of those advised
+    writing or removing a file (``kistore migrate`` wrote a group file for a run that does
+    not exist, left after the ``mv``: reviewer r90b F4); the ``mv`` alone puts them right.
+
+    Args:
+        findings: findings of one verify.
+        causes: more of its findings whose KI101 explain some of ``findings`` (the contents
+            check's, for the history check's KI402).
+
+    Returns:
+        ``findings`` in their order, without those on the files such a rename explains.
+    """
+    misnamed: set[str] = set()
+    holders: set[str] = set()
+    own: set[str] = set()
+    for f in (*findings, *causes):
+        if f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.file and "holds" in f.extra:
+            holds = Digest.from_str(f.extra["holds"])
+            misnamed.add(f.file)
+            holders.add(holds.hex)
+            own |= {layout.metadata_path(holds), layout.object_path(holds)}
+    if not misnamed:
+        return findings
+
+    def explained(f: Finding) -> bool:
+        file = f.file or ""
+        return ((f.rule.id in _ON_MISNAMED and file in misnamed)
+                or (f.rule.id in _ON_HOLDER and file.rpartition("/")[2] in holders)
+                or (f.rule.id in ("KI203", "KI402") and file in own))
+
+    return [f for f in findings if not explained(f)]
 
 
 def unreadable_finding(error: ObjectUnreadable, path: str | None) -> Finding:
@@ -894,15 +947,17 @@ def stopped_finding(error: ObjectUnreadable) -> Finding:
 
 _worker_snapshot: Files | None = None
 
-_Learnt = tuple["str | None", "str | None", tuple["str | None", ...], "str | None"]
-"""A unit's kind, name, references and primary statistic (:data:`~kistore.check._rules.Clean`,
-kind maybe None)."""
+_Learnt = tuple["str | None", "str | None", tuple["str | None", ...], "str | None",
+                "str | None"]
+"""A unit's kind, name, references, primary statistic and board
+(:data:`~kistore.check._rules.Clean`, kind maybe None)."""
 
 CHUNK = 500
 """Units a worker checks per task (one pickle each way per chunk)."""
 
 _Compact = tuple["list[Finding] | None", "str | None", "str | None", tuple["str | None", ...],
-                 "str | None", "str | None", "int | str | None", "Claim | str | None"]
+                 "str | None", "str | None", "int | str | None", "Claim | str | None",
+                 "str | None"]
 """One unit's result as it crosses processes: findings (None: none), kind, name, the references
 in :data:`kistore.core.model.REFERENCE_FIELDS` order, the manifest's names path when the
 worker found it holding exactly this manifest's record (:func:`_names_confirmed`; else
@@ -911,7 +966,8 @@ None), the primary statistic a run or protocol states (KI218; else None), and th
 object's bytes as read: KI227 reads no blob again; None for another kind or no readable
 time; :data:`_UNREAD` when the object was not read whole), and the source record a run
 claims (:func:`kistore.core.claims.stored_claim` of the same bytes: KI232 reads no object
-again; None for none; :data:`_UNREAD` likewise). Plain tuples:
+again; None for none; :data:`_UNREAD` likewise), and the board a SOL-ExecBench run or a
+workload states (KI238, :func:`kistore.core.boards.board_of`; else None). Plain tuples:
 unpickling an Entry (a dataclass holding a Digest) cost the parent ~40 us a manifest, more
 than the checks."""
 
@@ -989,23 +1045,24 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
         batch, pairs = _read_pairs(snap, units, start, entries)
         for unit, pair in zip(batch, pairs, strict=True):
             observed = _UNREAD if pair is None else run_observed(pair[0])
-            claim = _UNREAD if pair is None else stored_claim(pair[0], unit[0])
             # a file long enough to hold a string or array past the limits (KI107; no real
             # manifest is: 16 KB at most in shared/data) is walked; check_unit reports one
             clean = None if pair is None or not (within_value_limits(pair[0], limits) and
                                                  within_value_limits(pair[1], limits)) \
                 else check_clean_pair(unit[0], *pair)
-            if clean is not None:
-                checked.append((None, clean, True, observed, claim))
+            if clean is not None:  # its claim read from the same parse (docs/speed.md)
+                checked.append((None, clean[:5], True, observed, clean[5]))
                 continue
+            claim = _UNREAD if pair is None else stored_claim(pair[0], unit[0])
             findings, entry = check_unit(snap, unit)
             checked.append((findings or None, (entry.kind, entry.name, tuple(
-                entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic),
+                entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic,
+                entry.board),
                 unit[1] is not None and unit[2] is not None, observed, claim))
         start += len(batch)
     return [(findings, clean[0], clean[1], clean[2],
              _names_confirmed(snap, unit[0], clean[0], clean[1]) if both else None, clean[3],
-             observed, claim)
+             observed, claim, clean[4])
             for unit, (findings, clean, both, observed, claim) in zip(units, checked,
                                                                       strict=True)]
 
@@ -1352,6 +1409,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         later[start:end] = sorted(later[start:end] + changes, key=sort_key)
     if packs:
         contents += pack_findings(store, packs, contents + later)  # a note's KI117 too
+    contents, later = one_cause(contents), one_cause(later, contents)  # KI402: in later
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]
     return contents + later

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..core.errors import KistoreError
     from ..query.policy import RankingPolicy
     from ..query.ranking import Row
     from ..store import Store
@@ -208,10 +209,16 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
                 continue
             if slash:
                 if store.view().find_name(kind, name) is None:
+                    renamed = _renamed_owner(store, kind, name)
+                    if renamed is not None:
+                        raise renamed from None
                     raise ResolutionError(_no_such_name(store, kind, name)) from None
                 continue
             if _work_tree_matches(store, ref):
                 continue  # the work tree has it, or several (an ambiguous prefix): as it failed
+            renamed = _renamed_digest(store, ref)
+            if renamed is not None:
+                raise renamed from None
             try:
                 digest = store.resolve(ref, at="HEAD")
             except KistoreError:  # not committed either (or no HEAD): the original stands
@@ -221,6 +228,46 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
 
             raise unreadable_error(store.view(None), digest, str(digest)) from None
         raise
+
+
+def _renamed_owner(store: Store, kind: str, name: str) -> KistoreError | None:
+    """Return the error for a ``KIND/NAME`` whose object file was renamed by hand, if so.
+
+    Its names file (``store/names/KIND/XX/NAME``) gives a digest whose own object file is
+    missing while another object file holds its bytes (:meth:`kistore.store.View.
+    find_renamed`): the lookup failed for that, and ``kistore reindex`` changes nothing
+    (reviewer r90b F4), so the ``mv`` that puts it back is said
+    (:func:`kistore.query.answers.unreadable_error`). None otherwise.
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core import layout
+    from ..query.answers import unreadable_error
+
+    if not layout.is_name(name):
+        return None
+    view = store.view()
+    owner = layout.digest_from_record(view.read(layout.name_path(kind, name)) or b"")
+    if owner is None or view.find_renamed(owner) is None:
+        return None
+    return unreadable_error(view, owner, f"{kind}/{name}")
+
+
+def _renamed_digest(store: Store, ref: str) -> KistoreError | None:
+    """Return the error for a full digest whose object file was renamed by hand, if so.
+
+    A plain add's object (not in ``HEAD``) ``mv``-ed to another name: the ``mv`` back is
+    said (:meth:`kistore.store.View.find_renamed`, reviewer r90b F4), not "no object with
+    digest prefix". None otherwise (a prefix too: which digest it meant is not known).
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.digest import Digest, is_digest
+    from ..query.answers import unreadable_error
+
+    if not is_digest(ref):
+        return None
+    view = store.view()
+    digest = Digest.from_str(ref)
+    return None if view.find_renamed(digest) is None else unreadable_error(view, digest, ref)
 
 
 def _no_such_name(store: Store, kind: str, name: str) -> str:

@@ -181,14 +181,16 @@ def migrate(ctx: StoreContext, do_commit: bool, message: str | None, as_json: bo
     key object (its sha256 is K). Prints one line per file written: PATH DIGEST (a record
     or group file: the run's digest); nothing when every file is there (running it again
     changes nothing). Nothing is written when a name is held twice, or a names file, record
-    or group file holds other bytes (each is listed).
+    or group file holds other bytes (each is listed). An object file whose bytes do not
+    hash to its name (renamed by hand, or edited: KI101) is skipped, named on stderr with
+    what to do (the `mv` back for a renamed one): nothing is written for it.
 
     \b
     Example:
       kistore migrate --commit
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..store import ForwardWritten, GroupWritten
+    from ..store import ForwardWritten, GroupWritten, ObjectSkipped
 
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
@@ -198,8 +200,11 @@ def migrate(ctx: StoreContext, do_commit: bool, message: str | None, as_json: bo
     with interrupt_says(f"before the migration landed: nothing was written{undone}"), \
             metadata_option_hint("`kistore add --update-metadata FILE` replaces its "
                                  "metadata"):
-        written = store.migrate(commit=do_commit, message=message, on_landed=landing.landed)
+        done = store.migrate(commit=do_commit, message=message, on_landed=landing.landed)
         landing.landed(landing.commit)  # nothing was written, or it landed: print it all
+    written = [w for w in done if not isinstance(w, ObjectSkipped)]
+    for skipped in (w for w in done if isinstance(w, ObjectSkipped)):  # KI101: r90b F4
+        click.echo(f"warning: {skipped.message()}", err=True)
     landing.say("migration", len(written))
     names = [w for w in written if not isinstance(w, ForwardWritten | GroupWritten)]
     forward = [w for w in written if isinstance(w, ForwardWritten)]

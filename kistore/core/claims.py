@@ -146,16 +146,39 @@ def stored_claim(data: bytes | None, digest_hex: str) -> Claim | None:
 def may_claim(data: bytes) -> bool:
     """Whether a run object's canonical bytes may claim a record (else they claim none).
 
-    One byte search, no parse: False when the bytes lack ``"externalId"`` (canonical bytes,
-    RFC 8785, escape nothing in it, and a claim needs that key). Not the source's name: a
-    source is claimed spelled otherwise too (``sol-exec-bench``, ``SOL.ExecBench``), which
-    no list of byte strings closes (reviewer r90 F1). True says only "parse them":
-    :func:`claim_of` decides.
+    Byte searches, no parse: False when the bytes lack ``"externalId"`` (canonical bytes,
+    RFC 8785, escape nothing in it, and a claim needs that key); False too when they hold
+    the key ``"source":`` once, its value a plain string (no escape) that names no
+    claiming source as :func:`claim_of` reads it folded (:func:`kistore.core.naming.
+    naming_source`): a ``flashinfer-trace`` run, whose ``externalId`` is a trace's log file,
+    is not parsed (it was, once more in every ``add``: docs/speed.md, "KI232's prefilter").
+    Sound: inside a string every ``"`` is escaped, so ``"source":`` occurs only as a key;
+    held once, it is ``sourceNative``'s or there is none there (no claim either way). Not a
+    list of source names to match: a source is claimed spelled otherwise too
+    (``sol-exec-bench``, ``SOL.ExecBench``, reviewer r90 F1), which the fold decides. True
+    says only "parse them": :func:`claim_of` decides.
 
     Args:
         data: an object's canonical bytes.
     """
-    return b'"externalId"' in data
+    if b'"externalId"' not in data:
+        return False
+    for claiming in _CLAIMING:
+        if claiming in data:
+            return True  # a claiming source as its importer writes it (the common case)
+    if data.count(_SOURCE_KEY) != 1:
+        return True
+    start = data.find(_SOURCE_KEY) + len(_SOURCE_KEY)
+    end = data.find(b'"', start + 1)
+    value = data[start + 1:end]
+    if data[start:start + 1] != b'"' or end < 0 or b"\\" in value:
+        return True  # not a plain string: parsed, claim_of decides
+    return naming_source(value.decode("utf-8", "replace")) in CLAIMING_SOURCES
+
+
+_SOURCE_KEY = b'"source":'
+_CLAIMING = tuple(b'"source":"' + source.encode() + b'"' for source in CLAIMING_SOURCES)
+"""Each claiming source's key and name as its importer writes them: True at once."""
 
 
 def claim_message(claim: Claim, others: list[str]) -> str:

@@ -33,14 +33,15 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each loads on f
     from ..git.commit import PACK_THRESHOLD
     from ..git.writer import atomic_write, refuse_links
     from .admission import AddResult
-    from .migrate import ForwardWritten, GroupWritten, NameWritten
+    from .migrate import ForwardWritten, GroupWritten, NameWritten, ObjectSkipped
 
 _WRITE_PATH = {"PACK_THRESHOLD": "kistore.git.commit", "AddResult": "kistore.store.admission",
                "atomic_write": "kistore.git.writer",  # trust and notes write with it
                "refuse_links": "kistore.git.writer",
                "ForwardWritten": "kistore.store.migrate",
                "GroupWritten": "kistore.store.migrate",
-               "NameWritten": "kistore.store.migrate"}
+               "NameWritten": "kistore.store.migrate",
+               "ObjectSkipped": "kistore.store.migrate"}
 """Names of the write path, imported on first use: a read (``show``) never loads them."""
 
 
@@ -66,6 +67,7 @@ __all__ = [
     "ForwardWritten",
     "GroupWritten",
     "NameWritten",
+    "ObjectSkipped",
     "AddInterrupted",
     "AddResult",
     "AdmissionCheck",

@@ -71,7 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexe
     from ..index import AddedDirs
     from ..index.index import Prepared
     from .admission import AddResult
-    from .migrate import ForwardWritten, GroupWritten, NameWritten
+    from .migrate import ForwardWritten, GroupWritten, NameWritten, ObjectSkipped
 
 SETTINGS_TEMPLATE = f"""\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.
@@ -1178,7 +1178,9 @@ class Store:
                 another run of its group claims, KI232, :func:`kistore.store.claims.
                 claims_admitted`; the warnings of a run stating a latency under 100 ns,
                 KI230, or whose latencyNs.mean and latency_ms disagree, KI233,
-                :func:`kistore.store.latency.latency_admitted`) always apply,
+                :func:`kistore.store.latency.latency_admitted`; the refusal of a
+                SOL-ExecBench run whose board is not its workload's definition, KI238,
+                :func:`kistore.store.boards.boards_admitted`) always apply,
                 but a rule of the query layer only when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
@@ -1303,16 +1305,17 @@ class Store:
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import BranchCommit, check_ready
         from .admission import plan_add
+        from .boards import boards_admitted
         from .claims import claims_admitted
         from .latency import latency_admitted
         from .observed import observed_admitted
         from .products import products_admitted
         from .statistics import statistics_admitted
 
-        # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233), always; KI232's
-        # with the group directories the plan computed (below)
+        # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233, KI238), always;
+        # KI232's with the group directories the plan computed (below)
         checks = (statistics_admitted, observed_admitted, products_admitted, claims_admitted,
-                  latency_admitted, *checks)
+                  latency_admitted, boards_admitted, *checks)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:
@@ -1333,7 +1336,7 @@ class Store:
                                                                        withdrawn))
                                    if check is claims_admitted else check for check in checks)
                     warned = self._admit(checks, manifests, plan.checked, origins)
-                    results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
+                    results = [dataclasses.replace(r, warnings=(*r.warnings, *warned[r.digest]))
                                if r.digest in warned else r for r in results]
             except MultipleErrors as e:  # the refused inputs' problems first
                 raise MultipleErrors(self.meant_references([*refused, *e.problems])) from None
@@ -1567,7 +1570,7 @@ class Store:
 
     def migrate(self, *, commit: bool = False, message: str | None = None,
                 on_landed: Callable[[str | None], None] | None = None,
-                ) -> list[NameWritten | ForwardWritten | GroupWritten]:
+                ) -> list[NameWritten | ForwardWritten | GroupWritten | ObjectSkipped]:
         """Write every names file, forward record and group file the work tree lacks.
 
         ``kistore migrate``.
@@ -1584,8 +1587,10 @@ class Store:
         Returns:
             One :class:`kistore.store.migrate.NameWritten` per names file written, then one
             :class:`kistore.store.migrate.ForwardWritten` per forward record, then one
-            :class:`kistore.store.migrate.GroupWritten` per group file (empty: nothing was
-            missing, and nothing was committed).
+            :class:`kistore.store.migrate.GroupWritten` per group file, then one
+            :class:`kistore.store.migrate.ObjectSkipped` per object file whose bytes do not
+            hash to its name (KI101: renamed by hand or edited), for which nothing was
+            written (empty: nothing was missing, and nothing was committed).
 
         Raises:
             MultipleErrors: a name two manifests hold, or a names file, forward record or
@@ -1610,10 +1615,11 @@ class Store:
                 self._refuse_uncommitted(uncommitted(view, self.head_or_none()))
             holds = self._head_holds() if commit else None
             wanted = plan_names(view, holds)
-            forward = plan_forward(view, holds)
-            groups = plan_groups(view, holds)
+            skipped: dict[str, ObjectSkipped] = {}
+            forward = plan_forward(view, holds, skipped)
+            groups = plan_groups(view, holds, skipped)
             if not wanted and not forward and not groups:
-                return []
+                return list(skipped.values())
             files = {w.path: layout.name_record(w.digest) for w in wanted}
             files.update((w.path, w.data) for w in forward)
             files.update((w.path, w.data) for w in groups)
@@ -1631,7 +1637,7 @@ class Store:
                     self._index_commit(oid, files)
             except KeyboardInterrupt:
                 raise AddInterrupted([], oid) from None
-            return [*wanted, *forward, *groups]
+            return [*wanted, *forward, *groups, *skipped.values()]
 
     def head_or_none(self) -> View | None:
         """Return HEAD's view, or None when the branch has no commit yet."""

@@ -200,8 +200,48 @@ class View:
         holds = self._renamed_from(path, digest)
         if holds is not None:
             return renamed_advice(path, holds)
+        moved = self.find_renamed(digest) if path == layout.object_path(digest) else None
+        if moved is not None:  # its own file missing, its bytes under another name
+            return renamed_advice(moved, digest)
         return restore_advice(path, digest, self.head_has(path) if self.head_has else None,
                               unmerged=bool(self.unmerged and self.unmerged(path)))
+
+    def find_renamed(self, digest: Digest) -> str | None:
+        """Return the object file holding ``digest``'s bytes under another name, if any.
+
+        Asked when ``digest``'s own object file is missing and a message must say what to
+        do (``show``, a names file pointing at it): a file renamed by hand (``mv`` into any
+        shard, reviewer r90b F4) is put back with ``mv``, not restored from git nor
+        re-indexed. Only an object file with no metadata file beside it can be one; those
+        alone are read and hashed, once a view (the first ask lists every shard: O(store)
+        listings, on an error path only).
+
+        Args:
+            digest: the manifest whose object file is missing at its own path.
+
+        Returns:
+            The repository path of the file whose bytes hash to ``digest``; None when the
+            object file is at its path, none is found, or a file cannot be read.
+        """
+        try:
+            if self.read(layout.object_path(digest)) is not None:
+                return None
+            if self._unpaired is None:  # once a view: a query may ask of many digests
+                self._unpaired = {}
+                for shard in sorted(self.list_dir(layout.OBJECTS_DIR)):
+                    paired = set(self.list_dir(f"{layout.METADATA_DIR}/{shard}"))
+                    for leaf in sorted(self.list_dir(f"{layout.OBJECTS_DIR}/{shard}")):
+                        path = f"{layout.OBJECTS_DIR}/{shard}/{leaf}"
+                        data = None if leaf in paired else self.read(path)
+                        if data is not None:
+                            self._unpaired.setdefault(Digest.of(data), path)
+            return self._unpaired.get(digest)
+        except (KistoreError, OSError):
+            return None
+
+    _unpaired: dict[Digest, str] | None = None
+    """:meth:`find_renamed`'s object files with no metadata file, by the digest of their
+    bytes (read once a view, on the first ask)."""
 
     def _renamed_from(self, path: str, digest: Digest) -> Digest | None:
         """Return the digest an object file's bytes hash to when it is another's, missing.

@@ -267,7 +267,10 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             for problem in problems:
                 locate(problem, (origins or {}).get(digest))
             errors.extend(problems)
-    earlier = _earlier_runs(view, unique, files)
+    misnamed: dict[str, list[str]] = {}
+    earlier = _earlier_runs(view, unique, files, misnamed)
+    results = [replace(r, warnings=(*r.warnings, *misnamed[r.digest.hex]))
+               if r.digest.hex in misnamed else r for r in results]
     for arriving, refusal in _answered_with_wrong_kind(view, unique, earlier):
         locate(refusal, (origins or {}).get(arriving))
         errors.append(refusal)
@@ -356,7 +359,8 @@ with the run's object bytes and its references (field -> ``sha256:<hex>``)."""
 
 
 def _earlier_runs(view: WorkTreeView, batch: Mapping[str, Manifest],
-                  files: Mapping[str, bytes]) -> Earlier:
+                  files: Mapping[str, bytes], misnamed: dict[str, list[str]] | None = None
+                  ) -> Earlier:
     """Return the stored runs whose dangling references the add's new manifests answer.
 
     Found through the forward records of each manifest whose object the add writes
@@ -365,7 +369,10 @@ def _earlier_runs(view: WorkTreeView, batch: Mapping[str, Manifest],
     manifest, or from :data:`BULK_LOOKUP` manifests on one listing per forward shard, so
     a bulk add of runs nothing names pays at most 256 listings. Runs the add writes itself
     are left out (their references are checked as they arrive), as are records whose run
-    has no object that parses as a run (``verify`` reports those: KI214).
+    has no object that parses as a run (``verify`` reports those: KI214), and those whose
+    object's bytes do not hash to its name (KI101: renamed by hand or edited; no group
+    file is written for a run that does not exist, reviewer r90b F4), each said in
+    ``misnamed`` when given (arriving hex -> one warning per such file, with what to do).
     """
     arriving = [h for h, m in batch.items() if layout.object_path(m.digest) in files]
     if len(arriving) >= BULK_LOOKUP:
@@ -379,9 +386,16 @@ def _earlier_runs(view: WorkTreeView, batch: Mapping[str, Manifest],
             if len(leaf) != 64 or not _HEX.issuperset(leaf) or (
                     leaf in batch and layout.object_path(batch[leaf].digest) in files):
                 continue
-            data = view.read(layout.object_path(Digest(leaf)))
+            path = layout.object_path(Digest(leaf))
+            data = view.read(path)
             references = _run_references(data)
-            if data is not None and references is not None:
+            if data is not None and references is not None and Digest.of(data).hex != leaf:
+                if misnamed is not None:
+                    misnamed.setdefault(hex_, []).append(
+                        f"{path}: skipped: its sha256 is {Digest.of(data)}, not the digest "
+                        "its name says (KI101), so no group file is written for it; "
+                        f"{view.restore_advice(path, Digest(leaf))}")
+            elif data is not None and references is not None:
                 found.setdefault(hex_, {})[leaf] = (data, references)
     return found
 

@@ -113,8 +113,8 @@ class ForwardWritten:
     run: Digest
 
 
-def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None = None
-                 ) -> list[ForwardWritten]:
+def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None = None,
+                 skipped: dict[str, ObjectSkipped] | None = None) -> list[ForwardWritten]:
     """Return the forward record each dangling reference of the work tree's runs lacks.
 
     Every object file is read (O(store), once: a migration). A run whose object does not
@@ -124,6 +124,8 @@ def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | 
         view: the work tree.
         head_holds: as :func:`plan_names` takes it (a record in the work tree but not in
             HEAD is written again when the migration commits).
+        skipped: when given, filled with each object file left out because its bytes do
+            not hash to its name (path -> :class:`ObjectSkipped`).
 
     Returns:
         One :class:`ForwardWritten` per missing record, sorted by path.
@@ -136,7 +138,7 @@ def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | 
     objects = set(view.digests())
 
     def wanted() -> Iterator[tuple[ForwardWritten, bytes]]:
-        for run, spec in _run_specs(view, sorted(objects, key=lambda d: d.hex)):
+        for run, spec in _run_specs(view, sorted(objects, key=lambda d: d.hex), skipped):
             fields: dict[str, list[str]] = {}
             for field_name in REFERENCE_FIELDS:
                 ref = spec.get(field_name)
@@ -157,6 +159,34 @@ def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | 
 
 
 @dataclass(frozen=True, slots=True)
+class ObjectSkipped:
+    """An object file a migration leaves out: its bytes do not hash to its name (KI101).
+
+    A file renamed by hand (reviewer r90b F4) or edited: a group file or forward record
+    written for the digest its name says would be one for a run that does not exist (a
+    KI216 left after the file is put back). Nothing is written for it; ``kistore migrate``
+    names it with what to do.
+
+    Attributes:
+        path: the object file's repository path.
+        digest: the digest its name says.
+        holds: the digest its bytes hash to.
+        advice: what to do (:meth:`kistore.store.View.restore_advice`: the ``mv`` back
+            for a renamed file), a clause starting in lower case.
+    """
+
+    path: str
+    digest: Digest
+    holds: Digest
+    advice: str
+
+    def message(self) -> str:
+        """Return the one line ``kistore migrate`` prints of it (no final period)."""
+        return (f"{self.path}: skipped: its sha256 is {self.holds}, not the digest its name "
+                f"says (KI101), so nothing is written for it; {self.advice}")
+
+
+@dataclass(frozen=True, slots=True)
 class GroupWritten:
     """One group file a migration writes.
 
@@ -173,8 +203,8 @@ class GroupWritten:
     run: Digest
 
 
-def plan_groups(view: View, head_holds: Callable[[str, bytes], bool] | None = None
-                ) -> list[GroupWritten]:
+def plan_groups(view: View, head_holds: Callable[[str, bytes], bool] | None = None,
+                skipped: dict[str, ObjectSkipped] | None = None) -> list[GroupWritten]:
     """Return the group file each run of the work tree whose comparison key is known lacks.
 
     Every object file is read (O(store), once: a migration). A run's key is known when its
@@ -187,6 +217,7 @@ def plan_groups(view: View, head_holds: Callable[[str, bytes], bool] | None = No
             ``store/groups/`` needs a migration).
         head_holds: as :func:`plan_names` takes it (a group file in the work tree but not in
             HEAD is written again when the migration commits).
+        skipped: as :func:`plan_forward` takes it.
 
     Returns:
         One :class:`GroupWritten` per missing group file, sorted by path.
@@ -200,7 +231,7 @@ def plan_groups(view: View, head_holds: Callable[[str, bytes], bool] | None = No
     keys = RunKeys(lambda hex_: view.read(layout.object_path(Digest(hex_))))
 
     def wanted() -> Iterator[tuple[GroupWritten, bytes]]:
-        for run, spec in _run_specs(view, objects):
+        for run, spec in _run_specs(view, objects, skipped):
             group = keys.group({f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))})
             if group is not None:
                 key, record = group
@@ -213,14 +244,30 @@ def plan_groups(view: View, head_holds: Callable[[str, bytes], bool] | None = No
     return _lacking(view, head_holds, wanted(), conflict)
 
 
-def _run_specs(view: View, digests: Iterable[Digest]) -> Iterator[tuple[Digest, dict[str, Any]]]:
+def _run_specs(view: View, digests: Iterable[Digest],
+               skipped: dict[str, ObjectSkipped] | None = None
+               ) -> Iterator[tuple[Digest, dict[str, Any]]]:
     """Yield ``(digest, spec)`` of each BenchmarkRun among ``digests`` whose object parses.
 
     Objects that do not parse or are of another kind are passed over: ``verify`` names them.
+    So is an object whose bytes do not hash to its name (KI101: renamed by hand or
+    edited), added to ``skipped`` when given: nothing may be written for the run its name
+    says, which does not exist (reviewer r90b F4).
     """
     for digest in digests:
+        path = layout.object_path(digest)
         try:
-            doc = canonical.loads(view.read(layout.object_path(digest)) or b"")
+            data = view.read(path) or b""
+        except KistoreError:
+            continue
+        holds = Digest.of(data)
+        if holds != digest:
+            if skipped is not None and data and path not in skipped:
+                skipped[path] = ObjectSkipped(path, digest, holds,
+                                              view.restore_advice(path, digest))
+            continue
+        try:
+            doc = canonical.loads(data)
         except KistoreError:
             continue
         spec = doc.get("spec") if isinstance(doc, dict) else None

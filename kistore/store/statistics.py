@@ -16,8 +16,9 @@ owns the rule and its words). Two ways a run and its protocol meet:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..core import layout
 from ..core.comparison import stored_spec
@@ -37,8 +38,6 @@ from ._store import AdmissionWarning
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ._store import Store
     from ._views import View
-
-_PROTOCOL = REFERENCE_FIELDS.index("protocolDigest")
 
 PROTOCOL_POINTER = "/spec/measurement/primaryStatistic"
 """Where a protocol states its statistic (the warning's JSON Pointer on an added protocol)."""
@@ -60,45 +59,103 @@ def statistics_admitted(store: Store, manifests: Sequence[Manifest]
         list that disagrees with it (at ``/spec/measurement/primaryStatistic``). Each
         message names the run, the protocol, both statistics and the one ranking uses.
     """
+    return referenced_admitted(store, manifests, Referenced(
+        "protocolDigest", "BenchmarkProtocol", stated, protocol_statistic, run_statistic,
+        _said, lambda said, pointer: AdmissionWarning(said, pointer=pointer), RUN_POINTER,
+        PROTOCOL_POINTER))
+
+
+@dataclass(frozen=True, slots=True)
+class Referenced:
+    """A value a run states that the manifest one of its references names must state too.
+
+    KI218 (a run's statistic, its protocol's) and KI238 (a SOL-ExecBench run's board, its
+    workload's definition: :mod:`kistore.store.boards`), judged by
+    :func:`referenced_admitted`.
+
+    Attributes:
+        field: the run's reference field (``protocolDigest``).
+        kind: the kind the referenced manifest must be.
+        run_value: the value an added run states (None: nothing judged).
+        target_value: the value the referenced manifest's spec states (None: nothing).
+        stored_run_value: the value a stored run's spec states (None: nothing).
+        judge: the problem's words (run named, its value, target named, its value), None
+            when the two agree.
+        problem: the warning or refusal of those words at a JSON Pointer.
+        run_pointer: where a run states its value.
+        target_pointer: where the referenced manifest states its value.
+    """
+
+    field: str
+    kind: str
+    run_value: Callable[[Manifest], str | None]
+    target_value: Callable[[Any], str | None]
+    stored_run_value: Callable[[Any], str | None]
+    judge: Callable[[str, str, str, str], str | None]
+    problem: Callable[[str, str], KistoreError]
+    run_pointer: str
+    target_pointer: str
+
+
+def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Referenced
+                        ) -> list[tuple[Digest, KistoreError]]:
+    """Judge what an add would add by ``rule_``: each run against what it names, both ways.
+
+    Args:
+        store: the store added to (its work tree).
+        manifests: the manifests the add would add (new objects).
+        rule_: the value judged and its words.
+
+    Returns:
+        ``(run digest, problem at rule_.run_pointer)`` per added run whose value differs
+        from the manifest its ``rule_.field`` names (in the batch or stored: one read of
+        it, once per manifest), and ``(target digest, problem at rule_.target_pointer)``
+        per earlier stored run that the added manifest's forward records list and that
+        disagrees with it.
+    """
     view = store.view(None)
     batch = {m.digest.hex: m for m in manifests}
-    protocols: dict[str, tuple[str, str | None] | None] = {}  # hex -> (statistic, name)
+    targets: dict[str, tuple[str, str | None] | None] = {}  # hex -> (value, name)
+    index = REFERENCE_FIELDS.index(rule_.field)
 
-    def protocol(hex_: str) -> tuple[str, str | None] | None:
-        if hex_ not in protocols:
+    def target(hex_: str) -> tuple[str, str | None] | None:
+        if hex_ not in targets:
             m = batch.get(hex_)
             if m is not None:
-                stat = protocol_statistic(m.spec) if m.kind == "BenchmarkProtocol" else None
-                protocols[hex_] = None if stat is None else (stat, m.name)
+                value = rule_.target_value(m.spec) if m.kind == rule_.kind else None
+                targets[hex_] = None if value is None else (value, m.name)
             else:
-                protocols[hex_] = _stored_protocol(view, hex_)
-        return protocols[hex_]
+                targets[hex_] = _stored_target(view, hex_, rule_)
+        return targets[hex_]
+
+    def judged(run: str, value: str | None, named_target: str, known: str) -> str | None:
+        return None if value is None else rule_.judge(run, value, named_target, known)
 
     problems: list[tuple[Digest, KistoreError]] = []
     for m in manifests:
-        if m.kind == "BenchmarkRun" and len(m.reference_hex) > _PROTOCOL \
-                and m.reference_hex[_PROTOCOL]:
-            hex_ = m.reference_hex[_PROTOCOL]
-            known = protocol(hex_)
-            said = None if known is None else _said(
-                named(m.kind, m.name, str(m.digest)), stated(m),
-                named("BenchmarkProtocol", known[1], f"sha256:{hex_}"), known[0])
+        if m.kind == "BenchmarkRun" and len(m.reference_hex) > index \
+                and m.reference_hex[index]:
+            value = rule_.run_value(m)
+            hex_ = m.reference_hex[index]
+            known = None if value is None else target(hex_)
+            said = None if known is None else judged(
+                named(m.kind, m.name, str(m.digest)), value,
+                named(rule_.kind, known[1], f"sha256:{hex_}"), known[0])
             if said is not None:
-                problems.append((m.digest, AdmissionWarning(said, pointer=RUN_POINTER)))
-        elif m.kind == "BenchmarkProtocol":
-            known = protocol(m.digest.hex)
+                problems.append((m.digest, rule_.problem(said, rule_.run_pointer)))
+        elif m.kind == rule_.kind:
+            known = target(m.digest.hex)
             if known is None:
                 continue
-            for run_hex in _earlier_runs(view, m.digest):
+            for run_hex in earlier_runs(view, m.digest):
                 if run_hex in batch:
                     continue  # judged as a run of the batch
-                run = _stored_run(view, run_hex)
-                said = None if run is None or run[0] != m.digest.hex else _said(
+                run = _stored_run(view, run_hex, rule_)
+                said = None if run is None or run[0] != m.digest.hex else judged(
                     named("BenchmarkRun", run[2], f"sha256:{run_hex}"), run[1],
                     named(m.kind, m.name, str(m.digest)), known[0])
                 if said is not None:
-                    problems.append((m.digest, AdmissionWarning(said,
-                                                                pointer=PROTOCOL_POINTER)))
+                    problems.append((m.digest, rule_.problem(said, rule_.target_pointer)))
     return problems
 
 
@@ -131,36 +188,41 @@ def stated(run: Manifest) -> str | None:
     return run_statistic(run.spec)
 
 
-def _said(run: str, run_stat: str | None, protocol: str, protocol_stat: str) -> str | None:
-    """Return the warning's words (None when the two agree, or the run states no statistic)."""
-    message = None if run_stat is None else disagreement(run, run_stat, protocol,
-                                                         protocol_stat)
+def _said(run: str, run_stat: str, protocol: str, protocol_stat: str) -> str | None:
+    """Return the warning's words (None when the two agree)."""
+    message = disagreement(run, run_stat, protocol, protocol_stat)
     if message is None:
         return None
     return (f"{message}; {STATISTIC_DISAGREES.hint} ({STATISTIC_DISAGREES.id}: added all "
             "the same; `check` and `verify` warn too)")
 
 
-def _stored_protocol(view: View, hex_: str) -> tuple[str, str | None] | None:
-    """Return a stored protocol's (statistic, name), or None: absent, tampered, another kind."""
+def _stored_target(view: View, hex_: str, rule_: Referenced) -> tuple[str, str | None] | None:
+    """Return a stored manifest's (value, name), or None: absent, tampered, another kind."""
     digest = Digest(hex_)
-    spec = stored_spec(view.read(layout.object_path(digest)), hex_, "BenchmarkProtocol")
-    stat = protocol_statistic(spec)
-    return None if stat is None else (stat, metadata_name(view.read(layout.metadata_path(digest))))
+    value = rule_.target_value(stored_spec(view.read(layout.object_path(digest)), hex_,
+                                           rule_.kind))
+    return None if value is None else (
+        value, metadata_name(view.read(layout.metadata_path(digest))))
 
 
-def _earlier_runs(view: View, protocol: Digest) -> list[str]:
-    """Return the runs (hex) whose forward records say they named ``protocol`` while missing."""
+def earlier_runs(view: View, protocol: Digest) -> list[str]:
+    """Return the runs (hex) whose forward records say they named ``protocol`` while missing.
+
+    Any manifest a run may name (a workload too: :mod:`kistore.store.boards`).
+    """
     return sorted(leaf for leaf in view.list_dir(layout.forward_dir(protocol))
                   if len(leaf) == 64 and all(c in "0123456789abcdef" for c in leaf))
 
 
-def _stored_run(view: View, hex_: str) -> tuple[str | None, str | None, str | None] | None:
-    """Return a stored run's (protocol hex, statistic, name), or None when it is no run."""
+def _stored_run(view: View, hex_: str, rule_: Referenced
+                ) -> tuple[str | None, str | None, str | None] | None:
+    """Return a stored run's (referenced hex, value, name), or None when it is no run."""
     digest = Digest(hex_)
     spec = stored_spec(view.read(layout.object_path(digest)), hex_, "BenchmarkRun")
     if spec is None:
         return None
-    ref = spec.get("protocolDigest")
-    protocol_hex = ref[7:] if isinstance(ref, str) and ref.startswith("sha256:") else None
-    return protocol_hex, run_statistic(spec), metadata_name(view.read(layout.metadata_path(digest)))
+    ref = spec.get(rule_.field)
+    target_hex = ref[7:] if isinstance(ref, str) and ref.startswith("sha256:") else None
+    return (target_hex, rule_.stored_run_value(spec),
+            metadata_name(view.read(layout.metadata_path(digest))))

@@ -54,7 +54,7 @@ def test_a_claim_is_source_and_id():
 @pytest.fixture
 def board(store, kit):
     """A committed group holding the record's run ``sol-kernel-3-submission-25504``."""
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
     impl = kit.implementation("p", name="i")
     real = kit.run(protocol, env, impl, workload, latency=10,
                    name="sol-kernel-3-submission-25504", native=_native("25504", 0.532958))
@@ -90,7 +90,7 @@ def test_add_refuses_two_claims_in_one_batch(store, kit, board):
 def test_the_same_id_on_another_board_is_another_record(store, kit, board):
     # one SOL-ExecBench submission id is on several boards, other code measured on each:
     # each board is its own workload, so its own comparison group
-    board10 = kit.workload("attention", name="sol-kernel-10")
+    board10 = kit.workload("010_attention_value_projection_with_transpose", name="sol-kernel-10")
     other = kit.run(board["protocol"], board["env"], board["impl"], board10, latency=10,
                     name="sol-kernel-10-submission-25504",
                     native=_native("25504", 0.6, "010_attention_value_projection_with_transpose"))

@@ -67,7 +67,7 @@ def _hex(doc):
 @pytest.fixture
 def board(store, kit):
     """A committed group holding the record's run and a local evaluator run."""
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
     impl = kit.implementation("p", name="i")
     real = kit.run(protocol, env, impl, workload, latency=10, name=REAL, native=_native())
     local = kit.run(protocol, env, impl, workload, latency=10400, name=LOCAL_NAME,
@@ -98,6 +98,9 @@ def test_each_spelling_of_a_claim_is_refused_by_add_and_the_gate(store, kit, boa
     with pytest.raises(KistoreError) as refused:
         add_docs(store, [copy])
     assert "KI232" in str(refused.value) and f"sha256:{_hex(claimed)}" in str(refused.value)
+    # a copy stating another board than its workload's is refused by KI238 as well
+    assert ("KI238" in str(refused.value)) == (what == "another benchmark")
+    monkeypatch.setattr("kistore.store.boards.boards_admitted", lambda *a: [])
     base = add_past_a_refusal(store, monkeypatch, [], [copy],
                               rule="kistore.store.claims.claims_admitted",
                               finds_nothing=lambda *a: [])
@@ -129,6 +132,7 @@ def test_pre_receive_refuses_each_spelling(store, kit, board, tmp_path):
         def change(clone, copy=copy):
             with pytest.MonkeyPatch.context() as patch:  # committed past add's KI232
                 patch.setattr("kistore.store.claims.claims_admitted", lambda *a: [])
+                patch.setattr("kistore.store.boards.boards_admitted", lambda *a: [])
                 add_docs(Store(clone), [copy], commit=False)
         push = remote.pr(f"copy: {what}", change)
         assert not push.accepted and "KI232" in push.output, (what, push.output)
@@ -161,7 +165,7 @@ def _withdraw(store, ref, key):
 def test_a_withdrawn_squatter_lets_the_record_in(store, kit, tmp_path):
     """F6: the squatter lands first (green gate), the record's run is refused; once a
     maintainer withdraws the squatter, the record's run is added, ranked, and verified."""
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
     impl = kit.implementation("p", name="i")
     add_docs(store, [protocol, env, workload, impl])
     key = _maintainer(store, tmp_path)
@@ -191,7 +195,7 @@ def test_a_withdrawn_squatter_lets_the_record_in(store, kit, tmp_path):
 
 def test_the_gate_still_refuses_a_squatter_not_withdrawn(store, kit, monkeypatch):
     """The withdrawal is what lets a second claimant in: without it, the pair is refused."""
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
     impl = kit.implementation("p", name="i")
     squat = kit.run(protocol, env, impl, workload, latency=10, name="sol-submission-25504",
                     native=_native(score=0.9))

@@ -1,6 +1,7 @@
 """verify's cross-file fast paths: ``entries_clean`` says "nothing to report" only when
 ``check_entries`` reports nothing (names used twice, dangling references, references to
-the wrong kind and runs stating another statistic than their protocol, KI218, must all
+the wrong kind, runs stating another statistic than their protocol, KI218, and SOL-ExecBench
+runs stating another board than their workload's definition, KI238, must all
 send the tree to the exact checks), and the streamed pairing of
 object and metadata files makes the units and path findings the dict of pairs made."""
 
@@ -21,10 +22,12 @@ _manifest = st.tuples(
     st.sampled_from([*KINDS, None]),
     st.sampled_from([None, "a", "b", "c"]),
     st.tuples(*[st.sampled_from(_REFS) for _ in REFERENCE_FIELDS]),
-    st.sampled_from([None, "mean", "median"]))
+    st.sampled_from([None, "mean", "median"]),
+    st.sampled_from([None, "b1", "b2"]))
 
 
-Manifest = tuple[str, "str | None", "str | None", tuple["str | None", ...], "str | None"]
+Manifest = tuple[str, "str | None", "str | None", tuple["str | None", ...], "str | None",
+                 "str | None"]
 
 
 def _stated(kind: str | None, statistic: str | None) -> str | None:
@@ -32,17 +35,24 @@ def _stated(kind: str | None, statistic: str | None) -> str | None:
     return statistic if kind in ("BenchmarkRun", "BenchmarkProtocol") else None
 
 
+def _board(kind: str | None, board: str | None) -> str | None:
+    """A board as verify learns it: only (SOL-ExecBench) runs and workloads state one."""
+    return board if kind in ("BenchmarkRun", "Workload") else None
+
+
 def _clean(manifests: list[Manifest]) -> bool:
-    columns = [list(c) for c in zip(*manifests, strict=True)] if manifests else [[]] * 5
+    columns = [list(c) for c in zip(*manifests, strict=True)] if manifests else [[]] * 6
     columns[4] = [_stated(k, s) for k, s in zip(columns[1], columns[4], strict=True)]
+    columns[5] = [_board(k, b) for k, b in zip(columns[1], columns[5], strict=True)]
     return verify.entries_clean(*columns)
 
 
 def _entries(manifests: list[Manifest]) -> dict[Digest, verify.Entry]:
     return {Digest(h): verify.Entry(
         Digest(h), kind, name, {f: r for f, r in zip(REFERENCE_FIELDS, refs, strict=True)
-                                if r is not None}, True, True, statistic=_stated(kind, statistic))
-        for h, kind, name, refs, statistic in manifests}
+                                if r is not None}, True, True, statistic=_stated(kind, statistic),
+        board=_board(kind, board))
+        for h, kind, name, refs, statistic, board in manifests}
 
 
 @settings(max_examples=1500, deadline=None)
@@ -56,9 +66,9 @@ def test_entries_clean_agrees_with_check_entries(drawn):
 def _tree(statistic: str = "mean", **run_refs: str) -> list[Manifest]:
     none = (None,) * len(REFERENCE_FIELDS)
     refs = tuple(run_refs.get(f) for f in REFERENCE_FIELDS)
-    return [("1" * 64, "Workload", "w", none, None),
-            ("2" * 64, "BenchmarkProtocol", "p", none, "mean"),
-            ("3" * 64, "BenchmarkRun", "r", refs, statistic)]
+    return [("1" * 64, "Workload", "w", none, None, "b1"),
+            ("2" * 64, "BenchmarkProtocol", "p", none, "mean", None),
+            ("3" * 64, "BenchmarkRun", "r", refs, statistic, "b1")]
 
 
 def test_clean_tree_is_clean():
@@ -79,7 +89,8 @@ def test_reference_to_the_wrong_kind_goes_to_the_exact_checks():
 
 
 def test_name_used_twice_goes_to_the_exact_checks():
-    manifests = [*_tree(), ("4" * 64, "Workload", "w", (None,) * len(REFERENCE_FIELDS), None)]
+    manifests = [*_tree(), ("4" * 64, "Workload", "w", (None,) * len(REFERENCE_FIELDS), None,
+                            None)]
     assert not _clean(manifests)
     assert [f.rule.id for f in verify.check_entries(_entries(manifests))] == ["KI205"]
 
@@ -98,6 +109,30 @@ def test_run_stating_another_statistic_than_its_protocol_goes_to_the_exact_check
         "the run is in the protocol's 'mean' comparison group, and a family ranked by "
         "measured latency reads its timing.latencyNs.mean")
     assert _clean(_tree("mean", protocolDigest="sha256:" + "2" * 64))
+
+
+def test_run_stating_another_board_than_its_workload_goes_to_the_exact_checks():
+    manifests = _tree(workloadDigest="sha256:" + "1" * 64)
+    manifests[2] = (*manifests[2][:5], "b2")  # the run's sourceNative.benchmark
+    assert not _clean(manifests)
+    [finding] = verify.check_entries(_entries(manifests))  # verify: a warning
+    assert (finding.rule.id, finding.severity, finding.pointer, finding.expected,
+            finding.found, finding.file) == (
+        "KI238", "warning", "/spec/sourceNative/benchmark", "b1", "b2",
+        f"store/objects/sha256/33/{'3' * 62}.json")
+    assert finding.message == (
+        f"BenchmarkRun/r (sha256:{'3' * 64}) states sourceNative.benchmark 'b2' but its "
+        f"workload Workload/w (sha256:{'1' * 64}) is 'b1': a SOL-ExecBench run is ranked in "
+        "its workload's comparison group, so this run would rank on another board than it "
+        "was measured on")
+    digests = {Digest("3" * 64)}  # a gate: the run arrives, an error
+    [finding] = verify.check_entries(_entries(manifests), digests, digests)
+    assert (finding.rule.id, finding.severity) == ("KI238", "error")
+    # the workload arriving after the run (its reference dangled): the gate's error too
+    [finding] = verify.check_entries(_entries(manifests), {Digest("1" * 64)},
+                                     {Digest("1" * 64)})
+    assert (finding.rule.id, finding.severity, finding.file) == (
+        "KI238", "error", f"store/objects/sha256/33/{'3' * 62}.json")
 
 
 # -- audit._unit_chunks: pairing streamed a unit at a time, as the dict of pairs did -----

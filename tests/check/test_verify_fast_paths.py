@@ -77,7 +77,13 @@ def _full_verdict(digest_hex: str, object_data: bytes, metadata_data: bytes):
 
 def _as_clean(entry) -> tuple:
     return (entry.kind, entry.name,
-            tuple(entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic)
+            tuple(entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic,
+            entry.board)
+
+
+def _as_clean_claim(entry, object_data: bytes, digest_hex: str) -> tuple:
+    """check_clean_pair's answer: the entry's, then the claim stored_claim reads (KI232)."""
+    return (*_as_clean(entry), stored_claim(object_data, digest_hex))
 
 
 @pytest.mark.parametrize("name", ["run", "protocol", "environment"])
@@ -86,7 +92,7 @@ def test_clean_pair_of_published_manifests_is_what_the_full_checks_say(bundle, n
     findings, entry = _full_verdict(digest_hex, object_data, metadata_data)
     assert findings == []
     clean = verify.check_clean_pair(digest_hex, object_data, metadata_data)
-    assert clean == _as_clean(entry)
+    assert clean == _as_clean_claim(entry, object_data, digest_hex)
     assert clean[0] == bundle[name]["kind"] and clean[1] == bundle[name]["metadata"]["name"]
     if name == "run":
         assert clean[2] == tuple(bundle["run"]["spec"][f] for f in REFERENCE_FIELDS)
@@ -140,7 +146,7 @@ def test_clean_pair_never_hides_a_finding(bundle_kind, in_metadata, data):
     if clean is not None:
         findings, entry = _full_verdict(digest_hex, object_data, metadata_data)
         assert findings == []
-        assert clean == _as_clean(entry)
+        assert clean == _as_clean_claim(entry, object_data, digest_hex)
 
 
 # -- audit._pair_key: layout.digest_from_path for every path, faster ---------------------
@@ -268,7 +274,7 @@ def test_check_chunk_answers_as_each_unit_alone(published, monkeypatch, read_ahe
         expected.append((findings or None, entry.kind, entry.name,
                          tuple(entry.references.get(f) for f in REFERENCE_FIELDS), confirmed,
                          entry.statistic, run_observed(object_data),
-                         stored_claim(object_data, unit[0])))
+                         stored_claim(object_data, unit[0]), entry.board))
     got = audit._check_chunk(snap, units)
     assert got == expected
     assert sum(r[0] is not None for r in got) == 2  # the two damaged manifests

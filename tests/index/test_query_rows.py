@@ -90,22 +90,36 @@ def collect(store, at=None):
 
 
 def generated_store(path):
+    from kistore.core.model import Manifest
     from kistore.store import Store
 
     store = Store.init(path)
-    add_docs(store, [_as_when_written(d) for d in manifests(400)])
+    workloads: list[str] = []
+    documents = []
+    for document in manifests(400):
+        if document["kind"] == "Workload":
+            workloads.append(str(Manifest.from_document(document).digest))
+        documents.append(_as_when_written(document, workloads))
+    with pytest.MonkeyPatch.context() as patch:  # the boards as written then (KI238's)
+        patch.setattr("kistore.store.boards.boards_admitted", lambda *a: [])
+        add_docs(store, documents)
     return store
 
 
-def _as_when_written(document):
+def _as_when_written(document, workloads):
     """The generator's document as it was when the golden file was written.
 
     Since 2026-12-02 each generated run states its protocol's primary statistic (KI218:
     flashinfer's protocol measures the median); the golden answers are of runs that all
-    said ``mean``, and the generator draws the same numbers either way.
+    said ``mean``, and the generator draws the same numbers either way. Since 2026-12-04
+    each run states its workload's definition as its ``sourceNative.benchmark`` (KI238);
+    the golden runs said ``w`` and the workload's index (``workloads``: each workload's
+    digest, in the generator's order).
     """
     if document["kind"] == "BenchmarkRun":
         document["spec"]["timing"]["primaryStatistic"] = "mean"
+        index = workloads.index(document["spec"]["workloadDigest"])
+        document["spec"]["sourceNative"]["benchmark"] = f"w{index:06d}"
     return document
 
 

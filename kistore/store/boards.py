@@ -1,0 +1,74 @@
+"""KI238 before an add writes: a SOL-ExecBench run whose board is not its workload's.
+
+:meth:`kistore.store.Store.add` asks :func:`boards_admitted` with the new manifests (an
+:data:`kistore.store.AdmissionCheck` it always runs); ``import`` adds through it.
+:mod:`kistore.core.boards` owns the rule and its words. Each disagreement refuses the add
+(nothing is written). Two ways a run and its workload meet, as KI218's run and protocol
+do (:mod:`kistore.store.statistics`):
+
+* a run the batch adds, whose workload is in the batch or stored in the work tree: one
+  read of that workload's object (and metadata, for its name), once per workload; a run
+  whose source is not SOL-ExecBench, or that states no benchmark, reads nothing;
+* a workload the batch adds, which earlier runs named while it was missing (``add
+  --allow-dangling``): those runs are the ones its forward directory lists
+  (:func:`kistore.core.layout.forward_dir`); one listing, one read per run listed. Refused
+  on the workload, naming each run (a stored run never changes: this workload can never
+  be the one it names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..core.boards import BOARD_DISAGREES, board_message, board_of
+from ..core.boards import RUN_POINTER as BOARD_POINTER
+from ..core.digest import Digest
+from ..core.errors import InputError, KistoreError
+from ..core.model import Manifest
+from .statistics import Referenced, referenced_admitted
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ._store import Store
+
+WORKLOAD_POINTER = "/spec/definition"
+"""Where a workload states its board (the error's JSON Pointer on an added workload)."""
+
+_BENCHMARK = b'"benchmark":'
+"""A run states a board only under this key (canonical bytes: exactly these): a run whose
+bytes lack it is not parsed (a bulk import of KernelBench runs reads no spec for KI238)."""
+
+
+def boards_admitted(store: Store, manifests: Sequence[Manifest]
+                    ) -> list[tuple[Digest, KistoreError]]:
+    """KI238 refusals for the runs and workloads an add would add.
+
+    Args:
+        store: the store added to (its work tree).
+        manifests: the manifests the add would add (new objects).
+
+    Returns:
+        ``(run digest, InputError)`` per added SOL-ExecBench run whose
+        ``sourceNative.benchmark`` differs from its workload's ``definition`` (the
+        workload in the batch or stored; at ``/spec/sourceNative/benchmark``), and
+        ``(workload digest, InputError)`` per earlier stored run the added workload's
+        forward records list that disagrees with it (at ``/spec/definition``). Each
+        message names the run, the workload and both boards, then what to do.
+    """
+    return referenced_admitted(store, manifests, _BOARDS)
+
+
+def _run_board(run: Manifest) -> str | None:
+    """Return an added run's board; a run whose bytes hold no ``"benchmark":`` is not parsed."""
+    return board_of(run.kind, run.passing_spec()) if _BENCHMARK in run.object_bytes else None
+
+
+def _refused(said: str, pointer: str) -> InputError:
+    """Return the refusal: the disagreement, what to do, the rule's id."""
+    return InputError(f"{said}; {BOARD_DISAGREES.hint} ({BOARD_DISAGREES.id})", pointer=pointer)
+
+
+_BOARDS = Referenced("workloadDigest", "Workload", _run_board,
+                     lambda spec: board_of("Workload", spec),
+                     lambda spec: board_of("BenchmarkRun", spec), board_message, _refused,
+                     BOARD_POINTER, WORKLOAD_POINTER)

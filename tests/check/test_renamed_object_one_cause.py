@@ -1,0 +1,111 @@
+"""An object file renamed by hand gives one cause, one advice (reviewer r90b F4).
+
+``mv`` of a committed run's object file into another shard gave six ``verify`` errors
+(KI101 with the right ``mv``, and KI203, KI204, KI215, KI216, KI402 on the files the same
+rename explains); following KI215's advice first (``kistore migrate``) wrote a group file
+for the digest the file's *name* says, a run that does not exist: a KI216 left after the
+``mv``. ``show BenchmarkRun/NAME`` of a renamed, uncommitted run advised ``kistore
+reindex``, which changed nothing. Each case is driven through the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+from click.testing import CliRunner
+
+from kistore.cli import main
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.core.restore import renamed_advice
+from kistore.store import Store
+
+from ..conftest import PUBLISHED, add_docs, git
+
+
+def _verify(root, monkeypatch) -> tuple[int, list[dict]]:
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(main, ["verify", "--json"])
+    return result.exit_code, [f for f in json.loads(result.stdout)["findings"]
+                              if f["severity"] == "error"]
+
+
+def test_r90b_f4_one_renamed_file_one_finding_and_migrate_writes_nothing_for_it(
+        published, monkeypatch):
+    digest = Digest.from_str(PUBLISHED["run"])
+    own = layout.object_path(digest)
+    wrong = f"{layout.OBJECTS_DIR}/aa/{digest.hex[2:]}.json"  # another shard
+    (published / wrong).parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(published / own, published / wrong)
+    mv = f"`mv {wrong} {own}`"
+    code, errors = _verify(published, monkeypatch)
+    # one error: KI101 on the misnamed file, its fix the mv (no KI203 on the metadata,
+    # KI204/KI215 on the misnamed file, KI216 on the run's group file, KI402 on own)
+    assert code == 1
+    assert [(f["rule"], f["file"]) for f in errors] == [("KI101", wrong)], errors
+    assert errors[0]["extra"]["holds"] == str(digest)
+    assert mv in errors[0]["hint"] and renamed_advice(wrong, digest) in errors[0]["message"]
+    # migrate (KI215's advice before) skips the misnamed object, naming it with the mv
+    migrated = CliRunner().invoke(main, ["migrate"])
+    assert migrated.exit_code == 0, migrated.output
+    assert f"warning: {wrong}: skipped: its sha256 is {digest}, not the digest its name " \
+        "says (KI101)" in migrated.stderr and mv in migrated.stderr
+    assert "0 names file(s) written" in migrated.stderr
+    assert git(published, "status", "--porcelain", "--untracked-files=all").split("\n") == [
+        f" D {own}", f"?? {wrong}", ""]  # no group file for sha256:aa...
+    # following the one advice once: verify is ok, the tree as committed
+    subprocess.run(mv.strip("`").split(), cwd=published, check=True)
+    assert _verify(published, monkeypatch) == (0, [])
+    assert git(published, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_r90b_f4_show_by_name_of_a_renamed_object_gives_the_mv(published, monkeypatch,
+                                                               kit):
+    # an uncommitted add's run, renamed in its shard: its names file is there
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation()
+    run = kit.run(protocol, env, impl, workload, latency=5000, name="us-a")
+    add_docs(Store(published),
+             [protocol, env, workload, impl], commit=True)
+    monkeypatch.chdir(published)
+    (published / "run.json").write_text(json.dumps(run))
+    added = CliRunner().invoke(main, ["add", "run.json"])
+    assert added.exit_code == 0, added.output
+    digest = Digest.from_str(kit.digest(run))
+    own = layout.object_path(digest)
+    wrong = own[:-66] + ("0" if own[-66] != "0" else "1") + own[-65:]
+    shutil.move(published / own, published / wrong)
+    shown = CliRunner().invoke(main, ["show", "BenchmarkRun/us-a"])
+    assert shown.exit_code == 1
+    assert f"`mv {wrong} {own}`" in shown.stderr and "reindex" not in shown.stderr, \
+        shown.stderr
+    shown = CliRunner().invoke(main, ["show", str(digest)])  # by digest: the same mv
+    assert f"`mv {wrong} {own}`" in shown.stderr and "git checkout" not in shown.stderr
+    code, errors = _verify(published, monkeypatch)
+    assert [(f["rule"], f["file"]) for f in errors] == [("KI101", wrong)], errors
+    subprocess.run(["mv", wrong, own], check=True)
+    assert _verify(published, monkeypatch) == (0, [])
+
+
+def test_r90b_f4_the_add_completing_a_key_writes_no_group_file_for_a_misnamed_run(
+        store, kit, monkeypatch):
+    # a run stored with its protocol dangling; its object file then edited by hand
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation()
+    run = kit.run(protocol, env, impl, workload, latency=5000, name="r1")
+    add_docs(store, [env, workload, impl, run], allow_dangling=True)
+    digest = Digest.from_str(kit.digest(run))
+    path = store.root / layout.object_path(digest)
+    path.write_bytes(path.read_bytes().replace(b"5000", b"5001"))
+    tampered = Digest.of(path.read_bytes())
+    monkeypatch.chdir(store.root)
+    (store.root / "protocol.json").write_text(json.dumps(protocol))
+    added = CliRunner().invoke(main, ["add", "protocol.json"])
+    assert added.exit_code == 0, added.output
+    assert f"{layout.object_path(digest)}: skipped: its sha256 is {tampered}, not the " \
+        "digest its name says (KI101), so no group file is written for it; restore it " \
+        f"with `git checkout HEAD -- {layout.object_path(digest)}`" in added.output
+    assert not (store.root / "store/groups").exists() or not any(
+        p.name == digest.hex for p in (store.root / "store/groups").rglob("*"))
