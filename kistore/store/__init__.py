@@ -16,6 +16,7 @@ from ._store import (
     AddInterrupted,
     AdmissionCheck,
     AdmissionWarning,
+    GroupsCheck,
     Store,
 )
 from ._views import (
@@ -69,6 +70,7 @@ __all__ = [
     "AddInterrupted",
     "AddResult",
     "AdmissionCheck",
+    "GroupsCheck",
     "AdmissionWarning",
     "CommitView",
     "FileTooLarge",
