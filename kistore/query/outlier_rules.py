@@ -171,15 +171,17 @@ def _judge(group: _Group, arrivals: Sequence[_Arrival], withdrawn: Withdrawn | N
     unit = next((a.unit for a in arrivals if a.unit is not None), None)
     members = [r for r in group.runs()  # another unit: KI210 refuses the pair
                if unit is None or r.unit is None or r.unit == unit]
-    values = [r.value for r in members] + [a.value for a in arrivals]
-    if not any(factor(order, a.value, v) >= OUTLIER_FACTOR for a in arrivals for v in values):
+    sign = -1.0 if order == DESCENDING else 1.0
+    best = min(arrivals, key=lambda a: sign * a.value).value  # the best arrival, the worst
+    worst = max([r.value for r in members] + [a.value for a in arrivals],  # run: O(n)
+                key=lambda v: sign * v)
+    if factor(order, best, worst) < OUTLIER_FACTOR:
         return
     out = withdrawn([r.digest[7:] for r in members]) if withdrawn and members else set()
     group.prefetch_roles(members)
     runs = [Run(r.digest, None, r.value, r.unit) for r in members
             if r.digest[7:] not in out and group.ranks(r)]
     runs += [Run(a.record.digest, a.record.name, a.value, a.unit) for a in arrivals]
-    sign = -1.0 if order == DESCENDING else 1.0
     runs.sort(key=lambda r: (sign * r.value, r.digest))
     marked = group_outliers(order, runs)
     at = {r.digest: i + 1 for i, r in enumerate(runs)}
@@ -240,12 +242,17 @@ def _message(marked: _Marked, completed: str = "") -> str:
         marked: the marked arriving run.
         completed: words naming the run when the add's own manifest is another (F7).
     """
-    c, o = marked.comparison, marked.outlier
-    return (f"{completed}would rank #{marked.rank} of its comparison group "
-            f"({comparison_said(c.name)}, {c.metric} {c.order}) with "
-            f"{value_said(o.value, o.unit)}, {ratio_said(o.ratio)} better than "
-            f"{reference_said(o, named('BenchmarkRun', o.best_name, o.best))} "
-            f"once the change lands: {WHY}")
+    return _said(f"{completed}would rank #{marked.rank}", marked.comparison, marked.outlier,
+                 " once the change lands")
+
+
+def _said(ranks: str, c: Comparison, o: Outlier, when: str = "", more: int = 0) -> str:
+    """Return ``RANKS of its comparison group (HOW) with V, Nx better than MEDIAN RUN: WHY``."""
+    also = f", and {more} more run(s) of the group are marked so" if more else ""
+    return (f"{ranks} of its comparison group ({comparison_said(c.name)}, {c.metric} "
+            f"{c.order}) with {value_said(o.value, o.unit)}, {ratio_said(o.ratio)} better than "
+            f"{reference_said(o, named('BenchmarkRun', o.best_name, o.best))}{when}{also}: "
+            f"{WHY}")
 
 
 def outliers_check(withdrawn: Withdrawn | None = None) -> GroupsCheck:
@@ -388,3 +395,60 @@ def _stored(view: View, digest: str) -> tuple[str, dict[str, Any]] | None:
     kind = document.get("kind") if isinstance(document, dict) else None
     spec = document.get("spec") if isinstance(document, dict) else None
     return (kind, spec) if isinstance(kind, str) and isinstance(spec, dict) else None
+
+
+def check_outliers(store: Store, at: str | None = None) -> list[Finding]:
+    """KI234 for ``verify``: a warning per comparison group whose #1 the rule marks.
+
+    The rule is a warning, so a marked run merges; ``verify`` says it afterwards, once a
+    group, where ``rank`` marks it (reviewer r90b F2: verify said "0 warnings" of a group
+    whose #1 and #2 were both 1,000x ahead). One pass over the store's groups: the
+    catalog read once, attestations once for every run (withdrawn runs left out, as
+    ``rank`` leaves them), each group ranked (:func:`~.outliers.ranking_outliers`).
+
+    Args:
+        store: the store.
+        at: revision, or None for the work tree.
+
+    Returns:
+        One warning per group whose #1 is marked, on the #1's object at ``/spec`` + the
+        ranked metric, naming the group's median run, the ratio and how many other runs
+        of the group are marked (``extra``: :meth:`Outlier.to_json`); none without a
+        ranking policy.
+    """
+    policy = policy_of(store, at)
+    if policy is None:
+        return []
+    # Lazy: verify's pass alone reads the whole catalog and its evidence.
+    from ..index.index import open_catalog
+    from .answers import evidence_map
+    from .outliers import ranking_outliers
+
+    catalog = open_catalog(store, at, use_index=False)
+    groups: dict[tuple[str, Comparison], list[Record]] = {}
+    for record in catalog.records(kind="BenchmarkRun"):
+        if record.comparison_key is None or record.family is None:
+            continue
+        try:
+            comparison = policy.comparison(record.family, record.statistic or "mean")
+        except KistoreError:
+            continue  # a family with no metric: rank's to say
+        groups.setdefault((record.comparison_key, comparison), []).append(record)
+    grouped = [r for records in groups.values() if len(records) > 1 for r in records]
+    evidence = evidence_map(store, grouped, at=at, annotated=catalog.annotated,
+                            outside=catalog.outside)
+    findings = []
+    for (key, comparison), records in sorted(groups.items(), key=lambda g: g[0][0]):
+        if len(records) < 2:
+            continue
+        ranking = rank_group(key, records, comparison, evidence)
+        marked = ranking_outliers(ranking)
+        first = ranking.first
+        if first is None or first.record.digest not in marked:
+            continue
+        outlier = marked[first.record.digest]
+        findings.append(Finding(
+            RANK_OUTLIER, _said("ranks #1", comparison, outlier, more=len(marked) - 1),
+            file=layout.object_path(Digest.from_str(first.record.digest)),
+            pointer="/spec" + comparison.metric, extra=outlier.to_json()))
+    return findings

@@ -124,6 +124,22 @@ def test_two_runs_in_us_in_one_change_are_each_said_and_both_marked(board):
     shown = json.loads(_cli(board.store, "show", "BenchmarkRun/us-b", "--json").stdout)
     assert shown["outlier"]["over"] == {"digest": board.digests["a"], "name": "a",
                                         "value": 3_520_000, "rank": 3}
+    # merged, the warning lasts: verify says it once for the group, on its #1
+    verified = _cli(board.store, "verify")
+    assert [line.split(": warning KI234 rank-outlier: ")[1] for line in verified.output
+            .splitlines() if "warning KI234" in line] == [
+        "ranks #1 of its comparison group (by measured latency, /timing/latencyNs/mean "
+        f"ascending) with 3,520 ns, 1,000x better than #3 BenchmarkRun/a ({board.digests['a']})"
+        " with 3,520,000 ns, the group's median run, and 1 more run(s) of the group are "
+        "marked so: a value 100x or more ahead is what a value in another unit reads as (ms "
+        "or us written as ns); no group of the real data has a #1 more than 15x ahead of its "
+        "median run"]
+    assert "0 errors, 1 warning" in verified.output
+
+
+def test_verify_of_a_group_whose_first_is_ordinary_says_nothing(board):
+    _cli(board.store, "add", "--commit", board.file("fast", board.docs("fast", 352_000)))
+    assert "KI234" not in _cli(board.store, "verify").output  # 10x: the real data's kind
 
 
 def test_two_pull_requests_at_60x_each_the_second_is_said(board, tmp_path):
