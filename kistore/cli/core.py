@@ -123,15 +123,14 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
             reading.done()
     if refused and not located:
         raise MultipleErrors(refused)
-    # Lazy: attestations are read only when a run's claim meets another's (KI232), or a
-    # run is 100x ahead of one of its group (KI234).
+    # Lazy: attestations read only when a claim meets another's (KI232), a run 100x ahead (KI234)
     from ..attest.evidence import withdrawn_runs
 
     checks: tuple[AdmissionCheck, ...] = ()
     kinds = {x.manifest.kind for x in located}
     if kinds & {"BenchmarkRun", "ExecutionEnvironment", "BenchmarkProtocol"}:
-        # Lazy: a run is judged against its group (KI234) when runs are added, or the
-        # environment or protocol completing a stored run's key (r90b F7).
+        # the environment or protocol completing a stored run's key: judged too (r90b F7)
+        # Lazy: a run is judged against its group (KI234) when such manifests are added.
         from ..query.outlier_rules import outliers_check
 
         checks = (outliers_check(withdrawn_runs(store)),)
