@@ -128,15 +128,22 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
         ranked_number_advice(store.view(), refused)
     if refused and not located:
         raise MultipleErrors(store.meant_references(refused))
+    # Lazy: attestations read only when a claim meets another's (KI232), a run 100x ahead (KI234)
+    from ..attest.evidence import withdrawn_runs
+
     checks: tuple[AdmissionCheck, ...] = ()
-    if any(x.manifest.kind == "BenchmarkRun" for x in located):
-        # Lazy: a run is judged against its group (KI210, KI234) only when runs are added.
-        from ..query.outlier_rules import outliers_admitted
+    kinds = {x.manifest.kind for x in located}
+    if kinds & {"BenchmarkRun", "ExecutionEnvironment", "BenchmarkProtocol"}:
+        # the environment or protocol completing a stored run's key: judged too (r90b F7)
+        # Lazy: a run is judged against its group (KI234) when such manifests are added.
+        from ..query.outlier_rules import outliers_check
+
+        checks = (outliers_check(withdrawn_runs(store)),)
+    if "BenchmarkRun" in kinds:
+        # Lazy: a run is judged against its group's unit (KI210) only when runs are added.
         from ..query.units import units_admitted
 
-        checks = (units_admitted, outliers_admitted)
-    # Lazy: attestations are read only when a run's claim meets another's (KI232).
-    from ..attest.evidence import withdrawn_runs
+        checks = (units_admitted, *checks)
 
     landing = Landing()
     with interrupt_says(undone_add("add", commit=do_commit,

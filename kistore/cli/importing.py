@@ -51,8 +51,9 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
       kistore import kernelbench ../shared/data/kernelbench/H100_Modal --json
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.evidence import withdrawn_runs
     from ..importers import plan_import, run_import
-    from ..query.outlier_rules import outliers_admitted
+    from ..query.outlier_rules import outliers_check
     from ..query.units import units_admitted
 
     if message and not do_commit:
@@ -72,8 +73,9 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
                                 skip_invalid=skip_invalid, update_metadata=update_metadata,
                                 progress=bar.update, on_landed=landing.landed,
                                 # a run whose unit disagrees with its group's (KI210),
-                                # a new #1 by a factor (KI234)
-                                checks=(units_admitted, outliers_admitted))
+                                # a run 100x ahead of its group's reference (KI234)
+                                checks=(units_admitted,
+                                        outliers_check(withdrawn_runs(store))))
         landing.landed(landing.commit)  # nothing was written, or it landed: print it all
     landing.say("import", len(report.results))
     for problem in report.skipped:

@@ -94,19 +94,19 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
         implausible_latency,
         implausible_row_said,
         outlier_line,
-        ranking_outlier,
+        ranking_outliers,
         ratio_said,
     )
 
-    outlier = ranking_outlier(ranking)  # KI234: a #1 far ahead of its #2
+    outliers = ranking_outliers(ranking)  # KI234: runs far ahead of the group's reference
     claimed = claimed_with((row.record.digest, row.record.name, row.record.spec)  # KI232
                            for row in ranking.rows(include_excluded=True)
                            if not row.evidence.withdrawn)
     if fmt != "text":
         data = [{**row.to_json(), "comparison": ranking.comparison.name,
                  "metric": ranking.comparison.metric,
-                 "outlier": outlier.to_json() if outlier is not None
-                 and row.record.digest == outlier.digest else None,
+                 "outlier": outlier.to_json()
+                 if (outlier := outliers.get(row.record.digest)) is not None else None,
                  "implausibleLatency": implausible_latency(row.record.spec)}
                 | ({"claimedWith": [d for d, _ in claimed[row.record.digest]]}
                    if row.record.digest in claimed else {}) for row in rows]
@@ -135,15 +135,16 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     for row, value in zip(rows, values, strict=True):
         rank_text = str(row.rank) if row.rank is not None else "-"
         note = f"  ({row.reason})" if row.reason else ""
-        if outlier is not None and row.record.digest == outlier.digest:
-            note = f"  (!) {ratio_said(outlier.ratio)} ahead of #2: see below (KI234)"
+        if (outlier := outliers.get(row.record.digest)) is not None:
+            note = (f"  (!) {ratio_said(outlier.ratio)} ahead of #{outlier.best_rank}: see "
+                    "below (KI234)")
         if row.rank is not None and (low := implausible_latency(row.record.spec)) is not None:
             note += f"  (!) {implausible_row_said(low['said'])}"
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
                    f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
-    if outlier is not None:
-        assert ranking.first is not None  # an outlier is the #1
-        click.echo(one_line(f"(!) {outlier_line(outlier, ranking.first.record.name)}"))
+    for row in ranking.ranked:
+        if (outlier := outliers.get(row.record.digest)) is not None:
+            click.echo(one_line(f"(!) {outlier_line(outlier, row.record.name)}"))
     said: set[tuple[str, ...]] = set()
     names = {row.record.digest: row.record.name for row in ranking.rows(include_excluded=True)}
     for digest, others in sorted(claimed.items()):  # one line a record, under the table

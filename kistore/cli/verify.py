@@ -130,7 +130,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..check.audit import CHECKERS, WORK_TREE_WRITTEN, count_files, snapshot
     from ..check.audit import verify as run
-    from ..query import group_rules
+    from ..query import group_rules, outlier_rules
 
     output_format(fmt, as_json)  # --json beside --format github: a usage error (exit 2)
     with cannot_run(fmt, as_json, f"store at {at or 'work tree'}"):  # not a store at all
@@ -144,8 +144,10 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
             with click.progressbar(length=count_files(snap), label="verifying",
                                    file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
                 findings = run(store, at, snap=snap, progress=bar.update, workers=jobs,
-                               # and comparison groups whose runs disagree in unit (KI210)
-                               checkers=(*CHECKERS, group_rules.check_units))
+                               # and comparison groups whose runs disagree in unit (KI210),
+                               # or whose #1 is 100x ahead of the median run (KI234)
+                               checkers=(*CHECKERS, group_rules.check_units,
+                                         outlier_rules.check_outliers))
         except Exception as e:  # a damaged tree or commit stops it: KI117, said so
             findings = _damaged(e, store)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
@@ -267,7 +269,7 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
     # The query layer's rules of a range, which the gate (below it) cannot import: what a
     # trust or policy change does to evidence and rankings (KI413-KI415), and a run whose
     # unit disagrees with its group's (KI210), a ranked value that is no number (KI221),
-    # and a run taking #1 of its group by a factor (KI234).
+    # and a run 100x ahead of its group's median run (KI234).
     checkers = (impact.trust_and_policy_effects, group_rules.units_agree,
                 group_rules.values_are_numbers, outlier_rules.range_outliers)
 

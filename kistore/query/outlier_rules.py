@@ -1,33 +1,36 @@
 """KI234 before a run lands: ``add``, ``import``, ``check BASE..HEAD`` and pre-receive.
 
-:mod:`.outliers` owns the rule and its words. A run is judged against the runs its
-comparison group held before it came (the work tree's for an add, HEAD's less the range's
-own runs for the gate), each arriving run alone: would it rank #1, beating the best of
-them by :data:`~.outliers.OUTLIER_FACTOR` or more?
+:mod:`.outliers` owns the rule, its words and its one judgment of a group
+(:func:`~.outliers.group_outliers`: each run against the group's median run). Here a
+change is judged by the groups it leaves, as ``rank`` will rank them once it lands: each
+comparison group a change puts a run in is read whole (its runs before the change, less
+those a trusted maintainer withdrew, plus every run the change brings to it), and each
+arriving run the judgment marks is said (reviewer r90b F2: the #2 alone was compared
+with, so two slipped runs at the top, or two pull requests at 60x each, passed; F10: a
+change's own runs were never compared with one another, and a withdrawn run stayed the
+best so far).
 
-* :func:`outliers_admitted`, a :data:`kistore.store.AdmissionCheck` ``kistore add`` and
-  ``import`` hand to :meth:`kistore.store.Store.add` (``checks=``): a warning, the run is
-  added (an honest fast kernel exists);
+* :func:`outliers_admitted`, a :class:`kistore.store.GroupsCheck` ``kistore add`` and
+  ``import`` hand to :meth:`kistore.store.Store.add` (``checks=``, through
+  :func:`outliers_check`): a warning, the run is added (an honest fast kernel exists); a
+  stored run whose group file the add writes (its environment or protocol arrives) is
+  judged too, said on the manifest that completes its key (F7);
 * :func:`range_outliers`, a :data:`kistore.check.gate.RangeChecker` ``kistore check``
   (and so pre-receive, ``check --updates``) hands to the gate (``checkers=``): a warning
   per run whose group file the range adds.
 
-Cost, O(change): the group is listed through its directory (``store/groups/sha256/XX/<62
-hex of K>/``, one tree lookup), and its runs' objects are read only when the arriving run
-itself can rank (status ``passed``, a positive value, not a reference, no contradiction),
-in digest order, stopping at the first run the arrival does not beat by the factor (with
-that run's implementation, whose role says whether it ranks): an ordinary run usually
-reads one other run, the first, and its implementation; when the first does not decide
-(beaten by the factor, failed, a reference), the rest of the group's objects come in one
-fetch in a partial clone, and an outlier reads them all. Evidence (attestations,
-withdrawals) is not read: a withdrawn run counts as the group's best here (``rank`` reads
-it, and marks the #1 it ranks).
+Cost, O(change): a group is listed through its directory (``store/groups/sha256/XX/<62
+hex of K>/``, one tree lookup) and its runs' objects read in one fetch (a partial clone),
+only when an arriving run can rank (status ``passed``, a positive value, not a reference,
+no contradiction). Implementations (whose role says whether a run ranks) and attestations
+(withdrawals) are read only when an arriving run is 100x ahead of some run of its group,
+the one case in which they can decide: an ordinary run reads its group's runs, nothing
+more.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import hashes, layout
@@ -41,8 +44,19 @@ from ..core.model import Manifest, metadata_name
 from ..core.statistics import named
 from ..core.words import comparison_said
 from ..index.records import REFERENCE, Record, describe
-from ..store import AdmissionWarning, FileTooLarge
-from .outliers import OUTLIER_FACTOR, RANK_OUTLIER, WHY, Outlier, factor, ratio_said, value_said
+from ..store import AdmissionWarning, FileTooLarge, GroupsCheck
+from .outliers import (
+    OUTLIER_FACTOR,
+    RANK_OUTLIER,
+    WHY,
+    Outlier,
+    Run,
+    factor,
+    group_outliers,
+    ratio_said,
+    reference_said,
+    value_said,
+)
 from .policy import DESCENDING, Comparison, RankingPolicy
 from .ranking import rank_group
 from .units import policy_of
@@ -51,6 +65,9 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store, View
 
 _ADDED = "added all the same; `check` warns too"
+
+Withdrawn = Callable[[Iterable[str]], "set[str]"]
+"""Of some runs (64 hex digits each), those a trusted maintainer withdrew."""
 
 
 class _Ranked(NamedTuple):
@@ -63,38 +80,29 @@ class _Ranked(NamedTuple):
 
 
 class _Group:
-    """The runs of one comparison group of a view, read as they are asked for.
+    """The runs of one comparison group of a view, read when first asked, in one fetch.
 
     Args:
         view: the tree (work tree or a commit).
         key: the comparison key.
         comparison: how the group ranks (the arriving run's family and statistic).
-        skip: digest strings of the arriving runs (never judged against one another).
+        skip: digest strings of the arriving runs (judged from their records instead).
     """
 
     def __init__(self, view: View, key: str, comparison: Comparison, skip: set[str]) -> None:
         self.view, self.key, self.comparison = view, key, comparison
         self._hexes = [h for h in sorted(view.list_dir(layout.group_dir(Digest.from_str(key))))
                        if len(h) == 64 and f"sha256:{h}" not in skip]
-        self._read: list[_Ranked | None] = []
+        self._runs: list[_Ranked] | None = None
         self._roles: dict[str, str | None] = {}
 
-    @property
-    def empty(self) -> bool:
-        """True when the group holds no run but the arriving ones."""
-        return not self._hexes
-
-    def runs(self) -> Iterator[_Ranked]:
-        """Yield each run that ranks (evidence aside), reading its object when first asked."""
-        for i, hex_ in enumerate(self._hexes):
-            if i == len(self._read):
-                if i == 1:  # past the first: the rest in one fetch (a partial clone)
-                    self.view.prefetch([layout.object_path(Digest(h))
-                                        for h in self._hexes[1:]])
-                self._read.append(self._ranked(hex_))
-            found = self._read[i]
-            if found is not None:
-                yield found
+    def runs(self) -> list[_Ranked]:
+        """Return each run of the group that ranks, evidence and role aside, in digest order."""
+        if self._runs is None:
+            if len(self._hexes) > 1:  # one fetch in a partial clone
+                self.view.prefetch([layout.object_path(Digest(h)) for h in self._hexes])
+            self._runs = [run for h in self._hexes if (run := self._ranked(h)) is not None]
+        return self._runs
 
     def _ranked(self, hex_: str) -> _Ranked | None:
         spec = stored_spec(_bytes(self.view, layout.object_path(Digest(hex_))), hex_,
@@ -107,6 +115,15 @@ class _Group:
         if row is None or row.value is None:
             return None
         return _Ranked(digest, row.value, row.unit, spec.get("implementationDigest"))
+
+    def prefetch_roles(self, runs: Iterable[_Ranked]) -> None:
+        """Fetch the implementations of ``runs`` in one go (a partial clone).
+
+        :meth:`ranks` reads them next, one by one.
+        """
+        self.view.prefetch(sorted({layout.object_path(Digest.from_str(r.implementation))
+                                   for r in runs if is_digest(r.implementation)
+                                   and r.implementation not in self._roles}))
 
     def ranks(self, run: _Ranked) -> bool:
         """Return True unless the run's implementation is a reference (never ranked)."""
@@ -124,32 +141,57 @@ class _Group:
         return metadata_name(_bytes(self.view, layout.metadata_path(Digest.from_str(digest))))
 
 
-def _judge(group: _Group, digest: str, value: float, unit: str | None) -> Outlier | None:
-    """Return the outlier an arriving run is in ``group``, or None.
+class _Arrival(NamedTuple):
+    """A run a change brings to a group: its record, ranked value and unit."""
 
-    Reads the group's runs until one the arrival does not beat by :data:`OUTLIER_FACTOR`
-    (and that ranks: not a reference); an arrival beating every one by the factor is
-    compared with the best of them that ranks.
+    record: Record
+    value: float
+    unit: str | None
+
+
+class _Marked(NamedTuple):
+    """An arriving run KI234 marks: its record, its rank once the change lands, why."""
+
+    record: Record
+    comparison: Comparison
+    outlier: Outlier
+    rank: int
+
+
+def _judge(group: _Group, arrivals: Sequence[_Arrival], withdrawn: Withdrawn | None
+           ) -> Iterator[_Marked]:
+    """Yield each arriving run :func:`~.outliers.group_outliers` marks in the group it leaves.
+
+    The group: its runs that rank (not a reference implementation's, not withdrawn), and
+    the arrivals. Roles and withdrawals are asked only when some arrival is
+    :data:`~.outliers.OUTLIER_FACTOR` ahead of some run of the group (a marked run is
+    that far ahead of the median run, one of them).
     """
     order = group.comparison.order
-    beaten: list[_Ranked] = []
-    for run in group.runs():
-        if unit is not None and run.unit is not None and run.unit != unit:
-            continue  # another unit: KI210 refuses the pair; nothing to compare
-        if factor(order, value, run.value) < OUTLIER_FACTOR:
-            if group.ranks(run):
-                return None
-            continue
-        beaten.append(run)
+    unit = next((a.unit for a in arrivals if a.unit is not None), None)
+    members = [r for r in group.runs()  # another unit: KI210 refuses the pair
+               if unit is None or r.unit is None or r.unit == unit]
     sign = -1.0 if order == DESCENDING else 1.0
-    for run in sorted(beaten, key=lambda r: (sign * r.value, r.digest)):
-        if group.ranks(run):
-            ratio = factor(order, value, run.value)
-            if math.isinf(ratio):
-                return None  # the best so far is 0 or below: no ratio to say
-            return Outlier(digest, value, run.digest, group.name(run.digest), run.value,
-                           unit, ratio)
-    return None
+    best = min(arrivals, key=lambda a: sign * a.value).value  # the best arrival, the worst
+    worst = max([r.value for r in members] + [a.value for a in arrivals],  # run: O(n)
+                key=lambda v: sign * v)
+    if factor(order, best, worst) < OUTLIER_FACTOR:
+        return
+    out = withdrawn([r.digest[7:] for r in members]) if withdrawn and members else set()
+    group.prefetch_roles(members)
+    runs = [Run(r.digest, None, r.value, r.unit) for r in members
+            if r.digest[7:] not in out and group.ranks(r)]
+    runs += [Run(a.record.digest, a.record.name, a.value, a.unit) for a in arrivals]
+    runs.sort(key=lambda r: (sign * r.value, r.digest))
+    marked = group_outliers(order, runs)
+    at = {r.digest: i + 1 for i, r in enumerate(runs)}
+    names = {a.record.digest: a.record.name for a in arrivals}
+    for a in arrivals:
+        found = marked.get(a.record.digest)
+        if found is not None:
+            median = names.get(found.best) or group.name(found.best)
+            yield _Marked(a.record, group.comparison, found._replace(best_name=median),
+                          at[a.record.digest])
 
 
 def _arrival(record: Record, policy: RankingPolicy) -> tuple[Comparison, float, str | None] | None:
@@ -166,67 +208,96 @@ def _arrival(record: Record, policy: RankingPolicy) -> tuple[Comparison, float, 
     return comparison, row.value, row.unit
 
 
-def _judged(view: View, policy: RankingPolicy, records: Iterable[Record]
-            ) -> Iterator[tuple[Record, Comparison, Outlier]]:
-    """Yield each arriving run that is a :data:`RANK_OUTLIER` in its group of ``view``.
+def _judged(view: View, policy: RankingPolicy, records: Iterable[Record],
+            withdrawn: Withdrawn | None = None) -> Iterator[_Marked]:
+    """Yield each arriving run KI234 marks in the group it leaves in ``view``.
 
     Args:
-        view: the tree whose groups hold the runs before they came.
+        view: the tree whose group directories list each group's runs (before the change
+            for an add, after it for the gate: the arriving runs are taken from
+            ``records`` either way).
         policy: its ranking policy.
-        records: the arriving runs (their records); the others of one group are left out
-            of its members (each arrival is judged against the runs already there).
+        records: the arriving runs (their records), judged with one another and with the
+            runs of their group.
+        withdrawn: of some stored runs (64 hex digits each), those a trusted maintainer
+            withdrew (left out of the group, as ``rank`` leaves them); None: none is.
     """
-    arriving = list(records)
+    arriving = sorted(records, key=lambda r: r.digest)
     skip = {r.digest for r in arriving}
-    groups: dict[tuple[str, Comparison], _Group] = {}
-    for record in sorted(arriving, key=lambda r: r.digest):
+    groups: dict[tuple[str, Comparison], list[_Arrival]] = {}
+    for record in arriving:
         found = _arrival(record, policy)
-        if found is None:
-            continue
-        comparison, value, unit = found
-        assert record.comparison_key is not None
-        group = groups.get((record.comparison_key, comparison))
-        if group is None:
-            group = groups[(record.comparison_key, comparison)] = _Group(
-                view, record.comparison_key, comparison, skip)
-        if group.empty:
-            continue  # no run before it: nothing to compare
-        outlier = _judge(group, record.digest, value, unit)
-        if outlier is not None:
-            yield record, comparison, outlier
+        if found is not None:
+            assert record.comparison_key is not None
+            groups.setdefault((record.comparison_key, found[0]), []).append(
+                _Arrival(record, found[1], found[2]))
+    for (key, comparison), arrivals in groups.items():
+        yield from _judge(_Group(view, key, comparison, skip), arrivals, withdrawn)
 
 
-def _message(comparison: Comparison, outlier: Outlier) -> str:
-    """Return the finding's text: the run's value, the best before it, the ratio, why."""
-    best = named("BenchmarkRun", outlier.best_name, outlier.best)
-    return (f"would rank #1 of its comparison group ({comparison_said(comparison.name)}, "
-            f"{comparison.metric} {comparison.order}) with "
-            f"{value_said(outlier.value, outlier.unit)}, {ratio_said(outlier.ratio)} better than "
-            f"the group's best so far, {best} with {value_said(outlier.best_value, outlier.unit)}: "
+def _message(marked: _Marked, completed: str = "") -> str:
+    """Return the finding's text: the run's rank and value, the ratio, the median run, why.
+
+    Args:
+        marked: the marked arriving run.
+        completed: words naming the run when the add's own manifest is another (F7).
+    """
+    return _said(f"{completed}would rank #{marked.rank}", marked.comparison, marked.outlier,
+                 " once the change lands")
+
+
+def _said(ranks: str, c: Comparison, o: Outlier, when: str = "", more: int = 0) -> str:
+    """Return ``RANKS of its comparison group (HOW) with V, Nx better than MEDIAN RUN: WHY``."""
+    also = f", and {more} more run(s) of the group are marked so" if more else ""
+    return (f"{ranks} of its comparison group ({comparison_said(c.name)}, {c.metric} "
+            f"{c.order}) with {value_said(o.value, o.unit)}, {ratio_said(o.ratio)} better than "
+            f"{reference_said(o, named('BenchmarkRun', o.best_name, o.best))}{when}{also}: "
             f"{WHY}")
 
 
-def outliers_admitted(store: Store, manifests: Sequence[Manifest]
+def outliers_check(withdrawn: Withdrawn | None = None) -> GroupsCheck:
+    """Return :func:`outliers_admitted` as ``kistore add`` and ``import`` hand it to an add.
+
+    Args:
+        withdrawn: which stored runs a trusted maintainer withdrew
+            (:func:`kistore.attest.evidence.withdrawn_runs`): left out of their group, as
+            ``rank`` leaves them.
+    """
+    return GroupsCheck(lambda store, manifests, groups: outliers_admitted(
+        store, manifests, groups, withdrawn))
+
+
+def outliers_admitted(store: Store, manifests: Sequence[Manifest],
+                      groups: Mapping[str, str] | None = None,
+                      withdrawn: Withdrawn | None = None
                       ) -> list[tuple[Digest, KistoreError]]:
-    """KI234 warnings for the runs an add would add (an :data:`~kistore.store.AdmissionCheck`).
+    """KI234 warnings for the runs an add would put in a comparison group.
 
     Args:
         store: the store added to: its work tree's ranking policy, group directories and
-            runs are read (a run's group only when the run itself can rank).
+            runs are read (a run's group only when one of its arriving runs can rank).
         manifests: the manifests the add would add (new objects); protocols, environments
             and implementations among them count as stored.
+        groups: run hex -> group directory of each run whose key the add's plan knows
+            (:class:`kistore.store.GroupsCheck`): a stored run among them (its protocol or
+            environment arrives now) is judged too; None: the add's own runs only.
+        withdrawn: which stored runs a trusted maintainer withdrew (left out of their
+            group, as ``rank`` leaves them); None: none is.
 
     Returns:
-        ``(run digest, AdmissionWarning)`` per new run that would rank #1 of its group
-        beating the work tree's best run of it by :data:`OUTLIER_FACTOR` or more, at
-        ``/spec`` + the ranked metric; the run is added all the same.
+        ``(digest, AdmissionWarning)`` per run that the group it leaves marks
+        (:func:`~.outliers.group_outliers`: :data:`OUTLIER_FACTOR` or more ahead of the
+        group's median run), the add's own runs judged with one another; at ``/spec`` +
+        the ranked metric of the run; a stored run's on the manifest completing its key,
+        naming the run. Every run is added all the same.
     """
+    batch = {str(m.digest): m for m in manifests}
+    view = store.view(None)
+    pending = sorted(set(groups or ()) - {m.digest.hex for m in manifests})
     runs = [m for m in manifests if m.kind == "BenchmarkRun"]
-    policy = policy_of(store, None) if runs else None
+    policy = policy_of(store, None) if runs or pending else None
     if policy is None:
         return []
-    view = store.view(None)
-    batch = {str(m.digest): m for m in manifests}
 
     def lookup(digest: str) -> tuple[str, dict[str, Any]] | None:
         if digest in batch:
@@ -234,27 +305,45 @@ def outliers_admitted(store: Store, manifests: Sequence[Manifest]
         return _stored(view, digest)
 
     records = [describe(str(m.digest), m.kind, m.name, m.passing_spec(), lookup) for m in runs]
-    return [(Digest.from_str(r.digest), AdmissionWarning(
-        f"{_message(c, o)}; {RANK_OUTLIER.hint} ({RANK_OUTLIER.id}: "
-        f"{_ADDED})", pointer="/spec" + c.metric))
-        for r, c, o in _judged(view, policy, records)]
+    for hex_ in pending:  # a stored run whose group file this add writes (F7)
+        digest = f"sha256:{hex_}"
+        found = _stored(view, digest)
+        if found is not None and found[0] == "BenchmarkRun":
+            name = metadata_name(_bytes(view, layout.metadata_path(Digest(hex_))))
+            records.append(describe(digest, found[0], name or "", found[1], lookup))
+    problems: list[tuple[Digest, KistoreError]] = []
+    for marked in _judged(view, policy, records, withdrawn):
+        digest, completed = marked.record.digest, ""
+        pointer: str | None = "/spec" + marked.comparison.metric
+        if digest not in batch:  # said on the protocol or environment completing its key
+            digest = next(d for f in ("environmentDigest", "protocolDigest")
+                          if (d := marked.record.spec.get(f)) in batch)
+            completed = (f"{named('BenchmarkRun', marked.record.name, marked.record.digest)}, "
+                         f"a stored run whose comparison group this add completes, ")
+            pointer = None
+        problems.append((Digest.from_str(digest), AdmissionWarning(
+            f"{_message(marked, completed)}; {RANK_OUTLIER.hint} ({RANK_OUTLIER.id}: "
+            f"{_ADDED})", pointer=pointer)))
+    return problems
 
 
 def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> list[Finding]:
     """KI234 (warnings) for the runs a range puts in a comparison group (a ``RangeChecker``).
 
     Args:
-        store: the store; its view at ``head`` is read.
+        store: the store; its view at ``head`` is read, and the attestations there
+            (:func:`kistore.attest.evidence.withdrawn_runs`: a withdrawn run is left out of
+            its group, as ``rank`` leaves it).
         base: the range's base commit id (unused: HEAD's groups less the range's runs are
             the groups before it).
         head: its head commit id.
         changed: the paths the range changes; each group file it adds is a run arriving.
 
     Returns:
-        One warning per run whose group file the range adds that would rank #1 of its group
-        at ``head``, beating the group's best run the range does not add by
-        :data:`OUTLIER_FACTOR` or more; on the run's object, at ``/spec`` + the ranked
-        metric (``extra``: :meth:`Outlier.to_json`).
+        One warning per run whose group file the range adds that the group at ``head``
+        marks (:func:`~.outliers.group_outliers`: :data:`OUTLIER_FACTOR` or more ahead of
+        the group's median run), the range's runs judged with one another; on the run's
+        object, at ``/spec`` + the ranked metric (``extra``: :meth:`Outlier.to_json`).
     """
     arriving = [grouped[1] for path in changed
                 if (grouped := layout.group_from_path(path)) is not None]
@@ -263,6 +352,9 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
     policy = policy_of(store, head)
     if policy is None:
         return []
+    # Lazy: attestations are read only when an arrival is 100x ahead of some run.
+    from ..attest.evidence import withdrawn_runs
+
     view = store.view(head)
     records = []
     for run in sorted(set(arriving), key=str):
@@ -271,10 +363,10 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
             name = metadata_name(_bytes(view, layout.metadata_path(run)))
             records.append(describe(str(run), found[0], name or "", found[1],
                                     lambda d: _stored(view, d)))
-    return [Finding(RANK_OUTLIER, _message(c, o),
-                    file=layout.object_path(Digest.from_str(r.digest)),
-                    pointer="/spec" + c.metric, extra=o.to_json())
-            for r, c, o in _judged(view, policy, records)]
+    return [Finding(RANK_OUTLIER, _message(m),
+                    file=layout.object_path(Digest.from_str(m.record.digest)),
+                    pointer="/spec" + m.comparison.metric, extra=m.outlier.to_json())
+            for m in _judged(view, policy, records, withdrawn_runs(store, at=head))]
 
 
 def _bytes(view: View, path: str) -> bytes | None:
@@ -303,3 +395,67 @@ def _stored(view: View, digest: str) -> tuple[str, dict[str, Any]] | None:
     kind = document.get("kind") if isinstance(document, dict) else None
     spec = document.get("spec") if isinstance(document, dict) else None
     return (kind, spec) if isinstance(kind, str) and isinstance(spec, dict) else None
+
+
+def check_outliers(store: Store, at: str | None = None) -> list[Finding]:
+    """KI234 for ``verify``: a warning per comparison group whose #1 the rule marks.
+
+    The rule is a warning, so a marked run merges; ``verify`` says it afterwards, once a
+    group, where ``rank`` marks it (reviewer r90b F2: verify said "0 warnings" of a group
+    whose #1 and #2 were both 1,000x ahead). One pass over the store's groups: the
+    catalog read once, attestations once for every run (withdrawn runs left out, as
+    ``rank`` leaves them), each group ranked (:func:`~.outliers.ranking_outliers`).
+
+    Args:
+        store: the store.
+        at: revision, or None for the work tree.
+
+    Returns:
+        One warning per group whose #1 is marked, on the #1's object at ``/spec`` + the
+        ranked metric, naming the group's median run, the ratio and how many other runs
+        of the group are marked (``extra``: :meth:`Outlier.to_json`); none without a
+        ranking policy, nor when a manifest cannot be read (KI117 says so, on its file).
+    """
+    policy = policy_of(store, at)
+    if policy is None:
+        return []
+    # Lazy: verify's pass alone reads the whole catalog and its evidence.
+    from ..git.blobs import ObjectUnreadable
+    from ..index.index import open_catalog
+    from .answers import evidence_map
+    from .outliers import ranking_outliers
+
+    try:
+        catalog = open_catalog(store, at, use_index=False)
+    except ObjectUnreadable:  # a damaged blob: verify's KI117 on its file, said once
+        return []
+    groups: dict[tuple[str, Comparison], list[Record]] = {}
+    for record in catalog.records(kind="BenchmarkRun"):
+        if record.comparison_key is None or record.family is None:
+            continue
+        try:
+            comparison = policy.comparison(record.family, record.statistic or "mean")
+        except KistoreError:
+            continue  # a family with no metric: rank's to say
+        groups.setdefault((record.comparison_key, comparison), []).append(record)
+    grouped = [r for records in groups.values() if len(records) > 1 for r in records]
+    evidence = evidence_map(store, grouped, at=at, annotated=catalog.annotated,
+                            outside=catalog.outside)
+    findings = []
+    for (key, comparison), records in sorted(groups.items(), key=lambda g: g[0][0]):
+        if len(records) < 2:
+            continue
+        try:
+            ranking = rank_group(key, records, comparison, evidence)
+        except KistoreError:  # runs in two units: KI210 says so, `rank` fails for it
+            continue
+        marked = ranking_outliers(ranking)
+        first = ranking.first
+        if first is None or first.record.digest not in marked:
+            continue
+        outlier = marked[first.record.digest]
+        findings.append(Finding(
+            RANK_OUTLIER, _said("ranks #1", comparison, outlier, more=len(marked) - 1),
+            file=layout.object_path(Digest.from_str(first.record.digest)),
+            pointer="/spec" + comparison.metric, extra=outlier.to_json()))
+    return findings

@@ -4,18 +4,21 @@ A latency in milliseconds written as nanoseconds is a thousand or a million time
 small. KI230 (:func:`kistore.core.contradictions.implausible_latencies`) warns below
 100 ns, but a 25 ms kernel written as 25,000 ns passes it and takes #1 of a group whose
 runs take 20,000,000 ns, silently (reviewer r89 F5's rest). This module owns the rule
-(:data:`RANK_OUTLIER`, :data:`OUTLIER_FACTOR`, :func:`factor`, the words) and its use on a
-ranked group, :func:`ranking_outlier`: the #1 against the #2, which ``rank`` marks (a
-line under the table, ``outlier`` in ``--json``) and ``show`` and the site's run page say
-on the #1's page. :mod:`.outlier_rules` asks it of a run before it lands (``add``,
-``import``, ``check`` and pre-receive). :func:`implausible_latency` gives KI230 (a latency
-under 100 ns, a warning that lets a run land) as a caveat ``rank``, ``show`` and the site
-print beside the value. Pure: no I/O.
+(:data:`RANK_OUTLIER`, :data:`OUTLIER_FACTOR`, :func:`factor`, the words) and its one
+judgment of a ranked group, :func:`group_outliers`: each run against the group's median
+run, which a block of slipped runs does not move, which ``rank`` marks
+(:func:`ranking_outliers`: a line under the table, ``outlier`` in ``--json``), ``show`` and
+the site's run page say on the marked run's page, and :mod:`.outlier_rules` asks of the
+group a change leaves before it lands (``add``, ``import``, ``check`` and pre-receive).
+:func:`implausible_latency` gives KI230 (a latency under 100 ns, a warning that lets a
+run land) as a caveat ``rank``, ``show`` and the site print beside the value. Pure: no
+I/O.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..core.contradictions import implausible_latencies
@@ -25,18 +28,20 @@ from .policy import DESCENDING
 from .ranking import Ranking
 
 OUTLIER_FACTOR = 100
-"""How many times better than the group's best so far a new #1 must be to be said (KI234).
+"""How many times better than its group's median run a run must be to be said (KI234).
 
-Measured on the real data (the three imports of ``../shared``, 1,002 runs, 606 groups, 296
-with two ranked runs or more): no group's #1 beats its #2 by more than 15x (14.97x,
-KernelBench level1-83's depthwise convolution: eager 1.93 ms, torch.compile 28.9 ms; then
-11.1x, 8.2x; 294 groups under 10x), so 100 leaves a margin of ~7x and no real group trips
-it. A unit slip is a factor of 1,000 (us or ms one step off) or 1,000,000 (ms as ns): it
-is said unless the run is honestly more than 10x (or 10,000x) slower than the group's
-best. The real spread of a group, best over worst, reaches 417x (20 flashinfer-trace
-groups: a torch GEMM at 11.9 ms beside Triton ones at 28.5-43 us): had such a slow run
-landed alone first, the fast one after it would be warned of, a warning a reviewer reads
-(exit 0). docs/rules.md, KI234."""
+The median run: :func:`group_outliers`. Measured on the real data (the three imports
+of ``../shared``, 1,002 runs, 606 groups, 296 with two ranked runs or more, median size 2,
+largest 22): no group's #1 beats its median run by more than 15x (14.97x, KernelBench
+level1-83's depthwise convolution, a group of two: eager 1.93 ms, torch.compile 28.9 ms;
+then 11.1x, 8.2x; 294 groups under 10x; the 46 groups of three runs or more: at most
+2.7x), so 100 leaves a margin of ~7x and no real run is marked. A unit slip is a factor
+of 1,000 (us or ms one step off) or 1,000,000 (ms as ns): it is said unless the run is
+honestly more than 10x (or 10,000x) slower than the group's median. The real spread of a
+group, best over worst, reaches 417x (20 flashinfer-trace groups of three: a torch GEMM at
+11.9 ms beside Triton ones at 28.5-43 us): the median is a Triton run, so no run is
+marked; a group of one honest fast run beside two or more runs 100x slower would be (a
+warning a reviewer reads and passes, and a mark in ``rank``). docs/rules.md, KI234."""
 
 RANK_OUTLIER = rule(
     "KI234", "rank-outlier", WARNING,
@@ -46,7 +51,7 @@ RANK_OUTLIER = rule(
 
 WHY = (f"a value {OUTLIER_FACTOR}x or more ahead is what a value in another unit reads as (ms "
        "or us written as ns); no group of the real data has a #1 more than 15x ahead of its "
-       "next")
+       "median run")
 """Why the rule speaks: the words every KI234 message ends with."""
 
 
@@ -75,16 +80,18 @@ def ratio_said(ratio: float) -> str:
 
 
 class Outlier(NamedTuple):
-    """A #1 that beats the group's best otherwise by :data:`OUTLIER_FACTOR` or more.
+    """A ranked run that beats its group's median run by :data:`OUTLIER_FACTOR` or more.
 
     Attributes:
-        digest: the #1's digest (``sha256:...``).
+        digest: the marked run's digest (``sha256:...``).
         value: its ranked value.
-        best: the digest of the best run but it.
+        best: the digest of the group's median run (:func:`group_outliers`; the field
+            keeps its name from when the #2 was compared with).
         best_name: that run's name (None when unknown).
         best_value: that run's ranked value.
         unit: the values' unit (None when unknown).
         ratio: :func:`factor` of the two (at least :data:`OUTLIER_FACTOR`, finite).
+        best_rank: the median run's rank in the group (2 for a group of 2 or 3).
     """
 
     digest: str
@@ -94,12 +101,16 @@ class Outlier(NamedTuple):
     best_value: float
     unit: str | None
     ratio: float
+    best_rank: int = 2
 
     def to_json(self) -> dict[str, Any]:
-        """Return it as data (``rank --json``'s ``outlier``, the gate's ``extra``)."""
+        """Return it as data (``rank --json``'s ``outlier``, the gate's ``extra``).
+
+        ``over`` is the group's median run, with its ``rank``.
+        """
         return {"rule": RANK_OUTLIER.id, "ratio": self.ratio, "factor": OUTLIER_FACTOR,
                 "over": {"digest": self.best, "name": self.best_name,
-                         "value": self.best_value}}
+                         "value": self.best_value, "rank": self.best_rank}}
 
 
 def value_said(value: float, unit: str | None) -> str:
@@ -107,40 +118,98 @@ def value_said(value: float, unit: str | None) -> str:
     return f"{value_text(value, unit)} {unit}" if unit else value_text(value, unit)
 
 
+class Run(NamedTuple):
+    """A ranked run as :func:`group_outliers` reads it: digest, name, value, unit."""
+
+    digest: str
+    name: str | None
+    value: float
+    unit: str | None
+
+
+def group_outliers(order: str, runs: Sequence[Run]) -> dict[str, Outlier]:
+    """Return the runs of a ranked group that KI234 marks, by digest: the rule itself.
+
+    A run :data:`OUTLIER_FACTOR` or more ahead of the group's median run is marked: the
+    run at index ``n // 2`` of the ranking, best first (the worse of the two middle runs
+    when ``n`` is even, so the #2 of a group of two or three). A block of slipped
+    runs moves neither as long as it is no more than half the group (two runs in us among
+    three in ms; two pull requests at 60x each: the second is 3,600x ahead of the median);
+    a group of one run has nothing to compare, a group of two compares its #1 with its #2
+    (reviewer r90b F2: the #2 alone was compared with, so two slipped runs at the top went
+    unmarked, and two pull requests at 60x each made a 3,600x lead no rule named).
+
+    Args:
+        order: the ranking's order (``ascending``: lower is better; ``descending``).
+        runs: the group's ranked runs, best first (a withdrawn run, a reference
+            implementation's, a failed one: not among them).
+
+    Returns:
+        digest -> :class:`Outlier` per marked run (empty for fewer than two runs, a median
+        of 0 or below, and every run under the factor); a run of value 0 or below is never
+        marked (no ratio to say).
+    """
+    if len(runs) < 2:
+        return {}
+    at = len(runs) // 2
+    ref = runs[at]
+    if ref.value <= 0:
+        return {}
+    found = {}
+    for run in runs[:at]:
+        ratio = factor(order, run.value, ref.value) if run.value > 0 else 0.0
+        if OUTLIER_FACTOR <= ratio < math.inf:
+            found[run.digest] = Outlier(run.digest, run.value, ref.digest, ref.name,
+                                        ref.value, run.unit, ratio, at + 1)
+    return found
+
+
+def ranking_outliers(ranking: Ranking) -> dict[str, Outlier]:
+    """Return :func:`group_outliers` of a group as ``rank`` ranks it, by run digest.
+
+    Args:
+        ranking: a group as ``rank`` ranks it (evidence read: a withdrawn run is not in it).
+    """
+    return group_outliers(ranking.comparison.order, [
+        Run(r.record.digest, r.record.name, r.value, r.unit)
+        for r in ranking.ranked if r.value is not None])
+
+
 def ranking_outlier(ranking: Ranking) -> Outlier | None:
-    """Return the #1 of a ranked group when it beats the #2 by :data:`OUTLIER_FACTOR` or more.
+    """Return the #1's :class:`Outlier` when :func:`ranking_outliers` marks it, or None.
 
     Args:
         ranking: a group as ``rank`` ranks it (evidence read: a withdrawn run is not in it).
 
     Returns:
-        The :class:`Outlier` (the #2 as ``best``), or None: fewer than two ranked runs, a
-        tie at the top, a #1 of value 0 or below, a ratio under the factor or without
-        bound.
+        The #1's :class:`Outlier` (the group's median run as ``best``), or None: fewer than
+        two ranked runs, a #1 under the factor ahead of the median run, of value 0 or below.
     """
-    if len(ranking.ranked) < 2:
-        return None
-    first, second = ranking.ranked[0], ranking.ranked[1]
-    if first.value is None or second.value is None or first.value <= 0:
-        return None
-    ratio = factor(ranking.comparison.order, first.value, second.value)
-    if ratio < OUTLIER_FACTOR or math.isinf(ratio):
-        return None
-    return Outlier(first.record.digest, first.value, second.record.digest,
-                   second.record.name, second.value, first.unit, ratio)
+    first = ranking.first
+    return None if first is None else ranking_outliers(ranking).get(first.record.digest)
+
+
+def reference_said(outlier: Outlier, shown: str | None = None) -> str:
+    """Return the median run as the rule names it: ``#3 NAME with 3,520,000 ns, ...``.
+
+    Args:
+        outlier: a marked run's :class:`Outlier`.
+        shown: how to name the median run (default: its name, else its digest).
+    """
+    return (f"#{outlier.best_rank} {shown or outlier.best_name or outlier.best} "
+            f"with {value_said(outlier.best_value, outlier.unit)}, the group's median run")
 
 
 def outlier_line(outlier: Outlier, name: str) -> str:
     """Return what ``rank`` prints under its table, and a run page beside its rank.
 
     Args:
-        outlier: :func:`ranking_outlier` of the group.
-        name: the #1's name.
+        outlier: a marked run's :class:`Outlier` (:func:`ranking_outliers`).
+        name: the marked run's name.
     """
-    return (f"{RANK_OUTLIER.id} {RANK_OUTLIER.name}: #1 {name} "
+    return (f"{RANK_OUTLIER.id} {RANK_OUTLIER.name}: {name} "
             f"({value_said(outlier.value, outlier.unit)}) is {ratio_said(outlier.ratio)} better "
-            f"than #2 {outlier.best_name} ({value_said(outlier.best_value, outlier.unit)}): "
-            f"{WHY}; {RANK_OUTLIER.hint}")
+            f"than {reference_said(outlier)}: {WHY}; {RANK_OUTLIER.hint}")
 
 
 def implausible_latency(spec: Any) -> dict[str, str] | None:

@@ -22,7 +22,7 @@ from ..index.index import open_catalog
 from ..index.records import Record
 from .answers import rank
 from .numbers import distinct_texts, json_text, ratio_text, rounded_text, value_text
-from .outliers import Outlier, implausible_latency, implausible_said, outlier_line, ranking_outlier
+from .outliers import Outlier, implausible_latency, implausible_said, outlier_line, ranking_outliers
 from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -65,13 +65,12 @@ class RunPage(NamedTuple):
                 for a in self.row.evidence.attestations if a.get("measuredNs") is not None]
 
     def outlier(self) -> Outlier | None:
-        """Return KI234's :class:`~.outliers.Outlier` when this run is a #1 far ahead of #2.
+        """Return KI234's :class:`~.outliers.Outlier` when this run is marked, else None.
 
-        None for any other run, and for a #1 less than :data:`~.outliers.OUTLIER_FACTOR`
-        ahead of its #2 (:func:`~.outliers.ranking_outlier`).
+        Marked: :data:`~.outliers.OUTLIER_FACTOR` or more ahead of its group's reference run
+        (:func:`~.outliers.ranking_outliers`), a #1 or a run below it (reviewer r90b F2).
         """
-        found = ranking_outlier(self.ranking)
-        return found if found is not None and found.digest == self.record.digest else None
+        return ranking_outliers(self.ranking).get(self.record.digest)
 
     def implausible_latency(self) -> dict[str, str] | None:
         """Return KI230's finding on this run as data (:func:`implausible_latency`), or None."""

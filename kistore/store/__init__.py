@@ -16,6 +16,7 @@ from ._store import (
     AddInterrupted,
     AdmissionCheck,
     AdmissionWarning,
+    GroupsCheck,
     Store,
 )
 from ._views import (
@@ -71,6 +72,7 @@ __all__ = [
     "AddInterrupted",
     "AddResult",
     "AdmissionCheck",
+    "GroupsCheck",
     "AdmissionWarning",
     "CommitView",
     "FileTooLarge",

@@ -119,7 +119,32 @@ that manifest's :attr:`AddResult.warnings`.
 The store knows no rule of the layers above it: a caller hands :meth:`Store.add` the
 checks it wants (``checks=``); ``kistore add`` and ``kistore import`` pass the query
 layer's unit rule, :func:`kistore.query.units.units_admitted` (KI210), and its rank-outlier
-warning, :func:`kistore.query.outlier_rules.outliers_admitted` (KI234)."""
+warning, :func:`kistore.query.outlier_rules.outliers_admitted` (KI234, as a
+:class:`GroupsCheck`)."""
+
+
+class GroupsCheck:
+    """An :data:`AdmissionCheck` that also reads which comparison group each run enters.
+
+    :meth:`Store.add` calls ``check(store, manifests, groups)``, ``groups`` being run hex
+    -> group directory of every run whose key the add's plan knows
+    (:attr:`kistore.store.admission.AddPlan.groups`): the add's own runs, and the stored
+    runs whose group file the add writes (an arriving protocol or environment completes
+    their key; reviewer r90b F7). Called as a plain :data:`AdmissionCheck` (two
+    arguments), ``groups`` is None: the add's own runs only.
+
+    Args:
+        check: the rule, ``(store, manifests, groups) -> [(digest, problem), ...]``.
+    """
+
+    def __init__(self, check: Callable[[Store, Sequence[Manifest], Mapping[str, str] | None],
+                                       list[tuple[Digest, KistoreError]]]) -> None:
+        self.check = check
+
+    def __call__(self, store: Store, manifests: Sequence[Manifest]
+                 ) -> list[tuple[Digest, KistoreError]]:
+        """Run the rule without the plan's groups (the add's own runs only)."""
+        return self.check(store, manifests, None)
 
 METADATA_LISTED = 50
 """How many manifests whose metadata an add replaced its commit message lists."""
@@ -144,6 +169,11 @@ def no_work_tree(command: str, git_dir: str | os.PathLike[str]) -> str:
             "store's files into a work tree (and commits them from there with --commit); "
             f"clone it with one (`git clone {os.fspath(git_dir)} DIR`), run `{command}` in "
             "the clone, and push")
+
+
+def _with_groups(check: GroupsCheck, groups: Mapping[str, str]) -> AdmissionCheck:
+    """Return ``check`` as a plain :data:`AdmissionCheck` reading the add's ``groups``."""
+    return lambda store, new: check.check(store, new, groups)
 
 
 class AdmissionWarning(KistoreError):
@@ -1334,7 +1364,10 @@ class Store:
                     groups = plan.groups
                     checks = tuple((lambda store, new: claims_admitted(store, new, groups,
                                                                        withdrawn))
-                                   if check is claims_admitted else check for check in checks)
+                                   if check is claims_admitted else
+                                   _with_groups(check, groups)
+                                   if isinstance(check, GroupsCheck) else check
+                                   for check in checks)
                     warned = self._admit(checks, manifests, plan.checked, origins)
                     results = [dataclasses.replace(r, warnings=(*r.warnings, *warned[r.digest]))
                                if r.digest in warned else r for r in results]
