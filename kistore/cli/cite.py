@@ -86,6 +86,7 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
                    f"before the published date {published.isoformat()}: no one read it there "
                    "then; give the date you read it (the default is today, UTC)", err=True)
     citation = _withdrawn(store, citation, at)
+    _check_before_citing(store, citation, at)
     if as_json:
         emit_json(citation.to_json())
     else:
@@ -116,6 +117,35 @@ def _withdrawn(store: Store, citation: Citation, at: str | None) -> Citation:
                             "citation says it is withdrawn; cite it as a withdrawn result"),
                    err=True)
     return citation
+
+
+def _check_before_citing(store: Store, citation: Citation, at: str | None) -> None:
+    """Warn on stderr of a run's likely unit slip before its citation (reviewer r90b F3).
+
+    The marks ``rank``, ``show`` and the site's run page carry (KI234: the group's #1 100x
+    or more ahead of its #2; KI230: a latency under 100 ns), in their words
+    (:func:`kistore.query.outliers.citing_caveats`); the citation itself is unchanged. The
+    group is ranked as of the cited revision (``--at``, default ``HEAD``); a run that cannot
+    be ranked there (in no group, a group whose units disagree) gets only KI230's caveat.
+    """
+    if citation.kind != "BenchmarkRun":
+        return
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import KistoreError, one_line
+    from ..query.answers import rank
+    from ..query.outliers import citing_caveats, ranking_outlier
+
+    digest = str(citation.digest)
+    try:
+        _, ranking = rank(store, digest, at=at or "HEAD")
+        outlier = ranking_outlier(ranking)
+    except KistoreError:  # not ranked: no #1 to judge
+        outlier = None
+    if outlier is not None and outlier.digest != digest:
+        outlier = None
+    spec = store.read(citation.digest, at=at or "HEAD", schema=False).spec
+    for said in citing_caveats(outlier, citation.name, spec):
+        click.echo(one_line(f"warning: {citation.kind}/{citation.name}: (!) {said}"), err=True)
 
 
 COMMANDS = [cite]

@@ -92,10 +92,10 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     from ..core.claims import claimed_with, claimed_with_said
     from ..query.outliers import (
         implausible_latency,
-        implausible_row_said,
+        marks_said,
         outlier_line,
         ranking_outlier,
-        ratio_said,
+        row_marks,
     )
 
     outlier = ranking_outlier(ranking)  # KI234: a #1 far ahead of its #2
@@ -134,11 +134,8 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     values = column(["-" if row.value is None else next(texts) for row in rows])
     for row, value in zip(rows, values, strict=True):
         rank_text = str(row.rank) if row.rank is not None else "-"
-        note = f"  ({row.reason})" if row.reason else ""
-        if outlier is not None and row.record.digest == outlier.digest:
-            note = f"  (!) {ratio_said(outlier.ratio)} ahead of #2: see below (KI234)"
-        if row.rank is not None and (low := implausible_latency(row.record.spec)) is not None:
-            note += f"  (!) {implausible_row_said(low['said'])}"
+        marks = row_marks(row, outlier)  # KI234, KI230
+        note = marks_said(marks) if marks else f"  ({row.reason})" if row.reason else ""
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
                    f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
     if outlier is not None:
