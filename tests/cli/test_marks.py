@@ -15,7 +15,7 @@ import pytest
 from kistore.cli import main
 from kistore.core.model import Manifest
 
-from ..conftest import git
+from ..conftest import git, latency_group, rank_time_descending
 
 WHY = ("a value 100x or more ahead is what a value in another unit reads as (ms or us written "
        "as ns); no group of the real data has a #1 more than 15x ahead of its next")
@@ -33,12 +33,8 @@ KI230_PAGE = ("latencyNs mean 3.52 < 100 ns: shorter than any GPU kernel runs; l
 @pytest.fixture
 def slipped(store, kit):
     """Runs of ~3.7 ms, one in us as ns (3,520), one in ms as ns (3.52): #1, 1,000x ahead."""
-    parts = [kit.protocol(), kit.environment(), kit.workload()]
-    docs = list(parts)
-    for name, latency in (("a", 3_700_000), ("b", 3_800_000), ("us-a", 3_520),
-                          ("ms-as-ns", 3.52)):
-        impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
-        docs += [impl, kit.run(*parts[:2], impl, parts[2], latency=latency, name=name)]
+    docs = latency_group(kit, {"a": 3_700_000, "b": 3_800_000, "us-a": 3_520,
+                               "ms-as-ns": 3.52})
     store.add([Manifest.from_document(d) for d in docs], commit=True)
     return store
 
@@ -91,15 +87,6 @@ def test_cite_warns_before_the_citation_which_is_unchanged(slipped, runner):
     assert "KI23" not in json.dumps(facts)
 
 
-def _descending(store):
-    path = store.root / "store/policy/ranking.json"
-    policy = json.loads(path.read_text())
-    policy["families"]["synthetic"] = {"comparison": "source-native",
-                                       "metric": "/timing/latencyNs/mean",
-                                       "order": "descending", "unit": "ns"}
-    path.write_text(json.dumps(policy))
-
-
 KI236 = ("warning: store/policy/ranking.json:/families/synthetic/order: family synthetic ranks "
          "/timing/latencyNs/mean, whose name says it is a time (in ns), descending: `rank` "
          "would put the slowest run of each group first (KI236 policy-time-ranked-descending, "
@@ -112,7 +99,7 @@ KI236 = ("warning: store/policy/ranking.json:/families/synthetic/order: family s
                                   ["compare", "BenchmarkRun/a"],
                                   ["rank", "BenchmarkRun/a", "--json"]])
 def test_a_time_ranked_descending_is_said_by_every_query_as_ki231_is(slipped, runner, args):
-    _descending(slipped)
+    rank_time_descending(slipped.root)
     done = _run(runner, slipped, *args)
     assert KI236 in done.stderr.splitlines(), done.stderr
     git(slipped.root, "commit", "-qam", "descending")  # lands (a warning): still said
@@ -120,7 +107,7 @@ def test_a_time_ranked_descending_is_said_by_every_query_as_ki231_is(slipped, ru
 
 
 def test_rank_by_a_time_descending_puts_the_slowest_first_and_says_so(slipped, runner):
-    _descending(slipped)
+    rank_time_descending(slipped.root)
     done = _run(runner, slipped, "rank", "BenchmarkRun/a")
     assert done.stdout.splitlines()[1].split()[:2] == ["1", "3,800,000"]
     assert done.stderr.count("KI236") == 1

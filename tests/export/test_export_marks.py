@@ -8,16 +8,13 @@ from __future__ import annotations
 
 from kistore.core.model import Manifest
 
+from ..conftest import latency_group
 from .conftest import duck, export_ok
 
 
 def test_the_runs_table_has_the_outlier_ratio_and_the_implausible_latency(store, kit, runner,
                                                                           tmp_path):
-    parts = [kit.protocol(), kit.environment(), kit.workload()]
-    docs = list(parts)
-    for name, latency in (("a", 3_700_000), ("us-a", 3_520), ("ms-as-ns", 3.52)):
-        impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
-        docs += [impl, kit.run(*parts[:2], impl, parts[2], latency=latency, name=name)]
+    docs = latency_group(kit, {"a": 3_700_000, "us-a": 3_520, "ms-as-ns": 3.52})
     store.add([Manifest.from_document(d) for d in docs], commit=True)
     out = tmp_path / "out"
     export_ok(runner, store, out)

@@ -15,7 +15,7 @@ import pytest
 from kistore.cli import main
 from kistore.core.model import Manifest
 
-from ..conftest import git
+from ..conftest import git, latency_group, rank_time_descending
 
 KI230_ROW = "latencyNs mean 3.52 < 100 ns: likely ms or us written as ns (KI230)"
 KI234_ROW = "1,000x ahead of #2: see below (KI234)"
@@ -29,12 +29,8 @@ def page(site, path: str, name: str = "index.html") -> str:
 def slipped(store, kit, runner, tmp_path):
     """The reviewer's group: two runs of ~3.7 ms, one in us as ns (3,520), one in ms as ns
     (3.52, #1: 1,000x ahead of 3,520); the site built. Returns (site, digests, store)."""
-    parts = [kit.protocol(), kit.environment(), kit.workload()]
-    docs = list(parts)
-    for name, latency in (("a", 3_700_000), ("b", 3_800_000), ("us-a", 3_520),
-                          ("ms-as-ns", 3.52)):
-        impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
-        docs += [impl, kit.run(*parts[:2], impl, parts[2], latency=latency, name=name)]
+    docs = latency_group(kit, {"a": 3_700_000, "b": 3_800_000, "us-a": 3_520,
+                               "ms-as-ns": 3.52})
     added = store.add([Manifest.from_document(d) for d in docs], commit=True)
     digests = {m.name: str(m.digest) for m in added if m.kind == "BenchmarkRun"}
     digests["workload"] = str(added[2].digest)
@@ -115,12 +111,7 @@ def test_the_run_page_says_the_lead_as_rank_does(slipped):
 def test_a_time_ranked_descending_is_said_on_the_group_page(slipped, runner):
     """F12: KI236 lets the policy land; the group page then says it above the leaderboard."""
     site, digests, store = slipped
-    path = store.root / "store/policy/ranking.json"
-    policy = json.loads(path.read_text())
-    policy["families"]["synthetic"] = {"comparison": "source-native",
-                                       "metric": "/timing/latencyNs/mean",
-                                       "order": "descending", "unit": "ns"}
-    path.write_text(json.dumps(policy))
+    rank_time_descending(store.root)
     git(store.root, "commit", "-qam", "rank by latency, descending")
     out = site.parent / "site2"
     built = runner.invoke(main, ["--store", str(store.root), "site", "build", str(out)])
