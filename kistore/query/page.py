@@ -447,7 +447,7 @@ def _brief(page: RunPage) -> dict[str, Any]:
             "evidenceLevel": row.evidence.level, "reason": row.reason,
             "withdrawn": row.evidence.withdrawn, "withdrawal": withdrawal_said(row.evidence),
             "outlier": outlier.to_json() if (outlier := page.outlier()) is not None else None,
-            "implausibleLatency": page.implausible_latency() if row.rank is not None else None}
+            "implausibleLatency": page.implausible_latency()}
 
 
 def _related_json(field: str, manifest: Manifest | None, spec: dict[str, Any]

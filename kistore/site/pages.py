@@ -411,15 +411,14 @@ def _row_json(snap: Snapshot, row: Row, first: Row | None,
     """Return a leaderboard row: ``rank --json``'s, with its author, page, ratio to #1, marks.
 
     ``outlier`` (KI234, :class:`~kistore.query.outliers.Outlier` data, on the #1 only) and
-    ``implausibleLatency`` (KI230, on a ranked row) as ``rank --json`` has them, and
+    ``implausibleLatency`` (KI230) as ``rank --json`` has them, and
     ``marks``: the words ``rank`` ends the row with (:func:`row_marks`; reviewer r90b F3:
     the leaderboard listed a 3.52 "ns" run #1 with no mark).
     """
     data = row.to_json()
     data["outlier"] = (outlier.to_json() if outlier is not None
                        and outlier.digest == row.record.digest else None)
-    data["implausibleLatency"] = (implausible_latency(row.record.spec)
-                                  if row.rank is not None else None)
+    data["implausibleLatency"] = implausible_latency(row.record.spec)
     data["marks"] = row_marks(row, outlier)
     impl = snap.records.get(row.record.implementation or "")
     data["author"] = impl.spec.get("author") if impl is not None else None
