@@ -41,8 +41,9 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     a permalink to the object file at that commit, the published date (the date of the
     commit that brought it onto the first-parent line, UTC: that commit itself in a linear
     history, else the merge) and the access date; warns (stderr) when that commit is on no
-    remote-tracking branch, as a commit never pushed has no permalink yet, and when the
-    access date is before the published date. The permalink
+    remote-tracking branch, as a commit never pushed has no permalink yet, when the
+    access date is before the published date, and when the run is likely in another unit
+    (marked as `kistore rank` marks it: KI234, KI230; check it before citing). The permalink
     template is [cite] permalink in kistore.toml, else derived from the origin remote
     (GitHub, GitLab, Gitea).
 
