@@ -229,6 +229,15 @@ def marks_said(marks: list[str]) -> str:
     return "".join(f"  (!) {mark}" for mark in marks)
 
 
+def outlier_caveat(outlier: Outlier, name: str) -> str:
+    """Return :func:`outlier_line` then what a reader should do: ``...; check it before citing``.
+
+    What the site's leaderboard says under its table and its run page beside the badge, and
+    ``cite`` on stderr.
+    """
+    return f"{outlier_line(outlier, name)}; {CHECK_BEFORE_CITING}"
+
+
 def citing_caveats(outlier: Outlier | None, name: str, spec: Any) -> list[str]:
     """Return what to check before citing a run: KI234's line and KI230's caveat, if any.
 
@@ -247,7 +256,7 @@ def citing_caveats(outlier: Outlier | None, name: str, spec: Any) -> list[str]:
     """
     said = []
     if outlier is not None:
-        said.append(f"{outlier_line(outlier, name)}; {CHECK_BEFORE_CITING}")
+        said.append(outlier_caveat(outlier, name))
     if (low := implausible_latency(spec)) is not None:
         said.append(implausible_said(low["said"]))
     return said

@@ -33,11 +33,10 @@ from ..check import caveat_said, family_of, ranking_caveats
 from ..core.pathnames import component
 from ..index.records import Record
 from ..query.outliers import (
-    CHECK_BEFORE_CITING,
     Outlier,
     implausible_latency,
     implausible_said,
-    outlier_line,
+    outlier_caveat,
     outlier_mark,
     ranking_outlier,
     row_marks,
@@ -325,8 +324,7 @@ def _run(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
         ref["href"] = run_path(ref["digest"]) + "index.html"
     if (outlier := rp.outlier()) is not None:  # KI234: this #1 is far ahead of #2
         data["outlier"]["over"]["href"] = run_path(outlier.best) + "index.html"
-        data["outlier"].update(mark=outlier_mark(outlier), said=_outlier_said(outlier,
-                                                                              run.name))
+        data["outlier"].update(mark=outlier_mark(outlier), said=outlier_caveat(outlier, run.name))
     if data["implausibleLatency"] is not None:  # KI230, in the words of `show`
         data["implausibleLatency"]["caveat"] = implausible_said(data["implausibleLatency"]["said"])
     data["links"] = {
@@ -401,11 +399,6 @@ def _name(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
             "href": run_path(run.digest) + "index.html"}
 
 
-def _outlier_said(outlier: Outlier, name: str) -> str:
-    """KI234's line as ``rank`` says it under its table, then what a reader should do."""
-    return f"{outlier_line(outlier, name)}; {CHECK_BEFORE_CITING}"
-
-
 def _row_json(snap: Snapshot, row: Row, first: Row | None,
               outlier: Outlier | None = None) -> dict[str, Any]:
     """Return a leaderboard row: ``rank --json``'s, with its author, page, ratio to #1, marks.
@@ -451,7 +444,7 @@ def _group(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
     data.update(comparison=ranking.comparison.to_json(), error=None,
                 groupSize=ranking.group_size,
                 outlier=None if outlier is None or first is None else {
-                    **outlier.to_json(), "said": _outlier_said(outlier, first.record.name)},
+                    **outlier.to_json(), "said": outlier_caveat(outlier, first.record.name)},
                 **{part: [_row_json(snap, row, first, outlier) for row in rows]
                    for part, rows in (
                     ("ranked", ranking.ranked), ("unranked", ranking.unranked),
