@@ -242,6 +242,29 @@ def store_file(digest: str, base: str = "objects") -> str:
     return f"store/{base}/sha256/{hex_[:2]}/{hex_[2:]}.json"
 
 
+def latency_group(kit, latencies: dict[str, float]) -> list[dict]:
+    """One comparison group's documents: a protocol, an environment, a workload, then per
+    ``name: latency`` an implementation ``impl-NAME`` (project ``proj-NAME``) and its run
+    ``NAME`` stating that mean latency (ns)."""
+    parts = [kit.protocol(), kit.environment(), kit.workload()]
+    docs = list(parts)
+    for name, latency in latencies.items():
+        impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
+        docs += [impl, kit.run(*parts[:2], impl, parts[2], latency=latency, name=name)]
+    return docs
+
+
+def rank_time_descending(root: Path, family: str = "synthetic") -> None:
+    """Write (not commit) a ranking policy ranking ``family`` by its mean latency descending:
+    the slowest first, KI236's warning."""
+    path = root / "store/policy/ranking.json"
+    policy = json.loads(path.read_text())
+    policy["families"][family] = {"comparison": "source-native",
+                                  "metric": "/timing/latencyNs/mean",
+                                  "order": "descending", "unit": "ns"}
+    path.write_text(json.dumps(policy))
+
+
 def group_files(manifests, stored=()) -> dict[str, bytes]:
     """The group file each run of ``manifests`` has, its protocol and environment among
     ``manifests`` or ``stored`` (both Manifests): path -> bytes, computed by the core rules

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 from .._exports import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads on first use
+    from ._policy import caveat_said as caveat_said
+    from ._policy import family_of as family_of
+    from ._policy import ranking_caveats as ranking_caveats
     from ._policy import unit_contradictions as unit_contradictions
     from .audit import snapshot as snapshot
     from .audit import verify as verify
@@ -22,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
     from .unpushed import check_unpushed as check_unpushed
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
-    "_policy": ["unit_contradictions"],
+    "_policy": ["caveat_said", "family_of", "ranking_caveats", "unit_contradictions"],
     "audit": ["snapshot", "verify"],
     "gate": ["check_range", "check_updates", "parse_range"],
     "unpushed": ["check_unpushed"],

@@ -277,6 +277,41 @@ def time_descending(policy: Any) -> list[Finding]:
     return findings
 
 
+def ranking_caveats(policy: Any) -> list[Finding]:
+    """Return what a ranking by this policy must say beside it: KI231, then KI236.
+
+    The gate and ``verify`` judge the file; these two mislead whoever reads a ranking made
+    by it (values printed in the wrong unit, KI231, an error; the slowest run first, KI236,
+    a warning the gate lets land), so ``rank``, ``show``, ``compare`` (stderr) and the
+    site's group page (:func:`caveat_said`) say them on every ranking (reviewer r90b F12).
+
+    Args:
+        policy: the parsed policy (``{"families": ...}``).
+
+    Returns:
+        :func:`unit_contradictions`, then :func:`time_descending`: each at
+        ``/families/F/unit`` or ``/families/F/order``.
+    """
+    return [*unit_contradictions(policy), *time_descending(policy)]
+
+
+def caveat_said(finding: Finding) -> str:
+    """Return a :func:`ranking_caveats` finding as a ranking says it.
+
+    ``store/policy/ranking.json:/families/F/order: family F ranks ... (KI236
+    policy-time-ranked-descending, a warning of `kistore verify` and the gate: HINT)``.
+    """
+    return (f"{finding.file}:{finding.pointer}: {finding.message} ({finding.rule.id} "
+            f"{finding.rule.name}, {'an' if finding.rule.severity == 'error' else 'a'} "
+            f"{finding.rule.severity} of `kistore verify` and the gate: {finding.hint})")
+
+
+def family_of(finding: Finding) -> str:
+    """Return the family a :func:`ranking_caveats` finding is about (its pointer's 2nd token)."""
+    token = (finding.pointer or "").split("/")[2]
+    return token.replace("~1", "/").replace("~0", "~")
+
+
 def _families(policy: Any) -> list[tuple[str, dict[str, Any]]]:
     """Return ``(family, entry)`` per family of a parsed policy whose entry is an object, sorted."""
     families = policy.get("families") if isinstance(policy, dict) else None

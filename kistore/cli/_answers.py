@@ -91,9 +91,10 @@ def ranking_policy(store: Store, at: str | None) -> RankingPolicy | None:
     ``rank``, ``compare`` and ``show`` of a run (its rank) say it alike (reviewer r85 F14:
     ``show`` ranked by the same default and said nothing), and pass the policy down
     (``policy=`` of :func:`kistore.query.answers.rank`), which reads it no more. They also
-    warn of each family whose declared ``unit`` contradicts its metric's name (KI231,
-    :func:`kistore.check.unit_contradictions`: the values would be printed in the wrong
-    unit; until 2026-12-04 only ``verify`` and the gate said so).
+    warn of each family whose declared ``unit`` contradicts its metric's name (KI231: the
+    values would be printed in the wrong unit) and of each ranking a time descending (KI236:
+    the slowest run first), :func:`kistore.check.ranking_caveats` (until 2026-12-04 only
+    ``verify`` and the gate said so).
 
     Returns:
         The policy (:func:`kistore.query.policy.load_policy`); None when the store's file
@@ -115,11 +116,10 @@ def ranking_policy(store: Store, at: str | None) -> RankingPolicy | None:
                    err=True)
         return policy
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..check import unit_contradictions
+    from ..check import caveat_said, ranking_caveats
 
-    for f in unit_contradictions({"families": policy.families}):  # KI231 (reviewer r88 F10)
-        click.echo(f"warning: {f.file}:{f.pointer}: {f.message} ({f.rule.id} {f.rule.name}, "
-                   f"an error of `kistore verify` and the gate: {f.rule.hint})", err=True)
+    for f in ranking_caveats({"families": policy.families}):  # KI231 (r88 F10), KI236 (r90b)
+        click.echo(f"warning: {caveat_said(f)}", err=True)
     return policy
 
 

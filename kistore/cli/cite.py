@@ -41,8 +41,9 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     a permalink to the object file at that commit, the published date (the date of the
     commit that brought it onto the first-parent line, UTC: that commit itself in a linear
     history, else the merge) and the access date; warns (stderr) when that commit is on no
-    remote-tracking branch, as a commit never pushed has no permalink yet, and when the
-    access date is before the published date. The permalink
+    remote-tracking branch, as a commit never pushed has no permalink yet, when the
+    access date is before the published date, and when the run is likely in another unit
+    (marked as `kistore rank` marks it: KI234, KI230; check it before citing). The permalink
     template is [cite] permalink in kistore.toml, else derived from the origin remote
     (GitHub, GitLab, Gitea).
 
@@ -86,6 +87,7 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
                    f"before the published date {published.isoformat()}: no one read it there "
                    "then; give the date you read it (the default is today, UTC)", err=True)
     citation = _withdrawn(store, citation, at)
+    _check_before_citing(store, citation, at)
     if as_json:
         emit_json(citation.to_json())
     else:
@@ -116,6 +118,33 @@ def _withdrawn(store: Store, citation: Citation, at: str | None) -> Citation:
                             "citation says it is withdrawn; cite it as a withdrawn result"),
                    err=True)
     return citation
+
+
+def _check_before_citing(store: Store, citation: Citation, at: str | None) -> None:
+    """Warn on stderr of a run's likely unit slip before its citation (reviewer r90b F3).
+
+    The marks ``rank``, ``show`` and the site's run page carry (KI234: the group's #1 100x
+    or more ahead of its #2; KI230: a latency under 100 ns), in their words
+    (:func:`kistore.query.outliers.citing_caveats`); the citation itself is unchanged. The
+    group is ranked as of the cited revision (``--at``, default ``HEAD``); a run that cannot
+    be ranked there (in no group, a group whose units disagree) gets only KI230's caveat.
+    """
+    if citation.kind != "BenchmarkRun":
+        return
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import KistoreError, one_line
+    from ..query.answers import rank
+    from ..query.outliers import citing_caveats, ranking_outliers
+
+    digest = str(citation.digest)
+    try:
+        _, ranking = rank(store, digest, at=at or "HEAD")
+        outlier = ranking_outliers(ranking).get(digest)
+    except KistoreError:  # not ranked: no group to judge it in
+        outlier = None
+    spec = store.read(citation.digest, at=at or "HEAD", schema=False).spec
+    for said in citing_caveats(outlier, citation.name, spec):
+        click.echo(one_line(f"warning: {citation.kind}/{citation.name}: (!) {said}"), err=True)
 
 
 COMMANDS = [cite]

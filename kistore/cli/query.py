@@ -92,10 +92,10 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     from ..core.claims import claimed_with, claimed_with_said
     from ..query.outliers import (
         implausible_latency,
-        implausible_row_said,
+        marks_said,
         outlier_line,
         ranking_outliers,
-        ratio_said,
+        row_marks,
     )
 
     outliers = ranking_outliers(ranking)  # KI234: runs far ahead of the group's reference
@@ -134,12 +134,8 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     values = column(["-" if row.value is None else next(texts) for row in rows])
     for row, value in zip(rows, values, strict=True):
         rank_text = str(row.rank) if row.rank is not None else "-"
-        note = f"  ({row.reason})" if row.reason else ""
-        if (outlier := outliers.get(row.record.digest)) is not None:
-            note = (f"  (!) {ratio_said(outlier.ratio)} ahead of #{outlier.best_rank}: see "
-                    "below (KI234)")
-        if row.rank is not None and (low := implausible_latency(row.record.spec)) is not None:
-            note += f"  (!) {implausible_row_said(low['said'])}"
+        marks = row_marks(row, outliers.get(row.record.digest))  # KI234, KI230
+        note = marks_said(marks) if marks else f"  ({row.reason})" if row.reason else ""
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
                    f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
     for row in ranking.ranked:

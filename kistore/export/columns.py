@@ -126,6 +126,12 @@ RUNS = Table("runs", (
     _c("unrankedReason", STRING, "why the run has no rank: `status incorrect`, `withdrawn`, "
        "`reference, never ranked`, `no value at ...`, `no unit at ...`, or why its group "
        "could not be ranked"),
+    _c("outlierRatio", DOUBLE, "KI234: on the run ranked 1 by `comparison` whose value beats "
+       "the #2's by 100x or more, how many times (`kistore rank`'s `(!) 1,000x ahead of #2`: "
+       "likely a value in another unit); null on every other run"),
+    _c("implausibleLatency", STRING, "KI230: the lowest latency statistic the run states "
+       "under 100 ns (`latencyNs mean 3.52 < 100 ns`: likely ms or us written as ns, as "
+       "`kistore rank` marks it); null when none"),
     _c("measuredRank", INT, "rank by the measured comparison (latency at the protocol's "
        "primary statistic, lower first)"),
     _c("measuredGroupSize", INT, "ranked runs of the group by the measured comparison"),

@@ -16,6 +16,7 @@ from typing import Any
 from ..attest.evidence import SOURCE_NATIVE, Evidence
 from ..core.errors import InputError
 from ..index.records import Record
+from ..query.outliers import ranking_outliers
 from ..query.policy import MEASURED, Comparison, RankingPolicy
 from ..query.ranking import Ranking, Row, rank_group
 from .columns import GROUPS
@@ -103,7 +104,11 @@ def derive_group(key: str | None, runs: list[Record], context: Context, scratch:
             chosen = None
     placed = {name: {row.record.digest: row for row in ranking.rows(include_excluded=True)}
               for name, ranking in rankings.items()}
-    return [(r.digest, _values(r, rankings, placed, errors, chosen, context)) for r in runs]
+    outliers = (ranking_outliers(rankings[chosen.name])  # KI234, as `rank` marks them
+                if chosen is not None and chosen.name in rankings else {})
+    return [(r.digest, {**_values(r, rankings, placed, errors, chosen, context),
+                        "outlierRatio": outliers[r.digest].ratio if r.digest in outliers
+                        else None}) for r in runs]
 
 
 def _comparisons(policy: RankingPolicy, family: str, statistic: str) -> list[Comparison]:

@@ -15,6 +15,7 @@ from ..core.digest import Digest
 from ..core.git_names import name_key
 from ..core.pathnames import component, hashed_on
 from ..core.times import commit_text
+from ..query.outliers import implausible_latency
 from .columns import ATTESTATIONS, HIVE_NULL, MANIFESTS, RUNS, Table
 
 Found = tuple[str | None, str | None, str | None, str | None, str | None]
@@ -57,6 +58,7 @@ def run_row(digest: str, document: dict[str, Any], metadata: dict[str, Any],
         "implementationDigest": spec.get("implementationDigest"),
         "source": _text(native.get("source")), "externalId": _text(native.get("externalId")),
         "sourceNative": {k: v for k, v in sorted(metrics.items()) if _number(v)},
+        "implausibleLatency": low["said"] if (low := implausible_latency(spec)) else None,
         **_where(found), "generation": 0,
     }
     return [values[name] for name in RUNS.names]

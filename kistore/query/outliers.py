@@ -25,7 +25,7 @@ from ..core.contradictions import implausible_latencies
 from ..core.findings import WARNING, rule
 from .numbers import value_text
 from .policy import DESCENDING
-from .ranking import Ranking
+from .ranking import Ranking, Row
 
 OUTLIER_FACTOR = 100
 """How many times better than its group's median run a run must be to be said (KI234).
@@ -242,7 +242,7 @@ def implausible_said(said: str) -> str:
         said: the finding's few words (:attr:`kistore.core.contradictions.Contradiction.short`).
     """
     return (f"{said}: shorter than any GPU kernel runs; likely milliseconds or microseconds "
-            "written as nanoseconds, check it before citing (KI230)")
+            f"written as nanoseconds, {CHECK_BEFORE_CITING} (KI230)")
 
 
 def implausible_row_said(said: str) -> str:
@@ -252,3 +252,81 @@ def implausible_row_said(said: str) -> str:
         said: the finding's few words (:func:`implausible_latency`'s ``said``).
     """
     return f"{said}: likely ms or us written as ns (KI230)"
+
+
+CHECK_BEFORE_CITING = "check it before citing"
+"""What every mark of a likely unit slip asks of a reader about to cite the run."""
+
+
+def outlier_mark(outlier: Outlier) -> str:
+    """Return KI234's few words on a marked run's row and badge: ``1,000x ahead of #3``.
+
+    ``rank``'s row, ``compare``'s side, the site's leaderboard row and run page badge say
+    these words (:func:`ratio_said`: whole and grouped, never ``1.00e+3``).
+    """
+    return f"{ratio_said(outlier.ratio)} ahead of #{outlier.best_rank}"
+
+
+def row_marks(row: Row, outlier: Outlier | None, *, below: bool = True) -> list[str]:
+    """Return the marks a ranked row carries after its name, as ``rank`` prints them.
+
+    Args:
+        row: a row of a ranked group (its record's ``spec`` read).
+        outlier: the row's own :class:`Outlier` (``ranking_outliers(ranking).get(digest)``;
+            None: the row is not marked).
+        below: :func:`outlier_line` is said below the rows (``rank``, ``compare``, the
+            site's leaderboard), so KI234's mark points to it; False (the site's workload
+            page, whose #1 links to its group): ``1,000x ahead of #2 (KI234)``.
+
+    Returns:
+        Up to two texts, each printed after ``(!)``: KI234's ``1,000x ahead of #2: see
+        below (KI234)`` when the row is the group's outlier (:func:`outlier_line` is said
+        below the rows), then KI230's :func:`implausible_row_said` when the row is ranked
+        and states a latency under 100 ns. Empty for any other row (an unranked run is not
+        marked: it takes no place anyone reads as a result).
+    """
+    marks = []
+    if outlier is not None and row.record.digest == outlier.digest:
+        marks.append(f"{outlier_mark(outlier)}{': see below' if below else ''} "
+                     f"({RANK_OUTLIER.id})")
+    if row.rank is not None and (low := implausible_latency(row.record.spec)) is not None:
+        marks.append(implausible_row_said(low["said"]))
+    return marks
+
+
+def marks_said(marks: list[str]) -> str:
+    """Return :func:`row_marks` as one row ends with them: ``  (!) MARK  (!) MARK`` ('' none)."""
+    return "".join(f"  (!) {mark}" for mark in marks)
+
+
+def outlier_caveat(outlier: Outlier, name: str) -> str:
+    """Return :func:`outlier_line` then what a reader should do: ``...; check it before citing``.
+
+    What the site's leaderboard says under its table and its run page beside the badge, and
+    ``cite`` on stderr.
+    """
+    return f"{outlier_line(outlier, name)}; {CHECK_BEFORE_CITING}"
+
+
+def citing_caveats(outlier: Outlier | None, name: str, spec: Any) -> list[str]:
+    """Return what to check before citing a run: KI234's line and KI230's caveat, if any.
+
+    ``kistore cite`` prints each on stderr before the citation (the citation unchanged),
+    as the site's run page badges say "check it before citing".
+
+    Args:
+        outlier: the run's own :class:`Outlier` in its group (:func:`ranking_outliers`),
+            else None.
+        name: the run's name.
+        spec: the run's ``spec``.
+
+    Returns:
+        ``KI234 rank-outlier: #1 NAME (...) is 1,000x better than #2 ...; check it before
+        citing`` (:func:`outlier_line`), then :func:`implausible_said`; empty when neither.
+    """
+    said = []
+    if outlier is not None:
+        said.append(outlier_caveat(outlier, name))
+    if (low := implausible_latency(spec)) is not None:
+        said.append(implausible_said(low["said"]))
+    return said

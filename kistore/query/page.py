@@ -22,7 +22,15 @@ from ..index.index import open_catalog
 from ..index.records import Record
 from .answers import rank
 from .numbers import distinct_texts, json_text, ratio_text, rounded_text, value_text
-from .outliers import Outlier, implausible_latency, implausible_said, outlier_line, ranking_outliers
+from .outliers import (
+    Outlier,
+    implausible_latency,
+    implausible_said,
+    marks_said,
+    outlier_line,
+    ranking_outliers,
+    row_marks,
+)
 from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -329,8 +337,9 @@ class RunComparison(NamedTuple):
         a, b = self.a.row, self.b.row
         a_text, b_text = (_values(a.value, b.value, a.unit) if a.unit == b.unit
                           else (_value(a.value, a.unit), _value(b.value, b.unit)))
-        out = [f"A: {self.a.record.name} {self.a.record.digest} {_rank(a)} {a_text}",
-               f"B: {self.b.record.name} {self.b.record.digest} {_rank(b)} {b_text}"]
+        out = [f"{label}: {page.record.name} {page.record.digest} {_rank(page.row)} {text}"
+               + marks_said(row_marks(page.row, page.outlier()))  # KI234, KI230 as rank
+               for label, page, text in (("A", self.a, a_text), ("B", self.b, b_text))]
         if not data["sameGroup"]:
             out.append("A and B are in different comparison groups: not comparable")
         else:
@@ -338,6 +347,9 @@ class RunComparison(NamedTuple):
                      or self.b.row.value is None
                      else ratio_text(self.a.row.value, self.b.row.value))
             out.append(f"A / B = {ratio} ({_comparison_named(self.a.ranking.comparison)})")
+        for page in (self.a, self.b)[:1 if self.a.record.digest == self.b.record.digest else 2]:
+            if (outlier := page.outlier()) is not None:  # what the side's mark says below
+                out.append(f"(!) {outlier_line(outlier, page.record.name)}")
         out.append(f"{len(self.differences)} differing field(s):")
         for diff in self.differences:
             out.append(f"  {diff['section']}{diff['pointer']}: A {_show(diff['a'])} | "
@@ -432,7 +444,9 @@ def _brief(page: RunPage) -> dict[str, Any]:
             "value": row.value, "unit": row.unit,
             "comparisonKey": page.record.comparison_key,
             "evidenceLevel": row.evidence.level, "reason": row.reason,
-            "withdrawn": row.evidence.withdrawn, "withdrawal": withdrawal_said(row.evidence)}
+            "withdrawn": row.evidence.withdrawn, "withdrawal": withdrawal_said(row.evidence),
+            "outlier": outlier.to_json() if (outlier := page.outlier()) is not None else None,
+            "implausibleLatency": page.implausible_latency()}
 
 
 def _related_json(field: str, manifest: Manifest | None, spec: dict[str, Any]

@@ -29,8 +29,19 @@ from typing import Any
 
 from ..attest.evidence import Evidence
 from ..attest.levels import withdrawal
+from ..check import caveat_said, family_of, ranking_caveats
 from ..core.pathnames import component
 from ..index.records import Record
+from ..query.outliers import (
+    Outlier,
+    implausible_latency,
+    implausible_said,
+    outlier_caveat,
+    outlier_mark,
+    ranking_outlier,
+    ranking_outliers,
+    row_marks,
+)
 from ..query.page import RunPage, compare_pages
 from ..query.policy import ASCENDING, MEASURED, Comparison
 from ..query.ranking import Ranking, Row
@@ -312,9 +323,11 @@ def _run(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
         first["href"] = run_path(first["digest"]) + "index.html"
     for ref in data["references"]:
         ref["href"] = run_path(ref["digest"]) + "index.html"
-    if data["outlier"] is not None:  # KI234: this #1 is far ahead of #2
-        data["outlier"]["over"]["href"] = run_path(data["outlier"]["over"]["digest"]) + \
-            "index.html"
+    if (outlier := rp.outlier()) is not None:  # KI234: this #1 is far ahead of #2
+        data["outlier"]["over"]["href"] = run_path(outlier.best) + "index.html"
+        data["outlier"].update(mark=outlier_mark(outlier), said=outlier_caveat(outlier, run.name))
+    if data["implausibleLatency"] is not None:  # KI230, in the words of `show`
+        data["implausibleLatency"]["caveat"] = implausible_said(data["implausibleLatency"]["said"])
     data["links"] = {
         "json": run_path(run.digest) + "index.json",
         "group": group_path(run.comparison_key) + "index.html" if run.comparison_key else None,
@@ -387,8 +400,21 @@ def _name(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
             "href": run_path(run.digest) + "index.html"}
 
 
-def _row_json(snap: Snapshot, row: Row, first: Row | None) -> dict[str, Any]:
+def _row_json(snap: Snapshot, row: Row, first: Row | None,
+              outlier: Outlier | None = None) -> dict[str, Any]:
+    """Return a leaderboard row: ``rank --json``'s, with its author, page, ratio to #1, marks.
+
+    ``outlier`` (KI234, the row's own :class:`~kistore.query.outliers.Outlier` data, on a
+    marked row only) and
+    ``implausibleLatency`` (KI230) as ``rank --json`` has them, and
+    ``marks``: the words ``rank`` ends the row with (:func:`row_marks`; reviewer r90b F3:
+    the leaderboard listed a 3.52 "ns" run #1 with no mark).
+    """
     data = row.to_json()
+    data["outlier"] = (outlier.to_json() if outlier is not None
+                       and outlier.digest == row.record.digest else None)
+    data["implausibleLatency"] = implausible_latency(row.record.spec)
+    data["marks"] = row_marks(row, outlier)
     impl = snap.records.get(row.record.implementation or "")
     data["author"] = impl.spec.get("author") if impl is not None else None
     data["href"] = run_path(row.record.digest) + "index.html"
@@ -407,16 +433,24 @@ def _group(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
         "workload": _workload_brief(snap, head.workload),
         "protocol": _protocol_brief(snap, head.protocol), "runs": len(runs),
     }
+    data["policyCaveats"] = [caveat_said(f) for f in ranking_caveats(
+        {"families": snap.policy.families}) if family_of(f) == head.family]  # KI231, KI236
     if isinstance(ranking, str):
         data.update(comparison=None, error=ranking, groupSize=0, ranked=[], unranked=[],
+                    outliers=[],
                     references=[], excluded=[
                         {**_row_json(snap, _row(r, snap.evidence(r), ranking), None)}
                         for r in runs])
         return data
-    first = ranking.first
+    first, outliers = ranking.first, ranking_outliers(ranking)
     data.update(comparison=ranking.comparison.to_json(), error=None,
                 groupSize=ranking.group_size,
-                **{part: [_row_json(snap, row, first) for row in rows] for part, rows in (
+                outliers=[{**outliers[row.record.digest].to_json(),
+                           "said": outlier_caveat(outliers[row.record.digest], row.record.name)}
+                          for row in ranking.ranked if row.record.digest in outliers],
+                **{part: [_row_json(snap, row, first, outliers.get(row.record.digest))
+                          for row in rows]
+                   for part, rows in (
                     ("ranked", ranking.ranked), ("unranked", ranking.unranked),
                     ("references", ranking.references), ("excluded", ranking.excluded))})
     return data
@@ -485,6 +519,7 @@ def _group_brief(snap: Snapshot, key: str) -> dict[str, Any]:
     ranking = snap.ranking(key)
     head = runs[0]
     first = ranking.first if not isinstance(ranking, str) else None
+    outlier = ranking_outlier(ranking) if not isinstance(ranking, str) else None
     return {"key": key, "href": group_path(key) + "index.html", "hardware": head.hardware,
             "protocol": _protocol_brief(snap, head.protocol), "runs": len(runs),
             "comparison": ranking.comparison.name if not isinstance(ranking, str) else None,
@@ -492,7 +527,8 @@ def _group_brief(snap: Snapshot, key: str) -> dict[str, Any]:
             "groupSize": ranking.group_size if not isinstance(ranking, str) else 0,
             "first": {"digest": first.record.digest, "name": first.record.name,
                       "value": first.value, "unit": first.unit,
-                      "href": run_path(first.record.digest) + "index.html"}
+                      "href": run_path(first.record.digest) + "index.html",
+                      "marks": row_marks(first, outlier, below=False)}  # KI234, KI230 (r90b F3)
             if first is not None else None}
 
 

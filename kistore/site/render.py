@@ -118,9 +118,11 @@ def generator() -> str:
     """Return what writes pages, as a string a page's cache key covers.
 
     ``kistore <version>`` and a SHA-256 over the site package's templates, static files
-    and Python sources, :mod:`kistore.query.numbers` (which writes the pages' numbers) and
+    and Python sources, :mod:`kistore.query.numbers` (which writes the pages' numbers),
     :mod:`kistore.core.words` (their words for a comparison, an evidence level, a missing
-    source): any change to them makes every page be written again.
+    source), and the words of the marks (:mod:`kistore.query.outliers`, KI234 and KI230;
+    :mod:`kistore.check._policy`, KI231 and KI236; :mod:`kistore.core.contradictions`,
+    KI230's few words): any change to them makes every page be written again.
     """
     try:
         release = version("kistore")
@@ -133,7 +135,9 @@ def generator() -> str:
         for entry in sorted(base.iterdir(), key=lambda e: e.name):
             if entry.is_file() and entry.name.endswith(suffix):
                 h.update(f"{folder}/{entry.name}\0".encode() + entry.read_bytes() + b"\0")
-    for module, file in (("kistore.query", "numbers.py"), ("kistore.core", "words.py")):
+    for module, file in (("kistore.query", "numbers.py"), ("kistore.core", "words.py"),
+                         ("kistore.query", "outliers.py"), ("kistore.check", "_policy.py"),
+                         ("kistore.core", "contradictions.py")):
         source = resources.files(module).joinpath(file)
         h.update(f"{module.removeprefix('kistore.')}/{file}\0".encode()
                  + source.read_bytes() + b"\0")

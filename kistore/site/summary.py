@@ -18,6 +18,7 @@ scores printed ``4.94066e-324`` for a stored ``5e-324`` (6 significant digits).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..query.numbers import grouped_text, number_text, rounded_text
@@ -133,7 +134,14 @@ def number(value: Any) -> str:
 def ratio(value: Any) -> str:
     """Write a ratio as ``1.04×`` (3 significant digits, ``1.00×``), ``-`` when unknown.
 
-    :func:`kistore.query.numbers.rounded_text` (``1.00e-7×``, never Python's ``1.00e-07``).
+    :func:`kistore.query.numbers.rounded_text` (``1.00e-7×``, never Python's ``1.00e-07``);
+    from 1,000 on, whole and grouped as ``rank`` writes a ratio: ``1,000×``, ``1,050,000×``
+    (was ``1.00e+3×``, ``1.05e+6×`` on a page for people: reviewer r90b F3).
     """
     x = _number(value)
-    return "-" if x is None else f"{rounded_text(x, 3)}×"
+    if x is None:
+        return "-"
+    text = rounded_text(x, 3)
+    if math.isfinite(x) and abs(float(text)) >= 1000:
+        return f"{float(text):,.0f}×"
+    return f"{text}×"

@@ -29,7 +29,9 @@ def test_csv_flattens_latency_and_writes_source_native_metrics_as_json(runner, f
     assert [h for h in header if h.startswith("sourceNative")] == [
         "sourceNativeRank", "sourceNativeGroupSize", "sourceNativeValue", "sourceNativeUnit",
         "sourceNative"]
-    assert "latencyNs" not in header and len(header) == 50
+    assert "latencyNs" not in header and len(header) == 52  # outlierRatio, implausibleLatency
+    assert header[header.index("unrankedReason") + 1:][:2] == ["outlierRatio",
+                                                               "implausibleLatency"]
     by_name = {r["name"]: r for r in rows}
     sol = by_name["sol-c"]
     assert (sol["sourceNative"], sol["rank"], sol["source"], sol["hardware"],
@@ -74,7 +76,7 @@ def test_csv_columns_do_not_depend_on_the_metric_keys_runs_state(runner, fixture
     add_docs(fixture.store, [impl, run])
     export_ok(runner, fixture.store, tmp_path / "after", "--format", "csv")
     assert header(tmp_path / "after") == header(tmp_path / "before")
-    assert len(header(tmp_path / "after")) == 50
+    assert len(header(tmp_path / "after")) == 52
     assert duckdb.connect().execute(
         "SELECT json_array_length(json_keys(sourceNative)), "
         "CAST(sourceNative ->> '$.m999' AS INTEGER), sourceNative ->> '$.sol_score' "

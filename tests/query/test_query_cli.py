@@ -164,7 +164,8 @@ def test_store_policy_changes_the_comparison(runner, group):
         "comparison": "source-native", "metric": "/timing/latencyNs/mean",
         "order": "descending", "unit": "ns"}}}))
     result = run(runner, group.root, "rank", "BenchmarkRun/fast", "--json")
-    assert [r["name"] for r in json.loads(result.output)][:2] == ["slow", "fast"]
+    assert [r["name"] for r in json.loads(result.stdout)][:2] == ["slow", "fast"]
+    assert "(KI236 policy-time-ranked-descending" in result.stderr  # a time, descending
     at_head = run(runner, group.root, "rank", "BenchmarkRun/fast", "--json", "--at", "HEAD")
     assert [r["name"] for r in json.loads(at_head.output)][:2] == ["fast", "slow"]
 

@@ -315,7 +315,7 @@ def test_a_run_under_100_ns_is_marked_wherever_its_value_is_shown(slow_group, ru
     built = runner.invoke(main, ["--store", root, "site", "build", str(tmp_path / "site")])
     assert built.exit_code == 0, built.output
     html = (tmp_path / "site/runs" / ms.removeprefix("sha256:")[:16] / "index.html").read_text()
-    assert ('id="implausible"><span class="badge">(!) under 100 ns</span> this run states '
+    assert ('id="implausible"><span class="badge warn">(!) under 100 ns</span> this run states '
             'latencyNs mean 3.52 &lt; 100 ns: shorter than any GPU kernel runs') in html
     other = slow_group.digests["a"].removeprefix("sha256:")[:16]
     assert 'id="implausible"' not in (tmp_path / "site/runs" / other / "index.html").read_text()

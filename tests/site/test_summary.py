@@ -57,7 +57,9 @@ def test_exact_ns(ns, text):
 
 def test_ratio_number_and_digests():
     assert summary.ratio(1) == "1.00×" and summary.ratio(0.21799) == "0.218×"
-    assert summary.ratio(1e-7) == "1.00e-7×" and summary.ratio(123456) == "1.23e+5×"
+    assert summary.ratio(1e-7) == "1.00e-7×" and summary.ratio(123456) == "123,000×"
+    assert summary.ratio(999.6) == "1,000×" and summary.ratio(1.05e6) == "1,050,000×"
+    assert summary.ratio(999.4) == "999×"
     assert summary.ratio(None) == "-" and summary.number(0.512521) == "0.512521"
     assert summary.number(5e-324) == "5e-324" and summary.number(1e-7) == "1e-7"
     assert render.short_digest("sha256:" + "ab" * 32) == "sha256:abababababab"

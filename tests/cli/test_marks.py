@@ -1,0 +1,117 @@
+"""``compare``, ``cite`` and the policy's caveats carry ``rank``'s marks (reviewer r90b F3, F12).
+
+F3: ``compare BenchmarkRun/ms-as-ns BenchmarkRun/us-a`` printed "rank 1 3.52 ns" and "A / B =
+0.001" with no word of KI230 or KI234, and ``cite`` printed the citation with no warning,
+while the site's badge says "check it before citing". F12: a policy ranking a time
+descending (KI236, a warning the gate lets land) was said by no query, though KI231 was.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kistore.cli import main
+from kistore.core.model import Manifest
+
+from ..conftest import git, latency_group, rank_time_descending
+
+WHY = ("a value 100x or more ahead is what a value in another unit reads as (ms or us written "
+       "as ns); no group of the real data has a #1 more than 15x ahead of its next")
+HINT = ("check the value's unit (`timing.latencyNs` is in nanoseconds: a 0.42 ms kernel is "
+        "420000); a run truly that much better: say how it was measured in the pull request "
+        "(it is added and ranked all the same)")
+KI234_LINE = ("KI234 rank-outlier: #1 ms-as-ns (3.52 ns) is 1,000x better than #2 us-a "
+              f"(3,520 ns): {WHY}; {HINT}")
+KI230_ROW = "latencyNs mean 3.52 < 100 ns: likely ms or us written as ns (KI230)"
+KI230_PAGE = ("latencyNs mean 3.52 < 100 ns: shorter than any GPU kernel runs; likely "
+              "milliseconds or microseconds written as nanoseconds, check it before citing "
+              "(KI230)")
+
+
+@pytest.fixture
+def slipped(store, kit):
+    """Runs of ~3.7 ms, one in us as ns (3,520), one in ms as ns (3.52): #1, 1,000x ahead."""
+    docs = latency_group(kit, {"a": 3_700_000, "b": 3_800_000, "us-a": 3_520,
+                               "ms-as-ns": 3.52})
+    store.add([Manifest.from_document(d) for d in docs], commit=True)
+    return store
+
+
+def _run(runner, store, *args):
+    done = runner.invoke(main, ["--store", str(store.root), *args])
+    assert done.exit_code == 0, done.output
+    return done
+
+
+def test_compare_marks_each_side_as_rank_marks_its_row(slipped, runner):
+    done = _run(runner, slipped, "compare", "BenchmarkRun/ms-as-ns", "BenchmarkRun/us-a")
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith(" rank 1 3.52 ns (3.52e-6 ms)  (!) 1,000x ahead of #2: see below "
+                             f"(KI234)  (!) {KI230_ROW}")
+    assert lines[1].endswith(" rank 2 3,520 ns (0.00352 ms)")  # plausible, not #1
+    assert lines[2] == "A / B = 0.001 (by measured latency, mean ascending)"
+    assert lines[3] == f"(!) {KI234_LINE}"
+    data = json.loads(_run(runner, slipped, "compare", "BenchmarkRun/ms-as-ns",
+                           "BenchmarkRun/us-a", "--json").stdout)
+    assert data["a"]["outlier"]["ratio"] == 1000 and data["a"]["outlier"]["rule"] == "KI234"
+    assert data["a"]["implausibleLatency"]["said"] == "latencyNs mean 3.52 < 100 ns"
+    assert (data["b"]["outlier"], data["b"]["implausibleLatency"]) == (None, None)
+    # B is the marked one (compared with #1 by default): its side is marked, said once
+    lines = _run(runner, slipped, "compare", "BenchmarkRun/a").stdout.splitlines()
+    assert lines[0].endswith(" rank 3 3,700,000 ns (3.7 ms)")
+    assert lines[1].endswith(f"(!) 1,000x ahead of #2: see below (KI234)  (!) {KI230_ROW}")
+    assert [line for line in lines if line.startswith("(!)")] == [f"(!) {KI234_LINE}"]
+    plain = _run(runner, slipped, "compare", "BenchmarkRun/a", "BenchmarkRun/b").stdout
+    assert "(!)" not in plain
+
+
+def test_cite_warns_before_the_citation_which_is_unchanged(slipped, runner):
+    settings = slipped.root / "kistore.toml"
+    settings.write_text(settings.read_text().replace(
+        "[cite]\n", '[cite]\npermalink = "https://example.org/o/r/blob/{commit}/{path}"\n'))
+    git(slipped.root, "commit", "-qam", "permalink")
+    done = _run(runner, slipped, "cite", "BenchmarkRun/ms-as-ns", "--accessed", "2026-12-31")
+    warnings = [line for line in done.stderr.splitlines() if "(!)" in line]
+    assert warnings == [f"warning: BenchmarkRun/ms-as-ns: (!) {KI234_LINE}; check it before "
+                        "citing", f"warning: BenchmarkRun/ms-as-ns: (!) {KI230_PAGE}"]
+    assert "(!)" not in done.stdout and "KI23" not in done.stdout
+    assert done.stdout.startswith("KernelIndex (20") and " ms-as-ns [Data set]. " in done.stdout
+    other = _run(runner, slipped, "cite", "BenchmarkRun/us-a", "--accessed", "2026-12-31")
+    assert "(!)" not in other.stderr  # #2, plausible: nothing to check
+    # the citation itself: the same lines as any run's, no caveat in it
+    assert len(done.stdout.splitlines()) == len(other.stdout.splitlines()) == 7
+    facts = json.loads(_run(runner, slipped, "cite", "BenchmarkRun/ms-as-ns", "--json").stdout)
+    assert f"  digest:    {facts['digest']}\n" in done.stdout
+    assert "KI23" not in json.dumps(facts)
+
+
+KI236 = ("warning: store/policy/ranking.json:/families/synthetic/order: family synthetic ranks "
+         "/timing/latencyNs/mean, whose name says it is a time (in ns), descending: `rank` "
+         "would put the slowest run of each group first (KI236 policy-time-ranked-descending, "
+         "a warning of `kistore verify` and the gate: rank a time `\"order\": \"ascending\"` "
+         "(the fastest first); keep `descending` only for a metric where more time is better "
+         "(time saved), and say so in the pull request)")
+
+
+@pytest.mark.parametrize("args", [["rank", "BenchmarkRun/a"], ["show", "BenchmarkRun/a"],
+                                  ["compare", "BenchmarkRun/a"],
+                                  ["rank", "BenchmarkRun/a", "--json"]])
+def test_a_time_ranked_descending_is_said_by_every_query_as_ki231_is(slipped, runner, args):
+    rank_time_descending(slipped.root)
+    done = _run(runner, slipped, *args)
+    assert KI236 in done.stderr.splitlines(), done.stderr
+    git(slipped.root, "commit", "-qam", "descending")  # lands (a warning): still said
+    assert KI236 in _run(runner, slipped, *args).stderr.splitlines()
+
+
+def test_rank_by_a_time_descending_puts_the_slowest_first_and_says_so(slipped, runner):
+    rank_time_descending(slipped.root)
+    done = _run(runner, slipped, "rank", "BenchmarkRun/a")
+    assert done.stdout.splitlines()[1].split()[:2] == ["1", "3,800,000"]
+    assert done.stderr.count("KI236") == 1
+    git(slipped.root, "checkout", "-q", "--", "store/policy/ranking.json")
+    ascending = _run(runner, slipped, "rank", "BenchmarkRun/a")
+    assert "KI236" not in ascending.stderr
+    assert ascending.stdout.splitlines()[1].split()[:2] == ["1", "3.52"]
