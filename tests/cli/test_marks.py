@@ -18,12 +18,14 @@ from kistore.core.model import Manifest
 from ..conftest import git, latency_group, rank_time_descending
 
 WHY = ("a value 100x or more ahead is what a value in another unit reads as (ms or us written "
-       "as ns); no group of the real data has a #1 more than 15x ahead of its next")
+       "as ns); no group of the real data has a #1 more than 15x ahead of its median run")
 HINT = ("check the value's unit (`timing.latencyNs` is in nanoseconds: a 0.42 ms kernel is "
         "420000); a run truly that much better: say how it was measured in the pull request "
         "(it is added and ranked all the same)")
-KI234_LINE = ("KI234 rank-outlier: #1 ms-as-ns (3.52 ns) is 1,000x better than #2 us-a "
-              f"(3,520 ns): {WHY}; {HINT}")
+MEDIAN = "#3 a with 3,700,000 ns, the group's median run"
+KI234_LINE = (f"KI234 rank-outlier: ms-as-ns (3.52 ns) is 1,051,136x better than {MEDIAN}: "
+              f"{WHY}; {HINT}")
+KI234_US_LINE = f"KI234 rank-outlier: us-a (3,520 ns) is 1,051x better than {MEDIAN}: {WHY}; {HINT}"
 KI230_ROW = "latencyNs mean 3.52 < 100 ns: likely ms or us written as ns (KI230)"
 KI230_PAGE = ("latencyNs mean 3.52 < 100 ns: shorter than any GPU kernel runs; likely "
               "milliseconds or microseconds written as nanoseconds, check it before citing "
@@ -32,7 +34,8 @@ KI230_PAGE = ("latencyNs mean 3.52 < 100 ns: shorter than any GPU kernel runs; l
 
 @pytest.fixture
 def slipped(store, kit):
-    """Runs of ~3.7 ms, one in us as ns (3,520), one in ms as ns (3.52): #1, 1,000x ahead."""
+    """Runs of ~3.7 ms, one in us as ns (3,520), one in ms as ns (3.52, #1): both far ahead of
+    the group's median run, #3 "a" (reviewer r90b F2: a block of slips is marked)."""
     docs = latency_group(kit, {"a": 3_700_000, "b": 3_800_000, "us-a": 3_520,
                                "ms-as-ns": 3.52})
     store.add([Manifest.from_document(d) for d in docs], commit=True)
@@ -48,20 +51,23 @@ def _run(runner, store, *args):
 def test_compare_marks_each_side_as_rank_marks_its_row(slipped, runner):
     done = _run(runner, slipped, "compare", "BenchmarkRun/ms-as-ns", "BenchmarkRun/us-a")
     lines = done.stdout.splitlines()
-    assert lines[0].endswith(" rank 1 3.52 ns (3.52e-6 ms)  (!) 1,000x ahead of #2: see below "
-                             f"(KI234)  (!) {KI230_ROW}")
-    assert lines[1].endswith(" rank 2 3,520 ns (0.00352 ms)")  # plausible, not #1
+    assert lines[0].endswith(" rank 1 3.52 ns (3.52e-6 ms)  (!) 1,051,136x ahead of #3: see "
+                             f"below (KI234)  (!) {KI230_ROW}")
+    assert lines[1].endswith(" rank 2 3,520 ns (0.00352 ms)  (!) 1,051x ahead of #3: see below "
+                             "(KI234)")  # a slip too: over 100x ahead of the median run
     assert lines[2] == "A / B = 0.001 (by measured latency, mean ascending)"
-    assert lines[3] == f"(!) {KI234_LINE}"
+    assert lines[3:5] == [f"(!) {KI234_LINE}", f"(!) {KI234_US_LINE}"]
     data = json.loads(_run(runner, slipped, "compare", "BenchmarkRun/ms-as-ns",
                            "BenchmarkRun/us-a", "--json").stdout)
-    assert data["a"]["outlier"]["ratio"] == 1000 and data["a"]["outlier"]["rule"] == "KI234"
+    assert data["a"]["outlier"]["ratio"] == 3_700_000 / 3.52
+    assert data["a"]["outlier"]["rule"] == "KI234"
     assert data["a"]["implausibleLatency"]["said"] == "latencyNs mean 3.52 < 100 ns"
-    assert (data["b"]["outlier"], data["b"]["implausibleLatency"]) == (None, None)
+    assert data["b"]["outlier"]["ratio"] == 3_700_000 / 3_520
+    assert data["b"]["implausibleLatency"] is None
     # B is the marked one (compared with #1 by default): its side is marked, said once
     lines = _run(runner, slipped, "compare", "BenchmarkRun/a").stdout.splitlines()
     assert lines[0].endswith(" rank 3 3,700,000 ns (3.7 ms)")
-    assert lines[1].endswith(f"(!) 1,000x ahead of #2: see below (KI234)  (!) {KI230_ROW}")
+    assert lines[1].endswith(f"(!) 1,051,136x ahead of #3: see below (KI234)  (!) {KI230_ROW}")
     assert [line for line in lines if line.startswith("(!)")] == [f"(!) {KI234_LINE}"]
     plain = _run(runner, slipped, "compare", "BenchmarkRun/a", "BenchmarkRun/b").stdout
     assert "(!)" not in plain
@@ -78,8 +84,11 @@ def test_cite_warns_before_the_citation_which_is_unchanged(slipped, runner):
                         "citing", f"warning: BenchmarkRun/ms-as-ns: (!) {KI230_PAGE}"]
     assert "(!)" not in done.stdout and "KI23" not in done.stdout
     assert done.stdout.startswith("KernelIndex (20") and " ms-as-ns [Data set]. " in done.stdout
-    other = _run(runner, slipped, "cite", "BenchmarkRun/us-a", "--accessed", "2026-12-31")
-    assert "(!)" not in other.stderr  # #2, plausible: nothing to check
+    slip = _run(runner, slipped, "cite", "BenchmarkRun/us-a", "--accessed", "2026-12-31")
+    assert [line for line in slip.stderr.splitlines() if "(!)" in line] == [
+        f"warning: BenchmarkRun/us-a: (!) {KI234_US_LINE}; check it before citing"]
+    other = _run(runner, slipped, "cite", "BenchmarkRun/b", "--accessed", "2026-12-31")
+    assert "(!)" not in other.stderr  # plausible: nothing to check
     # the citation itself: the same lines as any run's, no caveat in it
     assert len(done.stdout.splitlines()) == len(other.stdout.splitlines()) == 7
     facts = json.loads(_run(runner, slipped, "cite", "BenchmarkRun/ms-as-ns", "--json").stdout)

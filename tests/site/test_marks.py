@@ -1,6 +1,6 @@
 """Every page that shows a rank marks a likely unit slip, in ``rank``'s words (reviewer r90b).
 
-F3: a merged 3.52 "ns" run (KI230) 1,000x ahead of its #2 (KI234) was marked on its own run
+F3: a merged 3.52 "ns" run (KI230) far ahead of its group (KI234) was marked on its own run
 page only: the group's leaderboard, its ``index.json`` and the workload page's "#1" listed
 it with no mark, and the ratios read ``1.00e+3×``. F12: a policy ranking a time descending
 (KI236, a warning the gate lets land) was said on no page.
@@ -18,7 +18,8 @@ from kistore.core.model import Manifest
 from ..conftest import git, latency_group, rank_time_descending
 
 KI230_ROW = "latencyNs mean 3.52 < 100 ns: likely ms or us written as ns (KI230)"
-KI234_ROW = "1,000x ahead of #2: see below (KI234)"
+KI234_ROW = "1,051,136x ahead of #3: see below (KI234)"  # 3,700,000 / 3.52, the median run "a"
+KI234_US_ROW = "1,051x ahead of #3: see below (KI234)"  # 3,700,000 / 3,520: a slip too (r90b F2)
 
 
 def page(site, path: str, name: str = "index.html") -> str:
@@ -28,7 +29,8 @@ def page(site, path: str, name: str = "index.html") -> str:
 @pytest.fixture
 def slipped(store, kit, runner, tmp_path):
     """The reviewer's group: two runs of ~3.7 ms, one in us as ns (3,520), one in ms as ns
-    (3.52, #1: 1,000x ahead of 3,520); the site built. Returns (site, digests, store)."""
+    (3.52, #1); both slips are marked against the median run, #3 "a" (3,700,000 ns); the site
+    built. Returns (site, digests, store)."""
     docs = latency_group(kit, {"a": 3_700_000, "b": 3_800_000, "us-a": 3_520,
                                "ms-as-ns": 3.52})
     added = store.add([Manifest.from_document(d) for d in docs], commit=True)
@@ -59,26 +61,35 @@ def test_the_leaderboard_marks_its_rows_as_rank_does(slipped):
     assert (f'<div class="mark"><span class="badge warn">(!)</span> {KI234_ROW}</div>'
             f'<div class="mark"><span class="badge warn">(!)</span> '
             f'{KI230_ROW.replace("<", "&lt;")}</div>') in row
-    assert html.count('<div class="mark">') == 2  # the others are plausible, not #1
-    assert ('id="outlier"><span class="badge warn">(!)</span> KI234 rank-outlier: #1 ms-as-ns '
-            '(3.52 ns) is 1,000x better than #2 us-a (3,520 ns): a value 100x or more ahead '
-            'is what a value in another unit reads as') in html
+    assert (f'us-a</div><div class="mark"><span class="badge warn">(!)</span> {KI234_US_ROW}'
+            '</div>') in html
+    assert html.count('<div class="mark">') == 3  # "a" and "b" are plausible
+    assert ('id="outlier"><span class="badge warn">(!)</span> KI234 rank-outlier: ms-as-ns '
+            '(3.52 ns) is 1,051,136x better than #3 a with 3,700,000 ns, the group&#39;s median '
+            'run: a value 100x or more ahead is what a value in another unit reads as') in html
+    assert ('<p class="outlier"><span class="badge warn">(!)</span> KI234 rank-outlier: us-a '
+            '(3,520 ns) is 1,051x better than #3 a with 3,700,000 ns') in html
     assert "check it before citing</p>" in html
     # the ÷ #1 column: whole and grouped, never 1.00e+3×
     assert ">1,000×</td>" in html and ">1,050,000×</td>" in html and "e+" not in html
     data = json.loads(page(site, group, "index.json"))["data"]
     ranked = data["ranked"]
     assert [r["name"] for r in ranked] == ["ms-as-ns", "us-a", "a", "b"]
-    assert ranked[0]["outlier"] == {"rule": "KI234", "ratio": 1000.0, "factor": 100, "over": {
-        "digest": digests["us-a"], "name": "us-a", "value": 3520}}
+    median = {"digest": digests["a"], "name": "a", "value": 3_700_000, "rank": 3}
+    assert ranked[0]["outlier"] == {"rule": "KI234", "ratio": 3_700_000 / 3.52, "factor": 100,
+                                    "over": median}
+    assert ranked[1]["outlier"] == {"rule": "KI234", "ratio": 3_700_000 / 3_520, "factor": 100,
+                                    "over": median}
     assert ranked[0]["implausibleLatency"] == {
         "rule": "KI230", "pointer": "/spec/timing/latencyNs/mean",
         "said": "latencyNs mean 3.52 < 100 ns"}
     assert ranked[0]["marks"] == [KI234_ROW, KI230_ROW]
-    assert [(r["outlier"], r["implausibleLatency"], r["marks"]) for r in ranked[1:]] == [
-        (None, None, [])] * 3
-    assert data["outlier"]["said"].startswith("KI234 rank-outlier: #1 ms-as-ns (3.52 ns) is "
-                                              "1,000x better than #2 us-a (3,520 ns)")
+    assert ranked[1]["marks"] == [KI234_US_ROW]
+    assert [(r["outlier"], r["implausibleLatency"], r["marks"]) for r in ranked[2:]] == [
+        (None, None, [])] * 2
+    assert [o["said"][:66] for o in data["outliers"]] == [
+        "KI234 rank-outlier: ms-as-ns (3.52 ns) is 1,051,136x better than #",
+        "KI234 rank-outlier: us-a (3,520 ns) is 1,051x better than #3 a wit"]
     assert data["policyCaveats"] == []
 
 
@@ -86,26 +97,27 @@ def test_the_workload_page_marks_its_first(slipped):
     site, digests, _ = slipped
     workload = f"workloads/{_hex(digests['workload'])}"
     html = page(site, workload)
-    assert ('ms-as-ns</a><div class="mark"><span class="badge warn">(!)</span> 1,000x ahead '
-            'of #2 (KI234)</div><div class="mark"><span class="badge warn">(!)</span> '
+    assert ('ms-as-ns</a><div class="mark"><span class="badge warn">(!)</span> 1,051,136x '
+            'ahead of #3 (KI234)</div><div class="mark"><span class="badge warn">(!)</span> '
             'latencyNs mean 3.52 &lt; 100 ns: likely ms or us written as ns (KI230)</div>') \
         in html
     groups = json.loads(page(site, workload, "index.json"))["data"]["groups"]
-    assert groups[0]["first"]["marks"] == ["1,000x ahead of #2 (KI234)", KI230_ROW]
+    assert groups[0]["first"]["marks"] == ["1,051,136x ahead of #3 (KI234)", KI230_ROW]
 
 
 def test_the_run_page_says_the_lead_as_rank_does(slipped):
     site, digests, _ = slipped
     html = page(site, f"runs/{_hex(digests['ms-as-ns'])}")
-    assert ('id="outlier"><span class="badge warn">(!) 1,000x ahead of #2</span> KI234 '
-            'rank-outlier: #1 ms-as-ns (3.52 ns) is 1,000x better than #2 us-a (3,520 ns)') \
-        in html
+    assert ('id="outlier"><span class="badge warn">(!) 1,051,136x ahead of #3</span> KI234 '
+            'rank-outlier: ms-as-ns (3.52 ns) is 1,051,136x better than #3 a with 3,700,000 '
+            'ns') in html
+    assert ">a</a>)</p>" in html and "(#3: <a href=" in html  # the median run, linked
     assert "e+3" not in html
     assert ('this run states latencyNs mean 3.52 &lt; 100 ns: shorter than any GPU kernel '
             'runs; likely milliseconds or microseconds written as nanoseconds, check it before '
             'citing (KI230)</p>') in html
     data = json.loads(page(site, f"runs/{_hex(digests['ms-as-ns'])}", "index.json"))["data"]
-    assert data["outlier"]["mark"] == "1,000x ahead of #2"
+    assert data["outlier"]["mark"] == "1,051,136x ahead of #3"
 
 
 def test_a_time_ranked_descending_is_said_on_the_group_page(slipped, runner):
