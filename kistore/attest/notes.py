@@ -995,13 +995,30 @@ def push(store: Store, remote: str, *,
             _mark_fetched(repo, tracking)
             none_marker(Path(repo.path), remote).unlink(missing_ok=True)  # it holds ours
             return gained
-        # "[remote rejected]" is the remote's own refusal (a pre-receive hook: KI411, notes
-        # that do not only grow): say why, do not retry. "[rejected]" (fetch first,
-        # non-fast-forward) is a race: fetch, merge and push again.
-        if "remote rejected" in result.stderr or (
-                "rejected" not in result.stderr and "fetch first" not in result.stderr):
+        if not push_raced(result.stderr):
             raise StoreStateError(f"git push {remote} failed: {result.stderr.strip()}")
     raise StoreStateError(f"{remote} kept moving while pushing {NOTES_REF}; run it again")
+
+
+def push_raced(stderr: str) -> bool:
+    """Tell whether ``git push`` of the notes lost a race with another push (retry it).
+
+    ``[rejected]`` (fetch first, non-fast-forward) is a remote that moved before the push;
+    ``[remote rejected] ... (failed to update ref)``, git's ``cannot lock ref ... but
+    expected``, is one that moved while its pre-receive hook judged this push (two
+    ``kistore notes push`` at once: the loser failed with git's words, reviewer r91 F7).
+    Any other ``[remote rejected]`` is the remote's own refusal (a pre-receive hook: KI411,
+    notes that do not only grow): not retried.
+
+    Args:
+        stderr: ``git push``'s standard error.
+
+    Returns:
+        True when fetching, merging and pushing again can succeed.
+    """
+    if "failed to update ref" in stderr or "cannot lock ref" in stderr:
+        return True
+    return "remote rejected" not in stderr and ("rejected" in stderr or "fetch first" in stderr)
 
 
 def _merge_into_notes(repo: pygit2.Repository, theirs: str, remote: str,

@@ -21,6 +21,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from ..core.claims import WITHDRAW
 from ..core.contradictions import implausible_latencies
 from ..core.findings import WARNING, rule
 from .numbers import value_text
@@ -47,7 +48,10 @@ RANK_OUTLIER = rule(
     "KI234", "rank-outlier", WARNING,
     "check the value's unit (`timing.latencyNs` is in nanoseconds: a 0.42 ms kernel is "
     "420000); a run truly that much better: say how it was measured in the pull request "
-    "(it is added and ranked all the same)")
+    "(it is added and ranked all the same); a committed slip: a trusted maintainer withdraws "
+    f"it (`{WITHDRAW.format(ref='REF')}`, the file committed: objects are never edited, and "
+    "a withdrawal is what takes a stored run out of the ranking), then the corrected run is "
+    "added as a new object")
 
 WHY = (f"a value {OUTLIER_FACTOR}x or more ahead is what a value in another unit reads as (ms "
        "or us written as ns); no group of the real data has a #1 more than 15x ahead of its "

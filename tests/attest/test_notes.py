@@ -256,3 +256,23 @@ def test_a_fan_out_directory_pruned_while_attesting_is_written_again(record_stor
     object_bytes = (store_path / layout.object_path(RUN)).read_bytes()
     assert calls == [object_bytes, object_bytes]  # the failed write, then the one that held
     assert notes.note_lines(repo, object_blob(store_path)) == [bundle_bytes(1)]
+
+
+@pytest.mark.parametrize(("stderr", "raced"), [
+    # two `kistore notes push` at once: the remote's ref moved while its hook judged this one
+    ("remote: ok: 1 ref update(s): 0 errors, 0 warnings, 0 info\nremote: error: cannot lock "
+     "ref 'refs/notes/kistore': is at 90e41523 but expected f12e1688\nTo ../srv.git\n ! "
+     "[remote rejected] refs/notes/kistore -> refs/notes/kistore (failed to update ref)\n",
+     True),
+    (" ! [rejected]        refs/notes/kistore -> refs/notes/kistore (fetch first)\n", True),
+    (" ! [rejected]        refs/notes/kistore -> refs/notes/kistore (non-fast-forward)\n", True),
+    # the remote's own refusal (its pre-receive hook), and git failing otherwise: not retried
+    (" ! [remote rejected] refs/notes/kistore -> refs/notes/kistore (pre-receive hook "
+     "declined)\n", False),
+    ("fatal: '../gone.git' does not appear to be a git repository\n", False),
+])
+def test_push_raced_retries_a_lost_race_and_nothing_else(stderr, raced):
+    """Reviewer r91 F7: the loser of two simultaneous pushes failed with git's lock error."""
+    from kistore.attest.notes import push_raced
+
+    assert push_raced(stderr) is raced

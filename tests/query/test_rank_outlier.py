@@ -30,7 +30,10 @@ WHY = ("a value 100x or more ahead is what a value in another unit reads as (ms 
        "as ns); no group of the real data has a #1 more than 15x ahead of its median run")
 HINT = ("check the value's unit (`timing.latencyNs` is in nanoseconds: a 0.42 ms kernel is "
         "420000); a run truly that much better: say how it was measured in the pull request "
-        "(it is added and ranked all the same)")
+        "(it is added and ranked all the same); a committed slip: a trusted maintainer "
+        "withdraws it (`kistore attest REF --type withdrawal -m REASON --key KEY --file`, the "
+        "file committed: objects are never edited, and a withdrawal is what takes a stored run "
+        "out of the ranking), then the corrected run is added as a new object")
 MEASURED = "(by measured latency, /timing/latencyNs/mean ascending)"
 REFERENCE = "the group's median run"
 
