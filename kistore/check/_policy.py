@@ -300,6 +300,12 @@ def caveat_said(finding: Finding) -> str:
 
     ``store/policy/ranking.json:/families/F/order: family F ranks ... (KI236
     policy-time-ranked-descending, a warning of `kistore verify` and the gate: HINT)``.
+
+    Args:
+        finding: one of :func:`ranking_caveats` (KI231 or KI236).
+
+    Returns:
+        One line: file, JSON Pointer (RFC 6901), message, rule, severity and the fix.
     """
     return (f"{finding.file}:{finding.pointer}: {finding.message} ({finding.rule.id} "
             f"{finding.rule.name}, {'an' if finding.rule.severity == 'error' else 'a'} "
@@ -307,7 +313,15 @@ def caveat_said(finding: Finding) -> str:
 
 
 def family_of(finding: Finding) -> str:
-    """Return the family a :func:`ranking_caveats` finding is about (its pointer's 2nd token)."""
+    """Return the family a :func:`ranking_caveats` finding is about.
+
+    Args:
+        finding: one of :func:`ranking_caveats`, at ``/families/F/...``.
+
+    Returns:
+        ``F``, its pointer's second token unescaped as RFC 6901 says (``~1`` is ``/``,
+        ``~0`` is ``~``).
+    """
     token = (finding.pointer or "").split("/")[2]
     return token.replace("~1", "/").replace("~0", "~")
 

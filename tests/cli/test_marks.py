@@ -16,15 +16,8 @@ from kistore.cli import main
 from kistore.core.model import Manifest
 
 from ..conftest import git, latency_group, rank_time_descending
+from ..query.test_rank_outlier import HINT, WHY  # KI234's words, written once
 
-WHY = ("a value 100x or more ahead is what a value in another unit reads as (ms or us written "
-       "as ns); no group of the real data has a #1 more than 15x ahead of its median run")
-HINT = ("check the value's unit (`timing.latencyNs` is in nanoseconds: a 0.42 ms kernel is "
-        "420000); a run truly that much better: say how it was measured in the pull request "
-        "(it is added and ranked all the same); a committed slip: a trusted maintainer "
-        "withdraws it (`kistore attest REF --type withdrawal -m REASON --key KEY --file`, the "
-        "file committed: objects are never edited, and a withdrawal is what takes a stored run "
-        "out of the ranking), then the corrected run is added as a new object")
 MEDIAN = "#3 a with 3,700,000 ns, the group's median run"
 KI234_LINE = (f"KI234 rank-outlier: ms-as-ns (3.52 ns) is 1,051,136x better than {MEDIAN}: "
               f"{WHY}; {HINT}")
