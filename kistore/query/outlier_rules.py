@@ -2,13 +2,18 @@
 
 :mod:`.outliers` owns the rule, its words and its one judgment of a group
 (:func:`~.outliers.group_outliers`: each run against the group's median run). Here a
-change is judged by the groups it leaves, as ``rank`` will rank them once it lands: each
-comparison group a change puts a run in is read whole (its runs before the change, less
-those a trusted maintainer withdrew, plus every run the change brings to it), and each
-arriving run the judgment marks is said (reviewer r90b F2: the #2 alone was compared
-with, so two slipped runs at the top, or two pull requests at 60x each, passed; F10: a
-change's own runs were never compared with one another, and a withdrawn run stayed the
-best so far).
+change is judged twice, in each comparison group it puts a run in (read whole: its runs
+before the change, less those a trusted maintainer withdrew, plus every run the change
+brings to it), and each arriving run either judgment marks is said: by the group it
+leaves, as ``rank`` will rank it once it lands (reviewer r90b F2: the #2 alone was
+compared with, so two slipped runs at the top, or two pull requests at 60x each, passed;
+F10: a change's own runs were never compared with one another, and a withdrawn run stayed
+the best so far), and against the median run of the group before the change, which no run
+of the change can move (reviewer r91 F1: one stored run and two slips in one change, or a
+third one-run slip into a group of two, made a slip the median run and passed unmarked; a
+group whose runs all arrive in one change has only the first judgment). A stored run
+whose mark (as ``rank`` shows it) the change removes or makes is said too (r91 F1: the
+third slip silently took the first two's marks away).
 
 * :func:`outliers_admitted`, a :class:`kistore.store.GroupsCheck` ``kistore add`` and
   ``import`` hand to :meth:`kistore.store.Store.add` (``checks=``, through
@@ -17,15 +22,17 @@ best so far).
   judged too, said on the manifest that completes its key (F7);
 * :func:`range_outliers`, a :data:`kistore.check.gate.RangeChecker` ``kistore check``
   (and so pre-receive, ``check --updates``) hands to the gate (``checkers=``): a warning
-  per run whose group file the range adds.
+  per run whose group file the range adds that is marked, and per stored run whose mark
+  the range removes or makes (on that run's object).
 
 Cost, O(change): a group is listed through its directory (``store/groups/sha256/XX/<62
 hex of K>/``, one tree lookup) and its runs' objects read in one fetch (a partial clone),
 only when an arriving run can rank (status ``passed``, a positive value, not a reference,
 no contradiction). Implementations (whose role says whether a run ranks) and attestations
-(withdrawals) are read only when an arriving run is 100x ahead of some run of its group,
-the one case in which they can decide: an ordinary run reads its group's runs, nothing
-more.
+(withdrawals) are read, in one more fetch, only when the group's runs, the arriving ones
+counted in, span 100x (best over worst), the one case in which a mark can be made or
+moved: an ordinary run in an ordinary group reads its group's runs, nothing more; names
+(metadata files) only of the runs a message names.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import hashes, layout
 from ..core.canonical_fast import loads_lenient
+from ..core.claims import WITHDRAW
 from ..core.comparison import stored_spec
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError
@@ -46,11 +54,13 @@ from ..core.words import comparison_said
 from ..index.records import REFERENCE, Record, describe
 from ..store import AdmissionWarning, FileTooLarge, GroupsCheck
 from .outliers import (
+    MEDIAN,
     OUTLIER_FACTOR,
     RANK_OUTLIER,
     WHY,
     Outlier,
     Run,
+    ahead_of,
     factor,
     group_outliers,
     ratio_said,
@@ -150,48 +160,116 @@ class _Arrival(NamedTuple):
 
 
 class _Marked(NamedTuple):
-    """An arriving run KI234 marks: its record, its rank once the change lands, why."""
+    """An arriving run KI234 marks: its record, its rank once the change lands, why.
+
+    ``before``: marked against the median run of the group before the change (the change
+    cannot move it), not by the group it leaves: what that run is (``the group's median run
+    before the change``, or its only run); ``after`` is then the left group's median run
+    (with its rank), which ``rank`` will compare with (r91 F1). Every rank is the one the
+    run takes once the change lands (``outlier.best_rank`` too).
+    """
 
     record: Record
     comparison: Comparison
     outlier: Outlier
     rank: int
+    before: str = ""
+    after: tuple[Run, int] | None = None
+
+
+class _Moved(NamedTuple):
+    """A stored run whose KI234 mark a change removes or makes (r91 F1).
+
+    Attributes:
+        run: the stored run (its name read).
+        comparison: how its group ranks.
+        before: its mark in the group before the change (None: unmarked).
+        after: its mark in the group the change leaves (None: unmarked).
+        median: the median run of the group on the unmarked side (before the change for
+            a mark made, after it for a mark removed), with its rank once the change lands.
+        rank: the run's rank once the change lands.
+        by: the change's first arriving run in the group (add says it on its manifest).
+    """
+
+    run: Run
+    comparison: Comparison
+    before: Outlier | None
+    after: Outlier | None
+    median: tuple[Run, int]
+    rank: int
+    by: Record
+
+
+def _median(runs: Sequence[Run]) -> Run:
+    """Return a ranked group's median run: index ``n // 2``, best first."""
+    return runs[len(runs) // 2]
 
 
 def _judge(group: _Group, arrivals: Sequence[_Arrival], withdrawn: Withdrawn | None
-           ) -> Iterator[_Marked]:
-    """Yield each arriving run :func:`~.outliers.group_outliers` marks in the group it leaves.
+           ) -> Iterator[_Marked | _Moved]:
+    """Yield what KI234 says of a change to one group: marked arrivals, moved marks.
 
-    The group: its runs that rank (not a reference implementation's, not withdrawn), and
-    the arrivals. Roles and withdrawals are asked only when some arrival is
-    :data:`~.outliers.OUTLIER_FACTOR` ahead of some run of the group (a marked run is
-    that far ahead of the median run, one of them).
+    The group before the change (the base): its stored runs that rank (not a reference
+    implementation's, not withdrawn); after it: those and the arrivals. An arriving run is
+    marked when :func:`~.outliers.group_outliers` marks it in the group it leaves, or when
+    it is :data:`~.outliers.OUTLIER_FACTOR` ahead of the base's median run, which no run of
+    the change can move (r91 F1: one stored run and two slips in one change, or a third
+    one-run slip into a group of two, made a slip the median run and passed unmarked). A
+    base with no run (a group whose runs all arrive in one change) has only the first. A
+    stored run whose mark the change removes or makes is yielded too (:class:`_Moved`).
+    Roles and withdrawals are asked only when the group, arrivals included, spans the
+    factor (best over worst): with no such gap no run is marked, before or after.
     """
     order = group.comparison.order
     unit = next((a.unit for a in arrivals if a.unit is not None), None)
     members = [r for r in group.runs()  # another unit: KI210 refuses the pair
                if unit is None or r.unit is None or r.unit == unit]
     sign = -1.0 if order == DESCENDING else 1.0
-    best = min(arrivals, key=lambda a: sign * a.value).value  # the best arrival, the worst
-    worst = max([r.value for r in members] + [a.value for a in arrivals],  # run: O(n)
-                key=lambda v: sign * v)
-    if factor(order, best, worst) < OUTLIER_FACTOR:
+    values = [r.value for r in members] + [a.value for a in arrivals]  # O(n)
+    if factor(order, min(values, key=lambda v: sign * v),
+              max(values, key=lambda v: sign * v)) < OUTLIER_FACTOR:
         return
     out = withdrawn([r.digest[7:] for r in members]) if withdrawn and members else set()
     group.prefetch_roles(members)
-    runs = [Run(r.digest, None, r.value, r.unit) for r in members
-            if r.digest[7:] not in out and group.ranks(r)]
-    runs += [Run(a.record.digest, a.record.name, a.value, a.unit) for a in arrivals]
-    runs.sort(key=lambda r: (sign * r.value, r.digest))
-    marked = group_outliers(order, runs)
+    base = sorted((Run(r.digest, None, r.value, r.unit) for r in members
+                   if r.digest[7:] not in out and group.ranks(r)),
+                  key=lambda r: (sign * r.value, r.digest))
+    runs = sorted(base + [Run(a.record.digest, a.record.name, a.value, a.unit)
+                          for a in arrivals], key=lambda r: (sign * r.value, r.digest))
+    marked, was = group_outliers(order, runs), group_outliers(order, base)
     at = {r.digest: i + 1 for i, r in enumerate(runs)}
     names = {a.record.digest: a.record.name for a in arrivals}
+
+    def name_of(digest: str) -> str | None:
+        return names.get(digest) or group.name(digest)
+
+    def named_(o: Outlier | None) -> Outlier | None:
+        return None if o is None else o._replace(best_name=name_of(o.best))
+
+    ref = _median(base) if base else None
     for a in arrivals:
-        found = marked.get(a.record.digest)
+        found = named_(marked.get(a.record.digest))
         if found is not None:
-            median = names.get(found.best) or group.name(found.best)
-            yield _Marked(a.record, group.comparison, found._replace(best_name=median),
-                          at[a.record.digest])
+            yield _Marked(a.record, group.comparison, found, at[a.record.digest])
+            continue
+        if ref is None:
+            continue
+        found = named_(ahead_of(order, Run(a.record.digest, a.record.name, a.value, a.unit),
+                                ref, at[ref.digest]))
+        if found is not None:
+            median = _median(runs)
+            yield _Marked(a.record, group.comparison, found, at[a.record.digest],
+                          _BEFORE if len(base) > 1 else "the group's only run before the change",
+                          (median._replace(name=name_of(median.digest)), at[median.digest]))
+    for run in base:
+        before, after = was.get(run.digest), marked.get(run.digest)
+        if (before is None) != (after is None):
+            median = _median(base if before is None else runs)
+            yield _Moved(run._replace(name=name_of(run.digest)), group.comparison,
+                         named_(before and before._replace(best_rank=at[before.best])),
+                         named_(after),
+                         (median._replace(name=name_of(median.digest)), at[median.digest]),
+                         at[run.digest], arrivals[0].record)
 
 
 def _arrival(record: Record, policy: RankingPolicy) -> tuple[Comparison, float, str | None] | None:
@@ -209,8 +287,8 @@ def _arrival(record: Record, policy: RankingPolicy) -> tuple[Comparison, float, 
 
 
 def _judged(view: View, policy: RankingPolicy, records: Iterable[Record],
-            withdrawn: Withdrawn | None = None) -> Iterator[_Marked]:
-    """Yield each arriving run KI234 marks in the group it leaves in ``view``.
+            withdrawn: Withdrawn | None = None) -> Iterator[_Marked | _Moved]:
+    """Yield each arriving run KI234 marks, and each stored run whose mark moves (:func:`_judge`).
 
     Args:
         view: the tree whose group directories list each group's runs (before the change
@@ -242,17 +320,69 @@ def _message(marked: _Marked, completed: str = "") -> str:
         marked: the marked arriving run.
         completed: words naming the run when the add's own manifest is another (F7).
     """
-    return _said(f"{completed}would rank #{marked.rank}", marked.comparison, marked.outlier,
-                 " once the change lands")
+    ranks = f"{completed}would rank #{marked.rank}"
+    if marked.after is None:
+        return _said(ranks, marked.comparison, marked.outlier, " once the change lands")
+    median, rank = marked.after
+    then = ("this run itself" if median.digest == marked.record.digest
+            else f"#{rank} {_run_said(median)}, which `rank` compares with")
+    return _said(ranks, marked.comparison, marked.outlier, (
+        f" (a change's own runs cannot move it; once the change lands the group's median run "
+        f"is {then}: `rank` will not mark this run)"), median=marked.before)
 
 
-def _said(ranks: str, c: Comparison, o: Outlier, when: str = "", more: int = 0) -> str:
-    """Return ``RANKS of its comparison group (HOW) with V, Nx better than MEDIAN RUN: WHY``."""
+_BEFORE = "the group's median run before the change"
+
+
+def _run_said(run: Run) -> str:
+    """Return ``BenchmarkRun/NAME (sha256:...) with 3,520 ns``."""
+    return f"{named('BenchmarkRun', run.name, run.digest)} with {value_said(run.value, run.unit)}"
+
+
+def _moved_message(moved: _Moved) -> str:
+    """Return what KI234 says of a stored run whose mark a change removes or makes.
+
+    ``this change would remove KI234's mark from RUN, a stored run that would rank #1 of
+    its comparison group (...) with V, Nx better than #3 MEDIAN with W, the group's median
+    run before the change; once it lands the group's median run is #3 ...``, or ``newly
+    mark RUN ...`` with the median runs the other way round; then why.
+    """
+    median, rank = moved.median
+    run = (f"{named('BenchmarkRun', moved.run.name, moved.run.digest)}, a stored run that "
+           f"would rank #{moved.rank}")
+    if moved.after is None:
+        assert moved.before is not None
+        return _said(
+            f"this change would remove KI234's mark from {run}", moved.comparison,
+            moved.before, f"; once it lands the group's median run is #{rank} "
+            f"{_run_said(median)}, and `rank`, `show` and the site mark the stored run no more",
+            median=_BEFORE)
+    return _said(
+        f"this change would newly mark {run}", moved.comparison, moved.after,
+        f" once the change lands (before it the median run was #{rank} {_run_said(median)},"
+        " and the stored run was not marked)")
+
+
+MOVED_FIX = (
+    "check the units of this change's runs and of the stored run (`timing.latencyNs` is in "
+    "nanoseconds: a 0.42 ms kernel is 420000): runs in another unit that make half a group "
+    "or more become its median run, and a mark moves; a stored run that is a slip: a trusted "
+    f"maintainer withdraws it (`{WITHDRAW.format(ref='REF')}`, the file committed); every "
+    "run honest: say so in the pull request (the change lands all the same)")
+"""KI234's fix for a stored run whose mark a change removes or makes (r91 F1)."""
+
+
+def _said(ranks: str, c: Comparison, o: Outlier, when: str = "", more: int = 0,
+          median: str = MEDIAN) -> str:
+    """Return ``RANKS of its comparison group (HOW) with V, Nx better than MEDIAN RUN: WHY``.
+
+    ``median``: what the run compared with is (:func:`~.outliers.reference_said`).
+    """
     also = f", and {more} more run(s) of the group are marked so" if more else ""
     return (f"{ranks} of its comparison group ({comparison_said(c.name)}, {c.metric} "
             f"{c.order}) with {value_said(o.value, o.unit)}, {ratio_said(o.ratio)} better than "
-            f"{reference_said(o, named('BenchmarkRun', o.best_name, o.best))}{when}{also}: "
-            f"{WHY}")
+            f"{reference_said(o, named('BenchmarkRun', o.best_name, o.best), median)}{when}"
+            f"{also}: {WHY}")
 
 
 def outliers_check(withdrawn: Withdrawn | None = None) -> GroupsCheck:
@@ -285,11 +415,14 @@ def outliers_admitted(store: Store, manifests: Sequence[Manifest],
             group, as ``rank`` leaves them); None: none is.
 
     Returns:
-        ``(digest, AdmissionWarning)`` per run that the group it leaves marks
+        ``(digest, AdmissionWarning)`` per arriving run that the group it leaves marks
         (:func:`~.outliers.group_outliers`: :data:`OUTLIER_FACTOR` or more ahead of the
-        group's median run), the add's own runs judged with one another; at ``/spec`` +
+        group's median run; the add's own runs judged with one another) or that is that
+        far ahead of the median run of its group before the add (r91 F1); at ``/spec`` +
         the ranked metric of the run; a stored run's on the manifest completing its key,
-        naming the run. Every run is added all the same.
+        naming the run. Then one per stored run whose mark the add removes or makes
+        (:data:`MOVED_FIX`), on the manifest of the add's first run in that group (by
+        digest), naming the stored run. Every run is added all the same.
     """
     batch = {str(m.digest): m for m in manifests}
     view = store.view(None)
@@ -312,18 +445,22 @@ def outliers_admitted(store: Store, manifests: Sequence[Manifest],
             name = metadata_name(_bytes(view, layout.metadata_path(Digest(hex_))))
             records.append(describe(digest, found[0], name or "", found[1], lookup))
     problems: list[tuple[Digest, KistoreError]] = []
-    for marked in _judged(view, policy, records, withdrawn):
-        digest, completed = marked.record.digest, ""
-        pointer: str | None = "/spec" + marked.comparison.metric
+    for said in _judged(view, policy, records, withdrawn):
+        record = said.by if isinstance(said, _Moved) else said.record
+        digest, completed = record.digest, ""
+        pointer: str | None = "/spec" + said.comparison.metric
         if digest not in batch:  # said on the protocol or environment completing its key
             digest = next(d for f in ("environmentDigest", "protocolDigest")
-                          if (d := marked.record.spec.get(f)) in batch)
-            completed = (f"{named('BenchmarkRun', marked.record.name, marked.record.digest)}, "
-                         f"a stored run whose comparison group this add completes, ")
+                          if (d := record.spec.get(f)) in batch)
+            completed = (f"{named('BenchmarkRun', record.name, record.digest)}, a stored run "
+                         "whose comparison group this add completes, ")
             pointer = None
+        if isinstance(said, _Moved):  # about another run: on the first arriving one
+            text, pointer = f"{_moved_message(said)}; {MOVED_FIX}", None
+        else:
+            text = f"{_message(said, completed)}; {RANK_OUTLIER.hint}"
         problems.append((Digest.from_str(digest), AdmissionWarning(
-            f"{_message(marked, completed)}; {RANK_OUTLIER.hint} ({RANK_OUTLIER.id}: "
-            f"{_ADDED})", pointer=pointer)))
+            f"{text} ({RANK_OUTLIER.id}: {_ADDED})", pointer=pointer)))
     return problems
 
 
@@ -335,15 +472,20 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
             (:func:`kistore.attest.evidence.withdrawn_runs`: a withdrawn run is left out of
             its group, as ``rank`` leaves it).
         base: the range's base commit id (unused: HEAD's groups less the range's runs are
-            the groups before it).
+            the groups before it, withdrawals as at HEAD).
         head: its head commit id.
         changed: the paths the range changes; each group file it adds is a run arriving.
 
     Returns:
         One warning per run whose group file the range adds that the group at ``head``
         marks (:func:`~.outliers.group_outliers`: :data:`OUTLIER_FACTOR` or more ahead of
-        the group's median run), the range's runs judged with one another; on the run's
-        object, at ``/spec`` + the ranked metric (``extra``: :meth:`Outlier.to_json`).
+        the group's median run; the range's runs judged with one another) or that is that
+        far ahead of the median run of its group before the range (HEAD's group less the
+        range's runs: the gate refuses a removed group file), on the run's object, at
+        ``/spec`` + the ranked metric (``extra``: :meth:`Outlier.to_json`); then one per
+        stored run whose mark the range removes or makes, on that run's object
+        (``extra``: ``stored``, ``before`` and ``after``, each :meth:`Outlier.to_json` or
+        None; ``fix``: :data:`MOVED_FIX`).
     """
     arriving = [grouped[1] for path in changed
                 if (grouped := layout.group_from_path(path)) is not None]
@@ -363,10 +505,22 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
             name = metadata_name(_bytes(view, layout.metadata_path(run)))
             records.append(describe(str(run), found[0], name or "", found[1],
                                     lambda d: _stored(view, d)))
-    return [Finding(RANK_OUTLIER, _message(m),
-                    file=layout.object_path(Digest.from_str(m.record.digest)),
-                    pointer="/spec" + m.comparison.metric, extra=m.outlier.to_json())
-            for m in _judged(view, policy, records, withdrawn_runs(store, at=head))]
+    findings = []
+    for said in _judged(view, policy, records, withdrawn_runs(store, at=head)):
+        if isinstance(said, _Moved):
+            findings.append(Finding(
+                RANK_OUTLIER, _moved_message(said),
+                file=layout.object_path(Digest.from_str(said.run.digest)),
+                pointer="/spec" + said.comparison.metric, fix=MOVED_FIX,
+                extra={"rule": RANK_OUTLIER.id, "stored": True,
+                       "before": said.before and said.before.to_json(),
+                       "after": said.after and said.after.to_json()}))
+        else:
+            findings.append(Finding(
+                RANK_OUTLIER, _message(said),
+                file=layout.object_path(Digest.from_str(said.record.digest)),
+                pointer="/spec" + said.comparison.metric, extra=said.outlier.to_json()))
+    return findings
 
 
 def _bytes(view: View, path: str) -> bytes | None:

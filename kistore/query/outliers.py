@@ -156,16 +156,38 @@ def group_outliers(order: str, runs: Sequence[Run]) -> dict[str, Outlier]:
     if len(runs) < 2:
         return {}
     at = len(runs) // 2
-    ref = runs[at]
-    if ref.value <= 0:
-        return {}
     found = {}
     for run in runs[:at]:
-        ratio = factor(order, run.value, ref.value) if run.value > 0 else 0.0
-        if OUTLIER_FACTOR <= ratio < math.inf:
-            found[run.digest] = Outlier(run.digest, run.value, ref.digest, ref.name,
-                                        ref.value, run.unit, ratio, at + 1)
+        if (outlier := ahead_of(order, run, runs[at], at + 1)) is not None:
+            found[run.digest] = outlier
     return found
+
+
+def ahead_of(order: str, run: Run, median: Run, rank: int) -> Outlier | None:
+    """Return ``run``'s :class:`Outlier` when :data:`OUTLIER_FACTOR` or more ahead of ``median``.
+
+    The one comparison of the rule: :func:`group_outliers` makes it with the group's median
+    run; the gate (:mod:`.outlier_rules`) also with the median run of the group before a
+    change, which the change's own runs cannot move (reviewer r91 F1).
+
+    Args:
+        order: the ranking's order (``ascending``: lower is better; ``descending``).
+        run: the run judged.
+        median: the run it is compared with.
+        rank: ``median``'s rank in the group it is the median run of (the Outlier's
+            ``best_rank``).
+
+    Returns:
+        The :class:`Outlier` (ratio at least the factor, finite), or None: under the
+        factor, or a value of 0 or below on either side (no ratio to say).
+    """
+    if median.value <= 0 or run.value <= 0:
+        return None
+    ratio = factor(order, run.value, median.value)
+    if not OUTLIER_FACTOR <= ratio < math.inf:
+        return None
+    return Outlier(run.digest, run.value, median.digest, median.name, median.value, run.unit,
+                   ratio, rank)
 
 
 def ranking_outliers(ranking: Ranking) -> dict[str, Outlier]:
@@ -193,15 +215,21 @@ def ranking_outlier(ranking: Ranking) -> Outlier | None:
     return None if first is None else ranking_outliers(ranking).get(first.record.digest)
 
 
-def reference_said(outlier: Outlier, shown: str | None = None) -> str:
+MEDIAN = "the group's median run"
+"""What the rule calls the run a marked run is compared with (:func:`group_outliers`)."""
+
+
+def reference_said(outlier: Outlier, shown: str | None = None, median: str = MEDIAN) -> str:
     """Return the median run as the rule names it: ``#3 NAME with 3,520,000 ns, ...``.
 
     Args:
         outlier: a marked run's :class:`Outlier`.
         shown: how to name the median run (default: its name, else its digest).
+        median: what the run is (default :data:`MEDIAN`; the gate: the median run before
+            the change).
     """
     return (f"#{outlier.best_rank} {shown or outlier.best_name or outlier.best} "
-            f"with {value_said(outlier.best_value, outlier.unit)}, the group's median run")
+            f"with {value_said(outlier.best_value, outlier.unit)}, {median}")
 
 
 def outlier_line(outlier: Outlier, name: str) -> str:

@@ -98,6 +98,29 @@ def test_a_new_first_by_100x_reads_its_group_in_one_more_fetch(tmp_path):
     assert git_processes(trace)["fetch"] <= 14 + 3
 
 
+def test_an_ordinary_run_into_a_group_holding_a_slip_reads_its_roles_in_one_fetch(tmp_path):
+    """r91 F1: a change can remove or make a stored run's mark (its runs move the median
+    run), so a group whose runs already span 100x (a landed slip at 50 ns beside 30 runs at
+    10,000 ns) reads its runs' implementations and attestations for an ordinary run too:
+    one more fetch, no mark moved, nothing said."""
+    server, kit, base = _server(tmp_path)
+    _push_run(tmp_path, server, kit, base, "slip", latency=50)
+    _push_run(tmp_path, server, kit, base, "new-run")
+    clone = tmp_path / "ci.git"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{server}",
+        str(clone))
+    before = _missing(clone)
+    trace = tmp_path / "trace.json"
+    done = subprocess.run([KISTORE, "--store", str(clone), "check", "main~1..main"],
+                          capture_output=True, text=True,
+                          env={**os.environ, "GIT_TRACE2_EVENT": str(trace)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "ok: main~1..main: 0 errors, 0 warnings, 0 info"
+    # the one-run pull request's 14, the 31 other runs' objects, their 31 implementations
+    assert 0 < before - _missing(clone) <= 14 + 31 + 31, before - _missing(clone)
+    assert git_processes(trace)["fetch"] <= 14 + 2
+
+
 def test_a_taken_name_is_refused_in_a_partial_clone(tmp_path):
     server, kit, base = _server(tmp_path, runs=5)
     work = tmp_path / "contributor"
