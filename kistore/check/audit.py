@@ -36,7 +36,7 @@ from ..core.gitattributes import check_gitattributes
 from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.observed import run_observed
-from ..core.restore import renamed_advice
+from ..core.restore import renamed_advice, restore_advice
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
 from ..git.blobs import CommitUnparsable, ObjectUnreadable, is_partial_clone
@@ -64,6 +64,7 @@ from ._rules import (
     JSON_PARSE_ERROR,
     NOT_A_REGULAR_FILE,
     OBJECT_DIGEST_MISMATCH,
+    PATH_OUTSIDE_LAYOUT,
     REGULAR,
     Entry,
     check_case_collisions,
@@ -835,34 +836,77 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
 
 
 def _renamed(snap: Files, finding: Finding) -> Finding:
-    """Return a KI101 finding told how to rename the file back, when it was renamed by hand.
+    """Return a KI101 or KI110 finding told what the file is, when its bytes are a stored one's.
 
     Args:
         snap: where the files are read.
-        finding: a finding of an object file's bytes.
+        finding: a finding of an object file's bytes (KI101), or of a file off the layout
+            (KI110: read only when it is under ``store/objects/``, and not a temporary file
+            of a killed add, ``.NAME.PID.N.tmp``).
 
     Returns:
-        ``finding``; for KI101 whose file's bytes hash to a digest with no object file at
-        its own path but a metadata file (a stored manifest's object, moved), the same
-        finding with :func:`kistore.core.restore.renamed_advice` added to its message
-        (reviewer r90 F7), ``extra["holds"]`` (the digest its bytes are) and the ``mv``
-        as its fix, which :func:`one_cause` reads.
+        ``finding``; when the file's bytes hash to a digest whose metadata file is stored:
+
+        * its own object file missing: the file was renamed by hand (reviewer r90 F7; r91
+          F5: to ``NAME.json.bak`` too, KI110), :func:`kistore.core.restore.renamed_advice`
+          added to its message, ``extra["holds"]`` (the digest its bytes are) and the
+          ``mv`` as its fix, which :func:`one_cause` reads; when the file's own name is a
+          stored manifest's object path (a rename over another object, r91 F5), that
+          object's bytes are gone: ``extra["over"]``, and the fix restores it after the
+          ``mv`` (:func:`kistore.core.restore.restore_advice`);
+        * its own object file there with those bytes: a copy (r91 F5: KI101 advised
+          ``git checkout`` of a file git never held), ``extra["copy"]``, removed with ``rm``.
+
+        Any other file (its bytes no stored manifest's: tampered) is left as it is.
     """
-    if finding.rule.id != OBJECT_DIGEST_MISMATCH.id or not finding.found or not finding.file:
-        return finding
-    holds = Digest.from_str(finding.found)
+    file = finding.file
+    if not file or not (finding.rule.id == OBJECT_DIGEST_MISMATCH.id and finding.found
+                        or finding.rule.id == PATH_OUTSIDE_LAYOUT.id
+                        and file.startswith(layout.OBJECTS_DIR + "/")
+                        and not file.rpartition("/")[2].startswith(".")):
+        return finding  # .NAME.PID.N.tmp: a killed add's temporary file, KI110 says so
     try:
-        if snap.read(layout.object_path(holds)) is not None or \
-                snap.read(layout.metadata_path(holds)) is None:
-            return finding  # still at its own path, or no stored manifest's bytes (tampered)
-    except (FileTooLarge, ObjectUnreadable):
+        if finding.rule.id == OBJECT_DIGEST_MISMATCH.id:
+            holds = Digest.from_str(finding.found or "")
+        elif (data := snap.read(file)) is None:
+            return finding
+        else:
+            holds = Digest.of(data)
+        own_bytes = snap.read(layout.object_path(holds))
+        if snap.read(layout.metadata_path(holds)) is None:
+            return finding  # no stored manifest's bytes (tampered)
+        named = layout.digest_from_path(file)
+        over = named if named is not None and snap.read(layout.metadata_path(named)) \
+            is not None else None
+    except (FileTooLarge, ObjectUnreadable, ValueError):
         return finding
     own = layout.object_path(holds)
-    return dataclasses.replace(
-        finding, message=f"{finding.message}; {renamed_advice(finding.file, holds)}",
-        extra={**finding.extra, "holds": str(holds)},
-        fix=f"a file renamed by hand: rename it back with `mv {finding.file} {own}` (from "
-            "the top of the clone); nothing else is to be written or removed for it")
+    said = ("not a path of the store layout" if finding.rule.id == PATH_OUTSIDE_LAYOUT.id
+            else finding.message)  # KI110's own advice (move or remove it) is not this
+    extra: dict[str, Any] = {**finding.extra, "holds": str(holds)}
+    if own_bytes is not None:
+        if Digest.of(own_bytes) != holds:
+            return finding  # its own file is there, changed: KI101 says so on it
+        extra["copy"] = True
+        message = (f"{said}; its bytes are those of {holds}, whose own object file {own} is "
+                   "there with them: a copy")
+        fix = (f"a copy of a stored object: remove it with `rm {file}` (from the top of the "
+               "clone); nothing else is to be written or removed for it")
+    else:
+        message = f"{said}; {renamed_advice(file, holds, over)}"
+        fix = (f"a file renamed by hand: rename it back with `mv {file} {own}` (from the top "
+               "of the clone); nothing else is to be written or removed for it")
+    if over is not None:  # its name is a stored object's path: that object's bytes are gone
+        back = restore_advice(file, over, None)
+        extra["over"] = str(over)
+        if own_bytes is not None:
+            message += f", written over the object file of {over}, whose metadata is stored"
+            fix = f"a copy of a stored object written over another object's file: {back}"
+        else:
+            fix = (f"a file renamed by hand over another object's file: rename it back with "
+                   f"`mv {file} {own}` (from the top of the clone) first, then put back the "
+                   f"object it replaced: {back}")
+    return dataclasses.replace(finding, message=message, extra=extra, fix=fix)
 
 
 _ON_MISNAMED = ("KI204", "KI213", "KI215")
@@ -872,17 +916,26 @@ lacks its forward records and group file."""
 _ON_HOLDER = ("KI214", "KI216")
 """Rules a forward record or group file of the renamed run breaks (its object is gone)."""
 
+_ON_OVERWRITTEN = ("KI401",)
+"""Rules the object file a rename wrote over breaks at its path (HEAD holds other bytes);
+every finding on its metadata file judges that metadata with the other manifest's bytes."""
+
 
 def one_cause(findings: list[Finding], causes: Iterable[Finding] = ()) -> list[Finding]:
-    """Leave out the findings an object file renamed by hand explains: one cause, one advice.
+    """Leave out the findings an object file renamed or copied by hand explains.
 
-    A file ``mv``-ed to another name (KI101 with ``extra["holds"]``, :func:`_renamed`) also
+    One cause, one advice. A file ``mv``-ed to another name (KI101, or KI110 for a name off
+    the layout such as ``NAME.json.bak``, with ``extra["holds"]``: :func:`_renamed`) also
     leaves its own digest's metadata without an object (KI203), its object deleted from
     HEAD's path (KI402) and that run's forward records and group file naming no object
     (KI214, KI216), and makes the misnamed file an object without metadata (KI204) whose
     "run" lacks forward records and a group file (KI213, KI215). Each of those advised
     writing or removing a file (``kistore migrate`` wrote a group file for a run that does
     not exist, left after the ``mv``: reviewer r90b F4); the ``mv`` alone puts them right.
+    Renamed over another stored object (``extra["over"]``, r91 F5): that object's path
+    reads as modified (KI401), and its metadata, forward records and group file are judged
+    with the moved bytes; the finding's fix restores it. A copy (``extra["copy"]``) breaks
+    KI204, KI213 and KI215 only, on itself.
 
     Args:
         findings: findings of one verify.
@@ -895,12 +948,21 @@ def one_cause(findings: list[Finding], causes: Iterable[Finding] = ()) -> list[F
     misnamed: set[str] = set()
     holders: set[str] = set()
     own: set[str] = set()
+    overwritten: set[str] = set()
+    judged_with_moved: set[str] = set()  # the metadata of an object renamed over
     for f in (*findings, *causes):
-        if f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.file and "holds" in f.extra:
-            holds = Digest.from_str(f.extra["holds"])
+        if f.rule.id in (OBJECT_DIGEST_MISMATCH.id, PATH_OUTSIDE_LAYOUT.id) and f.file \
+                and "holds" in f.extra:
             misnamed.add(f.file)
-            holders.add(holds.hex)
-            own |= {layout.metadata_path(holds), layout.object_path(holds)}
+            if not f.extra.get("copy"):
+                holds = Digest.from_str(f.extra["holds"])
+                holders.add(holds.hex)
+                own |= {layout.metadata_path(holds), layout.object_path(holds)}
+            if "over" in f.extra:
+                over = Digest.from_str(f.extra["over"])
+                holders.add(over.hex)
+                overwritten.add(f.file)
+                judged_with_moved.add(layout.metadata_path(over))
     if not misnamed:
         return findings
 
@@ -908,7 +970,9 @@ def one_cause(findings: list[Finding], causes: Iterable[Finding] = ()) -> list[F
         file = f.file or ""
         return ((f.rule.id in _ON_MISNAMED and file in misnamed)
                 or (f.rule.id in _ON_HOLDER and file.rpartition("/")[2] in holders)
-                or (f.rule.id in ("KI203", "KI402") and file in own))
+                or (f.rule.id in _ON_OVERWRITTEN and file in overwritten)
+                or (f.rule.id in ("KI203", "KI402") and file in own)
+                or file in judged_with_moved)
 
     return [f for f in findings if not explained(f)]
 
@@ -1409,6 +1473,8 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         later[start:end] = sorted(later[start:end] + changes, key=sort_key)
     if packs:
         contents += pack_findings(store, packs, contents + later)  # a note's KI117 too
+    contents = [_renamed(snap, f) if f.rule.id == PATH_OUTSIDE_LAYOUT.id else f
+                for f in contents]  # a file renamed to NAME.json.bak (r91 F5)
     contents, later = one_cause(contents), one_cause(later, contents)  # KI402: in later
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]

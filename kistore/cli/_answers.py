@@ -312,13 +312,14 @@ def _work_tree_matches(store: Store, ref: str) -> bool:
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.digest import parse_prefix
-    from ..core.layout import OBJECTS_DIR
+    from ..core.layout import OBJECTS_DIR, digest_from_path
 
     prefix = parse_prefix(ref)
     if prefix is None:
         return False
-    return any(leaf.startswith(prefix[2:])
-               for leaf in store.view().list_dir(f"{OBJECTS_DIR}/{prefix[:2]}"))
+    shard = f"{OBJECTS_DIR}/{prefix[:2]}"
+    return any(leaf.startswith(prefix[2:]) and digest_from_path(f"{shard}/{leaf}") is not None
+               for leaf in store.view().list_dir(shard))  # not NAME.json.bak (r91 F5)
 
 
 def warn_implementation_missing(rows: Iterable[Row]) -> None:

@@ -54,21 +54,30 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
     return f"{checkout} if HEAD holds it; if it was added without --commit, {drop}"
 
 
-def renamed_advice(path: str, holds: Digest) -> str:
+def renamed_advice(path: str, holds: Digest, over: Digest | None = None) -> str:
     """Return how to put back an object file renamed by hand.
 
     Args:
         path: the misnamed object file's repository path.
         holds: the digest its bytes hash to, whose own object file is missing while its
             metadata file is there (the caller checked).
+        over: the stored manifest whose object file ``path`` is (its metadata file is
+            there, the caller checked): the rename wrote over it (reviewer r91 F5: "nothing
+            else is to be written" was said, its object lost); None: ``path`` is no stored
+            manifest's.
 
     Returns:
         A clause to follow "; ", starting in lower case, no final period: ``its bytes are
         those of sha256:..., whose own object file store/objects/... is missing (a file
         renamed by hand): rename it back with `mv PATH OWN_PATH` (from the top of the
-        clone)``.
+        clone)``; with ``over``, then ``; it was renamed over the object file of sha256:...,
+        whose metadata is stored: once it is renamed back,`` :func:`restore_advice`.
     """
     own = layout.object_path(holds)
-    return (f"its bytes are those of {holds}, whose own object file {own} is missing (a file "
+    said = (f"its bytes are those of {holds}, whose own object file {own} is missing (a file "
             f"renamed by hand): rename it back with `mv {path} {own}` (from the top of the "
             "clone)")
+    if over is None:
+        return said
+    return (f"{said}; it was renamed over the object file of {over}, whose metadata is stored: "
+            f"once it is renamed back, {restore_advice(path, over, None)}")

@@ -202,7 +202,9 @@ class View:
             return renamed_advice(path, holds)
         moved = self.find_renamed(digest) if path == layout.object_path(digest) else None
         if moved is not None:  # its own file missing, its bytes under another name
-            return renamed_advice(moved, digest)
+            over = layout.digest_from_path(moved)  # a stored object's file, written over?
+            return renamed_advice(moved, digest, over if over is not None and self.read(
+                layout.metadata_path(over)) is not None else None)
         return restore_advice(path, digest, self.head_has(path) if self.head_has else None,
                               unmerged=bool(self.unmerged and self.unmerged(path)))
 
@@ -211,10 +213,14 @@ class View:
 
         Asked when ``digest``'s own object file is missing and a message must say what to
         do (``show``, a names file pointing at it): a file renamed by hand (``mv`` into any
-        shard, reviewer r90b F4) is put back with ``mv``, not restored from git nor
-        re-indexed. Only an object file with no metadata file beside it can be one; those
-        alone are read and hashed, once a view (the first ask lists every shard: O(store)
-        listings, on an error path only).
+        shard, reviewer r90b F4; to ``NAME.json.bak``, any leaf name, r91 F5) is put back
+        with ``mv``, not restored from git nor re-indexed. An object file with no metadata
+        file beside it can be one; those are read and hashed, once a view (the first ask
+        lists every shard: O(store) listings, on an error path only). A rename over another
+        stored object's file (r91 F5) leaves a file with metadata beside it: those are
+        hashed in ``digest``'s own shard only (once a shard a view, 1/256 of the store), so
+        such a rename into another shard is not found (hashing every object: O(store)
+        reads, which an error message does not pay).
 
         Args:
             digest: the manifest whose object file is missing at its own path.
@@ -235,13 +241,25 @@ class View:
                         data = None if leaf in paired else self.read(path)
                         if data is not None:
                             self._unpaired.setdefault(Digest.of(data), path)
+            if digest not in self._unpaired and digest.hex[:2] not in self._shards_hashed:
+                self._shards_hashed |= {digest.hex[:2]}
+                shard = f"{layout.OBJECTS_DIR}/{digest.hex[:2]}"
+                for leaf in sorted(self.list_dir(shard)):  # renamed over another object
+                    path = f"{shard}/{leaf}"
+                    data = self.read(path) if layout.digest_from_path(path) else None
+                    if data is not None and layout.object_path(found := Digest.of(data)) != path:
+                        self._unpaired.setdefault(found, path)
             return self._unpaired.get(digest)
         except (KistoreError, OSError):
             return None
 
     _unpaired: dict[Digest, str] | None = None
     """:meth:`find_renamed`'s object files with no metadata file, by the digest of their
-    bytes (read once a view, on the first ask)."""
+    bytes (read once a view, on the first ask), and those of a hashed shard held under
+    another digest's name."""
+
+    _shards_hashed: frozenset[str] = frozenset()
+    """The shards (2 hex digits) whose every object file :meth:`find_renamed` hashed."""
 
     def _renamed_from(self, path: str, digest: Digest) -> Digest | None:
         """Return the digest an object file's bytes hash to when it is another's, missing.

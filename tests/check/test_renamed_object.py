@@ -75,10 +75,15 @@ def test_a_tampered_object_or_a_copy_is_not_called_renamed(published):
     assert said == f"restore it with `git checkout HEAD -- {own}`"
     [ki101] = [f for f in audit.verify(store) if f.rule.id == "KI101"]
     assert ki101.message == "sha256 of the file is not its name"
-    # a copy under a wrong name while the object is still at its own path: no mv advised
+    # a copy under a wrong name while the object is still at its own path: no mv advised,
+    # its removal (r91 F5: `git checkout` of a file git never held was)
     path.write_bytes(original)
     wrong = own[:-10] + ("0" if own[-10] != "0" else "1") + own[-9:]
     (published / wrong).write_bytes(original)
     [ki101] = [f for f in audit.verify(store) if f.rule.id == "KI101"]
-    assert (ki101.file, ki101.message) == (wrong, "sha256 of the file is not its name")
+    assert (ki101.file, ki101.message) == (wrong, (
+        f"sha256 of the file is not its name; its bytes are those of {digest}, whose own "
+        f"object file {own} is there with them: a copy"))
+    assert ki101.hint == (f"a copy of a stored object: remove it with `rm {wrong}` (from the "
+                          "top of the clone); nothing else is to be written or removed for it")
     assert "mv" not in store.view(None).restore_advice(wrong, layout.digest_from_path(wrong))

@@ -109,3 +109,93 @@ def test_r90b_f4_the_add_completing_a_key_writes_no_group_file_for_a_misnamed_ru
         f"with `git checkout HEAD -- {layout.object_path(digest)}`" in added.output
     assert not (store.root / "store/groups").exists() or not any(
         p.name == digest.hex for p in (store.root / "store/groups").rglob("*"))
+
+
+def _stored(published, kit=None, *, shard: bool = False) -> tuple[Digest, str, Digest, str]:
+    """The published run and, with ``kit``, another run committed beside it (in the same
+    shard with ``shard``): digests, paths (the published run's twice without ``kit``)."""
+    run = Digest.from_str(PUBLISHED["run"])
+    if kit is None:
+        return run, layout.object_path(run), run, layout.object_path(run)
+    protocol, env, workload, impl = (kit.protocol(), kit.environment(), kit.workload(),
+                                     kit.implementation())
+    latency = 5000
+    while shard and kit.digest(kit.run(protocol, env, impl, workload, latency=latency,
+                                       name="other"))[7:9] != run.hex[:2]:
+        latency += 1  # ~256 tries
+    other = kit.run(protocol, env, impl, workload, latency=latency, name="other")
+    add_docs(Store(published), [protocol, env, workload, impl, other], commit=True)
+    digest = Digest.from_str(kit.digest(other))
+    return run, layout.object_path(run), digest, layout.object_path(digest)
+
+
+def test_r91_f5_a_copy_is_said_a_copy_and_removed(published, monkeypatch):
+    """(a) `cp` of an object to another name: KI101 advised `git checkout HEAD -- PATH` (a
+    file git never held: "pathspec did not match") beside KI204 and KI215."""
+    run, own, _, _ = _stored(published)
+    copy = own[:-66] + ("0" if own[-66] != "0" else "1") + own[-65:]
+    shutil.copy(published / own, published / copy)
+    code, errors = _verify(published, monkeypatch)
+    assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [("KI101", copy)], errors
+    assert errors[0]["extra"] == {"holds": str(run), "copy": True}
+    assert errors[0]["hint"].startswith(f"a copy of a stored object: remove it with `rm {copy}`")
+    subprocess.run(["rm", copy], cwd=published, check=True)
+    assert _verify(published, monkeypatch) == (0, [])
+
+
+def test_r91_f5_a_rename_to_bak_is_one_cause(published, monkeypatch):
+    """(b) `mv X.json X.json.bak`: four errors (KI110 on the .bak, KI402, KI203 advising to
+    remove the metadata file, KI216); now KI110 says whose bytes it holds, with the mv."""
+    run, own, _, _ = _stored(published)
+    bak = own + ".bak"
+    shutil.move(published / own, published / bak)
+    code, errors = _verify(published, monkeypatch)
+    assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [("KI110", bak)], errors
+    assert errors[0]["message"] == f"not a path of the store layout; {renamed_advice(bak, run)}"
+    assert errors[0]["hint"].startswith(f"a file renamed by hand: rename it back with `mv {bak} "
+                                        f"{own}`")
+    shown = CliRunner().invoke(main, ["show", str(run)])  # was "no object with digest prefix"
+    assert shown.exit_code == 1 and f"`mv {bak} {own}`" in shown.stderr, shown.output
+    subprocess.run(["mv", bak, own], cwd=published, check=True)
+    assert _verify(published, monkeypatch) == (0, [])
+
+
+def test_r91_f5_a_rename_over_another_object_says_the_object_it_replaced(published, kit,
+                                                                          monkeypatch):
+    """(c) `mv` over another stored object's file: "nothing else is to be written or
+    removed" was said while that object was gone, and KI209/KI401 named it otherwise. In
+    its own shard, which `show` hashes whole (another shard's objects with metadata are
+    not hashed for a message: docs/rules.md, KI101)."""
+    run, own, impl, over = _stored(published, kit, shard=True)
+    shutil.move(published / own, published / over)
+    code, errors = _verify(published, monkeypatch)
+    assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [("KI101", over)], errors
+    assert errors[0]["extra"] == {"holds": str(run), "over": str(impl)}
+    assert errors[0]["message"].endswith(
+        f"; {renamed_advice(over, run, impl)}") and f"renamed over the object file of {impl}" \
+        in errors[0]["message"]
+    hint = errors[0]["hint"]
+    assert hint.startswith(f"a file renamed by hand over another object's file: rename it back "
+                           f"with `mv {over} {own}` (from the top of the clone) first, then put "
+                           f"back the object it replaced: restore it with `git checkout HEAD -- "
+                           f"{over}`")
+    shown = CliRunner().invoke(main, ["show", str(run)])
+    assert f"`mv {over} {own}`" in shown.stderr and f"renamed over the object file of {impl}" \
+        in shown.stderr, shown.output
+    subprocess.run(["mv", over, own], cwd=published, check=True)  # the advice, in its order
+    subprocess.run(["git", "checkout", "HEAD", "--", over], cwd=published, check=True)
+    assert _verify(published, monkeypatch) == (0, [])
+
+
+def test_r91_f5_a_copy_over_another_object_is_not_removed(published, kit, monkeypatch):
+    """`cp` over another stored object's file: removing the copy would lose that object's
+    file for good; the fix restores it (the copied object is intact at its own path)."""
+    run, own, impl, over = _stored(published, kit)
+    shutil.copy(published / own, published / over)
+    code, errors = _verify(published, monkeypatch)
+    assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [("KI101", over)], errors
+    assert errors[0]["extra"] == {"holds": str(run), "copy": True, "over": str(impl)}
+    assert "rm " not in errors[0]["hint"] and f"`git checkout HEAD -- {over}`" in \
+        errors[0]["hint"]
+    subprocess.run(["git", "checkout", "HEAD", "--", over], cwd=published, check=True)
+    assert _verify(published, monkeypatch) == (0, [])
