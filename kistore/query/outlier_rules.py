@@ -159,6 +159,11 @@ class _Arrival(NamedTuple):
     unit: str | None
 
 
+_BEFORE = "the group's median run before the change"
+_ONLY = "the group's only run before the change"
+"""What the run an arrival is compared with is, judged against the group before a change."""
+
+
 class _Marked(NamedTuple):
     """An arriving run KI234 marks: its record, its rank once the change lands, why.
 
@@ -259,7 +264,7 @@ def _judge(group: _Group, arrivals: Sequence[_Arrival], withdrawn: Withdrawn | N
         if found is not None:
             median = _median(runs)
             yield _Marked(a.record, group.comparison, found, at[a.record.digest],
-                          _BEFORE if len(base) > 1 else "the group's only run before the change",
+                          _BEFORE if len(base) > 1 else _ONLY,
                           (median._replace(name=name_of(median.digest)), at[median.digest]))
     for run in base:
         before, after = was.get(run.digest), marked.get(run.digest)
@@ -329,9 +334,6 @@ def _message(marked: _Marked, completed: str = "") -> str:
     return _said(ranks, marked.comparison, marked.outlier, (
         f" (a change's own runs cannot move it; once the change lands the group's median run "
         f"is {then}: `rank` will not mark this run)"), median=marked.before)
-
-
-_BEFORE = "the group's median run before the change"
 
 
 def _run_said(run: Run) -> str:
