@@ -18,7 +18,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical
-from ..core.canonical import escape_pointer
+from ..core.canonical import escape_pointer, pointer_tokens, unescape_pointer
 from ..core.errors import KistoreError
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import POLICY_FILE
@@ -132,7 +132,7 @@ def name_words(token: str) -> list[tuple[str, str]]:
         separator the characters between it and the word before (``""`` at a case change):
         ``latencyMSec`` -> ``[("", "latency"), ("", "m"), ("", "sec")]``.
     """
-    text = token.replace("~1", "/").replace("~0", "~")
+    text = unescape_pointer(token)
     found, end = [], 0
     for match in _WORDS.finditer(text):
         found.append((text[end:match.start()], match.group().lower()))
@@ -322,8 +322,7 @@ def family_of(finding: Finding) -> str:
         ``F``, its pointer's second token unescaped as RFC 6901 says (``~1`` is ``/``,
         ``~0`` is ``~``).
     """
-    token = (finding.pointer or "").split("/")[2]
-    return token.replace("~1", "/").replace("~0", "~")
+    return pointer_tokens(finding.pointer or "")[1]
 
 
 def _families(policy: Any) -> list[tuple[str, dict[str, Any]]]:
