@@ -64,6 +64,7 @@ def test_compare_marks_each_side_as_rank_marks_its_row(slipped, runner):
     lines = _run(runner, slipped, "compare", "BenchmarkRun/a").stdout.splitlines()
     assert lines[0].endswith(" rank 3 3,700,000 ns (3.7 ms)")
     assert lines[1].endswith(f"(!) 1,051,136x ahead of #3: see below (KI234)  (!) {KI230_ROW}")
+    assert lines[2] == "A / B = 1,051,136 (by measured latency, mean ascending)"  # not 1.051e+6
     assert [line for line in lines if line.startswith("(!)")] == [f"(!) {KI234_LINE}"]
     plain = _run(runner, slipped, "compare", "BenchmarkRun/a", "BenchmarkRun/b").stdout
     assert "(!)" not in plain
