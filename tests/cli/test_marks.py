@@ -121,3 +121,12 @@ def test_rank_by_a_time_descending_puts_the_slowest_first_and_says_so(slipped, r
     ascending = _run(runner, slipped, "rank", "BenchmarkRun/a")
     assert "KI236" not in ascending.stderr
     assert ascending.stdout.splitlines()[1].split()[:2] == ["1", "3.52"]
+
+
+def test_export_says_a_time_ranked_descending_as_rank_does(slipped, runner, tmp_path):
+    # reviewer r91 F3: export's rank column ranked the slowest first, unsaid
+    rank_time_descending(slipped.root)
+    git(slipped.root, "commit", "-qam", "descending")
+    done = runner.invoke(main, ["--store", str(slipped.root), "export", str(tmp_path / "out")])
+    assert done.exit_code == 0, done.output
+    assert KI236 in done.stderr.splitlines(), done.stderr
