@@ -2270,18 +2270,20 @@ def dangling_near(store: Store, manifests: Sequence[Manifest]
 
     view = store.view(None)
     batch = {m.digest.hex for m in manifests}
-    asked: dict[tuple[str, str], tuple[Digest, str] | None] = {}
+    looked: dict[tuple[str, str], tuple[Digest, str] | None] = {}  # each reference once
+    asked = 0
     warned: list[tuple[Digest, KistoreError]] = []
     for m in manifests:
         for field_name, ref in zip(REFERENCE_FIELDS, m.reference_hex, strict=False):
             kind = REFERENCE_KINDS[field_name]
-            if not ref or ref in batch or (kind, ref) in asked and asked[kind, ref] is None:
+            if not ref or ref in batch:
                 continue
-            if (kind, ref) not in asked:
-                if len(asked) >= MEANT_ASKED or view.has_object(Digest(ref)):
-                    continue
-                asked[kind, ref] = store.meant_reference(f"sha256:{ref}", kind)
-            meant = asked[kind, ref]
+            if (kind, ref) not in looked:
+                looked[kind, ref] = None
+                if asked < MEANT_ASKED and not view.has_object(Digest(ref)):
+                    asked += 1
+                    looked[kind, ref] = store.meant_reference(f"sha256:{ref}", kind)
+            meant = looked[kind, ref]
             if meant is not None:
                 warned.append((m.digest, AdmissionWarning(
                     f"{field_name} sha256:{ref} names no stored {kind}, but "
