@@ -1,4 +1,4 @@
-"""The reviewed ranking policy file, as ``verify`` and the gate check it: KI206-7, KI231, KI236.
+"""The ranking policy file, as ``verify`` and the gate check it: KI206-7, KI231, KI236, KI239.
 
 ``store/policy/ranking.json`` decides how each comparability family ranks
 (:mod:`kistore.query.policy` reads it; docs/design.md §6). A policy that is not strict JSON valid
@@ -9,7 +9,7 @@ deleted after a commit had it makes ``rank`` fall back to the shipped default un
 name states a time unit (``latency_ms``, ``latencyNs``) under another declared ``unit``
 (``score``) is KI231: ``rank`` would print milliseconds as a score (reviewer r88 F10: the
 gate said only KI415, info); one ranking such a metric ``descending`` (the slowest first) is
-KI236, a warning.
+KI236, a warning, and one ranking a rate ``ascending`` (the slowest first too) KI239.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical
-from ..core.canonical import escape_pointer
+from ..core.canonical import escape_pointer, pointer_tokens, unescape_pointer
 from ..core.errors import KistoreError
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import POLICY_FILE
@@ -48,6 +48,12 @@ POLICY_TIME_RANKED_DESCENDING = rule(
     "KI236", "policy-time-ranked-descending", WARNING,
     "rank a time `\"order\": \"ascending\"` (the fastest first); keep `descending` only for "
     "a metric where more time is better (time saved), and say so in the pull request")
+
+POLICY_RATE_RANKED_ASCENDING = rule(
+    "KI239", "policy-rate-ranked-ascending", WARNING,
+    "rank a rate `\"order\": \"descending\"` (the fastest first: more per second is "
+    "better); keep `ascending` only for a metric where less is better, and say so in the "
+    "pull request")
 
 TIME_UNITS = {
     "ns": "ns", "nsec": "ns", "nanosecond": "ns", "nanoseconds": "ns",
@@ -93,6 +99,27 @@ PERIOD_WORDS = frozenset({
 
 _DIRECT_PERIODS = frozenset({"day", "days", "hour", "hours", "week", "weeks"})
 
+LONG_TIME_UNITS = {
+    "minute": "min", "minutes": "min", "hour": "h", "hours": "h", "hr": "h", "hrs": "h",
+    "day": "d", "days": "d", "week": "wk", "weeks": "wk"}
+"""A word naming a unit of time longer than a second -> its unit: read for KI236 only
+(``kernel_time_hours`` is a time; reviewer r91 F3), when no word of :data:`TIME_UNITS` is
+in the name, and as a rate's denominator as those are (``tokens_per_hour`` is a rate). Not
+``min`` (``latency_min``, ``score_min``: a statistic far more often than minutes) nor
+``h`` (``h100``)."""
+
+RATE_NAMES = frozenset({
+    "flops", "gflops", "tflops", "pflops", "mflops", "tops", "teps", "gteps", "qps", "tps",
+    "fps", "throughput", "bandwidth"})
+"""A word that is a rate by itself, as a metric's last word (statistics aside): ``tflops``,
+``fps``, ``throughput`` (KI239; reviewer r91 F3)."""
+
+_STATISTIC_WORDS = frozenset({
+    "mean", "avg", "average", "median", "min", "max", "std", "stdev", "p", "best", "worst",
+    "total", "sum"})
+"""Words a metric's name may end in after what it measures: ``latency_mean``, ``latency_p50``
+(``p`` and ``50``), ``throughput_max``."""
+
 _NOT_PLURAL = ("ss", "us", "is")
 """Endings of words in ``s`` that are no plural (``process``, ``status``, ``axis``)."""
 
@@ -108,8 +135,8 @@ def plural_noun(word: str) -> bool:
         ``pixels``, ``updates``), not in ``ss``, ``us``, ``is`` (``process``, ``status``,
         ``axis``), nor a time (:data:`TIME_UNITS`, :data:`TIME_WORDS`: ``seconds``,
         ``times``). A guess from the spelling: such a word before a unit reads as a rate,
-        which no rule judges (KI231 and KI236 stay silent), so an unsure reading is never
-        an error.
+        which KI231 and KI236 do not judge (only KI239, a warning, when it is ranked
+        ascending), so an unsure reading is never an error.
     """
     return (len(word) >= 4 and word.endswith("s") and not word.endswith(_NOT_PLURAL)
             and word.isalpha() and word not in TIME_UNITS and word not in TIME_WORDS)
@@ -132,7 +159,7 @@ def name_words(token: str) -> list[tuple[str, str]]:
         separator the characters between it and the word before (``""`` at a case change):
         ``latencyMSec`` -> ``[("", "latency"), ("", "m"), ("", "sec")]``.
     """
-    text = token.replace("~1", "/").replace("~0", "~")
+    text = unescape_pointer(token)
     found, end = [], 0
     for match in _WORDS.finditer(text):
         found.append((text[end:match.start()], match.group().lower()))
@@ -214,6 +241,57 @@ def metric_time_unit(metric: str) -> str | None:
     return None
 
 
+TIME = "time"
+RATE = "rate"
+
+
+def metric_reading(metric: str) -> tuple[str, str | None] | None:
+    """Return what a metric's name says it is, for the order rules (KI236, KI239).
+
+    Read as :func:`metric_time_unit` reads a unit (the pointer's last token, else the one
+    before it), and beyond it (reviewer r91 F3): a unit longer than a second
+    (:data:`LONG_TIME_UNITS`, ``kernel_time_hours``), a time word with no unit
+    (:data:`TIME_WORDS` as the last word but statistics: ``latency``, ``duration_p50``),
+    and a rate with no unit of time (:data:`RATE_NAMES`: ``tflops``, ``fps``).
+
+    Args:
+        metric: the policy's ``metric``, an RFC 6901 JSON Pointer.
+
+    Returns:
+        ``("time", unit)`` (``unit`` None when the name states none), ``("rate", None)``,
+        or None when the name says neither (``sol_score``).
+    """
+    words_read = True  # a word is read in the last token, or the one before a statistic
+    for token in reversed(metric.split("/")[-2:]):
+        unit = token_time_unit(token)
+        if unit is None:
+            unit = _long_time_unit(token)
+        if unit is not None:
+            return (TIME, unit) if unit else (RATE, None)
+        words = [w for _, w in name_words(token)]
+        while words and (words[-1] in _STATISTIC_WORDS or words[-1].isdigit()):
+            words.pop()
+        if words_read and words and words[-1] in TIME_WORDS:
+            return TIME, None
+        if words_read and words and words[-1] in RATE_NAMES:
+            return RATE, None
+        words_read = not words  # /latency/p50 reads latency; /latency/speedup does not
+    return None
+
+
+def _long_time_unit(token: str) -> str | None:
+    """Return the unit of :data:`LONG_TIME_UNITS` a token's last such word names.
+
+    ``""`` for a rate's denominator (``tokens_per_hour``), None when it names none.
+    """
+    parts = name_words(token)
+    for last in range(len(parts) - 1, -1, -1):
+        unit = LONG_TIME_UNITS.get(parts[last][1])
+        if unit is not None:
+            return "" if _rate_at(parts, last, last) else unit
+    return None
+
+
 def unit_contradictions(policy: Any) -> list[Finding]:
     """KI231: each family ranking a metric named in one unit of time under another ``unit``.
 
@@ -246,53 +324,58 @@ def unit_contradictions(policy: Any) -> list[Finding]:
     return findings
 
 
-def time_descending(policy: Any) -> list[Finding]:
-    """KI236: each family ranking a metric whose name says it is a time ``descending``.
+def slowest_first(policy: Any) -> list[Finding]:
+    """KI236 and KI239: each family whose order puts the slowest run of each group first.
 
-    Warning, not an error (a policy change is a reviewed pull request, and a name is a hint:
-    ``time_saved_ms`` is a time where more is better); ranked descending, the slowest run of
-    every group of the family is #1 (reviewer r90 F3: the gate said KI415, info, only).
+    KI236 a metric whose name says it is a time ranked ``descending``, KI239 (its mirror,
+    reviewer r91 F3) one whose name says it is a rate ranked ``ascending``
+    (:func:`metric_reading`). Warnings, not errors (a policy change is a reviewed pull
+    request, and a name is a hint: ``time_saved_ms`` is a time where more is better); so
+    ranked, the slowest run of every group of the family is #1 (reviewer r90 F3: the gate
+    said KI415, info, only).
 
     Args:
         policy: the parsed policy (valid against ``schemas/RankingPolicy.json``; anything
             else yields nothing here).
 
     Returns:
-        One warning per family whose ``order`` is ``descending`` and whose ``metric`` names a
-        unit of time (:func:`metric_time_unit`; a rate, ``gflops_s``, names none), at
-        ``/families/F/order``, expected ``ascending``, found ``descending``.
+        One warning per such family, at ``/families/F/order``, expected the other order,
+        found the family's.
     """
     findings = []
     for family, entry in _families(policy):
-        metric = entry.get("metric")
-        named = metric_time_unit(metric) if isinstance(metric, str) else None
-        if named is None or entry.get("order") != "descending":
+        metric, order = entry.get("metric"), entry.get("order")
+        said = metric_reading(metric) if isinstance(metric, str) else None
+        if said is None or (said[0], order) not in ((TIME, "descending"), (RATE, "ascending")):
             continue
+        what = f"a time (in {said[1]})" if said[1] else f"a {said[0]}"
+        if said[0] == RATE:
+            what += " (more is faster)"
         findings.append(Finding(
-            POLICY_TIME_RANKED_DESCENDING,
-            f"family {family} ranks {metric}, whose name says it is a time (in {named}), "
-            "descending: `rank` would put the slowest run of each group first",
+            POLICY_TIME_RANKED_DESCENDING if said[0] == TIME else POLICY_RATE_RANKED_ASCENDING,
+            f"family {family} ranks {metric}, whose name says it is {what}, {order}: `rank` "
+            "would put the slowest run of each group first",
             file=POLICY_FILE, pointer=f"/families/{escape_pointer(family)}/order",
-            expected="ascending", found="descending"))
+            expected="descending" if order == "ascending" else "ascending", found=order))
     return findings
 
 
 def ranking_caveats(policy: Any) -> list[Finding]:
-    """Return what a ranking by this policy must say beside it: KI231, then KI236.
+    """Return what a ranking by this policy must say beside it: KI231, then KI236 and KI239.
 
     The gate and ``verify`` judge the file; these two mislead whoever reads a ranking made
-    by it (values printed in the wrong unit, KI231, an error; the slowest run first, KI236,
-    a warning the gate lets land), so ``rank``, ``show``, ``compare`` (stderr) and the
+    by it (values printed in the wrong unit, KI231, an error; the slowest run first, KI236
+    and KI239, warnings the gate lets land), so ``rank``, ``show``, ``compare`` (stderr) and the
     site's group page (:func:`caveat_said`) say them on every ranking (reviewer r90b F12).
 
     Args:
         policy: the parsed policy (``{"families": ...}``).
 
     Returns:
-        :func:`unit_contradictions`, then :func:`time_descending`: each at
+        :func:`unit_contradictions`, then :func:`slowest_first` (KI236, KI239): each at
         ``/families/F/unit`` or ``/families/F/order``.
     """
-    return [*unit_contradictions(policy), *time_descending(policy)]
+    return [*unit_contradictions(policy), *slowest_first(policy)]
 
 
 def caveat_said(finding: Finding) -> str:
@@ -302,7 +385,7 @@ def caveat_said(finding: Finding) -> str:
     policy-time-ranked-descending, a warning of `kistore verify` and the gate: HINT)``.
 
     Args:
-        finding: one of :func:`ranking_caveats` (KI231 or KI236).
+        finding: one of :func:`ranking_caveats` (KI231, KI236 or KI239).
 
     Returns:
         One line: file, JSON Pointer (RFC 6901), message, rule, severity and the fix.
@@ -322,8 +405,7 @@ def family_of(finding: Finding) -> str:
         ``F``, its pointer's second token unescaped as RFC 6901 says (``~1`` is ``/``,
         ``~0`` is ``~``).
     """
-    token = (finding.pointer or "").split("/")[2]
-    return token.replace("~1", "/").replace("~0", "~")
+    return pointer_tokens(finding.pointer or "")[1]
 
 
 def _families(policy: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -348,7 +430,8 @@ def check_policy(store: Store, at: str | None = None) -> list[Finding]:
         policy. Nothing when the file is valid, or absent from the whole history (the
         shipped default applies). KI231 per family of a valid policy whose declared
         ``unit`` contradicts its metric's name (:func:`unit_contradictions`), KI236 per
-        family ranking a time descending (:func:`time_descending`).
+        family ranking a time descending and KI239 per family ranking a rate ascending
+        (:func:`slowest_first`).
     """
     data = store.view(at).read(POLICY_FILE)
     if data is None:
@@ -362,7 +445,7 @@ def check_policy(store: Store, at: str | None = None) -> list[Finding]:
         problems = e.problems
     return [Finding(POLICY_INVALID, p.message, file=POLICY_FILE, pointer=p.pointer,
                     line=p.line, column=p.column) for p in problems] or [
-                        *unit_contradictions(policy), *time_descending(policy)]
+                        *unit_contradictions(policy), *slowest_first(policy)]
 
 
 def _policy_removed(store: Store, at: str | None) -> list[Finding]:

@@ -24,8 +24,15 @@ from typing import Any
 
 from ..core import canonical, canonical_fast, layout
 from ..core._plain_text import char_name
-from ..core.boards import BOARD_DISAGREES, BOARD_DISAGREES_STORED, board_message, board_of
-from ..core.boards import RUN_POINTER as BOARD_POINTER
+from ..core.boards import (
+    BOARD_DISAGREES,
+    BOARD_DISAGREES_STORED,
+    Board,
+    board_disagreements,
+    board_finding_at,
+    board_message,
+    board_of,
+)
 from ..core.claims import WITHDRAW_FIRST, Claim, claim_of, may_claim
 from ..core.contradictions import (
     LATENCY_FLOOR_NS,
@@ -394,7 +401,7 @@ def _excerpt(data: bytes, offset: int, width: int = 12) -> str:
     return repr(data[offset : offset + width].decode("utf-8", "replace"))
 
 
-Clean = tuple[str, "str | None", tuple["str | None", ...], "str | None", "str | None",
+Clean = tuple[str, "str | None", tuple["str | None", ...], "str | None", "Board | None",
               "Claim | None"]
 """What :func:`check_clean_pair` learns of a manifest with no finding: kind, name, the
 reference of each of :data:`kistore.core.model.REFERENCE_FIELDS` (None where there is none),
@@ -473,7 +480,7 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     claim = claim_of(spec) if obj["kind"] == "BenchmarkRun" and may_claim(object_data) \
         else None
     return (obj["kind"], name if type(name) is str else None, references,
-            statistic_of(obj["kind"], spec), board_of(obj["kind"], spec), claim)
+            statistic_of(obj["kind"], spec), board_of(obj["kind"], spec, name), claim)
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
@@ -689,7 +696,7 @@ class Entry:
     has_metadata: bool
     intact: bool = True
     statistic: str | None = None
-    board: str | None = None
+    board: Board | None = None
 
 
 
@@ -714,7 +721,7 @@ def entry_from(digest: Digest, obj: Any, metadata: Any, *, has_object: bool,
         references = {f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))}
     return Entry(digest, kind, name if isinstance(name, str) else None, references,
                  has_object, has_metadata, statistic=statistic_of(kind, spec),
-                 board=board_of(kind, spec))
+                 board=board_of(kind, spec, name))
 
 
 def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = None,
@@ -814,19 +821,25 @@ def _statistic_disagrees(run: Entry, protocol: Entry) -> list[Finding]:
 
 
 def _board_disagrees(run: Entry, workload: Entry, rule_: Rule) -> list[Finding]:
-    """KI238 when ``run``'s SOL-ExecBench board is not ``workload``'s definition.
+    """KI238 when ``run``'s board is not ``workload``'s (its benchmark, kernel or shape).
 
     Only an intact, present Workload counts (else KI201, KI202 or KI101 say what is wrong),
-    and only when both state a board (:func:`kistore.core.boards.board_of`).
+    and only what both state (:func:`kistore.core.boards.board_disagreements`), at the
+    pointer, ``expected`` and ``found`` of :func:`kistore.core.boards.board_finding_at`.
     """
+    if run.board is None or workload.board is None or \
+            not board_disagreements(run.board, workload.board):
+        return []
+    pointer, expected, found = board_finding_at(run.board, workload.board)
     return _stated_disagrees(run, workload, "Workload", (run.board, workload.board),
-                             board_message, rule_, BOARD_POINTER)
+                             board_message, rule_, pointer, (expected, found))
 
 
 def _stated_disagrees(run: Entry, target: Entry, kind: str,
-                      stated: tuple[str | None, str | None],
-                      message: Callable[[str, str, str, str], str | None], rule_: Rule,
-                      pointer: str) -> list[Finding]:
+                      stated: tuple[Any, Any],
+                      message: Callable[[str, Any, str, Any], str | None], rule_: Rule,
+                      pointer: str, shown: tuple[str | None, str | None] | None = None
+                      ) -> list[Finding]:
     """One finding when a run states another value than the manifest it names (KI218, KI238).
 
     Args:
@@ -838,6 +851,8 @@ def _stated_disagrees(run: Entry, target: Entry, kind: str,
             when the two agree.
         rule_: the rule reported.
         pointer: where the run states its value.
+        shown: the finding's ``expected`` and ``found`` when not the two values (KI238's
+            board pairs, shown as text); None: the values.
 
     Returns:
         The finding on the run's object at ``pointer`` (``expected`` the target's value,
@@ -853,8 +868,9 @@ def _stated_disagrees(run: Entry, target: Entry, kind: str,
     if said is None:
         return []
     field = "protocol" if kind == "BenchmarkProtocol" else kind.lower()
+    expected, found = (theirs, mine) if shown is None else shown
     return [Finding(rule_, said, file=layout.object_path(run.digest), pointer=pointer,
-                    expected=theirs, found=mine, extra={field: str(target.digest)})]
+                    expected=expected, found=found, extra={field: str(target.digest)})]
 
 
 def _answered_with_wrong_kind(arriving: Entry, run: Entry, field_name: str) -> Finding:
@@ -896,7 +912,7 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
                   names: Sequence[str | None],
                   references: Sequence[tuple[str | None, ...]],
                   statistics: Sequence[str | None],
-                  boards: Sequence[str | None] | None = None) -> bool:
+                  boards: Sequence[Board | None] | None = None) -> bool:
     """Answer, fast, whether :func:`check_entries` finds nothing in a tree of paired manifests.
 
     The cross-file checks of a clean store, without building an :class:`Entry` (and a
@@ -945,8 +961,10 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
         board_of_manifest = dict(zip(keys, boards, strict=True))
         for kind, ref, board in set(zip(kinds, map(itemgetter(_WORKLOAD), references),
                                         boards, strict=True)):
-            if kind == "BenchmarkRun" and ref is not None and board is not None and \
-                    board_of_manifest[ref] not in (None, board):
+            theirs = board_of_manifest[ref] if kind == "BenchmarkRun" and ref is not None \
+                else None
+            if board is not None and theirs is not None and \
+                    board_disagreements(board, theirs):
                 return False
     return True
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import check_attestations, judging_blobs, withdrawn_runs
 from ..core import layout
+from ..core.boards import Board
 from ..core.canonical_fast import loads_lenient
 from ..core.claims import Claim, stored_claim
 from ..core.comparison import KEYED_REFERENCES, REFERENCE_KINDS, RunKeys
@@ -1012,7 +1013,7 @@ def stopped_finding(error: ObjectUnreadable) -> Finding:
 _worker_snapshot: Files | None = None
 
 _Learnt = tuple["str | None", "str | None", tuple["str | None", ...], "str | None",
-                "str | None"]
+                "Board | None"]
 """A unit's kind, name, references, primary statistic and board
 (:data:`~kistore.check._rules.Clean`, kind maybe None)."""
 
@@ -1021,7 +1022,7 @@ CHUNK = 500
 
 _Compact = tuple["list[Finding] | None", "str | None", "str | None", tuple["str | None", ...],
                  "str | None", "str | None", "int | str | None", "Claim | str | None",
-                 "str | None"]
+                 "Board | None"]
 """One unit's result as it crosses processes: findings (None: none), kind, name, the references
 in :data:`kistore.core.model.REFERENCE_FIELDS` order, the manifest's names path when the
 worker found it holding exactly this manifest's record (:func:`_names_confirmed`; else

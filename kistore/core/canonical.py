@@ -43,6 +43,8 @@ __all__ = [
     "is_canonical",
     "loads",
     "loads_if_canonical",
+    "pointer_tokens",
+    "unescape_pointer",
 ]
 
 _BOM = b"\xef\xbb\xbf"
@@ -409,8 +411,45 @@ def _encode_exact(value: Any) -> str:
 
 
 def escape_pointer(token: str) -> str:
-    """Escape one token for an RFC 6901 JSON Pointer (``~`` -> ``~0``, ``/`` -> ``~1``)."""
+    """Escape one token for an RFC 6901 JSON Pointer (``~`` -> ``~0``, ``/`` -> ``~1``).
+
+    Args:
+        token: any text (an object's key, an array's index as digits).
+
+    Returns:
+        The reference token: ``a/b~c`` -> ``a~1b~0c``; :func:`unescape_pointer` undoes it.
+    """
     return token.replace("~", "~0").replace("/", "~1")
+
+
+def unescape_pointer(token: str) -> str:
+    """Unescape one reference token of an RFC 6901 JSON Pointer: the text it names.
+
+    RFC 6901 section 4's order: ``~1`` -> ``/`` first, then ``~0`` -> ``~`` (the other
+    order reads ``~01``, the key ``~1``, as ``/``). The one place kistore unescapes a token
+    (reviewer r91: ``check/_policy`` and ``query/policy`` each did it by hand).
+
+    Args:
+        token: one token, escaped (``GFLOP~1s``); no ``/`` in it.
+
+    Returns:
+        The text (``GFLOP/s``); :func:`escape_pointer` of it is ``token`` again when
+        every ``~`` of ``token`` is followed by ``0`` or ``1`` (the RFC's only escapes).
+    """
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def pointer_tokens(pointer: str) -> list[str]:
+    """Return the unescaped reference tokens of an RFC 6901 JSON Pointer.
+
+    Args:
+        pointer: ``""`` (the whole document) or ``/`` followed by tokens split at ``/``
+            (``/families/a~1b/unit``).
+
+    Returns:
+        The texts each token names (``["families", "a/b", "unit"]``; ``[]`` for ``""``).
+    """
+    return [unescape_pointer(token) for token in pointer.split("/")[1:]]
 
 
 def _find_lone_surrogate(value: Any, pointer: str) -> None:

@@ -267,6 +267,10 @@ class ResolutionError(InputError):
     """``(field, sha256:<hex>)`` per reference of a run nothing holds (a dangling reference
     refused): the store may say which stored manifest each likely means."""
 
+    advice: str = ""
+    """The message's last clause, what to do when no stored manifest is meant (``add them
+    first, or pass --allow-dangling ...``): a "did you mean" goes before it (r91 F2)."""
+
 
 class VerificationError(KistoreError):
     """Stored bytes, digests or signatures that do not check out."""

@@ -248,6 +248,12 @@ def _stage(store: Store, commit: Any, scratch: Scratch, result: ExportResult,
     total = count_objects(repo, tree)
     catalog = open_catalog(store, hex_, progress=_phase(progress, "indexing", None))
     policy = load_policy(view)
+    if policy.source == layout.POLICY_FILE:  # as rank says them (r91 F3: export did not)
+        # Lazy: the policy's caveats (KI231, KI236, KI239), read once per export.
+        from ..check import caveat_said, ranking_caveats
+
+        result.warnings += [caveat_said(f) for f in ranking_caveats(
+            {"families": policy.families})]
     judged = judged_many(store, sorted(attested_subjects(store, repo, tree, view)), at=hex_)
     evidence = {str(d): summarise([j for _, j in pairs]) for d, pairs in judged.items()
                 if pairs}

@@ -341,10 +341,21 @@ def _point(text: str) -> int:
     return len(text)
 
 
+def whole_ratio_text(ratio: float) -> str:
+    """Return a ratio whole and grouped, as KI234's mark and the pages say one: ``1,051,136``.
+
+    Args:
+        ratio: a finite number (a factor of 1,000 or more, where decimals say nothing).
+    """
+    return f"{ratio:,.0f}"
+
+
 def ratio_text(a: float, b: float) -> str:
     """Return the text of ``a / b`` (``b`` non-zero) that never claims 1 for values that differ.
 
-    Four significant digits (``1.04``) where they show the ratio is not 1; when ``a != b``
+    Four significant digits (``1.04``) where they show the ratio is not 1; from 1,000 on,
+    whole and grouped (:func:`whole_ratio_text`: ``1,051,136``, as the leaderboard and
+    KI234's mark beside it write the same ratio; it was ``1.051e+6``); when ``a != b``
     but four digits would print ``1``, as many digits as it takes (``0.9999999999999998``),
     and when even the double quotient is exactly 1, ``1 (A and B differ past double
     precision)``.
@@ -357,6 +368,8 @@ def ratio_text(a: float, b: float) -> str:
         The text.
     """
     ratio = a / b
+    if math.isfinite(ratio) and abs(ratio) >= 1000:
+        return whole_ratio_text(ratio)
     text = rounded_text(ratio, 4, keep_zeros=False)
     if a == b or float(text) != 1.0:
         return text

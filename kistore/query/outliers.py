@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from ..core.claims import WITHDRAW
 from ..core.contradictions import implausible_latencies
 from ..core.findings import WARNING, rule
-from .numbers import value_text
+from .numbers import value_text, whole_ratio_text
 from .policy import DESCENDING
 from .ranking import Ranking, Row
 
@@ -80,7 +80,7 @@ def factor(order: str, new: float, old: float) -> float:
 
 def ratio_said(ratio: float) -> str:
     """Return a ratio as the rule says it: ``800x``, ``1,000,000x`` (whole, grouped)."""
-    return f"{ratio:,.0f}x"
+    return f"{whole_ratio_text(ratio)}x"
 
 
 class Outlier(NamedTuple):

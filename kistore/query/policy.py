@@ -289,8 +289,7 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
     if pointer == "":
         return document
     node = document
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
+    for token in canonical.pointer_tokens(pointer):
         if isinstance(node, dict) and token in node:
             node = node[token]
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.canonical import pointer_tokens
 from ..core.errors import InputError, KistoreError, MultipleErrors, StoreStateError
 from ..core.limits import Limits
 from ..core.settings import (
@@ -332,7 +333,7 @@ def settings_place(data: bytes | None, pointer: str | None, message: str
         return int(said[1]), int(said[2])
     if data is None or not pointer:
         return None, None
-    wanted = [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
+    wanted = pointer_tokens(pointer)
     table: list[str] = []
     for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
         line = raw.strip()

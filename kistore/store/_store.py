@@ -25,6 +25,7 @@ import contextlib
 import dataclasses
 import os
 import sqlite3
+import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -983,10 +984,14 @@ class Store:
         digest, and any signature over it, covers), but people write it as they type a
         reference on the command line: a prefix (``sha256:134b31b5``), ``KIND/NAME``, a
         bare name, in upper case; or they copy it with one hex digit wrong. Each is read
-        as :meth:`resolve` reads a command line's reference (one module owns that), and a
-        whole digest of 64 hex digits that names nothing is tried with each digit changed
-        (64 x 15 stats, only when a run was refused). Never applied: the caller offers it
-        (reviewer r90b F6).
+        as :meth:`resolve` reads a command line's reference (one module owns that), after
+        NFKC (a fullwidth ``３`` is ``3``) and with every white space taken out (a stray
+        space, ``sha256: 134b...``: no digest or name holds one); a digest that names
+        nothing is tried one digit away (:func:`_one_digit_away`: a digit wrong, one
+        extra, one left out, a non-hex character where a digit was; at most 1,024 stats,
+        only when a run was refused or recorded dangling). Never applied: the caller
+        offers it (reviewer r90b F6; r91 F2: the space, extra, non-hex and fullwidth
+        digits were not tried).
 
         Args:
             text: what the field holds.
@@ -996,7 +1001,7 @@ class Store:
             ``(digest, name)`` of the one manifest of ``kind`` in the work tree so read, or
             None when none or several are (or ``text`` already names one exactly).
         """
-        text = text.strip()
+        written, text = text, "".join(unicodedata.normalize("NFKC", text).split())
         if self.root is None or not text:
             return None
         view = self.view(None)
@@ -1012,14 +1017,13 @@ class Store:
         for ref in tries:
             with contextlib.suppress(KistoreError, sqlite3.Error, OSError):
                 found.add(self.resolve(ref))
-        whole = parse_prefix(lowered)
-        if not found and whole is not None and len(whole) == 64 and text == lowered:
-            found = {d for i in range(64) for c in "0123456789abcdef" if c != whole[i]
-                     if view.has_object(d := Digest(whole[:i] + c + whole[i + 1:]))}
+        if not found and not slash:
+            found = {d for hex_ in _one_digit_away(lowered.removeprefix("sha256:"))
+                     if view.has_object(d := Digest(hex_))}
         if len(found) != 1:
             return None
         digest = found.pop()
-        if str(digest) == text:
+        if str(digest) == written:
             return None
         try:
             manifest = view.manifest(digest, schema=False)
@@ -1058,9 +1062,14 @@ class Store:
                 if meant is not None:
                     said.append(f"{field_name}: did you mean {meant[0]} ({kind}/{meant[1]})?")
             if said:
+                advice = getattr(problem, "advice", "")  # said last, after the did-you-mean
+                if advice and problem.message.endswith(f"; {advice}"):
+                    problem.message = problem.message[:-len(advice) - 2]
                 problem.message += (f"; {'; '.join(said)} (write the whole digest there "
                                     "yourself: kistore never rewrites a manifest, whose "
                                     "digest is what its contributor signs)")
+                if advice:
+                    problem.message += f"; else {advice}"
                 problem.args = (problem.format(),)
         return list(problems)
 
@@ -1346,6 +1355,8 @@ class Store:
         # KI232's with the group directories the plan computed (below)
         checks = (statistics_admitted, observed_admitted, products_admitted, claims_admitted,
                   latency_admitted, boards_admitted, *checks)
+        if allow_dangling:  # a dangling reference one digit off a stored manifest: said
+            checks = (*checks, dangling_near)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:
@@ -2234,6 +2245,80 @@ def _has_name(view: View, digest: Digest, name: str) -> bool:
     except (KistoreError, KeyError, TypeError):
         return False
 
+
+def dangling_near(store: Store, manifests: Sequence[Manifest]
+                  ) -> list[tuple[Digest, KistoreError]]:
+    """Warn of each dangling reference ``add --allow-dangling`` records one digit off a stored one.
+
+    :meth:`Store.meant_reference` finds the stored manifest it likely means (reviewer r91
+    F2: recorded silently).
+
+    ``--allow-dangling`` records a run whose reference names nothing (its manifest comes
+    later); a digest one digit off a stored manifest of the field's kind never will, and
+    the run never ranks, so the add says so, recording it all the same (the option asked
+    for that). At most :data:`MEANT_ASKED` distinct references are looked up.
+
+    Args:
+        store: the store added to.
+        manifests: the manifests the add adds.
+
+    Returns:
+        ``(run digest, AdmissionWarning)`` per such reference, at ``/spec/FIELD``.
+    """
+    # Lazy: the reference fields' kinds, only for an add with --allow-dangling.
+    from ..core.model import REFERENCE_FIELDS, REFERENCE_KINDS
+
+    view = store.view(None)
+    batch = {m.digest.hex for m in manifests}
+    looked: dict[tuple[str, str], tuple[Digest, str] | None] = {}  # each reference once
+    asked = 0
+    warned: list[tuple[Digest, KistoreError]] = []
+    for m in manifests:
+        for field_name, ref in zip(REFERENCE_FIELDS, m.reference_hex, strict=False):
+            kind = REFERENCE_KINDS[field_name]
+            if not ref or ref in batch:
+                continue
+            if (kind, ref) not in looked:
+                looked[kind, ref] = None
+                if asked < MEANT_ASKED and not view.has_object(Digest(ref)):
+                    asked += 1
+                    looked[kind, ref] = store.meant_reference(f"sha256:{ref}", kind)
+            meant = looked[kind, ref]
+            if meant is not None:
+                warned.append((m.digest, AdmissionWarning(
+                    f"{field_name} sha256:{ref} names no stored {kind}, but "
+                    f"{meant[0]} ({kind}/{meant[1]}) is one digit away: did you mean it? "
+                    "The run is recorded (--allow-dangling) and ranks only once a manifest "
+                    "of that digest is added, which one digit off will never be: if you meant "
+                    f"{kind}/{meant[1]}, write its whole digest there and add the run anew",
+                    pointer=f"/spec/{field_name}")))
+    return warned
+
+
+def _one_digit_away(written: str) -> set[str]:
+    """Return the 64-hex-digit digests one slip away from ``written`` (``sha256:`` left off).
+
+    A digit changed (64 digits: 960), one too many (65: each left out), one missing (63:
+    each of 16 put in at each of 64 places), and a character that is no hex digit where
+    one was (only that place is tried). Nothing for other lengths, or two such characters.
+
+    Args:
+        written: what a reference holds after ``sha256:``, lower case.
+    """
+    odd = [i for i, c in enumerate(written) if c not in _HEX]
+    if len(odd) > 1 or not 63 <= len(written) <= 65:
+        return set()
+    places = odd or range(len(written) + (len(written) == 63))
+    if len(written) == 65:
+        near = {written[:i] + written[i + 1:] for i in places}
+    elif len(written) == 63:
+        near = {written[:i] + c + written[i:] for i in places for c in _HEX}
+    else:
+        near = {written[:i] + c + written[i + 1:] for i in places for c in _HEX}
+    return {h for h in near if h != written and all(c in _HEX for c in h)}
+
+
+_HEX = "0123456789abcdef"
 
 MEANT_ASKED = 64
 """The distinct references one refused add looks up for a "did you mean" (each up to 961

@@ -303,6 +303,10 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     return AddPlan(results, files, written, stale, work_tree_only, checked, keyed)
 
 
+DANGLING_ADVICE = "add them first, or pass --allow-dangling to record the run anyway"
+"""What a refused dangling reference's message ends with (:attr:`ResolutionError.advice`)."""
+
+
 def _problems_as_new(view: WorkTreeView, m: Manifest, spec: dict[str, Any] | None,
                      batch: Mapping[str, Manifest], stored: set[str],
                      kinds_read: dict[str, str | None], *, allow_dangling: bool,
@@ -329,9 +333,9 @@ def _problems_as_new(view: WorkTreeView, m: Manifest, spec: dict[str, Any] | Non
         listed = ", ".join(f"{field_name}={Digest(ref)}" for field_name, ref in missing)
         dangling = ResolutionError(
             f"{m.kind} {m.name} ({m.digest}) references digests that are not in the "
-            f"store nor in this input: {listed}; add them first, or pass "
-            "--allow-dangling to record the run anyway", pointer="/spec")
+            f"store nor in this input: {listed}; {DANGLING_ADVICE}", pointer="/spec")
         dangling.missing = tuple((field_name, str(Digest(ref))) for field_name, ref in missing)
+        dangling.advice = DANGLING_ADVICE
         problems.append(dangling)
     return problems
 

@@ -1,4 +1,4 @@
-"""KI238 before an add writes: a SOL-ExecBench run whose board is not its workload's.
+"""KI238 before an add writes: a run whose board (benchmark, kernel, shape) is not its workload's.
 
 :meth:`kistore.store.Store.add` asks :func:`boards_admitted` with the new manifests (an
 :data:`kistore.store.AdmissionCheck` it always runs); ``import`` adds through it.
@@ -8,7 +8,8 @@ do (:mod:`kistore.store.statistics`):
 
 * a run the batch adds, whose workload is in the batch or stored in the work tree: one
   read of that workload's object (and metadata, for its name), once per workload; a run
-  whose source is not SOL-ExecBench, or that states no benchmark, reads nothing;
+  stating nothing of its board (:func:`kistore.core.boards.board_of`: no benchmark, no
+  name of a leaderboard row or of a FlashInfer Trace run) reads nothing;
 * a workload the batch adds, which earlier runs named while it was missing (``add
   --allow-dangling``): those runs are the ones its forward directory lists
   (:func:`kistore.core.layout.forward_dir`); one listing, one read per run listed. Refused
@@ -21,7 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..core.boards import BOARD_DISAGREES, board_message, board_of
+from ..core.boards import (
+    BOARD_DISAGREES,
+    Board,
+    board_finding_at,
+    board_message,
+    board_of,
+)
 from ..core.boards import RUN_POINTER as BOARD_POINTER
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
@@ -35,8 +42,10 @@ WORKLOAD_POINTER = "/spec/definition"
 """Where a workload states its board (the error's JSON Pointer on an added workload)."""
 
 _BENCHMARK = b'"benchmark":'
-"""A run states a board only under this key (canonical bytes: exactly these): a run whose
-bytes lack it is not parsed (a bulk import of KernelBench runs reads no spec for KI238)."""
+"""A run states a board under this key (canonical bytes: exactly these) or by its name
+(:func:`kistore.core.boards.board_of`): a run whose bytes lack it and whose name is not
+``sol-...`` or ``flashinfer-trace-...`` is not parsed (a bulk import of KernelBench runs
+reads no spec for KI238)."""
 
 
 def boards_admitted(store: Store, manifests: Sequence[Manifest]
@@ -58,9 +67,11 @@ def boards_admitted(store: Store, manifests: Sequence[Manifest]
     return referenced_admitted(store, manifests, _BOARDS)
 
 
-def _run_board(run: Manifest) -> str | None:
-    """Return an added run's board; a run whose bytes hold no ``"benchmark":`` is not parsed."""
-    return board_of(run.kind, run.passing_spec()) if _BENCHMARK in run.object_bytes else None
+def _run_board(run: Manifest) -> Board | None:
+    """Return an added run's board (:data:`_BENCHMARK` says which runs are parsed)."""
+    if _BENCHMARK in run.object_bytes or run.name.startswith(("sol-", "flashinfer-trace-")):
+        return board_of(run.kind, run.passing_spec(), run.name)
+    return None
 
 
 def _refused(said: str, pointer: str) -> InputError:
@@ -70,5 +81,6 @@ def _refused(said: str, pointer: str) -> InputError:
 
 _BOARDS = Referenced("workloadDigest", "Workload", _run_board,
                      lambda spec: board_of("Workload", spec),
-                     lambda spec: board_of("BenchmarkRun", spec), board_message, _refused,
-                     BOARD_POINTER, WORKLOAD_POINTER)
+                     lambda spec, name: board_of("BenchmarkRun", spec, name), board_message,
+                     _refused, BOARD_POINTER, WORKLOAD_POINTER,
+                     lambda mine, theirs: board_finding_at(mine, theirs)[0])

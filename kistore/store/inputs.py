@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import canonical, schema
-from ..core.canonical import escape_pointer
+from ..core.canonical import escape_pointer, pointer_tokens
 from ..core.contradictions import METRIC_BOUNDS
 from ..core.errors import (
     EncodingError,
@@ -319,7 +319,7 @@ def number_advice(error: KistoreError, data: bytes) -> None:
         value = json.loads(data)
     except (ValueError, RecursionError):
         return
-    tokens = [t.replace("~1", "/").replace("~0", "~") for t in error.pointer.split("/")[1:]]
+    tokens = pointer_tokens(error.pointer)
     node, manifest, rest = value, None, tokens
     for i, token in enumerate(tokens):
         if isinstance(node, dict) and "kind" in node and "spec" in node:

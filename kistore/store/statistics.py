@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..core import layout
 from ..core.comparison import stored_spec
@@ -60,13 +60,18 @@ def statistics_admitted(store: Store, manifests: Sequence[Manifest]
         message names the run, the protocol, both statistics and the one ranking uses.
     """
     return referenced_admitted(store, manifests, Referenced(
-        "protocolDigest", "BenchmarkProtocol", stated, protocol_statistic, run_statistic,
-        _said, lambda said, pointer: AdmissionWarning(said, pointer=pointer), RUN_POINTER,
+        "protocolDigest", "BenchmarkProtocol", stated, protocol_statistic,
+        lambda spec, _name: run_statistic(spec), _said,
+        lambda said, pointer: AdmissionWarning(said, pointer=pointer), RUN_POINTER,
         PROTOCOL_POINTER))
 
 
+V = TypeVar("V")
+"""The value a :class:`Referenced` rule compares (a statistic's text, a board's pairs)."""
+
+
 @dataclass(frozen=True, slots=True)
-class Referenced:
+class Referenced(Generic[V]):
     """A value a run states that the manifest one of its references names must state too.
 
     KI218 (a run's statistic, its protocol's) and KI238 (a SOL-ExecBench run's board, its
@@ -78,26 +83,30 @@ class Referenced:
         kind: the kind the referenced manifest must be.
         run_value: the value an added run states (None: nothing judged).
         target_value: the value the referenced manifest's spec states (None: nothing).
-        stored_run_value: the value a stored run's spec states (None: nothing).
+        stored_run_value: the value a stored run's spec states, given its name (None:
+            nothing).
         judge: the problem's words (run named, its value, target named, its value), None
             when the two agree.
         problem: the warning or refusal of those words at a JSON Pointer.
         run_pointer: where a run states its value.
         target_pointer: where the referenced manifest states its value.
+        pointer_of: where a run's value disagreeing with a target's is wrong (the run's
+            value, the target's), when that depends on them; None: ``run_pointer``.
     """
 
     field: str
     kind: str
-    run_value: Callable[[Manifest], str | None]
-    target_value: Callable[[Any], str | None]
-    stored_run_value: Callable[[Any], str | None]
-    judge: Callable[[str, str, str, str], str | None]
+    run_value: Callable[[Manifest], V | None]
+    target_value: Callable[[Any], V | None]
+    stored_run_value: Callable[[Any, str | None], V | None]
+    judge: Callable[[str, V, str, V], str | None]
     problem: Callable[[str, str], KistoreError]
     run_pointer: str
     target_pointer: str
+    pointer_of: Callable[[V, V], str] | None = None
 
 
-def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Referenced
+def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Referenced[V]
                         ) -> list[tuple[Digest, KistoreError]]:
     """Judge what an add would add by ``rule_``: each run against what it names, both ways.
 
@@ -107,7 +116,8 @@ def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Refe
         rule_: the value judged and its words.
 
     Returns:
-        ``(run digest, problem at rule_.run_pointer)`` per added run whose value differs
+        ``(run digest, problem at rule_.run_pointer or where rule_.pointer_of says)``
+        per added run whose value differs
         from the manifest its ``rule_.field`` names (in the batch or stored: one read of
         it, once per manifest), and ``(target digest, problem at rule_.target_pointer)``
         per earlier stored run that the added manifest's forward records list and that
@@ -115,10 +125,10 @@ def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Refe
     """
     view = store.view(None)
     batch = {m.digest.hex: m for m in manifests}
-    targets: dict[str, tuple[str, str | None] | None] = {}  # hex -> (value, name)
+    targets: dict[str, tuple[V, str | None] | None] = {}  # hex -> (value, name)
     index = REFERENCE_FIELDS.index(rule_.field)
 
-    def target(hex_: str) -> tuple[str, str | None] | None:
+    def target(hex_: str) -> tuple[V, str | None] | None:
         if hex_ not in targets:
             m = batch.get(hex_)
             if m is not None:
@@ -128,8 +138,12 @@ def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Refe
                 targets[hex_] = _stored_target(view, hex_, rule_)
         return targets[hex_]
 
-    def judged(run: str, value: str | None, named_target: str, known: str) -> str | None:
+    def judged(run: str, value: V | None, named_target: str, known: V) -> str | None:
         return None if value is None else rule_.judge(run, value, named_target, known)
+
+    def at(value: V, known: V) -> str:
+        return rule_.run_pointer if rule_.pointer_of is None else rule_.pointer_of(value,
+                                                                                    known)
 
     problems: list[tuple[Digest, KistoreError]] = []
     for m in manifests:
@@ -141,8 +155,8 @@ def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Refe
             said = None if known is None else judged(
                 named(m.kind, m.name, str(m.digest)), value,
                 named(rule_.kind, known[1], f"sha256:{hex_}"), known[0])
-            if said is not None:
-                problems.append((m.digest, rule_.problem(said, rule_.run_pointer)))
+            if said is not None and value is not None and known is not None:
+                problems.append((m.digest, rule_.problem(said, at(value, known[0]))))
         elif m.kind == rule_.kind:
             known = target(m.digest.hex)
             if known is None:
@@ -197,7 +211,8 @@ def _said(run: str, run_stat: str, protocol: str, protocol_stat: str) -> str | N
             "the same; `check` and `verify` warn too)")
 
 
-def _stored_target(view: View, hex_: str, rule_: Referenced) -> tuple[str, str | None] | None:
+def _stored_target(view: View, hex_: str, rule_: Referenced[V]
+                   ) -> tuple[V, str | None] | None:
     """Return a stored manifest's (value, name), or None: absent, tampered, another kind."""
     digest = Digest(hex_)
     value = rule_.target_value(stored_spec(view.read(layout.object_path(digest)), hex_,
@@ -215,8 +230,8 @@ def earlier_runs(view: View, protocol: Digest) -> list[str]:
                   if len(leaf) == 64 and all(c in "0123456789abcdef" for c in leaf))
 
 
-def _stored_run(view: View, hex_: str, rule_: Referenced
-                ) -> tuple[str | None, str | None, str | None] | None:
+def _stored_run(view: View, hex_: str, rule_: Referenced[V]
+                ) -> tuple[str | None, V | None, str | None] | None:
     """Return a stored run's (referenced hex, value, name), or None when it is no run."""
     digest = Digest(hex_)
     spec = stored_spec(view.read(layout.object_path(digest)), hex_, "BenchmarkRun")
@@ -224,5 +239,5 @@ def _stored_run(view: View, hex_: str, rule_: Referenced
         return None
     ref = spec.get(rule_.field)
     target_hex = ref[7:] if isinstance(ref, str) and ref.startswith("sha256:") else None
-    return (target_hex, rule_.stored_run_value(spec),
-            metadata_name(view.read(layout.metadata_path(digest))))
+    name = metadata_name(view.read(layout.metadata_path(digest)))
+    return target_hex, rule_.stored_run_value(spec, name), name

@@ -16,7 +16,7 @@ import pytest
 from kistore.check.audit import verify
 from kistore.check.gate import check_range
 from kistore.core import layout
-from kistore.core.boards import board_of
+from kistore.core.boards import board_disagreements, board_of
 from kistore.core.digest import Digest
 from kistore.core.errors import KistoreError
 from kistore.store import Store
@@ -56,14 +56,47 @@ def _errors(store, base, rule="KI238"):
     return [f for f in check_range(store, f"{base}..HEAD") if f.rule.id == rule]
 
 
-def test_board_of_reads_sol_execbench_runs_and_workloads_only():
-    assert board_of("BenchmarkRun", {"sourceNative": _native("b")}) == "b"
-    assert board_of("BenchmarkRun", {"sourceNative": _native("b", "SOL_ExecBench")}) == "b"
+def test_board_of_reads_sol_execbench_and_flashinfer_runs_and_workloads_only():
+    assert board_of("BenchmarkRun", {"sourceNative": _native("b")}) == (("board", "b"),)
+    assert board_of("BenchmarkRun", {"sourceNative": _native("b", "SOL_ExecBench")}) == (
+        ("board", "b"),)
     assert board_of("BenchmarkRun", {"sourceNative": _native("b", "kernelbench")}) is None
     assert board_of("BenchmarkRun", {"sourceNative": {"source": "sol-execbench"}}) is None
     assert board_of("BenchmarkRun", {"sourceNative": _native(3)}) is None
-    assert board_of("Workload", {"definition": "b"}) == "b"
+    assert board_of("Workload", {"definition": "b"}) == (("board", "b"),)
     assert board_of("BenchmarkProtocol", {"definition": "b"}) is None
+    # the name's kernel (KI209's leaderboard form; a leading zero is the same number)
+    sol = {"sourceNative": {"source": "sol-execbench"}}
+    assert board_of("BenchmarkRun", sol, "sol-kernel-03-submission-1") == (("kernel", "3"),)
+    assert board_of("BenchmarkRun", sol, "sol-local-10-concrete-view-trial-1") is None
+    assert board_of("BenchmarkRun", {"sourceNative": _native("b")}, "sol-kernel-3-submission-1"
+                    ) == (("board", "b"), ("kernel", "3"))
+    assert board_of("Workload", {"definition": "b", "sourceNative": {
+        "source": "sol-execbench", "kernelId": 3}}) == (("board", "b"), ("kernel", "3"))
+    assert board_of("Workload", {"sourceNative": {"source": "sol-execbench",
+                                                  "kernelId": True}}) is None
+    # FlashInfer Trace: the run's name, the workload's one case's axes
+    fi = {"sourceNative": {"source": "flashinfer-trace"}}
+    assert board_of("BenchmarkRun", fi, "f-m-1-20250803t2336") == (("name", "f-m-1-20250803t2336"),)
+    assert board_of("Workload", {**fi, "cases": [{"axes": {"M": 104, "Batch_Size": 2}}]}) == (
+        ("axes", "batch-size=2,m=104"),)
+    assert board_of("Workload", {**fi, "cases": [{"axes": {"M": 1}}, {"axes": {"M": 2}}]}) is None
+
+
+@pytest.mark.parametrize(("run", "workload", "found"), [
+    ((("board", "a"), ("kernel", "3")), (("board", "a"), ("kernel", "10")),
+     [("kernel", "10", "3")]),
+    ((("kernel", "3"),), (("board", "a"),), []),  # the workload states no kernelId
+    ((("name", "flashinfer-trace-gemm-torch-m-1-20250803t233619508706"),), (("axes", "m=104"),),
+     [("axes", "m=104", "m=1")]),
+    ((("name", "flashinfer-trace-gemm-torch-m-104-20250803t233619508706"),),
+     (("axes", "m=104"),), []),
+    ((("name", "my-own-run-m-1"),), (("axes", "m=104"),), []),  # no stamp: says no axes
+    ((("name", "fi-t-batch-size-2-m-1-20250803t2"),), (("axes", "batch-size=2,m=104"),),
+     [("axes", "batch-size=2,m=104", "batch-size=2,m=1")]),
+])
+def test_board_disagreements_judge_only_what_both_state(run, workload, found):
+    assert board_disagreements(run, workload) == found
 
 
 @pytest.mark.parametrize("source", ["sol-execbench", "sol.exec-bench"])
@@ -160,12 +193,109 @@ def test_every_real_sol_execbench_run_states_its_workloads_board(imported_store)
     view = imported_store.view(None)
     assert [f for f in verify(imported_store) if f.rule.id == "KI238"] == []
     runs = 0
+    stated = {"kernel": 0, "name": 0}
     for digest in view.digests():
         doc = json.loads(view.read(layout.object_path(digest)))
-        board = board_of(doc["kind"], doc["spec"])
+        name = json.loads(view.read(layout.metadata_path(digest)))["name"]
+        board = board_of(doc["kind"], doc["spec"], name)
         if doc["kind"] == "BenchmarkRun" and board is not None:
             workload = json.loads(view.read(layout.object_path(
                 Digest.from_str(doc["spec"]["workloadDigest"]))))
-            assert workload["spec"]["definition"] == board
-            runs += 1
+            theirs = board_of("Workload", workload["spec"])
+            assert theirs is not None and board_disagreements(board, theirs) == []
+            said = dict(board)
+            if "board" in said:
+                assert workload["spec"]["definition"] == said["board"]
+                runs += 1
+            if "kernel" in said:  # the name's kernel is the workload's kernelId
+                assert str(workload["spec"]["sourceNative"]["kernelId"]) == said["kernel"]
+                stated["kernel"] += 1
+            if "name" in said:  # each FlashInfer Trace name says its workload's axes
+                axes = dict(theirs)["axes"]
+                assert name.endswith(axes.replace("=", "-").replace(",", "-") + "-" +
+                                     name.rsplit("-", 1)[1])
+                stated["name"] += 1
     assert runs == 80  # README: 63 leaderboard rows + 17 local evaluator runs
+    assert stated == {"kernel": 63, "name": 172}  # r91 F6: every name judged, none refused
+
+
+def _sol_workload(kit, kernel: int, name: str):
+    doc = kit.workload(BOARD, name=name)
+    doc["spec"]["sourceNative"] = {"source": "sol-execbench", "kernelId": kernel}
+    return doc
+
+
+@pytest.mark.parametrize("benchmark", [None, BOARD])
+def test_a_run_named_for_another_kernel_is_refused_stating_no_or_this_boards_benchmark(
+        store, kit, monkeypatch, benchmark):
+    # r91 F6: a copy of board 3's run pointed at board 10's workload, its benchmark left
+    # out (or set to board 10's, KI238's old second advice followed the wrong way); its
+    # name still says kernel 3, as KI209 makes the source's names
+    protocol, env, impl = kit.protocol(), kit.environment(), kit.implementation("p", name="i")
+    ten = _sol_workload(kit, 10, "sol-kernel-10")
+    native = {"source": "sol-execbench", "externalId": "1"}
+    ok = kit.run(protocol, env, impl, ten, latency=1000, name="sol-kernel-10-submission-1",
+                 native=native)
+    add_docs(store, [protocol, env, impl, ten, ok])  # the name agrees: added
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    copy = kit.run(protocol, env, impl, ten, latency=900, name="sol-kernel-3-submission-99999",
+                   native={**native, "externalId": "99999"} | (
+                       {} if benchmark is None else {"benchmark": benchmark}))
+    with pytest.raises(KistoreError) as refused:
+        add_docs(store, [copy])
+    said = str(refused.value)
+    assert (f"/spec/workloadDigest: BenchmarkRun/sol-kernel-3-submission-99999 (sha256:"
+            f"{_hex(copy)}) is named as SOL-ExecBench kernel 3 but its workload Workload/"
+            f"sol-kernel-10 (sha256:{_hex(ten)}) is kernel 10 (sourceNative.kernelId)") in said
+    assert said.endswith("(KI238)")
+    base = add_past_a_refusal(store, monkeypatch, [], [copy],
+                              rule="kistore.store.boards.boards_admitted",
+                              finds_nothing=lambda *a: [])
+    [found] = _errors(store, base)  # the gate
+    assert (found.severity, found.file, found.pointer, found.expected, found.found) == (
+        "error", layout.object_path(Digest(_hex(copy))), "/spec/workloadDigest",
+        "kernel 10", "kernel 3")
+    [warned] = [f for f in verify(store) if f.rule.id == "KI238"]  # verify: a warning
+    assert (warned.severity, warned.file) == ("warning", found.file)
+
+
+def test_a_workload_arriving_after_a_run_named_for_another_kernel_is_refused(store, kit):
+    # PR 1: a run named for kernel 3 naming a workload not stored yet; PR 2: that digest
+    # arrives as kernel 10's workload: judged against the earlier run's name (forward/)
+    protocol, env, impl = kit.protocol(), kit.environment(), kit.implementation("p", name="i")
+    ten = _sol_workload(kit, 10, "sol-kernel-10")
+    run = kit.run(protocol, env, impl, ten, latency=1000, name="sol-kernel-3-submission-7",
+                  native={"source": "sol-execbench", "externalId": "7"})
+    add_docs(store, [protocol, env, impl, run], allow_dangling=True)
+    with pytest.raises(KistoreError) as refused:
+        add_docs(store, [ten])
+    said = str(refused.value)
+    assert f"/spec/definition: BenchmarkRun/sol-kernel-3-submission-7 (sha256:{_hex(run)}) " \
+        "is named as SOL-ExecBench kernel 3" in said and said.endswith("(KI238)")
+
+
+def test_a_flashinfer_run_named_at_another_shape_is_refused(store, kit, monkeypatch):
+    # r91 F6: a FlashInfer Trace run named m-1 pointed at the m=104 workload
+    protocol, env, impl = kit.protocol(), kit.environment(), kit.implementation("p", name="i")
+    workload = kit.workload("gemm_n_28672_k_4096", name="fi-gemm-m-104")
+    workload["spec"]["sourceNative"] = {"source": "flashinfer-trace"}
+    workload["spec"]["cases"] = [{"axes": {"M": 104}, "uuid": "u"}]
+    native = {"source": "flashinfer-trace", "benchmark": "gemm_n_28672_k_4096"}
+    ok = kit.run(protocol, env, impl, workload, latency=1000, native=native,
+                 name="flashinfer-trace-gemm-torch-m-104-20250803t233619508706")
+    own = kit.run(protocol, env, impl, workload, latency=1100, native=native, name="my-m-1")
+    add_docs(store, [protocol, env, impl, workload, ok, own])  # agreeing, saying nothing
+    copy = kit.run(protocol, env, impl, workload, latency=900, native=native,
+                   name="flashinfer-trace-gemm-torch-m-1-20250803t233619508707")
+    with pytest.raises(KistoreError) as refused:
+        add_docs(store, [copy])
+    assert (f"/spec/workloadDigest: BenchmarkRun/{copy['metadata']['name']} (sha256:"
+            f"{_hex(copy)}) is named as measured at m=1 but its workload Workload/"
+            f"fi-gemm-m-104 (sha256:{_hex(workload)}) is m=104: a FlashInfer Trace run is "
+            "ranked in its workload's comparison group") in str(refused.value)
+    base = add_past_a_refusal(store, monkeypatch, [], [copy],
+                              rule="kistore.store.boards.boards_admitted",
+                              finds_nothing=lambda *a: [])
+    [found] = _errors(store, base)
+    assert (found.pointer, found.expected, found.found) == (
+        "/spec/workloadDigest", "axes m=104", "axes m=1")

@@ -17,9 +17,10 @@ from kistore.check._policy import (
     RATE_WORDS,
     TIME_UNITS,
     check_policy,
+    metric_reading,
     metric_time_unit,
     plural_noun,
-    time_descending,
+    slowest_first,
     unit_contradictions,
 )
 from kistore.core.canonical import dumps
@@ -192,14 +193,14 @@ def test_r90b_f1_a_rate_in_its_own_unit_is_no_error_and_a_time_per_thing_is_judg
                          ("/sourceNative/metrics/ns_per_day", "ns/day"),
                          ("/sourceNative/metrics/pixels_s", "s")):
         assert unit_contradictions(_policy(metric, unit)) == [], metric
-        assert time_descending(_ordered(metric, "descending")) == [], metric
+        assert slowest_first(_ordered(metric, "descending")) == [], metric
     found = unit_contradictions(_policy("/sourceNative/metrics/time_to_first_token_ms", "s"))
     assert [(f.rule.id, f.expected, f.found) for f in found] == [("KI231", "ms", "s")]
     assert found[0].message == (
         "family sol_execbench_leaderboard ranks /sourceNative/metrics/time_to_first_token_ms, "
         "whose name says it is in ms, but declares unit 's': `rank` would print each value in "
         "'s' (13.6 ms as \"13.6 s\"), misleading whoever reads it")
-    assert [f.message for f in time_descending(_ordered("/sourceNative/metrics/step_ms",
+    assert [f.message for f in slowest_first(_ordered("/sourceNative/metrics/step_ms",
                                                          "descending"))] == [
         "family f ranks /sourceNative/metrics/step_ms, whose name says it is a time (in ms), "
         "descending: `rank` would put the slowest run of each group first"]
@@ -211,17 +212,17 @@ def _ordered(metric: str, order: str) -> dict:
 
 
 def test_r90_f3_a_time_ranked_descending_is_a_warning():
-    found = time_descending(_ordered("/sourceNative/metrics/latency_ms", "descending"))
+    found = slowest_first(_ordered("/sourceNative/metrics/latency_ms", "descending"))
     assert [(f.rule.id, f.severity, f.file, f.pointer, f.expected, f.found) for f in found] \
         == [("KI236", "warning", "store/policy/ranking.json", "/families/f/order",
              "ascending", "descending")]
     assert found[0].message == (
         "family f ranks /sourceNative/metrics/latency_ms, whose name says it is a time "
         "(in ms), descending: `rank` would put the slowest run of each group first")
-    assert time_descending(_ordered("/sourceNative/metrics/latency_ms", "ascending")) == []
-    assert time_descending(_ordered("/sourceNative/metrics/gflops_s", "descending")) == []
-    assert time_descending(_ordered("/sourceNative/metrics/sol_score", "descending")) == []
-    assert time_descending({"families": {"f": "not an object"}}) == []
+    assert slowest_first(_ordered("/sourceNative/metrics/latency_ms", "ascending")) == []
+    assert slowest_first(_ordered("/sourceNative/metrics/gflops_s", "descending")) == []
+    assert slowest_first(_ordered("/sourceNative/metrics/sol_score", "descending")) == []
+    assert slowest_first({"families": {"f": "not an object"}}) == []
 
 
 def test_verify_reports_it_of_the_work_tree(store):
@@ -231,13 +232,12 @@ def test_verify_reports_it_of_the_work_tree(store):
         ("KI231", "/families/sol_execbench_leaderboard/unit")]
 
 
-def _ranking(remote: Remote, order: str, unit: str):
-    """A pull request's change: the synthetic family ranks the mean latency so."""
+def _ranking(remote: Remote, order: str, unit: str, metric: str = "/timing/latencyNs/mean"):
+    """A pull request's change: the synthetic family ranks ``metric`` (the mean latency) so."""
     def change(clone):
         policy = remote.read_json("store/policy/ranking.json")
         policy["families"]["synthetic"] = {
-            "comparison": "source-native", "metric": "/timing/latencyNs/mean",
-            "order": order, "unit": unit}
+            "comparison": "source-native", "metric": metric, "order": order, "unit": unit}
         remote.write_json("store/policy/ranking.json", policy)
     return change
 
@@ -256,20 +256,23 @@ def test_a_sequence_of_pull_requests_the_gate_judges(published, tmp_path, kit):
     assert remote.pr("latency in its own unit", rank_by("ns")).accepted
 
 
-def test_r90_f3_the_gate_warns_of_a_time_ranked_descending_and_lets_it_in(published, tmp_path,
-                                                                          kit):
+@pytest.mark.parametrize(("metric", "unit", "slowest", "said"), [
+    ("/timing/latencyNs/mean", "ns", "descending", "KI236 policy-time-ranked-descending"),
+    # reviewer r91 F3: KI236's mirror, a rate ranked ascending
+    ("/sourceNative/metrics/frames_per_s", "fps", "ascending",
+     "KI239 policy-rate-ranked-ascending"),
+])
+def test_r90_f3_the_gate_warns_of_the_slowest_first_and_lets_it_in(
+        published, tmp_path, kit, metric, unit, slowest, said):
     remote = Remote(published, tmp_path)
     assert remote.pr("group", lambda c: add_group(remote, kit, {"fast": 1000,
                                                                  "slow": 3000})).accepted
-
-    def rank(order):
-        return _ranking(remote, order, "ns")
-
-    slowest_first = remote.pr("slowest first", rank("descending"))
+    slowest_first = remote.pr("slowest first", _ranking(remote, slowest, unit, metric))
     assert slowest_first.accepted, slowest_first.output
-    assert "KI236 policy-time-ranked-descending" in slowest_first.output, slowest_first.output
-    fastest_first = remote.pr("fastest first again", rank("ascending"))
-    assert fastest_first.accepted and "KI236" not in fastest_first.output, fastest_first.output
+    assert said in slowest_first.output, slowest_first.output
+    fastest = "ascending" if slowest == "descending" else "descending"
+    fastest_first = remote.pr("fastest first again", _ranking(remote, fastest, unit, metric))
+    assert fastest_first.accepted and said[:5] not in fastest_first.output, fastest_first.output
 
 
 def test_r90b_f1_the_gate_lets_a_rate_in_and_refuses_a_time_per_step_labelled_score(
@@ -298,3 +301,47 @@ def test_r90b_f1_the_gate_lets_a_rate_in_and_refuses_a_time_per_step_labelled_sc
     assert not step.accepted
     assert "KI231 policy-unit-contradicts-metric" in step.output, step.output
     assert "KI236 policy-time-ranked-descending" in step.output, step.output
+
+
+@pytest.mark.parametrize(("metric", "reading"), [
+    # reviewer r91 F3's blind spots
+    ("/sourceNative/metrics/samples_per_sec", ("rate", None)),
+    ("/sourceNative/metrics/frames_per_s", ("rate", None)),
+    ("/sourceNative/metrics/latency", ("time", None)),
+    ("/sourceNative/metrics/kernel_time_hours", ("time", "h")),
+    ("/sourceNative/metrics/duration_p50", ("time", None)),
+    ("/sourceNative/metrics/tflops", ("rate", None)),
+    ("/sourceNative/metrics/tokens_per_hour", ("rate", None)),
+    # held as before
+    ("/sourceNative/metrics/time_per_token_ns", ("time", "ns")),
+    ("/timing/latencyNs/mean", ("time", "ns")),
+    ("/sourceNative/metrics/ns_per_day", ("rate", None)),
+    ("/sourceNative/metrics/edges_s", ("rate", None)),
+    ("/sourceNative/metrics/latency_ms_min", ("time", "ms")),
+    # no reading: a score, a statistic alone, a time word that is not the metric's
+    ("/sourceNative/metrics/sol_score", None), ("/sourceNative/metrics/score_min", None),
+    ("/sourceNative/metrics/avg_speedup", None), ("/sourceNative/latency/speedup", None),
+    ("/sourceNative/metrics/h100_score", None),
+])
+def test_r91_f3_a_metric_reads_as_a_time_or_a_rate(metric, reading):
+    assert metric_reading(metric) == reading
+
+
+def test_r91_f3_a_rate_ranked_ascending_is_ki236s_mirror_and_a_bare_time_is_ki236():
+    found = slowest_first(_ordered("/sourceNative/metrics/samples_per_sec", "ascending"))
+    assert [(f.rule.id, f.rule.name, f.severity, f.pointer, f.expected, f.found)
+            for f in found] == [("KI239", "policy-rate-ranked-ascending", "warning",
+                                 "/families/f/order", "descending", "ascending")]
+    assert found[0].message == (
+        "family f ranks /sourceNative/metrics/samples_per_sec, whose name says it is a rate "
+        "(more is faster), ascending: `rank` would put the slowest run of each group first")
+    assert slowest_first(_ordered("/sourceNative/metrics/samples_per_sec", "descending")) == []
+    assert slowest_first(_ordered("/sourceNative/metrics/sol_score", "ascending")) == []
+    [bare] = slowest_first(_ordered("/sourceNative/metrics/latency", "descending"))
+    assert (bare.rule.id, bare.message) == ("KI236", (
+        "family f ranks /sourceNative/metrics/latency, whose name says it is a time, "
+        "descending: `rank` would put the slowest run of each group first"))
+    [hours] = slowest_first(_ordered("/sourceNative/metrics/kernel_time_hours", "descending"))
+    assert "a time (in h), descending" in hours.message
+    # KI231 reads units as before: hours are no unit it judges (a warning is never an error)
+    assert unit_contradictions(_policy("/sourceNative/metrics/kernel_time_hours", "score")) == []

@@ -199,3 +199,23 @@ def test_r91_f5_a_copy_over_another_object_is_not_removed(published, kit, monkey
         errors[0]["hint"]
     subprocess.run(["git", "checkout", "HEAD", "--", over], cwd=published, check=True)
     assert _verify(published, monkeypatch) == (0, [])
+
+
+def test_the_gate_gives_the_committed_rename_one_cause_as_verify_does(published, monkeypatch):
+    # fix91's leftover: `check BASE..HEAD` (and pre-receive) still reported KI203, KI204 and
+    # KI215 beside KI101 and KI403, each advising to write or remove a file
+    digest = Digest.from_str(PUBLISHED["run"])
+    own = layout.object_path(digest)
+    wrong = f"{layout.OBJECTS_DIR}/aa/{digest.hex[2:]}.json"
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / wrong).parent.mkdir(parents=True, exist_ok=True)
+    git(published, "mv", own, wrong)
+    git(published, "commit", "-qm", "renamed by hand")
+    monkeypatch.chdir(published)
+    result = CliRunner().invoke(main, ["check", f"{base}..HEAD", "--json"])
+    assert result.exit_code == 1, result.output
+    errors = [(f["rule"], f["file"]) for f in json.loads(result.stdout)["findings"]
+              if f["severity"] == "error"]
+    assert sorted(errors) == [("KI101", wrong), ("KI403", own)], errors
+    _, verified = _verify(published, monkeypatch)
+    assert sorted((f["rule"], f["file"]) for f in verified) == sorted(errors)

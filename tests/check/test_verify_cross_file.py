@@ -35,9 +35,10 @@ def _stated(kind: str | None, statistic: str | None) -> str | None:
     return statistic if kind in ("BenchmarkRun", "BenchmarkProtocol") else None
 
 
-def _board(kind: str | None, board: str | None) -> str | None:
+def _board(kind: str | None, board: str | None) -> tuple[tuple[str, str], ...] | None:
     """A board as verify learns it: only (SOL-ExecBench) runs and workloads state one."""
-    return board if kind in ("BenchmarkRun", "Workload") else None
+    return (("board", board),) if kind in ("BenchmarkRun", "Workload") and board is not None \
+        else None
 
 
 def _clean(manifests: list[Manifest]) -> bool:

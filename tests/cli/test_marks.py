@@ -64,6 +64,7 @@ def test_compare_marks_each_side_as_rank_marks_its_row(slipped, runner):
     lines = _run(runner, slipped, "compare", "BenchmarkRun/a").stdout.splitlines()
     assert lines[0].endswith(" rank 3 3,700,000 ns (3.7 ms)")
     assert lines[1].endswith(f"(!) 1,051,136x ahead of #3: see below (KI234)  (!) {KI230_ROW}")
+    assert lines[2] == "A / B = 1,051,136 (by measured latency, mean ascending)"  # not 1.051e+6
     assert [line for line in lines if line.startswith("(!)")] == [f"(!) {KI234_LINE}"]
     plain = _run(runner, slipped, "compare", "BenchmarkRun/a", "BenchmarkRun/b").stdout
     assert "(!)" not in plain
@@ -120,3 +121,12 @@ def test_rank_by_a_time_descending_puts_the_slowest_first_and_says_so(slipped, r
     ascending = _run(runner, slipped, "rank", "BenchmarkRun/a")
     assert "KI236" not in ascending.stderr
     assert ascending.stdout.splitlines()[1].split()[:2] == ["1", "3.52"]
+
+
+def test_export_says_a_time_ranked_descending_as_rank_does(slipped, runner, tmp_path):
+    # reviewer r91 F3: export's rank column ranked the slowest first, unsaid
+    rank_time_descending(slipped.root)
+    git(slipped.root, "commit", "-qam", "descending")
+    done = runner.invoke(main, ["--store", str(slipped.root), "export", str(tmp_path / "out")])
+    assert done.exit_code == 0, done.output
+    assert KI236 in done.stderr.splitlines(), done.stderr

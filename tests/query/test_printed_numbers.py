@@ -175,6 +175,15 @@ def test_ratio_text_never_claims_1_for_values_that_differ():
     assert ratio_text(2**60 + 1, 2**60) == "1 (A and B differ past double precision)"
 
 
+def test_a_ratio_of_1000_or_more_reads_whole_and_grouped_as_the_pages_write_it():
+    # closing24's leftover: compare wrote "A / B = 1.051e+6" beside the mark's 1,051,136x
+    assert ratio_text(3_700_000, 3.52) == "1,051,136"
+    assert ratio_text(1000, 1) == "1,000" and ratio_text(999.94, 1) == "999.9"
+    assert ratio_text(-3e6, 2) == "-1,500,000"
+    assert ratio_text(1e20, 1) == "100,000,000,000,000,000,000"
+    assert ratio_text(3.52, 3_700_000) == "9.514e-7"  # below 1: significant digits as before
+
+
 FINITE = st.floats(allow_nan=False, allow_infinity=False)
 
 
