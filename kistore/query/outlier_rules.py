@@ -40,7 +40,7 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError
 from ..core.findings import Finding
 from ..core.limits import DEFAULT
-from ..core.model import Manifest, metadata_name
+from ..core.model import REFERENCE_FIELDS, Manifest, metadata_name
 from ..core.statistics import named
 from ..core.words import comparison_said
 from ..index.records import REFERENCE, Record, describe
@@ -62,6 +62,7 @@ from .ranking import rank_group
 from .units import policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..index.catalog import Catalog, Loaded
     from ..store import Store, View
 
 _ADDED = "added all the same; `check` warns too"
@@ -405,6 +406,8 @@ def check_outliers(store: Store, at: str | None = None) -> list[Finding]:
     whose #1 and #2 were both 1,000x ahead). One pass over the store's groups: the
     catalog read once, attestations once for every run (withdrawn runs left out, as
     ``rank`` leaves them), each group ranked (:func:`~.outliers.ranking_outliers`).
+    ``kistore verify`` judges the same from what its contents check parsed instead
+    (:func:`outliers_parsed`: no manifest read twice); this reads the store itself.
 
     Args:
         store: the store.
@@ -422,13 +425,82 @@ def check_outliers(store: Store, at: str | None = None) -> list[Finding]:
     # Lazy: verify's pass alone reads the whole catalog and its evidence.
     from ..git.blobs import ObjectUnreadable
     from ..index.index import open_catalog
-    from .answers import evidence_map
-    from .outliers import ranking_outliers
 
     try:
         catalog = open_catalog(store, at, use_index=False)
     except ObjectUnreadable:  # a damaged blob: verify's KI117 on its file, said once
         return []
+    return _group_findings(store, at, policy, catalog)
+
+
+def ranked_keys(store: Store, at: str | None = None) -> frozenset[str] | None:
+    """Return the top-level keys of a run's ``spec`` KI234's judging reads, or None.
+
+    What :func:`~.ranking.rank_group` reads of a run that states no contradiction and no
+    unproven claim: its status, references (:func:`kistore.index.records.describe`),
+    ``timing`` (the measured value, the primary statistic) and the first key of each
+    metric and unit pointer of the ranking policy (e.g. ``sourceNative``): the
+    :attr:`kistore.check.audit.FromParse.keep` ``kistore verify`` gives with
+    :func:`outliers_parsed`.
+
+    Args:
+        store: the store.
+        at: revision, or None for the work tree.
+
+    Returns:
+        The keys; None without a readable ranking policy (KI206's: nothing is judged).
+    """
+    policy = policy_of(store, at)
+    if policy is None:
+        return None
+    keys = {"status", "timing", *REFERENCE_FIELDS}
+    for entry in policy.families.values():
+        for pointer in (entry.get("metric"), entry.get("unitPointer")):
+            if isinstance(pointer, str):
+                keys.add(pointer.split("/")[1].replace("~1", "/").replace("~0", "~")
+                         if pointer.startswith("/") else pointer)
+    return frozenset(keys)
+
+
+def outliers_parsed(store: Store, at: str | None, loaded: dict[str, Loaded]) -> list[Finding]:
+    """:func:`check_outliers` from the manifests ``verify``'s contents check parsed.
+
+    The :attr:`kistore.check.audit.FromParse.judge` ``kistore verify`` gives (with
+    :func:`ranked_keys`): the catalog :func:`check_outliers` reads from the store is made
+    from ``loaded`` instead (the same records: every manifest a catalog loads, each run's
+    spec cut to :func:`ranked_keys`, which its ranking alone reads), so each manifest is
+    read and parsed once (docs/speed.md).
+
+    Args:
+        store: the store (its ranking policy and attestations are read).
+        at: revision, or None for the work tree.
+        loaded: digest string -> ``(kind, name, spec)`` of each run, protocol,
+            environment and implementation the contents check read whole and found to
+            be what a catalog loads.
+
+    Returns:
+        As :func:`check_outliers`.
+    """
+    policy = policy_of(store, at)
+    if policy is None:
+        return []
+    # Lazy: verify's pass alone reads the whole catalog and its evidence.
+    from ..index.catalog import MemoryCatalog, describe_all
+
+    return _group_findings(store, at, policy,
+                           MemoryCatalog(describe_all(loaded, lambda d: None)))
+
+
+def _group_findings(store: Store, at: str | None, policy: RankingPolicy, catalog: Catalog
+                    ) -> list[Finding]:
+    """Return KI234's warning per comparison group of ``catalog`` whose #1 is marked.
+
+    As :func:`check_outliers` says, from the catalog of ``store`` at ``at`` given.
+    """
+    # Lazy: verify's pass alone reads the evidence of every grouped run.
+    from .answers import evidence_map
+    from .outliers import ranking_outliers
+
     groups: dict[tuple[str, Comparison], list[Record]] = {}
     for record in catalog.records(kind="BenchmarkRun"):
         if record.comparison_key is None or record.family is None:
