@@ -370,6 +370,24 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
             for m in _judged(view, policy, records, withdrawn_runs(store, at=head))]
 
 
+def _may_mark(records: Sequence[Record], comparison: Comparison) -> bool:
+    """Return False when no run of a group can be marked, whatever ranks it; else True.
+
+    A marked run and the group's median run are both ranked, so both state a number at
+    the metric, above 0, one :data:`OUTLIER_FACTOR` times the other
+    (:func:`~.outliers.group_outliers`): a group whose numbers at the metric (of any run,
+    ranked or not) span less than that, all above 0, has none; nor has a group with fewer
+    than two numbers. Division rounds monotonically, so ``max / min`` is never below the
+    pair's ratio. What ranking every group cost ``verify`` (~0.4 s of 0.7 at 20,000
+    manifests, 2,961 groups, docs/speed.md) is spent on the few that can.
+    """
+    values = [v for r in records if (v := comparison.value(r.spec)[0]) is not None]
+    if len(values) < 2:
+        return False
+    low, high = min(values), max(values)
+    return low <= 0 or high / low >= OUTLIER_FACTOR
+
+
 def _bytes(view: View, path: str) -> bytes | None:
     """Return a stored file's bytes, or None when absent, past the limit or unreadable."""
     try:
@@ -510,13 +528,12 @@ def _group_findings(store: Store, at: str | None, policy: RankingPolicy, catalog
         except KistoreError:
             continue  # a family with no metric: rank's to say
         groups.setdefault((record.comparison_key, comparison), []).append(record)
-    grouped = [r for records in groups.values() if len(records) > 1 for r in records]
-    evidence = evidence_map(store, grouped, at=at, annotated=catalog.annotated,
-                            outside=catalog.outside)
+    judged = sorted(((group, records) for group, records in groups.items()
+                     if _may_mark(records, group[1])), key=lambda g: g[0][0])
+    evidence = evidence_map(store, [r for _, records in judged for r in records], at=at,
+                            annotated=catalog.annotated, outside=catalog.outside)
     findings = []
-    for (key, comparison), records in sorted(groups.items(), key=lambda g: g[0][0]):
-        if len(records) < 2:
-            continue
+    for (key, comparison), records in judged:
         try:
             ranking = rank_group(key, records, comparison, evidence)
         except KistoreError:  # runs in two units: KI210 says so, `rank` fails for it

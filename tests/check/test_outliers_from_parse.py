@@ -13,6 +13,8 @@ and in a pool of workers, at the work tree and at ``HEAD``.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kistore.check import audit
 from kistore.check.audit import FromParse
@@ -131,3 +133,30 @@ def test_the_judge_reads_the_policy_s_own_metric_keys(store):
     git(store.root, "status", "--short")  # the work tree only: HEAD keeps its policy
     assert ranked_keys(store, "HEAD") is not None
     assert outlier_rules.outliers_parsed(store, None, {}) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.floats(min_value=1e-3, max_value=1e12),
+                          st.integers(min_value=0, max_value=10**12)), min_size=1, max_size=9),
+       st.sampled_from(["ascending", "descending"]))
+def test_a_group_left_unranked_by_the_spread_check_has_no_marked_run(values, order):
+    """_may_mark(False) skips ranking a group: only where ranking it marks nothing (both
+    orders, ties, values of 0, exactly 100x apart)."""
+    from kistore.index.records import Record
+    from kistore.query.outliers import ranking_outliers
+    from kistore.query.policy import Comparison
+    from kistore.query.ranking import rank_group
+
+    comparison = Comparison("measured", "f", "/timing/latencyNs/mean", order, "ns")
+    records = [Record(f"sha256:{i:064x}", "BenchmarkRun", f"r{i}",
+                      {"status": "passed", "timing": {"latencyNs": {"mean": v}}})
+               for i, v in enumerate(values)]
+    if not outlier_rules._may_mark(records, comparison):
+        assert ranking_outliers(rank_group("sha256:" + "0" * 64, records, comparison, {})) == {}
+
+
+def test_a_group_exactly_100x_apart_is_ranked_and_marked(store, kit):
+    add_docs(store, _group(kit, "rmsnorm", [("a", 10_000, None), ("b", 100, None)]))
+    found, _ = _from_parse(store, None, 1)
+    assert [(f.extra["ratio"], f.extra["over"]["name"]) for f in found] == [(100.0, "a")]
+    assert found == check_outliers(store)
