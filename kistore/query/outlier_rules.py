@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import hashes, layout
 from ..core.canonical_fast import loads_lenient
-from ..core.comparison import stored_spec
+from ..core.comparison import KEYED_REFERENCES, stored_spec
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError
 from ..core.findings import Finding
@@ -370,7 +370,7 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
             for m in _judged(view, policy, records, withdrawn_runs(store, at=head))]
 
 
-def _may_mark(records: Sequence[Record], comparison: Comparison) -> bool:
+def _may_mark(specs: Sequence[dict[str, Any]], comparison: Comparison) -> bool:
     """Return False when no run of a group can be marked, whatever ranks it; else True.
 
     A marked run and the group's median run are both ranked, so both state a number at
@@ -380,8 +380,12 @@ def _may_mark(records: Sequence[Record], comparison: Comparison) -> bool:
     than two numbers. Division rounds monotonically, so ``max / min`` is never below the
     pair's ratio. What ranking every group cost ``verify`` (~0.4 s of 0.7 at 20,000
     manifests, 2,961 groups, docs/speed.md) is spent on the few that can.
+
+    Args:
+        specs: the ``spec`` of each run of the group.
+        comparison: how the group ranks.
     """
-    values = [v for r in records if (v := comparison.value(r.spec)[0]) is not None]
+    values = [v for spec in specs if (v := comparison.value(spec)[0]) is not None]
     if len(values) < 2:
         return False
     low, high = min(values), max(values)
@@ -448,7 +452,14 @@ def check_outliers(store: Store, at: str | None = None) -> list[Finding]:
         catalog = open_catalog(store, at, use_index=False)
     except ObjectUnreadable:  # a damaged blob: verify's KI117 on its file, said once
         return []
-    return _group_findings(store, at, policy, catalog)
+    groups: dict[tuple[str, Comparison], list[Record]] = {}
+    for record in catalog.records(kind="BenchmarkRun"):
+        group = _group_of(record, policy)
+        if group is not None:
+            groups.setdefault(group, []).append(record)
+    return _judge_groups(store, at, {
+        group: records for group, records in groups.items()
+        if _may_mark([r.spec for r in records], group[1])}, catalog)
 
 
 def ranked_keys(store: Store, at: str | None = None) -> frozenset[str] | None:
@@ -484,10 +495,14 @@ def outliers_parsed(store: Store, at: str | None, loaded: dict[str, Loaded]) -> 
     """:func:`check_outliers` from the manifests ``verify``'s contents check parsed.
 
     The :attr:`kistore.check.audit.FromParse.judge` ``kistore verify`` gives (with
-    :func:`ranked_keys`): the catalog :func:`check_outliers` reads from the store is made
-    from ``loaded`` instead (the same records: every manifest a catalog loads, each run's
-    spec cut to :func:`ranked_keys`, which its ranking alone reads), so each manifest is
-    read and parsed once (docs/speed.md).
+    :func:`ranked_keys`): the records :func:`check_outliers` reads from the store are made
+    from ``loaded`` instead (every manifest a catalog loads, each run's spec cut to
+    :func:`ranked_keys`, which its ranking alone reads), so each manifest is read and
+    parsed once (docs/speed.md). Runs alike in :data:`~kistore.core.comparison.
+    KEYED_REFERENCES` share their group (its key, family and statistic come from those
+    references alone), so one run of each is described to place them all, and the runs
+    of a group are described only when its values span :data:`OUTLIER_FACTOR`
+    (:func:`_may_mark`).
 
     Args:
         store: the store (its ranking policy and attestations are read).
@@ -502,36 +517,57 @@ def outliers_parsed(store: Store, at: str | None, loaded: dict[str, Loaded]) -> 
     policy = policy_of(store, at)
     if policy is None:
         return []
-    # Lazy: verify's pass alone reads the whole catalog and its evidence.
-    from ..index.catalog import MemoryCatalog, describe_all
 
-    return _group_findings(store, at, policy,
-                           MemoryCatalog(describe_all(loaded, lambda d: None)))
+    def lookup(digest: str) -> tuple[str, dict[str, Any]] | None:
+        found = loaded.get(digest)
+        return None if found is None else (found[0], found[2])
+
+    placed: dict[tuple[Any, ...], tuple[str, Comparison] | None] = {}
+    groups: dict[tuple[str, Comparison], list[Loaded]] = {}
+    for digest, (kind, name, spec) in loaded.items():
+        if kind != "BenchmarkRun":
+            continue
+        keyed = tuple(spec.get(f) for f in KEYED_REFERENCES)
+        if not all(r is None or isinstance(r, str) for r in keyed):  # no digest: alone
+            keyed = (digest,)
+        if keyed not in placed:
+            placed[keyed] = _group_of(describe(digest, kind, name, spec, lookup), policy)
+        group = placed[keyed]
+        if group is not None:
+            groups.setdefault(group, []).append((digest, name, spec))
+    return _judge_groups(store, at, {
+        group: [describe(d, "BenchmarkRun", n, s, lookup) for d, n, s in runs]
+        for group, runs in groups.items() if _may_mark([s for _, _, s in runs], group[1])})
 
 
-def _group_findings(store: Store, at: str | None, policy: RankingPolicy, catalog: Catalog
-                    ) -> list[Finding]:
-    """Return KI234's warning per comparison group of ``catalog`` whose #1 is marked.
+def _group_of(record: Record, policy: RankingPolicy) -> tuple[str, Comparison] | None:
+    """Return a run's comparison key and how its group ranks, or None when it has no group."""
+    if record.comparison_key is None or record.family is None:
+        return None
+    try:
+        return record.comparison_key, policy.comparison(record.family,
+                                                        record.statistic or "mean")
+    except KistoreError:
+        return None  # a family with no metric: rank's to say
 
-    As :func:`check_outliers` says, from the catalog of ``store`` at ``at`` given.
+
+def _judge_groups(store: Store, at: str | None,
+                  groups: dict[tuple[str, Comparison], list[Record]],
+                  catalog: Catalog | None = None) -> list[Finding]:
+    """Return KI234's warning per group of ``groups`` whose #1 is marked, as ``rank`` ranks it.
+
+    As :func:`check_outliers` says. ``groups``: (key, comparison) -> the group's runs;
+    ``catalog``: the work tree's, whose :attr:`~kistore.index.catalog.Catalog.annotated`
+    and ``outside`` spare reading the notes of runs with none (None: every run's read).
     """
     # Lazy: verify's pass alone reads the evidence of every grouped run.
     from .answers import evidence_map
     from .outliers import ranking_outliers
 
-    groups: dict[tuple[str, Comparison], list[Record]] = {}
-    for record in catalog.records(kind="BenchmarkRun"):
-        if record.comparison_key is None or record.family is None:
-            continue
-        try:
-            comparison = policy.comparison(record.family, record.statistic or "mean")
-        except KistoreError:
-            continue  # a family with no metric: rank's to say
-        groups.setdefault((record.comparison_key, comparison), []).append(record)
-    judged = sorted(((group, records) for group, records in groups.items()
-                     if _may_mark(records, group[1])), key=lambda g: g[0][0])
+    judged = sorted(groups.items(), key=lambda g: g[0][0])
     evidence = evidence_map(store, [r for _, records in judged for r in records], at=at,
-                            annotated=catalog.annotated, outside=catalog.outside)
+                            annotated=None if catalog is None else catalog.annotated,
+                            outside=None if catalog is None else catalog.outside)
     findings = []
     for (key, comparison), records in judged:
         try:

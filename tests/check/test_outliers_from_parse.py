@@ -151,7 +151,7 @@ def test_a_group_left_unranked_by_the_spread_check_has_no_marked_run(values, ord
     records = [Record(f"sha256:{i:064x}", "BenchmarkRun", f"r{i}",
                       {"status": "passed", "timing": {"latencyNs": {"mean": v}}})
                for i, v in enumerate(values)]
-    if not outlier_rules._may_mark(records, comparison):
+    if not outlier_rules._may_mark([r.spec for r in records], comparison):
         assert ranking_outliers(rank_group("sha256:" + "0" * 64, records, comparison, {})) == {}
 
 
