@@ -1101,7 +1101,8 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
                                                  within_value_limits(pair[1], limits)) \
                 else check_clean_pair(unit[0], *pair)
             if clean is not None:  # its claim and time read from the same parse (docs/speed.md)
-                observed = observed_seconds(clean[6]) if clean[0] == "BenchmarkRun" else None
+                observed: int | str | None = \
+                    observed_seconds(clean[6]) if clean[0] == "BenchmarkRun" else None
                 checked.append((None, clean[:5], True, observed, clean[5],
                                 None if keep is None or clean[1] is None else
                                 _loaded(clean[0], clean[1], clean[6], keep)))
