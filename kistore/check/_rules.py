@@ -402,14 +402,16 @@ def _excerpt(data: bytes, offset: int, width: int = 12) -> str:
 
 
 Clean = tuple[str, "str | None", tuple["str | None", ...], "str | None", "Board | None",
-              "Claim | None"]
+              "Claim | None", Any]
 """What :func:`check_clean_pair` learns of a manifest with no finding: kind, name, the
 reference of each of :data:`kistore.core.model.REFERENCE_FIELDS` (None where there is none),
 the primary statistic a run or protocol states (:func:`kistore.core.statistics.
 statistic_of`; None for other kinds), the board a SOL-ExecBench run or a workload
 states (:func:`kistore.core.boards.board_of`, KI238; None for others), and the source
 record a run claims (:func:`kistore.core.claims.stored_claim` of the same bytes, from this
-parse: KI232's reader hashes and parses them no second time; None for none)."""
+parse: KI232's reader hashes and parses them no second time; None for none), and the
+object's ``spec`` as parsed (a dict: the kind's schema holds it; KI234's judge in
+``verify`` reads a run's ranked values from it, no file parsed twice)."""
 
 
 def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
@@ -428,7 +430,7 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         metadata_data: the metadata file's bytes.
 
     Returns:
-        ``(kind, name, references, statistic, board, claim)`` (:data:`Clean`), the first five
+        ``(kind, name, references, statistic, board, claim, spec)`` (:data:`Clean`), the first five
         as :func:`entry_from` would take them from
         the parsed files (name None unless a string; references in :data:`REFERENCE_FIELDS`
         order), or None.
@@ -480,7 +482,7 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     claim = claim_of(spec) if obj["kind"] == "BenchmarkRun" and may_claim(object_data) \
         else None
     return (obj["kind"], name if type(name) is str else None, references,
-            statistic_of(obj["kind"], spec), board_of(obj["kind"], spec, name), claim)
+            statistic_of(obj["kind"], spec), board_of(obj["kind"], spec, name), claim, spec)
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..attest.evidence import check_attestations, judging_blobs, withdrawn_runs
 from ..core import layout
@@ -36,13 +36,14 @@ from ..core.findings import WARNING, Finding, rule
 from ..core.gitattributes import check_gitattributes
 from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
-from ..core.observed import run_observed
+from ..core.observed import observed_seconds, run_observed
 from ..core.restore import renamed_advice, restore_advice
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
 from ..git.blobs import CommitUnparsable, ObjectUnreadable, is_partial_clone
 from ..git.pack import blob_id
 from ..git.packs import PackDamage, check_packs
+from ..index.catalog import Loaded, parse_manifest
 from ..store import Files, FileTooLarge, index_lock
 from ._claims import check_claims, judge_claims
 from ._commits import unparsable_finding
@@ -92,6 +93,38 @@ Checker = Callable[[Any, "str | None"], list[Finding]]
 
 Progress = Callable[[int], None]
 """Called with the number of files just checked (drives a progress bar)."""
+
+
+class FromParse(NamedTuple):
+    """A check of a layer above that :func:`verify` judges from what its workers parsed.
+
+    Passed among ``checkers``, it is judged where a checker would run, after the contents
+    check, from the manifests the workers read and parsed: no file read or parsed twice
+    (``kistore verify``'s KI234, :func:`kistore.query.outlier_rules.outliers_from_parse`).
+
+    Attributes:
+        keep: ``keep(store, at)``, called once before the workers start: the top-level
+            keys of a run's ``spec`` the judge reads (a run the fast path found clean
+            crosses from its worker with those keys only), or None when there is nothing
+            to judge (then ``judge`` is not called).
+        judge: ``judge(store, at, loaded) -> findings``, after the contents check.
+            ``loaded``: digest string -> ``(kind, name, spec)`` of every run, protocol,
+            environment and implementation the contents check read whole and found to be
+            what a catalog loads (:func:`kistore.index.catalog.parse_manifest` with
+            ``validate``: hashed to its name, both files canonical, valid under its kind's
+            schema); a run's ``spec`` holds the ``keep`` keys only when the fast path
+            passed it (then it states no contradiction, KI222-KI224, KI228, and no
+            unproven claim, KI226), else all of them.
+    """
+
+    keep: Callable[[Any, str | None], frozenset[str] | None]
+    judge: Callable[[Any, str | None, dict[str, Loaded]], list[Finding]]
+
+
+_LOADED_KINDS = frozenset({"BenchmarkRun", "BenchmarkProtocol", "ExecutionEnvironment",
+                           "Implementation"})
+"""The kinds :attr:`FromParse.judge` is given: runs, and what a run's record reads
+(:func:`kistore.index.records.describe`)."""
 
 GITATTRIBUTES = ".gitattributes"
 
@@ -218,7 +251,9 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                    meanwhile: Callable[[], object] | None = None,
                    objects_read: dict[str, bytes] | None = None,
                    observed: dict[str, int | None] | None = None,
-                   claims: dict[str, Claim | None] | None = None) -> list[Finding]:
+                   claims: dict[str, Claim | None] | None = None,
+                   keep: frozenset[str] | None = None,
+                   loaded: dict[str, Loaded] | None = None) -> list[Finding]:
     """Apply every per-file and cross-file check to one snapshot.
 
     Args:
@@ -248,6 +283,10 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
             stored_claim` of the bytes as read: a tampered object claims nothing): what
             ``verify``'s KI232 judges (:func:`kistore.check._claims.judge_claims`) without
             reading the object again.
+        keep: with ``loaded``, the top-level keys of a clean run's ``spec`` to keep
+            (:attr:`FromParse.keep`).
+        loaded: when given, filled as :attr:`FromParse.judge` takes it: each run,
+            protocol, environment and implementation read whole that a catalog loads.
 
     Returns:
         Every finding (KI1xx, KI2xx), sorted by file and place.
@@ -281,8 +320,10 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         if focus is None and snap.view.scope == "work":  # a commit's: by blob id, no read
             groups_read = _group_files_read(snap)
 
+    kept = None if loaded is None else keep or frozenset()
     for chunk_units, chunk, read in _check_units_compact(snap, chunks, workers, beside,
-                                                         entries=objects_read is not None):
+                                                         entries=objects_read is not None,
+                                                         keep=kept):
         results += chunk
         if objects_read is not None and read is not None:
             for i, unit in enumerate(chunk_units):
@@ -299,6 +340,10 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         for unit, result in zip(units, results, strict=True):
             if not isinstance(result[7], str):  # read whole (not _UNREAD, a copy from a worker)
                 claims[unit[0]] = result[7]
+    if loaded is not None:
+        for unit, result in zip(units, results, strict=True):
+            if result[9] is not None:
+                loaded[f"sha256:{unit[0]}"] = result[9]
     for result in results:
         if result[0]:
             findings += result[0]
@@ -309,12 +354,12 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                                               groups_read))
                  if not unread or f.extra.get("run", "")[7:] not in unread]
     if focus is None and all(u[1] is not None and u[2] is not None for u in units):
-        _, kinds, names, references, _, statistics, _, _, boards = \
-            zip(*results, strict=True) if results else ((),) * 9
+        _, kinds, names, references, _, statistics, _, _, boards, _ = \
+            zip(*results, strict=True) if results else ((),) * 10
         if entries_clean([u[0] for u in units], kinds, names, references, statistics, boards):
             return sorted(findings, key=sort_key)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
-    for unit, (found, kind, name, references, _, statistic, _, _, board) in zip(
+    for unit, (found, kind, name, references, _, statistic, _, _, board, _) in zip(
             units, results, strict=True):
         digest = Digest(unit[0])
         refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
@@ -1022,7 +1067,7 @@ CHUNK = 500
 
 _Compact = tuple["list[Finding] | None", "str | None", "str | None", tuple["str | None", ...],
                  "str | None", "str | None", "int | str | None", "Claim | str | None",
-                 "Board | None"]
+                 "Board | None", "Loaded | None"]
 """One unit's result as it crosses processes: findings (None: none), kind, name, the references
 in :data:`kistore.core.model.REFERENCE_FIELDS` order, the manifest's names path when the
 worker found it holding exactly this manifest's record (:func:`_names_confirmed`; else
@@ -1032,18 +1077,22 @@ object's bytes as read: KI227 reads no blob again; None for another kind or no r
 time; :data:`_UNREAD` when the object was not read whole), and the source record a run
 claims (:func:`kistore.core.claims.stored_claim` of the same bytes: KI232 reads no object
 again; None for none; :data:`_UNREAD` likewise), and the board a SOL-ExecBench run or a
-workload states (KI238, :func:`kistore.core.boards.board_of`; else None). Plain tuples:
+workload states (KI238, :func:`kistore.core.boards.board_of`; else None), and, when a
+:class:`FromParse` asked (``keep`` not None), the manifest as its judge takes it
+(:func:`_loaded`; None when it is not taken). Plain tuples:
 unpickling an Entry (a dataclass holding a Digest) cost the parent ~40 us a manifest, more
 than the checks."""
 
 
 def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int | None,
-                         meanwhile: Callable[[], object] | None, entries: bool = False
+                         meanwhile: Callable[[], object] | None, entries: bool = False,
+                         keep: frozenset[str] | None = None
                          ) -> Iterator[tuple[list[Unit], list[_Compact], bytes | None]]:
     """Yield (units, their :data:`_Compact` results, entries) chunk by chunk, in order.
 
     Here or in a pool. Entries: with ``entries``, the units' object entries as read
-    (:func:`_read_pairs`, :data:`ENTRY_SIZE` bytes each), else None.
+    (:func:`_read_pairs`, :data:`ENTRY_SIZE` bytes each), else None. ``keep``: as
+    :func:`_check_chunk` takes it.
     """
     global _worker_snapshot
     if workers is None:  # 2 CPUs, 20,000 manifests: 7.5 s alone, 5.7 s with a pool of 2
@@ -1055,7 +1104,7 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
             meanwhile()
         for units in chunks:
             read = bytearray() if entries else None
-            compact = _check_chunk(snap, units, read)
+            compact = _check_chunk(snap, units, read, keep)
             yield units, compact, None if read is None else bytes(read)
         return
     # Lazy: the process machinery loads only when workers run (start-up).
@@ -1072,7 +1121,7 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
             pool = multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot,
                                                             (os.getpid(),))
         with pool:
-            pending = [(units, pool.apply_async(_check_chunk_in_worker, (units, entries)))
+            pending = [(units, pool.apply_async(_check_chunk_in_worker, (units, entries, keep)))
                        for units in chunks]
             if meanwhile is not None:
                 meanwhile()
@@ -1082,8 +1131,8 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
         _worker_snapshot = None
 
 
-def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = None
-                 ) -> list[_Compact]:
+def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = None,
+                 keep: frozenset[str] | None = None) -> list[_Compact]:
     """Return each unit's :data:`_Compact`, by :func:`check_clean_pair` when it can.
 
     A unit whose object or metadata file holds a string or array past the limits
@@ -1093,6 +1142,8 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
 
     As :func:`check_unit` and :func:`_names_confirmed` judge each unit alone. ``entries``,
     when given, gets each unit's object entry as read (:func:`_read_pairs`), in order.
+    ``keep``: when not None, each result ends with the unit's manifest as a
+    :class:`FromParse` judge takes it (:func:`_loaded`), else None.
 
     The work goes in passes over the chunk, not unit by unit: read both files of every
     unit whose bytes are all to be checked (up to :data:`READ_AHEAD` bytes at a time),
@@ -1103,33 +1154,59 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
     each call into the kernel).
     """
     checked: list[tuple[list[Finding] | None, _Learnt, bool, int | str | None,
-                        Claim | str | None]] = []
+                        Claim | str | None, Loaded | None]] = []
     start = 0
     limits = snap.value_limits
     while start < len(units):
         batch, pairs = _read_pairs(snap, units, start, entries)
         for unit, pair in zip(batch, pairs, strict=True):
-            observed = _UNREAD if pair is None else run_observed(pair[0])
             # a file long enough to hold a string or array past the limits (KI107; no real
             # manifest is: 16 KB at most in shared/data) is walked; check_unit reports one
             clean = None if pair is None or not (within_value_limits(pair[0], limits) and
                                                  within_value_limits(pair[1], limits)) \
                 else check_clean_pair(unit[0], *pair)
-            if clean is not None:  # its claim read from the same parse (docs/speed.md)
-                checked.append((None, clean[:5], True, observed, clean[5]))
+            if clean is not None:  # its claim and time read from the same parse (docs/speed.md)
+                observed: int | str | None = \
+                    observed_seconds(clean[6]) if clean[0] == "BenchmarkRun" else None
+                checked.append((None, clean[:5], True, observed, clean[5],
+                                None if keep is None or clean[1] is None else
+                                _loaded(clean[0], clean[1], clean[6], keep)))
                 continue
+            observed = _UNREAD if pair is None else run_observed(pair[0])
             claim = _UNREAD if pair is None else stored_claim(pair[0], unit[0])
             findings, entry = check_unit(snap, unit)
+            parsed = None if keep is None or pair is None else \
+                parse_manifest(Digest(unit[0]), *pair, validate=True)
             checked.append((findings or None, (entry.kind, entry.name, tuple(
                 entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic,
                 entry.board),
-                unit[1] is not None and unit[2] is not None, observed, claim))
+                unit[1] is not None and unit[2] is not None, observed, claim,
+                None if parsed is None else _loaded(*parsed, None)))
         start += len(batch)
     return [(findings, clean[0], clean[1], clean[2],
              _names_confirmed(snap, unit[0], clean[0], clean[1]) if both else None, clean[3],
-             observed, claim, clean[4])
-            for unit, (findings, clean, both, observed, claim) in zip(units, checked,
-                                                                      strict=True)]
+             observed, claim, clean[4], loaded)
+            for unit, (findings, clean, both, observed, claim, loaded) in zip(units, checked,
+                                                                              strict=True)]
+
+
+def _loaded(kind: str, name: str, spec: dict[str, Any], keep: frozenset[str] | None
+            ) -> Loaded | None:
+    """Return a manifest as a :class:`FromParse` judge takes it, or None for another kind.
+
+    Args:
+        kind: its kind.
+        name: its name.
+        spec: its parsed ``spec``.
+        keep: the top-level keys of a run's spec to keep (the fast path passed it: it
+            states no contradiction and no unproven claim, so a judge reads no other
+            key), or None to keep the whole spec (the full checks judged it).
+    """
+    if kind not in _LOADED_KINDS:
+        return None
+    if keep is not None and kind == "BenchmarkRun":
+        spec = {k: v for k, v in spec.items() if k in keep}
+    return kind, name, spec
 
 
 _UNREAD = "unread"
@@ -1241,12 +1318,13 @@ def _reopen_worker_snapshot(parent_pid: int) -> None:
     _worker_snapshot.reopen()
 
 
-def _check_chunk_in_worker(units: list[Unit], entries: bool
+def _check_chunk_in_worker(units: list[Unit], entries: bool, keep: frozenset[str] | None
                            ) -> tuple[list[_Compact], bytes | None]:
     """Check some units in a worker process (:func:`_check_chunk`), with their entries or None."""
     assert _worker_snapshot is not None
     read = bytearray() if entries else None
-    return _check_chunk(_worker_snapshot, units, read), None if read is None else bytes(read)
+    return (_check_chunk(_worker_snapshot, units, read, keep),
+            None if read is None else bytes(read))
 
 
 def _group_files_read(snap: Files) -> dict[str, bytes | None]:
@@ -1360,7 +1438,7 @@ The check layer's own; a caller adds those of the layers above by passing
 
 
 def verify(store: Store, at: str | None = None, *, progress: Progress | None = None,
-           checkers: Iterable[Checker] | None = None, snap: Files | None = None,
+           checkers: Iterable[Checker | FromParse] | None = None, snap: Files | None = None,
            workers: int | None = None) -> list[Finding]:
     """Verify a whole store offline and return every finding (docs/design.md §4).
 
@@ -1370,7 +1448,8 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
             ``HEAD`` in a bare repository).
         progress: called with the number of files checked, as the work goes.
         checkers: the checks besides the contents check (default :data:`CHECKERS`); they
-            run in this process while worker processes check files. In a work tree
+            run in this process while worker processes check files; a :class:`FromParse`
+            is judged after the contents check, from what it parsed. In a work tree
             :func:`~kistore.check._history.check_history`'s part about the index and work
             tree runs after them, from the blob ids of the objects they read
             (:func:`~kistore.check._history.worktree_changes`).
@@ -1427,10 +1506,28 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         return judge_claims(snap.view, (p for p in snap.modes if p.startswith(_GROUPS_PREFIX)),
                             claims, withdrawn_runs(store, at=at))
 
+    checks = list(CHECKERS if checkers is None else checkers)
+    # FromParse: what each judge reads of a run, asked before the workers start
+    keeps = {id(c): _keep_of(c, store, at) for c in checks if isinstance(c, FromParse)}
+    loaded: dict[str, Loaded] | None = None if all(k is None for k in keeps.values()) else {}
+
+    def judge_parsed(checker: FromParse) -> list[Finding]:
+        """Return a FromParse judge's findings, from what the contents check parsed."""
+        assert loaded is not None
+        try:
+            return checker.judge(store, at, loaded)
+        except ObjectUnreadable as e:  # a note blob it reads: said once, as run_checkers says
+            stopped = stopped_finding(e)
+            return [] if stopped in later else [stopped]
+
     def run_checkers() -> None:  # in this process while the workers check files
-        for checker in CHECKERS if checkers is None else checkers:
+        for checker in checks:
             try:
-                if checker is check_history and objects_read is not None:
+                if isinstance(checker, FromParse):
+                    if keeps[id(checker)] is not None:
+                        deferred.append((len(later), not history,
+                                         partial(judge_parsed, checker)))
+                elif checker is check_history and objects_read is not None:
                     history.append(len(later))
                     later.extend(check_history(store, at, worktree=False))
                     history.append(len(later))
@@ -1456,7 +1553,9 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         objects_read = {}
     contents = check_contents(snap, progress=step if watching else progress,
                               workers=workers, meanwhile=run_checkers,
-                              objects_read=objects_read, observed=observed, claims=claims)
+                              objects_read=objects_read, observed=observed, claims=claims,
+                              keep=frozenset().union(*(k for k in keeps.values() if k)),
+                              loaded=loaded)
     # KI227, KI232 in their places among the checkers' findings (a damaged blob: KI117's),
     # the last placed first: an earlier one's place stays where it was
     for at_, before_history, judge in reversed(deferred):
@@ -1480,6 +1579,17 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]
     return contents + later
+
+
+def _keep_of(checker: FromParse, store: Store, at: str | None) -> frozenset[str] | None:
+    """Return :attr:`FromParse.keep` of ``checker``; None when a git object it reads is damaged.
+
+    The damaged object is said by the checks that read it (KI117).
+    """
+    try:
+        return checker.keep(store, at)
+    except ObjectUnreadable:
+        return None
 
 
 def _observed_read(snap: Files, observed: dict[str, int | None],

@@ -128,7 +128,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
       kistore verify --jobs 4
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..check.audit import CHECKERS, WORK_TREE_WRITTEN, count_files, snapshot
+    from ..check.audit import CHECKERS, WORK_TREE_WRITTEN, FromParse, count_files, snapshot
     from ..check.audit import verify as run
     from ..query import group_rules, outlier_rules
 
@@ -145,9 +145,10 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
                                    file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
                 findings = run(store, at, snap=snap, progress=bar.update, workers=jobs,
                                # and comparison groups whose runs disagree in unit (KI210),
-                               # or whose #1 is 100x ahead of the median run (KI234)
-                               checkers=(*CHECKERS, group_rules.check_units,
-                                         outlier_rules.check_outliers))
+                               # or whose #1 is 100x ahead of the median run (KI234), judged
+                               # from the runs the contents check parsed (none read twice)
+                               checkers=(*CHECKERS, group_rules.check_units, FromParse(
+                                   outlier_rules.ranked_keys, outlier_rules.outliers_parsed)))
         except Exception as e:  # a damaged tree or commit stops it: KI117, said so
             findings = _damaged(e, store)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).

@@ -43,12 +43,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..core import hashes, layout
 from ..core.canonical_fast import loads_lenient
 from ..core.claims import WITHDRAW
-from ..core.comparison import stored_spec
+from ..core.comparison import KEYED_REFERENCES, stored_spec
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError
 from ..core.findings import Finding
 from ..core.limits import DEFAULT
-from ..core.model import Manifest, metadata_name
+from ..core.model import REFERENCE_FIELDS, Manifest, metadata_name
 from ..core.statistics import named
 from ..core.words import comparison_said
 from ..index.records import REFERENCE, Record, describe
@@ -72,6 +72,7 @@ from .ranking import rank_group
 from .units import policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..index.catalog import Catalog, Loaded
     from ..store import Store, View
 
 _ADDED = "added all the same; `check` warns too"
@@ -525,6 +526,28 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
     return findings
 
 
+def _may_mark(specs: Sequence[dict[str, Any]], comparison: Comparison) -> bool:
+    """Return False when no run of a group can be marked, whatever ranks it; else True.
+
+    A marked run and the group's median run are both ranked, so both state a number at
+    the metric, above 0, one :data:`OUTLIER_FACTOR` times the other
+    (:func:`~.outliers.group_outliers`): a group whose numbers at the metric (of any run,
+    ranked or not) span less than that, all above 0, has none; nor has a group with fewer
+    than two numbers. Division rounds monotonically, so ``max / min`` is never below the
+    pair's ratio. What ranking every group cost ``verify`` (~0.4 s of 0.7 at 20,000
+    manifests, 2,961 groups, docs/speed.md) is spent on the few that can.
+
+    Args:
+        specs: the ``spec`` of each run of the group.
+        comparison: how the group ranks.
+    """
+    values = [v for spec in specs if (v := comparison.value(spec)[0]) is not None]
+    if len(values) < 2:
+        return False
+    low, high = min(values), max(values)
+    return low <= 0 or high / low >= OUTLIER_FACTOR
+
+
 def _bytes(view: View, path: str) -> bytes | None:
     """Return a stored file's bytes, or None when absent, past the limit or unreadable."""
     try:
@@ -561,6 +584,8 @@ def check_outliers(store: Store, at: str | None = None) -> list[Finding]:
     whose #1 and #2 were both 1,000x ahead). One pass over the store's groups: the
     catalog read once, attestations once for every run (withdrawn runs left out, as
     ``rank`` leaves them), each group ranked (:func:`~.outliers.ranking_outliers`).
+    ``kistore verify`` judges the same from what its contents check parsed instead
+    (:func:`outliers_parsed`: no manifest read twice); this reads the store itself.
 
     Args:
         store: the store.
@@ -578,8 +603,6 @@ def check_outliers(store: Store, at: str | None = None) -> list[Finding]:
     # Lazy: verify's pass alone reads the whole catalog and its evidence.
     from ..git.blobs import ObjectUnreadable
     from ..index.index import open_catalog
-    from .answers import evidence_map
-    from .outliers import ranking_outliers
 
     try:
         catalog = open_catalog(store, at, use_index=False)
@@ -587,20 +610,122 @@ def check_outliers(store: Store, at: str | None = None) -> list[Finding]:
         return []
     groups: dict[tuple[str, Comparison], list[Record]] = {}
     for record in catalog.records(kind="BenchmarkRun"):
-        if record.comparison_key is None or record.family is None:
+        group = _group_of(record, policy)
+        if group is not None:
+            groups.setdefault(group, []).append(record)
+    return _judge_groups(store, at, {
+        group: records for group, records in groups.items()
+        if _may_mark([r.spec for r in records], group[1])}, catalog)
+
+
+def ranked_keys(store: Store, at: str | None = None) -> frozenset[str] | None:
+    """Return the top-level keys of a run's ``spec`` KI234's judging reads, or None.
+
+    What :func:`~.ranking.rank_group` reads of a run that states no contradiction and no
+    unproven claim: its status, references (:func:`kistore.index.records.describe`),
+    ``timing`` (the measured value, the primary statistic) and the first key of each
+    metric and unit pointer of the ranking policy (e.g. ``sourceNative``): the
+    :attr:`kistore.check.audit.FromParse.keep` ``kistore verify`` gives with
+    :func:`outliers_parsed`.
+
+    Args:
+        store: the store.
+        at: revision, or None for the work tree.
+
+    Returns:
+        The keys; None without a readable ranking policy (KI206's: nothing is judged).
+    """
+    policy = policy_of(store, at)
+    if policy is None:
+        return None
+    keys = {"status", "timing", *REFERENCE_FIELDS}
+    for entry in policy.families.values():
+        for pointer in (entry.get("metric"), entry.get("unitPointer")):
+            if isinstance(pointer, str):
+                keys.add(pointer.split("/")[1].replace("~1", "/").replace("~0", "~")
+                         if pointer.startswith("/") else pointer)
+    return frozenset(keys)
+
+
+def outliers_parsed(store: Store, at: str | None, loaded: dict[str, Loaded]) -> list[Finding]:
+    """:func:`check_outliers` from the manifests ``verify``'s contents check parsed.
+
+    The :attr:`kistore.check.audit.FromParse.judge` ``kistore verify`` gives (with
+    :func:`ranked_keys`): the records :func:`check_outliers` reads from the store are made
+    from ``loaded`` instead (every manifest a catalog loads, each run's spec cut to
+    :func:`ranked_keys`, which its ranking alone reads), so each manifest is read and
+    parsed once (docs/speed.md). Runs alike in :data:`~kistore.core.comparison.
+    KEYED_REFERENCES` share their group (its key, family and statistic come from those
+    references alone), so one run of each is described to place them all, and the runs
+    of a group are described only when its values span :data:`OUTLIER_FACTOR`
+    (:func:`_may_mark`).
+
+    Args:
+        store: the store (its ranking policy and attestations are read).
+        at: revision, or None for the work tree.
+        loaded: digest string -> ``(kind, name, spec)`` of each run, protocol,
+            environment and implementation the contents check read whole and found to
+            be what a catalog loads.
+
+    Returns:
+        As :func:`check_outliers`.
+    """
+    policy = policy_of(store, at)
+    if policy is None:
+        return []
+
+    def lookup(digest: str) -> tuple[str, dict[str, Any]] | None:
+        found = loaded.get(digest)
+        return None if found is None else (found[0], found[2])
+
+    placed: dict[tuple[Any, ...], tuple[str, Comparison] | None] = {}
+    groups: dict[tuple[str, Comparison], list[Loaded]] = {}
+    for digest, (kind, name, spec) in loaded.items():
+        if kind != "BenchmarkRun":
             continue
-        try:
-            comparison = policy.comparison(record.family, record.statistic or "mean")
-        except KistoreError:
-            continue  # a family with no metric: rank's to say
-        groups.setdefault((record.comparison_key, comparison), []).append(record)
-    grouped = [r for records in groups.values() if len(records) > 1 for r in records]
-    evidence = evidence_map(store, grouped, at=at, annotated=catalog.annotated,
-                            outside=catalog.outside)
+        keyed = tuple(spec.get(f) for f in KEYED_REFERENCES)
+        if not all(r is None or isinstance(r, str) for r in keyed):  # no digest: alone
+            keyed = (digest,)
+        if keyed not in placed:
+            placed[keyed] = _group_of(describe(digest, kind, name, spec, lookup), policy)
+        group = placed[keyed]
+        if group is not None:
+            groups.setdefault(group, []).append((digest, name, spec))
+    return _judge_groups(store, at, {
+        group: [describe(d, "BenchmarkRun", n, s, lookup) for d, n, s in runs]
+        for group, runs in groups.items() if _may_mark([s for _, _, s in runs], group[1])})
+
+
+def _group_of(record: Record, policy: RankingPolicy) -> tuple[str, Comparison] | None:
+    """Return a run's comparison key and how its group ranks, or None when it has no group."""
+    if record.comparison_key is None or record.family is None:
+        return None
+    try:
+        return record.comparison_key, policy.comparison(record.family,
+                                                        record.statistic or "mean")
+    except KistoreError:
+        return None  # a family with no metric: rank's to say
+
+
+def _judge_groups(store: Store, at: str | None,
+                  groups: dict[tuple[str, Comparison], list[Record]],
+                  catalog: Catalog | None = None) -> list[Finding]:
+    """Return KI234's warning per group of ``groups`` whose #1 is marked, as ``rank`` ranks it.
+
+    As :func:`check_outliers` says. ``groups``: (key, comparison) -> the group's runs;
+    ``catalog``: the work tree's, whose :attr:`~kistore.index.catalog.Catalog.annotated`
+    and ``outside`` spare reading the notes of runs with none (None: every run's read).
+    """
+    # Lazy: verify's pass alone reads the evidence of every grouped run.
+    from .answers import evidence_map
+    from .outliers import ranking_outliers
+
+    judged = sorted(groups.items(), key=lambda g: g[0][0])
+    evidence = evidence_map(store, [r for _, records in judged for r in records], at=at,
+                            annotated=None if catalog is None else catalog.annotated,
+                            outside=None if catalog is None else catalog.outside)
     findings = []
-    for (key, comparison), records in sorted(groups.items(), key=lambda g: g[0][0]):
-        if len(records) < 2:
-            continue
+    for (key, comparison), records in judged:
         try:
             ranking = rank_group(key, records, comparison, evidence)
         except KistoreError:  # runs in two units: KI210 says so, `rank` fails for it

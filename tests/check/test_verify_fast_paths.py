@@ -82,8 +82,10 @@ def _as_clean(entry) -> tuple:
 
 
 def _as_clean_claim(entry, object_data: bytes, digest_hex: str) -> tuple:
-    """check_clean_pair's answer: the entry's, then the claim stored_claim reads (KI232)."""
-    return (*_as_clean(entry), stored_claim(object_data, digest_hex))
+    """check_clean_pair's answer: the entry's, then the claim stored_claim reads (KI232),
+    then the object's spec as parsed (KI234's judge in verify reads it)."""
+    return (*_as_clean(entry), stored_claim(object_data, digest_hex),
+            json.loads(object_data)["spec"])
 
 
 @pytest.mark.parametrize("name", ["run", "protocol", "environment"])
@@ -274,7 +276,7 @@ def test_check_chunk_answers_as_each_unit_alone(published, monkeypatch, read_ahe
         expected.append((findings or None, entry.kind, entry.name,
                          tuple(entry.references.get(f) for f in REFERENCE_FIELDS), confirmed,
                          entry.statistic, run_observed(object_data),
-                         stored_claim(object_data, unit[0]), entry.board))
+                         stored_claim(object_data, unit[0]), entry.board, None))
     got = audit._check_chunk(snap, units)
     assert got == expected
     assert sum(r[0] is not None for r in got) == 2  # the two damaged manifests
@@ -303,6 +305,7 @@ def test_tampered_or_non_canonical_bytes_fail_in_a_chunk(bundle_kind, in_metadat
     result is the exact checks' (check_unit) of that unit alone."""
     from kistore.check import audit
     from kistore.core import layout
+    from kistore.index.catalog import parse_manifest
     from kistore.store import Files
 
     documents = json.loads(BUNDLE.read_text())
@@ -325,10 +328,24 @@ def test_tampered_or_non_canonical_bytes_fail_in_a_chunk(bundle_kind, in_metadat
     units: list = []
     for _ in audit._unit_chunks(snap, lambda p: True, [], units, everything=True, deferred=[]):
         pass
-    results = dict(zip((u[0] for u in units), audit._check_chunk(snap, units), strict=True))
+    keep = frozenset({"status", "timing"})
+    results = dict(zip((u[0] for u in units), audit._check_chunk(snap, units, None, keep),
+                       strict=True))
     for unit in units:
         findings, entry = audit.check_unit(snap, unit)
         assert results[unit[0]][:4] == (findings or None, entry.kind, entry.name, tuple(
             entry.references.get(f) for f in REFERENCE_FIELDS))
+        # KI234's judge in verify takes what a catalog loads, and nothing else: a tampered
+        # or non-canonical object, a metadata file the schema refuses, are left out
+        pair = (files[unit[1]], files[unit[2]]) if unit[1] and unit[2] else None
+        loaded = parse_manifest(Digest(unit[0]), *pair, validate=True) if pair else None
+        taken = results[unit[0]][9]
+        assert (taken is None) == (loaded is None), unit
+        if taken is not None and loaded is not None:
+            assert taken[:2] == loaded[:2]
+            spec = loaded[2]
+            if loaded[0] == "BenchmarkRun" and verify.check_clean_pair(unit[0], *pair):
+                spec = {k: v for k, v in spec.items() if k in keep}  # the fast path's cut
+            assert taken[2] == spec
     if not in_metadata and files[path] != before:
         assert "KI101" in [f.rule.id for f in results[target_hex][0] or []]
