@@ -837,7 +837,8 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
                                  *([ours.target] if ours is not None else [])], {})
     their_tip = str(repo.references[tracking].target)
     if taken is not None:
-        if _ref_target(repo, taken) == their_tip:  # taken in whole before: nothing new
+        if _ref_target(repo, taken) == their_tip and NOTES_REF in repo.references:
+            # taken in whole before: nothing new
             _mark_fetched(repo, tracking)
             return Fetched()
         judge = _on_canonical_branches(repo, canonical, remote, judge)
