@@ -899,10 +899,13 @@ def _on_canonical_branches(repo: pygit2.Repository, canonical: str | None, remot
         A :data:`LineJudge`: ``judge``'s reason first, then this one.
     """
     prefix = f"refs/remotes/{canonical}/" if canonical is not None else "refs/heads/"
-    names = sorted(name for name in repo.references
-                   if name.startswith(prefix) and not name.endswith("/HEAD"))
+    default = repo.references.get(f"{prefix}HEAD")  # the default branch first: most runs
+    first = default.target if default is not None and isinstance(default.target, str) else ""
+    names = sorted((name for name in repo.references
+                    if name.startswith(prefix) and not name.endswith("/HEAD")),
+                   key=lambda name: (name != first, name))
     trees = []
-    for name in names:  # the default branch first: it holds most runs
+    for name in names:
         with contextlib.suppress(pygit2.GitError, KeyError, ValueError):
             trees.append(repo.references[name].peel(pygit2.Commit).tree)
     where = f"{canonical}, the canonical remote" if canonical else "this clone's branches"
@@ -916,10 +919,12 @@ def _on_canonical_branches(repo: pygit2.Repository, canonical: str | None, remot
             held[obj] = _held_by(repo, obj, trees)
         if held[obj]:
             return None
+        fetching = f"`git fetch {canonical}` has not brought it" if canonical else \
+            "its branch is not merged here"
         return (f"its subject is on no branch of {where} (a run only {remote} holds: its "
-                f"pull request is not merged, or `git fetch {canonical or ''}` has not "
-                f"brought it yet); a notes push there would be refused (KI409), so it is "
-                f"taken by the next `kistore notes fetch {remote}` once the run is there")
+                f"pull request is not merged, or {fetching} yet); a notes push there would be "
+                f"refused (KI409), so it is taken by the next `kistore notes fetch {remote}` "
+                "once the run is there")
 
     return on_canonical
 
