@@ -364,10 +364,10 @@ def notes_stale(store: Store) -> str | None:
 
     ``git pull`` and ``git fetch`` never fetch notes (reviewer r86 F2): a clone that ran
     ``kistore notes fetch R`` once and ``git pull`` since may lack R's newer attestations.
-    Judged for every remote R whose notes were fetched here (or found holding none,
-    :data:`NOTES_NONE`: a remote that gains notes later is asked again after the next
-    ``git pull``, reviewer r90 F10), canonical first (:func:`_judged`; until 2026-12-05
-    only the one fetched last, reviewer r91 F4). Told offline: a branch of R
+    Judged for the canonical remote and the one fetched last (:func:`_judged`; until
+    2026-12-05 only the one fetched last, reviewer r91 F4), each R whose notes were fetched
+    here (or found holding none, :data:`NOTES_NONE`: a remote that gains notes later is
+    asked again after the next ``git pull``, reviewer r90 F10). Told offline: a branch of R
     (``refs/remotes/R/*``, but ``HEAD``) whose tip is not the one the notes fetch kept
     (:func:`record_branches`) moved since (reviewer r91 F9: no reflog or gc hides it);
     for a record that keeps no tips (before 2026-12-05), when the notes were last fetched
@@ -396,18 +396,20 @@ def notes_stale(store: Store) -> str | None:
 
 
 def _judged(here: _NotesHere) -> list[str]:
-    """Return the remotes whose notes staleness is judged for: each whose notes were fetched.
+    """Return the remotes whose notes staleness is judged for: the canonical one and the last.
 
-    Every configured remote whose notes ``kistore notes fetch`` (or ``notes push``) ever
-    fetched or found empty: until 2026-12-05 only the one fetched last was, so a fork's
-    notes fetched to review a pull request hid that a ``git pull`` from ``origin`` had
-    brought a withdrawal's trust since origin's notes were fetched (reviewer r91 F4). The
-    canonical remote first (:func:`canonical_remote`), then the one fetched last, then by
-    name: the first stale one is said.
+    The canonical remote (:func:`canonical_remote`, the index's), when its notes were
+    fetched here (or found holding none), then the remote whose notes were fetched last
+    (:func:`_advised`). Until 2026-12-05 only the one fetched last was, so a fork's notes
+    fetched (or pushed) to review a pull request hid that a ``git pull`` from ``origin``
+    had brought a withdrawal's trust since origin's notes were fetched (reviewer r91 F4).
+    Other remotes a notes fetch once reached (a fork reviewed last month) are not judged:
+    every ``git fetch`` of their branches would refuse publishing until their notes were
+    fetched again, though the index's notes are the canonical remote's.
     """
     canonical, advised = canonical_remote(here.remotes), _advised(here)
-    return sorted((r for r in here.remotes if r in here.fetched or r in here.empty),
-                  key=lambda r: (r != canonical, r != advised, r))
+    return [r for r in dict.fromkeys((canonical, advised))
+            if r is not None and (r in here.fetched or r in here.empty)]
 
 
 def _stale(git_dir: Path, here: _NotesHere, remote: str) -> str | None:

@@ -256,6 +256,12 @@ def test_r91_f4_a_fork_s_notes_fetched_since_do_not_hide_origin_s_stale_notes(
     assert slow_rank(reader) is None
     built = kistore(reader, "site", "build", str(tmp_path / "site"))
     assert (built.exit_code, built.stderr) == (0, ""), built.output
+    # the fork's branches move since its notes were fetched; it is neither the canonical
+    # remote nor the one fetched last: not judged (each `git fetch fork` would refuse)
+    git(fork, "branch", "pr-2", "main")
+    git(reader, "fetch", "-q", "fork")
+    built = kistore(reader, "site", "build", str(tmp_path / "site2"))
+    assert (built.exit_code, built.stderr) == (0, ""), built.output
 
 
 def test_r91_f4_a_fork_s_notes_alone_do_not_count_as_the_index_s(
