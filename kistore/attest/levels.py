@@ -12,6 +12,8 @@ start-up; docs/speed.md).
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -22,6 +24,7 @@ from ..git.config_files import remotes as configured_remotes
 from ..git.refs import (
     RefsUnreadable,
     common_git_dir,
+    ref_values_under,
     reflog_last_time,
     reflog_mtime,
     refs_under,
@@ -237,22 +240,37 @@ def notes_lacking(store: Store) -> str | None:
     (reviewer r86 F21). Unless a remote's fetch refspec writes ``refs/notes/kistore``
     itself (a ``git clone --mirror``): every ``git fetch`` then brings the notes. A store
     with no remote has nothing to fetch: None; nor has one whose every remote `kistore notes
-    fetch` found holding none (:data:`NOTES_NONE`).
+    fetch` found holding none (:data:`NOTES_NONE`). Notes fetched only from remotes that
+    are not the canonical one (:func:`canonical_remote`) do not count: a stale fork's
+    notes stood for the index's, and ``site build`` published a run the index had
+    withdrawn (reviewer r91 F4).
 
     Args:
         store: a :class:`kistore.store.Store`.
 
     Returns:
-        :data:`ABSENT` (no notes ref) or :data:`LOCAL_ONLY` (only this clone's own), or
-        None when a remote's notes were fetched or there is no remote.
+        :data:`ABSENT` (no notes ref), :data:`LOCAL_ONLY` (only this clone's own) or
+        :data:`CANONICAL_NOT_FETCHED` filled in; None when the canonical remote's notes
+        (any remote's, where none is canonical) were fetched or there is no remote.
     """
     return _lacking(_notes_here(store))
 
 
+CANONICAL_NOT_FETCHED = ("the notes of {canonical}, the canonical remote, were never fetched "
+                         "into this clone, only those of {others}")
+"""Why the notes are lacking when only other remotes' (a fork's) were fetched (r91 F4)."""
+
+
 def _lacking(here: _NotesHere) -> str | None:
     """:func:`notes_lacking` of what :func:`_notes_here` read."""
-    if not here.remotes or here.fetched or (here.local and here.by_git):
+    if not here.remotes or (here.local and here.by_git):
         return None
+    if here.fetched:  # a fork's notes do not answer for the index's (reviewer r91 F4)
+        canonical = canonical_remote(here.remotes)
+        if canonical is None or canonical in here.fetched or canonical in here.empty:
+            return None
+        return CANONICAL_NOT_FETCHED.format(canonical=canonical,
+                                            others=", ".join(sorted(here.fetched)))
     if here.empty.keys() >= set(here.remotes):  # every remote fetched, none holds notes
         return None  # (a fork holding none is no answer while upstream was not asked)
     return LOCAL_ONLY if here.local else ABSENT
@@ -292,11 +310,39 @@ def notes_remote(store: Store) -> str | None:
     return _advised(_notes_here(store))
 
 
+def canonical_remote(remotes: Iterable[str]) -> str | None:
+    """Return the canonical remote among a clone's remotes: the index's own, whose gate vouches.
+
+    ``upstream`` when there is one (a fork layout: ``origin`` is the contributor's fork,
+    reviewer r86 F10); else ``origin`` (a clone of the index); else the one remote of a
+    clone that has only one; else None (no remote is canonical: each is taken as a fork).
+    Another remote (a fork fetched to review its pull request, a mirror, a URL) is not:
+    ``kistore notes fetch`` takes its notes' lines, never its notes history (reviewer r91
+    F10), and leaves out its lines about a run no branch of the canonical remote holds
+    (r91 F11).
+
+    Args:
+        remotes: the configured remotes' names.
+
+    Returns:
+        The canonical remote's name, or None.
+    """
+    names = sorted(set(remotes))
+    for name in ("upstream", "origin"):
+        if name in names:
+            return name
+    return names[0] if len(names) == 1 else None
+
+
 def _advised(here: _NotesHere) -> str | None:
     """:func:`notes_remote` of what :func:`_notes_here` read."""
     if not here.remotes:
         return None
+    canonical = canonical_remote(here.remotes)
     fetched = [r for r in here.remotes if r in here.fetched]
+    if fetched and canonical is not None and canonical not in here.fetched and \
+            canonical not in here.empty:  # only a fork's were: the index's are lacking
+        return canonical
     if fetched:  # the latest fetch; an unknown time counts as the oldest, then by name
         return max(fetched, key=lambda r: (here.fetched[r] or 0.0, -here.remotes.index(r)))
     for name in ("upstream", "origin"):
@@ -318,15 +364,17 @@ def notes_stale(store: Store) -> str | None:
 
     ``git pull`` and ``git fetch`` never fetch notes (reviewer r86 F2): a clone that ran
     ``kistore notes fetch R`` once and ``git pull`` since may lack R's newer attestations.
-    Told offline, from times git and kistore write: when the notes were last fetched from
-    R (the remote :func:`notes_remote` advises, whose notes were fetched last:
-    :func:`_fetched_at`; or the time a fetch last found R holding none, :data:`NOTES_NONE`:
-    a remote that gains notes later is asked again after the next ``git pull``, reviewer
-    r90 F10) against when a remote-tracking branch of R (``refs/remotes/R/*``,
-    but ``HEAD``) last moved (:func:`_branches_moved`: a loose ref's file time, or a packed
-    one's last reflog entry, so that a ``git gc`` after the pull hides nothing). A packed
-    branch without a reflog (as ``git clone`` leaves them) has no time and counts as older;
-    so does an unknown notes fetch time: when in doubt, nothing is said.
+    Judged for the canonical remote and the one fetched last (:func:`_judged`; until
+    2026-12-05 only the one fetched last, reviewer r91 F4), each R whose notes were fetched
+    here (or found holding none, :data:`NOTES_NONE`: a remote that gains notes later is
+    asked again after the next ``git pull``, reviewer r90 F10). Told offline: a branch of R
+    (``refs/remotes/R/*``, but ``HEAD``) whose tip is not the one the notes fetch kept
+    (:func:`record_branches`) moved since (reviewer r91 F9: no reflog or gc hides it);
+    for a record that keeps no tips (before 2026-12-05), when the notes were last fetched
+    (:func:`_fetched_at`) against when a branch of R last moved (:func:`_branches_moved`:
+    a loose ref's file time, or a packed one's last reflog entry). A packed branch without
+    a reflog has no time there and counts as older; so does an unknown notes fetch time:
+    when in doubt, nothing is said.
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -338,16 +386,41 @@ def notes_stale(store: Store) -> str | None:
     git_dir = Path(store.git_dir)
     try:
         here = _notes_here(store)
-        remote = _advised(here)
-        if remote is None:
-            return None
-        notes, none = here.fetched.get(remote), here.empty.get(remote)
-        fetched = max((t for t in (notes, none) if t is not None), default=None)
-        if fetched is None:
-            return None
-        moved = _branches_moved(git_dir, remote, fetched)
+        for remote in _judged(here):
+            said = _stale(git_dir, here, remote)
+            if said is not None:
+                return said
     except (RefsUnreadable, OSError):
         return None
+    return None
+
+
+def _judged(here: _NotesHere) -> list[str]:
+    """Return the remotes whose notes staleness is judged for: the canonical one and the last.
+
+    The canonical remote (:func:`canonical_remote`, the index's), when its notes were
+    fetched here (or found holding none), then the remote whose notes were fetched last
+    (:func:`_advised`). Until 2026-12-05 only the one fetched last was, so a fork's notes
+    fetched (or pushed) to review a pull request hid that a ``git pull`` from ``origin``
+    had brought a withdrawal's trust since origin's notes were fetched (reviewer r91 F4).
+    Other remotes a notes fetch once reached (a fork reviewed last month) are not judged:
+    every ``git fetch`` of their branches would refuse publishing until their notes were
+    fetched again, though the index's notes are the canonical remote's.
+    """
+    canonical, advised = canonical_remote(here.remotes), _advised(here)
+    return [r for r in dict.fromkeys((canonical, advised))
+            if r is not None and (r in here.fetched or r in here.empty)]
+
+
+def _stale(git_dir: Path, here: _NotesHere, remote: str) -> str | None:
+    """Return :data:`STALE` for one remote whose notes were fetched, or None when fresh."""
+    notes, none = here.fetched.get(remote), here.empty.get(remote)
+    fetched = max((t for t in (notes, none) if t is not None), default=None)
+    if fetched is None:
+        return None
+    record = none_marker(git_dir, remote) if fetched == none else fetched_marker(git_dir,
+                                                                                 remote)
+    moved = _branches_moved(git_dir, remote, fetched, record)
     if moved is None:
         return None
     # Lazy: datetime, on this warning only (start-up, docs/speed.md).
@@ -358,8 +431,76 @@ def notes_stale(store: Store) -> str | None:
                         branches=utc_text(int(moved)))
 
 
-def _branches_moved(git_dir: Path, remote: str, since: float) -> float | None:
+BRANCHES_SEEN = "# kistore: the branches of the remote when its notes were fetched\n"
+"""The first line of a record of a notes fetch (:data:`NOTES_FETCHED`, :data:`NOTES_NONE`)
+that keeps the remote's branch tips then: ``OBJECT-ID REF-NAME`` per line after it
+(:func:`record_branches`). A record without it (an empty file: a fetch before 2026-12-05)
+is judged by times (:func:`_branches_moved`)."""
+
+
+def record_branches(git_dir: Path, remote: str, record: Path) -> None:
+    """Write ``record`` (now its time) keeping the tips of ``refs/remotes/REMOTE/*`` but HEAD.
+
+    Read by :func:`_branches_moved`: a branch whose tip differs from the one kept moved
+    since the notes fetch, whatever ``git gc`` or ``git reflog expire`` did to the times
+    git keeps, and in a clone with ``core.logAllRefUpdates=false`` (reviewer r91 F9).
+    Best effort, written atomically (a temporary file renamed over it): a ``.git`` this
+    user cannot write keeps the record it had; refs git keeps in no plain file (reftable)
+    are not kept (the record is then only touched: judged by times).
+
+    Args:
+        git_dir: the repository's git directory.
+        remote: the remote's name (``url`` for a URL: it has no branches).
+        record: :func:`fetched_marker` or :func:`none_marker` of it.
+    """
+    try:
+        tips = _branch_tips(git_dir, remote)
+    except (RefsUnreadable, OSError):
+        tips = None
+    temporary = record.with_name(f"{record.name}.{os.getpid()}.tmp")
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        if tips is None:
+            record.touch()
+            return
+        temporary.write_text(BRANCHES_SEEN + "".join(f"{value} {name}\n" for name, value
+                                                     in sorted(tips.items())), "ascii")
+        os.replace(temporary, record)
+    except (OSError, UnicodeEncodeError):  # not ours to write (or a name git would refuse)
+        with suppress(OSError):
+            temporary.unlink(missing_ok=True)
+
+
+def _branch_tips(git_dir: Path, remote: str) -> dict[str, str]:
+    """Return ``{ref name: object id}`` of ``refs/remotes/REMOTE/*`` but its ``HEAD``."""
+    return {name: value for name, value in ref_values_under(
+        git_dir, f"refs/remotes/{remote}/").items() if not name.endswith("/HEAD")}
+
+
+def _seen_branches(record: Path) -> dict[str, str] | None:
+    """Return the branch tips a record keeps (:data:`BRANCHES_SEEN`), or None when it keeps none."""
+    try:
+        text = record.read_text("ascii")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith(BRANCHES_SEEN):
+        return None
+    seen = {}
+    for line in text[len(BRANCHES_SEEN):].splitlines():
+        value, _, name = line.partition(" ")
+        seen[name] = value
+    return seen
+
+
+def _branches_moved(git_dir: Path, remote: str, since: float, record: Path | None = None
+                    ) -> float | None:
     """Return when a branch of ``remote`` last moved, if after ``since``; else None.
+
+    When ``record`` keeps the branch tips of the notes fetch (:func:`record_branches`),
+    the tips are compared: a branch whose tip is not the one kept (or new since) moved,
+    at its loose file's time, else ``packed-refs``'s (a ``git gc`` since: no later than
+    that), else now; none moved: None, whatever the times say (reviewer r91 F9: after
+    ``git reflog expire --expire=now --all && git gc`` no time told). Else by times:
 
     A loose remote-tracking ref's file time (git rewrites it on each move); for a packed
     one, the last entry of its reflog (:func:`kistore.git.refs.reflog_last_time`: ``git
@@ -376,6 +517,18 @@ def _branches_moved(git_dir: Path, remote: str, since: float) -> float | None:
     """
     refs = {name: when for name, when in refs_under(git_dir, f"refs/remotes/{remote}/").items()
             if not name.endswith("/HEAD")}
+    seen = None if record is None else _seen_branches(record)
+    if seen is not None:
+        moved = [name for name, value in _branch_tips(git_dir, remote).items()
+                 if seen.get(name) != value]
+        if not moved:
+            return None
+        times = [when for name in moved if (when := refs.get(name)) is not None]
+        if times:
+            return max(times)
+        with suppress(OSError):
+            return os.stat(common_git_dir(git_dir) / "packed-refs").st_mtime
+        return time.time()
     loose = max((when for when in refs.values() if when is not None), default=None)
     if loose is not None and loose > since:
         return loose

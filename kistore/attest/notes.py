@@ -36,6 +36,7 @@ note blob the clone lacks in one ``git fetch`` (:func:`kistore.git.blobs.fetch_b
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import subprocess
@@ -71,7 +72,13 @@ from ..git.refs import common_git_dir
 from ..git.treediff import entry_at, subtree
 from ..store import atomic_write, refuse_links
 from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
-from .levels import TRACKING_PREFIX, fetched_marker, none_marker
+from .levels import (
+    TRACKING_PREFIX,
+    canonical_remote,
+    fetched_marker,
+    none_marker,
+    record_branches,
+)
 from .levels import notes_not_fetched as notes_not_fetched
 from .levels import remote_ref as remote_ref  # re-exported: readers judge freshness by it
 from .notepaths import doubled_notes, path_findings
@@ -785,6 +792,14 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
     r90b F11). ``judge`` None: none is. Both in one pass over the notes the merge changed
     and one notes commit on top of it (:func:`_settle`), in the same compare-and-swap.
 
+    From a remote that is not the canonical one
+    (:func:`kistore.attest.levels.canonical_remote`: a fork, a mirror, a URL) the lines are
+    taken, never the history: the settled notes become a notes commit of our own on our
+    tip (:func:`_merge_into_notes`; reviewer r91 F10), and a line about a run no branch of
+    the canonical remote holds is left out too (:func:`_on_canonical_branches`, r91 F11).
+    Its tip taken whole is remembered (:data:`TAKEN_PREFIX`): fetched again, it gains
+    nothing and writes nothing.
+
     Returns:
         :class:`Fetched`: the note lines gained (0 when the remote has no kistore notes)
         and the lines kept against the remote's removals.
@@ -796,6 +811,8 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
     _refuse_option(remote)
     repo = store.repo
     tracking = _tracking_ref(repo, remote)
+    canonical = canonical_remote(r.name or "" for r in repo.remotes)
+    taken = None if remote == canonical else _taken_ref(tracking)  # a fork: lines only
     held = repo.references.get(tracking)
     before_fetch = None if held is None else str(held.target)
     result = _git(repo, "fetch", "--quiet", "--no-filter", remote, f"+{NOTES_REF}:{tracking}",
@@ -803,7 +820,8 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
     marker = none_marker(Path(repo.path), remote)
     if result.returncode != 0:
         if "couldn't find remote ref" in result.stderr:
-            _record_none(marker)  # fetched: it holds none (levels.notes_lacking)
+            # fetched: it holds none (levels.notes_lacking)
+            _record_none(repo, tracking[len(TRACKING_PREFIX):-len("/kistore")], marker)
             return Fetched()
         raise StoreStateError(f"git fetch {remote} failed: {result.stderr.strip()}")
     marker.unlink(missing_ok=True)  # it holds notes now: its tracking ref says so
@@ -817,12 +835,112 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
         ours = repo.references.get(NOTES_REF)
         _fetch_note_blobs(repo, [repo.references[tracking].target,
                                  *([ours.target] if ours is not None else [])], {})
+    their_tip = str(repo.references[tracking].target)
+    if taken is not None:
+        if _ref_target(repo, taken) == their_tip and NOTES_REF in repo.references:
+            # taken in whole before: nothing new
+            _mark_fetched(repo, tracking)
+            return Fetched()
+        judge = _on_canonical_branches(repo, canonical, remote, judge)
     for _ in range(_CAS_ATTEMPTS):
-        merged = _merge_into_notes(repo, tracking, remote, judge)
+        merged = _merge_into_notes(repo, tracking, remote, judge, taken is not None)
         if merged is not None:
+            if taken is not None:  # its lines left out are judged again at its next fetch
+                _git(repo, "update-ref", *((taken, their_tip) if not merged.left_out
+                                           else ("-d", taken)), check=False)
             _mark_fetched(repo, tracking)
             return merged
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+TAKEN_PREFIX = "refs/kistore/notes-taken/"
+"""``refs/kistore/notes-taken/REMOTE``: the notes commit of a remote that is not the
+canonical one (:func:`kistore.attest.levels.canonical_remote`) whose every line this clone
+took in (or holds), none left out: its next fetch of the same commit gains nothing, and
+says nothing. Deleted when a fetch left lines out (they are judged again next time)."""
+
+
+def _taken_ref(tracking: str) -> str:
+    """Return :data:`TAKEN_PREFIX`'s ref of the tracking ref ``refs/notes/remotes/R/kistore``."""
+    return TAKEN_PREFIX + tracking[len(TRACKING_PREFIX):-len("/kistore")]
+
+
+def _tree_of(repo: pygit2.Repository, commit: pygit2.Oid | str) -> pygit2.Oid:
+    """Return the tree id of a notes commit."""
+    return lookup(repo, commit, NOTES_REF).peel(pygit2.Commit).tree_id
+
+
+def _ref_target(repo: pygit2.Repository, name: str) -> str | None:
+    """Return the commit id a ref names, or None when there is no such ref."""
+    ref = repo.references.get(name)
+    return None if ref is None else str(ref.target)
+
+
+def _on_canonical_branches(repo: pygit2.Repository, canonical: str | None, remote: str,
+                           judge: LineJudge | None) -> LineJudge:
+    """Return ``judge`` that also leaves out a line about a run no canonical branch holds.
+
+    A fork's validly signed note about a run only the fork holds (its pull request, not
+    merged) was taken in, and every ``kistore notes push`` to the canonical remote was then
+    refused (KI409: its subject missing there), and ``notes restore`` and the next fetch
+    undid its removal (reviewer r91 F11). Such a line is left out until a branch of the
+    canonical remote (``refs/remotes/CANONICAL/*``, as last fetched; this clone's own
+    branches when no remote is canonical) holds its subject at its object path: the next
+    ``kistore notes fetch REMOTE`` after the ``git fetch`` that brings the merged run takes
+    it in.
+
+    Args:
+        repo: the clone.
+        canonical: the canonical remote's name, or None.
+        remote: the remote fetched from (named in the reason).
+        judge: KI409's judge of a line, or None.
+
+    Returns:
+        A :data:`LineJudge`: ``judge``'s reason first, then this one.
+    """
+    prefix = f"refs/remotes/{canonical}/" if canonical is not None else "refs/heads/"
+    default = repo.references.get(f"{prefix}HEAD")  # the default branch first: most runs
+    first = default.target if default is not None and isinstance(default.target, str) else ""
+    names = sorted((name for name in repo.references
+                    if name.startswith(prefix) and not name.endswith("/HEAD")),
+                   key=lambda name: (name != first, name))
+    trees = []
+    for name in names:
+        with contextlib.suppress(pygit2.GitError, KeyError, ValueError):
+            trees.append(repo.references[name].peel(pygit2.Commit).tree)
+    where = f"{canonical}, the canonical remote" if canonical else "this clone's branches"
+    held: dict[str, bool] = {}
+
+    def on_canonical(obj: str, line: bytes) -> str | None:
+        why = None if judge is None else judge(obj, line)
+        if why is not None:
+            return why
+        if obj not in held:
+            held[obj] = _held_by(repo, obj, trees)
+        if held[obj]:
+            return None
+        fetching = f"`git fetch {canonical}` has not brought it" if canonical else \
+            "its branch is not merged here"
+        return (f"its subject is on no branch of {where} (a run only {remote} holds: its "
+                f"pull request is not merged, or {fetching} yet); a notes push there would be "
+                f"refused (KI409), so it is taken by the next `kistore notes fetch {remote}` "
+                "once the run is there")
+
+    return on_canonical
+
+
+def _held_by(repo: pygit2.Repository, obj: str, trees: list[pygit2.Tree]) -> bool:
+    """Tell whether blob ``obj`` is a stored object at its object path in one of ``trees``."""
+    found = repo.get(obj)
+    if not isinstance(found, pygit2.Blob):
+        return False
+    path = layout.object_path(Digest.of(bytes(found.data)))
+    for tree in trees:
+        with contextlib.suppress(ObjectUnreadable):
+            entry = entry_at(repo, tree, path)
+            if entry is not None and str(entry.id) == obj:
+                return True
+    return False
 
 
 _KEPT_NAMED = 5
@@ -874,16 +992,14 @@ def named_notes(repo: pygit2.Repository, objects: Iterable[str]) -> str:
     return ", ".join(named)
 
 
-def _record_none(marker: Path) -> None:
-    """Write (or touch) :data:`kistore.attest.levels.NOTES_NONE`'s file of a remote.
+def _record_none(repo: pygit2.Repository, remote: str, marker: Path) -> None:
+    """Write :data:`kistore.attest.levels.NOTES_NONE`'s file of a remote, with its branches.
 
+    ``remote``: a configured remote's name (``url`` for any other), whose branch tips now
+    are kept in it (:func:`kistore.attest.levels.record_branches`).
     Best effort: a ``.git`` this user cannot write leaves the warning as it was.
     """
-    try:
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
-    except OSError:
-        return
+    record_branches(Path(repo.path), remote, marker)
 
 
 def _mark_fetched(repo: pygit2.Repository, tracking: str) -> None:
@@ -899,11 +1015,9 @@ def _mark_fetched(repo: pygit2.Repository, tracking: str) -> None:
     """
     common = common_git_dir(Path(repo.path))
     marker = fetched_marker(common, tracking[len(TRACKING_PREFIX):-len("/kistore")])
-    try:  # the time git gc leaves alone (levels.NOTES_FETCHED)
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
-    except OSError:  # not ours to write: the ref's times below still tell, until a gc
-        pass
+    # the time git gc leaves alone, and the remote's branch tips now (levels.NOTES_FETCHED);
+    # not ours to write: the ref's times below still tell, until a gc
+    record_branches(common, tracking[len(TRACKING_PREFIX):-len("/kistore")], marker)
     for path in (common / tracking, common / "logs" / tracking):
         try:
             os.utime(path)
@@ -965,6 +1079,9 @@ def push(store: Store, remote: str, *,
     (``refs/notes/remotes/REMOTE/kistore``) is set to the tip pushed, as if fetched (a
     first push to a remote without notes leaves the readers no "notes not fetched").
 
+    To a remote that is not the canonical one, whose notes history ours never takes, the
+    commit pushed is made for the push (:func:`_onto_theirs`): a fast-forward there.
+
     Returns:
         :class:`Fetched` of the fetches along the way (lines gained, lines kept).
 
@@ -981,23 +1098,70 @@ def push(store: Store, remote: str, *,
         gained += this
         if repo.references.get(NOTES_REF) is None:
             return gained  # nothing to push
-        theirs = repo.references.get(_tracking_ref(repo, remote))
-        missing = subjects_missing(repo, remote, None if theirs is None else str(theirs.target))
+        tracked = repo.references.get(_tracking_ref(repo, remote))
+        theirs = None if tracked is None else str(tracked.target)
+        pushed = repo.references[NOTES_REF].target
+        if remote != canonical_remote(r.name or "" for r in repo.remotes):
+            pushed = _onto_theirs(repo, pushed, theirs)  # our history never takes theirs
+        missing = subjects_missing(repo, remote, theirs, str(pushed))
         if missing:  # the server would refuse the whole update, and every later one (F24)
             raise StoreStateError(unsent_message(repo, remote, missing))
-        pushed = repo.references[NOTES_REF].target
         if judge is not None:
-            judge(None if theirs is None else str(theirs.target), str(pushed))
-        result = _git(repo, "push", "--quiet", remote, f"{NOTES_REF}:{NOTES_REF}", check=False)
+            judge(theirs, str(pushed))
+        result = _git(repo, "push", "--quiet", remote, f"{pushed}:{NOTES_REF}", check=False)
         if result.returncode == 0:  # the remote's notes are ours now: as if fetched
             tracking = _tracking_ref(repo, remote)
             _git(repo, "update-ref", tracking, str(pushed), check=False)
+            if pushed != repo.references[NOTES_REF].target and _tree_of(repo, pushed) == \
+                    _tree_of(repo, repo.references[NOTES_REF].target):  # its every line ours
+                _git(repo, "update-ref", _taken_ref(tracking), str(pushed), check=False)
             _mark_fetched(repo, tracking)
             none_marker(Path(repo.path), remote).unlink(missing_ok=True)  # it holds ours
             return gained
         if not push_raced(result.stderr):
             raise StoreStateError(f"git push {remote} failed: {result.stderr.strip()}")
     raise StoreStateError(f"{remote} kept moving while pushing {NOTES_REF}; run it again")
+
+
+def _onto_theirs(repo: pygit2.Repository, ours: pygit2.Oid | str, theirs: str | None
+                 ) -> pygit2.Oid | str:
+    """Return the notes commit a push to a remote that is not the canonical one sends.
+
+    Our notes never take a fork's notes history (:func:`_merge_into_notes`), so our tip is
+    no descendant of the fork's and would not fast-forward it: the commit pushed is made
+    for the push alone (no ref of ours moves to it), its parents our tip and the fork's,
+    its notes ours with every line the fork's held that ours lack (a line the fetch left
+    out stays there: notes only grow, on a fork too). Our tip itself when the fork has
+    no notes or ours descends from them.
+
+    Args:
+        repo: the clone.
+        ours: NOTES_REF's tip.
+        theirs: the remote's notes commit as just fetched, or None.
+
+    Returns:
+        The commit to push.
+    """
+    if theirs is None or str(ours) == theirs or repo.descendant_of(ours, theirs):
+        return ours
+    changed = changed_notes(repo, notes_tree(repo, ours, NOTES_REF),
+                            notes_tree(repo, theirs, NOTES_REF))
+    scratch = f"refs/notes/kistore-push-{uuid.uuid4().hex}"
+    try:
+        _git(repo, "update-ref", scratch, str(ours))
+        write = {}
+        for obj, (mine, their) in changed.items():
+            had, more = (set() if blob is None else set(_lines(read_blob(
+                repo, blob, f"{NOTES_REF}:{obj}"))) for blob in (mine, their))
+            if more - had:
+                write[obj] = had | more
+        if write:
+            _write_back(repo, scratch, write, "merge")
+        tree = _tree_of(repo, repo.references[scratch].target)
+    finally:
+        _git(repo, "update-ref", "-d", scratch, check=False)
+    return _own_commit(repo, tree, [ours, theirs], "merge our notes into those of a remote "
+                       "that is not the canonical one, for its push alone")
 
 
 def push_raced(stderr: str) -> bool:
@@ -1022,11 +1186,18 @@ def push_raced(stderr: str) -> bool:
 
 
 def _merge_into_notes(repo: pygit2.Repository, theirs: str, remote: str,
-                      judge: LineJudge | None) -> Fetched | None:
+                      judge: LineJudge | None, own: bool = False) -> Fetched | None:
     """Merge ``theirs`` into NOTES_REF, keeping every line it held and leaving out refused ones.
 
     ``git notes merge -s cat_sort_uniq`` on a private ref, then one pass over the notes
     the merge changed (:func:`_settle`), then NOTES_REF moved with a compare-and-swap.
+
+    ``own`` (a remote that is not the canonical one): the notes tree so settled is
+    committed anew, its one parent NOTES_REF's tip (none on a first fetch), so that no
+    commit of ``theirs`` is reachable from our notes: a fork's history held lines the
+    fetch left out (a 20 MB blob, a forged line), and the next ``notes push`` to the
+    canonical remote uploaded it for good (reviewer r91 F10). Nothing is written when
+    that tree is our tip's.
 
     Returns:
         :class:`Fetched`: the lines gained, those ``theirs`` removed and the merge kept,
@@ -1038,7 +1209,7 @@ def _merge_into_notes(repo: pygit2.Repository, theirs: str, remote: str,
     old = None if ref is None else ref.target
     if old is not None and (old == their_tip or repo.descendant_of(old, their_tip)):
         return Fetched()
-    if old is None and judge is None:
+    if old is None and judge is None and not own:
         result = _git(repo, "update-ref", NOTES_REF, str(their_tip), "", check=False)
         return Fetched(_count_lines(repo)) if result.returncode == 0 else None
     scratch = f"refs/notes/kistore-merge-{uuid.uuid4().hex}"
@@ -1049,6 +1220,12 @@ def _merge_into_notes(repo: pygit2.Repository, theirs: str, remote: str,
                  theirs)
         settled = _settle(repo, scratch, old, remote, judge)
         new = repo.references[scratch].target
+        if own:
+            tree = _tree_of(repo, new)
+            if old is not None and _tree_of(repo, old) == tree:
+                return settled  # nothing gained, nothing written
+            new = _own_commit(repo, tree, [] if old is None else [old],
+                              _taken_message(remote, settled))
         result = _git(repo, "update-ref", NOTES_REF, str(new), "" if old is None else str(old),
                       check=False)
         return settled if result.returncode == 0 else None
@@ -1112,16 +1289,40 @@ def _settle(repo: pygit2.Repository, scratch: str, old: pygit2.Oid | str | None,
         gained += len(taken)
         if lost or bad:
             write[obj] = had | taken
+    settled = Fetched(gained, kept, left)
     if write:
-        said = []
-        if kept:
-            said.append(f"keep {sum(map(len, kept.values()))} attestation line(s) the notes of "
-                        f"{remote} removed (notes only grow, KI408)")
-        if left:
-            said.append(f"leave out {sum(map(len, left.values()))} attestation line(s) the "
-                        f"notes of {remote} held that do not verify (KI409)")
-        _write_back(repo, scratch, write, "; ".join(said))
-    return Fetched(gained, kept, left)
+        _write_back(repo, scratch, write, "; ".join(_settled_words(remote, settled)))
+    return settled
+
+
+def _settled_words(remote: str, settled: Fetched) -> list[str]:
+    """Say what a fetch kept and left out, for a notes commit's message (none: empty)."""
+    said = []
+    if settled.kept:
+        said.append(f"keep {sum(map(len, settled.kept.values()))} attestation line(s) the "
+                    f"notes of {remote} removed (notes only grow, KI408)")
+    if settled.left_out:
+        said.append(f"leave out {sum(map(len, settled.left_out.values()))} attestation "
+                    f"line(s) the notes of {remote} held that may not enter (KI409)")
+    return said
+
+
+def _taken_message(remote: str, settled: Fetched) -> str:
+    """Return the message of the notes commit taking a non-canonical remote's lines."""
+    return "; ".join([f"take {settled.gained} attestation line(s) from the notes of {remote}, "
+                      f"not its notes history ({remote} is not the canonical remote)",
+                      *_settled_words(remote, settled)])
+
+
+def _own_commit(repo: pygit2.Repository, tree: pygit2.Oid, parents: list[pygit2.Oid | str],
+                what: str) -> pygit2.Oid:
+    """Write a notes commit of ``tree`` on ``parents`` (no ref moved); return its id."""
+    # Lazy: the write path (as add_lines).
+    from ..git.commit import commit_signature
+
+    signature = commit_signature(repo)
+    return repo.create_commit(None, signature, signature, f"kistore: {what}\n", tree,
+                              [pygit2.Oid(hex=str(p)) for p in parents])
 
 
 def _with(repo: pygit2.Repository, scratch: str, lines: dict[str, list[bytes]]

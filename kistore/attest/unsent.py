@@ -35,7 +35,8 @@ _PATHS_ASKED = 256
 """Object paths named to ``git ls-tree`` at most; more list the whole objects folder."""
 
 
-def subjects_missing(repo: pygit2.Repository, remote: str, theirs: str | None) -> list[str]:
+def subjects_missing(repo: pygit2.Repository, remote: str, theirs: str | None,
+                     ours: str | None = None) -> list[str]:
     """Return the annotated objects of notes we would push that ``remote``'s branches lack.
 
     Only notes new or changed since the remote's notes (``theirs``) are asked about: the
@@ -48,6 +49,7 @@ def subjects_missing(repo: pygit2.Repository, remote: str, theirs: str | None) -
         repo: the clone.
         remote: a remote name or URL (not starting with ``-``: the caller refused that).
         theirs: the remote's notes commit as fetched, or None when it has none.
+        ours: the notes commit to push (None: ``refs/notes/kistore``'s tip).
 
     Returns:
         Annotated object ids (hex), sorted; empty when the remote holds every subject.
@@ -57,10 +59,12 @@ def subjects_missing(repo: pygit2.Repository, remote: str, theirs: str | None) -
     Raises:
         StoreStateError: ``git ls-remote`` failed (the fetch just before succeeded).
     """
-    ours = repo.references.get(NOTES_REF)
     if ours is None:
-        return []
-    after = note_tree(repo, notes_tree(repo, ours.target, NOTES_REF))
+        ref = repo.references.get(NOTES_REF)
+        if ref is None:
+            return []
+        ours = str(ref.target)
+    after = note_tree(repo, notes_tree(repo, ours, NOTES_REF))
     before = {} if theirs is None else note_tree(repo, notes_tree(repo, theirs, NOTES_REF))
     paths: dict[str, str] = {}  # annotated object -> its object path
     for obj, blob in after.items():

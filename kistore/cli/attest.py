@@ -228,6 +228,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     bundle = _sign(statement, key_path)
     keyid = attestation.bundle_keyid(bundle)
     _refuse_a_key_trust_no_longer_accepts(store, keyid)
+    _refuse_past_the_limit(store, bundle.to_bytes(), predicate_file)
     location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     if as_json:
         emit_json({"subject": str(digest), "type": type_name, "keyid": keyid,
@@ -237,6 +238,36 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
         click.echo(f"{type_name} by {keyid} about {digest}: {location}")
     if type_name in _COUNTS_AS:
         _say_if_it_does_not_count(store, digest, type_name, location, keyid, predicate)
+
+
+def _refuse_past_the_limit(store: Store, data: bytes, predicate_file: str | None) -> None:
+    """Refuse an attestation whose bundle is past ``[limits] manifest-bytes`` (KI409).
+
+    The push gate refuses such a note line (and ``notes fetch`` leaves it out), and a
+    bundle file is held to the same limit: written, it blocked every later ``kistore notes
+    push`` (a note) or the pull request (a file).
+
+    Args:
+        store: the store (its ``kistore.toml`` sets the limit:
+            :func:`kistore.check.gate.note_line_limit`).
+        data: the signed bundle's bytes.
+        predicate_file: ``--predicate FILE``, named in the error, or None.
+
+    Raises:
+        InputError: past the limit, naming the size, the limit and what to shorten;
+            nothing is written.
+    """
+    # Lazy: the gate's rule, loaded to sign only.
+    from ..check.gate import line_too_large, note_line_limit
+    from ..core.errors import InputError
+
+    too_large = line_too_large(data, note_line_limit(store))
+    if too_large:
+        raise InputError(
+            f"not written: the signed attestation is {too_large.removesuffix('; not read further')}"
+            "; the push gate refuses such a note line and such a file (KI409): shorten "
+            "-m/--message or the predicate, or raise [limits] manifest-bytes in kistore.toml "
+            "by a reviewed pull request", file=predicate_file)
 
 
 _COUNTS_AS = {"withdrawal": ("withdraws", "withdraw the run"),
@@ -468,7 +499,9 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     build and export warn when REMOTE's branches were fetched after its notes). In a
     fork, fetch from the index (upstream), not from the fork. A line that does not verify
     (a forged signature, garbage: what a notes push refuses, KI409) is left out, said on
-    stderr per note.
+    stderr per note. From a remote that is not the canonical one (upstream, else origin),
+    such as a fork, its lines go into a notes commit of our own, never its notes history,
+    and a line about a run no branch of the canonical remote holds waits until one does.
 
     \b
     Example:
@@ -487,7 +520,8 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     fetched = fetch(store, remote, note_line_judge(store))
     _say_kept(store, remote, fetched)
     if as_json:
-        emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched)})
+        emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
+                   "leftOut": sum(map(len, fetched.left_out.values()))})
     else:
         click.echo(f"{fetched.gained} attestation(s) gained from {remote}")
     if none_marker(Path(store.git_dir), remote).exists() and NOTES_REF in store.repo.references:

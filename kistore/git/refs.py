@@ -323,6 +323,38 @@ def refs_under(git_dir: Path, prefix: str) -> dict[str, float | None]:
     return found
 
 
+def ref_values_under(git_dir: Path, prefix: str) -> dict[str, str]:
+    """Return the object id of each ref whose name starts with ``prefix`` (symbolic ones left out).
+
+    A loose ref's file wins over its ``packed-refs`` line, as git reads them; one holding
+    ``ref: ...`` (a remote's ``HEAD``) names no object of its own and is left out.
+
+    Args:
+        git_dir: the repository's git directory (:func:`git_dir_of`).
+        prefix: a ref name prefix ending in ``/`` (``refs/remotes/origin/``).
+
+    Returns:
+        ``{full ref name: lowercase hex object id}``.
+
+    Raises:
+        RefsUnreadable: as :func:`refs_under`, or a loose ref file cannot be read.
+    """
+    common = _refs_dir(git_dir)
+    found = {name: value for name, value in _packed(common / "packed-refs").items()
+             if name.startswith(prefix)}
+    for name, loose in refs_under(git_dir, prefix).items():
+        if loose is None:  # packed only: read above
+            continue
+        value = _loose(common / name)
+        if value is None:  # deleted meanwhile
+            found.pop(name, None)
+        elif _OBJECT_ID.fullmatch(value):
+            found[name] = value
+        else:
+            found.pop(name, None)
+    return found
+
+
 _REFLOG_TAIL = 65_536
 """How many bytes from a reflog's end :func:`reflog_last_time` reads (a line is ~200)."""
 

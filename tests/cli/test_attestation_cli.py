@@ -345,7 +345,8 @@ def test_notes_push_and_fetch_between_clones(runner, record_store, store_path, k
         "had that this clone lacked\n")
     fetched = run(runner, tmp_path / "b", "notes", "fetch", "origin", "--json")
     assert fetched.exit_code == 0
-    assert json.loads(fetched.output) == {"remote": "origin", "gained": 1, "kept": 0}
+    assert json.loads(fetched.output) == {"remote": "origin", "gained": 1, "kept": 0,
+                                          "leftOut": 0}
     data = json.loads(run(runner, tmp_path / "b", "attestations", RUN_REF, "--json").output)
     assert data["community"] == 1
 
@@ -519,3 +520,30 @@ def test_a_note_without_its_text_is_sent_to_m(runner, record_store, store_path, 
     assert result.exit_code == 1
     assert result.stderr == (f"error: a {type_name} needs its {field}: give -m/--message TEXT "
                              f"(or a --predicate FILE holding \"{field}\")\n")
+
+
+@pytest.mark.parametrize("as_file", [False, True])
+def test_attest_past_the_manifest_bytes_limit_is_refused_and_writes_nothing(
+        runner, record_store, store_path, key_file, as_file):
+    # last session's note (r91): attest wrote a note line the push gate then refused (KI409)
+    settings = store_path / "kistore.toml"
+    settings.write_text(settings.read_text().replace("[limits]\n",
+                                                     "[limits]\nmanifest-bytes = 2000\n"))
+    assert "manifest-bytes = 2000" in settings.read_text()
+    before = sorted(p for p in (store_path / "store").rglob("*"))
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "note", "-m", "x" * 1500,
+                 "--key", str(key_file), *(["--file"] if as_file else []))
+    assert result.exit_code == 1, result.output
+    size = int(result.stderr.split("a note line of ")[1].split(" bytes")[0].replace(",", ""))
+    assert size > 2000  # 1,500 characters of text, base64 in the payload: ~3 KB
+    assert result.stderr.startswith(
+        f"error: not written: the signed attestation is a note line of {size:,} bytes, more "
+        "than the limit of 2,000 bytes (manifest-bytes) an attestation bundle may hold (one "
+        "`kistore attest` writes is ~1 KB); the push gate refuses such a note line and such "
+        "a file (KI409): shorten -m/--message or the predicate"), result.stderr
+    assert sorted(p for p in (store_path / "store").rglob("*")) == before
+    assert subprocess.run(["git", "rev-parse", "-q", "--verify", "refs/notes/kistore"],
+                          cwd=store_path, capture_output=True).returncode == 1
+    small = run(runner, store_path, "attest", RUN_REF, "--type", "note", "-m", "x" * 10,
+                "--key", str(key_file), *(["--file"] if as_file else []))
+    assert small.exit_code == 0, small.output  # ~1 KB: within the limit

@@ -366,7 +366,9 @@ def test_r90b_f9_publishing_on_notes_a_pull_made_stale_is_refused(group, tmp_pat
 
 def test_packed_branches_reflogs_are_read_once_per_packing(index, tmp_path, monkeypatch):
     # closing23: every query opened the reflog of each packed remote-tracking branch (300
-    # fetched PR branches packed by a gc after the notes fetch: ~15 ms a query)
+    # fetched PR branches packed by a gc after the notes fetch: ~15 ms a query). Since r91
+    # F9 a notes fetch keeps the branch tips, compared instead: no reflog is read at all;
+    # a record of before (an empty file) is judged by times, the reflogs read once a packing
     from kistore.attest import levels
 
     read: list[str] = []
@@ -384,10 +386,18 @@ def test_packed_branches_reflogs_are_read_once_per_packing(index, tmp_path, monk
     git(clone, "fetch", "-q", "origin")
     next_second()
     assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
-    # packed-refs written by the clone, before the notes fetch: no reflog is read
+    record = clone / ".git/kistore/notes-fetched/origin"
+    assert record.read_text().splitlines()[1:] == [
+        f"{out(clone, 'rev-parse', name)} {name}" for name in
+        ["refs/remotes/origin/main", *(f"refs/remotes/origin/pr-{i}" for i in range(3))]]
     assert levels.notes_stale(Store(clone)) is None and read == []
     next_second()
     git(clone, "gc", "-q")  # packs every branch after the notes fetch
+    assert levels.notes_stale(Store(clone)) is None and read == []  # tips, not times
+
+    fetched_at = record.stat().st_mtime
+    record.write_text("")  # as a notes fetch before 2026-12-05 left it: times only
+    os.utime(record, (fetched_at, fetched_at))
     assert levels.notes_stale(Store(clone)) is None
     assert sorted(read) == ["refs/remotes/origin/main", *(f"refs/remotes/origin/pr-{i}"
                                                           for i in range(3))]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,16 @@ def fork_removing_the_withdrawal(index: Store, tmp_path: Path) -> Path:
     return fork
 
 
+def is_ancestor(clone: Path, commit: str, of: str) -> bool:
+    """Whether ``commit`` is ``of`` or one of its ancestors, in ``clone``."""
+    return git_status(clone, "merge-base", "--is-ancestor", commit, of) == 0
+
+
+def git_status(cwd: Path, *args: str) -> int:
+    """git's exit status."""
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True).returncode
+
+
 def kept_warning(clone: Path, remote: str, *, pushing: bool = False) -> str:
     """What ``notes fetch``/``notes push`` say on stderr when REMOTE removed the withdrawal."""
     back = (f"this push gives them back to {remote} when {remote} accepts it" if pushing else
@@ -109,21 +120,19 @@ def test_a_fork_fast_forwarding_over_a_removal_removes_nothing_here(index, tmp_p
     assert fetched.stderr == kept_warning(clone, "fork")
     assert fast_rank(clone) == (None, "")  # still withdrawn
     assert withdrawal_line(clone) == line
-    # one notes commit on top of the fork's, whose history (ours included) it keeps
-    tip = out(clone, "rev-parse", "refs/notes/kistore")
-    assert out(clone, "rev-parse", f"{tip}^@") == out(fork, "rev-parse", "refs/notes/kistore")
-    assert out(clone, "merge-base", "--is-ancestor", before, tip) == ""
-    assert out(clone, "log", "-1", "--format=%s", tip) == (
-        "kistore: keep 1 attestation line(s) the notes of fork removed (notes only grow, KI408)")
+    # the fork brings no line: nothing written, and its notes history is not ours (r91 F10)
+    assert out(clone, "rev-parse", "refs/notes/kistore") == before
+    assert not is_ancestor(clone, out(fork, "rev-parse", "refs/notes/kistore"), before)
 
-    again = kistore(clone, "notes", "fetch", "fork", "--json")  # the fork's tip is ours now
+    again = kistore(clone, "notes", "fetch", "fork", "--json")  # its tip was taken whole
     assert (again.exit_code, again.stderr) == (0, "")
-    assert json.loads(again.stdout) == {"remote": "fork", "gained": 0, "kept": 0}
+    assert json.loads(again.stdout) == {"remote": "fork", "gained": 0, "kept": 0, "leftOut": 0}
     assert kistore(clone, "notes", "fetch", "origin").stderr == ""  # nothing removed there
 
     pushed = kistore(clone, "notes", "push", "fork")  # what the warning says: back there
     assert (pushed.exit_code, pushed.stderr) == (0, ""), pushed.output
     assert out(fork, "notes", "--ref", "kistore", "show", fast_blob(clone)) == line
+    assert out(clone, "rev-parse", "refs/notes/kistore") == before  # the push moved none of ours
 
 
 def test_a_merge_with_a_removal_against_an_unchanged_note_removes_nothing_here(index,
@@ -134,22 +143,23 @@ def test_a_merge_with_a_removal_against_an_unchanged_note_removes_nothing_here(i
     statement = attestation.make_statement(slow, layout.object_path(slow), "note", {
         "text": "ran it too", "createdAt": "2026-07-11T00:00:00Z"})
     notes.attach(Store(clone), slow, attestation.sign_statement(statement, STRANGER).to_bytes())
+    ours = out(clone, "rev-parse", "refs/notes/kistore")
 
     fetched = kistore(clone, "notes", "fetch", "fork", "--json")
     assert fetched.exit_code == 0, fetched.output
-    assert json.loads(fetched.stdout) == {"remote": "fork", "gained": 0, "kept": 1}
+    assert json.loads(fetched.stdout) == {"remote": "fork", "gained": 0, "kept": 1, "leftOut": 0}
     assert fetched.stderr == kept_warning(clone, "fork")
     assert fast_rank(clone) == (None, "")
     assert withdrawal_line(clone) == line
-    tip = out(clone, "rev-parse", "refs/notes/kistore")
-    merge = out(clone, "rev-parse", f"{tip}^")
-    assert len(out(clone, "rev-parse", f"{merge}^@").splitlines()) == 2  # git's merge, kept
+    # nothing gained: nothing written; before, git's merge with the fork's history (r91 F10)
+    assert out(clone, "rev-parse", "refs/notes/kistore") == ours
     assert len(out(clone, "notes", "--ref", "kistore", "list").splitlines()) == 2
 
 
 def test_a_notes_push_to_a_fork_removing_a_line_keeps_it_and_gives_it_back(index, tmp_path):
     fork = fork_removing_the_withdrawal(index, tmp_path)
     clone, line = fetched_clone(index, tmp_path, fork)
+    theirs = out(fork, "rev-parse", "refs/notes/kistore")
 
     pushed = kistore(clone, "notes", "push", "fork")
     assert pushed.exit_code == 0, pushed.output
@@ -157,9 +167,15 @@ def test_a_notes_push_to_a_fork_removing_a_line_keeps_it_and_gives_it_back(index
                              "attestation(s) fork had that this clone lacked\n")
     assert pushed.stderr == kept_warning(clone, "fork", pushing=True)
     assert fast_rank(clone) == (None, "")
-    assert out(fork, "rev-parse", "refs/notes/kistore") == out(clone, "rev-parse",
-                                                               "refs/notes/kistore")
+    # the fork's new tip: a merge of ours and its own, made for the push; ours did not move
+    # onto it, so the fork's notes history stays out of ours (r91 F10)
+    ours = out(clone, "rev-parse", "refs/notes/kistore")
+    pushed_tip = out(fork, "rev-parse", "refs/notes/kistore")
+    assert out(fork, "rev-parse", f"{pushed_tip}^@").splitlines() == [ours, theirs]
+    assert not is_ancestor(clone, theirs, ours)
     assert out(fork, "notes", "--ref", "kistore", "show", fast_blob(clone)) == line
+    again = kistore(clone, "notes", "fetch", "fork", "--json")  # what it holds is ours
+    assert (again.exit_code, json.loads(again.stdout)["gained"], again.stderr) == (0, 0, "")
 
 
 def test_a_remote_found_without_notes_is_asked_again_after_a_later_pull(group, tmp_path):
@@ -261,6 +277,7 @@ def test_a_fetch_leaves_out_a_forged_line_and_a_push_still_works(index, tmp_path
     fork = fork_adding(index, tmp_path, forged(line), "not a bundle")
     clone, line = fetched_clone(index, tmp_path, fork)
     theirs = out(fork, "rev-parse", "refs/notes/kistore")
+    before = out(clone, "rev-parse", "refs/notes/kistore")
 
     fetched = kistore(clone, "notes", "fetch", "fork")
     assert fetched.exit_code == 0, fetched.output
@@ -273,21 +290,20 @@ def test_a_fetch_leaves_out_a_forged_line_and_a_push_still_works(index, tmp_path
                             "(and 1 other reason(s)); this clone's notes take in only lines "
                             "that verify, as a notes push must send\n")
     assert withdrawal_line(clone) == line  # the forged and the garbage lines are not here
-    tip = out(clone, "rev-parse", "refs/notes/kistore")
-    assert out(clone, "rev-parse", f"{tip}^@") == theirs  # on top of the fork's history
-    assert out(clone, "log", "-1", "--format=%s", tip) == (
-        "kistore: leave out 2 attestation line(s) the notes of fork held that do not verify "
-        "(KI409)")
+    # nothing gained: nothing written, and the fork's history (its forged lines) is not
+    # reachable from ours (r91 F10; before, our tip was a commit on top of the fork's)
+    assert out(clone, "rev-parse", "refs/notes/kistore") == before
+    assert not is_ancestor(clone, theirs, before)
     assert kistore(clone, "verify").exit_code == 0
-    again = kistore(clone, "notes", "fetch", "fork")  # the fork's tip is in ours: no word
+    again = kistore(clone, "notes", "fetch", "fork")  # judged again: still left out
     assert (again.exit_code, again.stdout, again.stderr) == (
-        0, "0 attestation(s) gained from fork\n", "")
+        0, "0 attestation(s) gained from fork\n", fetched.stderr)
 
     pushed = kistore(clone, "notes", "push", "origin")  # not refused (KI409)
     assert pushed.exit_code == 0, pushed.output
-    restored = kistore(clone, "notes", "restore", "--json")  # the history holds them
+    restored = kistore(clone, "notes", "restore", "--json")  # the history never held them
     assert restored.exit_code == 0, restored.output
-    assert json.loads(restored.stdout) == {"restored": 0, "notes": [], "leftOut": 2}
+    assert json.loads(restored.stdout) == {"restored": 0, "notes": [], "leftOut": 0}
     assert withdrawal_line(clone) == line
     assert kistore(clone, "verify").exit_code == 0
 
@@ -309,7 +325,10 @@ def test_a_first_fetch_leaves_out_a_forged_line_and_keeps_the_good_one(index, tm
         " (KI409); this clone's notes take in only lines that verify, as a notes push must "
         "send\n")
     assert withdrawal_line(clone) == line
-    assert fast_rank(clone) == (None, "")
+    rank, stderr = fast_rank(clone)  # withdrawn; a fork's notes alone are not the index's
+    assert rank is None and stderr.startswith(  # (r91 F4)
+        "warning: the notes of origin, the canonical remote, were never fetched into this "
+        "clone, only those of fork: ")
 
 
 def test_notes_restore_leaves_out_a_line_that_does_not_verify(index, tmp_path):
@@ -351,10 +370,11 @@ def test_a_fetch_keeping_a_removed_line_and_leaving_out_a_bad_one_writes_one_com
         git(fork, "-c", "user.name=E", "-c", "user.email=e@example.org", "notes", "--ref",
             "kistore", "append", "-m", line, slow_blob)
     clone, line = fetched_clone(index, tmp_path, fork)
+    before = out(clone, "rev-parse", "refs/notes/kistore")
 
     fetched = kistore(clone, "notes", "fetch", "fork", "--json")
     assert fetched.exit_code == 0, fetched.output
-    assert json.loads(fetched.stdout) == {"remote": "fork", "gained": 1, "kept": 1}
+    assert json.loads(fetched.stdout) == {"remote": "fork", "gained": 1, "kept": 1, "leftOut": 1}
     assert fetched.stderr == (
         f"warning: 1 attestation line(s) fork's notes held on refs/notes/kistore:{slow_blob} "
         f"(on {slow}) left out: not canonical bundle bytes (what `kistore attest` writes) "
@@ -363,11 +383,12 @@ def test_a_fetch_keeping_a_removed_line_and_leaving_out_a_bad_one_writes_one_com
     assert withdrawal_line(clone) == line
     assert out(clone, "notes", "--ref", "kistore", "show", slow_blob) == good
     tip = out(clone, "rev-parse", "refs/notes/kistore")
-    assert out(clone, "rev-parse", f"{tip}^@") == out(fork, "rev-parse", "refs/notes/kistore")
+    assert out(clone, "rev-parse", f"{tip}^@") == before  # one commit of ours, on ours
     assert out(clone, "log", "-1", "--format=%s", tip) == (
-        "kistore: keep 1 attestation line(s) the notes of fork removed (notes only grow, "
-        "KI408); leave out 1 attestation line(s) the notes of fork held that do not verify "
-        "(KI409)")
+        "kistore: take 1 attestation line(s) from the notes of fork, not its notes history "
+        "(fork is not the canonical remote); keep 1 attestation line(s) the notes of fork "
+        "removed (notes only grow, KI408); leave out 1 attestation line(s) the notes of fork "
+        "held that may not enter (KI409)")
     assert kistore(clone, "verify").exit_code == 0
     assert kistore(clone, "notes", "push", "origin").exit_code == 0
 
