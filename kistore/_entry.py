@@ -36,8 +36,9 @@ def run() -> None:
     it back to Python (a KeyboardInterrupt), so that interrupts inside a command are the
     command's to report (an add says what it undid). The cycle collector is off while
     click and the command line load (imports make no cyclic garbage; the collector only
-    re-walks the new modules: a few ms of every start), and every object is frozen
-    (``gc.freeze``) once the command has run, so that the interpreter's shutdown does not
+    re-walks the new modules: a few ms of every start); what they loaded is then frozen
+    (``gc.freeze``: no later collection walks it, ~5 ms of a fresh ``show``), and so is
+    every object once the command has run, so that the interpreter's shutdown does not
     walk them again (~10 ms of a fresh ``rank``).
 
     Raises:
@@ -57,6 +58,10 @@ def run() -> None:
         sys.stderr.write(STARTING)
         raise SystemExit(INTERRUPTED) from None
     finally:
+        # What is loaded so far (the interpreter's start, click, the command line) lives as
+        # long as the process: frozen, no collection walks it again while the command loads
+        # and runs (~5 ms of a fresh `show`: issue 22, docs/speed.md)
+        gc.freeze()
         gc.enable()
     # Lazy: as the command line, once SIGINT is ours (the module imports only signal).
     from .git import watchdog
