@@ -324,13 +324,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
 
         catalog = run_catalog(store, [manifest.digest], at)
     if catalog is None or catalog.record(str(manifest.digest)) is None:
-        # Lazy: a document no index vouches for (the show of another kind) only.
-        from ..index.checked import is_checked, record_checked
-
-        # not indexed: check its schema, unless these exact bytes passed it before
-        if not is_checked(store.git_dir, manifest.object_bytes, manifest.metadata_bytes):
-            manifest = store.view(at).manifest(manifest.digest)
-            record_checked(store.git_dir, manifest.object_bytes, manifest.metadata_bytes)
+        manifest = _schema_checked(store, manifest, at)  # not indexed: check its schema
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
@@ -427,13 +421,35 @@ def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool, whole: bool
                                "prints the metadata inside the manifest")
     store = ctx.read_store(at)
     with explaining_misses(store, [ref], at, names_at_commits=True):
-        manifest = store.read(ref, at=at)
+        manifest = _schema_checked(store, store.read(ref, at=at, schema=False), at)
     if whole:
         data = add_able(manifest)
     else:
         data = manifest.metadata_bytes if metadata else manifest.object_bytes
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
+
+
+def _schema_checked(store: Store, manifest: Manifest, at: str | None) -> Manifest:
+    """Return ``manifest`` (read unchecked) once its schema passed: before, or now.
+
+    A mark (:mod:`kistore.index.checked`) says these exact bytes passed under this
+    kistore's schemas, so the next ``show`` or ``cat`` of them compiles no schema (~40 ms
+    of a fresh process: docs/speed.md); without one the object is read again with its
+    schema checked, and marked.
+
+    Raises:
+        ParseError, MultipleErrors: the stored bytes no longer pass their schema.
+        VerificationError, ResolutionError: as :meth:`kistore.store.View.manifest`.
+    """
+    # Lazy: a document no index vouches for (`cat`, the show of another kind) only.
+    from ..index.checked import is_checked, record_checked
+
+    if is_checked(store.git_dir, manifest.object_bytes, manifest.metadata_bytes):
+        return manifest
+    manifest = store.view(at).manifest(manifest.digest)
+    record_checked(store.git_dir, manifest.object_bytes, manifest.metadata_bytes)
+    return manifest
 
 
 def add_able(manifest: Manifest) -> bytes:

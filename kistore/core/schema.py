@@ -41,7 +41,6 @@ from . import hashes
 from .canonical import escape_pointer
 from .errors import QUOTE_WIDTH, InstallationError, SchemaError, shorten
 from .layout import is_name
-from .text_fields import identifying_problems
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from importlib.resources.abc import Traversable
@@ -583,6 +582,9 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
         return [SchemaError(
             f"a manifest's kind must be one of {', '.join(KINDS)}; {found}"
             + (f"; did you mean {near!r}?" if near else ""), file=file, pointer="/kind")]
+    # Lazy: the text rules load when a document is checked (an indexed `show` checks none)
+    from .text_fields import identifying_problems
+
     return (check_document(document, f"{kind}.json", file=file)
             + identifying_problems(document, file=file)
             + reserved_name_problems(document, file=file))

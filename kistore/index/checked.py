@@ -1,10 +1,11 @@
-"""Documents already checked against their schema: ``show`` of one compiles no schema.
+"""Documents already checked against their schema: ``show`` or ``cat`` of one compiles none.
 
 ``kistore show KIND/NAME`` of a kind other than BenchmarkRun opens no query index, so
 nothing there vouches for the bytes it prints, and checking them compiled the kind's
 schema with jsonschema-rs in every fresh process (~40 ms of CPU, a third of ``python -c
 "import click"``; docs/speed.md, "Start-up, second pass"). A document that passed is
-recorded here, by its bytes: the next ``show`` of the same bytes skips the compile.
+recorded here, by its bytes: the next ``show`` of the same bytes skips the compile. ``cat``
+takes the same marks (since 2026-12-05; before, it checked the schema in every process).
 
 A mark is an empty file ``.git/kistore/checked/XX/REST``, named by the 32-byte BLAKE2b of
 :func:`kistore.core.schema.checker_id` (the checking code and every shipped schema) and

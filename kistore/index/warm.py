@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.digest import Digest
 from ..core.layout import NOTES_REF
-from ..git import notes as git_notes
 from ..git import refs
 from ..git.sparse import SkipWorktree
 from ..git.treediff import subtree
@@ -272,6 +271,9 @@ def annotated_blobs(store: IndexedStore, conn: sqlite3.Connection) -> frozenset[
             value = json.loads(cached)
             if value["tip"] == tip:
                 return frozenset(str(b) for b in value["blobs"])
+    # Lazy: listed again only when the notes moved (a fresh `rank` loads no notes code)
+    from ..git import notes as git_notes
+
     blobs = git_notes.annotated_blobs(store.repo, NOTES_REF)
     with transaction(conn):
         set_meta(conn, annotated=json.dumps({"tip": tip, "blobs": sorted(blobs)}))

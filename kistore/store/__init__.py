@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.layout import GITATTRIBUTES_LINE
 from ..git.locks import index_lock
-from ._settings import Settings, parse_settings, settings_place
 from ._settled import WORK_TREE_WAIT_S, Settled
 from ._store import (
     AddInterrupted,
@@ -33,29 +32,35 @@ from ._views import (
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each loads on first use
     from ..git.commit import PACK_THRESHOLD
     from ..git.writer import atomic_write, refuse_links
+    from ._settings import Settings, parse_settings, settings_place
     from .admission import AddResult
     from .migrate import ForwardWritten, GroupWritten, NameWritten, ObjectSkipped
 
-_WRITE_PATH = {"PACK_THRESHOLD": "kistore.git.commit", "AddResult": "kistore.store.admission",
+_FIRST_USE = {"PACK_THRESHOLD": "kistore.git.commit", "AddResult": "kistore.store.admission",
                "atomic_write": "kistore.git.writer",  # trust and notes write with it
                "refuse_links": "kistore.git.writer",
                "ForwardWritten": "kistore.store.migrate",
                "GroupWritten": "kistore.store.migrate",
                "NameWritten": "kistore.store.migrate",
-               "ObjectSkipped": "kistore.store.migrate"}
-"""Names of the write path, imported on first use: a read (``show``) never loads them."""
+               "ObjectSkipped": "kistore.store.migrate",
+               # kistore.toml's reader: an answer from the index reads no setting (issue 22)
+               "Settings": "kistore.store._settings",
+               "parse_settings": "kistore.store._settings",
+               "settings_place": "kistore.store._settings"}
+"""Names imported on first use: the write path's, and kistore.toml's reader; a read
+(``show``, ``rank``) loads none of them."""
 
 
 def __getattr__(name: str) -> Any:
-    """Return a name of :data:`_WRITE_PATH`, importing its module on first access.
+    """Return a name of :data:`_FIRST_USE`, importing its module on first access.
 
     Raises:
         AttributeError: ``name`` is no name of this package.
     """
-    module = _WRITE_PATH.get(name)
+    module = _FIRST_USE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # Lazy: the write path (git.commit loads logging; admission, migrate; git.writer).
+    # Lazy: the write path (git.commit loads logging; admission, migrate) and settings.
     import importlib
 
     value = getattr(importlib.import_module(module), name)

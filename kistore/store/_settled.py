@@ -14,7 +14,6 @@ command line only prints the note.
 from __future__ import annotations
 
 import os
-import shlex
 from pathlib import Path
 from time import monotonic, sleep
 from typing import NamedTuple
@@ -91,6 +90,9 @@ def held_note(lock: Path) -> str:
         it, then ``git reset -q``, the advice ``add --commit`` gives for the same lock
         (:mod:`kistore.git.commit`); ``git status`` says nothing of the lock.
     """
+    # Lazy: said only while an add holds the lock (a fresh answer's start: issue 22)
+    import shlex
+
     shown = printable(str(lock))
     return (f"{shown} is held: a `kistore add --commit` (or a git command) is writing the "
             "work tree; answering from HEAD, not from its half-written files. Ask again "

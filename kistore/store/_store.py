@@ -62,7 +62,6 @@ from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import one_write, stat_key
 from ..index.names import NameIndex, open_name_index
 from . import _write_lock
-from ._settings import Settings
 from ._settled import WORK_TREE_WAIT_S, Settled, settled_at, writing_note
 from ._views import CommitView, SparseWorkTreeView, StagedView, View, WorkTreeView
 
@@ -71,6 +70,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexe
     from ..git.writer import FileStat
     from ..index import AddedDirs
     from ..index.index import Prepared
+    from ._settings import Settings
     from .admission import AddResult
     from .migrate import ForwardWritten, GroupWritten, NameWritten, ObjectSkipped
 
@@ -746,6 +746,9 @@ class Store:
             a bad file: its problems are kept (a file that is not a regular file:
             :attr:`Settings.unreadable`).
         """
+        # Lazy: an answer from the index reads no setting (a fresh `rank`: issue 22)
+        from ._settings import Settings
+
         try:
             data, file = self.settings_file(at)
         except InputError as e:  # not a regular file (settings_file raises nothing else)

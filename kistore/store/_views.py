@@ -25,7 +25,6 @@ from ..core.digest import Digest
 from ..core.errors import KistoreError, ResolutionError, VerificationError
 from ..core.limits import DEFAULT, Limits, file_too_large
 from ..core.model import Manifest
-from ..core.restore import renamed_advice, restore_advice
 from ..core.schema import KINDS
 from ..git import treediff
 from ..git.blobs import (
@@ -39,8 +38,6 @@ from ..git.blobs import (
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.opening import open_repository
-from ..git.packs import damaged_copy, damaged_reason
-from ..git.quarantine import admit_quarantine
 from ..git.realdirs import ABSENT, first_not_dir
 from ..git.sparse import SkipWorktree, StagedEntry
 from ..index import freshness
@@ -195,6 +192,9 @@ class View:
         for an object file whose bytes are another digest's, missing at its own path, ``mv``
         back (:func:`kistore.core.restore.renamed_advice`, reviewer r90 F7).
         """
+        # Lazy: advice is only for a damaged or missing file (a fresh `rank` gives none)
+        from ..core.restore import renamed_advice, restore_advice
+
         if self.scope != "work":
             return restore_advice(path, digest, True)
         holds = self._renamed_from(path, digest)
@@ -1185,6 +1185,9 @@ class CommitView(View):
 
     def reopen(self) -> None:
         """Open the repository again (libgit2's handles do not cross a fork)."""
+        # Lazy: only a forked worker reopens (no answer of a fresh process does)
+        from ..git.quarantine import admit_quarantine
+
         self.repo = open_repository(self.repo.path)
         admit_quarantine(self.repo)
         self.commit = self.repo[self.commit.id].peel(pygit2.Commit)
@@ -1284,6 +1287,9 @@ class CommitView(View):
                 return True
         except ObjectUnreadable:  # damaged: the caller's read says so
             return False
+        # Lazy: a commit's blobs only (a fresh `rank` of the work tree reads none: issue 22)
+        from ..git.packs import damaged_copy
+
         if damaged_copy(self.repo, raw) is not None:  # a pack check found it damaged
             return False
         return raw.hex() in self.repo.odb or is_partial_clone(self.repo)
@@ -1307,6 +1313,9 @@ class CommitView(View):
             ObjectUnreadable: the blob is damaged (``verify``: KI117), also when its packed
                 bytes failed the pack check (:func:`~kistore.git.packs.damaged_copy`).
         """
+        # Lazy: a commit's blobs only (a fresh `rank` of the work tree reads none: issue 22)
+        from ..git.packs import damaged_copy, damaged_reason
+
         damage = damaged_copy(self.repo, oid)
         if damage is not None:
             raise ObjectUnreadable(str(oid), damaged_reason(damage), path)

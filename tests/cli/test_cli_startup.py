@@ -15,7 +15,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from kistore.cli import SUBCOMMANDS
+from kistore.cli import SUBCOMMANDS, main
 
 from ..conftest import python_c
 
@@ -117,3 +117,57 @@ def test_startup_speed_script_stays_runnable(tmp_path):
     assert result.exit_code == 0, result.output
     assert "here: python -c 'import click'" in result.output
     assert "here: kistore --help" in result.output
+
+
+# What an answer of `rank`, `show`, `cat` or `ls` from a warm index must not load (issue 22:
+# a fresh process within 2x of `import click`): the heavy libraries, the layers no answer
+# uses, and the modules a read never runs, each imported where it is used instead.
+NOT_FOR_ANSWERS = (*HEAVY, "kistore.site", "kistore.export", "kistore.importers",
+                   "kistore.check.audit", "kistore.check.gate", "kistore.git.packs",
+                   "kistore.git.notes", "kistore.git.quarantine", "kistore.core.restore",
+                   "kistore.core.text_fields", "kistore.store._settings")
+
+
+def _answered(store_root, args: list[str]) -> tuple[int, list[str]]:
+    """Run `kistore --store ROOT ARGS` as the console script does: exit code, modules of
+    :data:`NOT_FOR_ANSWERS` it imported."""
+    code = ("import sys\nfrom kistore._entry import run\n"
+            "try:\n    run()\nexcept SystemExit as e:\n    code = e.code\n"
+            f"cut = {NOT_FOR_ANSWERS!r}\n"
+            "loaded = sorted(m for m in sys.modules if m in cut or m.split('.')[0] in cut)\n"
+            "print('\\n@@', code, ' '.join(loaded))")
+    done = python_c(code, "--store", str(store_root), *args)
+    exit_code, *modules = done.stdout.rpartition("\n@@ ")[2].split()
+    return int(exit_code), modules
+
+
+@pytest.mark.parametrize("args", [["rank", "BenchmarkRun/fast"], ["show", "BenchmarkRun/fast"],
+                                  ["show", "Workload/"],
+                                  ["cat", "BenchmarkRun/slow"], ["ls", "--kind", "BenchmarkRun"]],
+                         ids=" ".join)
+def test_an_answer_loads_no_schema_library_git_library_nor_other_layer(group, args):
+    if args[-1] == "Workload/":  # the group's one workload, by its name
+        listed = CliRunner().invoke(main, ["--store", str(group.root), "ls", "--kind", "Workload"])
+        args = [*args[:-1], f"Workload/{listed.output.split()[2]}"]
+    first, _ = _answered(group.root, args)  # warms the index and the schema marks
+    assert first == 0
+    exit_code, modules = _answered(group.root, args)
+    assert exit_code == 0
+    assert modules == []
+
+
+def test_the_entry_freezes_what_was_loaded_before_the_command_and_all_after_it():
+    # the collections while a command imports its modules, and the interpreter's shutdown,
+    # walked every loaded module's objects (~5 + ~9 ms of a fresh show; issue 22)
+    code = ("import atexit, gc, sys\nimport kistore.cli\nfrom kistore import _entry\n"
+            "kept = []\n"
+            "def command():\n"
+            "    kept.append(gc.get_freeze_count())\n"
+            "    kept.append([[i] for i in range(5000)])  # what a command makes and keeps\n"
+            "    raise SystemExit(0)\n"
+            "kistore.cli.main = command\n"
+            "atexit.register(lambda: print(kept[0], gc.get_freeze_count()))\n"
+            "_entry.run()\n")
+    before, after = map(int, python_c(code).stdout.split())
+    assert before > 10_000  # the interpreter's start, click and the command line
+    assert after > before + 4_000  # and the 5,000 lists the command left

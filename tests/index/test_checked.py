@@ -73,6 +73,28 @@ def test_a_metadata_file_edited_in_place_is_checked_again_and_refused(store, wor
     assert is_checked(store.git_dir, obj.read_bytes(), marked)  # the old bytes' mark stays
 
 
+def test_cat_checks_a_document_once_and_refuses_bytes_that_no_longer_pass(store, workload,
+                                                                          checks):
+    # cat printed only bytes that pass their schema, compiling it in every process; it now
+    # takes the same marks as show (issue 22: `cat` loads no jsonschema for known bytes)
+    _, obj, meta = workload
+    cat = ["--store", str(store.root), "cat", "Workload/rms-1"]
+    first = CliRunner().invoke(main, cat)
+    assert first.exit_code == 0 and first.stdout_bytes == obj.read_bytes()
+    assert checks == ["Workload"]
+    again = CliRunner().invoke(main, [*cat, "--metadata"])
+    assert again.exit_code == 0 and again.stdout_bytes == meta.read_bytes()
+    assert checks == ["Workload"]  # the same bytes: not checked again
+    bad = json.dumps({"name": "rms-1", "title": 7}, separators=(",", ":")).encode()
+    with open(meta, "r+b") as f:  # in place: the names still lead here
+        f.write(bad)
+        f.truncate()
+    refused = CliRunner().invoke(main, cat)
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert "/metadata/title" in refused.stderr
+    assert checks == ["Workload", "Workload"]
+
+
 def test_a_replaced_object_file_is_refused_whatever_was_marked(store, workload):
     _, obj, meta = workload
     assert _show(store.root, "Workload/rms-1").exit_code == 0
