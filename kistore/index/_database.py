@@ -651,7 +651,7 @@ def reset(path: Path, why: str = "it was reset") -> None:
     with exclusive(path):
         _CONNECTIONS.pop(key, None)
         _RESET_WHY[key] = why
-        for suffix in ("", "-journal", "-wal", "-shm"):
+        for suffix in ("", "-journal", "-wal", "-shm", ".counted"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{path}{suffix}")
         _open(path).close()

@@ -31,6 +31,7 @@ from ..core.limits import DEFAULT, Limits, walk_bound
 from ..git import refs, treediff
 from ..git.sparse import skip_worktree
 from ..git.treediff import shard_leaves, subtree, subtree_id
+from . import _counted_state as counted_state
 from . import _database as database
 from . import _rows as rows
 from . import warm
@@ -811,10 +812,20 @@ def _counted(conn: sqlite3.Connection) -> None:
     of the smallest SQL index of each table (docs/speed.md, "the row count of a query").
     An index made before this count (no meta ``rows``) records it now.
 
+    The walk is skipped while the file and its ``-wal`` are as they were when the count
+    last agreed (:mod:`._counted_state`: their inode, size and time stamps, remembered
+    beside the file; a row deleted or copied through SQLite changes them): an unchanged
+    index is checked in O(1), not O(rows). The state is taken before the count and
+    remembered only when it is the same after (no write came in between) and settled.
+
     Raises:
         Miscounted: the counts differ (the caller rebuilds the rows: :meth:`Index.catalog`).
         Damaged: the recorded count does not match its seal (rebuilt as well).
     """
+    path = Path(index_path_hint(conn))  # absolute; not a file (in memory): always counted
+    before = counted_state.file_state(path) if path.is_absolute() else None
+    if before is not None and counted_state.remembered(path) == before:
+        return
     # one statement, one snapshot: an add committing meanwhile is seen whole or not at all
     row = conn.execute(f"SELECT key, value, seal, {_COUNTS} FROM meta WHERE key = 'rows'"
                        ).fetchone()
@@ -831,6 +842,8 @@ def _counted(conn: sqlite3.Connection) -> None:
             f"it holds {now_records} query rows and {now_skipped} skipped, but recorded "
             f"{records} and {skipped} with its tree (a row deleted or copied from outside "
             "kistore)")
+    if before is not None and counted_state.file_state(path) == before:
+        counted_state.remember(path, before)
 
 
 def _fallback(loaded: Mapping[str, Loaded | None], catalog: IndexCatalog

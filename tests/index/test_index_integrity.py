@@ -182,9 +182,10 @@ def test_after_add_rank_ls_and_verify_one_sqlite_file_is_left(group, tmp_path, k
     files = sorted(os.listdir(group.git_dir / "kistore"))
     assert [f for f in files if f.endswith(".sqlite")] == ["index.sqlite"]
     # and `checked/`: the schema verdicts of the uncommitted workload, empty files named
-    # by its bytes (kistore.index.checked), no database
+    # by its bytes (kistore.index.checked), no database; `.counted`: the state whose rows
+    # last counted right (kistore.index._counted_state), once the files are 3 s old
     assert set(files) <= {"index.sqlite", "index.sqlite-wal", "index.sqlite-shm",
-                          "index.sqlite.lock", "checked"}, files
+                          "index.sqlite.lock", "index.sqlite.counted", "checked"}, files
     marks = [p for p in (group.git_dir / "kistore" / "checked").rglob("*") if p.is_file()]
     assert [p.stat().st_size for p in marks] == [0]
 
