@@ -65,7 +65,7 @@ from ..git.blobs import (
 )
 from ..git.child import git_environment
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
-from ..git.notes import changed_notes, note_blob, notes_tree
+from ..git.notes import changed_notes, note_blob, notes_ref_problem, notes_tree
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
 from ..git.refs import common_git_dir
@@ -767,8 +767,9 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
     Once merged, the times of the tracking ref's file and reflog are set to now
     (:func:`_mark_fetched`): readers tell by the ref that a remote's notes were fetched
     (:func:`kistore.attest.levels.notes_lacking`) and by its time whether the branches
-    were fetched since (:func:`kistore.attest.levels.notes_stale`). Notes refused (KI424)
-    leave the tracking ref as it was (or absent).
+    were fetched since (:func:`kistore.attest.levels.notes_stale`). Notes refused (KI424;
+    KI420: a notes ref naming a blob, a tree or a tag) leave the tracking ref as it was (or
+    absent).
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -806,7 +807,8 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
 
     Raises:
         InputError: ``remote`` starts with ``-`` (git would read it as an option).
-        StoreStateError: git failed (unknown remote, network), or the ref kept moving.
+        StoreStateError: git failed (unknown remote, network), the remote's notes ref names
+            no commit (KI420) or holds unchecked paths (KI424), or the ref kept moving.
     """
     _refuse_option(remote)
     repo = store.repo
@@ -826,6 +828,7 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
         raise StoreStateError(f"git fetch {remote} failed: {result.stderr.strip()}")
     marker.unlink(missing_ok=True)  # it holds notes now: its tracking ref says so
     try:
+        _refuse_not_a_commit(repo, remote, tracking)
         _refuse_unchecked(repo, remote, tracking)
     except StoreStateError:  # not fetched, as far as the readers tell (levels.notes_lacking)
         _git(repo, "update-ref", *((tracking, before_fetch) if before_fetch else ("-d", tracking)),
@@ -1023,6 +1026,22 @@ def _mark_fetched(repo: pygit2.Repository, tracking: str) -> None:
             os.utime(path)
         except OSError:  # not there (packed, no reflog), or not ours to touch: no time
             continue
+
+
+def _refuse_not_a_commit(repo: pygit2.Repository, remote: str, tracking: str) -> None:
+    """Refuse fetched notes whose ref names a blob, a tree or a tag (KI420's rule).
+
+    Raises:
+        StoreStateError: naming the remote, what its notes ref names and what to do
+            (reviewer r92 F13: "internal error" before).
+    """
+    value = str(repo.references[tracking].target)
+    what = notes_ref_problem(repo, value, tracking)
+    if what is not None:
+        raise StoreStateError(
+            f"{remote}'s {NOTES_REF} names {what} ({value[:12]}), not a notes commit, not "
+            f"merged (KI420: git's notes are a history of commits). Ask its maintainer to "
+            f"set {NOTES_REF} there back to a notes commit; your notes are unchanged")
 
 
 def _refuse_unchecked(repo: pygit2.Repository, remote: str, tracking: str) -> None:

@@ -12,7 +12,9 @@ reading through libgit2, which ignores them, says all is well (review r75 F1). T
   is allowed: that undoes it.
 * **KI420** (error, ``check --updates``): a pushed ref (other than under ``refs/replace/``)
   whose value is not a commit or an annotated tag of one (a tag of a blob or a tree): the
-  gate has no history to check for it.
+  gate has no history to check for it. ``refs/notes/kistore`` must name a notes commit
+  itself (git's notes read no tag): a blob, a tree or a tag there is refused the same way
+  (reviewer r92 F13: "internal error").
 * **KI421** (warning, ``verify``, ``verify --at`` and ``check``): the repository holds
   refs under ``refs/replace/``: git and kistore read different bytes there.
 
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git.blobs import lookup
+from ..git.notes import notes_ref_problem
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -202,12 +205,20 @@ def pushed_ref_problem(repo: pygit2.Repository, new: str, ref: str) -> Finding |
 
     Returns:
         KI419 for any ref under ``refs/replace/``; KI420 when ``new``, followed through
-        annotated tags, is a blob or a tree; None for a commit or a tag of one (the gate's
-        range check then applies).
+        annotated tags, is a blob or a tree, or for :data:`NOTES_REF` when ``new`` is not a
+        commit itself (:func:`notes_ref_problem`); None for a commit or a tag of one (the
+        gate's range check then applies).
 
     Raises:
         ObjectUnreadable: ``new`` (or a tag on the way) is damaged or missing.
     """
+    if ref == NOTES_REF:
+        what = notes_ref_problem(repo, new, ref)
+        return None if what is None else Finding(
+            REF_NOT_A_COMMIT, f"{ref} names {what} ({new[:12]}), not a notes commit: git's "
+            "notes are a history of commits; push the notes ref as `kistore notes push` "
+            "writes it", expected="a notes commit", found=what,
+            extra={"ref": ref, "new": new})
     target = _peeled(repo, new)
     if ref.startswith(REPLACE_PREFIX):
         replaced = ref[len(REPLACE_PREFIX):]

@@ -782,9 +782,9 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         machine's clock (dates in the pushed commits are the pusher's to write), KI428 for
         a notes commit the push brings dated as :func:`._dates.range_dates` refuses. For any
         ref under ``refs/replace/`` created or updated: KI419; for any other ref whose
-        value is not a commit or an annotated tag of one: KI420
-        (:func:`._refs.pushed_ref_problem`). For any other ref (branches, tags, other
-        namespaces): the findings of
+        value is not a commit or an annotated tag of one, and for ``refs/notes/kistore``
+        naming no commit itself: KI420 alone (:func:`._refs.pushed_ref_problem`). For any
+        other ref (branches, tags, other namespaces): the findings of
         :func:`check_range` from the old tip (from the merge base for a new or force-pushed
         ref), or of a whole-history check of the new tip when there is no base. KI109 (this
         repository's own settings do not parse) once, however many refs are checked.
@@ -847,6 +847,10 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                     "have: fetch and merge it before pushing", extra={"ref": ref, "old": old}))
                 continue
             old = ZERO
+        refused = None if new == ZERO else pushed_ref_problem(repo, new, ref)
+        if refused is not None:  # KI419 refs/replace/, KI420 a blob: before any walk of it
+            findings.append(refused)
+            continue
         fast_forward = old == ZERO or (new != ZERO and repo.descendant_of(new, old)) or old == new
         if ref in protected and (new == ZERO or not fast_forward):
             what = "deletion" if new == ZERO else f"non-fast-forward update {old[:12]}..{new[:12]}"
@@ -860,10 +864,6 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                 findings.append(rewritten)
                 continue
         if new == ZERO:
-            continue
-        refused = pushed_ref_problem(repo, new, ref)  # KI419 refs/replace/, KI420 a blob
-        if refused is not None:
-            findings.append(refused)
             continue
         if ref == NOTES_REF:
             findings += _notes_update(store, old, new, _trust_revs(

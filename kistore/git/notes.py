@@ -167,6 +167,35 @@ def notes_tree(repo: Repository, commit: Oid | str, ref: str) -> Tree:
     return subtree(repo, tip.tree_id)
 
 
+def notes_ref_problem(repo: Repository, oid: str, ref: str) -> str | None:
+    """Say what a notes ref's value ``oid`` is when it is not a commit, else None.
+
+    git's notes are a history of commits: a blob, a tree or an annotated tag there (a
+    fork's hand-written ref) is refused where it is read (the gate's KI420, ``notes
+    fetch``), not read as a notes commit (reviewer r92 F13: "internal error").
+
+    Args:
+        repo: the repository holding ``oid``.
+        oid: the notes ref's value, 40 hex digits.
+        ref: the ref it was read for (named by a read error).
+
+    Returns:
+        ``"a blob"``, ``"a tree"``, ``"an annotated tag of a commit"`` (of what the tag
+        names), or None when ``oid`` is a commit.
+
+    Raises:
+        ObjectUnreadable: ``oid`` (or a tag on the way) is damaged or missing.
+    """
+    obj = lookup(repo, oid, ref)
+    if obj.type_str != "tag":
+        return None if obj.type_str == "commit" else f"a {obj.type_str}"
+    for _ in range(100):  # a tag of a tag ...: what it ends at
+        if obj.type_str != "tag":
+            break
+        obj = lookup(repo, str(obj.target), ref)  # type: ignore[attr-defined]
+    return f"an annotated tag of a {obj.type_str}"
+
+
 @dataclass(frozen=True, slots=True)
 class BadNotePath:
     """One path of a notes tree that git and kistore would not read alike (KI424).
