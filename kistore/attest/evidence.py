@@ -611,15 +611,48 @@ def judged_many(store: Store, digests: Iterable[Any], *, at: str | None = None
         ``{digest: [(Seen, Judgement), ...]}`` for every digest asked about, each list in
         :func:`kistore.attest.notes.collect` order (notes, then files); empty when none.
 
+    An invalid trust file judges every attestation as a community one, and says so on
+    stderr once a process (:func:`_warn_trust_invalid`; reviewer r92 F14).
+
     Raises:
         InputError: when ``at`` names no commit.
     """
     seen = collect_many(store, digests, at=at)
     if not any(seen.values()):
         return {d: [] for d in seen}
-    trust, view = _trust_or_empty(store, at)[0], store.view(at)
+    trust, problems = _trust_or_empty(store, at)
+    if problems:  # every judgement is community: said, not silent (reviewer r92 F14)
+        _warn_trust_invalid(problems[0], at)
+    view = store.view(at)
     return {d: list(zip(s, judge_all(s, trust, view), strict=True)) if s else []
             for d, s in seen.items()}
+
+
+def _warn_trust_invalid(problem: KistoreError, at: str | None) -> None:
+    """Warn on stderr, once a process, that the trust file of ``at`` cannot be used.
+
+    As a bad kistore.toml is warned of by every query
+    (:func:`kistore.index.index.store_limits`): an invalid ``store/trust/keys.json`` (a
+    merge conflict, an edit cut off) trusts no key, so every withdrawal is left
+    unapplied and no rerun verifies a run; the answers stay, the warning says why and what
+    to do. ``verify`` reports it as an error (KI309).
+    """
+    said = (f"{layout.TRUST_FILE} {'in the work tree' if at is None else 'at ' + at} is "
+            f"invalid ({problem.format()}): no key is trusted until it is fixed, so no "
+            "maintainer's withdrawal is applied and no rerun verifies a run in these "
+            "answers; fix the file (`kistore verify` reports it, KI309; `git checkout -- "
+            f"{layout.TRUST_FILE}` undoes an uncommitted edit)"
+            + (", or ask with `--at HEAD`" if at is None else ""))
+    if said not in _SAID:
+        _SAID.add(said)
+        # Lazy: logging costs ~10 ms of a fresh process; only this warning needs it.
+        import logging
+
+        logging.getLogger("kistore.attest").warning("warning: %s", said)
+
+
+_SAID: set[str] = set()
+"""What :func:`_warn_trust_invalid` has said in this process (once each)."""
 
 
 def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
