@@ -25,6 +25,7 @@ from ..git.refs import (
     RefsUnreadable,
     common_git_dir,
     ref_values_under,
+    reflog_entries,
     reflog_last_time,
     reflog_mtime,
     refs_under,
@@ -369,7 +370,9 @@ def notes_stale(store: Store) -> str | None:
     here (or found holding none, :data:`NOTES_NONE`: a remote that gains notes later is
     asked again after the next ``git pull``, reviewer r90 F10). Told offline: a branch of R
     (``refs/remotes/R/*``, but ``HEAD``) whose tip is not the one the notes fetch kept
-    (:func:`record_branches`) moved since (reviewer r91 F9: no reflog or gc hides it);
+    (:func:`record_branches`) moved since (reviewer r91 F9: no reflog or gc hides it),
+    unless its reflog shows this clone's pushes alone moved it (:func:`_pushed_only`,
+    reviewer r92 F9);
     for a record that keeps no tips (before 2026-12-05), when the notes were last fetched
     (:func:`_fetched_at`) against when a branch of R last moved (:func:`_branches_moved`:
     a loose ref's file time, or a packed one's last reflog entry). A packed branch without
@@ -520,7 +523,8 @@ def _branches_moved(git_dir: Path, remote: str, since: float, record: Path | Non
     seen = None if record is None else _seen_branches(record)
     if seen is not None:
         moved = [name for name, value in _branch_tips(git_dir, remote).items()
-                 if seen.get(name) != value]
+                 if seen.get(name) != value
+                 and not _pushed_only(git_dir, name, seen.get(name), value, since)]
         if not moved:
             return None
         times = [when for name in moved if (when := refs.get(name)) is not None]
@@ -543,6 +547,42 @@ def _branches_moved(git_dir: Path, remote: str, since: float, record: Path | Non
         return None
     latest = _packed_moved(git_dir, remote, packed, file)
     return latest if latest is not None and latest > since else None
+
+
+PUSHED = "update by push"
+"""The message git writes in a remote-tracking ref's reflog when this clone's ``git push``
+moved it (a fetch or pull writes ``fetch ...``/``pull ...``)."""
+
+
+def _pushed_only(git_dir: Path, name: str, seen: str | None, tip: str, since: float) -> bool:
+    """Say whether the branch ``name`` moved from ``seen`` to ``tip`` by this clone's pushes alone.
+
+    A ``git push R BRANCH`` moves ``refs/remotes/R/BRANCH`` to the commit pushed, which
+    this clone made or had: nothing of R was fetched, so it is no reason to think R's notes
+    newer than when they were fetched (reviewer r92 F9: a maintainer's attest, ``notes
+    push``, ``git push`` was refused publishing). Told by the ref's reflog only, read back
+    from its last entry: each is git's :data:`PUSHED`, each starting where the one before
+    it ended, back to one that starts at ``seen`` (the tip the notes fetch kept; all zeros
+    for a branch it lacked), the entry before that one (if any) written no later than
+    the notes fetch (``since``). Any fetch or pull among them (a ``git pull`` after the
+    push), a reflog expired or not kept (``core.logAllRefUpdates=false``), a line not
+    read: moved, as before. A pull or fetch writes ``pull``/``fetch`` entries, never
+    :data:`PUSHED`, so a pull's new commits (a withdrawal's among them) are never read as
+    a push.
+
+    Raises:
+        RefsUnreadable: the reflog cannot be read.
+    """
+    entries = reflog_entries(git_dir, name)
+    start, at = seen or "0" * len(tip), tip
+    for j in range(len(entries) - 1, -1, -1):
+        old, new, _, message = entries[j]
+        if new != at or not message.startswith(PUSHED):
+            return False
+        at = old
+        if old == start and (j == 0 or entries[j - 1][2] <= since):
+            return True
+    return False
 
 
 PACKED_MOVED = "kistore/packed-moved"

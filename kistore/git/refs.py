@@ -397,6 +397,41 @@ def reflog_last_time(git_dir: Path, name: str) -> float | None:
     return float(int(fields[1]))
 
 
+def reflog_entries(git_dir: Path, name: str) -> list[tuple[str, str, int, str]]:
+    """Return every entry of ``name``'s reflog, oldest first: ``(old, new, time, message)``.
+
+    The format :func:`reflog_last_time` reads (``OLD NEW IDENT TIME TZ<TAB>MESSAGE``); a
+    line not in it is returned as ``("", "", 0, "")``, which matches no id nor message.
+
+    Args:
+        git_dir: the repository's git directory.
+        name: a full ref name that is not per-worktree.
+
+    Returns:
+        The entries (empty when the reflog is absent or empty).
+
+    Raises:
+        RefsUnreadable: a ``commondir`` or the reflog cannot be read.
+    """
+    path = common_git_dir(git_dir) / "logs" / name
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return []
+    except OSError as e:
+        raise RefsUnreadable(f"cannot read the reflog of {name}: {e}") from None
+    entries = []
+    for line in data.splitlines():
+        head, _, message = line.partition(b"\t")
+        ids, fields = head.split(b" ", 2), head.rsplit(b" ", 2)
+        if len(ids) != 3 or len(fields) != 3 or not fields[1].isdigit():
+            entries.append(("", "", 0, ""))
+            continue
+        entries.append((ids[0].decode("ascii", "replace"), ids[1].decode("ascii", "replace"),
+                        int(fields[1]), message.decode("utf-8", "replace")))
+    return entries
+
+
 def reflog_mtime(git_dir: Path, name: str) -> float | None:
     """Return when the reflog of ``name`` (``logs/<name>``) was last written, or None.
 

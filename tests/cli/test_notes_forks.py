@@ -316,3 +316,33 @@ def test_r91_f9_stale_notes_are_told_by_the_branch_tips_not_the_reflogs(
     git(reader, "gc", "-q", "--prune=now")  # gc after the notes fetch: nothing to say
     built = kistore(reader, "site", "build", str(tmp_path / "site"))
     assert (built.exit_code, built.stderr) == (0, ""), built.output
+
+
+def test_r92_f9_this_clone_s_own_push_is_no_fetch_but_a_pull_after_it_is(
+        index, server, tmp_path):  # noqa: F811 (index: a fixture)
+    maintainer = tmp_path / "m4"
+    git(tmp_path, "clone", "-q", str(server), "m4")
+    assert kistore(maintainer, "notes", "fetch", "origin").exit_code == 0
+    withdraw(Store(maintainer), run_of(Store(maintainer), "slow"), as_file=False)
+    assert kistore(maintainer, "notes", "push", "origin").exit_code == 0
+    git(maintainer, *E, "commit", "-q", "--allow-empty", "-m", "mine")
+    git(maintainer, "push", "-q", "origin", "main")  # moves origin/main "update by push"
+    assert "update by push" in out(maintainer, "reflog", "show", "-1", "origin/main")
+
+    for pushes in ("one push", "two pushes in a row"):
+        built = kistore(maintainer, "site", "build", str(tmp_path / pushes))
+        assert (built.exit_code, built.stderr) == (0, ""), built.output  # before: refused
+        rank = kistore(maintainer, "rank", "BenchmarkRun/ref", "--all")
+        assert (rank.exit_code, rank.stderr) == (0, ""), rank.output  # before: a warning
+        assert slow_rank(maintainer) is None
+        git(maintainer, *E, "commit", "-q", "--allow-empty", "-m", "mine too")
+        git(maintainer, "push", "-q", "origin", "main")
+
+    # another maintainer's notes and commit land on origin; this clone's pull is a fetch:
+    # after its own pushes, still refused until origin's notes are fetched again
+    origin_withdraws_slow(server, tmp_path)
+    git(maintainer, "pull", "-q", "--no-rebase", "origin", "main")
+    refused(maintainer, tmp_path, STALE_ORIGIN)
+    assert kistore(maintainer, "notes", "fetch", "origin").exit_code == 0
+    built = kistore(maintainer, "site", "build", str(tmp_path / "site"))
+    assert (built.exit_code, built.stderr) == (0, ""), built.output
