@@ -365,7 +365,7 @@ def notes_stale(store: Store) -> str | None:
 
     ``git pull`` and ``git fetch`` never fetch notes (reviewer r86 F2): a clone that ran
     ``kistore notes fetch R`` once and ``git pull`` since may lack R's newer attestations.
-    Judged for the canonical remote and the one fetched last (:func:`_judged`; until
+    Judged for the canonical remote, else the one fetched last (:func:`_judged`; until
     2026-12-05 only the one fetched last, reviewer r91 F4), each R whose notes were fetched
     here (or found holding none, :data:`NOTES_NONE`: a remote that gains notes later is
     asked again after the next ``git pull``, reviewer r90 F10). Told offline: a branch of R
@@ -399,20 +399,28 @@ def notes_stale(store: Store) -> str | None:
 
 
 def _judged(here: _NotesHere) -> list[str]:
-    """Return the remotes whose notes staleness is judged for: the canonical one and the last.
+    """Return the remote whose notes staleness is judged for: the canonical one, else the last.
 
     The canonical remote (:func:`canonical_remote`, the index's), when its notes were
-    fetched here (or found holding none), then the remote whose notes were fetched last
+    fetched here (or found holding none), else the remote whose notes were fetched last
     (:func:`_advised`). Until 2026-12-05 only the one fetched last was, so a fork's notes
     fetched (or pushed) to review a pull request hid that a ``git pull`` from ``origin``
     had brought a withdrawal's trust since origin's notes were fetched (reviewer r91 F4).
     Other remotes a notes fetch once reached (a fork reviewed last month) are not judged:
     every ``git fetch`` of their branches would refuse publishing until their notes were
-    fetched again, though the index's notes are the canonical remote's.
+    fetched again, though the index's notes are the canonical remote's. Nor, since
+    2026-12-05, the remote fetched last when the canonical one's notes were fetched: a
+    fork's branches are not what is published, so ``notes fetch origin``, ``notes fetch
+    fork``, ``git fetch fork`` refused ``site build`` of main though origin's notes were
+    current (reviewer r92 F15). The remote fetched last is judged only when the canonical
+    one's notes never were (or there is no canonical remote).
     """
-    canonical, advised = canonical_remote(here.remotes), _advised(here)
-    return [r for r in dict.fromkeys((canonical, advised))
-            if r is not None and (r in here.fetched or r in here.empty)]
+    canonical = canonical_remote(here.remotes)
+    if canonical is not None and (canonical in here.fetched or canonical in here.empty):
+        return [canonical]
+    advised = _advised(here)
+    return [advised] if advised is not None and (advised in here.fetched
+                                                 or advised in here.empty) else []
 
 
 def _stale(git_dir: Path, here: _NotesHere, remote: str) -> str | None:

@@ -346,3 +346,27 @@ def test_r92_f9_this_clone_s_own_push_is_no_fetch_but_a_pull_after_it_is(
     assert kistore(maintainer, "notes", "fetch", "origin").exit_code == 0
     built = kistore(maintainer, "site", "build", str(tmp_path / "site"))
     assert (built.exit_code, built.stderr) == (0, ""), built.output
+
+
+def test_r92_f15_a_fork_fetched_last_then_git_fetched_does_not_refuse_publishing_main(
+        index, server, tmp_path):  # noqa: F811 (index: a fixture)
+    fork = tmp_path / "fork.git"  # a contributor's fork, holding notes
+    git(tmp_path, "clone", "-q", "--bare", str(server), str(fork))
+    git(fork, "fetch", "-q", str(server), "refs/notes/kistore:refs/notes/kistore")
+    reader = tmp_path / "c5"
+    git(tmp_path, "clone", "-q", str(server), "c5")
+    git(reader, "remote", "add", "fork", str(fork))
+    git(fork, "branch", "pr-1", "main")  # the contributor's branch moves before ...
+    assert kistore(reader, "notes", "fetch", "origin").exit_code == 0
+    assert kistore(reader, "notes", "fetch", "fork").exit_code == 0  # ... the notes fetch
+    git(reader, "fetch", "-q", "fork")  # the reviewer fetches the pull request's branch
+
+    built = kistore(reader, "site", "build", str(tmp_path / "main-site"))
+    assert (built.exit_code, built.stderr) == (0, ""), built.output  # before: refused
+    rank = kistore(reader, "rank", "BenchmarkRun/ref", "--all")
+    assert (rank.exit_code, rank.stderr) == (0, ""), rank.output
+
+    # origin itself stays judged: its pull after a withdrawal there still refuses
+    origin_withdraws_slow(server, tmp_path)
+    git(reader, "pull", "-q", "--ff-only", "origin", "main")
+    refused(reader, tmp_path, STALE_ORIGIN)
