@@ -268,19 +268,43 @@ def revoke_key(root: Path, keyid: str, *, at: datetime | None = None) -> Trusted
     Raises:
         InputError: the key is not in ``store/trust/keys.json``.
     """
+    return revoke_keys(root, [keyid], at=at)[0]
+
+
+def revoke_keys(root: Path, keyids: list[str], *, at: datetime | None = None
+                ) -> list[TrustedKey]:
+    """Revoke several trusted keys from ``at`` (default: now), as :func:`revoke_key` one.
+
+    All or none: every keyid is looked up before the file is written once (a key file of
+    several keys, one of them not trusted, revokes nothing).
+
+    Args:
+        root: the work tree's top.
+        keyids: ``SHA256:...`` keyids (OpenSSH fingerprints).
+        at: the revocation instant (UTC); None: now.
+
+    Returns:
+        Each key as now recorded, in ``keyids`` order.
+
+    Raises:
+        InputError: a key is not in ``store/trust/keys.json`` (nothing written).
+    """
     trust = _read_work_tree(root)
-    old = trust.keys.get(keyid)
-    if old is None:
-        raise InputError(f"no key {keyid} in trust; `kistore trust list` shows the keys",
+    missing = [k for k in keyids if k not in trust.keys]
+    if missing:
+        raise InputError(f"no key {missing[0]} in trust; `kistore trust list` shows the keys",
                          file=TRUST_FILE)
     when = at or datetime.now(UTC)
-    if old.revoked_at is not None and old.revoked_at <= when:
+    keys = dict(trust.keys)
+    for keyid in keyids:
+        old = keys[keyid]
         # Revoking again must never move a revocation later: that would quietly re-validate
         # everything signed between the two times.
-        return old
-    new = replace(old, revoked_at=when)
-    _write(root, Trust({**trust.keys, keyid: new}))
-    return new
+        if old.revoked_at is None or old.revoked_at > when:
+            keys[keyid] = replace(old, revoked_at=when)
+    if keys != trust.keys:
+        _write(root, Trust(keys))
+    return [keys[k] for k in keyids]
 
 
 def parse_time(text: str) -> datetime:

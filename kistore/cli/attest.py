@@ -854,21 +854,26 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
 
 @writes(True)
 @trust.command("revoke")
-@click.argument("keyid")
+@click.argument("keyid", metavar="KEY", callback=refuse_empty)
 @click.option("--at", "at", metavar="DATE",
               help="Revoked from this instant: an RFC 3339 date-time, or a date (its 00:00 "
                    "UTC); not a revision, unlike --at of other commands (default: now).")
 @click.option("--json", "as_json", is_flag=True, help="Print the key entry as JSON.")
 @pass_ctx
 def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -> None:
-    """Revoke KEYID: attestations entering the repository from then on do not count.
+    """Revoke KEY: attestations entering the repository from then on do not count.
+
+    KEY is a keyid, or the key file or OpenSSH line `trust add` took: a key file or line
+    revokes each Ed25519 key in it, all or none (reviewer r92 F11: the form `trust
+    add` takes was read as a keyid and refused as "not in trust").
 
     \b
     Example:
       kistore trust revoke SHA256:pURSfrPtTIYl6tnaV/mojdKG6ZmD3bZ5gsfUEKHo7Mc
+      kistore trust revoke ~/.kistore/k.pub
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.trust import format_time, parse_time, revoke_key
+    from ..attest.trust import format_time, parse_time, revoke_keys
     from ..core.errors import StoreStateError
 
     store = ctx.store()
@@ -876,10 +881,20 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
         raise StoreStateError("this repository has no work tree")
     store.require_checkout("kistore trust revoke", writes=_TRUST_NEEDS)
     store.settings().refuse_other_version("kistore trust revoke")
-    entry = revoke_key(store.root, keyid, at=parse_time(at) if at else None)
-    if as_json:
-        emit_json(entry.to_json())
-    else:
+    when = parse_time(at) if at else None
+    keyids = [keyid]
+    if not keyid.startswith("SHA256:") and (keyid == "-" or Path(keyid).is_file()
+                                            or keyid.startswith(("ssh-", "sk-", "ecdsa-"))):
+        keys, skipped = _read_key_lines(keyid)  # what `trust add` reads, read alike
+        if not keys:
+            raise _no_key_to_trust(skipped)
+        keyids = [k.key.keyid() for k in keys]
+    entries = revoke_keys(store.root, keyids, at=when)
+    if as_json:  # one key: its entry, as before; a file of several: their list
+        emit_json(entries[0].to_json() if len(entries) == 1 else
+                  [e.to_json() for e in entries])
+        return
+    for entry in entries:
         assert entry.revoked_at is not None
         click.echo(f"revoked {entry.keyid} from {format_time(entry.revoked_at)}")
 

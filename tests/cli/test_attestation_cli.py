@@ -252,6 +252,29 @@ def test_trust_add_list_revoke(runner, store, store_path, key_file):
     assert "no key SHA256:nobody in trust" in unknown.stderr
 
 
+def test_r92_f11_trust_revoke_takes_the_key_file_trust_add_took(runner, store, store_path,
+                                                                 key_file, tmp_path):
+    # r92 F11: `trust revoke KEY.pub` said "no key KEY.pub in trust" of a trusted key
+    keyid = signing.keyid(fixed_key(1).public_key())
+    other = signing.keyid(fixed_key(2).public_key())
+    assert run(runner, store_path, "trust", "add", str(key_file), "--role", "maintainer"
+               ).exit_code == 0
+    both = tmp_path / "both.pub"  # one trusted key, one not: all or none
+    both.write_text("".join(signing.public_key_line(fixed_key(i).public_key()) + "\n"
+                            for i in (1, 2)))
+    refused = run(runner, store_path, "trust", "revoke", str(both))
+    assert refused.exit_code == 1 and f"no key {other} in trust" in refused.stderr
+    (entry,) = json.loads(run(runner, store_path, "trust", "list", "--json").output)
+    assert "revokedAt" not in entry, entry  # nothing written
+    revoked = run(runner, store_path, "trust", "revoke", str(key_file), "--at", "2026-05-01")
+    assert (revoked.exit_code, revoked.output) == (0, f"revoked {keyid} from "
+                                                      "2026-05-01T00:00:00Z\n")
+    line = signing.public_key_line(fixed_key(1).public_key())  # the line form, again: earliest kept
+    again = run(runner, store_path, "trust", "revoke", line, "--at", "2026-06-01", "--json")
+    assert again.exit_code == 0 and json.loads(again.output)["revokedAt"] == \
+        "2026-05-01T00:00:00Z"
+
+
 def test_trust_add_refuses_what_is_not_a_key(runner, store, store_path):
     result = run(runner, store_path, "trust", "add", "ssh-rsa AAAA", "--role", "rerun")
     assert result.exit_code == 1
