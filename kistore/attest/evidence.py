@@ -41,6 +41,7 @@ from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, WARNING, Finding, rule
 from ..core.layout import NOTES_REF
+from ..core.once import warn_once
 from ..git.blobs import ObjectUnreadable, fetch_blobs, is_partial_clone
 from ..git.notes import notes_tree
 from ..git.pack import blob_id
@@ -643,16 +644,7 @@ def _warn_trust_invalid(problem: KistoreError, at: str | None) -> None:
             "answers; fix the file (`kistore verify` reports it, KI309; `git checkout -- "
             f"{layout.TRUST_FILE}` undoes an uncommitted edit)"
             + (", or ask with `--at HEAD`" if at is None else ""))
-    if said not in _SAID:
-        _SAID.add(said)
-        # Lazy: logging costs ~10 ms of a fresh process; only this warning needs it.
-        import logging
-
-        logging.getLogger("kistore.attest").warning("warning: %s", said)
-
-
-_SAID: set[str] = set()
-"""What :func:`_warn_trust_invalid` has said in this process (once each)."""
+    warn_once("kistore.attest", said)
 
 
 def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:

@@ -391,10 +391,23 @@ def reflog_last_time(git_dir: Path, name: str) -> float | None:
     before, newline, last = tail.rstrip(b"\n").rpartition(b"\n")
     if not newline and start:  # a last line longer than the tail: its start is not read
         return None
-    fields = last.partition(b"\t")[0].rsplit(b" ", 2)
-    if len(fields) != 3 or not fields[1].isdigit():
+    entry = _reflog_entry(last)
+    return None if entry is None else float(entry[2])
+
+
+def _reflog_entry(line: bytes) -> tuple[str, str, int, str] | None:
+    """Return one reflog line's ``(old, new, time, message)``, or None when not in the form.
+
+    ``OLD NEW IDENT TIME TZ<TAB>MESSAGE`` (``git reflog``'s file format; IDENT holds
+    spaces, so the ids are read from the left and TIME from the right); TIME in whole
+    seconds since the epoch.
+    """
+    head, _, message = line.partition(b"\t")
+    ids, fields = head.split(b" ", 2), head.rsplit(b" ", 2)
+    if len(ids) != 3 or len(fields) != 3 or not fields[1].isdigit():
         return None
-    return float(int(fields[1]))
+    return (ids[0].decode("ascii", "replace"), ids[1].decode("ascii", "replace"),
+            int(fields[1]), message.decode("utf-8", "replace"))
 
 
 def reflog_entries(git_dir: Path, name: str) -> list[tuple[str, str, int, str]]:
@@ -420,16 +433,7 @@ def reflog_entries(git_dir: Path, name: str) -> list[tuple[str, str, int, str]]:
         return []
     except OSError as e:
         raise RefsUnreadable(f"cannot read the reflog of {name}: {e}") from None
-    entries = []
-    for line in data.splitlines():
-        head, _, message = line.partition(b"\t")
-        ids, fields = head.split(b" ", 2), head.rsplit(b" ", 2)
-        if len(ids) != 3 or len(fields) != 3 or not fields[1].isdigit():
-            entries.append(("", "", 0, ""))
-            continue
-        entries.append((ids[0].decode("ascii", "replace"), ids[1].decode("ascii", "replace"),
-                        int(fields[1]), message.decode("utf-8", "replace")))
-    return entries
+    return [_reflog_entry(line) or ("", "", 0, "") for line in data.splitlines()]
 
 
 def reflog_mtime(git_dir: Path, name: str) -> float | None:

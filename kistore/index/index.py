@@ -28,6 +28,7 @@ from ..core import hashes, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError, StoreStateError
 from ..core.limits import DEFAULT, Limits, walk_bound
+from ..core.once import warn_once
 from ..git import refs, treediff
 from ..git.sparse import skip_worktree
 from ..git.treediff import shard_leaves, subtree, subtree_id
@@ -1085,10 +1086,9 @@ def read_limits(store: IndexedStore) -> tuple[Limits, str | None]:
 
 
 def _say(said: str | None) -> None:
-    """Log ``said`` on the ``kistore.index`` logger, once a process."""
-    if said is not None and said not in _SAID:
-        _SAID.add(said)
-        log.warning("warning: %s", said)
+    """Log ``said`` on the ``kistore.index`` logger, once a process (:func:`warn_once`)."""
+    if said is not None:
+        warn_once("kistore.index", said)
 
 
 def _settings_warning(problems: Sequence[KistoreError]) -> str:
@@ -1124,10 +1124,6 @@ def _settings_warning(problems: Sequence[KistoreError]) -> str:
     return (f"{said}; queries use the file's other limits until kistore.toml is fixed: "
             "correct or remove each key named (`kistore verify` reports it, KI108; `add` "
             "refuses it)")
-
-
-_SAID: set[str] = set()
-"""What :func:`store_limits` has said in this process (once each)."""
 
 
 def held_limits(limits: Limits) -> dict[str, str]:

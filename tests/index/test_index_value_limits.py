@@ -15,7 +15,7 @@ import sqlite3
 
 import pytest
 
-from kistore.core import layout
+from kistore.core import layout, once
 from kistore.core.digest import Digest
 from kistore.core.errors import MultipleErrors
 from kistore.core.limits import DEFAULT, Limits, long_values, walk_bound
@@ -393,7 +393,7 @@ def test_every_query_says_the_bad_kistore_toml_not_only_the_first(runner, long_s
                 ["show", "BenchmarkRun/run-0"], ["ls"], ["ls", "--json"],
                 ["compare", "BenchmarkRun/run-0", "BenchmarkRun/run-1"])
     for args in commands:
-        monkeypatch.setattr(index_module, "_SAID", set())
+        monkeypatch.setattr(once, "_SAID", set())
         caplog.clear()
         result = run(runner, store.root, *args)
         assert result.exit_code == 0, (args, result.output)
@@ -401,7 +401,7 @@ def test_every_query_says_the_bad_kistore_toml_not_only_the_first(runner, long_s
             [said], args
     set_limits(store, *LOW)  # fixed: no query says it any more
     for args in commands[:2]:
-        monkeypatch.setattr(index_module, "_SAID", set())
+        monkeypatch.setattr(once, "_SAID", set())
         caplog.clear()
         assert run(runner, store.root, *args).exit_code == 0
         assert [r for r in caplog.records if r.name == "kistore.index"] == [], args
