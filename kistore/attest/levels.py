@@ -12,14 +12,16 @@ start-up; docs/speed.md).
 from __future__ import annotations
 
 import os
+import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote, unquote
 
 from ..core.layout import NOTES_REF
+from ..git.config_files import remote_urls
 from ..git.config_files import remotes as configured_remotes
 from ..git.refs import (
     RefsUnreadable,
@@ -386,11 +388,10 @@ def notes_stale(store: Store) -> str | None:
         :data:`STALE` filled in, or None (notes fetched after the branches moved, or no
         remote's notes fetched: :func:`notes_not_fetched` says that, or nothing to tell by).
     """
-    git_dir = Path(store.git_dir)
     try:
         here = _notes_here(store)
         for remote in _judged(here):
-            said = _stale(git_dir, here, remote)
+            said = _stale(store, here, remote)
             if said is not None:
                 return said
     except (RefsUnreadable, OSError):
@@ -423,8 +424,9 @@ def _judged(here: _NotesHere) -> list[str]:
                                                  or advised in here.empty) else []
 
 
-def _stale(git_dir: Path, here: _NotesHere, remote: str) -> str | None:
-    """Return :data:`STALE` for one remote whose notes were fetched, or None when fresh."""
+def _stale(store: Store, here: _NotesHere, remote: str) -> str | None:
+    """Return :data:`STALE` (or :data:`PULLED`) for one remote whose notes were fetched, or None."""
+    git_dir = Path(store.git_dir)
     notes, none = here.fetched.get(remote), here.empty.get(remote)
     fetched = max((t for t in (notes, none) if t is not None), default=None)
     if fetched is None:
@@ -432,21 +434,161 @@ def _stale(git_dir: Path, here: _NotesHere, remote: str) -> str | None:
     record = none_marker(git_dir, remote) if fetched == none else fetched_marker(git_dir,
                                                                                  remote)
     moved = _branches_moved(git_dir, remote, fetched, record)
-    if moved is None:
+    pulled = None if moved is not None else _pulled_by_url(store, remote, fetched, record)
+    if moved is None and pulled is None:
         return None
     # Lazy: datetime, on this warning only (start-up, docs/speed.md).
     from ..core.times import utc_text
 
-    return STALE.format(remote=remote, fetched=utc_text(int(fetched)),
-                        none=HELD_NONE if fetched == none else "",
-                        branches=utc_text(int(moved)))
+    said = dict(remote=remote, fetched=utc_text(int(fetched)),
+                none=HELD_NONE if fetched == none else "")
+    if pulled is not None:
+        return PULLED.format(**said, how=pulled[1], when=utc_text(int(pulled[0])))
+    assert moved is not None
+    return STALE.format(**said, branches=utc_text(int(moved)))
+
+
+PULLED = ("notes last fetched from {remote} {fetched}{none}; {how} brought {remote}'s "
+          "commits into this clone's branches since ({when}), by its URL (no branch of "
+          "{remote} moved, and no notes came): run `kistore notes fetch {remote}`")
+"""What :func:`notes_stale` says of a pull by URL (:func:`_pulled_by_url`); ``how``: the
+command (``git pull ../srv.git main``) or ``a fetch of URL``."""
+
+
+def _pulled_by_url(store: Store, remote: str, since: float, record: Path
+                   ) -> tuple[float, str] | None:
+    """Say when, and how, this clone's branches took ``remote``'s commits by URL since ``since``.
+
+    ``git pull URL main`` (or ``git fetch URL main`` and ``git merge FETCH_HEAD``) with the
+    remote's URL for its name brings the canonical branch's commits and moves no
+    remote-tracking ref, so :func:`_branches_moved` saw nothing and ``site build``
+    published a run withdrawn there, ranked (reviewer r92 F6). Two offline signs, either
+    enough:
+
+    - a local branch's reflog (``logs/refs/heads/*``, those written since ``since``) holds
+      an entry that git wrote for ``git pull ARGS`` (its message ``pull ARGS: ...``) where
+      an ARG is ``remote``'s name or URL (:func:`_same_place`), after the entry that made
+      the tip the notes fetch kept (:func:`record_branches`), or, for a tip not kept, of a
+      second after ``since`` (one in the same second is taken as before it);
+    - ``FETCH_HEAD`` written after ``since`` names a commit fetched from ``remote``'s URL
+      that a local branch now holds and that no branch tip the notes fetch kept
+      (:func:`record_branches`: the remote's and, since 2026-12-05, the local ones)
+      held: a fetch whose commits were merged, with no reflog kept.
+
+    The maintainer's own new commits (``kistore add --commit``, ``git commit``, a merge of
+    a local branch, a ``git pull`` of a fork's URL) are told apart by how they came: their
+    reflog entries are not a pull from ``remote``, and ``FETCH_HEAD`` names no commit of
+    ``remote``'s URL they do not already hold. A pull by a URL the configuration does not
+    give ``remote`` (an ``ssh://`` spelling of an ``https://`` remote) is not seen.
+
+    Returns:
+        ``(time, how)``: the reflog entry's time and ```git pull ARGS``` (as written in
+        the reflog), or ``FETCH_HEAD``'s time and ``a fetch of URL``; None when neither.
+
+    Raises:
+        RefsUnreadable, OSError: the refs, a reflog or the configuration cannot be read.
+    """
+    git_dir = Path(store.git_dir)
+    places: list[str] | None = None
+
+    def of_remote(word: str) -> bool:
+        nonlocal places
+        if places is None:  # read once, and only when a pull or fetch may name it
+            places = [_same_place(url, store) for url in remote_urls(git_dir).get(remote, [])]
+        return word == remote or _same_place(word, store) in places
+
+    kept = _seen_branches(record) or {}
+    for name in sorted(refs_under(git_dir, "refs/heads/")):
+        written = reflog_mtime(git_dir, name)
+        if written is None or written < since:
+            continue
+        tip = kept.get(name)
+        for _old, new, when, message in reversed(reflog_entries(git_dir, name)):
+            if new == tip or when < int(since) or (tip is None and when < since):
+                break  # the tip the notes fetch kept, or before it
+            command = message.partition(": ")[0]
+            words = command.split()
+            if words[:1] == ["pull"] and any(of_remote(w) for w in words[1:]
+                                             if not w.startswith(("-", "("))):
+                return float(when), f"`git {command}`"
+    return _fetched_by_url(store, since, record, of_remote)
+
+
+def _fetched_by_url(store: Store, since: float, record: Path,
+                    of_remote: Callable[[str], bool]) -> tuple[float, str] | None:
+    """:func:`_pulled_by_url`'s ``FETCH_HEAD`` sign: ``(its time, "a fetch of URL")``, or None.
+
+    ``FETCH_HEAD`` (``OBJECT<TAB>[not-for-merge]<TAB>DESCRIPTION of URL`` per line, in
+    the work tree's git directory) is read only when written after ``since``; a notes
+    ref's line (``kistore notes fetch`` writes one) and a commit the notes fetch's
+    record kept as a tip are passed over with no object read. libgit2 answers the rest:
+    whether a local branch holds the commit and no kept tip did (a fetch of what was
+    here already, a ``git fetch origin`` bringing nothing, is no pull).
+    """
+    git_dir = Path(store.git_dir)
+    head = git_dir / "FETCH_HEAD"
+    try:
+        written = os.stat(head).st_mtime
+        lines = head.read_text("utf-8", errors="replace").splitlines()
+    except FileNotFoundError:
+        return None
+    if written <= since:
+        return None
+    seen = set((_seen_branches(record) or {}).values())
+    fetched = []
+    for line in lines:
+        value, _, rest = line.partition("\t")
+        description = rest.partition("\t")[2]
+        url = description.rpartition(" of ")[2]
+        if value not in seen and not description.startswith("'refs/notes/") and \
+                of_remote(url):
+            fetched.append((value, url))
+    if not fetched:
+        return None
+    # Lazy: libgit2, after a fetch of the remote's URL only (start-up, docs/speed.md).
+    import pygit2
+
+    repo = store.repo
+    tips = ref_values_under(git_dir, "refs/heads/").values()
+    for value, url in fetched:
+        try:
+            if any(tip == value or repo.descendant_of(tip, value) for tip in tips) and \
+                    not any(old in repo and repo.descendant_of(old, value) for old in seen):
+                return written, f"a fetch of {url}"
+        except (pygit2.GitError, ValueError, KeyError):  # not a commit here: not merged
+            continue
+    return None
+
+
+def _same_place(url: str, store: Store) -> str:
+    """Return one spelling of a remote's URL or path, to compare with another.
+
+    A URL with a scheme (``https://``) or an scp-like ``HOST:PATH``, without a trailing
+    ``/`` or ``.git``; a path (``file://`` one too) taken from the work tree's top, as
+    ``git pull`` and ``git fetch`` take it (the git directory in a bare repository), made
+    real when it (or it with ``.git``, which ``FETCH_HEAD`` leaves out) exists, without a
+    trailing ``.git`` or ``/.git``.
+    """
+    if url.startswith("file://"):
+        url = url[len("file://"):]
+    elif "://" in url or re.match(r"[^/]+:", url):
+        return url.rstrip("/").removesuffix(".git").rstrip("/")
+    top = store.root if store.root is not None else Path(store.git_dir)
+    path = os.path.join(top, os.path.expanduser(url))
+    for candidate in (path, path + ".git"):
+        if os.path.exists(candidate):
+            path = os.path.realpath(candidate)
+            break
+    else:
+        path = os.path.normpath(path)
+    return path.rstrip("/").removesuffix("/.git").removesuffix(".git")
 
 
 BRANCHES_SEEN = "# kistore: the branches of the remote when its notes were fetched\n"
 """The first line of a record of a notes fetch (:data:`NOTES_FETCHED`, :data:`NOTES_NONE`)
-that keeps the remote's branch tips then: ``OBJECT-ID REF-NAME`` per line after it
-(:func:`record_branches`). A record without it (an empty file: a fetch before 2026-12-05)
-is judged by times (:func:`_branches_moved`)."""
+that keeps the remote's branch tips then (and the local ones, since 2026-12-05):
+``OBJECT-ID REF-NAME`` per line after it (:func:`record_branches`). A record without it
+(an empty file: a fetch before 2026-12-05) is judged by times (:func:`_branches_moved`)."""
 
 
 def record_branches(git_dir: Path, remote: str, record: Path) -> None:
@@ -455,6 +597,9 @@ def record_branches(git_dir: Path, remote: str, record: Path) -> None:
     Read by :func:`_branches_moved`: a branch whose tip differs from the one kept moved
     since the notes fetch, whatever ``git gc`` or ``git reflog expire`` did to the times
     git keeps, and in a clone with ``core.logAllRefUpdates=false`` (reviewer r91 F9).
+    The local branches' tips (``refs/heads/*``) are kept too, since 2026-12-05: a commit
+    one of them held then was in this clone before the notes fetch, not pulled since
+    (:func:`_fetched_by_url`, reviewer r92 F6).
     Best effort, written atomically (a temporary file renamed over it): a ``.git`` this
     user cannot write keeps the record it had; refs git keeps in no plain file (reftable)
     are not kept (the record is then only touched: judged by times).
@@ -465,7 +610,7 @@ def record_branches(git_dir: Path, remote: str, record: Path) -> None:
         record: :func:`fetched_marker` or :func:`none_marker` of it.
     """
     try:
-        tips = _branch_tips(git_dir, remote)
+        tips = _branch_tips(git_dir, remote) | ref_values_under(git_dir, "refs/heads/")
     except (RefsUnreadable, OSError):
         tips = None
     temporary = record.with_name(f"{record.name}.{os.getpid()}.tmp")

@@ -24,6 +24,9 @@ and what follows it on its line (a ``key = value`` may)."""
 _FETCH = re.compile(r'[ \t]*fetch[ \t]*=[ \t]*"?([^"\s#;]*)', re.IGNORECASE)
 """A ``fetch = REFSPEC`` line (a refspec holds no space, quote, ``#`` or ``;``)."""
 
+_URL = re.compile(r'[ \t]*url[ \t]*=[ \t]*"?([^"\s#;]*)', re.IGNORECASE)
+"""A ``url = URL`` line (read as a refspec is: a URL holding a space or quote is not read)."""
+
 
 def xdg_config_home() -> Path:
     """Return ``$XDG_CONFIG_HOME``, or ``~/.config`` when it is unset or empty (git's rule)."""
@@ -49,16 +52,37 @@ def user_config_files() -> list[Path]:
 def remotes(git_dir: Path) -> dict[str, list[str]]:
     """Return the remotes the repository's own configuration file defines, with their refspecs.
 
+    :func:`_remote_values` of ``fetch = REFSPEC`` lines.
+    """
+    return _remote_values(git_dir, _FETCH)
+
+
+def remote_urls(git_dir: Path) -> dict[str, list[str]]:
+    """Return the remotes the repository's own configuration file defines, with their URLs.
+
+    :func:`_remote_values` of ``url = URL`` lines (``insteadOf`` rewrites not applied).
+
+    Raises:
+        RefsUnreadable: as :func:`remotes`.
+    """
+    return _remote_values(git_dir, _URL)
+
+
+def _remote_values(git_dir: Path, key: re.Pattern[str]) -> dict[str, list[str]]:
+    """Return the remotes the repository's own configuration file defines, with one key's values.
+
     Read from ``<common git dir>/config`` (a linked worktree's config is its common git
     directory's) without libgit2: a warm query loads none (docs/speed.md). Remotes a
     global file or an ``include.path`` defines are not seen.
 
     Args:
         git_dir: the repository's git directory (:func:`kistore.git.refs.git_dir_of`).
+        key: a line's pattern, its group 1 the value (:data:`_FETCH`, :data:`_URL`).
 
     Returns:
-        ``{NAME: [its fetch refspecs, in order]}`` for each ``[remote "NAME"]`` section
-        (sections of one name joined), sorted by name; empty without a config file.
+        ``{NAME: [the values of its lines matching ``key``, in order]}`` for each
+        ``[remote "NAME"]`` section (sections of one name joined), sorted by name; empty
+        without a config file.
 
     Raises:
         RefsUnreadable: the file cannot be read, or holds a section in git's old
@@ -81,7 +105,7 @@ def remotes(git_dir: Path) -> dict[str, list[str]]:
                 raise RefsUnreadable(f"{config} names a remote as [remote.NAME]")
             current = None if section != "remote" or name is None else found.setdefault(
                 re.sub(r"\\(.)", r"\1", name), [])
-        fetch = _FETCH.match(line)
-        if current is not None and fetch is not None:
-            current.append(fetch[1])
+        value = key.match(line)
+        if current is not None and value is not None:
+            current.append(value[1])
     return dict(sorted(found.items()))

@@ -1,0 +1,127 @@
+"""A pull by URL counts as branches fetched since the notes (reviewer r92 F6).
+
+``git pull ../srv.git main`` (the canonical remote's URL for its name) moves no
+remote-tracking ref: the canonical branch's commits came, its notes did not, and ``site
+build`` published a run withdrawn there, ranked, exit 0, no word. Now a local branch's
+reflog entry of such a pull, or a ``FETCH_HEAD`` of the remote's URL whose commit a local
+branch took, says the notes stale. The maintainer's own commits, a merge of a local
+branch and a pull of a fork's URL do not.
+
+Real ``git clone``s of the ``group`` store (the index, ``origin``), whose fastest run is
+withdrawn by a trusted maintainer's note; the index then withdraws ``slow`` too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from ..conftest import git
+from ..sparse import withdraw
+from .test_notes_freshness import clone_of, fast_rank, index, kistore, run_of
+
+__all__ = ["index"]  # the fixture, used by name
+
+PULLED = re.compile(
+    r"warning: notes last fetched from origin \S+Z; (?P<how>.+) brought origin's commits "
+    r"into this clone's branches since \(\S+Z\), by its URL \(no branch of origin moved, and "
+    r"no notes came\): run `kistore notes fetch origin`\n")
+
+
+def slow_rank(clone: Path) -> tuple[int | None, str]:
+    """``rank slow --all``'s rank of ``slow`` and its stderr."""
+    result = kistore(clone, "rank", "BenchmarkRun/slow", "--all", "--json")
+    assert result.exit_code == 0, result.output
+    return {r["name"]: r["rank"] for r in json.loads(result.stdout)}["slow"], result.stderr
+
+
+def fetched_clone(index, tmp_path: Path) -> tuple[Path, str]:
+    """A clone whose notes were fetched; then the index commits and withdraws ``slow``.
+
+    Returns the clone and the index's path as the clone's ``git pull`` takes it (relative
+    to the clone's top, as in the finding: ``git pull ../srv.git main``).
+    """
+    clone = clone_of(index, tmp_path / "clone")
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    git(index.root, "commit", "-q", "--allow-empty", "-m", "later")
+    withdraw(index, run_of(index, "slow"), as_file=False)
+    return clone, os.path.relpath(index.root, clone)
+
+
+def test_r92_f6_a_pull_by_url_is_stale_notes_and_publishing_is_refused(index, tmp_path):
+    clone, url = fetched_clone(index, tmp_path)
+    git(clone, "pull", "-q", "--ff-only", url, "main")
+    assert git(clone, "rev-parse", "HEAD") == git(index.root, "rev-parse", "HEAD")
+    rank, stderr = slow_rank(clone)
+    assert rank == 1  # withdrawn at origin, not here
+    said = PULLED.fullmatch(stderr)  # before: nothing said
+    assert said and said["how"] == f"`git pull -q --ff-only {url} main`", stderr
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert built.exit_code == 1, built.output  # before: built, exit 0, slow ranked
+    assert built.stderr == (f"error: refusing to build the site: {stderr[9:-1]} and build "
+                            "the site again (attestations the remote gained since, a "
+                            "withdrawal among them, are not here: a withdrawn run would be "
+                            "ranked), or pass --without-attestations to build the site with "
+                            "the notes as last fetched\n")
+    assert not (tmp_path / "site").exists()
+
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0  # the way out
+    rank, stderr = slow_rank(clone)
+    assert rank is None and stderr.startswith("warning: BenchmarkRun/slow is withdrawn by ")
+    assert "notes last fetched" not in stderr
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert (built.exit_code, built.stderr) == (0, "")
+
+
+def test_r92_f6_a_fetch_by_url_merged_with_no_reflog_is_told_by_fetch_head(index, tmp_path):
+    clone, url = fetched_clone(index, tmp_path)
+    git(clone, "config", "core.logAllRefUpdates", "false")
+    (clone / ".git/logs/refs/heads/main").unlink()  # no reflog to tell by
+    git(clone, "fetch", "-q", url, "main")
+    assert fast_rank(clone) == (None, "")  # fetched, not merged: nothing published has it
+    git(clone, "merge", "-q", "--ff-only", "FETCH_HEAD")
+    rank, stderr = slow_rank(clone)
+    said = PULLED.fullmatch(stderr)
+    assert rank == 1 and said, stderr
+    assert said["how"] == f"a fetch of {url.removesuffix('.git')}"
+    assert kistore(clone, "site", "build", str(tmp_path / "site")).exit_code == 1
+
+
+def test_r92_f6_own_commits_a_local_merge_and_a_fork_s_url_are_no_pull(index, tmp_path):
+    clone = clone_of(index, tmp_path / "clone")
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    # the maintainer's own commits: kistore's and git's, and a merge of a local branch
+    run = json.loads(kistore(clone, "cat", "--manifest", "BenchmarkRun/slow").stdout)
+    run["metadata"]["name"] = "slower"
+    run["spec"]["timing"]["latencyNs"]["mean"] = 31
+    (tmp_path / "slower.json").write_text(json.dumps(run))
+    added = kistore(clone, "add", "--commit", str(tmp_path / "slower.json"))
+    assert added.exit_code == 0, added.output
+    git(clone, "checkout", "-q", "-b", "topic")
+    git(clone, "commit", "-q", "--allow-empty", "-m", "topic work")
+    git(clone, "checkout", "-q", "main")
+    git(clone, "merge", "-q", "--no-ff", "-m", "merge topic", "topic")
+    # a contributor's fork pulled by its URL (GitHub's "merge locally"): origin did not move
+    fork = tmp_path / "fork.git"
+    git(tmp_path, "clone", "-q", "--bare", str(clone), str(fork))
+    work = tmp_path / "fork-work"
+    git(tmp_path, "clone", "-q", str(fork), work.name)
+    git(work, "commit", "-q", "--allow-empty", "-m", "a contribution")
+    git(work, "push", "-q", "origin", "main")
+    git(clone, "pull", "-q", "--no-rebase", "--ff-only", "../fork.git", "main")
+    assert git(clone, "rev-parse", "HEAD") == git(fork, "rev-parse", "main")
+    # and a fetch of origin's URL that brings nothing new
+    git(clone, "fetch", "-q", os.path.relpath(index.root, clone), "main")
+    assert fast_rank(clone) == (None, "")
+    assert slow_rank(clone) == (1, "")  # slower (31 ns) is #2
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert (built.exit_code, built.stderr) == (0, "")
+
+    # the same clone, once it pulls origin's new commits by URL: said
+    git(index.root, "commit", "-q", "--allow-empty", "-m", "later")
+    withdraw(index, run_of(index, "slow"), as_file=False)
+    git(clone, "pull", "-q", "--no-rebase", "--no-edit",
+        os.path.relpath(index.root, clone), "main")
+    assert PULLED.fullmatch(slow_rank(clone)[1])
