@@ -399,6 +399,32 @@ def notes_stale(store: Store) -> str | None:
     return None
 
 
+def notes_judged(store: Store) -> tuple[str, float | None] | None:
+    """Return the remote whose notes freshness is judged, and when its notes were last fetched.
+
+    The remote of :func:`notes_stale` (:func:`_judged`): the canonical one when its notes
+    were fetched here (or found holding none), else the one fetched last. Read by
+    :func:`kistore.attest.notes.remote_notes_moved`, which asks that remote (network) at
+    publishing time whether its notes moved since, as no branch tells of a notes-only
+    push (reviewer r92b F8).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+
+    Returns:
+        ``(REMOTE, time of its last notes fetch or None)``, or None when no remote's notes
+        were fetched here (or the refs cannot be read).
+    """
+    try:
+        here = _notes_here(store)
+    except (RefsUnreadable, OSError):
+        return None
+    for remote in _judged(here):
+        times = [t for t in (here.fetched.get(remote), here.empty.get(remote)) if t is not None]
+        return remote, max(times, default=None)
+    return None
+
+
 def _judged(here: _NotesHere) -> list[str]:
     """Return the remote whose notes staleness is judged for: the canonical one, else the last.
 

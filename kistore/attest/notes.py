@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
@@ -77,6 +77,7 @@ from .levels import (
     canonical_remote,
     fetched_marker,
     none_marker,
+    notes_judged,
     record_branches,
 )
 from .levels import notes_not_fetched as notes_not_fetched
@@ -1026,6 +1027,76 @@ def _mark_fetched(repo: pygit2.Repository, tracking: str) -> None:
             os.utime(path)
         except OSError:  # not there (packed, no reflog), or not ours to touch: no time
             continue
+
+
+ASK_TIMEOUT_S = 20
+"""How long :func:`remote_notes_moved` waits for ``git ls-remote`` (then: not asked)."""
+
+
+class RemoteNotes(NamedTuple):
+    """What :func:`remote_notes_moved` learnt of a remote's notes ref.
+
+    Attributes:
+        remote: the remote asked (:func:`kistore.attest.levels.notes_judged`).
+        fetched: when its notes were last fetched here (None: not told).
+        moved: True when its ``refs/notes/kistore`` is not the one last fetched (or pushed)
+            here; False when it is; None when it could not be asked (``why`` says why).
+        why: git's first line of error when ``moved`` is None, else "".
+    """
+
+    remote: str
+    fetched: float | None
+    moved: bool | None
+    why: str
+
+
+def remote_notes_moved(store: Store) -> RemoteNotes | None:
+    """Ask the judged remote whether its notes moved since they were fetched here (network).
+
+    A withdrawal pushed as notes alone (``kistore notes push``, no branch commit) moves no
+    branch, so no offline sign (:func:`kistore.attest.levels.notes_stale`) can tell it, and
+    a clone whose ``git pull`` said "Already up to date" published the withdrawn run
+    ranked (reviewer r92b F8). ``git ls-remote REMOTE refs/notes/kistore`` tells in one
+    round trip: its value against ``refs/notes/remotes/REMOTE/kistore`` as last fetched
+    (or pushed; none against none, a remote found holding none). Asked by publishing
+    commands only, never by a query; with ``GIT_TERMINAL_PROMPT=0``, no standard input,
+    ssh in batch mode (unless the user set an ssh command) and a time limit
+    (:data:`ASK_TIMEOUT_S`): a remote that would prompt, or cannot be reached, is not
+    asked (``moved`` None), never waited on.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+
+    Returns:
+        :class:`RemoteNotes`, or None when no remote's notes were fetched here (nothing to
+        compare: :func:`kistore.attest.levels.notes_lacking` says that).
+    """
+    judged = notes_judged(store)
+    if judged is None:
+        return None
+    remote, fetched = judged
+    repo = store.repo
+    extra = {"GIT_TERMINAL_PROMPT": "0"}
+    if not {"GIT_SSH_COMMAND", "GIT_SSH"} & os.environ.keys() and \
+            "core.sshCommand" not in repo.config:
+        extra["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
+    try:
+        result = subprocess.run(
+            ["git", "--git-dir", repo.path, "ls-remote", "--refs", remote, NOTES_REF],
+            capture_output=True, text=True, errors="backslashreplace",
+            stdin=subprocess.DEVNULL, env=git_environment(extra), timeout=ASK_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return RemoteNotes(remote, fetched, None, f"no answer in {ASK_TIMEOUT_S} s")
+    if result.returncode != 0:
+        said = result.stderr.strip().splitlines()  # git's first line names the cause
+        return RemoteNotes(remote, fetched, None,
+                           said[0] if said else f"git ls-remote exit {result.returncode}")
+    theirs = next((value for value, _, name in (line.partition("\t") for line in
+                                                 result.stdout.splitlines())
+                   if name == NOTES_REF), None)
+    held = repo.references.get(remote_ref(remote))
+    return RemoteNotes(remote, fetched, theirs != (None if held is None else str(held.target)),
+                       "")
 
 
 def _refuse_not_a_commit(repo: pygit2.Repository, remote: str, tracking: str) -> None:

@@ -16,7 +16,9 @@ notes could change no rank or evidence level there; it is warned that community
 attestations are left out, with the fetch command. Notes fetched before the branches of
 their remote were (``git pull`` never fetches notes) are warned of by
 :func:`warn_notes_stale` (reviewer r86 F2), and publishing is refused on them as on
-lacking notes, where a key is trusted (reviewer r90b F9).
+lacking notes, where a key is trusted (reviewer r90b F9). Notes that moved at the remote
+with no branch (a withdrawal pushed as notes alone) are asked for at publishing time only
+(:func:`_require_unmoved`, one ``git ls-remote``; reviewer r92b F8).
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 WITHOUT_ATTESTATIONS = click.option(
     "--without-attestations", is_flag=True,
     help=f"Publish even when this clone lacks {NOTES_REF} (git clone does not fetch it), "
-         "or fetched it before its branches (git pull does not): withdrawn runs are then "
-         "ranked and no run is verified, or not those of attestations made since. Without "
-         "it, such a clone whose commit trusts a key is refused.")
+         "or fetched it before its branches (git pull does not), or the remote's notes "
+         "moved since (asked with git ls-remote; this flag asks nothing): withdrawn runs "
+         "are then ranked and no run is verified, or not those of attestations made since. "
+         "Without it, such a clone whose commit trusts a key is refused.")
 """The flag of ``site build`` and ``export`` that publishes a clone lacking the notes."""
 
 
@@ -130,8 +133,8 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
         StoreStateError: the repository has a remote, the trust file at ``at`` lists a key
             (:func:`trusts_a_key`), ``without`` is False (exit 1), and no remote's notes
             were fetched into it (:func:`notes_missing`) or they were fetched before the
-            branches were; the message says why, what that does, the fetch command and
-            the flag.
+            branches were, or the remote's notes moved since (:func:`_require_unmoved`);
+            the message says why, what that does, the fetch command and the flag.
     """
     missing = notes_missing(store, at)
     if missing is None:
@@ -165,6 +168,8 @@ def _require_fresh(store: Store, without: bool, doing: str, at: str) -> None:
 
     stale = notes_stale(store)
     if stale is None:
+        if not without and trusts_a_key(store, at):
+            _require_unmoved(store, doing)
         return
     if not trusts_a_key(store, at):
         click.echo(f"warning: {printable(stale)}", err=True)
@@ -177,6 +182,44 @@ def _require_fresh(store: Store, without: bool, doing: str, at: str) -> None:
             f"or pass --without-attestations to {doing} with the notes as last fetched")
     click.echo(f"warning: {doing} with the notes as last fetched (--without-attestations): "
                f"{said}", err=True)
+
+
+def _require_unmoved(store: Store, doing: str) -> None:
+    """Refuse to publish when the remote's notes moved since they were fetched (network).
+
+    A withdrawal pushed as notes alone moves no branch: nothing offline tells it, and a
+    clone whose ``git pull`` said "Already up to date" published the withdrawn run ranked
+    (reviewer r92b F8). The remote is asked once
+    (:func:`kistore.attest.notes.remote_notes_moved`); one that cannot be asked (offline,
+    it would prompt) is warned of, and the build goes on with the notes as last fetched.
+    ``--without-attestations`` asks nothing (:func:`_require_fresh`).
+
+    Raises:
+        StoreStateError: the remote's ``refs/notes/kistore`` is not the one last fetched
+            here: the fetch command and the flag are named.
+    """
+    # Lazy: the notes transport (and a git child) on a publishing run only.
+    from ..attest.notes import remote_notes_moved
+    from ..core.times import utc_text
+
+    asked = remote_notes_moved(store)
+    if asked is None or asked.moved is False:
+        return
+    remote = printable(asked.remote)
+    when = "" if asked.fetched is None else f" ({utc_text(int(asked.fetched))})"
+    if asked.moved is None:
+        click.echo(f"warning: could not ask {remote} whether its {NOTES_REF} moved since "
+                   f"its notes were last fetched here{when}: {printable(asked.why)}; "
+                   f"attestations pushed there since as notes alone (a withdrawal moves no "
+                   f"branch) would not be here: `kistore notes fetch {remote}` before "
+                   f"publishing to be sure", err=True)
+        return
+    raise StoreStateError(
+        f"refusing to {doing}: {remote}'s {NOTES_REF} moved since its notes were last "
+        f"fetched here{when} (attestations pushed there as notes alone, a withdrawal among "
+        f"them, move no branch, and they are not here: a withdrawn run would be ranked): "
+        f"run `kistore notes fetch {remote}` and {doing} again, or pass "
+        f"--without-attestations to {doing} with the notes as last fetched")
 
 
 def warn_notes_missing(store: Store, at: str | None) -> None:

@@ -125,3 +125,43 @@ def test_r92_f6_own_commits_a_local_merge_and_a_fork_s_url_are_no_pull(index, tm
     git(clone, "pull", "-q", "--no-rebase", "--no-edit",
         os.path.relpath(index.root, clone), "main")
     assert PULLED.fullmatch(slow_rank(clone)[1])
+
+
+def test_r92b_f8_a_notes_only_withdrawal_is_asked_for_at_publishing(index, tmp_path):
+    # pushed as notes alone (no branch commit): `git pull` says "Already up to date", no
+    # query can tell offline; `site build` asks origin (git ls-remote) and refuses
+    clone = clone_of(index, tmp_path / "clone")
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    withdraw(index, run_of(index, "slow"), as_file=False)  # origin's notes move, no branch
+    git(clone, "pull", "-q", "--ff-only", "origin", "main")
+    assert slow_rank(clone) == (1, "")  # a query: offline, as documented
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert built.exit_code == 1, built.output  # before: built, slow #1
+    assert re.fullmatch(
+        r"error: refusing to build the site: origin's refs/notes/kistore moved since its "
+        r"notes were last fetched here \(\S+Z\) \(attestations pushed there as notes alone, "
+        r"a withdrawal among them, move no branch, and they are not here: a withdrawn run "
+        r"would be ranked\): run `kistore notes fetch origin` and build the site again, or "
+        r"pass --without-attestations to build the site with the notes as last fetched\n",
+        built.stderr), built.stderr
+    assert not (tmp_path / "site").exists()
+    exported = kistore(clone, "export", str(tmp_path / "out"))
+    assert exported.exit_code == 1 and "run `kistore notes fetch origin` and export again" \
+        in exported.stderr
+    without = kistore(clone, "site", "build", str(tmp_path / "site0"), "--without-attestations")
+    assert (without.exit_code, without.stderr) == (0, "")  # asked nothing: as last fetched
+
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0  # the way out
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert (built.exit_code, built.stderr) == (0, "")
+    assert slow_rank(clone)[0] is None
+
+    # a remote that cannot be asked (offline, gone): said, and built as last fetched
+    git(clone, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
+    built = kistore(clone, "site", "build", str(tmp_path / "site2"))
+    assert built.exit_code == 0, built.output
+    assert re.fullmatch(
+        r"warning: could not ask origin whether its refs/notes/kistore moved since its notes "
+        r"were last fetched here \(\S+Z\): .*gone\.git.*; attestations pushed there since as "
+        r"notes alone \(a withdrawal moves no branch\) would not be here: `kistore notes "
+        r"fetch origin` before publishing to be sure\n", built.stderr), built.stderr
