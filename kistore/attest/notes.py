@@ -753,7 +753,8 @@ LineJudge = Callable[[str, bytes], str | None]
 :func:`kistore.check.gate.note_line_judge`, which this layer cannot import)."""
 
 
-def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
+def fetch(store: Store, remote: str, judge: LineJudge | None = None, *,
+          pushing: bool = False) -> Fetched:
     """Fetch a remote's kistore notes and merge them into ours with ``cat_sort_uniq``.
 
     Runs ``git fetch --no-filter REMOTE +refs/notes/kistore:refs/notes/remotes/REMOTE/kistore``
@@ -777,6 +778,7 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
         remote: a remote name or URL (a URL's notes are fetched into
             ``refs/notes/remotes/url/kistore``).
         judge: a :data:`LineJudge` of the lines gained, or None.
+        pushing: the fetch is :func:`push`'s (its refusals say that nothing was pushed).
 
     A remote holding no notes is recorded as fetched all the same (an empty file,
     :data:`kistore.attest.levels.NOTES_NONE`): git writes no tracking ref then, and the
@@ -829,7 +831,7 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None) -> Fetched:
         raise StoreStateError(f"git fetch {remote} failed: {result.stderr.strip()}")
     marker.unlink(missing_ok=True)  # it holds notes now: its tracking ref says so
     try:
-        _refuse_not_a_commit(repo, remote, tracking)
+        _refuse_not_a_commit(repo, remote, tracking, before_fetch, pushing)
         _refuse_unchecked(repo, remote, tracking)
     except StoreStateError:  # not fetched, as far as the readers tell (levels.notes_lacking)
         _git(repo, "update-ref", *((tracking, before_fetch) if before_fetch else ("-d", tracking)),
@@ -1099,8 +1101,18 @@ def remote_notes_moved(store: Store) -> RemoteNotes | None:
                        "")
 
 
-def _refuse_not_a_commit(repo: pygit2.Repository, remote: str, tracking: str) -> None:
+def _refuse_not_a_commit(repo: pygit2.Repository, remote: str, tracking: str,
+                         held: str | None, pushing: bool) -> None:
     """Refuse fetched notes whose ref names a blob, a tree or a tag (KI420's rule).
+
+    Args:
+        repo: the clone.
+        remote: as given to ``notes fetch`` or ``notes push``.
+        tracking: the tracking ref the remote's notes ref was fetched into.
+        held: the tracking ref's value before this fetch (its notes as last fetched), or None.
+        pushing: ``notes push``'s fetch: the message says that nothing was pushed, and how
+            the remote's maintainer (the user, in a bare repository of their own) sets the
+            ref back (reviewer r92b F6: the fetch's words were said).
 
     Raises:
         StoreStateError: naming the remote, what its notes ref names and what to do
@@ -1108,11 +1120,21 @@ def _refuse_not_a_commit(repo: pygit2.Repository, remote: str, tracking: str) ->
     """
     value = str(repo.references[tracking].target)
     what = notes_ref_problem(repo, value, tracking)
-    if what is not None:
+    if what is None:
+        return
+    named = f"{remote}'s {NOTES_REF} names {what} ({value[:12]}), not a notes commit"
+    why = "(KI420: git's notes are a history of commits)"
+    if not pushing:
         raise StoreStateError(
-            f"{remote}'s {NOTES_REF} names {what} ({value[:12]}), not a notes commit, not "
-            f"merged (KI420: git's notes are a history of commits). Ask its maintainer to "
-            f"set {NOTES_REF} there back to a notes commit; your notes are unchanged")
+            f"{named}, not merged {why}. Ask its maintainer to set {NOTES_REF} there back "
+            "to a notes commit; your notes are unchanged")
+    back = (f"`git update-ref {NOTES_REF} {held}` (its notes as this clone last fetched "
+            "them)" if held is not None else f"`git update-ref {NOTES_REF} NOTES-COMMIT` "
+            "(its last notes commit: `git reflog " + NOTES_REF + "` there)")
+    raise StoreStateError(
+        f"{named}: nothing pushed {why}, your notes are unchanged. Its maintainer (you, "
+        f"if it is a repository of yours) sets it back in that repository: {back}, then "
+        f"`kistore notes push {remote}` again")
 
 
 def _refuse_unchecked(repo: pygit2.Repository, remote: str, tracking: str) -> None:
@@ -1182,7 +1204,7 @@ def push(store: Store, remote: str, *,
     repo = store.repo
     gained = Fetched()
     for _ in range(_PUSH_ATTEMPTS):
-        this = fetch(store, remote, line_judge)
+        this = fetch(store, remote, line_judge, pushing=True)
         if fetched is not None:
             fetched(this)
         gained += this

@@ -68,6 +68,12 @@ REF_NOT_A_COMMIT = rule(
     "KI420", "ref-not-a-commit", ERROR,
     "push only branches and tags of commits: a ref naming a blob or a tree has no history "
     "the gate can check; delete it (`git tag -d NAME`) and push a commit instead")
+NOTES_REF_FIX = (
+    f"push {NOTES_REF} only as `kistore notes push REMOTE` sends it, a notes commit on top "
+    "of the remote's (`kistore notes fetch REMOTE` first when the push is refused); never a "
+    f"blob, a tree or a tag (`git push REMOTE +OBJECT:{NOTES_REF}`): this ref is unchanged")
+"""KI420's fix for :data:`NOTES_REF` (reviewer r92b F5: the branch/tag hint, "delete it
+(`git tag -d NAME`)", was printed for a notes ref)."""
 REPLACE_REFS_PRESENT = rule(
     "KI421", "replace-refs-present", WARNING,
     "git reads these replacements, kistore does not: delete them (`git replace -d ID`, or "
@@ -218,7 +224,7 @@ def pushed_ref_problem(repo: pygit2.Repository, new: str, ref: str) -> Finding |
             REF_NOT_A_COMMIT, f"{ref} names {what} ({new[:12]}), not a notes commit: git's "
             "notes are a history of commits; push the notes ref as `kistore notes push` "
             "writes it", expected="a notes commit", found=what,
-            extra={"ref": ref, "new": new})
+            extra={"ref": ref, "new": new}, fix=NOTES_REF_FIX)
     target = _peeled(repo, new)
     if ref.startswith(REPLACE_PREFIX):
         replaced = ref[len(REPLACE_PREFIX):]

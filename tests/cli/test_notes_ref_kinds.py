@@ -88,4 +88,37 @@ def test_r92_f13_the_gate_refuses_a_notes_ref_naming_no_commit_with_ki420(
             f"({value[:12]}), not a notes commit: git's notes are a history of commits; push "
             f"the notes ref as `kistore notes push` writes it (expected a notes commit, found "
             f"{what})") in pushed.output, pushed.output
+    # r92b F5: the fix line is the notes ref's, not the branch/tag one ("git tag -d NAME")
+    assert (f"remote: fix KI420 (1 finding): push {NOTES_REF} only as `kistore notes push "
+            "REMOTE` sends it, a notes commit on top of the remote's (`kistore notes fetch "
+            "REMOTE` first when the push is refused); never a blob, a tree or a tag (`git "
+            f"push REMOTE +OBJECT:{NOTES_REF}`): this ref is unchanged") in pushed.output, \
+        pushed.output
+    assert "git tag -d" not in pushed.output
     assert ref_of(remote.bare, NOTES_REF) == held
+
+
+@pytest.mark.parametrize("kind", ["blob", "tag"])
+def test_r92b_f6_notes_push_to_a_notes_ref_naming_no_commit_says_nothing_was_pushed(
+        server, tmp_path, kind):  # noqa: F811 (server: a fixture)
+    clone = tmp_path / "c6"
+    git(tmp_path, "clone", "-q", str(server), "c6")
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    last = ref_of(clone, "refs/notes/remotes/origin/kistore")
+    ours = ref_of(clone, NOTES_REF)
+    value, what = make(server, kind)
+    git(server, "update-ref", NOTES_REF, value)
+
+    pushed = kistore(clone, "notes", "push", "origin")
+
+    assert pushed.exit_code == 1, pushed.output
+    assert pushed.stderr == (  # before: the fetch's words ("not merged", "ask its maintainer")
+        f"error: origin's {NOTES_REF} names {what} ({value[:12]}), not a notes commit: "
+        "nothing pushed (KI420: git's notes are a history of commits), your notes are "
+        "unchanged. Its maintainer (you, if it is a repository of yours) sets it back in "
+        f"that repository: `git update-ref {NOTES_REF} {last}` (its notes as this clone "
+        "last fetched them), then `kistore notes push origin` again\n")
+    assert ref_of(server, NOTES_REF) == value and ref_of(clone, NOTES_REF) == ours
+    git(server, "update-ref", NOTES_REF, last)  # the advice, followed
+    assert kistore(clone, "notes", "push", "origin").exit_code == 0
+    assert ref_of(server, NOTES_REF) == ref_of(clone, NOTES_REF)
