@@ -95,6 +95,7 @@ class _NotesHere(NamedTuple):
         empty: ``{R: time}`` for each remote ``kistore notes fetch`` last found holding no
             notes (:data:`NOTES_NONE`), at the time of that fetch (its file's; None when it
             cannot be told).
+        bare: the repository has no work tree (a server: clones push their notes to it).
     """
 
     local: bool
@@ -102,6 +103,7 @@ class _NotesHere(NamedTuple):
     fetched: dict[str, float | None]
     by_git: bool
     empty: dict[str, float | None]
+    bare: bool = False
 
 
 NOTES_NONE = "kistore/notes-none"
@@ -195,7 +197,8 @@ def _notes_here(store: Store) -> _NotesHere:
         fetched = {name[len(TRACKING_PREFIX):-len("/kistore")]: None
                    for name in repo.references
                    if name.startswith(TRACKING_PREFIX) and name.endswith("/kistore")}
-    return _NotesHere(local, tuple(remotes), fetched, by_git, _fetched_none(git_dir))
+    return _NotesHere(local, tuple(remotes), fetched, by_git, _fetched_none(git_dir),
+                      store.root is None)
 
 
 def _writes_notes(refspec: str) -> bool:
@@ -241,8 +244,12 @@ def notes_lacking(store: Store) -> str | None:
     count: one ``kistore attest`` made before any fetch writes it, and then held none of
     the remote's attestations (a maintainer's withdrawal) while every warning was silent
     (reviewer r86 F21). Unless a remote's fetch refspec writes ``refs/notes/kistore``
-    itself (a ``git clone --mirror``): every ``git fetch`` then brings the notes. A store
-    with no remote has nothing to fetch: None; nor has one whose every remote `kistore notes
+    itself (a ``git clone --mirror``): every ``git fetch`` then brings the notes. Nor in a
+    bare repository into which no notes were fetched by kistore: a server made with ``git
+    clone --bare`` has an ``origin``, but its ``refs/notes/kistore`` is where every clone
+    pushes its notes, the canonical ones; ``site build`` there was refused, offering
+    ``--without-attestations``, which publishes withdrawn runs ranked (reviewer r92 F10).
+    A store with no remote has nothing to fetch: None; nor has one whose every remote `kistore notes
     fetch` found holding none (:data:`NOTES_NONE`). Notes fetched only from remotes that
     are not the canonical one (:func:`canonical_remote`) do not count: a stale fork's
     notes stood for the index's, and ``site build`` published a run the index had
@@ -266,8 +273,9 @@ CANONICAL_NOT_FETCHED = ("the notes of {canonical}, the canonical remote, were n
 
 def _lacking(here: _NotesHere) -> str | None:
     """:func:`notes_lacking` of what :func:`_notes_here` read."""
-    if not here.remotes or (here.local and here.by_git):
-        return None
+    if not here.remotes or (here.local and (here.by_git or here.bare and not here.fetched
+                                            and not here.empty)):
+        return None  # fetched by every git fetch; or a server's own, pushed to it
     if here.fetched:  # a fork's notes do not answer for the index's (reviewer r91 F4)
         canonical = canonical_remote(here.remotes)
         if canonical is None or canonical in here.fetched or canonical in here.empty:

@@ -165,3 +165,33 @@ def test_r92b_f8_a_notes_only_withdrawal_is_asked_for_at_publishing(index, tmp_p
         r"were last fetched here \(\S+Z\): .*gone\.git.*; attestations pushed there since as "
         r"notes alone \(a withdrawal moves no branch\) would not be here: `kistore notes "
         r"fetch origin` before publishing to be sure\n", built.stderr), built.stderr
+
+
+def test_r92_f10_a_git_clone_bare_server_judges_its_pushed_notes_as_the_canonical_ones(
+        index, tmp_path):
+    # the server made with `git clone --bare` has an `origin`: its notes, which every clone
+    # pushes to it, were taken for "only this clone's own", and site build was refused
+    # offering --without-attestations (which publishes withdrawn runs ranked)
+    server = tmp_path / "srv.git"
+    git(tmp_path, "clone", "-q", "--bare", str(index.root), str(server))
+    clone = tmp_path / "c4"
+    git(tmp_path, "clone", "-q", str(server), clone.name)
+    git(clone, "remote", "add", "idx", str(index.root))
+    assert kistore(clone, "notes", "fetch", "idx").exit_code == 0  # the withdrawal of fast
+    assert kistore(clone, "notes", "push", "origin").exit_code == 0
+    assert git(server, "rev-parse", "refs/notes/kistore") == \
+        git(clone, "rev-parse", "refs/notes/kistore")
+
+    assert fast_rank(server) == (None, "")  # withdrawn, nothing to warn of
+    built = kistore(server, "site", "build", str(tmp_path / "site"))
+    assert (built.exit_code, built.stderr) == (0, ""), built.output
+    assert json.loads((tmp_path / "site" / "build.json").read_text())["notes"] == \
+        git(server, "rev-parse", "refs/notes/kistore").strip()
+
+    # a bare clone that holds no notes is still told to fetch them
+    bare = tmp_path / "backup.git"
+    git(tmp_path, "clone", "-q", "--bare", str(server), str(bare))
+    refused = kistore(bare, "site", "build", str(tmp_path / "site2"))
+    assert refused.exit_code == 1
+    assert "refs/notes/kistore is not in this clone" in refused.stderr
+    assert "run `kistore notes fetch origin`" in refused.stderr
