@@ -649,6 +649,104 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
     return findings
 
 
+POLICY_FIX = (
+    "a policy change moves a mark by ranking the group otherwise: check the stored run's unit "
+    "(`timing.latencyNs` is in nanoseconds: a 0.42 ms kernel is 420000) and the value it "
+    "states at the new metric; a slip: a trusted maintainer withdraws it "
+    f"(`{WITHDRAW.format(ref='REF')}`, the file committed), so that no policy ranks it; "
+    "every value honest: say in the pull request why the mark moves (the change lands all "
+    "the same)")
+"""KI234's fix for a stored run whose mark a ranking policy change removes or makes (r92 F8)."""
+
+
+def policy_marks(store: Store, base: str, head: str, key: str, records: list[Record],
+                 comparisons: Sequence[Comparison]) -> list[Finding]:
+    """KI234 per stored run of a group whose mark a ranking policy change removes or makes.
+
+    A pull request changing ``store/policy/ranking.json`` re-ranks a family's groups: a
+    metric a marked slip does not state takes it out of the ranking, and its mark with it;
+    another metric, order or statistic can mark a run no change of runs marked (reviewer r92
+    F8: only KI415's info said it, where a run change removing a mark gets this warning).
+    The group is ranked as ``rank`` ranks it at each end (BASE's policy and evidence, then
+    HEAD's: a withdrawn run left out) only when its values span the factor under either
+    policy (:func:`~.outliers.spans`): else no run is marked at either end.
+
+    Args:
+        store: the store (the evidence of the group's runs at ``base`` and ``head``).
+        base: the range's base commit id.
+        head: its head commit id.
+        key: the group's comparison key.
+        records: its runs at ``head``.
+        comparisons: how it ranks at ``base`` and at ``head`` (two, different).
+
+    Returns:
+        One warning per run marked at one end and not at the other, on the run's object at
+        ``/spec`` + the metric of the end that marks it, naming the run, its rank and the
+        median run it is compared with there, and its rank (or why it is not ranked) at the
+        other end (``fix``: :data:`POLICY_FIX`; ``extra``: ``stored``, ``policy``,
+        ``before``, ``after``, each :meth:`Outlier.to_json` or None); empty when no mark
+        moves, or the group cannot be ranked at an end (KI210's, KI206's to say).
+    """
+    # Lazy: the evidence of a group's runs is read only for a group that spans the factor.
+    from .answers import evidence_map
+    from .outliers import ranking_outliers
+
+    if not any(spans(c.order, [v for r in records if (v := c.value(r.spec)[0]) is not None])
+               for c in comparisons):
+        return []
+    rankings = []
+    for rev, comparison in zip((base, head), comparisons, strict=True):
+        try:
+            rankings.append(rank_group(key, records, comparison,
+                                       evidence_map(store, records, at=rev)))
+        except KistoreError:  # runs in two units at an end: KI210 says so, rank fails
+            return []
+    before, after = (ranking_outliers(r) for r in rankings)
+    findings = []
+    for digest in sorted(set(before) ^ set(after)):
+        removed = digest in before
+        marked = before[digest] if removed else after[digest]
+        ranking, other = rankings if removed else rankings[::-1]
+        row = next(r for r in ranking.ranked if r.record.digest == digest)
+        run = (f"{named('BenchmarkRun', row.record.name, digest)}, a stored run that "
+               f"{'ranks' if removed else 'would rank'} #{row.rank}")
+        there = _ranked_there(other, digest)
+        if removed:
+            text = _said(f"this change would remove KI234's mark from {run}",
+                         ranking.comparison, marked, (
+                             f"; once it lands the group ranks {_how(other.comparison)} and "
+                             f"{there}, and `rank`, `show` and the site mark it no more"),
+                         median=_BEFORE)
+        else:
+            text = _said(f"this change would newly mark {run}", ranking.comparison, marked, (
+                f" once the change lands (before it the group ranked "
+                f"{_how(other.comparison)} and {there.replace('it ranks', 'it ranked')}, "
+                "unmarked)"))
+        findings.append(Finding(
+            RANK_OUTLIER, text, file=layout.object_path(Digest.from_str(digest)),
+            pointer="/spec" + ranking.comparison.metric, fix=POLICY_FIX,
+            extra={"rule": RANK_OUTLIER.id, "stored": True, "policy": True,
+                   "before": before[digest].to_json() if digest in before else None,
+                   "after": after[digest].to_json() if digest in after else None}))
+    return findings
+
+
+def _how(c: Comparison) -> str:
+    """Return how a group ranks as a policy change says it: ``(by ..., METRIC ORDER)``."""
+    return f"({comparison_said(c.name)}, {c.metric} {c.order})"
+
+
+def _ranked_there(ranking: Any, digest: str) -> str:
+    """Return ``it ranks #3`` or ``it is not ranked (no value at /...)`` of a run there."""
+    for row in ranking.ranked:
+        if row.record.digest == digest:
+            return f"it ranks #{row.rank}"
+    reason = next((r.reason for rows in (ranking.unranked, ranking.references,
+                                         ranking.excluded)
+                   for r in rows if r.record.digest == digest), None)
+    return f"it is not ranked ({reason or 'not in the group'})"
+
+
 def _crossed_json(crossed: _Crossed) -> dict[str, Any]:
     """Return KI235's ``extra``: ``ratio``, ``factor``, ``before``, ``after``, ``over``."""
     over = crossed.over

@@ -18,7 +18,9 @@ import pytest
 
 from kistore.query.outliers import OUTLIER_FACTOR, spans, spread
 
+from ..conftest import add_docs, git
 from .test_rank_outlier_base import HOW, _group
+from .test_rank_outlier_base import WHY as WHY234
 from .test_rank_outlier_group import Board, _cli, _ki234
 
 WHY = ("KI234 compares each run with its group's median run, which runs each just under 100x "
@@ -147,3 +149,76 @@ def test_a_group_that_spans_100x_already_or_arrives_whole_is_not_said(board):
 def test_one_spread_for_the_gate_verify_and_ki235(order, values, expected):
     assert spread(order, values) == pytest.approx(expected)
     assert spans(order, values) == (expected >= OUTLIER_FACTOR)
+
+
+# -- r92 F8: a ranking policy change that removes or makes a mark ------------------------
+
+POLICY = "store/policy/ranking.json"
+
+
+def _policy(board: Board, family: dict | None, message: str) -> None:
+    path = board.store.root / POLICY
+    policy = json.loads(path.read_text())
+    if family is None:
+        policy["families"].pop("synthetic")
+    else:
+        policy["families"]["synthetic"] = family
+    path.write_text(json.dumps(policy, indent=2) + "\n")
+    git(board.store.root, "commit", "-qam", message)
+
+
+def test_a_policy_change_taking_a_marked_slip_out_of_the_ranking_is_said(board, kit):
+    """r92 F8: the real runs state a source mean in ms, the hand-written slip (3,520 ns,
+    1,045x ahead of the median run) none: ranking the family by that mean takes the slip,
+    and its mark, out; only KI415 (info) said it. Then the change back marks it again."""
+    protocol, env, _ = board.parts
+    work = kit.workload("f8")
+    docs = [work]
+    for name, ns, native in (("real-1", 3_680_000, {"metrics": {"mean": 3.68}}),
+                             ("real-2", 3_810_000, {"metrics": {"mean": 3.81}}),
+                             ("three-0", 3_520, None)):
+        impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
+        docs += [impl, kit.run(protocol, env, impl, work, latency=ns, name=name,
+                               native=native)]
+    digests = add_docs(board.store, docs)
+    slip, real = digests[6], digests[2]
+    assert "(!) 1,045x ahead of #2" in _cli(board.store, "rank", "BenchmarkRun/real-1").stdout
+    base = board.head()
+    _policy(board, {"comparison": "source-native", "metric": "/sourceNative/metrics/mean",
+                    "order": "ascending", "unit": "ms"}, "policy: synthetic by source mean")
+    checked = _cli(board.store, "check", f"{base}..HEAD").output
+    assert "0 errors, 1 warning, 2 info" in checked, checked  # KI415 of both groups
+    [line] = [x for x in checked.splitlines() if "warning KI234" in x]
+    assert line.split(": ", 1)[1].rstrip() == (
+        f"warning KI234 rank-outlier: this change would remove KI234's mark from "
+        f"BenchmarkRun/three-0 ({slip}), a stored run that ranks #1 {HOW} with 3,520 ns, "
+        f"1,045x better than #2 BenchmarkRun/real-1 ({real}) with 3,680,000 ns, the group's "
+        f"median run before the change; once it lands the group ranks (by the source's own "
+        f"metric, /sourceNative/metrics/mean ascending) and it is not ranked (no value at "
+        f"/sourceNative/metrics/mean), and `rank`, `show` and the site mark it no more: "
+        f"{WHY234}")
+    assert line.startswith(f"store/objects/sha256/{slip[7:9]}/{slip[9:]}.json:"
+                           "/spec/timing/latencyNs/mean: ")
+    data = json.loads(_cli(board.store, "check", f"{base}..HEAD", "--json").stdout)
+    [found] = [f for f in data["findings"] if f["rule"] == "KI234"]
+    assert (found["extra"]["policy"], found["extra"]["after"]) == (True, None)
+    assert found["extra"]["before"]["over"]["digest"] == real
+    assert "a trusted maintainer withdraws it" in found["hint"]
+    back = board.head()
+    _policy(board, None, "policy: synthetic measured again")
+    checked = _cli(board.store, "check", f"{back}..HEAD").output
+    [line] = [x for x in checked.splitlines() if "warning KI234" in x]
+    assert (f"this change would newly mark BenchmarkRun/three-0 ({slip}), a stored run that "
+            f"would rank #1 {HOW} with 3,520 ns, 1,045x better than #2 BenchmarkRun/real-1 "
+            f"({real}) with 3,680,000 ns, the group's median run once the change lands "
+            "(before it the group ranked (by the source's own metric, /sourceNative/metrics/"
+            "mean ascending) and it is not ranked (no value at /sourceNative/metrics/mean), "
+            "unmarked)") in line
+
+
+def test_a_policy_change_moving_no_mark_says_no_ki234(board, kit):
+    """An ordinary group re-ranked by another metric: KI415's info alone."""
+    base = board.head()
+    _policy(board, {"comparison": "source-native", "metric": "/timing/latencyNs/mean",
+                    "order": "ascending", "unit": "ns"}, "policy: synthetic by the mean")
+    assert "KI234" not in _cli(board.store, "check", f"{base}..HEAD").output
