@@ -23,7 +23,13 @@ third slip silently took the first two's marks away).
 * :func:`range_outliers`, a :data:`kistore.check.gate.RangeChecker` ``kistore check``
   (and so pre-receive, ``check --updates``) hands to the gate (``checkers=``): a warning
   per run whose group file the range adds that is marked, and per stored run whose mark
-  the range removes or makes (on that run's object).
+  the range removes or makes (on that run's object);
+* KI235 (:data:`~.outliers.GROUP_SPREAD`, a warning, in both): each arriving run by which
+  a change makes its group's runs span 100x for the first time (:func:`_crossings`; r92
+  F1: one-run pull requests each under 100x of the median run walked it unsaid);
+* :func:`policy_marks`, which :mod:`.impact` asks of each group a ranking policy change
+  re-ranks: a KI234 warning per stored run whose mark the policy change removes or makes
+  (r92 F8).
 
 Cost, O(change): a group is listed through its directory (``store/groups/sha256/XX/<62
 hex of K>/``, one tree lookup) and its runs' objects read in one fetch (a partial clone),
