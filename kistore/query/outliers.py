@@ -10,6 +10,8 @@ run, which a block of slipped runs does not move, which ``rank`` marks
 (:func:`ranking_outliers`: a line under the table, ``outlier`` in ``--json``), ``show`` and
 the site's run page say on the marked run's page, and :mod:`.outlier_rules` asks of the
 group a change leaves before it lands (``add``, ``import``, ``check`` and pre-receive).
+:func:`spread` (best over worst) is the one "does this group span 100x" test the gate,
+``verify`` and KI235 (:data:`GROUP_SPREAD`: a change making a group span it first) ask.
 :func:`implausible_latency` gives KI230 (a latency under 100 ns, a warning that lets a
 run land) as a caveat ``rank``, ``show`` and the site print beside the value. Pure: no
 I/O.

@@ -19,6 +19,7 @@ import pytest
 from kistore.query.outliers import OUTLIER_FACTOR, spans, spread
 
 from ..conftest import add_docs, git
+from ..prs import Remote
 from .test_rank_outlier_base import HOW, _group
 from .test_rank_outlier_base import WHY as WHY234
 from .test_rank_outlier_group import Board, _cli, _ki234
@@ -222,3 +223,22 @@ def test_a_policy_change_moving_no_mark_says_no_ki234(board, kit):
     _policy(board, {"comparison": "source-native", "metric": "/timing/latencyNs/mean",
                     "order": "ascending", "unit": "ns"}, "policy: synthetic by the mean")
     assert "KI234" not in _cli(board.store, "check", f"{base}..HEAD").output
+
+
+def test_pre_receive_says_the_crossing_push(board, tmp_path):
+    """The solo sequence as three pushes through the pre-receive hook: the third warned."""
+    work, _ = _group(board, "solo", {"kb-solo": 7_660_000})
+    (tmp_path / "remote").mkdir()
+    remote = Remote(board.store.root, tmp_path / "remote")
+
+    def add(name: str, latency: int):
+        def change(clone):
+            remote.kistore("add", board.file(name, board.docs(name, latency, workload=work)))
+        return change
+
+    pushes = [remote.pr(n, add(n, v)) for n, v in (("solo-a", 80_700), ("solo-b", 80_900),
+                                                    ("solo-c", 860))]
+    assert all(p.accepted for p in pushes), [p.output for p in pushes]
+    assert [len(_ki235(p.output)) for p in pushes] == [0, 0, 1]
+    assert "0 errors, 1 warning, 0 info" in pushes[2].output
+    assert "span 8,907x for the first time" in pushes[2].output
