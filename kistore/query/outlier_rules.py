@@ -441,8 +441,8 @@ def _crossed_message(crossed: _Crossed) -> str:
     ahead = factor(c.order, run.value, over.value) >= 1
     what = ("another run of this change" if not crossed.stored else
             f"the group's {'worst' if ahead else 'best'} run before the change")
-    return (f"this change makes its comparison group ({comparison_said(c.name)}, {c.metric} "
-            f"{c.order}) span {ratio_said(crossed.after)} for the first time (best over "
+    return (f"this change makes its comparison group {_how(c)} span "
+            f"{ratio_said(crossed.after)} for the first time (best over "
             f"worst; {ratio_said(crossed.before)} before it): {_run_said(run)}, which would "
             f"rank #{crossed.rank}, is {ratio_said(crossed.ratio)} "
             f"{'better' if ahead else 'worse'} than #{crossed.over_rank} {_run_said(over)}, "
@@ -503,8 +503,8 @@ def _said(ranks: str, c: Comparison, o: Outlier, when: str = "", more: int = 0,
     ``median``: what the run compared with is (:func:`~.outliers.reference_said`).
     """
     also = f", and {more} more run(s) of the group are marked so" if more else ""
-    return (f"{ranks} of its comparison group ({comparison_said(c.name)}, {c.metric} "
-            f"{c.order}) with {value_said(o.value, o.unit)}, {ratio_said(o.ratio)} better than "
+    return (f"{ranks} of its comparison group {_how(c)} with {value_said(o.value, o.unit)}, "
+            f"{ratio_said(o.ratio)} better than "
             f"{reference_said(o, named('BenchmarkRun', o.best_name, o.best), median)}{when}"
             f"{also}: {WHY}")
 
@@ -716,7 +716,7 @@ def policy_marks(store: Store, base: str, head: str, key: str, records: list[Rec
         row = next(r for r in ranking.ranked if r.record.digest == digest)
         run = (f"{named('BenchmarkRun', row.record.name, digest)}, a stored run that "
                f"{'ranks' if removed else 'would rank'} #{row.rank}")
-        there = _ranked_there(other, digest)
+        there = _ranked_there(other, digest, was=not removed)
         if removed:
             text = _said(f"this change would remove KI234's mark from {run}",
                          ranking.comparison, marked, (
@@ -726,8 +726,7 @@ def policy_marks(store: Store, base: str, head: str, key: str, records: list[Rec
         else:
             text = _said(f"this change would newly mark {run}", ranking.comparison, marked, (
                 f" once the change lands (before it the group ranked "
-                f"{_how(other.comparison)} and {there.replace('it ranks', 'it ranked')}, "
-                "unmarked)"))
+                f"{_how(other.comparison)} and {there}, unmarked)"))
         findings.append(Finding(
             RANK_OUTLIER, text, file=layout.object_path(Digest.from_str(digest)),
             pointer="/spec" + ranking.comparison.metric, fix=POLICY_FIX,
@@ -738,19 +737,22 @@ def policy_marks(store: Store, base: str, head: str, key: str, records: list[Rec
 
 
 def _how(c: Comparison) -> str:
-    """Return how a group ranks as a policy change says it: ``(by ..., METRIC ORDER)``."""
+    """Return how a group ranks, as the rule's messages say it: ``(by ..., METRIC ORDER)``."""
     return f"({comparison_said(c.name)}, {c.metric} {c.order})"
 
 
-def _ranked_there(ranking: Any, digest: str) -> str:
-    """Return ``it ranks #3`` or ``it is not ranked (no value at /...)`` of a run there."""
+def _ranked_there(ranking: Any, digest: str, *, was: bool = False) -> str:
+    """Return ``it ranks #3`` or ``it is not ranked (no value at /...)`` of a run there.
+
+    ``was``: said of the group before the change (``it ranked #3``, ``it was not ranked``).
+    """
     for row in ranking.ranked:
         if row.record.digest == digest:
-            return f"it ranks #{row.rank}"
+            return f"it {'ranked' if was else 'ranks'} #{row.rank}"
     reason = next((r.reason for rows in (ranking.unranked, ranking.references,
                                          ranking.excluded)
                    for r in rows if r.record.digest == digest), None)
-    return f"it is not ranked ({reason or 'not in the group'})"
+    return f"it {'was' if was else 'is'} not ranked ({reason or 'not in the group'})"
 
 
 def _crossed_json(crossed: _Crossed) -> dict[str, Any]:

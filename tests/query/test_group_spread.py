@@ -213,7 +213,7 @@ def test_a_policy_change_taking_a_marked_slip_out_of_the_ranking_is_said(board, 
             f"would rank #1 {HOW} with 3,520 ns, 1,045x better than #2 BenchmarkRun/real-1 "
             f"({real}) with 3,680,000 ns, the group's median run once the change lands "
             "(before it the group ranked (by the source's own metric, /sourceNative/metrics/"
-            "mean ascending) and it is not ranked (no value at /sourceNative/metrics/mean), "
+            "mean ascending) and it was not ranked (no value at /sourceNative/metrics/mean), "
             "unmarked)") in line
 
 
