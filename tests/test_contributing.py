@@ -121,6 +121,8 @@ def _mistakes(clone, env) -> list[tuple[list[str], dict]]:
         (["impl.json", "run.json"], {"timing": {**spec["timing"], "primaryStatistic": "min"}}),
         (["impl.json", "run.json"], {"timing": {**spec["timing"], "latencyNs": {
             k: v // 1000 for k, v in spec["timing"]["latencyNs"].items()}}}),  # us as ns
+        (["impl.json", "run.json"], {"timing": {**spec["timing"], "latencyNs": {
+            k: v * 1000 for k, v in spec["timing"]["latencyNs"].items()}}}),  # 1,000x slower
     ]
     changed = []
     for files, edit in edits:

@@ -50,6 +50,7 @@ from ..core.findings import INFO, Finding, rule
 from ..core.times import commit_datetime
 from ..index.groups import NoListing, group_catalog
 from ..index.index import open_catalog
+from .outlier_rules import policy_marks
 from .policy import load_policy
 from .ranking import rank_group
 
@@ -381,7 +382,8 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
     for record in catalog.records(kind="BenchmarkRun"):
         if record.comparison_key is not None and record.family is not None:
             groups.setdefault(record.comparison_key, []).append(record)
-    findings = []
+    findings: list[Finding] = []
+    marks: list[Finding] = []  # KI234, warnings: after the listing
     for key, records in sorted(groups.items()):
         first = records[0]
         statistic = first.statistic or "mean"
@@ -400,11 +402,13 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
                 orders.append(f"cannot rank ({e.message})")
                 continue
             orders.append(_order(ranking))
+        if policy_changed and comparisons[0] != comparisons[1]:  # r92 F8
+            marks += policy_marks(store, base, head, key, records, comparisons)
         if orders[0] != orders[1]:
             findings.append(Finding(
                 RANKING_EFFECT, f"group {key} ({first.family}, {first.hardware}): before: "
                 f"{orders[0]}; after: {orders[1]}", extra={"group": key}))
-    return findings
+    return findings + marks
 
 
 def _order(ranking: Any) -> str:

@@ -23,7 +23,13 @@ third slip silently took the first two's marks away).
 * :func:`range_outliers`, a :data:`kistore.check.gate.RangeChecker` ``kistore check``
   (and so pre-receive, ``check --updates``) hands to the gate (``checkers=``): a warning
   per run whose group file the range adds that is marked, and per stored run whose mark
-  the range removes or makes (on that run's object).
+  the range removes or makes (on that run's object);
+* KI235 (:data:`~.outliers.GROUP_SPREAD`, a warning, in both): each arriving run by which
+  a change makes its group's runs span 100x for the first time (:func:`_crossings`; r92
+  F1: one-run pull requests each under 100x of the median run walked it unsaid);
+* :func:`policy_marks`, which :mod:`.impact` asks of each group a ranking policy change
+  re-ranks: a KI234 warning per stored run whose mark the policy change removes or makes
+  (r92 F8).
 
 Cost, O(change): a group is listed through its directory (``store/groups/sha256/XX/<62
 hex of K>/``, one tree lookup) and its runs' objects read in one fetch (a partial clone),
@@ -54,6 +60,7 @@ from ..core.words import comparison_said
 from ..index.records import REFERENCE, Record, describe
 from ..store import AdmissionWarning, FileTooLarge, GroupsCheck
 from .outliers import (
+    GROUP_SPREAD,
     MEDIAN,
     OUTLIER_FACTOR,
     RANK_OUTLIER,
@@ -65,6 +72,8 @@ from .outliers import (
     group_outliers,
     ratio_said,
     reference_said,
+    spans,
+    spread,
     value_said,
 )
 from .policy import DESCENDING, Comparison, RankingPolicy
@@ -206,13 +215,87 @@ class _Moved(NamedTuple):
     by: Record
 
 
+class _Crossed(NamedTuple):
+    """An arriving run by which a change makes its group span the factor first (KI235).
+
+    Attributes:
+        record: the arriving run's record.
+        comparison: how its group ranks.
+        run: the arriving run (named).
+        rank: its rank once the change lands.
+        over: the run it is measured against: the group's worst run before the change
+            (the arrival is better), or its best (worse); another arriving run when the
+            change's runs span it among themselves.
+        over_rank: that run's rank once the change lands.
+        ratio: :func:`~.outliers.factor` of the better of the two over the worse.
+        before: the group's :func:`~.outliers.spread` before the change (under the factor).
+        after: its spread once the change lands.
+        stored: ``over`` is a stored run (else one of the change's).
+    """
+
+    record: Record
+    comparison: Comparison
+    run: Run
+    rank: int
+    over: Run
+    over_rank: int
+    ratio: float
+    before: float
+    after: float
+    stored: bool = True
+
+
+def _crossings(comparison: Comparison, base: Sequence[Run], runs: Sequence[Run],
+               arrivals: Sequence[_Arrival]) -> list[_Crossed]:
+    """Return the arrivals by which a change makes its group span the factor first (KI235).
+
+    The group before the change (``base``, ranked best first: its stored runs that rank,
+    withdrawn ones left out) spans less than :data:`~.outliers.OUTLIER_FACTOR`
+    (:func:`~.outliers.spread`, values of 0 or below left out) and the group it leaves
+    (``runs``) spans it: each arriving run that far ahead of the base's worst run above 0,
+    or behind its best, with that run (r92 F1: one-run pull requests each under 100x of the
+    median run walked a #1 7,360x ahead of the real runs; the first to cross is said). When
+    the change's runs span it only among themselves, the best of the group it leaves with
+    its worst. A base with no run above 0 has nothing to cross from: none (a group whose
+    runs all arrive in one change is KI234's alone). Ranks (``rank``, ``over_rank``: each
+    run's index in ``runs`` plus one) and names are the caller's to fill in.
+    """
+    order = comparison.order
+    at = {r.digest: i + 1 for i, r in enumerate(runs)}
+    stored = [r for r in base if r.value > 0]
+    before, after = spread(order, [r.value for r in stored]), spread(
+        order, [r.value for r in runs])
+    if not stored or before >= OUTLIER_FACTOR or after < OUTLIER_FACTOR:
+        return []
+    best, worst = stored[0], stored[-1]
+    found = []
+    for a in arrivals:
+        run = Run(a.record.digest, a.record.name, a.value, a.unit)
+        ahead, behind = factor(order, a.value, worst.value), factor(order, best.value, a.value)
+        if ahead >= OUTLIER_FACTOR:
+            found.append(_Crossed(a.record, comparison, run, at[run.digest], worst,
+                                  at[worst.digest], ahead, before, after))
+        elif behind >= OUTLIER_FACTOR:
+            found.append(_Crossed(a.record, comparison, run, at[run.digest], best,
+                                  at[best.digest], behind, before, after))
+    if found:
+        return found
+    above = [r for r in runs if r.value > 0]  # arrivals among themselves
+    first, last = above[0], above[-1]
+    records = {a.record.digest: a.record for a in arrivals}
+    run, over = (first, last) if first.digest in records else (last, first)
+    return [_Crossed(records[run.digest], comparison, run, at[run.digest], over,
+                     at[over.digest], factor(order, first.value, last.value), before, after,
+                     over.digest not in records)]
+
+
 def _median(runs: Sequence[Run]) -> Run:
     """Return a ranked group's median run: index ``n // 2``, best first."""
     return runs[len(runs) // 2]
 
 
 def _judge(group: _Group, arrivals: Sequence[_Arrival], withdrawn: Withdrawn | None
-           ) -> Iterator[_Marked | _Moved]:
+           ) -> Iterator[_Marked | _Moved | _Crossed]:
     """Yield what KI234 says of a change to one group: marked arrivals, moved marks.
 
     The group before the change (the base): its stored runs that rank (not a reference
@@ -222,18 +305,19 @@ def _judge(group: _Group, arrivals: Sequence[_Arrival], withdrawn: Withdrawn | N
     the change can move (r91 F1: one stored run and two slips in one change, or a third
     one-run slip into a group of two, made a slip the median run and passed unmarked). A
     base with no run (a group whose runs all arrive in one change) has only the first. A
-    stored run whose mark the change removes or makes is yielded too (:class:`_Moved`).
-    Roles and withdrawals are asked only when the group, arrivals included, spans the
-    factor (best over worst): with no such gap no run is marked, before or after.
+    stored run whose mark the change removes or makes is yielded too (:class:`_Moved`),
+    and each arrival by which the change makes the group span the factor for the first
+    time (KI235, :func:`_crossings`; r92 F1), unless KI234 marks it already. Roles and
+    withdrawals are asked only when the group, arrivals included, spans the factor
+    (:func:`~.outliers.spans`, best over worst): with no such gap no run is marked, before
+    or after, and none crosses.
     """
     order = group.comparison.order
     unit = next((a.unit for a in arrivals if a.unit is not None), None)
     members = [r for r in group.runs()  # another unit: KI210 refuses the pair
                if unit is None or r.unit is None or r.unit == unit]
     sign = -1.0 if order == DESCENDING else 1.0
-    values = [r.value for r in members] + [a.value for a in arrivals]  # O(n)
-    if factor(order, min(values, key=lambda v: sign * v),
-              max(values, key=lambda v: sign * v)) < OUTLIER_FACTOR:
+    if not spans(order, [r.value for r in members] + [a.value for a in arrivals]):  # O(n)
         return
     out = withdrawn([r.digest[7:] for r in members]) if withdrawn and members else set()
     group.prefetch_roles(members)
@@ -253,9 +337,11 @@ def _judge(group: _Group, arrivals: Sequence[_Arrival], withdrawn: Withdrawn | N
         return None if o is None else o._replace(best_name=name_of(o.best))
 
     ref = _median(base) if base else None
+    said = set()
     for a in arrivals:
         found = named_(marked.get(a.record.digest))
         if found is not None:
+            said.add(a.record.digest)
             yield _Marked(a.record, group.comparison, found, at[a.record.digest])
             continue
         if ref is None:
@@ -263,10 +349,15 @@ def _judge(group: _Group, arrivals: Sequence[_Arrival], withdrawn: Withdrawn | N
         found = named_(ahead_of(order, Run(a.record.digest, a.record.name, a.value, a.unit),
                                 ref, at[ref.digest]))
         if found is not None:
+            said.add(a.record.digest)
             median = _median(runs)
             yield _Marked(a.record, group.comparison, found, at[a.record.digest],
                           _BEFORE if len(base) > 1 else _ONLY,
                           (median._replace(name=name_of(median.digest)), at[median.digest]))
+    for crossed in _crossings(group.comparison, base, runs, arrivals):
+        if crossed.run.digest not in said:
+            yield crossed._replace(run=crossed.run._replace(name=name_of(crossed.run.digest)),
+                                   over=crossed.over._replace(name=name_of(crossed.over.digest)))
     for run in base:
         before, after = was.get(run.digest), marked.get(run.digest)
         if (before is None) != (after is None):
@@ -293,8 +384,10 @@ def _arrival(record: Record, policy: RankingPolicy) -> tuple[Comparison, float, 
 
 
 def _judged(view: View, policy: RankingPolicy, records: Iterable[Record],
-            withdrawn: Withdrawn | None = None) -> Iterator[_Marked | _Moved]:
-    """Yield each arriving run KI234 marks, and each stored run whose mark moves (:func:`_judge`).
+            withdrawn: Withdrawn | None = None) -> Iterator[_Marked | _Moved | _Crossed]:
+    """Yield each arriving run KI234 marks, each stored run whose mark moves, each crossing.
+
+    :func:`_judge` per group an arriving run enters (KI234, and KI235's crossings).
 
     Args:
         view: the tree whose group directories list each group's runs (before the change
@@ -335,6 +428,34 @@ def _message(marked: _Marked, completed: str = "") -> str:
     return _said(ranks, marked.comparison, marked.outlier, (
         f" (a change's own runs cannot move it; once the change lands the group's median run "
         f"is {then}: `rank` will not mark this run)"), median=marked.before)
+
+
+def _crossed_message(crossed: _Crossed) -> str:
+    """Return what KI235 says of an arriving run by which its group spans the factor first.
+
+    ``this change makes its comparison group (HOW) span 8,907x for the first time (best
+    over worst; 95x before it): RUN with 860 ns, which would rank #1, is 8,907x better than
+    #4 RUN with 7,660,000 ns, the group's worst run before the change: WHY``.
+    """
+    c, run, over = crossed.comparison, crossed.run, crossed.over
+    ahead = factor(c.order, run.value, over.value) >= 1
+    what = ("another run of this change" if not crossed.stored else
+            f"the group's {'worst' if ahead else 'best'} run before the change")
+    return (f"this change makes its comparison group {_how(c)} span "
+            f"{ratio_said(crossed.after)} for the first time (best over "
+            f"worst; {ratio_said(crossed.before)} before it): {_run_said(run)}, which would "
+            f"rank #{crossed.rank}, is {ratio_said(crossed.ratio)} "
+            f"{'better' if ahead else 'worse'} than #{crossed.over_rank} {_run_said(over)}, "
+            f"{what}: {SPREAD_WHY}")
+
+
+SPREAD_WHY = (
+    f"KI234 compares each run with its group's median run, which runs each just under "
+    f"{OUTLIER_FACTOR}x of it, one pull request at a time, can move (six such runs put a #1 "
+    f"7,360x ahead of a group's real runs, unsaid), so the first change to make a group's "
+    f"runs {OUTLIER_FACTOR}x apart is said once; a value in another unit (ms or us written "
+    "as ns) reads so")
+"""Why KI235 speaks: the words every KI235 message ends with."""
 
 
 def _run_said(run: Run) -> str:
@@ -382,8 +503,8 @@ def _said(ranks: str, c: Comparison, o: Outlier, when: str = "", more: int = 0,
     ``median``: what the run compared with is (:func:`~.outliers.reference_said`).
     """
     also = f", and {more} more run(s) of the group are marked so" if more else ""
-    return (f"{ranks} of its comparison group ({comparison_said(c.name)}, {c.metric} "
-            f"{c.order}) with {value_said(o.value, o.unit)}, {ratio_said(o.ratio)} better than "
+    return (f"{ranks} of its comparison group {_how(c)} with {value_said(o.value, o.unit)}, "
+            f"{ratio_said(o.ratio)} better than "
             f"{reference_said(o, named('BenchmarkRun', o.best_name, o.best), median)}{when}"
             f"{also}: {WHY}")
 
@@ -450,6 +571,7 @@ def outliers_admitted(store: Store, manifests: Sequence[Manifest],
     problems: list[tuple[Digest, KistoreError]] = []
     for said in _judged(view, policy, records, withdrawn):
         record = said.by if isinstance(said, _Moved) else said.record
+        rule = GROUP_SPREAD if isinstance(said, _Crossed) else RANK_OUTLIER
         digest, completed = record.digest, ""
         pointer: str | None = "/spec" + said.comparison.metric
         if digest not in batch:  # said on the protocol or environment completing its key
@@ -460,10 +582,12 @@ def outliers_admitted(store: Store, manifests: Sequence[Manifest],
             pointer = None
         if isinstance(said, _Moved):  # about another run: on the first arriving one
             text, pointer = f"{_moved_message(said)}; {MOVED_FIX}", None
+        elif isinstance(said, _Crossed):
+            text = f"{_crossed_message(said)}; {GROUP_SPREAD.hint}"  # names the run
         else:
             text = f"{_message(said, completed)}; {RANK_OUTLIER.hint}"
         problems.append((Digest.from_str(digest), AdmissionWarning(
-            f"{text} ({RANK_OUTLIER.id}: {_ADDED})", pointer=pointer)))
+            f"{text} ({rule.id}: {_ADDED})", pointer=pointer)))
     return problems
 
 
@@ -518,6 +642,11 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
                 extra={"rule": RANK_OUTLIER.id, "stored": True,
                        "before": said.before and said.before.to_json(),
                        "after": said.after and said.after.to_json()}))
+        elif isinstance(said, _Crossed):
+            findings.append(Finding(
+                GROUP_SPREAD, _crossed_message(said),
+                file=layout.object_path(Digest.from_str(said.record.digest)),
+                pointer="/spec" + said.comparison.metric, extra=_crossed_json(said)))
         else:
             findings.append(Finding(
                 RANK_OUTLIER, _message(said),
@@ -526,26 +655,133 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
     return findings
 
 
+POLICY_FIX = (
+    "a policy change moves a mark by ranking the group otherwise: check the stored run's unit "
+    "(`timing.latencyNs` is in nanoseconds: a 0.42 ms kernel is 420000) and the value it "
+    "states at the new metric; a slip: a trusted maintainer withdraws it "
+    f"(`{WITHDRAW.format(ref='REF')}`, the file committed), so that no policy ranks it; "
+    "every value honest: say in the pull request why the mark moves (the change lands all "
+    "the same)")
+"""KI234's fix for a stored run whose mark a ranking policy change removes or makes (r92 F8)."""
+
+
+def policy_marks(store: Store, base: str, head: str, key: str, records: list[Record],
+                 comparisons: Sequence[Comparison]) -> list[Finding]:
+    """KI234 per stored run of a group whose mark a ranking policy change removes or makes.
+
+    A pull request changing ``store/policy/ranking.json`` re-ranks a family's groups: a
+    metric a marked slip does not state takes it out of the ranking, and its mark with it;
+    another metric, order or statistic can mark a run no change of runs marked (reviewer r92
+    F8: only KI415's info said it, where a run change removing a mark gets this warning).
+    The group is ranked as ``rank`` ranks it at each end (BASE's policy and evidence, then
+    HEAD's: a withdrawn run left out) only when its values span the factor under either
+    policy (:func:`~.outliers.spans`): else no run is marked at either end.
+
+    Args:
+        store: the store (the evidence of the group's runs at ``base`` and ``head``).
+        base: the range's base commit id.
+        head: its head commit id.
+        key: the group's comparison key.
+        records: its runs at ``head``.
+        comparisons: how it ranks at ``base`` and at ``head`` (two, different).
+
+    Returns:
+        One warning per run marked at one end and not at the other, on the run's object at
+        ``/spec`` + the metric of the end that marks it, naming the run, its rank and the
+        median run it is compared with there, and its rank (or why it is not ranked) at the
+        other end (``fix``: :data:`POLICY_FIX`; ``extra``: ``stored``, ``policy``,
+        ``before``, ``after``, each :meth:`Outlier.to_json` or None); empty when no mark
+        moves, or the group cannot be ranked at an end (KI210's, KI206's to say).
+    """
+    # Lazy: the evidence of a group's runs is read only for a group that spans the factor.
+    from .answers import evidence_map
+    from .outliers import ranking_outliers
+
+    if not any(spans(c.order, [v for r in records if (v := c.value(r.spec)[0]) is not None])
+               for c in comparisons):
+        return []
+    rankings = []
+    for rev, comparison in zip((base, head), comparisons, strict=True):
+        try:
+            rankings.append(rank_group(key, records, comparison,
+                                       evidence_map(store, records, at=rev)))
+        except KistoreError:  # runs in two units at an end: KI210 says so, rank fails
+            return []
+    before, after = (ranking_outliers(r) for r in rankings)
+    findings = []
+    for digest in sorted(set(before) ^ set(after)):
+        removed = digest in before
+        marked = before[digest] if removed else after[digest]
+        ranking, other = rankings if removed else rankings[::-1]
+        row = next(r for r in ranking.ranked if r.record.digest == digest)
+        run = (f"{named('BenchmarkRun', row.record.name, digest)}, a stored run that "
+               f"{'ranks' if removed else 'would rank'} #{row.rank}")
+        there = _ranked_there(other, digest, was=not removed)
+        if removed:
+            text = _said(f"this change would remove KI234's mark from {run}",
+                         ranking.comparison, marked, (
+                             f"; once it lands the group ranks {_how(other.comparison)} and "
+                             f"{there}, and `rank`, `show` and the site mark it no more"),
+                         median=_BEFORE)
+        else:
+            text = _said(f"this change would newly mark {run}", ranking.comparison, marked, (
+                f" once the change lands (before it the group ranked "
+                f"{_how(other.comparison)} and {there}, unmarked)"))
+        findings.append(Finding(
+            RANK_OUTLIER, text, file=layout.object_path(Digest.from_str(digest)),
+            pointer="/spec" + ranking.comparison.metric, fix=POLICY_FIX,
+            extra={"rule": RANK_OUTLIER.id, "stored": True, "policy": True,
+                   "before": before[digest].to_json() if digest in before else None,
+                   "after": after[digest].to_json() if digest in after else None}))
+    return findings
+
+
+def _how(c: Comparison) -> str:
+    """Return how a group ranks, as the rule's messages say it: ``(by ..., METRIC ORDER)``."""
+    return f"({comparison_said(c.name)}, {c.metric} {c.order})"
+
+
+def _ranked_there(ranking: Any, digest: str, *, was: bool = False) -> str:
+    """Return ``it ranks #3`` or ``it is not ranked (no value at /...)`` of a run there.
+
+    ``was``: said of the group before the change (``it ranked #3``, ``it was not ranked``).
+    """
+    for row in ranking.ranked:
+        if row.record.digest == digest:
+            return f"it {'ranked' if was else 'ranks'} #{row.rank}"
+    reason = next((r.reason for rows in (ranking.unranked, ranking.references,
+                                         ranking.excluded)
+                   for r in rows if r.record.digest == digest), None)
+    return f"it {'was' if was else 'is'} not ranked ({reason or 'not in the group'})"
+
+
+def _crossed_json(crossed: _Crossed) -> dict[str, Any]:
+    """Return KI235's ``extra``: ``ratio``, ``factor``, ``before``, ``after``, ``over``."""
+    over = crossed.over
+    return {"rule": GROUP_SPREAD.id, "ratio": crossed.ratio, "factor": OUTLIER_FACTOR,
+            "before": crossed.before, "after": crossed.after,
+            "over": {"digest": over.digest, "name": over.name, "value": over.value,
+                     "rank": crossed.over_rank, "stored": crossed.stored}}
+
+
 def _may_mark(specs: Sequence[dict[str, Any]], comparison: Comparison) -> bool:
     """Return False when no run of a group can be marked, whatever ranks it; else True.
 
     A marked run and the group's median run are both ranked, so both state a number at
     the metric, above 0, one :data:`OUTLIER_FACTOR` times the other
     (:func:`~.outliers.group_outliers`): a group whose numbers at the metric (of any run,
-    ranked or not) span less than that, all above 0, has none; nor has a group with fewer
-    than two numbers. Division rounds monotonically, so ``max / min`` is never below the
-    pair's ratio. What ranking every group cost ``verify`` (~0.4 s of 0.7 at 20,000
-    manifests, 2,961 groups, docs/speed.md) is spent on the few that can.
+    ranked or not) do not span that (:func:`~.outliers.spans`, the gate's test too: values
+    of 0 or below left out, since no run is marked or compared with at such a value; until
+    2026-12-05 verify kept every group holding one) has none. What ranking every group cost
+    ``verify`` (~0.4 s of 0.7 at 20,000 manifests, 2,961 groups, docs/speed.md) is spent on
+    the few that can.
 
     Args:
         specs: the ``spec`` of each run of the group.
         comparison: how the group ranks.
     """
-    values = [v for spec in specs if (v := comparison.value(spec)[0]) is not None]
-    if len(values) < 2:
-        return False
-    low, high = min(values), max(values)
-    return low <= 0 or high / low >= OUTLIER_FACTOR
+    return spans(comparison.order, [v for spec in specs
+                                    if (v := comparison.value(spec)[0]) is not None])
 
 
 def _bytes(view: View, path: str) -> bytes | None:

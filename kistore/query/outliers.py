@@ -10,6 +10,8 @@ run, which a block of slipped runs does not move, which ``rank`` marks
 (:func:`ranking_outliers`: a line under the table, ``outlier`` in ``--json``), ``show`` and
 the site's run page say on the marked run's page, and :mod:`.outlier_rules` asks of the
 group a change leaves before it lands (``add``, ``import``, ``check`` and pre-receive).
+:func:`spread` (best over worst) is the one "does this group span 100x" test the gate,
+``verify`` and KI235 (:data:`GROUP_SPREAD`: a change making a group span it first) ask.
 :func:`implausible_latency` gives KI230 (a latency under 100 ns, a warning that lets a
 run land) as a caveat ``rank``, ``show`` and the site print beside the value. Pure: no
 I/O.
@@ -18,7 +20,7 @@ I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from ..core.claims import WITHDRAW
@@ -53,6 +55,20 @@ RANK_OUTLIER = rule(
     "a withdrawal is what takes a stored run out of the ranking), then the corrected run is "
     "added as a new object")
 
+GROUP_SPREAD = rule(
+    "KI235", "group-spread-crosses-factor", WARNING,
+    "check the unit of the run named and of the run it is measured against "
+    "(`timing.latencyNs` is in nanoseconds: a 0.42 ms kernel is 420000); both honest (a "
+    "kernel that much faster or slower): say so in the pull request (it is added all the "
+    "same); a committed slip: a trusted maintainer withdraws it "
+    f"(`{WITHDRAW.format(ref='REF')}`, the file committed)")
+"""KI235: a change makes its comparison group span :data:`OUTLIER_FACTOR` for the first time.
+
+KI234 compares each run with its group's median run, which runs each just under 100x of
+it, one pull request at a time, move (reviewer r92 F1): the first change whose runs make
+the group's best and worst :data:`OUTLIER_FACTOR` apart is said once, at the gate
+(:mod:`.outlier_rules`). docs/rules.md, KI235."""
+
 WHY = (f"a value {OUTLIER_FACTOR}x or more ahead is what a value in another unit reads as (ms "
        "or us written as ns); no group of the real data has a #1 more than 15x ahead of its "
        "median run")
@@ -76,6 +92,41 @@ def factor(order: str, new: float, old: float) -> float:
     if order == DESCENDING:
         return new / old if old > 0 else math.inf
     return old / new if old > 0 else 0.0
+
+
+def spread(order: str, values: Iterable[float]) -> float:
+    """Return how far a group's values span: its best over its worst, in the family's order.
+
+    The one "does this group span 100x" measure: the gate's prefilter and KI235 (what a
+    change does to it), ``verify``'s (:func:`kistore.query.outlier_rules.outliers_parsed`).
+    A value of 0 or below is left out: KI234 never marks such a run nor compares a run with
+    one (:func:`ahead_of`: no ratio to say), so a group's marks need two values above 0 at
+    least :data:`OUTLIER_FACTOR` apart, and no pair of its values is farther apart than its
+    best and worst (division rounds monotonically).
+
+    Args:
+        order: ``ascending`` (lower is better) or ``descending``.
+        values: the values (any order; values of 0 or below are left out).
+
+    Returns:
+        :func:`factor` of the best value above 0 over the worst (at least 1); 1.0 for
+        fewer than two values above 0.
+    """
+    above = [v for v in values if v > 0]
+    if len(above) < 2:
+        return 1.0
+    best, worst = (max(above), min(above)) if order == DESCENDING else (min(above), max(above))
+    return factor(order, best, worst)
+
+
+def spans(order: str, values: Iterable[float]) -> bool:
+    """Return True when :func:`spread` of ``values`` is :data:`OUTLIER_FACTOR` or more.
+
+    False: no run of a group of these values can be marked by KI234, whatever the group's
+    median run (the gate and ``verify`` rank and read roles and withdrawals only of groups
+    that span it).
+    """
+    return spread(order, values) >= OUTLIER_FACTOR
 
 
 def ratio_said(ratio: float) -> str:
