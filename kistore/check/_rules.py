@@ -41,7 +41,7 @@ from ..core.contradictions import (
     latency_units_disagree,
     run_contradictions,
 )
-from ..core.digest import Digest, is_digest
+from ..core.digest import Digest, is_digest, one_slip_away, slip_said
 from ..core.errors import CanonicalFormError, ParseError, one_line, shorten, with_article
 from ..core.findings import ERROR, WARNING, Finding, Rule, rule
 from ..core.git_names import name_key, name_keys
@@ -743,8 +743,9 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
     Returns:
         KI203/KI204 for unpaired files, KI205 for a ``(kind, name)`` used twice (reported
         on each later digest, naming the first), KI201 (warning) for a reference to a digest
-        with no object, KI202 for a reference to an object of another kind (with ``focus``,
-        also on a focused manifest that a run outside it names in a dangling reference of
+        with no object (naming the one stored manifest a slip away, :func:`_stored_near`,
+        with ``extra["meant"]``), KI202 for a reference to an object of another kind (with
+        ``focus``, also on a focused manifest that a run outside it names in a dangling reference of
         another kind: reported on that manifest's ``/kind``, naming the run and field,
         :func:`_answered_with_wrong_kind`), KI218 (warning) for a run stating another
         primary statistic than the intact protocol it names (with ``focus``: a run of
@@ -759,6 +760,7 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
     findings: list[Finding] = []
     owners: dict[tuple[str, str], Digest] = {}
     by_text = {str(d): e for d, e in entries.items()}  # references are digest text
+    near: dict[str, Entry | None] = {}  # KI201's did-you-mean, each dangling reference once
     for digest in sorted(entries, key=lambda d: d.hex):
         e = entries[digest]
         if e.kind is not None and e.name is not None:
@@ -796,8 +798,17 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
             target = by_text.get(ref)
             pointer = f"/spec/{field_name}"
             if target is None or not target.has_object:
-                findings.append(Finding(REFERENCE_UNRESOLVED, f"{ref} is not in the store",
-                                        file=layout.object_path(digest), pointer=pointer))
+                if ref not in near and len(near) < MEANT_LOOKED:
+                    near[ref] = _stored_near(ref, REFERENCE_KINDS.get(field_name), by_text)
+                meant = near.get(ref)
+                findings.append(Finding(
+                    REFERENCE_UNRESOLVED, f"{ref} is not in the store" + (
+                        f"; {meant.digest} ({meant.kind}/{meant.name}) is "
+                        f"{slip_said(ref[7:], meant.digest.hex)}: did you mean it? This one "
+                        "will never resolve: the run ranks only once a run with the whole "
+                        "digest written there is added" if meant else ""),
+                    file=layout.object_path(digest), pointer=pointer,
+                    extra={"meant": str(meant.digest)} if meant else {}))
             elif (target.intact and target.kind is not None
                   and wrong_kind(field_name, target.kind)):
                 findings.append(_wrong_kind(digest, field_name, ref, target.kind))
@@ -809,6 +820,34 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                 findings += _board_disagrees(e, target, BOARD_DISAGREES_STORED if focus is None
                                              else BOARD_DISAGREES)
     return sorted(findings, key=sort_key)
+
+
+MEANT_LOOKED = 64
+"""The distinct dangling references one check looks up a near stored manifest for (KI201's
+did-you-mean; each up to 1,023 lookups in memory, no listing: reviewer r92 F4)."""
+
+
+def _stored_near(ref: str, kind: str | None, by_text: Mapping[str, Entry]) -> Entry | None:
+    """Return the one stored manifest of ``kind`` a slip away from a dangling reference.
+
+    ``add`` offers it when it refuses the run or records it dangling
+    (:meth:`kistore.store.Store.meant_reference`); ``verify`` and the gate say it beside
+    KI201 (reviewer r92 F4: only ``add`` did), from the entries they hold: one lookup per
+    digest one slip away (:func:`kistore.core.digest.one_slip_away`: one digit wrong, two
+    adjacent ones swapped), no listing of the store.
+
+    Args:
+        ref: the dangling reference, ``sha256:<64 hex>``.
+        kind: the kind its field names.
+        by_text: every entry of the tree by its digest text.
+
+    Returns:
+        The entry, when exactly one intact present manifest of ``kind`` is so near; None.
+    """
+    found = [e for h in one_slip_away(ref.removeprefix("sha256:"))
+             if (e := by_text.get(f"sha256:{h}")) is not None and e.has_object and e.intact
+             and e.kind == kind]
+    return found[0] if len(found) == 1 else None
 
 
 def _statistic_disagrees(run: Entry, protocol: Entry) -> list[Finding]:
