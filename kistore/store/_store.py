@@ -42,6 +42,7 @@ from ..core.digest import (
 from ..core.errors import (
     InputError,
     KistoreError,
+    MeantError,
     MultipleErrors,
     ResolutionError,
     StoreStateError,
@@ -1059,7 +1060,9 @@ class Store:
                 :class:`~kistore.core.errors.SchemaError` with ``written``, a
                 :class:`~kistore.core.errors.ResolutionError` with ``missing``) get "did
                 you mean sha256:<64 hex> (KIND/NAME)?" (:meth:`meant_reference`), the
-                digest in full, to be written by hand; the others are left as they are.
+                digest in full, to be written by hand, as their suggestion
+                (:meth:`~kistore.core.errors.MeantError.suggest`: before the advice); the
+                others are left as they are.
 
         Returns:
             ``problems``, as a list (changed in place). Each reference is looked up once,
@@ -1081,16 +1084,10 @@ class Store:
                 meant = asked.get((kind or "", text))
                 if meant is not None:
                     said.append(f"{field_name}: did you mean {meant[0]} ({kind}/{meant[1]})?")
-            if said:
-                advice = getattr(problem, "advice", "")  # said last, after the did-you-mean
-                if advice and problem.message.endswith(f"; {advice}"):
-                    problem.message = problem.message[:-len(advice) - 2]
-                problem.message += (f"; {'; '.join(said)} (write the whole digest there "
-                                    "yourself: kistore never rewrites a manifest, whose "
-                                    "digest is what its contributor signs)")
-                if advice:
-                    problem.message += f"; else {advice}"
-                problem.args = (problem.format(),)
+            if said and isinstance(problem, MeantError):  # before its advice, said once
+                problem.suggest(f"{'; '.join(said)} (write the whole digest there yourself: "
+                                "kistore never rewrites a manifest, whose digest is what its "
+                                "contributor signs)")
         return list(problems)
 
     def refuse_output_inside(self, out: str | os.PathLike[str], *,
