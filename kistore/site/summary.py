@@ -143,7 +143,9 @@ def ratio(value: Any) -> str:
     x = _number(value)
     if x is None:
         return "-"
+    if math.isinf(x):  # "more than 1.8e308×", never "inf×"
+        return f"{whole_ratio_text(x)}×"
     text = rounded_text(x, 3)
-    if math.isfinite(x) and abs(float(text)) >= 1000:
+    if abs(float(text)) >= 1000:
         return f"{whole_ratio_text(x)}×"
     return f"{text}×"
