@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core import canonical, canonical_fast, layout
 from ..core._plain_text import char_name
@@ -401,17 +401,35 @@ def _excerpt(data: bytes, offset: int, width: int = 12) -> str:
     return repr(data[offset : offset + width].decode("utf-8", "replace"))
 
 
-Clean = tuple[str, "str | None", tuple["str | None", ...], "str | None", "Board | None",
-              "Claim | None", Any]
-"""What :func:`check_clean_pair` learns of a manifest with no finding: kind, name, the
-reference of each of :data:`kistore.core.model.REFERENCE_FIELDS` (None where there is none),
-the primary statistic a run or protocol states (:func:`kistore.core.statistics.
-statistic_of`; None for other kinds), the board a SOL-ExecBench run or a workload
-states (:func:`kistore.core.boards.board_of`, KI238; None for others), and the source
-record a run claims (:func:`kistore.core.claims.stored_claim` of the same bytes, from this
-parse: KI232's reader hashes and parses them no second time; None for none), and the
-object's ``spec`` as parsed (a dict: the kind's schema holds it; KI234's judge in
-``verify`` reads a run's ranked values from it, no file parsed twice)."""
+class Clean(NamedTuple):
+    """What :func:`check_clean_pair` learns of a manifest with no finding.
+
+    A tuple (it was a positional 7-tuple; review: fields by name): its first five are
+    what :func:`entry_from` would take from the parsed files.
+
+    Attributes:
+        kind: the manifest's kind.
+        name: ``metadata.name``, None unless a string.
+        references: the reference of each of :data:`kistore.core.model.REFERENCE_FIELDS`
+            (None where there is none).
+        statistic: the primary statistic a run or protocol states
+            (:func:`kistore.core.statistics.statistic_of`; None for other kinds).
+        board: the board a SOL-ExecBench run or a workload states
+            (:func:`kistore.core.boards.board_of`, KI238; None for others).
+        claim: the source record a run claims (:func:`kistore.core.claims.stored_claim` of
+            the same bytes, from this parse: KI232's reader hashes and parses them no second
+            time; None for none).
+        spec: the object's ``spec`` as parsed (a dict: the kind's schema holds it; KI234's
+            judge in ``verify`` reads a run's ranked values from it, no file parsed twice).
+    """
+
+    kind: str
+    name: str | None
+    references: tuple[str | None, ...]
+    statistic: str | None
+    board: Board | None
+    claim: Claim | None
+    spec: Any
 
 
 def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
@@ -430,10 +448,9 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         metadata_data: the metadata file's bytes.
 
     Returns:
-        ``(kind, name, references, statistic, board, claim, spec)`` (:data:`Clean`), the first five
-        as :func:`entry_from` would take them from
-        the parsed files (name None unless a string; references in :data:`REFERENCE_FIELDS`
-        order), or None.
+        A :class:`Clean` (kind, name, references, statistic, board, claim, spec), the first
+        five as :func:`entry_from` would take them from the parsed files (name None unless a
+        string; references in :data:`REFERENCE_FIELDS` order), or None.
     """
     if hashlib.sha256(object_data).hexdigest() != digest_hex:
         return None
@@ -481,8 +498,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     # KI232's claim as stored_claim reads it: these bytes hash to digest_hex and parse
     claim = claim_of(spec) if obj["kind"] == "BenchmarkRun" and may_claim(object_data) \
         else None
-    return (obj["kind"], name if type(name) is str else None, references,
-            statistic_of(obj["kind"], spec), board_of(obj["kind"], spec, name), claim, spec)
+    return Clean(obj["kind"], name if type(name) is str else None, references,
+                 statistic_of(obj["kind"], spec), board_of(obj["kind"], spec, name), claim, spec)
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
