@@ -271,29 +271,44 @@ def revoke_key(root: Path, keyid: str, *, at: datetime | None = None) -> Trusted
     return revoke_keys(root, [keyid], at=at)[0]
 
 
-def revoke_keys(root: Path, keyids: list[str], *, at: datetime | None = None
-                ) -> list[TrustedKey]:
+def revoke_keys(root: Path, keyids: list[str], *, at: datetime | None = None,
+                named: list[str] | None = None) -> list[TrustedKey]:
     """Revoke several trusted keys from ``at`` (default: now), as :func:`revoke_key` one.
 
     All or none: every keyid is looked up before the file is written once (a key file of
-    several keys, one of them not trusted, revokes nothing).
+    several keys, one of them not trusted, revokes nothing, and says so: reviewer r92b F3).
 
     Args:
         root: the work tree's top.
         keyids: ``SHA256:...`` keyids (OpenSSH fingerprints).
         at: the revocation instant (UTC); None: now.
+        named: where each key was given, for the refusal (``both.pub:2 (k2)``), in
+            ``keyids`` order; None: the keyids alone.
 
     Returns:
         Each key as now recorded, in ``keyids`` order.
 
     Raises:
-        InputError: a key is not in ``store/trust/keys.json`` (nothing written).
+        InputError: a key is not in ``store/trust/keys.json`` (nothing written). Several
+            keys given: the first not trusted by its place (``key 2 of 2``) and name, how
+            many more, that nothing was revoked, and the trusted ones left as they were.
     """
     trust = _read_work_tree(root)
-    missing = [k for k in keyids if k not in trust.keys]
-    if missing:
-        raise InputError(f"no key {missing[0]} in trust; `kistore trust list` shows the keys",
+    missing = [i for i, k in enumerate(keyids) if k not in trust.keys]
+    if missing and len(keyids) == 1:
+        raise InputError(f"no key {keyids[0]} in trust; `kistore trust list` shows the keys",
                          file=TRUST_FILE)
+    if missing:
+        where = named or keyids
+        first, more = missing[0], len(missing) - 1
+        kept = [f"{keyids[i]} ({where[i]})" for i in range(len(keyids)) if i not in missing]
+        raise InputError(
+            f"{where[first]}: key {first + 1} of {len(keyids)}, {keyids[first]}, is not in "
+            f"trust ({TRUST_FILE})" + (f", nor {more} more of them" if more else "")
+            + "; nothing was revoked (all or none)"
+            + (f": {', '.join(kept)} left trusted as before; revoke "
+               f"{'it' if len(kept) == 1 else 'them'} by keyid" if kept else "")
+            + "; `kistore trust list` shows the keys")
     when = at or datetime.now(UTC)
     keys = dict(trust.keys)
     for keyid in keyids:

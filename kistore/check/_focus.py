@@ -31,10 +31,10 @@ from collections.abc import Iterable, MutableMapping
 
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
-from ..core.digest import Digest
+from ..core.digest import Digest, one_slip_away
 from ..core.git_names import name_key, name_keys
 from ..store import FileTooLarge, View
-from ._rules import Entry, entry_from
+from ._rules import MEANT_LOOKED, Entry, entry_from
 
 
 def range_paths(view: View, before: View | None, changed: Iterable[str],
@@ -150,7 +150,10 @@ def look_up_entries(view: View, entries: MutableMapping[Digest, Entry],
     """Add to ``entries`` every manifest a focused one refers to, read at its own paths.
 
     What :func:`kistore.check._rules.check_entries` needs to judge the references (KI201,
-    KI202) of the manifests in ``focus``, without the entries of the whole tree.
+    KI202) of the manifests in ``focus``, without the entries of the whole tree; and for
+    each dangling one (at most :data:`~kistore.check._rules.MEANT_LOOKED`), the manifests
+    one slip away (:func:`kistore.core.digest.one_slip_away`, up to 1,023 paths each, looked
+    up in one batch), whose one of the field's kind KI201 names (reviewer r92 F4).
 
     Args:
         view: the tree the range's head holds.
@@ -165,6 +168,13 @@ def look_up_entries(view: View, entries: MutableMapping[Digest, Entry],
             wanted.update(Digest.from_str(ref) for ref in entry.references.values())
     for digest in sorted(wanted - set(entries), key=lambda d: d.hex):
         entries[digest] = entry_at(view, digest, limit)
+    # KI201's did-you-mean: the manifests a slip away from each dangling reference, looked
+    # up at their own paths in one batch, as verify finds them among all its entries
+    dangling = sorted((d for d in wanted if not entries[d].has_object), key=lambda d: d.hex)
+    near = {Digest(h) for d in dangling[:MEANT_LOOKED] for h in one_slip_away(d.hex)}
+    paths = {layout.object_path(d): d for d in near - set(entries)}
+    for path in sorted(view.modes_of(paths)):
+        entries[paths[path]] = entry_at(view, paths[path], limit)
 
 
 def entry_at(view: View, digest: Digest, limit: int) -> Entry:

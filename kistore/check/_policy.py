@@ -279,6 +279,27 @@ def metric_reading(metric: str) -> tuple[str, str | None] | None:
     return None
 
 
+def unit_reading(unit: str) -> tuple[str, str | None] | None:
+    """Return what a family's declared ``unit`` says its metric is, for KI236 and KI239.
+
+    Read as :func:`metric_reading` reads a metric's name (reviewer r92 F5: a metric named
+    ``p99``, ``value`` or ``wall_clock`` said nothing, though its family declared ``ms`` or
+    ``GB/s``), the whole unit one word of it: ``ms``, ``ns``, ``seconds`` are times;
+    ``GB/s``, ``TFLOP/s``, ``tokens/s``, ``/s`` (a count a second), ``ns/day``, ``GFLOPS``
+    are rates; ``score``, ``x``, ``%`` say neither.
+
+    Args:
+        unit: the family's declared ``unit``.
+
+    Returns:
+        ``("time", unit)``, ``("rate", None)``, or None when the unit says neither.
+    """
+    text = unit.strip()
+    if text.startswith("/"):
+        text = "1" + text  # "/s": one a second, a rate's denominator as in "1/s"
+    return metric_reading("/" + escape_pointer(text))
+
+
 def _long_time_unit(token: str) -> str | None:
     """Return the unit of :data:`LONG_TIME_UNITS` a token's last such word names.
 
@@ -329,10 +350,14 @@ def slowest_first(policy: Any) -> list[Finding]:
 
     KI236 a metric whose name says it is a time ranked ``descending``, KI239 (its mirror,
     reviewer r91 F3) one whose name says it is a rate ranked ``ascending``
-    (:func:`metric_reading`). Warnings, not errors (a policy change is a reviewed pull
-    request, and a name is a hint: ``time_saved_ms`` is a time where more is better); so
-    ranked, the slowest run of every group of the family is #1 (reviewer r90 F3: the gate
-    said KI415, info, only).
+    (:func:`metric_reading`). The family's declared ``unit`` is read too
+    (:func:`unit_reading`; reviewer r92 F5: ``p99`` in ``ms`` ranked descending, ``value`` in
+    ``GB/s`` ascending, said nothing), and it decides when it says a time or a rate and the
+    name says nothing or the other (the unit is what ``rank`` prints beside each value;
+    the name's unit contradicting it is KI231). Warnings, not errors (a policy change is a
+    reviewed pull request, and a name is a hint: ``time_saved_ms`` is a time where more is
+    better); so ranked, the slowest run of every group of the family is #1 (reviewer r90
+    F3: the gate said KI415, info, only).
 
     Args:
         policy: the parsed policy (valid against ``schemas/RankingPolicy.json``; anything
@@ -344,8 +369,12 @@ def slowest_first(policy: Any) -> list[Finding]:
     """
     findings = []
     for family, entry in _families(policy):
-        metric, order = entry.get("metric"), entry.get("order")
+        metric, order, unit = entry.get("metric"), entry.get("order"), entry.get("unit")
         said = metric_reading(metric) if isinstance(metric, str) else None
+        declared = unit_reading(unit) if isinstance(unit, str) else None
+        whose = "name"
+        if declared is not None and (said is None or said[0] != declared[0]):
+            said, whose = declared, f"declared unit {unit!r}"
         if said is None or (said[0], order) not in ((TIME, "descending"), (RATE, "ascending")):
             continue
         what = f"a time (in {said[1]})" if said[1] else f"a {said[0]}"
@@ -353,8 +382,8 @@ def slowest_first(policy: Any) -> list[Finding]:
             what += " (more is faster)"
         findings.append(Finding(
             POLICY_TIME_RANKED_DESCENDING if said[0] == TIME else POLICY_RATE_RANKED_ASCENDING,
-            f"family {family} ranks {metric}, whose name says it is {what}, {order}: `rank` "
-            "would put the slowest run of each group first",
+            f"family {family} ranks {metric}, whose {whose} says it is {what}, {order}: "
+            "`rank` would put the slowest run of each group first",
             file=POLICY_FILE, pointer=f"/families/{escape_pointer(family)}/order",
             expected="descending" if order == "ascending" else "ascending", found=order))
     return findings

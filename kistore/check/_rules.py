@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core import canonical, canonical_fast, layout
 from ..core._plain_text import char_name
@@ -41,7 +41,7 @@ from ..core.contradictions import (
     latency_units_disagree,
     run_contradictions,
 )
-from ..core.digest import Digest, is_digest
+from ..core.digest import Digest, is_digest, one_slip_away, slip_said
 from ..core.errors import CanonicalFormError, ParseError, one_line, shorten, with_article
 from ..core.findings import ERROR, WARNING, Finding, Rule, rule
 from ..core.git_names import name_key, name_keys
@@ -401,17 +401,35 @@ def _excerpt(data: bytes, offset: int, width: int = 12) -> str:
     return repr(data[offset : offset + width].decode("utf-8", "replace"))
 
 
-Clean = tuple[str, "str | None", tuple["str | None", ...], "str | None", "Board | None",
-              "Claim | None", Any]
-"""What :func:`check_clean_pair` learns of a manifest with no finding: kind, name, the
-reference of each of :data:`kistore.core.model.REFERENCE_FIELDS` (None where there is none),
-the primary statistic a run or protocol states (:func:`kistore.core.statistics.
-statistic_of`; None for other kinds), the board a SOL-ExecBench run or a workload
-states (:func:`kistore.core.boards.board_of`, KI238; None for others), and the source
-record a run claims (:func:`kistore.core.claims.stored_claim` of the same bytes, from this
-parse: KI232's reader hashes and parses them no second time; None for none), and the
-object's ``spec`` as parsed (a dict: the kind's schema holds it; KI234's judge in
-``verify`` reads a run's ranked values from it, no file parsed twice)."""
+class Clean(NamedTuple):
+    """What :func:`check_clean_pair` learns of a manifest with no finding.
+
+    A tuple (it was a positional 7-tuple; review: fields by name): its first five are
+    what :func:`entry_from` would take from the parsed files.
+
+    Attributes:
+        kind: the manifest's kind.
+        name: ``metadata.name``, None unless a string.
+        references: the reference of each of :data:`kistore.core.model.REFERENCE_FIELDS`
+            (None where there is none).
+        statistic: the primary statistic a run or protocol states
+            (:func:`kistore.core.statistics.statistic_of`; None for other kinds).
+        board: the board a SOL-ExecBench run or a workload states
+            (:func:`kistore.core.boards.board_of`, KI238; None for others).
+        claim: the source record a run claims (:func:`kistore.core.claims.stored_claim` of
+            the same bytes, from this parse: KI232's reader hashes and parses them no second
+            time; None for none).
+        spec: the object's ``spec`` as parsed (a dict: the kind's schema holds it; KI234's
+            judge in ``verify`` reads a run's ranked values from it, no file parsed twice).
+    """
+
+    kind: str
+    name: str | None
+    references: tuple[str | None, ...]
+    statistic: str | None
+    board: Board | None
+    claim: Claim | None
+    spec: Any
 
 
 def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
@@ -430,10 +448,9 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         metadata_data: the metadata file's bytes.
 
     Returns:
-        ``(kind, name, references, statistic, board, claim, spec)`` (:data:`Clean`), the first five
-        as :func:`entry_from` would take them from
-        the parsed files (name None unless a string; references in :data:`REFERENCE_FIELDS`
-        order), or None.
+        A :class:`Clean` (kind, name, references, statistic, board, claim, spec), the first
+        five as :func:`entry_from` would take them from the parsed files (name None unless a
+        string; references in :data:`REFERENCE_FIELDS` order), or None.
     """
     if hashlib.sha256(object_data).hexdigest() != digest_hex:
         return None
@@ -481,8 +498,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     # KI232's claim as stored_claim reads it: these bytes hash to digest_hex and parse
     claim = claim_of(spec) if obj["kind"] == "BenchmarkRun" and may_claim(object_data) \
         else None
-    return (obj["kind"], name if type(name) is str else None, references,
-            statistic_of(obj["kind"], spec), board_of(obj["kind"], spec, name), claim, spec)
+    return Clean(obj["kind"], name if type(name) is str else None, references,
+                 statistic_of(obj["kind"], spec), board_of(obj["kind"], spec, name), claim, spec)
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
@@ -743,8 +760,9 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
     Returns:
         KI203/KI204 for unpaired files, KI205 for a ``(kind, name)`` used twice (reported
         on each later digest, naming the first), KI201 (warning) for a reference to a digest
-        with no object, KI202 for a reference to an object of another kind (with ``focus``,
-        also on a focused manifest that a run outside it names in a dangling reference of
+        with no object (naming the one stored manifest a slip away, :func:`_stored_near`,
+        with ``extra["meant"]``), KI202 for a reference to an object of another kind (with
+        ``focus``, also on a focused manifest that a run outside it names in a dangling reference of
         another kind: reported on that manifest's ``/kind``, naming the run and field,
         :func:`_answered_with_wrong_kind`), KI218 (warning) for a run stating another
         primary statistic than the intact protocol it names (with ``focus``: a run of
@@ -759,6 +777,7 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
     findings: list[Finding] = []
     owners: dict[tuple[str, str], Digest] = {}
     by_text = {str(d): e for d, e in entries.items()}  # references are digest text
+    near: dict[str, Entry | None] = {}  # KI201's did-you-mean, each dangling reference once
     for digest in sorted(entries, key=lambda d: d.hex):
         e = entries[digest]
         if e.kind is not None and e.name is not None:
@@ -796,8 +815,17 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
             target = by_text.get(ref)
             pointer = f"/spec/{field_name}"
             if target is None or not target.has_object:
-                findings.append(Finding(REFERENCE_UNRESOLVED, f"{ref} is not in the store",
-                                        file=layout.object_path(digest), pointer=pointer))
+                if ref not in near and len(near) < MEANT_LOOKED:
+                    near[ref] = _stored_near(ref, REFERENCE_KINDS.get(field_name), by_text)
+                meant = near.get(ref)
+                findings.append(Finding(
+                    REFERENCE_UNRESOLVED, f"{ref} is not in the store" + (
+                        f"; {meant.digest} ({meant.kind}/{meant.name}) is "
+                        f"{slip_said(ref[7:], meant.digest.hex)}: did you mean it? This one "
+                        "will never resolve: the run ranks only once a run with the whole "
+                        "digest written there is added" if meant else ""),
+                    file=layout.object_path(digest), pointer=pointer,
+                    extra={"meant": str(meant.digest)} if meant else {}))
             elif (target.intact and target.kind is not None
                   and wrong_kind(field_name, target.kind)):
                 findings.append(_wrong_kind(digest, field_name, ref, target.kind))
@@ -809,6 +837,34 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                 findings += _board_disagrees(e, target, BOARD_DISAGREES_STORED if focus is None
                                              else BOARD_DISAGREES)
     return sorted(findings, key=sort_key)
+
+
+MEANT_LOOKED = 64
+"""The distinct dangling references one check looks up a near stored manifest for (KI201's
+did-you-mean; each up to 1,023 lookups in memory, no listing: reviewer r92 F4)."""
+
+
+def _stored_near(ref: str, kind: str | None, by_text: Mapping[str, Entry]) -> Entry | None:
+    """Return the one stored manifest of ``kind`` a slip away from a dangling reference.
+
+    ``add`` offers it when it refuses the run or records it dangling
+    (:meth:`kistore.store.Store.meant_reference`); ``verify`` and the gate say it beside
+    KI201 (reviewer r92 F4: only ``add`` did), from the entries they hold: one lookup per
+    digest one slip away (:func:`kistore.core.digest.one_slip_away`: one digit wrong, two
+    adjacent ones swapped), no listing of the store.
+
+    Args:
+        ref: the dangling reference, ``sha256:<64 hex>``.
+        kind: the kind its field names.
+        by_text: every entry of the tree by its digest text.
+
+    Returns:
+        The entry, when exactly one intact present manifest of ``kind`` is so near; None.
+    """
+    found = [e for h in one_slip_away(ref.removeprefix("sha256:"))
+             if (e := by_text.get(f"sha256:{h}")) is not None and e.has_object and e.intact
+             and e.kind == kind]
+    return found[0] if len(found) == 1 else None
 
 
 def _statistic_disagrees(run: Entry, protocol: Entry) -> list[Finding]:

@@ -334,19 +334,19 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
             progress(sum((u[1] is not None) + (u[2] is not None) for u in chunk_units))
     if observed is not None:
         for unit, result in zip(units, results, strict=True):
-            if unit[1] is not None and not isinstance(result[6], str):  # read whole
-                observed[unit[1]] = result[6]
+            if unit[1] is not None and not isinstance(result.observed, str):  # read whole
+                observed[unit[1]] = result.observed
     if claims is not None:
         for unit, result in zip(units, results, strict=True):
-            if not isinstance(result[7], str):  # read whole (not _UNREAD, a copy from a worker)
-                claims[unit[0]] = result[7]
+            if not isinstance(result.claim, str):  # read whole (not _UNREAD, a worker's copy)
+                claims[unit[0]] = result.claim
     if loaded is not None:
         for unit, result in zip(units, results, strict=True):
-            if result[9] is not None:
-                loaded[f"sha256:{unit[0]}"] = result[9]
+            if result.loaded is not None:
+                loaded[f"sha256:{unit[0]}"] = result.loaded
     for result in results:
-        if result[0]:
-            findings += result[0]
+        if result.findings:
+            findings += result.findings
     findings += _names_findings(snap, units, results, focus, wanted, names_paths)
     unread = _unread_objects(units, results, findings)
     findings += [f for f in (*_forward_findings(snap, units, results, focus, wanted),
@@ -417,8 +417,8 @@ def _unread_objects(units: list[Unit], results: list[_Compact],
     unread = (FILE_TOO_LARGE.id, GIT_OBJECT_UNREADABLE.id, OBJECT_DIGEST_MISMATCH.id,
               JSON_PARSE_ERROR.id, NOT_A_REGULAR_FILE.id)
     linked = {f.file for f in found if f.rule.id == NOT_A_REGULAR_FILE.id}
-    return {u[0] for u, r in zip(units, results, strict=True) if u[1] in linked or r[0] and any(
-        f.rule.id in unread and f.file == u[1] for f in r[0])}
+    return {u[0] for u, r in zip(units, results, strict=True) if u[1] in linked or r.findings
+            and any(f.rule.id in unread and f.file == u[1] for f in r.findings)}
 
 
 def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
@@ -433,7 +433,8 @@ def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
     get their layout finding (KI110) here. Only the manifests the rules can say something
     about are handed on: those not confirmed, and those an unconfirmed names file names.
     """
-    confirmed = {r[4]: u[0] for u, r in zip(units, results, strict=True) if r[4] is not None}
+    confirmed = {r.names_path: u[0] for u, r in zip(units, results, strict=True)
+                 if r.names_path is not None}
     findings: list[Finding] = []
     for path in deferred:  # a confirmed path is a names path of the layout by construction
         if path not in confirmed and wanted(path):
@@ -449,7 +450,7 @@ def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
         present = [p for p in present if p not in damaged]
         confirmed = {**confirmed, **_owners_of(units, results, damaged)}
     skip = set(confirmed.values()) - asked
-    manifests = [Named(u[0], r[1], r[2], u[1] is not None, u[2] is not None)
+    manifests = [Named(u[0], r.kind, r.name, u[1] is not None, u[2] is not None)
                  for u, r in zip(units, results, strict=True) if u[0] not in skip]
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
         u[0] for u in units
@@ -470,7 +471,7 @@ def _owners_of(units: list[Unit], results: list[_Compact], paths: Iterable[str]
     wanted = set(paths)
     owners: dict[str, str] = {}
     for u, r in zip(units, results, strict=True):
-        path = owned_path(Named(u[0], r[1], r[2], u[1] is not None, u[2] is not None))
+        path = owned_path(Named(u[0], r.kind, r.name, u[1] is not None, u[2] is not None))
         if path in wanted:
             owners[path] = u[0]
     return owners
@@ -639,8 +640,8 @@ def _groups_agree(snap: Files, units: list[Unit], results: list[_Compact], prese
             :func:`_names_reader` gave: its paths are ``present``), compared here without
             a read; None: none read (a commit's: :meth:`kistore.store.Files.holds`).
     """
-    runs = [(u[0], r[3][:_KEYED]) for u, r in zip(units, results, strict=True)
-            if r[1] == "BenchmarkRun" and u[1] is not None]
+    runs = [(u[0], r.references[:_KEYED]) for u, r in zip(units, results, strict=True)
+            if r.kind == "BenchmarkRun" and u[1] is not None]
     cache: KeyCache = {}
     groups: dict[tuple[str | None, ...], tuple[str, bytes] | None] = {}  # directory, bytes
     for keyed in dict.fromkeys(k for _, k in runs):
@@ -1065,23 +1066,44 @@ _Learnt = tuple["str | None", "str | None", tuple["str | None", ...], "str | Non
 CHUNK = 500
 """Units a worker checks per task (one pickle each way per chunk)."""
 
-_Compact = tuple["list[Finding] | None", "str | None", "str | None", tuple["str | None", ...],
-                 "str | None", "str | None", "int | str | None", "Claim | str | None",
-                 "Board | None", "Loaded | None"]
-"""One unit's result as it crosses processes: findings (None: none), kind, name, the references
-in :data:`kistore.core.model.REFERENCE_FIELDS` order, the manifest's names path when the
-worker found it holding exactly this manifest's record (:func:`_names_confirmed`; else
-None), the primary statistic a run or protocol states (KI218; else None), and the
-``observedAt`` of a run in seconds (:func:`kistore.core.observed.run_observed` of the
-object's bytes as read: KI227 reads no blob again; None for another kind or no readable
-time; :data:`_UNREAD` when the object was not read whole), and the source record a run
-claims (:func:`kistore.core.claims.stored_claim` of the same bytes: KI232 reads no object
-again; None for none; :data:`_UNREAD` likewise), and the board a SOL-ExecBench run or a
-workload states (KI238, :func:`kistore.core.boards.board_of`; else None), and, when a
-:class:`FromParse` asked (``keep`` not None), the manifest as its judge takes it
-(:func:`_loaded`; None when it is not taken). Plain tuples:
-unpickling an Entry (a dataclass holding a Digest) cost the parent ~40 us a manifest, more
-than the checks."""
+class _Compact(NamedTuple):
+    """One unit's result as it crosses processes: a tuple, its fields by name.
+
+    It was a positional 10-tuple (review: fields by name). A tuple, not a dataclass:
+    unpickling an Entry (a dataclass holding a Digest) cost the parent ~40 us a manifest,
+    more than the checks.
+
+    Attributes:
+        findings: the unit's findings (None: none).
+        kind: the manifest's kind, or None.
+        name: its name, or None.
+        references: its references in :data:`kistore.core.model.REFERENCE_FIELDS` order.
+        names_path: the manifest's names path when the worker found it holding exactly this
+            manifest's record (:func:`_names_confirmed`; else None).
+        statistic: the primary statistic a run or protocol states (KI218; else None).
+        observed: the ``observedAt`` of a run in seconds
+            (:func:`kistore.core.observed.run_observed` of the object's bytes as read:
+            KI227 reads no blob again; None for another kind or no readable time;
+            :data:`_UNREAD` when the object was not read whole).
+        claim: the source record a run claims (:func:`kistore.core.claims.stored_claim` of
+            the same bytes: KI232 reads no object again; None for none; :data:`_UNREAD`
+            likewise).
+        board: the board a SOL-ExecBench run or a workload states (KI238,
+            :func:`kistore.core.boards.board_of`; else None).
+        loaded: when a :class:`FromParse` asked (``keep`` not None), the manifest as its
+            judge takes it (:func:`_loaded`; None when it is not taken).
+    """
+
+    findings: list[Finding] | None
+    kind: str | None
+    name: str | None
+    references: tuple[str | None, ...]
+    names_path: str | None
+    statistic: str | None
+    observed: int | str | None
+    claim: Claim | str | None
+    board: Board | None
+    loaded: Loaded | None
 
 
 def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int | None,
@@ -1167,10 +1189,10 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
                 else check_clean_pair(unit[0], *pair)
             if clean is not None:  # its claim and time read from the same parse (docs/speed.md)
                 observed: int | str | None = \
-                    observed_seconds(clean[6]) if clean[0] == "BenchmarkRun" else None
-                checked.append((None, clean[:5], True, observed, clean[5],
-                                None if keep is None or clean[1] is None else
-                                _loaded(clean[0], clean[1], clean[6], keep)))
+                    observed_seconds(clean.spec) if clean.kind == "BenchmarkRun" else None
+                checked.append((None, clean[:5], True, observed, clean.claim,
+                                None if keep is None or clean.name is None else
+                                _loaded(clean.kind, clean.name, clean.spec, keep)))
                 continue
             observed = _UNREAD if pair is None else run_observed(pair[0])
             claim = _UNREAD if pair is None else stored_claim(pair[0], unit[0])
@@ -1183,9 +1205,9 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
                 unit[1] is not None and unit[2] is not None, observed, claim,
                 None if parsed is None else _loaded(*parsed, None)))
         start += len(batch)
-    return [(findings, clean[0], clean[1], clean[2],
-             _names_confirmed(snap, unit[0], clean[0], clean[1]) if both else None, clean[3],
-             observed, claim, clean[4], loaded)
+    return [_Compact(findings, clean[0], clean[1], clean[2],
+                     _names_confirmed(snap, unit[0], clean[0], clean[1]) if both else None,
+                     clean[3], observed, claim, clean[4], loaded)
             for unit, (findings, clean, both, observed, claim, loaded) in zip(units, checked,
                                                                               strict=True)]
 

@@ -370,6 +370,29 @@ def refuse_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
+def refuse_empty_key(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Click callback: refuse an empty KEY, naming what a KEY is (not a path's ``.``).
+
+    Args:
+        ctx: the command's context (``trust revoke`` also takes a keyid, ``trust add`` not).
+        param: the KEY argument.
+        value: its value.
+
+    Returns:
+        ``value`` unchanged.
+
+    Raises:
+        click.BadParameter: the value is the empty string (exit 2; reviewer r92b F2: the
+            path arguments' "`.` for this directory" was said of a key).
+    """
+    if value == "":
+        keyid = "a keyid (SHA256:...), " if ctx.command.name == "revoke" else ""
+        raise click.BadParameter(f"is empty: give {keyid}a .pub file, an OpenSSH line "
+                                 "('ssh-ed25519 AAAA...') or - for standard input",
+                                 ctx=ctx, param=param)
+    return value
+
+
 @click.group(cls=KistoreGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--store", "store_path", metavar="PATH", envvar="KISTORE_STORE",
               callback=refuse_empty,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import refuse_empty
+from . import refuse_empty, refuse_empty_key
 from ._answers import explaining_misses
 from ._context import StoreContext, settled_work_tree
 from ._formats import format_options, output_format
@@ -764,6 +764,14 @@ def _read_key_lines(key_arg: str) -> tuple[list[Any], list[Any]]:
     return keyfile.read_public_keys(data, file=key_arg)
 
 
+def _looks_like_a_path(key: str) -> bool:
+    """Whether a KEY that is no file, no keyid and no key line was meant as a file's path.
+
+    It names a directory, holds a ``/`` (or the system's separator), or ends in ``.pub``.
+    """
+    return Path(key).is_dir() or "/" in key or os.sep in key or key.endswith(".pub")
+
+
 def _no_key_to_trust(skipped: list[Skipped]) -> InputError:
     """Return the one error of ``trust add`` when no line of KEY holds an Ed25519 key.
 
@@ -790,7 +798,7 @@ def _no_key_to_trust(skipped: list[Skipped]) -> InputError:
 
 @writes(True)
 @trust.command("add")
-@click.argument("key_arg", metavar="KEY", callback=refuse_empty)
+@click.argument("key_arg", metavar="KEY", callback=refuse_empty_key)
 @click.option("--role", "roles", multiple=True, required=True,
               type=click.Choice(["rerun", "maintainer"]), help="Role (repeatable).")
 @click.option("--valid-from", metavar="DATE",
@@ -854,7 +862,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
 
 @writes(True)
 @trust.command("revoke")
-@click.argument("keyid", metavar="KEY", callback=refuse_empty)
+@click.argument("keyid", metavar="KEY", callback=refuse_empty_key)
 @click.option("--at", "at", metavar="DATE",
               help="Revoked from this instant: an RFC 3339 date-time, or a date (its 00:00 "
                    "UTC); not a revision, unlike --at of other commands (default: now).")
@@ -874,7 +882,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust import format_time, parse_time, revoke_keys
-    from ..core.errors import StoreStateError
+    from ..core.errors import InputError, StoreStateError, printable
 
     store = ctx.store()
     if store.root is None:
@@ -882,14 +890,24 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
     store.require_checkout("kistore trust revoke", writes=_TRUST_NEEDS)
     store.settings().refuse_other_version("kistore trust revoke")
     when = parse_time(at) if at else None
-    keyids = [keyid]
+    keyids, named, skipped = [keyid], None, list[Any]()
     if not keyid.startswith("SHA256:") and (keyid == "-" or Path(keyid).is_file()
                                             or keyid.startswith(("ssh-", "sk-", "ecdsa-"))):
         keys, skipped = _read_key_lines(keyid)  # what `trust add` reads, read alike
         if not keys:
             raise _no_key_to_trust(skipped)
         keyids = [k.key.keyid() for k in keys]
-    entries = revoke_keys(store.root, keyids, at=when)
+        named = [printable(f"{keyid}:{k.line}" + (f" ({k.text.split(None, 2)[2]})"
+                                                  if len(k.text.split(None, 2)) > 2 else ""))
+                 for k in keys]
+    elif not keyid.startswith("SHA256:") and _looks_like_a_path(keyid):
+        raise InputError(  # reviewer r92b F1: it said "no key ... in trust" of a typo
+            f"{keyid}: {'a directory, not a key file' if Path(keyid).is_dir() else 'no such file'}"
+            "; give a keyid (SHA256:..., `kistore trust list` shows them), the .pub file "
+            "`trust add` took, an OpenSSH line or - for standard input")
+    entries = revoke_keys(store.root, keyids, at=when, named=named)
+    for s in skipped:  # reviewer r92b F4: an RSA line beside the key was passed over unsaid
+        click.echo(f"warning: {s.format()}", err=True)
     if as_json:  # one key: its entry, as before; a file of several: their list
         emit_json(entries[0].to_json() if len(entries) == 1 else
                   [e.to_json() for e in entries])

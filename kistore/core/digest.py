@@ -130,3 +130,79 @@ def match_prefix(prefix: str, candidates: Iterable[Digest], *, what: str = "obje
             f"digest prefix {prefix} is ambiguous: {listed}; type more digits"
         )
     return found[0]
+
+
+_HEX = "0123456789abcdef"
+
+
+def one_slip_away(written: str) -> set[str]:
+    """Return the 64-hex-digit digests one slip away from ``written`` (``sha256:`` left off).
+
+    A digit changed (64 digits: 960), one too many (65: each left out), one missing (63:
+    each of 16 put in at each of 64 places), a character that is no hex digit where one was
+    (only that place is tried), and two adjacent digits swapped (64 digits: 63; the
+    commonest typo, one edit as Damerau counts edits: reviewer r92 F4). Nothing for other
+    lengths, or two such characters. Pure: the caller looks each up (at most 1,023).
+
+    Args:
+        written: what a reference holds after ``sha256:``, lower case.
+    """
+    odd = [i for i, c in enumerate(written) if c not in _HEX]
+    if len(odd) > 1 or not 63 <= len(written) <= 65:
+        return set()
+    places = odd or range(len(written) + (len(written) == 63))
+    if len(written) == 65:
+        near = {written[:i] + written[i + 1:] for i in places}
+    elif len(written) == 63:
+        near = {written[:i] + c + written[i:] for i in places for c in _HEX}
+    else:
+        near = {written[:i] + c + written[i + 1:] for i in places for c in _HEX}
+        if not odd:
+            near |= {written[:i] + written[i + 1] + written[i] + written[i + 2:]
+                     for i in range(63)}
+    return {h for h in near if h != written and all(c in _HEX for c in h)}
+
+
+def two_digits_off(written: str, candidates: Iterable[str]) -> list[str]:
+    """Return the candidates that are ``written`` with exactly two of its 64 hex digits changed.
+
+    For a "did you mean" past one slip (reviewer r92 F4: ``...6477348c65`` for
+    ``...6477384c65`` two digits apart, a 62-digit prefix right): the caller passes what it
+    can list cheaply (the stored digests of ``written``'s first two digits' shard), and
+    offers a match only when it is the one.
+
+    Args:
+        written: what a reference holds after ``sha256:``, lower case.
+        candidates: 64-hex-digit digests (others are passed over).
+
+    Returns:
+        The candidates two digits off, in the order given; none when ``written`` is not 64
+        hex digits.
+    """
+    if len(written) != 64 or not set(written) <= set(_HEX):
+        return []
+    return [c for c in candidates
+            if len(c) == 64 and sum(a != b for a, b in zip(c, written, strict=True)) == 2]
+
+
+def slip_said(written: str, meant: str) -> str:
+    """Return how far a reference written is from the digest it likely means, in words.
+
+    Args:
+        written: what the reference holds after ``sha256:``, lower case.
+        meant: the stored digest's 64 hex digits (:func:`one_slip_away` or
+            :func:`two_digits_off` found it).
+
+    Returns:
+        What follows "is": ``"the same with two adjacent digits swapped"`` when it is
+        ``written`` with two neighbours swapped, ``"two digits away"`` for two changed,
+        else ``"one digit away"``.
+    """
+    if len(written) == len(meant):
+        off = [i for i, (a, b) in enumerate(zip(written, meant, strict=True)) if a != b]
+        if len(off) == 2 and off[1] == off[0] + 1 and written[off[0]] == meant[off[1]] \
+                and written[off[1]] == meant[off[0]]:
+            return "the same with two adjacent digits swapped"
+        if len(off) == 2:
+            return "two digits away"
+    return "one digit away"

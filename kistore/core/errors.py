@@ -19,6 +19,8 @@ This module imports nothing of kistore.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class KistoreError(Exception):
     """Root of every kistore error.
@@ -251,7 +253,42 @@ class CanonicalFormError(InputError):
     """A JSON value that has no RFC 8785 canonical form kistore will produce."""
 
 
-class SchemaError(InputError):
+class MeantError(InputError):
+    """An input error a "did you mean" may follow, said before the error's own advice.
+
+    The message is formed once from its parts (:meth:`said`): what is wrong, then the
+    suggestion (:meth:`suggest`) when one is found, then the advice, ``else ADVICE`` after
+    a suggestion (reviewer r91 F2: the did-you-mean first; the store used to cut the advice
+    off the message's text and append it again).
+
+    Args:
+        message: what is wrong, without the advice.
+        advice: what to do when nothing stored is meant (``add them first, or pass
+            --allow-dangling ...``); ``""`` for none.
+        **where: ``file``, ``pointer``, ``line``, ``column`` as :class:`KistoreError`.
+    """
+
+    def __init__(self, message: str, *, advice: str = "", **where: Any) -> None:
+        self.problem, self.advice, self.meant = message, advice, ""
+        super().__init__(self.said(), **where)
+
+    def said(self) -> str:
+        """Return the message: the problem; the suggestion; the advice (``else`` after one)."""
+        advice = f"else {self.advice}" if self.meant and self.advice else self.advice
+        return "; ".join(part for part in (self.problem, self.meant, advice) if part)
+
+    def suggest(self, meant: str) -> None:
+        """Say ``meant`` (a "did you mean ...?") after the problem and before the advice.
+
+        Args:
+            meant: the suggestion's text, without a leading ``"; "``.
+        """
+        self.meant = meant
+        self.message = self.said()
+        self.args = (self.format(),)
+
+
+class SchemaError(MeantError):
     """A manifest that does not validate against the JSON Schema of its kind."""
 
     written: tuple[str, str] | None = None
@@ -260,16 +297,13 @@ class SchemaError(InputError):
     manifest it likely means (:meth:`kistore.store.Store.meant_references`)."""
 
 
-class ResolutionError(InputError):
+class ResolutionError(MeantError):
     """A digest reference that does not resolve, or a prefix that is ambiguous."""
 
     missing: tuple[tuple[str, str], ...] = ()
     """``(field, sha256:<hex>)`` per reference of a run nothing holds (a dangling reference
-    refused): the store may say which stored manifest each likely means."""
-
-    advice: str = ""
-    """The message's last clause, what to do when no stored manifest is meant (``add them
-    first, or pass --allow-dangling ...``): a "did you mean" goes before it (r91 F2)."""
+    refused): the store may say which stored manifest each likely means
+    (:meth:`MeantError.suggest`, before the error's ``advice``)."""
 
 
 class VerificationError(KistoreError):

@@ -341,12 +341,20 @@ def _point(text: str) -> int:
     return len(text)
 
 
+DOUBLE_MAX_SAID = "1.8e308"
+"""The largest double (1.7976931348623157e308), as a ratio past it is said."""
+
+
 def whole_ratio_text(ratio: float) -> str:
     """Return a ratio whole and grouped, as KI234's mark and the pages say one: ``1,051,136``.
 
     Args:
-        ratio: a finite number (a factor of 1,000 or more, where decimals say nothing).
+        ratio: a factor of 1,000 or more, where decimals say nothing; or infinite, a
+            quotient past the largest double (``1e300 / 1e-10``): ``more than 1.8e308``
+            (``less than -1.8e308`` below), never ``inf``.
     """
+    if math.isinf(ratio):
+        return f"more than {DOUBLE_MAX_SAID}" if ratio > 0 else f"less than -{DOUBLE_MAX_SAID}"
     return f"{ratio:,.0f}"
 
 
@@ -358,7 +366,8 @@ def ratio_text(a: float, b: float) -> str:
     KI234's mark beside it write the same ratio; it was ``1.051e+6``); when ``a != b``
     but four digits would print ``1``, as many digits as it takes (``0.9999999999999998``),
     and when even the double quotient is exactly 1, ``1 (A and B differ past double
-    precision)``.
+    precision)``. A quotient past the doubles is said so, never ``inf`` nor ``0``:
+    ``more than 1.8e308``, ``less than 5e-324 (not 0: past double precision)``.
 
     Args:
         a: the numerator (A's ranked value).
@@ -368,8 +377,11 @@ def ratio_text(a: float, b: float) -> str:
         The text.
     """
     ratio = a / b
-    if math.isfinite(ratio) and abs(ratio) >= 1000:
+    if abs(ratio) >= 1000:  # infinite too: "more than 1.8e308", never "inf"
         return whole_ratio_text(ratio)
+    if ratio == 0 and a != 0:  # under the smallest double: no "0" for values that differ
+        return ("less than 5e-324" if (a > 0) == (b > 0) else "more than -5e-324") + \
+            " (not 0: past double precision)"
     text = rounded_text(ratio, 4, keep_zeros=False)
     if a == b or float(text) != 1.0:
         return text

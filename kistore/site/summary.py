@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..query.numbers import grouped_text, number_text, rounded_text
+from ..query.numbers import grouped_text, number_text, rounded_text, whole_ratio_text
 
 _SPEEDUPS = ("avg_speedup", "speedup_factor", "speedup")
 """Metrics that state the run's speed relative to the source's reference (x reference)."""
@@ -135,13 +135,17 @@ def ratio(value: Any) -> str:
     """Write a ratio as ``1.04×`` (3 significant digits, ``1.00×``), ``-`` when unknown.
 
     :func:`kistore.query.numbers.rounded_text` (``1.00e-7×``, never Python's ``1.00e-07``);
-    from 1,000 on, whole and grouped as ``rank`` writes a ratio: ``1,000×``, ``1,050,000×``
-    (was ``1.00e+3×``, ``1.05e+6×`` on a page for people: reviewer r90b F3).
+    from 1,000 on, whole and grouped by :func:`kistore.query.numbers.whole_ratio_text`, the
+    one formatter ``show``, ``compare`` and KI234's mark beside it write the ratio with:
+    ``1,045×`` where they say ``1,045x`` (was ``1.00e+3×`` on a page for people, reviewer
+    r90b F3; then ``1,050×``, rounded to 3 digits first, reviewer r92 F7).
     """
     x = _number(value)
     if x is None:
         return "-"
+    if math.isinf(x):  # "more than 1.8e308×", never "inf×"
+        return f"{whole_ratio_text(x)}×"
     text = rounded_text(x, 3)
-    if math.isfinite(x) and abs(float(text)) >= 1000:
-        return f"{float(text):,.0f}×"
+    if abs(float(text)) >= 1000:
+        return f"{whole_ratio_text(x)}×"
     return f"{text}×"

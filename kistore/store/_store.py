@@ -31,10 +31,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout
-from ..core.digest import Digest, match_prefix, parse_prefix
+from ..core.digest import (
+    Digest,
+    match_prefix,
+    one_slip_away,
+    parse_prefix,
+    slip_said,
+    two_digits_off,
+)
 from ..core.errors import (
     InputError,
     KistoreError,
+    MeantError,
     MultipleErrors,
     ResolutionError,
     StoreStateError,
@@ -990,11 +998,14 @@ class Store:
         as :meth:`resolve` reads a command line's reference (one module owns that), after
         NFKC (a fullwidth ``３`` is ``3``) and with every white space taken out (a stray
         space, ``sha256: 134b...``: no digest or name holds one); a digest that names
-        nothing is tried one digit away (:func:`_one_digit_away`: a digit wrong, one
-        extra, one left out, a non-hex character where a digit was; at most 1,024 stats,
-        only when a run was refused or recorded dangling). Never applied: the caller
-        offers it (reviewer r90b F6; r91 F2: the space, extra, non-hex and fullwidth
-        digits were not tried).
+        nothing is tried one slip away (:func:`kistore.core.digest.one_slip_away`: a
+        digit wrong, one extra, one left out, a non-hex character where a digit was, two
+        adjacent digits swapped; at most 1,023 stats, only when a run was refused or
+        recorded dangling), then two digits off among the stored digests sharing its
+        first two (:func:`kistore.core.digest.two_digits_off`: one listing of that
+        shard; a typo in those two is not found). Never applied: the caller offers it,
+        and only the one match (reviewer r90b F6; r91 F2: the space, extra, non-hex and
+        fullwidth digits were not tried; r92 F4: a swap and two wrong digits).
 
         Args:
             text: what the field holds.
@@ -1021,8 +1032,15 @@ class Store:
             with contextlib.suppress(KistoreError, sqlite3.Error, OSError):
                 found.add(self.resolve(ref))
         if not found and not slash:
-            found = {d for hex_ in _one_digit_away(lowered.removeprefix("sha256:"))
+            hex_written = lowered.removeprefix("sha256:")
+            found = {d for hex_ in one_slip_away(hex_written)
                      if view.has_object(d := Digest(hex_))}
+            if not found and len(hex_written) == 64:  # two digits off: one listing
+                shard = f"{layout.OBJECTS_DIR}/{hex_written[:2]}"
+                stored = [layout.digest_from_path(f"{shard}/{leaf}")
+                          for leaf in view.list_dir(shard)]
+                found = {Digest(h) for h in two_digits_off(
+                    hex_written, [d.hex for d in stored if d is not None])}
         if len(found) != 1:
             return None
         digest = found.pop()
@@ -1042,7 +1060,9 @@ class Store:
                 :class:`~kistore.core.errors.SchemaError` with ``written``, a
                 :class:`~kistore.core.errors.ResolutionError` with ``missing``) get "did
                 you mean sha256:<64 hex> (KIND/NAME)?" (:meth:`meant_reference`), the
-                digest in full, to be written by hand; the others are left as they are.
+                digest in full, to be written by hand, as their suggestion
+                (:meth:`~kistore.core.errors.MeantError.suggest`: before the advice); the
+                others are left as they are.
 
         Returns:
             ``problems``, as a list (changed in place). Each reference is looked up once,
@@ -1064,16 +1084,10 @@ class Store:
                 meant = asked.get((kind or "", text))
                 if meant is not None:
                     said.append(f"{field_name}: did you mean {meant[0]} ({kind}/{meant[1]})?")
-            if said:
-                advice = getattr(problem, "advice", "")  # said last, after the did-you-mean
-                if advice and problem.message.endswith(f"; {advice}"):
-                    problem.message = problem.message[:-len(advice) - 2]
-                problem.message += (f"; {'; '.join(said)} (write the whole digest there "
-                                    "yourself: kistore never rewrites a manifest, whose "
-                                    "digest is what its contributor signs)")
-                if advice:
-                    problem.message += f"; else {advice}"
-                problem.args = (problem.format(),)
+            if said and isinstance(problem, MeantError):  # before its advice, said once
+                problem.suggest(f"{'; '.join(said)} (write the whole digest there yourself: "
+                                "kistore never rewrites a manifest, whose digest is what its "
+                                "contributor signs)")
         return list(problems)
 
     def refuse_output_inside(self, out: str | os.PathLike[str], *,
@@ -1358,7 +1372,7 @@ class Store:
         # KI232's with the group directories the plan computed (below)
         checks = (statistics_admitted, observed_admitted, products_admitted, claims_admitted,
                   latency_admitted, boards_admitted, *checks)
-        if allow_dangling:  # a dangling reference one digit off a stored manifest: said
+        if allow_dangling:  # a dangling reference a slip off a stored manifest: said
             checks = (*checks, dangling_near)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
@@ -2251,13 +2265,13 @@ def _has_name(view: View, digest: Digest, name: str) -> bool:
 
 def dangling_near(store: Store, manifests: Sequence[Manifest]
                   ) -> list[tuple[Digest, KistoreError]]:
-    """Warn of each dangling reference ``add --allow-dangling`` records one digit off a stored one.
+    """Warn of each dangling reference ``add --allow-dangling`` records a slip off a stored one.
 
     :meth:`Store.meant_reference` finds the stored manifest it likely means (reviewer r91
-    F2: recorded silently).
+    F2: recorded silently; r92 F4: two digits swapped or two wrong, too).
 
     ``--allow-dangling`` records a run whose reference names nothing (its manifest comes
-    later); a digest one digit off a stored manifest of the field's kind never will, and
+    later); a digest a slip off a stored manifest of the field's kind never will, and
     the run never ranks, so the add says so, recording it all the same (the option asked
     for that). At most :data:`MEANT_ASKED` distinct references are looked up.
 
@@ -2288,44 +2302,21 @@ def dangling_near(store: Store, manifests: Sequence[Manifest]
                     looked[kind, ref] = store.meant_reference(f"sha256:{ref}", kind)
             meant = looked[kind, ref]
             if meant is not None:
+                near = slip_said(ref, meant[0].hex)
                 warned.append((m.digest, AdmissionWarning(
                     f"{field_name} sha256:{ref} names no stored {kind}, but "
-                    f"{meant[0]} ({kind}/{meant[1]}) is one digit away: did you mean it? "
+                    f"{meant[0]} ({kind}/{meant[1]}) is {near}: did you mean it? "
                     "The run is recorded (--allow-dangling) and ranks only once a manifest "
-                    "of that digest is added, which one digit off will never be: if you meant "
-                    f"{kind}/{meant[1]}, write its whole digest there and add the run anew",
+                    "of that digest is added, which a digest so near a stored one will "
+                    f"never be: if you meant {kind}/{meant[1]}, write its whole digest there "
+                    "and add the run anew",
                     pointer=f"/spec/{field_name}")))
     return warned
 
 
-def _one_digit_away(written: str) -> set[str]:
-    """Return the 64-hex-digit digests one slip away from ``written`` (``sha256:`` left off).
-
-    A digit changed (64 digits: 960), one too many (65: each left out), one missing (63:
-    each of 16 put in at each of 64 places), and a character that is no hex digit where
-    one was (only that place is tried). Nothing for other lengths, or two such characters.
-
-    Args:
-        written: what a reference holds after ``sha256:``, lower case.
-    """
-    odd = [i for i, c in enumerate(written) if c not in _HEX]
-    if len(odd) > 1 or not 63 <= len(written) <= 65:
-        return set()
-    places = odd or range(len(written) + (len(written) == 63))
-    if len(written) == 65:
-        near = {written[:i] + written[i + 1:] for i in places}
-    elif len(written) == 63:
-        near = {written[:i] + c + written[i:] for i in places for c in _HEX}
-    else:
-        near = {written[:i] + c + written[i + 1:] for i in places for c in _HEX}
-    return {h for h in near if h != written and all(c in _HEX for c in h)}
-
-
-_HEX = "0123456789abcdef"
-
 MEANT_ASKED = 64
-"""The distinct references one refused add looks up for a "did you mean" (each up to 961
-stats: :meth:`Store.meant_reference`)."""
+"""The distinct references one refused add looks up for a "did you mean" (each up to 1,023
+stats and one shard listing: :meth:`Store.meant_reference`)."""
 
 
 INIT_FILES = f".gitattributes {layout.SETTINGS_FILE} {layout.POLICY_DIR}/ranking.json"

@@ -304,7 +304,8 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
 
 
 DANGLING_ADVICE = "add them first, or pass --allow-dangling to record the run anyway"
-"""What a refused dangling reference's message ends with (:attr:`ResolutionError.advice`)."""
+"""What a refused dangling reference's message ends with (its ``advice``: a did-you-mean,
+:meth:`~kistore.core.errors.MeantError.suggest`, goes before it)."""
 
 
 def _problems_as_new(view: WorkTreeView, m: Manifest, spec: dict[str, Any] | None,
@@ -333,9 +334,8 @@ def _problems_as_new(view: WorkTreeView, m: Manifest, spec: dict[str, Any] | Non
         listed = ", ".join(f"{field_name}={Digest(ref)}" for field_name, ref in missing)
         dangling = ResolutionError(
             f"{m.kind} {m.name} ({m.digest}) references digests that are not in the "
-            f"store nor in this input: {listed}; {DANGLING_ADVICE}", pointer="/spec")
+            f"store nor in this input: {listed}", advice=DANGLING_ADVICE, pointer="/spec")
         dangling.missing = tuple((field_name, str(Digest(ref))) for field_name, ref in missing)
-        dangling.advice = DANGLING_ADVICE
         problems.append(dangling)
     return problems
 

@@ -7,12 +7,16 @@ milliseconds as "0.023825 score". Such a policy is now an error of ``check`` and
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from kistore.check._policy import (
     PERIOD_WORDS,
+    POLICY_RATE_RANKED_ASCENDING,
+    POLICY_TIME_RANKED_DESCENDING,
     PREFIXED_SECONDS,
     RATE_WORDS,
     TIME_UNITS,
@@ -22,9 +26,13 @@ from kistore.check._policy import (
     plural_noun,
     slowest_first,
     unit_contradictions,
+    unit_reading,
 )
+from kistore.cli import main
 from kistore.core.canonical import dumps
+from kistore.core.layout import POLICY_FILE
 
+from ..conftest import git
 from ..prs import Remote
 from .test_history_names import add_group
 
@@ -194,6 +202,8 @@ def test_r90b_f1_a_rate_in_its_own_unit_is_no_error_and_a_time_per_thing_is_judg
                          ("/sourceNative/metrics/pixels_s", "s")):
         assert unit_contradictions(_policy(metric, unit)) == [], metric
         assert slowest_first(_ordered(metric, "descending")) == [], metric
+        if unit != "s":  # a rate's own unit says a rate: descending is right
+            assert slowest_first(_ordered(metric, "descending", unit)) == [], metric
     found = unit_contradictions(_policy("/sourceNative/metrics/time_to_first_token_ms", "s"))
     assert [(f.rule.id, f.expected, f.found) for f in found] == [("KI231", "ms", "s")]
     assert found[0].message == (
@@ -206,9 +216,11 @@ def test_r90b_f1_a_rate_in_its_own_unit_is_no_error_and_a_time_per_thing_is_judg
         "descending: `rank` would put the slowest run of each group first"]
 
 
-def _ordered(metric: str, order: str) -> dict:
+def _ordered(metric: str, order: str, unit: str = "score") -> dict:
+    """A policy of one family ``f``; its ``unit`` by default one that says no time nor rate,
+    so the metric's name alone is read."""
     return {"families": {"f": {"comparison": "source-native", "metric": metric,
-                               "order": order, "unit": "ms"}}}
+                               "order": order, "unit": unit}}}
 
 
 def test_r90_f3_a_time_ranked_descending_is_a_warning():
@@ -345,3 +357,57 @@ def test_r91_f3_a_rate_ranked_ascending_is_ki236s_mirror_and_a_bare_time_is_ki23
     assert "a time (in h), descending" in hours.message
     # KI231 reads units as before: hours are no unit it judges (a warning is never an error)
     assert unit_contradictions(_policy("/sourceNative/metrics/kernel_time_hours", "score")) == []
+
+
+@pytest.mark.parametrize(("unit", "reading"), [
+    ("ms", ("time", "ms")), ("ns", ("time", "ns")), ("s", ("time", "s")), ("us", ("time", "us")),
+    ("\u00b5s", ("time", "us")), (" seconds ", ("time", "s")), ("ns/op", ("time", "ns")),
+    ("GB/s", ("rate", None)), ("TFLOP/s", ("rate", None)), ("/s", ("rate", None)),
+    ("tokens/s", ("rate", None)), ("it/s", ("rate", None)), ("ns/day", ("rate", None)),
+    ("GFLOPS", ("rate", None)), ("score", None), ("x", None), ("%", None), ("", None)])
+def test_r92_f5_a_declared_unit_reads_as_a_time_or_a_rate(unit, reading):
+    assert unit_reading(unit) == reading
+
+
+@pytest.mark.parametrize(("metric", "unit", "order", "said"), [
+    ("/sourceNative/metrics/p99", "ms", "descending", ("KI236", "a time (in ms)")),
+    ("/sourceNative/metrics/p50", "us", "descending", ("KI236", "a time (in us)")),
+    ("/sourceNative/metrics/value", "ns", "descending", ("KI236", "a time (in ns)")),
+    ("/sourceNative/metrics/wall_clock", "s", "descending", ("KI236", "a time (in s)")),
+    ("/sourceNative/metrics/value", "GB/s", "ascending",
+     ("KI239", "a rate (more is faster)")),
+    ("/sourceNative/metrics/value", "/s", "ascending", ("KI239", "a rate (more is faster)")),
+    # the unit decides over a name saying the other: it is what `rank` prints
+    ("/sourceNative/metrics/throughput", "ms", "descending", ("KI236", "a time (in ms)"))])
+def test_r92_f5_the_declared_unit_says_the_slowest_first_where_the_name_says_nothing(
+        metric, unit, order, said):
+    [found] = slowest_first(_ordered(metric, order, unit))
+    assert (found.rule.id, found.message) == (said[0], (
+        f"family f ranks {metric}, whose declared unit {unit!r} says it is {said[1]}, {order}: "
+        "`rank` would put the slowest run of each group first"))
+    fastest = "ascending" if order == "descending" else "descending"
+    assert slowest_first(_ordered(metric, fastest, unit)) == []
+    assert slowest_first(_ordered(metric, order)) == []  # unit `score`: the name says nothing
+
+
+@pytest.mark.parametrize(("metric", "unit", "order", "said", "what", "hint"), [
+    ("/sourceNative/metrics/p99", "ms", "descending", "KI236 policy-time-ranked-descending",
+     "a time (in ms)", POLICY_TIME_RANKED_DESCENDING.hint),
+    ("/sourceNative/metrics/value", "GB/s", "ascending", "KI239 policy-rate-ranked-ascending",
+     "a rate (more is faster)", POLICY_RATE_RANKED_ASCENDING.hint)])
+def test_r92_f5_check_of_the_pull_request_says_it(store, runner, metric, unit, order, said,
+                                                  what, hint):
+    # reviewer r92 F5's repro: `kistore check main..pol2` printed no KI23x at all
+    policy = json.loads((store.root / POLICY_FILE).read_text())
+    policy["families"]["sol_execbench_leaderboard"].update(metric=metric, unit=unit, order=order)
+    (store.root / POLICY_FILE).write_text(json.dumps(policy))
+    git(store.root, "commit", "-qam", "policy")
+    done = runner.invoke(main, ["--store", str(store.root), "check", "HEAD~1..HEAD"])
+    assert done.exit_code == 0, done.output
+    assert [line for line in done.output.splitlines() if "KI23" in line] == [
+        f"{POLICY_FILE}:/families/sol_execbench_leaderboard/order: warning {said}: family "
+        f"sol_execbench_leaderboard ranks {metric}, whose declared unit {unit!r} says it is "
+        f"{what}, {order}: `rank` would put the slowest run of each group first (expected "
+        f"{'ascending' if order == 'descending' else 'descending'}, found {order})",
+        f"fix {said[:5]} (1 finding): {hint}"], done.output
+    assert done.output.endswith("ok: HEAD~1..HEAD: 0 errors, 1 warning, 0 info\n")

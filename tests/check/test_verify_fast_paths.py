@@ -95,9 +95,10 @@ def test_clean_pair_of_published_manifests_is_what_the_full_checks_say(bundle, n
     assert findings == []
     clean = verify.check_clean_pair(digest_hex, object_data, metadata_data)
     assert clean == _as_clean_claim(entry, object_data, digest_hex)
-    assert clean[0] == bundle[name]["kind"] and clean[1] == bundle[name]["metadata"]["name"]
+    assert clean.kind == bundle[name]["kind"] and clean.name == bundle[name]["metadata"]["name"]
+    assert clean.spec == bundle[name]["spec"]  # by name, not a 7-tuple's place (review)
     if name == "run":
-        assert clean[2] == tuple(bundle["run"]["spec"][f] for f in REFERENCE_FIELDS)
+        assert clean.references == tuple(bundle["run"]["spec"][f] for f in REFERENCE_FIELDS)
 
 
 def test_clean_pair_declines_every_kind_of_damage(bundle):
@@ -349,3 +350,18 @@ def test_tampered_or_non_canonical_bytes_fail_in_a_chunk(bundle_kind, in_metadat
             assert taken[2] == spec
     if not in_metadata and files[path] != before:
         assert "KI101" in [f.rule.id for f in results[target_hex][0] or []]
+
+
+def test_a_units_result_crosses_processes_with_its_fields_named():
+    # review: audit's positional 10-tuple (and _rules.Clean's 7) read as result[6], r[4]
+    import pickle
+
+    from kistore.check.audit import _Compact
+
+    result = _Compact(None, "BenchmarkRun", "r", ("sha256:" + "a" * 64, None, None, None),
+                      "store/names/BenchmarkRun/r.json", "mean", 1767225600, None, None, None)
+    back = pickle.loads(pickle.dumps(result))
+    assert (type(back), back) == (_Compact, result)
+    assert (back.kind, back.names_path, back.observed) == (
+        "BenchmarkRun", "store/names/BenchmarkRun/r.json", 1767225600)
+    assert back == tuple(back)  # still a plain tuple where one is taken apart

@@ -263,7 +263,7 @@ def test_r92_f11_trust_revoke_takes_the_key_file_trust_add_took(runner, store, s
     both.write_text("".join(signing.public_key_line(fixed_key(i).public_key()) + "\n"
                             for i in (1, 2)))
     refused = run(runner, store_path, "trust", "revoke", str(both))
-    assert refused.exit_code == 1 and f"no key {other} in trust" in refused.stderr
+    assert refused.exit_code == 1 and f"key 2 of 2, {other}, is not in trust" in refused.stderr
     (entry,) = json.loads(run(runner, store_path, "trust", "list", "--json").output)
     assert "revokedAt" not in entry, entry  # nothing written
     revoked = run(runner, store_path, "trust", "revoke", str(key_file), "--at", "2026-05-01")
@@ -570,3 +570,47 @@ def test_attest_past_the_manifest_bytes_limit_is_refused_and_writes_nothing(
     small = run(runner, store_path, "attest", RUN_REF, "--type", "note", "-m", "x" * 10,
                 "--key", str(key_file), *(["--file"] if as_file else []))
     assert small.exit_code == 0, small.output  # ~1 KB: within the limit
+
+
+def test_r92b_trust_revoke_says_what_a_key_argument_is_and_what_was_revoked(
+        runner, store, store_path, key_file, tmp_path):
+    keyid = signing.keyid(fixed_key(1).public_key())
+    other = signing.keyid(fixed_key(2).public_key())
+    assert run(runner, store_path, "trust", "add", str(key_file), "--role", "maintainer"
+               ).exit_code == 0
+    trusted = (store_path / "store/trust/keys.json").read_bytes()
+    # F1: a path that is not there, or a directory, is no "key not in trust"
+    hint = ("; give a keyid (SHA256:..., `kistore trust list` shows them), the .pub file "
+            "`trust add` took, an OpenSSH line or - for standard input\n")
+    for given, said in ((str(tmp_path / "nonexist.pub"), "no such file"),
+                        ("../nonexist", "no such file"), ("k9.pub", "no such file"),
+                        (str(tmp_path), "a directory, not a key file")):
+        done = run(runner, store_path, "trust", "revoke", given)
+        assert (done.exit_code, done.stderr) == (1, f"error: {given}: {said}{hint}"), given
+    # F2: an empty KEY is no path: no "`.` for this directory"
+    for command in ("revoke", "add"):
+        done = run(runner, store_path, "trust", command, "", *(
+            ["--role", "rerun"] if command == "add" else []))
+        assert done.exit_code == 2 and "for this directory" not in done.output, done.output
+        keyid_said = "a keyid (SHA256:...), " if command == "revoke" else ""
+        assert (f"is empty: give {keyid_said}a .pub file, an OpenSSH line ('ssh-ed25519 "
+                "AAAA...') or - for standard input") in done.output, done.output
+    # F3: all or none, said: the key not trusted by its line, nothing revoked, the other kept
+    both = tmp_path / "both.pub"
+    both.write_text("".join(signing.public_key_line(fixed_key(i).public_key()) + f" k{i}\n"
+                            for i in (1, 2)))
+    refused = run(runner, store_path, "trust", "revoke", str(both))
+    assert (refused.exit_code, refused.stderr) == (1, (
+        f"error: {both}:2 (k2): key 2 of 2, {other}, is not in trust (store/trust/keys.json); "
+        f"nothing was revoked (all or none): {keyid} ({both}:1 (k1)) left trusted as before; "
+        "revoke it by keyid; `kistore trust list` shows the keys\n"))
+    assert (store_path / "store/trust/keys.json").read_bytes() == trusted
+    # F4: an RSA line beside the key is named, as `trust add` names it
+    mixed = tmp_path / "k1r1.pub"
+    mixed.write_text(signing.public_key_line(fixed_key(1).public_key()) + "\n"
+                     "ssh-rsa AAAAB3NzaC1yc2E r1\n")
+    revoked = run(runner, store_path, "trust", "revoke", str(mixed), "--at", "2026-05-01")
+    assert (revoked.exit_code, revoked.stdout) == (0, f"revoked {keyid} from "
+                                                      "2026-05-01T00:00:00Z\n")
+    assert revoked.stderr.startswith(f"warning: {mixed}:2: skipped: an RSA key (ssh-rsa): "
+                                     "kistore trusts only Ed25519 keys"), revoked.stderr

@@ -130,3 +130,28 @@ def test_export_says_a_time_ranked_descending_as_rank_does(slipped, runner, tmp_
     done = runner.invoke(main, ["--store", str(slipped.root), "export", str(tmp_path / "out")])
     assert done.exit_code == 0, done.output
     assert KI236 in done.stderr.splitlines(), done.stderr
+
+
+def test_a_ratio_past_the_largest_double_is_said_never_inf(store, kit, runner, tmp_path):
+    # a quotient overflowing the doubles (9e15 / 5e-324) printed "inf" and "inf×"
+    docs = kit.group_docs([{"metrics": {"score": 9e15}}, {"metrics": {"score": 5e-324}}])
+    store.add([Manifest.from_document(d) for d in docs], commit=True)
+    path = store.root / "store/policy/ranking.json"
+    policy = json.loads(path.read_text())
+    policy["families"]["synthetic"] = {"comparison": "source-native", "order": "ascending",
+                                       "metric": "/sourceNative/metrics/score", "unit": "score"}
+    path.write_text(json.dumps(policy))
+    git(store.root, "commit", "-qam", "rank by score, the lowest first")
+    compared = _run(runner, store, "compare", "BenchmarkRun/run-0", "BenchmarkRun/run-1").stdout
+    assert "A / B = more than 1.8e308 (by" in compared and "inf" not in compared, compared
+    shown = _run(runner, store, "show", "BenchmarkRun/run-0").stdout
+    assert "  more than 1.8e308x the value of #1 run-1 (" in shown, shown
+    low = _run(runner, store, "compare", "BenchmarkRun/run-1", "BenchmarkRun/run-0").stdout
+    assert "A / B = less than 5e-324 (not 0: past double precision) (by" in low, low
+    site = tmp_path / "site"
+    _run(runner, store, "site", "build", str(site))
+    pages = "".join(p.read_text() for p in site.rglob("index.html"))
+    assert ">more than 1.8e308×</td>" in pages and "inf×" not in pages
+    data = [json.loads(p.read_text()) for p in site.rglob("groups/*/index.json")]
+    assert [[r["ratioToFirst"] for r in d["data"]["ranked"]] for d in data] == [[1.0, None]]
+    # (JSON holds no infinity: null there, as for a ratio unknown)

@@ -115,7 +115,8 @@ def test_allow_dangling_records_a_digest_one_digit_off_and_warns(runner, stored,
         f"warning: {path}:/spec/workloadDigest: workloadDigest {wrong} names no stored "
         f"Workload, but {digest} (Workload/rmsnorm-big) is one digit away: did you mean it? "
         "The run is recorded (--allow-dangling) and ranks only once a manifest of that digest "
-        "is added, which one digit off will never be: if you meant Workload/rmsnorm-big, "
+        "is added, which a digest so near a stored one will never be: if you meant "
+        "Workload/rmsnorm-big, "
         "write its whole digest there and add the run anew\n")
     # a reference far from any stored one is recorded as before, unsaid
     doc["spec"]["workloadDigest"] = "sha256:" + "0" * 64
@@ -124,3 +125,84 @@ def test_allow_dangling_records_a_digest_one_digit_off_and_warns(runner, stored,
     result = runner.invoke(main, ["--store", str(store.root), "add", "--allow-dangling",
                                   str(path)])
     assert (result.exit_code, result.stderr) == (0, "")
+
+
+def _swapped(hex_: str, at: int) -> str:
+    """``hex_`` with its digits ``at`` and ``at + 1`` swapped (they must differ)."""
+    assert hex_[at] != hex_[at + 1]
+    return hex_[:at] + hex_[at + 1] + hex_[at] + hex_[at + 2:]
+
+
+def _two_off(hex_: str, first: int, second: int) -> str:
+    """``hex_`` with digits ``first`` and ``second`` each changed (never to themselves)."""
+    out = list(hex_)
+    for i in (first, second):
+        out[i] = "0" if out[i] != "0" else "1"
+    return "".join(out)
+
+
+def test_r92_f4_two_swapped_or_two_wrong_digits_are_offered_and_warned_of(
+        runner, stored, tmp_path):
+    # reviewer r92 F4: refused with no did-you-mean, and --allow-dangling recorded it silently
+    store, run = stored
+    digest = run["spec"]["workloadDigest"]
+    hex_ = digest[7:]
+    at = next(i for i in range(30, 63) if hex_[i] != hex_[i + 1])
+    first = next(i for i in range(63) if hex_[i] != hex_[i + 1])  # a swap anywhere: any shard
+    meant = f"workloadDigest: did you mean {digest} (Workload/rmsnorm-big)? {_WHOLE}"
+    cases = {"sha256:" + _swapped(hex_, at): "the same with two adjacent digits swapped",
+             "sha256:" + _swapped(hex_, first): "the same with two adjacent digits swapped",
+             "sha256:" + _two_off(hex_, 62, 63): "two digits away",  # 62 of 64 right
+             "sha256:" + _two_off(hex_, 5, 40): "two digits away"}
+    for i, (written, near) in enumerate(cases.items()):
+        result = _add(runner, store, tmp_path, run, written)
+        assert result.exit_code == 1, written
+        assert result.stderr.endswith(
+            f"workloadDigest={written}; {meant}; else add them first, or pass --allow-dangling "
+            "to record the run anyway\n"), (written, result.stderr)
+        doc = json.loads(json.dumps(run))
+        doc["spec"]["workloadDigest"] = written
+        doc["metadata"]["name"] = f"dangling-{i}"
+        path = tmp_path / "run.json"
+        path.write_text(json.dumps(doc))
+        done = runner.invoke(main, ["--store", str(store.root), "add", "--allow-dangling",
+                                    str(path)])
+        assert done.exit_code == 0, done.output
+        assert done.stderr.startswith(
+            f"warning: {path}:/spec/workloadDigest: workloadDigest {written} names no stored "
+            f"Workload, but {digest} (Workload/rmsnorm-big) is {near}: did you mean it? "), \
+            done.stderr
+    # two wrong in the first two digits (another shard), four wrong: nothing offered
+    for far in ("sha256:" + _two_off(hex_, 0, 1),
+                "sha256:" + _two_off(_two_off(hex_, 9, 20), 30, 31)):
+        result = _add(runner, store, tmp_path, run, far)
+        assert result.exit_code == 1 and "did you mean" not in result.stderr, result.stderr
+
+
+def test_r92_f4_verify_and_check_name_the_stored_manifest_a_dangling_reference_is_near(
+        runner, stored, tmp_path):
+    # reviewer r92 F4: only `add` said it; a committed run one slip off was KI201 bare
+    store, run = stored
+    digest = run["spec"]["workloadDigest"]
+    hex_ = digest[7:]
+    at = next(i for i in range(63) if hex_[i] != hex_[i + 1])
+    swapped = "sha256:" + _swapped(hex_, at)
+    doc = json.loads(json.dumps(run))
+    doc["spec"]["workloadDigest"] = swapped
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(doc))
+    added = runner.invoke(main, ["--store", str(store.root), "add", "--allow-dangling",
+                                 "--commit", str(path)])
+    assert added.exit_code == 0, added.output
+    said = (f"warning KI201 reference-unresolved: {swapped} is not in the store; {digest} "
+            "(Workload/rmsnorm-big) is the same with two adjacent digits swapped: did you mean "
+            "it? This one will never resolve: the run ranks only once a run with the whole "
+            "digest written there is added")
+    for args in (["verify"], ["check", "HEAD~1..HEAD"]):
+        done = runner.invoke(main, ["--store", str(store.root), *args])
+        assert done.exit_code == 0, done.output
+        assert [line.split(": ", 1)[1] for line in done.output.splitlines()
+                if "KI201" in line and line.startswith("store/")] == [said], done.output
+    findings = json.loads(runner.invoke(main, ["--store", str(store.root), "verify",
+                                               "--json"]).stdout)["findings"]
+    assert [f["extra"] for f in findings if f["rule"] == "KI201"] == [{"meant": digest}]

@@ -24,7 +24,6 @@ from ..conftest import add_docs
     ["import", "kernelbench", ""],
     ["--store", "", "ls"],
     ["key", "generate", ""],
-    ["trust", "add", ""],
 ], ids=lambda a: " ".join(repr(x) for x in a))
 def test_an_empty_path_is_refused_and_touches_nothing(runner, tmp_path, monkeypatch, args):
     monkeypatch.chdir(tmp_path)

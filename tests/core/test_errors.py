@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kistore.core.errors import with_article
+from kistore.core.errors import ResolutionError, SchemaError, with_article
 from kistore.core.schema import KINDS
 
 
@@ -65,3 +65,21 @@ def test_a_backslash_is_escaped_apart_from_the_escapes():
     assert one_line("a\nb") == "a\\nb"  # a line feed
     assert one_line("x\\u202e\u202e") == "x\\\\u202e\\u202e"
     assert one_line('"a\\nb"', escaped=True) == '"a\\nb"'  # JSON's escapes stay as they are
+
+
+def test_a_suggestion_is_said_before_the_advice_formed_once():
+    # review leftover of r91 F2: the store cut "; ADVICE" off the text and appended it again
+    error = ResolutionError("run x references sha256:ab: not in the store",
+                            advice="add them first", file="run.json", pointer="/spec")
+    assert error.message == "run x references sha256:ab: not in the store; add them first"
+    error.suggest("workloadDigest: did you mean sha256:ac (Workload/w)?")
+    assert error.message == ("run x references sha256:ab: not in the store; workloadDigest: "
+                             "did you mean sha256:ac (Workload/w)?; else add them first")
+    assert str(error) == error.format() == f"run.json:/spec: {error.message}"
+    error.suggest("did you mean sha256:ad?")  # said again: replaced, never appended twice
+    assert error.message.count("did you mean") == 1 and error.message.endswith(
+        "did you mean sha256:ad?; else add them first")
+    plain = SchemaError("field 'workloadDigest': 'x' does not match")
+    plain.suggest("did you mean sha256:ac (Workload/w)?")
+    assert plain.message == ("field 'workloadDigest': 'x' does not match; did you mean "
+                             "sha256:ac (Workload/w)?")  # no advice: no "else"

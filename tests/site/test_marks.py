@@ -9,6 +9,7 @@ it with no mark, and the ratios read ``1.00e+3×``. F12: a policy ranking a time
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -70,8 +71,11 @@ def test_the_leaderboard_marks_its_rows_as_rank_does(slipped):
     assert ('<p class="outlier"><span class="badge warn">(!)</span> KI234 rank-outlier: us-a '
             '(3,520 ns) is 1,051x better than #3 a with 3,700,000 ns') in html
     assert "check it before citing</p>" in html
-    # the ÷ #1 column: whole and grouped, never 1.00e+3×
-    assert ">1,000×</td>" in html and ">1,050,000×</td>" in html and "e+" not in html
+    # the ÷ #1 column: whole and grouped, never 1.00e+3×; and as the mark writes the ratio
+    # (3,700,000 / 3.52 = 1,051,136.4: "1,051,136x ahead", was "1,050,000×" beside it, r92 F7)
+    assert re.findall(r">([^<>]*×)</td>", html) == ["1.00×", "1,000×", "1,051,136×",
+                                                     "1,079,545×"]
+    assert "e+" not in html
     data = json.loads(page(site, group, "index.json"))["data"]
     ranked = data["ranked"]
     assert [r["name"] for r in ranked] == ["ms-as-ns", "us-a", "a", "b"]

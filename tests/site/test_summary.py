@@ -57,8 +57,11 @@ def test_exact_ns(ns, text):
 
 def test_ratio_number_and_digests():
     assert summary.ratio(1) == "1.00×" and summary.ratio(0.21799) == "0.218×"
-    assert summary.ratio(1e-7) == "1.00e-7×" and summary.ratio(123456) == "123,000×"
+    assert summary.ratio(1e-7) == "1.00e-7×" and summary.ratio(123456) == "123,456×"
     assert summary.ratio(999.6) == "1,000×" and summary.ratio(1.05e6) == "1,050,000×"
+    # reviewer r92 F7: whole as KI234's mark and `show` write it, not 3 digits (1,050×)
+    assert summary.ratio(3_680_000 / 3_520) == "1,045×"
+    assert summary.ratio(3_810_000 / 3_520) == "1,082×"
     assert summary.ratio(999.4) == "999×"
     assert summary.ratio(None) == "-" and summary.number(0.512521) == "0.512521"
     assert summary.number(5e-324) == "5e-324" and summary.number(1e-7) == "1e-7"
