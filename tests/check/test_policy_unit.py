@@ -77,6 +77,9 @@ _STYLES = st.sampled_from(["snake", "kebab", "dot", "camel", "upper"])
 def test_property_a_time_word_states_its_unit_in_any_style_before_any_statistic(
         leads, unit, data, tail, style):
     spelled = data.draw(st.sampled_from(_SPELLED[unit]))
+    # camelCase cannot tell "s" before "p50": latencySP50 reads as one acronym with digits
+    # (as GPU0 in latencyGPU0), so the reader says None; latencySMean still reads "s".
+    assume(not (style == "camel" and spelled == "s" and tail == "p50"))
     name = _join([*leads, spelled, *([tail] if tail else [])], style)
     assert metric_time_unit(f"/sourceNative/metrics/{name}") == unit, name
 
