@@ -34,7 +34,7 @@ from ..core.findings import ERROR, Finding, rule
 from ..core.git_names import name_key, name_keys
 from ..core.tree_entries import DIRECTORY_MODE, TreeEntry, named_type, parse_tree
 from ..git import treediff
-from ..git.blobs import is_partial_clone, read_object
+from ..git.blobs import ObjectUnreadable, is_partial_clone, loose_tree, read_object
 from ._rules import PATH_CASE_COLLISION
 from ._trees import tree_findings, type_findings
 
@@ -104,6 +104,7 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
     store_prefix = layout.STORE_DIR + "/"
     where = f"commit {str(tree_commit.id)[:12]}"
     partial = is_partial_clone(repo)
+    ahead = _ReadAhead()  # a directory under store/ read whole when its type is asked
     while pending:
         prefix, oid = pending.pop()
         # the history check (lineage.check_names, just before) read most trees already
@@ -115,16 +116,24 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
                 continue  # as _HEX_FILES below
         else:
             # guarded: libgit2 loops on a cut loose tree (review F3); a missing one is damage
-            raw = read_object(repo, oid, prefix.rstrip("/") or None)[1]
-            if prefix.startswith(store_prefix) and _HEX_FILES.fullmatch(raw) and \
-                    _ascending(_HEX_FILE_NAME.findall(raw)):
+            raw = ahead.take(oid)
+            if raw is None:
+                raw = read_object(repo, oid, prefix.rstrip("/") or None)[1]
+            if prefix.startswith(store_prefix) and _leaf(raw):
                 continue  # a shard or a group of digest-named files: no .git, no file collides
             entries, whole = parse_tree(raw)
         findings += tree_findings(where, prefix, oid, entries, whole)  # KI423
         # KI423 on the objects' types: every entry outside store/ (one header read each);
-        # under it the directories (verify reads every file there: a tree is no content)
-        typed, refused = type_findings(repo, where, prefix, oid, entries if not prefix.startswith(
-            store_prefix) else [e for e in entries if e[0] == DIRECTORY_MODE], partial)
+        # under it the directories (verify reads every file there: a tree is no content),
+        # each read whole here (the walk reads it next), a leaf done with at once
+        skipped: set[bytes] = set()
+        if prefix.startswith(store_prefix):
+            asked = [e for e in entries if e[0] == DIRECTORY_MODE]
+            if not partial:
+                asked = ahead.read(repo, asked, skipped)
+        else:
+            asked = entries
+        typed, refused = type_findings(repo, where, prefix, oid, asked, partial)
         findings += typed
         if whole and b"".join(n for _, n, _ in entries).isascii() and \
                 all(m in _MODES for m, _, _ in entries):
@@ -134,7 +143,7 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
                         for e in cast("pygit2.Tree", repo[oid])]
         findings += _entry_findings(prefix, [c[:2] for c in children], None)
         pending += [(f"{prefix}{name}/", i) for name, is_tree, i in children
-                    if is_tree and bytes.fromhex(i) not in refused]
+                    if is_tree and (b := bytes.fromhex(i)) not in refused and b not in skipped]
     return findings
 
 
@@ -226,6 +235,73 @@ _HEX_FILE_NAME = re.compile(rb"100644 ([0-9a-f]{62}(?:\.json|[0-9a-f]{2}))\0.{20
 def _ascending(names: list[bytes]) -> bool:
     """Whether names are in git's order for files, none twice (KI423 has nothing to say)."""
     return sorted(set(names)) == names
+
+
+def _leaf(raw: bytes) -> bool:
+    """Whether a raw tree under ``store/`` is one :func:`check_tree_names` skips (no .git)."""
+    return _HEX_FILES.fullmatch(raw) is not None and _ascending(_HEX_FILE_NAME.findall(raw))
+
+
+READ_AHEAD_BYTES = 16 << 20
+"""Most bytes of trees :class:`_ReadAhead` holds for the walk at once (beyond: read again)."""
+
+
+class _ReadAhead:
+    """Directories under ``store/`` that :func:`check_tree_names` read whole for their type.
+
+    Their type (KI423: a directory entry naming a blob) was read from each loose tree's
+    header, then the walk opened and read the same file whole: two opens of each of the
+    16,559 loose trees at 100,000 manifests. Each is now read once, whole: a tree is its
+    type confirmed (:func:`kistore.git.blobs.loose_tree`: only the header of any other
+    object is inflated); a leaf (:func:`_leaf`) is done with (the walk would skip it); any
+    other is held for the walk (up to :data:`READ_AHEAD_BYTES`; beyond, read again). An
+    entry naming no tree, a packed object, one that cannot be read (:class:`~kistore.git.
+    blobs.ObjectUnreadable`), or a tree the history check kept (:func:`kistore.git.
+    treediff.kept_entries`: the walk reads nothing of it) is left to the type check and
+    the walk, as before, which say the same things in the same order.
+    """
+
+    def __init__(self) -> None:
+        self._held: dict[str, bytes] = {}
+        self._bytes = 0
+
+    def take(self, oid: str) -> bytes | None:
+        """Return the held bytes of tree ``oid`` (letting them go), or None."""
+        raw = self._held.pop(oid, None)
+        if raw is not None:
+            self._bytes -= len(raw)
+        return raw
+
+    def read(self, repo: pygit2.Repository, entries: list[TreeEntry], skipped: set[bytes]
+             ) -> list[TreeEntry]:
+        """Read the directories ``entries`` names; return those whose type is still to ask.
+
+        Args:
+            repo: the repository.
+            entries: the directory entries of a tree under ``store/``.
+            skipped: gets the id of each leaf, which the walk need not read.
+        """
+        unconfirmed = []
+        for entry in entries:
+            oid = entry[2]
+            hex_ = oid.hex()
+            if treediff.kept_entries(hex_) is not None or hex_ in self._held:
+                unconfirmed.append(entry)
+                continue
+            try:
+                found = loose_tree(repo, oid)
+            except ObjectUnreadable:  # said where the type check or the walk reads it
+                found = None
+            if found is None or found[1] is None:  # packed, absent, damaged; no tree
+                unconfirmed.append(entry)
+                continue
+            raw = found[1]
+            if _leaf(raw):
+                skipped.add(oid)
+            elif self._bytes + len(raw) <= READ_AHEAD_BYTES:
+                self._held[hex_] = raw
+                self._bytes += len(raw)
+        return unconfirmed
 
 
 def _hex_files(entries: list[tuple[bytes, bytes, bytes]]) -> bool:

@@ -6,6 +6,7 @@ Both print findings (text, JSON, or GitHub annotations) and exit with
 
 from __future__ import annotations
 
+import gc
 import sys
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
@@ -133,6 +134,11 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
     from ..query import group_rules, outlier_rules
 
     output_format(fmt, as_json)  # --json beside --format github: a usage error (exit 2)
+    # The listing, every unit's result and the parsed runs are acyclic and live until the
+    # process exits: the cycle collector only re-walked them (14 full collections, ~2.3 s
+    # of this process's ~11 s at 100,000 manifests: docs/speed.md, branch ver93); off, as
+    # in `add`, and in the forked workers with it (a walk there copies shared pages).
+    gc.disable()
     with cannot_run(fmt, as_json, f"store at {at or 'work tree'}"):  # not a store at all
         store = ctx.read_store(at)
     where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")

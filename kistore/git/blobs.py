@@ -27,7 +27,7 @@ import stat
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from ..core import hashes
 from ..core.errors import StoreStateError
@@ -623,15 +623,28 @@ def _loose_type(file: str, hex_: str, path: str | None) -> int | None:
         data = os.read(fd, 4096)
     finally:
         os.close(fd)
-    try:
-        head = zlib.decompressobj().decompress(data, _HEADER_BYTES)
-    except zlib.error:
-        head = b""
-    kind, space, size = head.partition(b"\0")[0].partition(b" ")
-    if b"\0" in head and kind in _TYPES and space and size.isdigit():
-        return _TYPES[kind]
+    kind, _ = _header_type(zlib.decompressobj(), data)
+    if kind is not None:
+        return kind
     found = _read_loose(file, hex_, path)
     return None if found is None else found[0]
+
+
+def _header_type(stream: Any, data: bytes) -> tuple[int | None, bytes]:
+    """Return the type a loose object's header gives and the bytes inflated to find it.
+
+    The type is None when the first :data:`_HEADER_BYTES` inflated hold no whole header (a
+    file cut short, one that does not inflate: read whole, its fault is said). ``stream``:
+    a fresh ``zlib.decompressobj()``, left holding the rest of ``data`` (``unconsumed_tail``).
+    """
+    try:
+        head = stream.decompress(data, _HEADER_BYTES)
+    except zlib.error:
+        return None, b""
+    kind, space, size = head.partition(b"\0")[0].partition(b" ")
+    if b"\0" in head and kind in _TYPES and space and size.isdigit():
+        return _TYPES[kind], head
+    return None, head
 
 
 def promisor_remote(repo: pygit2.Repository) -> str | None:
@@ -1005,6 +1018,51 @@ def _open_loose(file: str, hex_: str, path: str | None) -> tuple[int, os.stat_re
 
 def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | None:
     """:func:`loose_object` of the loose object file ``file`` (of id ``hex_``)."""
+    read = _loose_data(file, hex_, path)
+    if read is None:
+        return None
+    return _inflated(file, hex_, path, read[1], zlib.decompressobj(), read[0])
+
+
+def loose_tree(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
+               path: str | None = None) -> tuple[int, bytes | None] | None:
+    """:func:`object_type` of a loose object and, for a tree, :func:`loose_object`: one read.
+
+    For a walk that asks a directory entry's type (KI423) and then reads the tree: the
+    loose file is opened and read once, its header inflated first; the rest of it only
+    when it is a tree (any other object is left as :func:`object_type` leaves it: a blob
+    a directory entry names is never inflated whole here).
+
+    Args:
+        repo: the repository.
+        oid: the object's id (``pygit2.Oid``, 40 hex digits, or 20 raw bytes).
+        path: the repository path it is read for (named by :class:`ObjectUnreadable`).
+
+    Returns:
+        None when no loose file holds it (packed, or absent); ``(type, None)`` for another
+        object than a tree; ``(2, bytes)`` of a whole loose tree, as :func:`loose_object`.
+
+    Raises:
+        ObjectUnreadable: as :func:`loose_object`.
+    """
+    hex_, files = _loose_files(repo, oid)
+    for file in files:
+        read = _loose_data(file, hex_, path)
+        if read is None:
+            continue
+        data, status = read
+        stream = zlib.decompressobj()
+        kind, head = _header_type(stream, data)
+        if kind is None:  # no header: read whole, which says what is wrong with it
+            return _inflated(file, hex_, path, status, zlib.decompressobj(), data)
+        if kind != _TYPES[b"tree"]:
+            return kind, None
+        return _inflated(file, hex_, path, status, stream, stream.unconsumed_tail, head)
+    return None
+
+
+def _loose_data(file: str, hex_: str, path: str | None) -> tuple[bytes, os.stat_result] | None:
+    """Return the compressed bytes of the loose object file ``file`` and its status, or None."""
     opened = _open_loose(file, hex_, path)
     if opened is None:
         return None
@@ -1015,7 +1073,27 @@ def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | N
             data += chunk
     finally:
         os.close(fd)
-    stream = zlib.decompressobj()
+    return data, status
+
+
+def _inflated(file: str, hex_: str, path: str | None, status: os.stat_result, stream: Any,
+              data: bytes, head: bytes = b"") -> tuple[int, bytes]:
+    """Inflate the rest of a loose object file and hold it to its id (:func:`loose_object`).
+
+    Args:
+        file: the loose file (remembered whole, :data:`_whole_loose`).
+        hex_: the object's id.
+        path: the repository path it is read for.
+        status: the file's status as opened.
+        stream: the ``zlib.decompressobj()`` inflating it, maybe past its header already
+            (:func:`_header_type`: then ``data`` is its ``unconsumed_tail``).
+        data: the compressed bytes left to inflate.
+        head: what ``stream`` inflated of the file before (its header).
+
+    Raises:
+        ObjectUnreadable: the file does not inflate, is cut short, has a header that does
+            not say its type and length, or holds another object's bytes.
+    """
     try:
         raw = stream.decompress(data)
     except zlib.error as e:
@@ -1024,8 +1102,9 @@ def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | N
     if not stream.eof:
         raise ObjectUnreadable(
             hex_, "its loose object file is cut short: the compressed data ends early", path)
-    head, _, body = raw.partition(b"\0")
-    kind, _, size = head.partition(b" ")
+    raw = head + raw
+    header, _, body = raw.partition(b"\0")
+    kind, _, size = header.partition(b" ")
     if kind not in _TYPES or not size.isdigit() or int(size) != len(body):
         raise ObjectUnreadable(
             hex_, "its loose object file's header does not say its type and length", path)

@@ -916,11 +916,15 @@ def outliers_parsed(store: Store, at: str | None, loaded: dict[str, Loaded]) -> 
 
     placed: dict[tuple[Any, ...], tuple[str, Comparison] | None] = {}
     groups: dict[tuple[str, Comparison], list[Loaded]] = {}
+    workload, protocol, environment = KEYED_REFERENCES
     for digest, (kind, name, spec) in loaded.items():
         if kind != "BenchmarkRun":
             continue
-        keyed = tuple(spec.get(f) for f in KEYED_REFERENCES)
-        if not all(r is None or isinstance(r, str) for r in keyed):  # no digest: alone
+        # a run's KEYED_REFERENCES, each a string or None (else no digest: alone); spelt
+        # out, not a generator each: ~0.1 s of 95,000 runs
+        keyed: tuple[Any, ...] = (spec.get(workload), spec.get(protocol), spec.get(environment))
+        if not (isinstance(keyed[0], str | None) and isinstance(keyed[1], str | None)
+                and isinstance(keyed[2], str | None)):
             keyed = (digest,)
         if keyed not in placed:
             placed[keyed] = _group_of(describe(digest, kind, name, spec, lookup), policy)

@@ -19,7 +19,7 @@ and a store without the file uses it. Reads only; the store is never written her
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..attest.levels import SOURCE_NATIVE
@@ -284,12 +284,22 @@ def ranked_number_advice(view: View, problems: Iterable[KistoreError]) -> None:
             problem.args = (problem.format(),)
 
 
+@lru_cache(maxsize=1024)
+def _tokens(pointer: str) -> tuple[str, ...]:
+    """:func:`kistore.core.canonical.pointer_tokens` of a pointer, unescaped once a process.
+
+    A policy names a few pointers and ``verify`` resolves them in every run (KI234 read
+    137,575 values at 100,000 manifests, each pointer split and unescaped anew: ~0.15 s).
+    """
+    return tuple(canonical.pointer_tokens(pointer))
+
+
 def resolve_pointer(document: Any, pointer: str) -> Any:
     """Return the value at an RFC 6901 JSON Pointer, or None when there is none."""
     if pointer == "":
         return document
     node = document
-    for token in canonical.pointer_tokens(pointer):
+    for token in _tokens(pointer):
         if isinstance(node, dict) and token in node:
             node = node[token]
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):

@@ -16,7 +16,7 @@ import pytest
 
 from kistore.check import _paths
 from kistore.check._paths import _entry_findings, check_tree_names
-from kistore.git import treediff
+from kistore.git import blobs, treediff
 
 from ..git.test_treediff import count_reads, forget_listings
 
@@ -137,6 +137,13 @@ def test_trees_the_history_check_kept_give_the_same_findings_unread(tmp_path, na
     for oid in trees[:-1]:
         treediff._listing(repo, oid)
     reads = count_reads(monkeypatch, _paths)
+    real = _paths.loose_tree
+
+    def counted(repo_: pygit2.Repository, oid: bytes) -> object:
+        reads.append(oid.hex())  # a directory read whole with its type (once, not twice)
+        return real(repo_, oid)
+
+    monkeypatch.setattr(_paths, "loose_tree", counted)
     assert check_tree_names(_Store(repo), "HEAD") == expected  # type: ignore[arg-type]
     assert reads == [str(unkept)]
 
@@ -154,3 +161,51 @@ def test_a_kept_listing_that_is_not_the_whole_tree_is_not_given(tmp_path, monkey
     assert treediff.kept_entries(str(tree)) is None
     assert treediff.kept_entries(str(once)) == [(b"100644", b"a", blob.raw)]
     assert treediff.kept_entries("0" * 40) is None
+
+
+def test_each_loose_tree_under_the_store_is_opened_once(tmp_path, monkeypatch):
+    """Issue 22: a directory under store/ is read whole when its type is asked (KI423), not
+    opened for its header and then again for its bytes (16,559 loose trees at 100,000
+    manifests); the findings are the same."""
+    repo, tree = _committed(tmp_path, "clean")
+    expected = check_tree_names(_Store(repo), "HEAD")  # type: ignore[arg-type]
+    forget_listings(monkeypatch)
+    opened: list[str] = []
+    real = blobs._open_loose
+    monkeypatch.setattr(blobs, "_open_loose", lambda *a: opened.append(a[1]) or real(*a))
+    assert check_tree_names(_Store(repo), "HEAD") == expected  # type: ignore[arg-type]
+    store = cast(pygit2.Tree, repo[tree])["store"].id
+    under = sorted(str(t) for t in _all_trees(repo, cast(pygit2.Tree, repo[store]))[1:])
+    assert len(under) == 8  # objects, sha256, its shard; groups, sha256, cd, two groups
+    assert sorted(h for h in opened if h in under) == under
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_trees_read_again_past_the_read_ahead_give_the_same_findings(tmp_path, name,
+                                                                      monkeypatch):
+    repo, _ = _committed(tmp_path, name)
+    expected = check_tree_names(_Store(repo), "HEAD")  # type: ignore[arg-type]
+    forget_listings(monkeypatch)
+    monkeypatch.setattr(_paths, "READ_AHEAD_BYTES", 0)
+    assert check_tree_names(_Store(repo), "HEAD") == expected  # type: ignore[arg-type]
+
+
+def test_a_directory_of_the_store_naming_a_blob_is_ki423(tmp_path, monkeypatch):
+    """The read ahead inflates only a blob's header: KI423 as before, the walk goes on."""
+    repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
+    big = repo.create_blob(bytes(range(256)) * 400)
+    leaf = _tree(repo, {f"{h}.json": b"{}" for h in _hexes(2, 62, 1)})
+    objects = repo.odb.write(pygit2.GIT_OBJECT_TREE,
+                             b"40000 ab\0" + big.raw + b"40000 cd\0" + leaf.raw)
+    store = repo.odb.write(pygit2.GIT_OBJECT_TREE, b"40000 objects\0" + objects.raw)
+    root = repo.odb.write(pygit2.GIT_OBJECT_TREE, b"40000 store\0" + store.raw)
+    sig = pygit2.Signature("t", "t@example.org", 0, 0)
+    repo.create_commit("refs/heads/main", sig, sig, "m", root, [])
+    repo.set_head("refs/heads/main")
+    inflated: list[str] = []
+    real = blobs._inflated
+    monkeypatch.setattr(blobs, "_inflated", lambda *a: inflated.append(a[1]) or real(*a))
+    findings = check_tree_names(_Store(repo), "HEAD")  # type: ignore[arg-type]
+    assert [(f.file, f.extra["fsck"], f.found) for f in findings] == [
+        ("store/objects/ab", "wrongObjectType", "blob")]
+    assert str(leaf) in inflated and str(big) not in inflated
