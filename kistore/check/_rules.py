@@ -797,7 +797,8 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
             pointer = f"/spec/{field_name}"
             if target is None or not target.has_object:
                 findings.append(Finding(REFERENCE_UNRESOLVED, f"{ref} is not in the store",
-                                        file=layout.object_path(digest), pointer=pointer))
+                                        file=layout.object_path(digest), pointer=pointer,
+                                        extra={"reference": ref}))
             elif (target.intact and target.kind is not None
                   and wrong_kind(field_name, target.kind)):
                 findings.append(_wrong_kind(digest, field_name, ref, target.kind))

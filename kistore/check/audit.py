@@ -357,7 +357,7 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         _, kinds, names, references, _, statistics, _, _, boards, _ = \
             zip(*results, strict=True) if results else ((),) * 10
         if entries_clean([u[0] for u in units], kinds, names, references, statistics, boards):
-            return sorted(findings, key=sort_key)  # check_entries would find nothing: skip it
+            return _told_renamed(snap, findings)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
     for unit, (found, kind, name, references, _, statistic, _, _, board, _) in zip(
             units, results, strict=True):
@@ -378,7 +378,17 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         # KI218 when the manifest is their protocol).
         look_up_entries(snap.view, entries, focus_digests, snap.limit)
     findings += check_entries(entries, focus_digests, arrived)
-    return sorted(findings, key=sort_key)
+    return _told_renamed(snap, findings)
+
+
+def _told_renamed(snap: Files, findings: list[Finding]) -> list[Finding]:
+    """Return ``findings`` sorted, each KI110 told whose bytes its file holds (:func:`_renamed`).
+
+    A file renamed to ``NAME.json.bak`` (reviewer r91 F5), in ``verify`` and at the gate
+    alike (r92 F2: the gate said KI110's own advice and KI203 "remove the metadata file").
+    """
+    return sorted((_renamed(snap, f) if f.rule.id == PATH_OUTSIDE_LAYOUT.id else f
+                   for f in findings), key=sort_key)
 
 
 OWN_FILE_BYTES = DEFAULT.manifest_bytes
@@ -976,11 +986,13 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
     HEAD's path (KI402, or KI403 when a commit renamed it) and that run's forward records
     and group file naming no object (KI214, KI216), and makes the misnamed file an object
     without metadata (KI204) whose "run" lacks forward records and a group file (KI213,
-    KI215). Each of those advised writing or removing a file (``kistore migrate`` wrote a
-    group file for a run that does not exist, left after the ``mv``: reviewer r90b F4); the
-    ``mv`` alone puts them right. Renamed over another stored object (``extra["over"]``,
-    r91 F5): that object's path reads as modified (KI401), and its metadata, forward
-    records and group file are judged with the moved bytes; the finding's fix restores it.
+    KI215), and leaves each run naming it with a reference to no object file (KI201) and
+    no forward record (KI213: reviewer r92 F2). Each of those advised writing or removing
+    a file (``kistore migrate`` wrote a group file for a run that does not exist, left
+    after the ``mv``: reviewer r90b F4); the ``mv`` alone puts them right. Renamed over
+    another stored object (``extra["over"]``, r91 F5): that object's path reads as
+    modified (KI401), and its metadata, forward records and group file are judged with the
+    moved bytes; the finding's fix restores it.
     A copy (``extra["copy"]``) breaks KI204, KI213 and KI215 only, on itself.
 
     When the history check's KI401-KI403 of those paths name a commit, the rename (or the
@@ -1001,6 +1013,7 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
     """
     misnamed: set[str] = set()
     holders: set[str] = set()
+    moved: set[str] = set()  # the digests whose bytes sit in a renamed file
     own: dict[str, str] = {}  # a renamed object's own paths -> the misnamed file
     overwritten: set[str] = set()
     judged_with_moved: set[str] = set()  # the metadata of an object renamed over
@@ -1011,6 +1024,7 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
             if not f.extra.get("copy"):
                 holds = Digest.from_str(f.extra["holds"])
                 holders.add(holds.hex)
+                moved.add(str(holds))
                 own |= dict.fromkeys((layout.metadata_path(holds), layout.object_path(holds)),
                                      f.file)
             if "over" in f.extra:
@@ -1027,6 +1041,7 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
                 or (f.rule.id in _ON_HOLDER and file.rpartition("/")[2] in holders)
                 or (f.rule.id in _ON_OVERWRITTEN and file in overwritten)
                 or (f.rule.id in _ON_OWN and file in own)
+                or (f.rule.id in _ON_REFERRER and _names(f) in moved)
                 or file in judged_with_moved)
 
     committed: dict[str, dict[str, str]] = {}  # misnamed file -> commit -> a path it moved
@@ -1037,6 +1052,20 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
     return [_committed_fix(f, committed[f.file or ""])
             if f.file in committed and "holds" in f.extra else f
             for f in findings if not explained(f)]
+
+
+_ON_REFERRER = ("KI201", "KI213")
+"""Rules a run naming the renamed object breaks: its reference names no object file, and
+has no forward record (reviewer r92 F2: `kistore migrate`, KI213's advice, wrote records
+for an object that is there, under another name)."""
+
+
+def _names(finding: Finding) -> str | None:
+    """Return the digest a KI201 or KI213 finding's reference names (text), or None."""
+    if "reference" in finding.extra:
+        return str(finding.extra["reference"])
+    found = layout.forward_from_path(finding.extra.get("forward_path", ""))
+    return None if found is None else str(found[0])
 
 
 _ON_OWN = ("KI203", "KI402", "KI403")
@@ -1627,8 +1656,6 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         later[start:end] = sorted(later[start:end] + changes, key=sort_key)
     if packs:
         contents += pack_findings(store, packs, contents + later)  # a note's KI117 too
-    contents = [_renamed(snap, f) if f.rule.id == PATH_OUTSIDE_LAYOUT.id else f
-                for f in contents]  # a file renamed to NAME.json.bak (r91 F5)
     contents, later = one_cause(contents, later), one_cause(later, contents)  # KI402: in later
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]

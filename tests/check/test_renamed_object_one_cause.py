@@ -293,3 +293,63 @@ def test_r92_f12_a_committed_rename_says_the_branch_way_which_passes(published, 
     assert git(published, "log", "--format=%s", f"{base}..HEAD").split("\n")[0] != ""
     assert _check(published, monkeypatch, base) == (0, [])
     assert _verify(published, monkeypatch) == (0, [])
+
+
+def _named_workload(store, kit) -> tuple[Digest, str]:
+    """A committed workload two committed runs name: its digest and object path."""
+    protocol, env, workload, impl = (kit.protocol(), kit.environment(), kit.workload(),
+                                     kit.implementation())
+    runs = [kit.run(protocol, env, impl, workload, latency=5000 + i) for i in range(2)]
+    add_docs(store, [protocol, env, workload, impl, *runs], commit=True)
+    digest = Digest.from_str(kit.digest(workload))
+    return digest, layout.object_path(digest)
+
+
+def _all(root, monkeypatch, *args: str) -> tuple[int, list[tuple[str, str]]]:
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(main, [*args, "--json"])
+    return result.exit_code, [(f["rule"], f["file"]) for f in
+                              json.loads(result.stdout)["findings"] if f["severity"] != "info"]
+
+
+def test_r92_f2_a_renamed_workload_leaves_its_referrers_alone_and_migrate_writes_nothing(
+        store, kit, monkeypatch):
+    """Renaming a Workload two runs name gave, beside the KI110/KI101 with the `mv`, KI201
+    (warning) and KI213 per run, whose advice (`kistore migrate`) wrote forward records for
+    an object that is there, stale once it is put back (verify silent on them)."""
+    workload, own = _named_workload(store, kit)
+    root = store.root
+    for wrong, rule_ in ((own + ".bak", "KI110"),
+                         (f"{layout.OBJECTS_DIR}/aa/{workload.hex[2:]}.json", "KI101")):
+        (root / wrong).parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(root / own, root / wrong)
+        assert _all(root, monkeypatch, "verify") == (1, [(rule_, wrong)])
+        migrated = CliRunner().invoke(main, ["migrate"])
+        assert migrated.exit_code == 0, migrated.output
+        assert f"warning: {wrong}: skipped: " in migrated.stderr and \
+            f"`mv {wrong} {own}`" in migrated.stderr, migrated.stderr
+        assert "forward record" not in migrated.output, migrated.output
+        assert git(root, "status", "--porcelain", "--untracked-files=all").split("\n") == [
+            f" D {own}", f"?? {wrong}", ""]  # no store/forward/ record
+        shutil.move(root / wrong, root / own)
+        assert _all(root, monkeypatch, "verify") == (0, [])
+
+
+def test_r92_f2_a_committed_bak_rename_is_one_ki110_at_the_gate(store, kit, monkeypatch):
+    """The gate said KI203 "remove the metadata file", KI403 and KI110's own "move or remove
+    it" for a committed `mv X.json X.json.bak`: now KI110 naming whose bytes it holds, and
+    the branch's way (the commit, `git rebase -i BASE`), as verify says it."""
+    _, own = _named_workload(store, kit)
+    root = store.root
+    base = git(root, "rev-parse", "HEAD").strip()
+    git(root, "mv", own, own + ".bak")
+    git(root, "commit", "-qm", "ren")
+    ren = git(root, "rev-parse", "HEAD").strip()
+    code, errors = _check(root, monkeypatch, base)
+    assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [
+        ("KI110", own + ".bak")], errors
+    assert errors[0]["hint"].startswith(f"a file renamed by hand, in commit {ren[:12]} of the "
+                                        "branch") and "`git rebase -i BASE`" in errors[0]["hint"]
+    assert _all(root, monkeypatch, "verify") == (1, [("KI110", own + ".bak")])
+    _drop(root, "ren", base)
+    assert _check(root, monkeypatch, base) == (0, [])
