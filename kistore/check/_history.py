@@ -25,11 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import layout
-from ..core.errors import StoreStateError
+from ..core.digest import Digest
+from ..core.errors import KistoreError, StoreStateError
 from ..core.findings import ERROR, Finding, rule
 from ..core.gitattributes import GITATTRIBUTES_LINE, GITATTRIBUTES_MISSING, check_gitattributes
+from ..core.limits import DEFAULT
 from ..git import treediff
-from ..git.blobs import head_commit, read_loose_history
+from ..git.blobs import head_commit, read_blob_within, read_loose_history
 from ..git.child import git_environment
 from ..git.commit_header import first_line
 from ..git.sparse import SkipWorktree, git_status
@@ -52,7 +54,9 @@ OBJECT_DELETED = rule(
     "commit that deleted it (`git rebase -i BASE`) (a withdrawal is an attestation)")
 OBJECT_RENAMED = rule(
     "KI403", "object-renamed", ERROR,
-    "objects never move: restore the file at the path its digest names")
+    "objects never move, and a later commit moving it back leaves the rename in history: "
+    "in a branch, drop the commit that renamed it, and any later one moving it back "
+    "(`git rebase -i BASE`); in the work tree, move it back to the path its digest names")
 
 
 def objects_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> Any:
@@ -122,6 +126,8 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Fi
                 if others and _from_another_side(repo, d.old_file.path, new, parent, others,
                                                  bases):
                     continue
+                if not _was_object(repo, d.old_file):
+                    continue  # a copy or misnamed file: never an object (KI101 said so)
                 mine.setdefault(_change(d, where), []).append(str(parent.id))
         for (rule_, path, message, expected, found), parents in mine.items():
             extra: dict[str, Any] = {"commit": str(commit.id), "parent": parents[0]}
@@ -132,6 +138,39 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Fi
             findings.append(Finding(rule_, message, file=path, extra=extra,
                                     expected=expected, found=found))
     return findings
+
+
+def _was_object(repo: pygit2.Repository, old: Any) -> bool:
+    """Return whether a file a commit changes, moves or deletes was an object in its parent.
+
+    An object is a regular file whose bytes hash to the digest its path names
+    (:func:`kistore.core.layout.digest_from_path`). Anything else under ``store/objects/``
+    never was one: a copy of a stored object under another digest's name, a file renamed
+    by hand (``NAME.json.bak``), tampered bytes. Its arrival was the contents check's
+    (KI101, KI110, with ``rm``/``mv`` as the fix), so taking it away again, in the work
+    tree or in a later commit of a pull request, deletes, renames or modifies no object
+    (reviewer r92 F12: following ``rm`` in a fixing commit gave KI402 "objects are never
+    deleted", and ``mv`` back a second KI403 calling the misnamed path a renamed object).
+    Only a finding's file is read (one blob, rare: every such change is an error).
+
+    Args:
+        repo: the repository.
+        old: the parent's side of the change (a ``pygit2.DiffFile`` or :class:`_Side`:
+            ``path`` below ``store/objects/sha256``, ``id``, ``mode``).
+
+    Returns:
+        False when ``old`` is plainly no object (its path names no digest, it is no regular
+        file, or its bytes hash to another digest); True otherwise, also when its blob
+        cannot be read or is past the default manifest limit (judged as before: an object).
+    """
+    digest = layout.digest_from_path(f"{layout.OBJECTS_DIR}/{old.path}")
+    if digest is None or old.mode not in _REGULAR:
+        return False
+    try:
+        data = read_blob_within(repo, old.id, DEFAULT.manifest_bytes)
+    except KistoreError:  # damaged or not fetched: judged as an object, as before
+        return True
+    return isinstance(data, int) or Digest.of(data) == digest
 
 
 def _change(delta: Any, where: str) -> tuple[Any, str, str, str | None, str | None]:
@@ -377,6 +416,8 @@ def _worktree_changes(repo: pygit2.Repository, skipped: SkipWorktree | None = No
             status &= ~int(flags.WT_DELETED)
             if not status:
                 continue
+        if not _head_object(repo, path):
+            continue  # HEAD's file there is no object (a copy committed): taking it away is not
         if status & flags.INDEX_DELETED and _worktree_holds_head(repo, path):
             # HEAD and the work tree hold the same bytes; only git's index lacks the file.
             findings.append(Finding(OBJECT_DELETED, _index_behind(lock), file=path))
@@ -394,6 +435,19 @@ def _worktree_changes(repo: pygit2.Repository, skipped: SkipWorktree | None = No
                 findings.append(Finding(OBJECT_MODIFIED, "modified in the work tree or index "
                                         "(HEAD holds other bytes)", file=path))
     return findings
+
+
+def _head_object(repo: pygit2.Repository, path: str) -> bool:
+    """Return whether ``HEAD``'s file at ``path`` is an object (:func:`_was_object`).
+
+    True when ``HEAD`` has no entry there (git's status named it: judged as before).
+    """
+    commit = head_commit(repo)
+    entry = None if commit is None else treediff.entry_at(repo, commit.tree, path)
+    if entry is None:
+        return True
+    return _was_object(repo, _Side(path[len(layout.OBJECTS_DIR) + 1:], entry.id,
+                                   entry.filemode))
 
 
 def _read_objects_trees(repo: pygit2.Repository) -> None:

@@ -357,7 +357,7 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         _, kinds, names, references, _, statistics, _, _, boards, _ = \
             zip(*results, strict=True) if results else ((),) * 10
         if entries_clean([u[0] for u in units], kinds, names, references, statistics, boards):
-            return sorted(findings, key=sort_key)  # check_entries would find nothing: skip it
+            return _told_renamed(snap, findings)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
     for unit, (found, kind, name, references, _, statistic, _, _, board, _) in zip(
             units, results, strict=True):
@@ -378,7 +378,17 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         # KI218 when the manifest is their protocol).
         look_up_entries(snap.view, entries, focus_digests, snap.limit)
     findings += check_entries(entries, focus_digests, arrived)
-    return sorted(findings, key=sort_key)
+    return _told_renamed(snap, findings)
+
+
+def _told_renamed(snap: Files, findings: list[Finding]) -> list[Finding]:
+    """Return ``findings`` sorted, each KI110 told whose bytes its file holds (:func:`_renamed`).
+
+    A file renamed to ``NAME.json.bak`` (reviewer r91 F5), in ``verify`` and at the gate
+    alike (r92 F2: the gate said KI110's own advice and KI203 "remove the metadata file").
+    """
+    return sorted((_renamed(snap, f) if f.rule.id == PATH_OUTSIDE_LAYOUT.id else f
+                   for f in findings), key=sort_key)
 
 
 OWN_FILE_BYTES = DEFAULT.manifest_bytes
@@ -968,43 +978,56 @@ _ON_OVERWRITTEN = ("KI401",)
 every finding on its metadata file judges that metadata with the other manifest's bytes."""
 
 
-def one_cause(findings: list[Finding], causes: Iterable[Finding] = ()) -> list[Finding]:
+def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[Finding]:
     """Leave out the findings an object file renamed or copied by hand explains.
 
     One cause, one advice. A file ``mv``-ed to another name (KI101, or KI110 for a name off
     the layout such as ``NAME.json.bak``, with ``extra["holds"]``: :func:`_renamed`) also
     leaves its own digest's metadata without an object (KI203), its object deleted from
-    HEAD's path (KI402) and that run's forward records and group file naming no object
-    (KI214, KI216), and makes the misnamed file an object without metadata (KI204) whose
-    "run" lacks forward records and a group file (KI213, KI215). Each of those advised
-    writing or removing a file (``kistore migrate`` wrote a group file for a run that does
-    not exist, left after the ``mv``: reviewer r90b F4); the ``mv`` alone puts them right.
-    Renamed over another stored object (``extra["over"]``, r91 F5): that object's path
-    reads as modified (KI401), and its metadata, forward records and group file are judged
-    with the moved bytes; the finding's fix restores it. A copy (``extra["copy"]``) breaks
-    KI204, KI213 and KI215 only, on itself.
+    HEAD's path (KI402, or KI403 when a commit renamed it) and that run's forward records
+    and group file naming no object (KI214, KI216), and makes the misnamed file an object
+    without metadata (KI204) whose "run" lacks forward records and a group file (KI213,
+    KI215), and leaves each run naming it with a reference to no object file (KI201) and
+    no forward record (KI213: reviewer r92 F2). Each of those advised writing or removing
+    a file (``kistore migrate`` wrote a group file for a run that does not exist, left
+    after the ``mv``: reviewer r90b F4); the ``mv`` alone puts them right. Renamed over
+    another stored object (``extra["over"]``, r91 F5): that object's path reads as
+    modified (KI401), and its metadata, forward records and group file are judged with the
+    moved bytes; the finding's fix restores it.
+    A copy (``extra["copy"]``) breaks KI204, KI213 and KI215 only, on itself.
+
+    When the history check's KI401-KI403 of those paths name a commit, the rename (or the
+    copy written over another object) is committed: renaming it back in a later commit
+    leaves it in the history, which the gate and ``verify`` read commit by commit (KI403
+    again: reviewer r92 F12), so the finding's fix says the branch's way instead, naming
+    the commit (:func:`_committed_fix`).
 
     Args:
-        findings: findings of one verify.
-        causes: more of its findings whose KI101 explain some of ``findings`` (the contents
-            check's, for the history check's KI402).
+        findings: findings of one verify (or one gate).
+        others: the rest of its findings, read for their causes (the contents check's
+            KI101, for the history check's KI402) and their commits (the history check's
+            KI403, for the contents check's KI101); not returned.
 
     Returns:
-        ``findings`` in their order, without those on the files such a rename explains.
+        ``findings`` in their order, without those on the files such a rename explains,
+        a committed one's cause with its branch fix.
     """
     misnamed: set[str] = set()
     holders: set[str] = set()
-    own: set[str] = set()
+    moved: set[str] = set()  # the digests whose bytes sit in a renamed file
+    own: dict[str, str] = {}  # a renamed object's own paths -> the misnamed file
     overwritten: set[str] = set()
     judged_with_moved: set[str] = set()  # the metadata of an object renamed over
-    for f in (*findings, *causes):
+    for f in (*findings, *others):
         if f.rule.id in (OBJECT_DIGEST_MISMATCH.id, PATH_OUTSIDE_LAYOUT.id) and f.file \
                 and "holds" in f.extra:
             misnamed.add(f.file)
             if not f.extra.get("copy"):
                 holds = Digest.from_str(f.extra["holds"])
                 holders.add(holds.hex)
-                own |= {layout.metadata_path(holds), layout.object_path(holds)}
+                moved.add(str(holds))
+                own |= dict.fromkeys((layout.metadata_path(holds), layout.object_path(holds)),
+                                     f.file)
             if "over" in f.extra:
                 over = Digest.from_str(f.extra["over"])
                 holders.add(over.hex)
@@ -1018,10 +1041,70 @@ def one_cause(findings: list[Finding], causes: Iterable[Finding] = ()) -> list[F
         return ((f.rule.id in _ON_MISNAMED and file in misnamed)
                 or (f.rule.id in _ON_HOLDER and file.rpartition("/")[2] in holders)
                 or (f.rule.id in _ON_OVERWRITTEN and file in overwritten)
-                or (f.rule.id in ("KI203", "KI402") and file in own)
+                or (f.rule.id in _ON_OWN and file in own)
+                or (f.rule.id in _ON_REFERRER and _names(f) in moved)
                 or file in judged_with_moved)
 
-    return [f for f in findings if not explained(f)]
+    committed: dict[str, dict[str, str]] = {}  # misnamed file -> commit -> a path it moved
+    for f in (*findings, *others):
+        if f.rule.id in _ON_OWN + _ON_OVERWRITTEN and "commit" in f.extra and explained(f):
+            cause = own.get(f.file or "", f.file or "")
+            committed.setdefault(cause, {}).setdefault(f.extra["commit"], f.file or "")
+    return [_committed_fix(f, committed[f.file or ""])
+            if f.file in committed and "holds" in f.extra else f
+            for f in findings if not explained(f)]
+
+
+_ON_REFERRER = ("KI201", "KI213")
+"""Rules a run naming the renamed object breaks: its reference names no object file, and
+has no forward record (reviewer r92 F2: `kistore migrate`, KI213's advice, wrote records
+for an object that is there, under another name)."""
+
+
+def _names(finding: Finding) -> str | None:
+    """Return the digest a KI201 or KI213 finding's reference names (text), or None."""
+    if "reference" in finding.extra:
+        return str(finding.extra["reference"])
+    found = layout.forward_from_path(finding.extra.get("forward_path", ""))
+    return None if found is None else str(found[0])
+
+
+_ON_OWN = ("KI203", "KI402", "KI403")
+"""Rules a renamed object's own paths break: its metadata without an object, its object
+deleted from its path, or renamed (committed) away from it."""
+
+
+def _committed_fix(finding: Finding, commits: dict[str, str]) -> Finding:
+    """Give a committed rename's (or overwriting copy's) finding the branch's fix.
+
+    Args:
+        finding: the KI101 or KI110 finding of the misnamed file (:func:`_renamed`).
+        commits: each commit (full id) whose KI401-KI403 it explains -> a path it moved
+            or changed there.
+
+    Returns:
+        ``finding`` whose fix names the commits and says to rebuild the branch without
+        them (``git rebase -i BASE``): a later commit putting the files back leaves them
+        in the history (KI401-KI403).
+    """
+    what = ("a copy of a stored object written over another object's file"
+            if finding.extra.get("copy") else "a file renamed by hand")
+    ids = ", ".join(c[:12] for c in commits)
+    paths = " and ".join(sorted(set(commits.values())))
+    message = finding.message
+    if not finding.extra.get("copy"):  # the message's `mv` is the work tree's way: not this
+        holds = Digest.from_str(finding.extra["holds"])
+        over = Digest.from_str(finding.extra["over"]) if "over" in finding.extra else None
+        said = renamed_advice(finding.file or "", holds, over)
+        message = message.replace(said, (
+            f"its bytes are those of {holds}, whose own object file {layout.object_path(holds)} "
+            f"is missing: renamed by hand in commit {ids}") + (
+            "" if over is None else f", over the object file of {over}, whose metadata is stored"))
+    return dataclasses.replace(finding, message=message, fix=(
+        f"{what}, in commit {ids} of the branch: putting it back in a later commit leaves the "
+        "change in the history, which is read commit by commit (KI401-KI403), so rebuild the "
+        f"branch without it: `git rebase -i BASE`, and drop that commit (or edit it to leave "
+        f"{paths} as it was); nothing else is to be written or removed for it"))
 
 
 def unreadable_finding(error: ObjectUnreadable, path: str | None) -> Finding:
@@ -1595,9 +1678,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         later[start:end] = sorted(later[start:end] + changes, key=sort_key)
     if packs:
         contents += pack_findings(store, packs, contents + later)  # a note's KI117 too
-    contents = [_renamed(snap, f) if f.rule.id == PATH_OUTSIDE_LAYOUT.id else f
-                for f in contents]  # a file renamed to NAME.json.bak (r91 F5)
-    contents, later = one_cause(contents), one_cause(later, contents)  # KI402: in later
+    contents, later = one_cause(contents, later), one_cause(later, contents)  # KI402: in later
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]
     return contents + later

@@ -6,22 +6,27 @@ A ``sol-execbench`` run states the board it was measured on three times: its own
 (``sol-kernel-10-submission-...``, KI209's form) and, through ``spec.workloadDigest``, the
 Workload whose ``spec.definition`` is that problem and ``sourceNative.kernelId`` that
 number. A ``flashinfer-trace`` run's name says the shape it was measured at
-(``...-torch-m-1-20250803t...``), its workload's one case the shape it stands for
-(``axes`` ``{"M": 104}``). The importers write each from one record, and every run of the
-real data agrees. A run where they differ is a copy pointed at another board (its numbers
-are one problem's, ranked in another problem's comparison group: the group is the
-workload's), or a workload digest written by hand wrongly (reviewer r91 F6: a copy of
-board 3's run with its benchmark left out, or a run named m-1 on the m=104 workload, was
-added unsaid).
+(``...-torch-m-1-20250803t...``), its workload's one case the shape it stands for (``axes``
+``{"M": 104}``). The importers write each from one record, and every run of the real data
+agrees. The importers write the board into the run's metadata too: a SOL-ExecBench run's
+title names its problem and a leaderboard row's provenance annotations its kernel
+(``.../leaderboard/kernel/3/...``), a FlashInfer Trace run's title its axes (``M=1``); a run
+renamed to another allowed name, or with its benchmark left out, still states it there
+(reviewer r92 F3), and those are read too. A run where they differ is a copy pointed at
+another board (its numbers are one problem's, ranked in another problem's comparison group:
+the group is the workload's), or a workload digest written by hand wrongly (reviewer r91 F6:
+a copy of board 3's run with its benchmark left out, or a run named m-1 on the m=104
+workload, was added unsaid).
 
 An error where a run enters (``add``, ``import``, ``check BASE..HEAD``, pre-receive): no
 honest run disagrees, and a workload is immutable by digest, so the pair judged at entry
-never changes afterwards; a warning in ``verify`` (:data:`BOARD_DISAGREES_STORED`), since
-a store may hold such a run added before the rule (objects are never removed). Judged only
-when the run's source reads as ``sol-execbench`` (:func:`kistore.core.naming.
-naming_source`, folded as KI226 reads it) or ``flashinfer-trace``, and only what both
-state (:func:`board_disagreements`): a run stating nothing of its board contradicts
-nothing.
+never changes afterwards (but for a run's title, which a pull request may edit: the gate
+judges a run whose metadata file the range changes too); a warning in ``verify``
+(:data:`BOARD_DISAGREES_STORED`), since a store may hold such a run added before the rule
+(objects are never removed). Judged only when the run's source reads as ``sol-execbench``
+(:func:`kistore.core.naming.naming_source`, folded as KI226 reads it) or
+``flashinfer-trace``, and only what both state (:func:`board_disagreements`): a run stating
+nothing of its board contradicts nothing.
 
 Pure: the rule and its words. ``verify`` and ``check`` apply it across files
 (:func:`kistore.check._rules.check_entries`), ``add`` before it writes
@@ -45,8 +50,9 @@ BOARD_DISAGREES = rule(
     "KI238", "run-board-disagrees-with-workload", ERROR,
     "point workloadDigest at the Workload of the board the run was measured on (its "
     "spec.definition the run's sourceNative.benchmark, its kernel or shape the one the "
-    "run's name says: each SOL-ExecBench board and each FlashInfer Trace shape is its own "
-    "workload); a copy of another board's run is not this board's, whatever it states")
+    "run's name, title and annotations say: each SOL-ExecBench board and each FlashInfer "
+    "Trace shape is its own workload); a copy of another board's run is not this board's, "
+    "whatever it states")
 BOARD_DISAGREES_STORED = replace(BOARD_DISAGREES, severity=WARNING, hint=(
     "objects are never edited nor removed: a trusted maintainer withdraws the run "
     "(`kistore attest REF --type withdrawal`); the run that is the source's goes in anew"))
@@ -67,7 +73,9 @@ Keys: ``board`` (a SOL-ExecBench run's ``sourceNative.benchmark``, a workload's
 ``definition``); ``kernel`` (the kernel number a SOL-ExecBench run's name says, a
 SOL-ExecBench workload's ``sourceNative.kernelId``); ``name`` (a FlashInfer Trace run's
 name, read against its workload's ``axes``); ``axes`` (a FlashInfer Trace workload's one
-case's axes, ``k=v`` slugs joined by ``,``)."""
+case's axes, ``k=v`` slugs joined by ``,``); and a run's fields of its metadata, keyed
+``KEY:FIELD`` (:func:`_stated_in_metadata`: ``board:title``, ``kernel:source-url``,
+``kernel:source-file``, ``axes:title``), each judged as ``KEY`` is."""
 
 _KERNEL_NAME = re.compile(r"sol-kernel-([0-9]+)-")
 """A SOL-ExecBench leaderboard row's name says its kernel (board) number: a submission
@@ -76,29 +84,30 @@ _KERNEL_NAME = re.compile(r"sol-kernel-([0-9]+)-")
 local evaluator run's (``sol-local-ID``) says none: its id is the trial's
 (``sol-local-10-concrete-view-initial-trial-1-...``)."""
 
-_STAMP = r"-[0-9]+t[0-9]+"
-"""A FlashInfer Trace run's name ends in its evaluation's time stamp
-(``-20250803t233619508706``), after the axes of its workload (``-m-1``)."""
-
 FLASHINFER = "flashinfertrace"
 """``flashinfer-trace`` as :func:`kistore.core.folding.ascii_alnum` reads a source."""
 
 
-def board_of(kind: Any, spec: Any, name: Any = None) -> Board | None:
+def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
+             ) -> Board | None:
     """Return what a manifest states of its board: a run's and a workload's (:data:`Board`).
 
     Args:
         kind: the manifest's ``kind``.
         spec: its ``spec`` (parsed JSON, any shape).
         name: its ``metadata.name`` (a run's name says its kernel or shape), or None.
+        metadata: its metadata (parsed JSON, any shape), or None: a run's ``title`` and
+            ``kernelindex.dev/source-url`` and ``source-file`` annotations state its board
+            or shape where the importers write them (:func:`_stated_in_metadata`).
 
     Returns:
         For a BenchmarkRun whose ``sourceNative.source`` reads as ``sol-execbench``, its
-        ``sourceNative.benchmark`` when a string and the kernel number its name says
-        (``sol-kernel-N-...``); for one of ``flashinfer-trace``, its name; for a
-        Workload, its ``definition`` when a string, a SOL-ExecBench one's
-        ``sourceNative.kernelId`` (an integer) and a FlashInfer Trace one's axes (of its
-        one case); None when it states none of these.
+        ``sourceNative.benchmark`` when a string, the kernel number its name says
+        (``sol-kernel-N-...``), the benchmark its title names and the kernel its
+        annotations name; for one of ``flashinfer-trace``, its name and the axes its title
+        says (``M=1``); for a Workload, its ``definition`` when a string, a SOL-ExecBench
+        one's ``sourceNative.kernelId`` (an integer) and a FlashInfer Trace one's axes (of
+        its one case); None when it states none of these.
     """
     if not isinstance(spec, dict):
         return None
@@ -124,10 +133,92 @@ def board_of(kind: Any, spec: Any, name: Any = None) -> Board | None:
         said = _KERNEL_NAME.match(name) if isinstance(name, str) else None
         if said is not None:
             stated.append(("kernel", str(int(said[1]))))
-    elif kind == "BenchmarkRun" and isinstance(source, str) and isinstance(name, str) \
+        stated += _stated_in_metadata(metadata, flashinfer=False)
+    elif kind == "BenchmarkRun" and isinstance(source, str) \
             and ascii_alnum(source) == FLASHINFER:
-        stated.append(("name", name))
+        if isinstance(name, str):
+            stated.append(("name", name))
+        stated += _stated_in_metadata(metadata, flashinfer=True)
     return tuple(stated) or None
+
+
+def reads_metadata(spec: Any) -> bool:
+    """Return whether :func:`board_of` reads a run's metadata.
+
+    It does when the run's source is one that states the board there (``sol-execbench``,
+    ``flashinfer-trace``): a caller adding many runs parses the metadata of those only (a
+    KernelBench run's is never read for KI238).
+
+    Args:
+        spec: the run's ``spec`` (parsed JSON, any shape).
+    """
+    native = spec.get("sourceNative") if isinstance(spec, dict) else None
+    source = native.get("source") if isinstance(native, dict) else None
+    return naming_source(source) == SOURCE or (
+        isinstance(source, str) and ascii_alnum(source) == FLASHINFER)
+
+
+_SEPARATOR = " · "
+"""What the importers join a run's title with (``Geometric · 003_lm_head... · B200``)."""
+
+_BENCHMARK_TITLE = re.compile(r"[0-9]{3}_[a-z0-9_]+")
+"""A SOL-ExecBench problem as its runs' titles name it (``003_lm_head_projection...``): the
+importers write ``SUBMITTER · PROBLEM · GPU`` (a leaderboard row) and ``SOLUTION · PROBLEM
+· GPU (local, ...)`` (a local evaluator run). Only a segment of this form is read: a
+hand-written title (``my kernel · fast · B200``) states no problem."""
+
+_AXES_TITLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=[^,=·]+(?:, [A-Za-z_][A-Za-z0-9_]*=[^,=·]+)*")
+"""A FlashInfer Trace run's title states its axes as a segment ``M=1`` (``K=V, K=V``,
+sorted: ``SOLUTION · M=1 · DEVICE``)."""
+
+_KERNEL_ANNOTATIONS = (
+    ("source-url", re.compile(r"/leaderboard/kernel/([0-9]+)/")),
+    ("source-file", re.compile(r"(?:^|/)leaderboard/kernel-([0-9]+)/")))
+"""Where a SOL-ExecBench leaderboard row's annotations say its kernel: the API it was
+retrieved from (``.../api/leaderboard/kernel/3/B200?...``) and the snapshot file it was
+imported from (``sol-execbench/leaderboard/kernel-3/leaderboard_snapshot.json``)."""
+
+
+def _stated_in_metadata(metadata: Any, *, flashinfer: bool) -> list[tuple[str, str]]:
+    """Return what a run's metadata states of its board, keyed ``KEY:FIELD`` (r92 F3).
+
+    A run renamed to another allowed name (``sol-submission-N``, ``...-m1-...``) or with
+    its benchmark left out still says where it was measured in the fields the importer
+    wrote: its title and its provenance annotations (which the gate keeps as imported,
+    KI432). Only what a field plainly states, in the form the importer writes it.
+
+    Args:
+        metadata: the run's metadata (any shape).
+        flashinfer: a FlashInfer Trace run (its title's axes); else a SOL-ExecBench run
+            (its title's problem, its annotations' kernel).
+
+    Returns:
+        ``("board:title", PROBLEM)``, ``("kernel:source-url", N)``,
+        ``("kernel:source-file", N)`` or ``("axes:title", "m=1")``, each when stated.
+    """
+    if not isinstance(metadata, dict):
+        return []
+    stated: list[tuple[str, str]] = []
+    title = metadata.get("title")
+    segments = title.split(_SEPARATOR) if isinstance(title, str) else []
+    if flashinfer:
+        for segment in segments[1:]:
+            if _AXES_TITLE.fullmatch(segment):
+                pairs = (pair.partition("=") for pair in segment.split(", "))
+                stated.append(("axes:title", ",".join(sorted(
+                    f"{slug(k)}={slug(v)}" for k, _, v in pairs))))
+                break
+        return stated
+    if len(segments) >= 3 and _BENCHMARK_TITLE.fullmatch(segments[-2]):
+        stated.append(("board:title", segments[-2]))
+    annotations = metadata.get("annotations")
+    for field, pattern in _KERNEL_ANNOTATIONS:
+        value = annotations.get(f"kernelindex.dev/{field}") if isinstance(annotations, dict) \
+            else None
+        said = pattern.search(value) if isinstance(value, str) else None
+        if said is not None:
+            stated.append((f"kernel:{field}", str(int(said[1]))))
+    return stated
 
 
 def _one_case_axes(cases: Any) -> str | None:
@@ -148,39 +239,67 @@ def board_disagreements(run: Board, workload: Board) -> list[tuple[str, str, str
         workload: its workload's.
 
     Returns:
-        ``(key, the workload's value, the run's value)`` per disagreement, in order:
-        ``board`` (benchmark against definition), ``kernel`` (the name's number against
-        ``kernelId``), ``axes`` (the axes a FlashInfer Trace run's name says before its
-        time stamp against its workload's, ``m=1`` against ``m=104``; a name not ending
-        so says none). A value either side does not state is not judged.
+        ``(key, the workload's value, the run's value)`` per disagreement, in the run's
+        order, ``key`` as the run states it: ``board`` (benchmark against definition),
+        ``board:title`` (the problem its title names), ``kernel`` (the name's number
+        against ``kernelId``), ``kernel:source-url``, ``kernel:source-file`` (the
+        annotations'), ``axes`` (the axes a FlashInfer Trace run's name says, ``-m-1``
+        wherever it stands, against its workload's: ``m=1`` against ``m=104``),
+        ``axes:title`` (its title's ``M=1``). The axes stated are compared key by key,
+        those the workload has. A value either side does not state is not judged.
     """
     theirs = dict(workload)
     found: list[tuple[str, str, str]] = []
     for key, value in run:
-        if key == "name":
+        base = key.partition(":")[0]
+        if base in ("name", "axes"):
             axes = theirs.get("axes")
-            said = None if axes is None else _named_axes(value, axes)
-            if axes is not None and said is not None and said != axes:
-                found.append(("axes", axes, said))
-        elif key in theirs and theirs[key] != value:
-            found.append((key, theirs[key], value))
+            said = None if axes is None else (
+                _named_axes(value, axes) if base == "name" else value)
+            if axes is not None and said and not _axes_agree(said, axes):
+                found.append(("axes" if base == "name" else key, axes, said))
+        elif base in theirs and theirs[base] != value:
+            found.append((key, theirs[base], value))
     return found
 
 
+def _axes_agree(said: str, axes: str) -> bool:
+    """Whether the axes ``said`` (``k=v`` joined by ``,``) agree with a workload's, key by key."""
+    known = dict(pair.partition("=")[::2] for pair in axes.split(","))
+    return all(known.get(k, v) == v for k, _, v in (p.partition("=") for p in said.split(",")))
+
+
 def _named_axes(name: str, axes: str) -> str | None:
-    """Return the axes ``name`` says for the keys of ``axes`` (``m=1``), or None."""
-    keys = [pair.partition("=")[0] for pair in axes.split(",")]
-    said = re.search("".join(f"-{re.escape(k)}-([a-z0-9.]+)" for k in keys) + _STAMP + "$",
-                     name)
-    return None if said is None else ",".join(
-        f"{k}={v}" for k, v in zip(keys, said.groups(), strict=True))
+    """Return the axes ``name`` says for the keys of ``axes`` (``m=1``), or None.
+
+    Each key's last ``-KEY-VALUE`` (or ``KEY-VALUE`` at the start) wherever it stands: the
+    importer writes the axes after the solution, before the time stamp
+    (``...-torch-m-1-20250803t...``); a name without the stamp (``...-torch-m-1``) says
+    them too (r92 F3). A key the name does not say is left out.
+    """
+    said = []
+    for pair in axes.split(","):
+        key = pair.partition("=")[0]
+        values = re.findall(rf"(?:^|-){re.escape(key)}-([a-z0-9.]+)(?=-|$)", name)
+        if values:
+            said.append(f"{key}={values[-1]}")
+    return ",".join(said) or None
 
 
-_SAID = {"board": "states sourceNative.benchmark {run!r} but its workload {workload} is "
-                  "{theirs!r}",
-         "kernel": "is named as SOL-ExecBench kernel {run} but its workload {workload} is "
-                   "kernel {theirs} (sourceNative.kernelId)",
-         "axes": "is named as measured at {run} but its workload {workload} is {theirs}"}
+_SAID = {"board": "states sourceNative.benchmark {run!r}",
+         "board:title": "is titled for {run!r}",
+         "kernel": "is named as SOL-ExecBench kernel {run}",
+         "kernel:source-url": "was retrieved from SOL-ExecBench kernel {run}'s leaderboard "
+                              "(annotation kernelindex.dev/source-url)",
+         "kernel:source-file": "was imported from SOL-ExecBench kernel {run}'s snapshot "
+                               "(annotation kernelindex.dev/source-file)",
+         "axes": "is named as measured at {run}",
+         "axes:title": "is titled as measured at {run}"}
+"""What the run states, per key of :func:`board_disagreements`."""
+
+_THEIRS = {"board": "{theirs!r}", "kernel": "kernel {theirs} (sourceNative.kernelId)",
+           "axes": "{theirs}"}
+"""What its workload states, per kind of value."""
 
 
 def board_message(run: str, board: Board, workload: str, definition: Board) -> str | None:
@@ -193,16 +312,20 @@ def board_message(run: str, board: Board, workload: str, definition: Board) -> s
         definition: what the workload states (:func:`board_of`).
 
     Returns:
-        One sentence naming both and each value they disagree on; None when they agree.
+        One sentence naming the run once, each field of it that disagrees, then the
+        workload once with each value it states that they contradict (r92 F3: the
+        workload was named once per disagreement); None when they agree.
     """
     found = board_disagreements(board, definition)
     if not found:
         return None
-    said = " and ".join(_SAID[key].format(run=mine, workload=workload, theirs=theirs)
-                        for key, theirs, mine in found)
-    source = "a FlashInfer Trace" if found[0][0] == "axes" else "a SOL-ExecBench"
-    return (f"{run} {said}: {source} run is ranked in its workload's comparison group, so "
-            "this run would rank on another board than it was measured on")
+    said = " and ".join(_SAID[key].format(run=mine) for key, _, mine in found)
+    theirs = " and ".join(dict.fromkeys(
+        _THEIRS[key.partition(":")[0]].format(theirs=value) for key, value, _ in found))
+    source = "a FlashInfer Trace" if found[0][0].startswith("axes") else "a SOL-ExecBench"
+    return (f"{run} {said} but its workload {workload} is {theirs}: {source} run is ranked "
+            "in its workload's comparison group, so this run would rank on another board "
+            "than it was measured on")
 
 
 def board_finding_at(board: Board, definition: Board) -> tuple[str, str, str]:
@@ -216,7 +339,10 @@ def board_finding_at(board: Board, definition: Board) -> tuple[str, str, str]:
         board: the run's :data:`Board`.
         definition: its workload's; the two disagree (:func:`board_message` said so).
     """
-    key, theirs, mine = board_disagreements(board, definition)[0]
-    if key == "board":
-        return RUN_POINTER, theirs, mine
+    found = board_disagreements(board, definition)
+    for key, theirs, mine in found:
+        if key == "board":
+            return RUN_POINTER, theirs, mine
+    key, theirs, mine = found[0]
+    key = key.partition(":")[0]
     return NAME_POINTER, f"{key} {theirs}", f"{key} {mine}"

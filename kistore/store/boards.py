@@ -19,15 +19,18 @@ do (:mod:`kistore.store.statistics`):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..core import canonical
 from ..core.boards import (
     BOARD_DISAGREES,
     Board,
     board_finding_at,
     board_message,
     board_of,
+    reads_metadata,
 )
 from ..core.boards import RUN_POINTER as BOARD_POINTER
 from ..core.digest import Digest
@@ -41,11 +44,14 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 WORKLOAD_POINTER = "/spec/definition"
 """Where a workload states its board (the error's JSON Pointer on an added workload)."""
 
-_BENCHMARK = b'"benchmark":'
-"""A run states a board under this key (canonical bytes: exactly these) or by its name
-(:func:`kistore.core.boards.board_of`): a run whose bytes lack it and whose name is not
-``sol-...`` or ``flashinfer-trace-...`` is not parsed (a bulk import of KernelBench runs
-reads no spec for KI238)."""
+_MAY_STATE = re.compile(rb'"benchmark":|(?i:sol|flash)|[\x80-\xff]')
+"""A run states a board under ``"benchmark":`` (canonical bytes: exactly these), or, by
+its name, title or annotations, only when its source reads as ``sol-execbench`` or
+``flashinfer-trace`` (:func:`kistore.core.boards.board_of`), whose bytes hold ``sol`` or
+``flash`` in some case, or a byte past ASCII (a source NFKC folds so, ``ＳＯＬ``): a run
+whose bytes hold none of these is not parsed (a bulk import of KernelBench runs reads no
+spec for KI238). Its name alone no longer decides (r92 F3: ``sol-submission-N`` and a
+FlashInfer Trace run named by hand state their board in their title and annotations)."""
 
 
 def boards_admitted(store: Store, manifests: Sequence[Manifest]
@@ -68,10 +74,12 @@ def boards_admitted(store: Store, manifests: Sequence[Manifest]
 
 
 def _run_board(run: Manifest) -> Board | None:
-    """Return an added run's board (:data:`_BENCHMARK` says which runs are parsed)."""
-    if _BENCHMARK in run.object_bytes or run.name.startswith(("sol-", "flashinfer-trace-")):
-        return board_of(run.kind, run.passing_spec(), run.name)
-    return None
+    """Return an added run's board (:data:`_MAY_STATE` says which runs are parsed)."""
+    if not _MAY_STATE.search(run.object_bytes):
+        return None
+    spec = run.passing_spec()  # and its metadata, when read, parsed for the look, not kept
+    metadata = canonical.loads(run.metadata_bytes, file="-") if reads_metadata(spec) else None
+    return board_of(run.kind, spec, run.name, metadata)  # (issue 22: memory)
 
 
 def _refused(said: str, pointer: str) -> InputError:
@@ -81,6 +89,7 @@ def _refused(said: str, pointer: str) -> InputError:
 
 _BOARDS = Referenced("workloadDigest", "Workload", _run_board,
                      lambda spec: board_of("Workload", spec),
-                     lambda spec, name: board_of("BenchmarkRun", spec, name), board_message,
+                     lambda spec, metadata: board_of("BenchmarkRun", spec, metadata.get("name"),
+                                                    metadata), board_message,
                      _refused, BOARD_POINTER, WORKLOAD_POINTER,
                      lambda mine, theirs: board_finding_at(mine, theirs)[0])

@@ -118,14 +118,19 @@ def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | 
     """Return the forward record each dangling reference of the work tree's runs lacks.
 
     Every object file is read (O(store), once: a migration). A run whose object does not
-    parse is left out (``verify`` reports it).
+    parse is left out (``verify`` reports it). A digest whose object file is missing while
+    a file under ``store/objects/`` holds its bytes (renamed by hand: to another digest's
+    name, or ``NAME.json.bak``; :meth:`View.find_renamed`) is there, under another name:
+    no record is written for it (reviewer r92 F2: KI213's advice, followed, wrote records
+    that were stale once the file was put back, and ``verify`` said nothing of them).
 
     Args:
         view: the work tree.
         head_holds: as :func:`plan_names` takes it (a record in the work tree but not in
             HEAD is written again when the migration commits).
         skipped: when given, filled with each object file left out because its bytes do
-            not hash to its name (path -> :class:`ObjectSkipped`).
+            not hash to its name, and each renamed file whose digest no record is written
+            for (path -> :class:`ObjectSkipped`).
 
     Returns:
         One :class:`ForwardWritten` per missing record, sorted by path.
@@ -136,6 +141,17 @@ def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | 
             KI214).
     """
     objects = set(view.digests())
+    renamed: dict[Digest, str | None] = {}  # a missing digest -> the file holding its bytes
+
+    def moved(target: Digest) -> bool:
+        """Whether ``target``'s bytes sit in a file renamed by hand (reviewer r92 F2)."""
+        if target not in renamed:
+            renamed[target] = path = view.find_renamed(target)
+            if path is not None and skipped is not None and path not in skipped:
+                skipped[path] = ObjectSkipped(path, layout.digest_from_path(path), target,
+                                              view.restore_advice(layout.object_path(target),
+                                                                  target))
+        return renamed[target] is not None
 
     def wanted() -> Iterator[tuple[ForwardWritten, bytes]]:
         for run, spec in _run_specs(view, sorted(objects, key=lambda d: d.hex), skipped):
@@ -143,7 +159,7 @@ def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | 
             for field_name in REFERENCE_FIELDS:
                 ref = spec.get(field_name)
                 if isinstance(ref, str) and is_digest(ref) and \
-                        Digest.from_str(ref) not in objects:
+                        Digest.from_str(ref) not in objects and not moved(Digest.from_str(ref)):
                     fields.setdefault(ref, []).append(field_name)
             for ref, named in sorted(fields.items()):
                 target = Digest.from_str(ref)
@@ -164,24 +180,28 @@ class ObjectSkipped:
 
     A file renamed by hand (reviewer r90b F4) or edited: a group file or forward record
     written for the digest its name says would be one for a run that does not exist (a
-    KI216 left after the file is put back). Nothing is written for it; ``kistore migrate``
-    names it with what to do.
+    KI216 left after the file is put back), and one for the digest its bytes are would be
+    stale once it is put back (r92 F2; a ``NAME.json.bak`` too, whose name says no digest:
+    KI110). Nothing is written for it; ``kistore migrate`` names it with what to do.
 
     Attributes:
         path: the object file's repository path.
-        digest: the digest its name says.
+        digest: the digest its name says (None: its name is no object path, KI110).
         holds: the digest its bytes hash to.
         advice: what to do (:meth:`kistore.store.View.restore_advice`: the ``mv`` back
             for a renamed file), a clause starting in lower case.
     """
 
     path: str
-    digest: Digest
+    digest: Digest | None
     holds: Digest
     advice: str
 
     def message(self) -> str:
         """Return the one line ``kistore migrate`` prints of it (no final period)."""
+        if self.digest is None:
+            return (f"{self.path}: skipped: no object path of the layout (KI110), its sha256 "
+                    f"is {self.holds}, so nothing is written for it; {self.advice}")
         return (f"{self.path}: skipped: its sha256 is {self.holds}, not the digest its name "
                 f"says (KI101), so nothing is written for it; {self.advice}")
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..core import layout
+from ..core import canonical_fast, layout
 from ..core.comparison import stored_spec
 from ..core.digest import Digest
 from ..core.errors import KistoreError
@@ -83,8 +83,8 @@ class Referenced(Generic[V]):
         kind: the kind the referenced manifest must be.
         run_value: the value an added run states (None: nothing judged).
         target_value: the value the referenced manifest's spec states (None: nothing).
-        stored_run_value: the value a stored run's spec states, given its name (None:
-            nothing).
+        stored_run_value: the value a stored run's spec states, given its metadata (a
+            dict, empty when unreadable; None: nothing).
         judge: the problem's words (run named, its value, target named, its value), None
             when the two agree.
         problem: the warning or refusal of those words at a JSON Pointer.
@@ -98,7 +98,7 @@ class Referenced(Generic[V]):
     kind: str
     run_value: Callable[[Manifest], V | None]
     target_value: Callable[[Any], V | None]
-    stored_run_value: Callable[[Any, str | None], V | None]
+    stored_run_value: Callable[[Any, dict[str, Any]], V | None]
     judge: Callable[[str, V, str, V], str | None]
     problem: Callable[[str, str], KistoreError]
     run_pointer: str
@@ -239,5 +239,11 @@ def _stored_run(view: View, hex_: str, rule_: Referenced[V]
         return None
     ref = spec.get(rule_.field)
     target_hex = ref[7:] if isinstance(ref, str) and ref.startswith("sha256:") else None
-    name = metadata_name(view.read(layout.metadata_path(digest)))
-    return target_hex, rule_.stored_run_value(spec, name), name
+    try:  # leniently, as metadata_name reads it: a damaged file is another check's
+        metadata = canonical_fast.loads_lenient(view.read(layout.metadata_path(digest)) or b"")
+    except ValueError:
+        metadata = None
+    metadata = metadata if isinstance(metadata, dict) else {}
+    name = metadata.get("name")
+    name = name if isinstance(name, str) else None
+    return target_hex, rule_.stored_run_value(spec, metadata), name

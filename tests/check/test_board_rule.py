@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from click.testing import CliRunner
 
 from kistore.check.audit import verify
 from kistore.check.gate import check_range
+from kistore.cli import main
 from kistore.core import layout
 from kistore.core.boards import board_disagreements, board_of
 from kistore.core.digest import Digest
@@ -91,7 +93,16 @@ def test_board_of_reads_sol_execbench_and_flashinfer_runs_and_workloads_only():
      [("axes", "m=104", "m=1")]),
     ((("name", "flashinfer-trace-gemm-torch-m-104-20250803t233619508706"),),
      (("axes", "m=104"),), []),
-    ((("name", "my-own-run-m-1"),), (("axes", "m=104"),), []),  # no stamp: says no axes
+    # the name's -m-N wherever it stands, without a stamp too (r92 F3: it said no axes)
+    ((("name", "flashinfer-trace-gemm-torch-m-1"),), (("axes", "m=104"),),
+     [("axes", "m=104", "m=1")]),
+    ((("name", "my-own-run"),), (("axes", "m=104"),), []),  # says no axes
+    ((("name", "fi-m1-20250803t2"),), (("axes", "m=104"),), []),  # `m1`: not plainly m=1
+    ((("axes:title", "m=1"),), (("axes", "m=104"),), [("axes:title", "m=104", "m=1")]),
+    ((("axes:title", "m=104"),), (("axes", "batch-size=2,m=104"),), []),  # key by key
+    ((("board:title", "003_x"), ("kernel:source-url", "3")),
+     (("board", "010_y"), ("kernel", "10")),
+     [("board:title", "010_y", "003_x"), ("kernel:source-url", "10", "3")]),
     ((("name", "fi-t-batch-size-2-m-1-20250803t2"),), (("axes", "batch-size=2,m=104"),),
      [("axes", "batch-size=2,m=104", "batch-size=2,m=1")]),
 ])
@@ -193,11 +204,13 @@ def test_every_real_sol_execbench_run_states_its_workloads_board(imported_store)
     view = imported_store.view(None)
     assert [f for f in verify(imported_store) if f.rule.id == "KI238"] == []
     runs = 0
-    stated = {"kernel": 0, "name": 0}
+    stated = {"kernel": 0, "name": 0, "board:title": 0, "kernel:source-url": 0,
+              "kernel:source-file": 0, "axes:title": 0}
     for digest in view.digests():
         doc = json.loads(view.read(layout.object_path(digest)))
-        name = json.loads(view.read(layout.metadata_path(digest)))["name"]
-        board = board_of(doc["kind"], doc["spec"], name)
+        metadata = json.loads(view.read(layout.metadata_path(digest)))
+        name = metadata["name"]
+        board = board_of(doc["kind"], doc["spec"], name, metadata)
         if doc["kind"] == "BenchmarkRun" and board is not None:
             workload = json.loads(view.read(layout.object_path(
                 Digest.from_str(doc["spec"]["workloadDigest"]))))
@@ -215,8 +228,15 @@ def test_every_real_sol_execbench_run_states_its_workloads_board(imported_store)
                 assert name.endswith(axes.replace("=", "-").replace(",", "-") + "-" +
                                      name.rsplit("-", 1)[1])
                 stated["name"] += 1
+            for key in ("board:title", "kernel:source-url", "kernel:source-file",
+                        "axes:title"):  # r92 F3: the title and annotations, where written
+                stated[key] += key in said
     assert runs == 80  # README: 63 leaderboard rows + 17 local evaluator runs
-    assert stated == {"kernel": 63, "name": 172}  # r91 F6: every name judged, none refused
+    # r91 F6: every name judged, none refused; r92 F3: every SOL-ExecBench title names its
+    # problem, every leaderboard row's annotations its kernel, every FlashInfer Trace
+    # title its axes, and all agree
+    assert stated == {"kernel": 63, "name": 172, "board:title": 80, "kernel:source-url": 63,
+                      "kernel:source-file": 63, "axes:title": 172}
 
 
 def _sol_workload(kit, kernel: int, name: str):
@@ -283,7 +303,7 @@ def test_a_flashinfer_run_named_at_another_shape_is_refused(store, kit, monkeypa
     native = {"source": "flashinfer-trace", "benchmark": "gemm_n_28672_k_4096"}
     ok = kit.run(protocol, env, impl, workload, latency=1000, native=native,
                  name="flashinfer-trace-gemm-torch-m-104-20250803t233619508706")
-    own = kit.run(protocol, env, impl, workload, latency=1100, native=native, name="my-m-1")
+    own = kit.run(protocol, env, impl, workload, latency=1100, native=native, name="my-run")
     add_docs(store, [protocol, env, impl, workload, ok, own])  # agreeing, saying nothing
     copy = kit.run(protocol, env, impl, workload, latency=900, native=native,
                    name="flashinfer-trace-gemm-torch-m-1-20250803t233619508707")
@@ -299,3 +319,109 @@ def test_a_flashinfer_run_named_at_another_shape_is_refused(store, kit, monkeypa
     [found] = _errors(store, base)
     assert (found.pointer, found.expected, found.found) == (
         "/spec/workloadDigest", "axes m=104", "axes m=1")
+
+
+def _add(root, monkeypatch, doc, tmp_path) -> tuple[int, str]:
+    """``kistore add FILE`` of one document, from the top of the store."""
+    path = tmp_path / f"{doc['metadata']['name']}.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False))
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(main, ["add", str(path)])
+    return result.exit_code, result.output
+
+
+def test_r92_f3_the_title_and_annotations_say_the_board_the_name_no_longer_does(
+        store, kit, monkeypatch, tmp_path):
+    """A board-3 leaderboard row renamed to the also-allowed `sol-submission-N`, its
+    benchmark left out, pointed at board 10's workload, was added (exit 0): its title and
+    annotations, as the importer wrote them, still say board 3."""
+    protocol, env, impl = kit.protocol(), kit.environment(), kit.implementation("p", name="i")
+    ten = _sol_workload(kit, 10, "sol-kernel-10")
+    ten["spec"]["definition"] = "010_attention_value_projection_with_transpose"
+    add_docs(store, [protocol, env, impl, ten])
+    copy = kit.run(protocol, env, impl, ten, latency=900, name="sol-submission-99999",
+                   native={"source": "sol-execbench", "externalId": "99999"})
+    copy["metadata"] |= {
+        "title": "Geometric · 003_lm_head_projection_with_logit_slicing · B200",
+        "annotations": {
+            "kernelindex.dev/source-file": "sol-execbench/leaderboard/kernel-3/"
+                                           "leaderboard_snapshot.json",
+            "kernelindex.dev/source-url": "https://research.nvidia.com/benchmarks/"
+            "sol-execbench/api/leaderboard/kernel/3/B200?evaluation_stack_version=v1.1"}}
+    code, output = _add(store.root, monkeypatch, copy, tmp_path)
+    assert code == 1, output
+    assert (f"BenchmarkRun/sol-submission-99999 (sha256:{_hex(copy)}) is titled for "
+            "'003_lm_head_projection_with_logit_slicing' and was retrieved from SOL-ExecBench "
+            "kernel 3's leaderboard (annotation kernelindex.dev/source-url) and was imported "
+            "from SOL-ExecBench kernel 3's snapshot (annotation kernelindex.dev/source-file) "
+            f"but its workload Workload/sol-kernel-10 (sha256:{_hex(ten)}) is "
+            "'010_attention_value_projection_with_transpose' and kernel 10 "
+            "(sourceNative.kernelId): ") in " ".join(output.split()), output
+    # a hand-written title states no problem; the annotations of another board's snapshot
+    # do: each field alone refuses, none is needed
+    copy["metadata"]["title"] = "my kernel · fast · B200"
+    assert _add(store.root, monkeypatch, copy, tmp_path)[0] == 1
+    del copy["metadata"]["annotations"]
+    assert _add(store.root, monkeypatch, copy, tmp_path)[0] == 0  # states nothing: added
+
+
+@pytest.mark.parametrize("name", [
+    "flashinfer-trace-gemm-n-28672-k-4096-torch-m-1",  # no time stamp
+    "flashinfer-trace-gemm-n-28672-k-4096-torch-m1-20250803t233619508799",  # m1: the title
+    "my-run"])  # named by hand: the title
+def test_r92_f3_a_flashinfer_run_titled_or_named_at_another_shape_is_refused(
+        store, kit, monkeypatch, tmp_path, name):
+    protocol, env, impl = kit.protocol(), kit.environment(), kit.implementation("p", name="i")
+    workload = kit.workload("gemm_n_28672_k_4096", name="fi-gemm-m-104")
+    workload["spec"]["sourceNative"] = {"source": "flashinfer-trace"}
+    workload["spec"]["cases"] = [{"axes": {"M": 104}, "uuid": "u"}]
+    add_docs(store, [protocol, env, impl, workload])
+    native = {"source": "flashinfer-trace", "externalId": "gemm.log"}
+    copy = kit.run(protocol, env, impl, workload, latency=900, native=native, name=name)
+    copy["metadata"]["title"] = "gemm_n_28672_k_4096_torch · M=1 · NVIDIA B200"
+    code, output = _add(store.root, monkeypatch, copy, tmp_path)
+    assert code == 1 and "is titled as measured at m=1 but its workload Workload/" \
+        "fi-gemm-m-104" in " ".join(output.split()), output
+    copy["metadata"]["title"] = "gemm_n_28672_k_4096_torch · M=104 · NVIDIA B200"
+    code, output = _add(store.root, monkeypatch, copy, tmp_path)  # the name alone
+    assert code == (1 if "-m-1" in name else 0), output
+
+
+def test_r92_f3_the_workload_is_named_once_when_benchmark_and_name_disagree(store, kit):
+    protocol, env, impl = kit.protocol(), kit.environment(), kit.implementation("p", name="i")
+    ten = _sol_workload(kit, 10, "sol-kernel-10")
+    add_docs(store, [protocol, env, impl, ten])
+    copy = kit.run(protocol, env, impl, ten, latency=900, name="sol-kernel-3-submission-9",
+                   native={"source": "sol-execbench", "benchmark": "softmax", "externalId": "9"})
+    with pytest.raises(KistoreError) as refused:
+        add_docs(store, [copy])
+    said = str(refused.value)
+    assert (f"BenchmarkRun/sol-kernel-3-submission-9 (sha256:{_hex(copy)}) states "
+            "sourceNative.benchmark 'softmax' and is named as SOL-ExecBench kernel 3 but its "
+            f"workload Workload/sol-kernel-10 (sha256:{_hex(ten)}) is 'rmsnorm' and kernel 10 "
+            "(sourceNative.kernelId): ") in said, said
+    assert said.count("Workload/sol-kernel-10") == 1
+
+
+def test_r92_f3_a_title_changed_to_another_shape_is_refused_at_the_gate(store, kit,
+                                                                        monkeypatch):
+    """The title is read now, and a pull request may change it (KI405): one that makes a
+    stored run's title say another shape than its workload is refused, so a sequence of
+    pull requests, each passing, never leaves verify a KI238."""
+    protocol, env, impl = kit.protocol(), kit.environment(), kit.implementation("p", name="i")
+    workload = kit.workload("gemm", name="fi-gemm-m-104")
+    workload["spec"]["sourceNative"] = {"source": "flashinfer-trace"}
+    workload["spec"]["cases"] = [{"axes": {"M": 104}, "uuid": "u"}]
+    run = kit.run(protocol, env, impl, workload, latency=900, name="r",
+                  native={"source": "flashinfer-trace"})
+    run["metadata"]["title"] = "gemm · M=104 · B200"
+    add_docs(store, [protocol, env, impl, workload, run])
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    path = store.root / layout.metadata_path(Digest(_hex(run)))
+    path.write_text(path.read_text().replace("M=104", "M=1"))
+    git(store.root, "commit", "-qam", "title")
+    [found] = _errors(store, base)
+    assert (found.severity, found.file, found.expected, found.found) == (
+        "error", layout.object_path(Digest(_hex(run))), "axes m=104", "axes m=1")
+    assert found.hint.startswith("the range changes this stored run's metadata") and \
+        f"`git checkout BASE -- {layout.metadata_path(Digest(_hex(run)))}`" in found.hint

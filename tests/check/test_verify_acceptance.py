@@ -44,9 +44,9 @@ def renamed_object(root: Path, bundle: dict) -> dict:
     (root / target).parent.mkdir(parents=True, exist_ok=True)
     os.replace(root / ENVIRONMENT, root / target)
     # KI204 on target and KI203 on the metadata: the rename explains them, so verify leaves
-    # them out (reviewer r90b F4, tests/check/test_renamed_object_one_cause.py); check says
-    # them still
-    return {"verify": [("KI101", target)], "history": [("KI403", ENVIRONMENT)]}
+    # them out (reviewer r90b F4, tests/check/test_renamed_object_one_cause.py); once
+    # committed, its KI403 too: KI101's fix names the commit (r92 F12)
+    return {"verify": [("KI101", target)]}
 
 
 def deleted_object(root: Path, bundle: dict) -> dict:
