@@ -205,4 +205,5 @@ def test_r92_f4_verify_and_check_name_the_stored_manifest_a_dangling_reference_i
                 if "KI201" in line and line.startswith("store/")] == [said], done.output
     findings = json.loads(runner.invoke(main, ["--store", str(store.root), "verify",
                                                "--json"]).stdout)["findings"]
-    assert [f["extra"] for f in findings if f["rule"] == "KI201"] == [{"meant": digest}]
+    assert [f["extra"] for f in findings if f["rule"] == "KI201"] == [
+        {"reference": swapped, "meant": digest}]
