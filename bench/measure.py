@@ -25,6 +25,7 @@ import click
 from kistore.core import comparison, layout
 from kistore.core.digest import Digest
 from kistore.core.model import REFERENCE_FIELDS, Manifest
+from kistore.git.pack import PACK_WINDOW
 from kistore.store import GITATTRIBUTES_LINE
 
 from .generate import COMMIT_TIME, extra_run, manifests
@@ -700,21 +701,36 @@ def repo_size(workdir: Path, n: int) -> list[Row]:
     ``add --commit`` deals its whole blobs over up to eight packs
     (``kistore.git.pack.write_kept_objects``): in one pack, ``git gc`` kept them all whole
     and only ``-f`` (``--no-reuse-delta``) deltified them.
+
+    Both repositories pack with git's ``pack.window`` at
+    :data:`kistore.git.pack.PACK_WINDOW`: the store's own ``kistore init`` set it (the
+    window each row used is read back from the store's config, ``extra["pack_window"]``),
+    and the fast-import repository is given the same, so the ratio compares the files and
+    their history, not two settings.
     """
     dirs = {"kistore": workdir / "store" / ".git", "fast-import": workdir / "fast-import.git"}
+    run(["git", "--git-dir", str(dirs["fast-import"]), "config", "pack.window", str(PACK_WINDOW)])
+    _, read = run(["git", "--git-dir", str(dirs["kistore"]), "config", "--get", "pack.window"],
+                  check=False)
+    window = int(read.stdout or 10)  # unset (a store kept from before kistore set it): git's 10
     rows = []
     for what, command, target, limit in (
             ("repository after git gc", ["gc", "--quiet"], "<= 800 bytes", 800),
             ("repository after git repack -a -d -f", ["repack", "-a", "-d", "-f", "-q"],
              "<= 800 bytes", 800)):
         sizes = {}
+        cpu = children_cpu()
         for name, git_dir in dirs.items():
             run(["git", "--git-dir", str(git_dir), *command])
+            if name == "kistore":
+                cpu = children_cpu() - cpu
             _, done = run(["git", "--git-dir", str(git_dir), "count-objects", "-v"])
             facts = dict(line.split(": ") for line in done.stdout.decode().splitlines())
             sizes[name] = (int(facts["size-pack"]) + int(facts["size"])) * 1024
         per, base = sizes["kistore"] / n, sizes["fast-import"] / n
         rows.append(Row(n, what, per, "bytes/manifest", f"fast-import {what}", base,
                         per / base, target, per <= limit,
-                        f"{sizes['kistore']:,} bytes in .git (packs + loose)"))
+                        f"{sizes['kistore']:,} bytes in .git (packs + loose); pack.window "
+                        f"{window}; the store's {command[0]} took {cpu:.1f} s of CPU",
+                        {"pack_window": window, "cpu_s": cpu}))
     return rows

@@ -114,6 +114,8 @@ def test_bench_smoke_at_200(tmp_path):
         assert rows["bulk add --commit"]["extra"]["peak_tree_pss_bytes"] > 10 * 2**20
         assert "MB Pss with its children" in done.stdout
     assert rows["repository after git gc"]["value"] > 0
+    # `kistore init` set git's pack.window, and the bench read it back (issue 22's bytes)
+    assert rows["repository after git gc"]["extra"]["pack_window"] == 50
     full = rows["repository after git repack -a -d -f"]  # issue 22's bytes target
     assert full["target"] == "<= 800 bytes" and full["met"] == (full["value"] <= 800)
     assert full["baseline"] == "fast-import repository after git repack -a -d -f"

@@ -39,7 +39,8 @@ def init(path: str, with_hooks: bool) -> None:
     """Create a store: a git repository with kistore.toml, .gitattributes and store/.
 
     PATH is the store's top directory; unless it is already the top of a git work tree,
-    a new repository is made there (also inside another repository). With --hooks, the
+    a new repository is made there (also inside another repository), with git's
+    pack.window set to 50 (git gc packs the manifests smaller). With --hooks, the
     pre-commit and pre-push hooks are written to .git/hooks, running this kistore (a
     different hook already there is never replaced).
 

@@ -294,8 +294,11 @@ class Store:
         another repository's work tree: the store is its own repository, never the
         enclosing one's).
 
-        A new repository gets branch ``main`` and a first commit holding ``kistore.toml``
-        and ``.gitattributes`` and the default ranking policy ``store/policy/ranking.json``.
+        A new repository gets branch ``main``, git's ``pack.window`` set to
+        :data:`kistore.git.pack.PACK_WINDOW` in its ``.git/config`` (so that ``git gc``
+        deltifies the store's manifests against each other), and a first commit holding
+        ``kistore.toml`` and ``.gitattributes`` and the default ranking policy
+        ``store/policy/ranking.json``.
         In an existing repository missing files are written but not committed (kistore does
         not commit into a repository it did not create); the returned store's
         :attr:`uncommitted` names them, for the user to commit: until then a commit made
@@ -323,7 +326,13 @@ class Store:
             raise StoreStateError(f"cannot make a store here: {broken}")
         is_new = not _is_repository_top(root)
         if is_new:  # as `git init PATH`: inside another repository's work tree too
-            pygit2.init_repository(str(root), initial_head="main")
+            # Lazy: git.pack stays off the read paths (docs/speed.md, start-up).
+            from ..git.pack import PACK_WINDOW
+
+            repo = pygit2.init_repository(str(root), initial_head="main")
+            # git's own delta window, wider: `git gc` packs the store in <= 800 bytes a
+            # manifest (issue 22; kistore.git.pack.PACK_WINDOW says why).
+            repo.config["pack.window"] = PACK_WINDOW
         store = cls(root)
         assert store.root is not None
         # A link committed at store/, .gitattributes or kistore.toml of an existing
