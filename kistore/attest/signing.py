@@ -89,8 +89,10 @@ def load_private_key(data: bytes, passphrase: bytes | None = None, *, file: str 
                                      file=file) from None
         raise InputError(f"cannot read the private key ({e})", file=file) from None
     except ValueError as e:
-        if passphrase is not None and ("decrypt" in str(e).lower() or "password" in str(e)
-                                       or "Corrupt" in str(e)):
+        # A wrong passphrase on an encrypted PKCS#8 PEM leaves valid CBC padding about one
+        # time in 256; cryptography then says "Could not deserialize", not "Incorrect password".
+        if passphrase is not None and (b"ENCRYPTED" in data or "decrypt" in str(e).lower()
+                                       or "password" in str(e) or "Corrupt" in str(e)):
             raise PassphraseRequired("wrong passphrase for the private key", file=file) from None
         raise InputError(
             f"not a PEM or OpenSSH private key ({e}); create one with `kistore key generate`",

@@ -86,6 +86,17 @@ def test_encrypted_key_needs_its_passphrase(form):
     assert signing.load_private_key(data, b"secret").public_key() == key.public_key()
 
 
+def test_every_wrong_passphrase_of_an_encrypted_pem_is_said_wrong():
+    # About one wrong passphrase in 256 decrypts to valid CBC padding and fails later, in
+    # the ASN.1 parse: that too is a wrong passphrase, not "not a PEM" (CI found it by chance).
+    data = fixed_key(4).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.BestAvailableEncryption(b"secret"))
+    for i in range(4000):  # P(no padding hit among them) = (255/256) ** 4000, about 1.6e-7
+        with pytest.raises(signing.PassphraseRequired, match="wrong passphrase"):
+            signing.load_private_key(data, b"guess%d" % i, file="k")
+
+
 def test_non_ed25519_private_key_is_refused():
     data = ec.generate_private_key(ec.SECP256R1()).private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
