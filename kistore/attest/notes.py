@@ -1044,12 +1044,17 @@ class RemoteNotes(NamedTuple):
         moved: True when its ``refs/notes/kistore`` is not the one last fetched (or pushed)
             here; False when it is; None when it could not be asked (``why`` says why).
         why: git's first line of error when ``moved`` is None, else "".
+        removed: True when it holds no ``refs/notes/kistore`` though notes were fetched
+            from it here and this clone holds notes (``moved`` True): deleted or replaced
+            at the remote, where a fetch brings nothing and only ``kistore notes push``
+            puts them back (reviewer r93 F7).
     """
 
     remote: str
     fetched: float | None
     moved: bool | None
     why: str
+    removed: bool = False
 
 
 def remote_notes_moved(store: Store) -> RemoteNotes | None:
@@ -1096,9 +1101,13 @@ def remote_notes_moved(store: Store) -> RemoteNotes | None:
     theirs = next((value for value, _, name in (line.partition("\t") for line in
                                                  result.stdout.splitlines())
                    if name == NOTES_REF), None)
-    held = repo.references.get(remote_ref(remote))
-    return RemoteNotes(remote, fetched, theirs != (None if held is None else str(held.target)),
-                       "")
+    tracked = repo.references.get(remote_ref(remote))
+    held = None if tracked is None else str(tracked.target)
+    ours = repo.references.get(NOTES_REF)
+    if theirs is None or theirs == held:
+        return RemoteNotes(remote, fetched, theirs != held, "",
+                           removed=theirs is None and held is not None and ours is not None)
+    return RemoteNotes(remote, fetched, True, "")
 
 
 def _refuse_not_a_commit(repo: pygit2.Repository, remote: str, tracking: str,

@@ -191,3 +191,26 @@ def test_r92_f10_a_git_clone_bare_server_judges_its_pushed_notes_as_the_canonica
     assert refused.exit_code == 1
     assert "refs/notes/kistore is not in this clone" in refused.stderr
     assert "run `kistore notes fetch origin`" in refused.stderr
+
+
+def test_r93_f7_a_server_that_lost_its_notes_is_given_them_back_by_a_push(index, tmp_path):
+    # origin's refs/notes/kistore deleted (restored from a backup without it): the refusal
+    # said "moved ... not here" and named `notes fetch`, which fetches nothing: a loop
+    clone = clone_of(index, tmp_path / "clone")
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    held = git(clone, "rev-parse", "refs/notes/kistore")
+    git(index.root, "update-ref", "-d", "refs/notes/kistore")
+    lost = re.compile(
+        r"\Aerror: refusing to (build the site|export): origin holds no refs/notes/kistore "
+        r"now, though its notes were fetched here \(\S+Z\): they were removed or replaced "
+        r"there \(a fetch brings nothing back\): run `kistore notes push origin`, which puts "
+        r"this clone's notes back, and (build the site|export) again\n\Z")
+    refused(clone, tmp_path, lost)
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0  # brings nothing
+    refused(clone, tmp_path, lost)  # the same words: not the fetch again
+
+    assert kistore(clone, "notes", "push", "origin").exit_code == 0  # the way out said
+    assert git(index.root, "rev-parse", "refs/notes/kistore") == held
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert (built.exit_code, built.stderr) == (0, ""), built.output
+    assert fast_rank(clone) == (None, "")  # origin's withdrawal of fast still applied
