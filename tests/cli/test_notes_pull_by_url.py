@@ -18,10 +18,14 @@ import os
 import re
 from pathlib import Path
 
+from kistore.attest import attestation, notes
+from kistore.core import layout
+from kistore.store import Store
+
 from ..conftest import git
 from ..sparse import withdraw
 from .test_notes_forks import refused
-from .test_notes_freshness import clone_of, fast_rank, index, kistore, run_of
+from .test_notes_freshness import STRANGER, clone_of, fast_rank, index, kistore, run_of
 
 __all__ = ["index"]  # the fixture, used by name
 
@@ -214,3 +218,34 @@ def test_r93_f7_a_server_that_lost_its_notes_is_given_them_back_by_a_push(index,
     built = kistore(clone, "site", "build", str(tmp_path / "site"))
     assert (built.exit_code, built.stderr) == (0, ""), built.output
     assert fast_rank(clone) == (None, "")  # origin's withdrawal of fast still applied
+
+
+def noted(store: Store, text: str) -> None:
+    """A community note on ``slow`` in ``store``'s ``refs/notes/kistore``: its notes move."""
+    subject = run_of(store, "slow")
+    statement = attestation.make_statement(subject, layout.object_path(subject), "note",
+                                           {"text": text, "createdAt": "2026-07-11T00:00:00Z"})
+    notes.attach(store, subject, attestation.sign_statement(statement, STRANGER).to_bytes())
+
+
+def test_r93_f6_notes_pushed_with_plain_git_are_not_moved(index, tmp_path):
+    # `git push origin refs/notes/kistore` writes no tracking ref: origin's tip, this
+    # clone's own, was refused as "moved ... not here"
+    clone = clone_of(index, tmp_path / "clone")
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    withdraw(Store(clone), run_of(index, "slow"), as_file=False)
+    git(clone, "push", "-q", "origin", "refs/notes/kistore")
+    assert git(index.root, "rev-parse", "refs/notes/kistore") == \
+        git(clone, "rev-parse", "refs/notes/kistore")
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert (built.exit_code, built.stderr) == (0, ""), built.output  # before: refused
+    assert slow_rank(clone)[0] is None
+
+    # origin's tip an ancestor of this clone's (a later attestation not pushed yet): held
+    noted(Store(clone), "ran it too")
+    built = kistore(clone, "site", "build", str(tmp_path / "site2"))
+    assert (built.exit_code, built.stderr) == (0, ""), built.output
+    # origin's tip moved past this clone's (another maintainer's note): still refused
+    noted(index, "ran it as well")
+    moved = kistore(clone, "site", "build", str(tmp_path / "site3"))
+    assert moved.exit_code == 1 and "origin's refs/notes/kistore moved since" in moved.stderr
