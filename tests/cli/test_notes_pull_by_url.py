@@ -249,3 +249,20 @@ def test_r93_f6_notes_pushed_with_plain_git_are_not_moved(index, tmp_path):
     noted(index, "ran it as well")
     moved = kistore(clone, "site", "build", str(tmp_path / "site3"))
     assert moved.exit_code == 1 and "origin's refs/notes/kistore moved since" in moved.stderr
+
+
+def test_r93_f9_a_fetch_of_a_dot_git_path_is_named_as_it_exists(index, tmp_path):
+    # git writes `../srv` in FETCH_HEAD for `git fetch ../srv.git`: a path that does not exist
+    server = tmp_path / "srv.git"
+    git(tmp_path, "clone", "-q", "--bare", str(index.root), str(server))
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(server), clone.name)
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    git(index.root, "commit", "-q", "--allow-empty", "-m", "later")
+    git(index.root, "push", "-q", str(server), "main")
+    git(clone, "fetch", "-q", "../srv.git", "main")
+    assert "\t../srv\n" in (clone / ".git/FETCH_HEAD").read_text().replace(" of ", "\t")
+    git(clone, "merge", "-q", "--ff-only", "FETCH_HEAD")
+    stderr = slow_rank(clone)[1]  # origin held no notes: "(it held none then)"
+    assert "; a fetch of ../srv.git brought origin's commits into this clone's branches " \
+        "since" in stderr, stderr  # before: "a fetch of ../srv"
