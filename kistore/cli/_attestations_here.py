@@ -213,9 +213,11 @@ def _require_unmoved(store: Store, doing: str) -> None:
     if asked.moved is None:
         click.echo(f"warning: could not ask {remote} whether its {NOTES_REF} moved since "
                    f"its notes were last fetched here{when}: {printable(asked.why)}; "
-                   f"attestations pushed there since as notes alone (a withdrawal moves no "
-                   f"branch) would not be here: `kistore notes fetch {remote}` before "
-                   f"publishing to be sure", err=True)
+                   f"attestations made there since would not be here if they came as notes "
+                   f"alone (a withdrawal moves no branch) or with commits merged here from a "
+                   f"fetch by its URL that FETCH_HEAD no longer names (a later fetch "
+                   f"replaced it): `kistore notes fetch {remote}` before publishing to be "
+                   f"sure", err=True)
         return
     if asked.removed:
         raise StoreStateError(

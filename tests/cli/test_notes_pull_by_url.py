@@ -36,9 +36,10 @@ PULLED = re.compile(
 
 UNASKED = re.compile(
     r"warning: could not ask origin whether its refs/notes/kistore moved since its notes "
-    r"were last fetched here \(\S+Z\): .*gone\.git.*; attestations pushed there since as "
-    r"notes alone \(a withdrawal moves no branch\) would not be here: `kistore notes "
-    r"fetch origin` before publishing to be sure\n")
+    r"were last fetched here \(\S+Z\): .*gone\.git.*; attestations made there since would "
+    r"not be here if they came as notes alone \(a withdrawal moves no branch\) or with "
+    r"commits merged here from a fetch by its URL that FETCH_HEAD no longer names \(a later "
+    r"fetch replaced it\): `kistore notes fetch origin` before publishing to be sure\n")
 
 
 def slow_rank(clone: Path) -> tuple[int | None, str]:
@@ -266,3 +267,19 @@ def test_r93_f9_a_fetch_of_a_dot_git_path_is_named_as_it_exists(index, tmp_path)
     stderr = slow_rank(clone)[1]  # origin held no notes: "(it held none then)"
     assert "; a fetch of ../srv.git brought origin's commits into this clone's branches " \
         "since" in stderr, stderr  # before: "a fetch of ../srv"
+
+
+def test_r93_f2_unasked_words_name_a_merged_fetch_by_url_a_later_fetch_hid(index, tmp_path):
+    # `git fetch URL main && git merge FETCH_HEAD`, then a fork's fetch rewrites FETCH_HEAD:
+    # the URL pull is no longer seen; with origin unreachable the build's warning said only
+    # notes-alone pushes could be missing, though branches moved
+    clone, url = fetched_clone(index, tmp_path)
+    fork = tmp_path / "fork.git"
+    git(tmp_path, "clone", "-q", "--bare", str(clone), str(fork))
+    git(clone, "fetch", "-q", url, "main")
+    git(clone, "merge", "-q", "--ff-only", "FETCH_HEAD")
+    git(clone, "fetch", "-q", "../fork.git", "main")
+    assert slow_rank(clone) == (1, "")  # withdrawn at origin: not seen offline (documented)
+    git(clone, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert built.exit_code == 0 and UNASKED.fullmatch(built.stderr), built.output
