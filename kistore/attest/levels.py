@@ -588,10 +588,24 @@ def _fetched_by_url(store: Store, since: float, record: Path,
         try:
             if any(tip == value or repo.descendant_of(tip, value) for tip in tips) and \
                     not any(old in repo and repo.descendant_of(old, value) for old in seen):
-                return written, f"a fetch of {url}"
+                return written, f"a fetch of {_as_written(url, store)}"
         except (pygit2.GitError, ValueError, KeyError):  # not a commit here: not merged
             continue
     return None
+
+
+def _as_written(url: str, store: Store) -> str:
+    """Return ``FETCH_HEAD``'s URL as the user could give it: a path with the ``.git`` git left out.
+
+    ``git fetch ../srv.git`` writes ``../srv`` in ``FETCH_HEAD``, a path that does not
+    exist (reviewer r93 F9): the path with ``.git`` when only that exists (taken from the
+    work tree's top, as :func:`_same_place` takes it), else ``url`` unchanged.
+    """
+    if "://" in url or re.match(r"[^/]+:", url):
+        return url
+    top = store.root if store.root is not None else Path(store.git_dir)
+    path = os.path.join(top, os.path.expanduser(url))
+    return url + ".git" if not os.path.exists(path) and os.path.exists(path + ".git") else url
 
 
 def _same_place(url: str, store: Store) -> str:

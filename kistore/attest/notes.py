@@ -1044,12 +1044,17 @@ class RemoteNotes(NamedTuple):
         moved: True when its ``refs/notes/kistore`` is not the one last fetched (or pushed)
             here; False when it is; None when it could not be asked (``why`` says why).
         why: git's first line of error when ``moved`` is None, else "".
+        removed: True when it holds no ``refs/notes/kistore`` though notes were fetched
+            from it here and this clone holds notes (``moved`` True): deleted or replaced
+            at the remote, where a fetch brings nothing and only ``kistore notes push``
+            puts them back (reviewer r93 F7).
     """
 
     remote: str
     fetched: float | None
     moved: bool | None
     why: str
+    removed: bool = False
 
 
 def remote_notes_moved(store: Store) -> RemoteNotes | None:
@@ -1060,7 +1065,8 @@ def remote_notes_moved(store: Store) -> RemoteNotes | None:
     a clone whose ``git pull`` said "Already up to date" published the withdrawn run
     ranked (reviewer r92b F8). ``git ls-remote REMOTE refs/notes/kistore`` tells in one
     round trip: its value against ``refs/notes/remotes/REMOTE/kistore`` as last fetched
-    (or pushed; none against none, a remote found holding none). Asked by publishing
+    (or pushed; none against none, a remote found holding none); a tip this clone's own
+    notes hold (:func:`_holds`: pushed with plain git) has not moved. Asked by publishing
     commands only, never by a query; with ``GIT_TERMINAL_PROMPT=0``, no standard input,
     ssh in batch mode (unless the user set an ssh command) and a time limit
     (:data:`ASK_TIMEOUT_S`): a remote that would prompt, or cannot be reached, is not
@@ -1096,9 +1102,28 @@ def remote_notes_moved(store: Store) -> RemoteNotes | None:
     theirs = next((value for value, _, name in (line.partition("\t") for line in
                                                  result.stdout.splitlines())
                    if name == NOTES_REF), None)
-    held = repo.references.get(remote_ref(remote))
-    return RemoteNotes(remote, fetched, theirs != (None if held is None else str(held.target)),
-                       "")
+    tracked = repo.references.get(remote_ref(remote))
+    held = None if tracked is None else str(tracked.target)
+    ours = repo.references.get(NOTES_REF)
+    if theirs is None or theirs == held:
+        return RemoteNotes(remote, fetched, theirs != held, "",
+                           removed=theirs is None and held is not None and ours is not None)
+    return RemoteNotes(remote, fetched, not _holds(repo, ours, theirs), "")
+
+
+def _holds(repo: pygit2.Repository, ours: pygit2.Reference | None, theirs: str) -> bool:
+    """Whether this clone's notes hold the remote's notes tip ``theirs`` (equal or an ancestor).
+
+    A ``git push origin refs/notes/kistore`` (plain git: no tracking ref written) leaves
+    the remote's tip this clone's own; publishing was refused as "not here" (reviewer r93
+    F6). Notes only grow (KI408): a tip of ours that descends from theirs holds its lines.
+    """
+    if ours is None or theirs not in repo:
+        return False
+    try:
+        return str(ours.target) == theirs or repo.descendant_of(ours.target, theirs)
+    except (pygit2.GitError, ValueError, KeyError):  # not a commit here: not held
+        return False
 
 
 def _refuse_not_a_commit(repo: pygit2.Repository, remote: str, tracking: str,

@@ -196,7 +196,10 @@ def _require_unmoved(store: Store, doing: str) -> None:
 
     Raises:
         StoreStateError: the remote's ``refs/notes/kistore`` is not the one last fetched
-            here: the fetch command and the flag are named.
+            here, nor one this clone's notes hold: the fetch command and the flag are
+            named; or the remote holds none though this clone fetched and holds notes
+            (reviewer r93 F7: the fetch left the refusal, the flag published withdrawn
+            runs): ``kistore notes push REMOTE`` is named, which puts them back.
     """
     # Lazy: the notes transport (and a git child) on a publishing run only.
     from ..attest.notes import remote_notes_moved
@@ -210,10 +213,18 @@ def _require_unmoved(store: Store, doing: str) -> None:
     if asked.moved is None:
         click.echo(f"warning: could not ask {remote} whether its {NOTES_REF} moved since "
                    f"its notes were last fetched here{when}: {printable(asked.why)}; "
-                   f"attestations pushed there since as notes alone (a withdrawal moves no "
-                   f"branch) would not be here: `kistore notes fetch {remote}` before "
-                   f"publishing to be sure", err=True)
+                   f"attestations made there since would not be here if they came as notes "
+                   f"alone (a withdrawal moves no branch) or with commits merged here from a "
+                   f"fetch by its URL that FETCH_HEAD no longer names (a later fetch "
+                   f"replaced it): `kistore notes fetch {remote}` before publishing to be "
+                   f"sure", err=True)
         return
+    if asked.removed:
+        raise StoreStateError(
+            f"refusing to {doing}: {remote} holds no {NOTES_REF} now, though its notes were "
+            f"fetched here{when}: they were removed or replaced there (a fetch brings "
+            f"nothing back): run `kistore notes push {remote}`, which puts this clone's "
+            f"notes back, and {doing} again")
     raise StoreStateError(
         f"refusing to {doing}: {remote}'s {NOTES_REF} moved since its notes were last "
         f"fetched here{when} (attestations pushed there as notes alone, a withdrawal among "

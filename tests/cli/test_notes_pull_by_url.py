@@ -18,10 +18,14 @@ import os
 import re
 from pathlib import Path
 
+from kistore.attest import attestation, notes
+from kistore.core import layout
+from kistore.store import Store
+
 from ..conftest import git
 from ..sparse import withdraw
 from .test_notes_forks import refused
-from .test_notes_freshness import clone_of, fast_rank, index, kistore, run_of
+from .test_notes_freshness import STRANGER, clone_of, fast_rank, index, kistore, run_of
 
 __all__ = ["index"]  # the fixture, used by name
 
@@ -32,9 +36,10 @@ PULLED = re.compile(
 
 UNASKED = re.compile(
     r"warning: could not ask origin whether its refs/notes/kistore moved since its notes "
-    r"were last fetched here \(\S+Z\): .*gone\.git.*; attestations pushed there since as "
-    r"notes alone \(a withdrawal moves no branch\) would not be here: `kistore notes "
-    r"fetch origin` before publishing to be sure\n")
+    r"were last fetched here \(\S+Z\): .*gone\.git.*; attestations made there since would "
+    r"not be here if they came as notes alone \(a withdrawal moves no branch\) or with "
+    r"commits merged here from a fetch by its URL that FETCH_HEAD no longer names \(a later "
+    r"fetch replaced it\): `kistore notes fetch origin` before publishing to be sure\n")
 
 
 def slow_rank(clone: Path) -> tuple[int | None, str]:
@@ -191,3 +196,90 @@ def test_r92_f10_a_git_clone_bare_server_judges_its_pushed_notes_as_the_canonica
     assert refused.exit_code == 1
     assert "refs/notes/kistore is not in this clone" in refused.stderr
     assert "run `kistore notes fetch origin`" in refused.stderr
+
+
+def test_r93_f7_a_server_that_lost_its_notes_is_given_them_back_by_a_push(index, tmp_path):
+    # origin's refs/notes/kistore deleted (restored from a backup without it): the refusal
+    # said "moved ... not here" and named `notes fetch`, which fetches nothing: a loop
+    clone = clone_of(index, tmp_path / "clone")
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    held = git(clone, "rev-parse", "refs/notes/kistore")
+    git(index.root, "update-ref", "-d", "refs/notes/kistore")
+    lost = re.compile(
+        r"\Aerror: refusing to (build the site|export): origin holds no refs/notes/kistore "
+        r"now, though its notes were fetched here \(\S+Z\): they were removed or replaced "
+        r"there \(a fetch brings nothing back\): run `kistore notes push origin`, which puts "
+        r"this clone's notes back, and (build the site|export) again\n\Z")
+    refused(clone, tmp_path, lost)
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0  # brings nothing
+    refused(clone, tmp_path, lost)  # the same words: not the fetch again
+
+    assert kistore(clone, "notes", "push", "origin").exit_code == 0  # the way out said
+    assert git(index.root, "rev-parse", "refs/notes/kistore") == held
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert (built.exit_code, built.stderr) == (0, ""), built.output
+    assert fast_rank(clone) == (None, "")  # origin's withdrawal of fast still applied
+
+
+def noted(store: Store, text: str) -> None:
+    """A community note on ``slow`` in ``store``'s ``refs/notes/kistore``: its notes move."""
+    subject = run_of(store, "slow")
+    statement = attestation.make_statement(subject, layout.object_path(subject), "note",
+                                           {"text": text, "createdAt": "2026-07-11T00:00:00Z"})
+    notes.attach(store, subject, attestation.sign_statement(statement, STRANGER).to_bytes())
+
+
+def test_r93_f6_notes_pushed_with_plain_git_are_not_moved(index, tmp_path):
+    # `git push origin refs/notes/kistore` writes no tracking ref: origin's tip, this
+    # clone's own, was refused as "moved ... not here"
+    clone = clone_of(index, tmp_path / "clone")
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    withdraw(Store(clone), run_of(index, "slow"), as_file=False)
+    git(clone, "push", "-q", "origin", "refs/notes/kistore")
+    assert git(index.root, "rev-parse", "refs/notes/kistore") == \
+        git(clone, "rev-parse", "refs/notes/kistore")
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert (built.exit_code, built.stderr) == (0, ""), built.output  # before: refused
+    assert slow_rank(clone)[0] is None
+
+    # origin's tip an ancestor of this clone's (a later attestation not pushed yet): held
+    noted(Store(clone), "ran it too")
+    built = kistore(clone, "site", "build", str(tmp_path / "site2"))
+    assert (built.exit_code, built.stderr) == (0, ""), built.output
+    # origin's tip moved past this clone's (another maintainer's note): still refused
+    noted(index, "ran it as well")
+    moved = kistore(clone, "site", "build", str(tmp_path / "site3"))
+    assert moved.exit_code == 1 and "origin's refs/notes/kistore moved since" in moved.stderr
+
+
+def test_r93_f9_a_fetch_of_a_dot_git_path_is_named_as_it_exists(index, tmp_path):
+    # git writes `../srv` in FETCH_HEAD for `git fetch ../srv.git`: a path that does not exist
+    server = tmp_path / "srv.git"
+    git(tmp_path, "clone", "-q", "--bare", str(index.root), str(server))
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(server), clone.name)
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    git(index.root, "commit", "-q", "--allow-empty", "-m", "later")
+    git(index.root, "push", "-q", str(server), "main")
+    git(clone, "fetch", "-q", "../srv.git", "main")
+    assert "\t../srv\n" in (clone / ".git/FETCH_HEAD").read_text().replace(" of ", "\t")
+    git(clone, "merge", "-q", "--ff-only", "FETCH_HEAD")
+    stderr = slow_rank(clone)[1]  # origin held no notes: "(it held none then)"
+    assert "; a fetch of ../srv.git brought origin's commits into this clone's branches " \
+        "since" in stderr, stderr  # before: "a fetch of ../srv"
+
+
+def test_r93_f2_unasked_words_name_a_merged_fetch_by_url_a_later_fetch_hid(index, tmp_path):
+    # `git fetch URL main && git merge FETCH_HEAD`, then a fork's fetch rewrites FETCH_HEAD:
+    # the URL pull is no longer seen; with origin unreachable the build's warning said only
+    # notes-alone pushes could be missing, though branches moved
+    clone, url = fetched_clone(index, tmp_path)
+    fork = tmp_path / "fork.git"
+    git(tmp_path, "clone", "-q", "--bare", str(clone), str(fork))
+    git(clone, "fetch", "-q", url, "main")
+    git(clone, "merge", "-q", "--ff-only", "FETCH_HEAD")
+    git(clone, "fetch", "-q", "../fork.git", "main")
+    assert slow_rank(clone) == (1, "")  # withdrawn at origin: not seen offline (documented)
+    git(clone, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert built.exit_code == 0 and UNASKED.fullmatch(built.stderr), built.output
