@@ -134,6 +134,19 @@ def ratio_said(ratio: float) -> str:
     return f"{whole_ratio_text(ratio)}x"
 
 
+def under_said(ratio: float) -> str:
+    """Return a spread under :data:`OUTLIER_FACTOR` so that it never reads as the factor.
+
+    Three significant digits (``1.04x``, ``95x``), more where fewer would round up to the
+    factor (99.996 is ``99.996x``, never ``100x``: r93 F9).
+    """
+    for digits in range(3, 18):
+        text = f"{ratio:,.{digits}g}"
+        if float(text.replace(",", "")) < OUTLIER_FACTOR:
+            return f"{text}x"
+    return f"{ratio!r}x"
+
+
 class Outlier(NamedTuple):
     """A ranked run that beats its group's median run by :data:`OUTLIER_FACTOR` or more.
 
