@@ -444,7 +444,7 @@ def _crossed_message(crossed: _Crossed) -> str:
             f"the group's {'worst' if ahead else 'best'} run before the change")
     return (f"this change makes its comparison group {_how(c)} span "
             f"{ratio_said(crossed.after)} for the first time (best over "
-            f"worst; {ratio_said(crossed.before)} before it): {_run_said(run)}, which would "
+            f"worst; {under_said(crossed.before)} before it): {_run_said(run)}, which would "
             f"rank #{crossed.rank}, is {ratio_said(crossed.ratio)} "
             f"{'better' if ahead else 'worse'} than #{crossed.over_rank} {_run_said(over)}, "
             f"{what}: {SPREAD_WHY}")

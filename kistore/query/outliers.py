@@ -137,11 +137,14 @@ def ratio_said(ratio: float) -> str:
 def under_said(ratio: float) -> str:
     """Return a spread under :data:`OUTLIER_FACTOR` so that it never reads as the factor.
 
-    Three significant digits (``1.04x``, ``95x``), more where fewer would round up to the
-    factor (99.996 is ``99.996x``, never ``100x``: r93 F9).
+    Under 10, three significant digits (``1.04x``: ``1x`` would hide a change of it); from
+    10, whole as :func:`ratio_said` says a ratio (``95x``), with decimals where the whole
+    number would round up to the factor (99.996 is ``99.996x``, never ``100x``: r93 F9).
     """
-    for digits in range(3, 18):
-        text = f"{ratio:,.{digits}g}"
+    if ratio < 10:
+        return f"{ratio:.3g}x"
+    for decimals in range(18):
+        text = f"{ratio:,.{decimals}f}"
         if float(text.replace(",", "")) < OUTLIER_FACTOR:
             return f"{text}x"
     return f"{ratio!r}x"

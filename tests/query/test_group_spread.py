@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from kistore.query.outliers import OUTLIER_FACTOR, spans, spread
+from kistore.query.outliers import OUTLIER_FACTOR, spans, spread, under_said
 
 from ..conftest import add_docs, git
 from ..prs import Remote
@@ -279,3 +279,21 @@ def test_a_policy_change_making_a_group_span_100x_first_is_said(board, kit):
     back = board.head()  # the change back: 1,035x to 1.04x, nothing to say
     _policy(board, None, "policy: synthetic measured again")
     assert _ki235(_cli(board.store, "check", f"{back}..HEAD").output) == []
+
+
+@pytest.mark.parametrize(("ratio", "said"), [
+    (1.0351, "1.04x"), (95.25, "95x"), (99.4, "99x"), (99.6, "99.6x"), (99.96, "99.96x"),
+    (99.996, "99.996x"), (99.99999999, "99.99999999x")])
+def test_the_spread_before_never_reads_as_the_factor(ratio, said):
+    """r93 F9: a group at 99.996x said "100x before it" of a crossing to 100.8x."""
+    assert under_said(ratio) == said
+
+
+def test_a_crossing_from_just_under_100x_says_the_spread_before_under_it(board):
+    """r93 F9 through the CLI: 76,603 and 76,610 ns beside one 7.66 ms run (99.996x), then
+    76,000 ns (100.8x): the spread before was said "100x"."""
+    work, _ = _group(board, "edge", {"kb-edge": 7_660_000})
+    said = _pull_requests(board, work, [("edge-a", 76_603), ("edge-c", 76_610),
+                                        ("edge-b", 76_000)])
+    assert [len(_ki235(c)) for _, c in said] == [0, 0, 1]
+    assert "span 101x for the first time (best over worst; 99.996x before it): " in said[2][1]
