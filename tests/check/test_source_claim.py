@@ -298,3 +298,33 @@ def test_import_refuses_runs_its_catalogue_does_not_list(tmp_path, runner, monke
     assert len(refused) == 250
     assert "/spec/sourceNative/source: the run claims to be KernelBench's data" in refused[0]
     assert not list((root / "store" / "objects").rglob("*.json"))
+
+
+@requires_data
+def test_r93_f5_a_copy_of_an_imported_run_is_one_cause(tmp_path, runner, monkeypatch):
+    """r93 F5: `cp` of an imported run's object to a bogus name in its shard, committed:
+    KI101 ("a copy: rm it") and KI226 on the copy (its bytes judged as a run of the digest
+    its name says: "add the corrected run as a new object"), two contrary advices. Now
+    KI101 alone, in `check` of the pull request and in `verify` of the work tree."""
+    from kistore.store import Store
+
+    root = tmp_path / "store"
+    Store.init(root)
+    timing = DATA / "kernelbench" / "H100_Modal" / "baseline_time_torch.json"
+    done = runner.invoke(main, ["--store", str(root), "import", "--commit", "kernelbench",
+                                str(timing)])
+    assert done.exit_code == 0, done.output
+    base = git(root, "rev-parse", "HEAD").strip()
+    own = next(p for p in sorted((root / layout.OBJECTS_DIR).rglob("*.json"))
+               if json.loads(p.read_text()).get("kind") == "BenchmarkRun")
+    copy = own.with_name("e" * 62 + ".json")
+    copy.write_bytes(own.read_bytes())
+    git(root, "add", "store")
+    git(root, "commit", "-qm", "cpy")
+    said = copy.relative_to(root).as_posix()
+    for command in (["check", "--json", f"{base}..HEAD"], ["verify", "--json"]):
+        monkeypatch.chdir(root)
+        done = runner.invoke(main, command)
+        errors = [(f["rule"], f["file"]) for f in json.loads(done.stdout)["findings"]
+                  if f["severity"] == "error"]
+        assert (done.exit_code, errors) == (1, [("KI101", said)]), (command, done.output)
