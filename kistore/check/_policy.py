@@ -279,6 +279,15 @@ def metric_reading(metric: str) -> tuple[str, str | None] | None:
     return None
 
 
+_FREQUENCY = re.compile(r"[kmgt]?hz", re.IGNORECASE)
+"""A declared unit that is a frequency, a rate: ``Hz``, ``kHz``, ``MHz``, ``GHz``, ``THz``."""
+
+_PER_PERIOD = re.compile(r"(?:/|\bper)\s*(?:min|mins|h|hr|hrs)\.?$", re.IGNORECASE)
+"""A declared unit ending in a period :data:`LONG_TIME_UNITS` leaves out of names (``min``:
+a statistic in a metric's name, a minute after ``/`` or ``per`` in a unit): ``tokens/min``,
+``req/min``, ``ops per hr``."""
+
+
 def unit_reading(unit: str) -> tuple[str, str | None] | None:
     """Return what a family's declared ``unit`` says its metric is, for KI236 and KI239.
 
@@ -286,7 +295,8 @@ def unit_reading(unit: str) -> tuple[str, str | None] | None:
     ``p99``, ``value`` or ``wall_clock`` said nothing, though its family declared ``ms`` or
     ``GB/s``), the whole unit one word of it: ``ms``, ``ns``, ``seconds`` are times;
     ``GB/s``, ``TFLOP/s``, ``tokens/s``, ``/s`` (a count a second), ``ns/day``, ``GFLOPS``
-    are rates; ``score``, ``x``, ``%`` say neither.
+    are rates, and so are a count a minute or an hour (``tokens/min``, ``req/h``) and a
+    frequency (``Hz``, ``kHz``; reviewer r93 F3); ``score``, ``x``, ``%`` say neither.
 
     Args:
         unit: the family's declared ``unit``.
@@ -295,6 +305,8 @@ def unit_reading(unit: str) -> tuple[str, str | None] | None:
         ``("time", unit)``, ``("rate", None)``, or None when the unit says neither.
     """
     text = unit.strip()
+    if _FREQUENCY.fullmatch(text) or _PER_PERIOD.search(text):
+        return RATE, None  # reviewer r93 F3: tokens/min, req/min, Hz, kHz read as nothing
     if text.startswith("/"):
         text = "1" + text  # "/s": one a second, a rate's denominator as in "1/s"
     return metric_reading("/" + escape_pointer(text))

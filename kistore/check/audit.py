@@ -966,9 +966,11 @@ def _renamed(snap: Files, finding: Finding) -> Finding:
     return dataclasses.replace(finding, message=message, extra=extra, fix=fix)
 
 
-_ON_MISNAMED = ("KI204", "KI213", "KI215")
+_ON_MISNAMED = ("KI204", "KI213", "KI215", "KI226")
 """Rules a misnamed object file breaks itself: an object with no metadata, whose "run"
-lacks its forward records and group file."""
+lacks its forward records and group file, and, an imported run's bytes judged as a run of
+the digest its name says, claims the source's data without being its import (KI226,
+whose "add the corrected run as a new object" contradicted KI101's `rm`: reviewer r93 F5)."""
 
 _ON_HOLDER = ("KI214", "KI216")
 """Rules a forward record or group file of the renamed run breaks (its object is gone)."""
@@ -994,7 +996,8 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
     another stored object (``extra["over"]``, r91 F5): that object's path reads as
     modified (KI401), and its metadata, forward records and group file are judged with the
     moved bytes; the finding's fix restores it.
-    A copy (``extra["copy"]``) breaks KI204, KI213 and KI215 only, on itself.
+    A copy (``extra["copy"]``) breaks KI204, KI213 and KI215 only, on itself, and KI226
+    of an imported run's copy (r93 F5).
 
     When the history check's KI401-KI403 of those paths name a commit, the rename (or the
     copy written over another object) is committed: renaming it back in a later commit

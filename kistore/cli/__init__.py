@@ -383,11 +383,13 @@ def refuse_empty_key(ctx: click.Context, param: click.Parameter, value: str) -> 
 
     Raises:
         click.BadParameter: the value is the empty string (exit 2; reviewer r92b F2: the
-            path arguments' "`.` for this directory" was said of a key).
+            path arguments' "`.` for this directory" was said of a key), or blank space
+            alone (r93 F9: ``' '`` said "no key   in trust").
     """
-    if value == "":
+    if not value.strip():
         keyid = "a keyid (SHA256:...), " if ctx.command.name == "revoke" else ""
-        raise click.BadParameter(f"is empty: give {keyid}a .pub file, an OpenSSH line "
+        what = "is empty" if value == "" else "is blank space alone"
+        raise click.BadParameter(f"{what}: give {keyid}a .pub file, an OpenSSH line "
                                  "('ssh-ed25519 AAAA...') or - for standard input",
                                  ctx=ctx, param=param)
     return value

@@ -29,7 +29,7 @@ third slip silently took the first two's marks away).
   F1: one-run pull requests each under 100x of the median run walked it unsaid);
 * :func:`policy_marks`, which :mod:`.impact` asks of each group a ranking policy change
   re-ranks: a KI234 warning per stored run whose mark the policy change removes or makes
-  (r92 F8).
+  (r92 F8), and KI235 when it makes the group span 100x for the first time (r93 F4).
 
 Cost, O(change): a group is listed through its directory (``store/groups/sha256/XX/<62
 hex of K>/``, one tree lookup) and its runs' objects read in one fetch (a partial clone),
@@ -74,6 +74,7 @@ from .outliers import (
     reference_said,
     spans,
     spread,
+    under_said,
     value_said,
 )
 from .policy import DESCENDING, Comparison, RankingPolicy
@@ -443,7 +444,7 @@ def _crossed_message(crossed: _Crossed) -> str:
             f"the group's {'worst' if ahead else 'best'} run before the change")
     return (f"this change makes its comparison group {_how(c)} span "
             f"{ratio_said(crossed.after)} for the first time (best over "
-            f"worst; {ratio_said(crossed.before)} before it): {_run_said(run)}, which would "
+            f"worst; {under_said(crossed.before)} before it): {_run_said(run)}, which would "
             f"rank #{crossed.rank}, is {ratio_said(crossed.ratio)} "
             f"{'better' if ahead else 'worse'} than #{crossed.over_rank} {_run_said(over)}, "
             f"{what}: {SPREAD_WHY}")
@@ -690,8 +691,10 @@ def policy_marks(store: Store, base: str, head: str, key: str, records: list[Rec
         ``/spec`` + the metric of the end that marks it, naming the run, its rank and the
         median run it is compared with there, and its rank (or why it is not ranked) at the
         other end (``fix``: :data:`POLICY_FIX`; ``extra``: ``stored``, ``policy``,
-        ``before``, ``after``, each :meth:`Outlier.to_json` or None); empty when no mark
-        moves, or the group cannot be ranked at an end (KI210's, KI206's to say).
+        ``before``, ``after``, each :meth:`Outlier.to_json` or None), after KI235's
+        warning when the change makes the group span the factor first
+        (:func:`_policy_spread`, r93 F4); empty when neither, or the group cannot be
+        ranked at an end (KI210's, KI206's to say).
     """
     # Lazy: the evidence of a group's runs is read only for a group that spans the factor.
     from .answers import evidence_map
@@ -708,7 +711,7 @@ def policy_marks(store: Store, base: str, head: str, key: str, records: list[Rec
         except KistoreError:  # runs in two units at an end: KI210 says so, rank fails
             return []
     before, after = (ranking_outliers(r) for r in rankings)
-    findings = []
+    findings = _policy_spread(key, rankings[0], rankings[1])
     for digest in sorted(set(before) ^ set(after)):
         removed = digest in before
         marked = before[digest] if removed else after[digest]
@@ -734,6 +737,47 @@ def policy_marks(store: Store, base: str, head: str, key: str, records: list[Rec
                    "before": before[digest].to_json() if digest in before else None,
                    "after": after[digest].to_json() if digest in after else None}))
     return findings
+
+
+def _policy_spread(key: str, was: Any, now: Any) -> list[Finding]:
+    """KI235 of a group a ranking policy change makes span the factor first (r93 F4).
+
+    Args:
+        key: the group's comparison key.
+        was: its ranking at BASE (BASE's policy and withdrawals).
+        now: its ranking at HEAD.
+
+    Returns:
+        One warning when the group's ranked values (above 0) span less than
+        :data:`OUTLIER_FACTOR` at BASE and span it at HEAD (a family ranked by a metric a
+        slip states 1,000x off took a group from 1.04x to 1,035x, said by nothing): on the
+        #1's object at ``/spec`` + HEAD's metric, naming the group, HEAD's #1 and worst
+        run with their values, and the spread at each end (``extra``: ``ratio``,
+        ``factor``, ``before``, ``after``, ``policy``, ``over``); else none.
+    """
+    def runs(ranking: Any) -> list[Any]:
+        return [r for r in ranking.ranked if r.value is not None and r.value > 0]
+
+    then, rows = runs(was), runs(now)
+    c = now.comparison
+    before = spread(was.comparison.order, [r.value for r in then])
+    after = spread(c.order, [r.value for r in rows])
+    if before >= OUTLIER_FACTOR or after < OUTLIER_FACTOR:
+        return []
+    best, worst = (Run(r.record.digest, r.record.name, r.value, r.unit)
+                   for r in (rows[0], rows[-1]))
+    text = (f"this ranking policy change makes comparison group {key} {_how(c)} span "
+            f"{ratio_said(after)} for the first time (best over worst; "
+            f"{under_said(before)} before it, ranked {_how(was.comparison)}): "
+            f"#{rows[0].rank} {_run_said(best)} is {ratio_said(after)} better than "
+            f"#{rows[-1].rank} {_run_said(worst)}, the group's worst run: {SPREAD_WHY}")
+    return [Finding(
+        GROUP_SPREAD, text, file=layout.object_path(Digest.from_str(best.digest)),
+        pointer="/spec" + c.metric,
+        extra={"rule": GROUP_SPREAD.id, "ratio": after, "factor": OUTLIER_FACTOR,
+               "before": before, "after": after, "policy": True,
+               "over": {"digest": worst.digest, "name": worst.name, "value": worst.value,
+                        "rank": rows[-1].rank, "stored": True}})]
 
 
 def _how(c: Comparison) -> str:

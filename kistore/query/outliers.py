@@ -134,6 +134,22 @@ def ratio_said(ratio: float) -> str:
     return f"{whole_ratio_text(ratio)}x"
 
 
+def under_said(ratio: float) -> str:
+    """Return a spread under :data:`OUTLIER_FACTOR` so that it never reads as the factor.
+
+    Under 10, three significant digits (``1.04x``: ``1x`` would hide a change of it); from
+    10, whole as :func:`ratio_said` says a ratio (``95x``), with decimals where the whole
+    number would round up to the factor (99.996 is ``99.996x``, never ``100x``: r93 F9).
+    """
+    if ratio < 10:
+        return f"{ratio:.3g}x"
+    for decimals in range(18):
+        text = f"{ratio:,.{decimals}f}"
+        if float(text.replace(",", "")) < OUTLIER_FACTOR:
+            return f"{text}x"
+    return f"{ratio!r}x"
+
+
 class Outlier(NamedTuple):
     """A ranked run that beats its group's median run by :data:`OUTLIER_FACTOR` or more.
 

@@ -367,7 +367,11 @@ def test_r91_f3_a_rate_ranked_ascending_is_ki236s_mirror_and_a_bare_time_is_ki23
     ("\u00b5s", ("time", "us")), (" seconds ", ("time", "s")), ("ns/op", ("time", "ns")),
     ("GB/s", ("rate", None)), ("TFLOP/s", ("rate", None)), ("/s", ("rate", None)),
     ("tokens/s", ("rate", None)), ("it/s", ("rate", None)), ("ns/day", ("rate", None)),
-    ("GFLOPS", ("rate", None)), ("score", None), ("x", None), ("%", None), ("", None)])
+    ("GFLOPS", ("rate", None)), ("score", None), ("x", None), ("%", None), ("", None),
+    # r93 F3: a count a minute or an hour, a frequency (min, h: a statistic in a name only)
+    ("tokens/min", ("rate", None)), ("req/min", ("rate", None)), ("ops per hr", ("rate", None)),
+    ("req / h", ("rate", None)), ("Hz", ("rate", None)), ("kHz", ("rate", None)),
+    ("MHz", ("rate", None)), ("min", None), ("h", None), ("khz2", None)])
 def test_r92_f5_a_declared_unit_reads_as_a_time_or_a_rate(unit, reading):
     assert unit_reading(unit) == reading
 
@@ -379,6 +383,9 @@ def test_r92_f5_a_declared_unit_reads_as_a_time_or_a_rate(unit, reading):
     ("/sourceNative/metrics/wall_clock", "s", "descending", ("KI236", "a time (in s)")),
     ("/sourceNative/metrics/value", "GB/s", "ascending",
      ("KI239", "a rate (more is faster)")),
+    ("/sourceNative/metrics/value", "tokens/min", "ascending",
+     ("KI239", "a rate (more is faster)")),
+    ("/sourceNative/metrics/value", "kHz", "ascending", ("KI239", "a rate (more is faster)")),
     ("/sourceNative/metrics/value", "/s", "ascending", ("KI239", "a rate (more is faster)")),
     # the unit decides over a name saying the other: it is what `rank` prints
     ("/sourceNative/metrics/throughput", "ms", "descending", ("KI236", "a time (in ms)"))])
@@ -397,6 +404,10 @@ def test_r92_f5_the_declared_unit_says_the_slowest_first_where_the_name_says_not
     ("/sourceNative/metrics/p99", "ms", "descending", "KI236 policy-time-ranked-descending",
      "a time (in ms)", POLICY_TIME_RANKED_DESCENDING.hint),
     ("/sourceNative/metrics/value", "GB/s", "ascending", "KI239 policy-rate-ranked-ascending",
+     "a rate (more is faster)", POLICY_RATE_RANKED_ASCENDING.hint),
+    ("/sourceNative/metrics/value", "req/min", "ascending", "KI239 policy-rate-ranked-ascending",
+     "a rate (more is faster)", POLICY_RATE_RANKED_ASCENDING.hint),  # r93 F3
+    ("/sourceNative/metrics/value", "Hz", "ascending", "KI239 policy-rate-ranked-ascending",
      "a rate (more is faster)", POLICY_RATE_RANKED_ASCENDING.hint)])
 def test_r92_f5_check_of_the_pull_request_says_it(store, runner, metric, unit, order, said,
                                                   what, hint):

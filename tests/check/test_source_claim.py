@@ -236,10 +236,8 @@ def test_a_metadata_only_claim_is_refused_in_a_later_pull_request(store, kit):
     assert _said(verify(store)) == []
 
 
-@requires_data
-def test_the_real_import_passes_and_the_fake_beside_it_is_refused(tmp_path, runner):
-    """The repro on the real data: import KernelBench's H100 Modal file, then add F20's
-    run (the importer's protocol, environment, implementation and workload digests)."""
+def _imported_h100(tmp_path, runner):
+    """Return a new store's root with KernelBench's H100 Modal file imported, committed."""
     from kistore.store import Store
 
     root = tmp_path / "store"
@@ -248,6 +246,14 @@ def test_the_real_import_passes_and_the_fake_beside_it_is_refused(tmp_path, runn
     done = runner.invoke(main, ["--store", str(root), "import", "--commit", "kernelbench",
                                 str(timing)])
     assert done.exit_code == 0, done.output
+    return root
+
+
+@requires_data
+def test_the_real_import_passes_and_the_fake_beside_it_is_refused(tmp_path, runner):
+    """The repro on the real data: import KernelBench's H100 Modal file, then add F20's
+    run (the importer's protocol, environment, implementation and workload digests)."""
+    root = _imported_h100(tmp_path, runner)
     fake = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "spec": {
         "environmentDigest": "sha256:768687503cbd649126b2e86f3267e2d6e548b20eb2216494743f09f"
                              "92266d338",
@@ -269,6 +275,8 @@ def test_the_real_import_passes_and_the_fake_beside_it_is_refused(tmp_path, runn
     path.write_text(json.dumps(fake))
     done = runner.invoke(main, ["--store", str(root), "add", "--commit", str(path)])
     assert done.exit_code == 1 and "(KI226)" in done.stderr, done.output
+    from kistore.store import Store
+
     store = Store(root)
     assert _said(verify(store)) == []
     _, ranking = rank(store, "BenchmarkRun/kernelbench-h100-modal-eager-level1-1-square-"
@@ -298,3 +306,26 @@ def test_import_refuses_runs_its_catalogue_does_not_list(tmp_path, runner, monke
     assert len(refused) == 250
     assert "/spec/sourceNative/source: the run claims to be KernelBench's data" in refused[0]
     assert not list((root / "store" / "objects").rglob("*.json"))
+
+
+@requires_data
+def test_r93_f5_a_copy_of_an_imported_run_is_one_cause(tmp_path, runner, monkeypatch):
+    """r93 F5: `cp` of an imported run's object to a bogus name in its shard, committed:
+    KI101 ("a copy: rm it") and KI226 on the copy (its bytes judged as a run of the digest
+    its name says: "add the corrected run as a new object"), two contrary advices. Now
+    KI101 alone, in `check` of the pull request and in `verify` of the work tree."""
+    root = _imported_h100(tmp_path, runner)
+    base = git(root, "rev-parse", "HEAD").strip()
+    own = next(p for p in sorted((root / layout.OBJECTS_DIR).rglob("*.json"))
+               if json.loads(p.read_text()).get("kind") == "BenchmarkRun")
+    copy = own.with_name("e" * 62 + ".json")
+    copy.write_bytes(own.read_bytes())
+    git(root, "add", "store")
+    git(root, "commit", "-qm", "cpy")
+    said = copy.relative_to(root).as_posix()
+    for command in (["check", "--json", f"{base}..HEAD"], ["verify", "--json"]):
+        monkeypatch.chdir(root)
+        done = runner.invoke(main, command)
+        errors = [(f["rule"], f["file"]) for f in json.loads(done.stdout)["findings"]
+                  if f["severity"] == "error"]
+        assert (done.exit_code, errors) == (1, [("KI101", said)]), (command, done.output)

@@ -588,12 +588,14 @@ def test_r92b_trust_revoke_says_what_a_key_argument_is_and_what_was_revoked(
         done = run(runner, store_path, "trust", "revoke", given)
         assert (done.exit_code, done.stderr) == (1, f"error: {given}: {said}{hint}"), given
     # F2: an empty KEY is no path: no "`.` for this directory"
-    for command in ("revoke", "add"):
-        done = run(runner, store_path, "trust", command, "", *(
+    # (r93 F9: blank space alone said "no key   in trust")
+    for command, given in (("revoke", ""), ("add", ""), ("revoke", " "), ("add", "\t ")):
+        done = run(runner, store_path, "trust", command, given, *(
             ["--role", "rerun"] if command == "add" else []))
         assert done.exit_code == 2 and "for this directory" not in done.output, done.output
         keyid_said = "a keyid (SHA256:...), " if command == "revoke" else ""
-        assert (f"is empty: give {keyid_said}a .pub file, an OpenSSH line ('ssh-ed25519 "
+        what = "is empty" if given == "" else "is blank space alone"
+        assert (f"{what}: give {keyid_said}a .pub file, an OpenSSH line ('ssh-ed25519 "
                 "AAAA...') or - for standard input") in done.output, done.output
     # F3: all or none, said: the key not trusted by its line, nothing revoked, the other kept
     both = tmp_path / "both.pub"

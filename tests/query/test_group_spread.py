@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from kistore.query.outliers import OUTLIER_FACTOR, spans, spread
+from kistore.query.outliers import OUTLIER_FACTOR, spans, spread, under_said
 
 from ..conftest import add_docs, git
 from ..prs import Remote
@@ -242,3 +242,58 @@ def test_pre_receive_says_the_crossing_push(board, tmp_path):
     assert [len(_ki235(p.output)) for p in pushes] == [0, 0, 1]
     assert "0 errors, 1 warning, 0 info" in pushes[2].output
     assert "span 8,907x for the first time" in pushes[2].output
+
+
+def test_a_policy_change_making_a_group_span_100x_first_is_said(board, kit):
+    """r93 F4: the group's real run states its source mean in ms (7.66), two contributors'
+    runs 1,000x off (0.0075, 0.0074) beside honest latencies (1.04x): ranking the family
+    by that mean makes the group span 1,035x, and nothing said it (KI235 judged only runs
+    a range adds)."""
+    protocol, env, _ = board.parts
+    work = kit.workload("f4")
+    docs = [work]
+    for name, ns, mean in (("kb-real", 7_660_000, 7.66), ("pol-a", 7_500_000, 0.0075),
+                           ("pol-b", 7_400_000, 0.0074)):
+        impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
+        docs += [impl, kit.run(protocol, env, impl, work, latency=ns, name=name,
+                               native={"metrics": {"mean": mean}})]
+    digests = add_docs(board.store, docs)
+    real, slip = digests[2], digests[6]
+    base = board.head()
+    _policy(board, {"comparison": "source-native", "metric": "/sourceNative/metrics/mean",
+                    "order": "ascending", "unit": "ms"}, "policy: synthetic by source mean")
+    checked = _cli(board.store, "check", f"{base}..HEAD").output
+    [line] = _ki235(checked)
+    assert line.startswith(f"store/objects/sha256/{slip[7:9]}/{slip[9:]}.json:"
+                           "/spec/sourceNative/metrics/mean: "), line
+    assert "this ranking policy change makes comparison group " in line
+    assert line.split(" (by the source's own", 1)[1].rstrip() == (
+        f" metric, /sourceNative/metrics/mean ascending) span 1,035x for the first time "
+        f"(best over worst; 1.04x before it, ranked {HOW[len('of its comparison group '):]}): "
+        f"#1 BenchmarkRun/pol-b ({slip}) with 0.0074 ms is 1,035x better than "
+        f"#3 BenchmarkRun/kb-real ({real}) with 7.66 ms, the group's worst run: {WHY}"), line
+    data = json.loads(_cli(board.store, "check", f"{base}..HEAD", "--json").stdout)
+    [found] = [f for f in data["findings"] if f["rule"] == "KI235"]
+    assert (found["extra"]["policy"], found["extra"]["over"]["digest"]) == (True, real)
+    assert found["extra"]["before"] < 1.04 < 1_035 < found["extra"]["after"] < 1_036
+    back = board.head()  # the change back: 1,035x to 1.04x, nothing to say
+    _policy(board, None, "policy: synthetic measured again")
+    assert _ki235(_cli(board.store, "check", f"{back}..HEAD").output) == []
+
+
+@pytest.mark.parametrize(("ratio", "said"), [
+    (1.0351, "1.04x"), (95.25, "95x"), (99.4, "99x"), (99.6, "99.6x"), (99.96, "99.96x"),
+    (99.996, "99.996x"), (99.99999999, "99.99999999x")])
+def test_the_spread_before_never_reads_as_the_factor(ratio, said):
+    """r93 F9: a group at 99.996x said "100x before it" of a crossing to 100.8x."""
+    assert under_said(ratio) == said
+
+
+def test_a_crossing_from_just_under_100x_says_the_spread_before_under_it(board):
+    """r93 F9 through the CLI: 76,603 and 76,610 ns beside one 7.66 ms run (99.996x), then
+    76,000 ns (100.8x): the spread before was said "100x"."""
+    work, _ = _group(board, "edge", {"kb-edge": 7_660_000})
+    said = _pull_requests(board, work, [("edge-a", 76_603), ("edge-c", 76_610),
+                                        ("edge-b", 76_000)])
+    assert [len(_ki235(c)) for _, c in said] == [0, 0, 1]
+    assert "span 101x for the first time (best over worst; 99.996x before it): " in said[2][1]
