@@ -980,7 +980,8 @@ _ON_OVERWRITTEN = ("KI401",)
 every finding on its metadata file judges that metadata with the other manifest's bytes."""
 
 
-def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[Finding]:
+def one_cause(findings: list[Finding], others: Iterable[Finding] = (),
+              base: str | None = None) -> list[Finding]:
     """Leave out the findings an object file renamed or copied by hand explains.
 
     One cause, one advice. A file ``mv``-ed to another name (KI101, or KI110 for a name off
@@ -1010,11 +1011,19 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
         others: the rest of its findings, read for their causes (the contents check's
             KI101, for the history check's KI402) and their commits (the history check's
             KI403, for the contents check's KI101); not returned.
+        base: the gate's BASE commit (full id), None for ``verify``: at the gate a KI101
+            on a file a commit of the range edited (KI401 naming it) gets the branch's fix
+            (``git rebase -i BASE``; ``git checkout HEAD`` restores nothing there, and a
+            committed object cannot be dropped: reviewer r93b G1), and a copy written over
+            an object file no commit held (a made-up metadata file beside it) gets ``git
+            rm`` of both files (r93b G7).
 
     Returns:
         ``findings`` in their order, without those on the files such a rename explains,
         a committed one's cause with its branch fix.
     """
+    if base is not None:
+        findings = _gate_fixes(findings, base)
     misnamed: set[str] = set()
     holders: set[str] = set()
     moved: set[str] = set()  # the digests whose bytes sit in a renamed file
@@ -1056,6 +1065,46 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
     return [_committed_fix(f, committed[f.file or ""])
             if f.file in committed and "holds" in f.extra else f
             for f in findings if not explained(f)]
+
+
+def _gate_fixes(findings: list[Finding], base: str) -> list[Finding]:
+    """Give the gate's KI101 findings the range's fix (reviewer r93b G1, G7).
+
+    Args:
+        findings: the gate's findings.
+        base: BASE's full commit id, named in the fixes.
+
+    Returns:
+        ``findings`` in their order; a KI101 of bytes no stored manifest's (an edit) on a
+        file a commit's KI401 names: the fix drops that commit (``git rebase -i BASE``: a
+        fixing commit leaves the edit in the history, read commit by commit); a copy
+        written over an object file no commit of the range changed (no KI401: its
+        metadata file was made for it): ``git rm`` of both files and a commit.
+    """
+    edited: dict[str, list[str]] = {}
+    for f in findings:
+        if f.rule.id == "KI401" and f.file and "commit" in f.extra:
+            edited.setdefault(f.file, []).append(str(f.extra["commit"]))
+    out = []
+    for f in findings:
+        if f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.file in edited \
+                and "holds" not in f.extra:
+            ids = ", ".join(c[:12] for c in edited[f.file])
+            f = dataclasses.replace(f, fix=(
+                f"an object's bytes edited in commit {ids} of the branch: restoring them in a "
+                "later commit leaves the edit in the history, which is read commit by commit "
+                f"(KI401), so rebuild the branch without it: `git rebase -i {base}`, and drop "
+                f"that commit (or edit it to leave {f.file} as it was); objects are never "
+                "edited: add a new manifest instead"))
+        elif f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.extra.get("copy") \
+                and "over" in f.extra and f.file not in edited and f.file:
+            meta = layout.metadata_path(Digest.from_str(f.extra["over"]))
+            f = dataclasses.replace(f, fix=(
+                f"a copy of a stored object, with a metadata file made for it: remove both "
+                f"(`git rm {f.file} {meta}`) and commit; nothing else is to be written or "
+                "removed for it"))
+        out.append(f)
+    return out
 
 
 _ON_REFERRER = ("KI201", "KI213")

@@ -353,3 +353,48 @@ def test_r92_f2_a_committed_bak_rename_is_one_ki110_at_the_gate(store, kit, monk
     assert _all(root, monkeypatch, "verify") == (1, [("KI110", own + ".bak")])
     _drop(root, "ren", base)
     assert _check(root, monkeypatch, base) == (0, [])
+
+
+def test_r93b_g1_a_committed_edit_gets_the_branch_fix_at_the_gate(published, monkeypatch):
+    """KI101's `git checkout HEAD -- PATH` restores nothing in a branch (HEAD holds the
+    edited bytes) and `kistore drop` refuses a committed object: the gate names BASE's way."""
+    _, own, _, _ = _stored(published)
+    base = git(published, "rev-parse", "HEAD").strip()
+    original = (published / own).read_bytes()
+    (published / own).write_bytes(original.replace(b"06:41:58", b"06:41:59", 1))
+    git(published, "commit", "-qam", "tamper")
+    code, errors = _check(published, monkeypatch, base)
+    assert code == 1 and sorted(f["rule"] for f in errors) == ["KI101", "KI401"], errors
+    hint = next(f["hint"] for f in errors if f["rule"] == "KI101")
+    assert f"`git rebase -i {base}`, and drop that commit" in hint, hint
+    assert "checkout HEAD" not in hint and "kistore drop" not in hint
+    # a fixing commit restoring the bytes leaves the edit commit's KI401: not the advice
+    (published / own).write_bytes(original)
+    git(published, "commit", "-qam", "restore")
+    assert [f["rule"] for f in _check(published, monkeypatch, base)[1]] == ["KI401"]
+    git(published, "reset", "-q", "--hard", "HEAD~1")
+    _drop(published, "tamper", base)  # the advice: the branch rebuilt without the edit
+    assert _check(published, monkeypatch, base) == (0, [])
+
+
+def test_r93b_g7_a_committed_copy_with_made_up_metadata_is_removed_with_git_rm(
+        published, monkeypatch):
+    """A copy at a made-up digest with a metadata file written for it: no commit held that
+    object, so neither `git checkout HEAD` nor `kistore drop` helps; `git rm` of both does."""
+    run, own, _, _ = _stored(published)
+    made_up = Digest.from_str("sha256:" + run.hex[:2] + "e" * 62)
+    copy, meta = layout.object_path(made_up), layout.metadata_path(made_up)
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / copy).write_bytes((published / own).read_bytes())
+    (published / meta).parent.mkdir(parents=True, exist_ok=True)
+    (published / meta).write_bytes((published / layout.metadata_path(run)).read_bytes())
+    git(published, "add", "store")
+    git(published, "commit", "-qm", "forged copy")
+    code, errors = _check(published, monkeypatch, base)
+    assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [("KI101", copy)], errors
+    assert errors[0]["hint"].startswith(
+        "a copy of a stored object, with a metadata file made for it: remove both "
+        f"(`git rm {copy} {meta}`) and commit"), errors[0]["hint"]
+    git(published, "rm", "-q", copy, meta)  # the advice, as a fixing commit
+    git(published, "commit", "-qm", "fix: remove the copy")
+    assert _check(published, monkeypatch, base) == (0, [])
