@@ -753,7 +753,8 @@ def _policy_spread(key: str, was: Any, now: Any) -> list[Finding]:
         slip states 1,000x off took a group from 1.04x to 1,035x, said by nothing): on the
         #1's object at ``/spec`` + HEAD's metric, naming the group, HEAD's #1 and worst
         run with their values, and the spread at each end (``extra``: ``ratio``,
-        ``factor``, ``before``, ``after``, ``policy``, ``over``); else none.
+        ``factor``, ``before``, ``after``, ``policy``, ``over``; its ``fix`` speaks of the
+        policy change, not of a run's add: reviewer r93b G6); else none.
     """
     def runs(ranking: Any) -> list[Any]:
         return [r for r in ranking.ranked if r.value is not None and r.value > 0]
@@ -773,7 +774,13 @@ def _policy_spread(key: str, was: Any, now: Any) -> list[Finding]:
             f"#{rows[-1].rank} {_run_said(worst)}, the group's worst run: {SPREAD_WHY}")
     return [Finding(
         GROUP_SPREAD, text, file=layout.object_path(Digest.from_str(best.digest)),
-        pointer="/spec" + c.metric,
+        pointer="/spec" + c.metric, fix=(
+            f"the change to {layout.POLICY_FILE} ranks this group by {c.metric} "
+            f"{c.order}, under which its runs' values differ {ratio_said(after)}: check that "
+            "the policy's metric, order and unit are the ones these runs state, or that the "
+            "runs named are honest under it; both honest: say so in the pull request; a "
+            "run's committed slip: a trusted maintainer withdraws it "
+            f"(`{WITHDRAW.format(ref='REF')}`, the file committed)"),
         extra={"rule": GROUP_SPREAD.id, "ratio": after, "factor": OUTLIER_FACTOR,
                "before": before, "after": after, "policy": True,
                "over": {"digest": worst.digest, "name": worst.name, "value": worst.value,

@@ -275,6 +275,11 @@ def test_a_policy_change_making_a_group_span_100x_first_is_said(board, kit):
     data = json.loads(_cli(board.store, "check", f"{base}..HEAD", "--json").stdout)
     [found] = [f for f in data["findings"] if f["rule"] == "KI235"]
     assert (found["extra"]["policy"], found["extra"]["over"]["digest"]) == (True, real)
+    # its fix speaks of the policy change, not of a run added (reviewer r93b G6)
+    assert found["hint"].startswith(
+        f"the change to {POLICY} ranks this group by /sourceNative/metrics/mean ascending, "
+        "under which its runs' values differ 1,035x: check that the policy's metric"), found
+    assert "added all the same" not in found["hint"]
     assert found["extra"]["before"] < 1.04 < 1_035 < found["extra"]["after"] < 1_036
     back = board.head()  # the change back: 1,035x to 1.04x, nothing to say
     _policy(board, None, "policy: synthetic measured again")
