@@ -27,9 +27,9 @@ from ..git.refs import (
     RefsUnreadable,
     common_git_dir,
     ref_values_under,
-    reflog_entries,
     reflog_last_time,
     reflog_mtime,
+    reflog_newest_first,
     refs_under,
     resolve,
 )
@@ -467,8 +467,9 @@ def _stale(store: Store, here: _NotesHere, remote: str) -> str | None:
         return None
     record = none_marker(git_dir, remote) if fetched == none else fetched_marker(git_dir,
                                                                                  remote)
-    moved = _branches_moved(git_dir, remote, fetched, record)
-    pulled = None if moved is not None else _pulled_by_url(store, remote, fetched, record)
+    seen = _seen_branches(record)  # read once: the three signs below all compare with it
+    moved = _branches_moved(git_dir, remote, fetched, seen)
+    pulled = None if moved is not None else _pulled_by_url(store, remote, fetched, seen)
     if moved is None and pulled is None:
         return None
     # Lazy: datetime, on this warning only (start-up, docs/speed.md).
@@ -489,7 +490,7 @@ PULLED = ("notes last fetched from {remote} {fetched}{none}; {how} brought {remo
 command (``git pull ../srv.git main``) or ``a fetch of URL``."""
 
 
-def _pulled_by_url(store: Store, remote: str, since: float, record: Path
+def _pulled_by_url(store: Store, remote: str, since: float, seen: dict[str, str] | None
                    ) -> tuple[float, str] | None:
     """Say when, and how, this clone's branches took ``remote``'s commits by URL since ``since``.
 
@@ -531,13 +532,13 @@ def _pulled_by_url(store: Store, remote: str, since: float, record: Path
             places = [_same_place(url, store) for url in remote_urls(git_dir).get(remote, [])]
         return word == remote or _same_place(word, store) in places
 
-    kept = _seen_branches(record) or {}
+    kept = seen or {}
     for name in sorted(refs_under(git_dir, "refs/heads/")):
         written = reflog_mtime(git_dir, name)
         if written is None or written < since:
             continue
         tip = kept.get(name)
-        for _old, new, when, message in reversed(reflog_entries(git_dir, name)):
+        for _old, new, when, message in reflog_newest_first(git_dir, name):
             if new == tip or when < int(since) or (tip is None and when < since):
                 break  # the tip the notes fetch kept, or before it
             command = message.partition(": ")[0]
@@ -545,10 +546,10 @@ def _pulled_by_url(store: Store, remote: str, since: float, record: Path
             if words[:1] == ["pull"] and any(of_remote(w) for w in words[1:]
                                              if not w.startswith(("-", "("))):
                 return float(when), f"`git {command}`"
-    return _fetched_by_url(store, since, record, of_remote)
+    return _fetched_by_url(store, since, kept, of_remote)
 
 
-def _fetched_by_url(store: Store, since: float, record: Path,
+def _fetched_by_url(store: Store, since: float, kept: dict[str, str],
                     of_remote: Callable[[str], bool]) -> tuple[float, str] | None:
     """:func:`_pulled_by_url`'s ``FETCH_HEAD`` sign: ``(its time, "a fetch of URL")``, or None.
 
@@ -563,12 +564,12 @@ def _fetched_by_url(store: Store, since: float, record: Path,
     head = git_dir / "FETCH_HEAD"
     try:
         written = os.stat(head).st_mtime
+        if written <= since:  # read only when written since
+            return None
         lines = head.read_text("utf-8", errors="replace").splitlines()
     except FileNotFoundError:
         return None
-    if written <= since:
-        return None
-    seen = set((_seen_branches(record) or {}).values())
+    seen = set(kept.values())
     fetched = []
     for line in lines:
         value, _, rest = line.partition("\t")
@@ -696,11 +697,11 @@ def _seen_branches(record: Path) -> dict[str, str] | None:
     return seen
 
 
-def _branches_moved(git_dir: Path, remote: str, since: float, record: Path | None = None
-                    ) -> float | None:
+def _branches_moved(git_dir: Path, remote: str, since: float,
+                    seen: dict[str, str] | None = None) -> float | None:
     """Return when a branch of ``remote`` last moved, if after ``since``; else None.
 
-    When ``record`` keeps the branch tips of the notes fetch (:func:`record_branches`),
+    When ``seen`` holds the branch tips the notes fetch's record kept (:func:`record_branches`),
     the tips are compared: a branch whose tip is not the one kept (or new since) moved,
     at its loose file's time, else ``packed-refs``'s (a ``git gc`` since: no later than
     that), else now; none moved: None, whatever the times say (reviewer r91 F9: after
@@ -721,7 +722,6 @@ def _branches_moved(git_dir: Path, remote: str, since: float, record: Path | Non
     """
     refs = {name: when for name, when in refs_under(git_dir, f"refs/remotes/{remote}/").items()
             if not name.endswith("/HEAD")}
-    seen = None if record is None else _seen_branches(record)
     if seen is not None:
         moved = [name for name, value in _branch_tips(git_dir, remote).items()
                  if seen.get(name) != value
@@ -774,15 +774,18 @@ def _pushed_only(git_dir: Path, name: str, seen: str | None, tip: str, since: fl
     Raises:
         RefsUnreadable: the reflog cannot be read.
     """
-    entries = reflog_entries(git_dir, name)
+    entries = reflog_newest_first(git_dir, name)
     start, at = seen or "0" * len(tip), tip
-    for j in range(len(entries) - 1, -1, -1):
-        old, new, _, message = entries[j]
+    entry = next(entries, None)
+    while entry is not None:
+        old, new, _, message = entry
         if new != at or not message.startswith(PUSHED):
             return False
         at = old
-        if old == start and (j == 0 or entries[j - 1][2] <= since):
+        earlier = next(entries, None)
+        if old == start and (earlier is None or earlier[2] <= since):
             return True
+        entry = earlier
     return False
 
 

@@ -980,8 +980,7 @@ _ON_OVERWRITTEN = ("KI401",)
 every finding on its metadata file judges that metadata with the other manifest's bytes."""
 
 
-def one_cause(findings: list[Finding], others: Iterable[Finding] = (),
-              base: str | None = None) -> list[Finding]:
+def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[Finding]:
     """Leave out the findings an object file renamed or copied by hand explains.
 
     One cause, one advice. A file ``mv``-ed to another name (KI101, or KI110 for a name off
@@ -1010,20 +1009,13 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = (),
         findings: findings of one verify (or one gate).
         others: the rest of its findings, read for their causes (the contents check's
             KI101, for the history check's KI402) and their commits (the history check's
-            KI403, for the contents check's KI101); not returned.
-        base: the gate's BASE commit (full id), None for ``verify``: at the gate a KI101
-            on a file a commit of the range edited (KI401 naming it) gets the branch's fix
-            (``git rebase -i BASE``; ``git checkout HEAD`` restores nothing there, and a
-            committed object cannot be dropped: reviewer r93b G1), and a copy written over
-            an object file no commit held (a made-up metadata file beside it) gets ``git
-            rm`` of both files (r93b G7).
+            KI403, for the contents check's KI101); not returned. The gate first gives
+            its KI101 findings the range's fix (:func:`gate_fixes`).
 
     Returns:
         ``findings`` in their order, without those on the files such a rename explains,
         a committed one's cause with its branch fix.
     """
-    if base is not None:
-        findings = _gate_fixes(findings, base)
     misnamed: set[str] = set()
     holders: set[str] = set()
     moved: set[str] = set()  # the digests whose bytes sit in a renamed file
@@ -1067,8 +1059,14 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = (),
             for f in findings if not explained(f)]
 
 
-def _gate_fixes(findings: list[Finding], base: str) -> list[Finding]:
+def gate_fixes(findings: list[Finding], base: str) -> list[Finding]:
     """Give the gate's KI101 findings the range's fix (reviewer r93b G1, G7).
+
+    At the gate a KI101 on a file a commit of the range edited (KI401 naming it) gets the
+    branch's fix (``git rebase -i BASE``; ``git checkout HEAD`` restores nothing there, and
+    a committed object cannot be dropped), and a copy written over an object file no commit
+    held (a made-up metadata file beside it) gets ``git rm`` of both files. Called before
+    :func:`one_cause`, which ``verify`` calls alone.
 
     Args:
         findings: the gate's findings.

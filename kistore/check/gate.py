@@ -114,7 +114,7 @@ from ._rules import (
 )
 from ._settings import limits_raised, permalink_changed, settings_findings
 from ._trees import TREE_ENTRY_INVALID, new_tree_findings
-from .audit import GITATTRIBUTES, check_contents, checking_limits, one_cause
+from .audit import GITATTRIBUTES, check_contents, checking_limits, gate_fixes, one_cause
 from .lineage import (
     APPEND_ONLY_REMOVED,
     check_shallow,
@@ -332,7 +332,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += check_shallow(store) + check_replace_refs(store)
     # an object renamed by hand: its KI101's `mv` alone, as verify says it (fix91's leftover:
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
-    return sorted(one_cause(findings, base=str(base.id)), key=sort_key)
+    return sorted(one_cause(gate_fixes(findings, str(base.id))), key=sort_key)
 
 
 def _unmigrated(store: Store, base: pygit2.Tree, tree: pygit2.Tree) -> Finding | None:

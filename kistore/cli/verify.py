@@ -6,7 +6,6 @@ Both print findings (text, JSON, or GitHub annotations) and exit with
 
 from __future__ import annotations
 
-import gc
 import sys
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
@@ -15,7 +14,7 @@ import click
 
 from ..core.errors import printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code, fix_lines
-from ._context import StoreContext
+from ._context import StoreContext, collector_off
 from ._formats import output_format
 from ._machine import emit_json, github_escape, machine_errors, writes
 
@@ -113,6 +112,7 @@ def github_annotation(finding: Finding) -> str:
               help="Fail (exit 1) in a shallow clone, whose early history was not checked.")
 @_format_option
 @pass_ctx
+@collector_off  # 14 full collections were ~2.3 s of 11 s at 100,000 (docs/speed.md, ver93)
 def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
            fmt: str | None, as_json: bool) -> None:
     """Verify the whole store offline and report every problem.
@@ -134,11 +134,6 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
     from ..query import group_rules, outlier_rules
 
     output_format(fmt, as_json)  # --json beside --format github: a usage error (exit 2)
-    # The listing, every unit's result and the parsed runs are acyclic and live until the
-    # process exits: the cycle collector only re-walked them (14 full collections, ~2.3 s
-    # of this process's ~11 s at 100,000 manifests: docs/speed.md, branch ver93); off, as
-    # in `add`, and in the forked workers with it (a walk there copies shared pages).
-    gc.disable()
     with cannot_run(fmt, as_json, f"store at {at or 'work tree'}"):  # not a store at all
         store = ctx.read_store(at)
     where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")

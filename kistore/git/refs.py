@@ -22,6 +22,10 @@ import os
 import re
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 """A SHA-1 (40 hex) or SHA-256 (64 hex) object id, as git writes it."""
@@ -410,30 +414,34 @@ def _reflog_entry(line: bytes) -> tuple[str, str, int, str] | None:
             int(fields[1]), message.decode("utf-8", "replace"))
 
 
-def reflog_entries(git_dir: Path, name: str) -> list[tuple[str, str, int, str]]:
-    """Return every entry of ``name``'s reflog, oldest first: ``(old, new, time, message)``.
+def reflog_newest_first(git_dir: Path, name: str) -> Iterator[tuple[str, str, int, str]]:
+    """Yield the entries of ``name``'s reflog, newest first: ``(old, new, time, message)``.
 
     The format :func:`reflog_last_time` reads (``OLD NEW IDENT TIME TZ<TAB>MESSAGE``); a
-    line not in it is returned as ``("", "", 0, "")``, which matches no id nor message.
+    line not in it is yielded as ``("", "", 0, "")``, which matches no id nor message.
+    Each line is parsed only when reached: the callers walk back to a tip they know and
+    stop, and a busy branch's reflog holds thousands of lines (~11 ms per 10,000 parsed
+    whole, on every query that judges notes staleness).
 
     Args:
         git_dir: the repository's git directory.
         name: a full ref name that is not per-worktree.
 
-    Returns:
-        The entries (empty when the reflog is absent or empty).
+    Yields:
+        The entries (none when the reflog is absent or empty).
 
     Raises:
-        RefsUnreadable: a ``commondir`` or the reflog cannot be read.
+        RefsUnreadable: a ``commondir`` or the reflog cannot be read (on the first entry).
     """
     path = common_git_dir(git_dir) / "logs" / name
     try:
         data = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return []
+        return
     except OSError as e:
         raise RefsUnreadable(f"cannot read the reflog of {name}: {e}") from None
-    return [_reflog_entry(line) or ("", "", 0, "") for line in data.splitlines()]
+    for line in reversed(data.splitlines()):
+        yield _reflog_entry(line) or ("", "", 0, "")
 
 
 def reflog_mtime(git_dir: Path, name: str) -> float | None:

@@ -70,6 +70,7 @@ from .outliers import (
     ahead_of,
     factor,
     group_outliers,
+    ranking_outliers,
     ratio_said,
     reference_said,
     spans,
@@ -698,7 +699,6 @@ def policy_marks(store: Store, base: str, head: str, key: str, records: list[Rec
     """
     # Lazy: the evidence of a group's runs is read only for a group that spans the factor.
     from .answers import evidence_map
-    from .outliers import ranking_outliers
 
     if not any(spans(c.order, [v for r in records if (v := c.value(r.spec)[0]) is not None])
                for c in comparisons):
@@ -1009,7 +1009,6 @@ def _judge_groups(store: Store, at: str | None,
     """
     # Lazy: verify's pass alone reads the evidence of every grouped run.
     from .answers import evidence_map
-    from .outliers import ranking_outliers
 
     judged = sorted(groups.items(), key=lambda g: g[0][0])
     evidence = evidence_map(store, [r for _, records in judged for r in records], at=at,

@@ -125,6 +125,13 @@ def spans(order: str, values: Iterable[float]) -> bool:
     False: no run of a group of these values can be marked by KI234, whatever the group's
     median run (the gate and ``verify`` rank and read roles and withdrawals only of groups
     that span it).
+
+    Args:
+        order: ``ascending`` (lower is better) or ``descending``.
+        values: the group's values, in the family's unit (any order).
+
+    Returns:
+        Whether best over worst (values above 0) is at least 100x.
     """
     return spread(order, values) >= OUTLIER_FACTOR
 
@@ -140,6 +147,12 @@ def under_said(ratio: float) -> str:
     Under 10, three significant digits (``1.04x``: ``1x`` would hide a change of it); from
     10, whole as :func:`ratio_said` says a ratio (``95x``), with decimals where the whole
     number would round up to the factor (99.996 is ``99.996x``, never ``100x``: r93 F9).
+
+    Args:
+        ratio: a spread (:func:`spread`), at least 1 and under :data:`OUTLIER_FACTOR`.
+
+    Returns:
+        The text with its ``x``: ``1.04x``, ``95x``, ``99.996x``.
     """
     if ratio < 10:
         return f"{ratio:.3g}x"

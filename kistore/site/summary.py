@@ -18,7 +18,6 @@ scores printed ``4.94066e-324`` for a stored ``5e-324`` (6 significant digits).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ..query.numbers import grouped_text, number_text, rounded_text, whole_ratio_text
@@ -143,9 +142,7 @@ def ratio(value: Any) -> str:
     x = _number(value)
     if x is None:
         return "-"
-    if math.isinf(x):  # "more than 1.8e308×", never "inf×"
-        return f"{whole_ratio_text(x)}×"
     text = rounded_text(x, 3)
-    if abs(float(text)) >= 1000:
+    if abs(float(text)) >= 1000:  # infinity too: "more than 1.8e308×", never "inf×"
         return f"{whole_ratio_text(x)}×"
     return f"{text}×"

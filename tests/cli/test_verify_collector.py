@@ -27,8 +27,10 @@ def test_verify_checks_the_store_with_the_collector_off(store_path, runner, monk
     gc.enable()
     try:
         result = runner.invoke(main, ["--store", str(store_path), "verify", "--json"])
+        after = gc.isenabled()  # turned back on: a process running commands in turn keeps it
     finally:
         gc.enable()  # the test process's own, as it was
+    assert after is True
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["ok"] is True
     assert seen == [False]
