@@ -168,7 +168,8 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
 
     \b
     Example:
-      kistore compare BenchmarkRun/sol-submission-20464
+      kistore compare 1974422a 612e0706
+      kistore compare 1974422a
       kistore compare 384a96d0 --comparison measured --json
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
