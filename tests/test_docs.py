@@ -156,6 +156,26 @@ def test_every_anchor_link_names_a_heading():
     assert not wrong, f"links to headings that do not exist: {wrong}"
 
 
+RELATIVE_LINK = re.compile(r"\]\((?![a-z]+:)([^)\s#]*)(?:#([^)\s]+))?\)")
+"""A Markdown link (or image) to a file of the repository, with an optional heading anchor."""
+
+
+def test_every_relative_link_names_a_file_and_a_heading():
+    """Links in any form (``speed.md#x``, ``../README.md``, ``examples/README.md``, an image,
+    ``#x`` on the same page) lead to a file that exists and, with an anchor, a heading it has:
+    README's speed table links docs/speed.md's sections by anchor (branch readme94), and a
+    section moved from README kept a README-relative link that led nowhere from docs/."""
+    wrong = []
+    for path in [*DOCS, ROOT / "examples" / "README.md"]:
+        text = re.sub(r"```.*?```|`[^`\n]*`", "", _text(path), flags=re.S)  # code is not links
+        for m in RELATIVE_LINK.finditer(text):
+            target = (path.parent / m.group(1)).resolve() if m.group(1) else path
+            if not target.exists():
+                wrong.append(f"{path.relative_to(ROOT)}: {m.group(0)[2:-1]} (no such file)")
+            elif m.group(2) and target.suffix == ".md" and m.group(2) not in _anchors(target):
+                wrong.append(f"{path.relative_to(ROOT)}: {m.group(0)[2:-1]} (no such heading)")
+    assert not wrong, f"links that lead nowhere: {wrong}"
+
 def test_the_code_cites_design_sections():
     cited = [path for path in CODE if SECTION_CITATION.search(_text(path))]
     assert len(cited) >= 20
