@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -541,6 +541,24 @@ def _pulled_by_url(store: Store, remote: str, since: float, seen: dict[str, str]
         return word == remote or _same_place(word, store) in places
 
     kept = seen or {}
+    for _new, when, message in _entries_since(git_dir, since, kept):
+        command = message.partition(": ")[0]
+        words = command.split()
+        if words[:1] == ["pull"] and any(of_remote(w) for w in words[1:]
+                                         if not w.startswith(("-", "("))):
+            return float(when), f"`git {command}`"
+    return _fetched_by_url(store, since, kept, of_remote)
+
+
+def _entries_since(git_dir: Path, since: float, kept: dict[str, str]
+                   ) -> Iterator[tuple[str, int, str]]:
+    """Yield ``(new, when, message)`` of each local branch's reflog entry since a notes fetch.
+
+    Newest first per branch (``refs/heads/*``, sorted), back to the entry that made the tip
+    the notes fetch kept (``kept``, :func:`record_branches`), or, for a tip not kept, to one
+    written before ``since`` (one in the same second is taken as before it); a reflog
+    untouched since ``since`` is not read.
+    """
     for name in sorted(refs_under(git_dir, "refs/heads/")):
         written = reflog_mtime(git_dir, name)
         if written is None or written < since:
@@ -549,12 +567,7 @@ def _pulled_by_url(store: Store, remote: str, since: float, seen: dict[str, str]
         for _old, new, when, message in reflog_newest_first(git_dir, name):
             if new == tip or when < int(since) or (tip is None and when < since):
                 break  # the tip the notes fetch kept, or before it
-            command = message.partition(": ")[0]
-            words = command.split()
-            if words[:1] == ["pull"] and any(of_remote(w) for w in words[1:]
-                                             if not w.startswith(("-", "("))):
-                return float(when), f"`git {command}`"
-    return _fetched_by_url(store, since, kept, of_remote)
+            yield new, when, message
 
 
 MERGED_UNNAMED = ("notes last fetched from {remote} {fetched}{none}; a `git merge FETCH_HEAD` "
@@ -584,19 +597,12 @@ def _merged_unnamed(store: Store, since: float, seen: dict[str, str] | None) -> 
     git_dir = Path(store.git_dir)
     kept = seen or {}
     merged: list[tuple[int, str]] = []
-    for name in sorted(refs_under(git_dir, "refs/heads/")):
-        written = reflog_mtime(git_dir, name)
-        if written is None or written < since:
-            continue
-        tip = kept.get(name)
-        for _old, new, when, message in reflog_newest_first(git_dir, name):
-            if new == tip or when < int(since) or (tip is None and when < since):
-                break
-            words = message.partition(": ")[0].split()
-            # git writes the commit FETCH_HEAD named (`merge 1a2b...: Fast-forward`)
-            if len(words) == 2 and words[0] == "merge" and (
-                    words[1] == "FETCH_HEAD" or re.fullmatch("[0-9a-f]{40}", words[1])):
-                merged.append((when, new))
+    for new, when, message in _entries_since(git_dir, since, kept):
+        words = message.partition(": ")[0].split()
+        # git writes the commit FETCH_HEAD named (`merge 1a2b...: Fast-forward`)
+        if len(words) == 2 and words[0] == "merge" and (
+                words[1] == "FETCH_HEAD" or re.fullmatch("[0-9a-f]{40}", words[1])):
+            merged.append((when, new))
     if not merged:
         return None
     try:
