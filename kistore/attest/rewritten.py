@@ -12,17 +12,31 @@ that does not descend from it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..core.findings import WARNING, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git.blobs import lookup, read_blob
 from ..git.lazy import pygit2
 from ..git.notes import changed_notes
+from ..git.refs import ref_values_under, reflog_newest_first
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from pygit2 import Repository
 
-__all__ = ["Rewrite", "rewrite", "rewrite_message"]
+    from ..store import Store
+
+__all__ = ["NOTES_HISTORY_REWRITTEN", "Rewrite", "rewrite", "rewrite_message",
+           "rewritten_findings"]
+
+NOTES_HISTORY_REWRITTEN = rule(
+    "KI313", "notes-history-rewritten", WARNING,
+    "A remote's refs/notes/kistore was force-pushed over lines it held (a server without "
+    "kistore's hooks/pre-receive): `kistore notes push REMOTE` gives them back, and install "
+    "hooks/pre-receive there, which refuses such a push (KI408)")
+
+_ZERO = "0" * 40
 
 _NAMED = 5
 """Notes commits named at most in the message (then "and N more")."""
@@ -109,3 +123,48 @@ def rewrite_message(remote: str, found: Rewrite, named: str) -> str:
             f"note(s): {named}; this clone keeps them (notes only grow, KI408): `kistore "
             f"notes push {remote}` gives them back to {remote}, and tell its maintainer "
             f"(install hooks/pre-receive there)")
+
+
+def rewritten_findings(store: Store) -> list[Finding]:
+    """KI313 per remote whose notes tip, as fetched here, lacks lines a rewrite took (``verify``).
+
+    A forced fetch of ``refs/notes/remotes/R/kistore`` (git's reflog entry whose old tip the
+    new one does not descend from) is said by ``kistore notes fetch`` once; ``verify`` says
+    it as long as R's tip as last fetched still lacks lines that old tip held (a ``kistore
+    notes push R`` since makes its tip descend from it again: nothing said). Offline: the
+    tracking refs' reflogs (none kept: nothing said) and the two notes trees.
+
+    Args:
+        store: the clone.
+
+    Returns:
+        One warning per such remote, on ``refs/notes/remotes/R/kistore``.
+    """
+    repo = store.repo
+    git_dir = Path(store.git_dir)
+    findings = []
+    for name, tip in sorted(ref_values_under(git_dir, "refs/notes/remotes/").items()):
+        if not name.endswith("/kistore"):
+            continue
+        for old, new, _when, _message in reflog_newest_first(git_dir, name):
+            if old in ("", _ZERO) or old not in repo or new not in repo:
+                continue
+            if repo.descendant_of(new, old) or old == new:
+                continue
+            found = rewrite(repo, old, tip)  # against the tip now: mended since?
+            if found is not None and found.lost:
+                remote = name[len("refs/notes/remotes/"):-len("/kistore")]
+                findings.append(Finding(NOTES_HISTORY_REWRITTEN, rewrite_message(
+                    remote, found, _named(repo, found.lost)), file=name,
+                    extra={"seen": found.seen, "tip": found.tip, "gone": found.gone,
+                           "lost": {obj: len(lines) for obj, lines in found.lost.items()}}))
+            break  # the newest rewrite is the one the remote's tip is judged against
+    return findings
+
+
+def _named(repo: Repository, objects: dict[str, list[bytes]]) -> str:
+    """:func:`kistore.attest.notes.named_notes`, for a message."""
+    # Lazy: kistore.attest.notes imports this module (an import cycle at load time).
+    from .notes import named_notes
+
+    return named_notes(repo, objects)

@@ -362,6 +362,10 @@ def test_g8_a_forced_notes_push_to_a_server_without_hooks_is_said_by_the_fetch(i
             "KI408): `kistore notes push origin` gives them back to origin, and tell its "
             "maintainer (install hooks/pre-receive there)\n") == fetched.stderr
     assert fast_rank(clone)[0] is None  # still withdrawn here
-    assert kistore(clone, "notes", "fetch", "origin").stderr == ""  # said once
+    assert kistore(clone, "notes", "fetch", "origin").stderr == ""  # said once by a fetch
+    verified = kistore(clone, "verify")  # verify says it until origin has them back
+    assert (f"refs/notes/remotes/origin/kistore: warning KI313 notes-history-rewritten: "
+            f"{fetched.stderr[9:-1]}\n") in verified.stdout, verified.stdout
     assert kistore(clone, "notes", "push", "origin").exit_code == 0
     assert seen in git(server, "rev-list", "refs/notes/kistore")  # given back
+    assert "KI313" not in kistore(clone, "verify").stdout
