@@ -25,8 +25,10 @@ third slip silently took the first two's marks away).
   per run whose group file the range adds that is marked, and per stored run whose mark
   the range removes or makes (on that run's object);
 * KI235 (:data:`~.outliers.GROUP_SPREAD`, a warning, in both): each arriving run by which
-  a change makes its group's runs span 100x for the first time (:func:`_crossings`; r92
-  F1: one-run pull requests each under 100x of the median run walked it unsaid);
+  a change makes its group's runs span 100x for the first time, or takes an end of a group
+  spanning it already 100x past the stored runs within 100x of that end (:func:`_crossings`;
+  r92 F1: one-run pull requests each under 100x of the median run walked it unsaid; r93
+  F1: a slow decoy said first spent a once-per-group warning);
 * :func:`policy_marks`, which :mod:`.impact` asks of each group a ranking policy change
   re-ranks: a KI234 warning per stored run whose mark the policy change removes or makes
   (r92 F8), and KI235 when it makes the group span 100x for the first time (r93 F4).
@@ -249,18 +251,23 @@ class _Crossed(NamedTuple):
 
 def _crossings(comparison: Comparison, base: Sequence[Run], runs: Sequence[Run],
                arrivals: Sequence[_Arrival]) -> list[_Crossed]:
-    """Return the arrivals by which a change makes its group span the factor first (KI235).
+    """Return the arrivals by which a change makes its group span the factor (KI235).
 
-    The group before the change (``base``, ranked best first: its stored runs that rank,
-    withdrawn ones left out) spans less than :data:`~.outliers.OUTLIER_FACTOR`
-    (:func:`~.outliers.spread`, values of 0 or below left out) and the group it leaves
-    (``runs``) spans it: each arriving run that far ahead of the base's worst run above 0,
-    or behind its best, with that run (r92 F1: one-run pull requests each under 100x of the
-    median run walked a #1 7,360x ahead of the real runs; the first to cross is said). When
-    the change's runs span it only among themselves, the best of the group it leaves with
-    its worst. A base with no run above 0 has nothing to cross from: none (a group whose
-    runs all arrive in one change is KI234's alone). Ranks (``rank``, ``over_rank``: each
-    run's index in ``runs`` plus one) and names are the caller's to fill in.
+    The group it leaves (``runs``) spans :data:`~.outliers.OUTLIER_FACTOR`
+    (:func:`~.outliers.spread`, values of 0 or below left out): each arriving run beyond
+    the best of the group before the change (``base``, ranked best first: its stored runs
+    that rank, withdrawn ones left out) and that far ahead of the worst base run within the
+    factor of that best, or beyond the worst and that far behind the best base run within
+    the factor of that worst, with that run. Under the factor before the change, those
+    are the base's worst and best; spanning it already, a run that far off at one end
+    (a slow decoy, said and passed) moves neither reference of the other end (reviewer r93
+    F1: the crossing was said once a group, and the decoy spent it; r92 F1: one-run pull
+    requests each under 100x of the median run walked a #1 7,360x ahead of the real runs).
+    When, under the factor before, the change's runs span it only among themselves, the
+    best of the group it leaves with its worst. A base with no run above 0 has nothing to
+    cross from: none (a group whose runs all arrive in one change is KI234's alone).
+    Ranks (``rank``, ``over_rank``: each run's index in ``runs`` plus one) and names are
+    the caller's to fill in.
     """
     order = comparison.order
     at = {r.digest: i + 1 for i, r in enumerate(runs)}
