@@ -1035,8 +1035,11 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     # the notes the push changes, read through their fan-out paths (`ab/cdef...`, as git
     # writes past some 50-100 notes) by a diff of the two trees: its cost follows the
     # change, not the notes held (a key of no object id: KI424 says it)
+    # (an object KI424 names, at two paths, is KI424's alone: its lines are read at neither)
+    doubled = {f.file[len(NOTES_REF) + 1:] for f in shape if f.file}
     changed = {obj: sides for obj, sides in changed_notes(
-        repo, old_tree, notes_tree(repo, new, NOTES_REF)).items() if _HEX.fullmatch(obj)}
+        repo, old_tree, notes_tree(repo, new, NOTES_REF)).items()
+        if _HEX.fullmatch(obj) and obj not in doubled}
     before = {obj: was for obj, (was, _now) in changed.items() if was is not None}
     after = {obj: now for obj, (_was, now) in changed.items() if now is not None}
     if is_partial_clone(repo):  # a pre-push hook in a blob-less clone: what is read, in one
@@ -1081,7 +1084,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
             findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
                                     f"attestation line(s) from the note on {obj}",
                                     file=f"{NOTES_REF}:{obj}"))
-    findings += _history_findings(repo, view, brought, old, new, limit)
+    findings += [f for f in _history_findings(repo, view, brought, old, new, limit)
+                 if f.file not in {f"{NOTES_REF}:{obj}" for obj in doubled}]
     return dated + shape + findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
 
 
