@@ -2,7 +2,7 @@
 
 This module is the seam between attestations and queries: queries ask
 :func:`evidence_for` and never read attestations themselves; ``verify`` asks
-:func:`check_attestations` for findings (rules KI301-KI312).
+:func:`check_attestations` for findings (rules KI301-KI313).
 
 How one attestation is judged (:func:`judge`):
 
@@ -60,6 +60,7 @@ from .notes import (
     notes_not_fetched,
     parse_attestation_path,
 )
+from .rewritten import rewritten_findings
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store, View
@@ -673,7 +674,9 @@ def check_attestations(store: Store, at: str | None = None, *,
     trusted (KI307) attestations as info, an invalid trust file (KI309), a rerun or
     withdrawal that does not fit its subject (KI310), a trusted ``reproduced`` rerun whose
     latency is off the run's by more than the tolerance (KI311, a warning), a text holding
-    a control or bidirectional character (KI312, an error beside its judgement), and one KI308
+    a control or bidirectional character (KI312, an error beside its judgement), a
+    remote's notes force-pushed over lines its tip still lacks (KI313, a warning,
+    :func:`.rewritten.rewritten_findings`), and one KI308
     info saying how many attestations were seen from notes and from files (and how many
     files are not yet in notes), so a clone without notes knows what it is missing.
 
@@ -742,6 +745,7 @@ def check_attestations(store: Store, at: str | None = None, *,
             findings.append(Finding(
                 ATTESTATION_TEXT_REFUSED, f"{j.type} by {j.keyid} ({j.source}): its text "
                 f"{j.text_problem}", file=j.location, extra=j.to_json()))
+    findings += rewritten_findings(store)  # KI313: a remote's notes force-pushed (G8)
     noted = {s.data for s in seen if s.source == "note"}
     files = [s for s in seen if s.source == "file"]
     missing = sum(1 for s in files if s.data not in noted)

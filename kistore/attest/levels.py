@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -471,7 +471,15 @@ def _stale(store: Store, here: _NotesHere, remote: str) -> str | None:
     moved = _branches_moved(git_dir, remote, fetched, seen)
     pulled = None if moved is not None else _pulled_by_url(store, remote, fetched, seen)
     if moved is None and pulled is None:
-        return None
+        unnamed = _merged_unnamed(store, fetched, seen)  # r93 F2: FETCH_HEAD replaced since
+        if unnamed is None:
+            return None
+        # Lazy: datetime, on this warning only (start-up, docs/speed.md).
+        from ..core.times import utc_text
+
+        return MERGED_UNNAMED.format(remote=remote, fetched=utc_text(int(fetched)),
+                                     none=HELD_NONE if fetched == none else "",
+                                     when=utc_text(int(unnamed)))
     # Lazy: datetime, on this warning only (start-up, docs/speed.md).
     from ..core.times import utc_text
 
@@ -533,6 +541,24 @@ def _pulled_by_url(store: Store, remote: str, since: float, seen: dict[str, str]
         return word == remote or _same_place(word, store) in places
 
     kept = seen or {}
+    for _new, when, message in _entries_since(git_dir, since, kept):
+        command = message.partition(": ")[0]
+        words = command.split()
+        if words[:1] == ["pull"] and any(of_remote(w) for w in words[1:]
+                                         if not w.startswith(("-", "("))):
+            return float(when), f"`git {command}`"
+    return _fetched_by_url(store, since, kept, of_remote)
+
+
+def _entries_since(git_dir: Path, since: float, kept: dict[str, str]
+                   ) -> Iterator[tuple[str, int, str]]:
+    """Yield ``(new, when, message)`` of each local branch's reflog entry since a notes fetch.
+
+    Newest first per branch (``refs/heads/*``, sorted), back to the entry that made the tip
+    the notes fetch kept (``kept``, :func:`record_branches`), or, for a tip not kept, to one
+    written before ``since`` (one in the same second is taken as before it); a reflog
+    untouched since ``since`` is not read.
+    """
     for name in sorted(refs_under(git_dir, "refs/heads/")):
         written = reflog_mtime(git_dir, name)
         if written is None or written < since:
@@ -541,12 +567,65 @@ def _pulled_by_url(store: Store, remote: str, since: float, seen: dict[str, str]
         for _old, new, when, message in reflog_newest_first(git_dir, name):
             if new == tip or when < int(since) or (tip is None and when < since):
                 break  # the tip the notes fetch kept, or before it
-            command = message.partition(": ")[0]
-            words = command.split()
-            if words[:1] == ["pull"] and any(of_remote(w) for w in words[1:]
-                                             if not w.startswith(("-", "("))):
-                return float(when), f"`git {command}`"
-    return _fetched_by_url(store, since, kept, of_remote)
+            yield new, when, message
+
+
+MERGED_UNNAMED = ("notes last fetched from {remote} {fetched}{none}; a `git merge FETCH_HEAD` "
+                  "brought commits into this clone's branches since ({when}) from a fetch "
+                  "FETCH_HEAD no longer names (a later fetch replaced it), so whose they were "
+                  "cannot be told here: if {remote}'s (its URL), its notes are stale: run "
+                  "`kistore notes fetch {remote}`")
+"""What :func:`notes_stale` says of a merge of a fetch whose ``FETCH_HEAD`` is gone (r93 F2)."""
+
+
+def _merged_unnamed(store: Store, since: float, seen: dict[str, str] | None) -> float | None:
+    """Return when a local branch took a ``git merge FETCH_HEAD`` no sign attributes, or None.
+
+    ``git fetch URL main && git merge FETCH_HEAD``, then a fetch of anything else (a
+    fork's branch), left no sign of the merge's source: ``FETCH_HEAD`` names the later
+    fetch, and the reflog entry (``merge 1a2b...: Fast-forward``) names no URL, so a
+    withdrawal fetched by the canonical remote's URL went unsaid offline (reviewer r93 F2).
+    Such an entry, written since the notes fetch (after the tip its record kept), counts
+    unless the commit it merged (the entry's new tip for a fast-forward, else the merge's
+    other parents) is named by ``FETCH_HEAD`` now (:func:`_fetched_by_url` judged that
+    fetch) or held by a kept tip or a remote-tracking branch (fetched by a remote's name:
+    its own record tells). git writes the commit ``FETCH_HEAD`` named in the entry
+    (``merge 1a2b...: Fast-forward``), so an entry merging a commit id counts likewise.
+    A merge of a fork's fetch that a later fetch hid counts too: it cannot be told from
+    the remote's, and the notes fetch it asks for is cheap.
+    """
+    git_dir = Path(store.git_dir)
+    kept = seen or {}
+    merged: list[tuple[int, str]] = []
+    for new, when, message in _entries_since(git_dir, since, kept):
+        words = message.partition(": ")[0].split()
+        # git writes the commit FETCH_HEAD named (`merge 1a2b...: Fast-forward`)
+        if len(words) == 2 and words[0] == "merge" and (
+                words[1] == "FETCH_HEAD" or re.fullmatch("[0-9a-f]{40}", words[1])):
+            merged.append((when, new))
+    if not merged:
+        return None
+    try:
+        named = {line.partition("\t")[0] for line in
+                 (git_dir / "FETCH_HEAD").read_text("utf-8", errors="replace").splitlines()}
+    except FileNotFoundError:
+        named = set()
+    # Lazy: libgit2, after such a merge only (start-up, docs/speed.md).
+    import pygit2
+
+    repo = store.repo
+    holders = [*kept.values(), *ref_values_under(git_dir, "refs/remotes/").values()]
+    for when, new in merged:
+        try:
+            commit = repo.get(new)
+            brought = [str(p) for p in commit.parent_ids[1:]] if isinstance(
+                commit, pygit2.Commit) and len(commit.parent_ids) > 1 else [new]
+            if any(c not in named and not any(h == c or (h in repo and repo.descendant_of(
+                    h, c)) for h in holders) for c in brought):
+                return float(when)
+        except (pygit2.GitError, ValueError, KeyError):  # not a commit here: nothing merged
+            continue
+    return None
 
 
 def _fetched_by_url(store: Store, since: float, kept: dict[str, str],

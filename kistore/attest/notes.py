@@ -43,7 +43,7 @@ import subprocess
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -133,11 +133,15 @@ class Fetched:
         left_out: ``{annotated object id: {line: why}}``: lines the remote's notes held
             that the fetch's judge refused (KI409: a forged signature, garbage), never
             taken in (reviewer r90b F11). Empty when none was.
+        rewritten: what a remote's notes tip that does not descend from the one last
+            fetched here did (:func:`kistore.attest.rewritten.rewrite_message`: a forced
+            push, reviewer G8), or None.
     """
 
     gained: int = 0
     kept: dict[str, list[bytes]] = field(default_factory=dict)
     left_out: dict[str, dict[bytes, str]] = field(default_factory=dict)
+    rewritten: str | None = None
 
     def __add__(self, other: Fetched) -> Fetched:
         """Return both fetches' counts summed and their kept and left-out lines together."""
@@ -147,7 +151,8 @@ class Fetched:
         left = {obj: dict(lines) for obj, lines in self.left_out.items()}
         for obj, why in other.left_out.items():
             left.setdefault(obj, {}).update(why)
-        return Fetched(self.gained + other.gained, kept, left)
+        return Fetched(self.gained + other.gained, kept, left,
+                       self.rewritten or other.rewritten)
 
 
 def attestation_path(subject: Digest, bundle_bytes: bytes) -> str:
@@ -842,11 +847,12 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None, *,
         _fetch_note_blobs(repo, [repo.references[tracking].target,
                                  *([ours.target] if ours is not None else [])], {})
     their_tip = str(repo.references[tracking].target)
+    rewritten = _rewritten(repo, remote, before_fetch, their_tip)  # a forced push (G8)
     if taken is not None:
         if _ref_target(repo, taken) == their_tip and NOTES_REF in repo.references:
             # taken in whole before: nothing new
             _mark_fetched(repo, tracking)
-            return Fetched()
+            return Fetched(rewritten=rewritten)
         judge = _on_canonical_branches(repo, canonical, remote, judge)
     for _ in range(_CAS_ATTEMPTS):
         merged = _merge_into_notes(repo, tracking, remote, judge, taken is not None)
@@ -855,8 +861,24 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None, *,
                 _git(repo, "update-ref", *((taken, their_tip) if not merged.left_out
                                            else ("-d", taken)), check=False)
             _mark_fetched(repo, tracking)
-            return merged
+            return replace(merged, rewritten=rewritten)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def _rewritten(repo: pygit2.Repository, remote: str, seen: str | None, tip: str
+               ) -> str | None:
+    """Say how ``remote``'s notes tip ``tip`` rewrote ``seen``, the tip last fetched, or None.
+
+    :func:`kistore.attest.rewritten.rewrite`: a tip that does not descend from the one
+    last seen (``git push -f`` to a server without kistore's hooks), with the notes
+    commits gone and the lines lost (kept here all the same: :func:`_settle`).
+    """
+    # Lazy: the history walk is read only when the remote's tip moved.
+    from .rewritten import rewrite, rewrite_message
+
+    found = rewrite(repo, seen, tip)
+    return None if found is None else rewrite_message(remote, found,
+                                                      named_notes(repo, found.lost))
 
 
 TAKEN_PREFIX = "refs/kistore/notes-taken/"
@@ -1084,6 +1106,29 @@ def remote_notes_moved(store: Store) -> RemoteNotes | None:
         return None
     remote, fetched = judged
     repo = store.repo
+    theirs, why = _ask_notes_tip(repo, remote)
+    if why:
+        return RemoteNotes(remote, fetched, None, why)
+    tracked = repo.references.get(remote_ref(remote))
+    held = None if tracked is None else str(tracked.target)
+    ours = repo.references.get(NOTES_REF)
+    if theirs is None or theirs == held:
+        return RemoteNotes(remote, fetched, theirs != held, "",
+                           removed=theirs is None and held is not None and ours is not None)
+    return RemoteNotes(remote, fetched, not _holds(repo, ours, theirs), "")
+
+
+def _ask_notes_tip(repo: pygit2.Repository, remote: str) -> tuple[str | None, str]:
+    """Ask ``remote`` for its ``refs/notes/kistore`` (``git ls-remote``, one round trip).
+
+    With ``GIT_TERMINAL_PROMPT=0``, no standard input, ssh in batch mode (unless the user
+    set an ssh command) and :data:`ASK_TIMEOUT_S`: a remote that would prompt, or cannot
+    be reached, is not waited on.
+
+    Returns:
+        ``(tip, "")``: the remote's notes tip, None when it holds none; or ``(None, why)``
+        when it could not be asked (git's first line of error, or the time limit).
+    """
     extra = {"GIT_TERMINAL_PROMPT": "0"}
     if not {"GIT_SSH_COMMAND", "GIT_SSH"} & os.environ.keys() and \
             "core.sshCommand" not in repo.config:
@@ -1094,21 +1139,43 @@ def remote_notes_moved(store: Store) -> RemoteNotes | None:
             capture_output=True, text=True, errors="backslashreplace",
             stdin=subprocess.DEVNULL, env=git_environment(extra), timeout=ASK_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        return RemoteNotes(remote, fetched, None, f"no answer in {ASK_TIMEOUT_S} s")
+        return None, f"no answer in {ASK_TIMEOUT_S} s"
     if result.returncode != 0:
         said = result.stderr.strip().splitlines()  # git's first line names the cause
-        return RemoteNotes(remote, fetched, None,
-                           said[0] if said else f"git ls-remote exit {result.returncode}")
-    theirs = next((value for value, _, name in (line.partition("\t") for line in
-                                                 result.stdout.splitlines())
-                   if name == NOTES_REF), None)
-    tracked = repo.references.get(remote_ref(remote))
-    held = None if tracked is None else str(tracked.target)
-    ours = repo.references.get(NOTES_REF)
-    if theirs is None or theirs == held:
-        return RemoteNotes(remote, fetched, theirs != held, "",
-                           removed=theirs is None and held is not None and ours is not None)
-    return RemoteNotes(remote, fetched, not _holds(repo, ours, theirs), "")
+        return None, said[0] if said else f"git ls-remote exit {result.returncode}"
+    return next((value for value, _, name in (line.partition("\t") for line in
+                                                result.stdout.splitlines())
+                 if name == NOTES_REF), None), ""
+
+
+def adopt_pushed(store: Store, remote: str) -> bool:
+    """Record ``remote``'s notes as fetched when they are this clone's, pushed by git (network).
+
+    A first ``git push origin refs/notes/kistore`` (plain git, to a remote holding no
+    notes) writes no ``refs/notes/remotes/origin/kistore``: ``site build`` and ``export``
+    were refused as "holds only this clone's own attestations" until a ``kistore notes
+    fetch``, though the remote held exactly this clone's notes (reviewer G5). Asked once
+    (:func:`_ask_notes_tip`): when the remote's tip is one this clone's notes hold (equal,
+    or an ancestor: notes only grow), its notes are recorded as ``kistore notes push``
+    records a push (the tracking ref set to that tip, the fetch's record written).
+
+    Args:
+        store: the clone.
+        remote: a configured remote's name.
+
+    Returns:
+        True when recorded; False when the remote could not be asked, holds no notes, or
+        holds notes this clone's do not (a fetch is then what is lacking, as said).
+    """
+    repo = store.repo
+    theirs, why = _ask_notes_tip(repo, remote)
+    if why or theirs is None or not _holds(repo, repo.references.get(NOTES_REF), theirs):
+        return False
+    tracking = remote_ref(remote)
+    _git(repo, "update-ref", "-m", f"kistore: {remote}'s notes are this clone's (pushed by git)",
+         tracking, theirs)
+    _mark_fetched(repo, tracking)
+    return True
 
 
 def _holds(repo: pygit2.Repository, ours: pygit2.Reference | None, theirs: str) -> bool:

@@ -41,7 +41,7 @@ from ..attest.evidence import (
     withdrawn_runs,
 )
 from ..attest.notepaths import path_findings
-from ..attest.notes import ATTESTATIONS_SHA256, Seen, lines_of, note_blobs, parse_attestation_path
+from ..attest.notes import ATTESTATIONS_SHA256, Seen, lines_of, parse_attestation_path
 from ..attest.subjects import subject_problem
 from ..attest.trust import load_trust
 from ..attest.trust_history import held, trust_blobs
@@ -67,7 +67,7 @@ from ..git.blobs import (
 )
 from ..git.commit_header import header
 from ..git.first_added import first_commits
-from ..git.notes import notes_tree
+from ..git.notes import changed_notes, notes_tree
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
@@ -87,6 +87,7 @@ from ._lowered import (
     reads_settings_of,
 )
 from ._names import NAME_PATH_MISSING
+from ._notes_history import history_blobs, history_lines, said
 from ._observed import range_observed
 from ._paths import walk_judge
 from ._policy import check_policy
@@ -1027,20 +1028,24 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     fresh: list[Seen] = []
     view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
 
-    def notes_of(rev: str) -> dict[str, str]:  # a key of no object id: KI424 says it
-        return {} if rev == ZERO else {obj: blob for obj, blob in note_blobs(
-            repo, lookup(repo, rev, NOTES_REF).peel(pygit2.Commit)).items()
-            if _HEX.fullmatch(obj)}
-
     # KI424: a path git reads otherwise, or a second path for one object (whose lines
     # the checks below, reading one path an object, never see): the paths the push changes
-    shape = path_findings(repo, None if old == ZERO else notes_tree(repo, old, NOTES_REF),
-                          notes_tree(repo, new, NOTES_REF))
-    before, after = notes_of(old), notes_of(new)
+    old_tree = None if old == ZERO else notes_tree(repo, old, NOTES_REF)
+    shape = path_findings(repo, old_tree, notes_tree(repo, new, NOTES_REF))
+    # the notes the push changes, read through their fan-out paths (`ab/cdef...`, as git
+    # writes past some 50-100 notes) by a diff of the two trees: its cost follows the
+    # change, not the notes held (a key of no object id: KI424 says it)
+    # (an object KI424 names, at two paths, is KI424's alone: its lines are read at neither)
+    doubled = {f.file[len(NOTES_REF) + 1:] for f in shape if f.file}
+    changed = {obj: sides for obj, sides in changed_notes(
+        repo, old_tree, notes_tree(repo, new, NOTES_REF)).items()
+        if _HEX.fullmatch(obj) and obj not in doubled}
+    before = {obj: was for obj, (was, _now) in changed.items() if was is not None}
+    after = {obj: now for obj, (_was, now) in changed.items() if now is not None}
     if is_partial_clone(repo):  # a pre-push hook in a blob-less clone: what is read, in one
         _fetch_changed_notes(repo, before, after,
                              [*(blob for rev in trust_revs for blob in trust_blobs(store, rev)),
-                              *_settings_blob(store)])
+                              *_settings_blob(store), *history_blobs(repo, brought)])
     limit = note_line_limit(store)
 
     def note(obj: str, blob: str) -> bytes:  # guarded: libgit2 loops on a cut loose blob
@@ -1079,7 +1084,50 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
             findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
                                     f"attestation line(s) from the note on {obj}",
                                     file=f"{NOTES_REF}:{obj}"))
+    findings += [f for f in _history_findings(repo, view, brought, old, new, limit)
+                 if f.file not in {f"{NOTES_REF}:{obj}" for obj in doubled}]
     return dated + shape + findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
+
+
+def _history_findings(repo: pygit2.Repository, view: View | None, brought: list[Any],
+                      old: str, new: str, limit: int) -> list[Finding]:
+    """KI409 per line a notes commit between the push's tips holds that no tip does.
+
+    A fork's notes history that added a garbage line and removed it again in a later
+    commit passed the tip-to-tip checks above, and every clone fetching the index's notes
+    fetched that history, garbage included (:mod:`._notes_history`). Each such line is
+    judged as a line at the tip is (:func:`note_line_problems`, canonical bytes); one that
+    would enter there is let be (a line its signer took back before pushing).
+    """
+    findings = []
+    for found in history_lines(repo, brought, None if old == ZERO else old, new, NOTES_REF):
+        if not _HEX.fullmatch(found.obj):
+            continue  # a path that names no object: KI424 says it
+        subject, problems = note_line_problems(repo, view, found.obj, found.line, limit)
+        if subject is None:  # on an object this server lacks: judged as bytes alone
+            problems = _bundle_problems(found.obj, found.line)
+        if not problems and not canonical.is_canonical(found.line):
+            problems = ["not canonical bundle bytes (what `kistore attest` writes)"]
+        if problems:
+            findings.append(Finding(
+                NOTES_LINE_INVALID,
+                f"notes commit {found.commit[:12]}, in the history this push brings, holds "
+                f"as line {found.number} of the note on {found.obj} a line the pushed tip "
+                f"no longer holds ({said(found.line)}): {problems[0]}; the tips' checks "
+                "never read it, yet every clone fetching these notes would fetch it: push a "
+                "notes history without that commit (`kistore notes fetch` of the fork takes "
+                "its lines, not its history)", file=f"{NOTES_REF}:{found.obj}",
+                extra={"commit": found.commit, "line": found.number}))
+    return findings
+
+
+def _bundle_problems(obj: str, line: bytes) -> list[str]:
+    """Why ``line`` is no attestation bundle at all (a line on an object not here)."""
+    try:
+        Bundle.from_bytes(line, file=f"{NOTES_REF}:{obj}")
+    except KistoreError as e:
+        return [e.message]
+    return []
 
 
 def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, line: bytes,

@@ -136,7 +136,13 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
             branches were, or the remote's notes moved since (:func:`_require_unmoved`);
             the message says why, what that does, the fetch command and the flag.
     """
+    # Lazy: plain files (the notes transport only when the remote is asked).
+    from ..attest.levels import LOCAL_ONLY
+
     missing = notes_missing(store, at)
+    if missing is not None and not without and missing == (LOCAL_ONLY, True) and \
+            _pushed_by_git(store):
+        missing = None  # the remote's notes are this clone's: pushed with plain git (G5)
     if missing is None:
         _require_fresh(store, without, doing, at)
         return
@@ -156,6 +162,22 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
             f"{NOTES_REF} either: no attestation was ever made)")
     click.echo(f"warning: {doing} without attestations (--without-attestations): {lacking}; "
                f"`{fetch}` fetches them", err=True)
+
+
+def _pushed_by_git(store: Store) -> bool:
+    """Whether the remote to fetch from holds this clone's notes, pushed with plain git.
+
+    A first ``git push origin refs/notes/kistore`` to a remote holding none leaves this
+    clone's notes ``LOCAL_ONLY`` (no tracking ref): publishing was refused until a notes
+    fetch (reviewer G5). One ``git ls-remote`` tells, and records it
+    (:func:`kistore.attest.notes.adopt_pushed`).
+    """
+    # Lazy: the notes transport on a publishing run of such a clone only.
+    from ..attest.levels import notes_remote
+    from ..attest.notes import adopt_pushed
+
+    remote = notes_remote(store)
+    return remote is not None and adopt_pushed(store, remote)
 
 
 def _require_fresh(store: Store, without: bool, doing: str, at: str) -> None:

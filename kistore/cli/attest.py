@@ -521,7 +521,8 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     _say_kept(store, remote, fetched)
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
-                   "leftOut": sum(map(len, fetched.left_out.values()))})
+                   "leftOut": sum(map(len, fetched.left_out.values())),
+                   "rewritten": fetched.rewritten})
     else:
         click.echo(f"{fetched.gained} attestation(s) gained from {remote}")
     if none_marker(Path(store.git_dir), remote).exists() and NOTES_REF in store.repo.references:
@@ -617,6 +618,11 @@ def _say_kept(store: Store, remote: str, fetched: Fetched, *, pushing: bool = Fa
     Then each note whose lines the fetch left out (:attr:`Fetched.left_out`), one line each.
     """
     _say_left_out(store, fetched.left_out, f"{remote}'s notes held")
+    if fetched.rewritten:  # a forced push of the remote's notes (G8)
+        # Lazy: said only when the remote's notes history was rewritten.
+        from ..core.errors import printable
+
+        click.echo("warning: " + printable(fetched.rewritten), err=True)
     if fetched.kept:
         # Lazy: said only when a remote removed lines.
         from ..attest.notes import kept_message

@@ -25,8 +25,10 @@ third slip silently took the first two's marks away).
   per run whose group file the range adds that is marked, and per stored run whose mark
   the range removes or makes (on that run's object);
 * KI235 (:data:`~.outliers.GROUP_SPREAD`, a warning, in both): each arriving run by which
-  a change makes its group's runs span 100x for the first time (:func:`_crossings`; r92
-  F1: one-run pull requests each under 100x of the median run walked it unsaid);
+  a change makes its group's runs span 100x for the first time, or takes an end of a group
+  spanning it already 100x past the stored runs within 100x of that end (:func:`_crossings`;
+  r92 F1: one-run pull requests each under 100x of the median run walked it unsaid; r93
+  F1: a slow decoy said first spent a once-per-group warning);
 * :func:`policy_marks`, which :mod:`.impact` asks of each group a ranking policy change
   re-ranks: a KI234 warning per stored run whose mark the policy change removes or makes
   (r92 F8), and KI235 when it makes the group span 100x for the first time (r93 F4).
@@ -249,38 +251,51 @@ class _Crossed(NamedTuple):
 
 def _crossings(comparison: Comparison, base: Sequence[Run], runs: Sequence[Run],
                arrivals: Sequence[_Arrival]) -> list[_Crossed]:
-    """Return the arrivals by which a change makes its group span the factor first (KI235).
+    """Return the arrivals by which a change makes its group span the factor (KI235).
 
-    The group before the change (``base``, ranked best first: its stored runs that rank,
-    withdrawn ones left out) spans less than :data:`~.outliers.OUTLIER_FACTOR`
-    (:func:`~.outliers.spread`, values of 0 or below left out) and the group it leaves
-    (``runs``) spans it: each arriving run that far ahead of the base's worst run above 0,
-    or behind its best, with that run (r92 F1: one-run pull requests each under 100x of the
-    median run walked a #1 7,360x ahead of the real runs; the first to cross is said). When
-    the change's runs span it only among themselves, the best of the group it leaves with
-    its worst. A base with no run above 0 has nothing to cross from: none (a group whose
-    runs all arrive in one change is KI234's alone). Ranks (``rank``, ``over_rank``: each
-    run's index in ``runs`` plus one) and names are the caller's to fill in.
+    The group it leaves (``runs``) spans :data:`~.outliers.OUTLIER_FACTOR`
+    (:func:`~.outliers.spread`, values of 0 or below left out): each arriving run beyond
+    the best of the group before the change (``base``, ranked best first: its stored runs
+    that rank, withdrawn ones left out) and that far ahead of the worst base run within the
+    factor of that best, or beyond the worst and that far behind the best base run within
+    the factor of that worst, with that run. Under the factor before the change, those
+    are the base's worst and best; spanning it already, a run that far off at one end
+    (a slow decoy, said and passed) moves neither reference of the other end (reviewer r93
+    F1: the crossing was said once a group, and the decoy spent it; r92 F1: one-run pull
+    requests each under 100x of the median run walked a #1 7,360x ahead of the real runs).
+    When, under the factor before, the change's runs span it only among themselves, the
+    best of the group it leaves with its worst. A base with no run above 0 has nothing to
+    cross from: none (a group whose runs all arrive in one change is KI234's alone).
+    Ranks (``rank``, ``over_rank``: each run's index in ``runs`` plus one) and names are
+    the caller's to fill in.
     """
     order = comparison.order
     at = {r.digest: i + 1 for i, r in enumerate(runs)}
     stored = [r for r in base if r.value > 0]
     before, after = spread(order, [r.value for r in stored]), spread(
         order, [r.value for r in runs])
-    if not stored or before >= OUTLIER_FACTOR or after < OUTLIER_FACTOR:
+    if not stored or after < OUTLIER_FACTOR:
         return []
     best, worst = stored[0], stored[-1]
+    # each end against the stored runs within the factor of it (reviewer r93 F1): a group
+    # spanning it already (a slow decoy said and passed) spent a once-per-group warning,
+    # and a later walk past the real runs at the other end passed silent
+    fast_ref = [r for r in stored if factor(order, best.value, r.value) < OUTLIER_FACTOR][-1]
+    slow_ref = [r for r in stored if factor(order, r.value, worst.value) < OUTLIER_FACTOR][0]
     found = []
     for a in arrivals:
         run = Run(a.record.digest, a.record.name, a.value, a.unit)
-        ahead, behind = factor(order, a.value, worst.value), factor(order, best.value, a.value)
+        ahead = factor(order, a.value, fast_ref.value) if factor(
+            order, a.value, best.value) > 1 else 0.0
+        behind = factor(order, slow_ref.value, a.value) if factor(
+            order, worst.value, a.value) > 1 else 0.0
         if ahead >= OUTLIER_FACTOR:
-            found.append(_Crossed(a.record, comparison, run, at[run.digest], worst,
-                                  at[worst.digest], ahead, before, after))
+            found.append(_Crossed(a.record, comparison, run, at[run.digest], fast_ref,
+                                  at[fast_ref.digest], ahead, before, after))
         elif behind >= OUTLIER_FACTOR:
-            found.append(_Crossed(a.record, comparison, run, at[run.digest], best,
-                                  at[best.digest], behind, before, after))
-    if found:
+            found.append(_Crossed(a.record, comparison, run, at[run.digest], slow_ref,
+                                  at[slow_ref.digest], behind, before, after))
+    if found or before >= OUTLIER_FACTOR:
         return found
     above = [r for r in runs if r.value > 0]  # arrivals among themselves
     first, last = above[0], above[-1]
@@ -443,6 +458,15 @@ def _crossed_message(crossed: _Crossed) -> str:
     ahead = factor(c.order, run.value, over.value) >= 1
     what = ("another run of this change" if not crossed.stored else
             f"the group's {'worst' if ahead else 'best'} run before the change")
+    if crossed.before >= OUTLIER_FACTOR:  # the group spanned it already (r93 F1)
+        end, side = ("best", "worst") if ahead else ("worst", "best")
+        return (f"this change takes its comparison group {_how(c)} {OUTLIER_FACTOR}x past "
+                f"its runs at its {end} end (it spanned {ratio_said(crossed.before)} before "
+                f"it, by a run {OUTLIER_FACTOR}x off at the other end, which does not spend "
+                f"this warning): {_run_said(run)}, which would rank #{crossed.rank}, is "
+                f"{ratio_said(crossed.ratio)} {'better' if ahead else 'worse'} than "
+                f"#{crossed.over_rank} {_run_said(over)}, the {side} run before the change "
+                f"within {OUTLIER_FACTOR}x of the group's {end}: {SPREAD_WHY}")
     return (f"this change makes its comparison group {_how(c)} span "
             f"{ratio_said(crossed.after)} for the first time (best over "
             f"worst; {under_said(crossed.before)} before it): {_run_said(run)}, which would "
@@ -454,9 +478,9 @@ def _crossed_message(crossed: _Crossed) -> str:
 SPREAD_WHY = (
     f"KI234 compares each run with its group's median run, which runs each just under "
     f"{OUTLIER_FACTOR}x of it, one pull request at a time, can move (six such runs put a #1 "
-    f"7,360x ahead of a group's real runs, unsaid), so the first change to make a group's "
-    f"runs {OUTLIER_FACTOR}x apart is said once; a value in another unit (ms or us written "
-    "as ns) reads so")
+    f"7,360x ahead of a group's real runs, unsaid), so a change that makes a group's runs "
+    f"{OUTLIER_FACTOR}x apart is said, at each end (a run already that far off at the other "
+    "end spends nothing); a value in another unit (ms or us written as ns) reads so")
 """Why KI235 speaks: the words every KI235 message ends with."""
 
 

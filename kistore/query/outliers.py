@@ -66,8 +66,10 @@ GROUP_SPREAD = rule(
 
 KI234 compares each run with its group's median run, which runs each just under 100x of
 it, one pull request at a time, move (reviewer r92 F1): the first change whose runs make
-the group's best and worst :data:`OUTLIER_FACTOR` apart is said once, at the gate
-(:mod:`.outlier_rules`). docs/rules.md, KI235."""
+the group's best and worst :data:`OUTLIER_FACTOR` apart is said, at the gate
+(:mod:`.outlier_rules`); and, in a group spanning it already, each change taking an end
+that far past the stored runs within it of that end (reviewer r93 F1: a slow decoy said
+first spent a once-per-group warning). docs/rules.md, KI235."""
 
 WHY = (f"a value {OUTLIER_FACTOR}x or more ahead is what a value in another unit reads as (ms "
        "or us written as ns); no group of the real data has a #1 more than 15x ahead of its "

@@ -369,7 +369,7 @@ def test_notes_push_and_fetch_between_clones(runner, record_store, store_path, k
     fetched = run(runner, tmp_path / "b", "notes", "fetch", "origin", "--json")
     assert fetched.exit_code == 0
     assert json.loads(fetched.output) == {"remote": "origin", "gained": 1, "kept": 0,
-                                          "leftOut": 0}
+                                          "leftOut": 0, "rewritten": None}
     data = json.loads(run(runner, tmp_path / "b", "attestations", RUN_REF, "--json").output)
     assert data["community"] == 1
 

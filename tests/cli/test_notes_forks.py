@@ -164,7 +164,7 @@ def test_r91_f11_a_fork_s_note_on_a_run_only_it_holds_waits_for_the_run(
     fetched = kistore(clone, "notes", "fetch", "evil", "--json")
     assert fetched.exit_code == 0, fetched.output
     assert json.loads(fetched.stdout) == {"remote": "evil", "gained": 0, "kept": 0,
-                                          "leftOut": 1}
+                                          "leftOut": 1, "rewritten": None}
     evil_run = run_of(Store(work), "evil-run")
     assert fetched.stderr == (
         f"warning: 1 attestation line(s) evil's notes held on refs/notes/kistore:{evil_blob} "

@@ -126,7 +126,8 @@ def test_a_fork_fast_forwarding_over_a_removal_removes_nothing_here(index, tmp_p
 
     again = kistore(clone, "notes", "fetch", "fork", "--json")  # its tip was taken whole
     assert (again.exit_code, again.stderr) == (0, "")
-    assert json.loads(again.stdout) == {"remote": "fork", "gained": 0, "kept": 0, "leftOut": 0}
+    assert json.loads(again.stdout) == {"remote": "fork", "gained": 0, "kept": 0, "leftOut": 0,
+                                        "rewritten": None}
     assert kistore(clone, "notes", "fetch", "origin").stderr == ""  # nothing removed there
 
     pushed = kistore(clone, "notes", "push", "fork")  # what the warning says: back there
@@ -147,7 +148,8 @@ def test_a_merge_with_a_removal_against_an_unchanged_note_removes_nothing_here(i
 
     fetched = kistore(clone, "notes", "fetch", "fork", "--json")
     assert fetched.exit_code == 0, fetched.output
-    assert json.loads(fetched.stdout) == {"remote": "fork", "gained": 0, "kept": 1, "leftOut": 0}
+    assert json.loads(fetched.stdout) == {"remote": "fork", "gained": 0, "kept": 1, "leftOut": 0,
+                                          "rewritten": None}
     assert fetched.stderr == kept_warning(clone, "fork")
     assert fast_rank(clone) == (None, "")
     assert withdrawal_line(clone) == line
@@ -374,7 +376,8 @@ def test_a_fetch_keeping_a_removed_line_and_leaving_out_a_bad_one_writes_one_com
 
     fetched = kistore(clone, "notes", "fetch", "fork", "--json")
     assert fetched.exit_code == 0, fetched.output
-    assert json.loads(fetched.stdout) == {"remote": "fork", "gained": 1, "kept": 1, "leftOut": 1}
+    assert json.loads(fetched.stdout) == {"remote": "fork", "gained": 1, "kept": 1, "leftOut": 1,
+                                          "rewritten": None}
     assert fetched.stderr == (
         f"warning: 1 attestation line(s) fork's notes held on refs/notes/kistore:{slow_blob} "
         f"(on {slow}) left out: not canonical bundle bytes (what `kistore attest` writes) "

@@ -279,7 +279,93 @@ def test_r93_f2_unasked_words_name_a_merged_fetch_by_url_a_later_fetch_hid(index
     git(clone, "fetch", "-q", url, "main")
     git(clone, "merge", "-q", "--ff-only", "FETCH_HEAD")
     git(clone, "fetch", "-q", "../fork.git", "main")
-    assert slow_rank(clone) == (1, "")  # withdrawn at origin: not seen offline (documented)
+    rank, stderr = slow_rank(clone)  # withdrawn at origin: was not seen offline
+    assert rank == 1 and MERGED.fullmatch(stderr), stderr  # the reflog's merge remembers it
     git(clone, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
     built = kistore(clone, "site", "build", str(tmp_path / "site"))
-    assert built.exit_code == 0 and UNASKED.fullmatch(built.stderr), built.output
+    assert built.exit_code == 1, built.output  # before: built, exit 0, slow ranked
+    assert built.stderr.startswith(f"error: refusing to build the site: {stderr[9:-1]}")
+
+    # a merge FETCH_HEAD still names (a fork's, by its URL) is told by it: not stale
+    (tmp_path / "again").mkdir()
+    fresh, _url = fetched_clone(index, tmp_path / "again")
+    git(fresh, "fetch", "-q", str(fork), "main")
+    git(fresh, "merge", "-q", "--ff-only", "FETCH_HEAD")
+    assert "notes" not in slow_rank(fresh)[1]
+
+
+MERGED = re.compile(
+    r"warning: notes last fetched from origin \S+Z; a `git merge FETCH_HEAD` brought commits "
+    r"into this clone's branches since \(\S+Z\) from a fetch FETCH_HEAD no longer names \(a "
+    r"later fetch replaced it\), so whose they were cannot be told here: if origin's \(its "
+    r"URL\), its notes are stale: run `kistore notes fetch origin`\n")
+
+
+def test_g5_a_first_notes_push_by_plain_git_lets_publishing_pass(index, tmp_path):
+    # a server holding no notes; the clone's first `git push origin refs/notes/kistore`:
+    # `site build` was refused ("holds only this clone's own attestations") until a
+    # `kistore notes fetch`, though the server held exactly this clone's notes
+    server = tmp_path / "srv.git"
+    git(tmp_path, "clone", "-q", "--bare", str(index.root), str(server))
+    assert git(server, "for-each-ref", "refs/notes") == ""
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(server), clone.name)
+    withdraw(Store(clone), run_of(index, "slow"), as_file=False)
+    git(clone, "push", "-q", "origin", "refs/notes/kistore")
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert (built.exit_code, built.stderr) == (0, ""), built.output  # before: refused
+    assert git(clone, "rev-parse", "refs/notes/remotes/origin/kistore") == \
+        git(server, "rev-parse", "refs/notes/kistore")  # recorded as a notes push records
+    rank, stderr = slow_rank(clone)  # queries offline: the notes count as fetched now
+    assert rank is None and "notes" not in stderr, stderr
+
+    # a server whose notes this clone does not hold: refused, the fetch named, as before
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(server), other.name)
+    noted(Store(other), "ran it too")
+    git(other, "push", "-q", "-f", "origin", "refs/notes/kistore")
+    third = tmp_path / "third"
+    git(tmp_path, "clone", "-q", str(server), third.name)
+    noted(Store(third), "mine")
+    refused = kistore(third, "site", "build", str(tmp_path / "site3"))
+    assert refused.exit_code == 1
+    assert "holds only this clone's own attestations" in refused.stderr
+    assert "run `kistore notes fetch origin`" in refused.stderr
+
+
+def test_g8_a_forced_notes_push_to_a_server_without_hooks_is_said_by_the_fetch(index, tmp_path):
+    # a server without kistore's hooks (a mirror): `git push -f origin refs/notes/kistore`
+    # of an unrelated notes history drops the maintainer's withdrawal of fast there; the
+    # next `kistore notes fetch` kept it here, but said nothing of the rewrite
+    server = tmp_path / "srv.git"
+    git(tmp_path, "clone", "-q", "--bare", str(index.root), str(server))
+    git(index.root, "push", "-q", str(server), "refs/notes/kistore")
+    seen = git(server, "rev-parse", "refs/notes/kistore")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(server), clone.name)
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(server), other.name)
+    noted(Store(other), "mine alone")  # a notes history of its own: no withdrawal
+    git(other, "push", "-q", "-f", "origin", "refs/notes/kistore")
+    tip = git(server, "rev-parse", "refs/notes/kistore")
+
+    fetched = kistore(clone, "notes", "fetch", "origin")
+    assert fetched.exit_code == 0, fetched.output
+    fast = git(clone, "rev-parse", f"HEAD:{layout.object_path(run_of(index, 'fast'))}").strip()
+    assert (f"warning: origin's refs/notes/kistore was rewritten since its notes were last "
+            f"fetched here (a forced push, which a server running kistore's hooks/pre-receive "
+            f"refuses): its tip {tip[:12]} does not descend from {seen[:12]}, the tip last "
+            f"seen; 1 notes commit(s) of that history are gone from it ({seen[:12]}), and "
+            f"with them 1 attestation line(s) on 1 note(s): refs/notes/kistore:{fast} (on "
+            f"sha256:{run_of(index, 'fast').hex}); this clone keeps them (notes only grow, "
+            "KI408): `kistore notes push origin` gives them back to origin, and tell its "
+            "maintainer (install hooks/pre-receive there)\n") == fetched.stderr
+    assert fast_rank(clone)[0] is None  # still withdrawn here
+    assert kistore(clone, "notes", "fetch", "origin").stderr == ""  # said once by a fetch
+    verified = kistore(clone, "verify")  # verify says it until origin has them back
+    assert (f"refs/notes/remotes/origin/kistore: warning KI313 notes-history-rewritten: "
+            f"{fetched.stderr[9:-1]}\n") in verified.stdout, verified.stdout
+    assert kistore(clone, "notes", "push", "origin").exit_code == 0
+    assert seen in git(server, "rev-list", "refs/notes/kistore")  # given back
+    assert "KI313" not in kistore(clone, "verify").stdout

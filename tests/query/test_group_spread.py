@@ -26,8 +26,9 @@ from .test_rank_outlier_group import Board, _cli, _ki234
 
 WHY = ("KI234 compares each run with its group's median run, which runs each just under 100x "
        "of it, one pull request at a time, can move (six such runs put a #1 7,360x ahead of a "
-       "group's real runs, unsaid), so the first change to make a group's runs 100x apart is "
-       "said once; a value in another unit (ms or us written as ns) reads so")
+       "group's real runs, unsaid), so a change that makes a group's runs 100x apart is said, "
+       "at each end (a run already that far off at the other end spends nothing); a value in "
+       "another unit (ms or us written as ns) reads so")
 
 
 @pytest.fixture
@@ -302,3 +303,27 @@ def test_a_crossing_from_just_under_100x_says_the_spread_before_under_it(board):
                                         ("edge-b", 76_000)])
     assert [len(_ki235(c)) for _, c in said] == [0, 0, 1]
     assert "span 101x for the first time (best over worst; 99.996x before it): " in said[2][1]
+
+
+def test_r93_f1_a_slow_decoy_said_first_does_not_hide_a_later_walk_past_the_real_runs(board):
+    """r93 F1: a run 100x slower than the real 3.68 and 3.81 ms runs (said, passed), then
+    four runs at ~40 us (95x ahead of the real runs: nothing to say; the decoy takes a fourth
+    to move the median run) and one at 500 ns (7,620x the real 3.81 ms run, 81x the median
+    run 40,300 ns): KI235 was said once a group, the decoy spent it, and the 500 ns run
+    passed silent."""
+    work, stored = _group(board, "decoy", {"real-1": 3_680_000, "real-2": 3_810_000})
+    said = _pull_requests(board, work, [("decoy", 380_000_000), *[
+        (f"rat-{i}", v) for i, v in enumerate((40_000, 40_100, 40_200, 40_300, 500))]])
+    assert [(len(_ki235(a)), len(_ki235(c))) for a, c in said] == [
+        (1, 1), (0, 0), (0, 0), (0, 0), (0, 0), (1, 1)]  # before: the last (0, 0)
+    assert [len(_ki234(a + c)) for a, c in said] == [0, 0, 0, 0, 0, 0]
+    line = _ki235(said[5][1])[0]
+    rat4 = line.split("BenchmarkRun/rat-4 (")[1].split(")")[0]
+    assert line.split(": ", 1)[1] == (
+        f"warning KI235 group-spread-crosses-factor: this change takes its comparison group "
+        f"(by measured latency, /timing/latencyNs/mean ascending) 100x past its runs at its "
+        f"best end (it spanned 9,500x before it, by a run 100x off at the other end, which "
+        f"does not spend this warning): BenchmarkRun/rat-4 ({rat4}) with 500 ns, which would "
+        f"rank #1, is 7,620x better than #7 BenchmarkRun/real-2 ({stored['real-2']}) with "
+        f"3,810,000 ns, the worst run before the change within 100x of the group's best: "
+        f"{WHY}")

@@ -1,0 +1,114 @@
+"""The lines a pushed notes history holds that its tip no longer does (the gate, KI409).
+
+The push gate judges a ``refs/notes/kistore`` update by its two tips: every line the old
+tip held stays, every line the new tip adds verifies. A notes commit *between* them is
+read by nobody, yet every clone that fetches the notes fetches it: a fork's notes history
+that adds a garbage line (``git notes append``) and removes it again in a later commit
+passed, and the garbage stayed in the index's notes history for good (and in ``kistore
+notes restore``'s reach, which reads that history). :func:`history_lines` finds those
+lines, so the gate can judge each as it judges a line at the tip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..git.blobs import read_blob
+from ..git.notes import changed_notes, note_blob, notes_tree
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+__all__ = ["HistoryLine", "history_blobs", "history_lines", "said"]
+
+
+class HistoryLine(NamedTuple):
+    """A note line a pushed notes history holds that neither tip of the push holds.
+
+    Attributes:
+        commit: the first notes commit (oldest first, as brought) whose note holds it.
+        obj: the annotated object's id (40 hex), the note's name.
+        number: the line's number in that commit's note (1-based, as ``git notes show OBJ
+            | sed -n Np`` counts, blank lines included).
+        line: the line's bytes (without its line feed).
+    """
+
+    commit: str
+    obj: str
+    number: int
+    line: bytes
+
+
+def history_lines(repo: pygit2.Repository, brought: Iterable[pygit2.Commit], old: str | None,
+                  new: str, ref: str) -> list[HistoryLine]:
+    """Return each line a brought notes commit holds that neither ``old`` nor ``new`` holds.
+
+    Each brought commit is compared with its first parent (a root commit with no notes)
+    by :func:`kistore.git.notes.changed_notes`, so only the notes it changes are read
+    (fan-out paths included: a note git moved to ``ab/cdef...`` with the same blob is no
+    change). A line is returned once, at the first commit (in ``brought``'s order) whose
+    note holds it.
+
+    Args:
+        repo: the receiving (or pushing) repository.
+        brought: the notes commits the push brings (:func:`._history.ancestry` of ``new``,
+            hiding ``old``).
+        old: the ref's tip before the push (None: it is created).
+        new: the pushed tip.
+        ref: the notes ref's name (for errors).
+
+    Returns:
+        The lines, in the order found.
+
+    Raises:
+        ObjectUnreadable: a notes tree or blob on the way is damaged or missing.
+    """
+    tips = [notes_tree(repo, tip, ref) for tip in (old, new) if tip is not None]
+    held: dict[str, set[bytes]] = {}
+
+    def at_tips(obj: str) -> set[bytes]:  # the lines the push's two tips hold on ``obj``
+        if obj not in held:
+            held[obj] = set()
+            for tree in tips:
+                blob = note_blob(repo, tree, obj)
+                if blob is not None:
+                    held[obj].update(read_blob(repo, blob, f"{ref}:{obj}").split(b"\n"))
+        return held[obj]
+
+    found: list[HistoryLine] = []
+    seen: set[tuple[str, bytes]] = set()
+    for commit in brought:
+        parent = commit.parents[0].tree if commit.parents else None
+        for obj, (_was, blob) in changed_notes(repo, parent, commit.tree).items():
+            if blob is None:
+                continue
+            data = read_blob(repo, blob, f"{ref}:{obj}")
+            for number, line in enumerate(data.split(b"\n"), 1):
+                if not line.strip() or (obj, line) in seen or line in at_tips(obj):
+                    continue
+                seen.add((obj, line))
+                found.append(HistoryLine(str(commit.id), obj, number, line))
+    return found
+
+
+def history_blobs(repo: pygit2.Repository, brought: Iterable[pygit2.Commit]) -> list[str]:
+    """Return the note blobs the brought commits change (what :func:`history_lines` reads).
+
+    For a blob-less clone's one prefetch (a ``pre-push`` hook there): trees only are read.
+    """
+    blobs = []
+    for commit in brought:
+        parent = commit.parents[0].tree if commit.parents else None
+        blobs += [blob for _was, blob in changed_notes(repo, parent, commit.tree).values()
+                  if blob is not None]
+    return blobs
+
+
+def said(line: bytes, keep: int = 60) -> str:
+    """Return the start of ``line`` as printable text (its first ``keep`` bytes, escaped)."""
+    # Lazy: only when a finding is written.
+    from ..core.errors import one_line
+
+    text = one_line(line[:keep].decode("utf-8", "replace"))
+    return text + ("..." if len(line) > keep else "")

@@ -1,0 +1,156 @@
+"""The push gate reads a notes history between its tips, and notes trees git fanned out.
+
+A fork's notes history that adds a garbage line and removes it again passed
+``hooks/pre-receive`` (the gate compared the two tips only), and every clone fetching the
+index's notes fetched the garbage. Now each line a brought notes commit holds that no tip
+holds is judged as a tip's line is (KI409, naming the commit, the note and the line).
+
+git writes a notes tree fanned out (``ab/cdef...``) once it holds some 50-100 notes (git
+2.39: 48 to 101 in tries of random ids; not at 256 as often said): the gate reads the
+notes a push changes by a diff of the two trees, through those paths.
+
+Each test pushes to a bare server running ``hooks/pre-receive`` (:class:`tests.prs.Remote`).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kistore.attest import notes
+from kistore.core import layout
+from kistore.store import Store
+
+from ..attest.test_attestation_evidence import RUN, STRANGER, bundle
+from ..conftest import git
+from ..prs import Remote
+
+REF = "kistore"
+
+
+@pytest.fixture
+def remote(published, tmp_path) -> Remote:
+    return Remote(published, tmp_path)
+
+
+def run_blob(clone: Path) -> str:
+    """The git blob of the run's object file: what its notes annotate."""
+    return git(clone, "rev-parse", f"HEAD:{layout.object_path(RUN)}").strip()
+
+
+def notes_git(clone: Path, *args: str, data: bytes | None = None) -> None:
+    """``git notes --ref kistore ARGS`` (``data``: the note's bytes, on standard input)."""
+    extra = ["-F", "-"] if data is not None else []
+    subprocess.run(["git", "notes", "--ref", REF, *args[:1], *extra, *args[1:]], cwd=clone,
+                   input=data, check=True, capture_output=True)
+
+
+def without_hook(remote: Remote, *refspecs: str) -> None:
+    """Push with the server's hook set aside: history that landed past the gate."""
+    hook = remote.bare / "hooks" / "pre-receive"
+    hook.rename(hook.with_suffix(".off"))
+    try:
+        assert remote.push(*refspecs).accepted
+    finally:
+        hook.with_suffix(".off").rename(hook)
+
+
+def test_a_garbage_line_removed_again_in_the_pushed_history_is_refused(remote):
+    blob = run_blob(remote.clone)
+    notes_git(remote.clone, "add", blob, data=b"garbage\n")
+    garbage_commit = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    notes_git(remote.clone, "remove", blob)
+    notes.attach(Store(remote.clone), RUN, bundle(STRANGER, "reproduction"))
+    pushed = remote.push("refs/notes/kistore")
+    assert not pushed.accepted  # before: accepted, the garbage in the index's history
+    assert (f"remote: refs/notes/kistore:{blob}: error KI409 notes-line-invalid: notes "
+            f"commit {garbage_commit[:12]}, in the history this push brings, holds as line "
+            f"1 of the note on {blob} a line the pushed tip no longer holds (garbage): "
+            ) in pushed.output, pushed.output
+    assert git(remote.bare, "for-each-ref", "refs/notes") == ""
+
+
+def test_a_good_line_taken_back_before_the_push_is_let_be(remote):
+    blob = run_blob(remote.clone)
+    store = Store(remote.clone)
+    notes.attach(store, RUN, bundle(STRANGER, "reproduction"))
+    notes_git(remote.clone, "remove", blob)  # its signer took it back
+    notes.attach(store, RUN, bundle(STRANGER, "note"))
+    pushed = remote.push("refs/notes/kistore")
+    assert pushed.accepted, pushed.output
+
+
+def fanned_out(remote: Remote, count: int = 130) -> list[str]:
+    """``count`` notes written by ``git notes add`` on blobs of the clone: git fans out.
+
+    Pushed past the hook (the server's notes before the gate); returns the blobs.
+    """
+    blobs = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin-paths"], cwd=remote.clone, check=True,
+        capture_output=True, text=True,
+        input="".join(f"{p}\n" for p in _files(remote.clone, count))).stdout.split()
+    for blob in blobs:
+        notes_git(remote.clone, "add", blob, data=b"seed\n")
+    tree = git(remote.clone, "ls-tree", "refs/notes/kistore")
+    assert all(line.split()[1] == "tree" and len(line.split("\t")[1]) == 2
+               for line in tree.splitlines()), tree  # fanned out: ab/cdef... only
+    without_hook(remote, "refs/notes/kistore")
+    return blobs
+
+
+def _files(clone: Path, count: int) -> list[str]:
+    for n in range(count):
+        (clone / f"f{n}").write_text(f"file {n}\n")
+    return [f"f{n}" for n in range(count)]
+
+
+def test_a_fanned_out_notes_tree_is_read_through_its_paths(remote):
+    fanned_out(remote)
+    blob = run_blob(remote.clone)
+    notes.attach(Store(remote.clone), RUN, bundle(STRANGER, "reproduction"))
+    path = git(remote.clone, "ls-tree", "-r", "--name-only", "refs/notes/kistore",
+               f"{blob[:2]}/{blob[2:]}")
+    assert path.strip() == f"{blob[:2]}/{blob[2:]}"  # at its fan-out path
+    pushed = remote.push("refs/notes/kistore")
+    assert pushed.accepted, pushed.output
+
+    notes_git(remote.clone, "append", blob, data=b"garbage\n")  # a bad line at ab/cdef...
+    pushed = remote.push("refs/notes/kistore")
+    assert not pushed.accepted
+    assert f"remote: refs/notes/kistore:{blob}: error KI409 notes-line-invalid: the note " \
+        "is not sorted" in pushed.output, pushed.output
+
+    git(remote.clone, "update-ref", "refs/notes/kistore", "refs/notes/kistore^")
+    notes_git(remote.clone, "remove", blob)  # a removal at ab/cdef...
+    pushed = remote.push("refs/notes/kistore")
+    assert not pushed.accepted
+    assert f"error KI408 notes-line-removed: the push removes 1 attestation line(s) from " \
+        f"the note on {blob}" in pushed.output, pushed.output
+
+
+def test_a_push_that_fans_the_tree_out_judges_only_the_notes_it_changes(remote):
+    # a flat tree of seeds (landed past the gate), then git fans out as a clean push adds
+    # notes: every seed moves to ab/cdef... with its blob, which is no change
+    blobs = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin-paths"], cwd=remote.clone, check=True,
+        capture_output=True, text=True,
+        input="".join(f"{p}\n" for p in _files(remote.clone, 40))).stdout.split()
+    for blob in blobs:
+        notes_git(remote.clone, "add", blob, data=b"seed\n")
+    assert "tree" not in git(remote.clone, "ls-tree", "refs/notes/kistore")  # flat
+    without_hook(remote, "refs/notes/kistore")
+    notes.attach(Store(remote.clone), RUN, bundle(STRANGER, "reproduction"))
+    extra = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin-paths"], cwd=remote.clone, check=True,
+        capture_output=True, text=True,
+        input="".join(f"{p}\n" for p in _files(remote.clone, 140)[40:])).stdout.split()
+    for blob in extra:  # what lands past the hook first: the seeds the clean push keeps
+        notes_git(remote.clone, "add", blob, data=b"seed\n")
+    assert "blob" not in git(remote.clone, "ls-tree", "refs/notes/kistore")  # fanned out
+    pushed = remote.push("refs/notes/kistore")
+    assert not pushed.accepted  # the new seeds are garbage: each named, the moved ones not
+    said = [line for line in pushed.output.splitlines() if "error KI409" in line]
+    assert len(said) == len(extra), pushed.output
+    assert not any(blob in pushed.output for blob in blobs)
