@@ -1078,14 +1078,18 @@ def _deleted_since(findings: list[Finding], others: Iterable[Finding]) -> list[F
     add``), which loses the run for good. The history finding's fix, restoring the object
     (in a branch: dropping the commits; in the work tree: ``git checkout``), puts the
     metadata right too, and the run's group file and forward records, which name no object
-    while it is gone (KI216, KI214: ``verify`` said them too).
+    while it is gone (KI216, KI214: ``verify`` said them too), and each run naming it, whose
+    reference names no object file and has no forward record (KI201, KI213: "add the
+    referenced manifest", as for a renamed object, r92 F2) and its group file, whose key is
+    not known while the object is gone (KI216: "remove a group file no add writes").
 
     Args:
         findings: findings of one verify (or one gate).
         others: the rest of its findings (``verify``'s history check), read for causes.
 
     Returns:
-        ``findings`` in their order, without each such KI203, KI214 and KI216.
+        ``findings`` in their order, without each such KI203, KI214, KI216, and KI201 and
+        KI213 of a reference to it.
     """
     touched = {f.file for f in (*findings, *others) if f.rule.id in _HISTORY and f.file}
     if not touched:
@@ -1093,11 +1097,19 @@ def _deleted_since(findings: list[Finding], others: Iterable[Finding]) -> list[F
 
     gone = {d.hex for path in touched if (d := layout.digest_from_path(path)) is not None}
 
+    def names_gone(f: Finding) -> bool:
+        named = _names(f) if f.rule.id in _ON_REFERRER else None
+        return named is not None and named.removeprefix("sha256:") in gone
+    # a run naming it: its key is not known while it is gone, so its group file is KI216's
+    referrers = {d.hex for f in findings if names_gone(f)
+                 and (d := layout.digest_from_path(f.file or "")) is not None}
+
     def explained(f: Finding) -> bool:
         file = f.file or ""
-        digest = layout.digest_from_path(file)
+        digest, leaf = layout.digest_from_path(file), file.rpartition("/")[2]
         return ((f.rule.id == "KI203" and digest is not None and digest.hex in gone)
-                or (f.rule.id in _ON_HOLDER and file.rpartition("/")[2] in gone))
+                or (f.rule.id in _ON_HOLDER and leaf in gone)
+                or (f.rule.id == "KI216" and leaf in referrers) or names_gone(f))
     return [f for f in findings if not explained(f)]
 
 

@@ -78,3 +78,18 @@ def test_g2_verify_of_a_committed_object_deleted_in_the_work_tree_says_ki402_alo
               if f["severity"] == "error"]
     assert result.exit_code == 1
     assert errors == [("KI402", layout.object_path(digest))]  # KI203 said "remove it"
+
+
+def test_g2_a_deleted_environment_leaves_its_runs_reference_unsaid(tmp_path, kit, monkeypatch):
+    """The run naming a deleted object: its KI201 ("add the referenced manifest") is the
+    deletion's, as it is a rename's (r92 F2): the one advice restores the object."""
+    root = tmp_path / "store"
+    _stored_run(root, kit)
+    env = Digest.from_str(kit.digest(kit.environment()))
+    (root / layout.object_path(env)).unlink()
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(main, ["verify", "--json"])
+    said = [(f["rule"], f.get("file")) for f in json.loads(result.stdout)["findings"]
+            if f["rule"].startswith(("KI2", "KI4"))]
+    assert result.exit_code == 1
+    assert said == [("KI402", layout.object_path(env))]
