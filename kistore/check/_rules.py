@@ -32,6 +32,7 @@ from ..core.boards import (
     board_finding_at,
     board_message,
     board_of,
+    metadata_fields,
 )
 from ..core.claims import WITHDRAW_FIRST, Claim, claim_of, may_claim
 from ..core.contradictions import (
@@ -838,8 +839,8 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
             elif field_name == "workloadDigest":  # arrived, or its metadata (title) changed
                 found = _board_disagrees(e, target, BOARD_DISAGREES)
                 if digest not in arrived and target.digest not in arrived:  # type: ignore[operator]
-                    found = [replace(f, fix=BOARD_TITLE_CHANGED.format(
-                        path=layout.metadata_path(digest))) for f in found]
+                    found = [replace(f, fix=board_metadata_fix(
+                        e.board, target.board, layout.metadata_path(digest))) for f in found]
                 findings += found
     return sorted(findings, key=sort_key)
 
@@ -872,11 +873,25 @@ def _stored_near(ref: str, kind: str | None, by_text: Mapping[str, Entry]) -> En
     return found[0] if len(found) == 1 else None
 
 
-BOARD_TITLE_CHANGED = (
-    "the range changes this stored run's metadata so that it states another board or shape "
-    "than its workload's (its title: KI238 reads it since 2026-12-05, r92 F3): keep the "
-    "title as it was (`git checkout BASE -- {path}`)")
-"""KI238's fix on a run the range does not add, whose metadata file it changes."""
+def board_metadata_fix(board: Board | None, definition: Board | None, path: str) -> str:
+    """KI238's fix on a run the range does not add, whose metadata file it changes.
+
+    Names the fields the range made state another board (r93b G4: a source URL edited to
+    another kernel's leaderboard was told "keep the title as it was"): each is restored.
+
+    Args:
+        board: the run's :data:`~kistore.core.boards.Board` at HEAD.
+        definition: its workload's.
+        path: the run's metadata file.
+    """
+    fields = metadata_fields(board or (), definition or ()) or ["title"]
+    said = " and ".join(f"its {f}" for f in fields)
+    urls = [f for f in fields if f != "title"]
+    return ("the range changes this stored run's metadata so that it states another board or "
+            f"shape than its workload's ({said}: KI238 reads {'them' if len(fields) > 1 else 'it'} "
+            f"since 2026-12-05, r92 F3): restore {said} as imported (`git checkout BASE -- "
+            f"{path}`)" + ("; where the run was retrieved from and imported from never "
+                           "changes (KI432)" if urls else ""))
 
 
 def _statistic_disagrees(run: Entry, protocol: Entry) -> list[Finding]:

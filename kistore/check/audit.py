@@ -54,6 +54,7 @@ from ._groups import KeyCache, Member, check_group_files, expected_file, is_grou
 from ._history import check_history, worktree_changes
 from ._ignored import check_ignored
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout, owned_path
+from ._names_moved import NAMES_FILE, told_names_file
 from ._observed import Added, check_observed, first_added, judge_observed
 from ._paths import check_tree_names
 from ._policy import check_policy
@@ -387,8 +388,8 @@ def _told_renamed(snap: Files, findings: list[Finding]) -> list[Finding]:
     A file renamed to ``NAME.json.bak`` (reviewer r91 F5), in ``verify`` and at the gate
     alike (r92 F2: the gate said KI110's own advice and KI203 "remove the metadata file").
     """
-    return sorted((_renamed(snap, f) if f.rule.id == PATH_OUTSIDE_LAYOUT.id else f
-                   for f in findings), key=sort_key)
+    return sorted((told_names_file(snap, _renamed(snap, f)) if f.rule.id == PATH_OUTSIDE_LAYOUT.id
+                   else f for f in findings), key=sort_key)
 
 
 OWN_FILE_BYTES = DEFAULT.manifest_bytes
@@ -997,7 +998,9 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
     modified (KI401), and its metadata, forward records and group file are judged with the
     moved bytes; the finding's fix restores it.
     A copy (``extra["copy"]``) breaks KI204, KI213 and KI215 only, on itself, and KI226
-    of an imported run's copy (r93 F5).
+    of an imported run's copy (r93 F5). First, an object the history check finds gone
+    leaves out its metadata's KI203 (:func:`_deleted_since`, r93b G2), and a names file
+    renamed by hand its manifest's KI211 and its KI208 (:func:`_names_moved`, r93b G9).
 
     When the history check's KI401-KI403 of those paths name a commit, the rename (or the
     copy written over another object) is committed: renaming it back in a later commit
@@ -1016,6 +1019,7 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
         ``findings`` in their order, without those on the files such a rename explains,
         a committed one's cause with its branch fix.
     """
+    findings = _names_moved(_deleted_since(findings, others), others)
     misnamed: set[str] = set()
     holders: set[str] = set()
     moved: set[str] = set()  # the digests whose bytes sit in a renamed file
@@ -1024,7 +1028,7 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
     judged_with_moved: set[str] = set()  # the metadata of an object renamed over
     for f in (*findings, *others):
         if f.rule.id in (OBJECT_DIGEST_MISMATCH.id, PATH_OUTSIDE_LAYOUT.id) and f.file \
-                and "holds" in f.extra:
+                and "holds" in f.extra and NAMES_FILE not in f.extra:
             misnamed.add(f.file)
             if not f.extra.get("copy"):
                 holds = Digest.from_str(f.extra["holds"])
@@ -1057,6 +1061,99 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
     return [_committed_fix(f, committed[f.file or ""])
             if f.file in committed and "holds" in f.extra else f
             for f in findings if not explained(f)]
+
+
+_HISTORY = ("KI401", "KI402", "KI403")
+"""The history check's findings on an object path: modified, deleted, renamed."""
+
+
+def _deleted_since(findings: list[Finding], others: Iterable[Finding]) -> list[Finding]:
+    """Leave out KI203, KI214, KI216 of an object the history check finds gone.
+
+    One cause, one advice (reviewer r93b G2): an object deleted in a commit (KI402), or
+    edited and then deleted (KI401 on the edit: the deletion of bytes that are no object's
+    is not KI402, :func:`._history._was_object`), or renamed away (KI403) leaves its
+    metadata without an object, and so does a committed object deleted in the work tree
+    (KI402 of the work tree); KI203 advised removing the metadata file (or a ``kistore
+    add``), which loses the run for good. The history finding's fix, restoring the object
+    (in a branch: dropping the commits; in the work tree: ``git checkout``), puts the
+    metadata right too, and the run's group file and forward records, which name no object
+    while it is gone (KI216, KI214: ``verify`` said them too), and each run naming it, whose
+    reference names no object file and has no forward record (KI201, KI213: "add the
+    referenced manifest", as for a renamed object, r92 F2) and its group file, whose key is
+    not known while the object is gone (KI216: "remove a group file no add writes").
+
+    Args:
+        findings: findings of one verify (or one gate).
+        others: the rest of its findings (``verify``'s history check), read for causes.
+
+    Returns:
+        ``findings`` in their order, without each such KI203, KI214, KI216, and KI201 and
+        KI213 of a reference to it.
+    """
+    touched = {f.file for f in (*findings, *others) if f.rule.id in _HISTORY and f.file}
+    if not touched:
+        return findings
+
+    gone = {d.hex for path in touched if (d := layout.digest_from_path(path)) is not None}
+
+    def names_gone(f: Finding) -> bool:
+        named = _names(f) if f.rule.id in _ON_REFERRER else None
+        return named is not None and named.removeprefix("sha256:") in gone
+    # a run naming it: its key is not known while it is gone, so its group file is KI216's
+    referrers = {d.hex for f in findings if names_gone(f)
+                 and (d := layout.digest_from_path(f.file or "")) is not None}
+
+    def explained(f: Finding) -> bool:
+        file = f.file or ""
+        digest, leaf = layout.digest_from_path(file), file.rpartition("/")[2]
+        return ((f.rule.id == "KI203" and digest is not None and digest.hex in gone)
+                or (f.rule.id in _ON_HOLDER and leaf in gone)
+                or (f.rule.id == "KI216" and leaf in referrers) or names_gone(f))
+    return [f for f in findings if not explained(f)]
+
+
+def _names_moved(findings: list[Finding], others: Iterable[Finding]) -> list[Finding]:
+    """Leave out what a names file renamed by hand explains (reviewer r93b G9).
+
+    Its manifest's missing names file (KI211 on the metadata) and, at the gate, the commit
+    deleting it (KI208 on the names file): the rename's ``mv`` back puts both right. A
+    committed rename (KI208 names the commit) gets the branch's fix instead: a later
+    commit moving it back leaves the deletion in the history, read commit by commit.
+
+    Args:
+        findings: findings of one verify (or one gate).
+        others: the rest of its findings, read for the commits of KI208.
+
+    Returns:
+        ``findings`` in their order, without those; the KI110 of a committed rename with
+        the fix naming the commit (``git rebase -i BASE``).
+    """
+    renamed = {f.extra[NAMES_FILE]: f for f in findings
+               if f.rule.id == PATH_OUTSIDE_LAYOUT.id and NAMES_FILE in f.extra
+               and not f.extra.get("copy")}
+    if not renamed:
+        return findings
+    metadata = {layout.metadata_path(Digest.from_str(f.extra["holds"])) for f in renamed.values()}
+    commits: dict[str, list[str]] = {}
+    for f in (*findings, *others):
+        if f.rule.id == "KI208" and f.file and f.file in renamed and "commit" in f.extra:
+            commits.setdefault(f.file, []).append(str(f.extra["commit"])[:12])
+    out = []
+    for f in findings:
+        if (f.rule.id == "KI208" and f.file in renamed) or (
+                f.rule.id == "KI211" and f.file in metadata):
+            continue
+        own = f.extra.get(NAMES_FILE) if f.rule.id == PATH_OUTSIDE_LAYOUT.id else None
+        if own in commits and not f.extra.get("copy"):
+            f = dataclasses.replace(f, fix=(
+                f"a names file renamed by hand, in commit {', '.join(commits[own])} of the "
+                "branch: moving it back in a later commit leaves the deletion in the history, "
+                "which is read commit by commit (KI208), so rebuild the branch without it: "
+                f"`git rebase -i BASE`, and drop that commit (or edit it to leave {own} as it "
+                "was); nothing else is to be written or removed for it"))
+        out.append(f)
+    return out
 
 
 def gate_fixes(findings: list[Finding], base: str) -> list[Finding]:

@@ -75,6 +75,7 @@ from ..store.migrate import plan_groups
 from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import range_dates
+from ._edited_deleted import edited_then_deleted
 from ._first_parent import first_parent_findings
 from ._focus import range_paths
 from ._gate_code import gate_code_changed
@@ -333,6 +334,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += check_shallow(store) + check_replace_refs(store)
     # an object renamed by hand: its KI101's `mv` alone, as verify says it (fix91's leftover:
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
+    # an object edited, then deleted: KI401 names both commits, no KI203 (r93b G2)
+    findings = edited_then_deleted(repo, commits, head.tree, findings, str(base.id))
     return sorted(one_cause(gate_fixes(findings, str(base.id))), key=sort_key)
 
 

@@ -222,6 +222,19 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]
     return list(findings.values())
 
 
+def _off_layout(path: str, directory: str) -> bool:
+    """Whether ``path`` (below ``directory``) is no path the layout gives a file there.
+
+    Such a file (``NAME.bak``) was never a names file, forward record or group file: its
+    arrival was the contents check's (KI110, with ``rm`` as its fix, reviewer r93b G9), so
+    taking it away again in a later commit changes none (as :func:`._history._was_object`
+    holds an object path's, r92 F12).
+    """
+    parse = {layout.NAMES_DIR: layout.name_from_path, layout.FORWARD_DIR:
+             layout.forward_from_path, layout.GROUPS_DIR: layout.group_from_path}[directory]
+    return parse(path) is None
+
+
 def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[str, str], Any],
                       directory: str = layout.NAMES_DIR) -> list[Finding]:
     """KI208 for each names file (``store/names/``) ``commit`` modifies, renames or deletes.
@@ -259,6 +272,8 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
                 continue
             if others and _another_sides(repo, path, now, parent, others, bases):
                 continue
+            if _off_layout(path, directory):
+                continue  # never a names file nor a record (a `.bak` copy: KI110 said `rm`)
             what = "deletes" if now is None else (
                 f"changes the mode of ({was[1]:o} -> {now[1]:o})" if was[0] == now[0]
                 else "rewrites")

@@ -10,7 +10,9 @@ number. A ``flashinfer-trace`` run's name says the shape it was measured at
 ``{"M": 104}``). The importers write each from one record, and every run of the real data
 agrees. The importers write the board into the run's metadata too: a SOL-ExecBench run's
 title names its problem and a leaderboard row's provenance annotations its kernel
-(``.../leaderboard/kernel/3/...``), a FlashInfer Trace run's title its axes (``M=1``); a run
+(``.../leaderboard/kernel/3/...``), a FlashInfer Trace run's title its axes (``M=1``), a
+KernelBench run's title and ``sourceNative.benchmark`` its problem file (``level1/19_ReLU.py``,
+against its workload's ``sourceNative.benchmark``: r93b G3); a run
 renamed to another allowed name, or with its benchmark left out, still states it there
 (reviewer r92 F3), and those are read too. A run where they differ is a copy pointed at
 another board (its numbers are one problem's, ranked in another problem's comparison group:
@@ -87,6 +89,11 @@ local evaluator run's (``sol-local-ID``) says none: its id is the trial's
 FLASHINFER = "flashinfertrace"
 """``flashinfer-trace`` as :func:`kistore.core.folding.ascii_alnum` reads a source."""
 
+KERNELBENCH = "kernelbench"
+"""``kernelbench`` as :func:`kistore.core.folding.ascii_alnum` reads a source: its runs and
+workloads state the problem file (``sourceNative.benchmark``, ``level1/19_ReLU.py``), and
+its runs' titles name it first (``level1/19_ReLU.py · IMPLEMENTATION · HARDWARE``; r93b G3)."""
+
 
 def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
              ) -> Board | None:
@@ -126,6 +133,16 @@ def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
             axes = _one_case_axes(spec.get("cases"))
             if axes is not None:
                 stated.append(("axes", axes))
+        elif isinstance(source, str) and ascii_alnum(source) == KERNELBENCH:
+            problem = native.get("benchmark")  # type: ignore[union-attr]
+            if isinstance(problem, str):
+                stated.append(("problem", problem))
+    elif kind == "BenchmarkRun" and isinstance(source, str) \
+            and ascii_alnum(source) == KERNELBENCH:
+        problem = native.get("benchmark")  # type: ignore[union-attr]
+        if isinstance(problem, str):
+            stated.append(("problem", problem))
+        stated += _kernelbench_title(metadata)
     elif kind == "BenchmarkRun" and naming_source(source) == SOURCE:
         value = native.get("benchmark")  # type: ignore[union-attr]
         if isinstance(value, str):
@@ -155,17 +172,29 @@ def reads_metadata(spec: Any) -> bool:
     native = spec.get("sourceNative") if isinstance(spec, dict) else None
     source = native.get("source") if isinstance(native, dict) else None
     return naming_source(source) == SOURCE or (
-        isinstance(source, str) and ascii_alnum(source) == FLASHINFER)
+        isinstance(source, str) and ascii_alnum(source) in (FLASHINFER, KERNELBENCH))
 
 
 _SEPARATOR = " · "
 """What the importers join a run's title with (``Geometric · 003_lm_head... · B200``)."""
 
-_BENCHMARK_TITLE = re.compile(r"[0-9]{3}_[a-z0-9_]+")
+_BENCHMARK_TITLE = re.compile(r"[0-9]+_[A-Za-z0-9][A-Za-z0-9_.-]*")
 """A SOL-ExecBench problem as its runs' titles name it (``003_lm_head_projection...``): the
-importers write ``SUBMITTER · PROBLEM · GPU`` (a leaderboard row) and ``SOLUTION · PROBLEM
-· GPU (local, ...)`` (a local evaluator run). Only a segment of this form is read: a
-hand-written title (``my kernel · fast · B200``) states no problem."""
+importers write ``SUBMITTER · PROBLEM · GPU`` (a leaderboard row, ``kernel_name``) and
+``SOLUTION · PROBLEM · HARDWARE (local, MODE clocks)`` (a local evaluator run, its trace's
+``definition``). A dataset name is a number prefix (unique within its collection: L1, L2,
+Quant, FlashInfer-Bench; any count of digits), ``_`` and a name (any case, ``.`` and ``-``
+too: r93b G3, it was three digits and lower case only). Only a segment of this form is read
+of a leaderboard row's title: a hand-written title (``my kernel · fast · B200``) states no
+problem."""
+
+_LOCAL_TITLE = re.compile(r".+ \(local, [A-Za-z0-9_-]+ clocks\)")
+"""The last segment of a local evaluator run's title (``B200 (local, locked clocks)``): the
+segment before it is its trace's ``definition`` whatever its form (r93b G3), when it is one
+word (no space: a definition is a file name)."""
+
+_KERNELBENCH_TITLE = re.compile(r"level[0-9]+/[^\s/·]+\.py")
+"""A KernelBench run's title's first segment (``level1/19_ReLU.py``), its problem file."""
 
 _AXES_TITLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=[^,=·]+(?:, [A-Za-z_][A-Za-z0-9_]*=[^,=·]+)*")
 """A FlashInfer Trace run's title states its axes as a segment ``M=1`` (``K=V, K=V``,
@@ -209,7 +238,9 @@ def _stated_in_metadata(metadata: Any, *, flashinfer: bool) -> list[tuple[str, s
                     f"{slug(k)}={slug(v)}" for k, _, v in pairs))))
                 break
         return stated
-    if len(segments) >= 3 and _BENCHMARK_TITLE.fullmatch(segments[-2]):
+    if len(segments) >= 3 and (_BENCHMARK_TITLE.fullmatch(segments[-2]) or (
+            _LOCAL_TITLE.fullmatch(segments[-1]) and segments[-2]
+            and not any(c.isspace() for c in segments[-2]))):
         stated.append(("board:title", segments[-2]))
     annotations = metadata.get("annotations")
     for field, pattern in _KERNEL_ANNOTATIONS:
@@ -219,6 +250,17 @@ def _stated_in_metadata(metadata: Any, *, flashinfer: bool) -> list[tuple[str, s
         if said is not None:
             stated.append((f"kernel:{field}", str(int(said[1]))))
     return stated
+
+
+def _kernelbench_title(metadata: Any) -> list[tuple[str, str]]:
+    """Return ``("problem:title", FILE)`` when a KernelBench run's title names its problem.
+
+    The importer writes ``LEVEL/FILE.py · IMPLEMENTATION · HARDWARE``
+    (:data:`_KERNELBENCH_TITLE`, its first segment); any other title states nothing.
+    """
+    title = metadata.get("title") if isinstance(metadata, dict) else None
+    first = title.split(_SEPARATOR)[0] if isinstance(title, str) else ""
+    return [("problem:title", first)] if _KERNELBENCH_TITLE.fullmatch(first) else []
 
 
 def _one_case_axes(cases: Any) -> str | None:
@@ -294,11 +336,13 @@ _SAID = {"board": "states sourceNative.benchmark {run!r}",
          "kernel:source-file": "was imported from SOL-ExecBench kernel {run}'s snapshot "
                                "(annotation kernelindex.dev/source-file)",
          "axes": "is named as measured at {run}",
-         "axes:title": "is titled as measured at {run}"}
+         "axes:title": "is titled as measured at {run}",
+         "problem": "states sourceNative.benchmark {run!r}",
+         "problem:title": "is titled for {run!r}"}
 """What the run states, per key of :func:`board_disagreements`."""
 
 _THEIRS = {"board": "{theirs!r}", "kernel": "kernel {theirs} (sourceNative.kernelId)",
-           "axes": "{theirs}"}
+           "axes": "{theirs}", "problem": "{theirs!r} (sourceNative.benchmark)"}
 """What its workload states, per kind of value."""
 
 
@@ -322,10 +366,33 @@ def board_message(run: str, board: Board, workload: str, definition: Board) -> s
     said = " and ".join(_SAID[key].format(run=mine) for key, _, mine in found)
     theirs = " and ".join(dict.fromkeys(
         _THEIRS[key.partition(":")[0]].format(theirs=value) for key, value, _ in found))
-    source = "a FlashInfer Trace" if found[0][0].startswith("axes") else "a SOL-ExecBench"
+    source = ("a FlashInfer Trace" if found[0][0].startswith("axes") else
+              "a KernelBench" if found[0][0].startswith("problem") else "a SOL-ExecBench")
     return (f"{run} {said} but its workload {workload} is {theirs}: {source} run is ranked "
             "in its workload's comparison group, so this run would rank on another board "
             "than it was measured on")
+
+
+_FIELDS = {"title": "title", "source-url": "source URL (annotation kernelindex.dev/source-url)",
+           "source-file": "source file (annotation kernelindex.dev/source-file)"}
+"""The metadata field each ``KEY:FIELD`` of :data:`Board` is read from, as a fix names it."""
+
+
+def metadata_fields(board: Board, definition: Board) -> list[str]:
+    """Return the run's metadata fields that state another board than its workload's.
+
+    Args:
+        board: the run's :data:`Board`.
+        definition: its workload's.
+
+    Returns:
+        Each field once, in the run's order (``title``, ``source URL (annotation
+        kernelindex.dev/source-url)``, ``source file (...)``); the run's name and spec
+        are left out (a stored run's never change: KI208, KI401).
+    """
+    return list(dict.fromkeys(_FIELDS[key.partition(":")[2]]
+                              for key, _, _ in board_disagreements(board, definition)
+                              if key.partition(":")[2] in _FIELDS))
 
 
 def board_finding_at(board: Board, definition: Board) -> tuple[str, str, str]:
@@ -341,7 +408,7 @@ def board_finding_at(board: Board, definition: Board) -> tuple[str, str, str]:
     """
     found = board_disagreements(board, definition)
     for key, theirs, mine in found:
-        if key == "board":
+        if key in ("board", "problem"):  # the run's own benchmark: the workload's expected
             return RUN_POINTER, theirs, mine
     key, theirs, mine = found[0]
     key = key.partition(":")[0]

@@ -27,6 +27,7 @@ rules explicitly: ``kistore check`` hands :func:`units_agree` to
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..attest.levels import SOURCE_NATIVE
@@ -34,13 +35,14 @@ from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError
 from ..core.findings import WARNING, Finding, rule
+from ..index.catalog import Loaded, load_manifest
 from ..index.index import open_catalog
+from ..index.records import Record, describe
 from .policy import resolve_pointer, shown_value
 from .units import group_units, policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..index.catalog import Catalog
-    from ..index.records import Record
     from ..store import Store, View
 
 VALUE_NOT_A_NUMBER = rule(
@@ -137,14 +139,23 @@ def _spec_of(view: View, digest: Any, kind: str) -> dict[str, Any] | None:
     return spec if isinstance(spec, dict) else None
 
 
-def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[Finding]:
+def units_agree(store: Store, base: str, head: str, changed: set[str], *,
+                whole_tree: bool = False) -> list[Finding]:
     """KI210 for each run the range adds whose unit disagrees with its group's (gate).
+
+    O(change) (issue 22): each group an added run enters is read through its directory at
+    HEAD (:func:`_group_at`: one tree lookup, then the runs it lists), never the whole
+    store; a ranking policy change re-ranks every group of a family, so it alone reads
+    the catalog of HEAD (O(store), paid only by a pull request changing the policy).
 
     Args:
         store: a :class:`kistore.store.Store`.
         base: the range's base commit id.
         head: its head commit id.
         changed: the paths the range changes.
+        whole_tree: read each group from the catalog of every manifest at HEAD instead
+            (O(store): the same findings; the property test of the gate compares the two,
+            as :func:`kistore.check.gate.check_range`'s own ``whole_tree``).
 
     Returns:
         KI210 findings on the added runs' object files, with the JSON Pointer of the unit
@@ -161,23 +172,81 @@ def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[F
     if policy is None or not any("unitPointer" in e for e in policy.families.values()):
         return []
 
-    catalog = open_catalog(store, head, use_index=False)
+    catalog = open_catalog(store, head, use_index=False) \
+        if whole_tree or policy_changed else None
+    if catalog is not None:
+        record_of, group_of = catalog.record, catalog.group
+    else:
+        lookups = _Lookups(store.view(head), changed)
+        record_of, group_of = lookups.record, partial(lookups.group, added=added)
     findings = []
     groups_done: set[str] = set()
     for digest in sorted(added):
-        record = catalog.record(digest)
+        record = record_of(digest)
         if (record is None or record.kind != "BenchmarkRun" or record.comparison_key is None
                 or record.comparison_key in groups_done):
             continue
         groups_done.add(record.comparison_key)
         # A group whose every unit is an added run's: on the run stating the rarest unit,
         # with its JSON Pointer (as when some of its runs were there before).
-        findings += group_units(catalog.group(record.comparison_key), policy, added, None)
-    if policy_changed:
+        findings += group_units(group_of(record.comparison_key), policy, added, None)
+    if catalog is not None and policy_changed:
         for key, records in _groups(catalog).items():
             if key not in groups_done:
                 findings += group_units(records, policy, None, layout.POLICY_FILE)
     return findings
+
+
+class _Lookups:
+    """The runs of HEAD's comparison groups, read by single-path lookups (issue 22).
+
+    Each manifest is read and judged as the catalog's scan judges it
+    (:func:`kistore.index.catalog.load_manifest`, validated: bytes that hash to the name,
+    canonical, valid against the kind's schema, with metadata), once.
+
+    Args:
+        view: HEAD's view.
+        changed: the paths the range changes (its group files, added or deleted, name
+            runs a group's listing may no longer hold).
+    """
+
+    def __init__(self, view: View, changed: set[str]) -> None:
+        self.view = view
+        self._touched = {str(found[1]) for path in changed
+                         if (found := layout.group_from_path(path)) is not None}
+        self._records: dict[str, Record | None] = {}
+        self._loaded: dict[str, Loaded | None] = {}
+
+    def _load(self, digest: str) -> Loaded | None:
+        if digest not in self._loaded:
+            self._loaded[digest] = load_manifest(self.view, Digest.from_str(digest),
+                                                 validate=True) if is_digest(digest) else None
+        return self._loaded[digest]
+
+    def _lookup(self, digest: str) -> tuple[str, dict[str, Any]] | None:
+        loaded = self._load(digest)
+        return None if loaded is None else (loaded[0], loaded[2])
+
+    def record(self, digest: str) -> Record | None:
+        """Return the record of a stored manifest, as the catalog of HEAD holds it, or None."""
+        if digest not in self._records:
+            loaded = self._load(digest)
+            self._records[digest] = None if loaded is None else describe(
+                digest, loaded[0], loaded[1], loaded[2], self._lookup)
+        return self._records[digest]
+
+    def group(self, key: str, added: set[str]) -> list[Record]:
+        """Return the runs of comparison group ``key``, in digest order.
+
+        Those its directory lists at HEAD, the runs ``added`` and those whose group file
+        the range adds or deletes, each kept when its own references give it that key (a
+        group file naming a run of another group is KI216's): the catalog's group, since a
+        run with a known key and no group file is refused (KI215) before it lands.
+        """
+        listed = {f"sha256:{leaf}" for leaf in self.view.list_dir(
+            layout.group_dir(Digest.from_str(key))) if len(leaf) == 64}
+        found = (self.record(d) for d in sorted(listed | added | self._touched))
+        return [r for r in found if r is not None and r.comparison_key == key]
 
 
 def check_units(store: Store, at: str | None = None) -> list[Finding]:

@@ -44,14 +44,15 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 WORKLOAD_POINTER = "/spec/definition"
 """Where a workload states its board (the error's JSON Pointer on an added workload)."""
 
-_MAY_STATE = re.compile(rb'"benchmark":|(?i:sol|flash)|[\x80-\xff]')
+_MAY_STATE = re.compile(rb'"benchmark":|(?i:sol|flash|kernel)|[\x80-\xff]')
 """A run states a board under ``"benchmark":`` (canonical bytes: exactly these), or, by
 its name, title or annotations, only when its source reads as ``sol-execbench`` or
 ``flashinfer-trace`` (:func:`kistore.core.boards.board_of`), whose bytes hold ``sol`` or
-``flash`` in some case, or a byte past ASCII (a source NFKC folds so, ``ＳＯＬ``): a run
-whose bytes hold none of these is not parsed (a bulk import of KernelBench runs reads no
-spec for KI238). Its name alone no longer decides (r92 F3: ``sol-submission-N`` and a
-FlashInfer Trace run named by hand state their board in their title and annotations)."""
+``flash`` in some case (``kernel`` for ``kernelbench``, whose runs' titles name their
+problem file since 2026-12-05, r93b G3), or a byte past ASCII (a source NFKC folds so,
+``ＳＯＬ``): a run whose bytes hold none of these is not parsed. Its name alone no longer
+decides (r92 F3: ``sol-submission-N`` and a FlashInfer Trace run named by hand state their
+board in their title and annotations)."""
 
 
 def boards_admitted(store: Store, manifests: Sequence[Manifest]

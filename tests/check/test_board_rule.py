@@ -62,7 +62,9 @@ def test_board_of_reads_sol_execbench_and_flashinfer_runs_and_workloads_only():
     assert board_of("BenchmarkRun", {"sourceNative": _native("b")}) == (("board", "b"),)
     assert board_of("BenchmarkRun", {"sourceNative": _native("b", "SOL_ExecBench")}) == (
         ("board", "b"),)
-    assert board_of("BenchmarkRun", {"sourceNative": _native("b", "kernelbench")}) is None
+    # KernelBench (r93b G3): its problem file, not SOL-ExecBench's board
+    assert board_of("BenchmarkRun", {"sourceNative": _native("b", "kernelbench")}) == (
+        ("problem", "b"),)
     assert board_of("BenchmarkRun", {"sourceNative": {"source": "sol-execbench"}}) is None
     assert board_of("BenchmarkRun", {"sourceNative": _native(3)}) is None
     assert board_of("Workload", {"definition": "b"}) == (("board", "b"),)
@@ -205,7 +207,7 @@ def test_every_real_sol_execbench_run_states_its_workloads_board(imported_store)
     assert [f for f in verify(imported_store) if f.rule.id == "KI238"] == []
     runs = 0
     stated = {"kernel": 0, "name": 0, "board:title": 0, "kernel:source-url": 0,
-              "kernel:source-file": 0, "axes:title": 0}
+              "kernel:source-file": 0, "axes:title": 0, "problem": 0, "problem:title": 0}
     for digest in view.digests():
         doc = json.loads(view.read(layout.object_path(digest)))
         metadata = json.loads(view.read(layout.metadata_path(digest)))
@@ -229,14 +231,16 @@ def test_every_real_sol_execbench_run_states_its_workloads_board(imported_store)
                                      name.rsplit("-", 1)[1])
                 stated["name"] += 1
             for key in ("board:title", "kernel:source-url", "kernel:source-file",
-                        "axes:title"):  # r92 F3: the title and annotations, where written
+                        "axes:title",  # r92 F3: the title and annotations, where written
+                        "problem", "problem:title"):  # r93b G3: KernelBench's too
                 stated[key] += key in said
     assert runs == 80  # README: 63 leaderboard rows + 17 local evaluator runs
     # r91 F6: every name judged, none refused; r92 F3: every SOL-ExecBench title names its
     # problem, every leaderboard row's annotations its kernel, every FlashInfer Trace
     # title its axes, and all agree
     assert stated == {"kernel": 63, "name": 172, "board:title": 80, "kernel:source-url": 63,
-                      "kernel:source-file": 63, "axes:title": 172}
+                      "kernel:source-file": 63, "axes:title": 172,
+                      "problem": 750, "problem:title": 750}  # every KernelBench run too
 
 
 def _sol_workload(kit, kernel: int, name: str):
@@ -425,3 +429,101 @@ def test_r92_f3_a_title_changed_to_another_shape_is_refused_at_the_gate(store, k
         "error", layout.object_path(Digest(_hex(run))), "axes m=104", "axes m=1")
     assert found.hint.startswith("the range changes this stored run's metadata") and \
         f"`git checkout BASE -- {layout.metadata_path(Digest(_hex(run)))}`" in found.hint
+
+
+# -- r93b G3: every title shape the importers write -----------------------------------------
+
+def _kernelbench(kit, problem: str, name: str):
+    """A KernelBench workload of ``problem`` (``level1/19_ReLU.py``) as the importer writes it."""
+    doc = kit.workload(problem.rpartition("/")[2].removesuffix(".py"), name=name)
+    doc["spec"]["sourceNative"] = {"source": "kernelbench", "benchmark": problem}
+    return doc
+
+
+def test_r93b_g3_a_kernelbench_runs_title_edited_to_another_problem_is_refused(
+        store, kit, monkeypatch):
+    """KernelBench's runs were never judged by KI238 (KI226 pins each to the 750 its
+    importer makes, so a copy on another problem's workload is refused as no import), but
+    a pull request may edit a stored run's title (KI405): one titled for another problem
+    than its workload's (``LEVEL/FILE.py · IMPLEMENTATION · HARDWARE``) is refused at the
+    gate, as a SOL-ExecBench or FlashInfer Trace run's is."""
+    protocol, env, impl = kit.protocol(), kit.environment(), kit.implementation("p", name="i")
+    softmax = _kernelbench(kit, "level1/23_Softmax.py", "kernelbench-level1-23-softmax")
+    run = kit.run(protocol, env, impl, softmax, latency=900, name="kb-run",
+                  native={"source": "kernelbench", "benchmark": "level1/23_Softmax.py"})
+    run["metadata"]["title"] = "level1/23_Softmax.py · KernelBench reference, PyTorch eager · L40S"
+    base = add_past_a_refusal(store, monkeypatch, [protocol, env, impl, softmax], [run],
+                              rule="kistore.store.admission._unproven_claim",
+                              finds_nothing=lambda *a: [])  # a stored run: not a new claim
+    assert _errors(store, base) == []
+    path = store.root / layout.metadata_path(Digest(_hex(run)))
+    path.write_text(path.read_text().replace("23_Softmax", "19_ReLU"))
+    git(store.root, "commit", "-qam", "title")
+    [found] = _errors(store, "HEAD~1")
+    assert found.message == (
+        f"BenchmarkRun/kb-run (sha256:{_hex(run)}) is titled for 'level1/19_ReLU.py' but its "
+        f"workload Workload/kernelbench-level1-23-softmax (sha256:{_hex(softmax)}) is "
+        "'level1/23_Softmax.py' (sourceNative.benchmark): a KernelBench run is ranked in its "
+        "workload's comparison group, so this run would rank on another board than it was "
+        "measured on")
+    assert (found.pointer, found.expected, found.found) == (
+        "/spec/workloadDigest", "problem level1/23_Softmax.py", "problem level1/19_ReLU.py")
+    # its benchmark says it too, on the run's own pointer
+    board = board_of("BenchmarkRun", {"sourceNative": {"source": "kernelbench",
+                                                        "benchmark": "level1/19_ReLU.py"}})
+    assert board_disagreements(board, board_of("Workload", softmax["spec"])) == [
+        ("problem", "level1/23_Softmax.py", "level1/19_ReLU.py")]
+
+
+@pytest.mark.parametrize(("title", "problem"), [
+    # a leaderboard row's kernel_name: any count of digits, any case, '.' and '-' (SOURCE.md:
+    # a number prefix unique within its collection, L1, L2, Quant, FlashInfer-Bench)
+    ("Geometric · 3_lm_head · B200", "3_lm_head"),
+    ("Geometric · 0121_MoE_FP8-grouped.v2 · B200", "0121_MoE_FP8-grouped.v2"),
+    ("Proud Wren · NVIDIA · 003_lm_head · B200", "003_lm_head"),  # a name holding ' · '
+    # a local evaluator run: SOLUTION · DEFINITION · HARDWARE (local, MODE clocks), its
+    # definition read whatever its form, and a solution of a problem's form left alone
+    ("value_v1 · gqa_paged_decode_h32 · B200 (local, locked clocks)", "gqa_paged_decode_h32"),
+    ("119_grouped_v1 · 025_moe_backward · NVIDIA B200 (local, base clocks)", "025_moe_backward"),
+    # hand-written: nothing stated
+    ("my kernel · fast · B200", None),
+    ("a b · two words · B200 (local, locked clocks)", None),
+    ("003_lm_head · B200", None),
+])
+def test_r93b_g3_sol_execbench_title_shapes(title, problem):
+    board = board_of("BenchmarkRun", {"sourceNative": {"source": "sol-execbench"}}, "r",
+                     {"title": title})
+    assert dict(board or ()).get("board:title") == problem
+    if problem is not None:  # and judged against the workload's definition
+        workload = board_of("Workload", {"definition": "other_problem"})
+        assert board_disagreements(board, workload) == [
+            ("board:title", "other_problem", problem)]
+
+
+def test_r93b_g4_a_source_url_edited_to_another_kernel_is_fixed_by_restoring_it(store, kit):
+    """A pull request editing a stored leaderboard row's source URL to another kernel's
+    leaderboard: KI238's fix said "keep the title as it was" (the title was untouched);
+    it names the field changed: restore the URL."""
+    protocol, env, impl = kit.protocol(), kit.environment(), kit.implementation("p", name="i")
+    three = _sol_workload(kit, 3, "sol-kernel-3")
+    url = ("https://research.nvidia.com/benchmarks/sol-execbench/api/leaderboard/kernel/"
+           "{}/B200?evaluation_stack_version=v1.1")
+    run = kit.run(protocol, env, impl, three, latency=900, name="sol-submission-7",
+                  native={"source": "sol-execbench", "externalId": "7"})
+    run["metadata"]["annotations"] = {"kernelindex.dev/source-url": url.format(3)}
+    add_docs(store, [protocol, env, impl, three, run])
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    path = layout.metadata_path(Digest(_hex(run)))
+    meta = json.loads((store.root / path).read_text())
+    meta["annotations"]["kernelindex.dev/source-url"] = url.format(10)
+    (store.root / path).write_text(json.dumps(meta, sort_keys=True, separators=(",", ":")))
+    git(store.root, "commit", "-qam", "another kernel's URL")
+    [found] = _errors(store, base)
+    assert "was retrieved from SOL-ExecBench kernel 10's leaderboard" in found.message
+    assert found.hint == (
+        "the range changes this stored run's metadata so that it states another board or "
+        "shape than its workload's (its source URL (annotation kernelindex.dev/source-url): "
+        "KI238 reads it since 2026-12-05, r92 F3): restore its source URL (annotation "
+        f"kernelindex.dev/source-url) as imported (`git checkout BASE -- {path}`); where the "
+        "run was retrieved from and imported from never changes (KI432)")
+    assert "title" not in found.hint

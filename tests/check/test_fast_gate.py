@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings, target
@@ -23,6 +24,7 @@ from kistore.check.gate import check_range
 from kistore.core import comparison, layout
 from kistore.core.digest import Digest
 from kistore.core.model import REFERENCE_FIELDS, Manifest
+from kistore.query.group_rules import units_agree
 from kistore.store import Store
 
 from ..conftest import ManifestKit, commit_all, git, write_raw
@@ -61,11 +63,13 @@ def _run(refs: tuple[int, int, int, int], name: int, latency: int, swap: bool) -
 
 
 _refs = st.tuples(*(st.integers(0, 1),) * 4)
+_unit = st.sampled_from(["TFLOP/s", "GFLOP/s", None, 1])  # None: no unit stated; 1: no string
 _key = st.sampled_from(sorted(POOL))
 _name = st.integers(0, 2)
 _good = st.one_of(  # what a contributor's add writes: most pull requests are these
     st.tuples(st.just("add"), _key, _name),
     st.tuples(st.just("run"), _refs, _name, st.integers(1, 3), st.booleans()),
+    st.tuples(st.just("scored"), _refs, _name, st.integers(1, 3), _unit),
 )
 _bad = st.one_of(  # what a careless or hostile pull request writes
     st.tuples(st.just("object-only"), _key),
@@ -86,6 +90,20 @@ _bad = st.one_of(  # what a careless or hostile pull request writes
     st.tuples(st.just("ungroup"), st.integers(0, 3), st.booleans()),
 )
 _operation = st.one_of(_good, _good, _good, _bad)
+
+
+def _scored(refs: tuple[int, int, int, int], name: int, score: int, unit: str | int | None
+            ) -> dict:
+    """A run ranked by the source's score, stating ``unit`` (KI210's groups; None: none)."""
+    run = _run(refs, name, score, False)
+    run["spec"]["sourceNative"] = {"source": "synthetic", "metrics": {"score": float(score)},
+                                   **({} if unit is None else {"unit": unit})}
+    return run
+
+
+UNIT_POLICY = {"comparison": "source-native", "metric": "/sourceNative/metrics/score",
+               "order": "descending", "unitPointer": "/sourceNative/unit"}
+"""The pool's family ranked by a unit each run states: the gate's KI210 (issue 22)."""
 
 
 def _named(key: str, name: int) -> dict:
@@ -182,6 +200,8 @@ def _apply(root: Path, op: tuple) -> None:
         _write(root, _named(op[1], op[2]))
     elif what == "run":
         _write(root, _run(*op[1:]))
+    elif what == "scored":
+        _write(root, _scored(*op[1:]))
     elif what == "unrecorded":  # a run written without its forward records
         _write(root, _run(*op[1:]), parts="unrecorded")
     elif what == "ungrouped":  # a run written without its group file
@@ -276,12 +296,24 @@ def _seen(findings) -> list[tuple]:
 # an object a run names overwritten with another kind's bytes: KI101/KI401 on the object,
 # no KI202 on the run (the bytes are not the named manifest; found by hypothesis)
 @example(history=[[("add", "E0", 0), ("add", "R0", 0)], [("tamper", "E0")]])
+# KI210: a run in another unit than its group's, one with none, one in a group of its own
+# units; a group file of the group deleted beside it (KI210 reads the group's directory)
+@example(history=[[("add", "P0", 0), ("add", "E0", 0), ("add", "I0", 0), ("add", "I1", 1),
+                   ("add", "W0", 0), ("add", "W1", 1), ("scored", (0, 0, 0, 0), 0, 2, "TFLOP/s")],
+                  [("scored", (0, 0, 1, 0), 1, 3, "GFLOP/s")],
+                  [("scored", (0, 0, 1, 1), 2, 1, None), ("scored", (0, 0, 0, 1), 1, 1, "x")]])
+@example(history=[[("add", "P0", 0), ("add", "E0", 0), ("add", "I0", 0), ("add", "I1", 1),
+                   ("add", "W0", 0), ("scored", (0, 0, 0, 0), 0, 2, "TFLOP/s")],
+                  [("scored", (0, 0, 1, 0), 1, 3, "GFLOP/s"), ("ungroup", 0, True)]])
 def test_lookups_give_the_whole_tree_answers(history):
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch) / "store"
         Store.init(root)
         store = Store(root)
-        base = git(root, "rev-parse", "HEAD").strip()
+        policy = json.loads((root / layout.POLICY_FILE).read_text())
+        policy["families"]["synthetic"] = UNIT_POLICY
+        (root / layout.POLICY_FILE).write_text(json.dumps(policy))
+        base = commit_all(root, "the pool's family ranks by a unit its runs state")
         landed: list = []
         for number, pull_request in enumerate(history):
             for op in pull_request:
@@ -289,8 +321,9 @@ def test_lookups_give_the_whole_tree_answers(history):
             if not git(root, "status", "--porcelain"):
                 continue  # the pull request changed nothing
             head = commit_all(root, f"pull request {number}")
-            fast = check_range(store, f"{base}..{head}")
-            whole = check_range(store, f"{base}..{head}", whole_tree=True)
+            fast = check_range(store, f"{base}..{head}", checkers=(units_agree,))
+            whole = check_range(store, f"{base}..{head}", whole_tree=True,
+                                checkers=(partial(units_agree, whole_tree=True),))
             assert _seen(fast) == _seen(whole), pull_request
             if any(f.severity == "error" for f in whole):
                 git(root, "reset", "-q", "--hard", base)
@@ -322,3 +355,36 @@ def test_a_pull_request_of_runs_never_lists_the_tree(tmp_path, monkeypatch):
     again = commit_all(root, "a run claiming a taken name")
     found = _seen(check_range(store, f"{head}..{again}"))
     assert sorted(f[0] for f in found) == ["KI205", "KI208", "KI211"]  # rewrote R0's name
+
+
+def test_ki210_at_the_gate_reads_the_group_not_the_store(tmp_path, monkeypatch):
+    """KI210 of a run in another unit, found from its group's directory (issue 22): the gate
+    neither lists HEAD's files nor scans every manifest into a catalog."""
+    from kistore.index.catalog import MemoryCatalog
+    from kistore.store import CommitView
+
+    root = tmp_path / "store"
+    Store.init(root)
+    store = Store(root)
+    policy = json.loads((root / layout.POLICY_FILE).read_text())
+    policy["families"]["synthetic"] = UNIT_POLICY
+    (root / layout.POLICY_FILE).write_text(json.dumps(policy))
+    for key in ("P0", "E0", "I0", "I1", "W0", "W1"):
+        _apply(root, ("add", key, 0))
+    _apply(root, ("scored", (0, 0, 0, 0), 0, 2, "TFLOP/s"))
+    _apply(root, ("scored", (0, 0, 0, 1), 1, 2, "GFLOP/s"))  # another group (workload W1)
+    base = commit_all(root, "the base: a run in TFLOP/s, one in GFLOP/s in another group")
+    odd = _scored((0, 0, 1, 0), 2, 3, "GFLOP/s")
+    _apply(root, ("scored", (0, 0, 1, 0), 2, 3, "GFLOP/s"))
+    head = commit_all(root, "a run in GFLOP/s beside the run in TFLOP/s")
+
+    def scanned(*args, **kwargs):
+        raise AssertionError("the gate read every file of the tree")
+
+    monkeypatch.setattr(CommitView, "files", scanned)
+    monkeypatch.setattr(MemoryCatalog, "from_view", scanned)
+    found = units_agree(store, base, head, set(git(root, "diff", "--name-only", base, head)
+                                               .split()))
+    assert [(f.rule.id, f.file, f.pointer, f.expected, f.found) for f in found] == [
+        ("KI210", layout.object_path(Manifest.from_document(odd).digest),
+         "/spec/sourceNative/unit", "TFLOP/s", "GFLOP/s")]

@@ -1,0 +1,71 @@
+"""An object edited and then deleted in a pull request: one cause, one advice (r93b G2).
+
+A commit of the range edits an object (KI401) and a later one deletes the file. The
+deletion is no KI402 (the bytes it removes are no object's: :func:`._history._was_object`,
+reviewer r92 F12), so the gate said KI401 naming the edit only, and KI203 on the run's
+metadata advised removing it (or a ``kistore add``), which would lose the run for good.
+The one advice is to restore the object: rebuild the branch without both commits.
+:func:`kistore.check.audit.one_cause` leaves the KI203 out; :func:`edited_then_deleted`
+gives the KI401 the deletion's commit and that fix.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..core.findings import Finding
+from ..git import treediff
+from ..git.commit_header import first_line
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+
+def edited_then_deleted(repo: pygit2.Repository, commits: Sequence[Any], head: pygit2.Tree,
+                        findings: list[Finding], base: str) -> list[Finding]:
+    """Name the commit deleting an edited object, and fix both: restore the object.
+
+    Args:
+        repo: the repository.
+        commits: the range's commits (``pygit2.Commit``).
+        head: HEAD's tree.
+        findings: the gate's findings; each KI401 naming a commit whose object path HEAD
+            lacks is the one changed. One path lookup per commit of the range, for such
+            a finding only (rare: every one is an error).
+        base: BASE's full commit id, named in the fix.
+
+    Returns:
+        ``findings`` in their order, such a KI401 with ``, then deleted in commit ID
+        (SUBJECT)`` in its message, ``extra["deleted"]`` the deleting commits' ids, and the
+        fix: drop the edit and the deletion (``git rebase -i BASE``), which restores the
+        object; nothing is to be removed (its metadata is right).
+    """
+    out = []
+    for f in findings:
+        if (f.rule.id == "KI401" and f.file and "commit" in f.extra
+                and treediff.entry_at(repo, head, f.file) is None):
+            gone = [c for c in commits
+                    if treediff.entry_at(repo, c.tree, f.file) is None
+                    and any(treediff.entry_at(repo, p.tree, f.file) is not None
+                            for p in c.parents)]
+            if gone:
+                edit = str(f.extra["commit"])[:12]
+                said = ", ".join(f"{str(c.id)[:12]} ({first_line(c.raw_message)})"
+                                 for c in gone)
+                ids = ", ".join(str(c.id)[:12] for c in gone)
+                f = dataclasses.replace(
+                    f, message=f"{f.message}, then deleted in commit {said}: the object is "
+                    "gone, its metadata left without it",
+                    extra={**f.extra, "deleted": [str(c.id) for c in gone]},
+                    fix=(f"restore the object: its bytes were edited in commit {edit} and its "
+                         f"file deleted in commit {ids} of the branch, and a later commit "
+                         "restoring it leaves both in the history, which is read commit by "
+                         f"commit (KI401), so rebuild the branch without them: `git rebase -i "
+                         f"{base}`, and drop those commits (or edit them to leave {f.file} as "
+                         "it was); keep its metadata file: nothing else is to be written or "
+                         "removed for it; objects are never edited: add a new manifest "
+                         "instead"))
+        out.append(f)
+    return out

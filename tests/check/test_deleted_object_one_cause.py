@@ -1,0 +1,95 @@
+"""An object deleted (or edited, then deleted) gives one cause, one advice (r93b G2).
+
+The gate said KI203 on the run's metadata ("add the object ..., or remove the metadata
+file"), beside KI401 naming only the edit (the deletion of bytes that are no object's is
+no KI402), or beside KI402 of a plain deletion: removing the metadata loses the run for
+good, where restoring the object (dropping the commits) puts everything right.
+"""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from kistore.check.gate import check_range
+from kistore.cli import main
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.store import Store
+
+from ..conftest import add_docs, commit_all, git
+
+
+def _stored_run(root, kit) -> Digest:
+    Store.init(root)
+    protocol, env, workload, impl = (kit.protocol(), kit.environment(), kit.workload(),
+                                     kit.implementation())
+    run = kit.run(protocol, env, impl, workload, latency=5000, name="kept")
+    add_docs(Store(root), [protocol, env, workload, impl, run])
+    return Digest.from_str(kit.digest(run))
+
+
+def _seen(findings):
+    return [(f.rule.id, f.file) for f in findings if f.severity == "error"]
+
+
+def test_g2_an_edited_then_deleted_object_is_one_ki401_whose_fix_restores_it(tmp_path, kit):
+    root = tmp_path / "store"
+    digest = _stored_run(root, kit)
+    base = git(root, "rev-parse", "HEAD").strip()
+    path = root / layout.object_path(digest)
+    path.write_bytes(path.read_bytes().replace(b"5000", b"50"))
+    edit = commit_all(root, "a faster run")
+    path.unlink()
+    gone = commit_all(root, "remove the edited file")
+    found = check_range(Store(root), f"{base}..{gone}")
+    assert _seen(found) == [("KI401", layout.object_path(digest))]  # no KI203
+    (ki401,) = found
+    assert ki401.message == (f"modified in commit {edit[:12]} (a faster run), then deleted in "
+                             f"commit {gone[:12]} (remove the edited file): the object is "
+                             "gone, its metadata left without it")
+    assert ki401.extra["deleted"] == [gone]
+    assert f"`git rebase -i {base}`" in ki401.fix and "keep its metadata file" in ki401.fix
+    assert "remove the metadata" not in ki401.fix
+    # the one advice followed: the branch without both commits passes
+    git(root, "reset", "-q", "--hard", base)
+    assert check_range(Store(root), f"{base}..HEAD") == []
+
+
+def test_g2_a_deleted_object_is_its_ki402_alone(tmp_path, kit):
+    root = tmp_path / "store"
+    digest = _stored_run(root, kit)
+    base = git(root, "rev-parse", "HEAD").strip()
+    (root / layout.object_path(digest)).unlink()
+    head = commit_all(root, "delete a run")
+    assert _seen(check_range(Store(root), f"{base}..{head}")) == [
+        ("KI402", layout.object_path(digest))]
+
+
+def test_g2_verify_of_a_committed_object_deleted_in_the_work_tree_says_ki402_alone(
+        tmp_path, kit, monkeypatch):
+    root = tmp_path / "store"
+    digest = _stored_run(root, kit)
+    (root / layout.object_path(digest)).unlink()
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(main, ["verify", "--json"])
+    errors = [(f["rule"], f["file"]) for f in json.loads(result.stdout)["findings"]
+              if f["severity"] == "error"]
+    assert result.exit_code == 1
+    assert errors == [("KI402", layout.object_path(digest))]  # KI203 said "remove it"
+
+
+def test_g2_a_deleted_environment_leaves_its_runs_reference_unsaid(tmp_path, kit, monkeypatch):
+    """The run naming a deleted object: its KI201 ("add the referenced manifest") is the
+    deletion's, as it is a rename's (r92 F2): the one advice restores the object."""
+    root = tmp_path / "store"
+    _stored_run(root, kit)
+    env = Digest.from_str(kit.digest(kit.environment()))
+    (root / layout.object_path(env)).unlink()
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(main, ["verify", "--json"])
+    said = [(f["rule"], f.get("file")) for f in json.loads(result.stdout)["findings"]
+            if f["rule"].startswith(("KI2", "KI4"))]
+    assert result.exit_code == 1
+    assert said == [("KI402", layout.object_path(env))]
