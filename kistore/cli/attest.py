@@ -67,7 +67,8 @@ def key() -> None:
 @writes(True)
 @key.command("generate")
 @click.argument("path", type=click.Path(dir_okay=False), callback=refuse_key_path)
-@click.option("--encrypt", is_flag=True, help="Protect the key with a passphrase (prompted).")
+@click.option("--encrypt", is_flag=True,
+              help=f"Protect the key with a passphrase (prompted, or ${PASSPHRASE_ENV}).")
 @click.option("--json", "as_json", is_flag=True, help="Print keyid and public key as JSON.")
 def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
     """Write a new Ed25519 private key to PATH (mode 0600) and its public key to PATH.pub.
@@ -86,8 +87,7 @@ def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
 
     passphrase = None
     if encrypt:
-        passphrase = click.prompt("Passphrase", hide_input=True,
-                                  confirmation_prompt=True).encode("utf-8")
+        passphrase = ask_passphrase("Passphrase", file=path, new=True).encode("utf-8")
     private = signing.generate()
     line = signing.public_key_line(private.public_key())
     keyid = signing.keyid(private.public_key())
@@ -136,10 +136,46 @@ def load_signing_key(path: str) -> Any:
     try:
         return signing.load_private_key(data, file=path)
     except signing.PassphraseRequired:
-        text = os.environ.get(PASSPHRASE_ENV)
-        if text is None:
-            text = click.prompt(f"Passphrase for {path}", hide_input=True, err=True)
+        text = ask_passphrase(f"Passphrase for {path}", file=path, new=False)
         return signing.load_private_key(data, text.encode("utf-8"), file=path)
+
+
+def stdin_is_terminal() -> bool:
+    """Return True when standard input is a terminal a passphrase can be typed on."""
+    return sys.stdin.isatty()
+
+
+def ask_passphrase(prompt: str, *, file: str, new: bool) -> str:
+    """Return a key's passphrase: ``KISTORE_KEY_PASSPHRASE`` when set, else typed.
+
+    Args:
+        prompt: the words of the prompt (on stderr, input hidden).
+        file: the key file, named by an error.
+        new: True for ``key generate --encrypt`` (asked twice; an empty one refused),
+            False to unlock an existing key.
+
+    Raises:
+        InputError: the variable is set but empty for a new key, or it is unset and standard
+            input is not a terminal (CI, ``< /dev/null``): a prompt there would read the
+            passphrase from the pipe with its echo on, or fail with click's bare "Aborted!".
+    """
+    from ..core.errors import InputError  # lazy: see key_generate
+
+    text = os.environ.get(PASSPHRASE_ENV)
+    if text is not None:
+        if new and not text:
+            raise InputError(f"{PASSPHRASE_ENV} is set but empty: set it to the passphrase, "
+                             "or leave out --encrypt for a key without one; nothing was "
+                             "written", file=file)
+        return text
+    if not stdin_is_terminal():
+        what = ("--encrypt asks for the new key's passphrase" if new
+                else "the private key is encrypted and its passphrase is asked")
+        written = "; nothing was written" if new else ""
+        raise InputError(f"{what} on a terminal, and standard input is not one: set "
+                         f"{PASSPHRASE_ENV} to the passphrase (in CI, from a secret){written}",
+                         file=file)
+    return str(click.prompt(prompt, hide_input=True, confirmation_prompt=new, err=True))
 
 
 # -- attest ----------------------------------------------------------------------------
