@@ -85,8 +85,10 @@ FILE_SUBJECT_MISSING = rule(
     "Add the attested manifest to the store, or remove the attestation file.")
 NOTE_ON_UNKNOWN_OBJECT = rule(
     "KI304", "note-on-unknown-object", WARNING,
-    "The note is on a blob that is no object of this store view; check out the branch "
-    "that holds it, or ignore.")
+    "fetch the branches (`git fetch origin`) and find the commit that added the blob with "
+    "`git log --all --find-object=BLOB`: check out a branch holding it to see the note's "
+    "manifest; when no branch holds it (a fork's or a deleted branch's object), leave the "
+    "note: it counts for nothing here, and notes are never removed")
 FILE_MISPLACED = rule(
     "KI305", "attestation-file-misplaced", ERROR,
     "Attestation files live at store/attestations/sha256/XX/REST/<sha256 of the file>.json "
@@ -726,8 +728,11 @@ def check_attestations(store: Store, at: str | None = None, *,
     blobs = {blob_id(view.read(layout.object_path(d)) or b"").hex(): d
              for d in view.digests()} if annotated or unread else {}
     for blob in sorted(annotated - blobs.keys()):
-        findings.append(Finding(NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}",
-                                file=f"{NOTES_REF}:{blob}"))
+        findings.append(Finding(
+            NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}, which is no object file of "
+            f"this {'work tree' if at is None else at}: its attestations count for nothing "
+            "here", file=f"{NOTES_REF}:{blob}", fix=NOTE_ON_UNKNOWN_OBJECT.hint.replace(
+                "BLOB", blob)))
     tip = store.repo.references.get(NOTES_REF)
     if tip is not None:  # KI424: paths git reads otherwise (a second path for an object)
         findings += path_findings(store.repo, None, notes_tree(store.repo, tip.target,

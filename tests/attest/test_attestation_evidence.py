@@ -365,6 +365,14 @@ def test_note_on_an_object_not_in_the_store_is_a_warning(trusted, store_path):
     notes.add_lines(trusted.repo, blob, [bundle(STRANGER, "reproduction")])
     (warning,) = [f for f in check_attestations(trusted) if f.severity == "warning"]
     assert (warning.rule.id, warning.file) == ("KI304", f"refs/notes/kistore:{blob}")
+    # msg94 F3: the fix names the blob and what to run, not "check out the branch, or ignore"
+    assert warning.message == (f"note on git object {blob}, which is no object file of this "
+                               "work tree: its attestations count for nothing here")
+    assert warning.hint == (
+        "fetch the branches (`git fetch origin`) and find the commit that added the blob with "
+        f"`git log --all --find-object={blob}`: check out a branch holding it to see the "
+        "note's manifest; when no branch holds it (a fork's or a deleted branch's object), "
+        "leave the note: it counts for nothing here, and notes are never removed")
 
 
 def test_trust_is_read_as_of_the_revision_asked(trusted, store_path):
