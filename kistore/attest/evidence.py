@@ -661,6 +661,75 @@ def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
         return Trust(unreadable=e.problems[0].format()), e.problems
 
 
+def _misnamed_finding(store: Store, at: str | None, path: str, subject: Digest, name: str,
+                      data: bytes) -> Finding:
+    """Return KI305 of an attestation file whose bytes do not hash to its name.
+
+    A bundle kistore would write (canonical, verifying about ``subject``) under another
+    name was moved: it is put back with ``mv``. Any other bytes changed after they were
+    written (an edit, a flipped bit): tampered or corrupt, not misplaced (msg94 F7: both
+    were "sha256 of the file is not its name" with the fix "attestation files live at
+    ..."), and are restored, never moved.
+    """
+    from .attestation import Bundle, verify_bundle
+    from .notes import attestation_path
+
+    actual = hashlib.sha256(data).hexdigest()
+    try:
+        verify_bundle(Bundle.from_bytes(data, file=path), subject)
+        intact = canonical.is_canonical(data)
+    except KistoreError:
+        intact = False
+    if intact:
+        own = attestation_path(subject, data)
+        return Finding(FILE_MISPLACED, "sha256 of the file is not its name: a bundle that "
+                       "verifies, named as another's (renamed)", file=path, expected=name,
+                       found=actual, fix=f"rename it back with `mv {path} {own}` (from the "
+                       "top of the clone)")
+    return Finding(FILE_MISPLACED, f"the file's bytes changed after it was written (tampered "
+                   f"or corrupt): their sha256 is {actual[:12]}..., not its name", file=path,
+                   expected=name, found=actual, fix=_changed_file_fix(store, at, path, name))
+
+
+def _changed_file_fix(store: Store, at: str | None, path: str, name: str) -> str:
+    """Return how to put back an attestation file whose bytes do not hash to its name.
+
+    Its name is the sha256 of the bytes signed and written: the file was changed since
+    (an edit, a flipped bit), so it is restored, not moved. In the work tree, from ``HEAD``
+    when it holds the file; one never committed has no copy: it is removed and signed
+    again. At a commit (``verify --at``), or when ``HEAD`` holds it changed, from a commit
+    that holds it as written.
+
+    Args:
+        store: the store checked.
+        at: the revision checked; None for the work tree.
+        path: the file's repository path.
+        name: the sha256 (hex) its name says.
+
+    Returns:
+        A clause, lower case, no final period.
+    """
+    if at is None:
+        held = _head_bytes(store, path)
+        if held is not None and hashlib.sha256(held).hexdigest() == name:
+            return f"restore it with `git checkout HEAD -- {path}` (HEAD holds it as written)"
+        if held is None:
+            return (f"it was never committed, so git has no copy: remove it (`rm {path}`) and "
+                    "sign the attestation again with `kistore attest ... --file`")
+    return (f"restore its bytes from a commit that holds it as written (`git log --all -- "
+            f"{path}` lists them; `git checkout COMMIT -- {path}`) in a new commit, or "
+            f"`git rm {path}`")
+
+
+def _head_bytes(store: Store, path: str) -> bytes | None:
+    """Return the bytes ``HEAD`` holds at ``path``; None when it holds none or git cannot tell."""
+    try:
+        head = store.head_or_none()
+        return None if head is None else head.read(path)
+    except (KistoreError, OSError):
+        return None
+
+
 def check_attestations(store: Store, at: str | None = None, *,
                        damaged: list[tuple[ObjectUnreadable, Digest | None]] | None = None,
                        trust_damaged: list[ObjectUnreadable] | None = None
@@ -714,8 +783,7 @@ def check_attestations(store: Store, at: str | None = None, *,
         subject, name = parsed
         actual = hashlib.sha256(data).hexdigest()
         if actual != name:
-            findings.append(Finding(FILE_MISPLACED, "sha256 of the file is not its name",
-                                    file=path, expected=name, found=actual))
+            findings.append(_misnamed_finding(store, at, path, subject, name, data))
         elif not canonical.is_canonical(data):
             findings.append(Finding(FILE_MISPLACED, "the bundle is not in canonical form",
                                     file=path))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import subprocess
@@ -380,3 +381,45 @@ def test_trust_is_read_as_of_the_revision_asked(trusted, store_path):
     assert evidence_for(trusted, RUN).level == VERIFIED
     assert evidence_for(trusted, RUN, at="HEAD").level == VERIFIED
     assert evidence_for(trusted, RUN, at="HEAD~1").level == SOURCE_NATIVE  # before trust
+
+
+def test_a_tampered_attestation_file_is_said_tampered_with_its_restore(trusted, store_path):
+    # msg94 F7: a file whose bytes do not hash to its name was "misplaced", its fix where
+    # attestation files live; a changed byte is tampering or corruption, restored from git.
+    good = bundle(STRANGER, "reproduction")
+    path = notes.attestation_path(RUN, good)
+    (store_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (store_path / path).write_bytes(good)
+    subprocess.run(["git", "-C", str(store_path), "add", "store"], check=True)
+    subprocess.run(["git", "-C", str(store_path), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-qm", "attestation"], check=True)
+    flip = good.index(b'"publicKey":"ssh-ed25519 ') + 40  # one byte of the signer's key
+    tampered = good[:flip] + bytes([good[flip] ^ 1]) + good[flip + 1:]
+    (store_path / path).write_bytes(tampered)
+    (finding,) = [f for f in check_attestations(trusted) if f.rule.id == "KI305"]
+    actual = hashlib.sha256(tampered).hexdigest()
+    assert finding.message == ("the file's bytes changed after it was written (tampered or "
+                               f"corrupt): their sha256 is {actual[:12]}..., not its name")
+    assert finding.hint == f"restore it with `git checkout HEAD -- {path}` (HEAD holds it as " \
+                           "written)"
+    subprocess.run(["git", "-C", str(store_path), "checkout", "HEAD", "--", path], check=True)
+    assert not [f for f in check_attestations(trusted) if f.rule.id == "KI305"]
+    never = notes.attestation_path(RUN, b"x")  # never committed: no copy in git
+    (store_path / never).write_bytes(b"{not json")
+    (finding,) = [f for f in check_attestations(trusted) if f.rule.id == "KI305"]
+    assert finding.message.startswith("the file's bytes changed after it was written")
+    assert finding.hint == (f"it was never committed, so git has no copy: remove it (`rm "
+                            f"{never}`) and sign the attestation again with `kistore attest "
+                            "... --file`")
+
+
+def test_a_renamed_attestation_file_is_said_renamed_with_its_mv(trusted, store_path):
+    good = bundle(STRANGER, "reproduction")
+    own = notes.attestation_path(RUN, good)
+    misnamed = notes.attestation_path(RUN, b"something else")
+    (store_path / misnamed).parent.mkdir(parents=True, exist_ok=True)
+    (store_path / misnamed).write_bytes(good)
+    (finding,) = [f for f in check_attestations(trusted) if f.rule.id == "KI305"]
+    assert finding.message == ("sha256 of the file is not its name: a bundle that verifies, "
+                               "named as another's (renamed)")
+    assert finding.hint == f"rename it back with `mv {misnamed} {own}` (from the top of the clone)"
