@@ -31,6 +31,7 @@ one key counts once however many attestations, signatures or keyids it appears u
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -65,6 +66,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store, View
 
 INVALID = "invalid"
+UNREADABLE_BUNDLE = "unreadable bundle: "
+"""How the reason of bytes that are no bundle begins (then the parse error, with its place)."""
 NOT_COUNTED = "not-counted"
 COMMUNITY = "community"
 VERIFIES = "verifies"
@@ -219,7 +222,7 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     try:
         bundle = Bundle.from_bytes(seen.data, file=seen.location)
     except KistoreError as e:
-        return Judgement(None, None, False, INVALID, f"unreadable bundle: {e.format()}", **base)
+        return Judgement(None, None, False, INVALID, f"{UNREADABLE_BUNDLE}{e.format()}", **base)
     keyid = bundle_keyid(bundle)
     try:
         statement = verify_bundle(bundle, seen.subject)
@@ -809,7 +812,9 @@ def check_attestations(store: Store, at: str | None = None, *,
         damaged += [(e, blobs.get((e.path or "").rpartition(":")[2])) for e in unread]
     seen = collect(store, at=at, damaged=None if damaged is None else [])  # said above
     for s, j in zip(seen, judge_all(seen, trust, view), strict=True):
-        if not s.defect:  # a defective file is already reported above (KI305)
+        if s.source == "note" and j.effect == INVALID and not s.defect:
+            findings.append(_invalid_note_line(store, s, j))
+        elif not s.defect:  # a defective file is already reported above (KI305)
             findings.append(_finding(j))
         if j.text_problem:  # KI312: a text `attest` refuses, stored all the same
             findings.append(Finding(
@@ -834,6 +839,43 @@ def check_attestations(store: Store, at: str | None = None, *,
                             extra={"notes": len(seen) - len(files), "files": len(files),
                                    "filesNotInNotes": missing}))
     return findings
+
+
+def _invalid_note_line(store: Store, seen: Any, j: Judgement) -> Finding:
+    """Return KI301 of a note line that does not verify, naming its line and how to drop it.
+
+    msg94 F12: a garbage line was "attestation by an unreadable key (note): ..." with
+    the fix "Remove the bundle", naming neither the line nor how a note line is removed.
+
+    Args:
+        store: the store checked.
+        seen: the line as found (:class:`kistore.attest.notes.Seen`).
+        j: its judgement (``invalid``).
+
+    Returns:
+        The finding at ``refs/notes/kistore:BLOB:LINE`` (the line's number in the note as
+        git holds it; none when the note cannot be read again), whose fix is ``git notes
+        --ref=refs/notes/kistore edit BLOB``.
+    """
+    from .notes import note_lines
+
+    blob = seen.location.rpartition(":")[2]
+    try:
+        lines = note_lines(store.repo, blob)
+    except (KistoreError, ObjectUnreadable):
+        lines = []
+    line = lines.index(seen.data) + 1 if seen.data in lines else None
+    unreadable = j.reason.startswith(UNREADABLE_BUNDLE)
+    what = "is not an attestation bundle" if unreadable else "does not verify"
+    # the parse error's own place is the note's, column in the line: said once, as ours
+    reason = re.sub(rf"^{re.escape(seen.location)}:1:(\d+): ", r"at column \1: ",
+                    j.reason.removeprefix(UNREADABLE_BUNDLE))
+    place = "a line" if line is None else f"line {line}"
+    return replace(_finding(j), line=line, message=(
+        f"{place} of the note on {layout.object_path(seen.subject)} {what}: {reason}"),
+        fix=(f"it counts for nothing, and a push of the notes carrying it is refused (KI409): "
+             f"delete {place} in the editor `git notes --ref={NOTES_REF} edit {blob}` opens, "
+             "and have its signer attest again with `kistore attest` if it was meant"))
 
 
 def _finding(j: Judgement) -> Finding:

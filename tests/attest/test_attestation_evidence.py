@@ -423,3 +423,28 @@ def test_a_renamed_attestation_file_is_said_renamed_with_its_mv(trusted, store_p
     assert finding.message == ("sha256 of the file is not its name: a bundle that verifies, "
                                "named as another's (renamed)")
     assert finding.hint == f"rename it back with `mv {misnamed} {own}` (from the top of the clone)"
+
+
+def test_a_garbage_note_line_names_its_line_and_how_to_delete_it(trusted, store_path):
+    # msg94 F12: "attestation by an unreadable key (note): unreadable bundle: ..." and
+    # "Remove the bundle": no line, no way to remove a line from a note.
+    good = bundle(STRANGER, "reproduction")
+    notes.attach(trusted, RUN, good)
+    blob = str(pygit2.hash(trusted.view().read(f"store/objects/sha256/{RUN.hex[:2]}/"
+                                               f"{RUN.hex[2:]}.json")))
+    notes.add_lines(trusted.repo, blob, [b"garbage"])
+    (finding,) = [f for f in check_attestations(trusted) if f.rule.id == "KI301"]
+    line = sorted([good, b"garbage"]).index(b"garbage") + 1  # a note's lines are sorted
+    assert (finding.file, finding.line) == (f"refs/notes/kistore:{blob}", line)
+    assert finding.message == (
+        f"line {line} of the note on store/objects/sha256/{RUN.hex[:2]}/{RUN.hex[2:]}.json is "
+        "not an attestation bundle: at column 1: unexpected character 'g'; expected a value: "
+        "a value is an object, array, string in double quotes, number, true, false or null")
+    assert finding.hint == (
+        "it counts for nothing, and a push of the notes carrying it is refused (KI409): "
+        f"delete line {line} in the editor `git notes --ref=refs/notes/kistore edit {blob}` "
+        "opens, and have its signer attest again with `kistore attest` if it was meant")
+    env = {**os.environ, "GIT_EDITOR": f"sed -i {line}d"}  # what the fix says, done
+    subprocess.run(["git", "-C", str(store_path), "notes", "--ref=refs/notes/kistore", "edit",
+                    blob], check=True, env=env)
+    assert not [f for f in check_attestations(trusted) if f.rule.id == "KI301"]
