@@ -18,3 +18,15 @@ def test_a_jsonl_syntax_error_names_its_line_and_column(runner, store_path, tmp_
     assert f"error: {bad}:2:12: expected a string object key: write the key in double " \
            "quotes\n" in result.stderr
     assert "nothing was added" in result.stderr and "Traceback" not in result.output
+
+
+def test_site_builds_hint_quotes_a_path_with_a_space(runner, record_store, store_path,
+                                                      tmp_path):
+    # msg94 F6: `kistore site serve /tmp/my site` was printed, which serves /tmp/my
+    out = tmp_path / "my site"
+    result = run(runner, store_path, "site", "build", str(out))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == (
+        f"open {(out / 'index.html').resolve().as_uri()} or run `kistore site serve "
+        f"'{out}'`")
+    assert "%20" in result.stdout  # the URI, already quoted its own way
