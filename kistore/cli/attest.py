@@ -32,6 +32,11 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 pass_ctx = click.make_pass_decorator(StoreContext)
 
 TYPES = ("reproduction", "rerun", "note", "dispute", "withdrawal")
+NO_WORK_TREE_FOR_TRUST = (
+    "this repository has no work tree (a bare repository), and the trust file is changed "
+    "in one: run it in a clone (`git clone REPO`), then commit store/trust/keys.json and "
+    "open a pull request")
+"""Why ``trust add`` and ``trust revoke`` refuse a bare repository, and what to do (msg94 F2)."""
 PASSPHRASE_ENV = "KISTORE_KEY_PASSPHRASE"
 
 
@@ -132,7 +137,8 @@ def load_signing_key(path: str) -> Any:
     try:
         data = Path(path).read_bytes()
     except OSError as e:
-        raise InputError(f"cannot read the key: {e.strerror}", file=path) from None
+        raise InputError(f"cannot read the key: {e.strerror}; give the path of your private "
+                         "key file (`kistore key generate PATH` makes one)", file=path) from None
     try:
         return signing.load_private_key(data, file=path)
     except signing.PassphraseRequired:
@@ -240,8 +246,10 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     if predicate_file:
         given = canonical.loads(Path(predicate_file).read_bytes(), file=predicate_file)
         if not isinstance(given, dict):
-            raise InputError("the predicate must be a JSON object", file=predicate_file,
-                             pointer="")
+            raise InputError("the predicate must be a JSON object of the predicate's fields "
+                             "(`{\"outcome\": \"reproduced\", \"timing\": ...}`: "
+                             "schemas/predicate-TYPE.json, docs/attestations.md)",
+                             file=predicate_file, pointer="")
     needs = {"note": "text", "dispute": "reason", "withdrawal": "reason"}.get(type_name)
     if needs is not None and not message and needs not in (given or {}):
         # r86 F1: the schema's "--predicate FILE (not given):/text: missing" sent people to
@@ -404,7 +412,10 @@ def _sign(statement: dict[str, Any], key_path: str) -> Any:
     try:
         head = Path(key_path).read_bytes()[:64]
     except OSError as e:
-        raise InputError(f"cannot read the key: {e.strerror}", file=key_path) from None
+        raise InputError(f"cannot read the key: {e.strerror}; give the path of your private "
+                         "key file, or of a public key KEY.pub whose private half is in "
+                         "ssh-agent (`kistore key generate PATH` makes a key)",
+                         file=key_path) from None
     if head.split(b" ", 1)[0].decode("ascii", "replace") not in sshsig.KEY_TYPES:
         return attestation.sign_statement(statement, load_signing_key(key_path))
     key = sshsig.SshPublicKey.from_text(Path(key_path).read_bytes(), file=key_path)
@@ -865,7 +876,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
 
     store = ctx.store()
     if store.root is None:
-        raise StoreStateError("this repository has no work tree")
+        raise StoreStateError(NO_WORK_TREE_FOR_TRUST)
     store.require_checkout("kistore trust add", writes=_TRUST_NEEDS)
     store.settings().refuse_other_version("kistore trust add")  # as add, import and migrate
     if comment is not None and not _is_utf8(comment):  # bytes that are not UTF-8
@@ -922,7 +933,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
 
     store = ctx.store()
     if store.root is None:
-        raise StoreStateError("this repository has no work tree")
+        raise StoreStateError(NO_WORK_TREE_FOR_TRUST)
     store.require_checkout("kistore trust revoke", writes=_TRUST_NEEDS)
     store.settings().refuse_other_version("kistore trust revoke")
     when = parse_time(at) if at else None
