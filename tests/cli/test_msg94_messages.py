@@ -97,3 +97,28 @@ def test_trust_add_in_a_bare_repository_says_where_to_run_it(runner, record_stor
         "error: this repository has no work tree (a bare repository), and the trust file is "
         "changed in one: run it in a clone (`git clone REPO`), then commit "
         "store/trust/keys.json and open a pull request\n"))
+
+
+def test_a_did_you_mean_offers_only_a_name_a_manifest_can_hold(runner, record_store,
+                                                               store_path):
+    # msg94 F1: `show benchmarkrun/Café` said "did you mean BenchmarkRun/Café?", which is
+    # then refused for its name
+    from kistore.core import layout
+    from kistore.core.schema import NAME_RULE
+
+    said = {ref: run(runner, store_path, "show", ref).stderr for ref in (
+        "benchmarkrun/Café", "benchmarkrun/東京", "benchmarkrun/sol-submissión-20464")}
+    for ref in ("benchmarkrun/Café", "benchmarkrun/東京"):
+        name = ref.partition("/")[2]
+        assert said[ref] == (
+            f"error: {ref!r} is not a reference: 'benchmarkrun' is not a kind; did you mean "
+            f"BenchmarkRun? ({name!r} is no valid name either, and no stored name is near it: "
+            f"{NAME_RULE})\n")
+    assert said["benchmarkrun/sol-submissión-20464"].endswith(
+        "did you mean BenchmarkRun/sol-submission-20464?\n")  # the stored one it meant
+    for text in said.values():
+        offered = text.rpartition("did you mean ")[2].split("?")[0]
+        kind, _, name = offered.partition("/")
+        assert kind == "BenchmarkRun" and (not name or layout.is_name(name))
+    valid = run(runner, store_path, "show", "benchmarkrun/cafe")  # a valid name: offered
+    assert valid.stderr.endswith("did you mean BenchmarkRun/cafe?\n")
