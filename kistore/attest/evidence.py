@@ -31,6 +31,7 @@ one key counts once however many attestations, signatures or keyids it appears u
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -66,6 +67,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store, View
 
 INVALID = "invalid"
+UNREADABLE_BUNDLE = "unreadable bundle: "
+"""How the reason of bytes that are no bundle begins (then the parse error, with its place)."""
 NOT_COUNTED = "not-counted"
 COMMUNITY = "community"
 VERIFIES = "verifies"
@@ -86,8 +89,10 @@ FILE_SUBJECT_MISSING = rule(
     "Add the attested manifest to the store, or remove the attestation file.")
 NOTE_ON_UNKNOWN_OBJECT = rule(
     "KI304", "note-on-unknown-object", WARNING,
-    "The note is on a blob that is no object of this store view; check out the branch "
-    "that holds it, or ignore.")
+    "fetch the branches (`git fetch origin`) and find the commit that added the blob with "
+    "`git log --all --find-object=BLOB`: check out a branch holding it to see the note's "
+    "manifest; when no branch holds it (a fork's or a deleted branch's object), leave the "
+    "note: it counts for nothing here, and notes are never removed")
 FILE_MISPLACED = rule(
     "KI305", "attestation-file-misplaced", ERROR,
     "Attestation files live at store/attestations/sha256/XX/REST/<sha256 of the file>.json "
@@ -218,7 +223,7 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     try:
         bundle = Bundle.from_bytes(seen.data, file=seen.location)
     except KistoreError as e:
-        return Judgement(None, None, False, INVALID, f"unreadable bundle: {e.format()}", **base)
+        return Judgement(None, None, False, INVALID, f"{UNREADABLE_BUNDLE}{e.format()}", **base)
     keyid = bundle_keyid(bundle)
     try:
         statement = verify_bundle(bundle, seen.subject)
@@ -660,6 +665,75 @@ def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
         return Trust(unreadable=e.problems[0].format()), e.problems
 
 
+def _misnamed_finding(store: Store, at: str | None, path: str, subject: Digest, name: str,
+                      data: bytes) -> Finding:
+    """Return KI305 of an attestation file whose bytes do not hash to its name.
+
+    A bundle kistore would write (canonical, verifying about ``subject``) under another
+    name was moved: it is put back with ``mv``. Any other bytes changed after they were
+    written (an edit, a flipped bit): tampered or corrupt, not misplaced (msg94 F7: both
+    were "sha256 of the file is not its name" with the fix "attestation files live at
+    ..."), and are restored, never moved.
+    """
+    from .attestation import Bundle, verify_bundle
+    from .notes import attestation_path
+
+    actual = hashlib.sha256(data).hexdigest()
+    try:
+        verify_bundle(Bundle.from_bytes(data, file=path), subject)
+        intact = canonical.is_canonical(data)
+    except KistoreError:
+        intact = False
+    if intact:
+        own = attestation_path(subject, data)
+        return Finding(FILE_MISPLACED, "sha256 of the file is not its name: a bundle that "
+                       "verifies, named as another's (renamed)", file=path, expected=name,
+                       found=actual, fix=f"rename it back with `mv {path} {own}` (from the "
+                       "top of the clone)")
+    return Finding(FILE_MISPLACED, f"the file's bytes changed after it was written (tampered "
+                   f"or corrupt): their sha256 is {actual[:12]}..., not its name", file=path,
+                   expected=name, found=actual, fix=_changed_file_fix(store, at, path, name))
+
+
+def _changed_file_fix(store: Store, at: str | None, path: str, name: str) -> str:
+    """Return how to put back an attestation file whose bytes do not hash to its name.
+
+    Its name is the sha256 of the bytes signed and written: the file was changed since
+    (an edit, a flipped bit), so it is restored, not moved. In the work tree, from ``HEAD``
+    when it holds the file; one never committed has no copy: it is removed and signed
+    again. At a commit (``verify --at``), or when ``HEAD`` holds it changed, from a commit
+    that holds it as written.
+
+    Args:
+        store: the store checked.
+        at: the revision checked; None for the work tree.
+        path: the file's repository path.
+        name: the sha256 (hex) its name says.
+
+    Returns:
+        A clause, lower case, no final period.
+    """
+    if at is None:
+        held = _head_bytes(store, path)
+        if held is not None and hashlib.sha256(held).hexdigest() == name:
+            return f"restore it with `git checkout HEAD -- {path}` (HEAD holds it as written)"
+        if held is None:
+            return (f"it was never committed, so git has no copy: remove it (`rm {path}`) and "
+                    "sign the attestation again with `kistore attest ... --file`")
+    return (f"restore its bytes from a commit that holds it as written (`git log --all -- "
+            f"{path}` lists them; `git checkout COMMIT -- {path}`) in a new commit, or "
+            f"`git rm {path}`")
+
+
+def _head_bytes(store: Store, path: str) -> bytes | None:
+    """Return the bytes ``HEAD`` holds at ``path``; None when it holds none or git cannot tell."""
+    try:
+        head = store.head_or_none()
+        return None if head is None else head.read(path)
+    except (KistoreError, OSError):
+        return None
+
+
 def check_attestations(store: Store, at: str | None = None, *,
                        damaged: list[tuple[ObjectUnreadable, Digest | None]] | None = None,
                        trust_damaged: list[ObjectUnreadable] | None = None
@@ -715,8 +789,7 @@ def check_attestations(store: Store, at: str | None = None, *,
         subject, name = parsed
         actual = hashlib.sha256(data).hexdigest()
         if actual != name:
-            findings.append(Finding(FILE_MISPLACED, "sha256 of the file is not its name",
-                                    file=path, expected=name, found=actual))
+            findings.append(_misnamed_finding(store, at, path, subject, name, data))
         elif not canonical.is_canonical(data):
             findings.append(Finding(FILE_MISPLACED, "the bundle is not in canonical form",
                                     file=path))
@@ -729,8 +802,11 @@ def check_attestations(store: Store, at: str | None = None, *,
     blobs = {blob_id(view.read(layout.object_path(d)) or b"").hex(): d
              for d in view.digests()} if annotated or unread else {}
     for blob in sorted(annotated - blobs.keys()):
-        findings.append(Finding(NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}",
-                                file=f"{NOTES_REF}:{blob}"))
+        findings.append(Finding(
+            NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}, which is no object file of "
+            f"this {'work tree' if at is None else at}: its attestations count for nothing "
+            "here", file=f"{NOTES_REF}:{blob}", fix=NOTE_ON_UNKNOWN_OBJECT.hint.replace(
+                "BLOB", blob)))
     tip = store.repo.references.get(NOTES_REF)
     if tip is not None:  # KI424: paths git reads otherwise (a second path for an object)
         findings += path_findings(store.repo, None, notes_tree(store.repo, tip.target,
@@ -739,7 +815,9 @@ def check_attestations(store: Store, at: str | None = None, *,
         damaged += [(e, blobs.get((e.path or "").rpartition(":")[2])) for e in unread]
     seen = collect(store, at=at, damaged=None if damaged is None else [])  # said above
     for s, j in zip(seen, judge_all(seen, trust, view), strict=True):
-        if not s.defect:  # a defective file is already reported above (KI305)
+        if s.source == "note" and j.effect == INVALID and not s.defect:
+            findings.append(_invalid_note_line(store, s, j))
+        elif not s.defect:  # a defective file is already reported above (KI305)
             findings.append(_finding(j))
         if j.text_problem:  # KI312: a text `attest` refuses, stored all the same
             findings.append(Finding(
@@ -765,6 +843,43 @@ def check_attestations(store: Store, at: str | None = None, *,
                             extra={"notes": len(seen) - len(files), "files": len(files),
                                    "filesNotInNotes": missing}))
     return findings
+
+
+def _invalid_note_line(store: Store, seen: Any, j: Judgement) -> Finding:
+    """Return KI301 of a note line that does not verify, naming its line and how to drop it.
+
+    msg94 F12: a garbage line was "attestation by an unreadable key (note): ..." with
+    the fix "Remove the bundle", naming neither the line nor how a note line is removed.
+
+    Args:
+        store: the store checked.
+        seen: the line as found (:class:`kistore.attest.notes.Seen`).
+        j: its judgement (``invalid``).
+
+    Returns:
+        The finding at ``refs/notes/kistore:BLOB:LINE`` (the line's number in the note as
+        git holds it; none when the note cannot be read again), whose fix is ``git notes
+        --ref=refs/notes/kistore edit BLOB``.
+    """
+    from .notes import note_lines
+
+    blob = seen.location.rpartition(":")[2]
+    try:
+        lines = note_lines(store.repo, blob)
+    except (KistoreError, ObjectUnreadable):
+        lines = []
+    line = lines.index(seen.data) + 1 if seen.data in lines else None
+    unreadable = j.reason.startswith(UNREADABLE_BUNDLE)
+    what = "is not an attestation bundle" if unreadable else "does not verify"
+    # the parse error's own place is the note's, column in the line: said once, as ours
+    reason = re.sub(rf"^{re.escape(seen.location)}:1:(\d+): ", r"at column \1: ",
+                    j.reason.removeprefix(UNREADABLE_BUNDLE))
+    place = "a line" if line is None else f"line {line}"
+    return replace(_finding(j), line=line, message=(
+        f"{place} of the note on {layout.object_path(seen.subject)} {what}: {reason}"),
+        fix=(f"it counts for nothing, and a push of the notes carrying it is refused (KI409): "
+             f"delete {place} in the editor `git notes --ref={NOTES_REF} edit {blob}` opens, "
+             "and have its signer attest again with `kistore attest` if it was meant"))
 
 
 def _finding(j: Judgement) -> Finding:

@@ -40,6 +40,11 @@ L = 2**252 + 27742317777372353535851937790883648493
 """Order of the Ed25519 base point (RFC 8032 §5.1); a canonical S is below it."""
 
 
+KEY_FORMS = ("give an Ed25519 private key in OpenSSH or PEM (PKCS#8) form: `kistore key "
+             "generate PATH` or `ssh-keygen -t ed25519` makes one")
+"""What a private key file must be, said when one cannot be read (msg94 F2)."""
+
+
 class PassphraseRequired(InputError):
     """The private key is encrypted and no passphrase (or a wrong one) was given."""
 
@@ -87,22 +92,25 @@ def load_private_key(data: bytes, passphrase: bytes | None = None, *, file: str 
         if passphrase is None:
             raise PassphraseRequired("the private key is encrypted; give its passphrase",
                                      file=file) from None
-        raise InputError(f"cannot read the private key ({e})", file=file) from None
+        raise InputError(f"cannot read the private key ({e}); {KEY_FORMS}", file=file) from None
     except ValueError as e:
         # A wrong passphrase on an encrypted PKCS#8 PEM leaves valid CBC padding about one
         # time in 256; cryptography then says "Could not deserialize", not "Incorrect password".
         if passphrase is not None and (b"ENCRYPTED" in data or "decrypt" in str(e).lower()
                                        or "password" in str(e) or "Corrupt" in str(e)):
-            raise PassphraseRequired("wrong passphrase for the private key", file=file) from None
+            raise PassphraseRequired("wrong passphrase for the private key: type it again, or "
+                                     "set KISTORE_KEY_PASSPHRASE to the right one",
+                                     file=file) from None
         raise InputError(
             f"not a PEM or OpenSSH private key ({e}); create one with `kistore key generate`",
             file=file) from None
     except Exception as e:  # noqa: BLE001 - unsupported algorithms raise assorted types
-        raise InputError(f"cannot read the private key ({e})", file=file) from None
-    if not isinstance(key, Ed25519PrivateKey):
+        raise InputError(f"cannot read the private key ({e}); {KEY_FORMS}", file=file) from None
+    if not isinstance(key, Ed25519PrivateKey):  # msg94 F2: an RSA key got no way forward
         raise InputError(
-            f"the key is {type(key).__name__.removesuffix('PrivateKey')}, expected Ed25519",
-            file=file)
+            f"the key is {type(key).__name__.removesuffix('PrivateKey')}, expected Ed25519 "
+            "(attestations are signed with Ed25519 only): make one with `kistore key generate "
+            "PATH` or `ssh-keygen -t ed25519`", file=file)
     return key
 
 

@@ -50,7 +50,13 @@ from ..core.limits import Limits, long_value_message, long_values, may_pass
 from ..core.model import REFERENCE_FIELDS, REFERENCE_KINDS, wrong_kind, wrong_kind_answer
 from ..core.naming import external_id_disagreement
 from ..core.provenance import unproven_claim
-from ..core.schema import KINDS, check_manifest, fast_validator, reserved_on_windows
+from ..core.schema import (
+    KINDS,
+    check_manifest,
+    fast_validator,
+    in_metadata_file,
+    reserved_on_windows,
+)
 from ..core.statistics import (
     RUN_POINTER,
     STATISTIC_DISAGREES,
@@ -74,6 +80,13 @@ NOT_CANONICAL = rule(
 SCHEMA_INVALID = rule(
     "KI104", "schema-invalid", ERROR,
     "fix the manifest so it validates against schemas/KIND.json and add it again")
+METADATA_FIX = (
+    "a metadata file changed after kistore wrote it (the object is not at fault: metadata is "
+    "kept beside it, not derived from it, so no command rebuilds it): restore it with `git "
+    "checkout HEAD -- PATH` if HEAD holds it as kistore wrote it, else write it again with "
+    "`kistore add --update-metadata FILE` (FILE: the manifest holding the metadata wanted)")
+"""The fix of KI102, KI103 and KI104 on a metadata file (msg94 F14: KI104's "add it again"
+and KI103's "write stored files only with `kistore add`" said nothing a person could do)."""
 CRLF_LINE_ENDS = rule(
     "KI105", "crlf-line-ends", ERROR,
     "a line-ending conversion rewrote stored bytes: keep `store/** -text -eol ...` in "
@@ -350,9 +363,12 @@ def check_metadata_bytes(path: str, data: bytes) -> Parsed:
         data: its exact bytes.
 
     Returns:
-        KI105, KI102 or KI103 findings as for objects (a metadata file has no digest).
+        KI105, KI102 or KI103 findings as for objects (a metadata file has no digest);
+        KI102 and KI103 with :data:`METADATA_FIX`.
     """
-    return _check_json_bytes(path, data)
+    parsed = _check_json_bytes(path, data)
+    return Parsed([replace(f, fix=METADATA_FIX) if f.rule in (JSON_PARSE_ERROR, NOT_CANONICAL)
+                   else f for f in parsed.findings], parsed.value)
 
 
 def _check_json_bytes(path: str, data: bytes) -> Parsed:
@@ -595,11 +611,12 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
     findings = []
     for error in check_manifest(document):  # the compiled validator first (schema.py)
         pointer = error.pointer or ""
-        if pointer == "/metadata" or pointer.startswith("/metadata/"):
+        in_metadata = in_metadata_file(pointer)
+        if in_metadata is not None:
             if metadata is None:
                 continue
             findings.append(Finding(SCHEMA_INVALID, error.message, file=metadata_path,
-                                    pointer=pointer[len("/metadata"):]))
+                                    pointer=in_metadata, fix=METADATA_FIX))
         else:
             findings.append(Finding(SCHEMA_INVALID, error.message, file=object_path,
                                     pointer=pointer))

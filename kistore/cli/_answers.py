@@ -338,11 +338,25 @@ def warn_implementation_missing(rows: Iterable[Row]) -> None:
     Args:
         rows: the rows the answer shows (``show``: the run's own row of its group).
     """
-    for row in rows:
-        r = row.record
-        if row.rank is not None and r.implementation and r.role is None:
-            click.echo(f"warning: BenchmarkRun/{r.name} ({r.digest}) is ranked, but its "
-                       f"implementationDigest {r.implementation} names no Implementation "
-                       "this store holds: its project and role are unknown (a reference "
-                       "implementation's run would rank as a candidate); add that "
-                       "Implementation, or check the run's implementationDigest", err=True)
+    missing = [row.record for row in rows if row.rank is not None
+               and row.record.implementation and row.record.role is None]
+    if len(missing) == 1:
+        r = missing[0]
+        click.echo(f"warning: BenchmarkRun/{r.name} ({r.digest}) is ranked, but its "
+                   f"implementationDigest {r.implementation} names no Implementation "
+                   "this store holds: its project and role are unknown (a reference "
+                   "implementation's run would rank as a candidate); add that "
+                   "Implementation, or check the run's implementationDigest", err=True)
+    elif missing:  # once, with a count (msg94 F10: ~400 characters a run, 22 times a board)
+        shown = ", ".join(f"BenchmarkRun/{r.name}" for r in missing[:MISSING_SHOWN])
+        more = f" and {len(missing) - MISSING_SHOWN} more" if len(missing) > MISSING_SHOWN \
+            else ""
+        click.echo(f"warning: {len(missing)} ranked runs ({shown}{more}) have an "
+                   "implementationDigest naming no Implementation this store holds: their "
+                   "project and role are unknown (a reference implementation's run would "
+                   "rank as a candidate); add those Implementations, or check the runs' "
+                   "implementationDigest (`kistore show RUN` names each)", err=True)
+
+
+MISSING_SHOWN = 3
+"""How many runs the one warning of many runs without their Implementation names."""

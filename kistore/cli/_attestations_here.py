@@ -148,10 +148,17 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
         return
     why, trusted = missing
     fetch = fetch_command(store)
+    # msg94 F8: notes attested here and never fetched are published; "community
+    # attestations are left out" was said, then they were exported
+    from ..attest.levels import LOCAL_ONLY
+
+    own = why == LOCAL_ONLY
+    kept = "; this clone's own attestations are published" if own else ""
+    whose = "the remote's " if own else ""
     if not trusted:
-        click.echo(f"warning: {why}: community attestations are left out (no key is trusted "
-                   f"at {printable(at)}, so none could withdraw or verify a run); `{fetch}` "
-                   "fetches them", err=True)
+        click.echo(f"warning: {why}: {whose}community attestations are left out (no key is "
+                   f"trusted at {printable(at)}, so none could withdraw or verify a run)"
+                   f"{kept}; `{fetch}` fetches them", err=True)
         return
     lacking = (f"{why}, so the remote's attestations are not here: a withdrawn run would be "
                "ranked and no run verified")
@@ -160,8 +167,8 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
             f"refusing to {doing}: {lacking}; run `{fetch}` and {doing} again, or pass "
             f"--without-attestations to {doing} without them (as when the remote has no "
             f"{NOTES_REF} either: no attestation was ever made)")
-    click.echo(f"warning: {doing} without attestations (--without-attestations): {lacking}; "
-               f"`{fetch}` fetches them", err=True)
+    click.echo(f"warning: {doing} without {whose}attestations (--without-attestations): "
+               f"{lacking}{kept}; `{fetch}` fetches them", err=True)
 
 
 def _pushed_by_git(store: Store) -> bool:

@@ -32,6 +32,11 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 pass_ctx = click.make_pass_decorator(StoreContext)
 
 TYPES = ("reproduction", "rerun", "note", "dispute", "withdrawal")
+NO_WORK_TREE_FOR_TRUST = (
+    "this repository has no work tree (a bare repository), and the trust file is changed "
+    "in one: run it in a clone (`git clone REPO`), then commit store/trust/keys.json and "
+    "open a pull request")
+"""Why ``trust add`` and ``trust revoke`` refuse a bare repository, and what to do (msg94 F2)."""
 PASSPHRASE_ENV = "KISTORE_KEY_PASSPHRASE"
 
 
@@ -67,7 +72,8 @@ def key() -> None:
 @writes(True)
 @key.command("generate")
 @click.argument("path", type=click.Path(dir_okay=False), callback=refuse_key_path)
-@click.option("--encrypt", is_flag=True, help="Protect the key with a passphrase (prompted).")
+@click.option("--encrypt", is_flag=True,
+              help=f"Protect the key with a passphrase (prompted, or ${PASSPHRASE_ENV}).")
 @click.option("--json", "as_json", is_flag=True, help="Print keyid and public key as JSON.")
 def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
     """Write a new Ed25519 private key to PATH (mode 0600) and its public key to PATH.pub.
@@ -86,8 +92,7 @@ def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
 
     passphrase = None
     if encrypt:
-        passphrase = click.prompt("Passphrase", hide_input=True,
-                                  confirmation_prompt=True).encode("utf-8")
+        passphrase = ask_passphrase("Passphrase", file=path, new=True).encode("utf-8")
     private = signing.generate()
     line = signing.public_key_line(private.public_key())
     keyid = signing.keyid(private.public_key())
@@ -132,14 +137,51 @@ def load_signing_key(path: str) -> Any:
     try:
         data = Path(path).read_bytes()
     except OSError as e:
-        raise InputError(f"cannot read the key: {e.strerror}", file=path) from None
+        raise InputError(f"cannot read the key: {e.strerror}; give the path of your private "
+                         "key file (`kistore key generate PATH` makes one)", file=path) from None
     try:
         return signing.load_private_key(data, file=path)
     except signing.PassphraseRequired:
-        text = os.environ.get(PASSPHRASE_ENV)
-        if text is None:
-            text = click.prompt(f"Passphrase for {path}", hide_input=True, err=True)
+        text = ask_passphrase(f"Passphrase for {path}", file=path, new=False)
         return signing.load_private_key(data, text.encode("utf-8"), file=path)
+
+
+def stdin_is_terminal() -> bool:
+    """Return True when standard input is a terminal a passphrase can be typed on."""
+    return sys.stdin.isatty()
+
+
+def ask_passphrase(prompt: str, *, file: str, new: bool) -> str:
+    """Return a key's passphrase: ``KISTORE_KEY_PASSPHRASE`` when set, else typed.
+
+    Args:
+        prompt: the words of the prompt (on stderr, input hidden).
+        file: the key file, named by an error.
+        new: True for ``key generate --encrypt`` (asked twice; an empty one refused),
+            False to unlock an existing key.
+
+    Raises:
+        InputError: the variable is set but empty for a new key, or it is unset and standard
+            input is not a terminal (CI, ``< /dev/null``): a prompt there would read the
+            passphrase from the pipe with its echo on, or fail with click's bare "Aborted!".
+    """
+    from ..core.errors import InputError  # lazy: see key_generate
+
+    text = os.environ.get(PASSPHRASE_ENV)
+    if text is not None:
+        if new and not text:
+            raise InputError(f"{PASSPHRASE_ENV} is set but empty: set it to the passphrase, "
+                             "or leave out --encrypt for a key without one; nothing was "
+                             "written", file=file)
+        return text
+    if not stdin_is_terminal():
+        what = ("--encrypt asks for the new key's passphrase" if new
+                else "the private key is encrypted and its passphrase is asked")
+        written = "; nothing was written" if new else ""
+        raise InputError(f"{what} on a terminal, and standard input is not one: set "
+                         f"{PASSPHRASE_ENV} to the passphrase (in CI, from a secret){written}",
+                         file=file)
+    return str(click.prompt(prompt, hide_input=True, confirmation_prompt=new, err=True))
 
 
 # -- attest ----------------------------------------------------------------------------
@@ -204,8 +246,10 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     if predicate_file:
         given = canonical.loads(Path(predicate_file).read_bytes(), file=predicate_file)
         if not isinstance(given, dict):
-            raise InputError("the predicate must be a JSON object", file=predicate_file,
-                             pointer="")
+            raise InputError("the predicate must be a JSON object of the predicate's fields "
+                             "(`{\"outcome\": \"reproduced\", \"timing\": ...}`: "
+                             "schemas/predicate-TYPE.json, docs/attestations.md)",
+                             file=predicate_file, pointer="")
     needs = {"note": "text", "dispute": "reason", "withdrawal": "reason"}.get(type_name)
     if needs is not None and not message and needs not in (given or {}):
         # r86 F1: the schema's "--predicate FILE (not given):/text: missing" sent people to
@@ -368,7 +412,10 @@ def _sign(statement: dict[str, Any], key_path: str) -> Any:
     try:
         head = Path(key_path).read_bytes()[:64]
     except OSError as e:
-        raise InputError(f"cannot read the key: {e.strerror}", file=key_path) from None
+        raise InputError(f"cannot read the key: {e.strerror}; give the path of your private "
+                         "key file, or of a public key KEY.pub whose private half is in "
+                         "ssh-agent (`kistore key generate PATH` makes a key)",
+                         file=key_path) from None
     if head.split(b" ", 1)[0].decode("ascii", "replace") not in sshsig.KEY_TYPES:
         return attestation.sign_statement(statement, load_signing_key(key_path))
     key = sshsig.SshPublicKey.from_text(Path(key_path).read_bytes(), file=key_path)
@@ -835,7 +882,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
 
     store = ctx.store()
     if store.root is None:
-        raise StoreStateError("this repository has no work tree")
+        raise StoreStateError(NO_WORK_TREE_FOR_TRUST)
     store.require_checkout("kistore trust add", writes=_TRUST_NEEDS)
     store.settings().refuse_other_version("kistore trust add")  # as add, import and migrate
     if comment is not None and not _is_utf8(comment):  # bytes that are not UTF-8
@@ -892,7 +939,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
 
     store = ctx.store()
     if store.root is None:
-        raise StoreStateError("this repository has no work tree")
+        raise StoreStateError(NO_WORK_TREE_FOR_TRUST)
     store.require_checkout("kistore trust revoke", writes=_TRUST_NEEDS)
     store.settings().refuse_other_version("kistore trust revoke")
     when = parse_time(at) if at else None

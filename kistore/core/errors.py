@@ -339,6 +339,21 @@ class MetadataConflictError(ConflictError):
     """
 
 
+def with_fix(error: KistoreError, fix: str) -> KistoreError:
+    """Return a copy of ``error`` (same class, place and fields) whose message ends with ``fix``.
+
+    Args:
+        error: one problem (not a :class:`MultipleErrors`).
+        fix: what to do, a clause in lower case, no final period; joined with ``"; "``.
+    """
+    import copy
+
+    fixed = copy.copy(error)
+    fixed.message = f"{error.message}; {fix}"
+    fixed.args = (fixed.format(),)
+    return fixed
+
+
 class MultipleErrors(KistoreError):
     """Several independent problems found in one operation; nothing was written.
 

@@ -561,6 +561,24 @@ def nearest_name(text: str) -> str | None:
     return fixed
 
 
+def in_metadata_file(pointer: str | None) -> str | None:
+    """Return where a manifest's JSON Pointer (RFC 6901) points in its metadata file.
+
+    A stored manifest is two files: ``metadata`` is kept in the metadata file, not the
+    object, so a schema error at ``/metadata/...`` is that file's to fix.
+
+    Args:
+        pointer: a pointer into the whole manifest (``/metadata/name``, ``/spec/x``), or None.
+
+    Returns:
+        The pointer relative to the metadata file's root (``/name``; ``""`` for
+        ``/metadata`` itself), or None when it points outside ``metadata``.
+    """
+    if pointer is not None and (pointer == "/metadata" or pointer.startswith("/metadata/")):
+        return pointer[len("/metadata"):]
+    return None
+
+
 def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaError]:
     """Validate a manifest against the schema of its ``kind``.
 

@@ -40,16 +40,31 @@ def comparison_said(name: str) -> str:
     return f"by {COMPARISONS.get(name, name)}"
 
 
-def evidence_said(level: str) -> str:
+AS_SUBMITTED = "as submitted, no source named"
+"""What the level ``source-native`` is for a run that names no source (msg94 F13)."""
+
+
+def evidence_said(level: str, *, named_source: bool = True, withdrawn: bool = False) -> str:
     """Return an evidence level labelled as one: ``evidence: source-native``.
+
+    ``source-native`` means no trusted rerun has reproduced the run: its numbers are its
+    source's. A run that names no source has its submitter's, and "source: no source"
+    beside a bare "evidence: source-native" read as a contradiction (msg94 F13): then the
+    level is said with :data:`AS_SUBMITTED`.
 
     Args:
         level: ``source-native`` or ``verified`` (docs/design.md §5).
+        named_source: False for a run that names no source (``sourceNative.source``
+            absent); True (the default) says the level alone.
+        withdrawn: say ``withdrawn`` in the same parentheses.
 
     Returns:
-        ``evidence: LEVEL``.
+        ``evidence: LEVEL``, or ``evidence: source-native (as submitted, no source named)``,
+        ``evidence: LEVEL (withdrawn)``, ``... (as submitted, no source named; withdrawn)``.
     """
-    return f"evidence: {level}"
+    notes = [AS_SUBMITTED] if level == "source-native" and not named_source else []
+    notes += ["withdrawn"] if withdrawn else []
+    return f"evidence: {level}" + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def stated_by(source: str | None) -> str:

@@ -286,8 +286,10 @@ def problem(digest: Digest, data: bytes | None, meta: bytes | None) -> tuple[str
     if not isinstance(values[0].get("spec"), dict):
         return object_path, "has no spec"
     errors = schema.check_manifest({**values[0], "metadata": values[1]}, file=object_path)
-    if errors:
-        return object_path, f"does not match its schema ({errors[0].message}; KI104)"
+    if errors:  # a value under /metadata is the metadata file's (F14: the object was blamed)
+        in_object = [e for e in errors if schema.in_metadata_file(e.pointer) is None]
+        path, first = (object_path, in_object[0]) if in_object else (metadata_path, errors[0])
+        return path, f"does not match its schema ({first.message}; KI104)"
     return "", ""
 
 

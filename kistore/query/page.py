@@ -235,8 +235,8 @@ class RunPage(NamedTuple):
                    + (f"; software {_flat(env.get('software'))}" if env.get("software") else ""))
         atts = d["attestations"]
         out.append(f"attestations: {len(atts) if atts else 'none'}; "
-                   f"{evidence_said(d['evidenceLevel'])}"
-                   + (" (withdrawn)" if d["withdrawn"] else ""))
+                   + evidence_said(d["evidenceLevel"], named_source=bool(d["source"]),
+                                   withdrawn=d["withdrawn"]))
         for a in atts:
             out.append("  " + attestation_text(a))
         for rerun in d["reruns"]:

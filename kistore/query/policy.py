@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..attest.levels import SOURCE_NATIVE
 from ..core import canonical
-from ..core.errors import InputError, KistoreError, MultipleErrors
+from ..core.errors import InputError, KistoreError, MultipleErrors, with_fix
 from ..core.layout import POLICY_FILE
 from ..core.package_data import read_package_data
 from ..core.schema import check_document
@@ -243,7 +243,18 @@ def load_policy(view: View) -> RankingPolicy:
     data = view.read(POLICY_FILE)
     if data is None:
         return parse_policy(default_policy_bytes(), file="kistore default policy")
-    return parse_policy(data, file=POLICY_FILE)
+    try:
+        return parse_policy(data, file=POLICY_FILE)
+    except KistoreError as e:  # msg94 F9: each said what is wrong, none what to do
+        said = [*e.problems[:-1], with_fix(e.problems[-1], POLICY_FIX)]  # said once, last
+        raise (said[0] if len(said) == 1 else MultipleErrors(said)) from None
+
+
+POLICY_FIX = (f"correct {POLICY_FILE} as docs/queries.md, \"Comparisons and the ranking "
+              "policy\", says (a family takes `comparison` measured, or source-native with "
+              "`metric`, a JSON Pointer into the run's spec, and `order`, ascending or "
+              f"descending), or restore the committed one: `git checkout HEAD -- {POLICY_FILE}`")
+"""What to do about a store's ranking policy that does not parse or validate."""
 
 
 def ranked_number_advice(view: View, problems: Iterable[KistoreError]) -> None:

@@ -12,6 +12,7 @@ import errno
 import functools
 import http.server
 import os
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,8 @@ def make_server(out: str | os.PathLike[str], port: int = 8000) -> http.server.Th
             raise
         raise InputError(f"port {port} of {LOOPBACK} is in use (another server, or a "
                          "`kistore site serve` still running): stop it, or give another port "
-                         f"(`kistore site serve {root} --port 0` picks a free one)") from None
+                         f"(`kistore site serve {shlex.quote(str(root))} --port 0` picks a "
+                         "free one)") from None
 
 
 def serve(out: str | os.PathLike[str], port: int = 8000,

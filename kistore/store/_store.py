@@ -51,7 +51,7 @@ from ..core.errors import (
 from ..core.limits import Limits
 from ..core.limits import check_manifest as limits_check
 from ..core.model import Manifest
-from ..core.schema import KINDS, nearest_kind, nearest_name
+from ..core.schema import KINDS, NAME_RULE, nearest_kind, nearest_name
 from ..core.settings import STORE_VERSION
 from ..core.workers import cpus
 from ..git.blobs import (
@@ -956,8 +956,8 @@ class Store:
             near = nearest_kind(kind) if slash else None
             if near is not None and near.casefold() == kind.casefold():
                 # `benchmarkrun/NAME`: kinds are spelt in CamelCase (review r88 F9)
-                raise InputError(f"{ref!r} is not a reference: {kind!r} is not a kind; did you "
-                                 f"mean {near}/{_meant_name(view, near, name) or name}?")
+                raise InputError(f"{ref!r} is not a reference: {kind!r} is not a kind; "
+                                 f"{_meant_ref(view, near, name)}")
             held = _kinds_naming(view, ref) if not slash else []
             if held:  # a bare name: say whose it is (review r85 F21)
                 named = " and ".join(f"{kind}/{ref}" for kind in held)
@@ -966,8 +966,7 @@ class Store:
             raise InputError(
                 f"{ref!r} is not a reference: give a digest (sha256:<64 hex>), a prefix of at "
                 f"least 8 hex digits, or KIND/NAME with KIND one of {', '.join(KINDS)}"
-                + (f" (did you mean {near}/{_meant_name(view, near, name) or name}?)"
-                   if near else "")
+                + (f" ({_meant_ref(view, near, name)})" if near else "")
             )
         if len(prefix) == 64 and view.scope == "work":
             digest = Digest(prefix)
@@ -2225,6 +2224,31 @@ def _nearest_broken_dotgit(start: str) -> str | None:
             if broken is not None or (directory / ".git").is_dir():
                 return broken
     return None
+
+
+def _meant_ref(view: View, kind: str, name: str) -> str:
+    """Say which ``KIND/NAME`` a reference with a misspelt kind meant, never a refused name.
+
+    ``benchmarkrun/Café`` was answered "did you mean BenchmarkRun/Café?", a reference
+    then refused for its name (msg94 F1). The name offered is one a manifest can hold:
+    the stored name meant (:func:`_meant_name`), or the name itself when valid; else the
+    kind alone and what a name holds (never a name the store does not hold, as
+    docs/queries.md says of a name no manifest can hold).
+
+    Args:
+        view: the view the reference is resolved in.
+        kind: the kind meant.
+        name: what was typed after the slash.
+
+    Returns:
+        ``did you mean BenchmarkRun/NAME?``, or ``did you mean BenchmarkRun? ('Café' is no
+        valid name either, ...)``.
+    """
+    meant = _meant_name(view, kind, name) or (name if layout.is_name(name) else None)
+    if meant is not None:
+        return f"did you mean {kind}/{meant}?"
+    return (f"did you mean {kind}? ({name!r} is no valid name either, and no stored name is "
+            f"near it: {NAME_RULE})")
 
 
 def _meant_name(view: View, kind: str, name: str) -> str | None:

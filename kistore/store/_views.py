@@ -22,10 +22,10 @@ from typing import TypeVar
 
 from ..core import canonical, hashes, layout
 from ..core.digest import Digest
-from ..core.errors import KistoreError, ResolutionError, VerificationError
+from ..core.errors import KistoreError, MultipleErrors, ResolutionError, VerificationError
 from ..core.limits import DEFAULT, Limits, file_too_large
 from ..core.model import Manifest
-from ..core.schema import KINDS
+from ..core.schema import KINDS, in_metadata_file
 from ..git import treediff
 from ..git.blobs import (
     ObjectUnreadable,
@@ -481,16 +481,26 @@ class View:
         try:
             return Manifest.from_bytes(data, metadata, file=layout.object_path(digest),
                                        schema=schema)
-        except KistoreError:
-            try:  # errors are located in the object file: name the metadata file if it is bad
+        except KistoreError as error:
+            # errors are located in the object file: name the metadata file if it is bad
+            restore = self.restore_advice(path, digest) if self.scope == "work" \
+                else "restore it"
+            try:
                 canonical.loads(metadata, file=path)
             except KistoreError as e:
-                restore = self.restore_advice(path, digest) if self.scope == "work" \
-                    else "restore it"
                 raise VerificationError(f"the metadata file does not parse ({e.message}); "
                                         f"{restore}", file=path, line=e.line,
                                         column=e.column, pointer=e.pointer) from None
-            raise
+            problems = error.problems
+            inside = [in_metadata_file(p.pointer) for p in problems]
+            if any(i is None for i in inside):
+                raise
+            # every problem is a value of the metadata file (F14: the object was blamed)
+            said: list[KistoreError] = [VerificationError(
+                f"the metadata file does not match its schema ({p.message}); it changed after "
+                f"kistore wrote it, the object is not at fault: {restore}", file=path,
+                pointer=i) for p, i in zip(problems, inside, strict=True)]
+            raise (said[0] if len(said) == 1 else MultipleErrors(said)) from None
 
     def names(self, kinds: Sequence[str] = KINDS) -> dict[tuple[str, str], Digest]:
         """Map ``(kind, metadata.name)`` to digest for every stored manifest of ``kinds``.

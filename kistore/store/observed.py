@@ -20,12 +20,15 @@ from ..core.errors import InputError, KistoreError
 from ..core.model import Manifest
 from ..core.observed import (
     ADDED_ADVICE,
+    EARLIEST,
     OBSERVED_AFTER_ENTRY,
     POINTER,
     observed_problem,
     observed_rule,
+    observed_text,
     run_observed,
 )
+from ..core.times import commit_text
 from ._store import AdmissionWarning
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -45,23 +48,35 @@ def observed_admitted(store: Store, manifests: Sequence[Manifest], *,
         At ``/spec/observedAt``, ``(run digest, InputError)`` per run whose ``observedAt``
         lies more than a day after ``now`` (refused: nothing is written), and ``(run
         digest, AdmissionWarning)`` per run observed before 2000-01-01 (added all the same,
-        with what to do whether the add is committed or not).
+        with what to do whether the add is committed or not; said in full for the first
+        such run, then in one short line each: its time and its `kistore drop`).
     """
     clock = int(time.time() if now is None else now)
     problems: list[tuple[Digest, KistoreError]] = []
+    judged = []
     for m in manifests:
         # from the canonical bytes: m.spec would keep each run's parsed document (issue 22)
         observed = run_observed(m.object_bytes) if m.kind == "BenchmarkRun" else None
         broken = None if observed is None else observed_rule(observed, clock, entering=True)
-        if observed is None or broken is None:
-            continue
+        if observed is not None and broken is not None:
+            judged.append((m.digest, observed, broken))
+    early = sum(1 for *_, broken in judged if broken is not OBSERVED_AFTER_ENTRY)
+    count = f"; {early} runs of this add are so, each warned of" if early > 1 else ""
+    said_once = False
+    for digest, observed, broken in judged:
         said = observed_problem(observed, clock, "this add, by this machine's clock")
         if broken is OBSERVED_AFTER_ENTRY:
-            problems.append((m.digest, InputError(
+            problems.append((digest, InputError(
                 f"{said}; state when the run was measured (RFC 3339) and add it again "
                 f"({broken.id})", pointer=POINTER)))
-        else:
-            problems.append((m.digest, AdmissionWarning(
-                f"{said}; {ADDED_ADVICE.format(ref=m.digest)} ({broken.id}: added all the "
-                "same; `check` and `verify` warn too)", pointer=POINTER)))
+        elif not said_once:
+            said_once = True
+            problems.append((digest, AdmissionWarning(
+                f"{said}; {ADDED_ADVICE.format(ref=digest)} ({broken.id}: added all the "
+                f"same; `check` and `verify` warn too{count})", pointer=POINTER)))
+        else:  # msg94 F10: ~580 characters a run, an import of old runs said it each time
+            problems.append((digest, AdmissionWarning(
+                f"observed at {observed_text(observed)}, before {commit_text(EARLIEST)} too: "
+                f"as the first such warning says ({broken.id}; `kistore drop {digest}` takes "
+                "it back while not committed)", pointer=POINTER)))
     return problems

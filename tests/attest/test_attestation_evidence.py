@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import subprocess
@@ -365,6 +366,14 @@ def test_note_on_an_object_not_in_the_store_is_a_warning(trusted, store_path):
     notes.add_lines(trusted.repo, blob, [bundle(STRANGER, "reproduction")])
     (warning,) = [f for f in check_attestations(trusted) if f.severity == "warning"]
     assert (warning.rule.id, warning.file) == ("KI304", f"refs/notes/kistore:{blob}")
+    # msg94 F3: the fix names the blob and what to run, not "check out the branch, or ignore"
+    assert warning.message == (f"note on git object {blob}, which is no object file of this "
+                               "work tree: its attestations count for nothing here")
+    assert warning.hint == (
+        "fetch the branches (`git fetch origin`) and find the commit that added the blob with "
+        f"`git log --all --find-object={blob}`: check out a branch holding it to see the "
+        "note's manifest; when no branch holds it (a fork's or a deleted branch's object), "
+        "leave the note: it counts for nothing here, and notes are never removed")
 
 
 def test_trust_is_read_as_of_the_revision_asked(trusted, store_path):
@@ -372,3 +381,70 @@ def test_trust_is_read_as_of_the_revision_asked(trusted, store_path):
     assert evidence_for(trusted, RUN).level == VERIFIED
     assert evidence_for(trusted, RUN, at="HEAD").level == VERIFIED
     assert evidence_for(trusted, RUN, at="HEAD~1").level == SOURCE_NATIVE  # before trust
+
+
+def test_a_tampered_attestation_file_is_said_tampered_with_its_restore(trusted, store_path):
+    # msg94 F7: a file whose bytes do not hash to its name was "misplaced", its fix where
+    # attestation files live; a changed byte is tampering or corruption, restored from git.
+    good = bundle(STRANGER, "reproduction")
+    path = notes.attestation_path(RUN, good)
+    (store_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (store_path / path).write_bytes(good)
+    subprocess.run(["git", "-C", str(store_path), "add", "store"], check=True)
+    subprocess.run(["git", "-C", str(store_path), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-qm", "attestation"], check=True)
+    flip = good.index(b'"publicKey":"ssh-ed25519 ') + 40  # one byte of the signer's key
+    tampered = good[:flip] + bytes([good[flip] ^ 1]) + good[flip + 1:]
+    (store_path / path).write_bytes(tampered)
+    (finding,) = [f for f in check_attestations(trusted) if f.rule.id == "KI305"]
+    actual = hashlib.sha256(tampered).hexdigest()
+    assert finding.message == ("the file's bytes changed after it was written (tampered or "
+                               f"corrupt): their sha256 is {actual[:12]}..., not its name")
+    assert finding.hint == f"restore it with `git checkout HEAD -- {path}` (HEAD holds it as " \
+                           "written)"
+    subprocess.run(["git", "-C", str(store_path), "checkout", "HEAD", "--", path], check=True)
+    assert not [f for f in check_attestations(trusted) if f.rule.id == "KI305"]
+    never = notes.attestation_path(RUN, b"x")  # never committed: no copy in git
+    (store_path / never).write_bytes(b"{not json")
+    (finding,) = [f for f in check_attestations(trusted) if f.rule.id == "KI305"]
+    assert finding.message.startswith("the file's bytes changed after it was written")
+    assert finding.hint == (f"it was never committed, so git has no copy: remove it (`rm "
+                            f"{never}`) and sign the attestation again with `kistore attest "
+                            "... --file`")
+
+
+def test_a_renamed_attestation_file_is_said_renamed_with_its_mv(trusted, store_path):
+    good = bundle(STRANGER, "reproduction")
+    own = notes.attestation_path(RUN, good)
+    misnamed = notes.attestation_path(RUN, b"something else")
+    (store_path / misnamed).parent.mkdir(parents=True, exist_ok=True)
+    (store_path / misnamed).write_bytes(good)
+    (finding,) = [f for f in check_attestations(trusted) if f.rule.id == "KI305"]
+    assert finding.message == ("sha256 of the file is not its name: a bundle that verifies, "
+                               "named as another's (renamed)")
+    assert finding.hint == f"rename it back with `mv {misnamed} {own}` (from the top of the clone)"
+
+
+def test_a_garbage_note_line_names_its_line_and_how_to_delete_it(trusted, store_path):
+    # msg94 F12: "attestation by an unreadable key (note): unreadable bundle: ..." and
+    # "Remove the bundle": no line, no way to remove a line from a note.
+    good = bundle(STRANGER, "reproduction")
+    notes.attach(trusted, RUN, good)
+    blob = str(pygit2.hash(trusted.view().read(f"store/objects/sha256/{RUN.hex[:2]}/"
+                                               f"{RUN.hex[2:]}.json")))
+    notes.add_lines(trusted.repo, blob, [b"garbage"])
+    (finding,) = [f for f in check_attestations(trusted) if f.rule.id == "KI301"]
+    line = sorted([good, b"garbage"]).index(b"garbage") + 1  # a note's lines are sorted
+    assert (finding.file, finding.line) == (f"refs/notes/kistore:{blob}", line)
+    assert finding.message == (
+        f"line {line} of the note on store/objects/sha256/{RUN.hex[:2]}/{RUN.hex[2:]}.json is "
+        "not an attestation bundle: at column 1: unexpected character 'g'; expected a value: "
+        "a value is an object, array, string in double quotes, number, true, false or null")
+    assert finding.hint == (
+        "it counts for nothing, and a push of the notes carrying it is refused (KI409): "
+        f"delete line {line} in the editor `git notes --ref=refs/notes/kistore edit {blob}` "
+        "opens, and have its signer attest again with `kistore attest` if it was meant")
+    env = {**os.environ, "GIT_EDITOR": f"sed -i {line}d"}  # what the fix says, done
+    subprocess.run(["git", "-C", str(store_path), "notes", "--ref=refs/notes/kistore", "edit",
+                    blob], check=True, env=env)
+    assert not [f for f in check_attestations(trusted) if f.rule.id == "KI301"]

@@ -74,7 +74,7 @@ def test_show_names_evidence_and_attestations(runner, attested):
     assert [a["effect"] for a in page["attestations"]] == ["verifies"]
     text = run(runner, attested, "show", "BenchmarkRun/a")
     assert "not ranked (withdrawn)" in text.output
-    assert "evidence: source-native (withdrawn)" in text.output
+    assert "evidence: source-native (as submitted, no source named; withdrawn)" in text.output
 
 
 COMMUNITY_KEY = fixed_key(3)

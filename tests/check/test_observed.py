@@ -295,3 +295,27 @@ def test_verify_judges_the_times_its_contents_check_read_each_blob_read_once(
     (store.root / path).write_bytes((store.root / path).read_bytes() + b" ")  # KI101
     found = [f for f in verify(store, workers=1) if f.rule.id == "KI227"]
     assert found == alone and reads == [path]
+
+
+def test_many_runs_before_2000_are_said_in_full_once_then_briefly(store, kit, runner,
+                                                                  tmp_path):
+    # msg94 F10: ~580 characters a run, once per run of an add of many old runs
+    docs = _docs(kit, "1970-01-01T00:00:00Z", name="epoch")
+    protocol, env, workload, impl = docs[:4]
+    add_docs(store, docs[:4])
+    runs = [kit.run(protocol, env, impl, workload, latency=10_000 + i, name=f"old-{i}",
+                    observed="1970-01-01T00:00:00Z") for i in range(3)]
+    path = tmp_path / "old.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in runs))
+    done = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
+    assert done.exit_code == 0, done.output
+    digests = [Manifest.from_document(r).digest for r in runs]
+    warned = done.stderr.splitlines()
+    assert warned[0].endswith("(KI227: added all the same; `check` and `verify` warn too; 3 "
+                              "runs of this add are so, each warned of)")
+    assert f"`kistore drop {digests[0]}` takes it back" in warned[0]
+    assert warned[1:] == [
+        f"warning: {path}:{i + 1}:1:/spec/observedAt: observed at 1970-01-01T00:00:00Z, before "
+        f"2000-01-01T00:00:00Z too: as the first such warning says (KI227; `kistore drop "
+        f"{digests[i]}` takes it back while not committed)" for i in (1, 2)]
+    assert len(warned[1]) < len(warned[0]) / 2

@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from kistore.attest import signing
+from kistore.cli import attest as attest_cli
 from kistore.cli import main
 
 from ..conftest import PUBLISHED, fixed_key
@@ -214,7 +215,9 @@ def test_unknown_type_is_a_usage_error(runner, record_store, store_path, key_fil
     assert "Invalid value for '--type'" in result.stderr
 
 
-def test_encrypted_key_prompts_for_the_passphrase(runner, record_store, store_path, tmp_path):
+def test_encrypted_key_prompts_for_the_passphrase(runner, record_store, store_path, tmp_path,
+                                                 monkeypatch):
+    monkeypatch.setattr(attest_cli, "stdin_is_terminal", lambda: True)
     path = tmp_path / "enc"
     path.write_bytes(signing.private_key_bytes(fixed_key(5), b"s3cret"))
     ok = run(runner, store_path, "attest", RUN_REF, "--type", "note", "-m", "hello",
@@ -389,7 +392,9 @@ def test_every_subcommand_help_has_an_example(runner, args):
     assert "Example:" in result.output
 
 
-def test_key_generate_encrypt_writes_a_passphrase_protected_openssh_key(runner, tmp_path):
+def test_key_generate_encrypt_writes_a_passphrase_protected_openssh_key(runner, tmp_path,
+                                                                         monkeypatch):
+    monkeypatch.setattr(attest_cli, "stdin_is_terminal", lambda: True)
     path = tmp_path / "enc"
     result = runner.invoke(main, ["key", "generate", "--encrypt", str(path)],
                            input="pw-123\npw-123\n")
@@ -616,3 +621,74 @@ def test_r92b_trust_revoke_says_what_a_key_argument_is_and_what_was_revoked(
                                                       "2026-05-01T00:00:00Z\n")
     assert revoked.stderr.startswith(f"warning: {mixed}:2: skipped: an RSA key (ssh-rsa): "
                                      "kistore trusts only Ed25519 keys"), revoked.stderr
+
+
+# F4 (fresh-user review msg94): without a terminal a passphrase prompt printed Python's
+# GetPassWarning, echoed the pipe, and ended in click's bare "Aborted!" (exit 1).
+NO_TERMINAL_SIGN = ("the private key is encrypted and its passphrase is asked on a terminal, "
+                    "and standard input is not one: set KISTORE_KEY_PASSPHRASE to the "
+                    "passphrase (in CI, from a secret)")
+
+
+def test_an_encrypted_key_without_a_terminal_says_to_set_the_variable(
+        runner, record_store, store_path, tmp_path, monkeypatch):
+    monkeypatch.delenv("KISTORE_KEY_PASSPHRASE", raising=False)
+    path = tmp_path / "enc"
+    path.write_bytes(signing.private_key_bytes(fixed_key(5), b"s3cret"))
+    refused = run(runner, store_path, "attest", RUN_REF, "--type", "note", "-m", "hello",
+                  "--key", str(path), input="s3cret\n")  # a pipe is not a terminal
+    assert refused.exit_code == 1
+    assert refused.stderr == f"error: {path}: {NO_TERMINAL_SIGN}\n"
+    assert refused.stdout == ""
+    monkeypatch.setenv("KISTORE_KEY_PASSPHRASE", "s3cret")
+    ok = run(runner, store_path, "attest", RUN_REF, "--type", "note", "-m", "hello",
+             "--key", str(path))
+    assert ok.exit_code == 0, ok.output
+    assert "Passphrase" not in ok.stderr
+
+
+def test_an_encrypted_key_under_dev_null_is_one_error_in_a_real_process(
+        record_store, store_path, tmp_path):
+    # The real streams: getpass's GetPassWarning and click's "Aborted!" came from them.
+    import sys
+
+    path = tmp_path / "enc"
+    path.write_bytes(signing.private_key_bytes(fixed_key(5), b"s3cret"))
+    env = {k: v for k, v in os.environ.items() if k != "KISTORE_KEY_PASSPHRASE"}
+    with open(os.devnull, "rb") as devnull:
+        done = subprocess.run([sys.executable, "-m", "kistore", "--store", str(store_path),
+                               "attest", RUN_REF, "--type", "note", "-m", "hello", "--key",
+                               str(path)], stdin=devnull, capture_output=True, text=True,
+                              env=env)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1, "", f"error: {path}: {NO_TERMINAL_SIGN}\n")
+
+
+def test_key_generate_encrypt_takes_the_passphrase_variable(runner, tmp_path, monkeypatch):
+    monkeypatch.setenv("KISTORE_KEY_PASSPHRASE", "pw-env")
+    path = tmp_path / "enc"
+    result = runner.invoke(main, ["key", "generate", "--encrypt", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "Passphrase" not in result.stderr
+    with pytest.raises(signing.PassphraseRequired):
+        signing.load_private_key(path.read_bytes())
+    key = signing.load_private_key(path.read_bytes(), b"pw-env")
+    assert signing.keyid(key.public_key()) == result.output.splitlines()[-1]
+
+
+def test_key_generate_encrypt_without_a_terminal_or_variable_writes_nothing(
+        runner, tmp_path, monkeypatch):
+    monkeypatch.delenv("KISTORE_KEY_PASSPHRASE", raising=False)
+    path = tmp_path / "enc"
+    result = runner.invoke(main, ["key", "generate", "--encrypt", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {path}: --encrypt asks for the new key's passphrase on a terminal, and "
+        "standard input is not one: set KISTORE_KEY_PASSPHRASE to the passphrase (in CI, "
+        "from a secret); nothing was written\n")
+    assert not path.exists() and not path.with_suffix(".pub").exists()
+    monkeypatch.setenv("KISTORE_KEY_PASSPHRASE", "")
+    empty = runner.invoke(main, ["key", "generate", "--encrypt", str(path)])
+    assert empty.exit_code == 1
+    assert "KISTORE_KEY_PASSPHRASE is set but empty" in empty.stderr
+    assert not path.exists()

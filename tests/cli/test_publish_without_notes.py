@@ -156,3 +156,29 @@ def test_rank_and_compare_in_such_a_clone_warn_that_withdrawals_are_not_applied(
     assert kistore(clone, *FETCH.split()[1:]).exit_code == 0
     fetched = kistore(clone, *command, "BenchmarkRun/slow")
     assert fetched.exit_code == 0 and "refs/notes/kistore" not in fetched.stderr
+
+
+def test_a_clone_with_only_its_own_notes_says_they_are_published(group, tmp_path):
+    # msg94 F8: "community attestations are left out", then the export held this clone's own
+    from kistore.attest import signing
+
+    from ..conftest import fixed_key
+
+    git(tmp_path, "clone", "-q", str(group.root), "clone")
+    path = tmp_path / "clone"
+    key = tmp_path / "k"
+    key.write_bytes(signing.private_key_bytes(fixed_key(7)))
+    attested = kistore(path, "attest", "BenchmarkRun/fast", "--type", "note", "-m", "mine",
+                       "--key", str(key))
+    assert attested.exit_code == 0, attested.output
+    out = tmp_path / "out"
+    result = kistore(path, "export", "--format", "jsonl", str(out))
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(
+        "warning: refs/notes/kistore holds only this clone's own attestations: no remote's "
+        "notes were fetched into it (git clone and git pull do not fetch them; a remote "
+        "holding none makes this clone the only holder: `kistore notes push REMOTE` gives it "
+        "yours): the remote's community attestations are left out (no key is trusted at "
+        "HEAD, so none could withdraw or verify a run); this clone's own attestations are "
+        f"published; `{FETCH}` fetches them\n"), result.stderr
+    assert [row["effect"] for row in exported(out, "attestations")] == ["community"]

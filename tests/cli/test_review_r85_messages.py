@@ -87,7 +87,9 @@ def test_show_of_a_run_that_names_no_source_says_as_submitted(runner, store, kit
     assert "  source          no source, external id -" in lines
     assert "correctness: passed (as submitted: the run's status; it names no source and " \
            "records no correctness measures; checked by: -)" in lines
-    assert any(line.endswith("; evidence: source-native") for line in lines)
+    # msg94 F13: "source: no source" beside a bare "evidence: source-native" contradicted
+    assert "attestations: none; evidence: source-native (as submitted, no source named)" \
+        in lines
 
 
 def test_show_of_a_run_with_correctness_measures_says_whose_they_are(runner, store, kit):

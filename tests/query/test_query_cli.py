@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from kistore.cli import main
-from kistore.query.policy import default_policy_bytes
+from kistore.query.policy import POLICY_FIX, default_policy_bytes
 
 from ..conftest import BUNDLE, PUBLISHED, ROOT, add_docs, git
 from .test_query_comparison import VECTOR_KEY
@@ -142,6 +142,15 @@ def test_bad_policy_file_is_reported_with_pointer(runner, group):
     result = run(runner, group.root, "rank", "BenchmarkRun/fast")
     assert result.exit_code == 1
     assert "store/policy/ranking.json:/families/synthetic/comparison:" in result.output
+    # msg94 F9: what is wrong, then what to do
+    assert result.stderr == (
+        "error: store/policy/ranking.json:/families/synthetic/comparison: field 'comparison': "
+        'expected one of "measured", "source-native", found "fastest"; ' + POLICY_FIX + "\n")
+    assert "`git checkout HEAD -- store/policy/ranking.json`" in POLICY_FIX
+    policy.write_text('{"families": {},}')  # a syntax error: its place, then the same fix
+    broken = run(runner, group.root, "rank", "BenchmarkRun/fast")
+    assert broken.stderr == ("error: store/policy/ranking.json:1:17: expected a string object "
+                             "key: remove the trailing comma before '}'; " + POLICY_FIX + "\n")
 
 
 def test_an_order_for_a_measured_family_is_refused_not_silently_ignored(runner, group):

@@ -66,3 +66,20 @@ def test_show_says_it_of_the_run_in_the_same_words(runner, store, kit):
     # a run whose implementation is stored: nothing to say
     result = runner.invoke(main, ["--store", str(store.root), "show", "BenchmarkRun/stored"])
     assert (result.exit_code, result.stderr) == (0, "")
+
+
+def test_many_such_runs_are_said_once_with_a_count(runner, store, kit):
+    # msg94 F10: ~400 characters a run, once per run of the group (a board: 22 times)
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    add_docs(store, [protocol, env, workload])
+    ghosts = [kit.run(protocol, env, kit.implementation(f"ghost{i}", name=f"ghost{i}"),
+                      workload, latency=100 * (i + 1), name=f"run-{i}") for i in range(5)]
+    add_docs(store, ghosts, allow_dangling=True)
+    result = runner.invoke(main, ["--store", str(store.root), "rank", "BenchmarkRun/run-0"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (
+        "warning: 5 ranked runs (BenchmarkRun/run-0, BenchmarkRun/run-1, BenchmarkRun/run-2 "
+        "and 2 more) have an implementationDigest naming no Implementation this store holds: "
+        "their project and role are unknown (a reference implementation's run would rank as "
+        "a candidate); add those Implementations, or check the runs' implementationDigest "
+        "(`kistore show RUN` names each)\n")

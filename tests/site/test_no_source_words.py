@@ -25,7 +25,10 @@ def test_a_run_that_names_no_source_says_no_source_and_as_submitted(demo_site):
     assert "not stated" not in page.split('<section id="identity"')[1].split("</section>")[0]
     assert re.findall(r'>([^<>]*)</a>\s*</td></tr>', page.split(
         '<th scope="row">Source</th>')[1])[0] == "no source"
-    assert 'title="evidence level">evidence: source-native</span>' in page
+    # msg94 F13: not a bare "source-native" beside "no source"
+    assert 'title="evidence level">evidence: source-native (as submitted, no source ' \
+        'named)</span>' in page
+    assert 'title="evidence level">evidence: source-native</span>' not in page
     index = (demo_site / "index.html").read_text()
     assert '<a href="sources/_unspecified/index.html">no source</a>' in index
     assert "_unspecified</" not in index
@@ -36,6 +39,7 @@ def test_a_run_that_names_no_source_says_no_source_and_as_submitted(demo_site):
 def test_a_run_of_a_source_keeps_the_sources_word(demo_site):
     _, page = run_page(demo_site, "gemm-first")
     assert "as the source reported it, with these results:" in page
+    assert 'title="evidence level">evidence: source-native</span>' in page
 
 
 def test_the_comparison_is_said_by_what_it_ranks(demo_site):
