@@ -79,7 +79,7 @@ from .outliers import (
     value_said,
 )
 from .policy import DESCENDING, Comparison, RankingPolicy
-from .ranking import rank_group
+from .ranking import Ranking, rank_group
 from .units import policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -667,25 +667,24 @@ POLICY_FIX = (
 """KI234's fix for a stored run whose mark a ranking policy change removes or makes (r92 F8)."""
 
 
-def policy_marks(store: Store, base: str, head: str, key: str, records: list[Record],
-                 comparisons: Sequence[Comparison]) -> list[Finding]:
+def policy_marks(key: str, records: list[Record], rankings: Sequence[Ranking]
+                 ) -> list[Finding]:
     """KI234 per stored run of a group whose mark a ranking policy change removes or makes.
 
     A pull request changing ``store/policy/ranking.json`` re-ranks a family's groups: a
     metric a marked slip does not state takes it out of the ranking, and its mark with it;
     another metric, order or statistic can mark a run no change of runs marked (reviewer r92
     F8: only KI415's info said it, where a run change removing a mark gets this warning).
-    The group is ranked as ``rank`` ranks it at each end (BASE's policy and evidence, then
-    HEAD's: a withdrawn run left out) only when its values span the factor under either
-    policy (:func:`~.outliers.spans`): else no run is marked at either end.
+    The group is judged from its rankings at each end as ``rank`` ranks it there (BASE's
+    policy and evidence, then HEAD's: a withdrawn run left out), the ones KI415 compares
+    (:func:`kistore.query.impact.trust_and_policy_effects` ranks each group once an end),
+    only when its values span the factor under either policy (:func:`~.outliers.spans`):
+    else no run is marked at either end.
 
     Args:
-        store: the store (the evidence of the group's runs at ``base`` and ``head``).
-        base: the range's base commit id.
-        head: its head commit id.
         key: the group's comparison key.
         records: its runs at ``head``.
-        comparisons: how it ranks at ``base`` and at ``head`` (two, different).
+        rankings: the group ranked at BASE and at HEAD (two; their comparisons differ).
 
     Returns:
         One warning per run marked at one end and not at the other, on the run's object at
@@ -694,22 +693,12 @@ def policy_marks(store: Store, base: str, head: str, key: str, records: list[Rec
         other end (``fix``: :data:`POLICY_FIX`; ``extra``: ``stored``, ``policy``,
         ``before``, ``after``, each :meth:`Outlier.to_json` or None), after KI235's
         warning when the change makes the group span the factor first
-        (:func:`_policy_spread`, r93 F4); empty when neither, or the group cannot be
-        ranked at an end (KI210's, KI206's to say).
+        (:func:`_policy_spread`, r93 F4); empty when neither.
     """
-    # Lazy: the evidence of a group's runs is read only for a group that spans the factor.
-    from .answers import evidence_map
-
-    if not any(spans(c.order, [v for r in records if (v := c.value(r.spec)[0]) is not None])
-               for c in comparisons):
+    if not any(spans(r.comparison.order, [v for record in records
+                                          if (v := r.comparison.value(record.spec)[0])
+                                          is not None]) for r in rankings):
         return []
-    rankings = []
-    for rev, comparison in zip((base, head), comparisons, strict=True):
-        try:
-            rankings.append(rank_group(key, records, comparison,
-                                       evidence_map(store, records, at=rev)))
-        except KistoreError:  # runs in two units at an end: KI210 says so, rank fails
-            return []
     before, after = (ranking_outliers(r) for r in rankings)
     findings = _policy_spread(key, rankings[0], rankings[1])
     for digest in sorted(set(before) ^ set(after)):
