@@ -950,7 +950,7 @@ def _renamed(snap: Files, finding: Finding) -> Finding:
         fix = (f"a copy of a stored object: remove it with `rm {file}` (from the top of the "
                "clone); nothing else is to be written or removed for it")
     else:
-        message = f"{said}; {renamed_advice(file, holds, over)}"
+        message = f"{said}; {_renamed_clause(file, holds, over)}"
         fix = (f"a file renamed by hand: rename it back with `mv {file} {own}` (from the top "
                "of the clone); nothing else is to be written or removed for it")
     if over is not None:  # its name is a stored object's path: that object's bytes are gone
@@ -980,7 +980,8 @@ _ON_OVERWRITTEN = ("KI401",)
 every finding on its metadata file judges that metadata with the other manifest's bytes."""
 
 
-def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[Finding]:
+def one_cause(findings: list[Finding], others: Iterable[Finding] = (),
+              base: str | None = None) -> list[Finding]:
     """Leave out the findings an object file renamed or copied by hand explains.
 
     One cause, one advice. A file ``mv``-ed to another name (KI101, or KI110 for a name off
@@ -1003,7 +1004,7 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
     copy written over another object) is committed: renaming it back in a later commit
     leaves it in the history, which the gate and ``verify`` read commit by commit (KI403
     again: reviewer r92 F12), so the finding's fix says the branch's way instead, naming
-    the commit (:func:`_committed_fix`).
+    the commit and BASE (:func:`_committed_fix`).
 
     Args:
         findings: findings of one verify (or one gate).
@@ -1011,6 +1012,8 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
             KI101, for the history check's KI402) and their commits (the history check's
             KI403, for the contents check's KI101); not returned. The gate first gives
             its KI101 findings the range's fix (:func:`gate_fixes`).
+        base: the gate's BASE (full commit id), named in a committed rename's fix
+            (:func:`_rebase_fix`); None (``verify``): the fix says how to find it.
 
     Returns:
         ``findings`` in their order, without those on the files such a rename explains,
@@ -1054,7 +1057,7 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
         if f.rule.id in _ON_OWN + _ON_OVERWRITTEN and "commit" in f.extra and explained(f):
             cause = own.get(f.file or "", f.file or "")
             committed.setdefault(cause, {}).setdefault(f.extra["commit"], f.file or "")
-    return [_committed_fix(f, committed[f.file or ""])
+    return [_committed_fix(f, committed[f.file or ""], base)
             if f.file in committed and "holds" in f.extra else f
             for f in findings if not explained(f)]
 
@@ -1087,13 +1090,9 @@ def gate_fixes(findings: list[Finding], base: str) -> list[Finding]:
     for f in findings:
         if f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.file in edited \
                 and "holds" not in f.extra:
-            ids = ", ".join(c[:12] for c in edited[f.file])
-            f = dataclasses.replace(f, fix=(
-                f"an object's bytes edited in commit {ids} of the branch: restoring them in a "
-                "later commit leaves the edit in the history, which is read commit by commit "
-                f"(KI401), so rebuild the branch without it: `git rebase -i {base}`, and drop "
-                f"that commit (or edit it to leave {f.file} as it was); objects are never "
-                "edited: add a new manifest instead"))
+            f = dataclasses.replace(f, fix=_rebase_fix(
+                "an object's bytes edited", edited[f.file], "restoring them", "the edit",
+                "KI401", f.file, base, "objects are never edited: add a new manifest instead"))
         elif f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.extra.get("copy") \
                 and "over" in f.extra and f.file not in edited and f.file:
             meta = layout.metadata_path(Digest.from_str(f.extra["over"]))
@@ -1124,37 +1123,87 @@ _ON_OWN = ("KI203", "KI402", "KI403")
 deleted from its path, or renamed (committed) away from it."""
 
 
-def _committed_fix(finding: Finding, commits: dict[str, str]) -> Finding:
+def _committed_fix(finding: Finding, commits: dict[str, str], base: str | None) -> Finding:
     """Give a committed rename's (or overwriting copy's) finding the branch's fix.
 
     Args:
         finding: the KI101 or KI110 finding of the misnamed file (:func:`_renamed`).
         commits: each commit (full id) whose KI401-KI403 it explains -> a path it moved
             or changed there.
+        base: the gate's BASE (full commit id), or None (``verify``: no range).
 
     Returns:
         ``finding`` whose fix names the commits and says to rebuild the branch without
-        them (``git rebase -i BASE``): a later commit putting the files back leaves them
-        in the history (KI401-KI403).
+        them (:func:`_rebase_fix`): a later commit putting the files back leaves them in
+        the history (KI401-KI403); a rename's message says the commits, not the ``mv``.
     """
-    what = ("a copy of a stored object written over another object's file"
-            if finding.extra.get("copy") else "a file renamed by hand")
-    ids = ", ".join(c[:12] for c in commits)
-    paths = " and ".join(sorted(set(commits.values())))
     message = finding.message
     if not finding.extra.get("copy"):  # the message's `mv` is the work tree's way: not this
         holds = Digest.from_str(finding.extra["holds"])
         over = Digest.from_str(finding.extra["over"]) if "over" in finding.extra else None
-        said = renamed_advice(finding.file or "", holds, over)
-        message = message.replace(said, (
-            f"its bytes are those of {holds}, whose own object file {layout.object_path(holds)} "
-            f"is missing: renamed by hand in commit {ids}") + (
-            "" if over is None else f", over the object file of {over}, whose metadata is stored"))
-    return dataclasses.replace(finding, message=message, fix=(
-        f"{what}, in commit {ids} of the branch: putting it back in a later commit leaves the "
-        "change in the history, which is read commit by commit (KI401-KI403), so rebuild the "
-        f"branch without it: `git rebase -i BASE`, and drop that commit (or edit it to leave "
-        f"{paths} as it was); nothing else is to be written or removed for it"))
+        file, said = finding.file or "", _renamed_clause(finding.file or "", holds, over)
+        if message.endswith(said):  # what _renamed wrote last: the commits instead
+            message = message[:-len(said)] + _renamed_clause(file, holds, over, list(commits))
+    what = ("a copy of a stored object written over another object's file"
+            if finding.extra.get("copy") else "a file renamed by hand")
+    return dataclasses.replace(finding, message=message, fix=_rebase_fix(
+        f"{what},", list(commits), "putting it back", "the change", "KI401-KI403",
+        " and ".join(sorted(set(commits.values()))), base,
+        "nothing else is to be written or removed for it"))
+
+
+def _renamed_clause(file: str, holds: Digest, over: Digest | None,
+                    commits: list[str] | None = None) -> str:
+    """Return what a renamed object file's KI101 or KI110 message says after its own words.
+
+    Args:
+        file: the misnamed file's repository path.
+        holds: the digest its bytes hash to (its own object file missing).
+        over: the stored manifest whose object file ``file`` is, or None.
+        commits: the commits (full ids) that renamed it, or None: not committed.
+
+    Returns:
+        Not committed: :func:`kistore.core.restore.renamed_advice` (the ``mv`` back); else
+        whose bytes they are and the commits, with no ``mv`` (a fixing commit leaves the
+        rename in the history: :func:`_committed_fix`).
+    """
+    if commits is None:
+        return renamed_advice(file, holds, over)
+    return (f"its bytes are those of {holds}, whose own object file "
+            f"{layout.object_path(holds)} is missing: renamed by hand in commit "
+            f"{', '.join(c[:12] for c in commits)}") + (
+        "" if over is None else f", over the object file of {over}, whose metadata is stored")
+
+
+REBASE_BASE = ("`git rebase -i BASE` (BASE: the commit the branch starts from, "
+               "`git merge-base origin/main HEAD`)")
+"""The rebase a fix outside a range (``verify``, which knows no BASE) says."""
+
+
+def _rebase_fix(what: str, commits: list[str], undo: str, change: str, rules: str,
+                paths: str, base: str | None, then: str) -> str:
+    """Return the branch's fix of a committed change: rebuild it without the commits.
+
+    The one wording of the gate's KI101 of an edit (:func:`gate_fixes`) and of a committed
+    rename or copy (:func:`_committed_fix`, the gate's and ``verify``'s), reviewer r93b G1.
+
+    Args:
+        what: what the commits did (``an object's bytes edited``).
+        commits: their full ids (named by 12 digits).
+        undo: what a later commit would do (``restoring them``).
+        change: what that leaves in the history (``the edit``).
+        rules: the rules the history check reports it under (``KI401``).
+        paths: the files to leave as they were.
+        base: the gate's BASE (full commit id: named whole, so the command runs as
+            written); None: :data:`REBASE_BASE`.
+        then: the last clause.
+    """
+    ids = ", ".join(c[:12] for c in commits)
+    return (f"{what} in commit {ids} of the branch: {undo} in a later commit leaves {change} "
+            f"in the history, which is read commit by commit ({rules}), so rebuild the "
+            f"branch without it: {f'`git rebase -i {base}`' if base else REBASE_BASE}, and "
+            "drop that commit "
+            f"(or edit it to leave {paths} as it was); {then}")
 
 
 def unreadable_finding(error: ObjectUnreadable, path: str | None) -> Finding:

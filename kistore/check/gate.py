@@ -332,7 +332,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += check_shallow(store) + check_replace_refs(store)
     # an object renamed by hand: its KI101's `mv` alone, as verify says it (fix91's leftover:
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
-    return sorted(one_cause(gate_fixes(findings, str(base.id))), key=sort_key)
+    return sorted(one_cause(gate_fixes(findings, str(base.id)), base=str(base.id)), key=sort_key)
 
 
 def _unmigrated(store: Store, base: pygit2.Tree, tree: pygit2.Tree) -> Finding | None:
