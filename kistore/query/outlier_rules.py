@@ -432,23 +432,34 @@ def _message(marked: _Marked, completed: str = "") -> str:
         f"is {then}: `rank` will not mark this run)"), median=marked.before)
 
 
-def _crossed_message(crossed: _Crossed) -> str:
-    """Return what KI235 says of an arriving run by which its group spans the factor first.
+def _crossed_message(crossed: _Crossed, policy: tuple[str, Comparison] | None = None) -> str:
+    """Return what KI235 says of a run by which its group spans the factor first.
 
     ``this change makes its comparison group (HOW) span 8,907x for the first time (best
     over worst; 95x before it): RUN with 860 ns, which would rank #1, is 8,907x better than
     #4 RUN with 7,660,000 ns, the group's worst run before the change: WHY``.
+
+    ``policy``: a ranking policy change's (:func:`_policy_spread`): the group's key and
+    how it ranked before the change: ``this ranking policy change makes comparison group
+    KEY (HOW) span 1,035x for the first time (best over worst; 1.04x before it, ranked
+    (HOW BEFORE)): #1 RUN with V is 1,035x better than #3 RUN with W, the group's worst
+    run: WHY``.
     """
     c, run, over = crossed.comparison, crossed.run, crossed.over
     ahead = factor(c.order, run.value, over.value) >= 1
-    what = ("another run of this change" if not crossed.stored else
-            f"the group's {'worst' if ahead else 'best'} run before the change")
-    return (f"this change makes its comparison group {_how(c)} span "
-            f"{ratio_said(crossed.after)} for the first time (best over "
-            f"worst; {under_said(crossed.before)} before it): {_run_said(run)}, which would "
-            f"rank #{crossed.rank}, is {ratio_said(crossed.ratio)} "
-            f"{'better' if ahead else 'worse'} than #{crossed.over_rank} {_run_said(over)}, "
-            f"{what}: {SPREAD_WHY}")
+    if policy is None:
+        subject, was = f"this change makes its comparison group {_how(c)}", ""
+        lead = f"{_run_said(run)}, which would rank #{crossed.rank},"
+        what = ("another run of this change" if not crossed.stored else
+                f"the group's {'worst' if ahead else 'best'} run before the change")
+    else:
+        subject = f"this ranking policy change makes comparison group {policy[0]} {_how(c)}"
+        was, lead = f", ranked {_how(policy[1])}", f"#{crossed.rank} {_run_said(run)}"
+        what = "the group's worst run"
+    return (f"{subject} span {ratio_said(crossed.after)} for the first time (best over "
+            f"worst; {under_said(crossed.before)} before it{was}): {lead} is "
+            f"{ratio_said(crossed.ratio)} {'better' if ahead else 'worse'} than "
+            f"#{crossed.over_rank} {_run_said(over)}, {what}: {SPREAD_WHY}")
 
 
 SPREAD_WHY = (
@@ -645,10 +656,7 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
                        "before": said.before and said.before.to_json(),
                        "after": said.after and said.after.to_json()}))
         elif isinstance(said, _Crossed):
-            findings.append(Finding(
-                GROUP_SPREAD, _crossed_message(said),
-                file=layout.object_path(Digest.from_str(said.record.digest)),
-                pointer="/spec" + said.comparison.metric, extra=_crossed_json(said)))
+            findings.append(_crossed_finding(said))
         else:
             findings.append(Finding(
                 RANK_OUTLIER, _message(said),
@@ -743,7 +751,8 @@ def _policy_spread(key: str, was: Any, now: Any) -> list[Finding]:
         #1's object at ``/spec`` + HEAD's metric, naming the group, HEAD's #1 and worst
         run with their values, and the spread at each end (``extra``: ``ratio``,
         ``factor``, ``before``, ``after``, ``policy``, ``over``; its ``fix`` speaks of the
-        policy change, not of a run's add: reviewer r93b G6); else none.
+        policy change, not of a run's add: reviewer r93b G6; built as an arriving run's KI235
+        is, :func:`_crossed_finding`); else none.
     """
     def runs(ranking: Any) -> list[Any]:
         return [r for r in ranking.ranked if r.value is not None and r.value > 0]
@@ -756,24 +765,15 @@ def _policy_spread(key: str, was: Any, now: Any) -> list[Finding]:
         return []
     best, worst = (Run(r.record.digest, r.record.name, r.value, r.unit)
                    for r in (rows[0], rows[-1]))
-    text = (f"this ranking policy change makes comparison group {key} {_how(c)} span "
-            f"{ratio_said(after)} for the first time (best over worst; "
-            f"{under_said(before)} before it, ranked {_how(was.comparison)}): "
-            f"#{rows[0].rank} {_run_said(best)} is {ratio_said(after)} better than "
-            f"#{rows[-1].rank} {_run_said(worst)}, the group's worst run: {SPREAD_WHY}")
-    return [Finding(
-        GROUP_SPREAD, text, file=layout.object_path(Digest.from_str(best.digest)),
-        pointer="/spec" + c.metric, fix=(
-            f"the change to {layout.POLICY_FILE} ranks this group by {c.metric} "
-            f"{c.order}, under which its runs' values differ {ratio_said(after)}: check that "
-            "the policy's metric, order and unit are the ones these runs state, or that the "
-            "runs named are honest under it; both honest: say so in the pull request; a "
-            "run's committed slip: a trusted maintainer withdraws it "
-            f"(`{WITHDRAW.format(ref='REF')}`, the file committed)"),
-        extra={"rule": GROUP_SPREAD.id, "ratio": after, "factor": OUTLIER_FACTOR,
-               "before": before, "after": after, "policy": True,
-               "over": {"digest": worst.digest, "name": worst.name, "value": worst.value,
-                        "rank": rows[-1].rank, "stored": True}})]
+    crossed = _Crossed(rows[0].record, c, best, rows[0].rank, worst, rows[-1].rank, after,
+                       before, after)
+    return [_crossed_finding(crossed, (key, was.comparison), fix=(
+        f"the change to {layout.POLICY_FILE} ranks this group by {c.metric} "
+        f"{c.order}, under which its runs' values differ {ratio_said(after)}: check that "
+        "the policy's metric, order and unit are the ones these runs state, or that the "
+        "runs named are honest under it; both honest: say so in the pull request; a "
+        "run's committed slip: a trusted maintainer withdraws it "
+        f"(`{WITHDRAW.format(ref='REF')}`, the file committed)"))]
 
 
 def _how(c: Comparison) -> str:
@@ -795,13 +795,30 @@ def _ranked_there(ranking: Any, digest: str, *, was: bool = False) -> str:
     return f"it {'was' if was else 'is'} not ranked ({reason or 'not in the group'})"
 
 
-def _crossed_json(crossed: _Crossed) -> dict[str, Any]:
-    """Return KI235's ``extra``: ``ratio``, ``factor``, ``before``, ``after``, ``over``."""
+def _crossed_finding(crossed: _Crossed, policy: tuple[str, Comparison] | None = None,
+                     fix: str | None = None) -> Finding:
+    """Return KI235 of a crossing: on the run's object at ``/spec`` + the ranked metric.
+
+    Args:
+        crossed: the run by which its group spans the factor first, and with what.
+        policy: as :func:`_crossed_message` takes it (a ranking policy change's).
+        fix: the finding's fix (None: the rule's hint).
+
+    Returns:
+        The warning; ``extra``: ``rule``, ``ratio``, ``factor``, ``before``, ``after``,
+        ``policy`` (a policy change's only) and ``over`` (the run it is measured against:
+        ``digest``, ``name``, ``value``, ``rank``, ``stored``).
+    """
     over = crossed.over
-    return {"rule": GROUP_SPREAD.id, "ratio": crossed.ratio, "factor": OUTLIER_FACTOR,
-            "before": crossed.before, "after": crossed.after,
-            "over": {"digest": over.digest, "name": over.name, "value": over.value,
-                     "rank": crossed.over_rank, "stored": crossed.stored}}
+    return Finding(
+        GROUP_SPREAD, _crossed_message(crossed, policy),
+        file=layout.object_path(Digest.from_str(crossed.record.digest)),
+        pointer="/spec" + crossed.comparison.metric, fix=fix,
+        extra={"rule": GROUP_SPREAD.id, "ratio": crossed.ratio, "factor": OUTLIER_FACTOR,
+               "before": crossed.before, "after": crossed.after,
+               **({"policy": True} if policy is not None else {}),
+               "over": {"digest": over.digest, "name": over.name, "value": over.value,
+                        "rank": crossed.over_rank, "stored": crossed.stored}})
 
 
 def _may_mark(specs: Sequence[dict[str, Any]], comparison: Comparison) -> bool:
