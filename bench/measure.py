@@ -718,12 +718,12 @@ def repo_size(workdir: Path, n: int) -> list[Row]:
             ("repository after git gc", ["gc", "--quiet"], "<= 800 bytes", 800),
             ("repository after git repack -a -d -f", ["repack", "-a", "-d", "-f", "-q"],
              "<= 800 bytes", 800)):
-        sizes = {}
-        cpu = children_cpu()
+        sizes, cpu = {}, 0.0
         for name, git_dir in dirs.items():
+            before = children_cpu()  # each repository's own: in any order of dirs
             run(["git", "--git-dir", str(git_dir), *command])
             if name == "kistore":
-                cpu = children_cpu() - cpu
+                cpu = children_cpu() - before
             _, done = run(["git", "--git-dir", str(git_dir), "count-objects", "-v"])
             facts = dict(line.split(": ") for line in done.stdout.decode().splitlines())
             sizes[name] = (int(facts["size-pack"]) + int(facts["size"])) * 1024

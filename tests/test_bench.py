@@ -17,6 +17,7 @@ from bench.partial_page import group_files, pull_request_on_groups
 from kistore.core import layout, model, schema
 from kistore.core.digest import Digest
 from kistore.core.model import Manifest
+from kistore.git.pack import PACK_WINDOW
 from kistore.store import PACK_THRESHOLD, Store
 
 from .conftest import ROOT, ManifestKit, add_docs, git, snapshot
@@ -115,7 +116,7 @@ def test_bench_smoke_at_200(tmp_path):
         assert "MB Pss with its children" in done.stdout
     assert rows["repository after git gc"]["value"] > 0
     # `kistore init` set git's pack.window, and the bench read it back (issue 22's bytes)
-    assert rows["repository after git gc"]["extra"]["pack_window"] == 50
+    assert rows["repository after git gc"]["extra"]["pack_window"] == PACK_WINDOW
     full = rows["repository after git repack -a -d -f"]  # issue 22's bytes target
     assert full["target"] == "<= 800 bytes" and full["met"] == (full["value"] <= 800)
     assert full["baseline"] == "fast-import repository after git repack -a -d -f"

@@ -681,11 +681,23 @@ def _as_written(url: str, store: Store) -> str:
     exist (reviewer r93 F9): the path with ``.git`` when only that exists (taken from the
     work tree's top, as :func:`_same_place` takes it), else ``url`` unchanged.
     """
-    if "://" in url or re.match(r"[^/]+:", url):
+    path = _path_of(url, store)
+    if path is None:
         return url
-    top = store.root if store.root is not None else Path(store.git_dir)
-    path = os.path.join(top, os.path.expanduser(url))
     return url + ".git" if not os.path.exists(path) and os.path.exists(path + ".git") else url
+
+
+def _path_of(url: str, store: Store) -> str | None:
+    """Return a remote given as a path, taken from the work tree's top as git takes it.
+
+    (The git directory's in a bare repository.) None for a URL with a scheme
+    (``https://``, ``file://``) or an scp-like ``HOST:PATH``: the one test of both
+    :func:`_as_written` and :func:`_same_place`.
+    """
+    if "://" in url or re.match(r"[^/]+:", url):
+        return None
+    top = store.root if store.root is not None else Path(store.git_dir)
+    return os.path.join(top, os.path.expanduser(url))
 
 
 def _same_place(url: str, store: Store) -> str:
@@ -697,12 +709,9 @@ def _same_place(url: str, store: Store) -> str:
     real when it (or it with ``.git``, which ``FETCH_HEAD`` leaves out) exists, without a
     trailing ``.git`` or ``/.git``.
     """
-    if url.startswith("file://"):
-        url = url[len("file://"):]
-    elif "://" in url or re.match(r"[^/]+:", url):
+    path = _path_of(url.removeprefix("file://"), store)
+    if path is None:
         return url.rstrip("/").removesuffix(".git").rstrip("/")
-    top = store.root if store.root is not None else Path(store.git_dir)
-    path = os.path.join(top, os.path.expanduser(url))
     for candidate in (path, path + ".git"):
         if os.path.exists(candidate):
             path = os.path.realpath(candidate)

@@ -241,10 +241,23 @@ PARALLEL_MIN = 4000
 """Manifests (counted as half the files under ``store/``) below which checking runs in this
 process (a pool costs more than it saves)."""
 
-Unit = tuple[str, "str | None", "str | None", bool, bool]
-"""One manifest's files: digest hex (64 digits), object path, metadata path (None when
-absent), and whether to check each file's bytes (else it is only parsed for the cross-file
-checks)."""
+class Unit(NamedTuple):
+    """One manifest's files (a tuple, its fields by name: it crosses processes by the chunk).
+
+    Attributes:
+        hex: its digest's 64 hex digits.
+        object_path: its object file's path (None when absent).
+        metadata_path: its metadata file's path (None when absent).
+        check_object: whether to check the object file's bytes (else it is only parsed for
+            the cross-file checks).
+        check_metadata: the same of the metadata file.
+    """
+
+    hex: str
+    object_path: str | None
+    metadata_path: str | None
+    check_object: bool
+    check_metadata: bool
 
 
 def check_contents(snap: Files, *, focus: set[str] | None = None,
@@ -328,23 +341,24 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         results += chunk
         if objects_read is not None and read is not None:
             for i, unit in enumerate(chunk_units):
-                if unit[1] is not None:
+                if unit.object_path is not None:
                     entry = read[i * ENTRY_SIZE:(i + 1) * ENTRY_SIZE]
-                    objects_read[unit[1]] = b"" if entry == _NOT_READ else entry
+                    objects_read[unit.object_path] = b"" if entry == _NOT_READ else entry
         if progress is not None:
-            progress(sum((u[1] is not None) + (u[2] is not None) for u in chunk_units))
+            progress(sum((u.object_path is not None) + (u.metadata_path is not None)
+                         for u in chunk_units))
     if observed is not None:
         for unit, result in zip(units, results, strict=True):
-            if unit[1] is not None and not isinstance(result.observed, str):  # read whole
-                observed[unit[1]] = result.observed
+            if unit.object_path is not None and not isinstance(result.observed, str):  # read whole
+                observed[unit.object_path] = result.observed
     if claims is not None:
         for unit, result in zip(units, results, strict=True):
             if not isinstance(result.claim, str):  # read whole (not _UNREAD, a worker's copy)
-                claims[unit[0]] = result.claim
+                claims[unit.hex] = result.claim
     if loaded is not None:
         for unit, result in zip(units, results, strict=True):
             if result.loaded is not None:
-                loaded[f"sha256:{unit[0]}"] = result.loaded
+                loaded[f"sha256:{unit.hex}"] = result.loaded
     for result in results:
         if result.findings:
             findings += result.findings
@@ -354,21 +368,22 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                              *_group_findings(snap, units, results, focus, wanted,
                                               groups_read))
                  if not unread or f.extra.get("run", "")[7:] not in unread]
-    if focus is None and all(u[1] is not None and u[2] is not None for u in units):
-        _, kinds, names, references, _, statistics, _, _, boards, _ = \
-            zip(*results, strict=True) if results else ((),) * 10
-        if entries_clean([u[0] for u in units], kinds, names, references, statistics, boards):
+    if focus is None and all(u.object_path is not None and u.metadata_path is not None
+                             for u in units):
+        if entries_clean([u.hex for u in units], [r.kind for r in results],
+                         [r.name for r in results], [r.references for r in results],
+                         [r.statistic for r in results], [r.board for r in results]):
             return _told_renamed(snap, findings)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
-    for unit, (found, kind, name, references, _, statistic, _, _, board, _) in zip(
-            units, results, strict=True):
-        digest = Digest(unit[0])
-        refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
+    for unit, result in zip(units, results, strict=True):
+        digest = Digest(unit.hex)
+        refs = {f: r for f, r in zip(REFERENCE_FIELDS, result.references, strict=True)
                 if r is not None}
-        entries[digest] = Entry(digest, kind, name, refs, unit[1] is not None,
-                                unit[2] is not None, intact=not any(
-                                    f.rule.id == OBJECT_DIGEST_MISMATCH.id for f in found or ()),
-                                statistic=statistic, board=board)
+        entries[digest] = Entry(digest, result.kind, result.name, refs,
+                                unit.object_path is not None, unit.metadata_path is not None,
+                                intact=not any(f.rule.id == OBJECT_DIGEST_MISMATCH.id
+                                               for f in result.findings or ()),
+                                statistic=result.statistic, board=result.board)
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
         d for d in entries if wanted(layout.object_path(d)) or wanted(layout.metadata_path(d))}
     arrived = None if focus_digests is None else {  # their object: added by the range
@@ -428,8 +443,9 @@ def _unread_objects(units: list[Unit], results: list[_Compact],
     unread = (FILE_TOO_LARGE.id, GIT_OBJECT_UNREADABLE.id, OBJECT_DIGEST_MISMATCH.id,
               JSON_PARSE_ERROR.id, NOT_A_REGULAR_FILE.id)
     linked = {f.file for f in found if f.rule.id == NOT_A_REGULAR_FILE.id}
-    return {u[0] for u, r in zip(units, results, strict=True) if u[1] in linked or r.findings
-            and any(f.rule.id in unread and f.file == u[1] for f in r.findings)}
+    return {u.hex for u, r in zip(units, results, strict=True)
+            if u.object_path in linked or r.findings
+            and any(f.rule.id in unread and f.file == u.object_path for f in r.findings)}
 
 
 def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
@@ -444,7 +460,7 @@ def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
     get their layout finding (KI110) here. Only the manifests the rules can say something
     about are handed on: those not confirmed, and those an unconfirmed names file names.
     """
-    confirmed = {r.names_path: u[0] for u, r in zip(units, results, strict=True)
+    confirmed = {r.names_path: u.hex for u, r in zip(units, results, strict=True)
                  if r.names_path is not None}
     findings: list[Finding] = []
     for path in deferred:  # a confirmed path is a names path of the layout by construction
@@ -461,11 +477,12 @@ def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
         present = [p for p in present if p not in damaged]
         confirmed = {**confirmed, **_owners_of(units, results, damaged)}
     skip = set(confirmed.values()) - asked
-    manifests = [Named(u[0], r.kind, r.name, u[1] is not None, u[2] is not None)
-                 for u, r in zip(units, results, strict=True) if u[0] not in skip]
+    manifests = [Named(u.hex, r.kind, r.name, u.object_path is not None,
+                       u.metadata_path is not None)
+                 for u, r in zip(units, results, strict=True) if u.hex not in skip]
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
-        u[0] for u in units
-        if wanted(layout.object_path(Digest(u[0]))) or wanted(layout.metadata_path(Digest(u[0])))}
+        u.hex for u in units
+        if wanted(layout.object_path(Digest(u.hex))) or wanted(layout.metadata_path(Digest(u.hex)))}
     return findings + check_names_files(manifests, present, read,
                                         focus=None if focus is None else wanted,
                                         focus_digests=focus_digests, confirmed=confirmed)
@@ -482,9 +499,10 @@ def _owners_of(units: list[Unit], results: list[_Compact], paths: Iterable[str]
     wanted = set(paths)
     owners: dict[str, str] = {}
     for u, r in zip(units, results, strict=True):
-        path = owned_path(Named(u[0], r.kind, r.name, u[1] is not None, u[2] is not None))
+        path = owned_path(Named(u.hex, r.kind, r.name, u.object_path is not None,
+                                u.metadata_path is not None))
         if path in wanted:
-            owners[path] = u[0]
+            owners[path] = u.hex
     return owners
 
 
@@ -503,16 +521,17 @@ def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
     digest has an object is then looked up at its path.
     """
     present = [p for p in snap.modes if p.startswith(_FORWARD_PREFIX) and is_forward_path(p)]
-    objects = {u[0] for u in units if u[1] is not None}
+    objects = {u.hex for u in units if u.object_path is not None}
     recorded = {p.rpartition("/")[2] for p in present}  # the runs the records name
     # each distinct reference judged once (a few thousand targets), not each run's four
-    targets = set().union(*map(set, zip(*(res[3] for res in results), strict=True)))
+    targets = set().union(*map(set, zip(*(res.references for res in results), strict=True)))
     dangling = {r for r in targets if r is not None and r[7:] not in objects}
-    runs = [Run(u[0], u[1] is not None,
-                {f: r for f, r in zip(REFERENCE_FIELDS, res[3], strict=True) if r is not None})
-            for u, res in zip(units, results, strict=True) if res[1] == "BenchmarkRun" and (
-                focus is not None or u[0] in recorded or  # a whole tree: runs that dangle
-                not dangling.isdisjoint(res[3]))]
+    runs = [Run(u.hex, u.object_path is not None,
+                {f: r for f, r in zip(REFERENCE_FIELDS, res.references, strict=True)
+                 if r is not None})
+            for u, res in zip(units, results, strict=True) if res.kind == "BenchmarkRun" and (
+                focus is not None or u.hex in recorded or  # a whole tree: runs that dangle
+                not dangling.isdisjoint(res.references))]
     looked_up: dict[str, bool] = {}
 
     def has_object(hex_: str) -> bool:
@@ -524,8 +543,8 @@ def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
         return looked_up[hex_]
 
     focus_digests = None if focus is None else {
-        u[0] for u in units
-        if wanted(layout.object_path(Digest(u[0]))) or wanted(layout.metadata_path(Digest(u[0])))}
+        u.hex for u in units
+        if wanted(layout.object_path(Digest(u.hex))) or wanted(layout.metadata_path(Digest(u.hex)))}
     return check_forward_files(runs, present, _names_reader(snap), has_object,
                                focus=None if focus is None else wanted,
                                focus_digests=focus_digests)
@@ -575,26 +594,26 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
     if focus is None and _groups_agree(snap, units, results, present, key_of, given):
         return []
     touched = None if focus is None else {
-        u[0] for u in units
-        if wanted(layout.object_path(Digest(u[0]))) or wanted(layout.metadata_path(Digest(u[0])))}
+        u.hex for u in units
+        if wanted(layout.object_path(Digest(u.hex))) or wanted(layout.metadata_path(Digest(u.hex)))}
     arrived = set() if touched is None else {
         h for h in touched if wanted(layout.object_path(Digest(h)))}
     named = {p.rpartition("/")[2] for p in present}
     members = []
     judged: set[str] = set()
     for unit, res in zip(units, results, strict=True):
-        references = res[3]
-        if res[1] != "BenchmarkRun" or unit[1] is None:
+        references = res.references
+        if res.kind != "BenchmarkRun" or unit.object_path is None:
             continue  # no run: a group file naming it is KI216 all the same
         if focus is not None:
-            if unit[0] in touched or any(  # type: ignore[operator]
+            if unit.hex in touched or any(  # type: ignore[operator]
                     references[i] is not None and references[i][7:] in arrived  # type: ignore[index]
                     for i in _KEY_INDEXES):
-                judged.add(unit[0])
-            elif unit[0] not in named:
+                judged.add(unit.hex)
+            elif unit.hex not in named:
                 continue
         # workload, protocol, environment: what a key reads
-        members.append(Member(unit[0], True, key_of(references[:_KEYED])))
+        members.append(Member(unit.hex, True, key_of(references[:_KEYED])))
     listed = _names_reader(snap)
     found: dict[str, int] = {}
     if not snap.complete and focus is not None:  # the judged runs' group paths: looked up
@@ -651,8 +670,8 @@ def _groups_agree(snap: Files, units: list[Unit], results: list[_Compact], prese
             :func:`_names_reader` gave: its paths are ``present``), compared here without
             a read; None: none read (a commit's: :meth:`kistore.store.Files.holds`).
     """
-    runs = [(u[0], r.references[:_KEYED]) for u, r in zip(units, results, strict=True)
-            if r.kind == "BenchmarkRun" and u[1] is not None]
+    runs = [(u.hex, r.references[:_KEYED]) for u, r in zip(units, results, strict=True)
+            if r.kind == "BenchmarkRun" and u.object_path is not None]
     cache: KeyCache = {}
     groups: dict[tuple[str | None, ...], tuple[str, bytes] | None] = {}  # directory, bytes
     for keyed in dict.fromkeys(k for _, k in runs):
@@ -778,8 +797,10 @@ def _units(snap: Files, wanted: Callable[[str], bool], findings: list[Finding],
         plain = _plain_units(batch, modes, deferred)
         if plain is not None:
             yield plain if everything else [  # a gate: check only the range's paths
-                (hex_, obj, meta, wanted(obj), meta is not None and wanted(meta))  # type: ignore[arg-type]
-                for hex_, obj, meta, _, _ in plain]
+                Unit(u.hex, u.object_path, u.metadata_path,
+                     wanted(u.object_path),  # type: ignore[arg-type]
+                     u.metadata_path is not None and wanted(u.metadata_path))
+                for u in plain]
             continue
         some: list[Unit] = []
         for path, mode in batch:
@@ -797,8 +818,8 @@ def _units(snap: Files, wanted: Callable[[str], bool], findings: list[Finding],
                 continue  # the object's unit holds this metadata file
             else:
                 obj, meta = None, path
-            some.append((paired[0], obj, meta, obj is not None and wanted(obj),
-                         meta is not None and wanted(meta)))
+            some.append(Unit(paired[0], obj, meta, obj is not None and wanted(obj),
+                             meta is not None and wanted(meta)))
         yield some
 
 
@@ -823,9 +844,10 @@ def _plain_units(batch: list[tuple[str, int]], modes: dict[str, int],
     cut = _OBJECTS_CUT
     if _OBJECT_LINES.fullmatch(text) is not None:
         metas = [_METADATA_PREFIX + path[cut:] for path in paths]
-        return [(path[cut:cut + 2] + path[cut + 3:cut + 65], path, meta, True, True)
+        make = Unit._make  # half the constructor's cost: a clean store is all such batches
+        return [make((path[cut:cut + 2] + path[cut + 3:cut + 65], path, meta, True, True))
                 if meta in modes else
-                (path[cut:cut + 2] + path[cut + 3:cut + 65], path, None, True, False)
+                make((path[cut:cut + 2] + path[cut + 3:cut + 65], path, None, True, False))
                 for path, meta in zip(paths, metas, strict=True)]
     if _METADATA_LINES.fullmatch(text) is not None and all(
             _OBJECTS_PREFIX + p[_METADATA_CUT:] in modes for p in paths):
@@ -951,7 +973,7 @@ def _renamed(snap: Files, finding: Finding) -> Finding:
         fix = (f"a copy of a stored object: remove it with `rm {file}` (from the top of the "
                "clone); nothing else is to be written or removed for it")
     else:
-        message = f"{said}; {renamed_advice(file, holds, over)}"
+        message = f"{said}; {_renamed_clause(file, holds, over)}"
         fix = (f"a file renamed by hand: rename it back with `mv {file} {own}` (from the top "
                "of the clone); nothing else is to be written or removed for it")
     if over is not None:  # its name is a stored object's path: that object's bytes are gone
@@ -981,7 +1003,8 @@ _ON_OVERWRITTEN = ("KI401",)
 every finding on its metadata file judges that metadata with the other manifest's bytes."""
 
 
-def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[Finding]:
+def one_cause(findings: list[Finding], others: Iterable[Finding] = (),
+              base: str | None = None) -> list[Finding]:
     """Leave out the findings an object file renamed or copied by hand explains.
 
     One cause, one advice. A file ``mv``-ed to another name (KI101, or KI110 for a name off
@@ -1006,7 +1029,7 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
     copy written over another object) is committed: renaming it back in a later commit
     leaves it in the history, which the gate and ``verify`` read commit by commit (KI403
     again: reviewer r92 F12), so the finding's fix says the branch's way instead, naming
-    the commit (:func:`_committed_fix`).
+    the commit and BASE (:func:`_committed_fix`).
 
     Args:
         findings: findings of one verify (or one gate).
@@ -1014,6 +1037,8 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
             KI101, for the history check's KI402) and their commits (the history check's
             KI403, for the contents check's KI101); not returned. The gate first gives
             its KI101 findings the range's fix (:func:`gate_fixes`).
+        base: the gate's BASE (full commit id), named in a committed rename's fix
+            (:func:`_rebase_fix`); None (``verify``): the fix says how to find it.
 
     Returns:
         ``findings`` in their order, without those on the files such a rename explains,
@@ -1058,7 +1083,7 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = ()) -> list[F
         if f.rule.id in _ON_OWN + _ON_OVERWRITTEN and "commit" in f.extra and explained(f):
             cause = own.get(f.file or "", f.file or "")
             committed.setdefault(cause, {}).setdefault(f.extra["commit"], f.file or "")
-    return [_committed_fix(f, committed[f.file or ""])
+    return [_committed_fix(f, committed[f.file or ""], base)
             if f.file in committed and "holds" in f.extra else f
             for f in findings if not explained(f)]
 
@@ -1184,13 +1209,9 @@ def gate_fixes(findings: list[Finding], base: str) -> list[Finding]:
     for f in findings:
         if f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.file in edited \
                 and "holds" not in f.extra:
-            ids = ", ".join(c[:12] for c in edited[f.file])
-            f = dataclasses.replace(f, fix=(
-                f"an object's bytes edited in commit {ids} of the branch: restoring them in a "
-                "later commit leaves the edit in the history, which is read commit by commit "
-                f"(KI401), so rebuild the branch without it: `git rebase -i {base}`, and drop "
-                f"that commit (or edit it to leave {f.file} as it was); objects are never "
-                "edited: add a new manifest instead"))
+            f = dataclasses.replace(f, fix=_rebase_fix(
+                "an object's bytes edited", edited[f.file], "restoring them", "the edit",
+                "KI401", f.file, base, "objects are never edited: add a new manifest instead"))
         elif f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.extra.get("copy") \
                 and "over" in f.extra and f.file not in edited and f.file:
             meta = layout.metadata_path(Digest.from_str(f.extra["over"]))
@@ -1221,37 +1242,87 @@ _ON_OWN = ("KI203", "KI402", "KI403")
 deleted from its path, or renamed (committed) away from it."""
 
 
-def _committed_fix(finding: Finding, commits: dict[str, str]) -> Finding:
+def _committed_fix(finding: Finding, commits: dict[str, str], base: str | None) -> Finding:
     """Give a committed rename's (or overwriting copy's) finding the branch's fix.
 
     Args:
         finding: the KI101 or KI110 finding of the misnamed file (:func:`_renamed`).
         commits: each commit (full id) whose KI401-KI403 it explains -> a path it moved
             or changed there.
+        base: the gate's BASE (full commit id), or None (``verify``: no range).
 
     Returns:
         ``finding`` whose fix names the commits and says to rebuild the branch without
-        them (``git rebase -i BASE``): a later commit putting the files back leaves them
-        in the history (KI401-KI403).
+        them (:func:`_rebase_fix`): a later commit putting the files back leaves them in
+        the history (KI401-KI403); a rename's message says the commits, not the ``mv``.
     """
-    what = ("a copy of a stored object written over another object's file"
-            if finding.extra.get("copy") else "a file renamed by hand")
-    ids = ", ".join(c[:12] for c in commits)
-    paths = " and ".join(sorted(set(commits.values())))
     message = finding.message
     if not finding.extra.get("copy"):  # the message's `mv` is the work tree's way: not this
         holds = Digest.from_str(finding.extra["holds"])
         over = Digest.from_str(finding.extra["over"]) if "over" in finding.extra else None
-        said = renamed_advice(finding.file or "", holds, over)
-        message = message.replace(said, (
-            f"its bytes are those of {holds}, whose own object file {layout.object_path(holds)} "
-            f"is missing: renamed by hand in commit {ids}") + (
-            "" if over is None else f", over the object file of {over}, whose metadata is stored"))
-    return dataclasses.replace(finding, message=message, fix=(
-        f"{what}, in commit {ids} of the branch: putting it back in a later commit leaves the "
-        "change in the history, which is read commit by commit (KI401-KI403), so rebuild the "
-        f"branch without it: `git rebase -i BASE`, and drop that commit (or edit it to leave "
-        f"{paths} as it was); nothing else is to be written or removed for it"))
+        file, said = finding.file or "", _renamed_clause(finding.file or "", holds, over)
+        if message.endswith(said):  # what _renamed wrote last: the commits instead
+            message = message[:-len(said)] + _renamed_clause(file, holds, over, list(commits))
+    what = ("a copy of a stored object written over another object's file"
+            if finding.extra.get("copy") else "a file renamed by hand")
+    return dataclasses.replace(finding, message=message, fix=_rebase_fix(
+        f"{what},", list(commits), "putting it back", "the change", "KI401-KI403",
+        " and ".join(sorted(set(commits.values()))), base,
+        "nothing else is to be written or removed for it"))
+
+
+def _renamed_clause(file: str, holds: Digest, over: Digest | None,
+                    commits: list[str] | None = None) -> str:
+    """Return what a renamed object file's KI101 or KI110 message says after its own words.
+
+    Args:
+        file: the misnamed file's repository path.
+        holds: the digest its bytes hash to (its own object file missing).
+        over: the stored manifest whose object file ``file`` is, or None.
+        commits: the commits (full ids) that renamed it, or None: not committed.
+
+    Returns:
+        Not committed: :func:`kistore.core.restore.renamed_advice` (the ``mv`` back); else
+        whose bytes they are and the commits, with no ``mv`` (a fixing commit leaves the
+        rename in the history: :func:`_committed_fix`).
+    """
+    if commits is None:
+        return renamed_advice(file, holds, over)
+    return (f"its bytes are those of {holds}, whose own object file "
+            f"{layout.object_path(holds)} is missing: renamed by hand in commit "
+            f"{', '.join(c[:12] for c in commits)}") + (
+        "" if over is None else f", over the object file of {over}, whose metadata is stored")
+
+
+REBASE_BASE = ("`git rebase -i BASE` (BASE: the commit the branch starts from, "
+               "`git merge-base origin/main HEAD`)")
+"""The rebase a fix outside a range (``verify``, which knows no BASE) says."""
+
+
+def _rebase_fix(what: str, commits: list[str], undo: str, change: str, rules: str,
+                paths: str, base: str | None, then: str) -> str:
+    """Return the branch's fix of a committed change: rebuild it without the commits.
+
+    The one wording of the gate's KI101 of an edit (:func:`gate_fixes`) and of a committed
+    rename or copy (:func:`_committed_fix`, the gate's and ``verify``'s), reviewer r93b G1.
+
+    Args:
+        what: what the commits did (``an object's bytes edited``).
+        commits: their full ids (named by 12 digits).
+        undo: what a later commit would do (``restoring them``).
+        change: what that leaves in the history (``the edit``).
+        rules: the rules the history check reports it under (``KI401``).
+        paths: the files to leave as they were.
+        base: the gate's BASE (full commit id: named whole, so the command runs as
+            written); None: :data:`REBASE_BASE`.
+        then: the last clause.
+    """
+    ids = ", ".join(c[:12] for c in commits)
+    return (f"{what} in commit {ids} of the branch: {undo} in a later commit leaves {change} "
+            f"in the history, which is read commit by commit ({rules}), so rebuild the "
+            f"branch without it: {f'`git rebase -i {base}`' if base else REBASE_BASE}, and "
+            "drop that commit "
+            f"(or edit it to leave {paths} as it was); {then}")
 
 
 def unreadable_finding(error: ObjectUnreadable, path: str | None) -> Finding:
@@ -1287,11 +1358,6 @@ def stopped_finding(error: ObjectUnreadable) -> Finding:
 
 
 _worker_snapshot: Files | None = None
-
-_Learnt = tuple["str | None", "str | None", tuple["str | None", ...], "str | None",
-                "Board | None"]
-"""A unit's kind, name, references, primary statistic and board
-(:data:`~kistore.check._rules.Clean`, kind maybe None)."""
 
 CHUNK = 500
 """Units a worker checks per task (one pickle each way per chunk)."""
@@ -1373,8 +1439,10 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
             pool = multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot,
                                                             (os.getpid(),))
         with pool:
-            pending = [(units, pool.apply_async(_check_chunk_in_worker, (units, entries, keep)))
-                       for units in chunks]
+            pending = [(units, pool.apply_async(  # plain tuples: a NamedTuple pickles at
+                # ~2 us, 14 times a tuple's (Unit.__new__ per unit); the worker names them
+                _check_chunk_in_worker, ([tuple(u) for u in units], entries, keep)))
+                for units in chunks]
             if meanwhile is not None:
                 meanwhile()
             for units, result in pending:
@@ -1405,8 +1473,7 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
     docs/speed.md, sixth pass; most likely the processor's caches, cold again after
     each call into the kernel).
     """
-    checked: list[tuple[list[Finding] | None, _Learnt, bool, int | str | None,
-                        Claim | str | None, Loaded | None]] = []
+    checked: list[_Compact] = []  # names_path None: read in the last pass
     start = 0
     limits = snap.value_limits
     while start < len(units):
@@ -1416,30 +1483,37 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
             # manifest is: 16 KB at most in shared/data) is walked; check_unit reports one
             clean = None if pair is None or not (within_value_limits(pair[0], limits) and
                                                  within_value_limits(pair[1], limits)) \
-                else check_clean_pair(unit[0], *pair)
+                else check_clean_pair(unit.hex, *pair)
             if clean is not None:  # its claim and time read from the same parse (docs/speed.md)
-                observed: int | str | None = \
-                    observed_seconds(clean.spec) if clean.kind == "BenchmarkRun" else None
-                checked.append((None, clean[:5], True, observed, clean.claim,
-                                None if keep is None or clean.name is None else
-                                _loaded(clean.kind, clean.name, clean.spec, keep)))
+                checked.append(_Compact(
+                    None, clean.kind, clean.name, clean.references, None, clean.statistic,
+                    observed_seconds(clean.spec) if clean.kind == "BenchmarkRun" else None,
+                    clean.claim, clean.board,
+                    None if keep is None or clean.name is None else
+                    _loaded(clean.kind, clean.name, clean.spec, keep)))
                 continue
-            observed = _UNREAD if pair is None else run_observed(pair[0])
-            claim = _UNREAD if pair is None else stored_claim(pair[0], unit[0])
             findings, entry = check_unit(snap, unit)
             parsed = None if keep is None or pair is None else \
-                parse_manifest(Digest(unit[0]), *pair, validate=True)
-            checked.append((findings or None, (entry.kind, entry.name, tuple(
-                entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic,
-                entry.board),
-                unit[1] is not None and unit[2] is not None, observed, claim,
+                parse_manifest(Digest(unit.hex), *pair, validate=True)
+            checked.append(_Compact(
+                findings or None, entry.kind, entry.name,
+                tuple(entry.references.get(f) for f in REFERENCE_FIELDS), None,
+                entry.statistic, _UNREAD if pair is None else run_observed(pair[0]),
+                _UNREAD if pair is None else stored_claim(pair[0], unit.hex), entry.board,
                 None if parsed is None else _loaded(*parsed, None)))
         start += len(batch)
-    return [_Compact(findings, clean[0], clean[1], clean[2],
-                     _names_confirmed(snap, unit[0], clean[0], clean[1]) if both else None,
-                     clean[3], observed, claim, clean[4], loaded)
-            for unit, (findings, clean, both, observed, claim, loaded) in zip(units, checked,
-                                                                              strict=True)]
+    return [_with_names_path(result, _names_confirmed(snap, unit.hex, result.kind,
+                                                      result.name))
+            if unit.object_path is not None and unit.metadata_path is not None else result
+            for unit, result in zip(units, checked, strict=True)]
+
+
+_NAMES_PATH = _Compact._fields.index("names_path")
+
+
+def _with_names_path(result: _Compact, path: str | None) -> _Compact:
+    """Return ``result._replace(names_path=path)``, at a third of its cost (~0.5 us a unit)."""
+    return _Compact._make(result[:_NAMES_PATH] + (path,) + result[_NAMES_PATH + 1:])
 
 
 def _loaded(kind: str, name: str, spec: dict[str, Any], keep: frozenset[str] | None
@@ -1490,18 +1564,18 @@ def _read_pairs(snap: Files, units: list[Unit], start: int, entries: bytearray |
     size = 0
     end = start
     while end < len(units) and size < READ_AHEAD:
-        _, object_path, metadata_path, check_object, check_metadata = units[end]
+        unit = units[end]
         end += 1
         pair = None
         entry = _NOT_READ
-        if check_object and check_metadata:  # both paths exist and are to be checked
+        if unit.check_object and unit.check_metadata:  # both exist, both to be checked
             try:
                 if entries is None:
-                    object_data = read(object_path)  # type: ignore[arg-type]
+                    object_data = read(unit.object_path)  # type: ignore[arg-type]
                 else:  # the mode from the read's own fstat
-                    object_data, mode = snap.read_mode(object_path)  # type: ignore[arg-type]
+                    object_data, mode = snap.read_mode(unit.object_path)  # type: ignore[arg-type]
                     entry = _git_entry(object_data, mode)
-                metadata_data = read(metadata_path)  # type: ignore[arg-type]
+                metadata_data = read(unit.metadata_path)  # type: ignore[arg-type]
             except (FileTooLarge, ObjectUnreadable):  # check_unit reports it
                 object_data = metadata_data = None
             if object_data is not None and metadata_data is not None:
@@ -1570,12 +1644,15 @@ def _reopen_worker_snapshot(parent_pid: int) -> None:
     _worker_snapshot.reopen()
 
 
-def _check_chunk_in_worker(units: list[Unit], entries: bool, keep: frozenset[str] | None
-                           ) -> tuple[list[_Compact], bytes | None]:
-    """Check some units in a worker process (:func:`_check_chunk`), with their entries or None."""
+def _check_chunk_in_worker(units: list[tuple[Any, ...]], entries: bool,
+                           keep: frozenset[str] | None) -> tuple[list[_Compact], bytes | None]:
+    """Check some units in a worker process (:func:`_check_chunk`), with their entries or None.
+
+    ``units``: each :class:`Unit` as a plain tuple (sent so: cheaper to pickle).
+    """
     assert _worker_snapshot is not None
     read = bytearray() if entries else None
-    return (_check_chunk(_worker_snapshot, units, read, keep),
+    return (_check_chunk(_worker_snapshot, [Unit._make(u) for u in units], read, keep),
             None if read is None else bytes(read))
 
 

@@ -336,7 +336,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
     # an object edited, then deleted: KI401 names both commits, no KI203 (r93b G2)
     findings = edited_then_deleted(repo, commits, head.tree, findings, str(base.id))
-    return sorted(one_cause(gate_fixes(findings, str(base.id))), key=sort_key)
+    return sorted(one_cause(gate_fixes(findings, str(base.id)), base=str(base.id)), key=sort_key)
 
 
 def _unmigrated(store: Store, base: pygit2.Tree, tree: pygit2.Tree) -> Finding | None:

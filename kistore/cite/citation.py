@@ -64,6 +64,7 @@ from .formats import FORMATS, names, render
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
+    from ..attest.evidence import Evidence
     from ..core.model import Manifest
     from ..store import Store, View
 
@@ -253,7 +254,8 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
                        accessed=accessed or dt.datetime.now(dt.UTC).date(), schema=schema)
 
 
-def marked_withdrawn(store: Store, citation: Citation, at: str | None = None) -> Citation:
+def marked_withdrawn(store: Store, citation: Citation, at: str | None = None, *,
+                     evidence: Evidence | None = None) -> Citation:
     """Return ``citation`` with :attr:`Citation.withdrawn` set when the run is withdrawn.
 
     A run is withdrawn when a valid maintainer withdrawal applies to it
@@ -266,6 +268,8 @@ def marked_withdrawn(store: Store, citation: Citation, at: str | None = None) ->
         store: the store.
         citation: the citation (:func:`cite`).
         at: revision, or None for the work tree (as :func:`cite`).
+        evidence: the run's evidence there when the caller has it (``kistore cite``: the
+            row of its group's ranking); None: read here.
 
     Returns:
         The citation, with ``withdrawn`` ``(KEYID, REASON)`` when a withdrawal applies.
@@ -280,7 +284,9 @@ def marked_withdrawn(store: Store, citation: Citation, at: str | None = None) ->
     from ..attest.evidence import evidence_for
     from ..attest.levels import withdrawal
 
-    found = withdrawal(evidence_for(store, citation.digest, at=at))
+    if evidence is None:
+        evidence = evidence_for(store, citation.digest, at=at)
+    found = withdrawal(evidence)
     return citation if found is None else citation._replace(withdrawn=found)
 
 

@@ -24,12 +24,15 @@ import importlib
 import os
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..core.errors import KistoreError
 from ..git import watchdog
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Callable
 from . import _streams
 from ._adding import INTERRUPTED
 from ._context import StoreContext as StoreContext  # re-exported: ctx.obj of every command
@@ -370,29 +373,31 @@ def refuse_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
-def refuse_empty_key(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """Click callback: refuse an empty KEY, naming what a KEY is (not a path's ``.``).
+def refuse_empty_key(*, keyid: bool = False
+                     ) -> Callable[[click.Context, click.Parameter, str], str]:
+    """Return a Click callback refusing an empty KEY, naming what a KEY is (not ``.``).
 
     Args:
-        ctx: the command's context (``trust revoke`` also takes a keyid, ``trust add`` not).
-        param: the KEY argument.
-        value: its value.
+        keyid: the command takes a keyid too (``trust revoke``; ``trust add`` does not):
+            the message names it among what to give.
 
     Returns:
-        ``value`` unchanged.
-
-    Raises:
-        click.BadParameter: the value is the empty string (exit 2; reviewer r92b F2: the
-            path arguments' "`.` for this directory" was said of a key), or blank space
-            alone (r93 F9: ``' '`` said "no key   in trust").
+        The callback: ``value`` unchanged, or click.BadParameter when it is the empty
+        string (exit 2; reviewer r92b F2: the path arguments' "`.` for this directory"
+        was said of a key), or blank space alone (r93 F9: ``' '`` said "no key   in
+        trust").
     """
-    if not value.strip():
-        keyid = "a keyid (SHA256:...), " if ctx.command.name == "revoke" else ""
-        what = "is empty" if value == "" else "is blank space alone"
-        raise click.BadParameter(f"{what}: give {keyid}a .pub file, an OpenSSH line "
-                                 "('ssh-ed25519 AAAA...') or - for standard input",
-                                 ctx=ctx, param=param)
-    return value
+    kinds = "a keyid (SHA256:...), " if keyid else ""
+
+    def refuse(ctx: click.Context, param: click.Parameter, value: str) -> str:
+        if not value.strip():
+            what = "is empty" if value == "" else "is blank space alone"
+            raise click.BadParameter(f"{what}: give {kinds}a .pub file, an OpenSSH line "
+                                     "('ssh-ed25519 AAAA...') or - for standard input",
+                                     ctx=ctx, param=param)
+        return value
+
+    return refuse
 
 
 @click.group(cls=KistoreGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -773,6 +773,10 @@ _KEY_FILE_BYTES = 1 << 20
 """Most bytes read from a key file (GitHub's USER.keys for 100 keys is ~10 KB)."""
 
 
+_KEY_LINE = ("ssh-", "sk-", "ecdsa-")
+"""How an OpenSSH public-key line KEY starts (``ssh-ed25519 AAAA...``), not a path."""
+
+
 def _read_key_lines(key_arg: str) -> tuple[list[Any], list[Any]]:
     """KEY as given, read into its keys: an OpenSSH line, a key file (one or many keys), ``-``.
 
@@ -794,7 +798,7 @@ def _read_key_lines(key_arg: str) -> tuple[list[Any], list[Any]]:
     from ..core.errors import InputError
     from ..core.limits import read_up_to
 
-    if key_arg.startswith(("ssh-", "sk-", "ecdsa-")):
+    if key_arg.startswith(_KEY_LINE):
         return keyfile.read_public_keys(key_arg.encode("utf-8", "replace"), file="KEY")
     path = Path(key_arg)
     if key_arg != "-" and not path.is_file():
@@ -851,7 +855,7 @@ def _no_key_to_trust(skipped: list[Skipped]) -> InputError:
 
 @writes(True)
 @trust.command("add")
-@click.argument("key_arg", metavar="KEY", callback=refuse_empty_key)
+@click.argument("key_arg", metavar="KEY", callback=refuse_empty_key())
 @click.option("--role", "roles", multiple=True, required=True,
               type=click.Choice(["rerun", "maintainer"]), help="Role (repeatable).")
 @click.option("--valid-from", metavar="DATE",
@@ -915,7 +919,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
 
 @writes(True)
 @trust.command("revoke")
-@click.argument("keyid", metavar="KEY", callback=refuse_empty_key)
+@click.argument("keyid", metavar="KEY", callback=refuse_empty_key(keyid=True))
 @click.option("--at", "at", metavar="DATE",
               help="Revoked from this instant: an RFC 3339 date-time, or a date (its 00:00 "
                    "UTC); not a revision, unlike --at of other commands (default: now).")
@@ -944,8 +948,9 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
     store.settings().refuse_other_version("kistore trust revoke")
     when = parse_time(at) if at else None
     keyids, named, skipped = [keyid], None, list[Any]()
-    if not keyid.startswith("SHA256:") and (keyid == "-" or Path(keyid).is_file()
-                                            or keyid.startswith(("ssh-", "sk-", "ecdsa-"))):
+    if keyid.startswith("SHA256:"):
+        pass  # a keyid: revoked as given (the one test of which kind KEY is, in turn)
+    elif keyid == "-" or Path(keyid).is_file() or keyid.startswith(_KEY_LINE):
         keys, skipped = _read_key_lines(keyid)  # what `trust add` reads, read alike
         if not keys:
             raise _no_key_to_trust(skipped)
@@ -953,7 +958,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
         named = [printable(f"{keyid}:{k.line}" + (f" ({k.text.split(None, 2)[2]})"
                                                   if len(k.text.split(None, 2)) > 2 else ""))
                  for k in keys]
-    elif not keyid.startswith("SHA256:") and _looks_like_a_path(keyid):
+    elif _looks_like_a_path(keyid):
         raise InputError(  # reviewer r92b F1: it said "no key ... in trust" of a typo
             f"{keyid}: {'a directory, not a key file' if Path(keyid).is_dir() else 'no such file'}"
             "; give a keyid (SHA256:..., `kistore trust list` shows them), the .pub file "

@@ -14,6 +14,8 @@ from ._machine import emit_json, writes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..cite.citation import Citation
+    from ..index.records import Record
+    from ..query.ranking import Ranking
     from ..store import Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
@@ -86,28 +88,61 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
         click.echo(f"warning: the access date {citation.accessed.isoformat()} (--accessed) is "
                    f"before the published date {published.isoformat()}: no one read it there "
                    "then; give the date you read it (the default is today, UTC)", err=True)
-    citation = _withdrawn(store, citation, at)
-    _check_before_citing(store, citation, at)
+    ranked = _ranked(store, citation, at)  # once: its withdrawal and its marks both read it
+    citation = _withdrawn(store, citation, at, ranked)
+    _check_before_citing(store, citation, at, ranked)
     if as_json:
         emit_json(citation.to_json())
     else:
         click.echo(render(citation, fmt), nl=False)
 
 
-def _withdrawn(store: Store, citation: Citation, at: str | None) -> Citation:
+def _ranked(store: Store, citation: Citation, at: str | None) -> tuple[Record, Ranking] | None:
+    """Rank a cited run's comparison group once, as of the revision cited from.
+
+    What ``show`` answers of a run, asked once (until 2026-12-05 ``cite`` read the run's
+    attestations for its withdrawal and again for its group's ranking, and the manifest
+    again for its caveats): ``--at``, default ``HEAD`` (the history cited ends there).
+
+    Returns:
+        :func:`kistore.query.answers.rank`'s ``(record, ranking)``; None for another kind
+        or a run that cannot be ranked there (in no group, a group whose units disagree).
+    """
+    if citation.kind != "BenchmarkRun":
+        return None
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import KistoreError
+    from ..query.answers import rank
+
+    try:
+        return rank(store, str(citation.digest), at=at or "HEAD")
+    except KistoreError:  # not ranked: no group to judge it in
+        return None
+
+
+def _withdrawn(store: Store, citation: Citation, at: str | None,
+               ranked: tuple[Record, Ranking] | None) -> Citation:
     """Mark a withdrawn run's citation so, warning on stderr (reviewer r86 F24, r87).
 
     ``rank``, ``show`` and ``compare`` said so and ``cite`` gave a clean citation: every
     format now says it (:attr:`Citation.withdrawn`), and stderr warns. The permalink and
-    commit are unchanged: a later withdrawal does not move them.
+    commit are unchanged: a later withdrawal does not move them. The run's evidence is
+    its row's in ``ranked`` (:func:`_ranked`), read no second time; a run not ranked there
+    has its attestations read as of the revision cited from.
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.levels import withdrawal_words
     from ..cite.citation import marked_withdrawn
     from ..core.errors import KistoreError, one_line
 
+    evidence = None
+    if ranked is not None:
+        ranking, digest = ranked[1], str(citation.digest)
+        evidence = next((row.evidence for rows in (ranking.ranked, ranking.unranked,
+                                                   ranking.references, ranking.excluded)
+                         for row in rows if row.record.digest == digest), None)
     try:
-        citation = marked_withdrawn(store, citation, at)
+        citation = marked_withdrawn(store, citation, at or "HEAD", evidence=evidence)
     except KistoreError as e:  # a history libgit2 cannot read: the citation stands (git log)
         click.echo(one_line(f"warning: whether {citation.kind}/{citation.name} is withdrawn "
                             f"could not be told: {e.message}"), err=True)
@@ -120,29 +155,27 @@ def _withdrawn(store: Store, citation: Citation, at: str | None) -> Citation:
     return citation
 
 
-def _check_before_citing(store: Store, citation: Citation, at: str | None) -> None:
+def _check_before_citing(store: Store, citation: Citation, at: str | None,
+                         ranked: tuple[Record, Ranking] | None) -> None:
     """Warn on stderr of a run's likely unit slip before its citation (reviewer r90b F3).
 
     The marks ``rank``, ``show`` and the site's run page carry (KI234: the group's #1 100x
     or more ahead of its #2; KI230: a latency under 100 ns), in their words
     (:func:`kistore.query.outliers.citing_caveats`); the citation itself is unchanged. The
-    group is ranked as of the cited revision (``--at``, default ``HEAD``); a run that cannot
+    group is ranked as of the cited revision (``--at``, default ``HEAD``: ``ranked``,
+    :func:`_ranked`, whose record's spec is read, not the object again); a run that cannot
     be ranked there (in no group, a group whose units disagree) gets only KI230's caveat.
     """
     if citation.kind != "BenchmarkRun":
         return
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..core.errors import KistoreError, one_line
-    from ..query.answers import rank
+    from ..core.errors import one_line
     from ..query.outliers import citing_caveats, ranking_outliers
 
-    digest = str(citation.digest)
-    try:
-        _, ranking = rank(store, digest, at=at or "HEAD")
-        outlier = ranking_outliers(ranking).get(digest)
-    except KistoreError:  # not ranked: no group to judge it in
-        outlier = None
-    spec = store.read(citation.digest, at=at or "HEAD", schema=False).spec
+    if ranked is not None:
+        outlier, spec = ranking_outliers(ranked[1]).get(str(citation.digest)), ranked[0].spec
+    else:
+        outlier, spec = None, store.read(citation.digest, at=at or "HEAD", schema=False).spec
     for said in citing_caveats(outlier, citation.name, spec):
         click.echo(one_line(f"warning: {citation.kind}/{citation.name}: (!) {said}"), err=True)
 

@@ -119,31 +119,30 @@ def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
     if not isinstance(spec, dict):
         return None
     native = spec.get("sourceNative")
-    source = native.get("source") if isinstance(native, dict) else None
+    source = _stating(native.get("source") if isinstance(native, dict) else None)
     stated: list[tuple[str, str]] = []
     if kind == "Workload":
         value = spec.get("definition")
         if isinstance(value, str):
             stated.append(("board", value))
-        if naming_source(source) == SOURCE:
+        if source == SOURCE:
             kernel = native.get("kernelId")  # type: ignore[union-attr]
             if isinstance(kernel, int) and not isinstance(kernel, bool):
                 stated.append(("kernel", str(kernel)))
-        elif isinstance(source, str) and ascii_alnum(source) == FLASHINFER:
+        elif source == FLASHINFER:
             axes = _one_case_axes(spec.get("cases"))
             if axes is not None:
                 stated.append(("axes", axes))
-        elif isinstance(source, str) and ascii_alnum(source) == KERNELBENCH:
+        elif source == KERNELBENCH:
             problem = native.get("benchmark")  # type: ignore[union-attr]
             if isinstance(problem, str):
                 stated.append(("problem", problem))
-    elif kind == "BenchmarkRun" and isinstance(source, str) \
-            and ascii_alnum(source) == KERNELBENCH:
+    elif kind == "BenchmarkRun" and source == KERNELBENCH:
         problem = native.get("benchmark")  # type: ignore[union-attr]
         if isinstance(problem, str):
             stated.append(("problem", problem))
         stated += _kernelbench_title(metadata)
-    elif kind == "BenchmarkRun" and naming_source(source) == SOURCE:
+    elif kind == "BenchmarkRun" and source == SOURCE:
         value = native.get("benchmark")  # type: ignore[union-attr]
         if isinstance(value, str):
             stated.append(("board", value))
@@ -151,8 +150,7 @@ def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
         if said is not None:
             stated.append(("kernel", str(int(said[1]))))
         stated += _stated_in_metadata(metadata, flashinfer=False)
-    elif kind == "BenchmarkRun" and isinstance(source, str) \
-            and ascii_alnum(source) == FLASHINFER:
+    elif kind == "BenchmarkRun" and source == FLASHINFER:
         if isinstance(name, str):
             stated.append(("name", name))
         stated += _stated_in_metadata(metadata, flashinfer=True)
@@ -163,16 +161,27 @@ def reads_metadata(spec: Any) -> bool:
     """Return whether :func:`board_of` reads a run's metadata.
 
     It does when the run's source is one that states the board there (``sol-execbench``,
-    ``flashinfer-trace``): a caller adding many runs parses the metadata of those only (a
-    KernelBench run's is never read for KI238).
+    ``flashinfer-trace``, ``kernelbench``: its title names the problem): a caller adding
+    many runs parses the metadata of those only.
 
     Args:
         spec: the run's ``spec`` (parsed JSON, any shape).
     """
     native = spec.get("sourceNative") if isinstance(spec, dict) else None
-    source = native.get("source") if isinstance(native, dict) else None
-    return naming_source(source) == SOURCE or (
-        isinstance(source, str) and ascii_alnum(source) in (FLASHINFER, KERNELBENCH))
+    return _stating(native.get("source") if isinstance(native, dict) else None) is not None
+
+
+def _stating(source: Any) -> str | None:
+    """Return which board-stating source a run's ``sourceNative.source`` reads as.
+
+    Those whose runs state their board (:func:`board_of`, :func:`reads_metadata`):
+    :data:`SOURCE` (``sol-execbench``, read folded as KI226 reads names) or
+    :data:`FLASHINFER` or :data:`KERNELBENCH` (its letters and digits); None for another.
+    """
+    if naming_source(source) == SOURCE:
+        return SOURCE
+    folded = ascii_alnum(source) if isinstance(source, str) else None
+    return folded if folded in (FLASHINFER, KERNELBENCH) else None
 
 
 _SEPARATOR = " · "

@@ -256,7 +256,7 @@ class CanonicalFormError(InputError):
 class MeantError(InputError):
     """An input error a "did you mean" may follow, said before the error's own advice.
 
-    The message is formed once from its parts (:meth:`said`): what is wrong, then the
+    The message is formed from its parts (:attr:`message`): what is wrong, then the
     suggestion (:meth:`suggest`) when one is found, then the advice, ``else ADVICE`` after
     a suggestion (reviewer r91 F2: the did-you-mean first; the store used to cut the advice
     off the message's text and append it again).
@@ -270,12 +270,18 @@ class MeantError(InputError):
 
     def __init__(self, message: str, *, advice: str = "", **where: Any) -> None:
         self.problem, self.advice, self.meant = message, advice, ""
-        super().__init__(self.said(), **where)
+        super().__init__(message, **where)
 
-    def said(self) -> str:
-        """Return the message: the problem; the suggestion; the advice (``else`` after one)."""
+    @property
+    def message(self) -> str:
+        """The problem; the suggestion; the advice (``else`` after one): formed, not kept."""
         advice = f"else {self.advice}" if self.meant and self.advice else self.advice
         return "; ".join(part for part in (self.problem, self.meant, advice) if part)
+
+    @message.setter
+    def message(self, problem: str) -> None:
+        """Set by :class:`KistoreError`'s constructor: the problem (the parts say the rest)."""
+        self.problem = problem
 
     def suggest(self, meant: str) -> None:
         """Say ``meant`` (a "did you mean ...?") after the problem and before the advice.
@@ -284,7 +290,6 @@ class MeantError(InputError):
             meant: the suggestion's text, without a leading ``"; "``.
         """
         self.meant = meant
-        self.message = self.said()
         self.args = (self.format(),)
 
 

@@ -260,12 +260,33 @@ class Manifest:
         Raises:
             ParseError: never for a manifest built by this class (its bytes are canonical).
         """
+        return self._passing("spec")
+
+    def passing_metadata(self) -> dict[str, Any]:
+        """Return the manifest's ``metadata``, parsed for one look and not kept (unless it was).
+
+        As :meth:`passing_spec` reads the spec: a document already parsed is not parsed
+        again (``add``'s KI238 of a run whose metadata another check parsed).
+
+        Returns:
+            The ``metadata`` object (equal to :attr:`metadata`); the caller must not change it.
+
+        Raises:
+            ParseError: never for a manifest built by this class (its bytes are canonical).
+        """
+        return self._passing("metadata")
+
+    def _passing(self, part: str) -> dict[str, Any]:
+        """Return ``spec`` or ``metadata``: the kept document's, else parsed and not kept."""
         document = self._document
+        found: dict[str, Any]
         if document is not None:
-            spec: dict[str, Any] = document["spec"]
-            return spec
-        parsed: dict[str, Any] = canonical.loads(self.object_bytes, file="-")["spec"]
-        return parsed
+            found = document[part]
+        elif part == "spec":
+            found = canonical.loads(self.object_bytes, file="-")["spec"]
+        else:
+            found = canonical.loads(self.metadata_bytes, file="-")
+        return found
 
     @property
     def title(self) -> str:
@@ -336,6 +357,25 @@ def _at(error: KistoreError, pointer: str) -> KistoreError:
     return error
 
 
+def lenient_object(data: bytes | None) -> dict[str, Any]:
+    """Return stored bytes parsed leniently as an object: a damaged file is another check's.
+
+    (:func:`kistore.core.canonical_fast.loads_lenient`: orjson, the stdlib where orjson
+    refuses.)
+
+    Args:
+        data: a stored file's bytes (metadata, an object), or None (absent).
+
+    Returns:
+        The object they hold; ``{}`` when absent, not JSON or not an object. Never raises.
+    """
+    try:
+        doc = canonical_fast.loads_lenient(data) if data is not None else None
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
 def metadata_name(data: bytes | None) -> str | None:
     """Return the ``name`` of stored metadata bytes, or None when they hold none.
 
@@ -343,12 +383,13 @@ def metadata_name(data: bytes | None) -> str | None:
         data: a metadata file's bytes, or None (absent).
 
     Returns:
-        ``name`` when the bytes parse (leniently: a damaged file is another check's) as an
-        object holding a string there; None otherwise. Never raises.
+        ``name`` when the bytes parse (leniently, :func:`lenient_object`) as an object
+        holding a string there; None otherwise. Never raises.
     """
-    try:
-        doc = canonical_fast.loads_lenient(data) if data is not None else None
-    except ValueError:
-        return None
-    name = doc.get("name") if isinstance(doc, dict) else None
+    return name_in(lenient_object(data))
+
+
+def name_in(metadata: dict[str, Any]) -> str | None:
+    """Return parsed metadata's ``name`` when it is a string, else None."""
+    name = metadata.get("name")
     return name if isinstance(name, str) else None

@@ -1029,9 +1029,10 @@ def loose_tree(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
     """:func:`object_type` of a loose object and, for a tree, :func:`loose_object`: one read.
 
     For a walk that asks a directory entry's type (KI423) and then reads the tree: the
-    loose file is opened and read once, its header inflated first; the rest of it only
-    when it is a tree (any other object is left as :func:`object_type` leaves it: a blob
-    a directory entry names is never inflated whole here).
+    loose file is opened once and its first 4 KiB read, its header inflated first; the
+    rest of it read and inflated only when it is a tree (any other object is left as
+    :func:`object_type` leaves it: a blob a directory entry names is never read whole
+    here; until 2026-12-05 it was read whole for its header).
 
     Args:
         repo: the repository.
@@ -1047,18 +1048,32 @@ def loose_tree(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
     """
     hex_, files = _loose_files(repo, oid)
     for file in files:
-        read = _loose_data(file, hex_, path)
-        if read is None:
+        opened = _open_loose(file, hex_, path)
+        if opened is None:
             continue
-        data, status = read
-        stream = zlib.decompressobj()
-        kind, head = _header_type(stream, data)
+        fd, status = opened
+        try:
+            data = os.read(fd, 4096)  # the header's, as _loose_type reads it
+            stream = zlib.decompressobj()
+            kind, head = _header_type(stream, data)
+            if kind is not None and kind != _TYPES[b"tree"]:
+                return kind, None  # a blob a directory entry names: the rest is not read
+            data += _rest(fd)
+        finally:
+            os.close(fd)
         if kind is None:  # no header: read whole, which says what is wrong with it
             return _inflated(file, hex_, path, status, zlib.decompressobj(), data)
-        if kind != _TYPES[b"tree"]:
-            return kind, None
-        return _inflated(file, hex_, path, status, stream, stream.unconsumed_tail, head)
+        return _inflated(file, hex_, path, status, stream,
+                         stream.unconsumed_tail + data[4096:], head)
     return None
+
+
+def _rest(fd: int) -> bytes:
+    """Return what is left to read of an open file, to its end."""
+    data = b""
+    while chunk := os.read(fd, 1 << 20):
+        data += chunk
+    return data
 
 
 def _loose_data(file: str, hex_: str, path: str | None) -> tuple[bytes, os.stat_result] | None:
@@ -1069,8 +1084,7 @@ def _loose_data(file: str, hex_: str, path: str | None) -> tuple[bytes, os.stat_
     fd, status = opened
     try:
         data = os.read(fd, status.st_size + 1)  # a regular file: whole in one read
-        while chunk := os.read(fd, 1 << 20):  # (none: unless it grew meanwhile)
-            data += chunk
+        data += _rest(fd)  # (nothing: unless it grew meanwhile)
     finally:
         os.close(fd)
     return data, status

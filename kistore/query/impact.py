@@ -156,7 +156,8 @@ def trust_and_policy_effects(store: Store, base: str, head: str, changed: set[st
             findings.append(Finding(EVIDENCE_EFFECT, f"run {run}: {was} -> {now}",
                                     file=_object_path(run),
                                     extra={"before": was, "after": now}))
-    return findings + _rankings(store, base, head, before, after, policy_changed, catalog)
+    return findings + _rankings(store, base, head, before, after, policy_changed, catalog,
+                                trust_changed=trust_changed)
 
 
 def _attested(changed: set[str]) -> set[Digest]:
@@ -360,11 +361,27 @@ def _object_path(digest: str) -> str:
 
 def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
               after: dict[str, Evidence], policy_changed: bool,
-              catalog: Catalog | None = None) -> list[Finding]:
+              catalog: Catalog | None = None, *, trust_changed: bool = False
+              ) -> list[Finding]:
     """KI415 per group whose ranked order differs between BASE's and HEAD's evidence and policy.
 
-    ``catalog``: the groups to rank (an attestation range's, :func:`_groups_of`); None:
-    every group of HEAD, scanned.
+    Each group is ranked once at each end, as ``rank`` ranks it there (a withdrawn run left
+    out, docs/attestations.md), and a group whose comparison the policy change changes is
+    judged for KI234 and KI235 from those two rankings (:func:`policy_marks`).
+
+    Args:
+        store: the store.
+        base: the range's base commit id.
+        head: its head commit id.
+        before: runs' evidence at BASE the caller judged (a trust change: every attested
+            run's; an attestation range: its runs' and their groups').
+        after: the same at HEAD.
+        policy_changed: the range changes ``store/policy/``.
+        catalog: the groups to rank (an attestation range's, :func:`_groups_of`); None:
+            every group of HEAD, scanned.
+        trust_changed: ``before`` and ``after`` hold every attested run (a run absent has
+            no attestation); else the evidence of a ranked run absent from them is read at
+            each end (once an end, for all the groups ranked).
     """
     moved = {d for d in set(before) | set(after)
              if _state(before.get(d, Evidence())) != _state(after.get(d, Evidence()))}
@@ -382,29 +399,40 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
     for record in catalog.records(kind="BenchmarkRun"):
         if record.comparison_key is not None and record.family is not None:
             groups.setdefault(record.comparison_key, []).append(record)
-    findings: list[Finding] = []
-    marks: list[Finding] = []  # KI234, warnings: after the listing
+    ranked: list[tuple[str, list[Any], list[Any], bool]] = []  # key, runs, comparisons, changed
     for key, records in sorted(groups.items()):
         first = records[0]
-        statistic = first.statistic or "mean"
         try:
-            comparisons = [p.comparison(first.family, statistic) for p in policies]
+            comparisons = [p.comparison(first.family, first.statistic or "mean")
+                           for p in policies]
         except KistoreError:
             continue
-        if not (policy_changed and comparisons[0] != comparisons[1]) and not any(
-                r.digest in moved for r in records):
-            continue
-        orders = []
-        for comparison, evidence in zip(comparisons, (before, after), strict=True):
+        changed = policy_changed and comparisons[0] != comparisons[1]
+        if changed or any(r.digest in moved for r in records):
+            ranked.append((key, records, comparisons, changed))
+    ends = [dict(before), dict(after)]
+    if not trust_changed:  # a withdrawal the range does not touch counts at both ends
+        for rev, evidence in zip((base, head), ends, strict=True):
+            missing = {Digest.from_str(r.digest) for _, records, _, _ in ranked
+                       for r in records if r.digest not in evidence}
+            if missing:
+                evidence.update((str(d), e) for d, e in evidence_for_many(
+                    store, missing, at=rev).items())
+    findings: list[Finding] = []
+    marks: list[Finding] = []  # KI234, warnings: after the listing
+    for key, records, comparisons, changed in ranked:
+        orders, rankings = [], []
+        for comparison, evidence in zip(comparisons, ends, strict=True):
             try:
-                ranking = rank_group(key, records, comparison, evidence)
+                rankings.append(rank_group(key, records, comparison, evidence))
             except KistoreError as e:
                 orders.append(f"cannot rank ({e.message})")
                 continue
-            orders.append(_order(ranking))
-        if policy_changed and comparisons[0] != comparisons[1]:  # r92 F8
-            marks += policy_marks(store, base, head, key, records, comparisons)
+            orders.append(_order(rankings[-1]))
+        if changed and len(rankings) == 2:  # r92 F8; an end that cannot rank is KI210's
+            marks += policy_marks(key, records, rankings)
         if orders[0] != orders[1]:
+            first = records[0]
             findings.append(Finding(
                 RANKING_EFFECT, f"group {key} ({first.family}, {first.hardware}): before: "
                 f"{orders[0]}; after: {orders[1]}", extra={"group": key}))

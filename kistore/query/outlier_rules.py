@@ -81,7 +81,7 @@ from .outliers import (
     value_said,
 )
 from .policy import DESCENDING, Comparison, RankingPolicy
-from .ranking import rank_group
+from .ranking import Ranking, rank_group
 from .units import policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -447,18 +447,22 @@ def _message(marked: _Marked, completed: str = "") -> str:
         f"is {then}: `rank` will not mark this run)"), median=marked.before)
 
 
-def _crossed_message(crossed: _Crossed) -> str:
-    """Return what KI235 says of an arriving run by which its group spans the factor first.
+def _crossed_message(crossed: _Crossed, policy: tuple[str, Comparison] | None = None) -> str:
+    """Return what KI235 says of a run by which its group spans the factor first.
 
     ``this change makes its comparison group (HOW) span 8,907x for the first time (best
     over worst; 95x before it): RUN with 860 ns, which would rank #1, is 8,907x better than
     #4 RUN with 7,660,000 ns, the group's worst run before the change: WHY``.
+
+    ``policy``: a ranking policy change's (:func:`_policy_spread`): the group's key and
+    how it ranked before the change: ``this ranking policy change makes comparison group
+    KEY (HOW) span 1,035x for the first time (best over worst; 1.04x before it, ranked
+    (HOW BEFORE)): #1 RUN with V is 1,035x better than #3 RUN with W, the group's worst
+    run: WHY``.
     """
     c, run, over = crossed.comparison, crossed.run, crossed.over
     ahead = factor(c.order, run.value, over.value) >= 1
-    what = ("another run of this change" if not crossed.stored else
-            f"the group's {'worst' if ahead else 'best'} run before the change")
-    if crossed.before >= OUTLIER_FACTOR:  # the group spanned it already (r93 F1)
+    if policy is None and crossed.before >= OUTLIER_FACTOR:  # spanned it already (r93 F1)
         end, side = ("best", "worst") if ahead else ("worst", "best")
         return (f"this change takes its comparison group {_how(c)} {OUTLIER_FACTOR}x past "
                 f"its runs at its {end} end (it spanned {ratio_said(crossed.before)} before "
@@ -467,12 +471,19 @@ def _crossed_message(crossed: _Crossed) -> str:
                 f"{ratio_said(crossed.ratio)} {'better' if ahead else 'worse'} than "
                 f"#{crossed.over_rank} {_run_said(over)}, the {side} run before the change "
                 f"within {OUTLIER_FACTOR}x of the group's {end}: {SPREAD_WHY}")
-    return (f"this change makes its comparison group {_how(c)} span "
-            f"{ratio_said(crossed.after)} for the first time (best over "
-            f"worst; {under_said(crossed.before)} before it): {_run_said(run)}, which would "
-            f"rank #{crossed.rank}, is {ratio_said(crossed.ratio)} "
-            f"{'better' if ahead else 'worse'} than #{crossed.over_rank} {_run_said(over)}, "
-            f"{what}: {SPREAD_WHY}")
+    if policy is None:
+        subject, was = f"this change makes its comparison group {_how(c)}", ""
+        lead = f"{_run_said(run)}, which would rank #{crossed.rank},"
+        what = ("another run of this change" if not crossed.stored else
+                f"the group's {'worst' if ahead else 'best'} run before the change")
+    else:
+        subject = f"this ranking policy change makes comparison group {policy[0]} {_how(c)}"
+        was, lead = f", ranked {_how(policy[1])}", f"#{crossed.rank} {_run_said(run)}"
+        what = "the group's worst run"
+    return (f"{subject} span {ratio_said(crossed.after)} for the first time (best over "
+            f"worst; {under_said(crossed.before)} before it{was}): {lead} is "
+            f"{ratio_said(crossed.ratio)} {'better' if ahead else 'worse'} than "
+            f"#{crossed.over_rank} {_run_said(over)}, {what}: {SPREAD_WHY}")
 
 
 SPREAD_WHY = (
@@ -669,10 +680,7 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
                        "before": said.before and said.before.to_json(),
                        "after": said.after and said.after.to_json()}))
         elif isinstance(said, _Crossed):
-            findings.append(Finding(
-                GROUP_SPREAD, _crossed_message(said),
-                file=layout.object_path(Digest.from_str(said.record.digest)),
-                pointer="/spec" + said.comparison.metric, extra=_crossed_json(said)))
+            findings.append(_crossed_finding(said))
         else:
             findings.append(Finding(
                 RANK_OUTLIER, _message(said),
@@ -691,25 +699,24 @@ POLICY_FIX = (
 """KI234's fix for a stored run whose mark a ranking policy change removes or makes (r92 F8)."""
 
 
-def policy_marks(store: Store, base: str, head: str, key: str, records: list[Record],
-                 comparisons: Sequence[Comparison]) -> list[Finding]:
+def policy_marks(key: str, records: list[Record], rankings: Sequence[Ranking]
+                 ) -> list[Finding]:
     """KI234 per stored run of a group whose mark a ranking policy change removes or makes.
 
     A pull request changing ``store/policy/ranking.json`` re-ranks a family's groups: a
     metric a marked slip does not state takes it out of the ranking, and its mark with it;
     another metric, order or statistic can mark a run no change of runs marked (reviewer r92
     F8: only KI415's info said it, where a run change removing a mark gets this warning).
-    The group is ranked as ``rank`` ranks it at each end (BASE's policy and evidence, then
-    HEAD's: a withdrawn run left out) only when its values span the factor under either
-    policy (:func:`~.outliers.spans`): else no run is marked at either end.
+    The group is judged from its rankings at each end as ``rank`` ranks it there (BASE's
+    policy and evidence, then HEAD's: a withdrawn run left out), the ones KI415 compares
+    (:func:`kistore.query.impact.trust_and_policy_effects` ranks each group once an end),
+    only when its values span the factor under either policy (:func:`~.outliers.spans`):
+    else no run is marked at either end.
 
     Args:
-        store: the store (the evidence of the group's runs at ``base`` and ``head``).
-        base: the range's base commit id.
-        head: its head commit id.
         key: the group's comparison key.
         records: its runs at ``head``.
-        comparisons: how it ranks at ``base`` and at ``head`` (two, different).
+        rankings: the group ranked at BASE and at HEAD (two; their comparisons differ).
 
     Returns:
         One warning per run marked at one end and not at the other, on the run's object at
@@ -718,22 +725,12 @@ def policy_marks(store: Store, base: str, head: str, key: str, records: list[Rec
         other end (``fix``: :data:`POLICY_FIX`; ``extra``: ``stored``, ``policy``,
         ``before``, ``after``, each :meth:`Outlier.to_json` or None), after KI235's
         warning when the change makes the group span the factor first
-        (:func:`_policy_spread`, r93 F4); empty when neither, or the group cannot be
-        ranked at an end (KI210's, KI206's to say).
+        (:func:`_policy_spread`, r93 F4); empty when neither.
     """
-    # Lazy: the evidence of a group's runs is read only for a group that spans the factor.
-    from .answers import evidence_map
-
-    if not any(spans(c.order, [v for r in records if (v := c.value(r.spec)[0]) is not None])
-               for c in comparisons):
+    if not any(spans(r.comparison.order, [v for record in records
+                                          if (v := r.comparison.value(record.spec)[0])
+                                          is not None]) for r in rankings):
         return []
-    rankings = []
-    for rev, comparison in zip((base, head), comparisons, strict=True):
-        try:
-            rankings.append(rank_group(key, records, comparison,
-                                       evidence_map(store, records, at=rev)))
-        except KistoreError:  # runs in two units at an end: KI210 says so, rank fails
-            return []
     before, after = (ranking_outliers(r) for r in rankings)
     findings = _policy_spread(key, rankings[0], rankings[1])
     for digest in sorted(set(before) ^ set(after)):
@@ -778,7 +775,8 @@ def _policy_spread(key: str, was: Any, now: Any) -> list[Finding]:
         #1's object at ``/spec`` + HEAD's metric, naming the group, HEAD's #1 and worst
         run with their values, and the spread at each end (``extra``: ``ratio``,
         ``factor``, ``before``, ``after``, ``policy``, ``over``; its ``fix`` speaks of the
-        policy change, not of a run's add: reviewer r93b G6); else none.
+        policy change, not of a run's add: reviewer r93b G6; built as an arriving run's KI235
+        is, :func:`_crossed_finding`); else none.
     """
     def runs(ranking: Any) -> list[Any]:
         return [r for r in ranking.ranked if r.value is not None and r.value > 0]
@@ -791,24 +789,15 @@ def _policy_spread(key: str, was: Any, now: Any) -> list[Finding]:
         return []
     best, worst = (Run(r.record.digest, r.record.name, r.value, r.unit)
                    for r in (rows[0], rows[-1]))
-    text = (f"this ranking policy change makes comparison group {key} {_how(c)} span "
-            f"{ratio_said(after)} for the first time (best over worst; "
-            f"{under_said(before)} before it, ranked {_how(was.comparison)}): "
-            f"#{rows[0].rank} {_run_said(best)} is {ratio_said(after)} better than "
-            f"#{rows[-1].rank} {_run_said(worst)}, the group's worst run: {SPREAD_WHY}")
-    return [Finding(
-        GROUP_SPREAD, text, file=layout.object_path(Digest.from_str(best.digest)),
-        pointer="/spec" + c.metric, fix=(
-            f"the change to {layout.POLICY_FILE} ranks this group by {c.metric} "
-            f"{c.order}, under which its runs' values differ {ratio_said(after)}: check that "
-            "the policy's metric, order and unit are the ones these runs state, or that the "
-            "runs named are honest under it; both honest: say so in the pull request; a "
-            "run's committed slip: a trusted maintainer withdraws it "
-            f"(`{WITHDRAW.format(ref='REF')}`, the file committed)"),
-        extra={"rule": GROUP_SPREAD.id, "ratio": after, "factor": OUTLIER_FACTOR,
-               "before": before, "after": after, "policy": True,
-               "over": {"digest": worst.digest, "name": worst.name, "value": worst.value,
-                        "rank": rows[-1].rank, "stored": True}})]
+    crossed = _Crossed(rows[0].record, c, best, rows[0].rank, worst, rows[-1].rank, after,
+                       before, after)
+    return [_crossed_finding(crossed, (key, was.comparison), fix=(
+        f"the change to {layout.POLICY_FILE} ranks this group by {c.metric} "
+        f"{c.order}, under which its runs' values differ {ratio_said(after)}: check that "
+        "the policy's metric, order and unit are the ones these runs state, or that the "
+        "runs named are honest under it; both honest: say so in the pull request; a "
+        "run's committed slip: a trusted maintainer withdraws it "
+        f"(`{WITHDRAW.format(ref='REF')}`, the file committed)"))]
 
 
 def _how(c: Comparison) -> str:
@@ -830,13 +819,30 @@ def _ranked_there(ranking: Any, digest: str, *, was: bool = False) -> str:
     return f"it {'was' if was else 'is'} not ranked ({reason or 'not in the group'})"
 
 
-def _crossed_json(crossed: _Crossed) -> dict[str, Any]:
-    """Return KI235's ``extra``: ``ratio``, ``factor``, ``before``, ``after``, ``over``."""
+def _crossed_finding(crossed: _Crossed, policy: tuple[str, Comparison] | None = None,
+                     fix: str | None = None) -> Finding:
+    """Return KI235 of a crossing: on the run's object at ``/spec`` + the ranked metric.
+
+    Args:
+        crossed: the run by which its group spans the factor first, and with what.
+        policy: as :func:`_crossed_message` takes it (a ranking policy change's).
+        fix: the finding's fix (None: the rule's hint).
+
+    Returns:
+        The warning; ``extra``: ``rule``, ``ratio``, ``factor``, ``before``, ``after``,
+        ``policy`` (a policy change's only) and ``over`` (the run it is measured against:
+        ``digest``, ``name``, ``value``, ``rank``, ``stored``).
+    """
     over = crossed.over
-    return {"rule": GROUP_SPREAD.id, "ratio": crossed.ratio, "factor": OUTLIER_FACTOR,
-            "before": crossed.before, "after": crossed.after,
-            "over": {"digest": over.digest, "name": over.name, "value": over.value,
-                     "rank": crossed.over_rank, "stored": crossed.stored}}
+    return Finding(
+        GROUP_SPREAD, _crossed_message(crossed, policy),
+        file=layout.object_path(Digest.from_str(crossed.record.digest)),
+        pointer="/spec" + crossed.comparison.metric, fix=fix,
+        extra={"rule": GROUP_SPREAD.id, "ratio": crossed.ratio, "factor": OUTLIER_FACTOR,
+               "before": crossed.before, "after": crossed.after,
+               **({"policy": True} if policy is not None else {}),
+               "over": {"digest": over.digest, "name": over.name, "value": over.value,
+                        "rank": crossed.over_rank, "stored": crossed.stored}})
 
 
 def _may_mark(specs: Sequence[dict[str, Any]], comparison: Comparison) -> bool:

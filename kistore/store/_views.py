@@ -238,16 +238,16 @@ class View:
                     paired = set(self.list_dir(f"{layout.METADATA_DIR}/{shard}"))
                     for leaf in sorted(self.list_dir(f"{layout.OBJECTS_DIR}/{shard}")):
                         path = f"{layout.OBJECTS_DIR}/{shard}/{leaf}"
-                        data = None if leaf in paired else self.read(path)
-                        if data is not None:
-                            self._unpaired.setdefault(Digest.of(data), path)
+                        found = None if leaf in paired else self.sha256_of(path)
+                        if found is not None:
+                            self._unpaired.setdefault(found, path)
             if digest not in self._unpaired and digest.hex[:2] not in self._shards_hashed:
                 self._shards_hashed |= {digest.hex[:2]}
                 shard = f"{layout.OBJECTS_DIR}/{digest.hex[:2]}"
                 for leaf in sorted(self.list_dir(shard)):  # renamed over another object
                     path = f"{shard}/{leaf}"
-                    data = self.read(path) if layout.digest_from_path(path) else None
-                    if data is not None and layout.object_path(found := Digest.of(data)) != path:
+                    found = self.sha256_of(path) if layout.digest_from_path(path) else None
+                    if found is not None and layout.object_path(found) != path:
                         self._unpaired.setdefault(found, path)
             return self._unpaired.get(digest)
         except (KistoreError, OSError):
@@ -260,6 +260,39 @@ class View:
 
     _shards_hashed: frozenset[str] = frozenset()
     """The shards (2 hex digits) whose every object file :meth:`find_renamed` hashed."""
+
+    def sha256_of(self, path: str, data: bytes | None = None) -> Digest | None:
+        """Return the SHA-256 of the file at ``path``, hashed once a view.
+
+        ``kistore migrate`` hashes every object file (:func:`kistore.store.migrate.plan_forward`)
+        and then asks :meth:`find_renamed` of each dangling reference, which hashes the
+        files of its shard: those answers are this cache's, not a second read and hash
+        of the store.
+
+        Args:
+            path: a repository path.
+            data: its bytes, when the caller has read them (not read again).
+
+        Returns:
+            The digest of its bytes; None when no regular file is there.
+
+        Raises:
+            FileTooLarge, ObjectUnreadable: as :meth:`read` raises.
+        """
+        hashes = self._hashes
+        if hashes is None:
+            hashes = self._hashes = {}
+        found = hashes.get(path)
+        if found is None:
+            if data is None:
+                data = self.read(path)
+            if data is None:
+                return None
+            found = hashes[path] = Digest.of(data)
+        return found
+
+    _hashes: dict[str, Digest] | None = None
+    """:meth:`sha256_of`'s answers (repository path -> the digest of its bytes)."""
 
     def _renamed_from(self, path: str, digest: Digest) -> Digest | None:
         """Return the digest an object file's bytes hash to when it is another's, missing.
@@ -277,8 +310,7 @@ class View:
         if path != layout.object_path(digest):
             return None
         try:
-            data = self.read(path)
-            holds = None if data is None else Digest.of(data)
+            holds = self.sha256_of(path)
             if holds is None or holds == digest or self.read(layout.object_path(holds)) \
                     is not None or self.read(layout.metadata_path(holds)) is None:
                 return None  # a tampered file's bytes are no manifest the store holds

@@ -23,7 +23,6 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..core import canonical
 from ..core.boards import (
     BOARD_DISAGREES,
     Board,
@@ -79,7 +78,7 @@ def _run_board(run: Manifest) -> Board | None:
     if not _MAY_STATE.search(run.object_bytes):
         return None
     spec = run.passing_spec()  # and its metadata, when read, parsed for the look, not kept
-    metadata = canonical.loads(run.metadata_bytes, file="-") if reads_metadata(spec) else None
+    metadata = run.passing_metadata() if reads_metadata(spec) else None
     return board_of(run.kind, spec, run.name, metadata)  # (issue 22: memory)
 
 

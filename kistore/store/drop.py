@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..core import layout
-from ..core.canonical_fast import loads_lenient
 from ..core.comparison import REFERENCE_KINDS, RunKeys
 from ..core.digest import Digest
 from ..core.errors import (
@@ -27,7 +26,7 @@ from ..core.errors import (
     ResolutionError,
     StoreStateError,
 )
-from ..core.model import REFERENCE_FIELDS
+from ..core.model import REFERENCE_FIELDS, lenient_object
 from ..core.schema import KINDS
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -162,9 +161,9 @@ def manifest_files(view: View, digest: Digest) -> tuple[str | None, str | None, 
     """
     object_path = layout.object_path(digest)
     data = view.read(object_path)
-    doc = _parsed(data)
+    doc = lenient_object(data)
     metadata_data = view.read(layout.metadata_path(digest))
-    metadata = _parsed(metadata_data)
+    metadata = lenient_object(metadata_data)
     kind, name = doc.get("kind"), metadata.get("name")
     kind = kind if isinstance(kind, str) else None
     name = name if isinstance(name, str) and layout.is_name(name) else None
@@ -182,7 +181,7 @@ def manifest_files(view: View, digest: Digest) -> tuple[str | None, str | None, 
         # run's group file: its key could be computed from then on (reviewer r86 F15)
         for run in view.list_dir(layout.forward_dir(digest)):
             with contextlib.suppress(ValueError):
-                run_spec = _parsed(view.read(layout.object_path(Digest(run)))).get("spec")
+                run_spec = lenient_object(view.read(layout.object_path(Digest(run)))).get("spec")
                 if isinstance(run_spec, dict):
                     paths += _group_file(keys, Digest(run), run_spec)
     if kind is not None and name is not None:
@@ -326,12 +325,3 @@ def _prune(store: Store, path: str) -> None:
         except OSError:  # not empty (or gone): its parents are not empty either
             return
         parts.pop()
-
-
-def _parsed(data: bytes | None) -> dict[str, object]:
-    """Return stored bytes parsed leniently as an object, or ``{}`` (absent, damaged)."""
-    try:
-        doc = loads_lenient(data) if data is not None else None
-    except (ValueError, UnicodeDecodeError):
-        return {}
-    return doc if isinstance(doc, dict) else {}

@@ -20,11 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..core import canonical_fast, layout
+from ..core import layout
 from ..core.comparison import stored_spec
 from ..core.digest import Digest
 from ..core.errors import KistoreError
-from ..core.model import REFERENCE_FIELDS, Manifest, metadata_name
+from ..core.model import REFERENCE_FIELDS, Manifest, lenient_object, metadata_name, name_in
 from ..core.statistics import (
     RUN_POINTER,
     STATISTIC_DISAGREES,
@@ -239,11 +239,5 @@ def _stored_run(view: View, hex_: str, rule_: Referenced[V]
         return None
     ref = spec.get(rule_.field)
     target_hex = ref[7:] if isinstance(ref, str) and ref.startswith("sha256:") else None
-    try:  # leniently, as metadata_name reads it: a damaged file is another check's
-        metadata = canonical_fast.loads_lenient(view.read(layout.metadata_path(digest)) or b"")
-    except ValueError:
-        metadata = None
-    metadata = metadata if isinstance(metadata, dict) else {}
-    name = metadata.get("name")
-    name = name if isinstance(name, str) else None
-    return target_hex, rule_.stored_run_value(spec, metadata), name
+    metadata = lenient_object(view.read(layout.metadata_path(digest)))
+    return target_hex, rule_.stored_run_value(spec, metadata), name_in(metadata)

@@ -277,10 +277,14 @@ def test_r92_f12_a_committed_rename_says_the_branch_way_which_passes(published, 
     assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [("KI101", wrong)], errors
     hint = errors[0]["hint"]
     assert hint.startswith(f"a file renamed by hand, in commit {renamed[:12]} of the branch: ")
-    assert "`git rebase -i BASE`, and drop that commit" in hint and "mv " not in hint, hint
+    # BASE's own id (r93b G1: the gate said a literal "BASE" where it knows the commit)
+    assert f"`git rebase -i {base}`, and drop that commit" in hint and "mv " not in hint, hint
     assert "mv " not in errors[0]["message"] and f"renamed by hand in commit {renamed[:12]}" \
         in errors[0]["message"]
-    assert _verify(published, monkeypatch)[1] == errors  # verify says it alike
+    # verify, which knows no BASE, says it alike and how to find BASE
+    assert _verify(published, monkeypatch)[1] == [{**errors[0], "hint": hint.replace(
+        f"`git rebase -i {base}`", "`git rebase -i BASE` (BASE: the commit the branch starts "
+        "from, `git merge-base origin/main HEAD`)")}]
     # the mv back as a fixing commit: one KI403, on the real object, saying the same
     git(published, "mv", wrong, own)
     later = {**os.environ, "GIT_COMMITTER_DATE": f"@{int(time.time()) + 60} +0000"}
@@ -349,7 +353,7 @@ def test_r92_f2_a_committed_bak_rename_is_one_ki110_at_the_gate(store, kit, monk
     assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [
         ("KI110", own + ".bak")], errors
     assert errors[0]["hint"].startswith(f"a file renamed by hand, in commit {ren[:12]} of the "
-                                        "branch") and "`git rebase -i BASE`" in errors[0]["hint"]
+                                        "branch") and f"`git rebase -i {base}`" in errors[0]["hint"]
     assert _all(root, monkeypatch, "verify") == (1, [("KI110", own + ".bak")])
     _drop(root, "ren", base)
     assert _check(root, monkeypatch, base) == (0, [])
