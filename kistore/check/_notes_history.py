@@ -6,7 +6,10 @@ read by nobody, yet every clone that fetches the notes fetches it: a fork's note
 that adds a garbage line (``git notes append``) and removes it again in a later commit
 passed, and the garbage stayed in the index's notes history for good (and in ``kistore
 notes restore``'s reach, which reads that history). :func:`history_lines` finds those
-lines, so the gate can judge each as it judges a line at the tip.
+lines, so the gate can judge each as it judges a line at the tip. The same holds for a
+*path* a brought commit adds that is no note path (a ``junk.txt`` of 400 KB, an uppercase
+id) and a later commit removes: :func:`history_paths` finds those (KI424, reviewer
+break94 F1), as :func:`kistore.attest.notepaths.path_findings` does at the tip.
 """
 
 from __future__ import annotations
@@ -14,13 +17,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL
+from ..core.findings import Finding
 from ..git.blobs import read_blob
-from ..git.notes import changed_notes, note_blob, notes_tree
+from ..git.notes import bad_note_paths, changed_notes, note_blob, notes_tree
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
-__all__ = ["HistoryLine", "history_blobs", "history_lines", "said"]
+__all__ = ["HistoryLine", "history_blobs", "history_lines", "history_paths", "said"]
 
 
 class HistoryLine(NamedTuple):
@@ -89,6 +94,48 @@ def history_lines(repo: pygit2.Repository, brought: Iterable[pygit2.Commit], old
                     continue
                 seen.add((obj, line))
                 found.append(HistoryLine(str(commit.id), obj, number, line))
+    return found
+
+
+def history_paths(repo: pygit2.Repository, brought: Iterable[pygit2.Commit], new: str,
+                  ref: str) -> list[Finding]:
+    """KI424 per path a brought notes commit adds or changes that git and kistore read apart.
+
+    Each brought commit but the pushed tip (whose tree the gate judges against the old
+    tip) is compared with its first parent (a root commit: with the empty tree) by
+    :func:`kistore.git.notes.bad_note_paths`, which reads only the subtrees that differ, so
+    the cost follows the change. A path is returned once, at the first commit (in
+    ``brought``'s order) that adds it; trees only are read (no blob).
+
+    Args:
+        repo: the receiving (or pushing) repository.
+        brought: the notes commits the push brings, as :func:`history_lines` takes them.
+        new: the pushed tip (its commit id, 40 hex), left to the tip's check.
+        ref: the notes ref's name (each finding's file is ``REF:PATH``).
+
+    Returns:
+        One KI424 error per path, in the order found, naming the commit (``extra.commit``)
+        and why the path is none git and kistore read alike.
+
+    Raises:
+        ObjectUnreadable: a notes tree on the way is damaged or missing.
+    """
+    found: list[Finding] = []
+    seen: set[str] = set()
+    for commit in brought:
+        if str(commit.id) == new:
+            continue
+        parent = commit.parents[0].tree if commit.parents else None
+        for bad in bad_note_paths(repo, parent, commit.tree):
+            if bad.path not in seen:
+                seen.add(bad.path)
+                found.append(Finding(
+                    NOTES_PATH_NOT_CANONICAL,
+                    f"notes commit {str(commit.id)[:12]}, in the history this push brings, "
+                    f"adds a path the tips' checks never read: {bad.reason}; every clone "
+                    "fetching these notes would fetch it: push a notes history without that "
+                    "commit (`kistore notes fetch` of the fork takes its lines, not its "
+                    "history)", file=f"{ref}:{bad.path}", extra={"commit": str(commit.id)}))
     return found
 
 

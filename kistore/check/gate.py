@@ -88,7 +88,7 @@ from ._lowered import (
     reads_settings_of,
 )
 from ._names import NAME_PATH_MISSING
-from ._notes_history import history_blobs, history_lines, said
+from ._notes_history import history_blobs, history_lines, history_paths, said
 from ._observed import range_observed
 from ._paths import walk_judge
 from ._policy import check_policy
@@ -1035,6 +1035,11 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     # the checks below, reading one path an object, never see): the paths the push changes
     old_tree = None if old == ZERO else notes_tree(repo, old, NOTES_REF)
     shape = path_findings(repo, old_tree, notes_tree(repo, new, NOTES_REF))
+    # ... and every path a notes commit between the tips adds, removed again before the
+    # tip: every clone fetching the notes fetches it (reviewer break94 F1); one said at
+    # the tip is said there alone (kept apart from ``shape``: it exempts no tip line)
+    passed = [f for f in history_paths(repo, brought, str(tip.id), NOTES_REF)
+              if f.file not in {at_tip.file for at_tip in shape}]
     # the notes the push changes, read through their fan-out paths (`ab/cdef...`, as git
     # writes past some 50-100 notes) by a diff of the two trees: its cost follows the
     # change, not the notes held (a key of no object id: KI424 says it)
@@ -1089,7 +1094,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
                                     file=f"{NOTES_REF}:{obj}"))
     findings += [f for f in _history_findings(repo, view, brought, old, new, limit)
                  if f.file not in {f"{NOTES_REF}:{obj}" for obj in doubled}]
-    return dated + shape + findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
+    return dated + shape + passed + findings + (
+        _judged_now(store, fresh, trust_revs) if fresh else [])
 
 
 def _history_findings(repo: pygit2.Repository, view: View | None, brought: list[Any],

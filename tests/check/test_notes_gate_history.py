@@ -154,3 +154,43 @@ def test_a_push_that_fans_the_tree_out_judges_only_the_notes_it_changes(remote):
     said = [line for line in pushed.output.splitlines() if "error KI409" in line]
     assert len(said) == len(extra), pushed.output
     assert not any(blob in pushed.output for blob in blobs)
+
+
+def _tree_with(clone: Path, base: str, name: str, data: bytes) -> str:
+    """The tree of notes commit ``base`` with a blob of ``data`` added at ``name`` (mktree)."""
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=clone, input=data,
+                          check=True, capture_output=True).stdout.decode().strip()
+    listing = git(clone, "ls-tree", f"{base}^{{tree}}") + f"100644 blob {blob}\t{name}\n"
+    return subprocess.run(["git", "mktree"], cwd=clone, input=listing.encode(), check=True,
+                          capture_output=True).stdout.decode().strip()
+
+
+@pytest.mark.parametrize("where", ["junk.txt", "upper"])
+def test_a_path_off_the_note_paths_removed_again_in_the_pushed_history_is_refused(
+        remote, where):
+    # reviewer break94 F1: 400 KB at junk.txt (or garbage at an uppercase id), added by one
+    # notes commit, removed by the next, then a valid attestation: accepted before
+    store = Store(remote.clone)
+    notes.attach(store, RUN, bundle(STRANGER, "note"))
+    notes.attach(store, RUN, bundle(STRANGER, "reproduction"))
+    pushed = remote.push("refs/notes/kistore")
+    assert pushed.accepted, pushed.output  # a normal two-commit notes history passes
+    served = git(remote.bare, "rev-parse", "refs/notes/kistore").strip()
+
+    name = "junk.txt" if where == "junk.txt" else run_blob(remote.clone).upper()
+    data = b"x" * 400_000 + b"\n" if where == "junk.txt" else b"garbage\n"
+    base = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    junk_in = git(remote.clone, "commit-tree", _tree_with(remote.clone, base, name, data),
+                  "-p", base, "-m", "junk").strip()
+    junk_out = git(remote.clone, "commit-tree", f"{base}^{{tree}}", "-p", junk_in,
+                   "-m", "unjunk").strip()
+    git(remote.clone, "update-ref", "refs/notes/kistore", junk_out)
+    notes.attach(store, RUN, bundle(STRANGER, "rerun"))
+    pushed = remote.push("refs/notes/kistore")
+    assert not pushed.accepted, pushed.output
+    assert (f"remote: refs/notes/kistore:{name}: error KI424 notes-path-not-canonical: "
+            f"notes commit {junk_in[:12]}, in the history this push brings, adds a path the "
+            f"tips' checks never read: {name!r} is no note path: ") in pushed.output, \
+        pushed.output
+    assert pushed.output.count("error KI") == 1, pushed.output  # one path, one finding
+    assert git(remote.bare, "rev-parse", "refs/notes/kistore").strip() == served
