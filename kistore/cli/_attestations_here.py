@@ -18,7 +18,10 @@ their remote were (``git pull`` never fetches notes) are warned of by
 :func:`warn_notes_stale` (reviewer r86 F2), and publishing is refused on them as on
 lacking notes, where a key is trusted (reviewer r90b F9). Notes that moved at the remote
 with no branch (a withdrawal pushed as notes alone) are asked for at publishing time only
-(:func:`_require_unmoved`, one ``git ls-remote``; reviewer r92b F8).
+(:func:`_require_unmoved`, one ``git ls-remote``; reviewer r92b F8). Notes this clone
+attested and pushed with plain git (no tracking ref written) are asked for the same way,
+once, and then count as fetched (:func:`_pushed_by_git`; reviewer G5, and break94 F5
+where no key is trusted).
 """
 
 from __future__ import annotations
@@ -140,9 +143,11 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
     from ..attest.levels import LOCAL_ONLY
 
     missing = notes_missing(store, at)
-    if missing is not None and not without and missing == (LOCAL_ONLY, True) and \
+    if missing is not None and not without and missing[0] == LOCAL_ONLY and \
             _pushed_by_git(store):
-        missing = None  # the remote's notes are this clone's: pushed with plain git (G5)
+        # the remote's notes are this clone's: pushed with plain git (G5); asked where no
+        # key is trusted too, whose warning told to fetch what was there (break94 F5)
+        missing = None
     if missing is None:
         _require_fresh(store, without, doing, at)
         return

@@ -182,3 +182,34 @@ def test_a_clone_with_only_its_own_notes_says_they_are_published(group, tmp_path
         "HEAD, so none could withdraw or verify a run); this clone's own attestations are "
         f"published; `{FETCH}` fetches them\n"), result.stderr
     assert [row["effect"] for row in exported(out, "attestations")] == ["community"]
+
+
+def test_a_first_plain_git_notes_push_with_no_key_trusted_is_published_without_a_warning(
+        group, tmp_path):
+    # break94 F5: the G5 ask (`git ls-remote`, recorded) ran only where a key is trusted;
+    # with none, site build and export warned "holds only this clone's own attestations
+    # ... `kistore notes fetch origin` fetches them", though the server held exactly these
+    from kistore.attest import signing
+
+    from ..conftest import fixed_key
+
+    server = tmp_path / "srv.git"
+    git(tmp_path, "clone", "-q", "--bare", str(group.root), str(server))
+    assert git(server, "for-each-ref", "refs/notes") == ""
+    path = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(server), path.name)
+    key = tmp_path / "k"
+    key.write_bytes(signing.private_key_bytes(fixed_key(7)))
+    attested = kistore(path, "attest", "BenchmarkRun/fast", "--type", "note", "-m", "mine",
+                       "--key", str(key))
+    assert attested.exit_code == 0, attested.output
+    git(path, "push", "-q", "origin", "refs/notes/kistore")
+    built = kistore(path, "site", "build", str(tmp_path / "site"))
+    assert (built.exit_code, built.stderr) == (0, ""), built.output  # before: the warning
+    assert git(path, "rev-parse", "refs/notes/remotes/origin/kistore") == \
+        git(server, "rev-parse", "refs/notes/kistore")  # recorded, as with a key trusted
+    out = tmp_path / "out"
+    result = kistore(path, "export", "--format", "jsonl", str(out))
+    assert result.exit_code == 0, result.output  # its one warning: no permalink (no web host)
+    assert "notes" not in result.stderr and "attestations" not in result.stderr, result.stderr
+    assert [row["effect"] for row in exported(out, "attestations")] == ["community"]
