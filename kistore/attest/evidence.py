@@ -675,6 +675,7 @@ def _misnamed_finding(store: Store, at: str | None, path: str, subject: Digest, 
     were "sha256 of the file is not its name" with the fix "attestation files live at
     ..."), and are restored, never moved.
     """
+    # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
     from .attestation import Bundle, verify_bundle
     from .notes import attestation_path
 
@@ -861,6 +862,7 @@ def _invalid_note_line(store: Store, seen: Any, j: Judgement) -> Finding:
         git holds it; none when the note cannot be read again), whose fix is ``git notes
         --ref=refs/notes/kistore edit BLOB``.
     """
+    # Lazy: only a finding on an unreadable notes line reads the notes module here.
     from .notes import note_lines
 
     blob = seen.location.rpartition(":")[2]
@@ -875,8 +877,10 @@ def _invalid_note_line(store: Store, seen: Any, j: Judgement) -> Finding:
     reason = re.sub(rf"^{re.escape(seen.location)}:1:(\d+): ", r"at column \1: ",
                     j.reason.removeprefix(UNREADABLE_BUNDLE))
     place = "a line" if line is None else f"line {line}"
+    # a bundle that parses names its type and signer, as every other KI301 does
+    whose = "" if unreadable else f" ({j.type or 'attestation'} by {j.keyid})"
     return replace(_finding(j), line=line, message=(
-        f"{place} of the note on {layout.object_path(seen.subject)} {what}: {reason}"),
+        f"{place} of the note on {layout.object_path(seen.subject)}{whose} {what}: {reason}"),
         fix=(f"it counts for nothing, and a push of the notes carrying it is refused (KI409): "
              f"delete {place} in the editor `git notes --ref={NOTES_REF} edit {blob}` opens, "
              "and have its signer attest again with `kistore attest` if it was meant"))

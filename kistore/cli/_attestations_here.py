@@ -155,8 +155,6 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
     fetch = fetch_command(store)
     # msg94 F8: notes attested here and never fetched are published; "community
     # attestations are left out" was said, then they were exported
-    from ..attest.levels import LOCAL_ONLY
-
     own = why == LOCAL_ONLY
     kept = "; this clone's own attestations are published" if own else ""
     whose = "the remote's " if own else ""

@@ -165,7 +165,8 @@ def ask_passphrase(prompt: str, *, file: str, new: bool) -> str:
             input is not a terminal (CI, ``< /dev/null``): a prompt there would read the
             passphrase from the pipe with its echo on, or fail with click's bare "Aborted!".
     """
-    from ..core.errors import InputError  # lazy: see key_generate
+    # Lazy: as key_generate's imports (`kistore attest --help` loads no store code).
+    from ..core.errors import InputError
 
     text = os.environ.get(PASSPHRASE_ENV)
     if text is not None:

@@ -122,7 +122,8 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
     click.echo(f"built {report.pages} pages of commit {report.commit} in {out}: "
                f"{report.rendered} rendered, {len(report.written)} files written, "
                f"{len(report.removed)} removed")
-    import shlex  # lazy: for this line only (a path with a space was printed unquoted)
+    # Lazy: for this hint only (msg94 F6: a path with a space was printed unquoted).
+    import shlex
 
     click.echo(f"open {(out / 'index.html').resolve().as_uri()} or run `kistore site serve "
                f"{shlex.quote(str(out))}`")

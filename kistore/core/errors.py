@@ -19,6 +19,7 @@ This module imports nothing of kistore.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 
@@ -351,8 +352,6 @@ def with_fix(error: KistoreError, fix: str) -> KistoreError:
         error: one problem (not a :class:`MultipleErrors`).
         fix: what to do, a clause in lower case, no final period; joined with ``"; "``.
     """
-    import copy
-
     fixed = copy.copy(error)
     fixed.message = f"{error.message}; {fix}"
     fixed.args = (fixed.format(),)

@@ -118,8 +118,9 @@ def test_attest_with_the_key_only_in_ssh_agent_verifies_everywhere(small, runner
     replace_note(small, small.run, [flip_payload_byte(line)])
     refused = kistore(runner, small, "verify")
     assert refused.exit_code == 1
-    assert (f"error KI301 attestation-invalid: reproduction by {key.keyid()} (note): SSHSIG "
-            "signature does not verify over these bytes under the bundled key"
+    assert (f"error KI301 attestation-invalid: line 1 of the note on "
+            f"{small.object_path(small.run)} (reproduction by {key.keyid()}) does not verify: "
+            "SSHSIG signature does not verify over these bytes under the bundled key"
             in refused.output)
     code, output = script(small.path)
     assert code == 1 and "ssh-keygen -Y verify refuses the signature" in output, output
