@@ -52,14 +52,11 @@ def edited_then_deleted(repo: pygit2.Repository, commits: Sequence[Any], head: p
             gone = _deleting(repo, commits, f.file)
             if gone:
                 edit = str(f.extra["commit"])[:12]
-                said = ", ".join(f"{str(c.id)[:12]} ({first_line(c.raw_message)})"
-                                 for c in gone)
                 ids = ", ".join(str(c.id)[:12] for c in gone)
-                f = dataclasses.replace(
-                    f, message=f"{f.message}, then deleted in commit {said}: the object is "
-                    "gone, its metadata left without it",
-                    extra={**f.extra, "deleted": [str(c.id) for c in gone]},
-                    fix=(f"restore the object: its bytes were edited in commit {edit} and its "
+                f = _said_gone(
+                    f, gone, f"then deleted in commit {_named(gone)}: the object is gone, its "
+                    "metadata left without it",
+                    (f"restore the object: its bytes were edited in commit {edit} and its "
                          f"file deleted in commit {ids} of the branch, and a later commit "
                          "restoring it leaves both in the history, which is read commit by "
                          f"commit (KI401), so rebuild the branch without them: `git rebase -i "
@@ -115,9 +112,8 @@ def verify_edited_then_deleted(store: Store, at: str | None, snap: Files,
                 gone, where = [], "then deleted in the work tree: the object is missing there"
             else:
                 gone = _deleting(repo, ancestry(repo, head, edit), f.file)
-                where = "then deleted in commit " + ", ".join(
-                    f"{str(c.id)[:12]} ({first_line(c.raw_message)})" for c in gone
-                ) + f": the object is missing at {at or 'HEAD'}"
+                where = (f"then deleted in commit {_named(gone)}: the object is missing at "
+                         f"{at or 'HEAD'}")
             # the parent holding the bytes the edit changed (``expected``: their blob id)
             parents = [p for p in edit.parents
                        if (e := treediff.entry_at(repo, p.tree, f.file)) is not None
@@ -127,11 +123,9 @@ def verify_edited_then_deleted(store: Store, at: str | None, snap: Files,
                 continue
             before, edit12 = str(parents[0].id)[:12], str(edit.id)[:12]
             dropped = ", ".join([edit12, *(str(c.id)[:12] for c in gone)])
-            f = dataclasses.replace(
-                f, message=f"{f.message}, {where}, its metadata (and any run naming it) left "
-                "without it",
-                extra={**f.extra, "deleted": [str(c.id) for c in gone]},
-                fix=(f"restore the object's original bytes from {before}, the commit before "
+            f = _said_gone(
+                f, gone, f"{where}, its metadata (and any run naming it) left without it",
+                (f"restore the object's original bytes from {before}, the commit before "
                      f"the edit (the last holding them): `git checkout {before} -- {f.file}`, "
                      "and commit it; keep its metadata file: nothing else is to be written or "
                      "removed for it. In a branch not yet merged, drop the commits instead "
@@ -141,3 +135,14 @@ def verify_edited_then_deleted(store: Store, at: str | None, snap: Files,
                      "manifest instead"))
         out.append(f)
     return out
+
+
+def _named(commits: Iterable[Any]) -> str:
+    """Return ``ID (SUBJECT), ...`` of commits, each id in 12 hex digits."""
+    return ", ".join(f"{str(c.id)[:12]} ({first_line(c.raw_message)})" for c in commits)
+
+
+def _said_gone(f: Finding, gone: Sequence[Any], said: str, fix: str) -> Finding:
+    """Return KI401 ``f`` with ``, SAID`` ending its message, the deleting commits, ``fix``."""
+    return dataclasses.replace(f, message=f"{f.message}, {said}", fix=fix,
+                               extra={**f.extra, "deleted": [str(c.id) for c in gone]})
