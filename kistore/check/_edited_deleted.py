@@ -12,15 +12,18 @@ gives the KI401 the deletion's commit and that fix.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.findings import Finding
 from ..git import treediff
 from ..git.commit_header import first_line
+from ._history import ancestry
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
+
+    from ..store import Files, Store
 
 
 def edited_then_deleted(repo: pygit2.Repository, commits: Sequence[Any], head: pygit2.Tree,
@@ -46,20 +49,14 @@ def edited_then_deleted(repo: pygit2.Repository, commits: Sequence[Any], head: p
     for f in findings:
         if (f.rule.id == "KI401" and f.file and "commit" in f.extra
                 and treediff.entry_at(repo, head, f.file) is None):
-            gone = [c for c in commits
-                    if treediff.entry_at(repo, c.tree, f.file) is None
-                    and any(treediff.entry_at(repo, p.tree, f.file) is not None
-                            for p in c.parents)]
+            gone = _deleting(repo, commits, f.file)
             if gone:
                 edit = str(f.extra["commit"])[:12]
-                said = ", ".join(f"{str(c.id)[:12]} ({first_line(c.raw_message)})"
-                                 for c in gone)
                 ids = ", ".join(str(c.id)[:12] for c in gone)
-                f = dataclasses.replace(
-                    f, message=f"{f.message}, then deleted in commit {said}: the object is "
-                    "gone, its metadata left without it",
-                    extra={**f.extra, "deleted": [str(c.id) for c in gone]},
-                    fix=(f"restore the object: its bytes were edited in commit {edit} and its "
+                f = _said_gone(
+                    f, gone, f"then deleted in commit {_named(gone)}: the object is gone, its "
+                    "metadata left without it",
+                    (f"restore the object: its bytes were edited in commit {edit} and its "
                          f"file deleted in commit {ids} of the branch, and a later commit "
                          "restoring it leaves both in the history, which is read commit by "
                          f"commit (KI401), so rebuild the branch without them: `git rebase -i "
@@ -69,3 +66,83 @@ def edited_then_deleted(repo: pygit2.Repository, commits: Sequence[Any], head: p
                          "instead"))
         out.append(f)
     return out
+
+
+def _deleting(repo: pygit2.Repository, commits: Iterable[Any], path: str) -> list[Any]:
+    """Return the commits of ``commits`` whose tree lacks ``path`` and a parent's holds it."""
+    return [c for c in commits
+            if treediff.entry_at(repo, c.tree, path) is None
+            and any(treediff.entry_at(repo, p.tree, path) is not None for p in c.parents)]
+
+
+def verify_edited_then_deleted(store: Store, at: str | None, snap: Files,
+                               findings: list[Finding]) -> list[Finding]:
+    """Say in ``verify`` that an object edited, then deleted, is missing (break94 #2).
+
+    ``verify``'s side of :func:`edited_then_deleted`.
+
+    ``verify`` said only "modified in commit X" of an object edited in commit X and deleted
+    later (or removed from the work tree), and advised ``git checkout HEAD -- PATH``, which
+    fails: HEAD holds no such file (or the edited bytes). The fix that works restores the
+    original bytes from the edit's parent, the last commit holding them.
+
+    Args:
+        store: the store verified.
+        at: the revision verified; None: the work tree (``HEAD`` in a bare repository).
+        snap: the snapshot read; ``snap.modes`` holds every path the tree read has.
+        findings: ``verify``'s findings; each KI401 naming a commit whose path the tree
+            read lacks is changed. One path lookup per commit after the edit, for such a
+            finding only (rare: every one is an error).
+
+    Returns:
+        ``findings`` in their order, such a KI401 with ``, then deleted in commit ID
+        (SUBJECT)`` (or ``in the work tree``) in its message, ``extra["deleted"]`` the
+        deleting commits' ids (empty for the work tree), and the fix ``git checkout PARENT
+        -- PATH`` (PARENT: the edit's parent holding the original bytes); in a branch not
+        yet merged, dropping both commits instead (``git rebase -i BASE``).
+    """
+    out = []
+    repo = store.repo
+    for f in findings:
+        if (f.rule.id == "KI401" and f.file and "commit" in f.extra
+                and f.file not in snap.modes):
+            edit: Any = repo.get(str(f.extra["commit"]))
+            head = store.commit(at or "HEAD")
+            if treediff.entry_at(repo, head.tree, f.file) is not None:
+                gone, where = [], "then deleted in the work tree: the object is missing there"
+            else:
+                gone = _deleting(repo, ancestry(repo, head, edit), f.file)
+                where = (f"then deleted in commit {_named(gone)}: the object is missing at "
+                         f"{at or 'HEAD'}")
+            # the parent holding the bytes the edit changed (``expected``: their blob id)
+            parents = [p for p in edit.parents
+                       if (e := treediff.entry_at(repo, p.tree, f.file)) is not None
+                       and str(e.id) == f.expected] or list(edit.parents)[:1]
+            if not parents:
+                out.append(f)
+                continue
+            before, edit12 = str(parents[0].id)[:12], str(edit.id)[:12]
+            dropped = ", ".join([edit12, *(str(c.id)[:12] for c in gone)])
+            f = _said_gone(
+                f, gone, f"{where}, its metadata (and any run naming it) left without it",
+                (f"restore the object's original bytes from {before}, the commit before "
+                     f"the edit (the last holding them): `git checkout {before} -- {f.file}`, "
+                     "and commit it; keep its metadata file: nothing else is to be written or "
+                     "removed for it. In a branch not yet merged, drop the commits instead "
+                     f"({dropped}: `git rebase -i BASE`, BASE being `git merge-base "
+                     "origin/main HEAD`): a restoring commit leaves the edit in the history, "
+                     "read commit by commit (KI401). Objects are never edited: add a new "
+                     "manifest instead"))
+        out.append(f)
+    return out
+
+
+def _named(commits: Iterable[Any]) -> str:
+    """Return ``ID (SUBJECT), ...`` of commits, each id in 12 hex digits."""
+    return ", ".join(f"{str(c.id)[:12]} ({first_line(c.raw_message)})" for c in commits)
+
+
+def _said_gone(f: Finding, gone: Sequence[Any], said: str, fix: str) -> Finding:
+    """Return KI401 ``f`` with ``, SAID`` ending its message, the deleting commits, ``fix``."""
+    return dataclasses.replace(f, message=f"{f.message}, {said}", fix=fix,
+                               extra={**f.extra, "deleted": [str(c.id) for c in gone]})

@@ -93,6 +93,11 @@ def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
     passphrase = None
     if encrypt:
         passphrase = ask_passphrase("Passphrase", file=path, new=True).encode("utf-8")
+    elif os.environ.get(PASSPHRASE_ENV) is not None:
+        # warned, not obeyed: the flag decides what is written (docs/attestations.md)
+        click.echo(f"warning: {PASSPHRASE_ENV} is set, but the key is written without a "
+                   "passphrase: give --encrypt to protect it with the variable's (the variable "
+                   "alone encrypts nothing)", err=True)
     private = signing.generate()
     line = signing.public_key_line(private.public_key())
     keyid = signing.keyid(private.public_key())
@@ -128,7 +133,9 @@ def load_signing_key(path: str) -> Any:
     The passphrase may also come from the ``KISTORE_KEY_PASSPHRASE`` environment variable.
 
     Raises:
-        InputError: no such file, not an Ed25519 private key, or a wrong passphrase.
+        InputError: no such file, not an Ed25519 private key, or a wrong passphrase (typed,
+            or the variable's, named as such), or the variable set but empty
+            (:func:`ask_passphrase`).
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import signing
@@ -143,7 +150,16 @@ def load_signing_key(path: str) -> Any:
         return signing.load_private_key(data, file=path)
     except signing.PassphraseRequired:
         text = ask_passphrase(f"Passphrase for {path}", file=path, new=False)
+    try:
         return signing.load_private_key(data, text.encode("utf-8"), file=path)
+    except signing.PassphraseRequired:
+        if os.environ.get(PASSPHRASE_ENV) is None:
+            raise  # typed: "type it again"
+        # nothing was typed (break94 #4): the variable's value is what is wrong
+        raise signing.PassphraseRequired(
+            f"wrong passphrase for the private key: the value of {PASSPHRASE_ENV} is not its "
+            "passphrase; set the variable to the right one (in CI, the secret's value)",
+            file=path) from None
 
 
 def stdin_is_terminal() -> bool:
@@ -161,19 +177,23 @@ def ask_passphrase(prompt: str, *, file: str, new: bool) -> str:
             False to unlock an existing key.
 
     Raises:
-        InputError: the variable is set but empty for a new key, or it is unset and standard
-            input is not a terminal (CI, ``< /dev/null``): a prompt there would read the
-            passphrase from the pipe with its echo on, or fail with click's bare "Aborted!".
+        InputError: the variable is set but empty (for a new key, or to unlock one: CI's
+            value of a secret it cannot provide, such as in a pull request from a fork,
+            break94 #3), or it is unset and standard input is not a terminal (CI,
+            ``< /dev/null``): a prompt there would read the passphrase from the pipe with
+            its echo on, or fail with click's bare "Aborted!".
     """
     # Lazy: as key_generate's imports (`kistore attest --help` loads no store code).
     from ..core.errors import InputError
 
     text = os.environ.get(PASSPHRASE_ENV)
     if text is not None:
-        if new and not text:
-            raise InputError(f"{PASSPHRASE_ENV} is set but empty: set it to the passphrase, "
-                             "or leave out --encrypt for a key without one; nothing was "
-                             "written", file=file)
+        if not text:
+            why, other = ("", ", or leave out --encrypt for a key without one") if new else (
+                " (what CI gives for a secret it cannot provide, as in a pull request from a "
+                "fork)", " of this key")
+            raise InputError(f"{PASSPHRASE_ENV} is set but empty{why}: set it to the "
+                             f"passphrase{other}; nothing was written", file=file)
         return text
     if not stdin_is_terminal():
         what = ("--encrypt asks for the new key's passphrase" if new

@@ -93,3 +93,65 @@ def test_g2_a_deleted_environment_leaves_its_runs_reference_unsaid(tmp_path, kit
             if f["rule"].startswith(("KI2", "KI4"))]
     assert result.exit_code == 1
     assert said == [("KI402", layout.object_path(env))]
+
+
+def _verify_errors(root, monkeypatch, *args):
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(main, ["verify", "--json", *args])
+    assert result.exit_code == 1, result.output
+    return [f for f in json.loads(result.stdout)["findings"] if f["severity"] == "error"]
+
+
+def test_b94_verify_of_an_edited_then_deleted_environment_says_it_is_missing(
+        tmp_path, kit, monkeypatch):
+    """break94 #2: verify said only "modified in commit X" and advised `git checkout HEAD
+    -- PATH`, which fails (HEAD has no such file). It says the object is missing at HEAD,
+    names both commits, and restores the bytes from the edit's parent: followed, the
+    object and the run naming it are whole again (only the edit's KI401 stays, history)."""
+    root = tmp_path / "store"
+    _stored_run(root, kit)
+    env = Digest.from_str(kit.digest(kit.environment()))
+    before = git(root, "rev-parse", "HEAD").strip()
+    path = root / layout.object_path(env)
+    original = path.read_bytes()
+    path.write_bytes(original.replace(b'"apiVersion"', b'"apiVersion" '))
+    edit = commit_all(root, "tamper")
+    path.unlink()
+    gone = commit_all(root, "delete")
+    (ki401,) = _verify_errors(root, monkeypatch)  # the run's KI201 is this one's: one cause
+    assert (ki401["rule"], ki401["file"]) == ("KI401", layout.object_path(env))
+    assert ki401["message"].startswith(f"modified in commit {edit[:12]} (tamper)")
+    assert ki401["message"].endswith(
+        f", then deleted in commit {gone[:12]} (delete): the object is missing at HEAD, its "
+        "metadata (and any run naming it) left without it")
+    assert ki401["extra"]["deleted"] == [gone]
+    restore = f"`git checkout {before[:12]} -- {layout.object_path(env)}`"
+    assert restore in ki401["hint"] and "git checkout HEAD" not in ki401["hint"]
+    assert f"({edit[:12]}, {gone[:12]}: `git rebase -i BASE`" in ki401["hint"]
+    # the fix works: the original bytes come back, and only the history's KI401 is left
+    git(root, "checkout", before[:12], "--", layout.object_path(env))
+    assert path.read_bytes() == original
+    commit_all(root, "restore")
+    assert [(f["rule"], f["extra"].get("deleted")) for f in _verify_errors(root, monkeypatch)
+            ] == [("KI401", None)]
+
+
+def test_b94_verify_of_an_edited_object_removed_from_the_work_tree_says_it_is_missing(
+        tmp_path, kit, monkeypatch):
+    root = tmp_path / "store"
+    digest = _stored_run(root, kit)
+    before = git(root, "rev-parse", "HEAD").strip()
+    path = root / layout.object_path(digest)
+    path.write_bytes(path.read_bytes().replace(b"5000", b"50"))
+    edit = commit_all(root, "a faster run")
+    path.unlink()
+    (ki401,) = _verify_errors(root, monkeypatch)
+    assert ki401["message"] == (
+        f"modified in commit {edit[:12]} (a faster run), then deleted in the work tree: the "
+        "object is missing there, its metadata (and any run naming it) left without it")
+    assert ki401["extra"]["deleted"] == []
+    assert f"`git checkout {before[:12]} -- {layout.object_path(digest)}`" in ki401["hint"]
+    # verify --at HEAD reads HEAD, which holds the edited bytes: the plain KI401
+    at_head = _verify_errors(root, monkeypatch, "--at", "HEAD")
+    assert [f["message"] for f in at_head if f["rule"] == "KI401"] == [
+        f"modified in commit {edit[:12]} (a faster run)"]
