@@ -81,8 +81,12 @@ class Evidence(NamedTuple):
     attestations: tuple[dict[str, Any], ...] = ()
 
 
-class _NotesHere(NamedTuple):
+class NotesHere(NamedTuple):
     """What this clone holds of the notes, read from plain files where it can.
+
+    Read by :func:`notes_here`; a command that asks several questions of it (``site
+    build`` and ``export``: lacking, stale, moved at the remote) reads it once and passes
+    it to each (their ``here``), as nothing it does in between writes it.
 
     Attributes:
         local: ``refs/notes/kistore`` is here.
@@ -173,11 +177,24 @@ def remote_ref(remote: str) -> str:
     return f"{TRACKING_PREFIX}{remote}/kistore"
 
 
-def _notes_here(store: Store) -> _NotesHere:
-    """Read :class:`_NotesHere`: plain files first (a warm query loads no libgit2).
+def notes_here(store: Store) -> NotesHere:
+    """Read :class:`NotesHere`: plain files first (a warm query loads no libgit2).
 
     A repository whose refs or config plain files cannot tell (reftable, an old-style
     ``[remote.NAME]`` section) is asked through libgit2, which gives no fetch times.
+    The one reader of it: :func:`notes_lacking`, :func:`notes_remote`,
+    :func:`notes_stale` and :func:`notes_judged` call it when not handed what it read.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+
+    Returns:
+        The notes ref, the remotes, each remote's last notes fetch (or fetch that found
+        none), whether git fetches the notes itself, whether the repository is bare.
+
+    Raises:
+        OSError: the git directory cannot be listed at all (its plain files, then
+            libgit2, failed).
     """
     git_dir = Path(store.git_dir)
     try:
@@ -197,7 +214,7 @@ def _notes_here(store: Store) -> _NotesHere:
         fetched = {name[len(TRACKING_PREFIX):-len("/kistore")]: None
                    for name in repo.references
                    if name.startswith(TRACKING_PREFIX) and name.endswith("/kistore")}
-    return _NotesHere(local, tuple(remotes), fetched, by_git, _fetched_none(git_dir),
+    return NotesHere(local, tuple(remotes), fetched, by_git, _fetched_none(git_dir),
                       store.root is None)
 
 
@@ -234,7 +251,7 @@ def _fetched_at(git_dir: Path, name: str, loose: float | None) -> float | None:
     return max(times) if times else None
 
 
-def notes_lacking(store: Store) -> str | None:
+def notes_lacking(store: Store, here: NotesHere | None = None) -> str | None:
     """Say why this clone lacks its remote's notes, or None when it does not.
 
     Git does not fetch notes by default, so a fresh clone has none: its attestations are
@@ -257,13 +274,15 @@ def notes_lacking(store: Store) -> str | None:
 
     Args:
         store: a :class:`kistore.store.Store`.
+        here: what :func:`notes_here` read of it, when the caller holds it (read here
+            otherwise).
 
     Returns:
         :data:`ABSENT` (no notes ref), :data:`LOCAL_ONLY` (only this clone's own) or
         :data:`CANONICAL_NOT_FETCHED` filled in; None when the canonical remote's notes
         (any remote's, where none is canonical) were fetched or there is no remote.
     """
-    return _lacking(_notes_here(store))
+    return _lacking(notes_here(store) if here is None else here)
 
 
 CANONICAL_NOT_FETCHED = ("the notes of {canonical}, the canonical remote, were never fetched "
@@ -271,8 +290,8 @@ CANONICAL_NOT_FETCHED = ("the notes of {canonical}, the canonical remote, were n
 """Why the notes are lacking when only other remotes' (a fork's) were fetched (r91 F4)."""
 
 
-def _lacking(here: _NotesHere) -> str | None:
-    """:func:`notes_lacking` of what :func:`_notes_here` read."""
+def _lacking(here: NotesHere) -> str | None:
+    """:func:`notes_lacking` of what :func:`notes_here` read."""
     if not here.remotes or (here.local and (here.by_git or here.bare and not here.fetched
                                             and not here.empty)):
         return None  # fetched by every git fetch; or a server's own, pushed to it
@@ -298,12 +317,12 @@ def notes_not_fetched(store: Store) -> str | None:
         :func:`notes_lacking`), or None when a remote's notes were fetched here or there is
         nowhere to fetch them from.
     """
-    here = _notes_here(store)
+    here = notes_here(store)
     why = _lacking(here)
     return None if why is None else NOT_FETCHED.format(remote=_advised(here), why=why)
 
 
-def notes_remote(store: Store) -> str | None:
+def notes_remote(store: Store, here: NotesHere | None = None) -> str | None:
     """Return the remote to fetch the notes from, for advice.
 
     The remote whose notes were fetched last (its ``refs/notes/remotes/R/kistore``); else
@@ -313,12 +332,13 @@ def notes_remote(store: Store) -> str | None:
 
     Args:
         store: a :class:`kistore.store.Store`.
+        here: as :func:`notes_lacking` takes it.
 
     Returns:
         A configured remote's name, or None when there is no remote (a store made here: its
         attestations are those made here, nothing to fetch).
     """
-    return _advised(_notes_here(store))
+    return _advised(notes_here(store) if here is None else here)
 
 
 def canonical_remote(remotes: Iterable[str]) -> str | None:
@@ -345,8 +365,8 @@ def canonical_remote(remotes: Iterable[str]) -> str | None:
     return names[0] if len(names) == 1 else None
 
 
-def _advised(here: _NotesHere) -> str | None:
-    """:func:`notes_remote` of what :func:`_notes_here` read."""
+def _advised(here: NotesHere) -> str | None:
+    """:func:`notes_remote` of what :func:`notes_here` read."""
     if not here.remotes:
         return None
     canonical = canonical_remote(here.remotes)
@@ -370,7 +390,7 @@ HELD_NONE = " (it held none then)"
 """Said after the time of a notes fetch that found the remote holding no notes."""
 
 
-def notes_stale(store: Store) -> str | None:
+def notes_stale(store: Store, here: NotesHere | None = None) -> str | None:
     """Say when the notes were fetched before the branches of the same remote were.
 
     ``git pull`` and ``git fetch`` never fetch notes (reviewer r86 F2): a clone that ran
@@ -391,13 +411,14 @@ def notes_stale(store: Store) -> str | None:
 
     Args:
         store: a :class:`kistore.store.Store`.
+        here: as :func:`notes_lacking` takes it.
 
     Returns:
         :data:`STALE` filled in, or None (notes fetched after the branches moved, or no
         remote's notes fetched: :func:`notes_not_fetched` says that, or nothing to tell by).
     """
     try:
-        here = _notes_here(store)
+        here = notes_here(store) if here is None else here
         for remote in _judged(here):
             said = _stale(store, here, remote)
             if said is not None:
@@ -407,7 +428,8 @@ def notes_stale(store: Store) -> str | None:
     return None
 
 
-def notes_judged(store: Store) -> tuple[str, float | None] | None:
+def notes_judged(store: Store, here: NotesHere | None = None
+                 ) -> tuple[str, float | None] | None:
     """Return the remote whose notes freshness is judged, and when its notes were last fetched.
 
     The remote of :func:`notes_stale` (:func:`_judged`): the canonical one when its notes
@@ -418,13 +440,14 @@ def notes_judged(store: Store) -> tuple[str, float | None] | None:
 
     Args:
         store: a :class:`kistore.store.Store`.
+        here: as :func:`notes_lacking` takes it.
 
     Returns:
         ``(REMOTE, time of its last notes fetch or None)``, or None when no remote's notes
         were fetched here (or the refs cannot be read).
     """
     try:
-        here = _notes_here(store)
+        here = notes_here(store) if here is None else here
     except (RefsUnreadable, OSError):
         return None
     for remote in _judged(here):
@@ -433,7 +456,7 @@ def notes_judged(store: Store) -> tuple[str, float | None] | None:
     return None
 
 
-def _judged(here: _NotesHere) -> list[str]:
+def _judged(here: NotesHere) -> list[str]:
     """Return the remote whose notes staleness is judged for: the canonical one, else the last.
 
     The canonical remote (:func:`canonical_remote`, the index's), when its notes were
@@ -458,7 +481,7 @@ def _judged(here: _NotesHere) -> list[str]:
                                                  or advised in here.empty) else []
 
 
-def _stale(store: Store, here: _NotesHere, remote: str) -> str | None:
+def _stale(store: Store, here: NotesHere, remote: str) -> str | None:
     """Return :data:`STALE` (or :data:`PULLED`) for one remote whose notes were fetched, or None."""
     git_dir = Path(store.git_dir)
     notes, none = here.fetched.get(remote), here.empty.get(remote)

@@ -89,6 +89,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
     from ..store import Store, View
+    from .levels import NotesHere
 
 ATTESTATIONS_SHA256 = f"{layout.ATTESTATIONS_DIR}/sha256"
 _CAS_ATTEMPTS = 50
@@ -1079,7 +1080,7 @@ class RemoteNotes(NamedTuple):
     removed: bool = False
 
 
-def remote_notes_moved(store: Store) -> RemoteNotes | None:
+def remote_notes_moved(store: Store, here: NotesHere | None = None) -> RemoteNotes | None:
     """Ask the judged remote whether its notes moved since they were fetched here (network).
 
     A withdrawal pushed as notes alone (``kistore notes push``, no branch commit) moves no
@@ -1096,12 +1097,14 @@ def remote_notes_moved(store: Store) -> RemoteNotes | None:
 
     Args:
         store: a :class:`kistore.store.Store`.
+        here: what :func:`kistore.attest.levels.notes_here` read of it, when the caller
+            holds it (read here otherwise).
 
     Returns:
         :class:`RemoteNotes`, or None when no remote's notes were fetched here (nothing to
         compare: :func:`kistore.attest.levels.notes_lacking` says that).
     """
-    judged = notes_judged(store)
+    judged = notes_judged(store, here)
     if judged is None:
         return None
     remote, fetched = judged

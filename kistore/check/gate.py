@@ -742,7 +742,8 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                   protected: set[str] | None = None,
                   held: list[str] | None = None,
                   checkers: Sequence[RangeChecker] = (),
-                  now: datetime | None = None) -> list[Finding]:
+                  now: datetime | None = None,
+                  settings: Settings | None = None) -> list[Finding]:
     """Apply the gate to the ref updates of one push (``pre-receive``/``pre-push``).
 
     Each update is judged as one of the ref it moves: in the receiving repository
@@ -766,6 +767,10 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         checkers: handed to each :func:`check_range` (the rules of the layers above).
         now: the push's clock (aware), read once for every ref: KI428's dates, and the
             floor of KI431; None: this machine's clock when the call starts.
+        settings: this repository's own ``kistore.toml`` (:meth:`kistore.store.Store.
+            settings`), as a caller that read it already holds it (``kistore notes push``:
+            one read a command); None: read here when ``refs/notes/kistore`` is pushed
+            (its KI409 line limit, :func:`note_line_limit`).
 
     Returns:
         KI407 for a non-fast-forward update or deletion of a protected ref (through a
@@ -801,15 +806,15 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         InputError: when an id names no commit.
     """
     try:
-        return _check_updates(store, updates, protected, held, checkers, now)
+        return _check_updates(store, updates, protected, held, checkers, now, settings)
     except CommitUnparsable as e:  # libgit2 walks nothing through it: the other refs wait
         return [unparsable_finding(e)]
 
 
 def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                    protected: set[str] | None, held: list[str] | None,
-                   checkers: Sequence[RangeChecker], now: datetime | None
-                   ) -> list[Finding]:
+                   checkers: Sequence[RangeChecker], now: datetime | None,
+                   settings: Settings | None = None) -> list[Finding]:
     """:func:`check_updates` but for a commit libgit2 cannot parse, which it raises.
 
     Raises:
@@ -871,7 +876,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             continue
         if ref == NOTES_REF:
             findings += _notes_update(store, old, new, _trust_revs(
-                store, [(o, n, r) for o, n, r, _ in aimed], protected), now)
+                store, [(o, n, r) for o, n, r, _ in aimed], protected), now, settings)
             continue
         new = str(store.commit(new).id)  # an annotated tag: check the commit it names
         if old != ZERO:
@@ -995,7 +1000,7 @@ def _branch_tips(repo: pygit2.Repository, refs: Iterable[str]) -> list[str]:
 
 
 def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
-                  now: datetime | None = None) -> list[Finding]:
+                  now: datetime | None, settings: Settings | None) -> list[Finding]:
     """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
 
     First every notes tree the push brings, read raw (KI423 alone when one holds an entry
@@ -1009,7 +1014,9 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     now is refused (KI411): its notes commit's date is the pusher's to write. Every notes
     commit the push brings (and no older one) is held to KI428's dates
     (:func:`._dates.range_dates`, at ``now``, the push's clock branches are judged at;
-    None: this machine's).
+    None: this machine's). A line is held to the ``manifest-bytes`` of ``settings``, this
+    repository's ``kistore.toml`` (:func:`note_line_limit`; None: read here, after the
+    one fetch of a blob-less clone, which brings its blob with the notes').
     """
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
@@ -1053,8 +1060,9 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     if is_partial_clone(repo):  # a pre-push hook in a blob-less clone: what is read, in one
         _fetch_changed_notes(repo, before, after,
                              [*(blob for rev in trust_revs for blob in trust_blobs(store, rev)),
-                              *_settings_blob(store), *history_blobs(repo, brought)])
-    limit = note_line_limit(store)
+                              *(_settings_blob(store) if settings is None else []),
+                              *history_blobs(repo, brought)])
+    limit = note_line_limit(store.settings() if settings is None else settings)
 
     def note(obj: str, blob: str) -> bytes:  # guarded: libgit2 loops on a cut loose blob
         return read_blob(repo, blob, f"{NOTES_REF}:{obj}")
@@ -1183,7 +1191,7 @@ def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, lin
                      for e in text_problems(statement.predicate)]  # ESC, bidi (KI312)
 
 
-def note_line_judge(store: Store) -> Callable[[str, bytes], str | None]:
+def note_line_judge(store: Store, settings: Settings) -> Callable[[str, bytes], str | None]:
     """Return KI409's judgment of a note line a fetch would take in (reviewer r90b F11).
 
     A line the push gate would refuse (:func:`note_line_problems`, judged against the
@@ -1194,6 +1202,8 @@ def note_line_judge(store: Store) -> Callable[[str, bytes], str | None]:
 
     Args:
         store: the clone.
+        settings: its ``kistore.toml`` as the command read it (:meth:`kistore.store.Store.
+            settings`: once a command), whose ``manifest-bytes`` bounds a line.
 
     Returns:
         ``judge(obj, line)``: why the line is left out (one sentence, ``KI409`` named), or
@@ -1202,7 +1212,7 @@ def note_line_judge(store: Store) -> Callable[[str, bytes], str | None]:
     repo = store.repo
     tips = _branch_tips(repo, protected_refs(store))
     view = store.view(tips[-1]) if tips else None
-    limit = note_line_limit(store)  # as the push gate holds it
+    limit = note_line_limit(settings)  # as the push gate holds it
 
     def judge(obj: str, line: bytes) -> str | None:
         if repo.get(obj) is None:
@@ -1218,20 +1228,22 @@ def note_line_judge(store: Store) -> Callable[[str, bytes], str | None]:
     return judge
 
 
-def note_line_limit(store: Store) -> int:
+def note_line_limit(settings: Settings) -> int:
     """Return the most bytes a note line may hold here (KI409).
 
     The checking repository's ``[limits] manifest-bytes``, read key by key, as KI106
     holds stored files to it; the default when its ``kistore.toml`` is not a regular file.
 
     Args:
-        store: the checking repository.
+        settings: the checking repository's ``kistore.toml`` (:meth:`kistore.store.Store.
+            settings` with no revision: the work tree's, a bare repository's ``HEAD``'s),
+            read by the caller once a command and passed on, never read again here.
 
     Returns:
         The limit in bytes.
     """
     try:
-        return int(store.limits_per_key()[0].manifest_bytes)
+        return int(settings.limits_per_key()[0].manifest_bytes)
     except KistoreError:  # not a regular file: its settings unknown
         return DEFAULT.manifest_bytes
 

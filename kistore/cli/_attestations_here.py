@@ -21,7 +21,9 @@ with no branch (a withdrawal pushed as notes alone) are asked for at publishing 
 (:func:`_require_unmoved`, one ``git ls-remote``; reviewer r92b F8). Notes this clone
 attested and pushed with plain git (no tracking ref written) are asked for the same way,
 once, and then count as fetched (:func:`_pushed_by_git`; reviewer G5, and break94 F5
-where no key is trusted).
+where no key is trusted). What the clone holds of the notes is read once a command
+(:func:`kistore.attest.levels.notes_here`) and passed to each of these questions: it was
+read three times by one ``site build`` (lacking, stale, moved at the remote).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ..core.errors import StoreStateError, printable
 from ..core.layout import NOTES_REF
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..attest.levels import NotesHere
     from ..store import Store
 
 WITHOUT_ATTESTATIONS = click.option(
@@ -46,11 +49,13 @@ WITHOUT_ATTESTATIONS = click.option(
 """The flag of ``site build`` and ``export`` that publishes a clone lacking the notes."""
 
 
-def fetch_command(store: Store) -> str:
+def fetch_command(store: Store, here: NotesHere | None = None) -> str:
     """Return the command that fetches the notes from the remote to fetch them from.
 
     Args:
         store: a :class:`kistore.store.Store` with at least one remote.
+        here: what :func:`kistore.attest.levels.notes_here` read of it, when the caller
+            holds it (read here otherwise).
 
     Returns:
         ``kistore notes fetch REMOTE``: REMOTE is the one whose notes were fetched last,
@@ -63,7 +68,7 @@ def fetch_command(store: Store) -> str:
     # Lazy: a publishing or ranking run in a clone without notes only.
     from ..attest.levels import notes_remote
 
-    return f"kistore notes fetch {printable(notes_remote(store) or 'origin')}"
+    return f"kistore notes fetch {printable(notes_remote(store, here) or 'origin')}"
 
 
 def trusts_a_key(store: Store, at: str | None) -> bool:
@@ -89,7 +94,8 @@ def trusts_a_key(store: Store, at: str | None) -> bool:
         return False
 
 
-def notes_missing(store: Store, at: str | None) -> tuple[str, bool] | None:
+def notes_missing(store: Store, at: str | None, here: NotesHere | None = None
+                  ) -> tuple[str, bool] | None:
     """Say whether this clone lacks its remote's notes, why, and whether they could count.
 
     The one test behind :func:`require_attestations` and :func:`warn_notes_missing`; it
@@ -99,6 +105,7 @@ def notes_missing(store: Store, at: str | None) -> tuple[str, bool] | None:
     Args:
         store: the store answered or published from.
         at: the revision answered from (None: the work tree); its trust file decides.
+        here: as :func:`fetch_command` takes it.
 
     Returns:
         None when a remote's notes were fetched here or there is nowhere to fetch them from
@@ -110,7 +117,7 @@ def notes_missing(store: Store, at: str | None) -> tuple[str, bool] | None:
     # Lazy: plain files first (kistore.git.refs): a warm query loads no libgit2.
     from ..attest.levels import notes_lacking
 
-    why = notes_lacking(store)
+    why = notes_lacking(store, here)
     if why is None:
         return None
     return why, trusts_a_key(store, at)
@@ -140,19 +147,22 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
             the message says why, what that does, the fetch command and the flag.
     """
     # Lazy: plain files (the notes transport only when the remote is asked).
-    from ..attest.levels import LOCAL_ONLY
+    from ..attest.levels import LOCAL_ONLY, notes_here
 
-    missing = notes_missing(store, at)
+    here = notes_here(store)  # once: lacking, stale and moved are all asked of it
+    missing = notes_missing(store, at, here)
     if missing is not None and not without and missing[0] == LOCAL_ONLY and \
-            _pushed_by_git(store):
+            _pushed_by_git(store, here):
         # the remote's notes are this clone's: pushed with plain git (G5); asked where no
-        # key is trusted too, whose warning told to fetch what was there (break94 F5)
-        missing = None
+        # key is trusted too, whose warning told to fetch what was there (break94 F5).
+        # Recorded as fetched just now from the remote just asked, which holds them: not
+        # stale, not moved (`here` is as before the record: not read again for that)
+        return
     if missing is None:
-        _require_fresh(store, without, doing, at)
+        _require_fresh(store, without, doing, at, here)
         return
     why, trusted = missing
-    fetch = fetch_command(store)
+    fetch = fetch_command(store, here)
     # msg94 F8: notes attested here and never fetched are published; "community
     # attestations are left out" was said, then they were exported
     own = why == LOCAL_ONLY
@@ -174,7 +184,7 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
                f"{lacking}{kept}; `{fetch}` fetches them", err=True)
 
 
-def _pushed_by_git(store: Store) -> bool:
+def _pushed_by_git(store: Store, here: NotesHere) -> bool:
     """Whether the remote to fetch from holds this clone's notes, pushed with plain git.
 
     A first ``git push origin refs/notes/kistore`` to a remote holding none leaves this
@@ -186,22 +196,24 @@ def _pushed_by_git(store: Store) -> bool:
     from ..attest.levels import notes_remote
     from ..attest.notes import adopt_pushed
 
-    remote = notes_remote(store)
+    remote = notes_remote(store, here)
     return remote is not None and adopt_pushed(store, remote)
 
 
-def _require_fresh(store: Store, without: bool, doing: str, at: str) -> None:
+def _require_fresh(store: Store, without: bool, doing: str, at: str, here: NotesHere
+                   ) -> None:
     """:func:`require_attestations` where the notes were fetched: refuse them stale.
 
     Where ``at`` trusts no key the notes could change no rank: warned, as queries are.
+    ``here``: what :func:`kistore.attest.levels.notes_here` read (not read again).
     """
     # Lazy: plain files only, read on a publishing run.
     from ..attest.levels import notes_stale
 
-    stale = notes_stale(store)
+    stale = notes_stale(store, here)
     if stale is None:
         if not without and trusts_a_key(store, at):
-            _require_unmoved(store, doing)
+            _require_unmoved(store, doing, here)
         return
     if not trusts_a_key(store, at):
         click.echo(f"warning: {printable(stale)}", err=True)
@@ -216,7 +228,7 @@ def _require_fresh(store: Store, without: bool, doing: str, at: str) -> None:
                f"{said}", err=True)
 
 
-def _require_unmoved(store: Store, doing: str) -> None:
+def _require_unmoved(store: Store, doing: str, here: NotesHere) -> None:
     """Refuse to publish when the remote's notes moved since they were fetched (network).
 
     A withdrawal pushed as notes alone moves no branch: nothing offline tells it, and a
@@ -224,7 +236,8 @@ def _require_unmoved(store: Store, doing: str) -> None:
     (reviewer r92b F8). The remote is asked once
     (:func:`kistore.attest.notes.remote_notes_moved`); one that cannot be asked (offline,
     it would prompt) is warned of, and the build goes on with the notes as last fetched.
-    ``--without-attestations`` asks nothing (:func:`_require_fresh`).
+    ``--without-attestations`` asks nothing (:func:`_require_fresh`). ``here``: what
+    :func:`kistore.attest.levels.notes_here` read (not read again).
 
     Raises:
         StoreStateError: the remote's ``refs/notes/kistore`` is not the one last fetched
@@ -237,7 +250,7 @@ def _require_unmoved(store: Store, doing: str) -> None:
     from ..attest.notes import remote_notes_moved
     from ..core.times import utc_text
 
-    asked = remote_notes_moved(store)
+    asked = remote_notes_moved(store, here)
     if asked is None or asked.moved is False:
         return
     remote = printable(asked.remote)
@@ -278,17 +291,22 @@ def warn_notes_missing(store: Store, at: str | None) -> None:
         store: the store queried.
         at: the revision answered from (None: the work tree).
     """
-    missing = notes_missing(store, at)
+    # Lazy: plain files only, read where an answer is printed.
+    from ..attest.levels import notes_here
+
+    here = notes_here(store)  # once: lacking, then stale or the remote to fetch from
+    missing = notes_missing(store, at, here)
     if missing is None:
-        warn_notes_stale(store)
+        warn_notes_stale(store, here)
         return
     why, trusted = missing
     if trusted:
         click.echo(f"warning: {why}: the remote's attestations (withdrawals, reruns) are not "
-                   f"applied to this answer; `{fetch_command(store)}` fetches them", err=True)
+                   f"applied to this answer; `{fetch_command(store, here)}` fetches them",
+                   err=True)
 
 
-def warn_notes_stale(store: Store) -> None:
+def warn_notes_stale(store: Store, here: NotesHere | None = None) -> None:
     """Warn on stderr, once, when the notes were fetched before their remote's branches were.
 
     ``git pull`` never fetches notes (reviewer r86 F2): what the clone holds of a withdrawal
@@ -298,10 +316,11 @@ def warn_notes_stale(store: Store) -> None:
 
     Args:
         store: the store read.
+        here: as :func:`fetch_command` takes it.
     """
     # Lazy: plain files only, read where an answer is printed.
     from ..attest.levels import notes_stale
 
-    stale = notes_stale(store)
+    stale = notes_stale(store, here)
     if stale is not None:
         click.echo(f"warning: {printable(stale)}", err=True)

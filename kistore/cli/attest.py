@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..attest.notes import Fetched
     from ..core.digest import Digest
     from ..core.errors import InputError
-    from ..store import Store
+    from ..store import Settings, Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -260,7 +260,8 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
 
     store = ctx.store()
     store.require_checkout("kistore attest", writes=_ATTEST_NEEDS)
-    store.settings().refuse_other_version("kistore attest")  # as add, import and migrate
+    settings = store.settings()  # read once: the version here, the line limit below
+    settings.refuse_other_version("kistore attest")  # as add, import and migrate
     with explaining_misses(store, [ref], None):
         digest = store.resolve(ref)
     given = None
@@ -293,7 +294,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     bundle = _sign(statement, key_path)
     keyid = attestation.bundle_keyid(bundle)
     _refuse_a_key_trust_no_longer_accepts(store, keyid)
-    _refuse_past_the_limit(store, bundle.to_bytes(), predicate_file)
+    _refuse_past_the_limit(settings, bundle.to_bytes(), predicate_file)
     location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     if as_json:
         emit_json({"subject": str(digest), "type": type_name, "keyid": keyid,
@@ -305,7 +306,8 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
         _say_if_it_does_not_count(store, digest, type_name, location, keyid, predicate)
 
 
-def _refuse_past_the_limit(store: Store, data: bytes, predicate_file: str | None) -> None:
+def _refuse_past_the_limit(settings: Settings, data: bytes, predicate_file: str | None
+                           ) -> None:
     """Refuse an attestation whose bundle is past ``[limits] manifest-bytes`` (KI409).
 
     The push gate refuses such a note line (and ``notes fetch`` leaves it out), and a
@@ -313,7 +315,7 @@ def _refuse_past_the_limit(store: Store, data: bytes, predicate_file: str | None
     push`` (a note) or the pull request (a file).
 
     Args:
-        store: the store (its ``kistore.toml`` sets the limit:
+        settings: the store's ``kistore.toml`` as the command read it (it sets the limit:
             :func:`kistore.check.gate.note_line_limit`).
         data: the signed bundle's bytes.
         predicate_file: ``--predicate FILE``, named in the error, or None.
@@ -326,7 +328,7 @@ def _refuse_past_the_limit(store: Store, data: bytes, predicate_file: str | None
     from ..check.gate import line_too_large, note_line_limit
     from ..core.errors import InputError
 
-    too_large = line_too_large(data, note_line_limit(store))
+    too_large = line_too_large(data, note_line_limit(settings))
     if too_large:
         raise InputError(
             f"not written: the signed attestation is {too_large.removesuffix('; not read further')}"
@@ -584,8 +586,9 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     from ..core.layout import NOTES_REF
 
     store = ctx.store()
-    store.settings().refuse_other_version("kistore notes fetch")  # it writes our notes ref
-    fetched = fetch(store, remote, note_line_judge(store))
+    settings = store.settings()  # read once a command: the version, then the line limit
+    settings.refuse_other_version("kistore notes fetch")  # it writes our notes ref
+    fetched = fetch(store, remote, note_line_judge(store, settings))
     _say_kept(store, remote, fetched)
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
@@ -622,10 +625,13 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     from ..check.gate import note_line_judge
 
     store = ctx.store()
-    store.settings().refuse_other_version("kistore notes push")  # it merges into ours first
-    fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote),
+    # kistore.toml read once a command (tests/cli/test_reads_once.py): the version here,
+    # the note line limit of the fetch's judge and of the gate's, each attempt's
+    settings = store.settings()
+    settings.refuse_other_version("kistore notes push")  # it merges into ours first
+    fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote, settings),
                    fetched=partial(_say_kept, store, remote, pushing=True),
-                   line_judge=note_line_judge(store))
+                   line_judge=note_line_judge(store, settings))
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
                    "pushed": True})
@@ -657,8 +663,9 @@ def notes_restore(ctx: StoreContext, as_json: bool) -> None:
     from ..check.gate import note_line_judge
 
     store = ctx.store()
-    store.settings().refuse_other_version("kistore notes restore")  # it writes our notes ref
-    restored, left = restore(store, note_line_judge(store))
+    settings = store.settings()  # read once a command: the version, then the line limit
+    settings.refuse_other_version("kistore notes restore")  # it writes our notes ref
+    restored, left = restore(store, note_line_judge(store, settings))
     _say_left_out(store, left, "its history held")
     count = sum(map(len, restored.values()))
     if as_json:
@@ -728,7 +735,8 @@ def _kept_count(fetched: Fetched) -> int:
     return sum(map(len, fetched.kept.values()))
 
 
-def _judge_notes_push(store: Store, remote: str, theirs: str | None, ours: str) -> None:
+def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str | None,
+                      ours: str) -> None:
     """Refuse a notes push the gate refuses: the update ``theirs`` -> ``ours`` of the notes.
 
     What a server's pre-receive hook (and a clone's pre-push hook) runs on a notes update,
@@ -742,6 +750,8 @@ def _judge_notes_push(store: Store, remote: str, theirs: str | None, ours: str) 
     Args:
         store: the clone.
         remote: as given to ``notes push`` (named in the message).
+        settings: the clone's ``kistore.toml`` as the command read it (the gate's line
+            limit: not read again).
         theirs: the remote's notes commit, merged into ours (None: it has none).
         ours: the notes commit to push.
 
@@ -757,7 +767,7 @@ def _judge_notes_push(store: Store, remote: str, theirs: str | None, ours: str) 
 
     zero = "0" * 40
     found = [f for f in check_updates(store, [(theirs or zero, ours, NOTES_REF)],
-                                      held=remote_tips(store.repo, remote))
+                                      held=remote_tips(store.repo, remote), settings=settings)
              if f.severity == ERROR]
     if found:
         objects = sorted({f.file.split(":", 1)[1] for f in found

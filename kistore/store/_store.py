@@ -1671,7 +1671,7 @@ class Store:
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import check_ready
-        from .migrate import plan_forward, plan_groups, plan_names, uncommitted
+        from .migrate import plan_names, plan_runs, uncommitted
 
         self.require_checkout_to_write("kistore migrate")  # bare, or not checked out
         assert self.root is not None  # a bare repository was refused just above
@@ -1685,8 +1685,7 @@ class Store:
             holds = self._head_holds() if commit else None
             wanted = plan_names(view, holds)
             skipped: dict[str, ObjectSkipped] = {}
-            forward = plan_forward(view, holds, skipped)
-            groups = plan_groups(view, holds, skipped)
+            forward, groups = plan_runs(view, holds, skipped)  # each object read once
             if not wanted and not forward and not groups:
                 return list(skipped.values())
             files = {w.path: layout.name_record(w.digest) for w in wanted}

@@ -264,7 +264,7 @@ class View:
     def sha256_of(self, path: str, data: bytes | None = None) -> Digest | None:
         """Return the SHA-256 of the file at ``path``, hashed once a view.
 
-        ``kistore migrate`` hashes every object file (:func:`kistore.store.migrate.plan_forward`)
+        ``kistore migrate`` hashes every object file (:func:`kistore.store.migrate.plan_runs`)
         and then asks :meth:`find_renamed` of each dangling reference, which hashes the
         files of its shard: those answers are this cache's, not a second read and hash
         of the store.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ..core import canonical, layout
 from ..core.comparison import RunKeys
@@ -93,7 +93,10 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
         return (f"{held}, not {w.digest} whose metadata names {w.kind}/{w.name}: a names "
                 "file is never rewritten; `kistore verify` says which is wrong (KI211, KI212)")
 
-    return _lacking(view, head_holds, wanted(), conflict)
+    names = _Lacking(view, head_holds, conflict)
+    for item in wanted():
+        names.take(item)
+    return names.lacking()
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,65 +116,98 @@ class ForwardWritten:
     run: Digest
 
 
-def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None = None,
-                 skipped: dict[str, ObjectSkipped] | None = None) -> list[ForwardWritten]:
-    """Return the forward record each dangling reference of the work tree's runs lacks.
+def plan_runs(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None = None,
+              skipped: dict[str, ObjectSkipped] | None = None
+              ) -> tuple[list[ForwardWritten], list[GroupWritten]]:
+    """Return the forward records and the group files the work tree's runs lack, in one pass.
 
-    Every object file is read (O(store), once: a migration). A run whose object does not
-    parse is left out (``verify`` reports it). A digest whose object file is missing while
-    a file under ``store/objects/`` holds its bytes (renamed by hand: to another digest's
-    name, or ``NAME.json.bak``; :meth:`View.find_renamed`) is there, under another name:
-    no record is written for it (reviewer r92 F2: KI213's advice, followed, wrote records
-    that were stale once the file was put back, and ``verify`` said nothing of them).
+    Every object file is read, hashed and parsed once (O(store), once: a migration; until
+    2026-12-05 twice, by a pass for each kind of file). A run whose object does not parse
+    is left out (``verify`` reports it).
+
+    Forward records: one per dangling reference. A digest whose object file is missing
+    while a file under ``store/objects/`` holds its bytes (renamed by hand: to another
+    digest's name, or ``NAME.json.bak``; :meth:`View.find_renamed`) is there, under another
+    name: no record is written for it (reviewer r92 F2: KI213's advice, followed, wrote
+    records that were stale once the file was put back, and ``verify`` said nothing of
+    them). Group files: as :func:`plan_groups` finds them.
 
     Args:
         view: the work tree.
-        head_holds: as :func:`plan_names` takes it (a record in the work tree but not in
-            HEAD is written again when the migration commits).
+        head_holds: as :func:`plan_names` takes it (a record or group file in the work tree
+            but not in HEAD is written again when the migration commits).
         skipped: when given, filled with each object file left out because its bytes do
             not hash to its name, and each renamed file whose digest no record is written
             for (path -> :class:`ObjectSkipped`).
 
     Returns:
-        One :class:`ForwardWritten` per missing record, sorted by path.
+        ``(forward records, group files)``: one :class:`ForwardWritten` per missing record
+        and one :class:`GroupWritten` per missing group file, each list sorted by path.
 
     Raises:
-        MultipleErrors: nothing is written when a record already holds other bytes (a
-            committed record is never rewritten; ``kistore verify`` says which is wrong:
-            KI214).
+        MultipleErrors: nothing is written when a record already holds other bytes (KI214),
+            else when a group file does (KI216): a committed file is never rewritten;
+            ``kistore verify`` says which is wrong.
     """
-    objects = set(view.digests())
-    renamed: dict[Digest, str | None] = {}  # a missing digest -> the file holding its bytes
+    objects = sorted(view.digests(), key=lambda d: d.hex)
+    dangling = _Dangling(view, set(objects), skipped)
+    keys = _run_keys(view)
+    forward = _Lacking(view, head_holds, _forward_conflict)
+    groups = _Lacking(view, head_holds, _group_conflict)
+    for run, spec in _run_specs(view, objects, skipped):  # each object read once
+        for item in dangling.records(run, spec):
+            forward.take(item)
+        group = _group_file(keys, run, spec)
+        if group is not None:
+            groups.take(group)
+    return forward.lacking(), groups.lacking()
 
-    def moved(target: Digest) -> bool:
+
+class _Dangling:
+    """The forward records of runs' dangling references (:func:`plan_runs`).
+
+    Args:
+        view: the work tree.
+        objects: every digest with an object file.
+        skipped: as :func:`plan_runs` takes it (a renamed file is added when found).
+    """
+
+    def __init__(self, view: View, objects: set[Digest],
+                 skipped: dict[str, ObjectSkipped] | None) -> None:
+        self._view, self._objects, self._skipped = view, objects, skipped
+        self._renamed: dict[Digest, str | None] = {}  # a missing digest -> its bytes' file
+
+    def _moved(self, target: Digest) -> bool:
         """Whether ``target``'s bytes sit in a file renamed by hand (reviewer r92 F2)."""
-        if target not in renamed:
-            renamed[target] = path = view.find_renamed(target)
-            if path is not None and skipped is not None and path not in skipped:
-                skipped[path] = ObjectSkipped(path, layout.digest_from_path(path), target,
-                                              view.restore_advice(layout.object_path(target),
-                                                                  target))
-        return renamed[target] is not None
+        if target not in self._renamed:
+            self._renamed[target] = path = self._view.find_renamed(target)
+            if path is not None and self._skipped is not None and path not in self._skipped:
+                self._skipped[path] = ObjectSkipped(
+                    path, layout.digest_from_path(path), target,
+                    self._view.restore_advice(layout.object_path(target), target))
+        return self._renamed[target] is not None
 
-    def wanted() -> Iterator[tuple[ForwardWritten, bytes]]:
-        for run, spec in _run_specs(view, sorted(objects, key=lambda d: d.hex), skipped):
-            fields: dict[str, list[str]] = {}
-            for field_name in REFERENCE_FIELDS:
-                ref = spec.get(field_name)
-                if isinstance(ref, str) and is_digest(ref) and \
-                        Digest.from_str(ref) not in objects and not moved(Digest.from_str(ref)):
-                    fields.setdefault(ref, []).append(field_name)
-            for ref, named in sorted(fields.items()):
-                target = Digest.from_str(ref)
-                record = layout.forward_record(named)
-                yield ForwardWritten(layout.forward_path(target, run), record, target, run), record
+    def records(self, run: Digest, spec: dict[str, Any]
+                ) -> Iterator[tuple[ForwardWritten, bytes]]:
+        """Yield the forward record of each dangling reference of ``run``, with its bytes."""
+        fields: dict[str, list[str]] = {}
+        for field_name in REFERENCE_FIELDS:
+            ref = spec.get(field_name)
+            if isinstance(ref, str) and is_digest(ref) and \
+                    Digest.from_str(ref) not in self._objects and \
+                    not self._moved(Digest.from_str(ref)):
+                fields.setdefault(ref, []).append(field_name)
+        for ref, named in sorted(fields.items()):
+            target = Digest.from_str(ref)
+            record = layout.forward_record(named)
+            yield ForwardWritten(layout.forward_path(target, run), record, target, run), record
 
-    def conflict(w: ForwardWritten, data: bytes) -> str:
-        return (f"holds {data[:80]!r}, not {w.data!r} (the fields of {w.run} naming "
-                f"{w.target}): a forward record is never rewritten; `kistore verify` says "
-                "which is wrong (KI214)")
 
-    return _lacking(view, head_holds, wanted(), conflict)
+def _forward_conflict(w: ForwardWritten, data: bytes) -> str:
+    """Say what is wrong with a forward record holding other bytes (``data``) than it must."""
+    return (f"holds {data[:80]!r}, not {w.data!r} (the fields of {w.run} naming "
+            f"{w.target}): a forward record is never rewritten; `kistore verify` says "
+            "which is wrong (KI214)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,17 +263,18 @@ def plan_groups(view: View, head_holds: Callable[[str, bytes], bool] | None = No
                 skipped: dict[str, ObjectSkipped] | None = None) -> list[GroupWritten]:
     """Return the group file each run of the work tree whose comparison key is known lacks.
 
-    Every object file is read (O(store), once: a migration). A run's key is known when its
-    protocol (and environment, when the key names the hardware) is stored, untampered and
-    of its kind, as an add decides it (:class:`kistore.core.comparison.RunKeys`, which says
-    the file and its bytes).
+    Every object file is read (O(store), once: a migration; ``kistore migrate`` finds them
+    with the forward records, in :func:`plan_runs`' one pass). A run's key is known when
+    its protocol (and environment, when the key names the hardware) is stored, untampered
+    and of its kind, as an add decides it (:class:`kistore.core.comparison.RunKeys`, which
+    says the file and its bytes).
 
     Args:
         view: the work tree (or a commit: the gate asks whether a store without
             ``store/groups/`` needs a migration).
         head_holds: as :func:`plan_names` takes it (a group file in the work tree but not in
             HEAD is written again when the migration commits).
-        skipped: as :func:`plan_forward` takes it.
+        skipped: as :func:`plan_runs` takes it.
 
     Returns:
         One :class:`GroupWritten` per missing group file, sorted by path.
@@ -247,21 +284,34 @@ def plan_groups(view: View, head_holds: Callable[[str, bytes], bool] | None = No
             committed group file is never rewritten; ``kistore verify`` says which is
             wrong: KI216).
     """
-    objects = sorted(view.digests(), key=lambda d: d.hex)
-    keys = RunKeys(lambda hex_: view.read(layout.object_path(Digest(hex_))))
+    keys = _run_keys(view)
+    groups = _Lacking(view, head_holds, _group_conflict)
+    for run, spec in _run_specs(view, sorted(view.digests(), key=lambda d: d.hex), skipped):
+        group = _group_file(keys, run, spec)
+        if group is not None:
+            groups.take(group)
+    return groups.lacking()
 
-    def wanted() -> Iterator[tuple[GroupWritten, bytes]]:
-        for run, spec in _run_specs(view, objects, skipped):
-            group = keys.group({f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))})
-            if group is not None:
-                key, record = group
-                yield GroupWritten(layout.group_path(key, run), record, key, run), record
 
-    def conflict(w: GroupWritten, data: bytes) -> str:
-        return (f"holds {data[:80]!r}, not {w.data[:80]!r} (the key object of {w.run}): a "
-                "group file is never rewritten; `kistore verify` says which is wrong (KI216)")
+def _run_keys(view: View) -> RunKeys:
+    """Return the runs' key objects, read from ``view``'s object files."""
+    return RunKeys(lambda hex_: view.read(layout.object_path(Digest(hex_))))
 
-    return _lacking(view, head_holds, wanted(), conflict)
+
+def _group_file(keys: RunKeys, run: Digest, spec: dict[str, Any]
+                ) -> tuple[GroupWritten, bytes] | None:
+    """Return the group file of ``run`` with its bytes; None when its key is not known."""
+    group = keys.group({f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))})
+    if group is None:
+        return None
+    key, record = group
+    return GroupWritten(layout.group_path(key, run), record, key, run), record
+
+
+def _group_conflict(w: GroupWritten, data: bytes) -> str:
+    """Say what is wrong with a group file holding other bytes (``data``) than it must."""
+    return (f"holds {data[:80]!r}, not {w.data[:80]!r} (the key object of {w.run}): a "
+            "group file is never rewritten; `kistore verify` says which is wrong (KI216)")
 
 
 def _run_specs(view: View, digests: Iterable[Digest],
@@ -333,42 +383,52 @@ def uncommitted(view: WorkTreeView, head: View | None) -> list[Digest]:
 Written = TypeVar("Written", NameWritten, ForwardWritten, GroupWritten)
 
 
-def _lacking(view: View, head_holds: Callable[[str, bytes], bool] | None,
-             wanted: Iterable[tuple[Written, bytes] | KistoreError],
-             conflict: Callable[[Written, bytes], str]) -> list[Written]:
-    """Return the files of ``wanted`` the work tree lacks, or every reason not to write them.
+class _Lacking(Generic[Written]):
+    """The files a migration must write of those the manifests need, or every reason not to.
 
-    The one loop of :func:`plan_names`, :func:`plan_forward` and :func:`plan_groups`.
+    The one check of :func:`plan_names`, :func:`plan_runs` and :func:`plan_groups`: each
+    file the manifests need is handed to :meth:`take` as it is found (one pass may fill
+    several), then :meth:`lacking` answers.
 
     Args:
         view: the work tree.
         head_holds: as :func:`plan_names` takes it.
-        wanted: per file the manifests need, what is written and the bytes it holds; or a
-            reason nothing may be written (raised with the others).
         conflict: what to say of a file that holds other bytes (``data``) than it must.
-
-    Returns:
-        The files to write, sorted by path: those absent from the work tree, and with
-        ``head_holds``, those it has but HEAD does not.
-
-    Raises:
-        MultipleErrors: every reason of ``wanted``, and a :class:`ConflictError` per file
-            holding other bytes (a committed file is never rewritten).
     """
-    lacking: list[Written] = []
-    errors: list[KistoreError] = []
-    for item in wanted:
+
+    def __init__(self, view: View, head_holds: Callable[[str, bytes], bool] | None,
+                 conflict: Callable[[Written, bytes], str]) -> None:
+        self._view, self._head_holds = view, head_holds
+        self._conflict: Callable[[Written, bytes], str] = conflict
+        self._lacking: list[Written] = []
+        self._errors: list[KistoreError] = []
+
+    def take(self, item: tuple[Written, bytes] | KistoreError) -> None:
+        """Take one file the manifests need (what is written, its bytes), or a reason."""
         if isinstance(item, KistoreError):
-            errors.append(item)
-            continue
+            self._errors.append(item)
+            return
         written, record = item
-        data = view.read(written.path)
-        if data == record and (head_holds is None or head_holds(written.path, data)):
-            continue
+        data = self._view.read(written.path)
+        if data == record and (self._head_holds is None or
+                               self._head_holds(written.path, data)):
+            return
         if data is not None and data != record:
-            errors.append(ConflictError(conflict(written, data), file=written.path))
-            continue
-        lacking.append(written)
-    if errors:
-        raise MultipleErrors(errors)
-    return sorted(lacking, key=lambda w: w.path)
+            self._errors.append(ConflictError(self._conflict(written, data),
+                                              file=written.path))
+            return
+        self._lacking.append(written)
+
+    def lacking(self) -> list[Written]:
+        """Return the files to write, sorted by path.
+
+        Those absent from the work tree, and with ``head_holds``, those it has but HEAD
+        does not.
+
+        Raises:
+            MultipleErrors: every reason taken, and a :class:`ConflictError` per file
+                holding other bytes (a committed file is never rewritten).
+        """
+        if self._errors:
+            raise MultipleErrors(self._errors)
+        return sorted(self._lacking, key=lambda w: w.path)
