@@ -961,7 +961,7 @@ TEXT_LABEL = {"dispute": "reason", "withdrawal": "reason"}
 def attestation_text(judged: dict[str, Any]) -> str:
     """Return one attestation judgement (``attestations --json`` object) as a line of text.
 
-    ``TYPE KEYID valid|INVALID EFFECT SOURCE[: REASON][; says: TEXT]``, as ``kistore
+    ``TYPE KEYID valid|INVALID EFFECT, from SOURCE[: REASON][; says: TEXT]``, as ``kistore
     attestations`` and ``show`` list them; ``?`` for a type or keyid an unreadable bundle
     lacks; SOURCE is each place the bundle was found (``note+file`` after ``kistore notes
     sync`` attached a file). ``TEXT`` is what the attestation says (a dispute's or
@@ -974,6 +974,7 @@ def attestation_text(judged: dict[str, Any]) -> str:
     label = TEXT_LABEL.get(judged.get("type") or "", "text")
     places = judged.get("places") or [judged]
     source = "+".join(dict.fromkeys(str(p.get("source")) for p in places))
+    # "from SOURCE": "valid community note" read as the note type (reviewer fresh95 F12)
     return (f"{judged.get('type') or '?'} {judged.get('keyid') or '?'} {valid} "
-            f"{judged.get('effect')} {source}" + (f": {reason}" if reason else "")
+            f"{judged.get('effect')}, from {source}" + (f": {reason}" if reason else "")
             + (f"; {label}: {text}" if text else ""))

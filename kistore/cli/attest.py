@@ -459,8 +459,8 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
     """List every attestation about REF, whether it verifies, and where it came from.
 
     Prints the evidence level (source-native or verified), whether the run is withdrawn,
-    the community count, then one line per attestation: TYPE KEYID valid|INVALID EFFECT
-    SOURCE REASON. Notes come from refs/notes/kistore, files from store/attestations/.
+    the community count, then one line per attestation: TYPE KEYID valid|INVALID EFFECT,
+    from SOURCE: REASON. Notes come from refs/notes/kistore, files from store/attestations/.
     Exits 1 when any listed attestation is invalid (as verify fails on one), else 0.
 
     \b

@@ -103,7 +103,7 @@ def test_attest_reproduction_then_list_as_json(runner, record_store, store_path,
     text = run(runner, store_path, "attestations", RUN_REF)
     assert text.exit_code == 0
     assert "evidence:  source-native" in text.output
-    assert f"reproduction {keyid} valid community note" in text.output
+    assert f"reproduction {keyid} valid community, from note" in text.output
 
 
 def test_trusted_rerun_by_file_then_sync_verifies(runner, record_store, store_path, key_file,
@@ -429,8 +429,8 @@ def test_attestations_exits_1_when_it_lists_an_invalid_one(runner, record_store,
             "above, with the reason); they count for nothing\n")
     text = run(runner, store_path, "attestations", RUN_REF)
     assert (text.exit_code, text.stderr) == (1, said)
-    assert (f"rerun {signing.keyid(fixed_key(1).public_key())} INVALID invalid note: signature "
-            "does not verify over the payload under the bundled key") in text.stdout
+    assert (f"rerun {signing.keyid(fixed_key(1).public_key())} INVALID invalid, from note: "
+            "signature does not verify over the payload under the bundled key") in text.stdout
     data = run(runner, store_path, "attestations", RUN_REF, "--json")
     assert (data.exit_code, data.stderr) == (1, said)
     assert json.loads(data.stdout)["attestations"][0]["valid"] is False
