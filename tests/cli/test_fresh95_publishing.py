@@ -15,11 +15,14 @@ Real ``git clone``s of the ``group`` store (origin), trusting no key (F7) or its
 
 from __future__ import annotations
 
+import json
 import re
+
+from kistore.store import Store
 
 from ..conftest import git
 from .test_notes_freshness import clone_of, kistore
-from .test_notes_pull_by_url import index, noted
+from .test_notes_pull_by_url import index, noted, slow_rank
 
 __all__ = ["index"]  # the fixture, used by name
 
@@ -55,3 +58,48 @@ def test_f7_no_key_trusted_the_remote_s_moved_notes_are_warned_of(group, tmp_pat
     built = kistore(clone, "site", "build", str(tmp_path / "site5"))
     assert (built.exit_code, built.stderr) == (0, "")  # offline: nothing could count
 
+
+def test_f8_a_push_and_pull_of_one_s_own_commits_is_no_stale_notes(index, tmp_path,
+                                                                    monkeypatch):
+    server = tmp_path / "srv.git"
+    git(tmp_path, "clone", "-q", "--bare", str(index.root), str(server))
+    git(server, "fetch", "-q", str(index.root), "refs/notes/kistore:refs/notes/kistore")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "srv.git", clone.name)  # as the user's: a relative URL
+    monkeypatch.chdir(clone)  # where git resolves it
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    run = json.loads(kistore(clone, "cat", "--manifest", "BenchmarkRun/slow").stdout)
+    run["metadata"]["name"] = "slower"
+    run["spec"]["timing"]["latencyNs"]["mean"] = 31
+    (tmp_path / "slower.json").write_text(json.dumps(run))
+    assert kistore(clone, "add", "--commit", str(tmp_path / "slower.json")).exit_code == 0
+    git(clone, "push", "-q", "origin", "main")
+    git(clone, "pull", "-q", "origin", "main")
+    assert slow_rank(clone)[1] == ""  # before: "a fetch of ../srv brought origin's commits"
+    git(clone, "fetch", "-q", "origin")
+    assert slow_rank(clone)[1] == ""
+    assert Store(clone).head_or_none() is not None
+
+
+def test_f8_a_pull_by_url_names_the_remote_s_dot_git_path(index, tmp_path, monkeypatch):
+    # the user's layout: the index's work tree ../my-index beside its server ../my-index.git
+    work = tmp_path / "srv"
+    git(tmp_path, "clone", "-q", str(index.root), work.name)
+    server = tmp_path / "srv.git"
+    git(tmp_path, "clone", "-q", "--bare", str(index.root), str(server))
+    git(server, "fetch", "-q", str(index.root), "refs/notes/kistore:refs/notes/kistore")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(server), clone.name)
+    git(clone, "remote", "set-url", "origin", "../srv.git")
+    monkeypatch.chdir(clone)  # where git resolves it
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    git(clone, "config", "core.logAllRefUpdates", "false")
+    (clone / ".git/logs/refs/heads/main").unlink()  # no reflog: FETCH_HEAD tells
+    other = tmp_path / "other"  # origin gains a commit from another clone
+    git(tmp_path, "clone", "-q", str(server), other.name)
+    git(other, "commit", "-q", "--allow-empty", "-m", "later")
+    git(other, "push", "-q", "origin", "main")
+    git(clone, "fetch", "-q", "../srv.git", "main")
+    git(clone, "merge", "-q", "--ff-only", "FETCH_HEAD")
+    stderr = slow_rank(clone)[1]
+    assert "a fetch of ../srv.git brought origin's commits" in stderr, stderr  # before: ../srv
