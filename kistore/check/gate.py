@@ -542,7 +542,10 @@ def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) ->
                 f"{counted.keyid} counts only because this change trusts its key (the trust "
                 "file before it does not): land the trust change on its own, then the "
                 "attestation", file=item.location,
-                extra={"keyid": counted.keyid, "type": counted.type}))
+                extra={"keyid": counted.keyid, "type": counted.type},
+                # the rule's fix ("sign with a key trusted now") contradicted this (fresh95 F13)
+                fix="land the trust change on its own first (a pull request changing "
+                    f"{layout.TRUST_FILE} alone), then the attestation in the next"))
     return findings
 
 
