@@ -384,8 +384,8 @@ def test_notes_fetch_from_unknown_remote_exits_1(runner, record_store, store_pat
 
 
 @pytest.mark.parametrize("args", [["key", "generate"], ["notes", "sync"], ["notes", "fetch"],
-                                  ["notes", "push"], ["notes", "restore"], ["trust", "add"],
-                                  ["trust", "revoke"], ["trust", "list"]])
+                                  ["notes", "push"], ["notes", "restore"], ["notes", "rebase"],
+                                  ["trust", "add"], ["trust", "revoke"], ["trust", "list"]])
 def test_every_subcommand_help_has_an_example(runner, args):
     result = runner.invoke(main, [*args, "--help"])
     assert result.exit_code == 0
