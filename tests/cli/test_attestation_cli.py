@@ -482,7 +482,7 @@ def test_files_attached_by_notes_sync_are_each_one_attestation_everywhere_people
     assert "attestations: 4; evidence: source-native" in shown.output
     listed = run(runner, store_path, "attestations", RUN_REF)
     lines = [line for line in listed.output.splitlines() if " valid " in line]
-    assert sorted(line.split()[0] + " " + line.split()[4].rstrip(":;") for line in lines) == [
+    assert sorted(line.split()[0] + " " + line.split()[5].rstrip(":;") for line in lines) == [
         "dispute note+file", "note note+file", "reproduction note+file", "rerun note"]
     data = json.loads(run(runner, store_path, "attestations", RUN_REF, "--json").output)
     assert data["community"] == 3
