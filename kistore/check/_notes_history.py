@@ -135,7 +135,8 @@ def history_paths(repo: pygit2.Repository, brought: Iterable[pygit2.Commit], new
                     f"notes commit {str(commit.id)[:12]}, in the history this push brings, "
                     f"adds a path the tips' checks never read: {bad.reason}; every clone "
                     "fetching these notes would fetch it: push a notes history without that "
-                    "commit (`kistore notes fetch` of the fork takes its lines, not its "
+                    "commit (`kistore notes rebase REMOTE` rebuilds a clone's notes on REMOTE's "
+                    "without it; `kistore notes fetch` of a fork takes its lines, not its "
                     "history)", file=f"{ref}:{bad.path}", extra={"commit": str(commit.id)}))
     return found
 

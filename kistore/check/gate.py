@@ -1127,7 +1127,8 @@ def _history_findings(repo: pygit2.Repository, view: View | None, brought: list[
                 f"as line {found.number} of the note on {found.obj} a line the pushed tip "
                 f"no longer holds ({said(found.line)}): {problems[0]}; the tips' checks "
                 "never read it, yet every clone fetching these notes would fetch it: push a "
-                "notes history without that commit (`kistore notes fetch` of the fork takes "
+                "notes history without that commit (`kistore notes rebase REMOTE` rebuilds a "
+                "clone's notes on REMOTE's without it; `kistore notes fetch` of a fork takes "
                 "its lines, not its history)", file=f"{NOTES_REF}:{found.obj}",
                 extra={"commit": found.commit, "line": found.number}))
     return findings
