@@ -223,7 +223,11 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     try:
         bundle = Bundle.from_bytes(seen.data, file=seen.location)
     except KistoreError as e:
-        return Judgement(None, None, False, INVALID, f"{UNREADABLE_BUNDLE}{e.format()}", **base)
+        reason = e.format()
+        if seen.source == "note":  # one line of the note: its parse's "LOCATION:1:COL" named
+            # line 1 of a note whose bad line was another (fresh95 F3); the column alone
+            reason = re.sub(rf"^{re.escape(seen.location)}:1:(\d+): ", r"at column \1: ", reason)
+        return Judgement(None, None, False, INVALID, f"{UNREADABLE_BUNDLE}{reason}", **base)
     keyid = bundle_keyid(bundle)
     try:
         statement = verify_bundle(bundle, seen.subject)
@@ -863,19 +867,16 @@ def _invalid_note_line(store: Store, seen: Any, j: Judgement) -> Finding:
         --ref=refs/notes/kistore edit BLOB``.
     """
     # Lazy: only a finding on an unreadable notes line reads the notes module here.
-    from .notes import note_lines
+    from .notes import editor_line, note_data
 
     blob = seen.location.rpartition(":")[2]
-    try:
-        lines = note_lines(store.repo, blob)
+    try:  # numbered as the editor the fix names shows it: blank lines count (fresh95 F3)
+        line = editor_line(note_data(store.repo, blob), seen.data)
     except (KistoreError, ObjectUnreadable):
-        lines = []
-    line = lines.index(seen.data) + 1 if seen.data in lines else None
+        line = None
     unreadable = j.reason.startswith(UNREADABLE_BUNDLE)
     what = "is not an attestation bundle" if unreadable else "does not verify"
-    # the parse error's own place is the note's, column in the line: said once, as ours
-    reason = re.sub(rf"^{re.escape(seen.location)}:1:(\d+): ", r"at column \1: ",
-                    j.reason.removeprefix(UNREADABLE_BUNDLE))
+    reason = j.reason.removeprefix(UNREADABLE_BUNDLE)
     place = "a line" if line is None else f"line {line}"
     # a bundle that parses names its type and signer, as every other KI301 does
     whose = "" if unreadable else f" ({j.type or 'attestation'} by {j.keyid})"

@@ -555,13 +555,18 @@ def _pulled_by_url(store: Store, remote: str, since: float, seen: dict[str, str]
         RefsUnreadable, OSError: the refs, a reflog or the configuration cannot be read.
     """
     git_dir = Path(store.git_dir)
-    places: list[str] | None = None
+    places: dict[str, str] | None = None
 
-    def of_remote(word: str) -> bool:
+    def configured(word: str) -> str | None:
+        """Return the remote's URL as configured that ``word`` spells; None: not the remote's."""
         nonlocal places
         if places is None:  # read once, and only when a pull or fetch may name it
-            places = [_same_place(url, store) for url in remote_urls(git_dir).get(remote, [])]
-        return word == remote or _same_place(word, store) in places
+            places = {_same_place(url, store): url
+                      for url in reversed(remote_urls(git_dir).get(remote, []))}
+        return places.get(_same_place(word, store))
+
+    def of_remote(word: str) -> bool:
+        return word == remote or configured(word) is not None
 
     kept = seen or {}
     for _new, when, message in _entries_since(git_dir, since, kept):
@@ -570,7 +575,7 @@ def _pulled_by_url(store: Store, remote: str, since: float, seen: dict[str, str]
         if words[:1] == ["pull"] and any(of_remote(w) for w in words[1:]
                                          if not w.startswith(("-", "("))):
             return float(when), f"`git {command}`"
-    return _fetched_by_url(store, since, kept, of_remote)
+    return _fetched_by_url(store, remote, since, kept, configured)
 
 
 def _entries_since(git_dir: Path, since: float, kept: dict[str, str]
@@ -651,8 +656,8 @@ def _merged_unnamed(store: Store, since: float, seen: dict[str, str] | None) -> 
     return None
 
 
-def _fetched_by_url(store: Store, since: float, kept: dict[str, str],
-                    of_remote: Callable[[str], bool]) -> tuple[float, str] | None:
+def _fetched_by_url(store: Store, remote: str, since: float, kept: dict[str, str],
+                    configured: Callable[[str], str | None]) -> tuple[float, str] | None:
     """:func:`_pulled_by_url`'s ``FETCH_HEAD`` sign: ``(its time, "a fetch of URL")``, or None.
 
     ``FETCH_HEAD`` (``OBJECT<TAB>[not-for-merge]<TAB>DESCRIPTION of URL`` per line, in
@@ -660,7 +665,13 @@ def _fetched_by_url(store: Store, since: float, kept: dict[str, str],
     ref's line (``kistore notes fetch`` writes one) and a commit the notes fetch's
     record kept as a tip are passed over with no object read. libgit2 answers the rest:
     whether a local branch holds the commit and no kept tip did (a fetch of what was
-    here already, a ``git fetch origin`` bringing nothing, is no pull).
+    here already, a ``git fetch origin`` bringing nothing, is no pull), nor a
+    remote-tracking branch of ``remote`` does: a fetch by the remote's name (``git pull
+    origin main``) writes its tracking branch too, whose own record tells whether the
+    remote's branches moved (:func:`_branches_moved`, which a push of this clone's own
+    commits does not move); it was said "by its URL" of the clone's own commits, pushed
+    and pulled back (reviewer fresh95 F8). The URL is named as given, with the ``.git``
+    ``FETCH_HEAD`` leaves out when that is ``remote``'s (:func:`_as_written`).
     """
     git_dir = Path(store.git_dir)
     head = git_dir / "FETCH_HEAD"
@@ -678,8 +689,8 @@ def _fetched_by_url(store: Store, since: float, kept: dict[str, str],
         description = rest.partition("\t")[2]
         url = description.rpartition(" of ")[2]
         if value not in seen and not description.startswith("'refs/notes/") and \
-                of_remote(url):
-            fetched.append((value, url))
+                (spelled := configured(url)) is not None:
+            fetched.append((value, _as_written(url, store, spelled)))
     if not fetched:
         return None
     # Lazy: libgit2, after a fetch of the remote's URL only (start-up, docs/speed.md).
@@ -687,27 +698,35 @@ def _fetched_by_url(store: Store, since: float, kept: dict[str, str],
 
     repo = store.repo
     tips = ref_values_under(git_dir, "refs/heads/").values()
+    held = [*seen, *ref_values_under(git_dir, f"refs/remotes/{remote}/").values()]
     for value, url in fetched:
         try:
             if any(tip == value or repo.descendant_of(tip, value) for tip in tips) and \
-                    not any(old in repo and repo.descendant_of(old, value) for old in seen):
-                return written, f"a fetch of {_as_written(url, store)}"
+                    not any(old == value or (old in repo and repo.descendant_of(old, value))
+                            for old in held):
+                return written, f"a fetch of {url}"
         except (pygit2.GitError, ValueError, KeyError):  # not a commit here: not merged
             continue
     return None
 
 
-def _as_written(url: str, store: Store) -> str:
+def _as_written(url: str, store: Store, configured: str) -> str:
     """Return ``FETCH_HEAD``'s URL as the user could give it: a path with the ``.git`` git left out.
 
     ``git fetch ../srv.git`` writes ``../srv`` in ``FETCH_HEAD``, a path that does not
     exist (reviewer r93 F9): the path with ``.git`` when only that exists (taken from the
-    work tree's top, as :func:`_same_place` takes it), else ``url`` unchanged.
+    work tree's top, as :func:`_same_place` takes it), or when that is the remote's own
+    (``configured``, its URL as configured: ``../my-index`` was named for
+    ``../my-index.git`` beside a work tree ``../my-index``, reviewer fresh95 F8), else
+    ``url`` unchanged.
     """
-    path = _path_of(url, store)
-    if path is None:
+    path, remote = _path_of(url, store), _path_of(configured.removeprefix("file://"), store)
+    if path is None or not os.path.exists(path + ".git"):
         return url
-    return url + ".git" if not os.path.exists(path) and os.path.exists(path + ".git") else url
+    if not os.path.exists(path) or (remote is not None and os.path.exists(remote) and
+                                    os.path.samefile(path + ".git", remote)):
+        return url + ".git"
+    return url
 
 
 def _path_of(url: str, store: Store) -> str | None:
@@ -984,7 +1003,7 @@ TEXT_LABEL = {"dispute": "reason", "withdrawal": "reason"}
 def attestation_text(judged: dict[str, Any]) -> str:
     """Return one attestation judgement (``attestations --json`` object) as a line of text.
 
-    ``TYPE KEYID valid|INVALID EFFECT SOURCE[: REASON][; says: TEXT]``, as ``kistore
+    ``TYPE KEYID valid|INVALID EFFECT, from SOURCE[: REASON][; says: TEXT]``, as ``kistore
     attestations`` and ``show`` list them; ``?`` for a type or keyid an unreadable bundle
     lacks; SOURCE is each place the bundle was found (``note+file`` after ``kistore notes
     sync`` attached a file). ``TEXT`` is what the attestation says (a dispute's or
@@ -997,6 +1016,7 @@ def attestation_text(judged: dict[str, Any]) -> str:
     label = TEXT_LABEL.get(judged.get("type") or "", "text")
     places = judged.get("places") or [judged]
     source = "+".join(dict.fromkeys(str(p.get("source")) for p in places))
+    # "from SOURCE": "valid community note" read as the note type (reviewer fresh95 F12)
     return (f"{judged.get('type') or '?'} {judged.get('keyid') or '?'} {valid} "
-            f"{judged.get('effect')} {source}" + (f": {reason}" if reason else "")
+            f"{judged.get('effect')}, from {source}" + (f": {reason}" if reason else "")
             + (f"; {label}: {text}" if text else ""))

@@ -184,7 +184,12 @@ def _parents_first() -> pygit2.enums.SortMode:
 
 
 def note_lines(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> list[bytes]:
-    """Return the lines of the note on ``blob`` under ``ref`` (empty without a note).
+    """Return the non-blank lines of the note on ``blob`` under ``ref`` (:func:`note_data`)."""
+    return _lines(note_data(repo, blob, ref))
+
+
+def note_data(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> bytes:
+    """Return the bytes of the note on ``blob`` under ``ref`` (empty without a note).
 
     In a partial clone that lacks the note's blob, git fetches it (libgit2 cannot find a
     note whose blob is missing: that note is not taken for "no note", whose lines a write
@@ -202,11 +207,11 @@ def note_lines(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> list
         note = repo.lookup_note(blob, ref)
     except (KeyError, pygit2.GitError):
         if not is_partial_clone(repo) or ref not in repo.references:
-            return []
+            return b""
         tree = notes_tree(repo, repo.references[ref].target, ref)  # guarded reads
         found = note_blob(repo, tree, blob)  # its one path, not the whole tree
-        return [] if found is None else _lines(read_blob(repo, found, f"{ref}:{blob}"))
-    return _lines(read_blob(repo, note.id, f"{ref}:{blob}"))
+        return b"" if found is None else read_blob(repo, found, f"{ref}:{blob}")
+    return read_blob(repo, note.id, f"{ref}:{blob}")
 
 
 def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | None = None
@@ -738,7 +743,37 @@ def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool 
 
 
 def _lines(data: bytes) -> list[bytes]:
+    # the lines numbered_lines yields, unnumbered: read for every note, kept a comprehension
     return [line for line in data.split(b"\n") if line.strip()]
+
+
+def numbered_lines(note: bytes) -> Iterator[tuple[int, bytes]]:
+    """Yield each non-blank line of a note (one bundle each) with its line number.
+
+    The number is the line's in the editor ``git notes edit`` opens, which shows the
+    note's bytes as they are: 1-based, blank lines counted. ``git notes append`` writes a
+    blank line before what it appends, so counting bundles alone named the line above
+    the bad one, and deleting that line as advised changed nothing (reviewer fresh95 F3).
+    Every place that names a note line by number takes it from here.
+
+    Args:
+        note: the note's bytes.
+
+    Yields:
+        ``(number, line)``: the line without its line feed (a carriage return kept).
+    """
+    for number, line in enumerate(note.split(b"\n"), 1):
+        if line.strip():
+            yield number, line
+
+
+def editor_line(note: bytes, line: bytes) -> int | None:
+    """Return the number of ``line`` in ``note``, the editor's (:func:`numbered_lines`).
+
+    Returns:
+        The 1-based line number, blank lines counted; None when the note lacks the line.
+    """
+    return next((number for number, held in numbered_lines(note) if held == line), None)
 
 
 def note_blobs(repo: pygit2.Repository, commit: pygit2.Commit) -> dict[str, str]:
@@ -1639,15 +1674,8 @@ def restore(store: Store, judge: LineJudge | None = None
                                                                trees).items()}
         if is_partial_clone(repo):
             fetch_blobs(repo, {blob for _obj, blob in held})
-        lost = _lacking(repo, _notes_of(repo, old), sorted(held), {})
-        left: dict[str, dict[bytes, str]] = {}
-        for obj, lines in lost.items():
-            for line in lines:
-                why = None if judge is None else judge(obj, line)
-                if why is not None:
-                    left.setdefault(obj, {})[line] = why
-        lost = {obj: kept for obj, lines in lost.items()
-                if (kept := [line for line in lines if line not in left.get(obj, {})])}
+        lost, left = _judged_apart(_lacking(repo, _notes_of(repo, old), sorted(held), {}),
+                                   judge)
         if not lost:
             return lost, left
         scratch = f"refs/notes/kistore-restore-{uuid.uuid4().hex}"
@@ -1660,6 +1688,100 @@ def restore(store: Store, judge: LineJudge | None = None
             if _git(repo, "update-ref", NOTES_REF, str(new), str(old),
                     check=False).returncode == 0:
                 return lost, left
+        finally:
+            _git(repo, "update-ref", "-d", scratch, check=False)
+    raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def _judged_apart(lines: dict[str, list[bytes]], judge: LineJudge | None
+                  ) -> tuple[dict[str, list[bytes]], dict[str, dict[bytes, str]]]:
+    """Split ``{obj: lines}`` into those ``judge`` lets in and ``{obj: {line: why}}`` refused."""
+    left: dict[str, dict[bytes, str]] = {}
+    for obj, held in lines.items():
+        for line in held:
+            why = None if judge is None else judge(obj, line)
+            if why is not None:
+                left.setdefault(obj, {})[line] = why
+    return {obj: kept for obj, held in lines.items()
+            if (kept := [line for line in held if line not in left.get(obj, {})])}, left
+
+
+class Rebased(NamedTuple):
+    """What :func:`rebase` did to :data:`NOTES_REF`.
+
+    Attributes:
+        base: the remote's notes tip rebuilt on (40 hex digits).
+        old: :data:`NOTES_REF`'s tip before (40 hex; None: there was none).
+        added: ``{annotated object id: [lines added back on base]}``.
+        left_out: ``{annotated object id: {line: why}}`` of the lines the judge refused.
+    """
+
+    base: str
+    old: str | None
+    added: dict[str, list[bytes]]
+    left_out: dict[str, dict[bytes, str]]
+
+
+def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased:
+    """Rebuild :data:`NOTES_REF` on a remote's notes tip with the lines this clone added.
+
+    The way out when a notes push is refused for a line or path its notes *history* holds
+    and its tip no longer does (KI409, KI424: ``git notes append`` of garbage, then the
+    line deleted by ``git notes edit``): no edit of the tip removes a commit from the
+    history a push brings (reviewer fresh95 F3). The notes are reset to the remote's as
+    last fetched (``refs/notes/remotes/REMOTE/kistore``, which its server's gate let in),
+    and every line the old tip holds that the remote's lacks is written back in one notes
+    commit on it (:func:`_write_back`), moved in with a compare-and-swap. A bundle's
+    signature is over its statement, not over any commit, so a line written again
+    verifies as before. Lines the old history held and its tip no longer does (the ones
+    deleted on purpose) stay out; a tip's line ``judge`` refuses stays out too, named.
+
+    Args:
+        store: the clone.
+        remote: a remote whose notes ``kistore notes fetch`` fetched.
+        judge: a :data:`LineJudge` of each line written back; None: every one is.
+
+    Returns:
+        :class:`Rebased` (``added`` empty and :data:`NOTES_REF` the remote's tip when the
+        old tip held no line the remote's lacks).
+
+    Raises:
+        InputError: ``remote`` starts with ``-``.
+        StoreStateError: no notes of ``remote`` were fetched here, or it held none; the
+            notes ref kept moving under concurrent writers. Nothing is changed then.
+    """
+    _refuse_option(remote)
+    repo = store.repo
+    tracking = repo.references.get(_tracking_ref(repo, remote))
+    if tracking is None:
+        held = "held none when last fetched" if none_marker(Path(repo.path), remote).exists() \
+            else "fetched here"
+        raise StoreStateError(
+            f"no notes of {remote} {held} ({_tracking_ref(repo, remote)}): run `kistore "
+            f"notes fetch {remote}`, then `kistore notes rebase {remote}`; nothing was changed"
+            if held == "fetched here" else
+            f"{remote}'s notes {held}: there is no notes tip to rebuild on (`kistore notes "
+            f"fetch {remote}` asks again); nothing was changed")
+    base = str(tracking.target)
+    for _ in range(_CAS_ATTEMPTS):
+        ref = repo.references.get(NOTES_REF)
+        old = None if ref is None else str(ref.target)
+        ours = {} if old is None else _notes_of(repo, old)
+        if is_partial_clone(repo):
+            fetch_blobs(repo, set(ours.values()))
+        added, left = _judged_apart(
+            _lacking(repo, _notes_of(repo, base), sorted(ours.items()), {}), judge)
+        scratch = f"refs/notes/kistore-rebase-{uuid.uuid4().hex}"
+        try:
+            _git(repo, "update-ref", scratch, base)
+            if added:
+                _write_back(repo, scratch, _with(repo, scratch, added),
+                            f"add back {sum(map(len, added.values()))} attestation line(s) "
+                            f"of this clone's on {remote}'s notes (kistore notes rebase)")
+            new = str(repo.references[scratch].target)
+            if _git(repo, "update-ref", "-m", f"kistore notes rebase {remote}", NOTES_REF,
+                    new, old or "0" * 40, check=False).returncode == 0:
+                return Rebased(base, old, added, left)
         finally:
             _git(repo, "update-ref", "-d", scratch, check=False)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")

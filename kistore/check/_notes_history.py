@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL
+from ..attest.notes import numbered_lines
 from ..core.findings import Finding
 from ..git.blobs import read_blob
 from ..git.notes import bad_note_paths, changed_notes, note_blob, notes_tree
@@ -89,8 +90,8 @@ def history_lines(repo: pygit2.Repository, brought: Iterable[pygit2.Commit], old
             if blob is None:
                 continue
             data = read_blob(repo, blob, f"{ref}:{obj}")
-            for number, line in enumerate(data.split(b"\n"), 1):
-                if not line.strip() or (obj, line) in seen or line in at_tips(obj):
+            for number, line in numbered_lines(data):  # as the editor shows the note
+                if (obj, line) in seen or line in at_tips(obj):
                     continue
                 seen.add((obj, line))
                 found.append(HistoryLine(str(commit.id), obj, number, line))
@@ -134,7 +135,8 @@ def history_paths(repo: pygit2.Repository, brought: Iterable[pygit2.Commit], new
                     f"notes commit {str(commit.id)[:12]}, in the history this push brings, "
                     f"adds a path the tips' checks never read: {bad.reason}; every clone "
                     "fetching these notes would fetch it: push a notes history without that "
-                    "commit (`kistore notes fetch` of the fork takes its lines, not its "
+                    "commit (`kistore notes rebase REMOTE` rebuilds a clone's notes on REMOTE's "
+                    "without it; `kistore notes fetch` of a fork takes its lines, not its "
                     "history)", file=f"{ref}:{bad.path}", extra={"commit": str(commit.id)}))
     return found
 

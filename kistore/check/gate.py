@@ -542,7 +542,10 @@ def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) ->
                 f"{counted.keyid} counts only because this change trusts its key (the trust "
                 "file before it does not): land the trust change on its own, then the "
                 "attestation", file=item.location,
-                extra={"keyid": counted.keyid, "type": counted.type}))
+                extra={"keyid": counted.keyid, "type": counted.type},
+                # the rule's fix ("sign with a key trusted now") contradicted this (fresh95 F13)
+                fix="land the trust change on its own first (a pull request changing "
+                    f"{layout.TRUST_FILE} alone), then the attestation in the next"))
     return findings
 
 
@@ -1132,7 +1135,8 @@ def _history_findings(repo: pygit2.Repository, view: View | None, brought: list[
                 f"as line {found.number} of the note on {found.obj} a line the pushed tip "
                 f"no longer holds ({said(found.line)}): {problems[0]}; the tips' checks "
                 "never read it, yet every clone fetching these notes would fetch it: push a "
-                "notes history without that commit (`kistore notes fetch` of the fork takes "
+                "notes history without that commit (`kistore notes rebase REMOTE` rebuilds a "
+                "clone's notes on REMOTE's without it; `kistore notes fetch` of a fork takes "
                 "its lines, not its history)", file=f"{NOTES_REF}:{found.obj}",
                 extra={"commit": found.commit, "line": found.number}))
     return findings

@@ -204,16 +204,19 @@ def _require_fresh(store: Store, without: bool, doing: str, at: str, here: Notes
                    ) -> None:
     """:func:`require_attestations` where the notes were fetched: refuse them stale.
 
-    Where ``at`` trusts no key the notes could change no rank: warned, as queries are.
-    ``here``: what :func:`kistore.attest.levels.notes_here` read (not read again).
+    Where ``at`` trusts no key the notes could change no rank: warned, as queries are;
+    the remote is asked all the same, and notes that moved there are warned of (the
+    community attestations made since are left out: reviewer fresh95 F7, README's
+    promise; they were published stale without a word). ``here``: what
+    :func:`kistore.attest.levels.notes_here` read (not read again).
     """
     # Lazy: plain files only, read on a publishing run.
     from ..attest.levels import notes_stale
 
     stale = notes_stale(store, here)
     if stale is None:
-        if not without and trusts_a_key(store, at):
-            _require_unmoved(store, doing, here)
+        if not without:
+            _require_unmoved(store, doing, at, trusts_a_key(store, at), here)
         return
     if not trusts_a_key(store, at):
         click.echo(f"warning: {printable(stale)}", err=True)
@@ -228,7 +231,8 @@ def _require_fresh(store: Store, without: bool, doing: str, at: str, here: Notes
                f"{said}", err=True)
 
 
-def _require_unmoved(store: Store, doing: str, here: NotesHere) -> None:
+def _require_unmoved(store: Store, doing: str, at: str, trusted: bool, here: NotesHere
+                     ) -> None:
     """Refuse to publish when the remote's notes moved since they were fetched (network).
 
     A withdrawal pushed as notes alone moves no branch: nothing offline tells it, and a
@@ -237,7 +241,9 @@ def _require_unmoved(store: Store, doing: str, here: NotesHere) -> None:
     (:func:`kistore.attest.notes.remote_notes_moved`); one that cannot be asked (offline,
     it would prompt) is warned of, and the build goes on with the notes as last fetched.
     ``--without-attestations`` asks nothing (:func:`_require_fresh`). ``here``: what
-    :func:`kistore.attest.levels.notes_here` read (not read again).
+    :func:`kistore.attest.levels.notes_here` read (not read again). Where ``at`` trusts
+    no key (``trusted`` False) nothing could withdraw or verify a run: notes that moved
+    are warned of, never refused, and a remote that cannot be asked is not said.
 
     Raises:
         StoreStateError: the remote's ``refs/notes/kistore`` is not the one last fetched
@@ -251,10 +257,20 @@ def _require_unmoved(store: Store, doing: str, here: NotesHere) -> None:
     from ..core.times import utc_text
 
     asked = remote_notes_moved(store, here)
-    if asked is None or asked.moved is False:
+    if asked is None or asked.moved is False or (asked.moved is None and not trusted):
         return
     remote = printable(asked.remote)
     when = "" if asked.fetched is None else f" ({utc_text(int(asked.fetched))})"
+    if not trusted:
+        click.echo(
+            f"warning: {remote} holds no {NOTES_REF} now, though its notes were fetched "
+            f"here{when}: `kistore notes push {remote}` puts this clone's back"
+            if asked.removed else
+            f"warning: {remote}'s {NOTES_REF} moved since its notes were last fetched "
+            f"here{when}: community attestations made there since are left out (no key is "
+            f"trusted at {printable(at)}, so none could withdraw or verify a run); `kistore "
+            f"notes fetch {remote}` fetches them", err=True)
+        return
     if asked.moved is None:
         click.echo(f"warning: could not ask {remote} whether its {NOTES_REF} moved since "
                    f"its notes were last fetched here{when}: {printable(asked.why)}; "

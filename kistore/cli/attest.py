@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..attest.notes import Fetched
     from ..core.digest import Digest
     from ..core.errors import InputError
+    from ..core.findings import Finding
     from ..store import Settings, Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
@@ -461,8 +462,8 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
     """List every attestation about REF, whether it verifies, and where it came from.
 
     Prints the evidence level (source-native or verified), whether the run is withdrawn,
-    the community count, then one line per attestation: TYPE KEYID valid|INVALID EFFECT
-    SOURCE REASON. Notes come from refs/notes/kistore, files from store/attestations/.
+    the community count, then one line per attestation: TYPE KEYID valid|INVALID EFFECT,
+    from SOURCE: REASON. Notes come from refs/notes/kistore, files from store/attestations/.
     Exits 1 when any listed attestation is invalid (as verify fails on one), else 0.
 
     \b
@@ -680,6 +681,54 @@ def notes_restore(ctx: StoreContext, as_json: bool) -> None:
                    "its history held")
 
 
+@writes(True)
+@notes.command("rebase")
+@click.argument("remote")
+@click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
+@pass_ctx
+def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
+    """Rebuild refs/notes/kistore on REMOTE's notes, adding back this clone's own lines.
+
+    The way out when `kistore notes push REMOTE` is refused for a line or path only the
+    notes' history holds (KI409, KI424: a line deleted with git notes edit after a
+    refused push is still in the commits the push brings). Resets the notes to REMOTE's
+    as last fetched, then adds back, in one notes commit, every line this clone's notes
+    hold that REMOTE's lack: signatures are over the bundles, not the commits, so they
+    stay valid. A line that does not verify (KI409) is left out, named on stderr. The old
+    tip is printed: `git update-ref refs/notes/kistore OLD` puts it back.
+
+    \b
+    Example:
+      kistore notes fetch origin && kistore notes rebase origin && kistore notes push origin
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.notes import named_notes, rebase
+    from ..check.gate import note_line_judge
+    from ..core.errors import printable
+    from ..core.layout import NOTES_REF
+
+    store = ctx.store()
+    settings = store.settings()  # read once a command: the version, then the line limit
+    settings.refuse_other_version("kistore notes rebase")  # it writes our notes ref
+    done = rebase(store, remote, note_line_judge(store, settings))
+    _say_left_out(store, done.left_out, "this clone's notes held")
+    count = sum(map(len, done.added.values()))
+    if as_json:
+        emit_json({"remote": remote, "base": done.base, "old": done.old, "added": count,
+                   "notes": sorted(done.added), "leftOut": sum(map(len, done.left_out.values()))})
+    elif done.old == done.base:
+        click.echo(f"{NOTES_REF} is {printable(remote)}'s notes tip: nothing to rebuild")
+    else:
+        on = f", on {named_notes(store.repo, done.added)}" if done.added else ""
+        back = "" if done.old is None else (
+            f"; the old tip {done.old[:12]} stays in git: `git update-ref {NOTES_REF} "
+            f"{done.old}` puts it back")
+        click.echo(printable(
+            f"rebuilt {NOTES_REF} on {remote}'s notes ({done.base[:12]}) with {count} "
+            f"attestation line(s) this clone holds that {remote}'s notes lack{on}{back}; "
+            f"`kistore notes push {remote}` sends them"))
+
+
 def _say_kept(store: Store, remote: str, fetched: Fetched, *, pushing: bool = False) -> None:
     """Warn on stderr of the lines a remote's notes removed and the fetch kept (KI408).
 
@@ -770,16 +819,40 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
                                       held=remote_tips(store.repo, remote), settings=settings)
              if f.severity == ERROR]
     if found:
-        objects = sorted({f.file.split(":", 1)[1] for f in found
-                          if f.file and f.file.startswith(f"{NOTES_REF}:")}) or ["OBJ"]
         raise StoreStateError(
             f"not pushed to {remote}: the gate refuses the notes this push would send (as "
             f"{remote}'s pre-receive hook does, judged against this clone's main):\n"
             + "\n".join(f.format() for f in found) + "\n" + "\n".join(fix_lines(found))
-            + "\nTo leave a line out: `git notes --ref kistore edit OBJ` and delete it, or "
-            "`git notes --ref kistore remove OBJ` when it is the note's only line (OBJ: "
-            + ", ".join(objects) + f"), then `kistore notes push {remote}` again; nothing "
-            "was pushed, your notes are unchanged")
+            + "\n" + _way_out(found, remote) + "; nothing was pushed, your notes are unchanged")
+
+
+def _way_out(found: list[Finding], remote: str) -> str:
+    """Say how to leave out what a refused notes push would send (``_judge_notes_push``).
+
+    A line at the tip is deleted by an edit of its note. A line or path only the notes'
+    history holds (a finding naming its notes commit, ``extra.commit``) is out of any
+    edit's reach: the edit advice, already followed, was printed again (and named
+    ``junk.txt`` as an object), so ``kistore notes rebase`` is named (reviewer fresh95 F3).
+    """
+    # Lazy: the refusal path only.
+    from ..core.layout import NOTES_REF
+
+    at_tip = [f for f in found if "commit" not in (f.extra or {})]
+    objects = sorted({f.file.split(":", 1)[1] for f in at_tip
+                      if f.file and f.file.startswith(f"{NOTES_REF}:")}) or ["OBJ"]
+    said = []
+    if at_tip:
+        said.append("To leave a line out: `git notes --ref kistore edit OBJ` and delete it, "
+                    "or `git notes --ref kistore remove OBJ` when it is the note's only line "
+                    f"(OBJ: {', '.join(objects)}), then `kistore notes push {remote}` again")
+    if len(at_tip) < len(found):
+        said.append(f"{'Then ' if at_tip else ''}the refused line or path is in the history of "
+                    f"{NOTES_REF} only (its tip no longer holds it), so no edit takes it out: "
+                    f"`kistore notes rebase {remote}` rebuilds {NOTES_REF} on {remote}'s "
+                    f"notes tip and adds back each line this clone holds that {remote}'s "
+                    "notes lack (signatures are over the bundles: they stay valid), then "
+                    f"`kistore notes push {remote}` again")
+    return ". ".join(said)
 
 
 # -- trust -----------------------------------------------------------------------------

@@ -90,7 +90,7 @@ def test_the_finding_and_show_say_how_far_off(group, runner):
     assert finding.rule.name == "rerun-outside-tolerance"
     shown = cli(runner, store, "show", "BenchmarkRun/c")
     assert shown.exit_code == 0, shown.output
-    assert f"out-of-tolerance note: {why}" in shown.stdout
+    assert f"out-of-tolerance, from note: {why}" in shown.stdout
     assert "evidence: source-native" in shown.stdout
     listed = cli(runner, store, "attestations", "BenchmarkRun/c")
     assert (listed.exit_code, listed.stdout.splitlines()[1]) == (0, "evidence:  source-native")
@@ -116,8 +116,8 @@ def test_a_dispute_s_reason_is_shown_everywhere(group, runner, tmp_path):
     assert listed.exit_code == 0, listed.output
     lines = listed.stdout.splitlines()
     assert any(line.startswith("dispute SHA256:") and line.endswith(
-        f" valid community note; reason: {REASON}") for line in lines), lines
-    assert any(line.endswith(" valid community note; text: see issue 12") for line in lines)
+        f" valid community, from note; reason: {REASON}") for line in lines), lines
+    assert any(line.endswith(" valid community, from note; text: see issue 12") for line in lines)
     data = json.loads(cli(runner, store, "attestations", "BenchmarkRun/c", "--json").stdout)
     assert sorted((a["type"], a["text"]) for a in data["attestations"]) == [
         ("dispute", REASON), ("note", "see issue 12")]

@@ -153,6 +153,12 @@ def test_a_key_trusted_and_used_in_one_pull_request_is_refused(remote):
     assert not both.accepted
     assert (f"error KI411 new-attestation-key-not-trusted: a new withdrawal attestation by "
             f"{keyid} counts only because this change trusts its key") in both.output
+    # fresh95 F13: the fix line said "sign with a key trusted now, or leave it out"
+    fixes = [line.rstrip() for line in both.output.splitlines() if "fix KI411" in line]
+    assert len(fixes) == 1 and fixes[0].endswith(
+        "fix KI411 (1 finding): land the trust change on its own first (a pull request "
+        "changing store/trust/keys.json alone), then the attestation in the next"), fixes
+    assert "sign with a key trusted now" not in both.output
     assert remote.main() == before and level(remote) == "source-native"
 
     # Reviewed on its own, the trust change lands; the withdrawal then counts.

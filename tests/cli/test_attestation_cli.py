@@ -103,7 +103,7 @@ def test_attest_reproduction_then_list_as_json(runner, record_store, store_path,
     text = run(runner, store_path, "attestations", RUN_REF)
     assert text.exit_code == 0
     assert "evidence:  source-native" in text.output
-    assert f"reproduction {keyid} valid community note" in text.output
+    assert f"reproduction {keyid} valid community, from note" in text.output
 
 
 def test_trusted_rerun_by_file_then_sync_verifies(runner, record_store, store_path, key_file,
@@ -384,8 +384,8 @@ def test_notes_fetch_from_unknown_remote_exits_1(runner, record_store, store_pat
 
 
 @pytest.mark.parametrize("args", [["key", "generate"], ["notes", "sync"], ["notes", "fetch"],
-                                  ["notes", "push"], ["notes", "restore"], ["trust", "add"],
-                                  ["trust", "revoke"], ["trust", "list"]])
+                                  ["notes", "push"], ["notes", "restore"], ["notes", "rebase"],
+                                  ["trust", "add"], ["trust", "revoke"], ["trust", "list"]])
 def test_every_subcommand_help_has_an_example(runner, args):
     result = runner.invoke(main, [*args, "--help"])
     assert result.exit_code == 0
@@ -429,8 +429,8 @@ def test_attestations_exits_1_when_it_lists_an_invalid_one(runner, record_store,
             "above, with the reason); they count for nothing\n")
     text = run(runner, store_path, "attestations", RUN_REF)
     assert (text.exit_code, text.stderr) == (1, said)
-    assert (f"rerun {signing.keyid(fixed_key(1).public_key())} INVALID invalid note: signature "
-            "does not verify over the payload under the bundled key") in text.stdout
+    assert (f"rerun {signing.keyid(fixed_key(1).public_key())} INVALID invalid, from note: "
+            "signature does not verify over the payload under the bundled key") in text.stdout
     data = run(runner, store_path, "attestations", RUN_REF, "--json")
     assert (data.exit_code, data.stderr) == (1, said)
     assert json.loads(data.stdout)["attestations"][0]["valid"] is False
@@ -482,7 +482,7 @@ def test_files_attached_by_notes_sync_are_each_one_attestation_everywhere_people
     assert "attestations: 4; evidence: source-native" in shown.output
     listed = run(runner, store_path, "attestations", RUN_REF)
     lines = [line for line in listed.output.splitlines() if " valid " in line]
-    assert sorted(line.split()[0] + " " + line.split()[4].rstrip(":;") for line in lines) == [
+    assert sorted(line.split()[0] + " " + line.split()[5].rstrip(":;") for line in lines) == [
         "dispute note+file", "note note+file", "reproduction note+file", "rerun note"]
     data = json.loads(run(runner, store_path, "attestations", RUN_REF, "--json").output)
     assert data["community"] == 3

@@ -36,10 +36,10 @@ def test_show_says_the_status_where_the_source_recorded_no_correctness(runner, g
 def test_attestation_lines_print_no_python_literals():
     judged = {"type": "reproduction", "keyid": "SHA256:abc", "valid": True,
               "effect": "community", "reason": "", "source": "note"}
-    assert attestation_text(judged) == "reproduction SHA256:abc valid community note"
+    assert attestation_text(judged) == "reproduction SHA256:abc valid community, from note"
     bad = {**judged, "valid": False, "effect": "invalid", "reason": "signature does not verify",
            "type": None}
-    assert attestation_text(bad) == ("? SHA256:abc INVALID invalid note: signature does not "
+    assert attestation_text(bad) == ("? SHA256:abc INVALID invalid, from note: signature does not "
                                      "verify")
 
 

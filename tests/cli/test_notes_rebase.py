@@ -1,0 +1,171 @@
+"""A bad notes line, from the advice to the way out (reviewer fresh95 F3).
+
+A garbage line added with ``git notes append`` (which writes a blank line before it): verify
+named "line 2" (counting non-blank lines) while the editor ``git notes edit`` opens shows it
+at line 3, and ``kistore attestations`` said ``:1:1``. Once the line was deleted at the tip,
+every ``notes push`` was still refused (KI409: the line is in the history it brings) with
+the same "edit OBJ and delete it" advice, already done; a path off the note paths added and
+removed again (KI424) was advised with ``OBJ: junk.txt``. Now the line numbers are the
+editor's, and a refusal for history alone names ``kistore notes rebase REMOTE``, which
+rebuilds the notes on the remote's tip with the lines this clone added since.
+
+Each test pushes to a bare server running ``hooks/pre-receive`` (:class:`tests.prs.Remote`).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from kistore.attest import notes
+from kistore.attest.notes import editor_line
+from kistore.core import layout
+from kistore.store import Store
+
+from ..attest.test_attestation_evidence import RUN, STRANGER, bundle
+from ..check.test_notes_gate_history import _tree_with, notes_git, run_blob
+from ..conftest import git
+from ..prs import KISTORE, Remote, _env
+
+GARBAGE = b"this is garbage"
+
+
+@pytest.fixture
+def remote(published, tmp_path) -> Remote:
+    """The server holds one community reproduction; the clone fetched it and made a note."""
+    remote = Remote(published, tmp_path)
+    notes.attach(Store(remote.clone), RUN, bundle(STRANGER, "reproduction"))
+    assert remote.push("refs/notes/kistore").accepted
+    kistore(remote, "notes", "fetch", "origin")
+    notes.attach(Store(remote.clone), RUN, bundle(STRANGER, "note"))  # this clone's own
+    return remote
+
+
+def kistore(remote: Remote, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """The CLI in the clone, its pushes judged by the server's hook (which runs $KISTORE)."""
+    done = subprocess.run([KISTORE, *args], cwd=remote.clone, capture_output=True, text=True,
+                          env={**_env(), "KISTORE": KISTORE})
+    assert not check or done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def note_text(remote: Remote, blob: str) -> bytes:
+    return subprocess.run(["git", "notes", "--ref", "kistore", "show", blob],
+                          cwd=remote.clone, check=True, capture_output=True).stdout
+
+
+def server_history(remote: Remote) -> str:
+    """Every note blob's bytes the server's notes history holds."""
+    return git(remote.bare, "log", "-p", "refs/notes/kistore")
+
+
+@pytest.mark.parametrize(("data", "line"), [
+    (b"a\n\nb\n", 3), (b"a\nb", 2), (b"\n\n a\nb\n", 4), (b"a\r\nb\n", 2)])
+def test_a_line_is_numbered_as_the_editor_shows_it(data, line):
+    assert editor_line(data, b"b") == line
+    assert editor_line(data, b"c") is None
+
+
+def test_a_garbage_line_is_named_at_the_editor_s_line_and_the_way_out_rebuilds(remote):
+    blob = run_blob(remote.clone)
+    notes_git(remote.clone, "append", blob, data=GARBAGE)
+    text = note_text(remote, blob)
+    assert text.split(b"\n")[2:4] == [b"", GARBAGE]  # git's blank line: the editor's line 3
+    number = text.split(b"\n").index(GARBAGE) + 1
+    assert number == 4
+
+    verified = kistore(remote, "verify", check=False)
+    assert verified.returncode == 1
+    assert (f"refs/notes/kistore:{blob}:4:1: error KI301 attestation-invalid: line 4 of the "
+            f"note on {layout.object_path(RUN)} is not an attestation bundle: at column 1: "
+            ) in verified.stdout, verified.stdout
+    assert (f"delete line 4 in the editor `git notes --ref=refs/notes/kistore edit {blob}` "
+            "opens") in verified.stdout
+    listed = kistore(remote, "attestations", RUN.hex[:12], check=False)
+    assert "? ? INVALID invalid, from note: unreadable bundle: at column 1: unexpected " \
+        "character 't'" in listed.stdout, listed.stdout
+    assert ":1:1" not in listed.stdout
+
+    refused = kistore(remote, "notes", "push", "origin", check=False)
+    assert refused.returncode == 1
+    assert "To leave a line out: `git notes --ref kistore edit OBJ`" in refused.stderr
+    # done as said: the line deleted in the editor (here: the note written without it)
+    notes_git(remote.clone, "add", "-f", blob, data=text.replace(b"\n\n" + GARBAGE, b""))
+    assert kistore(remote, "verify", check=False).returncode == 0
+
+    refused = kistore(remote, "notes", "push", "origin", check=False)
+    assert refused.returncode == 1
+    assert "error KI409 notes-line-invalid: notes commit" in refused.stderr
+    assert "To leave a line out" not in refused.stderr  # done already: no edit removes it
+    assert ("the refused line or path is in the history of refs/notes/kistore only (its tip no "
+            "longer holds it), so no edit takes it out: `kistore notes rebase origin` "
+            "rebuilds refs/notes/kistore on origin's notes tip and adds back each line "
+            "this clone holds that origin's notes lack (signatures are over the bundles: "
+            "they stay valid), then `kistore notes push origin` again; nothing was pushed, "
+            "your notes are unchanged") in refused.stderr, refused.stderr
+    assert remote.push("refs/notes/kistore").accepted is False  # the server says the same
+
+    old = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    served = git(remote.bare, "rev-parse", "refs/notes/kistore").strip()
+    rebased = kistore(remote, "notes", "rebase", "origin")
+    assert rebased.stdout == (
+        f"rebuilt refs/notes/kistore on origin's notes ({served[:12]}) with 1 attestation "
+        f"line(s) this clone holds that origin's notes lack, on refs/notes/kistore:{blob} "
+        f"(on {RUN}); the old tip {old[:12]} stays in git: `git update-ref "
+        f"refs/notes/kistore {old}` puts it back; `kistore notes push origin` sends them\n")
+    tip = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    assert git(remote.clone, "rev-parse", f"{tip}^").strip() == served
+    assert note_text(remote, blob) == text.replace(b"\n\n" + GARBAGE, b"")  # the same lines
+
+    pushed = kistore(remote, "notes", "push", "origin")
+    assert pushed.returncode == 0, pushed.stderr
+    assert git(remote.bare, "rev-parse", "refs/notes/kistore").strip() == tip
+    assert GARBAGE.decode() not in server_history(remote)
+    again = kistore(remote, "notes", "rebase", "origin")
+    assert again.stdout == ("refs/notes/kistore is origin's notes tip: nothing to "
+                            "rebuild\n")
+
+
+def test_a_path_off_the_note_paths_in_history_only_is_advised_the_rebuild(remote):
+    base = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    junk_in = git(remote.clone, "commit-tree", _tree_with(remote.clone, base, "junk.txt",
+                                                          b"junk\n"), "-p", base, "-m",
+                  "junk").strip()
+    junk_out = git(remote.clone, "commit-tree", f"{base}^{{tree}}", "-p", junk_in,
+                   "-m", "unjunk").strip()
+    git(remote.clone, "update-ref", "refs/notes/kistore", junk_out)
+
+    refused = kistore(remote, "notes", "push", "origin", check=False)
+    assert refused.returncode == 1
+    assert "error KI424 notes-path-not-canonical: notes commit" in refused.stderr
+    assert "junk.txt)" not in refused.stderr and "To leave a line out" not in refused.stderr
+    assert "`kistore notes rebase origin` rebuilds refs/notes/kistore" in refused.stderr
+
+    rebased = kistore(remote, "notes", "rebase", "origin", "--json")
+    assert json.loads(rebased.stdout)["added"] == 1
+    assert kistore(remote, "notes", "push", "origin").returncode == 0
+    assert "junk" not in git(remote.bare, "log", "--stat", "refs/notes/kistore")
+
+
+def test_a_line_that_does_not_verify_is_not_added_back(remote):
+    blob = run_blob(remote.clone)
+    notes_git(remote.clone, "append", blob, data=GARBAGE)  # kept at the tip, this time
+    rebased = kistore(remote, "notes", "rebase", "origin")
+    assert "with 1 attestation line(s)" in rebased.stdout
+    assert rebased.stderr.startswith(
+        f"warning: 1 attestation line(s) this clone's notes held on refs/notes/kistore:{blob}"
+        f" (on {RUN}) left out: "), rebased.stderr
+    assert GARBAGE not in note_text(remote, blob)
+    assert kistore(remote, "notes", "push", "origin").returncode == 0
+
+
+def test_a_remote_whose_notes_were_never_fetched_is_named(published, tmp_path):
+    remote = Remote(published, tmp_path)
+    refused = kistore(remote, "notes", "rebase", "origin", check=False)
+    assert refused.returncode == 1
+    assert refused.stderr == (
+        "error: no notes of origin fetched here (refs/notes/remotes/origin/kistore): run "
+        "`kistore notes fetch origin`, then `kistore notes rebase origin`; nothing was "
+        "changed\n")
