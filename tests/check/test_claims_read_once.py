@@ -230,3 +230,30 @@ def test_a_run_whose_bytes_lack_a_claim_is_not_parsed(kit, native, claims):
         "sol-execbench", "sol-exec-bench", "sol.exec-bench", "sol.execbench")
         and "externalId" in native)
     assert stored_claim(run.object_bytes, run.digest.hex) == claim_of(run.spec)
+
+
+def test_verify_groups_only_the_runs_whose_record_another_run_claims(store, kit, monkeypatch):
+    """Each run claims its own record but two (a copy, committed past ``add``): KI232's
+    grouping is handed those two alone (with every run, it cost ~0.5 s at 100,000), and
+    finds the pair as before."""
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
+    impl = kit.implementation("p", name="i")
+    runs = [kit.run(protocol, env, impl, workload, latency=1000 + i,
+                    name=f"sol-submission-{100 + i}", native=_native(str(100 + i), 0.5))
+            for i in range(6)]
+    copy = kit.run(protocol, env, impl, workload, latency=999,
+                   name="sol-kernel-3-submission-102", native=_native("102", 0.9))
+    add_docs(store, [protocol, env, workload, impl, *runs])
+    _add_past_ki232(store, [copy])
+    grouped = []
+    members_claims = store_claims.members_claims
+
+    def counted(view, members, known):
+        members = list(members)
+        grouped.append(sorted(h for _, h in members))
+        return members_claims(view, members, known)
+
+    monkeypatch.setattr("kistore.check._claims.members_claims", counted)
+    found = [f for f in verify(store, workers=1) if f.rule.id == "KI232"]
+    assert sorted(f.file for f in found) == sorted([_object(runs[2]), _object(copy)])
+    assert grouped == [[], sorted([_hex(runs[2]), _hex(copy)])]  # none read; the pair
