@@ -470,9 +470,19 @@ def _read_files(view: View, folders: list[str]) -> Iterator[tuple[str, bytes]]:
             yield path, data
 
 
-def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None
-                  ) -> dict[str, tuple[datetime, tuple[str, ...]]]:
-    """Return when, and in which commits, each attestation file first entered the branch.
+def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict[str, datetime]:
+    """Return ``{path: commit time}`` of the first commit holding each attestation file.
+
+    Args:
+        repo: the repository.
+        commit: the tip to walk back from (the branch read), or None (nothing committed).
+    """
+    return {path: when for path, (when, _in) in files_entered_in(repo, commit).items()}
+
+
+def files_entered_in(repo: pygit2.Repository, commit: pygit2.Commit | None
+                     ) -> dict[str, tuple[datetime, tuple[str, ...]]]:
+    """Return :func:`files_entered` with the commits each file first entered the branch in.
 
     Args:
         repo: the repository.
@@ -637,7 +647,7 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest],
 
 def _filed(store: Store, at: str | None, files: Iterable[tuple[str, bytes]]) -> Iterator[Seen]:
     """Yield the attestation files that fit the layout, with entry time and any defect."""
-    committed = files_entered(store.repo, _commit_of(store, at))
+    committed = files_entered_in(store.repo, _commit_of(store, at))
     now = datetime.now(UTC)
     for path, data in files:
         parsed = parse_attestation_path(path)

@@ -317,7 +317,7 @@ def _follows(repo: pygit2.Repository) -> Callable[[str, str], bool]:
     """Return ``follows(commit, ancestor)``: whether ``commit`` descends from ``ancestor``.
 
     Both were read by the history walks that dated them (:func:`added`,
-    :func:`kistore.attest.notes.files_entered`), so both are here.
+    :func:`kistore.attest.notes.files_entered_in`), so both are here.
     """
     def follows(commit: str, ancestor: str) -> bool:
         return bool(repo.descendant_of(commit, ancestor))
