@@ -81,3 +81,35 @@ def test_the_readme_examples_publish_once_a_key_is_trusted(tmp_path):
     assert "built " in done.stdout and "exported ../out" in done.stdout
     assert "could not ask origin" not in done.stderr, done.stderr[-3000:]
     assert "refusing" not in done.stderr, done.stderr[-3000:]
+
+
+RETITLE = (
+    "python -c 'import glob, json, os; p = next(f for f in glob.glob(\"store/metadata/sha256/*/"
+    "*.json\") if json.load(open(f))[\"name\"] == \"sol-submission-20464\"); d = json.load("
+    "open(p)); d[\"title\"] += \" (corrected)\"; os.chmod(p, 0o644); open(p, \"w\").write("
+    "json.dumps(d, sort_keys=True, separators=(\",\", \":\"), ensure_ascii=False))'")
+"""A reader's pull request: the run's title corrected in its metadata file (KI405, info)."""
+
+
+def test_the_readme_gate_example_checks_a_range_with_a_commit(tmp_path):
+    """``kistore check origin/main..HEAD`` of the README, run on a range that holds a commit.
+
+    As written, the examples push ``main`` and check ``origin/main..HEAD`` at once: an empty
+    range ("nothing was checked"), which passed whatever the gate did. A commit is made
+    between the push and the check (a reader's change, not a README line), so the check
+    has something to judge, and says what it judged.
+    """
+    lines = [x for x in examples((ROOT / "README.md").read_text()) if "shared/data" not in x]
+    gate = lines.index("kistore check origin/main..HEAD     # the pull-request gate: what "
+                       "the range adds")
+    assert lines[gate - 1].startswith("kistore verify --at origin/main")
+    lines[gate:gate] = [RETITLE, "git commit -q -am 'correct the run title'"]
+    done = run_examples(tmp_path, lines[:gate + 3])
+    assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
+    said = done.stdout.split(">>> kistore check origin/main..HEAD")[1]
+    assert "info KI405 metadata-updated: " in said, said
+    assert "/title: stored " in said and " (corrected)" in said, said
+    # the run the edit touches is judged too: its references the first add let dangle
+    assert said.count("warning KI201 reference-unresolved: sha256:") == 2, said
+    assert "ok: origin/main..HEAD: 0 errors, 2 warnings, 1 info" in said, said
+    assert "nothing was checked" not in done.stderr, done.stderr

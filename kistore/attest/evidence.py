@@ -248,7 +248,8 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     role = ROLE_FOR_TYPE.get(statement.type)
     if role is None:
         return Judgement(statement.type, keyid, True, COMMUNITY, "", outcome=outcome, **base)
-    decision, reason = trust.judge(keyid, role, seen.entered_at, signed_at(statement.predicate))
+    decision, reason = trust.judge(keyid, role, seen.entered_at, signed_at(statement.predicate),
+                                   seen.entered_in)
     if decision is None:
         return Judgement(statement.type, keyid, True, COMMUNITY, reason, outcome=outcome,
                          **base)
@@ -359,17 +360,26 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
     """Judge attestations, each copy of the same bundle at the same (earliest) entry time.
 
     The same bundle bytes may be seen twice (as a note and as a file); both copies are
-    judged at the earlier of their entry times, so they are judged alike. ``view``: as
+    judged at the earlier of their entry times, so they are judged alike (at a tie, in
+    every commit either entered in; a note line's copy in none: it is not ordered with the
+    branch). ``view``: as
     :func:`judge` takes it. When one key made several trusted reruns of one run, only its
     latest (by entry time, then the order seen) stands; the earlier ones are judged
     ``superseded`` (a key that said ``reproduced`` and later ``not-reproduced`` no longer
     verifies the run).
     """
-    earliest: dict[bytes, datetime] = {}
+    earliest: dict[bytes, tuple[datetime, tuple[str, ...] | None]] = {}
     for s in seen:
-        if s.data not in earliest or s.entered_at < earliest[s.data]:
-            earliest[s.data] = s.entered_at
-    judged = [judge(replace(s, entered_at=earliest[s.data]), trust, view) for s in seen]
+        # a copy without commits (a note line) ties unordered: no copy is ordered then
+        where = s.entered_in or None
+        known = earliest.get(s.data)
+        if known is None or s.entered_at < known[0]:
+            earliest[s.data] = (s.entered_at, where)
+        elif s.entered_at == known[0]:
+            earliest[s.data] = (s.entered_at, None if where is None or known[1] is None
+                                else (*known[1], *where))
+    judged = [judge(replace(s, entered_at=earliest[s.data][0],
+                            entered_in=earliest[s.data][1] or ()), trust, view) for s in seen]
     latest: dict[tuple[str, str | None], int] = {}
     for i, (s, j) in enumerate(zip(seen, judged, strict=True)):
         if j.effect in _STANDING:

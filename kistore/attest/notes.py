@@ -110,6 +110,10 @@ class Seen:
         defect: why the bundle cannot count whatever its signature says (a file whose name
             is not the sha256 of its canonical bytes; a note line on an object the notes
             tree annotates at more than one path, KI424), or "" when there is none.
+        entered_in: for a committed file, the commits (40 hex digits) holding it at
+            ``entered_at``, the first of its history: where history order decides a tie of
+            the clock (:meth:`kistore.attest.trust.Trust.judge`); empty for a note line
+            (the notes history is not ordered with the branch's) and a work-tree file.
     """
 
     data: bytes
@@ -119,6 +123,7 @@ class Seen:
     entered_at: datetime
     committed: bool = True
     defect: str = ""
+    entered_in: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,13 +483,30 @@ def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict
         repo: the repository.
         commit: the tip to walk back from (the branch read), or None (nothing committed).
     """
+    return {path: when for path, (when, _in) in files_entered_in(repo, commit).items()}
+
+
+def files_entered_in(repo: pygit2.Repository, commit: pygit2.Commit | None
+                     ) -> dict[str, tuple[datetime, tuple[str, ...]]]:
+    """Return :func:`files_entered` with the commits each file first entered the branch in.
+
+    Args:
+        repo: the repository.
+        commit: the tip to walk back from (the branch read), or None (nothing committed).
+
+    Returns:
+        ``{path: (time, commits)}``: the earliest trusted time (:class:`_Clock`) of a
+        commit holding the path, and every commit holding it at that time (40 hex digits,
+        parents first; more than one when the clock ties, e.g. a file in two branches).
+        A commit whose parent holds the path too is left out: it descends from one listed.
+    """
     if commit is None:
         return {}
     key = (repo.path, "files:" + str(commit.id))
     cached = _FILES_CACHE.get(key)
     if cached is not None:
         return cached
-    first: dict[str, datetime] = {}
+    first: dict[str, tuple[datetime, tuple[str, ...]]] = {}
     trees: dict[str, dict[str, str]] = {}
     clock = _Clock()
     read_loose_history(repo, commit.id)  # libgit2 loops on a cut loose commit (F3)
@@ -494,14 +516,31 @@ def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict
         if sub is None or sub.type_str != "tree":  # a symlink or file there (KI110/KI111)
             continue
         for path in _paths(repo, subtree(repo, sub.id), ATTESTATIONS_SHA256, trees):
-            if path not in first or when < first[path]:
-                first[path] = when
+            known = first.get(path)
+            if known is None or when < known[0]:
+                first[path] = (when, (str(c.id),))
+            elif when == known[0] and not _parent_holds(repo, c, path, trees):
+                first[path] = (when, (*known[1], str(c.id)))  # added again, elsewhere
     _FILES_CACHE.clear()
     _FILES_CACHE[key] = first
     return first
 
 
-_FILES_CACHE: dict[tuple[str, str], dict[str, datetime]] = {}
+_FILES_CACHE: dict[tuple[str, str], dict[str, tuple[datetime, tuple[str, ...]]]] = {}
+
+
+def _parent_holds(repo: pygit2.Repository, commit: pygit2.Commit, path: str,
+                  cache: dict[str, dict[str, str]]) -> bool:
+    """Whether a parent of ``commit`` holds the attestation file ``path`` (read via ``cache``)."""
+    rel = path[len(ATTESTATIONS_SHA256) + 1:]
+    for parent in commit.parents:
+        sub = entry_at(repo, parent.tree, ATTESTATIONS_SHA256)  # guarded (a cut older tree)
+        if sub is not None and sub.type_str == "tree":
+            if str(sub.id) not in cache:
+                _flatten_paths(repo, subtree(repo, sub.id), cache)
+            if rel in cache[str(sub.id)]:
+                return True
+    return False
 
 
 def _paths(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str, cache: dict[str, dict[str, str]]
@@ -614,15 +653,18 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest],
 
 def _filed(store: Store, at: str | None, files: Iterable[tuple[str, bytes]]) -> Iterator[Seen]:
     """Yield the attestation files that fit the layout, with entry time and any defect."""
-    committed = files_entered(store.repo, _commit_of(store, at))
+    committed = files_entered_in(store.repo, _commit_of(store, at))
     now = datetime.now(UTC)
     for path, data in files:
         parsed = parse_attestation_path(path)
         if parsed is None:
             continue
         first = committed.get(path)
-        yield Seen(data, parsed[0], "file", path, first or now, first is not None,
-                   file_defect(data, parsed[1]))
+        if first is None:
+            yield Seen(data, parsed[0], "file", path, now, False, file_defect(data, parsed[1]))
+        else:
+            yield Seen(data, parsed[0], "file", path, first[0], True,
+                       file_defect(data, parsed[1]), first[1])
 
 
 def file_defect(data: bytes, name: str) -> str:

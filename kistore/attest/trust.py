@@ -20,6 +20,7 @@ after the revocation and have it count). docs/attestations.md says which dates a
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -52,6 +53,12 @@ class TrustedKey:
         valid_until: instant from which it no longer counts (None: never expires).
         revoked_at: instant from which it no longer counts (None: not revoked).
         comment: who holds the key.
+        added_in: the commit (40 hex digits) that added a key without ``validFrom`` to the
+            trust file, whose trusted time ``valid_from`` then is
+            (:func:`kistore.attest.trust_history.dated`); "" when ``valid_from`` is the
+            file's own (or the key is not committed yet). Commit times have whole seconds:
+            an attestation that entered in that same second counts only when it entered in
+            a commit descending from this one (history order decides a tie of the clock).
     """
 
     keyid: str
@@ -61,6 +68,7 @@ class TrustedKey:
     valid_until: datetime | None = None
     revoked_at: datetime | None = None
     comment: str | None = None
+    added_in: str = ""
 
     def judge(self, role: str, when: datetime, signed: datetime | None = None) -> str | None:
         """Return why this key may not sign for ``role``, or None when it may.
@@ -115,13 +123,17 @@ class Trust:
         keys: keyid -> :class:`TrustedKey`.
         unreadable: why the trust file could not be used ("" when it could); an unreadable
             file trusts no key, and every judgement says why.
+        follows: ``follows(commit, ancestor)``: whether ``commit`` is a proper descendant
+            of ``ancestor`` (both 40 hex digits), for a key's ``added_in``; None: history is
+            not known here, and an attestation in the key's own second does not count.
     """
 
     keys: dict[str, TrustedKey] = field(default_factory=dict)
     unreadable: str = ""
+    follows: Callable[[str, str], bool] | None = field(default=None, compare=False, repr=False)
 
-    def judge(self, keyid: str, role: str, when: datetime, signed: datetime | None = None
-              ) -> tuple[bool | None, str]:
+    def judge(self, keyid: str, role: str, when: datetime, signed: datetime | None = None,
+              entered_in: tuple[str, ...] = ()) -> tuple[bool | None, str]:
         """Decide whether ``keyid`` may sign for ``role`` at ``when``.
 
         Args:
@@ -130,6 +142,10 @@ class Trust:
             when: when the attestation entered the repository (UTC).
             signed: the latest date its signed payload states, or None (see
                 :meth:`TrustedKey.judge`).
+            entered_in: the commits the attestation entered in (a file's,
+                :attr:`kistore.attest.notes.Seen.entered_in`); empty for a note line. When
+                ``when`` is the second of the commit that added the key (``added_in``),
+                it counts only when every one of them descends from that commit.
 
         Returns:
             ``(None, reason)`` when the key is not in trust, or was not yet (the
@@ -149,8 +165,24 @@ class Trust:
             return None, (f"key {keyid} is trusted from {format_time(key.valid_from)}; the "
                           f"attestation entered the repository at {format_time(when)}, "
                           "before: a community attestation")
+        if key.added_in and when == key.valid_from and not self._after(key, entered_in):
+            return None, (f"key {keyid} is trusted from {format_time(key.valid_from)}, the "
+                          f"time of commit {key.added_in}, which added it; the attestation "
+                          "entered the repository in that second, not after that commit in "
+                          f"history ({_where(entered_in)}): a community attestation")
         reason = key.judge(role, when, signed)
         return (False, reason) if reason else (True, "")
+
+    def _after(self, key: TrustedKey, entered_in: tuple[str, ...]) -> bool:
+        """Whether every commit of ``entered_in`` descends from the one that added ``key``.
+
+        The clock ties (both in one second); history order is the truth then: what entered
+        in a later commit on top of the trust commit counts, what entered in it, before
+        it, beside it (a branch merged later) or in the notes history does not.
+        """
+        follows = self.follows
+        return bool(entered_in) and follows is not None and all(
+            c != key.added_in and follows(c, key.added_in) for c in entered_in)
 
     def to_bytes(self) -> bytes:
         """Return ``keys.json`` as reviewed text: indented JSON, keys sorted by keyid."""
@@ -365,6 +397,13 @@ def _read_work_tree(root: Path) -> Trust:
 def _write(root: Path, trust: Trust) -> None:
     refuse_links(root, [], [TRUST_FILE])  # a committed link: never write out
     atomic_write(root / TRUST_FILE, trust.to_bytes())
+
+
+def _where(entered_in: tuple[str, ...]) -> str:
+    """Name where an attestation entered, for a judgement in its key's own second."""
+    if not entered_in:
+        return "a note line, or a file not yet committed: not ordered with the branch"
+    return "entered in commit " + ", ".join(entered_in)
 
 
 def _second(instant: datetime) -> datetime:

@@ -11,9 +11,9 @@ the file) and returns, per key, the earliest revocation any version recorded.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
@@ -206,13 +206,30 @@ def listed_since(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
         ObjectUnreadable: a version of the trust file (or a tree on its way) is damaged or
             missing (named with its path and id, not libgit2's ``KeyError``).
     """
+    return {keyid: when for keyid, (when, _commit) in added(repo, rev).items()}
+
+
+def added(repo: pygit2.Repository, rev: str) -> dict[str, tuple[datetime, str]]:
+    """Return :func:`listed_since` with the commit each key's start is the time of.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        rev: a commit id (40 hex digits).
+
+    Returns:
+        keyid -> ``(instant (UTC), commit (40 hex digits))``: the oldest first-parent
+        version of the unbroken run listing the key, and its trusted time.
+
+    Raises:
+        InputError, ObjectUnreadable: as :func:`listed_since`.
+    """
     cached = _SINCE_CACHE.get((repo.path, rev))
     if cached is not None:
         return cached
 
     versions = _versions(repo, rev)  # newest first
     times = _times(repo, rev) if versions else {}
-    since: dict[str, datetime] = {}
+    since: dict[str, tuple[datetime, str]] = {}
     alive: set[str] | None = None
     for commit, blob in versions:
         keys = (keyids_in(read_blob(repo, blob, layout.TRUST_FILE))  # guarded: gone or cut
@@ -221,13 +238,13 @@ def listed_since(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
         if not alive:
             break
         for keyid in alive:
-            since[keyid] = times[commit]
+            since[keyid] = (times[commit], commit)
     _SINCE_CACHE.clear()
     _SINCE_CACHE[(repo.path, rev)] = since
     return since
 
 
-_SINCE_CACHE: dict[tuple[str, str], dict[str, datetime]] = {}
+_SINCE_CACHE: dict[tuple[str, str], dict[str, tuple[datetime, str]]] = {}
 
 
 def _times(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
@@ -272,8 +289,9 @@ def dated(store: Store, at: str | None, trust: Any) -> Any:
 
     Returns:
         A :class:`~kistore.attest.trust.Trust` whose keys all have a ``valid_from``: for
-        a key without one, the second after :func:`listed_since` (commit times have whole
-        seconds; what entered in the same second may have entered before the key).
+        a key without one, :func:`listed_since`, with the commit that added it
+        (``added_in``) and ``follows`` to order what entered in that same second by
+        history (commit times have whole seconds: a tie of the clock says nothing).
     """
     if trust.unreadable or all(k.valid_from is not None for k in trust.keys.values()):
         return trust
@@ -283,15 +301,27 @@ def dated(store: Store, at: str | None, trust: Any) -> Any:
         rev = None if repo.head_is_unborn else str(repo.head.target)
     else:
         rev = str(store.commit(at).id)
-    since = listed_since(repo, rev) if rev is not None else {}
-    # Commit times have whole seconds, and a commit is dated no earlier than its ancestors:
-    # an attestation that entered in the second the key was added (or in a commit dated
-    # ahead, which drags its descendants' times with it) may have entered before it. Only
-    # what entered in a later second counts.
+    since = added(repo, rev) if rev is not None else {}
+    # An attestation that entered in the second the key was added counts only when history
+    # puts it after the commit adding it (Trust.judge asks `follows`): a commit dated ahead
+    # drags its descendants' times with it, and a note line, unordered with the branch,
+    # may have entered before it (the CI flake of f91e0008: a tie was read as "before").
     keys = {k: v if v.valid_from is not None else replace(
-                v, valid_from=since[k] + timedelta(seconds=1) if k in since else now)
+                v, valid_from=since[k][0], added_in=since[k][1]) if k in since else replace(
+                v, valid_from=now)
             for k, v in trust.keys.items()}
-    return Trust(keys)
+    return Trust(keys, follows=_follows(repo))
+
+
+def _follows(repo: pygit2.Repository) -> Callable[[str, str], bool]:
+    """Return ``follows(commit, ancestor)``: whether ``commit`` descends from ``ancestor``.
+
+    Both were read by the history walks that dated them (:func:`added`,
+    :func:`kistore.attest.notes.files_entered_in`), so both are here.
+    """
+    def follows(commit: str, ancestor: str) -> bool:
+        return bool(repo.descendant_of(commit, ancestor))
+    return follows
 
 
 def held(store: Store, at: str | None, trust: Any) -> Any:
@@ -335,8 +365,8 @@ def held(store: Store, at: str | None, trust: Any) -> Any:
         trust.keys[k].revoked_at is None or r.revoked_at < trust.keys[k].revoked_at)}
     if not lifted:
         return trust
-    return Trust({k: replace(v, revoked_at=lifted[k]) if k in lifted else v
-                  for k, v in trust.keys.items()})
+    return replace(trust, keys={k: replace(v, revoked_at=lifted[k]) if k in lifted else v
+                                for k, v in trust.keys.items()})
 
 
 _REVOKED_CACHE: dict[tuple[str, str], dict[str, Revocation]] = {}

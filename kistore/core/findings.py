@@ -115,12 +115,15 @@ class Finding:
 
 
 def fix_lines(findings: list[Finding]) -> list[str]:
-    """Return how to fix the findings, as text output says it: one line per distinct fix.
+    """Return how to fix the findings, as text output says it: one line per rule.
 
-    ``fix KI101 (2 findings): restore the object's ...``: each error's and warning's
-    :attr:`Finding.hint`, once per (rule, hint), in the order the findings first name it;
-    info findings need no fix. A thousand KI201 warnings print one line, not a thousand
-    (reviewer r85 F5: the text output, and so the git hooks, printed no fix at all).
+    ``fix KI101 (2 findings): restore the object's ...``: each error's and warning's rule
+    once, in the order the findings first name it, with its :attr:`Finding.hint`; info
+    findings need no fix. A thousand KI201 warnings print one line, not a thousand
+    (reviewer r85 F5: the text output, and so the git hooks, printed no fix at all). Hints
+    of one rule that differ (a fix naming its file: ``rm store/objects/...``) share the
+    rule's line, numbered in first order, each once: ``fix KI110 (2 findings): (1) ...;
+    (2) ...`` (until 2026-12-05 a line each, so one check printed ``fix KI110`` twice).
 
     Args:
         findings: the findings, in the order they are printed.
@@ -128,13 +131,21 @@ def fix_lines(findings: list[Finding]) -> list[str]:
     Returns:
         The lines (none when no finding is an error or a warning).
     """
-    counts: dict[tuple[str, str], int] = {}
+    counts: dict[str, int] = {}
+    hints: dict[str, dict[str, None]] = {}  # rule id -> its distinct hints, in first order
     for f in findings:
         if f.severity != INFO:
-            key = (f.rule.id, f.hint)
-            counts[key] = counts.get(key, 0) + 1
-    return [printable(f"fix {rule_id} ({n} finding{'s' if n != 1 else ''}): {one_line(hint)}")
-            for (rule_id, hint), n in counts.items()]
+            counts[f.rule.id] = counts.get(f.rule.id, 0) + 1
+            hints.setdefault(f.rule.id, {})[one_line(f.hint)] = None
+    return [printable(f"fix {rule_id} ({n} finding{'s' if n != 1 else ''}): "
+                      + _numbered(list(hints[rule_id])))
+            for rule_id, n in counts.items()]
+
+
+def _numbered(hints: list[str]) -> str:
+    """Return one hint as it is, several as ``(1) A; (2) B``."""
+    return hints[0] if len(hints) == 1 else "; ".join(
+        f"({i}) {hint}" for i, hint in enumerate(hints, 1))
 
 
 def exit_code(findings: list[Finding]) -> int:

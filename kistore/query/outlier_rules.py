@@ -635,10 +635,13 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
         store: the store; its view at ``head`` is read, and the attestations there
             (:func:`kistore.attest.evidence.withdrawn_runs`: a withdrawn run is left out of
             its group, as ``rank`` leaves it).
-        base: the range's base commit id (unused: HEAD's groups less the range's runs are
-            the groups before it, withdrawals as at HEAD).
+        base: the range's base commit id (HEAD's groups less the range's runs are the
+            groups before it, withdrawals as at HEAD; a run object absent at ``base`` is
+            the range's).
         head: its head commit id.
-        changed: the paths the range changes; each group file it adds is a run arriving.
+        changed: the paths the range changes; a run arrives by each group file it adds,
+            and by each run object it adds whose group file ``head`` holds (one at
+            ``base`` already, a base broken by KI216: reviewer break94).
 
     Returns:
         One warning per run whose group file the range adds that the group at ``head``
@@ -651,9 +654,10 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
         (``extra``: ``stored``, ``before`` and ``after``, each :meth:`Outlier.to_json` or
         None; ``fix``: :data:`MOVED_FIX`).
     """
-    arriving = [grouped[1] for path in changed
-                if (grouped := layout.group_from_path(path)) is not None]
-    if not arriving:
+    grouped = {run for path in changed if (run := _grouped_run(path)) is not None}
+    added = {digest for path in changed if (digest := layout.digest_from_path(path))
+             is not None and path == layout.object_path(digest)} - grouped
+    if not grouped and not added:
         return []
     policy = policy_of(store, head)
     if policy is None:
@@ -661,14 +665,16 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
     # Lazy: attestations are read only when an arrival is 100x ahead of some run.
     from ..attest.evidence import withdrawn_runs
 
-    view = store.view(head)
+    view, before = store.view(head), store.view(base)
     records = []
-    for run in sorted(set(arriving), key=str):
+    for run in sorted(grouped | added, key=str):
         found = _stored(view, str(run))
-        if found is not None and found[0] == "BenchmarkRun":
-            name = metadata_name(_bytes(view, layout.metadata_path(run)))
-            records.append(describe(str(run), found[0], name or "", found[1],
-                                    lambda d: _stored(view, d)))
+        if found is None or found[0] != "BenchmarkRun":
+            continue
+        name = metadata_name(_bytes(view, layout.metadata_path(run)))
+        record = describe(str(run), found[0], name or "", found[1], lambda d: _stored(view, d))
+        if run in grouped or _joins_its_group(view, before, run, record):
+            records.append(record)
     findings = []
     for said in _judged(view, policy, records, withdrawn_runs(store, at=head)):
         if isinstance(said, _Moved):
@@ -687,6 +693,25 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
                 file=layout.object_path(Digest.from_str(said.record.digest)),
                 pointer="/spec" + said.comparison.metric, extra=said.outlier.to_json()))
     return findings
+
+
+def _grouped_run(path: str) -> Digest | None:
+    """Return the run a group file path names (:func:`layout.group_path`), else None."""
+    found = layout.group_from_path(path)
+    return found[1] if found is not None else None
+
+
+def _joins_its_group(view: View, before: View, run: Digest, record: Record) -> bool:
+    """Whether a run object a range adds enters its group at ``view`` (its group file there).
+
+    Its group file may be older than the run (added by hand, or past the gate, before the
+    run: KI216 at that base), so the range adds no group file and the run arrives all the
+    same. A run whose object ``before`` holds already is no arrival; one whose key is not
+    known is in no group (KI215 and KI216 say what is amiss). Two path lookups, no blob read.
+    """
+    if record.comparison_key is None or bool(before.modes_of([layout.object_path(run)])):
+        return False
+    return bool(view.modes_of([layout.group_path(Digest.from_str(record.comparison_key), run)]))
 
 
 POLICY_FIX = (

@@ -10,6 +10,7 @@ import pytest
 from kistore.attest import signing
 from kistore.attest.trust import (
     Trust,
+    TrustedKey,
     add_key,
     format_time,
     load_trust,
@@ -146,3 +147,29 @@ def test_an_entry_in_the_second_a_key_was_revoked_counts_as_after_it():
         "key SHA256:x was revoked at 2026-11-30T06:31:55.358168Z; the attestation entered "
         "the repository at 2026-11-30T06:31:55Z")
     assert key.judge("rerun", datetime(2026, 11, 30, 6, 31, 54, tzinfo=UTC)) is None
+
+
+def test_an_attestation_in_the_second_its_key_was_added_counts_only_after_it_in_history():
+    # A key without validFrom counts from the commit adding it (trust_history.dated): in
+    # that commit's own second the clock ties, and history order decides.
+    added, later, beside = "a" * 40, "b" * 40, "c" * 40
+    descends = {(later, added)}
+    key = TrustedKey(KEYID, LINE, ("rerun",), valid_from=T("2026-03-01T12:00:00Z"),
+                     added_in=added)
+    trust = Trust({KEYID: key}, follows=lambda c, a: (c, a) in descends)
+    tie = T("2026-03-01T12:00:00Z")
+    assert trust.judge(KEYID, "rerun", tie, entered_in=(later,)) == (True, "")
+    for where in ((added,), (beside,), (later, beside), ()):  # in it, beside it, a note
+        ok, reason = trust.judge(KEYID, "rerun", tie, entered_in=where)
+        assert ok is None and reason.startswith(
+            f"key {KEYID} is trusted from 2026-03-01T12:00:00Z, the time of commit {added}, "
+            "which added it; the attestation entered the repository in that second, not "
+            "after that commit in history ("), (where, reason)
+    ok, reason = trust.judge(KEYID, "rerun", T("2026-03-01T11:59:59Z"), entered_in=(later,))
+    assert ok is None and "before: a community attestation" in reason  # the clock says so
+    assert trust.judge(KEYID, "rerun", T("2026-03-01T12:00:01Z")) == (True, "")  # a note too
+    # no history to ask (a trust read without dated()): a tie is not after
+    assert Trust({KEYID: key}).judge(KEYID, "rerun", tie, entered_in=(later,))[0] is None
+    # a validFrom the file states is no commit's: the clock alone, validFrom <= T
+    stated = TrustedKey(KEYID, LINE, ("rerun",), valid_from=tie)
+    assert Trust({KEYID: stated}).judge(KEYID, "rerun", tie) == (True, "")

@@ -3,7 +3,7 @@
 `verify`, `check` and so the git hooks printed each finding and the summary in text, and
 the fix only in `--json` ("hint") and `--format github` ("Fix: ..."). Text now ends, before
 the summary, with one ``fix KI... (N findings): HINT`` line per distinct rule and hint of
-its errors and warnings.
+its errors and warnings; since 2026-12-05 one line per rule, its distinct hints numbered.
 """
 
 from __future__ import annotations
@@ -60,7 +60,30 @@ def test_fix_lines_count_per_rule_and_hint_in_first_order():
     a = Finding(OBJECT_DIGEST_MISMATCH, "x", file="a")
     b = Finding(OBJECT_DIGEST_MISMATCH, "y", file="b", fix="a fix of its own\nsecond line")
     assert OBJECT_DIGEST_MISMATCH.severity == ERROR
+    # one line per rule: its hints that differ numbered in first order, each once
     assert fix_lines([b, a, Finding(other, "z"), a]) == [
-        "fix KI101 (1 finding): a fix of its own\\nsecond line",  # one line, escaped
-        f"fix KI101 (2 findings): {OBJECT_DIGEST_MISMATCH.hint}"]
+        "fix KI101 (3 findings): (1) a fix of its own\\nsecond line; "  # one line, escaped
+        f"(2) {OBJECT_DIGEST_MISMATCH.hint}"]
+    assert fix_lines([a, a]) == [f"fix KI101 (2 findings): {OBJECT_DIGEST_MISMATCH.hint}"]
     assert fix_lines([Finding(other, "z")]) == []
+
+
+def test_two_findings_of_one_rule_with_fixes_of_their_own_print_the_rule_once(
+        runner, store, kit):
+    # Two copies of stored objects at paths off the layout: KI110 each, with a fix naming
+    # its file (`rm PATH`); the text printed `fix KI110` twice, a line a fix.
+    add_docs(store, [kit.workload("a", name="wa"), kit.workload("b", name="wb")])
+    objects = sorted((store.root / "store/objects/sha256").rglob("*.json"))
+    copies = []
+    for path in objects:
+        copy = path.with_name("copy-" + path.name)
+        copy.write_bytes(path.read_bytes())
+        copies.append(str(copy.relative_to(store.root)))
+    result = runner.invoke(main, ["--store", str(store.root), "verify"])
+    assert result.exit_code == 1
+    fixes = [line for line in result.output.splitlines() if line.startswith("fix ")]
+    assert fixes == [
+        f"fix KI110 (2 findings): (1) a copy of a stored object: remove it with `rm "
+        f"{copies[0]}` (from the top of the clone); nothing else is to be written or "
+        f"removed for it; (2) a copy of a stored object: remove it with `rm {copies[1]}` "
+        "(from the top of the clone); nothing else is to be written or removed for it"]

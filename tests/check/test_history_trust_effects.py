@@ -14,7 +14,7 @@ from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
-from ..prs import Remote
+from ..prs import Remote, soon
 from .test_history_names import add_group
 
 MAINTAINER_PUB = signing.public_key_line(MAINTAINER_KEY.public_key())
@@ -119,17 +119,17 @@ def test_a_policy_change_ranks_as_rank_does_a_withdrawn_run_left_out(remote, kit
     digests: dict[str, str] = {}
     assert remote.pr("group", lambda c: digests.update(
         add_group(remote, kit, {"fast": 10, "mid": 20, "slow": 30}))).accepted
-    # valid from 2020: the withdrawal counts whatever second its pull request lands in (one
-    # landing in the trust commit's own second was not yet counted: flaky under load in CI)
-    assert remote.pr("trust the maintainer key",
-                     trust_maintainer(remote, "--valid-from", "2020-01-01")).accepted
+    # The key counts from its commit, and the withdrawal lands after it in the same second
+    # (dated so: under load in CI it once did, and was not counted; test_trust_same_second)
+    second = soon(1)
+    assert remote.pr("trust the maintainer key", trust_maintainer(remote), date=second).accepted
     fast = Digest.from_str(digests["fast"])
 
     def withdraw(clone):
         notes.attach(Store(clone), fast, bundle(MAINTAINER_KEY, "withdrawal", subject=fast),
                      as_file=True)
 
-    assert remote.pr("withdraw fast", withdraw).accepted
+    assert remote.pr("withdraw fast", withdraw, date=second).accepted
     assert ranked_names(remote) == ["mid", "slow"]
 
     pushed = remote.pr("rank synthetic higher-first", higher_first(remote))
