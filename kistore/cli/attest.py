@@ -182,6 +182,8 @@ def ask_passphrase(prompt: str, *, file: str, new: bool) -> str:
             break94 #3), or it is unset and standard input is not a terminal (CI,
             ``< /dev/null``): a prompt there would read the passphrase from the pipe with
             its echo on, or fail with click's bare "Aborted!".
+        UnansweredError: end of input (Ctrl-D) at the prompt (exit 2, as a usage error).
+        KeyboardInterrupt: Ctrl-C at the prompt (the command line's "interrupted", 130).
     """
     # Lazy: as key_generate's imports (`kistore attest --help` loads no store code).
     from ..core.errors import InputError
@@ -202,7 +204,18 @@ def ask_passphrase(prompt: str, *, file: str, new: bool) -> str:
         raise InputError(f"{what} on a terminal, and standard input is not one: set "
                          f"{PASSPHRASE_ENV} to the passphrase (in CI, from a secret){written}",
                          file=file)
-    return str(click.prompt(prompt, hide_input=True, confirmation_prompt=new, err=True))
+    try:
+        return str(click.prompt(prompt, hide_input=True, confirmation_prompt=new, err=True))
+    except click.Abort as e:  # click's for both Ctrl-C and Ctrl-D: its "Aborted!" said neither
+        if isinstance(e.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None  # Ctrl-C: "interrupted", exit 130
+        from ..core.errors import UnansweredError
+
+        what = ("the new key's passphrase (--encrypt)" if new
+                else "the passphrase of this encrypted private key")
+        raise UnansweredError(f"end of input (Ctrl-D) at the prompt for {what}: type it "
+                              f"there, or give it without a terminal in {PASSPHRASE_ENV}"
+                              + ("; nothing was written" if new else ""), file=file) from None
 
 
 # -- attest ----------------------------------------------------------------------------
