@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import canonical, layout
 from ..core.digest import Digest
@@ -861,20 +861,47 @@ def check_attestations(store: Store, at: str | None = None, *,
 
 
 def _invalid_note_line(store: Store, seen: Any, j: Judgement) -> Finding:
-    """Return KI301 of a note line that does not verify, naming its line and how to drop it.
+    """Return KI301 of a note line that does not verify, in :func:`note_line_said`'s words."""
+    said = note_line_said(store, seen, j)
+    return replace(_finding(j), line=said.line, message=said.message, fix=said.fix)
 
-    msg94 F12: a garbage line was "attestation by an unreadable key (note): ..." with
-    the fix "Remove the bundle", naming neither the line nor how a note line is removed.
+
+class NoteLineSaid(NamedTuple):
+    """A note line that does not verify, as people read it (:func:`note_line_said`).
+
+    Attributes:
+        line: its 1-based number in the note as git holds it, None when the note cannot be
+            read again.
+        message: which line of which object's note, and why it is no attestation.
+        fix: that it counts for nothing, and the ``git notes ... edit`` that removes it.
+    """
+
+    line: int | None
+    message: str
+    fix: str
+
+    def place(self, location: str) -> str:
+        """Return ``refs/notes/kistore:BLOB:LINE`` of the note ``location`` (no line: as is)."""
+        return location if self.line is None else f"{location}:{self.line}"
+
+
+def note_line_said(store: Store, seen: Any, j: Judgement) -> NoteLineSaid:
+    """Say a note line that does not verify: its line, what is wrong, how to drop it.
+
+    The one text of it: ``verify``'s KI301 (:func:`check_attestations`) and ``kistore
+    attestations`` say it alike (msg95 3: ``attestations`` said the parser's bare
+    "unreadable bundle: refs/notes/kistore:BLOB:1:1: ..."). msg94 F12: a garbage line was
+    "attestation by an unreadable key (note): ..." with the fix "Remove the bundle", naming
+    neither the line nor how a note line is removed.
 
     Args:
-        store: the store checked.
-        seen: the line as found (:class:`kistore.attest.notes.Seen`).
+        store: the store read.
+        seen: the line as found (:class:`kistore.attest.notes.Seen`, ``source`` ``note``).
         j: its judgement (``invalid``).
 
     Returns:
-        The finding at ``refs/notes/kistore:BLOB:LINE`` (the line's number in the note as
-        git holds it; none when the note cannot be read again), whose fix is ``git notes
-        --ref=refs/notes/kistore edit BLOB``.
+        The :class:`NoteLineSaid`: the line's number in the note as git holds it, the
+        message, and the fix ``git notes --ref=refs/notes/kistore edit BLOB``.
     """
     # Lazy: only a finding on an unreadable notes line reads the notes module here.
     from .notes import editor_line, note_data
@@ -890,11 +917,27 @@ def _invalid_note_line(store: Store, seen: Any, j: Judgement) -> Finding:
     place = "a line" if line is None else f"line {line}"
     # a bundle that parses names its type and signer, as every other KI301 does
     whose = "" if unreadable else f" ({j.type or 'attestation'} by {j.keyid})"
-    return replace(_finding(j), line=line, message=(
+    return NoteLineSaid(line, (
         f"{place} of the note on {layout.object_path(seen.subject)}{whose} {what}: {reason}"),
-        fix=(f"it counts for nothing, and a push of the notes carrying it is refused (KI409): "
-             f"delete {place} in the editor `git notes --ref={NOTES_REF} edit {blob}` opens, "
-             "and have its signer attest again with `kistore attest` if it was meant"))
+        (f"it counts for nothing, and a push of the notes carrying it is refused (KI409): "
+         f"delete {place} in the editor `git notes --ref={NOTES_REF} edit {blob}` opens, "
+         "and have its signer attest again with `kistore attest` if it was meant"))
+
+
+def said_note_lines(store: Store, pairs: Iterable[tuple[Any, Judgement]]
+                    ) -> dict[str, NoteLineSaid]:
+    """Return :func:`note_line_said` of each note line among ``pairs`` that does not verify.
+
+    Args:
+        store: the store read.
+        pairs: ``(Seen, Judgement)`` of one subject (:func:`judged_many`'s).
+
+    Returns:
+        ``{bundle sha256 hex: NoteLineSaid}`` (:attr:`Judgement.bundle`); a defective line
+        (KI424's second path) is left out: its defect is its reason.
+    """
+    return {j.bundle: note_line_said(store, s, j) for s, j in pairs
+            if s.source == "note" and j.effect == INVALID and not s.defect}
 
 
 def _finding(j: Judgement) -> Finding:

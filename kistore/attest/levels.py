@@ -57,8 +57,17 @@ ABSENT = f"{NOTES_REF} is not in this clone (git clone does not fetch it)"
 LOCAL_ONLY = (f"{NOTES_REF} holds only this clone's own attestations: no remote's notes were "
               "fetched into it (git clone and git pull do not fetch them; a remote holding "
               "none makes this clone the only holder: `kistore notes push REMOTE` gives it "
-              "yours)")
-"""Why they are lacking when the notes ref holds what was attested here, nothing fetched."""
+              "yours; a plain `git push` of them leaves no trace here, no tracking ref, and "
+              "queries ask no remote: `kistore notes fetch REMOTE` records them as the "
+              "remote's)")
+"""Why they are lacking when the notes ref holds what was attested here, nothing fetched.
+
+A plain ``git push origin refs/notes/kistore`` writes nothing in this clone: git updates
+a remote-tracking ref on a push only where a fetch refspec maps the pushed ref to one, and
+the default maps ``refs/heads/*`` alone; so whether the remote holds these notes is known
+only by asking it, which queries never do (offline, and a warm query reads plain files
+only). Publishing asks once (:func:`kistore.attest.notes.adopt_pushed`); a ``kistore notes
+fetch`` records it too (msg95 6: the warning read as if the push had been missed)."""
 
 
 class Evidence(NamedTuple):

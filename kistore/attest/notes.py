@@ -59,6 +59,7 @@ from ..git.blobs import (
     head_commit,
     is_partial_clone,
     lookup,
+    missing_object_said,
     read_blob,
     read_loose_history,
     write_blob,
@@ -687,7 +688,8 @@ def _commit_of(store: Store, at: str | None) -> pygit2.Commit | None:
 # -- writing ---------------------------------------------------------------------------
 
 
-def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
+def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes],
+              named_by: str | None = None) -> int:
     """Add bundle lines to the note on ``blob``, keeping it sorted and unique.
 
     The notes commit is built on a private ref, then :data:`NOTES_REF` is moved to it with a
@@ -698,18 +700,25 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
         repo: the repository.
         blob: hex id of the subject object's blob (:func:`blob_id`).
         lines: bundle bytes (canonical, no newline).
+        named_by: the file whose blob ``blob`` is (``store/objects/...``), for the error.
 
     Returns:
         How many of ``lines`` were new.
 
     Raises:
         InputError: a line holds a newline (a bundle must be its canonical, one-line bytes).
-        StoreStateError: the notes ref kept moving under concurrent writers.
+        StoreStateError: the notes ref kept moving under concurrent writers, or git lacks
+            ``blob`` (:func:`kistore.git.blobs.missing_object_said`: what named it, how to
+            get it; the callers write it first, so a `git gc --prune=now` beside them).
     """
     if any(b"\n" in line for line in lines):
         raise InputError("a bundle line must not contain a newline; store canonical bytes")
     if blob not in repo:  # git notes refuse to annotate a missing object
-        raise StoreStateError(f"no git object {blob}; the subject's object is not in git")
+        what = f"the blob of {named_by}" if named_by else "the object the note would be on"
+        raise StoreStateError(
+            missing_object_said(repo, blob, f"{what}, which the note would annotate")
+            + "; it was written just before, so if a `git gc --prune=now` ran meanwhile, "
+            "run the command again")
 
     # git.commit loads logging (docs/speed.md, start-up).
     # Lazy: the write path; reading notes (every run page) never signs a commit.
@@ -780,7 +789,7 @@ def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool 
         atomic_write(store.root / path, bundle_bytes)
         return path
     blob = str(write_blob(store.repo, object_bytes))  # a note needs its object in git
-    add_lines(store.repo, blob, [bundle_bytes])
+    add_lines(store.repo, blob, [bundle_bytes], layout.object_path(subject))
     return f"{NOTES_REF}:{blob}"
 
 

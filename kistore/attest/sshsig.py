@@ -464,9 +464,107 @@ def sign_with_ssh_keygen(public_key_file: str, message: bytes, *, namespace: str
     said = " ".join(done.stderr.decode("utf-8", "replace").replace(
         "Signing data on standard input", "").split())
     if done.returncode != 0:
+        agent = _agent_lacks(public_key_file)
+        if agent is not None:  # msg95 5: the agent, not a passphrase, is what failed
+            raise InputError(_agent_failure(public_key_file, agent, said, done.returncode),
+                             file=public_key_file)
         raise InputError(
             f"ssh-keygen -Y sign failed (exit {done.returncode}): {said or 'no message'}; "
             "load the private key into ssh-agent (`ssh-add KEY`, with SSH_AUTH_SOCK set), "
             "plug in the security key, or give the private key file to --key",
             file=public_key_file)
     return dearmor(done.stdout)
+
+
+NO_AGENT = "no ssh-agent is reachable (SSH_AUTH_SOCK is not set)"
+""":func:`_agent_lacks` of a shell where no agent was started."""
+
+
+def _agent_lacks(public_key_file: str) -> str | None:
+    """Say why ssh-agent could not sign with the key in ``public_key_file``; None if it could.
+
+    Asks the agent itself (``ssh-add -L``: exit 2 when none answers, 1 when it holds no
+    key, else its keys' lines). None too for a security key (``sk-...``: ssh-keygen signs
+    with the key, not the agent), a file that is no public key, or no ``ssh-add``: then
+    ssh-keygen's own words are all there is to say.
+
+    Args:
+        public_key_file: the ``--key KEY.pub`` given.
+
+    Returns:
+        :data:`NO_AGENT`, ``no ssh-agent answers at SSH_AUTH_SOCK=PATH``, ``ssh-agent
+        (SSH_AUTH_SOCK=PATH) does not hold this key``, or None.
+    """
+    # Lazy: only a failed signing asks the agent.
+    import os
+
+    try:
+        with open(public_key_file, "rb") as f:
+            key = SshPublicKey.from_text(f.read(), file=public_key_file)
+    except (OSError, InputError):
+        return None
+    if key.type == SK_ED25519:
+        return None
+    sock = os.environ.get("SSH_AUTH_SOCK")
+    if not sock:
+        return NO_AGENT
+    try:
+        listed = subprocess.run(["ssh-add", "-L"], capture_output=True, check=False,
+                                timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if listed.returncode == 2:
+        return f"no ssh-agent answers at SSH_AUTH_SOCK={sock}"
+    held = {" ".join(line.split()[:2]) for line in listed.stdout.decode("ascii", "replace")
+            .splitlines()} if listed.returncode == 0 else set()
+    return None if key.line() in held else \
+        f"ssh-agent (SSH_AUTH_SOCK={sock}) does not hold this key"
+
+
+def _has_terminal() -> bool:
+    """Return True when this process has a controlling terminal (ssh-keygen prompts on it)."""
+    # Lazy: only a failed signing asks.
+    import os
+
+    try:
+        os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
+    except OSError:
+        return False
+    return True
+
+
+def _agent_failure(public_key_file: str, agent: str, said: str, code: int) -> str:
+    """Return the message of a signing that failed because ssh-agent lacks the key.
+
+    ssh-keygen then reads the private key file beside ``KEY.pub``; an encrypted one it
+    cannot unlock without a terminal, and says "incorrect passphrase" though none was
+    typed (msg95 5: a key kept in ssh-agent has its passphrase asked by ``ssh-add``).
+
+    Args:
+        public_key_file: the ``--key KEY.pub`` given.
+        agent: :func:`_agent_lacks`'s words.
+        said: ssh-keygen's stderr, on one line.
+        code: its exit status.
+    """
+    private = public_key_file.removesuffix(".pub") if public_key_file.endswith(".pub") \
+        else "KEY"
+    add = f"`ssh-add {private}`"
+    if "incorrect passphrase" in said and _has_terminal():  # ssh-keygen asked on it
+        then = (f"; ssh-keygen then read the private key file {private}, which is "
+                "encrypted, and the passphrase typed at its prompt did not unlock it")
+        add += " (it asks the passphrase once)"
+    elif "incorrect passphrase" in said:
+        then = (f"; ssh-keygen then read the private key file {private}, which is "
+                "encrypted, with no terminal to ask its passphrase on (its \"incorrect "
+                "passphrase\": none was typed)")
+        add += " (it asks the passphrase once)"
+    elif "No private key found" in said:
+        then = f"; nor is there a private key file {private} beside it"
+        add = "`ssh-add PRIVATE_KEY_FILE` (wherever the private key is)"
+    else:
+        then = ""
+    start = "start one and add the key: `eval \"$(ssh-agent -s)\"`, then " \
+        if agent == NO_AGENT or agent.startswith("no ssh-agent answers") else "add the key: "
+    return (f"ssh-keygen -Y sign could not sign (exit {code}): {agent}{then}; {start}{add}, "
+            f"and run the command again; or give the private key file to --key (ssh-keygen "
+            f"said: {said or 'nothing'})")

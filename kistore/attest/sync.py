@@ -89,7 +89,7 @@ def sync(store: Store) -> SyncResult:
                 "`kistore notes push`; the file attestation stays as it is", file=path))
             continue
         blob = write_blob(store.repo, object_bytes)  # a note needs its object in git
-        count = add_lines(store.repo, str(blob), [data])
+        count = add_lines(store.repo, str(blob), [data], layout.object_path(subject))
         added += count
         present += 1 - count
     return SyncResult(added, present, problems)

@@ -26,7 +26,7 @@ from ..core.errors import KistoreError, shorten
 from ..core.findings import WARNING, Finding, Rule, rule
 from ..core.limits import DEFAULT
 from ..core.settings import STORE_FIX, STORE_VALUE_FIX, TABLES, cite_table, template_fields
-from ..store import settings_place
+from ..store import TOML_HELP, settings_place
 from ._rules import CHECKING_SETTINGS_INVALID, SETTINGS_INVALID
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -48,6 +48,11 @@ OWN_FIX = ("fix the checking repository's kistore.toml (the work tree's; a bare 
 KEY_FIX = ("rename the key to the one meant ([store] takes version; [cite] takes permalink "
            "and publisher) or remove it: kistore reads no other, so it would do nothing")
 """The fix of KI108 on a key of ``[store]`` or ``[cite]`` kistore does not read."""
+
+PARSE_FIX = (f"correct kistore.toml where the finding says ({TOML_HELP}); until then `add` "
+             "and `import` refuse the store, while queries (with a warning) and `verify` use "
+             "the default limits")
+"""The fix of KI108 on a file that does not parse (the rule's hint is about ``[limits]``)."""
 
 _FIXES = {"table": TABLE_FIX, "key": KEY_FIX, "store": STORE_FIX,
           "store-value": STORE_VALUE_FIX, "cite": CITE_FIX}
@@ -210,7 +215,8 @@ def settings_findings(settings: Settings) -> list[Finding]:
         (:func:`settings_place`), ordered by line (a finding with no line first); empty
         when the file is good.
     """
-    findings = [settings_finding(SETTINGS_INVALID, p.message, settings.data, p)
+    findings = [settings_finding(SETTINGS_INVALID, p.message, settings.data, p,
+                                 fix=PARSE_FIX if p in settings.parse_error else None)
                 for p in settings.limit_problems()]
     findings += [settings_finding(SETTINGS_INVALID, p.message, settings.data, p,
                                   fix=_FIXES[kind])

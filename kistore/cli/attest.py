@@ -183,6 +183,8 @@ def ask_passphrase(prompt: str, *, file: str, new: bool) -> str:
             break94 #3), or it is unset and standard input is not a terminal (CI,
             ``< /dev/null``): a prompt there would read the passphrase from the pipe with
             its echo on, or fail with click's bare "Aborted!".
+        UnansweredError: end of input (Ctrl-D) at the prompt (exit 2, as a usage error).
+        KeyboardInterrupt: Ctrl-C at the prompt (the command line's "interrupted", 130).
     """
     # Lazy: as key_generate's imports (`kistore attest --help` loads no store code).
     from ..core.errors import InputError
@@ -203,7 +205,18 @@ def ask_passphrase(prompt: str, *, file: str, new: bool) -> str:
         raise InputError(f"{what} on a terminal, and standard input is not one: set "
                          f"{PASSPHRASE_ENV} to the passphrase (in CI, from a secret){written}",
                          file=file)
-    return str(click.prompt(prompt, hide_input=True, confirmation_prompt=new, err=True))
+    try:
+        return str(click.prompt(prompt, hide_input=True, confirmation_prompt=new, err=True))
+    except click.Abort as e:  # click's for both Ctrl-C and Ctrl-D: its "Aborted!" said neither
+        if isinstance(e.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None  # Ctrl-C: "interrupted", exit 130
+        from ..core.errors import UnansweredError
+
+        what = ("the new key's passphrase (--encrypt)" if new
+                else "the passphrase of this encrypted private key")
+        raise UnansweredError(f"end of input (Ctrl-D) at the prompt for {what}: type it "
+                              f"there, or give it without a terminal in {PASSPHRASE_ENV}"
+                              + ("; nothing was written" if new else ""), file=file) from None
 
 
 # -- attest ----------------------------------------------------------------------------
@@ -473,7 +486,13 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
       kistore attestations 384a96d0 --format jsonl    # one attestation a line
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.evidence import evidence_for, prefetch_evidence
+    from ..attest.evidence import (
+        distinct,
+        judged_many,
+        prefetch_evidence,
+        said_note_lines,
+        summarise,
+    )
     from ..attest.levels import attestation_text
     from ..attest.notes import notes_not_fetched
     from ..core.errors import one_line
@@ -483,7 +502,8 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
     prefetch_evidence(store, ref, at=at)  # a partial clone: what is read, in one or two fetches
     with explaining_misses(store, [ref], at, names_at_commits=True):
         digest = store.resolve(ref, at=at)
-    evidence = evidence_for(store, digest, at=at)
+    pairs = judged_many(store, [digest], at=at)[digest]  # evidence_for's, with each line seen
+    evidence = summarise([j for _, j in pairs])
     missing = notes_not_fetched(store)
     if missing is None:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
@@ -501,8 +521,16 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
         click.echo(f"evidence:  {evidence.level}"
                    + (" (withdrawn)" if evidence.withdrawn else ""))
         click.echo(f"community: {evidence.community}")
-        for a in evidence.attestations:  # a dispute's reason too, escaped (review r75 F10)
+        # a note line that does not verify: said as verify's KI301 says it (msg95 3)
+        said = said_note_lines(store, pairs) if evidence.attestations else {}
+        for j in distinct([j for _, j in pairs]):  # evidence.attestations, in order
+            a, line = j.to_json(), said.get(j.bundle)
+            if line is not None:
+                a["reason"] = f"{line.place(j.location)}: {line.message}"
+            # a dispute's reason too, escaped (review r75 F10)
             click.echo(one_line(attestation_text(a)))
+            if line is not None:
+                click.echo(one_line(f"  fix: {line.fix}"))
         if missing:
             click.echo(missing)
     # Only bundles that do not verify fail the command: a verifying attestation that does

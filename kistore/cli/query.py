@@ -137,7 +137,9 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
         marks = row_marks(row, outliers.get(row.record.digest))  # KI234, KI230
         note = marks_said(marks) if marks else f"  ({row.reason})" if row.reason else ""
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
-                   f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
+                   f"{row.record.name} "
+                   f"[{evidence_said(row.evidence.level, named_source=row.record.named_source)}]"
+                   f"{note}")
     for row in ranking.ranked:
         if (outlier := outliers.get(row.record.digest)) is not None:
             click.echo(one_line(f"(!) {outlier_line(outlier, row.record.name)}"))

@@ -332,6 +332,16 @@ class InstallationError(KistoreError):
     exit_code = 2
 
 
+class UnansweredError(KistoreError):
+    """A question asked on the terminal got no answer: end of input (Ctrl-D) at the prompt.
+
+    Exit code 2, as a usage error: nothing was wrong with the input, it was not given
+    (click said only "Aborted!", exit 1: msg95 2).
+    """
+
+    exit_code = 2
+
+
 class ConflictError(StoreStateError):
     """The operation would overwrite something that must not change silently."""
 

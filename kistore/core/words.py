@@ -13,7 +13,8 @@ stated"). Now:
 * an evidence level is labelled as one: "evidence: source-native" (:func:`evidence_said`);
   the levels themselves, ``source-native`` and ``verified``, are DESIGN's and unchanged;
 * a run that names no source is from "no source" (:data:`NO_SOURCE`), and what it states,
-  its status included, is "as submitted" (:func:`stated_by`).
+  its status included, is "as submitted" (:func:`stated_by`); its evidence level is said
+  so wherever it is shown, ``rank`` rows and the site's tables included (msg95 1).
 
 Imports nothing of kistore: the pure core, usable by every layer and the site's templates.
 """
@@ -43,8 +44,12 @@ def comparison_said(name: str) -> str:
 AS_SUBMITTED = "as submitted, no source named"
 """What the level ``source-native`` is for a run that names no source (msg94 F13)."""
 
+AS_SUBMITTED_SHORT = "as submitted"
+""":data:`AS_SUBMITTED` in a table cell, whose title attribute says it whole (msg95 1)."""
 
-def evidence_said(level: str, *, named_source: bool = True, withdrawn: bool = False) -> str:
+
+def evidence_said(level: str, *, named_source: bool = True, withdrawn: bool = False,
+                  short: bool = False) -> str:
     """Return an evidence level labelled as one: ``evidence: source-native``.
 
     ``source-native`` means no trusted rerun has reproduced the run: its numbers are its
@@ -57,12 +62,16 @@ def evidence_said(level: str, *, named_source: bool = True, withdrawn: bool = Fa
         named_source: False for a run that names no source (``sourceNative.source``
             absent); True (the default) says the level alone.
         withdrawn: say ``withdrawn`` in the same parentheses.
+        short: say :data:`AS_SUBMITTED_SHORT` instead, for a table cell (the site's group
+            and compare pages, which give the long form as the cell's title attribute).
 
     Returns:
         ``evidence: LEVEL``, or ``evidence: source-native (as submitted, no source named)``,
-        ``evidence: LEVEL (withdrawn)``, ``... (as submitted, no source named; withdrawn)``.
+        ``evidence: LEVEL (withdrawn)``, ``... (as submitted, no source named; withdrawn)``;
+        short: ``evidence: source-native (as submitted)``.
     """
-    notes = [AS_SUBMITTED] if level == "source-native" and not named_source else []
+    as_submitted = AS_SUBMITTED_SHORT if short else AS_SUBMITTED
+    notes = [as_submitted] if level == "source-native" and not named_source else []
     notes += ["withdrawn"] if withdrawn else []
     return f"evidence: {level}" + (f" ({'; '.join(notes)})" if notes else "")
 

@@ -229,6 +229,30 @@ def is_partial_clone(repo: pygit2.Repository) -> bool:
     return bool(cached)
 
 
+def missing_object_said(repo: pygit2.Repository, oid: str, named_by: str) -> str:
+    """Say a git object this repository lacks: what named it and how to get it.
+
+    msg95 4: "no git object BLOB" said neither. In a blob-less (partial) clone git fetches
+    a missing object from its promisor remote when asked for it; in a full clone a remote
+    may hold it (``git fetch``); held nowhere, the store is damaged and ``kistore verify``
+    says what else is.
+
+    Args:
+        repo: the repository.
+        oid: the object's id (40 hex digits).
+        named_by: what named it (``the blob of store/objects/...``, a ref and path).
+
+    Returns:
+        ``no git object OID (NAMED_BY): ...``, with the ways to get it, one sentence.
+    """
+    get = (f"this is a blob-less (partial) clone: `git cat-file -p {oid} >/dev/null` fetches "
+           "it from the promisor remote (`git fetch --refetch` fetches every object again)"
+           if is_partial_clone(repo) else
+           "`git fetch` brings it if a remote holds it")
+    return (f"no git object {oid} ({named_by}); {get}; if none holds it, the repository is "
+            "damaged: `kistore verify` names what else is missing")
+
+
 def tree_filter(repo: pygit2.Repository) -> str | None:
     """Return a partial clone's filter when it leaves trees out (``tree:0``), else None.
 

@@ -71,6 +71,16 @@ class Record(NamedTuple):
         return status if isinstance(status, str) else None
 
     @property
+    def named_source(self) -> bool:
+        """Return True when a run names its source (``spec.sourceNative.source``, non-empty).
+
+        A run that names none has its submitter's numbers: its ``source-native`` evidence is
+        said "as submitted, no source named" (:func:`kistore.core.words.evidence_said`).
+        """
+        native = self.spec.get("sourceNative")
+        return isinstance(native, dict) and bool(native.get("source"))
+
+    @property
     def is_reference(self) -> bool:
         """Return True for a run of a ``reference`` implementation (never ranked)."""
         return self.role == REFERENCE

@@ -382,7 +382,7 @@ def _compare(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
     b = a if data["isFirst"] else _run_page(snap, first.record)[0]
     result = compare_pages(a, b).to_json()
     for side, rp in (("a", a), ("b", b)):
-        result[side].update(title=rp.manifest.title,
+        result[side].update(title=rp.manifest.title, namedSource=rp.record.named_source,
                             href=run_path(rp.record.digest) + "index.html")
     data.update(result)
     return data
@@ -418,6 +418,7 @@ def _row_json(snap: Snapshot, row: Row, first: Row | None,
     impl = snap.records.get(row.record.implementation or "")
     data["author"] = impl.spec.get("author") if impl is not None else None
     data["href"] = run_path(row.record.digest) + "index.html"
+    data["namedSource"] = row.record.named_source  # its evidence said "as submitted" if not
     data["ratioToFirst"] = (row.value / first.value if first is not None and first.value
                             and row.value is not None else None)
     return data

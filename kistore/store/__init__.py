@@ -32,7 +32,7 @@ from ._views import (
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each loads on first use
     from ..git.commit import PACK_THRESHOLD
     from ..git.writer import atomic_write, refuse_links
-    from ._settings import Settings, parse_settings, settings_place
+    from ._settings import TOML_HELP, Settings, parse_settings, settings_place
     from .admission import AddResult
     from .migrate import ForwardWritten, GroupWritten, NameWritten, ObjectSkipped
 
@@ -46,7 +46,8 @@ _FIRST_USE = {"PACK_THRESHOLD": "kistore.git.commit", "AddResult": "kistore.stor
                # kistore.toml's reader: an answer from the index reads no setting (issue 22)
                "Settings": "kistore.store._settings",
                "parse_settings": "kistore.store._settings",
-               "settings_place": "kistore.store._settings"}
+               "settings_place": "kistore.store._settings",
+               "TOML_HELP": "kistore.store._settings"}
 """Names imported on first use: the write path's, and kistore.toml's reader; a read
 (``show``, ``rank``) loads none of them."""
 
@@ -87,6 +88,7 @@ __all__ = [
     "Settled",
     "index_lock",
     "settings_place",
+    "TOML_HELP",
     "SparseWorkTreeView",
     "StagedView",
     "Store",

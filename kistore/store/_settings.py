@@ -236,6 +236,11 @@ class Settings:
                                   pointer=problem.pointer)
 
 
+TOML_HELP = ("TOML 1.0: https://toml.io/en/v1.0.0; `git diff kistore.toml` shows what changed "
+             "since the last commit")
+"""Where to read TOML's syntax, and how to see one's own edit: said with a parse error."""
+
+
 def parse_settings(data: bytes, *, file: str) -> dict[str, Any]:
     """Parse the bytes of a ``kistore.toml`` (empty bytes: no settings).
 
@@ -259,13 +264,43 @@ def parse_settings(data: bytes, *, file: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise InputError(f"not valid TOML: {e}", file=file) from None
+        what, line, column = _toml_place(str(e), text)
+        raise InputError(f"not valid TOML: {what}; correct the file at that line and column "
+                         f"({TOML_HELP}), then run the command again",
+                         file=file, line=line, column=column) from None
     except RecursionError:  # a value of 3,000 "[": a bad file, never a crash
         depth, line, column = _deepest_nesting(text)
         raise InputError(
             f"not valid TOML for kistore: arrays or inline tables nest {depth} levels deep, "
             "deeper than Python's TOML parser reads (a few hundred levels); flatten the value",
             file=file, line=line, column=column) from None
+
+
+def _toml_place(said: str, text: str) -> tuple[str, int, int]:
+    """Return ``(what, line, column)`` of a ``tomllib`` error message about ``text``.
+
+    Python 3.11's ``TOMLDecodeError`` has its place only in its message, ``Invalid value
+    (at line 3, column 1)`` or ``... (at end of document)`` (3.14 adds attributes, with the
+    same message): the place becomes the error's ``FILE:LINE:COL`` (msg95 4: the line was
+    left inside the words, and the end of the document was no place at all).
+
+    Args:
+        said: ``str()`` of the error.
+        text: the document parsed.
+
+    Returns:
+        The message without its place (the end of the document said as "at the end of the
+        file: a table, array or string opened is not closed" where that is what it means),
+        the 1-based line and column.
+    """
+    found = re.search(r" \(at line (\d+), column (\d+)\)$", said)
+    if found is not None:
+        return said[:found.start()], int(found[1]), int(found[2])
+    lines = text.split("\n")
+    what = said.removesuffix(" (at end of document)")
+    if what != said:
+        what += " at the end of the file (a value, bracket or string there is not finished)"
+    return what, len(lines), len(lines[-1]) + 1
 
 
 def _deepest_nesting(text: str) -> tuple[int, int, int]:

@@ -304,7 +304,9 @@ def test_a_clone_without_notes_is_told_to_fetch_from_a_remote_it_has(record_stor
         f"; notes not fetched: run `kistore notes fetch {named}`: refs/notes/kistore holds "
         "only this clone's own attestations: no remote's notes were fetched into it (git "
         "clone and git pull do not fetch them; a remote holding none makes this clone the "
-        "only holder: `kistore notes push REMOTE` gives it yours)")
+        "only holder: `kistore notes push REMOTE` gives it yours; a plain `git push` of them "
+        "leaves no trace here, no tracking ref, and queries ask no remote: `kistore notes "
+        "fetch REMOTE` records them as the remote's)")
     repo.references.create(f"refs/notes/remotes/{remotes[0]}/kistore", empty)  # fetched, none
     (summary,) = check_attestations(record_store)
     if remotes[0] != named != "a":  # a fork's notes are not the index's (r91 F4); with no
@@ -425,7 +427,7 @@ def test_a_renamed_attestation_file_is_said_renamed_with_its_mv(trusted, store_p
     assert finding.hint == f"rename it back with `mv {misnamed} {own}` (from the top of the clone)"
 
 
-def test_a_garbage_note_line_names_its_line_and_how_to_delete_it(trusted, store_path):
+def test_a_garbage_note_line_names_its_line_and_how_to_delete_it(trusted, store_path, runner):
     # msg94 F12: "attestation by an unreadable key (note): unreadable bundle: ..." and
     # "Remove the bundle": no line, no way to remove a line from a note.
     good = bundle(STRANGER, "reproduction")
@@ -444,6 +446,17 @@ def test_a_garbage_note_line_names_its_line_and_how_to_delete_it(trusted, store_
         "it counts for nothing, and a push of the notes carrying it is refused (KI409): "
         f"delete line {line} in the editor `git notes --ref=refs/notes/kistore edit {blob}` "
         "opens, and have its signer attest again with `kistore attest` if it was meant")
+    # msg95 3: `kistore attestations` says it in the same words, not the parser's bare
+    # "unreadable bundle: refs/notes/kistore:BLOB:1:1: ..."
+    from kistore.cli import main
+
+    listed = runner.invoke(main, ["--store", str(store_path), "attestations", str(RUN)])
+    assert listed.exit_code == 1
+    shown = listed.stdout.splitlines()
+    garbage = shown.index(f"? ? INVALID invalid note: refs/notes/kistore:{blob}:{line}: "
+                          f"{finding.message}")
+    assert shown[garbage + 1] == f"  fix: {finding.hint}"
+    assert "unreadable bundle" not in listed.stdout
     env = {**os.environ, "GIT_EDITOR": f"sed -i {line}d"}  # what the fix says, done
     subprocess.run(["git", "-C", str(store_path), "notes", "--ref=refs/notes/kistore", "edit",
                     blob], check=True, env=env)

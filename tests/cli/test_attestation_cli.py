@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 
+import pygit2
 import pytest
 
 from kistore.attest import signing
@@ -429,8 +430,19 @@ def test_attestations_exits_1_when_it_lists_an_invalid_one(runner, record_store,
             "above, with the reason); they count for nothing\n")
     text = run(runner, store_path, "attestations", RUN_REF)
     assert (text.exit_code, text.stderr) == (1, said)
-    assert (f"rerun {signing.keyid(fixed_key(1).public_key())} INVALID invalid, from note: "
-            "signature does not verify over the payload under the bundled key") in text.stdout
+    # msg95 3: a note line that does not verify is said as verify's KI301 says it
+    keyid = signing.keyid(fixed_key(1).public_key())
+    hexes = PUBLISHED["run"].removeprefix("sha256:")
+    object_path = f"store/objects/sha256/{hexes[:2]}/{hexes[2:]}.json"
+    blob = str(pygit2.hash(record_store.view().read(object_path)))
+    lines = text.stdout.splitlines()
+    assert lines[3:] == [
+        f"rerun {keyid} INVALID invalid, from note: refs/notes/kistore:{blob}:1: line 1 of the "
+        f"note on {object_path} (rerun by {keyid}) does not verify: signature does not verify over "
+        "the payload under the bundled key",
+        "  fix: it counts for nothing, and a push of the notes carrying it is refused (KI409): "
+        f"delete line 1 in the editor `git notes --ref=refs/notes/kistore edit {blob}` opens, "
+        "and have its signer attest again with `kistore attest` if it was meant"]
     data = run(runner, store_path, "attestations", RUN_REF, "--json")
     assert (data.exit_code, data.stderr) == (1, said)
     assert json.loads(data.stdout)["attestations"][0]["valid"] is False

@@ -94,8 +94,10 @@ def test_a_local_attestation_before_the_fetch_does_not_silence_the_warning(index
     assert rank == 1  # the maintainer's withdrawal is not here
     assert stderr == (f"warning: {LOCAL_ONLY}: no remote's notes were fetched into it (git "
                       "clone and git pull do not fetch them; a remote holding none makes this "
-                      "clone the only holder: `kistore notes push REMOTE` gives it yours): "
-                      "the remote's attestations "
+                      "clone the only holder: `kistore notes push REMOTE` gives it yours; a "
+                      "plain `git push` of them leaves no trace here, no tracking ref, and "
+                      "queries ask no remote: `kistore notes fetch REMOTE` records them as the "
+                      "remote's): the remote's attestations "
                       "(withdrawals, reruns) are not applied to this answer; `kistore notes "
                       "fetch origin` fetches them\n")
     shown = kistore(clone, "show", "BenchmarkRun/fast")

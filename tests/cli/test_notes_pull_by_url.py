@@ -312,6 +312,16 @@ def test_g5_a_first_notes_push_by_plain_git_lets_publishing_pass(index, tmp_path
     git(tmp_path, "clone", "-q", str(server), clone.name)
     withdraw(Store(clone), run_of(index, "slow"), as_file=False)
     git(clone, "push", "-q", "origin", "refs/notes/kistore")
+    # msg95 6: queries cannot tell the push (no tracking ref, no remote asked): said why
+    _, stderr = slow_rank(clone)
+    assert stderr.splitlines(keepends=True)[0] == (
+        "warning: refs/notes/kistore holds only this clone's own attestations: no remote's "
+        "notes were fetched into it (git clone and git pull do not fetch them; a remote "
+        "holding none makes this clone the only holder: `kistore notes push REMOTE` gives it "
+        "yours; a plain `git push` of them leaves no trace here, no tracking ref, and queries "
+        "ask no remote: `kistore notes fetch REMOTE` records them as the remote's): the "
+        "remote's attestations (withdrawals, reruns) are not applied to this answer; "
+        "`kistore notes fetch origin` fetches them\n")
     built = kistore(clone, "site", "build", str(tmp_path / "site"))
     assert (built.exit_code, built.stderr) == (0, ""), built.output  # before: refused
     assert git(clone, "rev-parse", "refs/notes/remotes/origin/kistore") == \

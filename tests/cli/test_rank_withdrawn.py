@@ -55,15 +55,17 @@ def test_rank_all_lists_the_withdrawn_run_and_says_so(withdrawn):
     result = kistore(withdrawn, "rank", "BenchmarkRun/fast", "--all")
     assert re.match(rf"warning: BenchmarkRun/fast is {WITHDRAWAL}: it is not ranked, listed "
                     "with --all\n", result.stderr), result.stderr
-    assert re.search(r"^\s+- .* fast \[evidence: source-native\]  \(withdrawn\)$",
-                     result.stdout, re.M)
+    # msg95 1: these runs name no source, and the row says so as show does
+    assert re.search(r"^\s+- .* fast \[evidence: source-native \(as submitted, no source "
+                     r"named\)\]  \(withdrawn\)$", result.stdout, re.M)
 
 
 def test_rank_of_a_withdrawn_reference_says_its_value_is_no_baseline(withdrawn):
     result = kistore(withdrawn, "rank", "BenchmarkRun/ref")
     assert re.fullmatch(rf"warning: BenchmarkRun/ref is {WITHDRAWAL}: it is not ranked, a "
                         r"reference run: listed, its value no baseline\n", result.stderr)
-    assert "ref [evidence: source-native]  (reference, never ranked; withdrawn)" in result.stdout
+    assert ("ref [evidence: source-native (as submitted, no source named)]  (reference, "
+            "never ranked; withdrawn)") in result.stdout
 
 
 def test_rank_json_marks_the_withdrawn_reference(withdrawn):

@@ -92,6 +92,24 @@ def test_show_of_a_run_that_names_no_source_says_as_submitted(runner, store, kit
         in lines
 
 
+def test_rank_rows_of_runs_that_name_no_source_say_as_submitted(runner, store, kit):
+    """msg95 1: ``show`` said "source-native (as submitted, no source named)" and the same
+    run's ``rank`` row a bare "source-native"; a run of a source keeps the bare level."""
+    from ..conftest import add_docs
+
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation(name="impl-own")
+    own = kit.run(protocol, env, impl, workload, latency=1000, name="own")
+    sourced = kit.run(protocol, env, impl, workload, latency=1100, name="sourced", native={})
+    add_docs(store, [protocol, env, workload, impl, own, sourced])
+    lines = run(runner, store.root, "rank", "BenchmarkRun/own").stdout.splitlines()
+    assert [line.split()[0] for line in lines[1:]] == ["1", "2"]
+    assert lines[1].endswith(" own [evidence: source-native (as submitted, no source named)]")
+    assert lines[2].endswith(" sourced [evidence: source-native]")
+    show = run(runner, store.root, "show", "BenchmarkRun/own").stdout
+    assert "evidence: source-native (as submitted, no source named)" in show
+
+
 def test_show_of_a_run_with_correctness_measures_says_whose_they_are(runner, store, kit):
     """r88 F8: a run that names no source and records correctness measures printed them with
     nothing saying they are its submitter's claim; the site said "as submitted"."""

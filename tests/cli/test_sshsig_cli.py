@@ -132,11 +132,49 @@ def test_attest_with_a_public_key_and_no_agent_fails_and_stores_nothing(small, r
     public, _ = agent_key
     result = kistore(runner, small, "attest", str(small.run), "--type", "reproduction",
                      "--key", str(public), env={"SSH_AUTH_SOCK": None})
-    assert result.exit_code == 1
-    assert re.fullmatch(
-        rf"error: {re.escape(str(public))}: ssh-keygen -Y sign failed \(exit 255\): .+; load "
-        r"the private key into ssh-agent \(`ssh-add KEY`, with SSH_AUTH_SOCK set\), plug in "
-        r"the security key, or give the private key file to --key\n", result.stderr)
+    assert (result.exit_code, result.stderr) == (1, (
+        f"error: {public}: ssh-keygen -Y sign could not sign (exit 255): no ssh-agent is "
+        "reachable (SSH_AUTH_SOCK is not set); nor is there a private key file "
+        f"{str(public)[:-4]} beside it; start one and add the key: `eval \"$(ssh-agent -s)\"`, "
+        "then `ssh-add PRIVATE_KEY_FILE` (wherever the private key is), and run the command "
+        "again; or give the private key file to --key (ssh-keygen said: No private key found "
+        f"for public key \"{public}\")\n"))
+    assert git(small.path, "for-each-ref", "refs/notes") == ""
+
+
+@pytest.mark.parametrize("agent", ["none", "gone", "without"])
+def test_a_key_not_in_the_agent_says_so_not_incorrect_passphrase(small, runner, tmp_path,
+                                                                 agent):
+    """msg95 5: the private key beside KEY.pub is encrypted (as a key kept in an agent is),
+    the agent lacks it: ssh-keygen's "incorrect passphrase" was all that was said, though
+    no passphrase was asked of anyone."""
+    key = tmp_path / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "pw", "-C", "alice", "-f",
+                    str(key)], check=True, timeout=60)
+    public = key.with_suffix(".pub")
+    with ssh_agent(tmp_path) as env:  # running, holding no key
+        sock = {"none": None, "gone": str(tmp_path / "gone.sock"),
+                "without": env["SSH_AUTH_SOCK"]}[agent]
+        # no controlling terminal, as in CI: on one, ssh-keygen would ask the passphrase
+        result = subprocess.run(
+            [sys.executable, "-P", "-m", "kistore", "--store", str(small.path), "attest",
+             str(small.run), "--type", "reproduction", "--key", str(public)],
+            env={k: v for k, v in {**os.environ, "PYTHONPATH": str(ROOT),
+                                   "SSH_AUTH_SOCK": sock}.items() if v is not None},
+            capture_output=True, text=True, timeout=120, start_new_session=True)
+    lacks, start = {
+        "none": ("no ssh-agent is reachable (SSH_AUTH_SOCK is not set)", True),
+        "gone": (f"no ssh-agent answers at SSH_AUTH_SOCK={sock}", True),
+        "without": (f"ssh-agent (SSH_AUTH_SOCK={sock}) does not hold this key", False)}[agent]
+    assert (result.returncode, result.stderr) == (1, (
+        f"error: {public}: ssh-keygen -Y sign could not sign (exit 255): {lacks}; ssh-keygen "
+        f"then read the private key file {key}, which is encrypted, with no terminal to ask "
+        "its passphrase on (its \"incorrect passphrase\": none was typed); "
+        + ("start one and add the key: `eval \"$(ssh-agent -s)\"`, then " if start
+           else "add the key: ")
+        + f"`ssh-add {key}` (it asks the passphrase once), and run the command again; or give "
+        "the private key file to --key (ssh-keygen said: Enter passphrase: Load key "
+        f"\"{key}\": incorrect passphrase supplied to decrypt private key)\n"))
     assert git(small.path, "for-each-ref", "refs/notes") == ""
 
 

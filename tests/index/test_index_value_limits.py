@@ -330,7 +330,7 @@ def test_a_kistore_toml_that_is_no_toml_leaves_every_default(runner, long_store,
     assert names == ["run-0", "run-1", "run-2"]
     said = [r.getMessage() for r in caplog.records if r.name == "kistore.index"]
     assert len(said) == 1 and said[0].startswith(
-        f"warning: {store.root / 'kistore.toml'}: not valid TOML: ")
+        f"warning: {store.root / 'kistore.toml'}:5:6: not valid TOML: ")  # msg95 4: placed
     assert said[0].endswith("; queries use the default limits until kistore.toml is fixed "
                             "(`kistore verify` reports it; `add` refuses it)")
 

@@ -238,7 +238,8 @@ def test_rank_marks_a_first_100x_ahead_of_the_second(slow_group, runner):
     done = runner.invoke(main, ["--store", root, "rank", "BenchmarkRun/a"])
     assert done.exit_code == 0, done.output
     lines = done.stdout.splitlines()
-    assert lines[1].endswith("slip [evidence: source-native]  (!) 800x ahead of #2: see "
+    assert lines[1].endswith("slip [evidence: source-native "
+                             "(as submitted, no source named)]  (!) 800x ahead of #2: see "
                              "below (KI234)")
     assert lines[-1] == (
         "(!) KI234 rank-outlier: slip (25,000 ns) is 800x better than #2 a with 20,000,000 "
@@ -300,7 +301,8 @@ def test_a_run_under_100_ns_is_marked_wherever_its_value_is_shown(slow_group, ru
     root = str(slow_group.store.root)
     lines = runner.invoke(main, ["--store", root, "rank", "BenchmarkRun/a"]).stdout.splitlines()
     assert lines[1].endswith(
-        "ms-as-ns [evidence: source-native]  (!) 5,681,818x ahead of #2: see below (KI234)"
+        "ms-as-ns [evidence: source-native "
+        "(as submitted, no source named)]  (!) 5,681,818x ahead of #2: see below (KI234)"
         "  (!) latencyNs mean 3.52 < 100 ns: likely ms or us written as ns (KI230)")
     assert "(KI230)" not in "".join(lines[2:])  # the others are plausible
     data = json.loads(runner.invoke(main, ["--store", root, "rank", "BenchmarkRun/a",

@@ -111,9 +111,11 @@ def test_two_runs_in_us_in_one_change_are_each_said_and_both_marked(board):
     checked = _cli(board.store, "check", f"{base}..HEAD")
     assert len(_ki234(checked.output)) == 2 and "0 errors, 2 warnings" in checked.output
     rows = _cli(board.store, "rank", "BenchmarkRun/a").stdout.splitlines()
-    assert rows[1].endswith("us-a [evidence: source-native]  (!) 1,000x ahead of #3: see "
+    assert rows[1].endswith("us-a [evidence: source-native "
+                            "(as submitted, no source named)]  (!) 1,000x ahead of #3: see "
                             "below (KI234)")
-    assert rows[2].endswith("us-b [evidence: source-native]  (!) 978x ahead of #3: see "
+    assert rows[2].endswith("us-b [evidence: source-native "
+                            "(as submitted, no source named)]  (!) 978x ahead of #3: see "
                             "below (KI234)")
     assert "(!)" not in "".join(rows[3:6])
     assert [r.startswith("(!) KI234 rank-outlier: ") for r in rows[6:]] == [True, True]
@@ -161,7 +163,8 @@ def test_two_pull_requests_at_60x_each_the_second_is_said(board, tmp_path):
         "(by measured latency, /timing/latencyNs/mean ascending) with 970 ns, 3,629x better " \
         "than #3 BenchmarkRun/a (" in second.output
     rows = remote.kistore("rank", "BenchmarkRun/a").stdout.splitlines()
-    assert rows[1].endswith("step-2 [evidence: source-native]  (!) 3,629x ahead of #3: see "
+    assert rows[1].endswith("step-2 [evidence: source-native "
+                            "(as submitted, no source named)]  (!) 3,629x ahead of #3: see "
                             "below (KI234)")
     assert "(!)" not in rows[2]  # step-1, 60.7x: under the factor
 
@@ -182,7 +185,8 @@ def test_a_new_group_whose_runs_come_in_one_change_is_judged_with_itself(board):
         f"store/objects/sha256/{_hex(added, 'new-slip')[:2]}/{_hex(added, 'new-slip')[2:]}"
         ".json:/spec/timing/latencyNs/mean"]
     rows = _cli(board.store, "rank", "BenchmarkRun/new-slip").stdout.splitlines()
-    assert rows[1].endswith("new-slip [evidence: source-native]  (!) 1,000x ahead of #2: see "
+    assert rows[1].endswith("new-slip [evidence: source-native "
+                            "(as submitted, no source named)]  (!) 1,000x ahead of #2: see "
                             "below (KI234)")
 
 

@@ -46,3 +46,25 @@ def test_the_comparison_is_said_by_what_it_ranks(demo_site):
     _, page = run_page(demo_site, "gemm-first")
     assert "by measured latency: mean, lower first" in page
     assert "measured comparison" not in page
+
+
+TABLE_BADGE = ('<span class="badge ev-source-native" title="evidence level: evidence: '
+               'source-native (as submitted, no source named)">evidence: source-native '
+               '(as submitted)</span>')
+"""A table cell's badge of a run that names no source: short, its title the long form."""
+
+
+def test_group_and_compare_tables_say_as_submitted_for_a_run_with_no_source(demo_site):
+    """msg95 1: the group and compare pages said a bare "source-native" for the run whose
+    own page says "as submitted, no source named"."""
+    path, _ = run_page(demo_site, "gemm-fourth")
+    twin = json.loads((demo_site / path / "index.json").read_text())["data"]
+    group_html = (demo_site / twin["links"]["group"]).read_text()
+    row = group_html.split("<div class=\"sub\">gemm-fourth")[1].split("</tr>")[0]
+    assert TABLE_BADGE in row
+    others = group_html.split("<div class=\"sub\">gemm-first")[1].split("</tr>")[0]
+    assert '<span class="badge ev-source-native" title="evidence level">evidence: ' \
+        'source-native</span>' in others
+    compare = (demo_site / twin["links"]["compare"]).read_text()
+    assert compare.count(TABLE_BADGE) == 1  # gemm-fourth's side, not #1's
+    assert compare.count('title="evidence level">evidence: source-native</span>') == 1
