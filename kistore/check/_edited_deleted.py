@@ -103,11 +103,12 @@ def verify_edited_then_deleted(store: Store, at: str | None, snap: Files,
     """
     out = []
     repo = store.repo
+    head = None  # read once, at the first such finding (most verifies have none)
     for f in findings:
         if (f.rule.id == "KI401" and f.file and "commit" in f.extra
                 and f.file not in snap.modes):
             edit: Any = repo.get(str(f.extra["commit"]))
-            head = store.commit(at or "HEAD")
+            head = head or store.commit(at or "HEAD")
             if treediff.entry_at(repo, head.tree, f.file) is not None:
                 gone, where = [], "then deleted in the work tree: the object is missing there"
             else:
