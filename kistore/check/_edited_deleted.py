@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.findings import Finding
 from ..git import treediff
 from ..git.commit_header import first_line
+from ._fixes import MERGE_BASE, rebase_command, rebuild_without
 from ._history import ancestry
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -57,13 +58,11 @@ def edited_then_deleted(repo: pygit2.Repository, commits: Sequence[Any], head: p
                     f, gone, f"then deleted in commit {_named(gone)}: the object is gone, its "
                     "metadata left without it",
                     (f"restore the object: its bytes were edited in commit {edit} and its "
-                         f"file deleted in commit {ids} of the branch, and a later commit "
-                         "restoring it leaves both in the history, which is read commit by "
-                         f"commit (KI401), so rebuild the branch without them: `git rebase -i "
-                         f"{base}`, and drop those commits (or edit them to leave {f.file} as "
-                         "it was); keep its metadata file: nothing else is to be written or "
-                         "removed for it; objects are never edited: add a new manifest "
-                         "instead"))
+                     f"file deleted in commit {ids} of the branch, and a later commit "
+                     "restoring it leaves both in the history, "
+                     f"{rebuild_without('KI401', base, f.file, plural=True)}keep its metadata "
+                     "file: nothing else is to be written or removed for it; objects are "
+                     "never edited: add a new manifest instead"))
         out.append(f)
     return out
 
@@ -130,8 +129,8 @@ def verify_edited_then_deleted(store: Store, at: str | None, snap: Files,
                      f"the edit (the last holding them): `git checkout {before} -- {f.file}`, "
                      "and commit it; keep its metadata file: nothing else is to be written or "
                      "removed for it. In a branch not yet merged, drop the commits instead "
-                     f"({dropped}: `git rebase -i BASE`, BASE being `git merge-base "
-                     "origin/main HEAD`): a restoring commit leaves the edit in the history, "
+                     f"({dropped}: {rebase_command('BASE')}, BASE being {MERGE_BASE}): a "
+                     "restoring commit leaves the edit in the history, "
                      "read commit by commit (KI401). Objects are never edited: add a new "
                      "manifest instead"))
         out.append(f)

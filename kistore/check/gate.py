@@ -77,6 +77,7 @@ from ._commits import commit_findings, unparsable_finding
 from ._dates import range_dates
 from ._edited_deleted import edited_then_deleted
 from ._first_parent import first_parent_findings
+from ._fixes import rebase_command
 from ._focus import range_paths
 from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
@@ -324,7 +325,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits)
-    findings += [_removed_since(repo, head.tree, f) for f in walked]  # KI115, KI118, KI112
+    # KI115, KI118, KI112
+    findings += [_removed_since(repo, head.tree, f, str(base.id)) for f in walked]
     findings += range_gitignores(repo, base.tree, head.tree, store_changes)  # KI119
     findings += gate_code_changed(repo, base.tree, head.tree)  # KI429
     if _trust_touched(repo, base, commits):
@@ -480,18 +482,20 @@ def _new_file_fix(finding: Finding) -> Finding:
     return replace(finding, fix=NEW_FILE_TOO_LARGE.format(key=key))
 
 
-def _removed_since(repo: pygit2.Repository, head_tree: Any, finding: Finding) -> Finding:
+def _removed_since(repo: pygit2.Repository, head_tree: Any, finding: Finding,
+                   base: str) -> Finding:
     """Say so in a finding about a path a commit of the range brings that ``HEAD`` lacks.
 
     A name added by one commit and removed by a later one stays in the history: a checkout
-    of that commit (``git bisect``, ``git checkout OLD``) writes or refuses it there.
+    of that commit (``git bisect``, ``git checkout OLD``) writes or refuses it there. The
+    rebase named is BASE's (``base``: its full commit id, so it runs as written).
     """
     if finding.file is None or treediff.entry_at(repo, head_tree, finding.file) is not None:
         return finding
     return replace(finding, message=f"{finding.message} ({finding.extra['commit']} brings "
                    "it; a later commit of the range removes it, but that commit stays in "
                    "the history, where a checkout of it meets the path: rebuild the range "
-                   "without it, e.g. `git rebase -i BASE`)")
+                   f"without it, e.g. {rebase_command(base)})")
 
 
 def _trust_touched(repo: pygit2.Repository, base: Any, commits: list[Any]) -> bool:
