@@ -75,7 +75,6 @@ from ..store.migrate import plan_groups
 from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import range_dates
-from ._edited_deleted import edited_then_deleted
 from ._first_parent import first_parent_findings
 from ._fixes import rebase_command
 from ._focus import range_paths
@@ -292,7 +291,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # each kistore.toml read and parsed once: the checking repository's, BASE's, HEAD's
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
     own, warned = own_limits(store, own_settings)  # the defaults, and KI109
-    findings = history_findings(repo, commits)
+    findings = history_findings(repo, commits, base=str(base.id))  # KI401-KI403
     findings += range_dates(repo, commits, now, headers)  # KI428
     if landed:  # KI430, KI431: main's first-parent line only grows
         findings += first_parent_findings(base, head, commits, spec, now, landed=True)
@@ -336,8 +335,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += check_shallow(store) + check_replace_refs(store)
     # an object renamed by hand: its KI101's `mv` alone, as verify says it (fix91's leftover:
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
-    # an object edited, then deleted: KI401 names both commits, no KI203 (r93b G2)
-    findings = edited_then_deleted(repo, commits, head.tree, findings, str(base.id))
+    # an object edited, then deleted: KI401 names both commits (history_findings), no
+    # KI203 (one_cause, r93b G2)
     return sorted(one_cause(gate_fixes(findings, str(base.id)), base=str(base.id)), key=sort_key)
 
 
