@@ -88,7 +88,14 @@ from ._lowered import (
     reads_settings_of,
 )
 from ._names import NAME_PATH_MISSING
-from ._notes_history import history_blobs, history_lines, history_paths, said
+from ._notes_history import (
+    BroughtNotes,
+    brought_notes,
+    history_blobs,
+    history_lines,
+    history_paths,
+    said,
+)
 from ._observed import range_observed
 from ._paths import walk_judge
 from ._policy import check_policy
@@ -1041,7 +1048,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     # ... and every path a notes commit between the tips adds, removed again before the
     # tip: every clone fetching the notes fetches it (reviewer break94 F1); one said at
     # the tip is said there alone (kept apart from ``shape``: it exempts no tip line)
-    passed = [f for f in history_paths(repo, brought, str(tip.id), NOTES_REF)
+    walked = brought_notes(repo, brought, str(tip.id))  # each commit diffed once
+    passed = [f for f in history_paths(walked, NOTES_REF)
               if f.file not in {at_tip.file for at_tip in shape}]
     # the notes the push changes, read through their fan-out paths (`ab/cdef...`, as git
     # writes past some 50-100 notes) by a diff of the two trees: its cost follows the
@@ -1056,7 +1064,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     if is_partial_clone(repo):  # a pre-push hook in a blob-less clone: what is read, in one
         _fetch_changed_notes(repo, before, after,
                              [*(blob for rev in trust_revs for blob in trust_blobs(store, rev)),
-                              *_settings_blob(store), *history_blobs(repo, brought)])
+                              *_settings_blob(store), *history_blobs(walked)])
     limit = note_line_limit(store)
 
     def note(obj: str, blob: str) -> bytes:  # guarded: libgit2 loops on a cut loose blob
@@ -1095,14 +1103,15 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
             findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
                                     f"attestation line(s) from the note on {obj}",
                                     file=f"{NOTES_REF}:{obj}"))
-    findings += [f for f in _history_findings(repo, view, brought, old, new, limit)
+    findings += [f for f in _history_findings(repo, view, walked, old, new, limit)
                  if f.file not in {f"{NOTES_REF}:{obj}" for obj in doubled}]
     return dated + shape + passed + findings + (
         _judged_now(store, fresh, trust_revs) if fresh else [])
 
 
-def _history_findings(repo: pygit2.Repository, view: View | None, brought: list[Any],
-                      old: str, new: str, limit: int) -> list[Finding]:
+def _history_findings(repo: pygit2.Repository, view: View | None,
+                      walked: list[BroughtNotes], old: str, new: str, limit: int
+                      ) -> list[Finding]:
     """KI409 per line a notes commit between the push's tips holds that no tip does.
 
     A fork's notes history that added a garbage line and removed it again in a later
@@ -1112,7 +1121,7 @@ def _history_findings(repo: pygit2.Repository, view: View | None, brought: list[
     would enter there is let be (a line its signer took back before pushing).
     """
     findings = []
-    for found in history_lines(repo, brought, None if old == ZERO else old, new, NOTES_REF):
+    for found in history_lines(repo, walked, None if old == ZERO else old, new, NOTES_REF):
         if not _HEX.fullmatch(found.obj):
             continue  # a path that names no object: KI424 says it
         subject, problems = note_line_problems(repo, view, found.obj, found.line, limit)
