@@ -817,7 +817,7 @@ def check_attestations(store: Store, at: str | None = None, *,
     seen = collect(store, at=at, damaged=None if damaged is None else [])  # said above
     for s, j in zip(seen, judge_all(seen, trust, view), strict=True):
         if s.source == "note" and j.effect == INVALID and not s.defect:
-            findings.append(_invalid_note_line(store, s, j))
+            findings.append(_invalid_note_line(s, j))
         elif not s.defect:  # a defective file is already reported above (KI305)
             findings.append(_finding(j))
         if j.text_problem:  # KI312: a text `attest` refuses, stored all the same
@@ -846,31 +846,24 @@ def check_attestations(store: Store, at: str | None = None, *,
     return findings
 
 
-def _invalid_note_line(store: Store, seen: Any, j: Judgement) -> Finding:
+def _invalid_note_line(seen: Any, j: Judgement) -> Finding:
     """Return KI301 of a note line that does not verify, naming its line and how to drop it.
 
     msg94 F12: a garbage line was "attestation by an unreadable key (note): ..." with
     the fix "Remove the bundle", naming neither the line nor how a note line is removed.
 
     Args:
-        store: the store checked.
-        seen: the line as found (:class:`kistore.attest.notes.Seen`).
+        seen: the line as found (:class:`kistore.attest.notes.Seen`), with its number in
+            the note as the judging read it (``seen.number``: no note read again).
         j: its judgement (``invalid``).
 
     Returns:
-        The finding at ``refs/notes/kistore:BLOB:LINE`` (the line's number in the note as
-        git holds it; none when the note cannot be read again), whose fix is ``git notes
-        --ref=refs/notes/kistore edit BLOB``.
+        The finding at ``refs/notes/kistore:BLOB:LINE`` (the line's number among the
+        note's non-blank lines at the notes tip; none when not known), whose fix is ``git
+        notes --ref=refs/notes/kistore edit BLOB``.
     """
-    # Lazy: only a finding on an unreadable notes line reads the notes module here.
-    from .notes import note_lines
-
     blob = seen.location.rpartition(":")[2]
-    try:
-        lines = note_lines(store.repo, blob)
-    except (KistoreError, ObjectUnreadable):
-        lines = []
-    line = lines.index(seen.data) + 1 if seen.data in lines else None
+    line = seen.number
     unreadable = j.reason.startswith(UNREADABLE_BUNDLE)
     what = "is not an attestation bundle" if unreadable else "does not verify"
     # the parse error's own place is the note's, column in the line: said once, as ours

@@ -109,6 +109,9 @@ class Seen:
         defect: why the bundle cannot count whatever its signature says (a file whose name
             is not the sha256 of its canonical bytes; a note line on an object the notes
             tree annotates at more than one path, KI424), or "" when there is none.
+        number: a note line's number in the note at the notes tip, among its non-blank
+            lines (1-based, its first place: :func:`note_line_numbers`), as the judging
+            read it; None for a file, or a line not numbered (a doubled note's).
     """
 
     data: bytes
@@ -118,6 +121,7 @@ class Seen:
     entered_at: datetime
     committed: bool = True
     defect: str = ""
+    number: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,14 +233,10 @@ def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | Non
         ObjectUnreadable: a note blob is damaged and ``damaged`` is None; it names the
             note (``refs/notes/kistore:<annotated blob>``) and the blob.
     """
-    tip = repo.references.get(NOTES_REF)
-    if tip is None:
-        return {}
-    key = (repo.path, str(tip.target))
-    cached = _ENTERED_CACHE.get(key)
+    cached = _entered_cached(repo)
     if cached is None:
-        cached = _ENTERED_CACHE[key] = _entered(repo, tip.target)
-    result, unread = cached
+        return {}
+    result, unread, _numbers = cached
     if unread and damaged is None:
         raise unread[0]
     if damaged is not None:
@@ -244,9 +244,40 @@ def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | Non
     return result
 
 
-def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str
-             ) -> tuple[dict[str, dict[bytes, datetime]], list[ObjectUnreadable]]:
-    """:func:`notes_entered` of ``tip`` and the note blobs that could not be read, in order."""
+def note_line_numbers(repo: pygit2.Repository) -> dict[str, dict[bytes, int]]:
+    """Return each current note line's number: ``{blob hex: {line: number}}``.
+
+    The number is the line's first place among its note's non-blank lines at the tip of
+    :data:`NOTES_REF` (1-based), as :func:`notes_entered` read them: from its cache, no
+    note read again (rev95 item 4). A note blob that could not be read has none.
+    """
+    cached = _entered_cached(repo)
+    return {} if cached is None else cached[2]
+
+
+def _entered_cached(repo: pygit2.Repository) -> _Entered | None:
+    """:func:`_entered` of the notes tip, cached per tip (None: no notes ref)."""
+    tip = repo.references.get(NOTES_REF)
+    if tip is None:
+        return None
+    key = (repo.path, str(tip.target))
+    cached = _ENTERED_CACHE.get(key)
+    if cached is None:
+        cached = _ENTERED_CACHE[key] = _entered(repo, tip.target)
+    return cached
+
+
+_Entered = tuple[dict[str, dict[bytes, datetime]], list[ObjectUnreadable],
+                 dict[str, dict[bytes, int]]]
+"""What the notes history walk gives: each current line's entry time, the note blobs that
+could not be read, each current line's number (:func:`note_line_numbers`)."""
+
+
+def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
+    """Return :func:`notes_entered` of ``tip``, its unreadable note blobs, the line numbers.
+
+    The note blobs that could not be read in order; the numbers: :func:`note_line_numbers`.
+    """
     times: dict[str, dict[bytes, datetime]] = {}
     blobs: dict[str, list[bytes]] = {}
     unread: list[ObjectUnreadable] = []
@@ -269,11 +300,16 @@ def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str
     current = _mapping(repo, history, lookup(repo, tip, NOTES_REF).peel(
         pygit2.Commit).tree_id)
     _ENTERED_CACHE.clear()  # keep one repository state; tips move on every write
-    return {a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()}, unread
+    numbers: dict[str, dict[bytes, int]] = {}
+    for a, b in current.items():
+        numbered = numbers[a] = {}
+        for number, line in enumerate(blobs[b], 1):
+            numbered.setdefault(line, number)  # a line twice: its first place
+    return ({a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()},
+            unread, numbers)
 
 
-_ENTERED_CACHE: dict[tuple[str, str], tuple[dict[str, dict[bytes, datetime]],
-                                            list[ObjectUnreadable]]] = {}
+_ENTERED_CACHE: dict[tuple[str, str], _Entered] = {}
 
 
 @dataclass(slots=True)
@@ -586,6 +622,7 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest],
     entered = notes_entered(store.repo, damaged)
     if not entered:
         return
+    numbers = note_line_numbers(store.repo)  # read with the times: KI301 names the line
     doubled = doubled_notes(store.repo)  # KI424: git serves every path's lines; none counts
     subjects = list(subjects)
     view.prefetch(layout.object_path(d) for d in subjects)  # a partial clone: in one fetch
@@ -602,8 +639,10 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest],
                 yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", times.get(line, now),
                            defect=twice.reason)
             continue
+        numbered = numbers.get(blob, {})
         for line, when in sorted(times.items()):
-            yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", when)
+            yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", when,
+                       number=numbered.get(line))
 
 
 def _filed(store: Store, at: str | None, files: Iterable[tuple[str, bytes]]) -> Iterator[Seen]:
