@@ -9,7 +9,10 @@ good, where restoring the object (dropping the commits) puts everything right.
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import NamedTuple
 
+import pytest
 from click.testing import CliRunner
 
 from kistore.check.gate import check_range
@@ -30,17 +33,32 @@ def _stored_run(root, kit) -> Digest:
     return Digest.from_str(kit.digest(run))
 
 
-def _seen(findings):
-    return [(f.rule.id, f.file) for f in findings if f.severity == "error"]
+class Edited(NamedTuple):
+    """A stored run whose object bytes a commit edited ("a faster run": 5000 -> 50 ns)."""
+
+    root: Path
+    digest: Digest
+    base: str  # the commit before the edit (40 hex)
+    path: Path  # the object file
+    edit: str  # the editing commit (40 hex)
 
 
-def test_g2_an_edited_then_deleted_object_is_one_ki401_whose_fix_restores_it(tmp_path, kit):
+@pytest.fixture
+def edited(tmp_path, kit) -> Edited:
     root = tmp_path / "store"
     digest = _stored_run(root, kit)
     base = git(root, "rev-parse", "HEAD").strip()
     path = root / layout.object_path(digest)
     path.write_bytes(path.read_bytes().replace(b"5000", b"50"))
-    edit = commit_all(root, "a faster run")
+    return Edited(root, digest, base, path, commit_all(root, "a faster run"))
+
+
+def _seen(findings):
+    return [(f.rule.id, f.file) for f in findings if f.severity == "error"]
+
+
+def test_g2_an_edited_then_deleted_object_is_one_ki401_whose_fix_restores_it(edited):
+    root, digest, base, path, edit = edited
     path.unlink()
     gone = commit_all(root, "remove the edited file")
     found = check_range(Store(root), f"{base}..{gone}")
@@ -151,13 +169,8 @@ def test_b94_verify_of_an_edited_then_deleted_environment_says_it_is_missing(
 
 
 def test_b94_verify_of_an_edited_object_removed_from_the_work_tree_says_it_is_missing(
-        tmp_path, kit, monkeypatch):
-    root = tmp_path / "store"
-    digest = _stored_run(root, kit)
-    before = git(root, "rev-parse", "HEAD").strip()
-    path = root / layout.object_path(digest)
-    path.write_bytes(path.read_bytes().replace(b"5000", b"50"))
-    edit = commit_all(root, "a faster run")
+        edited, monkeypatch):
+    root, digest, before, path, edit = edited
     path.unlink()
     (ki401,) = _verify_errors(root, monkeypatch)
     assert ki401["message"] == (
