@@ -831,7 +831,7 @@ def check_attestations(store: Store, at: str | None = None, *,
     seen = collect(store, at=at, damaged=None if damaged is None else [])  # said above
     for s, j in zip(seen, judge_all(seen, trust, view), strict=True):
         if s.source == "note" and j.effect == INVALID and not s.defect:
-            findings.append(_invalid_note_line(store, s, j))
+            findings.append(_invalid_note_line(s, j))
         elif not s.defect:  # a defective file is already reported above (KI305)
             findings.append(_finding(j))
         if j.text_problem:  # KI312: a text `attest` refuses, stored all the same
@@ -860,9 +860,9 @@ def check_attestations(store: Store, at: str | None = None, *,
     return findings
 
 
-def _invalid_note_line(store: Store, seen: Any, j: Judgement) -> Finding:
+def _invalid_note_line(seen: Any, j: Judgement) -> Finding:
     """Return KI301 of a note line that does not verify, in :func:`note_line_said`'s words."""
-    said = note_line_said(store, seen, j)
+    said = note_line_said(seen, j)
     return replace(_finding(j), line=said.line, message=said.message, fix=said.fix)
 
 
@@ -885,7 +885,7 @@ class NoteLineSaid(NamedTuple):
         return location if self.line is None else f"{location}:{self.line}"
 
 
-def note_line_said(store: Store, seen: Any, j: Judgement) -> NoteLineSaid:
+def note_line_said(seen: Any, j: Judgement) -> NoteLineSaid:
     """Say a note line that does not verify: its line, what is wrong, how to drop it.
 
     The one text of it: ``verify``'s KI301 (:func:`check_attestations`) and ``kistore
@@ -895,22 +895,18 @@ def note_line_said(store: Store, seen: Any, j: Judgement) -> NoteLineSaid:
     neither the line nor how a note line is removed.
 
     Args:
-        store: the store read.
-        seen: the line as found (:class:`kistore.attest.notes.Seen`, ``source`` ``note``).
+        seen: the line as found (:class:`kistore.attest.notes.Seen`, ``source`` ``note``),
+            with its number in the note as the judging read it (``seen.number``: no note
+            read again, rev95 item 4).
         j: its judgement (``invalid``).
 
     Returns:
-        The :class:`NoteLineSaid`: the line's number in the note as git holds it, the
-        message, and the fix ``git notes --ref=refs/notes/kistore edit BLOB``.
+        The :class:`NoteLineSaid`: the line's number in the note as the editor shows it
+        (blank lines counted), the message, and the fix ``git notes
+        --ref=refs/notes/kistore edit BLOB``.
     """
-    # Lazy: only a finding on an unreadable notes line reads the notes module here.
-    from .notes import editor_line, note_data
-
     blob = seen.location.rpartition(":")[2]
-    try:  # numbered as the editor the fix names shows it: blank lines count (fresh95 F3)
-        line = editor_line(note_data(store.repo, blob), seen.data)
-    except (KistoreError, ObjectUnreadable):
-        line = None
+    line = seen.number
     unreadable = j.reason.startswith(UNREADABLE_BUNDLE)
     what = "is not an attestation bundle" if unreadable else "does not verify"
     reason = j.reason.removeprefix(UNREADABLE_BUNDLE)
@@ -924,19 +920,17 @@ def note_line_said(store: Store, seen: Any, j: Judgement) -> NoteLineSaid:
          "and have its signer attest again with `kistore attest` if it was meant"))
 
 
-def said_note_lines(store: Store, pairs: Iterable[tuple[Any, Judgement]]
-                    ) -> dict[str, NoteLineSaid]:
+def said_note_lines(pairs: Iterable[tuple[Any, Judgement]]) -> dict[str, NoteLineSaid]:
     """Return :func:`note_line_said` of each note line among ``pairs`` that does not verify.
 
     Args:
-        store: the store read.
         pairs: ``(Seen, Judgement)`` of one subject (:func:`judged_many`'s).
 
     Returns:
         ``{bundle sha256 hex: NoteLineSaid}`` (:attr:`Judgement.bundle`); a defective line
         (KI424's second path) is left out: its defect is its reason.
     """
-    return {j.bundle: note_line_said(store, s, j) for s, j in pairs
+    return {j.bundle: note_line_said(s, j) for s, j in pairs
             if s.source == "note" and j.effect == INVALID and not s.defect}
 
 

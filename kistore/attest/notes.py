@@ -115,6 +115,10 @@ class Seen:
             ``entered_at``, the first of its history: where history order decides a tie of
             the clock (:meth:`kistore.attest.trust.Trust.judge`); empty for a note line
             (the notes history is not ordered with the branch's) and a work-tree file.
+        number: a note line's number in the note at the notes tip as the editor ``git
+            notes edit`` shows it (1-based, blank lines counted, its first place:
+            :func:`note_line_numbers`), as the judging read it; None for a file, or a line
+            not numbered (a doubled note's).
     """
 
     data: bytes
@@ -125,6 +129,7 @@ class Seen:
     committed: bool = True
     defect: str = ""
     entered_in: tuple[str, ...] = ()
+    number: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,14 +246,10 @@ def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | Non
         ObjectUnreadable: a note blob is damaged and ``damaged`` is None; it names the
             note (``refs/notes/kistore:<annotated blob>``) and the blob.
     """
-    tip = repo.references.get(NOTES_REF)
-    if tip is None:
-        return {}
-    key = (repo.path, str(tip.target))
-    cached = _ENTERED_CACHE.get(key)
+    cached = _entered_cached(repo)
     if cached is None:
-        cached = _ENTERED_CACHE[key] = _entered(repo, tip.target)
-    result, unread = cached
+        return {}
+    result, unread, _numbers = cached
     if unread and damaged is None:
         raise unread[0]
     if damaged is not None:
@@ -256,11 +257,44 @@ def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | Non
     return result
 
 
-def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str
-             ) -> tuple[dict[str, dict[bytes, datetime]], list[ObjectUnreadable]]:
-    """:func:`notes_entered` of ``tip`` and the note blobs that could not be read, in order."""
+def note_line_numbers(repo: pygit2.Repository) -> dict[str, dict[bytes, int]]:
+    """Return each current note line's number: ``{blob hex: {line: number}}``.
+
+    The number is the line's first place in its note at the tip of :data:`NOTES_REF` as
+    the editor ``git notes edit`` shows it (1-based, blank lines counted:
+    :func:`numbered_lines`), as :func:`notes_entered` read them: from its cache, no note
+    read again (rev95 item 4). A note blob that could not be read has none.
+    """
+    cached = _entered_cached(repo)
+    return {} if cached is None else cached[2]
+
+
+def _entered_cached(repo: pygit2.Repository) -> _Entered | None:
+    """:func:`_entered` of the notes tip, cached per tip (None: no notes ref)."""
+    tip = repo.references.get(NOTES_REF)
+    if tip is None:
+        return None
+    key = (repo.path, str(tip.target))
+    cached = _ENTERED_CACHE.get(key)
+    if cached is None:
+        cached = _ENTERED_CACHE[key] = _entered(repo, tip.target)
+    return cached
+
+
+_Entered = tuple[dict[str, dict[bytes, datetime]], list[ObjectUnreadable],
+                 dict[str, dict[bytes, int]]]
+"""What the notes history walk gives: each current line's entry time, the note blobs that
+could not be read, each current line's number (:func:`note_line_numbers`)."""
+
+
+def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
+    """Return :func:`notes_entered` of ``tip``, its unreadable note blobs, the line numbers.
+
+    The note blobs that could not be read in order; the numbers: :func:`note_line_numbers`.
+    """
     times: dict[str, dict[bytes, datetime]] = {}
     blobs: dict[str, list[bytes]] = {}
+    raw: dict[str, bytes] = {}  # the bytes read: the tip's notes are numbered from them
     unread: list[ObjectUnreadable] = []
     history = _history(repo, tip)
     if is_partial_clone(repo):  # libgit2 reads only the blobs that are here
@@ -269,8 +303,9 @@ def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str
         for annotated, note_blob_id in _mapping(repo, history, tree).items():
             if note_blob_id not in blobs:
                 try:
-                    blobs[note_blob_id] = _lines(read_blob(repo, note_blob_id,
-                                                           f"{NOTES_REF}:{annotated}"))
+                    raw[note_blob_id] = read_blob(repo, note_blob_id,
+                                                  f"{NOTES_REF}:{annotated}")
+                    blobs[note_blob_id] = _lines(raw[note_blob_id])
                 except ObjectUnreadable as e:  # a flipped bit: no line read from it
                     blobs[note_blob_id] = []
                     unread.append(e)
@@ -281,11 +316,16 @@ def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str
     current = _mapping(repo, history, lookup(repo, tip, NOTES_REF).peel(
         pygit2.Commit).tree_id)
     _ENTERED_CACHE.clear()  # keep one repository state; tips move on every write
-    return {a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()}, unread
+    numbers: dict[str, dict[bytes, int]] = {}
+    for a, b in current.items():
+        numbered = numbers[a] = {}
+        for number, line in numbered_lines(raw.get(b, b"")):  # as the editor shows it
+            numbered.setdefault(line, number)  # a line twice: its first place
+    return ({a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()},
+            unread, numbers)
 
 
-_ENTERED_CACHE: dict[tuple[str, str], tuple[dict[str, dict[bytes, datetime]],
-                                            list[ObjectUnreadable]]] = {}
+_ENTERED_CACHE: dict[tuple[str, str], _Entered] = {}
 
 
 @dataclass(slots=True)
@@ -632,6 +672,7 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest],
     entered = notes_entered(store.repo, damaged)
     if not entered:
         return
+    numbers = note_line_numbers(store.repo)  # read with the times: KI301 names the line
     doubled = doubled_notes(store.repo)  # KI424: git serves every path's lines; none counts
     subjects = list(subjects)
     view.prefetch(layout.object_path(d) for d in subjects)  # a partial clone: in one fetch
@@ -648,8 +689,10 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest],
                 yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", times.get(line, now),
                            defect=twice.reason)
             continue
+        numbered = numbers.get(blob, {})
         for line, when in sorted(times.items()):
-            yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", when)
+            yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", when,
+                       number=numbered.get(line))
 
 
 def _filed(store: Store, at: str | None, files: Iterable[tuple[str, bytes]]) -> Iterator[Seen]:

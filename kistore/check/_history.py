@@ -36,6 +36,7 @@ from ..git.child import git_environment
 from ..git.commit_header import first_line
 from ..git.sparse import SkipWorktree, git_status
 from ..store import index_lock
+from ._edited_deleted import said_in_history, said_in_range
 from ._rules import sort_key
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -69,7 +70,8 @@ def objects_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> Any:
     return None if entry is None else treediff.subtree(repo, entry)
 
 
-def history_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:
+def history_findings(repo: pygit2.Repository, commits: Iterable[Any], *,
+                     base: str | None = None, at: str = "HEAD") -> list[Finding]:
     """Check that each commit only adds objects: none modified, deleted or renamed.
 
     Each commit is compared with every parent (a merge with each side), looking only at
@@ -84,9 +86,20 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Fi
     rule narrowed: ``git merge -s ours`` of a branch that never had an object must not
     delete it unseen.
 
+    A later commit deleting an edited object's file deletes no object (its bytes are no
+    object's: :func:`_was_object`), and is no finding; when the walk's tip (the first
+    commit of ``commits``: ``HEAD``) lacks the path, the edit's KI401 names the deleting
+    commits and the fix that restores the object (:mod:`._edited_deleted`, r93b G2,
+    break94 #2): one path lookup per such KI401, none per commit.
+
     Args:
         repo: the ``pygit2.Repository``.
-        commits: the commits to check (``pygit2.Commit``).
+        commits: the commits to check (``pygit2.Commit``), tip first (``git rev-list``'s
+            order: :func:`ancestry`).
+        base: a range's BASE (full commit id): an edited, then deleted object is said as
+            the gate says it (:func:`._edited_deleted.said_in_range`); None: as ``verify``
+            says it of the history of ``at`` (:func:`._edited_deleted.said_in_history`).
+        at: the revision whose history ``commits`` is, as a message names it.
 
     Returns:
         KI401 (modified, including a change of file type), KI402 (deleted), KI403 (renamed),
@@ -96,6 +109,8 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Fi
     import pygit2
 
     findings = []
+    tip = None
+    went: dict[str, list[Any]] = {}  # an object path -> the commits deleting no object there
     bases: dict[tuple[str, str], Any] = {}
     deleted = pygit2.enums.DeltaStatus.DELETED
     added = pygit2.enums.DeltaStatus.ADDED
@@ -105,6 +120,7 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Fi
     exact_renames = pygit2.enums.DiffFind.FIND_RENAMES | pygit2.enums.DiffFind.\
         FIND_EXACT_MATCH_ONLY
     for commit in commits:
+        tip = tip or commit
         new = objects_tree(repo, commit.tree)
         where = f"in commit {str(commit.id)[:12]} ({first_line(commit.raw_message)})"
         # what this commit does to each path, against each parent it does it to: a merge
@@ -127,6 +143,9 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Fi
                                                  bases):
                     continue
                 if not _was_object(repo, d.old_file):
+                    if d.status == deleted:  # an edited object's end, if a KI401 names it
+                        went.setdefault(f"{layout.OBJECTS_DIR}/{d.old_file.path}",
+                                        []).append(commit)
                     continue  # a copy or misnamed file: never an object (KI101 said so)
                 mine.setdefault(_change(d, where), []).append(str(parent.id))
         for (rule_, path, message, expected, found), parents in mine.items():
@@ -137,7 +156,22 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Fi
                             f"({' and '.join(p[:12] for p in parents)}) alike")
             findings.append(Finding(rule_, message, file=path, extra=extra,
                                     expected=expected, found=found))
+    if went and tip is not None:
+        findings = [_then_deleted(repo, f, went, tip, base, at) for f in findings]
     return findings
+
+
+def _then_deleted(repo: pygit2.Repository, f: Finding, went: dict[str, list[Any]], tip: Any,
+                  base: str | None, at: str) -> Finding:
+    """Return a KI401 whose path later commits delete and ``tip`` lacks, said so; else ``f``.
+
+    ``went``: each object path -> the walk's commits deleting bytes no object's there.
+    """
+    gone = went.get(f.file or "")
+    if f.rule is not OBJECT_MODIFIED or not gone or \
+            treediff.entry_at(repo, tip.tree, f.file or "") is not None:
+        return f
+    return said_in_range(f, gone, base) if base else said_in_history(f, gone, at)
 
 
 def _was_object(repo: pygit2.Repository, old: Any) -> bool:
@@ -326,7 +360,7 @@ def check_history(store: Store, at: str | None = None, *, worktree: bool = True
     if at is None and repo.head_is_unborn:
         return []
     head = store.commit(at or "HEAD")
-    findings = history_findings(repo, ancestry(repo, head))
+    findings = history_findings(repo, ancestry(repo, head), at=at or "HEAD")
     if at is None and store.root is not None and worktree:
         findings += _worktree_changes(repo, store.skipped())
     return sorted(findings, key=sort_key)

@@ -9,7 +9,9 @@ notes restore``'s reach, which reads that history). :func:`history_lines` finds 
 lines, so the gate can judge each as it judges a line at the tip. The same holds for a
 *path* a brought commit adds that is no note path (a ``junk.txt`` of 400 KB, an uppercase
 id) and a later commit removes: :func:`history_paths` finds those (KI424, reviewer
-break94 F1), as :func:`kistore.attest.notepaths.path_findings` does at the tip.
+break94 F1), as :func:`kistore.attest.notepaths.path_findings` does at the tip. Both read
+one walk of the brought commits, each diffed once against its parent
+(:func:`brought_notes`; rev95 item 3: each walked them and diffed each commit itself).
 """
 
 from __future__ import annotations
@@ -21,12 +23,57 @@ from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL
 from ..attest.notes import numbered_lines
 from ..core.findings import Finding
 from ..git.blobs import read_blob
-from ..git.notes import bad_note_paths, changed_notes, note_blob, notes_tree
+from ..git.notes import BadNotePath, note_blob, note_changes, notes_tree
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
-__all__ = ["HistoryLine", "history_blobs", "history_lines", "history_paths", "said"]
+__all__ = ["BroughtNotes", "HistoryLine", "brought_notes", "history_blobs", "history_lines",
+           "history_paths", "said"]
+
+
+class BroughtNotes(NamedTuple):
+    """What one notes commit a push brings changes beside its first parent.
+
+    Attributes:
+        commit: its id (40 hex).
+        notes: each note it adds or changes: annotated object id (40 hex) -> blob id.
+        bad: each path it adds or changes that git and kistore read apart
+            (:func:`kistore.git.notes.bad_note_paths`); none for the pushed tip (whose
+            tree the gate judges against the old tip).
+    """
+
+    commit: str
+    notes: dict[str, str]
+    bad: list[BadNotePath]
+
+
+def brought_notes(repo: pygit2.Repository, brought: Iterable[pygit2.Commit], new: str
+                  ) -> list[BroughtNotes]:
+    """Diff each brought notes commit once against its first parent (a root: no notes).
+
+    :func:`kistore.git.notes.note_changes` reads only the subtrees that differ, trees only
+    (no blob), so the cost follows the change.
+
+    Args:
+        repo: the receiving (or pushing) repository.
+        brought: the notes commits the push brings (:func:`._history.ancestry` of ``new``,
+            hiding the old tip).
+        new: the pushed tip (its commit id, 40 hex).
+
+    Returns:
+        One record per commit, in ``brought``'s order.
+
+    Raises:
+        ObjectUnreadable: a notes tree on the way is damaged or missing.
+    """
+    walked = []
+    for commit in brought:
+        parent = commit.parents[0].tree if commit.parents else None
+        changes = note_changes(repo, parent, commit.tree)
+        walked.append(BroughtNotes(str(commit.id), changes.notes,
+                                   [] if str(commit.id) == new else changes.bad))
+    return walked
 
 
 class HistoryLine(NamedTuple):
@@ -46,20 +93,18 @@ class HistoryLine(NamedTuple):
     line: bytes
 
 
-def history_lines(repo: pygit2.Repository, brought: Iterable[pygit2.Commit], old: str | None,
+def history_lines(repo: pygit2.Repository, walked: Iterable[BroughtNotes], old: str | None,
                   new: str, ref: str) -> list[HistoryLine]:
     """Return each line a brought notes commit holds that neither ``old`` nor ``new`` holds.
 
-    Each brought commit is compared with its first parent (a root commit with no notes)
-    by :func:`kistore.git.notes.changed_notes`, so only the notes it changes are read
-    (fan-out paths included: a note git moved to ``ab/cdef...`` with the same blob is no
-    change). A line is returned once, at the first commit (in ``brought``'s order) whose
-    note holds it.
+    Only the notes each brought commit adds or changes beside its first parent are read
+    (:func:`brought_notes`; fan-out paths included: a note git moved to ``ab/cdef...``
+    with the same blob is no change). A line is returned once, at the first commit (in
+    the walk's order) whose note holds it.
 
     Args:
         repo: the receiving (or pushing) repository.
-        brought: the notes commits the push brings (:func:`._history.ancestry` of ``new``,
-            hiding ``old``).
+        walked: :func:`brought_notes` of the commits the push brings.
         old: the ref's tip before the push (None: it is created).
         new: the pushed tip.
         ref: the notes ref's name (for errors).
@@ -84,74 +129,56 @@ def history_lines(repo: pygit2.Repository, brought: Iterable[pygit2.Commit], old
 
     found: list[HistoryLine] = []
     seen: set[tuple[str, bytes]] = set()
-    for commit in brought:
-        parent = commit.parents[0].tree if commit.parents else None
-        for obj, (_was, blob) in changed_notes(repo, parent, commit.tree).items():
-            if blob is None:
-                continue
+    for commit in walked:
+        for obj, blob in sorted(commit.notes.items()):
             data = read_blob(repo, blob, f"{ref}:{obj}")
             for number, line in numbered_lines(data):  # as the editor shows the note
                 if (obj, line) in seen or line in at_tips(obj):
                     continue
                 seen.add((obj, line))
-                found.append(HistoryLine(str(commit.id), obj, number, line))
+                found.append(HistoryLine(commit.commit, obj, number, line))
     return found
 
 
-def history_paths(repo: pygit2.Repository, brought: Iterable[pygit2.Commit], new: str,
-                  ref: str) -> list[Finding]:
+def history_paths(walked: Iterable[BroughtNotes], ref: str) -> list[Finding]:
     """KI424 per path a brought notes commit adds or changes that git and kistore read apart.
 
     Each brought commit but the pushed tip (whose tree the gate judges against the old
-    tip) is compared with its first parent (a root commit: with the empty tree) by
-    :func:`kistore.git.notes.bad_note_paths`, which reads only the subtrees that differ, so
-    the cost follows the change. A path is returned once, at the first commit (in
-    ``brought``'s order) that adds it; trees only are read (no blob).
+    tip), as :func:`brought_notes` diffed it against its first parent (a root commit: the
+    empty tree). A path is returned once, at the first commit (in the walk's order) that
+    adds it.
 
     Args:
-        repo: the receiving (or pushing) repository.
-        brought: the notes commits the push brings, as :func:`history_lines` takes them.
-        new: the pushed tip (its commit id, 40 hex), left to the tip's check.
+        walked: :func:`brought_notes` of the commits the push brings.
         ref: the notes ref's name (each finding's file is ``REF:PATH``).
 
     Returns:
         One KI424 error per path, in the order found, naming the commit (``extra.commit``)
         and why the path is none git and kistore read alike.
-
-    Raises:
-        ObjectUnreadable: a notes tree on the way is damaged or missing.
     """
     found: list[Finding] = []
     seen: set[str] = set()
-    for commit in brought:
-        if str(commit.id) == new:
-            continue
-        parent = commit.parents[0].tree if commit.parents else None
-        for bad in bad_note_paths(repo, parent, commit.tree):
+    for commit in walked:
+        for bad in commit.bad:
             if bad.path not in seen:
                 seen.add(bad.path)
                 found.append(Finding(
                     NOTES_PATH_NOT_CANONICAL,
-                    f"notes commit {str(commit.id)[:12]}, in the history this push brings, "
+                    f"notes commit {commit.commit[:12]}, in the history this push brings, "
                     f"adds a path the tips' checks never read: {bad.reason}; every clone "
                     "fetching these notes would fetch it: push a notes history without that "
                     "commit (`kistore notes rebase REMOTE` rebuilds a clone's notes on REMOTE's "
                     "without it; `kistore notes fetch` of a fork takes its lines, not its "
-                    "history)", file=f"{ref}:{bad.path}", extra={"commit": str(commit.id)}))
+                    "history)", file=f"{ref}:{bad.path}", extra={"commit": commit.commit}))
     return found
 
 
-def history_blobs(repo: pygit2.Repository, brought: Iterable[pygit2.Commit]) -> list[str]:
-    """Return the note blobs the brought commits change (what :func:`history_lines` reads).
+def history_blobs(walked: Iterable[BroughtNotes]) -> list[str]:
+    """Return the note blobs the brought commits add or change: what :func:`history_lines` reads.
 
-    For a blob-less clone's one prefetch (a ``pre-push`` hook there): trees only are read.
+    For a blob-less clone's one prefetch (a ``pre-push`` hook there).
     """
-    blobs = []
-    for commit in brought:
-        parent = commit.parents[0].tree if commit.parents else None
-        blobs += [blob for _was, blob in changed_notes(repo, parent, commit.tree).values()
-                  if blob is not None]
-    return blobs
+    return [blob for commit in walked for blob in commit.notes.values()]
 
 
 def said(line: bytes, keep: int = 60) -> str:

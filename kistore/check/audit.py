@@ -49,6 +49,7 @@ from ._claims import check_claims, judge_claims
 from ._commits import unparsable_finding
 from ._dates import check_commit_dates
 from ._edited_deleted import verify_edited_then_deleted
+from ._fixes import rebase_fix
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
@@ -1039,7 +1040,7 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = (),
             KI403, for the contents check's KI101); not returned. The gate first gives
             its KI101 findings the range's fix (:func:`gate_fixes`).
         base: the gate's BASE (full commit id), named in a committed rename's fix
-            (:func:`_rebase_fix`); None (``verify``): the fix says how to find it.
+            (:func:`._fixes.rebase_fix`); None (``verify``): the fix says how to find it.
 
     Returns:
         ``findings`` in their order, without those on the files such a rename explains,
@@ -1210,7 +1211,7 @@ def gate_fixes(findings: list[Finding], base: str) -> list[Finding]:
     for f in findings:
         if f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.file in edited \
                 and "holds" not in f.extra:
-            f = dataclasses.replace(f, fix=_rebase_fix(
+            f = dataclasses.replace(f, fix=rebase_fix(
                 "an object's bytes edited", edited[f.file], "restoring them", "the edit",
                 "KI401", f.file, base, "objects are never edited: add a new manifest instead"))
         elif f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.extra.get("copy") \
@@ -1254,7 +1255,7 @@ def _committed_fix(finding: Finding, commits: dict[str, str], base: str | None) 
 
     Returns:
         ``finding`` whose fix names the commits and says to rebuild the branch without
-        them (:func:`_rebase_fix`): a later commit putting the files back leaves them in
+        them (:func:`._fixes.rebase_fix`): a later commit putting the files back leaves them in
         the history (KI401-KI403); a rename's message says the commits, not the ``mv``.
     """
     message = finding.message
@@ -1266,7 +1267,7 @@ def _committed_fix(finding: Finding, commits: dict[str, str], base: str | None) 
             message = message[:-len(said)] + _renamed_clause(file, holds, over, list(commits))
     what = ("a copy of a stored object written over another object's file"
             if finding.extra.get("copy") else "a file renamed by hand")
-    return dataclasses.replace(finding, message=message, fix=_rebase_fix(
+    return dataclasses.replace(finding, message=message, fix=rebase_fix(
         f"{what},", list(commits), "putting it back", "the change", "KI401-KI403",
         " and ".join(sorted(set(commits.values()))), base,
         "nothing else is to be written or removed for it"))
@@ -1293,37 +1294,6 @@ def _renamed_clause(file: str, holds: Digest, over: Digest | None,
             f"{layout.object_path(holds)} is missing: renamed by hand in commit "
             f"{', '.join(c[:12] for c in commits)}") + (
         "" if over is None else f", over the object file of {over}, whose metadata is stored")
-
-
-REBASE_BASE = ("`git rebase -i BASE` (BASE: the commit the branch starts from, "
-               "`git merge-base origin/main HEAD`)")
-"""The rebase a fix outside a range (``verify``, which knows no BASE) says."""
-
-
-def _rebase_fix(what: str, commits: list[str], undo: str, change: str, rules: str,
-                paths: str, base: str | None, then: str) -> str:
-    """Return the branch's fix of a committed change: rebuild it without the commits.
-
-    The one wording of the gate's KI101 of an edit (:func:`gate_fixes`) and of a committed
-    rename or copy (:func:`_committed_fix`, the gate's and ``verify``'s), reviewer r93b G1.
-
-    Args:
-        what: what the commits did (``an object's bytes edited``).
-        commits: their full ids (named by 12 digits).
-        undo: what a later commit would do (``restoring them``).
-        change: what that leaves in the history (``the edit``).
-        rules: the rules the history check reports it under (``KI401``).
-        paths: the files to leave as they were.
-        base: the gate's BASE (full commit id: named whole, so the command runs as
-            written); None: :data:`REBASE_BASE`.
-        then: the last clause.
-    """
-    ids = ", ".join(c[:12] for c in commits)
-    return (f"{what} in commit {ids} of the branch: {undo} in a later commit leaves {change} "
-            f"in the history, which is read commit by commit ({rules}), so rebuild the "
-            f"branch without it: {f'`git rebase -i {base}`' if base else REBASE_BASE}, and "
-            "drop that commit "
-            f"(or edit it to leave {paths} as it was); {then}")
 
 
 def unreadable_finding(error: ObjectUnreadable, path: str | None) -> Finding:

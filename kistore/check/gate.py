@@ -75,8 +75,8 @@ from ..store.migrate import plan_groups
 from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import range_dates
-from ._edited_deleted import edited_then_deleted
 from ._first_parent import first_parent_findings
+from ._fixes import rebase_command
 from ._focus import range_paths
 from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
@@ -88,7 +88,14 @@ from ._lowered import (
     reads_settings_of,
 )
 from ._names import NAME_PATH_MISSING
-from ._notes_history import history_blobs, history_lines, history_paths, said
+from ._notes_history import (
+    BroughtNotes,
+    brought_notes,
+    history_blobs,
+    history_lines,
+    history_paths,
+    said,
+)
 from ._observed import range_observed
 from ._paths import walk_judge
 from ._policy import check_policy
@@ -291,7 +298,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # each kistore.toml read and parsed once: the checking repository's, BASE's, HEAD's
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
     own, warned = own_limits(store, own_settings)  # the defaults, and KI109
-    findings = history_findings(repo, commits)
+    findings = history_findings(repo, commits, base=str(base.id))  # KI401-KI403
     findings += range_dates(repo, commits, now, headers)  # KI428
     if landed:  # KI430, KI431: main's first-parent line only grows
         findings += first_parent_findings(base, head, commits, spec, now, landed=True)
@@ -324,7 +331,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits)
-    findings += [_removed_since(repo, head.tree, f) for f in walked]  # KI115, KI118, KI112
+    # KI115, KI118, KI112
+    findings += [_removed_since(repo, head.tree, f, str(base.id)) for f in walked]
     findings += range_gitignores(repo, base.tree, head.tree, store_changes)  # KI119
     findings += gate_code_changed(repo, base.tree, head.tree)  # KI429
     if _trust_touched(repo, base, commits):
@@ -334,8 +342,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += check_shallow(store) + check_replace_refs(store)
     # an object renamed by hand: its KI101's `mv` alone, as verify says it (fix91's leftover:
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
-    # an object edited, then deleted: KI401 names both commits, no KI203 (r93b G2)
-    findings = edited_then_deleted(repo, commits, head.tree, findings, str(base.id))
+    # an object edited, then deleted: KI401 names both commits (history_findings), no
+    # KI203 (one_cause, r93b G2)
     return sorted(one_cause(gate_fixes(findings, str(base.id)), base=str(base.id)), key=sort_key)
 
 
@@ -480,18 +488,20 @@ def _new_file_fix(finding: Finding) -> Finding:
     return replace(finding, fix=NEW_FILE_TOO_LARGE.format(key=key))
 
 
-def _removed_since(repo: pygit2.Repository, head_tree: Any, finding: Finding) -> Finding:
+def _removed_since(repo: pygit2.Repository, head_tree: Any, finding: Finding,
+                   base: str) -> Finding:
     """Say so in a finding about a path a commit of the range brings that ``HEAD`` lacks.
 
     A name added by one commit and removed by a later one stays in the history: a checkout
-    of that commit (``git bisect``, ``git checkout OLD``) writes or refuses it there.
+    of that commit (``git bisect``, ``git checkout OLD``) writes or refuses it there. The
+    rebase named is BASE's (``base``: its full commit id, so it runs as written).
     """
     if finding.file is None or treediff.entry_at(repo, head_tree, finding.file) is not None:
         return finding
     return replace(finding, message=f"{finding.message} ({finding.extra['commit']} brings "
                    "it; a later commit of the range removes it, but that commit stays in "
                    "the history, where a checkout of it meets the path: rebuild the range "
-                   "without it, e.g. `git rebase -i BASE`)")
+                   f"without it, e.g. {rebase_command(base)})")
 
 
 def _trust_touched(repo: pygit2.Repository, base: Any, commits: list[Any]) -> bool:
@@ -1048,7 +1058,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     # ... and every path a notes commit between the tips adds, removed again before the
     # tip: every clone fetching the notes fetches it (reviewer break94 F1); one said at
     # the tip is said there alone (kept apart from ``shape``: it exempts no tip line)
-    passed = [f for f in history_paths(repo, brought, str(tip.id), NOTES_REF)
+    walked = brought_notes(repo, brought, str(tip.id))  # each commit diffed once
+    passed = [f for f in history_paths(walked, NOTES_REF)
               if f.file not in {at_tip.file for at_tip in shape}]
     # the notes the push changes, read through their fan-out paths (`ab/cdef...`, as git
     # writes past some 50-100 notes) by a diff of the two trees: its cost follows the
@@ -1064,7 +1075,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
         _fetch_changed_notes(repo, before, after,
                              [*(blob for rev in trust_revs for blob in trust_blobs(store, rev)),
                               *(_settings_blob(store) if settings is None else []),
-                              *history_blobs(repo, brought)])
+                              *history_blobs(walked)])
     limit = note_line_limit(store.settings() if settings is None else settings)
 
     def note(obj: str, blob: str) -> bytes:  # guarded: libgit2 loops on a cut loose blob
@@ -1103,14 +1114,15 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
             findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
                                     f"attestation line(s) from the note on {obj}",
                                     file=f"{NOTES_REF}:{obj}"))
-    findings += [f for f in _history_findings(repo, view, brought, old, new, limit)
+    findings += [f for f in _history_findings(repo, view, walked, old, new, limit)
                  if f.file not in {f"{NOTES_REF}:{obj}" for obj in doubled}]
     return dated + shape + passed + findings + (
         _judged_now(store, fresh, trust_revs) if fresh else [])
 
 
-def _history_findings(repo: pygit2.Repository, view: View | None, brought: list[Any],
-                      old: str, new: str, limit: int) -> list[Finding]:
+def _history_findings(repo: pygit2.Repository, view: View | None,
+                      walked: list[BroughtNotes], old: str, new: str, limit: int
+                      ) -> list[Finding]:
     """KI409 per line a notes commit between the push's tips holds that no tip does.
 
     A fork's notes history that added a garbage line and removed it again in a later
@@ -1120,7 +1132,7 @@ def _history_findings(repo: pygit2.Repository, view: View | None, brought: list[
     would enter there is let be (a line its signer took back before pushing).
     """
     findings = []
-    for found in history_lines(repo, brought, None if old == ZERO else old, new, NOTES_REF):
+    for found in history_lines(repo, walked, None if old == ZERO else old, new, NOTES_REF):
         if not _HEX.fullmatch(found.obj):
             continue  # a path that names no object: KI424 says it
         subject, problems = note_line_problems(repo, view, found.obj, found.line, limit)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..core.errors import UnansweredError
 from . import refuse_empty, refuse_empty_key
 from ._answers import explaining_misses
 from ._context import StoreContext, settled_work_tree
@@ -210,7 +211,6 @@ def ask_passphrase(prompt: str, *, file: str, new: bool) -> str:
     except click.Abort as e:  # click's for both Ctrl-C and Ctrl-D: its "Aborted!" said neither
         if isinstance(e.__context__, KeyboardInterrupt):
             raise KeyboardInterrupt from None  # Ctrl-C: "interrupted", exit 130
-        from ..core.errors import UnansweredError
 
         what = ("the new key's passphrase (--encrypt)" if new
                 else "the passphrase of this encrypted private key")
@@ -522,7 +522,7 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
                    + (" (withdrawn)" if evidence.withdrawn else ""))
         click.echo(f"community: {evidence.community}")
         # a note line that does not verify: said as verify's KI301 says it (msg95 3)
-        said = said_note_lines(store, pairs) if evidence.attestations else {}
+        said = said_note_lines(pairs) if evidence.attestations else {}
         for j in distinct([j for _, j in pairs]):  # evidence.attestations, in order
             a, line = j.to_json(), said.get(j.bundle)
             if line is not None:

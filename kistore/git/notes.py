@@ -18,8 +18,8 @@ from .treediff import changed_leaves, subtree
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from pygit2 import Oid, Repository, Tree
 
-__all__ = ["BadNotePath", "annotated_blobs", "bad_note_paths", "changed_notes", "note_blob",
-           "note_paths", "note_tree", "notes_tree"]
+__all__ = ["BadNotePath", "NoteChanges", "annotated_blobs", "bad_note_paths", "changed_notes",
+           "note_blob", "note_changes", "note_paths", "note_tree", "notes_tree"]
 
 _HEX_DIGITS = 40
 """Hex digits of an annotated object's id (SHA-1 repositories: what kistore writes)."""
@@ -216,6 +216,19 @@ class BadNotePath:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class NoteChanges:
+    """What one notes commit changes beside its parent (:func:`note_changes`).
+
+    Attributes:
+        bad: :func:`bad_note_paths` of the two trees.
+        notes: each note it adds or changes: annotated object id (40 hex) -> blob id.
+    """
+
+    bad: list[BadNotePath]
+    notes: dict[str, str]
+
+
 def note_paths(repo: Repository, tree: Tree, annotated: str) -> list[str]:
     """Return every path of a notes tree at which git reads a note on ``annotated``.
 
@@ -273,6 +286,35 @@ def bad_note_paths(repo: Repository, old: Tree | None, new: Tree) -> list[BadNot
     Raises:
         ObjectUnreadable: a tree on the way is damaged or missing.
     """
+    return _changes(repo, old, new, None)
+
+
+def note_changes(repo: Repository, old: Tree | None, new: Tree) -> NoteChanges:
+    """Return what a notes commit changes beside its parent, from one walk of the two trees.
+
+    :func:`bad_note_paths` and the notes ``new`` adds or changes, on the walk that finds
+    the former (what a pushed notes history is judged by: :mod:`kistore.check._notes_history`,
+    one diff per commit where two were made, rev95 item 3). A note is a blob (mode 100644
+    or 100755, as :func:`changed_notes` reads one) under fan-out directories, named by the
+    rest of a 40-digit lowercase hex id; one moved to another fan-out path with the same
+    blob is no change (its parent's note on the object is looked up when its name is new
+    at its level). Notes at paths naming no object id are left out (KI424 says those).
+
+    Args:
+        repo: the repository holding the trees.
+        old: the root tree of the notes commit before (None: the empty tree).
+        new: the root tree of the notes commit after.
+
+    Raises:
+        ObjectUnreadable: a tree on the way is damaged or missing.
+    """
+    notes: dict[str, str] = {}
+    return NoteChanges(_changes(repo, old, new, notes), notes)
+
+
+def _changes(repo: Repository, old: Tree | None, new: Tree, notes_out: dict[str, str] | None
+             ) -> list[BadNotePath]:
+    """:func:`bad_note_paths`; with ``notes_out``, also fill it as :func:`note_changes` says."""
     bad: list[BadNotePath] = []
     notes: list[tuple[str, str]] = []  # (annotated, its path), each changed note
     pending: list[tuple[str, int, Tree | None, Tree]] = [("", 0, old, new)]
@@ -291,11 +333,20 @@ def bad_note_paths(repo: Repository, old: Tree | None, new: Tree) -> list[BadNot
                                 subtree(repo, was.id) if was is not None and
                                 was.type == pygit2.GIT_OBJECT_TREE else None,
                                 subtree(repo, entry.id)))
-            elif entry.filemode == _NOTE_MODE and _NOTE_NAME.fullmatch(name) and \
-                    len(name) == _HEX_DIGITS - 2 * depth:
-                notes.append((shown.replace("/", ""), shown))
             else:
-                bad.append(BadNotePath(shown, None, (), _not_a_note(shown, depth)))
+                named = entry.type == pygit2.GIT_OBJECT_BLOB and _NOTE_NAME.fullmatch(name) \
+                    and len(name) == _HEX_DIGITS - 2 * depth
+                if named and notes_out is not None and entry.filemode in _BLOB_MODES:
+                    annotated = shown.replace("/", "")
+                    prior = kept.get(name)  # the same path's blob, else the note wherever it was
+                    had = str(prior[1]) if prior is not None and prior[0] in _BLOB_MODES \
+                        else None if old is None else note_blob(repo, old, annotated)
+                    if had != str(entry.id):
+                        notes_out[annotated] = str(entry.id)
+                if named and entry.filemode == _NOTE_MODE:
+                    notes.append((shown.replace("/", ""), shown))
+                else:
+                    bad.append(BadNotePath(shown, None, (), _not_a_note(shown, depth)))
     walked: dict[str, list[str]] = {}
     for annotated, path in notes:
         walked.setdefault(annotated, []).append(path)

@@ -453,7 +453,7 @@ def test_a_garbage_note_line_names_its_line_and_how_to_delete_it(trusted, store_
     listed = runner.invoke(main, ["--store", str(store_path), "attestations", str(RUN)])
     assert listed.exit_code == 1
     shown = listed.stdout.splitlines()
-    garbage = shown.index(f"? ? INVALID invalid note: refs/notes/kistore:{blob}:{line}: "
+    garbage = shown.index(f"? ? INVALID invalid, from note: refs/notes/kistore:{blob}:{line}: "
                           f"{finding.message}")
     assert shown[garbage + 1] == f"  fix: {finding.hint}"
     assert "unreadable bundle" not in listed.stdout
@@ -461,3 +461,23 @@ def test_a_garbage_note_line_names_its_line_and_how_to_delete_it(trusted, store_
     subprocess.run(["git", "-C", str(store_path), "notes", "--ref=refs/notes/kistore", "edit",
                     blob], check=True, env=env)
     assert not [f for f in check_attestations(trusted) if f.rule.id == "KI301"]
+
+
+def test_a_garbage_note_lines_number_is_the_judgings_not_a_second_read(trusted, monkeypatch):
+    """rev95 item 4: KI301 took the line's number from a second read of the note; the
+    judging's read (Seen.number) gives it now, the same number."""
+    good = bundle(STRANGER, "reproduction")
+    notes.attach(trusted, RUN, good)
+    blob = str(pygit2.hash(trusted.view().read(f"store/objects/sha256/{RUN.hex[:2]}/"
+                                               f"{RUN.hex[2:]}.json")))
+    notes.add_lines(trusted.repo, blob, [b"garbage", b"zzz garbage"])
+
+    def read_again(*_args, **_kwargs):
+        raise AssertionError("the note was read again for a line number")
+
+    monkeypatch.setattr(notes, "note_lines", read_again)
+    found = sorted((f.line, f.message.split(" of ")[0]) for f in check_attestations(trusted)
+                   if f.rule.id == "KI301")
+    lines = sorted([good, b"garbage", b"zzz garbage"])  # a note's lines are sorted
+    assert found == [(lines.index(b"garbage") + 1, f"line {lines.index(b'garbage') + 1}"),
+                     (lines.index(b"zzz garbage") + 1, f"line {lines.index(b'zzz garbage') + 1}")]

@@ -9,7 +9,10 @@ good, where restoring the object (dropping the commits) puts everything right.
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import NamedTuple
 
+import pytest
 from click.testing import CliRunner
 
 from kistore.check.gate import check_range
@@ -30,17 +33,32 @@ def _stored_run(root, kit) -> Digest:
     return Digest.from_str(kit.digest(run))
 
 
-def _seen(findings):
-    return [(f.rule.id, f.file) for f in findings if f.severity == "error"]
+class Edited(NamedTuple):
+    """A stored run whose object bytes a commit edited ("a faster run": 5000 -> 50 ns)."""
+
+    root: Path
+    digest: Digest
+    base: str  # the commit before the edit (40 hex)
+    path: Path  # the object file
+    edit: str  # the editing commit (40 hex)
 
 
-def test_g2_an_edited_then_deleted_object_is_one_ki401_whose_fix_restores_it(tmp_path, kit):
+@pytest.fixture
+def edited(tmp_path, kit) -> Edited:
     root = tmp_path / "store"
     digest = _stored_run(root, kit)
     base = git(root, "rev-parse", "HEAD").strip()
     path = root / layout.object_path(digest)
     path.write_bytes(path.read_bytes().replace(b"5000", b"50"))
-    edit = commit_all(root, "a faster run")
+    return Edited(root, digest, base, path, commit_all(root, "a faster run"))
+
+
+def _seen(findings):
+    return [(f.rule.id, f.file) for f in findings if f.severity == "error"]
+
+
+def test_g2_an_edited_then_deleted_object_is_one_ki401_whose_fix_restores_it(edited):
+    root, digest, base, path, edit = edited
     path.unlink()
     gone = commit_all(root, "remove the edited file")
     found = check_range(Store(root), f"{base}..{gone}")
@@ -51,6 +69,13 @@ def test_g2_an_edited_then_deleted_object_is_one_ki401_whose_fix_restores_it(tmp
                              "gone, its metadata left without it")
     assert ki401.extra["deleted"] == [gone]
     assert f"`git rebase -i {base}`" in ki401.fix and "keep its metadata file" in ki401.fix
+    assert ki401.fix == (  # word for word, as r93b G2 wrote it (rev95: one walk says it)
+        f"restore the object: its bytes were edited in commit {edit[:12]} and its file "
+        f"deleted in commit {gone[:12]} of the branch, and a later commit restoring it leaves "
+        "both in the history, which is read commit by commit (KI401), so rebuild the branch "
+        f"without them: `git rebase -i {base}`, and drop those commits (or edit them to leave "
+        f"{layout.object_path(digest)} as it was); keep its metadata file: nothing else is to "
+        "be written or removed for it; objects are never edited: add a new manifest instead")
     assert "remove the metadata" not in ki401.fix
     # the one advice followed: the branch without both commits passes
     git(root, "reset", "-q", "--hard", base)
@@ -128,6 +153,13 @@ def test_b94_verify_of_an_edited_then_deleted_environment_says_it_is_missing(
     restore = f"`git checkout {before[:12]} -- {layout.object_path(env)}`"
     assert restore in ki401["hint"] and "git checkout HEAD" not in ki401["hint"]
     assert f"({edit[:12]}, {gone[:12]}: `git rebase -i BASE`" in ki401["hint"]
+    assert ki401["hint"] == (  # word for word, as break94 #2 wrote it
+        f"restore the object's original bytes from {before[:12]}, the commit before the edit "
+        f"(the last holding them): {restore}, and commit it; keep its metadata file: nothing "
+        "else is to be written or removed for it. In a branch not yet merged, drop the "
+        f"commits instead ({edit[:12]}, {gone[:12]}: `git rebase -i BASE`, BASE being `git "
+        "merge-base origin/main HEAD`): a restoring commit leaves the edit in the history, "
+        "read commit by commit (KI401). Objects are never edited: add a new manifest instead")
     # the fix works: the original bytes come back, and only the history's KI401 is left
     git(root, "checkout", before[:12], "--", layout.object_path(env))
     assert path.read_bytes() == original
@@ -137,13 +169,8 @@ def test_b94_verify_of_an_edited_then_deleted_environment_says_it_is_missing(
 
 
 def test_b94_verify_of_an_edited_object_removed_from_the_work_tree_says_it_is_missing(
-        tmp_path, kit, monkeypatch):
-    root = tmp_path / "store"
-    digest = _stored_run(root, kit)
-    before = git(root, "rev-parse", "HEAD").strip()
-    path = root / layout.object_path(digest)
-    path.write_bytes(path.read_bytes().replace(b"5000", b"50"))
-    edit = commit_all(root, "a faster run")
+        edited, monkeypatch):
+    root, digest, before, path, edit = edited
     path.unlink()
     (ki401,) = _verify_errors(root, monkeypatch)
     assert ki401["message"] == (

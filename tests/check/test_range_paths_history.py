@@ -23,9 +23,13 @@ from .test_fsck_names_gate import _blob, _hooks_tree
 from .test_tree_entries_gate import DIR, _git_sorted, _server_and_clone, crafted_commit
 
 KISTORE = str(Path(sys.executable).with_name("kistore"))
-REMOVED = ("; a later commit of the range removes it, but that commit stays in the history, "
-           "where a checkout of it meets the path: rebuild the range without it, e.g. `git "
-           "rebase -i BASE`)")
+
+
+def _removed(base: str) -> str:
+    """What a finding on a path a later commit removes ends with: BASE named whole."""
+    return ("; a later commit of the range removes it, but that commit stays in the history, "
+            "where a checkout of it meets the path: rebuild the range without it, e.g. `git "
+            f"rebase -i {base}`)")
 
 
 def _added_then_removed(root: Path, entries: list[tuple[int, bytes, str]]) -> tuple[str, str]:
@@ -34,6 +38,11 @@ def _added_then_removed(root: Path, entries: list[tuple[int, bytes, str]]) -> tu
     second = git(root, "commit-tree", git(root, "rev-parse", "HEAD^{tree}").strip(), "-p",
                  first, "-m", "drop it").strip()
     return first, second
+
+
+def _parent(root: Path, commit: str) -> str:
+    """BASE of the range ``COMMIT^..``: the commit's parent, 40 hex digits."""
+    return git(root, "rev-parse", f"{commit}^").strip()
 
 
 def _rules(findings) -> list[tuple[str, str | None]]:
@@ -50,7 +59,8 @@ def test_a_name_added_then_removed_inside_the_range_is_refused(published, kind, 
         published, [(DIR if kind == "tree" else 0o100644, name.encode(), oid)])
     findings = gate.check_range(Store(published), f"{first}^..{second}")
     assert _rules(findings) == [(rule_id, name)]
-    assert findings[0].message.endswith(f"(commit {first[:12]} brings it{REMOVED}")
+    assert findings[0].message.endswith(
+        f"(commit {first[:12]} brings it{_removed(_parent(published, first))}")
     assert findings[0].extra["commit"] == f"commit {first[:12]}"
 
 
@@ -62,7 +72,7 @@ def test_a_case_collision_added_then_removed_is_refused(published):
     assert _rules(findings) == [("KI112", "notes.md")]
     assert findings[0].message == (
         "collides with NOTES.md under case folding or Unicode normalisation (one file on "
-        f"macOS and Windows) (commit {first[:12]} brings it{REMOVED}")
+        f"macOS and Windows) (commit {first[:12]} brings it{_removed(_parent(published, first))}")
 
 
 def test_a_name_kept_to_head_is_said_once_and_as_before(published):

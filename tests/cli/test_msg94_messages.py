@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from kistore.cli import main
 
 
@@ -41,28 +43,34 @@ def _rsa_pem() -> bytes:
                              serialization.NoEncryption())
 
 
-def test_errors_that_said_what_is_wrong_now_say_what_to_do(runner, record_store, store_path,
-                                                           tmp_path):
-    # msg94 F2/F5: the worst five of the CLI's errors with no fix
-    attest = ["attest", "BenchmarkRun/sol-submission-20464", "--type", "note", "-m", "x"]
-    rsa_key = tmp_path / "rsa"
-    rsa_key.write_bytes(_rsa_pem())
-    rsa = run(runner, store_path, *attest, "--key", str(rsa_key))
-    assert (rsa.exit_code, rsa.stderr) == (1, (
-        f"error: {rsa_key}: the key is RSA, expected Ed25519 (attestations are signed with "
-        "Ed25519 only): make one with `kistore key generate PATH` or `ssh-keygen -t "
-        "ed25519`\n"))
-    missing = tmp_path / "no-such-key"
-    absent = run(runner, store_path, *attest, "--key", str(missing))
-    assert (absent.exit_code, absent.stderr) == (1, (
-        f"error: {missing}: cannot read the key: No such file or directory; give the path of "
-        "your private key file, or of a public key KEY.pub whose private half is in ssh-agent "
-        "(`kistore key generate PATH` makes a key)\n"))
+ATTEST = ["attest", "BenchmarkRun/sol-submission-20464", "--type", "note", "-m", "x"]
+"""An attestation the tests below ask for, with a key or predicate that cannot serve."""
+
+
+@pytest.mark.parametrize(("name", "pem", "said"), [
+    ("rsa", True, "the key is RSA, expected Ed25519 (attestations are signed with Ed25519 "
+     "only): make one with `kistore key generate PATH` or `ssh-keygen -t ed25519`"),
+    ("no-such-key", False, "cannot read the key: No such file or directory; give the path of "
+     "your private key file, or of a public key KEY.pub whose private half is in ssh-agent "
+     "(`kistore key generate PATH` makes a key)")])
+def test_a_key_that_cannot_sign_says_what_to_do(runner, record_store, store_path, tmp_path,
+                                                name, pem, said):
+    # msg94 F2/F5: two of the CLI's worst five errors with no fix (an RSA key, none there)
+    key = tmp_path / name
+    if pem:
+        key.write_bytes(_rsa_pem())
+    result = run(runner, store_path, *ATTEST, "--key", str(key))
+    assert (result.exit_code, result.stderr) == (1, f"error: {key}: {said}\n")
+
+
+def test_a_predicate_not_an_object_says_what_to_do(runner, record_store, store_path,
+                                                    tmp_path):
+    # msg94 F2/F5: another of the worst five
     key = tmp_path / "k"
     runner.invoke(main, ["key", "generate", str(key)])
     predicate = tmp_path / "p.json"
     predicate.write_text("[1]")
-    listed = run(runner, store_path, *attest, "--key", str(key), "--predicate", str(predicate))
+    listed = run(runner, store_path, *ATTEST, "--key", str(key), "--predicate", str(predicate))
     assert (listed.exit_code, listed.stderr) == (1, (
         f"error: {predicate}: the predicate must be a JSON object of the predicate's fields "
         '(`{"outcome": "reproduced", "timing": ...}`: schemas/predicate-TYPE.json, '
@@ -70,8 +78,6 @@ def test_errors_that_said_what_is_wrong_now_say_what_to_do(runner, record_store,
 
 
 def test_a_wrong_passphrase_says_what_to_do(tmp_path):
-    import pytest
-
     from kistore.attest import signing
 
     from ..conftest import fixed_key

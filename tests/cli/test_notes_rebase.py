@@ -84,8 +84,9 @@ def test_a_garbage_line_is_named_at_the_editor_s_line_and_the_way_out_rebuilds(r
     assert (f"delete line 4 in the editor `git notes --ref=refs/notes/kistore edit {blob}` "
             "opens") in verified.stdout
     listed = kistore(remote, "attestations", RUN.hex[:12], check=False)
-    assert "? ? INVALID invalid, from note: unreadable bundle: at column 1: unexpected " \
-        "character 't'" in listed.stdout, listed.stdout
+    assert (f"? ? INVALID invalid, from note: refs/notes/kistore:{blob}:4: line 4 of the note "
+            f"on {layout.object_path(RUN)} is not an attestation bundle: at column 1: "
+            "unexpected character 't'") in listed.stdout, listed.stdout
     assert ":1:1" not in listed.stdout
 
     refused = kistore(remote, "notes", "push", "origin", check=False)

@@ -13,7 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore.git.notes import bad_note_paths, changed_notes, note_paths, note_tree
+from kistore.git.notes import (
+    bad_note_paths,
+    changed_notes,
+    note_changes,
+    note_paths,
+    note_tree,
+)
 
 from ..conftest import write_tree
 
@@ -92,3 +98,35 @@ def test_changed_notes_is_what_flattening_both_trees_tells(repo, ids, before, af
     assert changed_notes(repo, old, new) == expected
     assert changed_notes(repo, None, new) == {obj: (None, blob) for obj, blob in
                                               sorted(now.items())}
+
+
+@settings(max_examples=60, deadline=None)
+@given(ids=IDS, before=st.lists(st.tuples(DEPTH, st.integers(0, 3)), min_size=6, max_size=6),
+       after=st.lists(st.tuples(DEPTH, st.integers(0, 3)), min_size=6, max_size=6),
+       stray=st.booleans())
+def test_note_changes_is_bad_note_paths_and_the_notes_changed_notes_adds(repo, ids, before,
+                                                                         after, stray):
+    """rev95 item 3: one walk where two diffs were made. Its paths are bad_note_paths'; its
+    notes, each note changed_notes gives a blob after (moved with its blob: no change), on
+    a path naming an object id (an executable one too: git reads it)."""
+    blobs = [None, repo.create_blob(b"one\n"), repo.create_blob(b"two\n"),
+             repo.create_blob(b"three\n")]
+
+    def tree(side: list[tuple[int, int]], junk: bool) -> pygit2.Tree:
+        placed = {form(obj, depth): blobs[which] for obj, (depth, which)
+                  in zip(ids, side, strict=False) if blobs[which] is not None}
+        return build(repo, {**placed, **({"junk.txt": blobs[3]} if junk else {})})
+
+    old, new = tree(before, False), tree(after, stray)
+    # one note made executable (mode 100755): a note to git, a KI424 path to kistore
+    entries = {e.name: e for e in new}
+    if ids[0] in entries and entries[ids[0]].type_str == "blob":
+        builder = repo.TreeBuilder(new)
+        builder.insert(ids[0], entries[ids[0]].id, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)
+        new = repo[builder.write()]
+    for parent in (old, None):
+        changes = note_changes(repo, parent, new)
+        assert changes.bad == bad_note_paths(repo, parent, new)
+        assert changes.notes == {obj: now for obj, (_was, now)
+                                 in changed_notes(repo, parent, new).items()
+                                 if now is not None and obj != "junk.txt"}

@@ -41,6 +41,18 @@ def _ki235(text: str) -> list[str]:
             if "(KI235: added" in line or "warning KI235 group-spread-crosses-factor: " in line]
 
 
+KI235_SAYS = ("warning KI235 group-spread-crosses-factor: this change {verb} its comparison "
+              "group (by measured latency, /timing/latencyNs/mean ascending) ")
+"""How a KI235 line starts after its place (``verb``: ``makes`` or ``takes``)."""
+
+
+def _ki235_naming(text: str, run: str) -> tuple[str, str, str]:
+    """The first KI235 line of ``text``, the digest it names ``BenchmarkRun/RUN`` by, and
+    what it says after its place (``FILE:POINTER: ``)."""
+    line = _ki235(text)[0]
+    return line, line.split(f"BenchmarkRun/{run} (")[1].split(")")[0], line.split(": ", 1)[1]
+
+
 def _pull_requests(board: Board, work: dict, runs: list[tuple[str, int]]
                    ) -> list[tuple[str, str]]:
     """One ``add --commit`` per run, then ``check BASE..HEAD``: (add's stderr, check's)."""
@@ -66,11 +78,9 @@ def test_six_pull_requests_into_a_group_of_two_the_crossing_one_is_said(board):
         True, True, True, False, True, True]
     checked = said[3][1]
     assert "0 errors, 1 warning" in checked
-    line = _ki235(checked)[0]
-    rat3 = line.split("BenchmarkRun/rat-3 (")[1].split(")")[0]
-    assert line.split(": ", 1)[1] == (
-        f"warning KI235 group-spread-crosses-factor: this change makes its comparison group "
-        f"(by measured latency, /timing/latencyNs/mean ascending) span 7,620x for the first "
+    line, rat3, says = _ki235_naming(checked, "rat-3")
+    assert says == KI235_SAYS.format(verb="makes") + (
+        f"span 7,620x for the first "
         f"time (best over worst; 95x before it): BenchmarkRun/rat-3 ({rat3}) with 500 ns, "
         f"which would rank #1, is 7,620x better than #6 BenchmarkRun/real-2 "
         f"({stored['real-2']}) with 3,810,000 ns, the group's worst run before the change: "
@@ -317,11 +327,9 @@ def test_r93_f1_a_slow_decoy_said_first_does_not_hide_a_later_walk_past_the_real
     assert [(len(_ki235(a)), len(_ki235(c))) for a, c in said] == [
         (1, 1), (0, 0), (0, 0), (0, 0), (0, 0), (1, 1)]  # before: the last (0, 0)
     assert [len(_ki234(a + c)) for a, c in said] == [0, 0, 0, 0, 0, 0]
-    line = _ki235(said[5][1])[0]
-    rat4 = line.split("BenchmarkRun/rat-4 (")[1].split(")")[0]
-    assert line.split(": ", 1)[1] == (
-        f"warning KI235 group-spread-crosses-factor: this change takes its comparison group "
-        f"(by measured latency, /timing/latencyNs/mean ascending) 100x past its runs at its "
+    _, rat4, says = _ki235_naming(said[5][1], "rat-4")
+    assert says == KI235_SAYS.format(verb="takes") + (
+        f"100x past its runs at its "
         f"best end (it spanned 9,500x before it, by a run 100x off at the other end, which "
         f"does not spend this warning): BenchmarkRun/rat-4 ({rat4}) with 500 ns, which would "
         f"rank #1, is 7,620x better than #7 BenchmarkRun/real-2 ({stored['real-2']}) with "
