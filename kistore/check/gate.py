@@ -72,6 +72,7 @@ from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
+from ._base_named import name_base
 from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import range_dates
@@ -336,7 +337,18 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
     # an object edited, then deleted: KI401 names both commits, no KI203 (r93b G2)
     findings = edited_then_deleted(repo, commits, head.tree, findings, str(base.id))
-    return sorted(one_cause(gate_fixes(findings, str(base.id)), base=str(base.id)), key=sort_key)
+    findings = one_cause(gate_fixes(findings, str(base.id)), base=str(base.id))
+    return sorted(name_base(findings, str(base.id), _is_head(repo, base)), key=sort_key)
+
+
+def _is_head(repo: pygit2.Repository, commit: Any) -> bool:
+    """Whether ``commit`` is the repository's checked-out ``HEAD`` (the pre-commit hook's BASE)."""
+    import pygit2  # the module imports it for typing only
+
+    try:
+        return not repo.head_is_unborn and repo.head.target == commit.id
+    except pygit2.GitError:  # a detached or broken HEAD in a bare server: name the id
+        return False
 
 
 def _unmigrated(store: Store, base: pygit2.Tree, tree: pygit2.Tree) -> Finding | None:

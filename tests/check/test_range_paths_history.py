@@ -25,7 +25,7 @@ from .test_tree_entries_gate import DIR, _git_sorted, _server_and_clone, crafted
 KISTORE = str(Path(sys.executable).with_name("kistore"))
 REMOVED = ("; a later commit of the range removes it, but that commit stays in the history, "
            "where a checkout of it meets the path: rebuild the range without it, e.g. `git "
-           "rebase -i BASE`)")
+           "rebase -i {base}`)")  # BASE named by its commit (fresh95 F6)
 
 
 def _added_then_removed(root: Path, entries: list[tuple[int, bytes, str]]) -> tuple[str, str]:
@@ -50,7 +50,9 @@ def test_a_name_added_then_removed_inside_the_range_is_refused(published, kind, 
         published, [(DIR if kind == "tree" else 0o100644, name.encode(), oid)])
     findings = gate.check_range(Store(published), f"{first}^..{second}")
     assert _rules(findings) == [(rule_id, name)]
-    assert findings[0].message.endswith(f"(commit {first[:12]} brings it{REMOVED}")
+    base = git(published, "rev-parse", f"{first}^").strip()
+    assert findings[0].message.endswith(
+        f"(commit {first[:12]} brings it{REMOVED.format(base=base)}")
     assert findings[0].extra["commit"] == f"commit {first[:12]}"
 
 
@@ -62,7 +64,8 @@ def test_a_case_collision_added_then_removed_is_refused(published):
     assert _rules(findings) == [("KI112", "notes.md")]
     assert findings[0].message == (
         "collides with NOTES.md under case folding or Unicode normalisation (one file on "
-        f"macOS and Windows) (commit {first[:12]} brings it{REMOVED}")
+        f"macOS and Windows) (commit {first[:12]} brings it"
+        f"{REMOVED.format(base=git(published, 'rev-parse', f'{first}^').strip())}")
 
 
 def test_a_name_kept_to_head_is_said_once_and_as_before(published):

@@ -292,7 +292,7 @@ def test_r92_f12_a_committed_rename_says_the_branch_way_which_passes(published, 
                    env=later)  # after the first add: within its second, KI425 (a tie)
     code, errors = _check(published, monkeypatch, base)
     assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [("KI403", own)], errors
-    assert "`git rebase -i BASE`" in errors[0]["hint"], errors[0]["hint"]
+    assert f"`git rebase -i {base}`" in errors[0]["hint"], errors[0]["hint"]  # fresh95 F6
     _drop(published, "rename", base)  # the advice: both commits
     assert git(published, "log", "--format=%s", f"{base}..HEAD").split("\n")[0] != ""
     assert _check(published, monkeypatch, base) == (0, [])
