@@ -77,6 +77,7 @@ from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import range_dates
 from ._edited_deleted import edited_then_deleted
+from ._edited_fix import gate_edited_fixes
 from ._first_parent import first_parent_findings
 from ._focus import range_paths
 from ._gate_code import gate_code_changed
@@ -337,7 +338,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
     # an object edited, then deleted: KI401 names both commits, no KI203 (r93b G2)
     findings = edited_then_deleted(repo, commits, head.tree, findings, str(base.id))
-    findings = one_cause(gate_fixes(findings, str(base.id)), base=str(base.id))
+    findings = one_cause(gate_edited_fixes(gate_fixes(findings, str(base.id))),
+                         base=str(base.id))
     return sorted(name_base(findings, str(base.id), _is_head(repo, base)), key=sort_key)
 
 

@@ -21,7 +21,7 @@ from .digest import Digest
 
 
 def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
-                   unmerged: bool = False) -> str:
+                   unmerged: bool = False, holder: str | None = None) -> str:
     """Return how to restore or take back the stored file ``path``.
 
     Args:
@@ -32,6 +32,9 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
             (both ways are said, each with when it applies).
         unmerged: whether git's index holds ``path`` unmerged (a merge stopped on a
             conflict in it); then only the ways that work on such a path are said.
+        holder: the last commit holding the object's bytes, where HEAD holds an edit of
+            them (a checkout of HEAD restores the edit: reviewer fresh95 F4); None: HEAD
+            holds them, or the caller did not ask.
 
     Returns:
         A clause to follow "; " in a message, starting in lower case, no final period.
@@ -44,6 +47,12 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
                 f"`git checkout -- {path}` fails: take one side with `git checkout --ours "
                 f"{path}` or `git checkout --theirs {path}`,{rewrite} then `git add {path}` "
                 "(a file merged by hand is not canonical: KI103)")
+    if holder is not None:
+        return (f"HEAD holds edited bytes at {path} (an edit committed), so `git checkout "
+                f"HEAD` restores the edit: restore the original from {holder[:12]}, the last "
+                f"commit holding them, with `git checkout {holder[:12]} -- {path}`, and commit "
+                "it (in a branch not yet merged, drop the edit's commit instead: `git rebase "
+                "-i BASE`, BASE being `git merge-base origin/main HEAD`)")
     checkout = f"restore it with `git checkout HEAD -- {path}`"
     if digest is None or in_head:
         return checkout

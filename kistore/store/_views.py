@@ -183,6 +183,11 @@ class View:
     """Whether git's index holds a path unmerged (:meth:`kistore.store.Store.unmerged`):
     set on the work tree's view by the store, for what a message advises."""
 
+    last_holding: Callable[[str, Digest], str | None] | None = None
+    """The last commit holding an object's bytes where HEAD holds others
+    (:meth:`kistore.store.Store.last_holding`): set on the work tree's view by the store,
+    for what a message advises (reviewer fresh95 F4)."""
+
     def restore_advice(self, path: str, digest: Digest) -> str:
         """Return how to restore ``path`` of ``digest``.
 
@@ -205,7 +210,10 @@ class View:
             over = layout.digest_from_path(moved)  # a stored object's file, written over?
             return renamed_advice(moved, digest, over if over is not None and self.read(
                 layout.metadata_path(over)) is not None else None)
-        return restore_advice(path, digest, self.head_has(path) if self.head_has else None,
+        in_head = self.head_has(path) if self.head_has else None
+        holder = self.last_holding(path, digest) if in_head and self.last_holding and \
+            path == layout.object_path(digest) else None
+        return restore_advice(path, digest, in_head, holder=holder,
                               unmerged=bool(self.unmerged and self.unmerged(path)))
 
     def find_renamed(self, digest: Digest) -> str | None:
