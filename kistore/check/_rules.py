@@ -52,6 +52,7 @@ from ..core.limits import Limits, long_value_message, long_values, may_pass
 from ..core.model import REFERENCE_FIELDS, REFERENCE_KINDS, wrong_kind, wrong_kind_answer
 from ..core.naming import external_id_disagreement
 from ..core.provenance import unproven_claim
+from ..core.restore import metadata_advice
 from ..core.schema import (
     KINDS,
     check_manifest,
@@ -84,9 +85,8 @@ SCHEMA_INVALID = rule(
     "fix the manifest so it validates against schemas/KIND.json and add it again")
 METADATA_FIX = (
     "a metadata file changed after kistore wrote it (the object is not at fault: metadata is "
-    "kept beside it, not derived from it, so no command rebuilds it): restore it with `git "
-    "checkout HEAD -- PATH` if HEAD holds it as kistore wrote it, else write it again with "
-    "`kistore add --update-metadata FILE` (FILE: the manifest holding the metadata wanted)")
+    "kept beside it, not derived from it, so no command rebuilds it): "
+    + metadata_advice("PATH"))
 """The fix of KI102, KI103 and KI104 on a metadata file (msg94 F14: KI104's "add it again"
 and KI103's "write stored files only with `kistore add`" said nothing a person could do)."""
 CRLF_LINE_ENDS = rule(

@@ -53,6 +53,8 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
                 f"commit holding them, with `git checkout {holder[:12]} -- {path}`, and commit "
                 "it (in a branch not yet merged, drop the edit's commit instead: `git rebase "
                 "-i BASE`, BASE being `git merge-base origin/main HEAD`)")
+    if digest is not None and in_head is not False and path == layout.metadata_path(digest):
+        return metadata_advice(path)  # HEAD may hold it broken: both ways (fresh95 F9)
     checkout = f"restore it with `git checkout HEAD -- {path}`"
     if digest is None or in_head:
         return checkout
@@ -61,6 +63,32 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
     if in_head is False:
         return drop
     return f"{checkout} if HEAD holds it; if it was added without --commit, {drop}"
+
+
+def metadata_advice(path: str, *, committed: bool = False) -> str:
+    """Return how to repair a stored metadata file that changed after kistore wrote it.
+
+    One wording for ``verify`` (KI102-KI104's fix on a metadata file), the queries and
+    ``show``/``cat`` (reviewer fresh95 F9: the queries said ``git checkout HEAD -- PATH``
+    alone, which restores nothing when HEAD holds the broken file). A metadata file is kept
+    beside its object, not derived from it, so no command rebuilds it: git has the bytes
+    kistore wrote only if a commit holds them, else the metadata is written again.
+
+    Args:
+        path: the metadata file's repository path.
+        committed: the file was read from a commit (HEAD holds it so): only the rewrite
+            is said.
+
+    Returns:
+        A clause to follow "; " or ": ", starting in lower case, no final period.
+    """
+    rewrite = ("write it again with `kistore add --update-metadata FILE` (FILE: the manifest "
+               "holding the metadata wanted: `kistore cat --manifest DIGEST` prints one, "
+               "with the metadata as far as it parses)")
+    if committed:
+        return rewrite
+    return (f"restore it with `git checkout HEAD -- {path}` if HEAD holds it as kistore "
+            f"wrote it, else {rewrite}")
 
 
 def renamed_advice(path: str, holds: Digest, over: Digest | None = None) -> str:

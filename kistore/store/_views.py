@@ -644,7 +644,10 @@ class View:
             raise ResolutionError(
                 f"{kind}/{name}: its names file names {owner}, whose "
                 f"{'metadata' if stored_name is None else 'object'} file is missing or "
-                "unreadable; run `kistore verify`", file=path)
+                "unreadable; run `kistore verify`" + (
+                    f"; `kistore cat {owner}` prints its object, `kistore cat --manifest "
+                    f"{owner}` its manifest with the metadata as far as it parses (fresh95 F9)"
+                    if stored_kind is not None else ""), file=path)
         if (stored_kind, stored_name) != (kind, name):
             raise NamesFileDisagrees(path, f"names {owner}, which is "
                                      f"{stored_kind}/{stored_name}, not {kind}/{name}")
