@@ -61,20 +61,21 @@ def edited_fixes(store: Store, at: str | None, contents: list[Finding], later: l
                 f.rule.id == "KI101" and "holds" in f.extra):  # a rename: its own fix
             return f
         before, edit = restore[f.file].split("\0")
-        return dataclasses.replace(f, fix=edited_fix(f.file, before, edit))
+        return dataclasses.replace(f, fix=edited_fix(f.file, before, edit, at or "HEAD"))
 
     return [fixed(f) for f in contents], [fixed(f) for f in later]
 
 
-def edited_fix(path: str, before: str, edit: str) -> str:
+def edited_fix(path: str, before: str, edit: str, where: str = "HEAD") -> str:
     """Return the fix of an object edited in commit ``edit``: restore it from ``before``.
 
     Args:
         path: the object file.
         before: the commit before the edit, the last holding the original bytes (12 digits).
         edit: the commit that edited it (12 digits).
+        where: the revision verified, which holds the edit (``HEAD``, or ``--at``'s).
     """
-    return (f"HEAD holds the edited bytes, so `git checkout HEAD` restores nothing: restore "
+    return (f"{where} holds the edited bytes, so `git checkout {where}` restores nothing: restore "
             f"the object's original bytes from {before}, the commit before the edit (the last "
             f"holding them): `git checkout {before} -- {path}`, and commit it. In a branch not "
             f"yet merged, drop the edit's commit instead ({edit}: `git rebase -i BASE`, BASE "
