@@ -344,11 +344,15 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
 
 
 def _is_head(repo: pygit2.Repository, commit: Any) -> bool:
-    """Whether ``commit`` is the repository's checked-out ``HEAD`` (the pre-commit hook's BASE)."""
+    """Whether ``commit`` is the checked-out ``HEAD`` of a work tree (the pre-commit hook's BASE).
+
+    A bare repository (a server's pre-receive, where HEAD is the branch's old tip, BASE) is
+    never: the person reading the fix is in a clone whose HEAD holds the pushed commits.
+    """
     import pygit2  # the module imports it for typing only
 
     try:
-        return not repo.head_is_unborn and repo.head.target == commit.id
+        return not repo.is_bare and not repo.head_is_unborn and repo.head.target == commit.id
     except pygit2.GitError:  # a detached or broken HEAD in a bare server: name the id
         return False
 

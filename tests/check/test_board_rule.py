@@ -440,6 +440,14 @@ def test_r92_f3_a_title_changed_to_another_shape_is_refused_at_the_gate(store, k
     # the gate names BASE's commit (git has no BASE: fresh95 F6), as KI101's fix does
     assert found.hint.startswith("the range changes this stored run's metadata") and \
         f"`git checkout {base} -- {layout.metadata_path(Digest(_hex(run)))}`" in found.hint
+    # a server (bare, its HEAD the old tip, BASE): the id, never HEAD, which in the pusher's
+    # clone holds the edit
+    bare = store.root.parent / "server.git"
+    git(store.root.parent, "clone", "-q", "--bare", str(store.root), str(bare))
+    title = git(store.root, "rev-parse", "HEAD").strip()
+    git(bare, "update-ref", "HEAD", base)
+    [served] = [f for f in check_range(Store(bare), f"{base}..{title}") if f.rule.id == "KI238"]
+    assert f"`git checkout {base} -- " in served.hint, served.hint
     # a title edit moves no ranking (the workload digest is in the object): not said so
     assert "would rank on another board" not in found.message
     assert found.message.endswith("a FlashInfer Trace run's title and annotations say where it "
