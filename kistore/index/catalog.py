@@ -22,7 +22,6 @@ from ..core import canonical, layout, schema
 from ..core.digest import Digest
 from ..core.errors import KistoreError
 from ..core.limits import LongValue, bytes_past_limit, past_limit
-from ..core.restore import metadata_advice
 from .checked import is_checked, record_checked
 from .records import Listed, Record, describe
 
@@ -242,6 +241,9 @@ def committed_fix(path: str, problem: str) -> str:
         return (f"it is left out while the limit stands: raise [limits] {key} in "
                 f"kistore.toml if this {what} is meant")
     if path.startswith(layout.METADATA_DIR):
+        # Lazy: advice for a damaged file only (a fresh answer loads no restore words)
+        from ..core.restore import metadata_advice
+
         return f"it was committed so (past the hooks): {metadata_advice(path, committed=True)}"
     return "it was committed so (past the hooks): an object never changes, so it stays left out"
 
