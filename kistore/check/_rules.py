@@ -19,6 +19,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -33,6 +34,7 @@ from ..core.boards import (
     board_message,
     board_of,
     metadata_fields,
+    with_implementation,
 )
 from ..core.claims import WITHDRAW_FIRST, Claim, claim_of, may_claim
 from ..core.contradictions import (
@@ -50,6 +52,7 @@ from ..core.limits import Limits, long_value_message, long_values, may_pass
 from ..core.model import REFERENCE_FIELDS, REFERENCE_KINDS, wrong_kind, wrong_kind_answer
 from ..core.naming import external_id_disagreement
 from ..core.provenance import unproven_claim
+from ..core.restore import metadata_advice
 from ..core.schema import (
     KINDS,
     check_manifest,
@@ -82,9 +85,8 @@ SCHEMA_INVALID = rule(
     "fix the manifest so it validates against schemas/KIND.json and add it again")
 METADATA_FIX = (
     "a metadata file changed after kistore wrote it (the object is not at fault: metadata is "
-    "kept beside it, not derived from it, so no command rebuilds it): restore it with `git "
-    "checkout HEAD -- PATH` if HEAD holds it as kistore wrote it, else write it again with "
-    "`kistore add --update-metadata FILE` (FILE: the manifest holding the metadata wanted)")
+    "kept beside it, not derived from it, so no command rebuilds it): "
+    + metadata_advice("PATH"))
 """The fix of KI102, KI103 and KI104 on a metadata file (msg94 F14: KI104's "add it again"
 and KI103's "write stored files only with `kistore add`" said nothing a person could do)."""
 CRLF_LINE_ENDS = rule(
@@ -820,7 +822,7 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                 findings += _statistic_disagrees(e, protocol)
             workload = by_text.get(e.references.get("workloadDigest", ""))
             if workload is not None and workload.digest in arrived:  # type: ignore[operator]
-                findings += _board_disagrees(e, workload, BOARD_DISAGREES)
+                findings += _board_disagrees(e, workload, BOARD_DISAGREES, by_text)
             continue
         if e.has_metadata and not e.has_object:
             findings.append(Finding(
@@ -852,10 +854,12 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                     arrived is None or digest in arrived or target.digest in arrived):
                 findings += _statistic_disagrees(e, target)
             elif field_name == "workloadDigest" and focus is None:
-                findings += _board_disagrees(e, target, BOARD_DISAGREES_STORED)
+                findings += _board_disagrees(e, target, BOARD_DISAGREES_STORED, by_text)
             elif field_name == "workloadDigest":  # arrived, or its metadata (title) changed
-                found = _board_disagrees(e, target, BOARD_DISAGREES)
-                if digest not in arrived and target.digest not in arrived:  # type: ignore[operator]
+                stored = digest not in arrived and target.digest not in arrived  # type: ignore[operator]
+                found = _board_disagrees(e, target, BOARD_DISAGREES, by_text,
+                                         metadata_only=stored)
+                if stored:
                     found = [replace(f, fix=board_metadata_fix(
                         e.board, target.board, layout.metadata_path(digest))) for f in found]
                 findings += found
@@ -922,19 +926,30 @@ def _statistic_disagrees(run: Entry, protocol: Entry) -> list[Finding]:
                              RUN_POINTER)
 
 
-def _board_disagrees(run: Entry, workload: Entry, rule_: Rule) -> list[Finding]:
+def _board_disagrees(run: Entry, workload: Entry, rule_: Rule,
+                     by_text: Mapping[str, Entry], *, metadata_only: bool = False
+                     ) -> list[Finding]:
     """KI238 when ``run``'s board is not ``workload``'s (its benchmark, kernel or shape).
 
     Only an intact, present Workload counts (else KI201, KI202 or KI101 say what is wrong),
     and only what both state (:func:`kistore.core.boards.board_disagreements`), at the
     pointer, ``expected`` and ``found`` of :func:`kistore.core.boards.board_finding_at`.
+    What the intact Implementation the run names (in ``by_text``, entries by digest text)
+    states of its board counts as the run's (:func:`kistore.core.boards.with_implementation`,
+    reviewer fresh95 F2). ``metadata_only``: neither the run nor its workload arrives, only
+    the run's metadata changed (:func:`kistore.core.boards.board_message` says so).
     """
+    implementation = by_text.get(run.references.get("implementationDigest", ""))
+    if implementation is not None and implementation.intact and \
+            implementation.kind == "Implementation" and implementation.board:
+        run = replace(run, board=with_implementation(run.board, implementation.board))
     if run.board is None or workload.board is None or \
             not board_disagreements(run.board, workload.board):
         return []
     pointer, expected, found = board_finding_at(run.board, workload.board)
     return _stated_disagrees(run, workload, "Workload", (run.board, workload.board),
-                             board_message, rule_, pointer, (expected, found))
+                             partial(board_message, metadata_only=metadata_only), rule_,
+                             pointer, (expected, found))
 
 
 def _stated_disagrees(run: Entry, target: Entry, kind: str,
@@ -1061,10 +1076,13 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
             return False  # KI218: a run's statistic is not its protocol's
     if boards is not None:  # KI238: each distinct (workload, board) a run states once
         board_of_manifest = dict(zip(keys, boards, strict=True))
-        for kind, ref, board in set(zip(kinds, map(itemgetter(_WORKLOAD), references),
-                                        boards, strict=True)):
+        for kind, ref, impl, board in set(zip(
+                kinds, map(itemgetter(_WORKLOAD), references),
+                map(itemgetter(_IMPLEMENTATION), references), boards, strict=True)):
             theirs = board_of_manifest[ref] if kind == "BenchmarkRun" and ref is not None \
                 else None
+            if theirs is not None and impl is not None and kind_of.get(impl) == "Implementation":
+                board = with_implementation(board, board_of_manifest[impl])  # fresh95 F2
             if board is not None and theirs is not None and \
                     board_disagreements(board, theirs):
                 return False
@@ -1073,6 +1091,7 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
 
 _PROTOCOL = REFERENCE_FIELDS.index("protocolDigest")
 _WORKLOAD = REFERENCE_FIELDS.index("workloadDigest")
+_IMPLEMENTATION = REFERENCE_FIELDS.index("implementationDigest")
 
 
 _REFERENCED_KINDS = tuple(REFERENCE_KINDS[f] for f in REFERENCE_FIELDS)

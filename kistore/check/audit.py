@@ -49,6 +49,7 @@ from ._claims import check_claims, judge_claims
 from ._commits import unparsable_finding
 from ._dates import check_commit_dates
 from ._edited_deleted import verify_edited_then_deleted
+from ._edited_fix import edited_fixes
 from ._fixes import rebase_fix
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
@@ -1874,6 +1875,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     if packs:
         contents += pack_findings(store, packs, contents + later)  # a note's KI117 too
     later = verify_edited_then_deleted(store, at, snap, later)
+    contents, later = edited_fixes(store, at, contents, later)  # fresh95 F4: not HEAD
     contents, later = one_cause(contents, later), one_cause(later, contents)  # KI402: in later
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]

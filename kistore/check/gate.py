@@ -72,9 +72,11 @@ from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
+from ._base_named import name_base
 from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import range_dates
+from ._edited_fix import gate_edited_fixes
 from ._first_parent import first_parent_findings
 from ._fixes import rebase_command
 from ._focus import range_paths
@@ -344,7 +346,24 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
     # an object edited, then deleted: KI401 names both commits (history_findings), no
     # KI203 (one_cause, r93b G2)
-    return sorted(one_cause(gate_fixes(findings, str(base.id)), base=str(base.id)), key=sort_key)
+    findings = one_cause(gate_edited_fixes(gate_fixes(findings, str(base.id))),
+                         base=str(base.id))
+    return sorted(name_base(findings, str(base.id), _is_head(repo, base)), key=sort_key)
+
+
+def _is_head(repo: pygit2.Repository, commit: Any) -> bool:
+    """Whether ``commit`` is the checked-out ``HEAD`` of a work tree (the pre-commit hook's BASE).
+
+    A bare repository (a server's pre-receive, where HEAD is the branch's old tip, BASE) is
+    never: the person reading the fix is in a clone whose HEAD holds the pushed commits.
+    """
+    # Lazy: the module imports pygit2 for typing only (its start-up stays light).
+    import pygit2
+
+    try:
+        return not repo.is_bare and not repo.head_is_unborn and repo.head.target == commit.id
+    except pygit2.GitError:  # a detached or broken HEAD in a bare server: name the id
+        return False
 
 
 def _unmigrated(store: Store, base: pygit2.Tree, tree: pygit2.Tree) -> Finding | None:

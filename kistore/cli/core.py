@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -416,13 +416,59 @@ def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool, whole: bool
     if metadata and whole:
         raise click.UsageError("--metadata and --manifest exclude each other: --manifest "
                                "prints the metadata inside the manifest")
+    # Lazy: the one error a cat answers by itself (below), and the layout of its paths.
+    from ..core import layout
+    from ..core.errors import KistoreError
+
     store = ctx.read_store(at)
     with explaining_misses(store, [ref], at, names_at_commits=True):
-        manifest = _schema_checked(store, store.read(ref, at=at, schema=False), at)
+        try:
+            manifest = _schema_checked(store, store.read(ref, at=at, schema=False), at)
+        except KistoreError as e:
+            # a broken metadata file: the object is intact, and is what `cat` prints
+            # (reviewer fresh95 F9: `cat OBJ` and the README's template source failed on it)
+            if metadata or not (e.file or "").startswith(layout.METADATA_DIR + "/"):
+                raise
+            _object_alone(store, store.resolve(ref, at=at), at, e, whole)
+            return
     if whole:
         data = add_able(manifest)
     else:
         data = manifest.metadata_bytes if metadata else manifest.object_bytes
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def _object_alone(store: Store, digest: Any, at: str | None, error: Any, whole: bool) -> None:
+    """Print an object whose metadata file is broken: its bytes, or its manifest as it holds it.
+
+    Args:
+        store: the store read.
+        digest: the manifest's :class:`~kistore.core.digest.Digest`.
+        at: the revision read (None: the work tree).
+        error: what reading its metadata raised (said on stderr for ``--manifest``).
+        whole: ``--manifest``: the object's ``apiVersion``, ``kind`` and ``spec`` with the
+            metadata as far as it parses (:func:`kistore.core.model.lenient_object`),
+            ``{"name": ""}`` when nothing does, after a warning naming the broken file.
+
+    Raises:
+        VerificationError, ResolutionError: the object's own bytes are missing or corrupt.
+    """
+    # Lazy: this error path only.
+    from ..core import canonical, layout
+    from ..core.model import lenient_object
+    from ..query.numbers import json_document
+
+    view = store.view(at)
+    data = view.object_bytes(digest)  # re-hashed: a corrupt object is still refused
+    if whole:
+        obj = canonical.loads(data, file=layout.object_path(digest))
+        meta = lenient_object(view.read(layout.metadata_path(digest))) or {"name": ""}
+        click.echo(f"warning: {one_line(error.format())}; printed anyway: the object as "
+                   "stored, with the metadata as far as it parses (fill in what is missing, "
+                   "then `kistore add --update-metadata FILE` writes it)", err=True)
+        data = (json_document({"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"),
+                               "metadata": meta, "spec": obj.get("spec")}) + "\n").encode()
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
 

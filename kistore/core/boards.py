@@ -108,6 +108,9 @@ def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
             or shape where the importers write them (:func:`_stated_in_metadata`).
 
     Returns:
+        For an Implementation whose ``sourceNative.source`` reads as ``sol-execbench``,
+        ``board:implementation`` (its ``benchmark``) and ``kernel:implementation`` (its
+        ``kernelId``), each when stated (:func:`with_implementation` adds them to its run's).
         For a BenchmarkRun whose ``sourceNative.source`` reads as ``sol-execbench``, its
         ``sourceNative.benchmark`` when a string, the kernel number its name says
         (``sol-kernel-N-...``), the benchmark its title names and the kernel its
@@ -137,6 +140,13 @@ def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
             problem = native.get("benchmark")  # type: ignore[union-attr]
             if isinstance(problem, str):
                 stated.append(("problem", problem))
+    elif kind == "Implementation" and source == SOURCE:  # fresh95 F2: its board too
+        value = native.get("benchmark")  # type: ignore[union-attr]
+        if isinstance(value, str):
+            stated.append((f"board:{IMPLEMENTATION}", value))
+        kernel = native.get("kernelId")  # type: ignore[union-attr]
+        if isinstance(kernel, int) and not isinstance(kernel, bool):
+            stated.append((f"kernel:{IMPLEMENTATION}", str(kernel)))
     elif kind == "BenchmarkRun" and source == KERNELBENCH:
         problem = native.get("benchmark")  # type: ignore[union-attr]
         if isinstance(problem, str):
@@ -155,6 +165,34 @@ def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
             stated.append(("name", name))
         stated += _stated_in_metadata(metadata, flashinfer=True)
     return tuple(stated) or None
+
+
+IMPLEMENTATION = "implementation"
+"""The field a run's :data:`Board` keys what its Implementation states under
+(``kernel:implementation``, ``board:implementation``): the importer writes a SOL-ExecBench
+submission's Implementation (``sourceNative.kernelId``, ``benchmark``) from the same
+leaderboard row as its run and workload, so a run pointed at another board's workload is
+said even when the run itself states nothing of its board (reviewer fresh95 F2: a copy of a
+board-3 run, renamed, its benchmark left out, ranked on board 10 with a green gate)."""
+
+
+def with_implementation(run: Board | None, implementation: Board | None) -> Board | None:
+    """Return a run's board with what its Implementation states of its board added.
+
+    Args:
+        run: the run's :data:`Board` (:func:`board_of`), or None.
+        implementation: the board of the Implementation the run names (:func:`board_of`
+            of kind ``Implementation``: keys ``board:implementation``,
+            ``kernel:implementation``), or None.
+
+    Returns:
+        The run's pairs, then the Implementation's; None when neither states any.
+    """
+    if not implementation:
+        return run
+    stated = tuple(pair for pair in implementation
+                   if pair[0].partition(":")[2] == IMPLEMENTATION)
+    return (run or ()) + stated or None
 
 
 def reads_metadata(spec: Any) -> bool:
@@ -346,6 +384,10 @@ _SAID = {"board": "states sourceNative.benchmark {run!r}",
                                "(annotation kernelindex.dev/source-file)",
          "axes": "is named as measured at {run}",
          "axes:title": "is titled as measured at {run}",
+         "board:implementation": "names an Implementation for {run!r} (its "
+                                 "sourceNative.benchmark)",
+         "kernel:implementation": "names an Implementation of SOL-ExecBench kernel {run} "
+                                  "(its sourceNative.kernelId)",
          "problem": "states sourceNative.benchmark {run!r}",
          "problem:title": "is titled for {run!r}"}
 """What the run states, per key of :func:`board_disagreements`."""
@@ -355,7 +397,8 @@ _THEIRS = {"board": "{theirs!r}", "kernel": "kernel {theirs} (sourceNative.kerne
 """What its workload states, per kind of value."""
 
 
-def board_message(run: str, board: Board, workload: str, definition: Board) -> str | None:
+def board_message(run: str, board: Board, workload: str, definition: Board, *,
+                  metadata_only: bool = False) -> str | None:
     """Say how a run's board disagrees with its workload's, or None.
 
     Args:
@@ -363,6 +406,10 @@ def board_message(run: str, board: Board, workload: str, definition: Board) -> s
         board: what it states of its board (:func:`board_of`).
         workload: its workload as the message names it.
         definition: what the workload states (:func:`board_of`).
+        metadata_only: only the run's metadata changed (a stored run, its title edited):
+            its ranking does not change (the workload digest is in its object), so the
+            message says the metadata misstates where it was measured instead (reviewer
+            fresh95 F6: it said "this run would rank on another board").
 
     Returns:
         One sentence naming the run once, each field of it that disagrees, then the
@@ -377,6 +424,10 @@ def board_message(run: str, board: Board, workload: str, definition: Board) -> s
         _THEIRS[key.partition(":")[0]].format(theirs=value) for key, value, _ in found))
     source = ("a FlashInfer Trace" if found[0][0].startswith("axes") else
               "a KernelBench" if found[0][0].startswith("problem") else "a SOL-ExecBench")
+    if metadata_only:
+        return (f"{run} {said} but its workload {workload} is {theirs}: {source} run's title "
+                "and annotations say where it was measured, and these now say another board "
+                "than the one it ranks on")
     return (f"{run} {said} but its workload {workload} is {theirs}: {source} run is ranked "
             "in its workload's comparison group, so this run would rank on another board "
             "than it was measured on")

@@ -21,7 +21,7 @@ from .digest import Digest
 
 
 def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
-                   unmerged: bool = False) -> str:
+                   unmerged: bool = False, holder: str | None = None) -> str:
     """Return how to restore or take back the stored file ``path``.
 
     Args:
@@ -32,6 +32,9 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
             (both ways are said, each with when it applies).
         unmerged: whether git's index holds ``path`` unmerged (a merge stopped on a
             conflict in it); then only the ways that work on such a path are said.
+        holder: the last commit holding the object's bytes, where HEAD holds an edit of
+            them (a checkout of HEAD restores the edit: reviewer fresh95 F4); None: HEAD
+            holds them, or the caller did not ask.
 
     Returns:
         A clause to follow "; " in a message, starting in lower case, no final period.
@@ -44,6 +47,14 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
                 f"`git checkout -- {path}` fails: take one side with `git checkout --ours "
                 f"{path}` or `git checkout --theirs {path}`,{rewrite} then `git add {path}` "
                 "(a file merged by hand is not canonical: KI103)")
+    if holder is not None:
+        return (f"HEAD holds edited bytes at {path} (an edit committed), so `git checkout "
+                f"HEAD` restores the edit: restore the original from {holder[:12]}, the last "
+                f"commit holding them, with `git checkout {holder[:12]} -- {path}`, and commit "
+                "it (in a branch not yet merged, drop the edit's commit instead: `git rebase "
+                "-i BASE`, BASE being `git merge-base origin/main HEAD`)")
+    if digest is not None and in_head is not False and path == layout.metadata_path(digest):
+        return metadata_advice(path)  # HEAD may hold it broken: both ways (fresh95 F9)
     checkout = f"restore it with `git checkout HEAD -- {path}`"
     if digest is None or in_head:
         return checkout
@@ -52,6 +63,32 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
     if in_head is False:
         return drop
     return f"{checkout} if HEAD holds it; if it was added without --commit, {drop}"
+
+
+def metadata_advice(path: str, *, committed: bool = False) -> str:
+    """Return how to repair a stored metadata file that changed after kistore wrote it.
+
+    One wording for ``verify`` (KI102-KI104's fix on a metadata file), the queries and
+    ``show``/``cat`` (reviewer fresh95 F9: the queries said ``git checkout HEAD -- PATH``
+    alone, which restores nothing when HEAD holds the broken file). A metadata file is kept
+    beside its object, not derived from it, so no command rebuilds it: git has the bytes
+    kistore wrote only if a commit holds them, else the metadata is written again.
+
+    Args:
+        path: the metadata file's repository path.
+        committed: the file was read from a commit (HEAD holds it so): only the rewrite
+            is said.
+
+    Returns:
+        A clause to follow "; " or ": ", starting in lower case, no final period.
+    """
+    rewrite = ("write it again with `kistore add --update-metadata FILE` (FILE: the manifest "
+               "holding the metadata wanted: `kistore cat --manifest DIGEST` prints one, "
+               "with the metadata as far as it parses)")
+    if committed:
+        return rewrite
+    return (f"restore it with `git checkout HEAD -- {path}` if HEAD holds it as kistore "
+            f"wrote it, else {rewrite}")
 
 
 def renamed_advice(path: str, holds: Digest, over: Digest | None = None) -> str:

@@ -241,7 +241,10 @@ def committed_fix(path: str, problem: str) -> str:
         return (f"it is left out while the limit stands: raise [limits] {key} in "
                 f"kistore.toml if this {what} is meant")
     if path.startswith(layout.METADATA_DIR):
-        return "it was committed so (past the hooks): commit a corrected metadata file to fix it"
+        # Lazy: advice for a damaged file only (a fresh answer loads no restore words)
+        from ..core.restore import metadata_advice
+
+        return f"it was committed so (past the hooks): {metadata_advice(path, committed=True)}"
     return "it was committed so (past the hooks): an object never changes, so it stays left out"
 
 

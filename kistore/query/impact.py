@@ -53,6 +53,7 @@ from ..index.index import open_catalog
 from .outlier_rules import policy_marks
 from .policy import load_policy
 from .ranking import rank_group
+from .unheld_metric import lost_group, unheld_metrics
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from datetime import datetime
@@ -418,7 +419,8 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
             if missing:
                 evidence.update((str(d), e) for d, e in evidence_for_many(
                     store, missing, at=rev).items())
-    findings: list[Finding] = []
+    reordered: list[dict[str, Any]] = []  # KI415's groups
+    lost: dict[str, tuple[str, list[str], list[Any]]] = {}  # KI245's families
     marks: list[Finding] = []  # KI234, warnings: after the listing
     for key, records, comparisons, changed in ranked:
         orders, rankings = [], []
@@ -431,12 +433,39 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
             orders.append(_order(rankings[-1]))
         if changed and len(rankings) == 2:  # r92 F8; an end that cannot rank is KI210's
             marks += policy_marks(key, records, rankings)
+            metric = comparisons[1].metric
+            if lost_group(records, metric, *rankings):  # fresh95 F1: a typo'd metric
+                entry = lost.setdefault(records[0].family, (metric, [], []))
+                entry[1].append(key)
+                entry[2].extend(records)
         if orders[0] != orders[1]:
             first = records[0]
-            findings.append(Finding(
-                RANKING_EFFECT, f"group {key} ({first.family}, {first.hardware}): before: "
-                f"{orders[0]}; after: {orders[1]}", extra={"group": key}))
-    return findings + marks
+            reordered.append({"group": key, "family": first.family,
+                              "hardware": first.hardware, "before": orders[0],
+                              "after": orders[1]})
+    return unheld_metrics(lost) + _reordered(reordered) + marks
+
+
+def _reordered(groups: list[dict[str, Any]]) -> list[Finding]:
+    """KI415 as one line: the group itself when one, else how many (``--json`` lists each).
+
+    A policy change re-ranks every group of a family: one line a group buried the warnings
+    beside it (reviewer fresh95 F1: 244 lines, 130 KB). ``extra.groups`` keeps each group's
+    ``group``, ``family``, ``hardware``, ``before`` and ``after``.
+    """
+    if not groups:
+        return []
+    if len(groups) == 1:
+        one = groups[0]
+        return [Finding(RANKING_EFFECT, f"group {one['group']} ({one['family']}, "
+                        f"{one['hardware']}): before: {one['before']}; after: {one['after']}",
+                        extra={"group": one["group"], "groups": groups})]
+    families = ", ".join(sorted({str(g["family"]) for g in groups}))
+    return [Finding(RANKING_EFFECT, f"{len(groups)} comparison groups change order (families: "
+                    f"{families}); `kistore check --json` lists each group's order before "
+                    f"and after (extra.groups), e.g. group {groups[0]['group']}: before: "
+                    f"{groups[0]['before']}; after: {groups[0]['after']}",
+                    extra={"groups": groups})]
 
 
 def _order(ranking: Any) -> str:

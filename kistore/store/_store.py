@@ -631,6 +631,7 @@ class Store:
         if skipped is None:
             view = WorkTreeView(root, self.name_index(), linked=self._linked)
             view.head_has, view.unmerged = self.head_has, self.unmerged
+            view.last_holding = self.last_holding
             return view
 
         def head() -> View | None:
@@ -642,6 +643,7 @@ class Store:
 
         sparse = SparseWorkTreeView(root, skipped, head, self.name_index(), linked=self._linked)
         sparse.head_has, sparse.unmerged = self.head_has, self.unmerged
+        sparse.last_holding = self.last_holding
         return sparse
 
     def limits(self, at: str | None = None) -> Limits:
@@ -1730,6 +1732,45 @@ class Store:
             return head is not None and head.read(path) is not None
         except (KistoreError, OSError, pygit2.GitError):
             return None
+
+    def last_holding(self, path: str, digest: Digest) -> str | None:
+        """Return the last commit holding ``digest``'s bytes at ``path`` when HEAD holds others.
+
+        An object edited in a committed commit: ``git checkout HEAD -- PATH`` brings back
+        the edit, not the object (reviewer fresh95 F4: ``show`` advised it, then, once
+        followed, advised it again). Asked by messages about a damaged or missing object
+        file: the first-parent versions of ``path`` (git's path-limited log, one blob read
+        a version) until one whose bytes hash to ``digest``; the commit before the next
+        version (the edit's parent) is named. Opens git: for error paths only.
+
+        Args:
+            path: the object file's repository path.
+            digest: the manifest it is the object of (its bytes' sha256).
+
+        Returns:
+            That commit's id (40 hex digits); None when HEAD holds the bytes, or holds no
+            file there, or no version holds them, or git cannot tell.
+        """
+        # Lazy: a damaged object's message only (test_cli_startup holds what a query loads).
+        import hashlib
+
+        from ..git.pathlog import first_parent_versions
+
+        try:
+            newer: str | None = None
+            for commit, blob in first_parent_versions(self.repo, "HEAD", path):
+                data = None if blob is None else self.repo[blob].read_raw()
+                if data is not None and hashlib.sha256(data).hexdigest() == digest.hex:
+                    if newer is None:
+                        return None  # HEAD holds them
+                    parents = getattr(self.repo[newer], "parents", None)
+                    return str(parents[0].id) if parents else None
+                if newer is None and blob is None:
+                    return None  # HEAD holds no file there: git's checkout of HEAD fails
+                newer = commit
+        except (KistoreError, OSError, KeyError, ValueError, pygit2.GitError):
+            return None
+        return None
 
     def unmerged(self, path: str) -> bool:
         """Return whether git's index holds ``path`` unmerged (stages 1-3: a merge's conflict).

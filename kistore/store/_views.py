@@ -183,6 +183,11 @@ class View:
     """Whether git's index holds a path unmerged (:meth:`kistore.store.Store.unmerged`):
     set on the work tree's view by the store, for what a message advises."""
 
+    last_holding: Callable[[str, Digest], str | None] | None = None
+    """The last commit holding an object's bytes where HEAD holds others
+    (:meth:`kistore.store.Store.last_holding`): set on the work tree's view by the store,
+    for what a message advises (reviewer fresh95 F4)."""
+
     def restore_advice(self, path: str, digest: Digest) -> str:
         """Return how to restore ``path`` of ``digest``.
 
@@ -205,7 +210,10 @@ class View:
             over = layout.digest_from_path(moved)  # a stored object's file, written over?
             return renamed_advice(moved, digest, over if over is not None and self.read(
                 layout.metadata_path(over)) is not None else None)
-        return restore_advice(path, digest, self.head_has(path) if self.head_has else None,
+        in_head = self.head_has(path) if self.head_has else None
+        holder = self.last_holding(path, digest) if in_head and self.last_holding and \
+            path == layout.object_path(digest) else None
+        return restore_advice(path, digest, in_head, holder=holder,
                               unmerged=bool(self.unmerged and self.unmerged(path)))
 
     def find_renamed(self, digest: Digest) -> str | None:
@@ -636,7 +644,10 @@ class View:
             raise ResolutionError(
                 f"{kind}/{name}: its names file names {owner}, whose "
                 f"{'metadata' if stored_name is None else 'object'} file is missing or "
-                "unreadable; run `kistore verify`", file=path)
+                "unreadable; run `kistore verify`" + (
+                    f"; `kistore cat {owner}` prints its object, `kistore cat --manifest "
+                    f"{owner}` its manifest with the metadata as far as it parses (fresh95 F9)"
+                    if stored_kind is not None else ""), file=path)
         if (stored_kind, stored_name) != (kind, name):
             raise NamesFileDisagrees(path, f"names {owner}, which is "
                                      f"{stored_kind}/{stored_name}, not {kind}/{name}")

@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..core import layout
 from ..core.boards import (
     BOARD_DISAGREES,
     Board,
@@ -30,11 +31,14 @@ from ..core.boards import (
     board_message,
     board_of,
     reads_metadata,
+    with_implementation,
 )
 from ..core.boards import RUN_POINTER as BOARD_POINTER
+from ..core.comparison import stored_spec
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
-from ..core.model import Manifest
+from ..core.model import REFERENCE_FIELDS, Manifest, metadata_name
+from ..core.statistics import named
 from .statistics import Referenced, referenced_admitted
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -70,7 +74,78 @@ def boards_admitted(store: Store, manifests: Sequence[Manifest]
         forward records list that disagrees with it (at ``/spec/definition``). Each
         message names the run, the workload and both boards, then what to do.
     """
-    return referenced_admitted(store, manifests, _BOARDS)
+    refused = referenced_admitted(store, manifests, _BOARDS)
+    said = {digest for digest, _ in refused}  # a run refused for its own board: said once
+    return refused + [p for p in _implementations_admitted(store, manifests)
+                      if p[0] not in said]
+
+
+_IMPLEMENTATION_MAY_STATE = re.compile(rb'"(?:kernelId|benchmark)":')
+"""An Implementation states its board under these keys (canonical bytes: exactly these);
+one whose bytes hold neither is not parsed (:func:`_implementations_admitted`)."""
+
+_WORKLOAD_AT = REFERENCE_FIELDS.index("workloadDigest")
+_IMPLEMENTATION_AT = REFERENCE_FIELDS.index("implementationDigest")
+
+
+def _implementations_admitted(store: Store, manifests: Sequence[Manifest]
+                              ) -> list[tuple[Digest, KistoreError]]:
+    """KI238 refusals for added runs whose Implementation states another board than their Workload.
+
+    A SOL-ExecBench submission's Implementation states its board (``sourceNative.kernelId``
+    and ``benchmark``, :func:`kistore.core.boards.board_of`), written by the importer from
+    the run's own leaderboard row: a run naming board 3's Implementation and board 10's
+    Workload is a copy pointed at another board even when the run itself states nothing of
+    its board (reviewer fresh95 F2). Each Implementation and Workload is read once (in the
+    batch, else stored in the work tree); an Implementation whose bytes state no board is
+    not parsed, and a Workload read only for a run whose Implementation states one.
+
+    Args:
+        store: the store added to (its work tree).
+        manifests: the manifests the add would add.
+
+    Returns:
+        ``(run digest, InputError at /spec/workloadDigest or /spec/sourceNative/benchmark)``
+        per added run so pointed.
+    """
+    view = store.view(None)
+    batch = {m.digest.hex: m for m in manifests}
+    read: dict[tuple[str, str], tuple[Board | None, str | None]] = {}
+
+    def stated(hex_: str, kind: str) -> tuple[Board | None, str | None]:
+        if (hex_, kind) not in read:
+            m = batch.get(hex_)
+            if m is not None:
+                board = board_of(kind, m.passing_spec()) if m.kind == kind and (
+                    kind == "Workload" or _IMPLEMENTATION_MAY_STATE.search(m.object_bytes)
+                ) else None
+                read[hex_, kind] = (board, m.name)
+            else:
+                digest = Digest(hex_)
+                board = board_of(kind, stored_spec(view.read(layout.object_path(digest)),
+                                                   hex_, kind))
+                read[hex_, kind] = (board, None if board is None else metadata_name(
+                    view.read(layout.metadata_path(digest))))
+        return read[hex_, kind]
+
+    problems: list[tuple[Digest, KistoreError]] = []
+    for m in manifests:
+        refs = m.reference_hex if m.kind == "BenchmarkRun" else ()
+        if len(refs) <= max(_WORKLOAD_AT, _IMPLEMENTATION_AT) or not (
+                refs[_WORKLOAD_AT] and refs[_IMPLEMENTATION_AT]):
+            continue
+        implementation, _ = stated(refs[_IMPLEMENTATION_AT], "Implementation")
+        if not implementation:
+            continue
+        workload, name = stated(refs[_WORKLOAD_AT], "Workload")
+        board = with_implementation(_run_board(m), implementation)
+        message = None if workload is None or board is None else board_message(
+            named(m.kind, m.name, str(m.digest)), board,
+            named("Workload", name, f"sha256:{refs[_WORKLOAD_AT]}"), workload)
+        if message is not None and board is not None and workload is not None:
+            problems.append((m.digest, _refused(message, board_finding_at(board,
+                                                                           workload)[0])))
+    return problems
 
 
 def _run_board(run: Manifest) -> Board | None:

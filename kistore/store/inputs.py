@@ -337,6 +337,11 @@ def number_advice(error: KistoreError, data: bytes) -> None:
         error.message = f"{bad} is not JSON; {bounded}"
         error.args = (error.format(),)
         return
+    if _unknown_key(manifest, rest):  # fresh95 F10: "the schema takes all three" was said
+        error.message = (f"{bad} is not JSON; remove it: the schema has no field "
+                         f"{rest[-1]!r} here (any value there is refused as an unexpected key)")
+        error.args = (error.format(),)
+        return
     what = schema.taken_at(manifest, rest) or "a number"
     takes = {how: _schema_takes(manifest, rest, how) for how in ("null", "out")}
     advice = {(True, True): f"write {what}, or null, or leave the field out (the schema "
@@ -375,6 +380,46 @@ def _bounded_metric(manifest: dict[str, Any], tokens: list[str]) -> str | None:
             "null or any other value is refused (KI223 metric-out-of-range)")
 
 
+def _unknown_key(manifest: dict[str, Any], tokens: list[str]) -> bool:
+    """Whether the schema refuses the member at ``tokens`` whatever its value (no such key).
+
+    A number there (what the parser asked for) gives an ``unexpected key`` error naming the
+    member, which leaving it out does not: the key is not in the schema.
+    """
+    key = tokens[-1]
+    try:
+        with_number = _errors_with(manifest, tokens, _put(0))
+        left_out = _errors_with(manifest, tokens, _leave_out)
+    except (IndexError, KeyError, TypeError):
+        return False
+    return any(f"unexpected key {key!r}" in message for _, message in with_number - left_out)
+
+
+def _errors_with(manifest: dict[str, Any], tokens: list[str],
+                 change: Callable[[Any, str], None]) -> set[tuple[str | None, str]]:
+    """Return the schema errors of a copy of ``manifest`` changed at ``tokens``."""
+    copy = deepcopy(manifest)
+    parent = copy
+    for token in tokens[:-1]:
+        parent = parent[int(token)] if isinstance(parent, list) else parent[token]
+    change(parent, tokens[-1])
+    return {(e.pointer, e.message) for e in schema.check_manifest(copy)}
+
+
+def _put(value: Any) -> Callable[[Any, str], None]:
+    """Return a change writing ``value`` at a place (:func:`_errors_with`)."""
+    def change(parent: Any, token: str) -> None:
+        parent[int(token) if isinstance(parent, list) else token] = value
+    return change
+
+
+def _leave_out(parent: Any, token: str) -> None:
+    """Leave a member out (:func:`_errors_with`); an array's item cannot be."""
+    if isinstance(parent, list):
+        raise IndexError(token)
+    del parent[token]
+
+
 def _schema_takes(manifest: dict[str, Any], tokens: list[str], how: str) -> bool:
     """Whether the manifest's schema finds nothing new at ``tokens`` with null or no value.
 
@@ -387,26 +432,9 @@ def _schema_takes(manifest: dict[str, Any], tokens: list[str], how: str) -> bool
         True when every schema error of the changed copy is one of the copy holding ``0``
         there (a number: what the parser asked for).
     """
-    def errors(change: Callable[[Any, str], None]) -> set[tuple[str | None, str]]:
-        copy = deepcopy(manifest)
-        parent = copy
-        for token in tokens[:-1]:
-            parent = parent[int(token)] if isinstance(parent, list) else parent[token]
-        change(parent, tokens[-1])
-        return {(e.pointer, e.message) for e in schema.check_manifest(copy)}
-
-    def put(value: Any) -> Callable[[Any, str], None]:
-        def change(parent: Any, token: str) -> None:
-            parent[int(token) if isinstance(parent, list) else token] = value
-        return change
-
-    def leave_out(parent: Any, token: str) -> None:
-        if isinstance(parent, list):
-            raise IndexError(token)  # an array's item is not left out
-        del parent[token]
-
     try:
-        return errors(put(None) if how == "null" else leave_out) <= errors(put(0))
+        return _errors_with(manifest, tokens, _put(None) if how == "null" else _leave_out) \
+            <= _errors_with(manifest, tokens, _put(0))
     except (IndexError, KeyError, TypeError):
         return False
 

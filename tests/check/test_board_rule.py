@@ -125,15 +125,19 @@ def test_a_copy_pointed_at_another_board_is_refused_by_add_and_the_gate(
             f"{board['workload']['metadata']['name']} (sha256:{_hex(board['workload'])}) is "
             "'rmsnorm'") in said and said.endswith("(KI238)")
     assert git(store.root, "status", "--porcelain") == before  # nothing written
-    # committed past add (a hand-made commit): the gate refuses it, on the run's object
+    _committed_past_add(store, monkeypatch, copy, "/spec/sourceNative/benchmark", "rmsnorm",
+                        "softmax")
+
+
+def _committed_past_add(store, monkeypatch, copy, pointer, expected, found_):
+    """Commit ``copy`` past add's KI238 (a hand-made commit): the gate refuses it, on the
+    run's object, and verify warns (a store may hold one from before the rule)."""
     base = add_past_a_refusal(store, monkeypatch, [], [copy],
                               rule="kistore.store.boards.boards_admitted",
                               finds_nothing=lambda *a: [])
     [found] = _errors(store, base)
     assert (found.severity, found.file, found.pointer, found.expected, found.found) == (
-        "error", layout.object_path(Digest(_hex(copy))), "/spec/sourceNative/benchmark",
-        "rmsnorm", "softmax")
-    # verify: a warning (a store may hold one from before the rule), on the run alone
+        "error", layout.object_path(Digest(_hex(copy))), pointer, expected, found_)
     [warned] = [f for f in verify(store) if f.rule.id == "KI238"]
     assert (warned.severity, warned.file) == ("warning", found.file)
 
@@ -423,12 +427,32 @@ def test_r92_f3_a_title_changed_to_another_shape_is_refused_at_the_gate(store, k
     base = git(store.root, "rev-parse", "HEAD").strip()
     path = store.root / layout.metadata_path(Digest(_hex(run)))
     path.write_text(path.read_text().replace("M=104", "M=1"))
+    # pre-commit (fresh95 F6): BASE is HEAD, the staged tree on top of it: `git checkout HEAD`
+    git(store.root, "add", "-A")
+    staged = git(store.root, "commit-tree", git(store.root, "write-tree").strip(), "-p", "HEAD",
+                 "-m", "kistore pre-commit: staged changes").strip()
+    [found] = [f for f in check_range(store, f"HEAD..{staged}") if f.rule.id == "KI238"]
+    assert f"`git checkout HEAD -- {layout.metadata_path(Digest(_hex(run)))}`" in found.hint
     git(store.root, "commit", "-qam", "title")
     [found] = _errors(store, base)
     assert (found.severity, found.file, found.expected, found.found) == (
         "error", layout.object_path(Digest(_hex(run))), "axes m=104", "axes m=1")
+    # the gate names BASE's commit (git has no BASE: fresh95 F6), as KI101's fix does
     assert found.hint.startswith("the range changes this stored run's metadata") and \
-        f"`git checkout BASE -- {layout.metadata_path(Digest(_hex(run)))}`" in found.hint
+        f"`git checkout {base} -- {layout.metadata_path(Digest(_hex(run)))}`" in found.hint
+    # a server (bare, its HEAD the old tip, BASE): the id, never HEAD, which in the pusher's
+    # clone holds the edit
+    bare = store.root.parent / "server.git"
+    git(store.root.parent, "clone", "-q", "--bare", str(store.root), str(bare))
+    title = git(store.root, "rev-parse", "HEAD").strip()
+    git(bare, "update-ref", "HEAD", base)
+    [served] = [f for f in check_range(Store(bare), f"{base}..{title}") if f.rule.id == "KI238"]
+    assert f"`git checkout {base} -- " in served.hint, served.hint
+    # a title edit moves no ranking (the workload digest is in the object): not said so
+    assert "would rank on another board" not in found.message
+    assert found.message.endswith("a FlashInfer Trace run's title and annotations say where it "
+                                  "was measured, and these now say another board than the "
+                                  "one it ranks on"), found.message
 
 
 # -- r93b G3: every title shape the importers write -----------------------------------------
@@ -463,9 +487,9 @@ def test_r93b_g3_a_kernelbench_runs_title_edited_to_another_problem_is_refused(
     assert found.message == (
         f"BenchmarkRun/kb-run (sha256:{_hex(run)}) is titled for 'level1/19_ReLU.py' but its "
         f"workload Workload/kernelbench-level1-23-softmax (sha256:{_hex(softmax)}) is "
-        "'level1/23_Softmax.py' (sourceNative.benchmark): a KernelBench run is ranked in its "
-        "workload's comparison group, so this run would rank on another board than it was "
-        "measured on")
+        "'level1/23_Softmax.py' (sourceNative.benchmark): a KernelBench run's title and "
+        "annotations say where it was measured, and these now say another board than the "
+        "one it ranks on")
     assert (found.pointer, found.expected, found.found) == (
         "/spec/workloadDigest", "problem level1/23_Softmax.py", "problem level1/19_ReLU.py")
     # its benchmark says it too, on the run's own pointer
@@ -524,6 +548,56 @@ def test_r93b_g4_a_source_url_edited_to_another_kernel_is_fixed_by_restoring_it(
         "the range changes this stored run's metadata so that it states another board or "
         "shape than its workload's (its source URL (annotation kernelindex.dev/source-url): "
         "KI238 reads it since 2026-12-05, r92 F3): restore its source URL (annotation "
-        f"kernelindex.dev/source-url) as imported (`git checkout BASE -- {path}`); where the "
+        f"kernelindex.dev/source-url) as imported (`git checkout {base} -- {path}`); where the "
         "run was retrieved from and imported from never changes (KI432)")
     assert "title" not in found.hint
+
+
+def _sol_pair(kit, kernel: int, benchmark: str, name: str):
+    """A SOL-ExecBench board's Workload and a submission's Implementation on it (as imported)."""
+    workload = kit.workload(benchmark, name=f"sol-kernel-{kernel}")
+    workload["spec"]["sourceNative"] = {"source": "sol-execbench", "kernelId": kernel}
+    impl = kit.implementation("p", name=name)
+    impl["spec"]["sourceNative"] = {"source": "sol-execbench", "benchmark": benchmark,
+                                    "kernelId": kernel}
+    return workload, impl
+
+
+def test_a_run_naming_another_boards_implementation_is_refused(store, kit, monkeypatch):
+    """fresh95 F2: a board-3 run copied, renamed and its benchmark left out, pointed at board
+    10's workload: it states nothing of its board but its Implementation (board 3's) does.
+    It passed add, the gate and verify, and ranked on board 10."""
+    protocol, env = kit.protocol(), kit.environment()
+    board3, impl3 = _sol_pair(kit, 3, "003_lm_head", "sol-kernel-3-submission-19169")
+    board10, impl10 = _sol_pair(kit, 10, "010_attention", "sol-kernel-10-submission-7")
+    add_docs(store, [protocol, env, board3, impl3, board10, impl10])
+    copy = kit.run(protocol, env, impl3, board10, latency=900, name="sol-submission-999999",
+                   native={"source": "sol-execbench", "externalId": "999999"})
+    assert board_of("BenchmarkRun", copy["spec"], "sol-submission-999999") is None
+    before = git(store.root, "status", "--porcelain")
+    with pytest.raises(KistoreError) as refused:
+        add_docs(store, [copy])
+    said = str(refused.value)
+    assert (f"/spec/workloadDigest: BenchmarkRun/sol-submission-999999 (sha256:{_hex(copy)}) "
+            "names an Implementation for '003_lm_head' (its sourceNative.benchmark) and names "
+            "an Implementation of SOL-ExecBench kernel 3 (its sourceNative.kernelId) but its "
+            f"workload Workload/sol-kernel-10 (sha256:{_hex(board10)}) is '010_attention' and "
+            "kernel 10 (sourceNative.kernelId)") in said, said
+    assert said.endswith("(KI238)") and said.count("KI238") == 1
+    assert git(store.root, "status", "--porcelain") == before  # nothing written
+    _committed_past_add(store, monkeypatch, copy, "/spec/workloadDigest", "board 010_attention",
+                        "board 003_lm_head")
+
+
+def test_a_run_naming_its_own_boards_implementation_passes(store, kit):
+    protocol, env = kit.protocol(), kit.environment()
+    board10, impl10 = _sol_pair(kit, 10, "010_attention", "sol-kernel-10-submission-7")
+    add_docs(store, [protocol, env, board10, impl10])
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    run = kit.run(protocol, env, impl10, board10, latency=900, name="sol-submission-7",
+                  native={"source": "sol-execbench", "externalId": "7"})
+    add_docs(store, [run])  # not refused
+    assert _errors(store, base) == []
+    assert [f for f in verify(store) if f.rule.id == "KI238"] == []
+    assert board_of("Implementation", impl10["spec"]) == (
+        ("board:implementation", "010_attention"), ("kernel:implementation", "10"))

@@ -111,7 +111,8 @@ def test_a_re_add_dated_before_the_first_add_is_refused(tmp_path):
         f"which first added it, to commit {b[:12]} (2026-07-14T08:00:00Z), which adds the same "
         "bytes with an earlier committer time: `kistore cite`, the site and export would name "
         "it from then on")
-    assert "git rebase BASE" in finding.hint
+    # BASE named by its commit, as git takes it (fresh95 F6)
+    assert f"`git rebase {git(path, 'rev-parse', 'main').strip()}`" in finding.hint
     assert cite(Store(path), RUN, at="main").commit == a
     assert cite(Store(path), RUN, at="pr").commit == b  # what landing it would do
 

@@ -23,13 +23,20 @@ def remote(published, tmp_path) -> Remote:
     return Remote(published, tmp_path)
 
 
-def add_group(remote: Remote, kit: ManifestKit, names: dict[str, float]) -> dict[str, str]:
-    """Add one comparison group with a run per name (its latency in ns); return digests."""
+def add_group(remote: Remote, kit: ManifestKit, names: dict[str, float],
+              metrics: tuple[str, ...] = ()) -> dict[str, str]:
+    """Add one comparison group with a run per name (its latency in ns); return digests.
+
+    ``metrics``: source-native metrics each run states (``sourceNative.metrics``), each
+    its latency in us, for a ranking policy to rank by.
+    """
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
     docs, digests = [protocol, env, workload], {}
     for name, latency in names.items():
         impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
-        run = kit.run(protocol, env, impl, workload, latency=latency, name=name)
+        native = {"metrics": {m: latency / 1000 for m in metrics}} if metrics else None
+        run = kit.run(protocol, env, impl, workload, latency=latency, name=name,
+                      native=native)
         docs += [impl, run]
         digests[name] = kit.digest(run)
     path = remote.clone.parent / "group.jsonl"

@@ -70,7 +70,7 @@ def test_g9_a_renamed_names_file_is_one_ki110_saying_mv(named, monkeypatch):
     found = check_range(Store(root), f"{base}..{head}")  # no KI208, no KI211
     assert [(f.rule.id, f.file) for f in found] == [("KI110", f"{own}.bak")]
     assert f"in commit {head[:12]} of the branch" in found[0].fix
-    assert "`git rebase -i BASE`" in found[0].fix
+    assert f"`git rebase -i {base}`" in found[0].fix  # BASE named (fresh95 F6)
     # the advice followed: the branch without the commit passes
     git(root, "reset", "-q", "--hard", base)
     assert check_range(Store(root), f"{base}..HEAD") == []

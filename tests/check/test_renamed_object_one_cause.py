@@ -292,7 +292,7 @@ def test_r92_f12_a_committed_rename_says_the_branch_way_which_passes(published, 
                    env=later)  # after the first add: within its second, KI425 (a tie)
     code, errors = _check(published, monkeypatch, base)
     assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [("KI403", own)], errors
-    assert "`git rebase -i BASE`" in errors[0]["hint"], errors[0]["hint"]
+    assert f"`git rebase -i {base}`" in errors[0]["hint"], errors[0]["hint"]  # fresh95 F6
     _drop(published, "rename", base)  # the advice: both commits
     assert git(published, "log", "--format=%s", f"{base}..HEAD").split("\n")[0] != ""
     assert _check(published, monkeypatch, base) == (0, [])
@@ -379,6 +379,45 @@ def test_r93b_g1_a_committed_edit_gets_the_branch_fix_at_the_gate(published, mon
     git(published, "reset", "-q", "--hard", "HEAD~1")
     _drop(published, "tamper", base)  # the advice: the branch rebuilt without the edit
     assert _check(published, monkeypatch, base) == (0, [])
+
+
+def test_fresh95_f4_a_committed_edit_is_restored_from_the_commit_before_it(published,
+                                                                          monkeypatch):
+    """verify's KI101 and KI401 of an edit HEAD holds said `git checkout HEAD -- PATH` (a
+    no-op: HEAD holds the edited bytes); the gate's KI401 said so beside KI101's rebase.
+    Now verify names the commit before the edit, and following it restores the bytes."""
+    run, own, _, _ = _stored(published)
+    before = git(published, "rev-parse", "HEAD").strip()
+    original = (published / own).read_bytes()
+    (published / own).write_bytes(original.replace(b"06:41:58", b"06:41:59", 1))
+    git(published, "commit", "-qam", "edit only")
+    edit = git(published, "rev-parse", "HEAD").strip()
+    # show, the file edited (HEAD's bytes) and then deleted: both name the commit before
+    for step in ("edited", "deleted"):
+        if step == "deleted":
+            (published / own).unlink()
+        shown = CliRunner().invoke(main, ["--store", str(published), "show", str(run)])
+        assert shown.exit_code != 0
+        assert f"`git checkout {before[:12]} -- {own}`" in shown.output, shown.output
+        assert "checkout HEAD --" not in shown.output, shown.output
+    git(published, "checkout", "HEAD", "--", own)
+    code, errors = _verify(published, monkeypatch)
+    assert code == 1 and sorted(f["rule"] for f in errors) == ["KI101", "KI401"], errors
+    for f in errors:
+        assert f["hint"].startswith("HEAD holds the edited bytes, so `git checkout HEAD` "
+                                    f"restores nothing: restore the object's original bytes "
+                                    f"from {before[:12]}, the commit before the edit"), f
+        assert f"`git checkout {before[:12]} -- {own}`, and commit it" in f["hint"]
+        assert f"({edit[:12]}: `git rebase -i BASE`" in f["hint"]
+        assert "checkout HEAD --" not in f["hint"]
+    # the gate: KI401 says the branch's way, as KI101 does, naming BASE
+    code, errors = _check(published, monkeypatch, before)
+    [ki401] = [f for f in errors if f["rule"] == "KI401"]
+    assert f"`git rebase -i {before}`, and drop that commit" in ki401["hint"], ki401
+    assert "checkout HEAD" not in ki401["hint"]
+    # the verify fix followed: the bytes come back (the history's KI401 stays, as it says)
+    git(published, "checkout", before[:12], "--", own)
+    assert (published / own).read_bytes() == original
 
 
 def test_r93b_g7_a_committed_copy_with_made_up_metadata_is_removed_with_git_rm(

@@ -15,12 +15,13 @@ from kistore.check._rules import METADATA_FIX
 from kistore.cli import main
 from kistore.core import layout
 from kistore.core.digest import Digest
+from kistore.core.restore import metadata_advice
 
 from ..conftest import PUBLISHED
 
 RUN = Digest.from_str(PUBLISHED["run"])
 META = layout.metadata_path(RUN)
-RESTORE = f"restore it with `git checkout HEAD -- {META}`"
+RESTORE = metadata_advice(META)  # both ways (fresh95 F9): HEAD may hold it broken
 
 
 def _edit(store_path, data: bytes) -> None:

@@ -124,7 +124,9 @@ def test_a_committed_metadata_file_out_of_canonical_form_is_skipped_until_correc
     assert result.stderr.splitlines() == [
         summary(slow, "HEAD"),
         f"warning: {layout.metadata_path(slow)}: the metadata file {KI103}; it was committed "
-        "so (past the hooks): commit a corrected metadata file to fix it"]
+        "so (past the hooks): write it again with `kistore add --update-metadata FILE` "
+        "(FILE: the manifest holding the metadata wanted: `kistore cat --manifest DIGEST` "
+        "prints one, with the metadata as far as it parses)"]  # fresh95 F9
     meta.write_bytes(good)  # corrected in the work tree only
     result = run(runner, group.root, "ls", "--kind", "BenchmarkRun")
     assert (result.exit_code, result.stderr) == (0, "")

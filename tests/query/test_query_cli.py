@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 from kistore.cli import main
+from kistore.core.restore import metadata_advice
 from kistore.query.policy import POLICY_FIX, default_policy_bytes
 
 from ..conftest import BUNDLE, PUBLISHED, ROOT, add_docs, git
@@ -367,16 +368,16 @@ def test_rank_and_show_of_a_run_with_a_corrupt_metadata_file_name_that_file(runn
         assert result.exit_code == 1
         assert result.stderr.splitlines() == [
             f"error: {rel}: BenchmarkRun/fast: the metadata file does not parse (expected ',' "
-            "or '}' in object: the text is cut off, complete it or close with '}'); restore "
-            f"it with `git checkout HEAD -- {rel}`, and run `kistore verify` to find any other "
-            "damaged file"]
+            "or '}' in object: the text is cut off, complete it or close with '}'); "
+            f"{metadata_advice(rel)}, and run `kistore verify` to find any other "
+            "damaged file"]  # both ways (fresh95 F9): HEAD may hold it broken
     result = run(runner, group.root, "show", digest[7:19])
     assert result.exit_code == 1
     [line] = result.stderr.splitlines()
     assert line.startswith(f"error: {rel}:1:")
     assert line.endswith(f"the metadata file does not parse (expected ',' or '}}' in object: "
-                         "the text is cut off, complete it or close with '}'); restore it "
-                         f"with `git checkout HEAD -- {rel}`")
+                         f"the text is cut off, complete it or close with '}}'); "
+                         f"{metadata_advice(rel)}")
 
 
 def test_show_and_compare_warn_about_corrupt_runs_they_leave_out(runner, group):

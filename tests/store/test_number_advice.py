@@ -123,3 +123,15 @@ def test_r90b_f5_a_metric_the_policy_ranks_by_takes_a_number_only(runner, store,
         "/spec/sourceNative/metrics/score: NaN is not JSON; write a number: the ranking policy "
         "ranks the runs of family synthetic by /sourceNative/metrics/score; a run stating null "
         "or nothing there is not ranked\n"), said.stderr
+
+
+@pytest.mark.parametrize("bad", ["NaN", "Infinity"])
+def test_a_key_the_schema_lacks_is_to_be_removed(bad):
+    """fresh95 F10: ``"x": Infinity`` in a run's spec was told "the schema takes all three
+    here", and ``"x": 1`` then refused as an unexpected key: the key is to go."""
+    said = _said(_text(ManifestKit(), "/spec/x", bad))
+    assert said == [f"{bad} is not JSON; remove it: the schema has no field 'x' here (any "
+                    "value there is refused as an unexpected key)"]
+    # a free map (sourceNative.metrics takes any key) is not so said
+    assert "remove it" not in _said(_text(ManifestKit(), "/spec/sourceNative/metrics/new",
+                                          bad))[0]

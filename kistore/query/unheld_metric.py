@@ -1,0 +1,113 @@
+"""KI245: a ranking-policy change that ranks a family by a metric none of its runs holds.
+
+A typo in ``store/policy/ranking.json`` (``/sourceNative/metrics/latency`` where the runs
+state ``latency_ms``) leaves every group of the family with nothing ranked: ``rank`` says
+"no value at ..." for each run, and until 2026-12-05 the gate said only KI415, info, once a
+group (reviewer fresh95 F1: 500 info lines and "ok"). :func:`unheld_metrics` turns that into
+one error per family, naming the pointer and the pointers the family's runs do hold. It is
+judged from the rankings :func:`kistore.query.impact.trust_and_policy_effects` already makes
+of each group a policy change touches (both ends), so it costs no read of its own.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
+from ..core.canonical import escape_pointer
+from ..core.findings import ERROR, Finding, rule
+from ..core.layout import POLICY_FILE
+from .policy import resolve_pointer
+
+METRIC_HELD_BY_NO_RUN = rule(
+    "KI245", "policy-metric-held-by-no-run", ERROR,
+    "rank the family by a pointer its runs hold (the message lists them: a typo?), or leave "
+    "the family out of store/policy/ranking.json; `kistore rank` ranks none of its runs")
+
+HELD_SHOWN = 12
+"""Pointers a family's runs hold that a KI245 message lists (the rest are counted)."""
+
+
+def lost_group(records: list[Any], metric: str, before: Any, after: Any) -> bool:
+    """Return whether a group ranked runs at BASE and ranks none at HEAD for want of the metric.
+
+    Args:
+        records: the group's run records (each with its ``spec``).
+        metric: HEAD's policy's JSON Pointer into a run's spec (the ranked value).
+        before: the group's :class:`kistore.query.ranking.Ranking` at BASE.
+        after: its ranking at HEAD.
+
+    Returns:
+        True when BASE ranked some run, HEAD ranks none, and no run of the group holds
+        anything at ``metric`` (a run holding a value that is no number is KI221's, not this).
+    """
+    return bool(before.ranked) and not after.ranked and all(
+        resolve_pointer(r.spec, metric) is None for r in records)
+
+
+def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]]) -> list[Finding]:
+    """Return one KI245 error per family whose groups a policy change leaves unranked.
+
+    Args:
+        lost: family -> (HEAD's metric pointer, the keys of its groups :func:`lost_group`
+            holds for, those groups' run records).
+
+    Returns:
+        Findings on ``store/policy/ranking.json`` at ``/families/FAMILY/metric``, naming the
+        family, the pointer, how many groups lose their ranking, the closest pointer the
+        runs hold (did-you-mean) and the pointers they hold beside the one asked (numbers,
+        under the deepest part of the pointer any run holds); ``extra``: ``family``,
+        ``metric``, ``groups``, ``held``.
+    """
+    findings = []
+    for family, (metric, keys, records) in sorted(lost.items()):
+        held = held_pointers((r.spec for r in records), metric)
+        guess = difflib.get_close_matches(metric, held, n=1, cutoff=0.5)
+        said = f"; did you mean {guess[0]}?" if guess else "."
+        listed = ", ".join(held[:HELD_SHOWN]) + (
+            f", ... ({len(held) - HELD_SHOWN} more)" if len(held) > HELD_SHOWN else "")
+        groups = (f"{len(keys)} of its comparison groups" if len(keys) > 1
+                  else "its comparison group")
+        findings.append(Finding(
+            METRIC_HELD_BY_NO_RUN,
+            f"family {family} ranks {metric}, which no run of {groups} holds: ranked before "
+            f"this change, {'they' if len(keys) > 1 else 'it'} would rank none (e.g. group "
+            f"{keys[0]}; `rank` says \"no value at {metric}\" for every run){said} Their runs "
+            f"hold {listed or 'no number near it'}",
+            file=POLICY_FILE, pointer=f"/families/{escape_pointer(family)}/metric",
+            expected="a pointer the family's runs hold", found=metric,
+            extra={"family": family, "metric": metric, "groups": keys, "held": held}))
+    return findings
+
+
+def held_pointers(specs: Iterable[Any], metric: str) -> list[str]:
+    """Return the pointers to numbers the specs hold near ``metric``, sorted.
+
+    Near: under the deepest ancestor of ``metric`` some spec holds as an object
+    (``/sourceNative/metrics`` for ``/sourceNative/metrics/latency``), at any depth.
+
+    Args:
+        specs: run specs (parsed JSON).
+        metric: a JSON Pointer (RFC 6901) none of them holds.
+    """
+    specs = list(specs)
+    parts = metric.split("/")[1:]
+    for depth in range(len(parts) - 1, -1, -1):
+        prefix = "".join("/" + p for p in parts[:depth])
+        nodes = [resolve_pointer(s, prefix) for s in specs]
+        if any(isinstance(n, dict) and n for n in nodes):
+            held: set[str] = set()
+            for node in nodes:
+                _leaves(node, prefix, held)
+            return sorted(held)
+    return []
+
+
+def _leaves(node: Any, at: str, into: set[str]) -> None:
+    """Add the pointer of each number under ``node`` (booleans are no numbers)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            _leaves(value, f"{at}/{escape_pointer(str(key))}", into)
+    elif isinstance(node, (int, float)) and not isinstance(node, bool):
+        into.add(at)
