@@ -1754,6 +1754,7 @@ class Store:
         # Lazy: a damaged object's message only (test_cli_startup holds what a query loads).
         import hashlib
 
+        # Lazy: as above; git's path-limited log, on this error path only.
         from ..git.pathlog import first_parent_versions
 
         try:
