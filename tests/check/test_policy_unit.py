@@ -111,6 +111,9 @@ def test_property_r90b_f1_a_singular_noun_before_the_unit_is_what_the_time_is_pe
         leads, noun, unit, data, tail, style):
     assume(_singular(noun))
     spelled = data.draw(st.sampled_from(_SPELLED[unit]))
+    # camelCase "s" before "p50" reads as one acronym (aaSP50), as in the test above: the
+    # reader says None there by design (it failed on main once hypothesis drew it: fixk95)
+    assume(not (style == "camel" and spelled == "s" and tail == "p50"))
     name = _join([*leads, noun, spelled, *([tail] if tail else [])], style)
     assert metric_time_unit(f"/sourceNative/metrics/{name}") == unit, name
 
