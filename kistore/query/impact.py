@@ -421,6 +421,7 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
                     store, missing, at=rev).items())
     reordered: list[dict[str, Any]] = []  # KI415's groups
     lost: dict[str, tuple[str, list[str], list[Any]]] = {}  # KI245's families
+    ranking: set[str] = set()  # families some changed group ranks at HEAD (KI246, not KI245)
     marks: list[Finding] = []  # KI234, warnings: after the listing
     for key, records, comparisons, changed in ranked:
         orders, rankings = [], []
@@ -438,12 +439,14 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
                 entry = lost.setdefault(records[0].family, (metric, [], []))
                 entry[1].append(key)
                 entry[2].extend(records)
+            elif rankings[1].ranked:
+                ranking.add(records[0].family)
         if orders[0] != orders[1]:
             first = records[0]
             reordered.append({"group": key, "family": first.family,
                               "hardware": first.hardware, "before": orders[0],
                               "after": orders[1]})
-    return unheld_metrics(lost) + _reordered(reordered) + marks
+    return unheld_metrics(lost, ranking) + _reordered(reordered) + marks
 
 
 def _reordered(groups: list[dict[str, Any]]) -> list[Finding]:

@@ -4,19 +4,22 @@ A typo in ``store/policy/ranking.json`` (``/sourceNative/metrics/latency`` where
 state ``latency_ms``) leaves every group of the family with nothing ranked: ``rank`` says
 "no value at ..." for each run, and until 2026-12-05 the gate said only KI415, info, once a
 group (reviewer fresh95 F1: 500 info lines and "ok"). :func:`unheld_metrics` turns that into
-one error per family, naming the pointer and the pointers the family's runs do hold. It is
-judged from the rankings :func:`kistore.query.impact.trust_and_policy_effects` already makes
-of each group a policy change touches (both ends), so it costs no read of its own.
+one error per family, naming the pointer and the pointers the family's runs do hold. Where
+other groups of the family the change touches do rank by the pointer, the change is no typo:
+the groups it leaves unranked are a warning (KI246), which a reviewer passes when meant (a
+family moved to a source's own metric that some groups' runs do not state). It is judged
+from the rankings :func:`kistore.query.impact.trust_and_policy_effects` already makes of
+each group a policy change touches (both ends), so it costs no read of its own.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from ..core.canonical import escape_pointer
-from ..core.findings import ERROR, Finding, rule
+from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import POLICY_FILE
 from .policy import resolve_pointer
 
@@ -24,6 +27,12 @@ METRIC_HELD_BY_NO_RUN = rule(
     "KI245", "policy-metric-held-by-no-run", ERROR,
     "rank the family by a pointer its runs hold (the message lists them: a typo?), or leave "
     "the family out of store/policy/ranking.json; `kistore rank` ranks none of its runs")
+
+METRIC_HELD_BY_SOME_GROUPS = rule(
+    "KI246", "policy-metric-unheld-by-some-groups", WARNING,
+    "state the metric in those groups' runs (a new run: objects are never edited), or rank "
+    "the family by a pointer every group holds; if leaving them unranked is meant, say so in "
+    "the pull request")
 
 HELD_SHOWN = 12
 """Pointers a family's runs hold that a KI245 message lists (the rest are counted)."""
@@ -46,12 +55,15 @@ def lost_group(records: list[Any], metric: str, before: Any, after: Any) -> bool
         resolve_pointer(r.spec, metric) is None for r in records)
 
 
-def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]]) -> list[Finding]:
-    """Return one KI245 error per family whose groups a policy change leaves unranked.
+def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
+                   ranked: Collection[str] = ()) -> list[Finding]:
+    """Return one KI245 error (or KI246 warning) per family whose groups a change unranks.
 
     Args:
         lost: family -> (HEAD's metric pointer, the keys of its groups :func:`lost_group`
             holds for, those groups' run records).
+        ranked: the families of which some group the change touches ranks runs at HEAD:
+            their metric is held (no typo), and their lost groups are KI246's warning.
 
     Returns:
         Findings on ``store/policy/ranking.json`` at ``/families/FAMILY/metric``, naming the
@@ -69,12 +81,15 @@ def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]]) -> list[Fi
             f", ... ({len(held) - HELD_SHOWN} more)" if len(held) > HELD_SHOWN else "")
         groups = (f"{len(keys)} of its comparison groups" if len(keys) > 1
                   else "its comparison group")
+        some = family in ranked  # other groups rank by it: no typo, these groups lose out
+        others = " (the runs of its other groups hold it)" if some else ""
         findings.append(Finding(
-            METRIC_HELD_BY_NO_RUN,
-            f"family {family} ranks {metric}, which no run of {groups} holds: ranked before "
-            f"this change, {'they' if len(keys) > 1 else 'it'} would rank none (e.g. group "
-            f"{keys[0]}; `rank` says \"no value at {metric}\" for every run){said} Their runs "
-            f"hold {listed or 'no number near it'}",
+            METRIC_HELD_BY_SOME_GROUPS if some else METRIC_HELD_BY_NO_RUN,
+            f"family {family} ranks {metric}, which no run of {groups} holds"
+            f"{others}: ranked before this "
+            f"change, {'they' if len(keys) > 1 else 'it'} would rank none (e.g. group "
+            f"{keys[0]}; `rank` says \"no value at {metric}\" for every run)"
+            f"{'.' if some else said} Their runs hold {listed or 'no number near it'}",
             file=POLICY_FILE, pointer=f"/families/{escape_pointer(family)}/metric",
             expected="a pointer the family's runs hold", found=metric,
             extra={"family": family, "metric": metric, "groups": keys, "held": held}))

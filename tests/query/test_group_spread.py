@@ -198,12 +198,14 @@ def test_a_policy_change_taking_a_marked_slip_out_of_the_ranking_is_said(board, 
     base = board.head()
     _policy(board, {"comparison": "source-native", "metric": "/sourceNative/metrics/mean",
                     "order": "ascending", "unit": "ms"}, "policy: synthetic by source mean")
-    checked = _cli(board.store, "check", f"{base}..HEAD", code=1).output
+    checked = _cli(board.store, "check", f"{base}..HEAD").output
     # KI415 of both groups, in one line; the board's group a, b, c states no source mean:
-    # unranked by the change, an error (KI245, fresh95 F1)
-    assert "1 error, 1 warning, 1 info" in checked, checked
-    assert "error KI245 policy-metric-held-by-no-run: family synthetic ranks " \
-        "/sourceNative/metrics/mean, which no run of its comparison group holds" in checked
+    # unranked by the change while the slip's group ranks by it, a warning (KI246; KI245's
+    # error is for a metric no group holds, fresh95 F1)
+    assert "0 errors, 2 warnings, 1 info" in checked, checked
+    assert "warning KI246 policy-metric-unheld-by-some-groups: family synthetic ranks " \
+        "/sourceNative/metrics/mean, which no run of its comparison group holds (the runs " \
+        "of its other groups hold it)" in checked
     [line] = [x for x in checked.splitlines() if "warning KI234" in x]
     assert line.split(": ", 1)[1].rstrip() == (
         f"warning KI234 rank-outlier: this change would remove KI234's mark from "
@@ -215,7 +217,7 @@ def test_a_policy_change_taking_a_marked_slip_out_of_the_ranking_is_said(board, 
         f"{WHY234}")
     assert line.startswith(f"store/objects/sha256/{slip[7:9]}/{slip[9:]}.json:"
                            "/spec/timing/latencyNs/mean: ")
-    data = json.loads(_cli(board.store, "check", f"{base}..HEAD", "--json", code=1).stdout)
+    data = json.loads(_cli(board.store, "check", f"{base}..HEAD", "--json").stdout)
     [found] = [f for f in data["findings"] if f["rule"] == "KI234"]
     assert (found["extra"]["policy"], found["extra"]["after"]) == (True, None)
     assert found["extra"]["before"]["over"]["digest"] == real
@@ -277,7 +279,7 @@ def test_a_policy_change_making_a_group_span_100x_first_is_said(board, kit):
     base = board.head()
     _policy(board, {"comparison": "source-native", "metric": "/sourceNative/metrics/mean",
                     "order": "ascending", "unit": "ms"}, "policy: synthetic by source mean")
-    checked = _cli(board.store, "check", f"{base}..HEAD", code=1).output  # KI245: a, b, c
+    checked = _cli(board.store, "check", f"{base}..HEAD").output  # KI246: a, b, c
     [line] = _ki235(checked)
     assert line.startswith(f"store/objects/sha256/{slip[7:9]}/{slip[9:]}.json:"
                            "/spec/sourceNative/metrics/mean: "), line
@@ -287,7 +289,7 @@ def test_a_policy_change_making_a_group_span_100x_first_is_said(board, kit):
         f"(best over worst; 1.04x before it, ranked {HOW[len('of its comparison group '):]}): "
         f"#1 BenchmarkRun/pol-b ({slip}) with 0.0074 ms is 1,035x better than "
         f"#3 BenchmarkRun/kb-real ({real}) with 7.66 ms, the group's worst run: {WHY}"), line
-    data = json.loads(_cli(board.store, "check", f"{base}..HEAD", "--json", code=1).stdout)
+    data = json.loads(_cli(board.store, "check", f"{base}..HEAD", "--json").stdout)
     [found] = [f for f in data["findings"] if f["rule"] == "KI235"]
     assert (found["extra"]["policy"], found["extra"]["over"]["digest"]) == (True, real)
     # its fix speaks of the policy change, not of a run added (reviewer r93b G6)

@@ -105,6 +105,23 @@ def test_a_metric_the_runs_hold_is_no_error(board, kit):
     assert "KI245" not in checked and "0 errors" in checked, checked
 
 
+def test_a_metric_other_groups_hold_is_a_warning_not_an_error(board, kit):
+    """No typo: the second group ranks by the source's mean, the board's first group states
+    none and loses its ranking. A reviewer passes it when meant (KI246), exit 0."""
+    _second_group(board, kit)
+    base = _policy(board, {"comparison": "source-native", "metric": "/sourceNative/metrics/mean",
+                           "order": "ascending", "unit": "ms"})
+    checked = _cli(board.store, "check", f"{base}..HEAD").output
+    assert "KI245" not in checked and "0 errors" in checked, checked
+    [line] = [x for x in checked.splitlines() if "KI246" in x and "warning" in x]
+    assert line.startswith(f"{POLICY}:/families/synthetic/metric: warning KI246 "
+                           "policy-metric-unheld-by-some-groups: family synthetic ranks "
+                           "/sourceNative/metrics/mean, which no run of its comparison group "
+                           "holds (the runs of its other groups hold it): ranked before this "
+                           "change, it would rank none (e.g. group "), line
+    assert "did you mean" not in line
+
+
 def test_held_pointers_lists_numbers_under_the_deepest_part_held():
     specs = [{"sourceNative": {"metrics": {"latency_ms": 1.0, "ok": True, "name": "x"}}},
              {"sourceNative": {"metrics": {"sol_score": 0.3, "deep": {"a/b": 2}}}}]
