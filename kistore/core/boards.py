@@ -110,7 +110,9 @@ def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
     Returns:
         For an Implementation whose ``sourceNative.source`` reads as ``sol-execbench``,
         ``board:implementation`` (its ``benchmark``) and ``kernel:implementation`` (its
-        ``kernelId``), each when stated (:func:`with_implementation` adds them to its run's).
+        ``kernelId``), each when stated (:func:`with_implementation` adds them to its run's);
+        for one of ``flashinfer-trace``, ``board:implementation-definition`` (its
+        ``definition``, the Workload's ``definition`` the importer wrote from the same trace).
         For a BenchmarkRun whose ``sourceNative.source`` reads as ``sol-execbench``, its
         ``sourceNative.benchmark`` when a string, the kernel number its name says
         (``sol-kernel-N-...``), the benchmark its title names and the kernel its
@@ -147,6 +149,10 @@ def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
         kernel = native.get("kernelId")  # type: ignore[union-attr]
         if isinstance(kernel, int) and not isinstance(kernel, bool):
             stated.append((f"kernel:{IMPLEMENTATION}", str(kernel)))
+    elif kind == "Implementation" and source == FLASHINFER:  # break95 H1: the same hole
+        value = native.get("definition")  # type: ignore[union-attr]
+        if isinstance(value, str):
+            stated.append((f"board:{IMPLEMENTATION}-definition", value))
     elif kind == "BenchmarkRun" and source == KERNELBENCH:
         problem = native.get("benchmark")  # type: ignore[union-attr]
         if isinstance(problem, str):
@@ -191,7 +197,7 @@ def with_implementation(run: Board | None, implementation: Board | None) -> Boar
     if not implementation:
         return run
     stated = tuple(pair for pair in implementation
-                   if pair[0].partition(":")[2] == IMPLEMENTATION)
+                   if pair[0].partition(":")[2].startswith(IMPLEMENTATION))
     return (run or ()) + stated or None
 
 
@@ -388,6 +394,8 @@ _SAID = {"board": "states sourceNative.benchmark {run!r}",
                                  "sourceNative.benchmark)",
          "kernel:implementation": "names an Implementation of SOL-ExecBench kernel {run} "
                                   "(its sourceNative.kernelId)",
+         "board:implementation-definition": "names an Implementation for definition {run!r} "
+                                            "(its sourceNative.definition)",
          "problem": "states sourceNative.benchmark {run!r}",
          "problem:title": "is titled for {run!r}"}
 """What the run states, per key of :func:`board_disagreements`."""
@@ -422,7 +430,8 @@ def board_message(run: str, board: Board, workload: str, definition: Board, *,
     said = " and ".join(_SAID[key].format(run=mine) for key, _, mine in found)
     theirs = " and ".join(dict.fromkeys(
         _THEIRS[key.partition(":")[0]].format(theirs=value) for key, value, _ in found))
-    source = ("a FlashInfer Trace" if found[0][0].startswith("axes") else
+    source = ("a FlashInfer Trace" if found[0][0].startswith("axes")
+              or found[0][0].endswith("-definition") else
               "a KernelBench" if found[0][0].startswith("problem") else "a SOL-ExecBench")
     if metadata_only:
         return (f"{run} {said} but its workload {workload} is {theirs}: {source} run's title "

@@ -80,7 +80,7 @@ def boards_admitted(store: Store, manifests: Sequence[Manifest]
                       if p[0] not in said]
 
 
-_IMPLEMENTATION_MAY_STATE = re.compile(rb'"(?:kernelId|benchmark)":')
+_IMPLEMENTATION_MAY_STATE = re.compile(rb'"(?:kernelId|benchmark|definition)":')
 """An Implementation states its board under these keys (canonical bytes: exactly these);
 one whose bytes hold neither is not parsed (:func:`_implementations_admitted`)."""
 

@@ -601,3 +601,38 @@ def test_a_run_naming_its_own_boards_implementation_passes(store, kit):
     assert [f for f in verify(store) if f.rule.id == "KI238"] == []
     assert board_of("Implementation", impl10["spec"]) == (
         ("board:implementation", "010_attention"), ("kernel:implementation", "10"))
+
+
+def _flashinfer_pair(kit, definition: str, name: str):
+    """A FlashInfer Trace definition's Workload and a solution's Implementation for it."""
+    workload = kit.workload(definition,
+                            name=f"flashinfer-trace-{definition.replace('_', '-')}-m-1")
+    workload["spec"]["sourceNative"] = {"source": "flashinfer-trace"}
+    impl = kit.implementation("p", name=name)
+    impl["spec"]["sourceNative"] = {"source": "flashinfer-trace", "solution": name,
+                                    "definition": definition}
+    return workload, impl
+
+
+def test_a_flashinfer_run_naming_another_definitions_implementation_is_refused(store, kit):
+    """break95 H1: fresh95 F2's hole for FlashInfer Trace: a run of a gemm_n_4096_k_4096
+    solution, its sourceNative dropped and renamed, pointed at gemm_n_28672_k_4096's
+    workload, was added, passed the gate and ranked #1 there."""
+    protocol, env = kit.protocol(), kit.environment()
+    small, impl_small = _flashinfer_pair(kit, "gemm_n_4096_k_4096", "torch-small")
+    large, impl_large = _flashinfer_pair(kit, "gemm_n_28672_k_4096", "torch-large")
+    add_docs(store, [protocol, env, small, impl_small, large, impl_large])
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    copy = kit.run(protocol, env, impl_small, large, latency=18_532, name="my-copy")
+    with pytest.raises(KistoreError) as refused:
+        add_docs(store, [copy])
+    said = str(refused.value)
+    assert (f"BenchmarkRun/my-copy (sha256:{_hex(copy)}) names an Implementation for "
+            "definition 'gemm_n_4096_k_4096' (its sourceNative.definition) but its workload "
+            f"Workload/flashinfer-trace-gemm-n-28672-k-4096-m-1 (sha256:{_hex(large)}) is "
+            "'gemm_n_28672_k_4096': a FlashInfer Trace run is ranked in its workload's "
+            "comparison group") in said, said
+    own = kit.run(protocol, env, impl_large, large, latency=57_082, name="own")
+    add_docs(store, [own])  # its own definition's implementation: not refused
+    assert _errors(store, base) == []
+    assert [f for f in verify(store) if f.rule.id == "KI238"] == []
