@@ -14,6 +14,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from ..git import treediff
+from ._fixes import REBASE_BASE
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.findings import Finding
@@ -38,6 +39,7 @@ def edited_fixes(store: Store, at: str | None, contents: list[Finding], later: l
     """
     repo = store.repo
     restore: dict[str, str] = {}
+    restored: dict[str, str] = {}  # file -> the edit's commit, HEAD holding the bytes again
     head: Any = None
     for f in later:
         if not (f.rule.id == "KI401" and f.file and "commit" in f.extra
@@ -45,18 +47,23 @@ def edited_fixes(store: Store, at: str | None, contents: list[Finding], later: l
             continue
         head = head or store.commit(at or "HEAD")
         now = treediff.entry_at(repo, head.tree, f.file)
-        if now is None or str(now.id) == f.expected:
-            continue  # gone (``_edited_deleted``'s), or restored: HEAD's checkout is no no-op
+        if now is None:
+            continue  # gone: ``_edited_deleted``'s
+        if str(now.id) == f.expected:  # restored by a later commit: only the branch's way
+            restored.setdefault(f.file, str(f.extra["commit"])[:12])
+            continue
         edit: Any = repo.get(str(f.extra["commit"]))
         parents = [p for p in getattr(edit, "parents", ())
                    if (e := treediff.entry_at(repo, p.tree, f.file)) is not None
                    and str(e.id) == f.expected]
         if parents:
             restore.setdefault(f.file, f"{str(parents[0].id)[:12]}\0{str(edit.id)[:12]}")
-    if not restore:
+    if not restore and not restored:
         return contents, later
 
     def fixed(f: Finding) -> Finding:
+        if f.rule.id == "KI401" and f.file in restored and f.file not in restore:
+            return dataclasses.replace(f, fix=restored_fix(restored[f.file], at or "HEAD"))
         if f.file not in restore or f.rule.id not in ("KI101", "KI401") or (
                 f.rule.id == "KI101" and "holds" in f.extra):  # a rename: its own fix
             return f
@@ -82,6 +89,23 @@ def edited_fix(path: str, before: str, edit: str, where: str = "HEAD") -> str:
             "being `git merge-base origin/main HEAD`): a restoring commit leaves the edit in "
             "the history, read commit by commit (KI401). Objects are never edited: add a new "
             "manifest instead")
+
+
+def restored_fix(edit: str, where: str = "HEAD") -> str:
+    """Return the fix of an object edited in commit ``edit`` whose bytes ``where`` holds again.
+
+    Following the edit's fix ("restore ... and commit it") left ``verify`` red with the
+    generic fix, a ``git checkout HEAD`` that changes nothing (reviewer break95 M1): the
+    edit stays in the history, read commit by commit, and only dropping it clears it.
+
+    Args:
+        edit: the commit that edited the object (12 digits).
+        where: the revision verified (``HEAD``, or ``--at``'s).
+    """
+    return (f"{where} holds the object's original bytes again, but the edit's commit "
+            f"({edit}) stays in the history, which is read commit by commit: in a branch not "
+            f"yet merged, drop it and the commit restoring the bytes ({REBASE_BASE}); on a "
+            "branch already merged the history cannot change, and this error says so for good")
 
 
 def gate_edited_fixes(findings: list[Finding]) -> list[Finding]:

@@ -418,6 +418,17 @@ def test_fresh95_f4_a_committed_edit_is_restored_from_the_commit_before_it(publi
     # the verify fix followed: the bytes come back (the history's KI401 stays, as it says)
     git(published, "checkout", before[:12], "--", own)
     assert (published / own).read_bytes() == original
+    # ... and committed: KI401 stays, and its fix is the branch's way, not `git checkout
+    # HEAD` (a no-op: HEAD holds the bytes again; reviewer break95 M1)
+    git(published, "commit", "-qam", "restore")
+    code, errors = _verify(published, monkeypatch)
+    assert code == 1 and [f["rule"] for f in errors] == ["KI401"], errors
+    assert errors[0]["hint"] == (
+        f"HEAD holds the object's original bytes again, but the edit's commit ({edit[:12]}) "
+        "stays in the history, which is read commit by commit: in a branch not yet merged, "
+        "drop it and the commit restoring the bytes (`git rebase -i BASE` (BASE: the commit "
+        "the branch starts from, `git merge-base origin/main HEAD`)); on a branch already "
+        "merged the history cannot change, and this error says so for good")
 
 
 def test_r93b_g7_a_committed_copy_with_made_up_metadata_is_removed_with_git_rm(
