@@ -16,6 +16,8 @@ from .lazy import pygit2  # imported on first use (~0.2 s)
 from .treediff import changed_leaves, subtree
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Iterator
+
     from pygit2 import Oid, Repository, Tree
 
 __all__ = ["BadNotePath", "NoteChanges", "annotated_blobs", "bad_note_paths", "changed_notes",
@@ -246,20 +248,23 @@ def note_paths(repo: Repository, tree: Tree, annotated: str) -> list[str]:
         The paths holding a regular file named by the id's remaining digits, shallowest
         first (``["8a483e...", "8a/483e..."]`` for a doubly annotated object).
     """
-    found: list[str] = []
+    return [path for path, _ in _note_forms(repo, tree, annotated)]
+
+
+def _note_forms(repo: Repository, tree: Tree, annotated: str) -> Iterator[tuple[str, str]]:
+    """Yield ``(path, blob id)`` of each fan-out form of ``annotated`` git reads a note at."""
     node: Tree | None = tree
     depth = 0
     while node is not None:
         rest = annotated[2 * depth:]
         path = "/".join([*(annotated[2 * i:2 * i + 2] for i in range(depth)), rest])
         if rest in node and node[rest].filemode in (0o100644, 0o100755):
-            found.append(path)
+            yield path, str(node[rest].id)
         fan = rest[:2]
         if len(rest) <= 2 or fan not in node or node[fan].type != pygit2.GIT_OBJECT_TREE:
             break
         node = subtree(repo, node[fan].id)
         depth += 1
-    return found
 
 
 def bad_note_paths(repo: Repository, old: Tree | None, new: Tree) -> list[BadNotePath]:
@@ -339,9 +344,10 @@ def _changes(repo: Repository, old: Tree | None, new: Tree, notes_out: dict[str,
                 if named and notes_out is not None and entry.filemode in _BLOB_MODES:
                     annotated = shown.replace("/", "")
                     prior = kept.get(name)  # the same path's blob, else the note wherever it was
-                    had = str(prior[1]) if prior is not None and prior[0] in _BLOB_MODES \
-                        else None if old is None else note_blob(repo, old, annotated)
-                    if had != str(entry.id):
+                    had = {str(prior[1])} if prior is not None and prior[0] in _BLOB_MODES \
+                        else set() if old is None else {  # every form git reads: a note
+                            blob for _, blob in _note_forms(repo, old, annotated)}  # moved
+                    if str(entry.id) not in had:  # from a flat path beside a fan-out is kept
                         notes_out[annotated] = str(entry.id)
                 if named and entry.filemode == _NOTE_MODE:
                     notes.append((shown.replace("/", ""), shown))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pygit2
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kistore.git.notes import (
@@ -104,6 +104,10 @@ def test_changed_notes_is_what_flattening_both_trees_tells(repo, ids, before, af
 @given(ids=IDS, before=st.lists(st.tuples(DEPTH, st.integers(0, 3)), min_size=6, max_size=6),
        after=st.lists(st.tuples(DEPTH, st.integers(0, 3)), min_size=6, max_size=6),
        stray=st.booleans())
+@example(  # CI, 2026-12-05: a note moved from a flat path beside a fan-out dir, same blob
+    ids=["0" * 40, "0" * 39 + "1", "0" * 39 + "2", "1" + "0" * 39, "1" + "0" * 38 + "1"],
+    before=[(0, 0), (0, 0), (0, 0), (1, 1), (0, 1), (0, 0)],
+    after=[(0, 0), (0, 0), (0, 0), (0, 0), (1, 1), (0, 0)], stray=False)
 def test_note_changes_is_bad_note_paths_and_the_notes_changed_notes_adds(repo, ids, before,
                                                                          after, stray):
     """rev95 item 3: one walk where two diffs were made. Its paths are bad_note_paths'; its

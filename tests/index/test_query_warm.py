@@ -446,7 +446,8 @@ def test_show_and_rank_by_a_new_name_written_in_place_say_how_to_find_it(store, 
     assert result.exit_code == 0 and result.stdout.startswith("z:"), result.output
     result = runner.invoke(main, ["--store", str(store.root), "rank", "BenchmarkRun/z"])
     assert result.exit_code == 0, result.output
-    assert [line.split()[-3] for line in result.stdout.splitlines()[1:]] == ["z", "a"]
+    assert [line.split(" [evidence:")[0].split()[-1]  # the name, before its evidence
+            for line in result.stdout.splitlines()[1:]] == ["z", "a"], result.stdout
     result = runner.invoke(main, [*show, "BenchmarkRun/b"])
     assert (result.exit_code, result.stderr) == (1, disagrees("b", b, "z"))
 
