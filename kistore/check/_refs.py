@@ -74,6 +74,29 @@ NOTES_REF_FIX = (
     f"blob, a tree or a tag (`git push REMOTE +OBJECT:{NOTES_REF}`): this ref is unchanged")
 """KI420's fix for :data:`NOTES_REF` (reviewer r92b F5: the branch/tag hint, "delete it
 (`git tag -d NAME`)", was printed for a notes ref)."""
+NOTES_FAST_FORWARD_FIX = (
+    f"send {NOTES_REF} with `kistore notes push REMOTE`: it fetches the remote's notes, "
+    "merges this clone's lines onto them and pushes a fast-forward (a plain `git push` of "
+    "the notes ref does not merge, and --force is refused)")
+"""KI407's fix for :data:`NOTES_REF` (fresh96 L10: the branch's "fetch, merge or rebase"
+advice was printed for the notes ref, which `kistore notes push` merges itself)."""
+
+
+def fast_forward_fix(ref: str, new: str) -> str | None:
+    """Return KI407's fix for a refused update of ``ref`` when it differs from the rule's.
+
+    Args:
+        ref: the full name of the ref the update moves (``refs/heads/main``...).
+        new: the commit the update sets it to (40 hex digits; :data:`ZERO`: a deletion).
+
+    Returns:
+        :data:`NOTES_FAST_FORWARD_FIX` for an update of :data:`NOTES_REF` that is not a
+        deletion; None otherwise (the rule's own fix: fetch, merge or rebase; the protected
+        refs are never deleted; tags never move). Raises nothing.
+    """
+    return NOTES_FAST_FORWARD_FIX if ref == NOTES_REF and new != ZERO else None
+
+
 REPLACE_REFS_PRESENT = rule(
     "KI421", "replace-refs-present", WARNING,
     "git reads these replacements, kistore does not: delete them (`git replace -d ID`, or "

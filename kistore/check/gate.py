@@ -108,6 +108,7 @@ from ._refs import (
     TAGS_PREFIX,
     ZERO,
     check_replace_refs,
+    fast_forward_fix,
     protected_refs,
     pushed_ref_problem,
     stale_alias,
@@ -885,7 +886,8 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             if ref in protected:
                 findings.append(Finding(
                     REF_NOT_FAST_FORWARD, f"{name} is at {old[:12]}, which this clone does not "
-                    "have: fetch and merge it before pushing", extra={"ref": ref, "old": old}))
+                    "have: fetch and merge it before pushing", extra={"ref": ref, "old": old},
+                    fix=fast_forward_fix(ref, new)))
                 continue
             old = ZERO
         refused = None if new == ZERO else pushed_ref_problem(repo, new, ref)
@@ -897,7 +899,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             what = "deletion" if new == ZERO else f"non-fast-forward update {old[:12]}..{new[:12]}"
             findings.append(Finding(REF_NOT_FAST_FORWARD, f"{what} of {name} refused",
                                     extra={"ref": ref, "old": old, "new": new,
-                                           "pushed": pushed}))
+                                           "pushed": pushed}, fix=fast_forward_fix(ref, new)))
             continue
         if ref.startswith(TAGS_PREFIX) and old not in (ZERO, new):  # permalinks (r88 F7)
             rewritten = tag_rewritten(store, old, new, name)

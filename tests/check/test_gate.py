@@ -240,6 +240,24 @@ def test_deleting_main_or_notes_is_refused_other_branches_may_go(published, push
     assert gate.check_updates(store, [(new, ZERO, "refs/heads/topic")]) == []
 
 
+def test_a_refused_notes_update_names_kistore_notes_push_and_main_keeps_the_rules_fix(
+        published, pushed):
+    """fresh96 L10: a plain non-fast-forward push of the notes ref is told the command that
+    merges; the main branch keeps KI407's own fix, and a deletion of either is never fixed
+    by pushing."""
+    old, new = pushed
+    store = Store(published)
+    [notes] = gate.check_updates(store, [(new, old, gate.NOTES_REF)])
+    assert notes.rule.id == "KI407"
+    assert notes.fix is not None and notes.fix.startswith(
+        "send refs/notes/kistore with `kistore notes push REMOTE`: it fetches the remote's "
+        "notes, merges this clone's lines onto them and pushes a fast-forward")
+    [main] = gate.check_updates(store, [(new, old, "refs/heads/main")])
+    assert main.fix is None and main.rule.hint.startswith("push only fast-forward updates")
+    [deleted] = gate.check_updates(store, [(new, ZERO, gate.NOTES_REF)])
+    assert deleted.fix is None
+
+
 def test_force_push_of_a_topic_branch_is_checked_from_where_it_left_main(published, pushed):
     old, new = pushed
     git(published, "update-ref", "refs/heads/main", old)
