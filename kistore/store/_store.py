@@ -2414,7 +2414,9 @@ def _is_repository_top(root: Path) -> bool:
         if Path(found).resolve() == root.resolve():
             raise InputError(
                 f"{root} is a bare repository: a store needs a work tree. Clone it (`git "
-                f"clone {root} my-index`) and run `kistore init` in the clone")
+                f"clone {root} my-index`) and run `kistore init` in the clone; to make it a "
+                f"server, copy kistore's hooks/pre-receive into {root}/hooks and set "
+                "receive.fsckObjects and pack.window there (README, Hooks)")
         return False
     return repo.workdir is not None and Path(repo.workdir).resolve() == root.resolve()
 

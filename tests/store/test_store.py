@@ -304,6 +304,9 @@ def test_init_of_a_bare_repository_says_it_needs_a_work_tree(tmp_path, runner):
     assert result.exit_code == 1
     assert f"{tmp_path / 'bare1.git'} is a bare repository: a store needs a work tree. " \
         "Clone it" in result.output
+    assert f"to make it a server, copy kistore's hooks/pre-receive into " \
+        f"{tmp_path / 'bare1.git'}/hooks and set receive.fsckObjects and pack.window there " \
+        "(README, Hooks)" in " ".join(result.output.split())  # fresh96 L1
     assert "Traceback" not in result.output
 
 
