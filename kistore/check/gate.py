@@ -569,9 +569,9 @@ def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) ->
             counted = next(j for j in verdicts if j.effect in COUNTING)
             findings.append(Finding(
                 NEW_ATTESTATION_UNTRUSTED, f"a new {counted.type} attestation by "
-                f"{counted.keyid} counts only because this change trusts its key (the trust "
-                "file before it does not): land the trust change on its own, then the "
-                "attestation", file=item.location,
+                f"{counted.keyid} would count only under the trust this change makes (the "
+                "trust file before it does not trust the key): land the trust change on its own, then the attestation",
+                file=item.location,
                 extra={"keyid": counted.keyid, "type": counted.type},
                 # the rule's fix ("sign with a key trusted now") contradicted this (fresh95 F13)
                 fix="land the trust change on its own first (a pull request changing "
