@@ -59,6 +59,10 @@ class TrustedKey:
             file's own (or the key is not committed yet). Commit times have whole seconds:
             an attestation that entered in that same second counts only when it entered in
             a commit descending from this one (history order decides a tie of the clock).
+        uncommitted: the key is listed by the work tree's trust file and no commit adds it
+            yet (:func:`kistore.attest.trust_history.held` with ``at`` None): nothing judged
+            now counts by it, since whatever enters now enters before the commit that will
+            trust it.
     """
 
     keyid: str
@@ -69,6 +73,7 @@ class TrustedKey:
     revoked_at: datetime | None = None
     comment: str | None = None
     added_in: str = ""
+    uncommitted: bool = False
 
     def judge(self, role: str, when: datetime, signed: datetime | None = None) -> str | None:
         """Return why this key may not sign for ``role``, or None when it may.
@@ -159,6 +164,11 @@ class Trust:
         key = self.keys.get(keyid)
         if key is None:
             return None, f"key {keyid} is not in {TRUST_FILE}: a community attestation"
+        if key.uncommitted:  # one clock read against another would decide it (fresh96 L7)
+            return None, (f"key {keyid} is listed in the work tree's {TRUST_FILE} but no "
+                          "commit adds it yet: it is trusted from the commit that does, and "
+                          "an attestation entering before that commit is a community "
+                          "attestation (commit the trust change first, then attest)")
         if key.valid_from is not None and when < key.valid_from:
             # trust is not retroactive: signed before the key was trusted, it is what it
             # was then, a community attestation (never an error, never an effect)

@@ -308,7 +308,7 @@ def dated(store: Store, at: str | None, trust: Any) -> Any:
     # may have entered before it (the CI flake of f91e0008: a tie was read as "before").
     keys = {k: v if v.valid_from is not None else replace(
                 v, valid_from=since[k][0], added_in=since[k][1]) if k in since else replace(
-                v, valid_from=now)
+                v, valid_from=now, uncommitted=at is None)
             for k, v in trust.keys.items()}
     return Trust(keys, follows=_follows(repo))
 

@@ -570,7 +570,8 @@ def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) ->
             findings.append(Finding(
                 NEW_ATTESTATION_UNTRUSTED, f"a new {counted.type} attestation by "
                 f"{counted.keyid} would count only under the trust this change makes (the "
-                "trust file before it does not trust the key): land the trust change on its own, then the attestation",
+                "trust file before it does not trust the key): land the trust change on its "
+                "own, then the attestation",
                 file=item.location,
                 extra={"keyid": counted.keyid, "type": counted.type},
                 # the rule's fix ("sign with a key trusted now") contradicted this (fresh95 F13)

@@ -173,3 +173,22 @@ def test_an_attestation_in_the_second_its_key_was_added_counts_only_after_it_in_
     # a validFrom the file states is no commit's: the clock alone, validFrom <= T
     stated = TrustedKey(KEYID, LINE, ("rerun",), valid_from=tie)
     assert Trust({KEYID: stated}).judge(KEYID, "rerun", tie) == (True, "")
+
+
+def test_a_key_only_the_work_tree_lists_counts_for_nothing_judged_now(store):
+    # fresh96 L7: `attest --file` beside an uncommitted `trust add` was judged by two reads
+    # of the clock 0.6 ms apart ("trusted from ...533108Z; entered at ...532491Z, before").
+    # Whatever enters now enters before the commit that will trust the key: community,
+    # whichever clock read comes first, with a reason that says so.
+    from kistore.attest.trust_history import dated
+
+    add_key(store.root, LINE, ["rerun"])  # no validFrom, not committed
+    trust = dated(store, None, load_trust(store.view()))
+    assert trust.keys[KEYID].uncommitted
+    for when in (T("2000-01-01"), datetime.now(UTC), T("2999-01-01")):
+        ok, reason = trust.judge(KEYID, "rerun", when)
+        assert ok is None and reason == (
+            f"key {KEYID} is listed in the work tree's {TRUST_FILE} but no commit adds it "
+            "yet: it is trusted from the commit that does, and an attestation entering "
+            "before that commit is a community attestation (commit the trust change first, "
+            "then attest)")

@@ -153,7 +153,8 @@ def test_a_key_trusted_and_used_in_one_pull_request_is_refused(remote):
     assert not both.accepted
     assert (f"error KI411 new-attestation-key-not-trusted: a new withdrawal attestation by "
             f"{keyid} would count only under the trust this change makes (the trust file "
-            "before it does not trust the key)") in " ".join(both.output.split())  # fresh96 L7: "counts only because" was wrong
+            "before it does not trust the key)"  # fresh96 L7: "counts only because" was wrong
+            ) in " ".join(both.output.split())
     # fresh95 F13: the fix line said "sign with a key trusted now, or leave it out"
     fixes = [line.rstrip() for line in both.output.splitlines() if "fix KI411" in line]
     assert len(fixes) == 1 and fixes[0].endswith(
