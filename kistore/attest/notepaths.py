@@ -34,7 +34,10 @@ NOTES_PATH_NOT_CANONICAL = rule(
     "KI424", "notes-path-not-canonical", ERROR,
     "keep one path per annotated object in refs/notes/kistore, named as git and kistore "
     "write it (lowercase hex, 2-digit fan-out directories, blobs of mode 100644): push "
-    "notes `kistore attest` and `kistore notes push` wrote, never a hand-made tree")
+    "notes `kistore attest` and `kistore notes push` wrote, never a hand-made tree; a "
+    "clone's own notes so made: `kistore notes fetch REMOTE && kistore notes rebase REMOTE` "
+    "rewrites them on REMOTE's with one path per object and this clone's lines (`git notes "
+    "remove` would drop the note's valid lines too), then `kistore notes push REMOTE`")
 
 
 def path_findings(repo: Repository, old: Tree | None, new: Tree

@@ -861,25 +861,47 @@ def _way_out(found: list[Finding], remote: str) -> str:
     history holds (a finding naming its notes commit, ``extra.commit``) is out of any
     edit's reach: the edit advice, already followed, was printed again (and named
     ``junk.txt`` as an object), so ``kistore notes rebase`` is named (reviewer fresh95 F3).
+    So it is for a path at the tip git and kistore read apart (KI424: a note at its flat
+    and its fan-out path): no line need be wrong there, and the edit advice's ``git notes
+    remove`` dropped every valid line of the note (fresh96 F9); the rebuild writes one path
+    per object and adds back the lines this clone holds.
     """
     # Lazy: the refusal path only.
+    from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL
     from ..core.layout import NOTES_REF
 
     at_tip = [f for f in found if "commit" not in (f.extra or {})]
-    objects = sorted({f.file.split(":", 1)[1] for f in at_tip
+    paths = [f for f in at_tip if f.rule == NOTES_PATH_NOT_CANONICAL]
+    lines = [f for f in at_tip if f.rule != NOTES_PATH_NOT_CANONICAL]
+    history = len(at_tip) < len(found)
+    objects = sorted({f.file.split(":", 1)[1] for f in lines
                       if f.file and f.file.startswith(f"{NOTES_REF}:")}) or ["OBJ"]
+
+    def rebuild(paths: str = "", also: str = "") -> str:
+        return (f"`kistore notes rebase {remote}` rebuilds {NOTES_REF} on {remote}'s notes "
+                f"tip{paths} and adds back each line this clone holds that {remote}'s notes "
+                f"lack (signatures are over the bundles: they stay valid){also}, then "
+                f"`kistore notes push {remote}` again")
+
     said = []
-    if at_tip:
+    if lines:
         said.append("To leave a line out: `git notes --ref kistore edit OBJ` and delete it, "
                     "or `git notes --ref kistore remove OBJ` when it is the note's only line "
                     f"(OBJ: {', '.join(objects)}), then `kistore notes push {remote}` again")
-    if len(at_tip) < len(found):
+    if paths:
+        where = "; ".join(sorted({  # a doubled note: its object and each of its paths
+            f"{f.extra['annotated']} at {' and '.join(f.extra['paths'])}"
+            if (f.extra or {}).get("annotated") else (f.file or "").split(":", 1)[-1]
+            for f in paths}))
+        also = f"; what only the history of {NOTES_REF} holds stays out" if history else ""
+        said.append(f"{'Then ' if lines else ''}the tip of {NOTES_REF} holds notes at paths "
+                    f"git and kistore read apart ({where}): no line there need be wrong, and "
+                    "`git notes remove` would drop every line of the note, valid attestations "
+                    f"too: {rebuild(' with one path per object', also)}")
+    elif history:
         said.append(f"{'Then ' if at_tip else ''}the refused line or path is in the history of "
                     f"{NOTES_REF} only (its tip no longer holds it), so no edit takes it out: "
-                    f"`kistore notes rebase {remote}` rebuilds {NOTES_REF} on {remote}'s "
-                    f"notes tip and adds back each line this clone holds that {remote}'s "
-                    "notes lack (signatures are over the bundles: they stay valid), then "
-                    f"`kistore notes push {remote}` again")
+                    f"{rebuild()}")
     return ". ".join(said)
 
 

@@ -52,6 +52,7 @@ from ..index.groups import NoListing, group_catalog
 from ..index.index import open_catalog
 from .outlier_rules import policy_marks
 from .policy import load_policy
+from .policy_families import protocol_families, unknown_families
 from .ranking import rank_group
 from .unheld_metric import lost_group, unheld_metrics
 
@@ -368,7 +369,9 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
 
     Each group is ranked once at each end, as ``rank`` ranks it there (a withdrawn run left
     out, docs/attestations.md), and a group whose comparison the policy change changes is
-    judged for KI234 and KI235 from those two rankings (:func:`policy_marks`).
+    judged for KI234 and KI235 from those two rankings (:func:`policy_marks`). A policy
+    change's entries are judged against HEAD's protocols' families too (KI250,
+    :func:`kistore.query.policy_families.unknown_families`), from the same catalog.
 
     Args:
         store: the store.
@@ -396,6 +399,8 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
             policies.append(load_policy(store.view(rev)))
         except KistoreError:  # KI206 reports it; rank would fail alike at that end
             return []
+    unknown = unknown_families(policies[0], policies[1], protocol_families(
+        r.spec for r in catalog.records(kind="BenchmarkProtocol"))) if policy_changed else []
     groups: dict[str, list[Any]] = {}
     for record in catalog.records(kind="BenchmarkRun"):
         if record.comparison_key is not None and record.family is not None:
@@ -446,7 +451,7 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
             reordered.append({"group": key, "family": first.family,
                               "hardware": first.hardware, "before": orders[0],
                               "after": orders[1]})
-    return unheld_metrics(lost, ranking) + _reordered(reordered) + marks
+    return unknown + unheld_metrics(lost, ranking) + _reordered(reordered) + marks
 
 
 def _reordered(groups: list[dict[str, Any]]) -> list[Finding]:

@@ -1,5 +1,10 @@
 """KI245: a ranking-policy change that ranks a family by a metric none of its runs holds.
 
+Held means held as a number ``rank`` ranks (:func:`kistore.query.policy.rankable_number`,
+the one test both use): until 2026-12-05 any value counted, so a pointer every run states as
+a string (KernelBench's ``/sourceNative/metrics/hardware``), a boolean or an object unranked
+the whole family with a green gate (reviewer fresh96 F1).
+
 A typo in ``store/policy/ranking.json`` (``/sourceNative/metrics/latency`` where the runs
 state ``latency_ms``) leaves every group of the family with nothing ranked: ``rank`` says
 "no value at ..." for each run, and until 2026-12-05 the gate said only KI415, info, once a
@@ -18,10 +23,11 @@ import difflib
 from collections.abc import Collection, Iterable
 from typing import Any
 
+from ..check._policy import name_words
 from ..core.canonical import escape_pointer
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import POLICY_FILE
-from .policy import resolve_pointer
+from .policy import rankable_number, resolve_pointer, shown_value
 
 METRIC_HELD_BY_NO_RUN = rule(
     "KI245", "policy-metric-held-by-no-run", ERROR,
@@ -48,11 +54,13 @@ def lost_group(records: list[Any], metric: str, before: Any, after: Any) -> bool
         after: its ranking at HEAD.
 
     Returns:
-        True when BASE ranked some run, HEAD ranks none, and no run of the group holds
-        anything at ``metric`` (a run holding a value that is no number is KI221's, not this).
+        True when BASE ranked some run, HEAD ranks none, and no run of the group holds a
+        number at ``metric`` (:func:`kistore.query.policy.rankable_number`, ``rank``'s own
+        test): nothing, ``null``, or a string, boolean, array or object there alike
+        (fresh96 F1: a pointer every run held as a string unranked a family unsaid).
     """
-    return bool(before.ranked) and not after.ranked and all(
-        resolve_pointer(r.spec, metric) is None for r in records)
+    return bool(before.ranked) and not after.ranked and not any(
+        rankable_number(resolve_pointer(r.spec, metric)) for r in records)
 
 
 def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
@@ -67,16 +75,24 @@ def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
 
     Returns:
         Findings on ``store/policy/ranking.json`` at ``/families/FAMILY/metric``, naming the
-        family, the pointer, how many groups lose their ranking, the closest pointer the
-        runs hold (did-you-mean) and the pointers they hold beside the one asked (numbers,
-        under the deepest part of the pointer any run holds); ``extra``: ``family``,
-        ``metric``, ``groups``, ``held``.
+        family, the pointer, how many groups lose their ranking, what the runs hold there
+        when it is no number (``as a number (they hold strings there, e.g. "NVIDIA H100
+        PCIe")``, :func:`held_otherwise`), the closest pointer to a number the runs hold
+        (did-you-mean, :func:`closest_pointer`; none when nothing is close) and the
+        pointers to numbers they hold beside the one asked (under the deepest part of the
+        pointer any run holds); ``extra``: ``family``, ``metric``, ``groups``, ``held``,
+        ``heldAs`` (the JSON types held there, plural: ``["strings"]``; empty: nothing).
     """
     findings = []
     for family, (metric, keys, records) in sorted(lost.items()):
         held = held_pointers((r.spec for r in records), metric)
-        guess = difflib.get_close_matches(metric, held, n=1, cutoff=0.5)
-        said = f"; did you mean {guess[0]}?" if guess else "."
+        guess = closest_pointer(metric, held)
+        said = f"; did you mean {guess}?" if guess else "."
+        kinds, example = held_otherwise((r.spec for r in records), metric)
+        as_number = (f" as a number (they hold {' and '.join(kinds)} there, e.g. "
+                     f"{shown_value(example)})" if kinds else "")
+        says = (f"leaves every run unranked: {shown_value(example)} at {metric} is not a "
+                "number" if kinds else f"says \"no value at {metric}\" for every run")
         listed = ", ".join(held[:HELD_SHOWN]) + (
             f", ... ({len(held) - HELD_SHOWN} more)" if len(held) > HELD_SHOWN else "")
         groups = (f"{len(keys)} of its comparison groups" if len(keys) > 1
@@ -86,13 +102,14 @@ def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
         findings.append(Finding(
             METRIC_HELD_BY_SOME_GROUPS if some else METRIC_HELD_BY_NO_RUN,
             f"family {family} ranks {metric}, which no run of {groups} holds"
-            f"{others}: ranked before this "
+            f"{as_number}{others}: ranked before this "
             f"change, {'they' if len(keys) > 1 else 'it'} would rank none (e.g. group "
-            f"{keys[0]}; `rank` says \"no value at {metric}\" for every run)"
+            f"{keys[0]}; `rank` {says})"
             f"{'.' if some else said} Their runs hold {listed or 'no number near it'}",
             file=POLICY_FILE, pointer=f"/families/{escape_pointer(family)}/metric",
             expected="a pointer the family's runs hold", found=metric,
-            extra={"family": family, "metric": metric, "groups": keys, "held": held}))
+            extra={"family": family, "metric": metric, "groups": keys, "held": held,
+                   "heldAs": kinds}))
     return findings
 
 
@@ -120,9 +137,91 @@ def held_pointers(specs: Iterable[Any], metric: str) -> list[str]:
 
 
 def _leaves(node: Any, at: str, into: set[str]) -> None:
-    """Add the pointer of each number under ``node`` (booleans are no numbers)."""
+    """Add the pointer of each number ``rank`` ranks under ``node`` (booleans are none)."""
     if isinstance(node, dict):
         for key, value in node.items():
             _leaves(value, f"{at}/{escape_pointer(str(key))}", into)
-    elif isinstance(node, (int, float)) and not isinstance(node, bool):
+    elif rankable_number(node):
         into.add(at)
+
+
+_PLURALS = {str: "strings", bool: "booleans", dict: "objects", list: "arrays"}
+"""A JSON value's Python type -> how a message names values of its JSON type."""
+
+
+def held_otherwise(specs: Iterable[Any], metric: str) -> tuple[list[str], Any]:
+    """Return what the specs hold at ``metric`` that is no number ``rank`` ranks.
+
+    Args:
+        specs: run specs (parsed JSON), in a fixed order (the example is the first found).
+        metric: a JSON Pointer (RFC 6901).
+
+    Returns:
+        ``(kinds, example)``: the JSON types held there other than numbers and ``null``,
+        plural and sorted (``["booleans", "strings"]``), and the first such value; ``([],
+        None)`` when no spec holds anything but numbers or ``null`` there.
+    """
+    kinds: set[str] = set()
+    example = None
+    for spec in specs:
+        value = resolve_pointer(spec, metric)
+        if value is None or rankable_number(value):
+            continue
+        kinds.add(_PLURALS.get(type(value), "values"))
+        example = value if example is None else example
+    return sorted(kinds), example
+
+
+CLOSE = 0.7
+"""Least :class:`difflib.SequenceMatcher` ratio of two last tokens' words, joined lower
+case, for a did-you-mean by spelling (``meen``/``mean`` 0.75, ``lantecy_ms``/``latency_ms``
+0.89; ``sol_score``/``sol_ms`` 0.62 and ``sol_score``/``std`` 0.18 are not close)."""
+
+
+def closest_pointer(metric: str, held: Iterable[str]) -> str | None:
+    """Return the pointer of ``held`` a person most likely meant by ``metric``, or None.
+
+    Judged by the pointers' last reference tokens, split into words (``latency_ms``,
+    ``latencyMs``: ``latency``, ``ms``; :func:`kistore.check._policy.name_words`), not by
+    the whole pointer (whose shared prefix made any leaf look close: ``sol_score`` asked,
+    ``std`` offered, fresh96 L2). Best first: the same words (``Mean`` for ``mean``), then
+    one's words a run of the other's (``latency`` in ``latency_ms``, ``sol_score`` in
+    ``median_latency_sol_score``), then a spelling at least :data:`CLOSE` alike
+    (``meen``); ties go to the closer spelling of the last token, then of the pointer.
+
+    Args:
+        metric: the pointer asked (RFC 6901).
+        held: pointers to numbers the runs hold (:func:`held_pointers`).
+
+    Returns:
+        One of ``held``; None when none is close by any of the three.
+    """
+    asked = _last_words(metric)
+    best: tuple[int, float, float] | None = None
+    found = None
+    for pointer in sorted(held):
+        words = _last_words(pointer)
+        spelling = difflib.SequenceMatcher(None, "".join(asked), "".join(words)).ratio()
+        tier = 3 if words == asked else 2 if _within(asked, words) or _within(
+            words, asked) else 1 if spelling >= CLOSE else 0
+        if not tier:
+            continue
+        score = (tier, spelling, difflib.SequenceMatcher(None, metric, pointer).ratio())
+        if best is None or score > best:
+            best, found = score, pointer
+    return found
+
+
+def _last_words(pointer: str) -> list[str]:
+    """Return the lower-case words of a pointer's last reference token.
+
+    The token itself, lower case, when it holds no word (``~``).
+    """
+    token = pointer.rpartition("/")[2]
+    return [w for _, w in name_words(token)] or [token.lower()]
+
+
+def _within(part: list[str], whole: list[str]) -> bool:
+    """Return whether ``part`` is a run of consecutive words of ``whole``."""
+    n = len(part)
+    return any(whole[i:i + n] == part for i in range(len(whole) - n + 1))

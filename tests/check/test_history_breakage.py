@@ -135,8 +135,10 @@ def test_a_protocol_completing_the_group_of_runs_in_two_units_is_refused(
     # one group, which then failed rank, show and compare for good. The protocol's pull
     # request is refused: the runs its forward directory lists are checked as added.
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    other = kit.protocol(version="0")  # the family's first protocol: a policy entry for a
+    # family no protocol has is refused (KI250, fresh96 F5)
     assert remote.pr("policy", lambda c: (unit_policy(remote),
-                                          add_file(remote, [env, workload]))).accepted
+                                          add_file(remote, [other, env, workload]))).accepted
     parts = [protocol, env, workload]
     assert remote.pr("a run in TFLOP/s, its protocol not yet stored", lambda c: add_file(
         remote, scored_run(kit, parts, "a", 2.0, "TFLOP/s"), "--allow-dangling")).accepted

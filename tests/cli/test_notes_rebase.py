@@ -170,3 +170,53 @@ def test_a_remote_whose_notes_were_never_fetched_is_named(published, tmp_path):
         "error: no notes of origin fetched here (refs/notes/remotes/origin/kistore): run "
         "`kistore notes fetch origin`, then `kistore notes rebase origin`; nothing was "
         "changed\n")
+
+
+def test_a_note_at_both_its_paths_at_the_tip_is_advised_the_rebuild_not_a_removal(remote):
+    """fresh96 F9: this clone's note (two valid lines) put at its fan-out path as well, same
+    blob. The advice was "`git notes remove OBJ` when it is the note's only line", which
+    drops both valid attestations; done as now said, the server holds both, at one path."""
+    blob = run_blob(remote.clone)
+    tip = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    note = git(remote.clone, "rev-parse", f"{tip}:{blob}").strip()
+    lines = note_text(remote, blob)
+    assert len(lines.splitlines()) == 2  # origin's reproduction and this clone's note
+    fan = subprocess.run(["git", "mktree"], cwd=remote.clone, check=True, capture_output=True,
+                         input=f"100644 blob {note}\t{blob[2:]}\n".encode()).stdout.decode()
+    listing = (git(remote.clone, "ls-tree", f"{tip}^{{tree}}")
+               + f"040000 tree {fan.strip()}\t{blob[:2]}\n")
+    tree = subprocess.run(["git", "mktree"], cwd=remote.clone, input=listing.encode(),
+                          check=True, capture_output=True).stdout.decode().strip()
+    doubled = git(remote.clone, "commit-tree", tree, "-p", tip, "-m", "doubled").strip()
+    git(remote.clone, "update-ref", "refs/notes/kistore", doubled)
+
+    refused = kistore(remote, "notes", "push", "origin", check=False)
+    assert refused.returncode == 1
+    assert (f"refs/notes/kistore:{blob}: error KI424 notes-path-not-canonical: the notes "
+            f"tree annotates {blob} at 2 paths") in refused.stderr, refused.stderr
+    assert "git notes --ref kistore remove" not in refused.stderr
+    assert "To leave a line out" not in refused.stderr
+    assert (f"the tip of refs/notes/kistore holds notes at paths git and kistore read apart "
+            f"({blob} at {blob[:2]}/{blob[2:]} and {blob}): no line there need be wrong, and "
+            "`git notes remove` would drop every line of the note, valid attestations too: "
+            "`kistore notes rebase origin` rebuilds refs/notes/kistore on origin's notes tip "
+            "with one path per object and adds back each line this clone holds that origin's "
+            "notes lack (signatures are over the bundles: they stay valid), then `kistore "
+            "notes push origin` again; nothing was pushed, your notes are unchanged"
+            ) in refused.stderr, refused.stderr
+    assert ("rebase REMOTE` rewrites them on REMOTE's with one path per object and this "
+            "clone's lines") in refused.stderr  # KI424's own fix says it too
+
+    # done as said: a clean state, both valid lines kept, one path on both sides
+    assert json.loads(kistore(remote, "notes", "rebase", "origin", "--json").stdout)[
+        "added"] == 1  # this clone's own note (origin holds the reproduction)
+    assert kistore(remote, "verify").returncode == 0
+    assert kistore(remote, "notes", "push", "origin").returncode == 0
+    for repo in (remote.clone, remote.bare):
+        paths = git(repo, "ls-tree", "-r", "--name-only", "refs/notes/kistore").split()
+        assert paths == [blob], paths
+        served = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob], cwd=repo,
+                                check=True, capture_output=True).stdout
+        assert sorted(served.splitlines()) == sorted(lines.splitlines())
+    listed = kistore(remote, "attestations", RUN.hex[:12]).stdout
+    assert "INVALID" not in listed and listed.count("valid community, from note") == 2, listed

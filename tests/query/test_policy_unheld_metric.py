@@ -13,7 +13,8 @@ import json
 
 import pytest
 
-from kistore.query.unheld_metric import held_pointers
+from kistore.query.policy import rankable_number
+from kistore.query.unheld_metric import closest_pointer, held_otherwise, held_pointers
 
 from ..conftest import add_docs, git
 from .test_rank_outlier_group import Board, _cli
@@ -26,6 +27,11 @@ def board(store, kit, tmp_path):
     return Board(store, kit, tmp_path)
 
 
+OTHER = {"device": "cuda:0", "ok": True, "deep": {"a": 1}, "list": [1, 2], "none": None}
+"""What the second group's runs state beside their numbers, as real sources do (KernelBench's
+``device``, SOL-ExecBench's ``has_nan``): no number ``rank`` ranks (fresh96 F1)."""
+
+
 def _second_group(board: Board, kit) -> None:
     """A second group of the family whose runs state a source-native latency in ms."""
     protocol, env, _ = board.parts
@@ -34,7 +40,7 @@ def _second_group(board: Board, kit) -> None:
     for name, ns, ms in (("t-1", 3_680_000, 3.68), ("t-2", 3_810_000, 3.81)):
         impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
         docs += [impl, kit.run(protocol, env, impl, work, latency=ns, name=name,
-                               native={"metrics": {"latency_ms": ms, "mean": ms}})]
+                               native={"metrics": {"latency_ms": ms, "mean": ms, **OTHER}})]
     add_docs(board.store, docs)
 
 
@@ -62,7 +68,7 @@ def test_a_metric_no_run_holds_is_an_error_naming_what_they_hold(board, kit):
                            "rank none (e.g. group sha256:"), line
     assert line.endswith(
         "`rank` says \"no value at /sourceNative/metrics/latency\" for every run); did you "
-        "mean /sourceNative/metrics/latency_ms? Their runs hold "
+        "mean /sourceNative/metrics/latency_ms? Their runs hold /sourceNative/metrics/deep/a, "
         "/sourceNative/metrics/latency_ms, /sourceNative/metrics/mean (expected a pointer "
         "the family's runs hold, found /sourceNative/metrics/latency)"), line
     assert "1 error, 0 warnings, 1 info" in checked, checked
@@ -74,8 +80,10 @@ def test_a_metric_no_run_holds_is_an_error_naming_what_they_hold(board, kit):
     assert [g["after"] for g in found["extra"]["groups"]] == ["nothing ranked"] * 2
     assert found["extra"]["groups"][0]["before"].startswith("1 ")
     [error] = [f for f in data["findings"] if f["rule"] == "KI245"]
-    assert error["extra"]["held"] == ["/sourceNative/metrics/latency_ms",
+    assert error["extra"]["held"] == ["/sourceNative/metrics/deep/a",
+                                      "/sourceNative/metrics/latency_ms",
                                       "/sourceNative/metrics/mean"]
+    assert error["extra"]["heldAs"] == []  # nothing there at all
     assert len(error["extra"]["groups"]) == 2
 
 
@@ -132,3 +140,91 @@ def test_held_pointers_lists_numbers_under_the_deepest_part_held():
         "/sourceNative/metrics/deep/a~1b", "/sourceNative/metrics/latency_ms",
         "/sourceNative/metrics/sol_score"]
     assert held_pointers([{"a": "b"}], "/x/y") == []
+
+
+@pytest.mark.parametrize(("token", "kinds", "shown"), [
+    ("device", "strings", '"cuda:0"'), ("ok", "booleans", "true"),
+    ("deep", "objects", '{"a": 1}'), ("list", "arrays", "[1, 2]")])
+def test_a_metric_every_run_holds_as_no_number_is_an_error_too(board, kit, token, kinds,
+                                                              shown):
+    """fresh96 F1: KI245 counted any value as held, so a pointer every run states as a
+    string (KernelBench's ``/sourceNative/metrics/hardware``), a boolean (SOL-ExecBench's
+    ``has_nan``) or an object unranked the whole family with a green gate."""
+    _second_group(board, kit)
+    metric = f"/sourceNative/metrics/{token}"
+    base = _policy(board, {"comparison": "source-native", "metric": metric,
+                           "order": "ascending", "unit": "ms"})
+    checked = _cli(board.store, "check", f"{base}..HEAD", code=1).output
+    [line] = [x for x in checked.splitlines() if "KI245" in x and "error" in x]
+    assert line.startswith(
+        f"{POLICY}:/families/synthetic/metric: error KI245 policy-metric-held-by-no-run: "
+        f"family synthetic ranks {metric}, which no run of 2 of its comparison groups holds "
+        f"as a number (they hold {kinds} there, e.g. {shown}): ranked before this change, "
+        "they would rank none (e.g. group sha256:"), line
+    assert (f"; `rank` leaves every run unranked: {shown} at {metric} is not a number)"
+            ) in line, line
+    assert "1 error, 0 warnings, 1 info" in checked, checked
+    # what `rank` says of such a run, word for word
+    ranked = _cli(board.store, "rank", "BenchmarkRun/t-1").stdout
+    assert f"({shown} at {metric} is not a number)" in ranked, ranked
+
+
+def test_a_number_in_some_group_makes_strings_in_another_a_warning(board, kit):
+    """The second group ranks by ``mean``; the board's group holds it as a string: no typo,
+    the board's group leaves the ranking (KI246), said as what it holds."""
+    protocol, env, work = board.parts
+    impl = kit.implementation("proj-s", name="impl-s")
+    add_docs(board.store, [impl, kit.run(protocol, env, impl, work, latency=3_530_000,
+                                         name="s", native={"metrics": {"mean": "3.53"}})])
+    _second_group(board, kit)
+    base = _policy(board, {"comparison": "source-native", "metric": "/sourceNative/metrics/mean",
+                           "order": "ascending", "unit": "ms"})
+    checked = _cli(board.store, "check", f"{base}..HEAD").output
+    [line] = [x for x in checked.splitlines() if "KI246" in x and "warning" in x]
+    assert ("which no run of its comparison group holds as a number (they hold strings "
+            "there, e.g. \"3.53\") (the runs of its other groups hold it)") in line, line
+
+
+@pytest.mark.parametrize("value", [0, -1.5, 10**300, 1e-7, 2.5])
+def test_numbers_are_ranked_numbers(value):
+    assert rankable_number(value)
+
+
+@pytest.mark.parametrize("value", [None, True, False, "0.5", "", [1], {"a": 1}])
+def test_the_rest_are_not(value):
+    assert not rankable_number(value)
+
+
+def test_held_otherwise_names_each_kind_and_the_first_value():
+    specs = [{"m": {"x": None}}, {"m": {"x": 1}}, {"m": {"x": "a"}}, {"m": {"x": False}}, {}]
+    assert held_otherwise(specs, "/m/x") == (["booleans", "strings"], "a")
+    assert held_otherwise([{"m": {"x": 2}}, {}], "/m/x") == ([], None)
+
+
+KERNELBENCH = ["/sourceNative/metrics/max", "/sourceNative/metrics/mean",
+               "/sourceNative/metrics/min", "/sourceNative/metrics/num_trials",
+               "/sourceNative/metrics/std"]
+LOCAL = ["/sourceNative/metrics/baseline_latency_ms", "/sourceNative/metrics/latency_ms",
+         "/sourceNative/metrics/max_absolute_error", "/sourceNative/metrics/max_relative_error",
+         "/sourceNative/metrics/median_latency_sol_score",
+         "/sourceNative/metrics/reference_latency_ms", "/sourceNative/metrics/sol_ms",
+         "/sourceNative/metrics/speedup_factor"]
+"""What the real KernelBench and SOL-ExecBench local runs hold under ``/sourceNative/metrics``
+(``held_pointers`` over the imports of ../shared)."""
+
+
+@pytest.mark.parametrize(("metric", "held", "meant"), [
+    # fresh96 L2: by the whole pointer, sol_score got std on KernelBench and sol_ms (a
+    # latency) on the local runs, which hold median_latency_sol_score
+    ("/sourceNative/metrics/sol_score", KERNELBENCH, None),
+    ("/sourceNative/metrics/sol_score", LOCAL, "/sourceNative/metrics/median_latency_sol_score"),
+    ("/sourceNative/metrics/meen", KERNELBENCH, "/sourceNative/metrics/mean"),
+    ("/sourceNative/metrics/Mean", KERNELBENCH, "/sourceNative/metrics/mean"),
+    ("/sourceNative/metrics/latency", LOCAL, "/sourceNative/metrics/latency_ms"),
+    ("/sourceNative/metrics/lantecy_ms", LOCAL, "/sourceNative/metrics/latency_ms"),
+    ("/sourceNative/metrics/hardware", KERNELBENCH, None),
+    ("/sourceNative/metric/mean", KERNELBENCH, "/sourceNative/metrics/mean"),
+    ("/timing/latencyNs/p50", ["/timing/latencyNs/mean", "/timing/latencyNs/p99"], None),
+    ("/x", [], None)])
+def test_did_you_mean_offers_a_held_number_close_by_its_last_token(metric, held, meant):
+    assert closest_pointer(metric, held) == meant
