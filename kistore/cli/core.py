@@ -62,13 +62,12 @@ def init(path: str, with_hooks: bool) -> None:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..store.hooks import install_hooks, running_kistore
 
-        kistore = running_kistore()
-        for hook, status in install_hooks(store, kistore):
+        runner = running_kistore()
+        for hook, status in install_hooks(store, runner):
             click.echo(printable(f"{status} hook {hook}"))
-        if kistore is None:
-            click.echo("warning: no kistore executable found beside this Python or on PATH: "
-                       "the hooks run `kistore` from PATH (or KISTORE) when git runs them",
-                       err=True)
+        if runner.executable is None:  # say it: not the `kistore` a reader would expect
+            click.echo(printable(f"the hooks run this kistore: {runner.describe()} "
+                                 "(KISTORE=/path/to/kistore runs another)"))
     if store.uncommitted:  # an existing repository: kistore does not commit into it
         # Lazy: shlex for this message only (every command imports this module).
         import shlex
