@@ -844,7 +844,8 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
 
     zero = "0" * 40
     found = [f for f in check_updates(store, [(theirs or zero, ours, NOTES_REF)],
-                                      held=remote_tips(store.repo, remote), settings=settings)
+                                      held=remote_tips(store.repo, remote), settings=settings,
+                                      remote=remote)
              if f.severity == ERROR]
     if found:
         raise StoreStateError(
