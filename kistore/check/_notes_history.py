@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
 __all__ = ["BroughtNotes", "HistoryLine", "brought_notes", "history_blobs", "history_lines",
-           "history_paths", "said"]
+           "history_paths", "rebase_advice", "said"]
 
 
 class BroughtNotes(NamedTuple):
@@ -140,7 +140,34 @@ def history_lines(repo: pygit2.Repository, walked: Iterable[BroughtNotes], old: 
     return found
 
 
-def history_paths(walked: Iterable[BroughtNotes], ref: str) -> list[Finding]:
+def rebase_advice(remote: str | None) -> str:
+    """Say how to push a notes history without a commit the push brings (KI409, KI424).
+
+    Args:
+        remote: the remote's name or URL the push goes to, as the pushing clone calls it
+            (``pre-push``'s ``--remote``, ``kistore notes push REMOTE``); None in the
+            receiving repository (``pre-receive``), which knows no clone's name for itself.
+
+    Returns:
+        The advice, naming ``kistore notes rebase REMOTE`` with the remote named (break95
+        L2: the notes push's finding said ``REMOTE`` literally), or, with None, ``REMOTE``
+        said to be the clone's name for this repository.
+    """
+    if remote is None:
+        typed, name, which = "REMOTE", "REMOTE", (", REMOTE being your clone's name for this "
+                                                  "repository")
+    else:
+        # Lazy: shlex for this message only.
+        import shlex
+
+        typed, name, which = shlex.quote(remote), remote, ""
+    return (f"push a notes history without that commit (`kistore notes rebase {typed}` "
+            f"rebuilds a clone's notes on {name}'s without it{which}; `kistore notes fetch` "
+            "of a fork takes its lines, not its history)")
+
+
+def history_paths(walked: Iterable[BroughtNotes], ref: str,
+                  remote: str | None = None) -> list[Finding]:
     """KI424 per path a brought notes commit adds or changes that git and kistore read apart.
 
     Each brought commit but the pushed tip (whose tree the gate judges against the old
@@ -151,6 +178,7 @@ def history_paths(walked: Iterable[BroughtNotes], ref: str) -> list[Finding]:
     Args:
         walked: :func:`brought_notes` of the commits the push brings.
         ref: the notes ref's name (each finding's file is ``REF:PATH``).
+        remote: the remote pushed to, named in the fix (:func:`rebase_advice`).
 
     Returns:
         One KI424 error per path, in the order found, naming the commit (``extra.commit``)
@@ -166,10 +194,8 @@ def history_paths(walked: Iterable[BroughtNotes], ref: str) -> list[Finding]:
                     NOTES_PATH_NOT_CANONICAL,
                     f"notes commit {commit.commit[:12]}, in the history this push brings, "
                     f"adds a path the tips' checks never read: {bad.reason}; every clone "
-                    "fetching these notes would fetch it: push a notes history without that "
-                    "commit (`kistore notes rebase REMOTE` rebuilds a clone's notes on REMOTE's "
-                    "without it; `kistore notes fetch` of a fork takes its lines, not its "
-                    "history)", file=f"{ref}:{bad.path}", extra={"commit": commit.commit}))
+                    f"fetching these notes would fetch it: {rebase_advice(remote)}",
+                    file=f"{ref}:{bad.path}", extra={"commit": commit.commit}))
     return found
 
 

@@ -96,6 +96,7 @@ from ._notes_history import (
     history_blobs,
     history_lines,
     history_paths,
+    rebase_advice,
     said,
 )
 from ._observed import range_observed
@@ -777,7 +778,8 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                   held: list[str] | None = None,
                   checkers: Sequence[RangeChecker] = (),
                   now: datetime | None = None,
-                  settings: Settings | None = None) -> list[Finding]:
+                  settings: Settings | None = None,
+                  remote: str | None = None) -> list[Finding]:
     """Apply the gate to the ref updates of one push (``pre-receive``/``pre-push``).
 
     Each update is judged as one of the ref it moves: in the receiving repository
@@ -805,6 +807,9 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             settings`), as a caller that read it already holds it (``kistore notes push``:
             one read a command); None: read here when ``refs/notes/kistore`` is pushed
             (its KI409 line limit, :func:`note_line_limit`).
+        remote: the pushing clone's name (or URL) for the remote (``pre-push``'s
+            ``--remote``, ``kistore notes push REMOTE``), named in the fixes of KI409 and
+            KI424 for a notes commit between the tips; None (``pre-receive``): ``REMOTE``.
 
     Returns:
         KI407 for a non-fast-forward update or deletion of a protected ref (through a
@@ -840,7 +845,8 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         InputError: when an id names no commit.
     """
     try:
-        return _check_updates(store, updates, protected, held, checkers, now, settings)
+        return _check_updates(store, updates, protected, held, checkers, now, settings,
+                              remote)
     except CommitUnparsable as e:  # libgit2 walks nothing through it: the other refs wait
         return [unparsable_finding(e)]
 
@@ -848,7 +854,8 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
 def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                    protected: set[str] | None, held: list[str] | None,
                    checkers: Sequence[RangeChecker], now: datetime | None,
-                   settings: Settings | None = None) -> list[Finding]:
+                   settings: Settings | None = None,
+                   remote: str | None = None) -> list[Finding]:
     """:func:`check_updates` but for a commit libgit2 cannot parse, which it raises.
 
     Raises:
@@ -911,7 +918,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             continue
         if ref == NOTES_REF:
             findings += _notes_update(store, old, new, _trust_revs(
-                store, [(o, n, r) for o, n, r, _ in aimed], protected), now, settings)
+                store, [(o, n, r) for o, n, r, _ in aimed], protected), now, settings, remote)
             continue
         new = str(store.commit(new).id)  # an annotated tag: check the commit it names
         if old != ZERO:
@@ -1035,7 +1042,8 @@ def _branch_tips(repo: pygit2.Repository, refs: Iterable[str]) -> list[str]:
 
 
 def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
-                  now: datetime | None, settings: Settings | None) -> list[Finding]:
+                  now: datetime | None, settings: Settings | None,
+                  remote: str | None = None) -> list[Finding]:
     """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
 
     First every notes tree the push brings, read raw (KI423 alone when one holds an entry
@@ -1051,7 +1059,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     (:func:`._dates.range_dates`, at ``now``, the push's clock branches are judged at;
     None: this machine's). A line is held to the ``manifest-bytes`` of ``settings``, this
     repository's ``kistore.toml`` (:func:`note_line_limit`; None: read here, after the
-    one fetch of a blob-less clone, which brings its blob with the notes').
+    one fetch of a blob-less clone, which brings its blob with the notes'). ``remote``:
+    the pushing clone's name for the remote, named in the fix of a history finding.
     """
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
@@ -1081,7 +1090,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     # tip: every clone fetching the notes fetches it (reviewer break94 F1); one said at
     # the tip is said there alone (kept apart from ``shape``: it exempts no tip line)
     walked = brought_notes(repo, brought, str(tip.id))  # each commit diffed once
-    passed = [f for f in history_paths(walked, NOTES_REF)
+    passed = [f for f in history_paths(walked, NOTES_REF, remote)
               if f.file not in {at_tip.file for at_tip in shape}]
     # the notes the push changes, read through their fan-out paths (`ab/cdef...`, as git
     # writes past some 50-100 notes) by a diff of the two trees: its cost follows the
@@ -1136,22 +1145,23 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
             findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
                                     f"attestation line(s) from the note on {obj}",
                                     file=f"{NOTES_REF}:{obj}"))
-    findings += [f for f in _history_findings(repo, view, walked, old, new, limit)
+    findings += [f for f in _history_findings(repo, view, walked, old, new, limit, remote)
                  if f.file not in {f"{NOTES_REF}:{obj}" for obj in doubled}]
     return dated + shape + passed + findings + (
         _judged_now(store, fresh, trust_revs) if fresh else [])
 
 
 def _history_findings(repo: pygit2.Repository, view: View | None,
-                      walked: list[BroughtNotes], old: str, new: str, limit: int
-                      ) -> list[Finding]:
+                      walked: list[BroughtNotes], old: str, new: str, limit: int,
+                      remote: str | None) -> list[Finding]:
     """KI409 per line a notes commit between the push's tips holds that no tip does.
 
     A fork's notes history that added a garbage line and removed it again in a later
     commit passed the tip-to-tip checks above, and every clone fetching the index's notes
     fetched that history, garbage included (:mod:`._notes_history`). Each such line is
     judged as a line at the tip is (:func:`note_line_problems`, canonical bytes); one that
-    would enter there is let be (a line its signer took back before pushing).
+    would enter there is let be (a line its signer took back before pushing). ``remote``:
+    the remote pushed to, named in the fix (:func:`._notes_history.rebase_advice`).
     """
     findings = []
     for found in history_lines(repo, walked, None if old == ZERO else old, new, NOTES_REF):
@@ -1168,10 +1178,8 @@ def _history_findings(repo: pygit2.Repository, view: View | None,
                 f"notes commit {found.commit[:12]}, in the history this push brings, holds "
                 f"as line {found.number} of the note on {found.obj} a line the pushed tip "
                 f"no longer holds ({said(found.line)}): {problems[0]}; the tips' checks "
-                "never read it, yet every clone fetching these notes would fetch it: push a "
-                "notes history without that commit (`kistore notes rebase REMOTE` rebuilds a "
-                "clone's notes on REMOTE's without it; `kistore notes fetch` of a fork takes "
-                "its lines, not its history)", file=f"{NOTES_REF}:{found.obj}",
+                "never read it, yet every clone fetching these notes would fetch it: "
+                f"{rebase_advice(remote)}", file=f"{NOTES_REF}:{found.obj}",
                 extra={"commit": found.commit, "line": found.number}))
     return findings
 

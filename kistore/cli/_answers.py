@@ -161,7 +161,9 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
       restore it with `git checkout HEAD -- PATH```), as ``KIND/NAME`` already gets;
     * a ``KIND/NAME`` no manifest holds: the same "no KIND named ..." with how to find a
       name written into a metadata file in place, which a lookup does not see
-      (:meth:`kistore.store.View.find_name`): ``kistore reindex``.
+      (:meth:`kistore.store.View.find_name`): ``kistore reindex``; but one whose names
+      file names an owner with an unreadable file keeps its error, which names the owner
+      and the commands that read it (:meth:`kistore.store.View.named`).
 
     Args:
         store: the :class:`kistore.store.Store` asked.
@@ -201,6 +203,7 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
         if not isinstance(e, ResolutionError):
             raise
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..core.layout import NAMES_DIR
         from ..core.schema import KINDS
 
         for ref in refs:
@@ -212,6 +215,8 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
                     renamed = _renamed_owner(store, kind, name)
                     if renamed is not None:
                         raise renamed from None
+                    if (e.file or "").startswith(f"{NAMES_DIR}/"):
+                        raise  # its names file names an owner unreadable: said, with the fix
                     raise ResolutionError(_no_such_name(store, kind, name)) from None
                 continue
             if _work_tree_matches(store, ref):

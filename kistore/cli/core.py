@@ -62,13 +62,12 @@ def init(path: str, with_hooks: bool) -> None:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..store.hooks import install_hooks, running_kistore
 
-        kistore = running_kistore()
-        for hook, status in install_hooks(store, kistore):
+        runner = running_kistore()
+        for hook, status in install_hooks(store, runner):
             click.echo(printable(f"{status} hook {hook}"))
-        if kistore is None:
-            click.echo("warning: no kistore executable found beside this Python or on PATH: "
-                       "the hooks run `kistore` from PATH (or KISTORE) when git runs them",
-                       err=True)
+        if runner.executable is None:  # say it: not the `kistore` a reader would expect
+            click.echo(printable(f"the hooks run this kistore: {runner.describe()} "
+                                 "(KISTORE=/path/to/kistore runs another)"))
     if store.uncommitted:  # an existing repository: kistore does not commit into it
         # Lazy: shlex for this message only (every command imports this module).
         import shlex
@@ -427,9 +426,9 @@ def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool, whole: bool
         except KistoreError as e:
             # a broken metadata file: the object is intact, and is what `cat` prints
             # (reviewer fresh95 F9: `cat OBJ` and the README's template source failed on it)
-            if metadata or not (e.file or "").startswith(layout.METADATA_DIR + "/"):
+            if not (e.file or "").startswith(layout.METADATA_DIR + "/"):
                 raise
-            _object_alone(store, store.resolve(ref, at=at), at, e, whole)
+            _object_alone(store, store.resolve(ref, at=at), at, e, whole, metadata)
             return
     if whole:
         data = add_able(manifest)
@@ -439,8 +438,13 @@ def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool, whole: bool
     sys.stdout.buffer.flush()
 
 
-def _object_alone(store: Store, digest: Any, at: str | None, error: Any, whole: bool) -> None:
+def _object_alone(store: Store, digest: Any, at: str | None, error: Any, whole: bool,
+                  metadata: bool) -> None:
     """Print an object whose metadata file is broken: its bytes, or its manifest as it holds it.
+
+    ``cat --metadata`` prints the broken file's bytes as stored, after a warning naming the
+    fault, and exits 0, as ``git cat-file`` prints what is there: a user asking for the
+    file wants to see what is wrong in it (it exited 1, printing nothing: fixk95).
 
     Args:
         store: the store read.
@@ -450,9 +454,11 @@ def _object_alone(store: Store, digest: Any, at: str | None, error: Any, whole: 
         whole: ``--manifest``: the object's ``apiVersion``, ``kind`` and ``spec`` with the
             metadata as far as it parses (:func:`kistore.core.model.lenient_object`),
             ``{"name": ""}`` when nothing does, after a warning naming the broken file.
+        metadata: ``--metadata``: the metadata file's bytes, after that warning.
 
     Raises:
         VerificationError, ResolutionError: the object's own bytes are missing or corrupt.
+        KistoreError: ``error`` again, for ``--metadata`` of a metadata file not there.
     """
     # Lazy: this error path only.
     from ..core import canonical, layout
@@ -460,6 +466,15 @@ def _object_alone(store: Store, digest: Any, at: str | None, error: Any, whole: 
     from ..query.numbers import json_document
 
     view = store.view(at)
+    if metadata:
+        data = view.read(layout.metadata_path(digest))
+        if data is None:  # missing, not broken: nothing to print
+            raise error
+        click.echo(f"warning: {one_line(error.format())}; printed anyway: the metadata file "
+                   "as stored", err=True)
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
     data = view.object_bytes(digest)  # re-hashed: a corrupt object is still refused
     if whole:
         obj = canonical.loads(data, file=layout.object_path(digest))

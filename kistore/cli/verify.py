@@ -317,7 +317,7 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
 
                 held = remote_tips(store.repo, remote)
             findings = check_updates(store, [(o, n, r) for o, n, r in lines], held=held,
-                                     checkers=checkers)
+                                     checkers=checkers, remote=remote)
     else:
         checked = range_ or ""
         with cannot_run(fmt, as_json, checked):

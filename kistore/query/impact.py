@@ -27,6 +27,7 @@ runs they name, from their listings (O(change)). It is a
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +55,7 @@ from .outlier_rules import policy_marks
 from .policy import load_policy
 from .policy_families import protocol_families, unknown_families
 from .ranking import rank_group
-from .unheld_metric import lost_group, unheld_metrics
+from .unheld_metric import dropped_rows, lost_group, unheld_metrics, unranked_runs
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from datetime import datetime
@@ -427,16 +428,20 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
     reordered: list[dict[str, Any]] = []  # KI415's groups
     lost: dict[str, tuple[str, list[str], list[Any]]] = {}  # KI245's families
     ranking: set[str] = set()  # families some changed group ranks at HEAD (KI246, not KI245)
+    dropped: dict[str, tuple[str, list[tuple[str, Any, Any]]]] = {}  # KI247's runs
     marks: list[Finding] = []  # KI234, warnings: after the listing
     for key, records, comparisons, changed in ranked:
-        orders, rankings = [], []
+        at_ends: list[Any] = []  # per end: its Ranking, or why it cannot rank
         for comparison, evidence in zip(comparisons, ends, strict=True):
             try:
-                rankings.append(rank_group(key, records, comparison, evidence))
+                at_ends.append(rank_group(key, records, comparison, evidence))
             except KistoreError as e:
-                orders.append(f"cannot rank ({e.message})")
-                continue
-            orders.append(_order(rankings[-1]))
+                at_ends.append(f"cannot rank ({e.message})")
+        rankings = [end for end in at_ends if not isinstance(end, str)]
+        # a run one end ranks and the other does not is said at that end, as `-` (M2)
+        orders = [end if isinstance(end, str) else _order(
+            end, [] if isinstance(other, str) else dropped_rows(other, end))
+            for end, other in zip(at_ends, at_ends[::-1], strict=True)]
         if changed and len(rankings) == 2:  # r92 F8; an end that cannot rank is KI210's
             marks += policy_marks(key, records, rankings)
             metric = comparisons[1].metric
@@ -446,12 +451,18 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
                 entry[2].extend(records)
             elif rankings[1].ranked:
                 ranking.add(records[0].family)
+                gone = dropped_rows(*rankings)  # break95 M2: runs out of a group kept
+                if gone:
+                    by_run = {row.record.digest: row for row in rankings[0].ranked}
+                    dropped.setdefault(records[0].family, (metric, []))[1].extend(
+                        (key, by_run[row.record.digest], row) for row in gone)
         if orders[0] != orders[1]:
             first = records[0]
             reordered.append({"group": key, "family": first.family,
                               "hardware": first.hardware, "before": orders[0],
                               "after": orders[1]})
-    return unknown + unheld_metrics(lost, ranking) + _reordered(reordered) + marks
+    return (unknown + unheld_metrics(lost, ranking) + unranked_runs(dropped)
+            + _reordered(reordered) + marks)
 
 
 def _reordered(groups: list[dict[str, Any]]) -> list[Finding]:
@@ -476,7 +487,17 @@ def _reordered(groups: list[dict[str, Any]]) -> list[Finding]:
                     extra={"groups": groups})]
 
 
-def _order(ranking: Any) -> str:
+def _order(ranking: Any, dropped: Sequence[Any] = ()) -> str:
+    """Return a group's order as KI415 says it: ``1 fast, 2 mid``, then each of ``dropped``.
+
+    ``dropped``: rows of runs that rank nothing here and rank at the other end
+    (:func:`.unheld_metric.dropped_rows`), said as ``rank`` shows them, ``- NAME (no value
+    at /POINTER)``, after the ranked rows, however many those are (up to :data:`SHOWN`,
+    the rest counted): the "after" list of a policy change dropped such a run silently
+    (reviewer break95 M2).
+    """
     rows = [f"{r.rank} {r.record.name}" for r in ranking.ranked]
     shown = ", ".join(rows[:SHOWN]) or "nothing ranked"
-    return shown + (f", ... ({len(rows) - SHOWN} more)" if len(rows) > SHOWN else "")
+    shown += f", ... ({len(rows) - SHOWN} more)" if len(rows) > SHOWN else ""
+    shown += "".join(f", - {r.record.name} ({r.reason})" for r in dropped[:SHOWN])
+    return shown + (f", ... ({len(dropped) - SHOWN} more -)" if len(dropped) > SHOWN else "")

@@ -12,9 +12,12 @@ group (reviewer fresh95 F1: 500 info lines and "ok"). :func:`unheld_metrics` tur
 one error per family, naming the pointer and the pointers the family's runs do hold. Where
 other groups of the family the change touches do rank by the pointer, the change is no typo:
 the groups it leaves unranked are a warning (KI246), which a reviewer passes when meant (a
-family moved to a source's own metric that some groups' runs do not state). It is judged
-from the rankings :func:`kistore.query.impact.trust_and_policy_effects` already makes of
-each group a policy change touches (both ends), so it costs no read of its own.
+family moved to a source's own metric that some groups' runs do not state). A run that
+ranked and ranks nothing at HEAD, in a group that keeps ranking others, is a warning too
+(KI247, :func:`unranked_runs`): a run without the new metric beside two that state it left
+the ranking with one KI415 line that listed it no more (reviewer break95 M2). All three are
+judged from the rankings :func:`kistore.query.impact.trust_and_policy_effects` already
+makes of each group a policy change touches (both ends), so they cost no read of their own.
 """
 
 from __future__ import annotations
@@ -39,6 +42,15 @@ METRIC_HELD_BY_SOME_GROUPS = rule(
     "state the metric in those groups' runs (a new run: objects are never edited), or rank "
     "the family by a pointer every group holds; if leaving them unranked is meant, say so in "
     "the pull request")
+
+RUNS_UNRANKED = rule(
+    "KI247", "policy-unranks-runs", WARNING,
+    "state the metric in those runs (a new run: objects are never edited), or rank the "
+    "family by a pointer they hold; if leaving them unranked is meant, say so in the pull "
+    "request")
+
+RUNS_SHOWN = 8
+"""Runs a KI247 message names (the rest are counted; ``extra.runs`` lists each)."""
 
 HELD_SHOWN = 12
 """Pointers a family's runs hold that a KI245 message lists (the rest are counted)."""
@@ -93,24 +105,37 @@ def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
                      f"{shown_value(example)})" if kinds else "")
         says = (f"leaves every run unranked: {shown_value(example)} at {metric} is not a "
                 "number" if kinds else f"says \"no value at {metric}\" for every run")
-        listed = ", ".join(held[:HELD_SHOWN]) + (
-            f", ... ({len(held) - HELD_SHOWN} more)" if len(held) > HELD_SHOWN else "")
         groups = (f"{len(keys)} of its comparison groups" if len(keys) > 1
                   else "its comparison group")
         some = family in ranked  # other groups rank by it: no typo, these groups lose out
         others = " (the runs of its other groups hold it)" if some else ""
-        findings.append(Finding(
-            METRIC_HELD_BY_SOME_GROUPS if some else METRIC_HELD_BY_NO_RUN,
+        findings.append(_at_metric(
+            METRIC_HELD_BY_SOME_GROUPS if some else METRIC_HELD_BY_NO_RUN, family, metric,
             f"family {family} ranks {metric}, which no run of {groups} holds"
             f"{as_number}{others}: ranked before this "
             f"change, {'they' if len(keys) > 1 else 'it'} would rank none (e.g. group "
             f"{keys[0]}; `rank` {says})"
-            f"{'.' if some else said} Their runs hold {listed or 'no number near it'}",
-            file=POLICY_FILE, pointer=f"/families/{escape_pointer(family)}/metric",
-            expected="a pointer the family's runs hold", found=metric,
-            extra={"family": family, "metric": metric, "groups": keys, "held": held,
-                   "heldAs": kinds}))
+            f"{'.' if some else said} Their runs hold {_listed(held)}",
+            "a pointer the family's runs hold", held, groups=keys, heldAs=kinds))
     return findings
+
+
+def _listed(held: list[str]) -> str:
+    """Say the pointers ``held`` (:func:`held_pointers`): the first :data:`HELD_SHOWN`."""
+    more = f", ... ({len(held) - HELD_SHOWN} more)" if len(held) > HELD_SHOWN else ""
+    return ", ".join(held[:HELD_SHOWN]) + more if held else "no number near it"
+
+
+def _at_metric(of: Any, family: str, metric: str, message: str, expected: str,
+               held: list[str], **extra: Any) -> Finding:
+    """Return a finding of rule ``of`` on the family's ``metric`` in the policy file (KI245-7).
+
+    ``extra``: ``family``, ``metric`` and ``held``, then the keyword arguments given.
+    """
+    return Finding(of, message, file=POLICY_FILE,
+                   pointer=f"/families/{escape_pointer(family)}/metric", expected=expected,
+                   found=metric, extra={"family": family, "metric": metric, "held": held,
+                                        **extra})
 
 
 def held_pointers(specs: Iterable[Any], metric: str) -> list[str]:
@@ -225,3 +250,54 @@ def _within(part: list[str], whole: list[str]) -> bool:
     """Return whether ``part`` is a run of consecutive words of ``whole``."""
     n = len(part)
     return any(whole[i:i + n] == part for i in range(len(whole) - n + 1))
+
+def dropped_rows(before: Any, after: Any) -> list[Any]:
+    """Return the rows of ``after`` that rank nothing there and ranked in ``before``.
+
+    Args:
+        before: a group's :class:`kistore.query.ranking.Ranking` at one end.
+        after: the same group's at the other end.
+
+    Returns:
+        ``after``'s unranked rows (each with its ``reason``: ``no value at /POINTER``, a
+        value that is no number, no unit) whose run is ranked in ``before``, in ``after``'s
+        order. A run withdrawn or of too weak evidence is ``excluded``, not listed here.
+    """
+    was = {row.record.digest for row in before.ranked}
+    return [row for row in after.unranked if row.record.digest in was]
+
+
+def unranked_runs(dropped: dict[str, tuple[str, list[tuple[str, Any, Any]]]]
+                  ) -> list[Finding]:
+    """Return one KI247 warning per family a policy change unranks runs of, in ranked groups.
+
+    Args:
+        dropped: family -> (HEAD's metric pointer, ``(group key, row at BASE, row at HEAD)``
+            per run that ranked at BASE and ranks nothing at HEAD, in a group that keeps
+            ranking others: :func:`dropped_rows`).
+
+    Returns:
+        Findings on ``store/policy/ranking.json`` at ``/families/FAMILY/metric``, naming
+        up to :data:`RUNS_SHOWN` runs (``BenchmarkRun/NAME (sha256:..., #1 in group ...
+        before; now no value at /POINTER)``), how many, and the numbers they hold near the
+        pointer (:func:`held_pointers`); ``extra``: ``family``, ``metric``, ``runs`` (each
+        ``digest``, ``name``, ``group``, ``rank`` at BASE, ``reason`` at HEAD), ``held``.
+    """
+    findings = []
+    for family, (metric, rows) in sorted(dropped.items()):
+        named = [f"BenchmarkRun/{now.record.name} ({now.record.digest}, #{was.rank} in group "
+                 f"{key} before; now {now.reason})" for key, was, now in rows[:RUNS_SHOWN]]
+        more = f"; ... ({len(rows) - RUNS_SHOWN} more)" if len(rows) > RUNS_SHOWN else ""
+        held = held_pointers((now.record.spec for _, _, now in rows), metric)
+        many = len(rows) > 1
+        findings.append(_at_metric(
+            RUNS_UNRANKED, family, metric,
+            f"family {family} ranks {metric}: {len(rows)} run{'s' if many else ''} that "
+            f"ranked before this change would rank nothing, "
+            f"{'their groups' if many else 'its group'} ranking others (`rank` shows "
+            f"{'them' if many else 'it'} as \"-\"): {'; '.join(named)}{more}. "
+            f"{'They hold' if many else 'It holds'} {_listed(held)}",
+            "a pointer every ranked run holds", held, runs=[
+                {"digest": now.record.digest, "name": now.record.name, "group": key,
+                 "rank": was.rank, "reason": now.reason} for key, was, now in rows]))
+    return findings

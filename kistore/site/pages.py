@@ -30,6 +30,7 @@ from typing import Any
 from ..attest.evidence import Evidence
 from ..attest.levels import withdrawal
 from ..check import caveat_said, family_of, ranking_caveats
+from ..core.licences import run_licences
 from ..core.pathnames import component
 from ..index.records import Record
 from ..query.outliers import (
@@ -315,6 +316,8 @@ def _run(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
     data["problem"] = problem
     data["labels"] = manifest.metadata.get("labels") or {}
     data["annotations"] = manifest.metadata.get("annotations") or {}
+    # its Implementation's and Workload's too: a copy cannot drop their caution (fixk95)
+    data["licences"] = [said.to_json() for said in run_licences(manifest, rp.related)]
     data["summary"] = summary.source_summary(manifest.spec, data["references"])
     data["community"] = rp.row.evidence.community
     data["artifacts"] = _artifacts(rp.related.get("implementationDigest"))

@@ -24,7 +24,7 @@ from ..core import canonical, hashes, layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError, MultipleErrors, ResolutionError, VerificationError
 from ..core.limits import DEFAULT, Limits, file_too_large
-from ..core.model import Manifest
+from ..core.model import Manifest, metadata_name
 from ..core.schema import KINDS, in_metadata_file
 from ..git import treediff
 from ..git.blobs import (
@@ -596,6 +596,11 @@ class View:
 
         Reads one names file (``store/names/KIND/XX/NAME``), then the owner's metadata and
         object: never a listing, never the index. Use where :meth:`has_names_files` is True.
+        The owner's name is read from its metadata leniently (:func:`kistore.core.model.
+        metadata_name`, as the index's names read it): a metadata file broken in another
+        way (a duplicate key) still says whose name it holds, and reading the manifest
+        then says what is broken, as it does for its digest (``cat --manifest KIND/NAME``
+        failed here, fixk95).
 
         Args:
             kind: a kind (``BenchmarkRun``).
@@ -629,7 +634,7 @@ class View:
                                      "sha256:<64 lowercase hex> and a newline")
         # the owner's two files: one fetch in a partial clone, not one each
         self.prefetch((layout.metadata_path(owner), layout.object_path(owner)))
-        stored_name = self._metadata_name(owner)
+        stored_name = self._metadata_name(owner, lenient=True)
         try:
             stored_kind = canonical.loads(self.read(layout.object_path(owner)) or b"")["kind"]
         except (KistoreError, KeyError, TypeError):
@@ -647,6 +652,8 @@ class View:
                 "unreadable; run `kistore verify`" + (
                     f"; `kistore cat {owner}` prints its object, `kistore cat --manifest "
                     f"{owner}` its manifest with the metadata as far as it parses (fresh95 F9)"
+                    + (f", `kistore cat --metadata {owner}` the metadata file as stored"
+                       if stored_name is None else "")
                     if stored_kind is not None else ""), file=path)
         if (stored_kind, stored_name) != (kind, name):
             raise NamesFileDisagrees(path, f"names {owner}, which is "
@@ -717,10 +724,17 @@ class View:
             index.damaged(e)
             return scan()
 
-    def _metadata_name(self, digest: Digest) -> str | None:
-        """Return the name the metadata file of ``digest`` holds now (None: unreadable)."""
+    def _metadata_name(self, digest: Digest, *, lenient: bool = False) -> str | None:
+        """Return the name the metadata file of ``digest`` holds now (None: unreadable).
+
+        ``lenient``: parsed as :func:`kistore.core.model.metadata_name` parses (a duplicate
+        key, a non-canonical spelling pass); else canonical JSON only.
+        """
         try:
-            name = canonical.loads(self.read(layout.metadata_path(digest)) or b"")["name"]
+            data = self.read(layout.metadata_path(digest))
+            if lenient:
+                return metadata_name(data)
+            name = canonical.loads(data or b"")["name"]
         except (KistoreError, KeyError, TypeError):
             return None
         return name if isinstance(name, str) else None

@@ -142,7 +142,7 @@ def test_the_full_clone_shows_the_withdrawal_and_the_attestations(full):
         # one key: counted once, seen as a note and as a file; each with its text
         assert "valid community, from note; text: seen\n" in run2[1] and run2[1].endswith(
             "valid community, from file; text: filed\n"), run2[1]
-        assert "community: 1" in run3[1] and run3[1].endswith(
+        assert "community: 1 signer (of 1 community attestation)" in run3[1] and run3[1].endswith(
             "valid community, from note; text: also\n"), run3[1]
         assert "3 attestation(s) from notes" in verify[1] and "1 from files" in verify[1]
 

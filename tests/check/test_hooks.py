@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from kistore.store.hooks import HookRunner, hook_script, running_kistore
+
 from ..conftest import BUNDLE, PUBLISHED, ROOT, git, other_environment, store_file
 
 HOOKS = ROOT / "hooks"
@@ -479,18 +481,27 @@ def test_init_hooks_installs_hooks_that_refuse_a_tampered_commit_and_push(tmp_pa
     assert made.returncode == 0, made.stderr
     store = tmp_path / "idx"
     hooks = store / ".git" / "hooks"
-    assert made.stdout.splitlines() == [
+    assert made.stdout.splitlines()[:3] == [
         f"initialised kistore store in {store}",
         f"installed hook {hooks / 'pre-commit'}", f"installed hook {hooks / 'pre-push'}"]
+    # The executable KISTORE, unless this test runs code from another tree (PYTHONPATH at a
+    # worktree): then the hooks run that code (test_init_hooks_run_the_code_that_installed_them)
+    runner = running_kistore()
     for name in ("pre-commit", "pre-push"):
         installed = (hooks / name).read_text()
         assert os.access(hooks / name, os.X_OK)
-        assert installed.splitlines()[1] == (
-            f'KISTORE="${{KISTORE:-{KISTORE}}}"  # kistore init --hooks')
-        assert installed.splitlines()[2:] == (HOOKS / name).read_text().splitlines()[1:]
+        header = 1 if runner.executable else 3
+        if runner.executable:
+            assert installed.splitlines()[1] == (
+                f'KISTORE="${{KISTORE:-{KISTORE}}}"  # kistore init --hooks')
+        else:
+            assert installed.splitlines()[2].startswith(
+                f'kistore_installed() {{ PYTHONPATH={runner.code}"')
+        assert installed.splitlines()[1 + header:] == \
+            (HOOKS / name).read_text().splitlines()[1:]
     again = subprocess.run([KISTORE, "init", "--hooks", "idx"], cwd=tmp_path,
                            capture_output=True, text=True)
-    assert again.stdout.splitlines()[1:] == [f"unchanged hook {hooks / 'pre-commit'}",
+    assert again.stdout.splitlines()[1:3] == [f"unchanged hook {hooks / 'pre-commit'}",
                                              f"unchanged hook {hooks / 'pre-push'}"]
     env = {k: v for k, v in os.environ.items() if k != "KISTORE"}  # the installed default
     kistore(store, "add", "--commit", "--allow-dangling", str(BUNDLE))
@@ -509,6 +520,74 @@ def test_init_hooks_installs_hooks_that_refuse_a_tampered_commit_and_push(tmp_pa
     assert f"{PROTOCOL}: error KI101 object-digest-mismatch" in pushed.stdout
     assert subprocess.run(["git", "rev-parse", "-q", "--verify", "main"], cwd=server,
                           capture_output=True).returncode != 0  # nothing left the clone
+
+
+def test_init_hooks_run_the_code_that_installed_them(tmp_path):
+    # break95 L1: `python -m kistore init --hooks` with PYTHONPATH at another tree wrote the
+    # venv's `kistore` into the hooks: the pre-commit then ran the venv's code, silently.
+    other = tmp_path / "other"  # another tree: a copy of this code that says it ran
+    shutil.copytree(ROOT / "kistore", other / "kistore",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(HOOKS, other / "hooks")
+    (other / "kistore" / "__main__.py").write_text(
+        'import sys\nsys.stderr.write("the copy ran\\n")\nfrom ._entry import run\n\nrun()\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("KISTORE", "PYTHONPATH")}
+    made = subprocess.run([sys.executable, "-P", "-m", "kistore", "init", "--hooks", "s"],
+                          cwd=tmp_path, capture_output=True, text=True,
+                          env={**env, "PYTHONPATH": str(other)})
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.splitlines()[-1] == (
+        f"the hooks run this kistore: PYTHONPATH={other} {sys.executable} -P -m kistore "
+        "(KISTORE=/path/to/kistore runs another)")
+    store = tmp_path / "s"
+    for name in ("pre-commit", "pre-push"):
+        assert (store / ".git" / "hooks" / name).read_text().splitlines()[1:4] == [
+            "# kistore init --hooks: unless KISTORE is set, run the kistore that installed "
+            "this hook: its Python, its code first on PYTHONPATH",
+            f'kistore_installed() {{ PYTHONPATH={other}"${{PYTHONPATH:+:$PYTHONPATH}}" '
+            f'exec {sys.executable} -P -m kistore "$@"; }}',
+            'KISTORE="${KISTORE:-kistore_installed}"']
+    (store / "README").write_text("x\n")
+    git(store, "add", "README")
+    committed = subprocess.run(["git", "commit", "-m", "readme"], cwd=store, env=env,
+                               capture_output=True, text=True)  # no PYTHONPATH, no KISTORE
+    assert committed.returncode == 0, committed.stderr
+    assert committed.stderr.splitlines()[0] == "the copy ran"
+    assert committed.stderr.splitlines()[1].startswith("ok: HEAD..")
+    (store / PROTOCOL).parent.mkdir(parents=True)
+    (store / PROTOCOL).write_bytes(b'{"kind": "Workload"}')
+    git(store, "add", PROTOCOL)
+    refused = subprocess.run(["git", "commit", "-m", "tamper"], cwd=store, env=env,
+                             capture_output=True, text=True)
+    assert refused.returncode == 1  # the gate's refusal is the hook's exit status
+    assert refused.stderr.startswith("the copy ran\n")
+
+
+def test_installed_hook_quotes_the_python_and_code_it_names():
+    runner = HookRunner(None, "/opt/py thon/bin/python", "/src/it's here")
+    assert runner.describe() == \
+        "PYTHONPATH='/src/it'\"'\"'s here' '/opt/py thon/bin/python' -P -m kistore"
+    script = hook_script("pre-push", runner).decode()
+    assert script.splitlines()[2] == (
+        "kistore_installed() { PYTHONPATH='/src/it'\"'\"'s here'\"${PYTHONPATH:+:$PYTHONPATH}\" "
+        "exec '/opt/py thon/bin/python' -P -m kistore \"$@\"; }")
+    executable = hook_script("pre-push", HookRunner("/venv/bin/kistore", "/venv/bin/python",
+                                                    "/src"))
+    assert executable.decode().splitlines()[1] == \
+        'KISTORE="${KISTORE:-/venv/bin/kistore}"  # kistore init --hooks'
+
+
+def test_hooks_run_the_console_script_only_when_it_imports_the_installing_code(monkeypatch):
+    import kistore.store.hooks as hooks
+
+    code = Path(hooks.__file__).resolve().parents[2]
+    beside = Path(sys.executable).with_name("kistore")
+    monkeypatch.setattr(hooks, "_default_kistore", lambda python: code)
+    assert running_kistore() == HookRunner(str(beside), sys.executable, str(code))
+    monkeypatch.setattr(hooks, "_default_kistore", lambda python: code / "elsewhere")
+    assert running_kistore() == HookRunner(None, sys.executable, str(code))
+    monkeypatch.setattr(hooks, "_default_kistore", lambda python: None)  # not installed
+    assert running_kistore() == HookRunner(None, sys.executable, str(code))
 
 
 def test_init_hooks_never_replaces_a_hook_of_the_users(tmp_path):

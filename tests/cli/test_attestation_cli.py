@@ -107,6 +107,28 @@ def test_attest_reproduction_then_list_as_json(runner, record_store, store_path,
     assert f"reproduction {keyid} valid community, from note" in text.output
 
 
+def test_community_line_counts_signers_and_says_so(runner, record_store, store_path):
+    # break95 L3: "community: 2" above three valid community lines, from two signers
+    from kistore.attest import notes
+
+    from ..attest.test_attestation_evidence import RUN, bundle
+
+    listed = run(runner, store_path, "attestations", RUN_REF)
+    assert listed.output.splitlines()[2] == "community: 0 signers"
+    notes.attach(record_store, RUN, bundle(fixed_key(3), "reproduction"))
+    listed = run(runner, store_path, "attestations", RUN_REF)
+    assert listed.output.splitlines()[2] == "community: 1 signer (of 1 community attestation)"
+    notes.attach(record_store, RUN, bundle(fixed_key(3), "note"))
+    notes.attach(record_store, RUN, bundle(fixed_key(4), "reproduction"))
+    listed = run(runner, store_path, "attestations", RUN_REF)
+    assert listed.exit_code == 0, listed.output
+    lines = listed.output.splitlines()
+    assert lines[2] == "community: 2 signers (of 3 community attestations)"
+    assert sum(" valid community, from note" in line for line in lines[3:]) == 3
+    data = json.loads(run(runner, store_path, "attestations", RUN_REF, "--json").output)
+    assert data["community"] == 2  # --json: the signers, as documented
+
+
 def test_trusted_rerun_by_file_then_sync_verifies(runner, record_store, store_path, key_file,
                                                   tmp_path):
     assert run(runner, store_path, "trust", "add", str(key_file), "--role", "rerun",

@@ -225,8 +225,9 @@ def test_wheel_ships_schemas_and_runs_outside_the_source_tree(tmp_path):
     made = subprocess.run([sys.executable, "-m", "kistore", "init", "--hooks", "s"],
                           cwd=tmp_path, capture_output=True, text=True, env=env)
     assert made.returncode == 0, made.stderr
-    assert (tmp_path / "s" / ".git" / "hooks" / "pre-push").read_bytes().startswith(
-        b"#!/usr/bin/env bash\nKISTORE=")
+    hook = (tmp_path / "s" / ".git" / "hooks" / "pre-push").read_text()  # runs that install
+    assert f"kistore_installed() {{ PYTHONPATH={tmp_path / 'site'}\"" in hook
+    assert hook.splitlines()[4:] == (ROOT / "hooks" / "pre-push").read_text().splitlines()[1:]
 
 
 def _all_commands(group, path=()):

@@ -99,6 +99,11 @@ def test_a_garbage_line_is_named_at_the_editor_s_line_and_the_way_out_rebuilds(r
     refused = kistore(remote, "notes", "push", "origin", check=False)
     assert refused.returncode == 1
     assert "error KI409 notes-line-invalid: notes commit" in refused.stderr
+    # break95 L2: the finding named `kistore notes rebase REMOTE`, literally
+    assert ("push a notes history without that commit (`kistore notes rebase origin` rebuilds "
+            "a clone's notes on origin's without it; `kistore notes fetch` of a fork takes "
+            "its lines, not its history)") in refused.stderr, refused.stderr
+    assert "REMOTE" not in refused.stderr
     assert "To leave a line out" not in refused.stderr  # done already: no edit removes it
     assert ("the refused line or path is in the history of refs/notes/kistore only (its tip no "
             "longer holds it), so no edit takes it out: `kistore notes rebase origin` "
@@ -143,6 +148,14 @@ def test_a_path_off_the_note_paths_in_history_only_is_advised_the_rebuild(remote
     assert "error KI424 notes-path-not-canonical: notes commit" in refused.stderr
     assert "junk.txt)" not in refused.stderr and "To leave a line out" not in refused.stderr
     assert "`kistore notes rebase origin` rebuilds refs/notes/kistore" in refused.stderr
+    assert "REMOTE" not in refused.stderr  # break95 L2: the finding names origin too
+    hooked = subprocess.run(  # the pre-push hook's call: the remote is git's $1
+        [KISTORE, "check", "--updates", "-", "--remote", "my fork"], cwd=remote.clone,
+        input=f"{base} {junk_out} refs/notes/kistore\n", capture_output=True, text=True,
+        env=_env())
+    assert hooked.returncode == 1
+    assert ("without that commit (`kistore notes rebase 'my fork'` rebuilds a clone's notes "
+            "on my fork's without it;") in hooked.stdout, hooked.stdout
 
     rebased = kistore(remote, "notes", "rebase", "origin", "--json")
     assert json.loads(rebased.stdout)["added"] == 1

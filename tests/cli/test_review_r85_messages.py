@@ -50,7 +50,7 @@ def test_init_of_a_store_already_complete_says_so_not_initialised(runner, tmp_pa
     hooks = runner.invoke(main, ["init", "--hooks", str(tmp_path / "idx")])
     assert hooks.exit_code == 0, hooks.output
     hook_dir = tmp_path / "idx" / ".git" / "hooks"
-    assert hooks.stdout.splitlines() == [
+    assert hooks.stdout.splitlines()[:3] == [  # [3]: which kistore, run from a worktree
         f"{tmp_path / 'idx'} is a kistore store already: only its hooks are installed",
         f"installed hook {hook_dir / 'pre-commit'}", f"installed hook {hook_dir / 'pre-push'}"]
 

@@ -59,7 +59,7 @@ def test_a_committed_non_directory_at_a_layout_directory_is_left_out_not_a_crash
     else:
         result = run(runner, group.root, "attestations", "BenchmarkRun/fast")
         assert result.exit_code == 0, result.output
-        assert "community: 0" in result.stdout
+        assert "community: 0 signers" in result.stdout
     result = run(runner, group.root, "site", "build", str(tmp_path / "site"))
     assert result.exit_code == 0, result.output
     assert (tmp_path / "site" / "index.html").is_file()

@@ -1,0 +1,96 @@
+"""A run page states the licences of the run and of the Implementation and Workload it names.
+
+fresh95 F2's side note (fixk95, "not done"): a run copied from an imported one (`cat
+--manifest`, edited, added) keeps the imported Implementation, whose licence is "UNCLEAR ...
+do not republish", and drops the run's own annotation (metadata is not hashed); the site
+published it with no caution. Now the page (and its JSON twin) states each licence with the
+manifest stating it, and a run's own licence hides none of its references'.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+from kistore.core.licences import LICENSE_ANNOTATION, Licence, licence_of, run_licences
+from kistore.core.model import Manifest
+from kistore.site.build import build_site
+from kistore.site.pages import run_path
+
+from ..conftest import add_docs
+
+UNCLEAR = ("UNCLEAR: NVIDIA leaderboard API responses; no licence or terms of use found. "
+           "Internal testing only; do not republish")
+
+
+def _licensed(doc: dict, text: str) -> dict:
+    doc["metadata"]["annotations"] = {LICENSE_ANNOTATION: text,
+                                      "kernelindex.dev/source": "sol-execbench"}
+    return doc
+
+
+def test_a_copy_without_the_annotation_still_states_its_implementation_s(store, kit, tmp_path):
+    protocol, env = kit.protocol(), kit.environment()
+    work = _licensed(kit.workload("board-3", name="sol-kernel-3"), "Apache-2.0")
+    impl = _licensed(kit.implementation("proj-3", name="sol-kernel-3-submission-19169"),
+                     UNCLEAR)
+    imported = _licensed(kit.run(protocol, env, impl, work, latency=3_680_000,
+                                 name="sol-kernel-3-submission-19169-b200"), UNCLEAR)
+    copy = kit.run(protocol, env, impl, work, latency=3_600_000, name="my-copy")  # none
+    own = _licensed(kit.run(protocol, env, impl, work, latency=3_700_000, name="relicensed"),
+                    "MIT")  # a licence of its own hides nothing
+    digests = add_docs(store, [protocol, env, work, impl, imported, copy, own])
+    out = tmp_path / "site"
+    build_site(store, out)
+
+    def page(digest: str) -> tuple[list[dict], str]:
+        twin = json.loads((out / run_path(digest) / "index.json").read_text())
+        return twin["data"]["licences"], (out / run_path(digest) / "index.html").read_text()
+
+    said, text = page(digests[5])
+    assert said == [
+        {"license": UNCLEAR, "kind": "Implementation", "name": "sol-kernel-3-submission-19169",
+         "digest": digests[3], "own": False, "unclear": True},
+        {"license": "Apache-2.0", "kind": "Workload", "name": "sol-kernel-3",
+         "digest": digests[2], "own": False, "unclear": False}]
+    row = text[text.index('<tr id="licences">'):]
+    row = html.unescape(row[:row.index("</tr>")])
+    assert (f'<span class="badge warn">(!) rights unclear</span> {UNCLEAR} <span class="muted">'
+            "(stated by its Implementation sol-kernel-3-submission-19169, which this run "
+            "names)</span>") in row, row
+    assert "Apache-2.0 <span class=\"muted\">(stated by its Workload sol-kernel-3" in row
+
+    said, _ = page(digests[4])  # the imported run: its own, the same text said once
+    assert [(s["kind"], s["own"]) for s in said] == [("BenchmarkRun", True),
+                                                     ("Workload", False)]
+    said, text = page(digests[6])
+    assert [(s["license"], s["own"]) for s in said] == [
+        ("MIT", True), (UNCLEAR, False), ("Apache-2.0", False)]
+    assert "(!) rights unclear" in text
+
+
+def test_a_run_whose_references_state_none_has_no_licence_row(store, kit, tmp_path):
+    docs = kit.group_docs([None])
+    digests = add_docs(store, docs)
+    out = tmp_path / "site"
+    build_site(store, out)
+    twin = json.loads((out / run_path(digests[-1]) / "index.json").read_text())
+    assert twin["data"]["licences"] == []
+    assert 'id="licences"' not in (out / run_path(digests[-1]) / "index.html").read_text()
+
+
+def test_licence_of_reads_only_a_non_empty_string(kit):
+    assert licence_of(None) is None
+    assert licence_of({"annotations": {LICENSE_ANNOTATION: "  "}}) is None
+    assert licence_of({"annotations": {LICENSE_ANNOTATION: 3}}) is None
+    assert licence_of({"annotations": "x"}) is None
+    assert licence_of({"annotations": {LICENSE_ANNOTATION: "MIT"}}) == "MIT"
+    protocol, env, work = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation()
+    run = Manifest.from_document(kit.run(protocol, env, impl, work, latency=1e6))
+    related = {"implementationDigest": None,
+               "workloadDigest": Manifest.from_document(_licensed(work, UNCLEAR))}
+    [said] = run_licences(run, related)  # an Implementation not in the store: none of it
+    assert said == Licence(UNCLEAR, "Workload", work["metadata"]["name"],
+                           kit.digest(work), False)
+    assert said.unclear
