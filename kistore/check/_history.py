@@ -34,6 +34,7 @@ from ..git import treediff
 from ..git.blobs import head_commit, read_blob_within, read_loose_history
 from ..git.child import git_environment
 from ..git.commit_header import first_line
+from ..git.range_guard import walk_range
 from ..git.sparse import SkipWorktree, git_status
 from ..store import index_lock
 from ._edited_deleted import said_in_history, said_in_range
@@ -322,19 +323,29 @@ def _entry(tree: pygit2.Tree, path: str) -> tuple[str, int] | None:
 def ancestry(repo: pygit2.Repository, head: Any, hide: Any = None) -> Iterator[Any]:
     """Yield the commits reachable from ``head`` and not from ``hide`` (as ``git rev-list``).
 
+    libgit2's topological walk, guarded (it loops on a loose commit cut short: F3): with no
+    ``hide``, every commit of ``head``'s history is read first
+    (:func:`kistore.git.blobs.read_loose_history`); with one, what the range needs
+    (:func:`kistore.git.range_guard.walk_range`: the loose files, the range's root trees
+    and its parents'), so a pull request's gate costs the range, not the history.
+
     Args:
         repo: the ``pygit2.Repository``.
         head: the tip commit.
         hide: a commit whose ancestors (itself included) are left out, or None.
+
+    Raises:
+        ObjectUnreadable, CommitUnparsable: damage the walk meets, named by its id.
     """
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
-    read_loose_history(repo, head.id)  # libgit2 loops on a cut loose commit (F3)
-    walker = repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)
-    if hide is not None:
-        walker.hide(hide.id)
-    yield from walker
+    if hide is None:  # the whole history: every commit of it read first
+        read_loose_history(repo, head.id)  # libgit2 loops on a cut loose commit (F3)
+        yield from repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)
+        return
+    # a range: its cost, not the history's (gate96: :mod:`kistore.git.range_guard`)
+    yield from walk_range(repo, head.id, hide.id, pygit2.enums.SortMode.TOPOLOGICAL)
 
 
 def check_history(store: Store, at: str | None = None, *, worktree: bool = True

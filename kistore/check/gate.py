@@ -70,6 +70,7 @@ from ..git.first_added import first_commits
 from ..git.notes import changed_notes, notes_tree
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
+from ..git.range_guard import damage_named, line_to, loose_commits_read
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
 from ._base_named import name_base
@@ -264,18 +265,24 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
-        CommitUnparsable: a commit of HEAD's history is one libgit2 cannot parse (no author
-            line...); ``kistore check`` reports it as KI225
+        CommitUnparsable: a commit the range's walks read is one libgit2 cannot parse (no
+            author line...), or a loose one of HEAD's or BASE's history
+            (:mod:`kistore.git.range_guard`); ``kistore check`` reports it as KI225
             (:func:`kistore.check.audit.stopped_finding`).
     """
     base_rev, head_rev = parse_range(spec)
     repo = store.repo
     admit_quarantine(repo)
     base, head = store.commit(base_rev), store.commit(head_rev)
-    # every commit of HEAD's history read before libgit2 walks any: one it cannot parse
-    # stopped descendant_of with an internal error (KI225 now: reviewer r82 F1)
-    read_loose_history(repo, head.id)
-    if base.id != head.id and not repo.descendant_of(head.id, base.id):
+    # the loose commits read before libgit2 walks any (a cut one loops it: F3), and a walk's
+    # failure named (one it cannot parse stopped descendant_of with an internal error: KI225
+    # now, reviewer r82 F1): the range's cost, not HEAD's whole history (gate96)
+    loose_commits_read(repo, (head.id, base.id))
+    descends = line_to(repo, head.id, base.id) is not None  # a line of commits on BASE
+    if not descends:  # libgit2 says (a merge, a rewrite)
+        with damage_named(repo, head.id, base.id):
+            descends = bool(repo.descendant_of(head.id, base.id))
+    if not descends:
         cut = shallow_cut(store, base, head, base_rev, head_rev)
         if cut is not None:  # a shallow clone's boundary on the way: not known to rewrite
             return [cut]

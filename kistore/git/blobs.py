@@ -1213,14 +1213,11 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
                 pending += [(parent, oid) for parent in split.parents]
             continue
         try:
-            found = repo[oid]
-        except KeyError:  # a commit named as a parent (or the tip) that is not here
-            raise missing(repo, oid, named_by="a commit of the history names it as a parent"
-                          ) from None
-        except pygit2.GitError as e:  # a damaged packed commit: named, with its id
-            raise _packed_unparsable(repo, oid) or unreadable(oid, e) from e
+            found = object_by_id(repo, oid)
         except ValueError:
             continue  # libgit2's walk says
+        if found is None:  # a commit named as a parent (or the tip) that is not here
+            raise missing(repo, oid, named_by="a commit of the history names it as a parent")
         if child is not None and not isinstance(found, pygit2.Commit):
             raise _parent_not_commit(repo, child, oid, int(found.type))
         try:
@@ -1234,13 +1231,54 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
             pending += [(str(p), oid) for p in commit.parent_ids]
     fetch_trees(repo, trees)
     for tree_id in packed:
-        try:
-            repo[tree_id]
-        except KeyError:
-            pass  # not here: its reader says so, with the path it read it for
-        except pygit2.GitError as e:
-            raise unreadable(tree_id, e) from e
+        _packed_tree_read(repo, tree_id)
     _read_histories.add(key)
+
+
+def object_by_id(repo: pygit2.Repository, oid: str) -> Any | None:
+    """Look ``oid`` up through libgit2 (a packed commit, say), its damage named by its id.
+
+    Call it for an object that is not loose, or whose loose file was read whole first
+    (:func:`loose_object`): libgit2 loops on a loose file cut short.
+
+    Returns:
+        The pygit2 object; None when the repository lacks it.
+
+    Raises:
+        CommitUnparsable: a commit libgit2 cannot parse (:func:`unparsable` of its bytes).
+        ObjectUnreadable: libgit2 cannot read it (a flipped bit in a pack).
+        ValueError: pygit2's, for an id it refuses.
+    """
+    try:
+        return repo[oid]
+    except KeyError:
+        return None
+    except pygit2.GitError as e:  # a damaged packed commit: named, with its id
+        raise _packed_unparsable(repo, oid) or unreadable(oid, e) from e
+
+
+def tree_read(repo: pygit2.Repository, tree: str) -> None:
+    """Read the tree ``tree`` by id before libgit2 reads it in a ``commit.tree``.
+
+    A loose one through :func:`loose_object`, a packed one through libgit2, whose
+    ``GitError`` then names it (in ``commit.tree`` it names no object). One the repository
+    lacks is left to its reader, which says so with the path it read it for.
+
+    Raises:
+        ObjectUnreadable: the tree's loose file or packed bytes are damaged.
+    """
+    if loose_object(repo, tree) is None:
+        _packed_tree_read(repo, tree)
+
+
+def _packed_tree_read(repo: pygit2.Repository, tree: str) -> None:
+    """Read a tree that is not loose through libgit2, naming it when it is damaged."""
+    try:
+        repo[tree]
+    except KeyError:
+        pass  # not here: its reader says so, with the path it read it for
+    except pygit2.GitError as e:
+        raise unreadable(tree, e) from e
 
 
 def _parent_not_commit(repo: pygit2.Repository, child: str, parent: str, kind: int

@@ -36,6 +36,7 @@ from ..core.errors import ResolutionError, StoreStateError
 from . import treediff
 from .blobs import read_loose_history
 from .lazy import pygit2 as _pygit2  # imported on first use
+from .range_guard import walk_range
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -53,11 +54,12 @@ def history_order(repo: pygit2.Repository, start: pygit2.Commit, hide: str | Non
     Returns:
         The commits sorted by (committer time in seconds since the epoch, hex id).
     """
-    read_loose_history(repo, start.id)  # libgit2 loops on a cut loose commit (F3)
-    walker = repo.walk(start.id, _pygit2.enums.SortMode.NONE)
-    if hide is not None:
-        walker.hide(hide)
-    return sorted(walker, key=lambda c: (c.commit_time, str(c.id)))
+    if hide is None:  # the whole history: every commit of it read first
+        read_loose_history(repo, start.id)  # libgit2 loops on a cut loose commit (F3)
+        walked = list(repo.walk(start.id, _pygit2.enums.SortMode.NONE))
+    else:  # a range: its cost, not the history's (:mod:`.range_guard`, gate96)
+        walked = walk_range(repo, start.id, hide, _pygit2.enums.SortMode.NONE)
+    return sorted(walked, key=lambda c: (c.commit_time, str(c.id)))
 
 
 def holds(repo: pygit2.Repository, commit: pygit2.Commit, path: str, blob: str) -> bool:
