@@ -59,6 +59,14 @@ _HEX = frozenset("0123456789abcdef")
 _held: dict[str, tuple[tuple[int, int, int], int, tuple[str, ...]]] = {}
 """Each loose file held to its header: (inode, size, mtime ns), type, a commit's parents."""
 
+LOOSE_MAX = 13_400
+"""Most loose files the guard holds to their headers (~19 us each the first time): twice
+git's ``gc.auto`` (6,700), so a clone git itself keeps is always under it. A store written
+by ``kistore add --commit`` and never packed may hold hundreds of thousands (no ``git gc
+--auto`` runs after a kistore commit); past this, the tips' whole histories are read as
+before gate96 (:func:`.blobs.read_loose_history`, ~40 us a commit), which costs less there
+than reading every loose file's header would."""
+
 _HELD_MAX = 500_000
 """Most files :data:`_held` remembers; past it, it starts afresh."""
 
@@ -87,6 +95,9 @@ def loose_files(repo: pygit2.Repository) -> Iterator[tuple[str, str]]:
 def loose_commits_read(repo: pygit2.Repository, tips: Iterable[str | pygit2.Oid]) -> None:
     """Make sure no libgit2 walk from ``tips`` loops on a loose file (F3): O(loose files).
 
+    Past :data:`LOOSE_MAX` loose files, the tips' whole histories are read instead
+    (O(history), as before gate96).
+
     Every loose object file (:func:`loose_files`) is held to its header once per process
     while it is the same file (inode, size, modification time); a commit is read whole
     (:func:`.blobs.loose_object`: cut short, not inflating, another object's bytes) and
@@ -103,10 +114,15 @@ def loose_commits_read(repo: pygit2.Repository, tips: Iterable[str | pygit2.Oid]
             runs only then: once per tip and process).
         StoreStateError: as :func:`.blobs.read_loose_history` (a ``tree:0`` clone's trees).
     """
+    listed = list(loose_files(repo))  # names only: ~1 us a file, no open
+    if len(listed) > LOOSE_MAX:  # a store kistore wrote, never packed: the history's read
+        for tip in tips:
+            read_loose_history(repo, tip)
+        return
     kinds: dict[str, int] = {}
     parents: list[str] = []
     faulty = False
-    for file, oid in loose_files(repo):
+    for file, oid in listed:
         try:
             held = _hold(repo, file, oid)
         except ObjectUnreadable:  # damaged, unparsable: the whole read names it, if ours

@@ -98,6 +98,27 @@ def test_a_cut_loose_commit_below_base_is_named_as_before(published, runner, mon
             in done.output)
 
 
+def test_past_the_cap_of_loose_files_the_history_is_read_not_each_file(published,
+                                                                        monkeypatch):
+    # A store kistore wrote and nothing packed holds a loose file an object: holding each
+    # to its header (~19 us) would cost more than the history's read. Past LOOSE_MAX the
+    # guard reads the tips' histories, as before gate96, and a cut commit is still named.
+    history = deepen(published, 12)  # all loose
+    monkeypatch.setattr(range_guard, "LOOSE_MAX", 5)
+    held: list[str] = []
+    monkeypatch.setattr(range_guard, "_hold", lambda repo, file, oid: held.append(oid))
+    read: list[str] = []
+    real = range_guard.read_loose_history
+    monkeypatch.setattr(range_guard, "read_loose_history",
+                        lambda repo, tip: (read.append(str(tip)), real(repo, tip))[1])
+    assert gate.check_range(Store(published), "HEAD~1..HEAD") == []
+    assert held == [] and set(read) == {history[-1], history[-2]}  # cached per tip
+    cut(published, history[3])
+    blobs._read_histories.clear()  # a new process: the histories are read again
+    with pytest.raises(blobs.ObjectUnreadable, match="its loose object file is cut short"):
+        gate.check_range(Store(published), "HEAD~1..HEAD")
+
+
 def test_a_cut_loose_commit_outside_the_history_is_left_alone(published, monkeypatch):
     deepen(published, 3)
     side = deepen(published, 1)[0]  # then HEAD moved back: a commit no walk reaches
