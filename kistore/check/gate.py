@@ -895,64 +895,68 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         if new != ZERO and repo.get(new) is None:
             raise InputError(f"{name}: no object {new} in this repository; check --updates "
                              "takes the OLD NEW REF lines git gives a hook")
-        if new != ZERO:  # every commit it brings, before libgit2's walks (KI225)
-            read_loose_history(repo, new)
-        if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
-            if ref in protected:
-                findings.append(Finding(
-                    REF_NOT_FAST_FORWARD, f"{name} is at {old[:12]}, which this clone does not "
-                    "have: fetch and merge it before pushing", extra={"ref": ref, "old": old},
-                    fix=fast_forward_fix(ref, new)))
-                continue
-            old = ZERO
-        refused = None if new == ZERO else pushed_ref_problem(repo, new, ref)
-        if refused is not None:  # KI419 refs/replace/, KI420 a blob: before any walk of it
-            findings.append(refused)
-            continue
-        fast_forward = old == ZERO or (new != ZERO and repo.descendant_of(new, old)) or old == new
-        if ref in protected and (new == ZERO or not fast_forward):
-            what = "deletion" if new == ZERO else f"non-fast-forward update {old[:12]}..{new[:12]}"
-            findings.append(Finding(REF_NOT_FAST_FORWARD, f"{what} of {name} refused",
-                                    extra={"ref": ref, "old": old, "new": new,
-                                           "pushed": pushed}, fix=fast_forward_fix(ref, new)))
-            continue
-        if ref.startswith(TAGS_PREFIX) and old not in (ZERO, new):  # permalinks (r88 F7)
-            rewritten = tag_rewritten(store, old, new, name)
-            if rewritten is not None:
-                findings.append(rewritten)
-                continue
-        if new == ZERO:
-            continue
-        if ref == NOTES_REF:
-            findings += _notes_update(store, old, new, _trust_revs(
-                store, [(o, n, r) for o, n, r, _ in aimed], protected), now, settings, remote)
-            continue
-        new = str(store.commit(new).id)  # an annotated tag: check the commit it names
-        if old != ZERO:
-            try:
-                old = str(store.commit(old).id)
-            except InputError:
+        if new != ZERO:  # the loose commits it brings, before libgit2's walks (F3, KI225):
+            loose_commits_read(repo, (new,))  # the push's cost, not its history's (gate96)
+        # a walk that fails on a damaged packed commit is named as the whole read names it
+        with damage_named(repo, *([new] if new != ZERO else [])):
+            if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
+                if ref in protected:
+                    findings.append(Finding(
+                        REF_NOT_FAST_FORWARD, f"{name} is at {old[:12]}, which this clone does not "
+                        "have: fetch and merge it before pushing", extra={"ref": ref, "old": old},
+                        fix=fast_forward_fix(ref, new)))
+                    continue
                 old = ZERO
-            fast_forward = old == new or repo.descendant_of(new, old)
-        if held is not None:  # pre-push: local branches are not what the remote has
-            first = first_unsent(repo, new, held + ([old] if old != ZERO else []))
-            if first is None:
+            refused = None if new == ZERO else pushed_ref_problem(repo, new, ref)
+            if refused is not None:  # KI419 refs/replace/, KI420 a blob: before any walk of it
+                findings.append(refused)
                 continue
-            base = str(first.parent_ids[0]) if first.parent_ids else None
-        elif old != ZERO and fast_forward:
-            base = old
-        else:
-            base = _merge_base(store, new, old, protected)
-        if base is None:
-            findings += whole_history(store, new, now)
-        else:
-            findings += check_range(store, f"{base}..{new}", checkers=checkers, now=now)
-        if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
-            # a protected branch's move: OLD stays on its first-parent line (KI430), and
-            # nothing lands on it dated more than a day before this push (KI431)
-            tip, was = store.commit(new), store.commit(old)
-            findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), name,
-                                              now)
+            fast_forward = (old == ZERO or (new != ZERO and repo.descendant_of(new, old))
+                            or old == new)
+            if ref in protected and (new == ZERO or not fast_forward):
+                what = ("deletion" if new == ZERO
+                        else f"non-fast-forward update {old[:12]}..{new[:12]}")
+                findings.append(Finding(REF_NOT_FAST_FORWARD, f"{what} of {name} refused",
+                                        extra={"ref": ref, "old": old, "new": new,
+                                               "pushed": pushed}, fix=fast_forward_fix(ref, new)))
+                continue
+            if ref.startswith(TAGS_PREFIX) and old not in (ZERO, new):  # permalinks (r88 F7)
+                rewritten = tag_rewritten(store, old, new, name)
+                if rewritten is not None:
+                    findings.append(rewritten)
+                    continue
+            if new == ZERO:
+                continue
+            if ref == NOTES_REF:
+                findings += _notes_update(store, old, new, _trust_revs(
+                    store, [(o, n, r) for o, n, r, _ in aimed], protected), now, settings, remote)
+                continue
+            new = str(store.commit(new).id)  # an annotated tag: check the commit it names
+            if old != ZERO:
+                try:
+                    old = str(store.commit(old).id)
+                except InputError:
+                    old = ZERO
+                fast_forward = old == new or repo.descendant_of(new, old)
+            if held is not None:  # pre-push: local branches are not what the remote has
+                first = first_unsent(repo, new, held + ([old] if old != ZERO else []))
+                if first is None:
+                    continue
+                base = str(first.parent_ids[0]) if first.parent_ids else None
+            elif old != ZERO and fast_forward:
+                base = old
+            else:
+                base = _merge_base(store, new, old, protected)
+            if base is None:
+                findings += whole_history(store, new, now)
+            else:
+                findings += check_range(store, f"{base}..{new}", checkers=checkers, now=now)
+            if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
+                # a protected branch's move: OLD stays on its first-parent line (KI430), and
+                # nothing lands on it dated more than a day before this push (KI431)
+                tip, was = store.commit(new), store.commit(old)
+                findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), name,
+                                                  now)
     # KI109, KI421: this repository's, not a ref's
     return _once(findings, CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT)
 
