@@ -67,6 +67,7 @@ from ..git.blobs import (
 )
 from ..git.commit_header import header
 from ..git.first_added import first_commits
+from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import changed_notes, notes_tree
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
@@ -136,8 +137,6 @@ from .lineage import (
 from .reach import first_unsent
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    import pygit2
-
     from ..store import Files, Settings, Store, View
 
 BASE_NOT_ANCESTOR = rule(
@@ -357,9 +356,6 @@ def _is_head(repo: pygit2.Repository, commit: Any) -> bool:
     A bare repository (a server's pre-receive, where HEAD is the branch's old tip, BASE) is
     never: the person reading the fix is in a clone whose HEAD holds the pushed commits.
     """
-    # Lazy: the module imports pygit2 for typing only (its start-up stays light).
-    import pygit2
-
     try:
         return not repo.is_bare and not repo.head_is_unborn and repo.head.target == commit.id
     except pygit2.GitError:  # a detached or broken HEAD in a bare server: name the id
@@ -1050,10 +1046,6 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     repository's ``kistore.toml`` (:func:`note_line_limit`; None: read here, after the
     one fetch of a blob-less clone, which brings its blob with the notes').
     """
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
-
     repo = store.repo
     # KI423 first: every notes tree the push brings, read raw (a name twice, two fan-out
     # subtrees of one name: libgit2 reads the last, git serves both; review r80 F4)
@@ -1202,9 +1194,6 @@ def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, lin
         not parse or verify against the subject, its subject is of the wrong kind, its text
         holds control characters (KI312); empty when none.
     """
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
     target = repo.get(obj)
     if target is None:  # not "copied onto another subject" (reviewer r85 F24)
         return None, [_SUBJECT_NOT_HERE.format(obj=obj)]
