@@ -50,6 +50,8 @@ def lost_group(records: list[Any], metric: str, before: Any, after: Any) -> bool
     Returns:
         True when BASE ranked some run, HEAD ranks none, and no run of the group holds
         anything at ``metric`` (a run holding a value that is no number is KI221's, not this).
+
+    Raises nothing.
     """
     return bool(before.ranked) and not after.ranked and all(
         resolve_pointer(r.spec, metric) is None for r in records)
@@ -71,29 +73,48 @@ def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
         runs hold (did-you-mean) and the pointers they hold beside the one asked (numbers,
         under the deepest part of the pointer any run holds); ``extra``: ``family``,
         ``metric``, ``groups``, ``held``.
+
+    Raises nothing.
     """
     findings = []
     for family, (metric, keys, records) in sorted(lost.items()):
         held = held_pointers((r.spec for r in records), metric)
-        guess = difflib.get_close_matches(metric, held, n=1, cutoff=0.5)
-        said = f"; did you mean {guess[0]}?" if guess else "."
         listed = ", ".join(held[:HELD_SHOWN]) + (
             f", ... ({len(held) - HELD_SHOWN} more)" if len(held) > HELD_SHOWN else "")
-        groups = (f"{len(keys)} of its comparison groups" if len(keys) > 1
-                  else "its comparison group")
         some = family in ranked  # other groups rank by it: no typo, these groups lose out
-        others = " (the runs of its other groups hold it)" if some else ""
+        said = _held_elsewhere(family, metric, keys) if some else \
+            _held_nowhere(family, metric, keys, held)
         findings.append(Finding(
             METRIC_HELD_BY_SOME_GROUPS if some else METRIC_HELD_BY_NO_RUN,
-            f"family {family} ranks {metric}, which no run of {groups} holds"
-            f"{others}: ranked before this "
-            f"change, {'they' if len(keys) > 1 else 'it'} would rank none (e.g. group "
-            f"{keys[0]}; `rank` says \"no value at {metric}\" for every run)"
-            f"{'.' if some else said} Their runs hold {listed or 'no number near it'}",
+            f"{said} Their runs hold {listed or 'no number near it'}",
             file=POLICY_FILE, pointer=f"/families/{escape_pointer(family)}/metric",
             expected="a pointer the family's runs hold", found=metric,
             extra={"family": family, "metric": metric, "groups": keys, "held": held}))
     return findings
+
+
+def _held_nowhere(family: str, metric: str, keys: list[str], held: list[str]) -> str:
+    """KI245's message but the pointers held: no group holds ``metric`` (a typo?), with a guess."""
+    guess = difflib.get_close_matches(metric, held, n=1, cutoff=0.5)
+    return (f"family {family} ranks {metric}, which no run of {_groups(keys)} holds: "
+            f"{_unranked(metric, keys)}" + (f"; did you mean {guess[0]}?" if guess else "."))
+
+
+def _held_elsewhere(family: str, metric: str, keys: list[str]) -> str:
+    """KI246's message but the pointers held: other groups of the family hold ``metric``."""
+    return (f"family {family} ranks {metric}, which no run of {_groups(keys)} holds (the "
+            f"runs of its other groups hold it): {_unranked(metric, keys)}.")
+
+
+def _groups(keys: list[str]) -> str:
+    """Name the groups a change unranks: ``N of its comparison groups`` or one."""
+    return f"{len(keys)} of its comparison groups" if len(keys) > 1 else "its comparison group"
+
+
+def _unranked(metric: str, keys: list[str]) -> str:
+    """Say what the change does to the groups ``keys``: ranked before, none after."""
+    return (f"ranked before this change, {'they' if len(keys) > 1 else 'it'} would rank none "
+            f"(e.g. group {keys[0]}; `rank` says \"no value at {metric}\" for every run)")
 
 
 def held_pointers(specs: Iterable[Any], metric: str) -> list[str]:
@@ -105,6 +126,10 @@ def held_pointers(specs: Iterable[Any], metric: str) -> list[str]:
     Args:
         specs: run specs (parsed JSON).
         metric: a JSON Pointer (RFC 6901) none of them holds.
+
+    Returns:
+        The pointers (RFC 6901), sorted; empty when no spec holds an object on the way.
+        Raises nothing.
     """
     specs = list(specs)
     parts = metric.split("/")[1:]
