@@ -881,7 +881,15 @@ class NoteLineSaid(NamedTuple):
     fix: str
 
     def place(self, location: str) -> str:
-        """Return ``refs/notes/kistore:BLOB:LINE`` of the note ``location`` (no line: as is)."""
+        """Return ``refs/notes/kistore:BLOB:LINE`` of the note ``location`` (no line: as is).
+
+        Args:
+            location: the note's place, ``refs/notes/kistore:BLOB``.
+
+        Returns:
+            ``location:LINE``, or ``location`` when the line's number is not known. Raises
+            nothing.
+        """
         return location if self.line is None else f"{location}:{self.line}"
 
 
@@ -903,7 +911,7 @@ def note_line_said(seen: Any, j: Judgement) -> NoteLineSaid:
     Returns:
         The :class:`NoteLineSaid`: the line's number in the note as the editor shows it
         (blank lines counted), the message, and the fix ``git notes
-        --ref=refs/notes/kistore edit BLOB``.
+        --ref=refs/notes/kistore edit BLOB``. Raises nothing: it reads no git object.
     """
     blob = seen.location.rpartition(":")[2]
     line = seen.number
@@ -929,6 +937,8 @@ def said_note_lines(pairs: Iterable[tuple[Any, Judgement]]) -> dict[str, NoteLin
     Returns:
         ``{bundle sha256 hex: NoteLineSaid}`` (:attr:`Judgement.bundle`); a defective line
         (KI424's second path) is left out: its defect is its reason.
+
+    Raises nothing: it reads no git object (each line's number came with its ``Seen``).
     """
     return {j.bundle: note_line_said(s, j) for s, j in pairs
             if s.source == "note" and j.effect == INVALID and not s.defect}

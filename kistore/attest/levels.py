@@ -290,6 +290,10 @@ def notes_lacking(store: Store, here: NotesHere | None = None) -> str | None:
         :data:`ABSENT` (no notes ref), :data:`LOCAL_ONLY` (only this clone's own) or
         :data:`CANONICAL_NOT_FETCHED` filled in; None when the canonical remote's notes
         (any remote's, where none is canonical) were fetched or there is no remote.
+
+    Raises:
+        OSError: with ``here`` None, as :func:`notes_here` (the git directory cannot be
+            listed).
     """
     return _lacking(notes_here(store) if here is None else here)
 
@@ -346,6 +350,9 @@ def notes_remote(store: Store, here: NotesHere | None = None) -> str | None:
     Returns:
         A configured remote's name, or None when there is no remote (a store made here: its
         attestations are those made here, nothing to fetch).
+
+    Raises:
+        OSError: with ``here`` None, as :func:`notes_here`.
     """
     return _advised(notes_here(store) if here is None else here)
 
@@ -425,6 +432,9 @@ def notes_stale(store: Store, here: NotesHere | None = None) -> str | None:
     Returns:
         :data:`STALE` filled in, or None (notes fetched after the branches moved, or no
         remote's notes fetched: :func:`notes_not_fetched` says that, or nothing to tell by).
+
+    Raises nothing: refs or files it cannot read (``RefsUnreadable``, ``OSError``) answer
+    None, as when in doubt.
     """
     try:
         here = notes_here(store) if here is None else here
@@ -454,6 +464,8 @@ def notes_judged(store: Store, here: NotesHere | None = None
     Returns:
         ``(REMOTE, time of its last notes fetch or None)``, or None when no remote's notes
         were fetched here (or the refs cannot be read).
+
+    Raises nothing: refs it cannot read answer None.
     """
     try:
         here = notes_here(store) if here is None else here

@@ -264,6 +264,13 @@ def note_line_numbers(repo: pygit2.Repository) -> dict[str, dict[bytes, int]]:
     the editor ``git notes edit`` shows it (1-based, blank lines counted:
     :func:`numbered_lines`), as :func:`notes_entered` read them: from its cache, no note
     read again (rev95 item 4). A note blob that could not be read has none.
+
+    Args:
+        repo: the repository whose :data:`NOTES_REF` is read.
+
+    Raises:
+        StoreStateError, ObjectUnreadable: as :func:`notes_entered`, whose walk it shares
+            (a partial clone's remote without the note blobs; a damaged note blob).
     """
     cached = _entered_cached(repo)
     return {} if cached is None else cached[2]
@@ -540,6 +547,11 @@ def files_entered_in(repo: pygit2.Repository, commit: pygit2.Commit | None
         commit holding the path, and every commit holding it at that time (40 hex digits,
         parents first; more than one when the clock ties, e.g. a file in two branches).
         A commit whose parent holds the path too is left out: it descends from one listed.
+
+    Raises:
+        ObjectUnreadable: a commit or tree of the history is damaged or missing.
+        CommitUnparsable: a commit of the history is one libgit2 cannot parse
+            (:func:`kistore.git.blobs.read_loose_history`).
     """
     if commit is None:
         return {}
@@ -855,6 +867,8 @@ def numbered_lines(note: bytes) -> Iterator[tuple[int, bytes]]:
 
     Yields:
         ``(number, line)``: the line without its line feed (a carriage return kept).
+
+    Raises nothing.
     """
     for number, line in enumerate(note.split(b"\n"), 1):
         if line.strip():
@@ -866,6 +880,12 @@ def editor_line(note: bytes, line: bytes) -> int | None:
 
     Returns:
         The 1-based line number, blank lines counted; None when the note lacks the line.
+
+    Args:
+        note: the note's bytes.
+        line: one line of it, without its line feed.
+
+    Raises nothing.
     """
     return next((number for number, held in numbered_lines(note) if held == line), None)
 
@@ -1232,6 +1252,10 @@ def remote_notes_moved(store: Store, here: NotesHere | None = None) -> RemoteNot
     Returns:
         :class:`RemoteNotes`, or None when no remote's notes were fetched here (nothing to
         compare: :func:`kistore.attest.levels.notes_lacking` says that).
+
+    Raises:
+        OSError: git cannot be run at all (not installed); a remote that cannot be reached
+            or answers nothing in time is not asked (``moved`` None), never raised.
     """
     judged = notes_judged(store, here)
     if judged is None:

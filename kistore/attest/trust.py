@@ -87,6 +87,10 @@ class TrustedKey:
                 ``when`` and ``signed`` (a payload dated after the revocation was signed
                 after it, whatever the commit dates say); ``validFrom`` at ``when`` alone
                 (a payload dated in the future must not make a key valid early).
+
+        Returns:
+            Why the key may not sign (one sentence naming the key and the time), or None.
+            Raises nothing.
         """
         if role not in self.roles:
             return f"key {self.keyid} is trusted for {', '.join(self.roles)}, not {role}"
@@ -157,6 +161,8 @@ class Trust:
             attestation entered before its ``validFrom``): a community attestation;
             ``(False, reason)`` when it is but may not sign for ``role`` then,
             ``(True, "")`` when it may.
+
+        Raises nothing.
         """
         if self.unreadable:
             return None, (f"{TRUST_FILE} is invalid ({self.unreadable}): no key is trusted "

@@ -43,6 +43,8 @@ def said_in_range(f: Finding, gone: Sequence[Any], base: str) -> Finding:
         left without it`` ending its message, ``extra["deleted"]`` the deleting commits'
         ids, and the fix: drop the edit and the deletion (``git rebase -i BASE``), which
         restores the object; nothing is to be removed (its metadata is right).
+
+    Raises nothing: ``gone`` was read by the walk.
     """
     edit = str(f.extra["commit"])[:12]
     ids = ", ".join(str(c.id)[:12] for c in gone)
@@ -69,6 +71,8 @@ def said_in_history(f: Finding, gone: Sequence[Any], at: str) -> Finding:
         ``f`` with ``, then deleted in commit ID (SUBJECT): the object is missing at AT,
         its metadata (and any run naming it) left without it`` ending its message,
         ``extra["deleted"]`` the deleting commits' ids, and the fix :func:`_restore_fix`.
+
+    Raises nothing: ``gone`` was read by the walk.
     """
     return _said_gone(
         f, gone, f"then deleted in commit {_named(gone)}: the object is missing at {at}, its "
@@ -97,6 +101,10 @@ def verify_edited_then_deleted(store: Store, at: str | None, snap: Files,
         the object is missing there, its metadata (and any run naming it) left without
         it`` ending its message, ``extra["deleted"]`` empty, and the fix
         :func:`_restore_fix`.
+
+    Raises:
+        ObjectUnreadable: a tree of HEAD's on the finding's path is damaged or missing
+            (:func:`kistore.git.treediff.entry_at`).
     """
     if at is not None:
         return findings

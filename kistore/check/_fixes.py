@@ -1,4 +1,4 @@
-"""The branch's fix of a committed change: rebuild the branch without its commits.
+"""The fixes that name BASE or a commit: the branch's rebuild, a checkout from BASE.
 
 A commit of a pull request that edits, renames or deletes stored bytes stays in the
 history a later fixing commit is added to, and the gate and ``verify`` read that history
@@ -7,9 +7,19 @@ BASE``). One wording for every finding that says it (reviewer r93b G1, rev95 ite
 the gate's KI101 of an edit and a committed rename or copy (:mod:`.audit`), an object
 edited then deleted (:mod:`._history`), a name a later commit of the range removes
 (:mod:`.gate`).
+
+A fix run as written must run: git answers ``git checkout BASE`` with "fatal: invalid
+reference: BASE" (reviewer fresh95 F6). A rule's hint says the word BASE (the rule is
+``verify``'s too, which knows no range); the gate knows BASE and each of its rules builds
+its fix from a :class:`Base` (its commit id; ``HEAD`` for a checkout where BASE is the
+checked-out ``HEAD``, the pre-commit hook's), by the same function that wrote the hint
+from :data:`HINT_BASE` (depth96: until then the gate rewrote the word in every finding's
+text after the rules ran).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 MERGE_BASE = "`git merge-base origin/main HEAD`"
 """How to find BASE outside a range (``verify``, which knows none)."""
@@ -26,8 +36,53 @@ def rebase_command(base: str | None) -> str:
         base: the gate's BASE (full commit id: named whole, so the command runs as
             written, or ``"BASE"`` where the words around it say what BASE is); None:
             :data:`REBASE_BASE`, which says how to find it.
+
+    Returns:
+        The command in backquotes. Raises nothing.
     """
     return f"`git rebase -i {base}`" if base else REBASE_BASE
+
+
+@dataclass(frozen=True, slots=True)
+class Base:
+    """BASE as a fix names it: a commit's id, or the word a rule's hint says.
+
+    Attributes:
+        id: BASE's full commit id (40 hex digits), named whole so the command runs as
+            written; ``"BASE"`` in a rule's hint (:data:`HINT_BASE`), where the words
+            around it say what BASE is.
+        checked_out: BASE is the work tree's checked-out ``HEAD`` (the pre-commit hook
+            checks ``HEAD..STAGED``): a checkout names it ``HEAD``, a rebase its id. Never
+            in a bare repository (a server's pre-receive), whose ``HEAD`` is the pushed
+            branch's old tip while the pusher's holds the change.
+    """
+
+    id: str
+    checked_out: bool = False
+
+    def rebase(self) -> str:
+        """Return ``git rebase -i ID`` in backquotes (:func:`rebase_command`); raises nothing."""
+        return rebase_command(self.id)
+
+    def onto(self) -> str:
+        """Return ``git rebase ID`` in backquotes (a branch moved onto BASE); raises nothing."""
+        return f"`git rebase {self.id}`"
+
+    def checkout(self, path: str) -> str:
+        """Return ``git checkout REV -- PATH`` in backquotes, REV BASE as a checkout names it.
+
+        Args:
+            path: the file restored (repository path), or the hint's placeholder (``FILE``).
+
+        Returns:
+            The command: REV is ``HEAD`` when :attr:`checked_out`, else :attr:`id`. Raises
+            nothing.
+        """
+        return f"`git checkout {'HEAD' if self.checked_out else self.id} -- {path}`"
+
+
+HINT_BASE = Base("BASE")
+"""BASE as a rule's hint names it: the word (``git rebase -i BASE``)."""
 
 
 def rebuild_without(rules: str, base: str | None, paths: str, *, plural: bool = False) -> str:
@@ -38,6 +93,9 @@ def rebuild_without(rules: str, base: str | None, paths: str, *, plural: bool = 
         base: as :func:`rebase_command` takes it.
         paths: the files to leave as they were.
         plural: the fix names several commits (``them``, ``those commits``).
+
+    Returns:
+        The clause, ending in ``; ``. Raises nothing.
     """
     it, commit = ("them", "those commits") if plural else ("it", "that commit")
     return (f"which is read commit by commit ({rules}), so rebuild the branch without {it}: "
@@ -61,7 +119,56 @@ def rebase_fix(what: str, commits: list[str], undo: str, change: str, rules: str
         paths: the files to leave as they were.
         base: the gate's BASE (full commit id); None: :data:`REBASE_BASE`.
         then: the last clause.
+
+    Returns:
+        The fix, one sentence. Raises nothing.
     """
     ids = ", ".join(c[:12] for c in commits)
     return (f"{what} in commit {ids} of the branch: {undo} in a later commit leaves {change} "
             f"in the history, {rebuild_without(rules, base, paths)}{then}")
+
+
+def edited_fix(path: str, before: str, edit: str, where: str = "HEAD") -> str:
+    """Return ``verify``'s fix of an object edited in commit ``edit``: restore it from ``before``.
+
+    ``git checkout HEAD -- PATH`` changes nothing where ``HEAD`` holds the edit (reviewer
+    fresh95 F4): the commit before the edit holds the original bytes.
+
+    Args:
+        path: the object file.
+        before: the commit before the edit, the last holding the original bytes (12 digits).
+        edit: the commit that edited it (12 digits).
+        where: the revision verified, which holds the edit (``HEAD``, or ``--at``'s).
+
+    Returns:
+        The fix: ``git checkout BEFORE -- PATH`` and a commit, or in a branch not yet
+        merged the edit's commit dropped (``git rebase -i BASE``, BASE found by
+        :data:`MERGE_BASE`). Raises nothing.
+    """
+    return (f"{where} holds the edited bytes, so `git checkout {where}` restores nothing: restore "
+            f"the object's original bytes from {before}, the commit before the edit (the last "
+            f"holding them): `git checkout {before} -- {path}`, and commit it. In a branch not "
+            f"yet merged, drop the edit's commit instead ({edit}: {rebase_command('BASE')}, "
+            f"BASE being {MERGE_BASE}): a restoring commit leaves the edit in the history, "
+            "read commit by commit (KI401). Objects are never edited: add a new manifest instead")
+
+
+def restored_fix(edit: str, where: str = "HEAD") -> str:
+    """Return the fix of an object edited in commit ``edit`` whose bytes ``where`` holds again.
+
+    Following the edit's fix ("restore ... and commit it") left ``verify`` red with the
+    generic fix, a ``git checkout HEAD`` that changes nothing (reviewer break95 M1): the
+    edit stays in the history, read commit by commit, and only dropping it clears it.
+
+    Args:
+        edit: the commit that edited the object (12 digits).
+        where: the revision verified (``HEAD``, or ``--at``'s).
+
+    Returns:
+        The fix: drop the edit's commit and the restoring one (:data:`REBASE_BASE`), or,
+        on a branch already merged, that the finding stays. Raises nothing.
+    """
+    return (f"{where} holds the object's original bytes again, but the edit's commit "
+            f"({edit}) stays in the history, which is read commit by commit: in a branch not "
+            f"yet merged, drop it and the commit restoring the bytes ({REBASE_BASE}); on a "
+            "branch already merged the history cannot change, and this error says so for good")

@@ -17,6 +17,7 @@ of bytes are :mod:`kistore.check._rules`'s, reading a tree's files and running e
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 import subprocess
@@ -38,6 +39,7 @@ from ..git.range_guard import walk_range
 from ..git.sparse import SkipWorktree, git_status
 from ..store import index_lock
 from ._edited_deleted import said_in_history, said_in_range
+from ._fixes import HINT_BASE, Base, edited_fix, rebase_fix, restored_fix
 from ._rules import sort_key
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -45,20 +47,34 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from ..store import Store
 
-OBJECT_MODIFIED = rule(
-    "KI401", "object-modified", ERROR,
-    "objects never change, and a later commit restoring the bytes leaves the change in "
-    "history: in the work tree, `git checkout HEAD -- PATH`; in a branch, drop the commit that "
-    "changed it (`git rebase -i BASE`); then add the corrected manifest as a new object")
-OBJECT_DELETED = rule(
-    "KI402", "object-deleted", ERROR,
-    "objects are never deleted: in the work tree, restore the file; in a branch, drop the "
-    "commit that deleted it (`git rebase -i BASE`) (a withdrawal is an attestation)")
-OBJECT_RENAMED = rule(
-    "KI403", "object-renamed", ERROR,
-    "objects never move, and a later commit moving it back leaves the rename in history: "
-    "in a branch, drop the commit that renamed it, and any later one moving it back "
-    "(`git rebase -i BASE`); in the work tree, move it back to the path its digest names")
+def _modified_hint(base: Base) -> str:
+    """Return KI401's hint, its rebase naming ``base`` (:class:`._fixes.Base`); raises nothing."""
+    return ("objects never change, and a later commit restoring the bytes leaves the change in "
+            "history: in the work tree, `git checkout HEAD -- PATH`; in a branch, drop the "
+            f"commit that changed it ({base.rebase()}); then add the corrected manifest as a "
+            "new object")
+
+
+def _deleted_hint(base: Base) -> str:
+    """Return KI402's hint, its rebase naming ``base``; raises nothing."""
+    return ("objects are never deleted: in the work tree, restore the file; in a branch, drop "
+            f"the commit that deleted it ({base.rebase()}) (a withdrawal is an attestation)")
+
+
+def _renamed_hint(base: Base) -> str:
+    """Return KI403's hint, its rebase naming ``base``; raises nothing."""
+    return ("objects never move, and a later commit moving it back leaves the rename in "
+            "history: in a branch, drop the commit that renamed it, and any later one moving "
+            f"it back ({base.rebase()}); in the work tree, move it back to the path its digest "
+            "names")
+
+
+OBJECT_MODIFIED = rule("KI401", "object-modified", ERROR, _modified_hint(HINT_BASE))
+OBJECT_DELETED = rule("KI402", "object-deleted", ERROR, _deleted_hint(HINT_BASE))
+OBJECT_RENAMED = rule("KI403", "object-renamed", ERROR, _renamed_hint(HINT_BASE))
+_HINTS = {OBJECT_MODIFIED.id: _modified_hint, OBJECT_DELETED.id: _deleted_hint,
+          OBJECT_RENAMED.id: _renamed_hint}
+"""Each history rule's hint, by rule id, as the gate names its BASE in it."""
 
 
 def objects_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> Any:
@@ -72,7 +88,7 @@ def objects_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> Any:
 
 
 def history_findings(repo: pygit2.Repository, commits: Iterable[Any], *,
-                     base: str | None = None, at: str = "HEAD") -> list[Finding]:
+                     base: Base | None = None, at: str = "HEAD") -> list[Finding]:
     """Check that each commit only adds objects: none modified, deleted or renamed.
 
     Each commit is compared with every parent (a merge with each side), looking only at
@@ -93,18 +109,31 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any], *,
     commits and the fix that restores the object (:mod:`._edited_deleted`, r93b G2,
     break94 #2): one path lookup per such KI401, none per commit.
 
+    An edit the tip still holds, or holds restored, gets its fix here too, from the same one
+    lookup per edited path (:func:`_edit_fixes`; reviewer fresh95 F4, break95 M1:
+    ``git checkout HEAD -- PATH`` changes nothing there).
+
     Args:
         repo: the ``pygit2.Repository``.
         commits: the commits to check (``pygit2.Commit``), tip first (``git rev-list``'s
             order: :func:`ancestry`).
-        base: a range's BASE (full commit id): an edited, then deleted object is said as
-            the gate says it (:func:`._edited_deleted.said_in_range`); None: as ``verify``
-            says it of the history of ``at`` (:func:`._edited_deleted.said_in_history`).
+        base: a range's BASE (:class:`._fixes.Base`): each finding's fix names it (the
+            rule's hint with its id), an edit the range's HEAD holds gets the branch's fix
+            (:func:`._fixes.rebase_fix`: drop the commits), an edited, then deleted object
+            is said as the gate says it (:func:`._edited_deleted.said_in_range`); None: as
+            ``verify`` says it of the history of ``at`` (the rule's hint;
+            :func:`._fixes.edited_fix` of an edit ``at`` holds, :func:`._fixes.restored_fix`
+            of one it holds restored, :func:`._edited_deleted.said_in_history`).
         at: the revision whose history ``commits`` is, as a message names it.
 
     Returns:
         KI401 (modified, including a change of file type), KI402 (deleted), KI403 (renamed),
-        each naming the object path and the commit.
+        each naming the object path and the commit (``extra["commit"]``) and the parent it
+        differs from (``extra["parent"]``).
+
+    Raises:
+        ObjectUnreadable: a tree of a commit walked (or of the tip, for an edited path) is
+            damaged or missing.
     """
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
@@ -112,6 +141,7 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any], *,
     findings = []
     tip = None
     went: dict[str, list[Any]] = {}  # an object path -> the commits deleting no object there
+    blobs: dict[str, str] = {}  # a changed object's path -> the object's blob id
     bases: dict[tuple[str, str], Any] = {}
     deleted = pygit2.enums.DeltaStatus.DELETED
     added = pygit2.enums.DeltaStatus.ADDED
@@ -148,6 +178,7 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any], *,
                         went.setdefault(f"{layout.OBJECTS_DIR}/{d.old_file.path}",
                                         []).append(commit)
                     continue  # a copy or misnamed file: never an object (KI101 said so)
+                blobs[f"{layout.OBJECTS_DIR}/{d.old_file.path}"] = str(d.old_file.id)
                 mine.setdefault(_change(d, where), []).append(str(parent.id))
         for (rule_, path, message, expected, found), parents in mine.items():
             extra: dict[str, Any] = {"commit": str(commit.id), "parent": parents[0]}
@@ -156,14 +187,73 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any], *,
                 message += (f", against {'both' if len(parents) == 2 else 'all'} parents "
                             f"({' and '.join(p[:12] for p in parents)}) alike")
             findings.append(Finding(rule_, message, file=path, extra=extra,
-                                    expected=expected, found=found))
+                                    expected=expected, found=found,
+                                    fix=None if base is None else _HINTS[rule_.id](base)))
     if went and tip is not None:
         findings = [_then_deleted(repo, f, went, tip, base, at) for f in findings]
+    if tip is not None and any(f.rule is OBJECT_MODIFIED for f in findings):
+        findings = _edit_fixes(repo, findings, tip.tree, blobs, base, at)
     return findings
 
 
+def _edit_fixes(repo: pygit2.Repository, findings: list[Finding], tip: Any,
+                blobs: dict[str, str], base: Base | None, at: str) -> list[Finding]:
+    """Give each KI401 on a path the walk's tip holds the fix of what the tip holds there.
+
+    One lookup of each such path in ``tip`` (the walk's tip: the range's ``HEAD``, or
+    ``at``); a path it lacks is :func:`_then_deleted`'s. Until 2026-12-05 (depth96) this
+    was decided after the walk, from the findings' texts (reviewer fresh95 F4, break95 M1).
+
+    Args:
+        repo: the repository.
+        findings: the walk's findings, in its order (tip first).
+        tip: the tip's root tree.
+        blobs: each changed object's path -> the object's blob id (the bytes its digest names).
+        base: the gate's BASE; None: ``verify``'s words.
+        at: the revision ``verify`` reads, as the fixes name it.
+
+    Returns:
+        ``findings`` in their order; on a path whose KI401 says a byte edit (``expected``:
+        the object's blob) each KI401 (a mode change there too) with the fix:
+
+        * the tip holds other bytes (the edit): at the gate the branch's fix naming every
+          commit of a KI401 there (:func:`._fixes.rebase_fix`, the words its KI101 gets:
+          :func:`.audit.gate_fixes`); in ``verify`` :func:`._fixes.edited_fix` from the
+          first such KI401's parent (``extra["parent"]``, holding the original bytes);
+        * the tip holds the object's bytes again (a restoring commit): at the gate the
+          rule's hint naming BASE, in ``verify`` :func:`._fixes.restored_fix` naming that
+          KI401's commit.
+
+        Raises nothing (a damaged tree on the way was read by the walk already).
+    """
+    edits: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.rule is OBJECT_MODIFIED and f.file and "deleted" not in f.extra:
+            edits.setdefault(f.file, []).append(f)
+    fixes: dict[str, str] = {}
+    for path, said in edits.items():
+        blob = blobs[path]
+        first = next((f for f in said if f.expected == blob), None)  # bytes, not a mode
+        now = treediff.entry_at(repo, tip, path)
+        if first is None or now is None:
+            continue
+        edit, before = str(first.extra["commit"])[:12], str(first.extra["parent"])[:12]
+        if str(now.id) == blob:
+            fixes[path] = _modified_hint(base) if base else restored_fix(edit, at)
+        elif base is not None:
+            fixes[path] = rebase_fix(
+                "an object's bytes edited", [str(f.extra["commit"]) for f in said],
+                "restoring them", "the edit", "KI401", path, base.id,
+                "objects are never edited: add a new manifest instead")
+        else:
+            fixes[path] = edited_fix(path, before, edit, at)
+    return [dataclasses.replace(f, fix=fixes[f.file]) if f.file in fixes
+            and f.rule is OBJECT_MODIFIED and "deleted" not in f.extra else f
+            for f in findings]
+
+
 def _then_deleted(repo: pygit2.Repository, f: Finding, went: dict[str, list[Any]], tip: Any,
-                  base: str | None, at: str) -> Finding:
+                  base: Base | None, at: str) -> Finding:
     """Return a KI401 whose path later commits delete and ``tip`` lacks, said so; else ``f``.
 
     ``went``: each object path -> the walk's commits deleting bytes no object's there.
@@ -172,7 +262,7 @@ def _then_deleted(repo: pygit2.Repository, f: Finding, went: dict[str, list[Any]
     if f.rule is not OBJECT_MODIFIED or not gone or \
             treediff.entry_at(repo, tip.tree, f.file or "") is not None:
         return f
-    return said_in_range(f, gone, base) if base else said_in_history(f, gone, at)
+    return said_in_range(f, gone, base.id) if base else said_in_history(f, gone, at)
 
 
 def _was_object(repo: pygit2.Repository, old: Any) -> bool:

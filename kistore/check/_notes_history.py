@@ -183,6 +183,8 @@ def history_paths(walked: Iterable[BroughtNotes], ref: str,
     Returns:
         One KI424 error per path, in the order found, naming the commit (``extra.commit``)
         and why the path is none git and kistore read alike.
+
+    Raises nothing: the walk read every tree (:func:`brought_notes`).
     """
     found: list[Finding] = []
     seen: set[str] = set()
@@ -203,6 +205,13 @@ def history_blobs(walked: Iterable[BroughtNotes]) -> list[str]:
     """Return the note blobs the brought commits add or change: what :func:`history_lines` reads.
 
     For a blob-less clone's one prefetch (a ``pre-push`` hook there).
+
+    Args:
+        walked: :func:`brought_notes` of the commits the push brings.
+
+    Returns:
+        The blob ids (40 hex), in the walk's order, a blob once per commit adding it.
+        Raises nothing.
     """
     return [blob for commit in walked for blob in commit.notes.values()]
 

@@ -68,6 +68,7 @@ from ..core.statistics import (
 )
 from ..core.statistics import named as named_manifest
 from ..core.text_fields import identifying_problems
+from ._fixes import HINT_BASE, Base
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
@@ -765,7 +766,7 @@ def entry_from(digest: Digest, obj: Any, metadata: Any, *, has_object: bool,
 
 
 def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = None,
-                  arrived: set[Digest] | None = None) -> list[Finding]:
+                  arrived: set[Digest] | None = None, base: Base = HINT_BASE) -> list[Finding]:
     """Cross-file checks over every manifest of one tree.
 
     Args:
@@ -777,6 +778,8 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
             run that arrives, or whose protocol arrives: what a range makes true, so a
             gate that reads only the earlier runs a new protocol's forward directory lists
             finds what a check of the whole tree finds.
+        base: the gate's BASE, which KI238's fix on a stored run's metadata restores the
+            file from (:func:`board_metadata_fix`); default: the word BASE.
 
     Returns:
         KI203/KI204 for unpaired files, KI205 for a ``(kind, name)`` used twice (reported
@@ -861,7 +864,8 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                                          metadata_only=stored)
                 if stored:
                     found = [replace(f, fix=board_metadata_fix(
-                        e.board, target.board, layout.metadata_path(digest))) for f in found]
+                        e.board, target.board, layout.metadata_path(digest), base))
+                        for f in found]
                 findings += found
     return sorted(findings, key=sort_key)
 
@@ -894,7 +898,8 @@ def _stored_near(ref: str, kind: str | None, by_text: Mapping[str, Entry]) -> En
     return found[0] if len(found) == 1 else None
 
 
-def board_metadata_fix(board: Board | None, definition: Board | None, path: str) -> str:
+def board_metadata_fix(board: Board | None, definition: Board | None, path: str,
+                       base: Base = HINT_BASE) -> str:
     """KI238's fix on a run the range does not add, whose metadata file it changes.
 
     Names the fields the range made state another board (r93b G4: a source URL edited to
@@ -904,15 +909,19 @@ def board_metadata_fix(board: Board | None, definition: Board | None, path: str)
         board: the run's :data:`~kistore.core.boards.Board` at HEAD.
         definition: its workload's.
         path: the run's metadata file.
+        base: BASE, which the checkout restores ``path`` from (:class:`._fixes.Base`).
+
+    Returns:
+        The fix, naming each field to restore and the checkout. Raises nothing.
     """
     fields = metadata_fields(board or (), definition or ()) or ["title"]
     said = " and ".join(f"its {f}" for f in fields)
     urls = [f for f in fields if f != "title"]
     return ("the range changes this stored run's metadata so that it states another board or "
             f"shape than its workload's ({said}: KI238 reads {'them' if len(fields) > 1 else 'it'} "
-            f"since 2026-12-05, r92 F3): restore {said} as imported (`git checkout BASE -- "
-            f"{path}`)" + ("; where the run was retrieved from and imported from never "
-                           "changes (KI432)" if urls else ""))
+            f"since 2026-12-05, r92 F3): restore {said} as imported ({base.checkout(path)})"
+            + ("; where the run was retrieved from and imported from never changes (KI432)"
+               if urls else ""))
 
 
 def _statistic_disagrees(run: Entry, protocol: Entry) -> list[Finding]:

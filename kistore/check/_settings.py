@@ -27,6 +27,7 @@ from ..core.findings import WARNING, Finding, Rule, rule
 from ..core.limits import DEFAULT
 from ..core.settings import STORE_FIX, STORE_VALUE_FIX, TABLES, cite_table, template_fields
 from ..store import TOML_HELP, settings_place
+from ._fixes import HINT_BASE, Base
 from ._rules import CHECKING_SETTINGS_INVALID, SETTINGS_INVALID
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -59,14 +60,17 @@ _FIXES = {"table": TABLE_FIX, "key": KEY_FIX, "store": STORE_FIX,
 """The fix of each kind of :meth:`kistore.store.Settings.other_problems`."""
 
 
-PERMALINK_CHANGED = rule(
-    "KI422", "cite-permalink-changed", WARNING,
-    "review the new [cite] permalink like code: every citation (`kistore cite`, export, the "
-    "site) links there after the merge; keep BASE's unless the store has really moved "
-    "(`git checkout BASE -- kistore.toml` undoes it)")
+def _permalink_hint(base: Base) -> str:
+    """Return KI422's hint, its checkout naming ``base`` (:class:`._fixes.Base`); raises nothing."""
+    return ("review the new [cite] permalink like code: every citation (`kistore cite`, export, "
+            "the site) links there after the merge; keep BASE's unless the store has really "
+            f"moved ({base.checkout(layout.SETTINGS_FILE)} undoes it)")
 
 
-def permalink_changed(base: Settings, head: Settings) -> list[Finding]:
+PERMALINK_CHANGED = rule("KI422", "cite-permalink-changed", WARNING, _permalink_hint(HINT_BASE))
+
+
+def permalink_changed(base: Settings, head: Settings, named: Base) -> list[Finding]:
     """KI422 when a range changes ``[cite] permalink`` of ``kistore.toml`` (review r75 F16).
 
     The template makes the permalink of every citation ``kistore cite``, ``export`` and
@@ -77,6 +81,7 @@ def permalink_changed(base: Settings, head: Settings) -> list[Finding]:
     Args:
         base: BASE's settings (:meth:`kistore.store.Store.settings`).
         head: HEAD's.
+        named: BASE as the fix's checkout names it (:class:`._fixes.Base`; the gate's).
 
     Returns:
         One warning on ``kistore.toml`` at ``/cite/permalink`` (its line at HEAD, or the
@@ -96,18 +101,21 @@ def permalink_changed(base: Settings, head: Settings) -> list[Finding]:
         PERMALINK_CHANGED, f"the range changes [cite] permalink from {_template(before)} to "
         f"{_template(after)}: every citation links to {_host(after)} after the merge, not "
         f"{_host(before)}", file=layout.SETTINGS_FILE, pointer="/cite/permalink", line=line,
-        column=column, extra={"base": before, "head": after})]
+        column=column, extra={"base": before, "head": after}, fix=_permalink_hint(named))]
 
 
-LIMIT_RAISED = rule(
-    "KI426", "limit-raised", WARNING,
-    "review a raised limit like code: once merged, a manifest up to the new size can land, "
-    "and since objects are never deleted the limit can never be lowered below it again; "
-    "keep BASE's value unless a real manifest needs more (`git checkout BASE -- "
-    "kistore.toml` undoes it)")
+def _raised_hint(base: Base) -> str:
+    """Return KI426's hint, its checkout naming ``base`` (:class:`._fixes.Base`); raises nothing."""
+    return ("review a raised limit like code: once merged, a manifest up to the new size can "
+            "land, and since objects are never deleted the limit can never be lowered below it "
+            "again; keep BASE's value unless a real manifest needs more "
+            f"({base.checkout(layout.SETTINGS_FILE)} undoes it)")
 
 
-def limits_raised(base: Settings, head: Settings) -> list[Finding]:
+LIMIT_RAISED = rule("KI426", "limit-raised", WARNING, _raised_hint(HINT_BASE))
+
+
+def limits_raised(base: Settings, head: Settings, named: Base) -> list[Finding]:
     """KI426 per ``[limits]`` key a range raises in ``kistore.toml`` (review r78 F9).
 
     A raised limit is valid (below its ceiling: no KI108), but it is the first half of a
@@ -122,6 +130,7 @@ def limits_raised(base: Settings, head: Settings) -> list[Finding]:
     Args:
         base: BASE's settings (:meth:`kistore.store.Store.settings`).
         head: HEAD's.
+        named: BASE as the fix's checkout names it (:class:`._fixes.Base`; the gate's).
 
     Returns:
         One warning per raised key, in the order of :class:`kistore.core.limits.Limits`, on
@@ -145,7 +154,7 @@ def limits_raised(base: Settings, head: Settings) -> list[Finding]:
             f"default is {default:,}): a manifest up to the new size can land after the "
             "merge, and the limit cannot be lowered below it again", file=layout.SETTINGS_FILE,
             pointer=pointer, line=line, column=column,
-            extra={"base": old, "head": new, "default": default}))
+            extra={"base": old, "head": new, "default": default}, fix=_raised_hint(named)))
     return findings
 
 

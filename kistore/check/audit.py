@@ -49,8 +49,7 @@ from ._claims import check_claims, judge_claims
 from ._commits import unparsable_finding
 from ._dates import check_commit_dates
 from ._edited_deleted import verify_edited_then_deleted
-from ._edited_fix import edited_fixes
-from ._fixes import rebase_fix
+from ._fixes import HINT_BASE, Base, rebase_command, rebase_fix
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
@@ -270,7 +269,8 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                    observed: dict[str, int | None] | None = None,
                    claims: dict[str, Claim | None] | None = None,
                    keep: frozenset[str] | None = None,
-                   loaded: dict[str, Loaded] | None = None) -> list[Finding]:
+                   loaded: dict[str, Loaded] | None = None,
+                   base: Base = HINT_BASE) -> list[Finding]:
     """Apply every per-file and cross-file check to one snapshot.
 
     Args:
@@ -304,6 +304,8 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
             (:attr:`FromParse.keep`).
         loaded: when given, filled as :attr:`FromParse.judge` takes it: each run,
             protocol, environment and implementation read whole that a catalog loads.
+        base: the gate's BASE, named in a fix that restores a file from it (KI238 on a
+            stored run's metadata: :func:`._rules.check_entries`); default: the word BASE.
 
     Returns:
         Every finding (KI1xx, KI2xx), sorted by file and place.
@@ -396,7 +398,7 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         # snap already: range_paths listed its forward directory (KI202 on those runs, and
         # KI218 when the manifest is their protocol).
         look_up_entries(snap.view, entries, focus_digests, snap.limit)
-    findings += check_entries(entries, focus_digests, arrived)
+    findings += check_entries(entries, focus_digests, arrived, base)
     return _told_renamed(snap, findings)
 
 
@@ -1047,7 +1049,7 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = (),
         ``findings`` in their order, without those on the files such a rename explains,
         a committed one's cause with its branch fix.
     """
-    findings = _names_moved(_deleted_since(findings, others), others)
+    findings = _names_moved(_deleted_since(findings, others), others, base or HINT_BASE.id)
     misnamed: set[str] = set()
     holders: set[str] = set()
     moved: set[str] = set()  # the digests whose bytes sit in a renamed file
@@ -1141,7 +1143,8 @@ def _deleted_since(findings: list[Finding], others: Iterable[Finding]) -> list[F
     return [f for f in findings if not explained(f)]
 
 
-def _names_moved(findings: list[Finding], others: Iterable[Finding]) -> list[Finding]:
+def _names_moved(findings: list[Finding], others: Iterable[Finding], base: str
+                 ) -> list[Finding]:
     """Leave out what a names file renamed by hand explains (reviewer r93b G9).
 
     Its manifest's missing names file (KI211 on the metadata) and, at the gate, the commit
@@ -1152,6 +1155,8 @@ def _names_moved(findings: list[Finding], others: Iterable[Finding]) -> list[Fin
     Args:
         findings: findings of one verify (or one gate).
         others: the rest of its findings, read for the commits of KI208.
+        base: the gate's BASE (full commit id), or ``"BASE"`` (``verify``), as the fix's
+            rebase names it (:func:`._fixes.rebase_command`).
 
     Returns:
         ``findings`` in their order, without those; the KI110 of a committed rename with
@@ -1178,7 +1183,7 @@ def _names_moved(findings: list[Finding], others: Iterable[Finding]) -> list[Fin
                 f"a names file renamed by hand, in commit {', '.join(commits[own])} of the "
                 "branch: moving it back in a later commit leaves the deletion in the history, "
                 "which is read commit by commit (KI208), so rebuild the branch without it: "
-                f"`git rebase -i BASE`, and drop that commit (or edit it to leave {own} as it "
+                f"{rebase_command(base)}, and drop that commit (or edit it to leave {own} as it "
                 "was); nothing else is to be written or removed for it"))
         out.append(f)
     return out
@@ -1224,6 +1229,40 @@ def gate_fixes(findings: list[Finding], base: str) -> list[Finding]:
                 "removed for it"))
         out.append(f)
     return out
+
+
+def edit_fixes(contents: list[Finding], history: Iterable[Finding]) -> list[Finding]:
+    """Give ``verify``'s KI101 of an object edited in a commit the fix of that commit's KI401.
+
+    One cause, one advice (reviewer fresh95 F4): the history walk gives the KI401 of an
+    edit the revision holds the fix that works, restoring the bytes from the commit before
+    the edit (:func:`._history.history_findings`); ``git checkout HEAD -- PATH``, the
+    KI101's own, changes nothing there. A KI401 of the work tree on the file (no commit)
+    says ``HEAD`` holds an object's bytes there (a change of bytes no object's is none:
+    :func:`._history._was_object`): the KI101 is of the work tree's bytes, and its own
+    fix stands. The gate's KI101 gets the branch's fix from :func:`gate_fixes`.
+
+    Args:
+        contents: ``verify``'s contents findings (KI101 among them).
+        history: its history findings (KI401 among them, each fix as the walk gave it).
+
+    Returns:
+        ``contents`` in their order; a KI101 of bytes no stored manifest's (an edit, not a
+        rename: no ``extra["holds"]``) on a file whose KI401 names a commit, holds the file
+        (no ``extra["deleted"]``) and has a fix of its own, with that fix. Raises nothing.
+    """
+    fixes: dict[str, str] = {}
+    worktree: set[str] = set()
+    for f in history:
+        if f.rule.id != "KI401" or not f.file:
+            continue
+        if "commit" not in f.extra:
+            worktree.add(f.file)
+        elif "deleted" not in f.extra and f.fix is not None:
+            fixes.setdefault(f.file, f.fix)
+    return [dataclasses.replace(f, fix=fixes[f.file])
+            if f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.file in fixes
+            and f.file not in worktree and "holds" not in f.extra else f for f in contents]
 
 
 _ON_REFERRER = ("KI201", "KI213")
@@ -1875,7 +1914,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     if packs:
         contents += pack_findings(store, packs, contents + later)  # a note's KI117 too
     later = verify_edited_then_deleted(store, at, snap, later)
-    contents, later = edited_fixes(store, at, contents, later)  # fresh95 F4: not HEAD
+    contents = edit_fixes(contents, later)  # fresh95 F4: not HEAD
     contents, later = one_cause(contents, later), one_cause(later, contents)  # KI402: in later
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]

@@ -67,19 +67,18 @@ from ..git.blobs import (
 )
 from ..git.commit_header import header
 from ..git.first_added import first_commits
+from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import changed_notes, notes_tree
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..git.range_guard import damage_named, line_to, loose_commits_read
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
-from ._base_named import name_base
 from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import range_dates
-from ._edited_fix import gate_edited_fixes
 from ._first_parent import first_parent_findings
-from ._fixes import rebase_command
+from ._fixes import HINT_BASE, Base, rebase_command
 from ._focus import range_paths
 from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
@@ -139,8 +138,6 @@ from .lineage import (
 from .reach import first_unsent
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    import pygit2
-
     from ..store import Files, Settings, Store, View
 
 BASE_NOT_ANCESTOR = rule(
@@ -153,11 +150,16 @@ METADATA_UPDATED = rule(
 ALREADY_PRESENT = rule(
     "KI406", "manifest-already-present", INFO,
     "nothing to fix: re-adding an identical manifest is a no-op")
-CITATION_MOVED = rule(
-    "KI425", "citation-moved", ERROR,
-    "rebase the branch onto BASE (`git rebase BASE`) instead of merging BASE into it, or "
-    "drop the commit that re-adds the object: a citation names the commit that first added "
-    "an object, and must never move")
+
+
+def _citation_hint(base: Base) -> str:
+    """Return KI425's hint, the rebase naming ``base`` (:class:`._fixes.Base`); raises nothing."""
+    return (f"rebase the branch onto BASE ({base.onto()}) instead of merging BASE into it, or "
+            "drop the commit that re-adds the object: a citation names the commit that first "
+            "added an object, and must never move")
+
+
+CITATION_MOVED = rule("KI425", "citation-moved", ERROR, _citation_hint(HINT_BASE))
 RangeChecker = Callable[["Store", str, str, set[str]], list[Finding]]
 """A further check of a range, ``checker(store, base id, head id, changed paths)``, of a
 layer above this one, which the caller of :func:`check_range` passes (``checkers=``):
@@ -309,7 +311,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # each kistore.toml read and parsed once: the checking repository's, BASE's, HEAD's
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
     own, warned = own_limits(store, own_settings)  # the defaults, and KI109
-    findings = history_findings(repo, commits, base=str(base.id))  # KI401-KI403
+    # every fix names BASE by its id, as git takes it (fresh95 F6), HEAD in pre-commit
+    named = Base(str(base.id), _is_head(repo, base))
+    findings = history_findings(repo, commits, base=named)  # KI401-KI403
     findings += range_dates(repo, commits, now, headers)  # KI428
     if landed:  # KI430, KI431: main's first-parent line only grows
         findings += first_parent_findings(base, head, commits, spec, now, landed=True)
@@ -319,20 +323,20 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     committed = (base_settings.valid_limits(), head_settings.valid_limits())
     findings += [_new_file_fix(f) for f in check_contents(
         _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed, own),
-        focus=changed)]
+        focus=changed, base=named)]
     # lowered from what BASE states, a value past its ceiling too (reviewer r79 F9)
     findings += lowered_limits(store, str(head.id), changed, base_settings.stated_limits(),
                                committed[1], head_settings.data)
     # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
-    findings += _settings_deleted(base_settings, head_settings)
-    findings += permalink_changed(base_settings, head_settings)  # KI422
-    findings += limits_raised(base_settings, head_settings)  # KI426
+    findings += _settings_deleted(base_settings, head_settings, named)
+    findings += permalink_changed(base_settings, head_settings, named)  # KI422
+    findings += limits_raised(base_settings, head_settings, named)  # KI426
     findings += _own_settings(own_settings, head_settings, warned)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     re_added = _re_added(repo, commits, base.tree)
     findings += _already_present(re_added)
-    findings += _citations_moved(repo, re_added, base, head)  # KI425
+    findings += _citations_moved(repo, re_added, base, head, named)  # KI425
     findings += range_observed(repo, base, head, changed)  # KI227 (errors, warnings)
     findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
                                changed)  # KI229
@@ -341,7 +345,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)
-    findings += names_kept(repo, commits)
+    findings += names_kept(repo, commits, named)
     # KI115, KI118, KI112
     findings += [_removed_since(repo, head.tree, f, str(base.id)) for f in walked]
     findings += range_gitignores(repo, base.tree, head.tree, store_changes)  # KI119
@@ -355,9 +359,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
     # an object edited, then deleted: KI401 names both commits (history_findings), no
     # KI203 (one_cause, r93b G2)
-    findings = one_cause(gate_edited_fixes(gate_fixes(findings, str(base.id))),
-                         base=str(base.id))
-    return sorted(name_base(findings, str(base.id), _is_head(repo, base)), key=sort_key)
+    findings = one_cause(gate_fixes(findings, str(base.id)), base=str(base.id))
+    return sorted(findings, key=sort_key)
 
 
 def _is_head(repo: pygit2.Repository, commit: Any) -> bool:
@@ -366,9 +369,6 @@ def _is_head(repo: pygit2.Repository, commit: Any) -> bool:
     A bare repository (a server's pre-receive, where HEAD is the branch's old tip, BASE) is
     never: the person reading the fix is in a clone whose HEAD holds the pushed commits.
     """
-    # Lazy: the module imports pygit2 for typing only (its start-up stays light).
-    import pygit2
-
     try:
         return not repo.is_bare and not repo.head_is_unborn and repo.head.target == commit.id
     except pygit2.GitError:  # a detached or broken HEAD in a bare server: name the id
@@ -748,7 +748,7 @@ def _already_present(re_added: Iterable[tuple[str, str, Any]]) -> list[Finding]:
 
 
 def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str, Any]],
-                     base: pygit2.Commit, head: pygit2.Commit) -> list[Finding]:
+                     base: pygit2.Commit, head: pygit2.Commit, named: Base) -> list[Finding]:
     """KI425 per re-added object whose first-adding commit differs at ``head`` and ``base``.
 
     The first-adding commit is what every citation names (``kistore cite``, the site,
@@ -758,7 +758,7 @@ def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str,
     come first), so only those are walked for: two walks of history when the range
     re-adds any (a re-add, or main merged into the branch as its second parent: against
     the first, the merge adds what main added since the fork), none otherwise. A re-add
-    that moves nothing stays KI406 (info) alone.
+    that moves nothing stays KI406 (info) alone. ``named``: BASE as the fix names it.
     """
     wanted = {path: blob for path, blob, _ in re_added}
     if not wanted:
@@ -776,7 +776,8 @@ def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str,
             f"commit {str(new.id)[:12]} ({commit_text(new.commit_time)}), which adds the same "
             "bytes with an earlier committer time: `kistore cite`, the site and export would "
             "name it from then on", file=path, expected=f"first added by {old.id}",
-            found=f"first added by {new.id}", extra={"old": str(old.id), "new": str(new.id)}))
+            found=f"first added by {new.id}", extra={"old": str(old.id), "new": str(new.id)},
+            fix=_citation_hint(named)))
     return findings
 
 
@@ -1073,10 +1074,6 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     one fetch of a blob-less clone, which brings its blob with the notes'). ``remote``:
     the pushing clone's name for the remote, named in the fix of a history finding.
     """
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
-
     repo = store.repo
     # KI423 first: every notes tree the push brings, read raw (a name twice, two fan-out
     # subtrees of one name: libgit2 reads the last, git serves both; review r80 F4)
@@ -1224,9 +1221,6 @@ def note_line_problems(repo: pygit2.Repository, view: View | None, obj: str, lin
         not parse or verify against the subject, its subject is of the wrong kind, its text
         holds control characters (KI312); empty when none.
     """
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
     target = repo.get(obj)
     if target is None:  # not "copied onto another subject" (reviewer r85 F24)
         return None, [_SUBJECT_NOT_HERE.format(obj=obj)]
@@ -1265,6 +1259,11 @@ def note_line_judge(store: Store, settings: Settings) -> Callable[[str, bytes], 
     Returns:
         ``judge(obj, line)``: why the line is left out (one sentence, ``KI409`` named), or
         None when it may enter.
+
+    Raises:
+        What :meth:`kistore.store.Store.view` of the last protected tip raises (nothing for
+        a readable one); ``judge`` raises what :func:`note_line_problems` does for the line's
+        object.
     """
     repo = store.repo
     tips = _branch_tips(repo, protected_refs(store))
@@ -1298,6 +1297,8 @@ def note_line_limit(settings: Settings) -> int:
 
     Returns:
         The limit in bytes.
+
+    Raises nothing: a ``kistore.toml`` whose limits cannot be read gives the default.
     """
     try:
         return int(settings.limits_per_key()[0].manifest_bytes)
@@ -1380,7 +1381,7 @@ def whole_history(store: Store, rev: str, now: datetime | None = None) -> list[F
     return findings + check_history(store, rev)
 
 
-def _settings_deleted(base: Settings, head: Settings) -> list[Finding]:
+def _settings_deleted(base: Settings, head: Settings, named: Base) -> list[Finding]:
     """KI108 when the range deletes the ``kistore.toml`` BASE holds (review r70 F3).
 
     A store's settings hold over its whole history, as a lowered limit is refused below a
@@ -1391,6 +1392,7 @@ def _settings_deleted(base: Settings, head: Settings) -> list[Finding]:
     Args:
         base: BASE's settings (:meth:`kistore.store.Store.settings`).
         head: HEAD's.
+        named: BASE as the fix's checkout names it (:class:`._fixes.Base`).
 
     Returns:
         One KI108 on ``kistore.toml`` when BASE has the file and HEAD has none (a HEAD file
@@ -1407,7 +1409,7 @@ def _settings_deleted(base: Settings, head: Settings) -> list[Finding]:
         "[cite] and the [store] version would fall back to their defaults without a word",
         file=layout.SETTINGS_FILE, expected="kistore.toml kept (its settings changed in "
         "place, each change reviewed)", found="no kistore.toml at HEAD",
-        fix="restore it (`git checkout BASE -- kistore.toml`, then commit) and change the "
+        fix=f"restore it ({named.checkout(layout.SETTINGS_FILE)}, then commit) and change the "
         "settings in the file itself; a store's settings hold over its whole history")]
 
 

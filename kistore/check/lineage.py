@@ -51,6 +51,7 @@ from ..git import treediff
 from ..git.blobs import read_blob, read_loose_history
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.pathlog import blob_at
+from ._fixes import HINT_BASE, Base
 from ._history import ancestry
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -79,13 +80,21 @@ NAME_MOVED = rule(
     "KI208", "name-changed", ERROR,
     "a KIND/NAME is how people cite and link an object: keep its metadata.name (correct the "
     "title or other metadata instead); a new name means a new manifest")
-PROVENANCE_CHANGED = rule(
-    "KI432", "provenance-annotation-changed", ERROR,
-    "a landed manifest's kernelindex.dev/* annotations say where it came from and under "
-    "which licence, as its importer recorded them: keep them as they are (`git checkout "
-    "BASE -- FILE` restores the file); a wrong licence or source is the maintainers' to "
-    "answer, with a withdrawal signed by a trusted maintainer key that says why "
-    "(`kistore attest REF --type withdrawal -m WHY`), never by editing the metadata")
+def _provenance_hint(base: Base, path: str = "FILE") -> str:
+    """Return KI432's hint, its checkout of ``path`` naming ``base`` (:class:`._fixes.Base`).
+
+    Raises nothing.
+    """
+    return ("a landed manifest's kernelindex.dev/* annotations say where it came from and "
+            "under which licence, as its importer recorded them: keep them as they are "
+            f"({base.checkout(path)} restores the file); a wrong licence or source is the "
+            "maintainers' to answer, with a withdrawal signed by a trusted maintainer key that "
+            "says why (`kistore attest REF --type withdrawal -m WHY`), never by editing the "
+            "metadata")
+
+
+PROVENANCE_CHANGED = rule("KI432", "provenance-annotation-changed", ERROR,
+                          _provenance_hint(HINT_BASE))
 PROVENANCE_CHANGED_IN_HISTORY = replace(PROVENANCE_CHANGED, severity=WARNING)
 """KI432 as ``verify`` reports it: history is never rewritten, and until 2026-12-04 ``import
 --update-metadata`` was the documented way to correct an import's provenance."""
@@ -164,7 +173,8 @@ def _held(store: Store, at: str | None, revoked: dict[str, Any]) -> list[Finding
     return findings
 
 
-def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:
+def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | None = None
+               ) -> list[Finding]:
     """KI208 for each metadata file given another ``name``, each names file changed; KI432.
 
     KI432 (an error) for each ``kernelindex.dev/*`` annotation (:func:`kistore.core.
@@ -183,6 +193,8 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]
     Args:
         repo: the ``pygit2.Repository``.
         commits: the commits to check (``pygit2.Commit``).
+        base: the gate's BASE, which KI432's fix restores the file from (its hint's
+            ``git checkout BASE -- FILE`` with the id and the file); None: the hint.
 
     Returns:
         KI208 findings, one per (metadata file, old name, new name) and per (names file,
@@ -209,7 +221,7 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]
                 if was is None or now is None:
                     continue
                 old_doc, new_doc = _metadata(repo, was[0]), _metadata(repo, now[0])
-                for finding in _provenance_kept(commit, path, old_doc, new_doc):
+                for finding in _provenance_kept(commit, path, old_doc, new_doc, base):
                     findings.setdefault((path, finding.pointer or "", finding.found or ""),
                                         finding)
                 before, after = _name(old_doc), _name(new_doc)
@@ -390,7 +402,7 @@ def _name(doc: dict[str, Any] | None) -> str | None:
 
 
 def _provenance_kept(commit: Any, path: str, old: dict[str, Any] | None,
-                     new: dict[str, Any] | None) -> list[Finding]:
+                     new: dict[str, Any] | None, base: Base | None) -> list[Finding]:
     """KI432 per ``kernelindex.dev/*`` annotation of metadata ``old`` that ``new`` changes.
 
     Args:
@@ -398,6 +410,7 @@ def _provenance_kept(commit: Any, path: str, old: dict[str, Any] | None,
         path: the metadata file's repository path.
         old: the parent's metadata object (None: unreadable, judged by the contents check).
         new: the commit's.
+        base: the gate's BASE, named in the fix (:func:`names_kept`); None: the hint.
 
     Returns:
         One finding per annotation changed, added or removed, at its pointer
@@ -415,7 +428,8 @@ def _provenance_kept(commit: Any, path: str, old: dict[str, Any] | None,
             f"{said[1]}): its licence and source are its importer's record, not a pull "
             "request's to edit", file=path,
             pointer="/annotations/" + escape_pointer(key), expected=said[0], found=said[1],
-            extra={"commit": str(commit.id), "annotation": key}))
+            extra={"commit": str(commit.id), "annotation": key},
+            fix=None if base is None else _provenance_hint(base, path)))
     return found
 
 

@@ -64,6 +64,9 @@ def fetch_command(store: Store, here: NotesHere | None = None) -> str:
         refs/notes/kistore:refs/notes/kistore``, which readers cannot tell from a local
         attestation (it writes no ``refs/notes/remotes/R/kistore``) and which replaces
         the clone's own notes rather than merging them.
+
+    Raises:
+        OSError: with ``here`` None, as :func:`kistore.attest.levels.notes_here`.
     """
     # Lazy: a publishing or ranking run in a clone without notes only.
     from ..attest.levels import notes_remote
@@ -113,6 +116,9 @@ def notes_missing(store: Store, at: str | None, here: NotesHere | None = None
         (:data:`kistore.attest.levels.ABSENT` or ``LOCAL_ONLY``) and whether ``at`` trusts a
         key (:func:`trusts_a_key`; False: the notes hold only community attestations, which
         change no rank or evidence level).
+
+    Raises:
+        OSError: with ``here`` None, as :func:`kistore.attest.levels.notes_here`.
     """
     # Lazy: plain files first (kistore.git.refs): a warm query loads no libgit2.
     from ..attest.levels import notes_lacking
@@ -333,6 +339,10 @@ def warn_notes_stale(store: Store, here: NotesHere | None = None) -> None:
     Args:
         store: the store read.
         here: as :func:`fetch_command` takes it.
+
+    Returns:
+        None; the warning is printed. Raises nothing (:func:`kistore.attest.levels.
+        notes_stale` answers None when it cannot tell).
     """
     # Lazy: plain files only, read where an answer is printed.
     from ..attest.levels import notes_stale

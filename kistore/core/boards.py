@@ -193,6 +193,8 @@ def with_implementation(run: Board | None, implementation: Board | None) -> Boar
 
     Returns:
         The run's pairs, then the Implementation's; None when neither states any.
+
+    Raises nothing.
     """
     if not implementation:
         return run
@@ -423,6 +425,8 @@ def board_message(run: str, board: Board, workload: str, definition: Board, *,
         One sentence naming the run once, each field of it that disagrees, then the
         workload once with each value it states that they contradict (r92 F3: the
         workload was named once per disagreement); None when they agree.
+
+    Raises nothing.
     """
     found = board_disagreements(board, definition)
     if not found:

@@ -81,6 +81,8 @@ def metadata_advice(path: str, *, committed: bool = False) -> str:
 
     Returns:
         A clause to follow "; " or ": ", starting in lower case, no final period.
+
+    Raises nothing.
     """
     rewrite = ("write it again with `kistore add --update-metadata FILE` (FILE: the manifest "
                "holding the metadata wanted: `kistore cat --manifest DIGEST` prints one, "

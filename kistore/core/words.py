@@ -69,6 +69,8 @@ def evidence_said(level: str, *, named_source: bool = True, withdrawn: bool = Fa
         ``evidence: LEVEL``, or ``evidence: source-native (as submitted, no source named)``,
         ``evidence: LEVEL (withdrawn)``, ``... (as submitted, no source named; withdrawn)``;
         short: ``evidence: source-native (as submitted)``.
+
+    Raises nothing.
     """
     as_submitted = AS_SUBMITTED_SHORT if short else AS_SUBMITTED
     notes = [as_submitted] if level == "source-native" and not named_source else []

@@ -244,6 +244,10 @@ def missing_object_said(repo: pygit2.Repository, oid: str, named_by: str) -> str
 
     Returns:
         ``no git object OID (NAMED_BY): ...``, with the ways to get it, one sentence.
+
+    Raises:
+        pygit2.GitError: the repository's configuration cannot be read
+            (:func:`is_partial_clone`); nothing else.
     """
     get = (f"this is a blob-less (partial) clone: `git cat-file -p {oid} >/dev/null` fetches "
            "it from the promisor remote (`git fetch --refetch` fetches every object again)"

@@ -252,7 +252,21 @@ def note_paths(repo: Repository, tree: Tree, annotated: str) -> list[str]:
 
 
 def _note_forms(repo: Repository, tree: Tree, annotated: str) -> Iterator[tuple[str, str]]:
-    """Yield ``(path, blob id)`` of each fan-out form of ``annotated`` git reads a note at."""
+    """Yield each fan-out form of ``annotated`` git reads a note at, shallowest first.
+
+    Args:
+        repo: the repository holding ``tree``.
+        tree: the root tree of a notes commit.
+        annotated: the annotated object's id (40 lowercase hex digits).
+
+    Yields:
+        ``(path, blob id)`` per form holding a regular file (mode 100644 or 100755): the
+        path the id's digits make at that depth (``8a/483e...``), the note's blob id.
+
+    Raises:
+        ObjectUnreadable: a fan-out tree on the way is damaged or missing
+            (:func:`kistore.git.treediff.subtree`).
+    """
     node: Tree | None = tree
     depth = 0
     while node is not None:

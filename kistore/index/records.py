@@ -76,6 +76,9 @@ class Record(NamedTuple):
 
         A run that names none has its submitter's numbers: its ``source-native`` evidence is
         said "as submitted, no source named" (:func:`kistore.core.words.evidence_said`).
+
+        Returns:
+            Whether ``spec.sourceNative.source`` is a non-empty value. Raises nothing.
         """
         native = self.spec.get("sourceNative")
         return isinstance(native, dict) and bool(native.get("source"))

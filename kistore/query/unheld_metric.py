@@ -70,6 +70,8 @@ def lost_group(records: list[Any], metric: str, before: Any, after: Any) -> bool
         number at ``metric`` (:func:`kistore.query.policy.rankable_number`, ``rank``'s own
         test): nothing, ``null``, or a string, boolean, array or object there alike
         (fresh96 F1: a pointer every run held as a string unranked a family unsaid).
+
+    Raises nothing.
     """
     return bool(before.ranked) and not after.ranked and not any(
         rankable_number(resolve_pointer(r.spec, metric)) for r in records)
@@ -92,32 +94,59 @@ def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
         PCIe")``, :func:`held_otherwise`), the closest pointer to a number the runs hold
         (did-you-mean, :func:`closest_pointer`; none when nothing is close) and the
         pointers to numbers they hold beside the one asked (under the deepest part of the
-        pointer any run holds); ``extra``: ``family``, ``metric``, ``groups``, ``held``,
+        pointer any run holds); ``extra``: ``family``, ``metric``, ``held``, ``groups``,
         ``heldAs`` (the JSON types held there, plural: ``["strings"]``; empty: nothing).
+
+    Raises nothing.
     """
     findings = []
     for family, (metric, keys, records) in sorted(lost.items()):
         held = held_pointers((r.spec for r in records), metric)
-        guess = closest_pointer(metric, held)
-        said = f"; did you mean {guess}?" if guess else "."
         kinds, example = held_otherwise((r.spec for r in records), metric)
-        as_number = (f" as a number (they hold {' and '.join(kinds)} there, e.g. "
-                     f"{shown_value(example)})" if kinds else "")
-        says = (f"leaves every run unranked: {shown_value(example)} at {metric} is not a "
-                "number" if kinds else f"says \"no value at {metric}\" for every run")
-        groups = (f"{len(keys)} of its comparison groups" if len(keys) > 1
-                  else "its comparison group")
         some = family in ranked  # other groups rank by it: no typo, these groups lose out
-        others = " (the runs of its other groups hold it)" if some else ""
+        said = _held_elsewhere(family, metric, keys, kinds, example) if some else \
+            _held_nowhere(family, metric, keys, held, kinds, example)
         findings.append(_at_metric(
             METRIC_HELD_BY_SOME_GROUPS if some else METRIC_HELD_BY_NO_RUN, family, metric,
-            f"family {family} ranks {metric}, which no run of {groups} holds"
-            f"{as_number}{others}: ranked before this "
-            f"change, {'they' if len(keys) > 1 else 'it'} would rank none (e.g. group "
-            f"{keys[0]}; `rank` {says})"
-            f"{'.' if some else said} Their runs hold {_listed(held)}",
+            f"{said} Their runs hold {_listed(held)}",
             "a pointer the family's runs hold", held, groups=keys, heldAs=kinds))
     return findings
+
+
+def _held_nowhere(family: str, metric: str, keys: list[str], held: list[str],
+                  kinds: list[str], example: Any) -> str:
+    """KI245's message but the pointers held: no group holds ``metric`` (a typo?), with a guess."""
+    guess = closest_pointer(metric, held)
+    return (f"family {family} ranks {metric}, which no run of {_groups(keys)} holds"
+            f"{_as_number(kinds, example)}: {_unranked(metric, keys, kinds, example)}"
+            + (f"; did you mean {guess}?" if guess else "."))
+
+
+def _held_elsewhere(family: str, metric: str, keys: list[str], kinds: list[str],
+                    example: Any) -> str:
+    """KI246's message but the pointers held: other groups of the family hold ``metric``."""
+    return (f"family {family} ranks {metric}, which no run of {_groups(keys)} holds"
+            f"{_as_number(kinds, example)} (the runs of its other groups hold it): "
+            f"{_unranked(metric, keys, kinds, example)}.")
+
+
+def _groups(keys: list[str]) -> str:
+    """Name the groups a change unranks: ``N of its comparison groups`` or one."""
+    return f"{len(keys)} of its comparison groups" if len(keys) > 1 else "its comparison group"
+
+
+def _as_number(kinds: list[str], example: Any) -> str:
+    """Say what the runs hold at the pointer when it is no number (:func:`held_otherwise`)."""
+    return (f" as a number (they hold {' and '.join(kinds)} there, e.g. "
+            f"{shown_value(example)})" if kinds else "")
+
+
+def _unranked(metric: str, keys: list[str], kinds: list[str], example: Any) -> str:
+    """Say what the change does to the groups ``keys``: ranked before, none after."""
+    says = (f"leaves every run unranked: {shown_value(example)} at {metric} is not a number"
+            if kinds else f"says \"no value at {metric}\" for every run")
+    return (f"ranked before this change, {'they' if len(keys) > 1 else 'it'} would rank none "
+            f"(e.g. group {keys[0]}; `rank` {says})")
 
 
 def _listed(held: list[str]) -> str:
@@ -131,6 +160,7 @@ def _at_metric(of: Any, family: str, metric: str, message: str, expected: str,
     """Return a finding of rule ``of`` on the family's ``metric`` in the policy file (KI245-7).
 
     ``extra``: ``family``, ``metric`` and ``held``, then the keyword arguments given.
+    Raises nothing.
     """
     return Finding(of, message, file=POLICY_FILE,
                    pointer=f"/families/{escape_pointer(family)}/metric", expected=expected,
@@ -147,6 +177,10 @@ def held_pointers(specs: Iterable[Any], metric: str) -> list[str]:
     Args:
         specs: run specs (parsed JSON).
         metric: a JSON Pointer (RFC 6901) none of them holds.
+
+    Returns:
+        The pointers (RFC 6901), sorted; empty when no spec holds an object on the way.
+        Raises nothing.
     """
     specs = list(specs)
     parts = metric.split("/")[1:]

@@ -1750,6 +1750,8 @@ class Store:
         Returns:
             That commit's id (40 hex digits); None when HEAD holds the bytes, or holds no
             file there, or no version holds them, or git cannot tell.
+
+        Raises nothing: git errors on the way answer None (an error path's advice only).
         """
         # Lazy: a damaged object's message only (test_cli_startup holds what a query loads).
         import hashlib

@@ -54,6 +54,13 @@ def _copy(kit, board, benchmark, source="sol-execbench", name="copy"):
                    latency=900, name=name, native=_native(benchmark, source))
 
 
+def _refused(store, docs) -> str:
+    """Return the message of the refusal ``add`` gives ``docs`` (it must refuse them)."""
+    with pytest.raises(KistoreError) as refused:
+        add_docs(store, docs)
+    return str(refused.value)
+
+
 def _errors(store, base, rule="KI238"):
     return [f for f in check_range(store, f"{base}..HEAD") if f.rule.id == rule]
 
@@ -117,9 +124,7 @@ def test_a_copy_pointed_at_another_board_is_refused_by_add_and_the_gate(
         store, kit, board, monkeypatch, source):
     copy = _copy(kit, board, "softmax", source)
     before = git(store.root, "status", "--porcelain")
-    with pytest.raises(KistoreError) as refused:
-        add_docs(store, [copy])
-    said = str(refused.value)
+    said = _refused(store, [copy])
     assert (f"/spec/sourceNative/benchmark: BenchmarkRun/copy (sha256:{_hex(copy)}) states "
             f"sourceNative.benchmark 'softmax' but its workload Workload/"
             f"{board['workload']['metadata']['name']} (sha256:{_hex(board['workload'])}) is "
@@ -159,10 +164,9 @@ def test_a_workload_arriving_after_its_runs_is_judged_against_them(store, kit, m
                   native=_native("softmax"))
     add_docs(store, [protocol, env, impl, run], allow_dangling=True)
     # PR 2: the workload arrives, its definition another board: add refuses it
-    with pytest.raises(KistoreError) as refused:
-        add_docs(store, [workload])
-    assert f"sha256:{_hex(run)}" in str(refused.value) and "(KI238)" in str(refused.value)
-    assert "/spec/definition" in str(refused.value)
+    said = _refused(store, [workload])
+    assert f"sha256:{_hex(run)}" in said and "(KI238)" in said
+    assert "/spec/definition" in said
     base = add_past_a_refusal(store, monkeypatch, [], [workload],
                               rule="kistore.store.boards.boards_admitted",
                               finds_nothing=lambda *a: [])
@@ -269,9 +273,7 @@ def test_a_run_named_for_another_kernel_is_refused_stating_no_or_this_boards_ben
     copy = kit.run(protocol, env, impl, ten, latency=900, name="sol-kernel-3-submission-99999",
                    native={**native, "externalId": "99999"} | (
                        {} if benchmark is None else {"benchmark": benchmark}))
-    with pytest.raises(KistoreError) as refused:
-        add_docs(store, [copy])
-    said = str(refused.value)
+    said = _refused(store, [copy])
     assert (f"/spec/workloadDigest: BenchmarkRun/sol-kernel-3-submission-99999 (sha256:"
             f"{_hex(copy)}) is named as SOL-ExecBench kernel 3 but its workload Workload/"
             f"sol-kernel-10 (sha256:{_hex(ten)}) is kernel 10 (sourceNative.kernelId)") in said
@@ -295,9 +297,7 @@ def test_a_workload_arriving_after_a_run_named_for_another_kernel_is_refused(sto
     run = kit.run(protocol, env, impl, ten, latency=1000, name="sol-kernel-3-submission-7",
                   native={"source": "sol-execbench", "externalId": "7"})
     add_docs(store, [protocol, env, impl, run], allow_dangling=True)
-    with pytest.raises(KistoreError) as refused:
-        add_docs(store, [ten])
-    said = str(refused.value)
+    said = _refused(store, [ten])
     assert f"/spec/definition: BenchmarkRun/sol-kernel-3-submission-7 (sha256:{_hex(run)}) " \
         "is named as SOL-ExecBench kernel 3" in said and said.endswith("(KI238)")
 
@@ -315,12 +315,11 @@ def test_a_flashinfer_run_named_at_another_shape_is_refused(store, kit, monkeypa
     add_docs(store, [protocol, env, impl, workload, ok, own])  # agreeing, saying nothing
     copy = kit.run(protocol, env, impl, workload, latency=900, native=native,
                    name="flashinfer-trace-gemm-torch-m-1-20250803t233619508707")
-    with pytest.raises(KistoreError) as refused:
-        add_docs(store, [copy])
+    said = _refused(store, [copy])
     assert (f"/spec/workloadDigest: BenchmarkRun/{copy['metadata']['name']} (sha256:"
             f"{_hex(copy)}) is named as measured at m=1 but its workload Workload/"
             f"fi-gemm-m-104 (sha256:{_hex(workload)}) is m=104: a FlashInfer Trace run is "
-            "ranked in its workload's comparison group") in str(refused.value)
+            "ranked in its workload's comparison group") in said
     base = add_past_a_refusal(store, monkeypatch, [], [copy],
                               rule="kistore.store.boards.boards_admitted",
                               finds_nothing=lambda *a: [])
@@ -401,9 +400,7 @@ def test_r92_f3_the_workload_is_named_once_when_benchmark_and_name_disagree(stor
     add_docs(store, [protocol, env, impl, ten])
     copy = kit.run(protocol, env, impl, ten, latency=900, name="sol-kernel-3-submission-9",
                    native={"source": "sol-execbench", "benchmark": "softmax", "externalId": "9"})
-    with pytest.raises(KistoreError) as refused:
-        add_docs(store, [copy])
-    said = str(refused.value)
+    said = _refused(store, [copy])
     assert (f"BenchmarkRun/sol-kernel-3-submission-9 (sha256:{_hex(copy)}) states "
             "sourceNative.benchmark 'softmax' and is named as SOL-ExecBench kernel 3 but its "
             f"workload Workload/sol-kernel-10 (sha256:{_hex(ten)}) is 'rmsnorm' and kernel 10 "
@@ -575,9 +572,7 @@ def test_a_run_naming_another_boards_implementation_is_refused(store, kit, monke
                    native={"source": "sol-execbench", "externalId": "999999"})
     assert board_of("BenchmarkRun", copy["spec"], "sol-submission-999999") is None
     before = git(store.root, "status", "--porcelain")
-    with pytest.raises(KistoreError) as refused:
-        add_docs(store, [copy])
-    said = str(refused.value)
+    said = _refused(store, [copy])
     assert (f"/spec/workloadDigest: BenchmarkRun/sol-submission-999999 (sha256:{_hex(copy)}) "
             "names an Implementation for '003_lm_head' (its sourceNative.benchmark) and names "
             "an Implementation of SOL-ExecBench kernel 3 (its sourceNative.kernelId) but its "
@@ -624,9 +619,7 @@ def test_a_flashinfer_run_naming_another_definitions_implementation_is_refused(s
     add_docs(store, [protocol, env, small, impl_small, large, impl_large])
     base = git(store.root, "rev-parse", "HEAD").strip()
     copy = kit.run(protocol, env, impl_small, large, latency=18_532, name="my-copy")
-    with pytest.raises(KistoreError) as refused:
-        add_docs(store, [copy])
-    said = str(refused.value)
+    said = _refused(store, [copy])
     assert (f"BenchmarkRun/my-copy (sha256:{_hex(copy)}) names an Implementation for "
             "definition 'gemm_n_4096_k_4096' (its sourceNative.definition) but its workload "
             f"Workload/flashinfer-trace-gemm-n-28672-k-4096-m-1 (sha256:{_hex(large)}) is "

@@ -18,6 +18,9 @@ import time
 
 from click.testing import CliRunner
 
+from kistore.check._fixes import Base
+from kistore.check._history import OBJECT_MODIFIED, ancestry, history_findings
+from kistore.check._rules import OBJECT_DIGEST_MISMATCH
 from kistore.cli import main
 from kistore.core import layout
 from kistore.core.digest import Digest
@@ -452,3 +455,49 @@ def test_r93b_g7_a_committed_copy_with_made_up_metadata_is_removed_with_git_rm(
     git(published, "rm", "-q", copy, meta)  # the advice, as a fixing commit
     git(published, "commit", "-qm", "fix: remove the copy")
     assert _check(published, monkeypatch, base) == (0, [])
+
+
+def test_depth96_the_history_walk_gives_an_edit_its_fix_as_it_makes_the_ki401(published,
+                                                                             monkeypatch):
+    """The fix of an edit is the walk's, not a later pass over the findings' texts: at the
+    gate the branch's way naming BASE's id, in verify the commit before the edit. A work
+    tree edited again after a restoring commit is the work tree's: `git checkout HEAD`."""
+    _, own, _, _ = _stored(published)
+    before = git(published, "rev-parse", "HEAD").strip()
+    original = (published / own).read_bytes()
+    edited = original.replace(b"06:41:58", b"06:41:59", 1)
+    (published / own).write_bytes(edited)
+    git(published, "commit", "-qam", "edit only")
+    edit = git(published, "rev-parse", "HEAD").strip()
+    store = Store(published)
+    commits = list(ancestry(store.repo, store.commit("HEAD"), hide=store.commit(before)))
+    [gate] = history_findings(store.repo, commits, base=Base(before))
+    assert gate.fix == (
+        f"an object's bytes edited in commit {edit[:12]} of the branch: restoring them in a "
+        "later commit leaves the edit in the history, which is read commit by commit "
+        f"(KI401), so rebuild the branch without it: `git rebase -i {before}`, and drop that "
+        f"commit (or edit it to leave {own} as it was); objects are never edited: add a new "
+        "manifest instead")
+    [said] = history_findings(store.repo, commits)
+    assert said.fix == (
+        "HEAD holds the edited bytes, so `git checkout HEAD` restores nothing: restore the "
+        f"object's original bytes from {before[:12]}, the commit before the edit (the last "
+        f"holding them): `git checkout {before[:12]} -- {own}`, and commit it. In a branch "
+        f"not yet merged, drop the edit's commit instead ({edit[:12]}: `git rebase -i BASE`, "
+        "BASE being `git merge-base origin/main HEAD`): a restoring commit leaves the edit "
+        "in the history, read commit by commit (KI401). Objects are never edited: add a new "
+        "manifest instead")
+    # restored by a commit, then edited again in the work tree: HEAD holds the object's
+    # bytes, so the KI101 and the work tree's KI401 keep their rules' `git checkout HEAD`
+    (published / own).write_bytes(original)
+    git(published, "commit", "-qam", "restore")
+    (published / own).write_bytes(edited)
+    code, errors = _verify(published, monkeypatch)
+    assert code == 1 and sorted(f["rule"] for f in errors) == ["KI101", "KI401", "KI401"]
+    committed, worktree = sorted((f for f in errors if f["rule"] == "KI401"),
+                                 key=lambda f: "work tree" in f["message"])
+    assert committed["hint"].startswith("HEAD holds the object's original bytes again, but "
+                                        f"the edit's commit ({edit[:12]}) stays"), committed
+    assert worktree["hint"] == OBJECT_MODIFIED.hint, worktree
+    [contents] = [f for f in errors if f["rule"] == "KI101"]
+    assert contents["hint"] == OBJECT_DIGEST_MISMATCH.hint, contents  # `git checkout HEAD`

@@ -54,18 +54,27 @@ def _policy(board: Board, family: dict) -> str:
     return base
 
 
+def _one_line(checked: str, said: str) -> str:
+    """Return the one line of ``checked`` on the family's metric saying ``said`` first.
+
+    ``said``: ``SEVERITY RULE NAME: MESSAGE...``, the line's words after its place.
+    """
+    severity, rule = said.split()[:2]
+    [line] = [x for x in checked.splitlines() if rule in x and severity in x]
+    assert line.startswith(f"{POLICY}:/families/synthetic/metric: {said}"), line
+    return line
+
+
 def test_a_metric_no_run_holds_is_an_error_naming_what_they_hold(board, kit):
     _second_group(board, kit)
     base = _policy(board, {"comparison": "source-native",
                            "metric": "/sourceNative/metrics/latency", "order": "ascending",
                            "unit": "ms"})
     checked = _cli(board.store, "check", f"{base}..HEAD", code=1).output
-    [line] = [x for x in checked.splitlines() if "KI245" in x and "error" in x]
-    assert line.startswith(f"{POLICY}:/families/synthetic/metric: error KI245 "
-                           "policy-metric-held-by-no-run: family synthetic ranks "
-                           "/sourceNative/metrics/latency, which no run of 2 of its "
-                           "comparison groups holds: ranked before this change, they would "
-                           "rank none (e.g. group sha256:"), line
+    line = _one_line(checked, "error KI245 policy-metric-held-by-no-run: family synthetic "
+                     "ranks /sourceNative/metrics/latency, which no run of 2 of its comparison "
+                     "groups holds: ranked before this change, they would rank none (e.g. "
+                     "group sha256:")
     assert line.endswith(
         "`rank` says \"no value at /sourceNative/metrics/latency\" for every run); did you "
         "mean /sourceNative/metrics/latency_ms? Their runs hold /sourceNative/metrics/deep/a, "
@@ -125,12 +134,10 @@ def test_a_metric_other_groups_hold_is_a_warning_not_an_error(board, kit):
                            "order": "ascending", "unit": "ms"})
     checked = _cli(board.store, "check", f"{base}..HEAD").output
     assert "KI245" not in checked and "0 errors" in checked, checked
-    [line] = [x for x in checked.splitlines() if "KI246" in x and "warning" in x]
-    assert line.startswith(f"{POLICY}:/families/synthetic/metric: warning KI246 "
-                           "policy-metric-unheld-by-some-groups: family synthetic ranks "
-                           "/sourceNative/metrics/mean, which no run of its comparison group "
-                           "holds (the runs of its other groups hold it): ranked before this "
-                           "change, it would rank none (e.g. group "), line
+    line = _one_line(checked, "warning KI246 policy-metric-unheld-by-some-groups: family "
+                     "synthetic ranks /sourceNative/metrics/mean, which no run of its "
+                     "comparison group holds (the runs of its other groups hold it): ranked "
+                     "before this change, it would rank none (e.g. group ")
     assert "did you mean" not in line
 
 
