@@ -153,22 +153,32 @@ def edited_fix(path: str, before: str, edit: str, where: str = "HEAD") -> str:
             "read commit by commit (KI401). Objects are never edited: add a new manifest instead")
 
 
-def restored_fix(edit: str, where: str = "HEAD") -> str:
-    """Return the fix of an object edited in commit ``edit`` whose bytes ``where`` holds again.
+def restored_fix(commits: list[str], where: str = "HEAD", rebase: str = REBASE_BASE) -> str:
+    """Return the fix of an object changed in ``commits`` whose bytes ``where`` holds again.
 
     Following the edit's fix ("restore ... and commit it") left ``verify`` red with the
     generic fix, a ``git checkout HEAD`` that changes nothing (reviewer break95 M1): the
-    edit stays in the history, read commit by commit, and only dropping it clears it.
+    change stays in the history, read commit by commit, and only dropping it clears it.
+    Every commit of the object's history on the branch is named: an edit, then a deletion,
+    then a restore, dropped as "the edit and the restore" left the deletion, on which
+    ``git rebase`` stopped (a modify/delete conflict: reviewer fresh96 F4).
 
     Args:
-        edit: the commit that edited the object (12 digits).
+        commits: the commits that edited or deleted the object, in history order (12 or 40
+            hex digits; named by 12).
         where: the revision verified (``HEAD``, or ``--at``'s).
+        rebase: the rebase command in backquotes (the gate's, naming BASE's id; ``verify``:
+            :data:`REBASE_BASE`, saying how to find BASE).
 
     Returns:
-        The fix: drop the edit's commit and the restoring one (:data:`REBASE_BASE`), or,
-        on a branch already merged, that the finding stays. Raises nothing.
+        The fix: drop those commits and the restoring one, or, on a branch already merged,
+        that the finding stays. Raises nothing.
     """
-    return (f"{where} holds the object's original bytes again, but the edit's commit "
-            f"({edit}) stays in the history, which is read commit by commit: in a branch not "
-            f"yet merged, drop it and the commit restoring the bytes ({REBASE_BASE}); on a "
+    ids = ", ".join(dict.fromkeys(c[:12] for c in commits))
+    many = len(commits) > 1
+    said = (f"the commits that changed it ({ids}) stay" if many
+            else f"the edit's commit ({ids}) stays")
+    return (f"{where} holds the object's original bytes again, but {said} in the history, "
+            f"which is read commit by commit: in a branch not yet merged, drop "
+            f"{'them' if many else 'it'} and the commit restoring the bytes ({rebase}); on a "
             "branch already merged the history cannot change, and this error says so for good")

@@ -192,12 +192,13 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any], *,
     if went and tip is not None:
         findings = [_then_deleted(repo, f, went, tip, base, at) for f in findings]
     if tip is not None and any(f.rule is OBJECT_MODIFIED for f in findings):
-        findings = _edit_fixes(repo, findings, tip.tree, blobs, base, at)
+        findings = _edit_fixes(repo, findings, tip.tree, blobs, base, at, went)
     return findings
 
 
 def _edit_fixes(repo: pygit2.Repository, findings: list[Finding], tip: Any,
-                blobs: dict[str, str], base: Base | None, at: str) -> list[Finding]:
+                blobs: dict[str, str], base: Base | None, at: str,
+                went: dict[str, list[Any]] | None = None) -> list[Finding]:
     """Give each KI401 on a path the walk's tip holds the fix of what the tip holds there.
 
     One lookup of each such path in ``tip`` (the walk's tip: the range's ``HEAD``, or
@@ -211,6 +212,8 @@ def _edit_fixes(repo: pygit2.Repository, findings: list[Finding], tip: Any,
         blobs: each changed object's path -> the object's blob id (the bytes its digest names).
         base: the gate's BASE; None: ``verify``'s words.
         at: the revision ``verify`` reads, as the fixes name it.
+        went: each object path -> the walk's commits deleting it after an edit (a restored
+            object's fix names them too: fresh96 F4).
 
     Returns:
         ``findings`` in their order; on a path whose KI401 says a byte edit (``expected``:
@@ -220,9 +223,10 @@ def _edit_fixes(repo: pygit2.Repository, findings: list[Finding], tip: Any,
           commit of a KI401 there (:func:`._fixes.rebase_fix`, the words its KI101 gets:
           :func:`.audit.gate_fixes`); in ``verify`` :func:`._fixes.edited_fix` from the
           first such KI401's parent (``extra["parent"]``, holding the original bytes);
-        * the tip holds the object's bytes again (a restoring commit): at the gate the
-          rule's hint naming BASE, in ``verify`` :func:`._fixes.restored_fix` naming that
-          KI401's commit.
+        * the tip holds the object's bytes again (a restoring commit):
+          :func:`._fixes.restored_fix` naming every commit that edited or deleted it (at
+          the gate with BASE's id; until 2026-12-05 the gate gave the rule's hint, "drop the
+          commit that changed it", on which the rebase stopped at the emptied restore).
 
         Raises nothing (a damaged tree on the way was read by the walk already).
     """
@@ -238,8 +242,11 @@ def _edit_fixes(repo: pygit2.Repository, findings: list[Finding], tip: Any,
         if first is None or now is None:
             continue
         edit, before = str(first.extra["commit"])[:12], str(first.extra["parent"])[:12]
-        if str(now.id) == blob:
-            fixes[path] = _modified_hint(base) if base else restored_fix(edit, at)
+        if str(now.id) == blob:  # oldest first: the walk goes from the tip
+            changed = [str(f.extra["commit"]) for f in reversed(said)] + [
+                str(c.id) for c in reversed((went or {}).get(path, []))]
+            fixes[path] = restored_fix(changed, at) if base is None else restored_fix(
+                changed, "HEAD", base.rebase())
         elif base is not None:
             fixes[path] = rebase_fix(
                 "an object's bytes edited", [str(f.extra["commit"]) for f in said],

@@ -501,3 +501,38 @@ def test_depth96_the_history_walk_gives_an_edit_its_fix_as_it_makes_the_ki401(pu
     assert worktree["hint"] == OBJECT_MODIFIED.hint, worktree
     [contents] = [f for f in errors if f["rule"] == "KI101"]
     assert contents["hint"] == OBJECT_DIGEST_MISMATCH.hint, contents  # `git checkout HEAD`
+
+
+def test_fresh96_f4_an_edit_deleted_then_restored_names_every_commit_to_drop(published,
+                                                                             monkeypatch):
+    """Edit, delete, restore: verify's fix named only the edit ("drop it and the commit
+    restoring the bytes"), and the rebase that dropped those two stopped on the deletion (a
+    modify/delete conflict); the gate said "drop the commit that changed it", and the rebase
+    stopped on the emptied restore. Both now name the edit and the deletion, and dropping
+    what they name and the restore runs through and leaves verify and the gate clean."""
+    _, own, _, _ = _stored(published)
+    base = git(published, "rev-parse", "HEAD").strip()
+    original = (published / own).read_bytes()
+    (published / own).write_bytes(original.replace(b"06:41:58", b"06:41:59", 1))
+    git(published, "commit", "-qam", "edit object")
+    edit = git(published, "rev-parse", "HEAD").strip()
+    git(published, "rm", "-q", own)
+    git(published, "commit", "-qm", "delete object")
+    deleted = git(published, "rev-parse", "HEAD").strip()
+    git(published, "checkout", base, "--", own)
+    git(published, "commit", "-qm", "restore object")
+    named = f"the commits that changed it ({edit[:12]}, {deleted[:12]}) stay in the history"
+    code, errors = _verify(published, monkeypatch)
+    assert code == 1 and [f["rule"] for f in errors] == ["KI401"], errors
+    assert errors[0]["hint"] == (
+        f"HEAD holds the object's original bytes again, but {named}, which is read commit by "
+        "commit: in a branch not yet merged, drop them and the commit restoring the bytes "
+        "(`git rebase -i BASE` (BASE: the commit the branch starts from, `git merge-base "
+        "origin/main HEAD`)); on a branch already merged the history cannot change, and "
+        "this error says so for good")
+    code, errors = _check(published, monkeypatch, base)
+    [ki401] = [f for f in errors if f["rule"] == "KI401"]
+    assert named in ki401["hint"] and f"(`git rebase -i {base}`)" in ki401["hint"], ki401
+    _drop(published, r"\(edit\|delete\|restore\) object", base)  # as the fix says
+    assert git(published, "rev-parse", "HEAD").strip() == base
+    assert _verify(published, monkeypatch)[0] == 0
