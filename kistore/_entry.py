@@ -63,10 +63,11 @@ def run() -> None:
         # and runs (~5 ms of a fresh `show`: issue 22, docs/speed.md)
         gc.freeze()
         gc.enable()
-    # Lazy: as the command line, once SIGINT is ours (the module imports only signal).
-    from .git import watchdog
+    # Lazy: as the command line, once SIGINT is ours (neither module imports pygit2).
+    from .git import ca_bundle, watchdog
 
     watchdog.arm()  # a command stuck in libgit2 still stops on Ctrl-C and SIGTERM
+    ca_bundle.arm()  # pygit2's import loads no CA bundle: kistore's HTTPS is git's (~106 M)
     try:
         main()
     finally:

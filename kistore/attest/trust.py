@@ -31,7 +31,7 @@ from ..core import canonical
 from ..core.errors import InputError, KistoreError, MultipleErrors
 from ..core.layout import TRUST_FILE
 from ..core.schema import check_document
-from ..store import atomic_write, refuse_links
+from ..store import CommitView, atomic_write, refuse_links
 from .sshsig import SshPublicKey
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -247,11 +247,30 @@ class Trust:
 def load_trust(view: View) -> Trust:
     """Return the trust of a store view (a :class:`kistore.store.View`); empty without a file.
 
+    A commit's trust file is read once a process (:data:`_AT_COMMIT`): ``site build`` and
+    ``export`` asked for it twice (is a key trusted, then each run's evidence).
+
     Raises:
         ParseError, MultipleErrors: as :meth:`Trust.from_bytes`.
     """
-    data = view.read(TRUST_FILE)
+    # exactly a commit's view: a StagedView overlays changes staged in a sparse checkout
+    commit = str(view.commit.id) if type(view) is CommitView else None
+    if commit is not None and commit in _AT_COMMIT:
+        data = _AT_COMMIT[commit]
+    else:
+        data = view.read(TRUST_FILE)
+        if commit is not None:
+            if len(_AT_COMMIT) >= 8:  # a few revisions a command at most: keep it small
+                _AT_COMMIT.clear()
+            _AT_COMMIT[commit] = data
     return Trust() if data is None else _parse_cached(data)
+
+
+_AT_COMMIT: dict[str, bytes | None] = {}
+"""Commit id -> its trust file's bytes (None: none there), as :func:`load_trust` read them.
+
+A commit id names its tree, and so the file's bytes, in any repository: kept for the
+process. A read that failed (a damaged blob, a partial clone's fetch) is not kept."""
 
 
 @lru_cache(maxsize=8)

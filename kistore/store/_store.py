@@ -25,6 +25,7 @@ import contextlib
 import dataclasses
 import os
 import sqlite3
+import stat
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -67,7 +68,7 @@ from ..git.locks import index_lock
 from ..git.opening import open_repository
 from ..git.refs import RefsUnreadable, broken_dotgit, common_git_dir, git_dir_of
 from ..git.sparse import SkipWorktree, skip_worktree
-from ..index.freshness import one_write, stat_key
+from ..index.freshness import is_racy, one_write, stat_key
 from ..index.names import NameIndex, open_name_index
 from . import _write_lock
 from ._settled import WORK_TREE_WAIT_S, Settled, settled_at, writing_note
@@ -229,6 +230,9 @@ class Store:
         self._repo: pygit2.Repository | None = None
         self._name_index: NameIndex | None = None
         self._parsed: dict[bytes, dict[str, Any]] = {}  # Store.settings: parses by bytes
+        # Store.settings_file: the bytes read, by commit id ("" the work tree's, with its
+        # change key): kistore.toml read once a process (site build read it 3-5 times)
+        self._settings_read: dict[str, tuple[str, tuple[bytes, str]]] = {}
         self._linked: set[str] = set()  # the work views' record of symlinked directories
         # Store.settled answered HEAD in place of the work tree (an add held the lock):
         # Store.where then says so, not "leave out --at" to one who gave none (F14)
@@ -791,6 +795,15 @@ class Store:
         file is read: a symlink is never followed (git commits the path it holds, not the
         settings; in the work tree it may point anywhere).
 
+        Read once a store object (a command: ``site build`` read HEAD's twice and the work
+        tree's up to three times): a commit's bytes are kept by its id (they never
+        change), the work tree's with the file's change key
+        (:func:`~kistore.index.freshness.stat_key`, one ``lstat`` a call), and only while
+        that key holds and the file was not changed within the last
+        :data:`~kistore.index.freshness.RACY_NS` (a change in the same clock tick would
+        keep its mtime: read again, as git reads a racily clean file). A sparse
+        checkout's work-tree file, and no file, are read each time.
+
         Returns:
             ``(bytes, name)``; bytes None when there is no such file (or no commit yet).
 
@@ -801,9 +814,12 @@ class Store:
                 says to put the file itself in its place.
         """
         commit: str | None = None  # None: the work tree's
+        key, change = "", None  # where the bytes are kept, and their change key (None: not)
         if at is None and self.root is not None:
             view = self.view(None)
             file = str(self.root / layout.SETTINGS_FILE)
+            if type(view) is WorkTreeView:  # a sparse checkout's may read HEAD's instead
+                change = _settled_change(file)
         else:
             commit = at or "HEAD"
             try:
@@ -811,8 +827,17 @@ class Store:
             except InputError:  # no commit yet (an empty bare repository)
                 return None, layout.SETTINGS_FILE
             file = layout.SETTINGS_FILE
+            if isinstance(view, CommitView):
+                key, change = str(view.commit.id), ""  # a commit's bytes never change
+        kept = self._settings_read.get(key)
+        if change is not None and kept is not None and kept[0] == change:
+            return kept[1]
         data = view.read(layout.SETTINGS_FILE)
         if data is not None:
+            if change is not None:
+                if len(self._settings_read) >= 8:  # a few revisions' files at most
+                    self._settings_read.clear()
+                self._settings_read[key] = (change, (data, file))
             return data, file
         mode = view.modes_of([layout.SETTINGS_FILE]).get(layout.SETTINGS_FILE)
         if mode is None and (view.list_dir(layout.SETTINGS_FILE) or (
@@ -2429,3 +2454,19 @@ def _committed(files: Mapping[str, bytes], work_tree_only: Collection[str]
     if not work_tree_only:
         return files
     return {path: data for path, data in files.items() if path not in work_tree_only}
+
+
+def _settled_change(path: str) -> str | None:
+    """Return a regular file's change key when its bytes may be kept, else None.
+
+    None for no regular file (a symlink, a directory: :meth:`Store.settings_file` says
+    why each time) and for one changed within :data:`~kistore.index.freshness.RACY_NS`,
+    whose next change could leave the key as it is.
+    """
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or is_racy(max(info.st_mtime_ns, info.st_ctime_ns)):
+        return None
+    return stat_key(info)

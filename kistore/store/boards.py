@@ -74,21 +74,32 @@ def boards_admitted(store: Store, manifests: Sequence[Manifest]
         forward records list that disagrees with it (at ``/spec/definition``). Each
         message names the run, the workload and both boards, then what to do.
     """
-    refused = referenced_admitted(store, manifests, _BOARDS)
+    workloads: dict[str, tuple[Board, str | None] | None] = {}  # each read once for both
+    refused = referenced_admitted(store, manifests, _BOARDS, workloads)
     said = {digest for digest, _ in refused}  # a run refused for its own board: said once
-    return refused + [p for p in _implementations_admitted(store, manifests)
+    return refused + [p for p in _implementations_admitted(store, manifests, workloads)
                       if p[0] not in said]
 
 
 _IMPLEMENTATION_MAY_STATE = re.compile(rb'"(?:kernelId|benchmark|definition)":')
 """An Implementation states its board under these keys (canonical bytes: exactly these);
-one whose bytes hold neither is not parsed (:func:`_implementations_admitted`)."""
+one of the batch whose bytes hold none is not parsed (:func:`_implementations_admitted`)."""
+
+_STORED_MAY_STATE = re.compile(rb"kernelId|benchmark|definition|\\u|\x00")
+""":data:`_IMPLEMENTATION_MAY_STATE` for a stored Implementation, whose bytes may not be
+canonical (a file committed or edited by hand: ``verify`` says so, KI103): a key reads
+``kernelId``, ``benchmark`` or ``definition`` only when its bytes hold those letters (with
+any spacing around the colon), spell them with an escape (``\\u0062``: no other JSON escape
+makes a letter), or are UTF-16 or UTF-32 (which :func:`~kistore.core.comparison.stored_spec`
+reads too: ASCII there holds NUL bytes). Bytes holding none are neither hashed nor parsed:
+no board (as a tampered or absent one has)."""
 
 _WORKLOAD_AT = REFERENCE_FIELDS.index("workloadDigest")
 _IMPLEMENTATION_AT = REFERENCE_FIELDS.index("implementationDigest")
 
 
-def _implementations_admitted(store: Store, manifests: Sequence[Manifest]
+def _implementations_admitted(store: Store, manifests: Sequence[Manifest],
+                              workloads: dict[str, tuple[Board, str | None] | None]
                               ) -> list[tuple[Digest, KistoreError]]:
     """KI238 refusals for added runs whose Implementation states another board than their Workload.
 
@@ -98,11 +109,14 @@ def _implementations_admitted(store: Store, manifests: Sequence[Manifest]
     Workload is a copy pointed at another board even when the run itself states nothing of
     its board (reviewer fresh95 F2). Each Implementation and Workload is read once (in the
     batch, else stored in the work tree); an Implementation whose bytes state no board is
-    not parsed, and a Workload read only for a run whose Implementation states one.
+    not parsed (stored ones too: :data:`_STORED_MAY_STATE`), and a Workload read only for a
+    run whose Implementation states one, unless KI238's run check read it already.
 
     Args:
         store: the store added to (its work tree).
         manifests: the manifests the add would add.
+        workloads: what :func:`~kistore.store.statistics.referenced_admitted` read of each
+            Workload (hex -> (board, name), None: it states none): not read again.
 
     Returns:
         ``(run digest, InputError at /spec/workloadDigest or /spec/sourceNative/benchmark)``
@@ -113,6 +127,8 @@ def _implementations_admitted(store: Store, manifests: Sequence[Manifest]
     read: dict[tuple[str, str], tuple[Board | None, str | None]] = {}
 
     def stated(hex_: str, kind: str) -> tuple[Board | None, str | None]:
+        if kind == "Workload" and hex_ in workloads:  # read by the run check already
+            return workloads[hex_] or (None, None)
         if (hex_, kind) not in read:
             m = batch.get(hex_)
             if m is not None:
@@ -122,8 +138,10 @@ def _implementations_admitted(store: Store, manifests: Sequence[Manifest]
                 read[hex_, kind] = (board, m.name)
             else:
                 digest = Digest(hex_)
-                board = board_of(kind, stored_spec(view.read(layout.object_path(digest)),
-                                                   hex_, kind))
+                data = view.read(layout.object_path(digest))
+                board = None if data is None or kind == "Implementation" and not \
+                    _STORED_MAY_STATE.search(data) else board_of(kind, stored_spec(data, hex_,
+                                                                                  kind))
                 read[hex_, kind] = (board, None if board is None else metadata_name(
                     view.read(layout.metadata_path(digest))))
         return read[hex_, kind]

@@ -106,7 +106,8 @@ class Referenced(Generic[V]):
     pointer_of: Callable[[V, V], str] | None = None
 
 
-def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Referenced[V]
+def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Referenced[V],
+                        targets: dict[str, tuple[V, str | None] | None] | None = None
                         ) -> list[tuple[Digest, KistoreError]]:
     """Judge what an add would add by ``rule_``: each run against what it names, both ways.
 
@@ -114,6 +115,10 @@ def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Refe
         store: the store added to (its work tree).
         manifests: the manifests the add would add (new objects).
         rule_: the value judged and its words.
+        targets: filled with what each referenced manifest read states: hex -> (value,
+            name), None when it states none (or is absent, tampered or another kind), for
+            a caller that reads the same manifests after (KI238's Implementation check
+            reads each Workload once: :mod:`kistore.store.boards`); None: kept here only.
 
     Returns:
         ``(run digest, problem at rule_.run_pointer or where rule_.pointer_of says)``
@@ -125,18 +130,18 @@ def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Refe
     """
     view = store.view(None)
     batch = {m.digest.hex: m for m in manifests}
-    targets: dict[str, tuple[V, str | None] | None] = {}  # hex -> (value, name)
+    read: dict[str, tuple[V, str | None] | None] = {} if targets is None else targets
     index = REFERENCE_FIELDS.index(rule_.field)
 
     def target(hex_: str) -> tuple[V, str | None] | None:
-        if hex_ not in targets:
+        if hex_ not in read:
             m = batch.get(hex_)
             if m is not None:
                 value = rule_.target_value(m.spec) if m.kind == rule_.kind else None
-                targets[hex_] = None if value is None else (value, m.name)
+                read[hex_] = None if value is None else (value, m.name)
             else:
-                targets[hex_] = _stored_target(view, hex_, rule_)
-        return targets[hex_]
+                read[hex_] = _stored_target(view, hex_, rule_)
+        return read[hex_]
 
     def judged(run: str, value: V | None, named_target: str, known: V) -> str | None:
         return None if value is None else rule_.judge(run, value, named_target, known)

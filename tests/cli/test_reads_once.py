@@ -6,6 +6,10 @@ remote's move (one ``site build``, each a directory listing and a few files). ``
 notes push`` read ``kistore.toml`` three times and took its ``[limits]`` apart twice: its
 version, then the note line limit of the fetch's judge and of the gate's. Each is now read
 once and passed down; a counter on the one reader holds it so.
+
+Task cost96: ``site build`` still read ``kistore.toml``'s bytes five times (HEAD's twice for
+``[cite]``, the work tree's three times while the index caught up) and ``export`` four, and
+both read the trust file twice (is a key trusted, then the evidence): each once now.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from kistore.attest import levels
-from kistore.store import Store
+from kistore.attest import levels, trust
+from kistore.core import layout
+from kistore.store import CommitView, Store, WorkTreeView, _store
 
 from ..conftest import git
 from .test_publish_without_notes import FETCH, clone, kistore  # noqa: F401 (its fixture)
@@ -71,3 +76,35 @@ def test_notes_push_reads_kistore_toml_once(clone, reads):  # noqa: F811
     assert reads["kistore.toml"] == 1
     assert git(clone, "rev-parse", "refs/notes/kistore") == git(
         clone, "rev-parse", "refs/notes/remotes/origin/kistore")
+
+
+@pytest.fixture
+def bytes_read(monkeypatch) -> Counter[tuple[str, str]]:
+    """Count the reads of ``kistore.toml``'s and the trust file's bytes, by file and view."""
+    counted: Counter[tuple[str, str]] = Counter()
+    for view in (WorkTreeView, CommitView):
+        def counting(self, path, limit=None, _read=view.read, _scope=view.scope):
+            if path in (layout.SETTINGS_FILE, layout.TRUST_FILE):
+                counted[path, _scope] += 1
+            return _read(self, path, limit)
+
+        monkeypatch.setattr(view, "read", counting)
+    return counted
+
+
+@pytest.mark.parametrize("command", [["site", "build", "OUT"],
+                                     ["export", "OUT", "--format", "jsonl"]])
+def test_publishing_reads_kistore_toml_and_the_trust_file_once(
+        clone, tmp_path, bytes_read, monkeypatch, command):  # noqa: F811
+    assert kistore(clone, *FETCH.split()[1:]).exit_code == 0
+    # the clone's kistore.toml was checked out just now: as if a few seconds ago (a file
+    # changed within 2 s is read every time: tests/store/test_settings_read_once.py)
+    monkeypatch.setattr(_store, "is_racy", lambda changed_ns: False)
+    trust._AT_COMMIT.clear()  # a process's: this one read HEAD's making the clone
+    bytes_read.clear()
+    published = kistore(clone, *(str(tmp_path / "out") if a == "OUT" else a for a in command))
+    assert published.exit_code == 0, published.output
+    assert dict(bytes_read) == {
+        (layout.SETTINGS_FILE, "commit"): 1,  # HEAD's [cite] (site build: was 2)
+        (layout.SETTINGS_FILE, "work"): 1,  # the index's [limits] (was 3 building it)
+        (layout.TRUST_FILE, "commit"): 1}  # was 2: is a key trusted, then the evidence
