@@ -487,10 +487,9 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.evidence import (
-        distinct,
         judged_many,
+        listed_attestations,
         prefetch_evidence,
-        said_note_lines,
         summarise,
     )
     from ..attest.levels import attestation_text
@@ -522,11 +521,7 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
                    + (" (withdrawn)" if evidence.withdrawn else ""))
         click.echo(f"community: {evidence.community}")
         # a note line that does not verify: said as verify's KI301 says it (msg95 3)
-        said = said_note_lines(pairs) if evidence.attestations else {}
-        for j in distinct([j for _, j in pairs]):  # evidence.attestations, in order
-            a, line = j.to_json(), said.get(j.bundle)
-            if line is not None:
-                a["reason"] = f"{line.place(j.location)}: {line.message}"
+        for a, line in listed_attestations(pairs):  # evidence.attestations, in order
             # a dispute's reason too, escaped (review r75 F10)
             click.echo(one_line(attestation_text(a)))
             if line is not None:
