@@ -714,15 +714,17 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
 
     The way out when `kistore notes push REMOTE` is refused for a line or path only the
     notes' history holds (KI409, KI424: a line deleted with git notes edit after a
-    refused push is still in the commits the push brings). Resets the notes to REMOTE's
-    as last fetched, then adds back, in one notes commit, every line this clone's notes
-    hold that REMOTE's lack: signatures are over the bundles, not the commits, so they
-    stay valid. A line that does not verify (KI409) is left out, named on stderr. The old
-    tip is printed: `git update-ref refs/notes/kistore OLD` puts it back.
+    refused push is still in the commits the push brings). Fetches and merges REMOTE's
+    notes first (as notes fetch), resets the notes to REMOTE's, then adds back, in one
+    notes commit, every line this clone's notes hold that REMOTE's lack: signatures are
+    over the bundles, not the commits, so they stay valid. A REMOTE holding no notes: the
+    lines go in a notes commit of their own, with no history. A line that does not verify
+    (KI409) is left out, named on stderr. The old tip is printed: `git update-ref
+    refs/notes/kistore OLD` puts it back.
 
     \b
     Example:
-      kistore notes fetch origin && kistore notes rebase origin && kistore notes push origin
+      kistore notes rebase origin && kistore notes push origin
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import named_notes, rebase
@@ -734,11 +736,16 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
     settings = store.settings()  # read once a command: the version, then the line limit
     settings.refuse_other_version("kistore notes rebase")  # it writes our notes ref
     done = rebase(store, remote, note_line_judge(store, settings))
+    _say_kept(store, remote, done.fetched)  # what its fetch did, as notes fetch says it
     _say_left_out(store, done.left_out, "this clone's notes held")
     count = sum(map(len, done.added.values()))
     if as_json:
         emit_json({"remote": remote, "base": done.base, "old": done.old, "added": count,
-                   "notes": sorted(done.added), "leftOut": sum(map(len, done.left_out.values()))})
+                   "gained": done.fetched.gained, "notes": sorted(done.added),
+                   "leftOut": sum(map(len, done.left_out.values()))})
+    elif done.base is None and done.old is None:
+        click.echo(f"{printable(remote)} holds no notes, nor does this clone: nothing to "
+                   "rebuild")
     elif done.old == done.base:
         click.echo(f"{NOTES_REF} is {printable(remote)}'s notes tip: nothing to rebuild")
     else:
@@ -746,10 +753,12 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
         back = "" if done.old is None else (
             f"; the old tip {done.old[:12]} stays in git: `git update-ref {NOTES_REF} "
             f"{done.old}` puts it back")
+        where = (f"from an empty root ({remote} holds no notes)" if done.base is None
+                 else f"on {remote}'s notes ({done.base[:12]})")
+        lack = "" if done.base is None else f" that {remote}'s notes lack"
         click.echo(printable(
-            f"rebuilt {NOTES_REF} on {remote}'s notes ({done.base[:12]}) with {count} "
-            f"attestation line(s) this clone holds that {remote}'s notes lack{on}{back}; "
-            f"`kistore notes push {remote}` sends them"))
+            f"rebuilt {NOTES_REF} {where} with {count} attestation line(s) this clone "
+            f"holds{lack}{on}{back}; `kistore notes push {remote}` sends them"))
 
 
 def _say_kept(store: Store, remote: str, fetched: Fetched, *, pushing: bool = False) -> None:
