@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
-from ..core.errors import InputError, StoreStateError, shorten
+from ..core.errors import InputError, StoreStateError, printable, shorten
 from ..core.layout import NOTES_REF
 from ..core.times import CLOCK_SKEW, commit_datetime
 from ..git.blobs import (
@@ -1883,6 +1883,7 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
                 "rebuilt from an empty root (each is left out: it does not verify, KI409); "
                 "nothing was changed")
         scratch = f"refs/notes/kistore-rebase-{uuid.uuid4().hex}"
+        named = printable(remote)  # a commit message is UTF-8: a non-UTF-8 name escaped
         try:
             if base is not None:
                 _git(repo, "update-ref", scratch, base)
@@ -1890,13 +1891,13 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
                 _write_back(repo, scratch, _with(repo, scratch, added) if base is not None
                             else {obj: set(lines) for obj, lines in added.items()},
                             f"add back {sum(map(len, added.values()))} attestation line(s) "
-                            f"of this clone's on {remote}'s notes (kistore notes rebase)"
+                            f"of this clone's on {named}'s notes (kistore notes rebase)"
                             if base is not None else
                             f"{sum(map(len, added.values()))} attestation line(s) of this "
-                            f"clone's, from an empty root ({remote} holds no notes; kistore "
+                            f"clone's, from an empty root ({named} holds no notes; kistore "
                             "notes rebase)")
             new = str(repo.references[scratch].target)
-            if _git(repo, "update-ref", "-m", f"kistore notes rebase {remote}", NOTES_REF,
+            if _git(repo, "update-ref", "-m", f"kistore notes rebase {named}", NOTES_REF,
                     new, old or "0" * 40, check=False).returncode == 0:
                 return Rebased(base, before, added, left, fetched)
         finally:
