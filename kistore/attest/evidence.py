@@ -944,6 +944,32 @@ def said_note_lines(pairs: Iterable[tuple[Any, Judgement]]) -> dict[str, NoteLin
             if s.source == "note" and j.effect == INVALID and not s.defect}
 
 
+def listed_attestations(pairs: Iterable[tuple[Any, Judgement]]
+                        ) -> list[tuple[dict[str, Any], NoteLineSaid | None]]:
+    """Return the attestations about one subject as ``attestations`` and ``show`` list them.
+
+    One per bundle (:func:`distinct`, the order of :attr:`Evidence.attestations`), each
+    its JSON (:meth:`Judgement.to_json`); a note line that does not verify has its
+    ``reason`` said as ``verify``'s KI301 says it (``refs/notes/kistore:BLOB:LINE: line N
+    of the note on ... is not an attestation bundle: ...``, :func:`note_line_said`; msg95
+    3 for ``attestations``, and ``show``, which printed the parser's bare "unreadable
+    bundle: refs/notes/kistore:BLOB:1:1: ...": fixg96), paired with that
+    :class:`NoteLineSaid` (its ``fix`` to print under it), else None.
+
+    Args:
+        pairs: ``(Seen, Judgement)`` of one subject (:func:`judged_many`'s).
+    """
+    pairs = list(pairs)
+    said = said_note_lines(pairs)
+    listed = []
+    for j in distinct([j for _, j in pairs]):
+        a, line = j.to_json(), said.get(j.bundle)
+        if line is not None:
+            a["reason"] = f"{line.place(j.location)}: {line.message}"
+        listed.append((a, line))
+    return listed
+
+
 def _finding(j: Judgement) -> Finding:
     rule_ = {INVALID: ATTESTATION_INVALID, NOT_COUNTED: ROLE_NOT_TRUSTED,
              COMMUNITY: COMMUNITY_ATTESTATION, UNFIT: ATTESTATION_UNFIT,

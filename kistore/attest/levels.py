@@ -101,14 +101,18 @@ class NotesHere(NamedTuple):
         local: ``refs/notes/kistore`` is here.
         remotes: the configured remotes, sorted by name.
         fetched: ``{R: time}`` for each ``refs/notes/remotes/R/kistore`` (R's notes as
-            ``kistore notes fetch R`` last fetched them); the time of that fetch
-            (:func:`_fetched_at`), None when it cannot be told.
+            ``kistore notes fetch R`` last fetched them) whose tip ``refs/notes/kistore``
+            holds (:func:`_merged`); the time of that fetch (:func:`_fetched_at`), None
+            when it cannot be told.
         by_git: a remote's fetch refspec writes ``refs/notes/kistore`` itself (a ``git
             clone --mirror``'s ``+refs/*:refs/*``): every ``git fetch`` of it fetches them.
         empty: ``{R: time}`` for each remote ``kistore notes fetch`` last found holding no
             notes (:data:`NOTES_NONE`), at the time of that fetch (its file's; None when it
             cannot be told).
         bare: the repository has no work tree (a server: clones push their notes to it).
+        unmerged: the remotes whose tracking ref holds notes ``refs/notes/kistore`` does
+            not (:func:`_merged`): moved by a plain ``git fetch`` through a fetch refspec of
+            the user's, which merges nothing; left out of ``fetched``.
     """
 
     local: bool
@@ -117,6 +121,7 @@ class NotesHere(NamedTuple):
     by_git: bool
     empty: dict[str, float | None]
     bare: bool = False
+    unmerged: tuple[str, ...] = ()
 
 
 NOTES_NONE = "kistore/notes-none"
@@ -214,6 +219,7 @@ def notes_here(store: Store) -> NotesHere:
         tracking = refs_under(git_dir, TRACKING_PREFIX)
         fetched = {name[len(TRACKING_PREFIX):-len("/kistore")]: _fetched_at(git_dir, name, when)
                    for name, when in tracking.items() if name.endswith("/kistore")}
+        unmerged = tuple(sorted(r for r in fetched if not _merged(store, git_dir, r)))
     except (RefsUnreadable, OSError):
         repo = store.repo
         local = NOTES_REF in repo.references
@@ -223,8 +229,54 @@ def notes_here(store: Store) -> NotesHere:
         fetched = {name[len(TRACKING_PREFIX):-len("/kistore")]: None
                    for name in repo.references
                    if name.startswith(TRACKING_PREFIX) and name.endswith("/kistore")}
+        unmerged = tuple(sorted(r for r in fetched if not _held(
+            store, None, str(repo.references[remote_ref(r)].target))))
+    for remote in unmerged:
+        del fetched[remote]
     return NotesHere(local, tuple(remotes), fetched, by_git, _fetched_none(git_dir),
-                      store.root is None)
+                     store.root is None, unmerged)
+
+
+def _merged(store: Store, git_dir: Path, remote: str) -> bool:
+    """Whether ``refs/notes/kistore`` holds the notes ``refs/notes/remotes/REMOTE/kistore`` holds.
+
+    A fetch refspec of the user's (``+refs/notes/kistore:refs/notes/remotes/origin/kistore``,
+    or ``+refs/notes/*:refs/notes/remotes/origin/*``) makes every plain ``git fetch`` move
+    the tracking ref and merge nothing: queries took the notes as fetched while the
+    remote's lines were missing, with no warning (msg95). The tracking ref counts when its
+    tip is the one ``kistore notes fetch`` (or ``notes push``) last merged or pushed (kept
+    in :func:`fetched_marker`'s record, :func:`record_branches`) or ``refs/notes/kistore``'s
+    own (a plain ``git push`` through such a refspec): plain files. Else libgit2 says
+    whether our notes descend from it (merged by hand, or a record written before it kept
+    the tip): on that rare path only (start-up, docs/speed.md).
+    """
+    name = remote_ref(remote)
+    tip = resolve(git_dir, name)
+    if tip is None:
+        return True  # gone meanwhile: nothing unmerged to tell of
+    if tip == resolve(git_dir, NOTES_REF):
+        return True
+    kept = _seen_branches(fetched_marker(git_dir, remote))
+    if kept is not None and kept.get(name) == tip:
+        return True
+    return _held(store, resolve(git_dir, NOTES_REF), tip)
+
+
+def _held(store: Store, ours: str | None, theirs: str) -> bool:
+    """Whether the notes commit ``ours`` (None: our notes tip) is ``theirs`` or descends from it."""
+    # Lazy: libgit2, only when no plain file tells (start-up, docs/speed.md).
+    import pygit2
+
+    repo = store.repo
+    try:
+        if ours is None:
+            held = repo.references.get(NOTES_REF)
+            if held is None:
+                return False
+            ours = str(held.target)
+        return ours == theirs or (theirs in repo and repo.descendant_of(ours, theirs))
+    except (pygit2.GitError, ValueError, KeyError):  # not a commit here: not held
+        return False
 
 
 def _writes_notes(refspec: str) -> bool:
@@ -266,7 +318,9 @@ def notes_lacking(store: Store, here: NotesHere | None = None) -> str | None:
     Git does not fetch notes by default, so a fresh clone has none: its attestations are
     not "none", they are not here. A clone is a repository with a remote; its notes count as
     fetched once ``kistore notes fetch`` (or ``notes push``) wrote a remote's notes into
-    ``refs/notes/remotes/R/kistore``. The local ``refs/notes/kistore`` alone does not
+    ``refs/notes/remotes/R/kistore`` and ``refs/notes/kistore`` holds that ref's tip (a
+    plain ``git fetch`` through a user's refspec moves it and merges nothing: msg95). The
+    local ``refs/notes/kistore`` alone does not
     count: one ``kistore attest`` made before any fetch writes it, and then held none of
     the remote's attestations (a maintainer's withdrawal) while every warning was silent
     (reviewer r86 F21). Unless a remote's fetch refspec writes ``refs/notes/kistore``
@@ -287,7 +341,9 @@ def notes_lacking(store: Store, here: NotesHere | None = None) -> str | None:
             otherwise).
 
     Returns:
-        :data:`ABSENT` (no notes ref), :data:`LOCAL_ONLY` (only this clone's own) or
+        :data:`ABSENT` (no notes ref), :data:`LOCAL_ONLY` (only this clone's own),
+        :data:`UNMERGED` (the canonical remote's notes fetched by a plain ``git fetch``
+        into its tracking ref and not merged: :func:`_merged`) or
         :data:`CANONICAL_NOT_FETCHED` filled in; None when the canonical remote's notes
         (any remote's, where none is canonical) were fetched or there is no remote.
 
@@ -303,13 +359,22 @@ CANONICAL_NOT_FETCHED = ("the notes of {canonical}, the canonical remote, were n
 """Why the notes are lacking when only other remotes' (a fork's) were fetched (r91 F4)."""
 
 
+UNMERGED = ("{ref} holds notes of {remote} that {notes} does not: a plain `git fetch` "
+            "brought them there (a fetch refspec of this clone maps the notes to it) and "
+            "merged nothing, and queries read {notes} alone")
+"""Why the notes are lacking when a remote's tracking ref moved past ours (:func:`_merged`)."""
+
+
 def _lacking(here: NotesHere) -> str | None:
     """:func:`notes_lacking` of what :func:`notes_here` read."""
     if not here.remotes or (here.local and (here.by_git or here.bare and not here.fetched
-                                            and not here.empty)):
+                                            and not here.empty and not here.unmerged)):
         return None  # fetched by every git fetch; or a server's own, pushed to it
+    canonical = canonical_remote(here.remotes)
+    unmerged = _unmerged(here, canonical)
+    if unmerged is not None:
+        return UNMERGED.format(ref=remote_ref(unmerged), remote=unmerged, notes=NOTES_REF)
     if here.fetched:  # a fork's notes do not answer for the index's (reviewer r91 F4)
-        canonical = canonical_remote(here.remotes)
         if canonical is None or canonical in here.fetched or canonical in here.empty:
             return None
         return CANONICAL_NOT_FETCHED.format(canonical=canonical,
@@ -317,6 +382,17 @@ def _lacking(here: NotesHere) -> str | None:
     if here.empty.keys() >= set(here.remotes):  # every remote fetched, none holds notes
         return None  # (a fork holding none is no answer while upstream was not asked)
     return LOCAL_ONLY if here.local else ABSENT
+
+
+def _unmerged(here: NotesHere, canonical: str | None) -> str | None:
+    """Return the remote whose notes git fetched unmerged that the reader lacks, or None.
+
+    The canonical remote's (the index's); where no remote is canonical, the first unmerged
+    one when no other remote's notes were merged.
+    """
+    if canonical is not None:
+        return canonical if canonical in here.unmerged else None
+    return here.unmerged[0] if here.unmerged and not here.fetched else None
 
 
 def notes_not_fetched(store: Store) -> str | None:
@@ -386,6 +462,9 @@ def _advised(here: NotesHere) -> str | None:
     if not here.remotes:
         return None
     canonical = canonical_remote(here.remotes)
+    unmerged = _unmerged(here, canonical)
+    if unmerged is not None:  # fetched by git, not merged: `kistore notes fetch` merges them
+        return unmerged
     fetched = [r for r in here.remotes if r in here.fetched]
     if fetched and canonical is not None and canonical not in here.fetched and \
             canonical not in here.empty:  # only a fork's were: the index's are lacking
@@ -799,7 +878,9 @@ def record_branches(git_dir: Path, remote: str, record: Path) -> None:
     git keeps, and in a clone with ``core.logAllRefUpdates=false`` (reviewer r91 F9).
     The local branches' tips (``refs/heads/*``) are kept too, since 2026-12-05: a commit
     one of them held then was in this clone before the notes fetch, not pulled since
-    (:func:`_fetched_by_url`, reviewer r92 F6).
+    (:func:`_fetched_by_url`, reviewer r92 F6). So is the tip of the remote's notes
+    tracking ref, the notes this fetch merged (:func:`_merged`: a plain ``git fetch``
+    through a user's refspec that moves it after is told by it).
     Best effort, written atomically (a temporary file renamed over it): a ``.git`` this
     user cannot write keeps the record it had; refs git keeps in no plain file (reftable)
     are not kept (the record is then only touched: judged by times).
@@ -811,6 +892,9 @@ def record_branches(git_dir: Path, remote: str, record: Path) -> None:
     """
     try:
         tips = _branch_tips(git_dir, remote) | ref_values_under(git_dir, "refs/heads/")
+        notes = resolve(git_dir, remote_ref(remote))  # the tip merged (:func:`_merged`)
+        if notes is not None:
+            tips[remote_ref(remote)] = notes
     except (RefsUnreadable, OSError):
         tips = None
     temporary = record.with_name(f"{record.name}.{os.getpid()}.tmp")

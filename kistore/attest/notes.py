@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
-from ..core.errors import InputError, StoreStateError, shorten
+from ..core.errors import InputError, StoreStateError, printable, shorten
 from ..core.layout import NOTES_REF
 from ..core.times import CLOCK_SKEW, commit_datetime
 from ..git.blobs import (
@@ -1731,7 +1731,8 @@ def _write_back(repo: pygit2.Repository, scratch: str, notes: dict[str, set[byte
 
     Args:
         repo: the repository.
-        scratch: a private notes ref (moved to the new commit).
+        scratch: a private notes ref (moved to the new commit); absent: the commit has no
+            parent (an empty root, :func:`rebase` on a remote holding no notes).
         notes: ``{annotated object id: every line of its note}``, not empty.
         what: the commit's message, after ``kistore: ``.
     """
@@ -1739,7 +1740,8 @@ def _write_back(repo: pygit2.Repository, scratch: str, notes: dict[str, set[byte
     from ..git.commit import commit_signature
 
     signature = commit_signature(repo)
-    base = repo.references[scratch].target
+    held = repo.references.get(scratch)  # None: the notes start here, from an empty root
+    parents = [] if held is None else [held.target]
     for obj, lines in notes.items():
         if lines:
             text = b"".join(line + b"\n" for line in sorted(lines))
@@ -1747,7 +1749,7 @@ def _write_back(repo: pygit2.Repository, scratch: str, notes: dict[str, set[byte
         else:
             repo.lookup_note(obj, scratch).remove(signature, signature, scratch)
     tree = lookup(repo, repo.references[scratch].target, scratch).peel(pygit2.Commit).tree_id
-    one = repo.create_commit(None, signature, signature, f"kistore: {what}\n", tree, [base])
+    one = repo.create_commit(None, signature, signature, f"kistore: {what}\n", tree, parents)
     repo.references[scratch].set_target(one, f"kistore: {what}")
 
 
@@ -1828,16 +1830,20 @@ class Rebased(NamedTuple):
     """What :func:`rebase` did to :data:`NOTES_REF`.
 
     Attributes:
-        base: the remote's notes tip rebuilt on (40 hex digits).
-        old: :data:`NOTES_REF`'s tip before (40 hex; None: there was none).
+        base: the remote's notes tip rebuilt on (40 hex digits); None: the remote holds no
+            notes, and the notes were rebuilt from an empty root (a commit with no parent).
+        old: :data:`NOTES_REF`'s tip before, as the command found it, before its fetch
+            (40 hex; None: there was none).
         added: ``{annotated object id: [lines added back on base]}``.
         left_out: ``{annotated object id: {line: why}}`` of the lines the judge refused.
+        fetched: what the fetch first did (:func:`fetch`: lines gained, kept, left out).
     """
 
-    base: str
+    base: str | None
     old: str | None
     added: dict[str, list[bytes]]
     left_out: dict[str, dict[bytes, str]]
+    fetched: Fetched = Fetched()
 
 
 def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased:
@@ -1846,60 +1852,78 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
     The way out when a notes push is refused for a line or path its notes *history* holds
     and its tip no longer does (KI409, KI424: ``git notes append`` of garbage, then the
     line deleted by ``git notes edit``): no edit of the tip removes a commit from the
-    history a push brings (reviewer fresh95 F3). The notes are reset to the remote's as
-    last fetched (``refs/notes/remotes/REMOTE/kistore``, which its server's gate let in),
-    and every line the old tip holds that the remote's lacks is written back in one notes
-    commit on it (:func:`_write_back`), moved in with a compare-and-swap. A bundle's
-    signature is over its statement, not over any commit, so a line written again
-    verifies as before. Lines the old history held and its tip no longer does (the ones
-    deleted on purpose) stay out; a tip's line ``judge`` refuses stays out too, named.
+    history a push brings (reviewer fresh95 F3). The remote's notes are fetched and merged
+    first (:func:`fetch`, as ``notes push`` does: the rebuild is on its notes as they are
+    now, not as last fetched, and a remote never fetched from needs no fetch of its own
+    first; fixg96), then the notes are reset to its tip
+    (``refs/notes/remotes/REMOTE/kistore``, which its server's gate let in), and every
+    line our tip holds that the remote's lacks is written back in one notes commit on it
+    (:func:`_write_back`), moved in with a compare-and-swap. A remote holding no notes
+    gives no tip: the lines are written in a notes commit with no parent, an empty root,
+    which a push to that remote creates as it is (until fixg96 it was refused, "no notes
+    tip to rebuild on"). A bundle's signature is over its statement, not over any commit,
+    so a line written again verifies as before. Lines the old history held and its tip no
+    longer does (the ones deleted on purpose) stay out; a tip's line ``judge`` refuses
+    stays out too, named.
 
     Args:
         store: the clone.
-        remote: a remote whose notes ``kistore notes fetch`` fetched.
-        judge: a :data:`LineJudge` of each line written back; None: every one is.
+        remote: a remote name or URL (as :func:`fetch` takes it).
+        judge: a :data:`LineJudge` of each line the fetch gains and each line written back;
+            None: every one is let in.
 
     Returns:
         :class:`Rebased` (``added`` empty and :data:`NOTES_REF` the remote's tip when the
-        old tip held no line the remote's lacks).
+        old tip held no line the remote's lacks; ``base`` and ``old`` None and nothing
+        changed when neither holds notes).
 
     Raises:
         InputError: ``remote`` starts with ``-``.
-        StoreStateError: no notes of ``remote`` were fetched here, or it held none; the
-            notes ref kept moving under concurrent writers. Nothing is changed then.
+        StoreStateError: the fetch failed or was refused (:func:`fetch`), every line of
+            ours would be left out of an empty root (nothing to rebuild with), or the
+            notes ref kept moving under concurrent writers. Nothing is changed then
+            (but what the fetch merged, as ``kistore notes fetch`` would).
     """
     _refuse_option(remote)
     repo = store.repo
+    held = repo.references.get(NOTES_REF)
+    before = None if held is None else str(held.target)
+    fetched = fetch(store, remote, judge)
     tracking = repo.references.get(_tracking_ref(repo, remote))
-    if tracking is None:
-        held = "held none when last fetched" if none_marker(Path(repo.path), remote).exists() \
-            else "fetched here"
-        raise StoreStateError(
-            f"no notes of {remote} {held} ({_tracking_ref(repo, remote)}): run `kistore "
-            f"notes fetch {remote}`, then `kistore notes rebase {remote}`; nothing was changed"
-            if held == "fetched here" else
-            f"{remote}'s notes {held}: there is no notes tip to rebuild on (`kistore notes "
-            f"fetch {remote}` asks again); nothing was changed")
-    base = str(tracking.target)
+    base = None if tracking is None else str(tracking.target)  # None: it holds no notes
     for _ in range(_CAS_ATTEMPTS):
         ref = repo.references.get(NOTES_REF)
         old = None if ref is None else str(ref.target)
+        if old is None and base is None:
+            return Rebased(None, before, {}, {}, fetched)  # no notes either side
         ours = {} if old is None else _notes_of(repo, old)
         if is_partial_clone(repo):
             fetch_blobs(repo, set(ours.values()))
-        added, left = _judged_apart(
-            _lacking(repo, _notes_of(repo, base), sorted(ours.items()), {}), judge)
+        added, left = _judged_apart(_lacking(repo, {} if base is None else _notes_of(
+            repo, base), sorted(ours.items()), {}), judge)
+        if base is None and not added:
+            raise StoreStateError(
+                f"{remote} holds no notes, and no line of {NOTES_REF} would stay in notes "
+                "rebuilt from an empty root (each is left out: it does not verify, KI409); "
+                "nothing was changed")
         scratch = f"refs/notes/kistore-rebase-{uuid.uuid4().hex}"
+        named = printable(remote)  # a commit message is UTF-8: a non-UTF-8 name escaped
         try:
-            _git(repo, "update-ref", scratch, base)
+            if base is not None:
+                _git(repo, "update-ref", scratch, base)
             if added:
-                _write_back(repo, scratch, _with(repo, scratch, added),
+                _write_back(repo, scratch, _with(repo, scratch, added) if base is not None
+                            else {obj: set(lines) for obj, lines in added.items()},
                             f"add back {sum(map(len, added.values()))} attestation line(s) "
-                            f"of this clone's on {remote}'s notes (kistore notes rebase)")
+                            f"of this clone's on {named}'s notes (kistore notes rebase)"
+                            if base is not None else
+                            f"{sum(map(len, added.values()))} attestation line(s) of this "
+                            f"clone's, from an empty root ({named} holds no notes; kistore "
+                            "notes rebase)")
             new = str(repo.references[scratch].target)
-            if _git(repo, "update-ref", "-m", f"kistore notes rebase {remote}", NOTES_REF,
+            if _git(repo, "update-ref", "-m", f"kistore notes rebase {named}", NOTES_REF,
                     new, old or "0" * 40, check=False).returncode == 0:
-                return Rebased(base, old, added, left)
+                return Rebased(base, before, added, left, fetched)
         finally:
             _git(repo, "update-ref", "-d", scratch, check=False)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")

@@ -1,11 +1,12 @@
 """KI232 in ``check`` (an error) and ``verify`` (a warning): two runs claiming one record.
 
 :mod:`kistore.core.claims` owns the rule and its words; :mod:`kistore.store.claims` reads a
-comparison group's claims. The gate judges each run whose group file the range adds (a run
-it adds, or an earlier one its new protocol or environment puts in a group) against the
-other runs of that group at HEAD: one listing per group, O(change); a run claiming no
-record (no ``sol-execbench`` ``externalId``) reads no other run (a blob-less clone fetches
-nothing more); each arriving run's object is read once. ``verify`` judges every group of the
+comparison group's claims. The gate judges each run the range puts in a group
+(:func:`kistore.store.arrivals.runs_arriving`: by a group file it adds, a run it adds, or an
+earlier run its new protocol or environment completes) against the other runs of that group
+at HEAD: one listing per group, O(change); a run claiming no record (no ``sol-execbench``
+``externalId``) reads no other run (a blob-less clone fetches nothing more); each arriving
+run's object is read once here. ``verify`` judges every group of the
 tree from the claims its contents check read from each object (:func:`judge_claims`: no
 object read again) and the group files it lists.
 """
@@ -29,6 +30,7 @@ from ..core.claims import (
 from ..core.digest import Digest
 from ..core.findings import Finding, Rule
 from ..store import View
+from ..store.arrivals import runs_arriving
 from ..store.claims import Withdrawn, members_claims, read_manifest, shown_run
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -36,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 
 def range_claims(view: View, changed: Iterable[str],
-                 withdrawn: Withdrawn | None = None) -> list[Finding]:
+                 withdrawn: Withdrawn | None = None, *, before: View) -> list[Finding]:
     """KI232 (errors) for the runs a range puts in a comparison group.
 
     Args:
@@ -46,18 +48,18 @@ def range_claims(view: View, changed: Iterable[str],
             :func:`kistore.attest.evidence.withdrawn_runs` at the head: the head's
             ``store/attestations/`` files, and notes as this clone has them): a withdrawn
             run claims nothing, so the record's own run may replace it; None: none is.
+        before: the range's base (a run whose group file is older than the run arrives
+            with its object, and one BASE holds with its group file: reviewer break94).
 
     Returns:
-        One error per run whose group file is among ``changed`` and whose claim
-        (:func:`kistore.core.claims.claim_of`) another run of its group at the head states
+        One error per run arriving in a group (:func:`~kistore.store.arrivals.runs_arriving`)
+        whose claim (:func:`kistore.core.claims.claim_of`) another run of its group at the
+        head states
         (one the range leaves as it was, or one it adds whose digest sorts first), on the
         run's object at ``/spec/sourceNative/externalId``, naming those runs.
     """
-    arriving: dict[str, set[str]] = {}
-    for path in changed:
-        parsed = layout.group_from_path(path)
-        if parsed is not None:
-            arriving.setdefault(layout.group_dir(parsed[0]), set()).add(parsed[1].hex)
+    arriving = {layout.group_dir(key): {run.hex for run in runs}
+                for key, runs in runs_arriving(before, view, changed).items()}
     known: dict[str, Claim | None] = {}  # each arriving run's object read once
     findings = []
     for directory, new in sorted(arriving.items()):
@@ -65,7 +67,9 @@ def range_claims(view: View, changed: Iterable[str],
             known[hex_] = stored_claim(read_manifest(view, layout.object_path(
                 Digest.from_str(f"sha256:{hex_}"))), hex_)
         if any(known[hex_] is not None for hex_ in new):  # else no other run is read
-            members = ((directory, h) for h in view.list_dir(directory) if len(h) == 64)
+            # the arriving runs too: one whose group file is missing (KI215's) is in it
+            listed = {h for h in view.list_dir(directory) if len(h) == 64}
+            members = ((directory, h) for h in sorted(listed | new))
             findings += _group_findings(view, members_claims(view, members, known), new,
                                         CLAIMED_TWICE, withdrawn)
     return findings

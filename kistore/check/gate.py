@@ -259,8 +259,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         per ExecutionEnvironment it adds whose GPU product differs from another spelling
         of HEAD only in case, spacing, punctuation, Unicode form or a leading vendor name
         (:func:`._products.range_products`).
-        KI232 per run whose group file it adds while another run of that group claims the
-        same source record (:func:`._claims.range_claims`).
+        KI232 per run it puts in a comparison group while another run of that group claims
+        the same source record (:func:`._claims.range_claims`).
         KI429 (a warning)
         when it adds, changes or deletes a file the gate installs or runs (``kistore/``,
         ``Makefile``, the workflows: :func:`._gate_code.gate_code_changed`).
@@ -341,7 +341,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
                                changed)  # KI229
     findings += range_claims(store.view(str(head.id)), changed,  # KI232
-                             withdrawn_runs(store, at=str(head.id)))
+                             withdrawn_runs(store, at=str(head.id)),
+                             before=store.view(str(base.id)))
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)

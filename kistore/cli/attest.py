@@ -489,10 +489,9 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.evidence import (
-        distinct,
         judged_many,
+        listed_attestations,
         prefetch_evidence,
-        said_note_lines,
         summarise,
     )
     from ..attest.levels import attestation_text
@@ -524,11 +523,7 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
                    + (" (withdrawn)" if evidence.withdrawn else ""))
         click.echo(community_line(evidence))
         # a note line that does not verify: said as verify's KI301 says it (msg95 3)
-        said = said_note_lines(pairs) if evidence.attestations else {}
-        for j in distinct([j for _, j in pairs]):  # evidence.attestations, in order
-            a, line = j.to_json(), said.get(j.bundle)
-            if line is not None:
-                a["reason"] = f"{line.place(j.location)}: {line.message}"
+        for a, line in listed_attestations(pairs):  # evidence.attestations, in order
             # a dispute's reason too, escaped (review r75 F10)
             click.echo(one_line(attestation_text(a)))
             if line is not None:
@@ -751,15 +746,17 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
 
     The way out when `kistore notes push REMOTE` is refused for a line or path only the
     notes' history holds (KI409, KI424: a line deleted with git notes edit after a
-    refused push is still in the commits the push brings). Resets the notes to REMOTE's
-    as last fetched, then adds back, in one notes commit, every line this clone's notes
-    hold that REMOTE's lack: signatures are over the bundles, not the commits, so they
-    stay valid. A line that does not verify (KI409) is left out, named on stderr. The old
-    tip is printed: `git update-ref refs/notes/kistore OLD` puts it back.
+    refused push is still in the commits the push brings). Fetches and merges REMOTE's
+    notes first (as notes fetch), resets the notes to REMOTE's, then adds back, in one
+    notes commit, every line this clone's notes hold that REMOTE's lack: signatures are
+    over the bundles, not the commits, so they stay valid. A REMOTE holding no notes: the
+    lines go in a notes commit of their own, with no history. A line that does not verify
+    (KI409) is left out, named on stderr. The old tip is printed: `git update-ref
+    refs/notes/kistore OLD` puts it back.
 
     \b
     Example:
-      kistore notes fetch origin && kistore notes rebase origin && kistore notes push origin
+      kistore notes rebase origin && kistore notes push origin
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import named_notes, rebase
@@ -771,11 +768,16 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
     settings = store.settings()  # read once a command: the version, then the line limit
     settings.refuse_other_version("kistore notes rebase")  # it writes our notes ref
     done = rebase(store, remote, note_line_judge(store, settings))
+    _say_kept(store, remote, done.fetched)  # what its fetch did, as notes fetch says it
     _say_left_out(store, done.left_out, "this clone's notes held")
     count = sum(map(len, done.added.values()))
     if as_json:
         emit_json({"remote": remote, "base": done.base, "old": done.old, "added": count,
-                   "notes": sorted(done.added), "leftOut": sum(map(len, done.left_out.values()))})
+                   "gained": done.fetched.gained, "notes": sorted(done.added),
+                   "leftOut": sum(map(len, done.left_out.values()))})
+    elif done.base is None and done.old is None:
+        click.echo(f"{printable(remote)} holds no notes, nor does this clone: nothing to "
+                   "rebuild")
     elif done.old == done.base:
         click.echo(f"{NOTES_REF} is {printable(remote)}'s notes tip: nothing to rebuild")
     else:
@@ -783,10 +785,12 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
         back = "" if done.old is None else (
             f"; the old tip {done.old[:12]} stays in git: `git update-ref {NOTES_REF} "
             f"{done.old}` puts it back")
+        where = (f"from an empty root ({remote} holds no notes)" if done.base is None
+                 else f"on {remote}'s notes ({done.base[:12]})")
+        lack = "" if done.base is None else f" that {remote}'s notes lack"
         click.echo(printable(
-            f"rebuilt {NOTES_REF} on {remote}'s notes ({done.base[:12]}) with {count} "
-            f"attestation line(s) this clone holds that {remote}'s notes lack{on}{back}; "
-            f"`kistore notes push {remote}` sends them"))
+            f"rebuilt {NOTES_REF} {where} with {count} attestation line(s) this clone "
+            f"holds{lack}{on}{back}; `kistore notes push {remote}` sends them"))
 
 
 def _say_kept(store: Store, remote: str, fetched: Fetched, *, pushing: bool = False) -> None:

@@ -382,7 +382,15 @@ def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None
     if as_json:
         emit_json({**page.to_json(), "citation": citation, "manifest": manifest.document})
     else:
-        for line in page.lines():
+        listed = None
+        if any(a.get("effect") == "invalid" for a in page.row.evidence.attestations):
+            # a bad note line's number and fix, said as verify and `attestations` say it
+            # Lazy: the attestations are read again on this path only (fixg96 3).
+            from ..attest.evidence import judged_many, listed_attestations
+
+            listed = listed_attestations(
+                judged_many(store, [manifest.digest], at=at)[manifest.digest])
+        for line in page.lines(listed):
             click.echo(line)
         # the index page ends with how to cite it: one line whatever the title holds
         click.echo(one_line(citation))

@@ -6,11 +6,12 @@ and ``compare`` fail for every run of its group, for good, since objects are nev
 deleted. So the gate refuses it when it arrives (KI210), and ``verify`` reports it:
 
 * :func:`units_agree` (a :data:`kistore.check.gate.RangeChecker`): each run the
-  range adds, against the other runs of its group at HEAD; and, when the range changes
-  ``store/policy/``, every group of a family whose comparison changed;
+  range puts in a group (:func:`kistore.store.arrivals.runs_arriving`, which the gate's
+  KI232 and KI234 ask too), against the other runs of its group at HEAD; and, when the
+  range changes ``store/policy/``, every group of a family whose comparison changed;
 * :func:`check_units` (a :data:`kistore.check.audit.Checker`): every group;
 * :func:`values_are_numbers` (a :data:`kistore.check.gate.RangeChecker`): KI221, each
-  run the range adds whose ranked value is there but no number (a warning);
+  run the range puts in a group whose ranked value is there but no number (a warning);
 * :func:`kistore.query.units.units_admitted` (a :data:`kistore.store.AdmissionCheck`
   ``kistore add`` and ``import`` pass to the store): each run an add would add, against
   the other runs of its group in the work tree and in the batch, before anything is
@@ -38,6 +39,7 @@ from ..core.findings import WARNING, Finding, rule
 from ..index.catalog import Loaded, load_manifest
 from ..index.index import open_catalog
 from ..index.records import Record, describe
+from ..store.arrivals import runs_arriving
 from .policy import resolve_pointer, shown_value
 from .units import group_units, policy_of
 
@@ -51,49 +53,42 @@ VALUE_NOT_A_NUMBER = rule(
     "the run unranked")
 
 
-def _added_runs(store: Store, base: str, head: str, changed: set[str]) -> set[str]:
-    """Return the digests of the objects the range adds, and of the runs they complete.
+def _arriving(store: Store, base: str, head: str, changed: set[str]) -> set[str]:
+    """Return the digests of the runs the range puts in comparison groups.
 
-    An earlier run whose dangling reference a new manifest answers now has a comparison
-    key (a new protocol or environment completes it): its group is judged as if the run
-    were added (review 2026-12-01 F1). Its forward records name it: one listing each.
+    :func:`kistore.store.arrivals.runs_arriving`: a run it adds (its group file older than
+    it or not: reviewer break94), an earlier run whose group file it adds (the run landed
+    first, past the hook), or one whose dangling reference a new manifest answers, its key
+    now known (a new protocol or environment completes it: review 2026-12-01 F1).
     """
-    base_view, head_view = store.view(base), store.view(head)
-    added = set()
-    for path in changed:
-        found = layout.digest_from_path(path)
-        if (found is not None and path == layout.object_path(found)
-                and not base_view.has_object(found)):
-            added.add(str(found))
-            added.update(f"sha256:{leaf}" for leaf in head_view.list_dir(
-                layout.forward_dir(found)) if len(leaf) == 64)
-    return added
+    return {str(run) for runs in runs_arriving(store.view(base), store.view(head),
+                                               changed).values() for run in runs}
 
 
 def values_are_numbers(store: Store, base: str, head: str, changed: set[str]
                        ) -> list[Finding]:
-    """KI221 (warning) for each run the range adds whose ranked value is there but no number.
+    """KI221 (warning) for each run the range puts in a group whose ranked value is no number.
 
     A source-native family ranks the value at its policy ``metric`` (a JSON Pointer into
     the run spec); a run stating ``"0.5"`` there passes the schemas (source metrics are
     free-form) and ``rank`` leaves it unranked (reviewer r83). O(change): one record per
-    run the range adds.
+    run the range puts in a group (:func:`_arriving`).
 
     Args:
         store: the store; its views at ``base`` and ``head`` are read.
         base: the commit id the range starts from.
         head: the commit id it ends at (a :data:`kistore.check.gate.RangeChecker`'s).
-        changed: the paths the range changes; the object files of runs it adds are judged.
+        changed: the paths the range changes; the runs it puts in groups are judged.
 
     Returns:
         A KI221 finding per such run, on its object file with the JSON Pointer of the value
         (``/spec`` + the metric).
     """
-    added = _added_runs(store, base, head, changed)
-    policy = policy_of(store, head) if added else None
+    policy = policy_of(store, head) if changed else None
     if policy is None or not any(e.get("comparison") == SOURCE_NATIVE
                                  for e in policy.families.values()):
         return []  # a measured latency is a number by the schema
+    added = _arriving(store, base, head, changed)
     view = store.view(head)
     findings = []
     for digest in sorted(added):
@@ -141,11 +136,11 @@ def _spec_of(view: View, digest: Any, kind: str) -> dict[str, Any] | None:
 
 def units_agree(store: Store, base: str, head: str, changed: set[str], *,
                 whole_tree: bool = False) -> list[Finding]:
-    """KI210 for each run the range adds whose unit disagrees with its group's (gate).
+    """KI210 for each run the range puts in a group whose unit disagrees with its group's.
 
-    O(change) (issue 22): each group an added run enters is read through its directory at
-    HEAD (:func:`_group_at`: one tree lookup, then the runs it lists), never the whole
-    store; a ranking policy change re-ranks every group of a family, so it alone reads
+    O(change) (issue 22): each group a run enters (:func:`_arriving`) is read through its
+    directory at HEAD (:func:`_group_at`: one tree lookup, then the runs it lists), never
+    the whole store; a ranking policy change re-ranks every group of a family, so it alone reads
     the catalog of HEAD (O(store), paid only by a pull request changing the policy).
 
     Args:
@@ -165,11 +160,11 @@ def units_agree(store: Store, base: str, head: str, changed: set[str], *,
         ``unitPointer``.
     """
     policy_changed = any(p.startswith(layout.POLICY_DIR + "/") for p in changed)
-    added = _added_runs(store, base, head, changed)
-    if not added and not policy_changed:
-        return []
-    policy = policy_of(store, head)
+    policy = policy_of(store, head) if changed else None
     if policy is None or not any("unitPointer" in e for e in policy.families.values()):
+        return []
+    added = _arriving(store, base, head, changed)
+    if not added and not policy_changed:
         return []
 
     catalog = open_catalog(store, head, use_index=False) \

@@ -62,6 +62,7 @@ from ..core.statistics import named
 from ..core.words import comparison_said
 from ..index.records import REFERENCE, Record, describe
 from ..store import AdmissionWarning, FileTooLarge, GroupsCheck
+from ..store.arrivals import runs_arriving
 from .outliers import (
     GROUP_SPREAD,
     MEDIAN,
@@ -637,15 +638,15 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
             (:func:`kistore.attest.evidence.withdrawn_runs`: a withdrawn run is left out of
             its group, as ``rank`` leaves it).
         base: the range's base commit id (HEAD's groups less the range's runs are the
-            groups before it, withdrawals as at HEAD; a run object absent at ``base`` is
-            the range's).
+            groups before it, withdrawals as at HEAD).
         head: its head commit id.
-        changed: the paths the range changes; a run arrives by each group file it adds,
-            and by each run object it adds whose group file ``head`` holds (one at
-            ``base`` already, a base broken by KI216: reviewer break94).
+        changed: the paths the range changes; the runs it puts in groups are those
+            :func:`kistore.store.arrivals.runs_arriving` answers (by a group file it adds,
+            a run it adds, whose group file may be older than it: reviewer break94, or an
+            earlier run a manifest it adds completes).
 
     Returns:
-        One warning per run whose group file the range adds that the group at ``head``
+        One warning per run the range puts in a group that the group at ``head``
         marks (:func:`~.outliers.group_outliers`: :data:`OUTLIER_FACTOR` or more ahead of
         the group's median run; the range's runs judged with one another) or that is that
         far ahead of the median run of its group before the range (HEAD's group less the
@@ -655,10 +656,9 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
         (``extra``: ``stored``, ``before`` and ``after``, each :meth:`Outlier.to_json` or
         None; ``fix``: :data:`MOVED_FIX`).
     """
-    grouped = {run for path in changed if (run := _grouped_run(path)) is not None}
-    added = {digest for path in changed if (digest := layout.digest_from_path(path))
-             is not None and path == layout.object_path(digest)} - grouped
-    if not grouped and not added:
+    view = store.view(head)
+    arriving = runs_arriving(store.view(base), view, changed)
+    if not arriving:
         return []
     policy = policy_of(store, head)
     if policy is None:
@@ -666,16 +666,13 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
     # Lazy: attestations are read only when an arrival is 100x ahead of some run.
     from ..attest.evidence import withdrawn_runs
 
-    view, before = store.view(head), store.view(base)
     records = []
-    for run in sorted(grouped | added, key=str):
+    for run in sorted({run for runs in arriving.values() for run in runs}, key=str):
         found = _stored(view, str(run), only_runs=True)
-        if found is None or found[0] != "BenchmarkRun":
-            continue
-        name = metadata_name(_bytes(view, layout.metadata_path(run)))
-        record = describe(str(run), found[0], name or "", found[1], lambda d: _stored(view, d))
-        if run in grouped or _joins_its_group(view, before, run, record):
-            records.append(record)
+        if found is not None and found[0] == "BenchmarkRun":
+            name = metadata_name(_bytes(view, layout.metadata_path(run)))
+            records.append(describe(str(run), found[0], name or "", found[1],
+                                    lambda d: _stored(view, d)))
     findings = []
     for said in _judged(view, policy, records, withdrawn_runs(store, at=head)):
         if isinstance(said, _Moved):
@@ -694,25 +691,6 @@ def range_outliers(store: Store, base: str, head: str, changed: set[str]) -> lis
                 file=layout.object_path(Digest.from_str(said.record.digest)),
                 pointer="/spec" + said.comparison.metric, extra=said.outlier.to_json()))
     return findings
-
-
-def _grouped_run(path: str) -> Digest | None:
-    """Return the run a group file path names (:func:`layout.group_path`), else None."""
-    found = layout.group_from_path(path)
-    return found[1] if found is not None else None
-
-
-def _joins_its_group(view: View, before: View, run: Digest, record: Record) -> bool:
-    """Whether a run object a range adds enters its group at ``view`` (its group file there).
-
-    Its group file may be older than the run (added by hand, or past the gate, before the
-    run: KI216 at that base), so the range adds no group file and the run arrives all the
-    same. A run whose object ``before`` holds already is no arrival; one whose key is not
-    known is in no group (KI215 and KI216 say what is amiss). Two path lookups, no blob read.
-    """
-    if record.comparison_key is None or bool(before.modes_of([layout.object_path(run)])):
-        return False
-    return bool(view.modes_of([layout.group_path(Digest.from_str(record.comparison_key), run)]))
 
 
 POLICY_FIX = (

@@ -34,6 +34,8 @@ from .outliers import (
 from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Sequence
+
     from ..store import Store
     from .policy import Comparison, RankingPolicy
 
@@ -158,8 +160,15 @@ class RunPage(NamedTuple):
         more = f" and {len(tied) - 3} more" if len(tied) > 3 else ""
         return f", tied with {', '.join(tied[:3])}{more}"
 
-    def lines(self) -> list[str]:
-        """Return the page as text lines (no trailing newlines), identity first."""
+    def lines(self, listed: Sequence[tuple[dict[str, Any], Any]] | None = None) -> list[str]:
+        """Return the page as text lines (no trailing newlines), identity first.
+
+        Args:
+            listed: the run's attestations as ``kistore attestations`` lists them
+                (:func:`kistore.attest.evidence.listed_attestations`: a note line that does
+                not verify said as ``verify``'s KI301, its fix under it), which ``show``
+                reads when one is invalid; None: those of the page's evidence, as judged.
+        """
         d, r, row, ranking = self.to_json(), self.record, self.row, self.ranking
         impl, work = d["implementation"], d["workload"]
         comparison = ranking.comparison
@@ -237,8 +246,10 @@ class RunPage(NamedTuple):
         out.append(f"attestations: {len(atts) if atts else 'none'}; "
                    + evidence_said(d["evidenceLevel"], named_source=bool(d["source"]),
                                    withdrawn=d["withdrawn"]))
-        for a in atts:
+        for a, said in listed if listed is not None else [(a, None) for a in atts]:
             out.append("  " + attestation_text(a))
+            if said is not None:
+                out.append(f"    fix: {said.fix}")
         for rerun in d["reruns"]:
             out.append(f"  {rerun['type']} by {rerun['keyid']} ({rerun['effect']}): measured "
                        f"{_ns(rerun['measuredNs'])}, the run {_ns(rerun['runNs'])}"

@@ -457,6 +457,14 @@ def test_a_garbage_note_line_names_its_line_and_how_to_delete_it(trusted, store_
                           f"{finding.message}")
     assert shown[garbage + 1] == f"  fix: {finding.hint}"
     assert "unreadable bundle" not in listed.stdout
+    # fixg96 3: `show` lists it in the same words, with the same fix under it
+    page = runner.invoke(main, ["--store", str(store_path), "show", str(RUN)])
+    assert page.exit_code == 0, page.output
+    lines = page.stdout.splitlines()
+    at = lines.index(f"  ? ? INVALID invalid, from note: refs/notes/kistore:{blob}:{line}: "
+                     f"{finding.message}")
+    assert lines[at + 1] == f"    fix: {finding.hint}"
+    assert "unreadable bundle" not in page.stdout
     env = {**os.environ, "GIT_EDITOR": f"sed -i {line}d"}  # what the fix says, done
     subprocess.run(["git", "-C", str(store_path), "notes", "--ref=refs/notes/kistore", "edit",
                     blob], check=True, env=env)

@@ -160,12 +160,13 @@ def test_the_gate_reads_an_arriving_run_once(store, kit, reads):
     copy = kit.run(protocol, env, impl, workload, latency=1000,
                    name="sol-submission-25504", native=_native("25504", 0.9))
     add_docs(store, [protocol, env, workload, impl, real, other])
+    base = git(store.root, "rev-parse", "HEAD").strip()
     _add_past_ki232(store, [copy])
     head = git(store.root, "rev-parse", "HEAD").strip()
     group_file, = store.root.glob(f"{layout.GROUPS_DIR}/*/*/{_hex(copy)}")
     changed = [_object(copy), group_file.relative_to(store.root).as_posix()]
     reads.clear()
-    found = range_claims(store.view(head), changed)
+    found = range_claims(store.view(head), changed, before=store.view(base))
     assert [(f.file, f.extra["claimedBy"]) for f in found] == [
         (_object(copy), [f"sha256:{_hex(real)}"])]
     # the arriving run once; the record's run once; a run claiming nothing: read once too

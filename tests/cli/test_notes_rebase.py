@@ -175,14 +175,79 @@ def test_a_line_that_does_not_verify_is_not_added_back(remote):
     assert kistore(remote, "notes", "push", "origin").returncode == 0
 
 
-def test_a_remote_whose_notes_were_never_fetched_is_named(published, tmp_path):
+def test_the_rebuild_is_on_the_remote_s_notes_as_they_are_now(remote, tmp_path):
+    # fixg96 4: rebase rebuilt on the notes as last fetched; it fetches first now, as
+    # notes push does
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote.bare), str(other))
+    later = bundle(STRANGER, "dispute")
+    subprocess.run([KISTORE, "notes", "fetch", "origin"], cwd=other, check=True,
+                   capture_output=True)
+    notes.attach(Store(other), RUN, later)
+    pushed = subprocess.run([KISTORE, "notes", "push", "origin"], cwd=other,
+                            capture_output=True, text=True, env={**_env(), "KISTORE": KISTORE})
+    assert pushed.returncode == 0, pushed.stderr
+    served = git(remote.bare, "rev-parse", "refs/notes/kistore").strip()
+    assert git(remote.clone, "rev-parse", "refs/notes/remotes/origin/kistore").strip() != served
+
+    old = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    rebased = json.loads(kistore(remote, "notes", "rebase", "origin", "--json").stdout)
+    assert (rebased["base"], rebased["old"], rebased["added"], rebased["gained"]) == \
+        (served, old, 1, 1)  # the other clone's line fetched, ours added back on it
+    tip = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    assert git(remote.clone, "rev-parse", f"{tip}^").strip() == served
+    held = note_text(remote, run_blob(remote.clone))
+    assert later in held and bundle(STRANGER, "note") in held
+    assert kistore(remote, "notes", "push", "origin").returncode == 0
+
+
+def test_notes_rebuilt_for_a_remote_holding_none_start_from_an_empty_root(published,
+                                                                          tmp_path):
+    # fixg96 4: a remote with no notes was refused, "no notes tip to rebuild on"
     remote = Remote(published, tmp_path)
+    blob = run_blob(remote.clone)
+    notes.attach(Store(remote.clone), RUN, bundle(STRANGER, "note"))
+    text = note_text(remote, blob)
+    notes_git(remote.clone, "append", blob, data=GARBAGE)  # then deleted: history only
+    notes_git(remote.clone, "add", "-f", blob, data=text)
+    refused = kistore(remote, "notes", "push", "origin", check=False)
+    assert refused.returncode == 1 and "`kistore notes rebase origin`" in refused.stderr
+
+    old = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    rebased = kistore(remote, "notes", "rebase", "origin")
+    assert rebased.stdout == (
+        "rebuilt refs/notes/kistore from an empty root (origin holds no notes) with 1 "
+        f"attestation line(s) this clone holds, on refs/notes/kistore:{blob} (on {RUN}); "
+        f"the old tip {old[:12]} stays in git: `git update-ref refs/notes/kistore {old}` "
+        "puts it back; `kistore notes push origin` sends them\n")
+    tip = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    assert git(remote.clone, "rev-list", "--count", tip).strip() == "1"  # no parent
+    assert note_text(remote, blob) == text
+    assert kistore(remote, "notes", "push", "origin").returncode == 0
+    assert git(remote.bare, "rev-parse", "refs/notes/kistore").strip() == tip
+    assert GARBAGE.decode() not in server_history(remote)
+
+
+def test_neither_side_holding_notes_rebuilds_nothing(published, tmp_path):
+    remote = Remote(published, tmp_path)
+    done = kistore(remote, "notes", "rebase", "origin")
+    assert done.stdout == "origin holds no notes, nor does this clone: nothing to rebuild\n"
+    assert git(remote.clone, "for-each-ref", "refs/notes/kistore") == ""
+
+
+def test_an_empty_root_no_line_of_ours_would_stay_in_is_refused(published, tmp_path):
+    remote = Remote(published, tmp_path)
+    blob = run_blob(remote.clone)
+    notes_git(remote.clone, "add", blob, data=GARBAGE)
+    old = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
     refused = kistore(remote, "notes", "rebase", "origin", check=False)
     assert refused.returncode == 1
     assert refused.stderr == (
-        "error: no notes of origin fetched here (refs/notes/remotes/origin/kistore): run "
-        "`kistore notes fetch origin`, then `kistore notes rebase origin`; nothing was "
-        "changed\n")
+        "error: origin holds no notes, and no line of refs/notes/kistore would stay in notes "
+        "rebuilt from an empty root (each is left out: it does not verify, KI409); nothing "
+        "was changed\n")
+    assert git(remote.clone, "rev-parse", "refs/notes/kistore").strip() == old
+
 
 
 def test_a_note_at_both_its_paths_at_the_tip_is_advised_the_rebuild_not_a_removal(remote):
