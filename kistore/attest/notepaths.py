@@ -30,14 +30,33 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 __all__ = ["NOTES_PATH_NOT_CANONICAL", "Doubled", "doubled_notes", "path_findings"]
 
-NOTES_PATH_NOT_CANONICAL = rule(
-    "KI424", "notes-path-not-canonical", ERROR,
-    "keep one path per annotated object in refs/notes/kistore, named as git and kistore "
-    "write it (lowercase hex, 2-digit fan-out directories, blobs of mode 100644): push "
-    "notes `kistore attest` and `kistore notes push` wrote, never a hand-made tree; a "
-    "clone's own notes so made: `kistore notes fetch REMOTE && kistore notes rebase REMOTE` "
-    "rewrites them on REMOTE's with one path per object and this clone's lines (`git notes "
-    "remove` would drop the note's valid lines too), then `kistore notes push REMOTE`")
+def paths_fix(remote: str | None = None) -> str:
+    """Return KI424's fix, naming the remote a push goes to.
+
+    Args:
+        remote: the remote's name or URL as the pushing clone calls it (``notes push``,
+            ``pre-push``); None: the word REMOTE (the rule's hint; ``pre-receive``, which
+            knows no clone's name for itself).
+
+    Returns:
+        The fix: one path per object, and for a clone's own hand-made notes ``kistore notes
+        rebase REMOTE`` (it fetches REMOTE's notes first, since fixg96) then ``kistore notes
+        push REMOTE``. Raises nothing.
+    """
+    # Lazy: shlex for this message only.
+    import shlex
+
+    typed, name = ("REMOTE", "REMOTE") if remote is None else (shlex.quote(remote), remote)
+    return ("keep one path per annotated object in refs/notes/kistore, named as git and "
+            "kistore write it (lowercase hex, 2-digit fan-out directories, blobs of mode "
+            "100644): push notes `kistore attest` and `kistore notes push` wrote, never a "
+            f"hand-made tree; a clone's own notes so made: `kistore notes rebase {typed}` "
+            f"rewrites them on {name}'s with one path per object and this clone's lines (it "
+            f"fetches {name}'s notes first; `git notes remove` would drop the note's valid "
+            f"lines too), then `kistore notes push {typed}`")
+
+
+NOTES_PATH_NOT_CANONICAL = rule("KI424", "notes-path-not-canonical", ERROR, paths_fix())
 
 
 def path_findings(repo: Repository, old: Tree | None, new: Tree

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL
+from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL, paths_fix
 from ..attest.notes import numbered_lines
 from ..core.findings import Finding
 from ..git.blobs import read_blob
@@ -197,7 +197,8 @@ def history_paths(walked: Iterable[BroughtNotes], ref: str,
                     f"notes commit {commit.commit[:12]}, in the history this push brings, "
                     f"adds a path the tips' checks never read: {bad.reason}; every clone "
                     f"fetching these notes would fetch it: {rebase_advice(remote)}",
-                    file=f"{ref}:{bad.path}", extra={"commit": commit.commit}))
+                    file=f"{ref}:{bad.path}", extra={"commit": commit.commit},
+                    fix=None if remote is None else paths_fix(remote)))
     return found
 
 
