@@ -333,3 +333,59 @@ def _by_digest(view, digest: str):
 
 def _digest_of(doc) -> str:
     return str(Manifest.from_document(doc).digest)
+
+
+# -- F8: add --update-metadata, and verify's fix of an uncommitted metadata edit ------------
+
+def _retitled(run: dict, title: str) -> Manifest:
+    doc = json.loads(json.dumps(run))
+    doc["metadata"]["title"] = title
+    return Manifest.from_document(doc)
+
+
+def test_f8_update_metadata_to_another_shape_is_refused_as_at_add(store, kit, gemm):
+    honest = _trace_run(kit, gemm["protocol"], gemm["env"], gemm["impl_small"],
+                        _flashinfer(kit, SMALL)[0], stamp="20250803t235833368881")
+    path = store.root / layout.metadata_path(Digest(_hex(honest)))
+    before = path.read_bytes()
+    with pytest.raises(KistoreError) as refused:
+        store.add([_retitled(honest, f"{SMALL}_torch · M=104 · NVIDIA B200")],
+                  update_metadata=True, commit=True)
+    said = str(refused.value)
+    assert said.startswith(
+        f"/metadata: BenchmarkRun/{honest['metadata']['name']} (sha256:{_hex(honest)}) is "
+        "titled as measured at m=104 but its workload Workload/flashinfer-trace-gemm-n-4096-"
+        f"k-4096-m-1 (sha256:{_hex(_flashinfer(kit, SMALL)[0])}) is m=1: a FlashInfer Trace "
+        "run's title and annotations say where it was measured, and these now say another "
+        "shape than the one it ranks on; keep its title as stored: --update-metadata "
+        "replaces what the run states, never where it was measured"), said
+    assert said.endswith("(KI238)")
+    assert path.read_bytes() == before  # nothing written
+    # a solution retitled is refused too; a title still saying M=1 and its solution passes
+    with pytest.raises(KistoreError, match="is titled for solution 'other_torch'"):
+        store.add([_retitled(honest, "other_torch · M=1 · NVIDIA B200")],
+                  update_metadata=True, commit=True)
+    store.add([_retitled(honest, f"{SMALL}_torch · M=1 · B200 (retitled)")],
+              update_metadata=True, commit=True)
+    assert b"(retitled)" in path.read_bytes()
+
+
+def test_f8_verify_fixes_an_uncommitted_title_edit_by_checkout(store, kit, gemm):
+    honest = _trace_run(kit, gemm["protocol"], gemm["env"], gemm["impl_small"],
+                        _flashinfer(kit, SMALL)[0], stamp="20250803t235833368881")
+    relative = layout.metadata_path(Digest(_hex(honest)))
+    path = store.root / relative
+    path.write_text(path.read_text().replace(" · M=1 · ", " · M=104 · "))
+    [warned] = [f for f in verify(store) if f.rule.id == "KI238"]
+    assert warned.severity == "warning"
+    assert warned.hint == (f"restore its title as committed (`git checkout HEAD -- {relative}`): "
+                           "the work tree's metadata of this run, not committed, says it; the "
+                           "run itself is as it was added, nothing to withdraw")
+    assert warned.message.endswith("and these now say another shape than the one it ranks on")
+    git(store.root, "checkout", "HEAD", "--", relative)  # the fix, as printed
+    assert [f for f in verify(store) if f.rule.id == "KI238"] == []
+    # committed (past the hook): HEAD holds it, no checkout restores it; the stored rule's fix
+    path.write_text(path.read_text().replace(" · M=1 · ", " · M=104 · "))
+    git(store.root, "commit", "-qam", "retitle", "--no-verify")
+    [warned] = [f for f in verify(store) if f.rule.id == "KI238"]
+    assert "withdraw" in warned.hint and "git checkout HEAD" not in warned.hint
