@@ -11,11 +11,13 @@ they were measured on besides their name's shape (reviewer fresh96 F2, F3).
   copied onto another case's workload of the same kernel (seq_len 512 measured, seq_len
   2048 ranked) still ends both with the case it was measured at (key ``case``).
 * A FlashInfer Trace run (:mod:`kistore.importers.flashinfer_trace`) states its
-  definition in the source's own fields: ``sourceNative.benchmark`` (the trace's
-  ``definition``) and the trace file it was imported from, which FlashInfer-Bench's
-  dataset names ``traces/OP_TYPE/DEFINITION.jsonl`` (annotation
-  ``kernelindex.dev/source-file``; key ``board``, against its workload's
-  ``definition``). Its title's first segment and its ``externalId`` (the evaluation's
+  definition in the source's own field ``sourceNative.benchmark`` (the trace's
+  ``definition``; key ``board``, against its workload's ``definition``). The trace file
+  it was imported from (annotation ``kernelindex.dev/source-file``) is not read: the
+  dataset names it ``traces/OP_TYPE/DEFINITION.jsonl``, but the importer takes any
+  ``traces/**/NAME.jsonl`` (one new trace file, ``traces/gemm/new.jsonl``, imported after
+  the folder: reviewer r85 F6), so its name is the importer's user's, not the source's
+  statement. Its title's first segment and its ``externalId`` (the evaluation's
   ``log_file``, ``SOLUTION_N.log``, N a signed integer) state the trace's ``solution``,
   which the importer writes into its Implementation (``sourceNative.solution``) from the
   same trace (key ``solution``, against the Implementation's). The run's name is the
@@ -23,7 +25,7 @@ they were measured on besides their name's shape (reviewer fresh96 F2, F3).
   plain).
 
 Only what a field plainly states in the form the importer writes it: a hand-named run, a
-title of another shape, a trace file outside a ``traces/`` folder state nothing.
+title of another shape, an ``externalId`` of another form state nothing.
 All 17 local evaluator runs and all 172 FlashInfer Trace runs of the real data agree
 (``tests/check/test_board_claims.py``).
 """
@@ -39,12 +41,9 @@ SOLUTION_IMPLEMENTATION = "solution:implementation"
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _LOCAL_NAME = re.compile(rf"sol-local-.+-({_UUID})")
 """A local evaluator run's name (``sol-local-10-concrete-view-initial-trial-1-UUID``)."""
-_LOCAL_EXTERNAL_ID = re.compile(rf"[^/]+/[^/]+/({_UUID})", re.IGNORECASE)
+_LOCAL_EXTERNAL_ID = re.compile(rf"[^/]+/[^/]+/({_UUID})")
 """A local evaluator run's ``externalId`` (``10-concrete-view-initial/trial-1/UUID``)."""
 
-_TRACE_FILE = re.compile(r"(?:^|/)traces/(?!workloads/)(?:[^/]+/)*([^/]+)\.jsonl")
-"""A FlashInfer-Bench trace file (``.../traces/gemm/gemm_n_4096_k_4096.jsonl``): its stem
-is its definition (the dataset's layout; ``traces/workloads/`` holds workloads)."""
 _LOG_FILE = re.compile(r"(.+)_-?[0-9]+\.log")
 """A FlashInfer-Bench evaluation's ``log_file`` (``gemm_n_4096_k_4096_torch_9138...4.log``)."""
 
@@ -65,9 +64,10 @@ def local_case(native: dict[str, Any], name: Any) -> list[tuple[str, str]]:
     if said is not None:
         stated.append(("case:name", said[1]))
     external = native.get("externalId")
-    said = _LOCAL_EXTERNAL_ID.fullmatch(external) if isinstance(external, str) else None
+    said = _LOCAL_EXTERNAL_ID.fullmatch(external.lower()) if isinstance(external, str) \
+        else None  # a uuid is one whatever its letters' case
     if said is not None:
-        stated.append(("case:external-id", said[1].lower()))
+        stated.append(("case:external-id", said[1]))
     return stated
 
 
@@ -80,18 +80,16 @@ def workload_case(spec: dict[str, Any]) -> list[tuple[str, str]]:
     return []
 
 
-def flashinfer_definition(native: dict[str, Any], metadata: Any, segments: list[str]
+def flashinfer_definition(native: dict[str, Any], segments: list[str]
                           ) -> list[tuple[str, str]]:
     """Return what a FlashInfer Trace run states of its definition and solution.
 
     Args:
         native: the run's ``spec.sourceNative`` (a dict).
-        metadata: its metadata (any shape).
         segments: its title split at `` · `` ([] without a title).
 
     Returns:
         ``("board:benchmark", DEFINITION)`` (``sourceNative.benchmark``),
-        ``("board:source-file", DEFINITION)`` (the trace file's stem),
         ``("solution:title", SOLUTION)`` (the title's first segment, when the title has
         the importer's three segments) and ``("solution:external-id", SOLUTION)``, each
         when stated.
@@ -100,12 +98,6 @@ def flashinfer_definition(native: dict[str, Any], metadata: Any, segments: list[
     benchmark = native.get("benchmark")
     if isinstance(benchmark, str):
         stated.append(("board:benchmark", benchmark))
-    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
-    path = annotations.get("kernelindex.dev/source-file") if isinstance(annotations, dict) \
-        else None
-    said = _TRACE_FILE.search(path) if isinstance(path, str) else None
-    if said is not None and said.end() == len(str(path)):
-        stated.append(("board:source-file", said[1]))
     if len(segments) == 3 and segments[0]:
         stated.append(("solution:title", segments[0]))
     external = native.get("externalId")

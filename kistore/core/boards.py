@@ -187,7 +187,7 @@ def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
         title = metadata.get("title") if isinstance(metadata, dict) else None
         segments = title.split(_SEPARATOR) if isinstance(title, str) else []
         stated += flashinfer_definition(  # fresh96 F3: its definition and solution
-            native, metadata,  # type: ignore[arg-type]
+            native,  # type: ignore[arg-type]
             segments if len(segments) == 3 and _AXES_TITLE.fullmatch(segments[1]) else [])
     return tuple(stated) or None
 
@@ -361,7 +361,7 @@ def board_disagreements(run: Board, workload: Board) -> list[tuple[str, str, str
         wherever it stands, against its workload's: ``m=1`` against ``m=104``),
         ``axes:title`` (its title's ``M=1``), ``case:name``, ``case:external-id`` (a
         SOL-ExecBench local evaluator run's case uuid against its workload's one case's),
-        ``board:benchmark``, ``board:source-file`` (a FlashInfer Trace run's definition);
+        ``board:benchmark`` (a FlashInfer Trace run's definition);
         then ``solution:title``, ``solution:external-id`` (a FlashInfer Trace run's
         solution) against the solution of the Implementation it names (the ``solution``
         key of ``run``, :func:`with_implementation`), that value in place of the
@@ -426,8 +426,6 @@ _SAID = {"board": "states sourceNative.benchmark {run!r}",
          "case:name": "is named as measured at workload (case) {run}",
          "case:external-id": "states sourceNative.externalId of workload (case) {run}",
          "board:benchmark": "states sourceNative.benchmark {run!r}",
-         "board:source-file": "was imported from the traces of definition {run!r} (annotation "
-                              "kernelindex.dev/source-file)",
          "solution:title": "is titled for solution {run!r}",
          "solution:external-id": "states sourceNative.externalId of solution {run!r}"}
 """What the run states, per key of :func:`board_disagreements`."""
@@ -491,7 +489,7 @@ def _words(key: str) -> tuple[str, str, str]:
     base, _, field = key.partition(":")
     if base == "axes":
         return ("a FlashInfer Trace", "at another shape than it was measured at", "shape")
-    if base == "solution" or field in ("benchmark", "source-file") or \
+    if base == "solution" or field == "benchmark" or \
             field.endswith("-definition"):
         return ("a FlashInfer Trace", "under another definition or solution than it was "
                 "measured for", "definition")

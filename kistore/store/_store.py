@@ -1407,10 +1407,10 @@ class Store:
                                    if isinstance(check, GroupsCheck) else check
                                    for check in checks)
                     warned = self._admit(checks, manifests, plan.checked, origins)
-                if update_metadata:  # fresh96 F8: a run's new metadata, as at add
-                    self._admit_metadata(manifests, results, origins)
                     results = [dataclasses.replace(r, warnings=(*r.warnings, *warned[r.digest]))
                                if r.digest in warned else r for r in results]
+                if update_metadata:  # fresh96 F8: a run's new metadata, as at add
+                    self._admit_metadata(manifests, results, origins)
             except MultipleErrors as e:  # the refused inputs' problems first
                 raise MultipleErrors(self.meant_references([*refused, *e.problems])) from None
             if refused:  # the other inputs passed: the refused ones' problems alone

@@ -5,10 +5,10 @@ F2: a local evaluator run measured at one workload (case uuid 15ec2850-..., seq_
 copied onto another case's workload of the same kernel (17a3d18e-..., seq_len 2048), ranked
 #1 there with a green gate: its name and ``externalId`` end with the case it was measured
 at. F3: a gemm_n_4096_k_4096 run, its benchmark dropped and gemm_n_28672_k_4096's
-Implementation named, ranked #1 on gemm_n_28672_k_4096: its trace file, title and
-``externalId`` still say gemm_n_4096_k_4096 (and its solution). Each is refused by ``add``,
-the gate (pre-commit, pre-receive, ``check BASE..HEAD``) and warned of by ``verify``; every
-real run agrees (no honest run refused).
+Implementation named, ranked #1 on gemm_n_28672_k_4096: its title and ``externalId``
+still name its solution (gemm_n_4096_k_4096_torch), not its Implementation's. Each is
+refused by ``add``, the gate (pre-commit, pre-receive, ``check BASE..HEAD``) and warned of
+by ``verify``; every real run agrees (no honest run refused).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kistore.check.audit import verify
 from kistore.check.gate import check_range
@@ -174,16 +176,14 @@ def _flashinfer(kit, definition: str):
 
 
 def _trace_run(kit, protocol, env, impl, workload, *, benchmark: bool = True,
-               source_file: bool = True, stamp: str = "20250803t235833368882"):
+               stamp: str = "20250803t235833368882"):
     """gemm_n_4096_k_4096's torch run at M=1, its fields as the importer writes them."""
     native = {"source": "flashinfer-trace", "externalId": LOG} | (
         {"benchmark": SMALL} if benchmark else {})
     run = kit.run(protocol, env, impl, workload, latency=18_532.5, native=native,
                   name=f"flashinfer-trace-gemm-n-4096-k-4096-torch-m-1-{stamp}")
     run["metadata"]["title"] = f"{SMALL}_torch · M=1 · NVIDIA B200"
-    if source_file:
-        run["metadata"]["annotations"] = {
-            "kernelindex.dev/source-file": TRACE_FILE.format(SMALL)}
+    run["metadata"]["annotations"] = {"kernelindex.dev/source-file": TRACE_FILE.format(SMALL)}
     return run
 
 
@@ -206,32 +206,15 @@ def _copy(kit, gemm, **fields):
 
 
 def test_f3_the_copy_as_fresh96_made_it_is_refused(store, kit, gemm, monkeypatch):
-    copy = _copy(kit, gemm, benchmark=False)
-    said = _refused(store, copy)
-    assert (f"/spec/workloadDigest: BenchmarkRun/{copy['metadata']['name']} (sha256:"
-            f"{_hex(copy)}) was imported from the traces of definition '{SMALL}' (annotation "
-            f"kernelindex.dev/source-file) but its workload Workload/flashinfer-trace-gemm-n-"
-            f"28672-k-4096-m-1 (sha256:{_hex(gemm['large'])}) is '{LARGE}': a FlashInfer "
-            "Trace run is ranked in its workload's comparison group, so this run would rank "
-            "under another definition or solution than it was measured for") in said, said
-    found = _gate_and_verify(store, monkeypatch, copy, "/spec/workloadDigest",
-                             f"board {LARGE}", f"board {SMALL}")
-    # the gate and verify see the Implementation too: every field is named
-    assert (f"is titled for solution '{SMALL}_torch' and states sourceNative.externalId of "
-            f"solution '{SMALL}_torch' but its workload") in found.message
-    assert (f"is '{LARGE}' and it names an Implementation of solution '{LARGE}_torch' (its "
-            "sourceNative.solution): a FlashInfer Trace run") in found.message
-
-
-def test_f3_with_its_trace_file_dropped_too_its_solution_says_it(store, kit, gemm,
-                                                                 monkeypatch):
-    copy = _copy(kit, gemm, benchmark=False, source_file=False)
+    copy = _copy(kit, gemm, benchmark=False)  # its trace file kept: not read (see below)
     said = _refused(store, copy)
     assert said.startswith(
         f"/spec/implementationDigest: BenchmarkRun/{copy['metadata']['name']} (sha256:"
         f"{_hex(copy)}) is titled for solution '{SMALL}_torch' and states "
         f"sourceNative.externalId of solution '{SMALL}_torch' but it names an Implementation "
-        f"of solution '{LARGE}_torch' (its sourceNative.solution): a FlashInfer Trace run"), said
+        f"of solution '{LARGE}_torch' (its sourceNative.solution): a FlashInfer Trace run is "
+        "ranked in its workload's comparison group, so this run would rank under another "
+        "definition or solution than it was measured for; point workloadDigest"), said
     _gate_and_verify(store, monkeypatch, copy, "/spec/implementationDigest",
                      f"solution {LARGE}_torch", f"solution {SMALL}_torch")
 
@@ -240,20 +223,40 @@ def test_f3_its_benchmark_kept_is_said_on_the_benchmark(store, kit, gemm, monkey
     copy = _copy(kit, gemm)
     assert _refused(store, copy).startswith(
         f"/spec/sourceNative/benchmark: BenchmarkRun/{copy['metadata']['name']} (sha256:"
-        f"{_hex(copy)}) states sourceNative.benchmark '{SMALL}' and was imported from the "
-        f"traces of definition '{SMALL}'")
-    _gate_and_verify(store, monkeypatch, copy, "/spec/sourceNative/benchmark", LARGE, SMALL)
+        f"{_hex(copy)}) states sourceNative.benchmark '{SMALL}' but its workload Workload/"
+        f"flashinfer-trace-gemm-n-28672-k-4096-m-1 (sha256:{_hex(gemm['large'])}) is "
+        f"'{LARGE}': a FlashInfer Trace run")
+    found = _gate_and_verify(store, monkeypatch, copy, "/spec/sourceNative/benchmark", LARGE,
+                             SMALL)
+    # the gate and verify see the Implementation too: every field is named
+    assert (f"states sourceNative.benchmark '{SMALL}' and is titled for solution "
+            f"'{SMALL}_torch' and states sourceNative.externalId of solution '{SMALL}_torch' "
+            f"but its workload") in found.message
+    assert (f"is '{LARGE}' and it names an Implementation of solution '{LARGE}_torch' (its "
+            "sourceNative.solution): a FlashInfer Trace run") in found.message
+
+
+def test_f3_a_trace_file_of_any_name_states_nothing(store, kit, gemm):
+    """The importer takes any traces/**/NAME.jsonl (r85 F6: traces/gemm/new.jsonl): the
+    file's name is not the source's statement of the definition, so it is not read."""
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    run = _trace_run(kit, gemm["protocol"], gemm["env"], gemm["impl_small"],
+                     _flashinfer(kit, SMALL)[0], stamp="20260602t030405")
+    run["metadata"]["annotations"] = {"kernelindex.dev/source-file": TRACE_FILE.format("new")}
+    run["spec"]["observedAt"] = "2026-06-02T03:04:05Z"  # another trace than the fixture's
+    add_docs(store, [run])
+    assert _errors(store, base) == []
 
 
 def test_f3_the_runs_own_definition_and_hand_written_fields_pass(store, kit, gemm):
     base = git(store.root, "rev-parse", "HEAD").strip()
     own = _trace_run(kit, gemm["protocol"], gemm["env"], gemm["impl_large"], gemm["large"],
-                     benchmark=False, source_file=False)
+                     benchmark=False)
     own["metadata"]["title"] = f"{LARGE}_torch · M=1 · NVIDIA B200"
     own["spec"]["sourceNative"]["externalId"] = f"{LARGE}_torch_-1021721533848373653.log"
     own["metadata"]["annotations"] = {"kernelindex.dev/source-file": TRACE_FILE.format(LARGE)}
     hand = _trace_run(kit, gemm["protocol"], gemm["env"], gemm["impl_large"], gemm["large"],
-                      benchmark=False, source_file=False, stamp="x")
+                      benchmark=False, stamp="x")
     hand["metadata"]["title"] = "my gemm · fast · B200"  # no axes segment: no solution
     hand["spec"]["sourceNative"]["externalId"] = "run-7"
     hand["metadata"]["annotations"] = {"kernelindex.dev/source-file": "mine/gemm.jsonl"}
@@ -282,7 +285,7 @@ def test_every_real_local_and_flashinfer_run_agrees_and_fresh96s_copies_are_refu
         imported_store):
     view = imported_store.view(None)
     stated = dict.fromkeys(("case:name", "case:external-id", "board:benchmark",
-                            "board:source-file", "solution:title", "solution:external-id",
+                            "solution:title", "solution:external-id",
                             "solution:implementation"), 0)
     docs = {}
     for digest in view.digests():
@@ -304,7 +307,7 @@ def test_every_real_local_and_flashinfer_run_agrees_and_fresh96s_copies_are_refu
     # all 17 local evaluator runs state their case twice; all 172 FlashInfer Trace runs
     # their definition twice and their solution in title, externalId and Implementation
     assert stated == {"case:name": 17, "case:external-id": 17, "board:benchmark": 172,
-                      "board:source-file": 172, "solution:title": 172,
+                      "solution:title": 172,
                       "solution:external-id": 172, "solution:implementation": 172}
     # fresh96's two copies, made from the real runs as fresh96 made them: refused
     local = docs[f"sol-local-10-concrete-view-initial-trial-1-{A}"]
@@ -324,7 +327,7 @@ def test_every_real_local_and_flashinfer_run_agrees_and_fresh96s_copies_are_refu
     refused = boards_admitted(imported_store, copies)  # reads; writes nothing
     assert [d for d, _ in refused] == [m.digest for m in copies]
     assert B in str(refused[0][1]) and A in str(refused[0][1])
-    assert f"definition '{SMALL}'" in str(refused[1][1])
+    assert f"it names an Implementation of solution '{LARGE}_torch'" in str(refused[1][1])
 
 
 def _by_digest(view, digest: str):
@@ -389,3 +392,32 @@ def test_f8_verify_fixes_an_uncommitted_title_edit_by_checkout(store, kit, gemm)
     git(store.root, "commit", "-qam", "retitle", "--no-verify")
     [warned] = [f for f in verify(store) if f.rule.id == "KI238"]
     assert "withdraw" in warned.hint and "git checkout HEAD" not in warned.hint
+
+
+_WORD = st.text(st.characters(min_codepoint=33, max_codepoint=0x2FF,
+                              blacklist_characters="·/"), min_size=1, max_size=12)
+
+
+@given(solution=_WORD, other=_WORD, definition=_WORD, stamp=st.integers(-2**63, 2**63))
+def test_the_importers_forms_agree_with_their_own_and_no_other(solution, other, definition,
+                                                                stamp):
+    """Whatever a solution and definition are named, the run the importer writes agrees
+    with its Implementation and workload; another solution's Implementation disagrees in
+    each field stating it; a title or externalId of another form states nothing."""
+    native = {"source": "flashinfer-trace", "benchmark": definition,
+              "externalId": f"{solution}_{stamp}.log"}
+    metadata = {"title": f"{solution} · M=1 · NVIDIA B200"}
+    run = board_of("BenchmarkRun", {"sourceNative": native}, "n", metadata)
+    workload = board_of("Workload", {"definition": definition, "sourceNative": {
+        "source": "flashinfer-trace"}, "cases": [{"axes": {"M": 1}}]})
+    own = board_of("Implementation", {"sourceNative": {
+        "source": "flashinfer-trace", "solution": solution, "definition": definition}})
+    assert board_disagreements(with_implementation(run, own) or (), workload or ()) == []
+    theirs = board_of("Implementation", {"sourceNative": {
+        "source": "flashinfer-trace", "solution": other, "definition": definition}})
+    said = [key for key, _, _ in board_disagreements(
+        with_implementation(run, theirs) or (), workload or ())]
+    assert said == ([] if other == solution else ["solution:title", "solution:external-id"])
+    hand = board_of("BenchmarkRun", {"sourceNative": {**native, "externalId": solution}},
+                    "n", {"title": solution})
+    assert [k for k, _ in hand or () if k.startswith("solution")] == []
