@@ -45,6 +45,7 @@ from ..git.pack import blob_id
 from ..git.packs import PackDamage, check_packs
 from ..index.catalog import Loaded, parse_manifest
 from ..store import Files, FileTooLarge, index_lock
+from ._board_fix import uncommitted_board_fixes
 from ._claims import check_claims, judge_claims
 from ._commits import unparsable_finding
 from ._dates import check_commit_dates
@@ -1915,6 +1916,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         contents += pack_findings(store, packs, contents + later)  # a note's KI117 too
     later = verify_edited_then_deleted(store, at, snap, later)
     contents = edit_fixes(contents, later)  # fresh95 F4: not HEAD
+    contents = uncommitted_board_fixes(store, at, contents)  # fresh96 F8
     contents, later = one_cause(contents, later), one_cause(later, contents)  # KI402: in later
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]

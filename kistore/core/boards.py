@@ -41,6 +41,13 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from .board_claims import (
+    flashinfer_definition,
+    implementation_solution,
+    local_case,
+    solution_disagreements,
+    workload_case,
+)
 from .findings import ERROR, WARNING, rule
 from .folding import ascii_alnum
 from .naming import naming_source, slug
@@ -51,10 +58,11 @@ SOURCE = "sol-execbench"
 BOARD_DISAGREES = rule(
     "KI238", "run-board-disagrees-with-workload", ERROR,
     "point workloadDigest at the Workload of the board the run was measured on (its "
-    "spec.definition the run's sourceNative.benchmark, its kernel or shape the one the "
-    "run's name, title and annotations say: each SOL-ExecBench board and each FlashInfer "
-    "Trace shape is its own workload); a copy of another board's run is not this board's, "
-    "whatever it states")
+    "spec.definition the run's sourceNative.benchmark, its kernel, shape or case the one the "
+    "run's name, title, externalId and annotations say: each SOL-ExecBench board, each "
+    "SOL-ExecBench local workload (case uuid) and each FlashInfer Trace definition and shape "
+    "is its own workload), and implementationDigest at the Implementation of the solution it "
+    "measured; a copy of another board's run is not this board's, whatever it states")
 BOARD_DISAGREES_STORED = replace(BOARD_DISAGREES, severity=WARNING, hint=(
     "objects are never edited nor removed: a trusted maintainer withdraws the run "
     "(`kistore attest REF --type withdrawal`); the run that is the source's goes in anew"))
@@ -67,6 +75,9 @@ NAME_POINTER = "/spec/workloadDigest"
 """Where a run whose name says another kernel or shape than its workload's is wrong (the
 finding's JSON Pointer, on the run's object: the name is the source's, the workload the
 run was pointed at is what disagrees)."""
+
+IMPLEMENTATION_POINTER = "/spec/implementationDigest"
+"""Where a FlashInfer Trace run naming another solution than its Implementation's is wrong."""
 
 Board = tuple[tuple[str, str], ...]
 """What a manifest states of the board it is measured on, as ``(key, value)`` pairs in
@@ -134,6 +145,7 @@ def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
             kernel = native.get("kernelId")  # type: ignore[union-attr]
             if isinstance(kernel, int) and not isinstance(kernel, bool):
                 stated.append(("kernel", str(kernel)))
+            stated += workload_case(spec)  # fresh96 F2: a local evaluator run's one case
         elif source == FLASHINFER:
             axes = _one_case_axes(spec.get("cases"))
             if axes is not None:
@@ -153,6 +165,7 @@ def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
         value = native.get("definition")  # type: ignore[union-attr]
         if isinstance(value, str):
             stated.append((f"board:{IMPLEMENTATION}-definition", value))
+        stated += implementation_solution(native)  # type: ignore[arg-type]  # fresh96 F3
     elif kind == "BenchmarkRun" and source == KERNELBENCH:
         problem = native.get("benchmark")  # type: ignore[union-attr]
         if isinstance(problem, str):
@@ -166,10 +179,16 @@ def board_of(kind: Any, spec: Any, name: Any = None, metadata: Any = None
         if said is not None:
             stated.append(("kernel", str(int(said[1]))))
         stated += _stated_in_metadata(metadata, flashinfer=False)
+        stated += local_case(native, name)  # type: ignore[arg-type]  # fresh96 F2
     elif kind == "BenchmarkRun" and source == FLASHINFER:
         if isinstance(name, str):
             stated.append(("name", name))
         stated += _stated_in_metadata(metadata, flashinfer=True)
+        title = metadata.get("title") if isinstance(metadata, dict) else None
+        segments = title.split(_SEPARATOR) if isinstance(title, str) else []
+        stated += flashinfer_definition(  # fresh96 F3: its definition and solution
+            native,  # type: ignore[arg-type]
+            segments if len(segments) == 3 and _AXES_TITLE.fullmatch(segments[1]) else [])
     return tuple(stated) or None
 
 
@@ -342,8 +361,14 @@ def board_disagreements(run: Board, workload: Board) -> list[tuple[str, str, str
         against ``kernelId``), ``kernel:source-url``, ``kernel:source-file`` (the
         annotations'), ``axes`` (the axes a FlashInfer Trace run's name says, ``-m-1``
         wherever it stands, against its workload's: ``m=1`` against ``m=104``),
-        ``axes:title`` (its title's ``M=1``). The axes stated are compared key by key,
-        those the workload has. A value either side does not state is not judged.
+        ``axes:title`` (its title's ``M=1``), ``case:name``, ``case:external-id`` (a
+        SOL-ExecBench local evaluator run's case uuid against its workload's one case's),
+        ``board:benchmark`` (a FlashInfer Trace run's definition);
+        then ``solution:title``, ``solution:external-id`` (a FlashInfer Trace run's
+        solution) against the solution of the Implementation it names (the ``solution``
+        key of ``run``, :func:`with_implementation`), that value in place of the
+        workload's. The axes stated are compared key by key, those the workload has. A
+        value either side does not state is not judged.
     """
     theirs = dict(workload)
     found: list[tuple[str, str, str]] = []
@@ -357,7 +382,7 @@ def board_disagreements(run: Board, workload: Board) -> list[tuple[str, str, str
                 found.append(("axes" if base == "name" else key, axes, said))
         elif base in theirs and theirs[base] != value:
             found.append((key, theirs[base], value))
-    return found
+    return found + solution_disagreements(run)
 
 
 def _axes_agree(said: str, axes: str) -> bool:
@@ -399,11 +424,17 @@ _SAID = {"board": "states sourceNative.benchmark {run!r}",
          "board:implementation-definition": "names an Implementation for definition {run!r} "
                                             "(its sourceNative.definition)",
          "problem": "states sourceNative.benchmark {run!r}",
-         "problem:title": "is titled for {run!r}"}
+         "problem:title": "is titled for {run!r}",
+         "case:name": "is named as measured at workload (case) {run}",
+         "case:external-id": "states sourceNative.externalId of workload (case) {run}",
+         "board:benchmark": "states sourceNative.benchmark {run!r}",
+         "solution:title": "is titled for solution {run!r}",
+         "solution:external-id": "states sourceNative.externalId of solution {run!r}"}
 """What the run states, per key of :func:`board_disagreements`."""
 
 _THEIRS = {"board": "{theirs!r}", "kernel": "kernel {theirs} (sourceNative.kernelId)",
-           "axes": "{theirs}", "problem": "{theirs!r} (sourceNative.benchmark)"}
+           "axes": "{theirs}", "problem": "{theirs!r} (sourceNative.benchmark)",
+           "case": "case {theirs} (cases/0/uuid)"}
 """What its workload states, per kind of value."""
 
 
@@ -432,18 +463,46 @@ def board_message(run: str, board: Board, workload: str, definition: Board, *,
     if not found:
         return None
     said = " and ".join(_SAID[key].format(run=mine) for key, _, mine in found)
+    contradicted = []
     theirs = " and ".join(dict.fromkeys(
-        _THEIRS[key.partition(":")[0]].format(theirs=value) for key, value, _ in found))
-    source = ("a FlashInfer Trace" if found[0][0].startswith("axes")
-              or found[0][0].endswith("-definition") else
-              "a KernelBench" if found[0][0].startswith("problem") else "a SOL-ExecBench")
+        _THEIRS[key.partition(":")[0]].format(theirs=value) for key, value, _ in found
+        if not key.startswith("solution:")))
+    if theirs:
+        contradicted.append(f"its workload {workload} is {theirs}")
+    contradicted += list(dict.fromkeys(
+        f"it names an Implementation of solution {value!r} (its sourceNative.solution)"
+        for key, value, _ in found if key.startswith("solution:")))
+    source, where, place = _words(found[0][0])
     if metadata_only:
-        return (f"{run} {said} but its workload {workload} is {theirs}: {source} run's title "
-                "and annotations say where it was measured, and these now say another board "
-                "than the one it ranks on")
-    return (f"{run} {said} but its workload {workload} is {theirs}: {source} run is ranked "
-            "in its workload's comparison group, so this run would rank on another board "
-            "than it was measured on")
+        return (f"{run} {said} but {' and '.join(contradicted)}: {source} run's title "
+                f"and annotations say where it was measured, and these now say another "
+                f"{place} than the one it ranks on")
+    return (f"{run} {said} but {' and '.join(contradicted)}: {source} run is ranked in its "
+            f"workload's comparison group, so this run would rank {where}")
+
+
+def _words(key: str) -> tuple[str, str, str]:
+    """Return a disagreement's source, where the run would rank, and the source's word.
+
+    The source's own word for what a run is measured on (L0 of fresh96: "board" was said of
+    a FlashInfer Trace shape, which no board holds).
+    ``(source, where the run would rank, the word)``: a SOL-ExecBench leaderboard row's
+    board, a local evaluator run's workload (SOL-ExecBench's word for one case), a
+    FlashInfer Trace run's shape or definition, a KernelBench run's problem.
+    """
+    base, _, field = key.partition(":")
+    if base == "axes":
+        return ("a FlashInfer Trace", "at another shape than it was measured at", "shape")
+    if base == "solution" or field == "benchmark" or \
+            field.endswith("-definition"):
+        return ("a FlashInfer Trace", "under another definition or solution than it was "
+                "measured for", "definition")
+    if base == "case":
+        return ("a SOL-ExecBench local evaluator", "at another workload (case) than it was "
+                "measured at", "workload")
+    if base == "problem":
+        return ("a KernelBench", "on another problem than it was measured on", "problem")
+    return ("a SOL-ExecBench", "on another board than it was measured on", "board")
 
 
 _FIELDS = {"title": "title", "source-url": "source URL (annotation kernelindex.dev/source-url)",
@@ -481,8 +540,10 @@ def board_finding_at(board: Board, definition: Board) -> tuple[str, str, str]:
     """
     found = board_disagreements(board, definition)
     for key, theirs, mine in found:
-        if key in ("board", "problem"):  # the run's own benchmark: the workload's expected
+        if key in ("board", "problem", "board:benchmark"):  # the run's own benchmark
             return RUN_POINTER, theirs, mine
     key, theirs, mine = found[0]
     key = key.partition(":")[0]
-    return NAME_POINTER, f"{key} {theirs}", f"{key} {mine}"
+    # a run naming another solution's Implementation only: its implementationDigest is wrong
+    pointer = IMPLEMENTATION_POINTER if key == "solution" else NAME_POINTER
+    return pointer, f"{key} {theirs}", f"{key} {mine}"

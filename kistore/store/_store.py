@@ -1434,6 +1434,8 @@ class Store:
                     warned = self._admit(checks, manifests, plan.checked, origins)
                     results = [dataclasses.replace(r, warnings=(*r.warnings, *warned[r.digest]))
                                if r.digest in warned else r for r in results]
+                if update_metadata:  # fresh96 F8: a run's new metadata, as at add
+                    self._admit_metadata(manifests, results, origins)
             except MultipleErrors as e:  # the refused inputs' problems first
                 raise MultipleErrors(self.meant_references([*refused, *e.problems])) from None
             if refused:  # the other inputs passed: the refused ones' problems alone
@@ -1573,6 +1575,28 @@ class Store:
         if problems:
             raise MultipleErrors(problems)
         return warned
+
+    def _admit_metadata(self, manifests: Sequence[Manifest], results: Sequence[AddResult],
+                        origins: Mapping[Digest, Any] | None) -> None:
+        """Refuse runs whose metadata ``--update-metadata`` replaces with another board (KI238).
+
+        Raises:
+            MultipleErrors: each such run, placed where it came from; nothing is written.
+        """
+        # Lazy: the write path (admission is large, docs/speed.md).
+        from .admission import locate
+        from .boards_metadata import metadata_boards_admitted
+
+        updated = {r.digest for r in results
+                   if r.status == "metadata-updated" and r.kind == "BenchmarkRun"}
+        if not updated:
+            return
+        runs = list({m.digest: m for m in manifests if m.digest in updated}.values())
+        problems = metadata_boards_admitted(self, runs)
+        for digest, problem in problems:
+            locate(problem, (origins or {}).get(digest))
+        if problems:
+            raise MultipleErrors([problem for _, problem in problems])
 
     def _write(self, files: Mapping[str, bytes], *, commit: bool, message: str,
                results: list[AddResult], manifests: Sequence[Manifest] = (),

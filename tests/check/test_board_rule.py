@@ -145,6 +145,7 @@ def _committed_past_add(store, monkeypatch, copy, pointer, expected, found_):
         "error", layout.object_path(Digest(_hex(copy))), pointer, expected, found_)
     [warned] = [f for f in verify(store) if f.rule.id == "KI238"]
     assert (warned.severity, warned.file) == ("warning", found.file)
+    return found, warned
 
 
 def test_runs_agreeing_or_stating_no_board_pass(store, kit, board):
@@ -448,7 +449,7 @@ def test_r92_f3_a_title_changed_to_another_shape_is_refused_at_the_gate(store, k
     # a title edit moves no ranking (the workload digest is in the object): not said so
     assert "would rank on another board" not in found.message
     assert found.message.endswith("a FlashInfer Trace run's title and annotations say where it "
-                                  "was measured, and these now say another board than the "
+                                  "was measured, and these now say another shape than the "
                                   "one it ranks on"), found.message
 
 
@@ -485,7 +486,7 @@ def test_r93b_g3_a_kernelbench_runs_title_edited_to_another_problem_is_refused(
         f"BenchmarkRun/kb-run (sha256:{_hex(run)}) is titled for 'level1/19_ReLU.py' but its "
         f"workload Workload/kernelbench-level1-23-softmax (sha256:{_hex(softmax)}) is "
         "'level1/23_Softmax.py' (sourceNative.benchmark): a KernelBench run's title and "
-        "annotations say where it was measured, and these now say another board than the "
+        "annotations say where it was measured, and these now say another problem than the "
         "one it ranks on")
     assert (found.pointer, found.expected, found.found) == (
         "/spec/workloadDigest", "problem level1/23_Softmax.py", "problem level1/19_ReLU.py")
