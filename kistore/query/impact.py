@@ -427,7 +427,7 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
                     store, missing, at=rev).items())
     reordered: list[dict[str, Any]] = []  # KI415's groups
     lost: dict[str, tuple[str, list[str], list[Any]]] = {}  # KI245's families
-    ranking: set[str] = set()  # families some changed group ranks at HEAD (KI246, not KI245)
+    ranking: Counter[str] = Counter()  # a family's changed groups ranking at HEAD (KI246)
     dropped: dict[str, tuple[str, list[tuple[str, Any, Any]]]] = {}  # KI247's runs
     marks: list[Finding] = []  # KI234, warnings: after the listing
     for key, records, comparisons, changed in ranked:
@@ -450,7 +450,7 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
                 entry[1].append(key)
                 entry[2].extend(records)
             elif rankings[1].ranked:
-                ranking.add(records[0].family)
+                ranking[records[0].family] += 1
                 gone = dropped_rows(*rankings)  # break95 M2: runs out of a group kept
                 if gone:
                     by_run = {row.record.digest: row for row in rankings[0].ranked}

@@ -23,7 +23,7 @@ makes of each group a policy change touches (both ends), so they cost no read of
 from __future__ import annotations
 
 import difflib
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..check._policy import name_words
@@ -78,14 +78,19 @@ def lost_group(records: list[Any], metric: str, before: Any, after: Any) -> bool
 
 
 def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
-                   ranked: Collection[str] = ()) -> list[Finding]:
+                   ranked: Mapping[str, int] | None = None) -> list[Finding]:
     """Return one KI245 error (or KI246 warning) per family whose groups a change unranks.
 
     Args:
         lost: family -> (HEAD's metric pointer, the keys of its groups :func:`lost_group`
             holds for, those groups' run records).
-        ranked: the families of which some group the change touches ranks runs at HEAD:
-            their metric is held (no typo), and their lost groups are KI246's warning.
+        ranked: family -> how many groups of it the change touches rank runs at HEAD by
+            the metric. Where they are at least as many as the groups it unranks, the
+            metric is held (no typo) and those groups are KI246's warning; where fewer, the
+            change unranks most of the family and stays KI245's error, whatever a few
+            groups hold (reviewer break96 H4: one planted run holding a number at a pointer
+            every other run holds as a string turned the error into a warning, and 499 of
+            500 KernelBench groups left the ranking).
 
     Returns:
         Findings on ``store/policy/ranking.json`` at ``/families/FAMILY/metric``, naming the
@@ -103,9 +108,10 @@ def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
     for family, (metric, keys, records) in sorted(lost.items()):
         held = held_pointers((r.spec for r in records), metric)
         kinds, example = held_otherwise((r.spec for r in records), metric)
-        some = family in ranked  # other groups rank by it: no typo, these groups lose out
+        kept = (ranked or {}).get(family, 0)  # groups ranking by it at HEAD
+        some = kept >= len(keys)  # held, and most groups keep ranking: these lose out
         said = _held_elsewhere(family, metric, keys, kinds, example) if some else \
-            _held_nowhere(family, metric, keys, held, kinds, example)
+            _held_nowhere(family, metric, keys, held, kinds, example, kept)
         findings.append(_at_metric(
             METRIC_HELD_BY_SOME_GROUPS if some else METRIC_HELD_BY_NO_RUN, family, metric,
             f"{said} Their runs hold {_listed(held)}",
@@ -114,11 +120,17 @@ def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
 
 
 def _held_nowhere(family: str, metric: str, keys: list[str], held: list[str],
-                  kinds: list[str], example: Any) -> str:
-    """KI245's message but the pointers held: no group holds ``metric`` (a typo?), with a guess."""
+                  kinds: list[str], example: Any, kept: int = 0) -> str:
+    """KI245's message but the pointers held: few or no groups hold ``metric`` (a typo?).
+
+    ``kept``: the family's groups the change touches that rank by it at HEAD, fewer than
+    ``keys`` (said: ``only N other group(s) hold it``); with a did-you-mean.
+    """
     guess = closest_pointer(metric, held)
+    few = (f" (only {kept} other group{'s' if kept > 1 else ''} of it hold{'' if kept > 1 else 's'}"
+           " it, fewer than it unranks)") if kept else ""
     return (f"family {family} ranks {metric}, which no run of {_groups(keys)} holds"
-            f"{_as_number(kinds, example)}: {_unranked(metric, keys, kinds, example)}"
+            f"{_as_number(kinds, example)}{few}: {_unranked(metric, keys, kinds, example)}"
             + (f"; did you mean {guess}?" if guess else "."))
 
 

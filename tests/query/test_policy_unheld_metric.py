@@ -141,6 +141,27 @@ def test_a_metric_other_groups_hold_is_a_warning_not_an_error(board, kit):
     assert "did you mean" not in line
 
 
+def test_a_metric_fewer_groups_hold_than_it_unranks_stays_an_error(board, kit):
+    """break96 H4: one planted run holding a number where every other run holds none turned
+    KI245's error into KI246's warning, and the family left the ranking but for that run's
+    group. KI246 is for a change most of the touched groups keep ranking by; here one group
+    ranks by the metric and two lose their ranking: an error, saying how few hold it."""
+    _second_group(board, kit)
+    protocol, env, _ = board.parts
+    work = kit.workload("plain")
+    impl = kit.implementation("proj-plain", name="impl-plain")
+    add_docs(board.store, [work, impl, kit.run(protocol, env, impl, work, latency=3_900_000,
+                                               name="plain")])
+    base = _policy(board, {"comparison": "source-native", "metric": "/sourceNative/metrics/mean",
+                           "order": "ascending", "unit": "ms"})
+    checked = _cli(board.store, "check", f"{base}..HEAD", code=1).output
+    assert "KI246" not in checked, checked
+    _one_line(checked, "error KI245 policy-metric-held-by-no-run: family synthetic ranks "
+              "/sourceNative/metrics/mean, which no run of 2 of its comparison groups holds "
+              "(only 1 other group of it holds it, fewer than it unranks): ranked before this "
+              "change, they would rank none (e.g. group ")
+
+
 def test_held_pointers_lists_numbers_under_the_deepest_part_held():
     specs = [{"sourceNative": {"metrics": {"latency_ms": 1.0, "ok": True, "name": "x"}}},
              {"sourceNative": {"metrics": {"sol_score": 0.3, "deep": {"a/b": 2}}}}]
