@@ -1421,7 +1421,8 @@ class Store:
             try:
                 plan = plan_add(view, manifests, allow_dangling=allow_dangling,
                                 update_metadata=update_metadata, commit=commit,
-                                origins=origins, head_holds=self._head_holds())
+                                origins=origins, head_holds=self._head_holds(),
+                                head_read=self._head_read())
                 results, files, written = plan.results, plan.files, plan.written
                 if checks:
                     groups = plan.groups
@@ -1993,6 +1994,26 @@ class Store:
             return head.read(path) == data
 
         return holds
+
+    def _head_read(self) -> Callable[[str], bytes | None]:
+        """Return ``read(path)``: HEAD's bytes at ``path``, None where HEAD has none.
+
+        HEAD's tree is opened on the first read (an add that asks none opens nothing); no
+        commit yet: every read is None. Raises nothing but what reading HEAD's objects
+        raises (a damaged repository: :class:`~kistore.core.errors.StoreStateError`).
+        """
+        head: View | None = None
+
+        def read(path: str) -> bytes | None:
+            nonlocal head
+            if head is None:
+                try:
+                    head = self.view("HEAD")
+                except InputError:  # no commit yet
+                    return None
+            return head.read(path)
+
+        return read
 
     def _record_names(self, view: WorkTreeView, written: list[tuple[Manifest, str, str]],
                       stats: Mapping[str, FileStat], in_step: dict[str, dict[str, int]]

@@ -105,7 +105,8 @@ class AddPlan:
 
 def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_dangling: bool,
              update_metadata: bool, commit: bool, origins: Mapping[Digest, Any] | None,
-             head_holds: Callable[[str, bytes], bool]) -> AddPlan:
+             head_holds: Callable[[str, bytes], bool],
+             head_read: Callable[[str], bytes | None] | None = None) -> AddPlan:
     """Check a batch against the work tree; return what to write, or every refusal.
 
     Args:
@@ -118,6 +119,11 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
         origins: where each manifest came from (a file name or a
             :class:`kistore.store.inputs.Located`), named in the errors.
         head_holds: ``holds(path, data)``: True when HEAD's tree has exactly ``data``.
+        head_read: ``read(path)``: HEAD's bytes at ``path``, or None. A committed object's
+            metadata is judged against HEAD's (a name never moves, KI432's annotations
+            stay) when the work tree's file is not HEAD's: edited or broken there, it is no
+            measure (reviewer break96 H3: a broken file's name was taken as the stored one
+            and the run renamed). None: the work tree's file is the measure.
 
     Returns:
         The :class:`AddPlan`.
@@ -208,6 +214,11 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                 ))
             else:  # replaced, or refused below: a committed name (even without the flag)
                 status = "metadata-updated"
+                if head_read is not None and head_holds(object_path, m.object_bytes) and not (
+                        stored_metadata is not None
+                        and head_holds(metadata_path, stored_metadata)):
+                    # a committed object's metadata edited in the work tree: HEAD's counts
+                    stored_metadata = head_read(metadata_path) or stored_metadata
                 stored_name = metadata_name(stored_metadata)
                 if (stored_name is not None and stored_name != m.name
                         and stored_metadata is not None
