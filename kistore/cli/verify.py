@@ -318,6 +318,10 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
                 held = remote_tips(store.repo, remote)
             findings = check_updates(store, [(o, n, r) for o, n, r in lines], held=held,
                                      checkers=checkers, remote=remote)
+        if not lines:  # break96 M3: a bare "ok" above git's own rejection read as a pass
+            report(_strict(findings) if strict else findings, fmt, as_json, checked,
+                   footer=NO_UPDATES)
+            return
     else:
         checked = range_ or ""
         with cannot_run(fmt, as_json, checked):
@@ -329,6 +333,13 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
             else:
                 _say_if_empty(ctx.store(), checked)
     report(_strict(findings) if strict else findings, fmt, as_json, checked)
+
+
+NO_UPDATES = (
+    "note: git handed no ref update to check; git rejects a push that is not a fast-forward "
+    "itself, before its hooks run: for refs/notes/kistore, `kistore notes push REMOTE` merges "
+    "the remote's notes and pushes")
+"""Said after ``check --updates -`` of no line (the pre-push hook of a push git rejected)."""
 
 
 def _say_if_empty(store: Store, range_: str) -> None:
