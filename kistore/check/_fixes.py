@@ -153,7 +153,9 @@ def edited_fix(path: str, before: str, edit: str, where: str = "HEAD") -> str:
             "read commit by commit (KI401). Objects are never edited: add a new manifest instead")
 
 
-def restored_fix(commits: list[str], where: str = "HEAD", rebase: str = REBASE_BASE) -> str:
+def restored_fix(commits: list[str], where: str = "HEAD", rebase: str = REBASE_BASE,
+                 held: str = "the object's original bytes", restoring: str = "the bytes",
+                 one: str = "the edit's commit") -> str:
     """Return the fix of an object changed in ``commits`` whose bytes ``where`` holds again.
 
     Following the edit's fix ("restore ... and commit it") left ``verify`` red with the
@@ -169,6 +171,10 @@ def restored_fix(commits: list[str], where: str = "HEAD", rebase: str = REBASE_B
         where: the revision verified (``HEAD``, or ``--at``'s).
         rebase: the rebase command in backquotes (the gate's, naming BASE's id; ``verify``:
             :data:`REBASE_BASE`, saying how to find BASE).
+        held: what ``where`` holds again (a names file, a metadata file's annotations:
+            KI208, KI432 at the gate, reviewer break96 M4).
+        restoring: what the restoring commit brought back.
+        one: the one commit's name, when ``commits`` holds one.
 
     Returns:
         The fix: drop those commits and the restoring one, or, on a branch already merged,
@@ -177,8 +183,8 @@ def restored_fix(commits: list[str], where: str = "HEAD", rebase: str = REBASE_B
     ids = ", ".join(dict.fromkeys(c[:12] for c in commits))
     many = len(commits) > 1
     said = (f"the commits that changed it ({ids}) stay" if many
-            else f"the edit's commit ({ids}) stays")
-    return (f"{where} holds the object's original bytes again, but {said} in the history, "
+            else f"{one} ({ids}) stays")
+    return (f"{where} holds {held} again, but {said} in the history, "
             f"which is read commit by commit: in a branch not yet merged, drop "
-            f"{'them' if many else 'it'} and the commit restoring the bytes ({rebase}); on a "
+            f"{'them' if many else 'it'} and the commit restoring {restoring} ({rebase}); on a "
             "branch already merged the history cannot change, and this error says so for good")

@@ -51,7 +51,7 @@ from ..git import treediff
 from ..git.blobs import read_blob, read_loose_history
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.pathlog import blob_at
-from ._fixes import HINT_BASE, Base
+from ._fixes import HINT_BASE, Base, restored_fix
 from ._history import ancestry
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -173,8 +173,8 @@ def _held(store: Store, at: str | None, revoked: dict[str, Any]) -> list[Finding
     return findings
 
 
-def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | None = None
-               ) -> list[Finding]:
+def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | None = None,
+               ends: tuple[Any, Any] | None = None) -> list[Finding]:
     """KI208 for each metadata file given another ``name``, each names file changed; KI432.
 
     KI432 (an error) for each ``kernelindex.dev/*`` annotation (:func:`kistore.core.
@@ -195,6 +195,10 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | Non
         commits: the commits to check (``pygit2.Commit``).
         base: the gate's BASE, which KI432's fix restores the file from (its hint's
             ``git checkout BASE -- FILE`` with the id and the file); None: the hint.
+        ends: the root trees of BASE and HEAD (the gate's): a file HEAD holds as BASE does
+            again (a later commit restored it) gets the fix that works there, dropping the
+            commits (:func:`._fixes.restored_fix`), not a checkout that changes nothing
+            (reviewer break96 M4).
 
     Returns:
         KI208 findings, one per (metadata file, old name, new name) and per (names file,
@@ -231,7 +235,35 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | Non
                     NAME_MOVED, f"commit {str(commit.id)[:12]} renames {before!r} to "
                     f"{after!r}: a name never moves", file=path, pointer="/name",
                     expected=before, found=after, extra={"commit": str(commit.id)}))
-    return list(findings.values())
+    found = list(findings.values())
+    return found if base is None or ends is None else _restored(found, base, *ends)
+
+
+def _restored(findings: list[Finding], base: Base, before: Any, after: Any
+              ) -> list[Finding]:
+    """Give each KI208/KI432 on a file HEAD holds as BASE does again the branch's fix.
+
+    ``before``, ``after``: BASE's and HEAD's root trees. The findings' commits on that file,
+    oldest first (the walk yields the tip first), are named to drop with the restoring one.
+    Raises nothing.
+    """
+    changed: dict[str, list[str]] = {}
+    for f in findings:
+        if f.file and "commit" in f.extra and f.rule.id in ("KI208", "KI432"):
+            changed.setdefault(f.file, []).append(str(f.extra["commit"]))
+    fixes = {}
+    for path, commits in changed.items():
+        held = _blob_entry(after, path)
+        if held is None or held != _blob_entry(before, path):
+            continue
+        names = path.startswith(layout.NAMES_DIR + "/")
+        fixes[path] = restored_fix(
+            list(dict.fromkeys(reversed(commits))), "HEAD", base.rebase(),
+            "this names file as BASE does" if names else "this metadata file as BASE does",
+            "the file" if names else "it",
+            "the commit that deleted it" if names else "the commit that changed it")
+    return [replace(f, fix=fixes[f.file]) if f.file in fixes and f.rule.id in ("KI208", "KI432")
+            else f for f in findings]
 
 
 def _off_layout(path: str, directory: str) -> bool:
