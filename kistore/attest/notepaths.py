@@ -30,6 +30,25 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 __all__ = ["NOTES_PATH_NOT_CANONICAL", "Doubled", "doubled_notes", "path_findings"]
 
+def remote_words(remote: str | None) -> tuple[str, str]:
+    """Return how a fix names a remote: (as typed in a command, shell-quoted; as said).
+
+    Args:
+        remote: the remote's name or URL as the pushing clone calls it; None: the word
+            ``REMOTE`` both ways (``pre-receive`` knows no clone's name for itself).
+
+    Returns:
+        ``("REMOTE", "REMOTE")`` for None, else ``(shlex.quote(remote), remote)``. Raises
+        nothing.
+    """
+    if remote is None:
+        return "REMOTE", "REMOTE"
+    # Lazy: shlex for this message only.
+    import shlex
+
+    return shlex.quote(remote), remote
+
+
 def paths_fix(remote: str | None = None) -> str:
     """Return KI424's fix, naming the remote a push goes to.
 
@@ -43,10 +62,7 @@ def paths_fix(remote: str | None = None) -> str:
         rebase REMOTE`` (it fetches REMOTE's notes first, since fixg96) then ``kistore notes
         push REMOTE``. Raises nothing.
     """
-    # Lazy: shlex for this message only.
-    import shlex
-
-    typed, name = ("REMOTE", "REMOTE") if remote is None else (shlex.quote(remote), remote)
+    typed, name = remote_words(remote)
     return ("keep one path per annotated object in refs/notes/kistore, named as git and "
             "kistore write it (lowercase hex, 2-digit fan-out directories, blobs of mode "
             "100644): push notes `kistore attest` and `kistore notes push` wrote, never a "

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL, paths_fix
+from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL, paths_fix, remote_words
 from ..attest.notes import numbered_lines
 from ..core.findings import Finding
 from ..git.blobs import read_blob
@@ -153,14 +153,8 @@ def rebase_advice(remote: str | None) -> str:
         L2: the notes push's finding said ``REMOTE`` literally), or, with None, ``REMOTE``
         said to be the clone's name for this repository.
     """
-    if remote is None:
-        typed, name, which = "REMOTE", "REMOTE", (", REMOTE being your clone's name for this "
-                                                  "repository")
-    else:
-        # Lazy: shlex for this message only.
-        import shlex
-
-        typed, name, which = shlex.quote(remote), remote, ""
+    typed, name = remote_words(remote)
+    which = ", REMOTE being your clone's name for this repository" if remote is None else ""
     return (f"push a notes history without that commit (`kistore notes rebase {typed}` "
             f"rebuilds a clone's notes on {name}'s without it{which}; `kistore notes fetch` "
             "of a fork takes its lines, not its history)")

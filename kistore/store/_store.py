@@ -1416,13 +1416,14 @@ class Store:
             self._check_head_attributes()
             self._check_committed_limits(manifests)
         view = self._work_view(self.root)
+        head = self._head_read()  # HEAD's files, read on demand (one tree for both uses)
         ahead = _pack_ahead(manifests) if commit else None  # while the checks below run
         try:
             try:
                 plan = plan_add(view, manifests, allow_dangling=allow_dangling,
                                 update_metadata=update_metadata, commit=commit,
-                                origins=origins, head_holds=self._head_holds(),
-                                head_read=self._head_read())
+                                origins=origins, head_holds=self._head_holds(head),
+                                head_read=head)
                 results, files, written = plan.results, plan.files, plan.written
                 if checks:
                     groups = plan.groups
@@ -1975,25 +1976,20 @@ class Store:
                 f"manifest{'s' * (len(replaced) != 1)}\n\n"
                 "Metadata replaced (--update-metadata):\n" + "\n".join(listed))
 
-    def _head_holds(self) -> Callable[[str, bytes], bool]:
+    def _head_holds(self, read: Callable[[str], bytes | None] | None = None
+                    ) -> Callable[[str, bytes], bool]:
         """Return ``holds(path, data)``: True when HEAD's tree has exactly ``data`` at ``path``.
 
         ``add --commit`` of a manifest whose files are in the work tree but not committed
         (an earlier plain ``add``, or an add killed after writing) commits them; a killed
         add may have left the object file without its metadata, or the other way round.
+
+        Args:
+            read: a :meth:`_head_read` reader to share (one HEAD tree opened for both);
+                None: a new one. No commit yet: nothing is held.
         """
-        head: View | None = None
-
-        def holds(path: str, data: bytes) -> bool:
-            nonlocal head
-            if head is None:
-                try:
-                    head = self.view("HEAD")
-                except InputError:  # no commit yet
-                    return False
-            return head.read(path) == data
-
-        return holds
+        read = read or self._head_read()
+        return lambda path, data: read(path) == data
 
     def _head_read(self) -> Callable[[str], bytes | None]:
         """Return ``read(path)``: HEAD's bytes at ``path``, None where HEAD has none.
