@@ -72,8 +72,10 @@ def _sequence(store, kit, rule: str, order: str) -> tuple[str, str, dict]:
     """Commit a group's stored run, then the arriving run's files in two commits.
 
     ``order``: "group-first" (break94: its group file, then its object), "run-first" (its
-    object, then its group file) or "environment-last" (its object and group file, its
-    environment dangling, then that environment: another one of the same GPU).
+    object, then its group file), "environment-last" (its object and group file, its
+    environment dangling, then that environment: another one of the same GPU) or
+    "group-missing" (its object alone, past the hook: KI215; the "first half" is the stored
+    run's commit, so the range is the one commit adding the run).
 
     Returns:
         The second commit's parent, the second commit, the arriving run's document.
@@ -95,6 +97,11 @@ def _sequence(store, kit, rule: str, order: str) -> tuple[str, str, dict]:
         manifests.append(Manifest.from_document(env2))
     group = group_files([Manifest.from_document(run)], manifests)
     files = {**_files(arriving[0]), **_files(run)}
+    if order == "group-missing":
+        base = git(root, "rev-parse", "HEAD").strip()
+        for path, data in files.items():
+            write_raw(root, path, data)
+        return base, commit_all(root, "the run without its group file, past the hook"), run
     if order == "environment-last":
         add_docs(store, arriving, commit=False, allow_dangling=True)  # its forward records
         first, second = group, _files(env2)
@@ -108,7 +115,8 @@ def _sequence(store, kit, rule: str, order: str) -> tuple[str, str, dict]:
     return base, commit_all(root, "second half"), run
 
 
-@pytest.mark.parametrize("order", ["group-first", "run-first", "environment-last"])
+@pytest.mark.parametrize("order", ["group-first", "run-first", "environment-last",
+                                   "group-missing"])
 @pytest.mark.parametrize("rule", ["KI232", "KI210", "KI221", "KI234"])
 def test_the_gate_judges_a_run_arriving_in_its_group_by_any_way(store, kit, rule, order):
     base, head, run = _sequence(store, kit, rule, order)
@@ -127,6 +135,10 @@ def test_the_gate_judges_a_run_arriving_in_its_group_by_any_way(store, kit, rule
                      "'synthetic' is ranked by, which is no number",
             "KI234": "would rank #1 of its comparison group"}[rule]
     assert said in found[0].message
+    if order == "group-missing":  # judged against its computed group, and KI215 said too
+        missing = [f for f in check_range(store, f"{base}..{head}", checkers=CHECKERS)
+                   if f.rule.id == "KI215"]
+        assert [f.file for f in missing] == [run_file], missing
 
 
 def test_runs_arriving_names_the_group_once_and_no_run_already_there(store, kit):
