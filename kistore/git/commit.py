@@ -401,8 +401,7 @@ class BranchCommit:
         base = parent.tree if parent is not None else None
         tree = _build_tree(self.repo, base, _nest(blobs), written)
         parents = [parent.id] if parent is not None else []
-        return _loose.written(functools.partial(
-            self.repo.create_commit, None, signature, signature, message, tree, parents)), tree
+        return _loose.commit(self.repo, signature, message, tree, parents), tree
 
     def _commit_packed(self, parent: pygit2.Commit | None, files: Mapping[str, bytes],
                        signature: pygit2.Signature, message: str,
@@ -454,8 +453,7 @@ class BranchCommit:
                 written.append(made)
             tree_id = pygit2.Oid(raw=tree)
             parents = [parent.id] if parent is not None else []
-            commit = _loose.written(functools.partial(
-                self.repo.create_commit, None, signature, signature, message, tree_id, parents))
+            commit = _loose.commit(self.repo, signature, message, tree_id, parents)
         except BaseException:
             for keep in keeps:
                 keep.unlink(missing_ok=True)

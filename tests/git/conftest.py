@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
+import pygit2
 import pytest
 
 
@@ -20,3 +22,47 @@ def no_git_config(tmp_path, monkeypatch) -> Path:
                  "GIT_CONFIG_SYSTEM"):
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+def commit_writes_failing(monkeypatch, times: int, blocker: str = "vanished"
+                          ) -> list[tuple[str, bool]]:
+    """Make the next ``times`` ``Repository.create_commit`` calls fail to write their commit.
+
+    The race, made deterministic: git's ``prune-packed`` removing the commit's fan-out
+    directory between libgit2's ``mkdir`` and its rename. For the call, that directory is a
+    symlink to nothing (``blocker="vanished"``: libgit2's ``mkdir`` finds it, its ``stat``
+    says "No such file or directory", the race's error) or an empty regular file
+    (``"file"``: "directory exists", another failure); objects already in the directory
+    are set aside meanwhile and put back after. libgit2 itself is called, and returns.
+
+    Returns:
+        For each failed call: the id libgit2 returned, and whether that object was on disk
+        right after the call (it never was: libgit2 returns the id of an unwritten commit).
+    """
+    real = pygit2.Repository.create_commit
+    failed: list[tuple[str, bool]] = []
+
+    def create_commit(self, update_ref, author, committer, message, tree, parents):
+        if len(failed) >= times:
+            return real(self, update_ref, author, committer, message, tree, parents)
+        body = self.create_commit_string(author, committer, message, tree, parents).encode()
+        oid = hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest()
+        fan_out = Path(self.path) / "objects" / oid[:2]
+        aside = fan_out.with_name(f"{oid[:2]}.aside")
+        if fan_out.exists():
+            fan_out.rename(aside)
+        if blocker == "vanished":
+            fan_out.symlink_to(f"{oid[:2]}.gone")
+        else:
+            fan_out.write_bytes(b"")
+        try:
+            got = real(self, update_ref, author, committer, message, tree, parents)
+        finally:
+            fan_out.unlink()
+            if aside.exists():
+                aside.rename(fan_out)
+        failed.append((str(got), (fan_out / oid[2:]).exists()))
+        return got
+
+    monkeypatch.setattr(pygit2.Repository, "create_commit", create_commit)
+    return failed
