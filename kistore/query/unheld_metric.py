@@ -1,6 +1,6 @@
 """KI245: a ranking-policy change that ranks a family by a metric none of its runs holds.
 
-Held means held as a number ``rank`` ranks (:func:`kistore.query.policy.rankable_number`,
+Held means held as a number ``rank`` ranks (:func:`kistore.core.numbers.is_number`,
 the one test both use): until 2026-12-05 any value counted, so a pointer every run states as
 a string (KernelBench's ``/sourceNative/metrics/hardware``), a boolean or an object unranked
 the whole family with a green gate (reviewer fresh96 F1).
@@ -30,7 +30,8 @@ from ..check._policy import name_words
 from ..core.canonical import escape_pointer
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import POLICY_FILE
-from .policy import rankable_number, resolve_pointer, shown_value
+from ..core.numbers import is_number
+from .policy import resolve_pointer, shown_value
 
 METRIC_HELD_BY_NO_RUN = rule(
     "KI245", "policy-metric-held-by-no-run", ERROR,
@@ -67,14 +68,14 @@ def lost_group(records: list[Any], metric: str, before: Any, after: Any) -> bool
 
     Returns:
         True when BASE ranked some run, HEAD ranks none, and no run of the group holds a
-        number at ``metric`` (:func:`kistore.query.policy.rankable_number`, ``rank``'s own
+        number at ``metric`` (:func:`kistore.core.numbers.is_number`, ``rank``'s own
         test): nothing, ``null``, or a string, boolean, array or object there alike
         (fresh96 F1: a pointer every run held as a string unranked a family unsaid).
 
     Raises nothing.
     """
     return bool(before.ranked) and not after.ranked and not any(
-        rankable_number(resolve_pointer(r.spec, metric)) for r in records)
+        is_number(resolve_pointer(r.spec, metric)) for r in records)
 
 
 def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
@@ -212,7 +213,7 @@ def _leaves(node: Any, at: str, into: set[str]) -> None:
     if isinstance(node, dict):
         for key, value in node.items():
             _leaves(value, f"{at}/{escape_pointer(str(key))}", into)
-    elif rankable_number(node):
+    elif is_number(node):
         into.add(at)
 
 
@@ -236,7 +237,7 @@ def held_otherwise(specs: Iterable[Any], metric: str) -> tuple[list[str], Any]:
     example = None
     for spec in specs:
         value = resolve_pointer(spec, metric)
-        if value is None or rankable_number(value):
+        if value is None or is_number(value):
             continue
         kinds.add(_PLURALS.get(type(value), "values"))
         example = value if example is None else example

@@ -13,7 +13,6 @@ import json
 
 import pytest
 
-from kistore.query.policy import rankable_number
 from kistore.query.unheld_metric import closest_pointer, held_otherwise, held_pointers
 
 from ..conftest import add_docs, git
@@ -215,16 +214,6 @@ def test_a_number_in_some_group_makes_strings_in_another_a_warning(board, kit):
     [line] = [x for x in checked.splitlines() if "KI246" in x and "warning" in x]
     assert ("which no run of its comparison group holds as a number (they hold strings "
             "there, e.g. \"3.53\") (the runs of its other groups hold it)") in line, line
-
-
-@pytest.mark.parametrize("value", [0, -1.5, 10**300, 1e-7, 2.5])
-def test_numbers_are_ranked_numbers(value):
-    assert rankable_number(value)
-
-
-@pytest.mark.parametrize("value", [None, True, False, "0.5", "", [1], {"a": 1}])
-def test_the_rest_are_not(value):
-    assert not rankable_number(value)
 
 
 def test_held_otherwise_names_each_kind_and_the_first_value():
