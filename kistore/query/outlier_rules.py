@@ -84,6 +84,7 @@ from .outliers import (
 )
 from .policy import DESCENDING, Comparison, RankingPolicy
 from .ranking import Ranking, rank_group
+from .unheld_metric import stored_unheld
 from .units import policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -1025,7 +1026,9 @@ def outliers_parsed(store: Store, at: str | None, loaded: dict[str, Loaded]) -> 
             be what a catalog loads.
 
     Returns:
-        As :func:`check_outliers`.
+        As :func:`check_outliers`, after KI245 of the stored policy, judged from the same
+        groups (:func:`kistore.query.unheld_metric.stored_unheld`: a family ranked by a
+        pointer fewer of its groups hold as a number than hold none).
     """
     policy = policy_of(store, at)
     if policy is None:
@@ -1052,7 +1055,7 @@ def outliers_parsed(store: Store, at: str | None, loaded: dict[str, Loaded]) -> 
         group = placed[keyed]
         if group is not None:
             groups.setdefault(group, []).append((digest, name, spec))
-    return _judge_groups(store, at, {
+    return stored_unheld(groups) + _judge_groups(store, at, {
         group: [describe(d, "BenchmarkRun", n, s, lookup) for d, n, s in runs]
         for group, runs in groups.items() if _may_mark([s for _, _, s in runs], group[1])})
 
