@@ -419,7 +419,7 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
     for record in catalog.records(kind="BenchmarkRun"):
         if record.comparison_key is not None and record.family is not None:
             groups.setdefault(record.comparison_key, []).append(record)
-    ranked: list[tuple[str, list[Any], list[Any], bool]] = []  # key, runs, comparisons, moved
+    ranked: list[tuple[str, list[Any], list[Any], bool]] = []  # key, runs, comparisons, reranked
     for key, records in sorted(groups.items()):
         first = records[0]
         try:

@@ -90,3 +90,27 @@ def test_an_arriving_slip_the_new_metric_ranks_is_said_once_as_arriving(group, t
     assert ki415.endswith("before: 1 eager, 2 compile, 3 triton; after: 1 slip (arriving), "
                           "2 eager, 3 compile, 4 triton"), ki415
 
+
+
+def test_a_stored_run_the_policy_marks_is_still_said_beside_an_arriving_run(group, tmp_path):
+    """The policy's own doing to a stored run stays said, once, when the same range adds an
+    honest run: ``old``, stored at BASE honest by measured latency with its mean written in
+    seconds, is newly marked by the change (as before break96 M2's fix), and the arriving
+    run is no stored run."""
+    store, kit, (protocol, env, work) = group
+    impl = kit.implementation("proj-old", name="impl-old")
+    path = tmp_path / "old.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in (impl, kit.run(
+        protocol, env, impl, work, latency=3_750_000, name="old",
+        native={"metrics": {"mean": 0.00375}}))))
+    _cli(store, "add", "--commit", str(path))
+    base = _pull_request(store, kit, (protocol, env, work), tmp_path, 3_700_000, 3.7)
+    checked = _cli(store, "check", f"{base}..HEAD").output
+    [said] = _ki234(checked)
+    assert "this change would newly mark BenchmarkRun/old (sha256:" in said, said
+    assert "a stored run that would rank #1 of its comparison group (by the source's own " \
+        f"metric, {MEAN} ascending) with 0.00375 ms" in said, said
+    assert "BenchmarkRun/slip" not in said.split(" with ")[0], said
+    [ki415] = [x for x in checked.splitlines() if "KI415" in x]
+    assert ki415.endswith("before: 1 eager, 2 old, 3 compile, 4 triton; after: 1 old, 2 eager, "
+                          "3 slip (arriving), 4 compile, 5 triton"), ki415
