@@ -42,6 +42,7 @@ from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, WARNING, Finding, rule
 from ..core.layout import NOTES_REF
+from ..core.numbers import is_number
 from ..core.once import warn_once
 from ..git.blobs import ObjectUnreadable, fetch_blobs, is_partial_clone
 from ..git.notes import notes_tree
@@ -312,7 +313,7 @@ def _measured(predicate: dict[str, Any]) -> float | None:
     if not isinstance(timing, dict) or not isinstance(timing.get("latencyNs"), dict):
         return None
     value = timing["latencyNs"].get(timing.get("primaryStatistic"))
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+    return value if is_number(value) else None
 
 
 def signed_at(predicate: dict[str, Any]) -> datetime | None:

@@ -26,6 +26,7 @@ from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest, is_digest
 from ..core.errors import with_article
+from ..core.numbers import is_number
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import View
@@ -121,7 +122,7 @@ def _latency_at(timing: dict[str, Any], statistic: Any) -> float | None:
     latency = timing.get("latencyNs")
     value = latency.get(statistic) if isinstance(latency, dict) and isinstance(
         statistic, str) else None
-    if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
+    if not is_number(value) or not value > 0:
         return None
     return float(value)
 
@@ -138,7 +139,7 @@ def _rerun_problem(view: View, spec: dict[str, Any], predicate: dict[str, Any]) 
                 f"primary statistic is {statistic!r}")
     latency = timing.get("latencyNs")
     value = latency.get(statistic) if isinstance(latency, dict) else None
-    if not isinstance(value, int | float) or isinstance(value, bool):
+    if not is_number(value):
         return f"the rerun states no latencyNs.{statistic} (the run's primary statistic)"
     wanted = _product(view, spec.get("environmentDigest"))
     given = predicate.get("environmentDigest")

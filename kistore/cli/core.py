@@ -136,10 +136,12 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
 
         checks = (outliers_check(withdrawn_runs(store)),)
     if "BenchmarkRun" in kinds:
-        # Lazy: a run is judged against its group's unit (KI210) only when runs are added.
+        # a run is judged against its group's unit (KI210) and for its ranked value (KI221)
+        # Lazy: only when runs are added.
+        from ..query.ranked_values import values_admitted
         from ..query.units import units_admitted
 
-        checks = (units_admitted, *checks)
+        checks = (units_admitted, values_admitted, *checks)
 
     landing = Landing()
     with interrupt_says(undone_add("add", commit=do_commit,

@@ -54,6 +54,7 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     from ..attest.evidence import withdrawn_runs
     from ..importers import plan_import, run_import
     from ..query.outlier_rules import outliers_check
+    from ..query.ranked_values import values_admitted
     from ..query.units import units_admitted
 
     if message and not do_commit:
@@ -73,8 +74,9 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
                                 skip_invalid=skip_invalid, update_metadata=update_metadata,
                                 progress=bar.update, on_landed=landing.landed,
                                 # a run whose unit disagrees with its group's (KI210),
-                                # a run 100x ahead of its group's reference (KI234)
-                                checks=(units_admitted,
+                                # a run 100x ahead of its group's reference (KI234),
+                                # a ranked value that is no number (KI221)
+                                checks=(units_admitted, values_admitted,
                                         outliers_check(withdrawn_runs(store))))
         landing.landed(landing.commit)  # nothing was written, or it landed: print it all
     landing.say("import", len(report.results))

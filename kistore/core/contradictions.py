@@ -45,6 +45,7 @@ from .canonical import escape_pointer
 from .claims import WITHDRAW_FIRST
 from .errors import shorten
 from .findings import WARNING, rule
+from .numbers import is_number
 
 TRACE_STATUSES = {
     "PASSED": "passed",
@@ -154,7 +155,7 @@ def run_contradictions(spec: Any) -> list[Contradiction]:
             if bounds is None:
                 continue
             low, high, meaning = bounds
-            if not isinstance(value, int | float) or isinstance(value, bool):
+            if not is_number(value):
                 found.append(Contradiction(
                     "KI223", f"/spec/sourceNative/metrics/{escape_pointer(key)}",
                     f"{source}'s {key} is a number in [{low:g}, {high:g}] ({meaning}); the "
@@ -224,7 +225,7 @@ def latency_contradictions(latency: dict[str, Any]) -> list[Contradiction]:
         message names both pointers and values.
     """
     values = {k: v for k, v in latency.items() if k not in _SPREAD
-              and isinstance(v, _NUMBER) and not isinstance(v, bool)}
+              and is_number(v)}
     if len(values) < 2:
         return []  # most runs state one statistic: nothing to order
     found = []
@@ -256,11 +257,6 @@ def out_of_order(low: str, a: float, high: str, b: float) -> Contradiction:
         f"the run states {low} {a!r} ns ({pointer}) above {high} {b!r} ns "
         f"({other}): no set of trials has a {low} above its {high}",
         f"latencyNs {low} {a!r} > {high} {b!r}")
-
-
-_NUMBER = (int, float)
-"""The types a statistic's value may have (a bool, though an int, is left out apart): a tuple,
-since ``int | float`` in ``isinstance`` made a union object at every call."""
 
 
 @lru_cache(maxsize=1024)
@@ -303,7 +299,7 @@ def implausible_latencies(spec: Any) -> list[Contradiction]:
     if not isinstance(latency, dict):
         return []
     low = sorted((v, k) for k, v in latency.items() if k not in _SPREAD
-                 and isinstance(v, int | float) and not isinstance(v, bool)
+                 and is_number(v)
                  and v < LATENCY_FLOOR_NS)
     if not low:
         return []
@@ -380,9 +376,7 @@ LATENCY_UNITS_DISAGREE = rule(
 
 def _finite(value: Any) -> float | None:
     """Return a JSON number that is finite as a float, else None (``true`` is no number)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
+    return float(value) if is_number(value) and math.isfinite(value) else None
 
 
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")

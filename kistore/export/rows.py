@@ -13,6 +13,7 @@ from typing import Any
 
 from ..core.digest import Digest
 from ..core.git_names import name_key
+from ..core.numbers import is_number
 from ..core.pathnames import component, hashed_on
 from ..core.times import commit_text
 from ..query.outliers import implausible_latency
@@ -57,7 +58,7 @@ def run_row(digest: str, document: dict[str, Any], metadata: dict[str, Any],
         "environmentDigest": spec.get("environmentDigest"),
         "implementationDigest": spec.get("implementationDigest"),
         "source": _text(native.get("source")), "externalId": _text(native.get("externalId")),
-        "sourceNative": {k: v for k, v in sorted(metrics.items()) if _number(v)},
+        "sourceNative": {k: v for k, v in sorted(metrics.items()) if is_number(v)},
         "implausibleLatency": low["said"] if (low := implausible_latency(spec)) else None,
         **_where(found), "generation": 0,
     }
@@ -248,10 +249,6 @@ commit_time = functools.lru_cache(maxsize=4096)(commit_text)
 """A commit time (seconds since the epoch) as RFC 3339 UTC, ``...T...Z``
 (:func:`kistore.core.times.commit_text`: a time past year 9999 reads as
 9999-12-31T23:59:59Z), kept for the commits an export meets again."""
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _text(value: Any) -> str | None:

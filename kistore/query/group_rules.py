@@ -31,27 +31,19 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..attest.levels import SOURCE_NATIVE
-from ..core import canonical, layout
+from ..core import layout
 from ..core.digest import Digest, is_digest
-from ..core.errors import KistoreError
-from ..core.findings import WARNING, Finding, rule
+from ..core.findings import Finding
 from ..index.catalog import Loaded, load_manifest
 from ..index.index import open_catalog
 from ..index.records import Record, describe
 from ..store.arrivals import runs_arriving
-from .policy import resolve_pointer, shown_value
+from .ranked_values import VALUE_NOT_A_NUMBER, misstated, ranks_source_native, said, spec_of
 from .units import group_units, policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..index.catalog import Catalog
     from ..store import Store, View
-
-VALUE_NOT_A_NUMBER = rule(
-    "KI221", "ranked-value-not-a-number", WARNING,
-    "state the ranked value as a JSON number (0.5, not \"0.5\"); as it is, `rank` leaves "
-    "the run unranked")
-
 
 def _arriving(store: Store, base: str, head: str, changed: set[str]) -> set[str]:
     """Return the digests of the runs the range puts in comparison groups.
@@ -85,53 +77,26 @@ def values_are_numbers(store: Store, base: str, head: str, changed: set[str]
         (``/spec`` + the metric).
     """
     policy = policy_of(store, head) if changed else None
-    if policy is None or not any(e.get("comparison") == SOURCE_NATIVE
-                                 for e in policy.families.values()):
+    if policy is None or not ranks_source_native(policy):
         return []  # a measured latency is a number by the schema
     added = _arriving(store, base, head, changed)
     view = store.view(head)
     findings = []
     for digest in sorted(added):
         # two object files, no catalog: in a partial clone one more blob (the protocol)
-        run = _spec_of(view, digest, "BenchmarkRun")
-        protocol = _spec_of(view, run.get("protocolDigest"), "BenchmarkProtocol") if run \
-            else None
-        family = resolve_pointer(protocol, "/comparability/family")
-        if run is None or not isinstance(family, str):
-            continue  # no protocol stored (KI201) or not one (KI202): nothing ranks it yet
-        statistic = resolve_pointer(protocol, "/measurement/primaryStatistic")
-        try:
-            comparison = policy.comparison(family, statistic if isinstance(statistic, str)
-                                           else "mean")
-        except KistoreError:  # a family with no metric: KI206's or rank's to say
+        run = spec_of(view, digest, "BenchmarkRun")
+        if run is None:
             continue
-        stated = comparison.misstated_value(run)
-        if stated is not None:
-            found = shown_value(stated)
+        # no protocol stored (KI201) or not one (KI202): nothing ranks it yet
+        found = misstated(run, spec_of(view, run.get("protocolDigest"), "BenchmarkProtocol"),
+                          policy)
+        if found is not None:
+            comparison, family, value = found
             findings.append(Finding(
-                VALUE_NOT_A_NUMBER, f"states {found} at {comparison.metric}, the value its "
-                f"family {family!r} is ranked by, which is no number",
+                VALUE_NOT_A_NUMBER, said(comparison, family, value),
                 file=layout.object_path(Digest.from_str(digest)),
-                pointer="/spec" + comparison.metric, expected="a number", found=found))
+                pointer="/spec" + comparison.metric, expected="a number", found=value))
     return findings
-
-
-def _spec_of(view: View, digest: Any, kind: str) -> dict[str, Any] | None:
-    """Return the ``spec`` of the stored object ``digest`` when it is a ``kind``, else None.
-
-    Unreadable, unparsable or missing objects are other rules' findings (KI101-KI117,
-    KI201): None here.
-    """
-    if not isinstance(digest, str) or not is_digest(digest):
-        return None
-    try:
-        document = canonical.loads(view.object_bytes(Digest.from_str(digest)))
-    except (KistoreError, OSError):
-        return None
-    if not isinstance(document, dict) or document.get("kind") != kind:
-        return None
-    spec = document.get("spec")
-    return spec if isinstance(spec, dict) else None
 
 
 def units_agree(store: Store, base: str, head: str, changed: set[str], *,

@@ -51,6 +51,7 @@ from ..core.findings import INFO, Finding, rule
 from ..core.times import commit_datetime
 from ..index.groups import NoListing, group_catalog
 from ..index.index import open_catalog
+from ..store.arrivals import runs_arriving
 from .outlier_rules import policy_marks
 from .policy import load_policy
 from .policy_families import protocol_families, unknown_families
@@ -160,7 +161,7 @@ def trust_and_policy_effects(store: Store, base: str, head: str, changed: set[st
                                     file=_object_path(run),
                                     extra={"before": was, "after": now}))
     return findings + _rankings(store, base, head, before, after, policy_changed, catalog,
-                                trust_changed=trust_changed)
+                                trust_changed=trust_changed, changed=changed)
 
 
 def _attested(changed: set[str]) -> set[Digest]:
@@ -364,15 +365,25 @@ def _object_path(digest: str) -> str:
 
 def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
               after: dict[str, Evidence], policy_changed: bool,
-              catalog: Catalog | None = None, *, trust_changed: bool = False
-              ) -> list[Finding]:
+              catalog: Catalog | None = None, *, trust_changed: bool = False,
+              changed: set[str] | None = None) -> list[Finding]:
     """KI415 per group whose ranked order differs between BASE's and HEAD's evidence and policy.
 
     Each group is ranked once at each end, as ``rank`` ranks it there (a withdrawn run left
-    out, docs/attestations.md), and a group whose comparison the policy change changes is
-    judged for KI234 and KI235 from those two rankings (:func:`policy_marks`). A policy
-    change's entries are judged against HEAD's protocols' families too (KI250,
-    :func:`kistore.query.policy_families.unknown_families`), from the same catalog.
+    out, docs/attestations.md): BASE's runs under BASE's policy and evidence, HEAD's under
+    HEAD's. BASE's runs of a group are HEAD's less those the range brings to it
+    (:func:`kistore.store.arrivals.runs_arriving`, O(change): the gate refuses a removed
+    group file); until 2026-12-05 both ends ranked HEAD's runs, so a run the range adds was
+    "a stored run" whose mark a policy change "would remove" and "ranked before this change"
+    (reviewer break96 M2). A group whose comparison the policy change changes is judged for
+    KI234 and KI235 (:func:`policy_marks`), KI245/KI246 and KI247 from those two rankings;
+    one the range also brings runs to is ranked a third time, BASE's runs under HEAD's
+    policy, so that what the arrivals do is left to the arriving runs' rules
+    (:func:`kistore.query.outlier_rules.range_outliers`, under HEAD's policy) and said once.
+    KI415 lists an arriving run in the "after" order as ``(arriving)``, unranked ones as
+    ``- NAME (arriving; WHY)``. A policy change's entries are judged against HEAD's
+    protocols' families too (KI250, :func:`kistore.query.policy_families.unknown_families`),
+    from the same catalog.
 
     Args:
         store: the store.
@@ -387,6 +398,8 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
         trust_changed: ``before`` and ``after`` hold every attested run (a run absent has
             no attestation); else the evidence of a ranked run absent from them is read at
             each end (once an end, for all the groups ranked).
+        changed: the paths the range changes (for the runs it brings to groups); None:
+            none, both ends rank the same runs.
     """
     moved = {d for d in set(before) | set(after)
              if _state(before.get(d, Evidence())) != _state(after.get(d, Evidence()))}
@@ -406,7 +419,7 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
     for record in catalog.records(kind="BenchmarkRun"):
         if record.comparison_key is not None and record.family is not None:
             groups.setdefault(record.comparison_key, []).append(record)
-    ranked: list[tuple[str, list[Any], list[Any], bool]] = []  # key, runs, comparisons, changed
+    ranked: list[tuple[str, list[Any], list[Any], bool]] = []  # key, runs, comparisons, reranked
     for key, records in sorted(groups.items()):
         first = records[0]
         try:
@@ -414,9 +427,9 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
                            for p in policies]
         except KistoreError:
             continue
-        changed = policy_changed and comparisons[0] != comparisons[1]
-        if changed or any(r.digest in moved for r in records):
-            ranked.append((key, records, comparisons, changed))
+        reranked = policy_changed and comparisons[0] != comparisons[1]
+        if reranked or any(r.digest in moved for r in records):
+            ranked.append((key, records, comparisons, reranked))
     ends = [dict(before), dict(after)]
     if not trust_changed:  # a withdrawal the range does not touch counts at both ends
         for rev, evidence in zip((base, head), ends, strict=True):
@@ -425,25 +438,27 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
             if missing:
                 evidence.update((str(d), e) for d, e in evidence_for_many(
                     store, missing, at=rev).items())
+    arriving = _arriving(store, base, head, changed) if ranked else {}
     reordered: list[dict[str, Any]] = []  # KI415's groups
     lost: dict[str, tuple[str, list[str], list[Any]]] = {}  # KI245's families
     ranking: Counter[str] = Counter()  # a family's changed groups ranking at HEAD (KI246)
     dropped: dict[str, tuple[str, list[tuple[str, Any, Any]]]] = {}  # KI247's runs
     marks: list[Finding] = []  # KI234, warnings: after the listing
-    for key, records, comparisons, changed in ranked:
-        at_ends: list[Any] = []  # per end: its Ranking, or why it cannot rank
-        for comparison, evidence in zip(comparisons, ends, strict=True):
-            try:
-                at_ends.append(rank_group(key, records, comparison, evidence))
-            except KistoreError as e:
-                at_ends.append(f"cannot rank ({e.message})")
+    for key, records, comparisons, reranked in ranked:
+        new = arriving.get(key, set())
+        stored = [r for r in records if r.digest not in new]  # BASE's runs (break96 M2)
+        at_ends = [_ranked(key, runs, comparison, evidence) for runs, comparison, evidence
+                   in zip((stored, records), comparisons, ends, strict=True)]
         rankings = [end for end in at_ends if not isinstance(end, str)]
         # a run one end ranks and the other does not is said at that end, as `-` (M2)
         orders = [end if isinstance(end, str) else _order(
-            end, [] if isinstance(other, str) else dropped_rows(other, end))
-            for end, other in zip(at_ends, at_ends[::-1], strict=True)]
-        if changed and len(rankings) == 2:  # r92 F8; an end that cannot rank is KI210's
-            marks += policy_marks(key, records, rankings)
+            end, [] if isinstance(other, str) else dropped_rows(other, end), arrived)
+            for end, other, arrived in zip(at_ends, at_ends[::-1], (set(), new), strict=True)]
+        if reranked and len(rankings) == 2:  # r92 F8; an end that cannot rank is KI210's
+            # the policy's own doing: BASE's runs under HEAD's policy, when runs arrive
+            middle = _ranked(key, stored, comparisons[1], ends[0]) if new else None
+            marks += policy_marks(key, records, rankings,
+                                  None if isinstance(middle, str) else middle)
             metric = comparisons[1].metric
             if lost_group(records, metric, *rankings):  # fresh95 F1: a typo'd metric
                 entry = lost.setdefault(records[0].family, (metric, [], []))
@@ -463,6 +478,28 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
                               "after": orders[1]})
     return (unknown + unheld_metrics(lost, ranking) + unranked_runs(dropped)
             + _reordered(reordered) + marks)
+
+
+def _arriving(store: Store, base: str, head: str, changed: set[str] | None
+              ) -> dict[str, set[str]]:
+    """Return comparison key -> digest strings of the runs the range brings to the group.
+
+    :func:`kistore.store.arrivals.runs_arriving` (kept for the gate's other rules: computed
+    once a range); empty when ``changed`` is None.
+    """
+    if not changed:
+        return {}
+    found = runs_arriving(store.view(base), store.view(head), changed)
+    return {str(key): {str(run) for run in runs} for key, runs in found.items()}
+
+
+def _ranked(key: str, records: list[Any], comparison: Any, evidence: dict[str, Evidence]
+            ) -> Any:
+    """Return :func:`rank_group` of a group at one end, or why it cannot rank there."""
+    try:
+        return rank_group(key, records, comparison, evidence)
+    except KistoreError as e:
+        return f"cannot rank ({e.message})"
 
 
 def _reordered(groups: list[dict[str, Any]]) -> list[Finding]:
@@ -487,17 +524,25 @@ def _reordered(groups: list[dict[str, Any]]) -> list[Finding]:
                     extra={"groups": groups})]
 
 
-def _order(ranking: Any, dropped: Sequence[Any] = ()) -> str:
+def _order(ranking: Any, dropped: Sequence[Any] = (), arriving: set[str] | frozenset[str]
+           = frozenset()) -> str:
     """Return a group's order as KI415 says it: ``1 fast, 2 mid``, then each of ``dropped``.
 
     ``dropped``: rows of runs that rank nothing here and rank at the other end
     (:func:`.unheld_metric.dropped_rows`), said as ``rank`` shows them, ``- NAME (no value
     at /POINTER)``, after the ranked rows, however many those are (up to :data:`SHOWN`,
     the rest counted): the "after" list of a policy change dropped such a run silently
-    (reviewer break95 M2).
+    (reviewer break95 M2). ``arriving``: digests of the runs the range brings to the group
+    (HEAD's end): a ranked one is ``3 NAME (arriving)``, an unranked one is said among the
+    dropped, ``- NAME (arriving; no value at /POINTER)`` (reviewer break96 M2: the "before"
+    list named such a run, which BASE never held).
     """
-    rows = [f"{r.rank} {r.record.name}" for r in ranking.ranked]
+    rows = [f"{r.rank} {r.record.name}" + (" (arriving)" if r.record.digest in arriving
+                                           else "") for r in ranking.ranked]
+    dropped = [*dropped, *(r for r in ranking.unranked if r.record.digest in arriving)]
     shown = ", ".join(rows[:SHOWN]) or "nothing ranked"
     shown += f", ... ({len(rows) - SHOWN} more)" if len(rows) > SHOWN else ""
-    shown += "".join(f", - {r.record.name} ({r.reason})" for r in dropped[:SHOWN])
+    shown += "".join(f", - {r.record.name} ("
+                     f"{'arriving; ' if r.record.digest in arriving else ''}{r.reason})"
+                     for r in dropped[:SHOWN])
     return shown + (f", ... ({len(dropped) - SHOWN} more -)" if len(dropped) > SHOWN else "")

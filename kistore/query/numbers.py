@@ -37,6 +37,7 @@ from json.encoder import (  # type: ignore[attr-defined]  # json.dumps's indenti
 from typing import Any
 
 from ..core.canonical import es6_number
+from ..core.numbers import is_number
 
 
 def number_text(value: float) -> str:
@@ -195,7 +196,7 @@ def json_text(value: Any) -> str:
     Raises:
         TypeError: ``value`` holds something JSON cannot write.
     """
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if is_number(value):
         return number_text(value)
     if isinstance(value, dict):
         return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {json_text(v)}"

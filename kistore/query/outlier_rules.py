@@ -84,6 +84,7 @@ from .outliers import (
 )
 from .policy import DESCENDING, Comparison, RankingPolicy
 from .ranking import Ranking, rank_group
+from .unheld_metric import stored_unheld
 from .units import policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -703,8 +704,8 @@ POLICY_FIX = (
 """KI234's fix for a stored run whose mark a ranking policy change removes or makes (r92 F8)."""
 
 
-def policy_marks(key: str, records: list[Record], rankings: Sequence[Ranking]
-                 ) -> list[Finding]:
+def policy_marks(key: str, records: list[Record], rankings: Sequence[Ranking],
+                 middle: Ranking | None = None) -> list[Finding]:
     """KI234 per stored run of a group whose mark a ranking policy change removes or makes.
 
     A pull request changing ``store/policy/ranking.json`` re-ranks a family's groups: a
@@ -712,15 +713,23 @@ def policy_marks(key: str, records: list[Record], rankings: Sequence[Ranking]
     another metric, order or statistic can mark a run no change of runs marked (reviewer r92
     F8: only KI415's info said it, where a run change removing a mark gets this warning).
     The group is judged from its rankings at each end as ``rank`` ranks it there (BASE's
-    policy and evidence, then HEAD's: a withdrawn run left out), the ones KI415 compares
-    (:func:`kistore.query.impact.trust_and_policy_effects` ranks each group once an end),
-    only when its values span the factor under either policy (:func:`~.outliers.spans`):
-    else no run is marked at either end.
+    runs, policy and evidence, then HEAD's: a withdrawn run left out), the ones KI415
+    compares (:func:`kistore.query.impact.trust_and_policy_effects` ranks each group once an
+    end), only when its values span the factor under either policy
+    (:func:`~.outliers.spans`): else no run is marked at either end. A run the range brings
+    to the group is not judged here: it is no stored run, and :func:`range_outliers` judges
+    it under HEAD's policy, the one it arrives under (reviewer break96 M2: it was called "a
+    stored run" whose mark the change "would remove"). Nor is what the arriving runs do to
+    a stored run's mark or to the group's spread under HEAD's policy (``middle`` against
+    HEAD's end): :func:`range_outliers` says that (its ``_Moved`` and KI235's crossings).
 
     Args:
         key: the group's comparison key.
         records: its runs at ``head``.
-        rankings: the group ranked at BASE and at HEAD (two; their comparisons differ).
+        rankings: the group ranked at BASE (BASE's runs) and at HEAD (HEAD's runs); their
+            comparisons differ.
+        middle: when the range brings runs to the group, BASE's runs ranked under HEAD's
+            policy (BASE's evidence); None: it brings none.
 
     Returns:
         One warning per run marked at one end and not at the other, on the run's object at
@@ -736,8 +745,14 @@ def policy_marks(key: str, records: list[Record], rankings: Sequence[Ranking]
                                           is not None]) for r in rankings):
         return []
     before, after = (ranking_outliers(r) for r in rankings)
-    findings = _policy_spread(key, rankings[0], rankings[1])
+    findings = _policy_spread(key, rankings[0], rankings[1], middle)
+    stored = {row.record.digest for rows in (rankings[0].ranked, rankings[0].unranked,
+                                             rankings[0].references, rankings[0].excluded)
+              for row in rows}
+    between = ranking_outliers(middle) if middle is not None else after
     for digest in sorted(set(before) ^ set(after)):
+        if digest not in stored or (digest in between) != (digest in after):
+            continue  # an arriving run, or a mark the arrivals move: range_outliers' to say
         removed = digest in before
         marked = before[digest] if removed else after[digest]
         ranking, other = rankings if removed else rankings[::-1]
@@ -764,13 +779,16 @@ def policy_marks(key: str, records: list[Record], rankings: Sequence[Ranking]
     return findings
 
 
-def _policy_spread(key: str, was: Any, now: Any) -> list[Finding]:
+def _policy_spread(key: str, was: Any, now: Any, middle: Any = None) -> list[Finding]:
     """KI235 of a group a ranking policy change makes span the factor first (r93 F4).
 
     Args:
         key: the group's comparison key.
-        was: its ranking at BASE (BASE's policy and withdrawals).
-        now: its ranking at HEAD.
+        was: its ranking at BASE (BASE's runs, policy and withdrawals).
+        now: its ranking at HEAD (HEAD's runs).
+        middle: BASE's runs under HEAD's policy when the range brings runs to the group
+            (None: it brings none): spanning less than the factor, the arriving runs made
+            the spread, and :func:`range_outliers` says it (KI235's crossings, KI234).
 
     Returns:
         One warning when the group's ranked values (above 0) span less than
@@ -789,7 +807,8 @@ def _policy_spread(key: str, was: Any, now: Any) -> list[Finding]:
     c = now.comparison
     before = spread(was.comparison.order, [r.value for r in then])
     after = spread(c.order, [r.value for r in rows])
-    if before >= OUTLIER_FACTOR or after < OUTLIER_FACTOR:
+    if before >= OUTLIER_FACTOR or after < OUTLIER_FACTOR or (middle is not None and spread(
+            c.order, [r.value for r in runs(middle)]) < OUTLIER_FACTOR):
         return []
     best, worst = (Run(r.record.digest, r.record.name, r.value, r.unit)
                    for r in (rows[0], rows[-1]))
@@ -1007,7 +1026,9 @@ def outliers_parsed(store: Store, at: str | None, loaded: dict[str, Loaded]) -> 
             be what a catalog loads.
 
     Returns:
-        As :func:`check_outliers`.
+        As :func:`check_outliers`, after KI245 of the stored policy, judged from the same
+        groups (:func:`kistore.query.unheld_metric.stored_unheld`: a family ranked by a
+        pointer fewer of its groups hold as a number than hold none).
     """
     policy = policy_of(store, at)
     if policy is None:
@@ -1034,7 +1055,7 @@ def outliers_parsed(store: Store, at: str | None, loaded: dict[str, Loaded]) -> 
         group = placed[keyed]
         if group is not None:
             groups.setdefault(group, []).append((digest, name, spec))
-    return _judge_groups(store, at, {
+    return stored_unheld(groups) + _judge_groups(store, at, {
         group: [describe(d, "BenchmarkRun", n, s, lookup) for d, n, s in runs]
         for group, runs in groups.items() if _may_mark([s for _, _, s in runs], group[1])})
 

@@ -26,6 +26,7 @@ from ..attest.levels import SOURCE_NATIVE
 from ..core import canonical
 from ..core.errors import InputError, KistoreError, MultipleErrors, with_fix
 from ..core.layout import POLICY_FILE
+from ..core.numbers import is_number
 from ..core.package_data import read_package_data
 from ..core.schema import check_document
 
@@ -71,26 +72,6 @@ def shown_value(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def rankable_number(value: Any) -> bool:
-    """Return whether a JSON value is a number a ranking orders (``rank``'s one test).
-
-    Args:
-        value: a parsed JSON value (a run's value at a policy's ``metric``, say).
-
-    Returns:
-        True for a JSON number: a Python ``int`` or ``float`` but not a ``bool`` (``True``
-        is an ``int`` to Python, not a number to JSON). False for ``None`` (nothing there,
-        or ``null``), a string (``"0.5"``), a boolean, an array or an object. Every stored
-        number is finite: strict parsing refuses NaN, Infinity and numbers beyond the
-        double range (README, "The rules kistore keeps"), so no finiteness test is needed.
-
-    :meth:`Comparison.value` ranks by it and KI245/KI246
-    (:mod:`kistore.query.unheld_metric`) count a run as holding the metric by it: one
-    test, so the gate never calls "held" what ``rank`` leaves unranked (fresh96 F1).
-    """
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 class Comparison(NamedTuple):
     """How one comparison group is ordered.
 
@@ -115,9 +96,14 @@ class Comparison(NamedTuple):
     unit_pointer: str | None = None
 
     def value(self, spec: dict[str, Any]) -> tuple[float | None, str | None]:
-        """Return ``(value, unit)`` of a run spec; value None when missing or not a number."""
+        """Return ``(value, unit)`` of a run spec; value None when missing or not a number.
+
+        A number: :func:`kistore.core.numbers.is_number`, the one test KI245-KI247 count a
+        metric as held by, so the gate never calls "held" what ``rank`` leaves unranked
+        (fresh96 F1).
+        """
         value = resolve_pointer(spec, self.metric)
-        if not rankable_number(value):
+        if not is_number(value):
             value = None
         unit = self.unit
         if self.unit_pointer is not None:
@@ -133,7 +119,7 @@ class Comparison(NamedTuple):
         leaves the run unranked and says why; ``check`` warns of an added run (KI221).
         """
         value = resolve_pointer(spec, self.metric)
-        return None if value is None or rankable_number(value) else value
+        return None if value is None or is_number(value) else value
 
     def judged_unit(self, spec: dict[str, Any]) -> str | None:
         """Return the unit of a run that must agree with its group's, or None.

@@ -29,9 +29,10 @@ from ..attest.levels import SOURCE_NATIVE, VERIFIED, Evidence
 from ..core.contradictions import run_contradictions
 from ..core.errors import InputError
 from ..core.layout import POLICY_FILE
+from ..core.numbers import is_number
 from ..core.provenance import unproven_claim
 from ..index.records import Record
-from .policy import DESCENDING, Comparison, rankable_number, resolve_pointer, shown_value
+from .policy import DESCENDING, Comparison, resolve_pointer, shown_value
 
 EVIDENCE_LEVELS = (SOURCE_NATIVE, VERIFIED)
 """Evidence levels, weakest first: ``--evidence L`` keeps runs at L or stronger."""
@@ -221,4 +222,4 @@ def _latency(record: Record) -> float | None:
     """Return the run's latency in ns at its protocol's primary statistic, or None."""
     statistic = record.statistic or record.spec.get("timing", {}).get("primaryStatistic")
     value = resolve_pointer(record.spec, f"/timing/latencyNs/{statistic}")
-    return value if rankable_number(value) else None
+    return value if is_number(value) else None

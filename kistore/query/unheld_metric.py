@@ -1,6 +1,6 @@
 """KI245: a ranking-policy change that ranks a family by a metric none of its runs holds.
 
-Held means held as a number ``rank`` ranks (:func:`kistore.query.policy.rankable_number`,
+Held means held as a number ``rank`` ranks (:func:`kistore.core.numbers.is_number`,
 the one test both use): until 2026-12-05 any value counted, so a pointer every run states as
 a string (KernelBench's ``/sourceNative/metrics/hardware``), a boolean or an object unranked
 the whole family with a green gate (reviewer fresh96 F1).
@@ -23,14 +23,16 @@ makes of each group a policy change touches (both ends), so they cost no read of
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..check._policy import name_words
-from ..core.canonical import escape_pointer
+from ..core.canonical import escape_pointer, unescape_pointer
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import POLICY_FILE
-from .policy import rankable_number, resolve_pointer, shown_value
+from ..core.numbers import is_number
+from .policy import MEASURED, resolve_pointer, shown_value
 
 METRIC_HELD_BY_NO_RUN = rule(
     "KI245", "policy-metric-held-by-no-run", ERROR,
@@ -67,14 +69,14 @@ def lost_group(records: list[Any], metric: str, before: Any, after: Any) -> bool
 
     Returns:
         True when BASE ranked some run, HEAD ranks none, and no run of the group holds a
-        number at ``metric`` (:func:`kistore.query.policy.rankable_number`, ``rank``'s own
+        number at ``metric`` (:func:`kistore.core.numbers.is_number`, ``rank``'s own
         test): nothing, ``null``, or a string, boolean, array or object there alike
         (fresh96 F1: a pointer every run held as a string unranked a family unsaid).
 
     Raises nothing.
     """
     return bool(before.ranked) and not after.ranked and not any(
-        rankable_number(resolve_pointer(r.spec, metric)) for r in records)
+        is_number(resolve_pointer(r.spec, metric)) for r in records)
 
 
 def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
@@ -95,51 +97,118 @@ def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
     Returns:
         Findings on ``store/policy/ranking.json`` at ``/families/FAMILY/metric``, naming the
         family, the pointer, how many groups lose their ranking, what the runs hold there
-        when it is no number (``as a number (they hold strings there, e.g. "NVIDIA H100
-        PCIe")``, :func:`held_otherwise`), the closest pointer to a number the runs hold
+        when it is no number, group by group (``as a number (they hold strings there, e.g.
+        "NVIDIA H100 PCIe")``, ``(they hold null there)``, ``(of these 42 groups, 41 hold
+        nothing and 1 holds strings such as "2.5" there)``: :func:`holdings`; reviewers
+        last96 and break96 L3), the closest pointer to a number the runs hold
         (did-you-mean, :func:`closest_pointer`; none when nothing is close) and the
         pointers to numbers they hold beside the one asked (under the deepest part of the
         pointer any run holds); ``extra``: ``family``, ``metric``, ``held``, ``groups``,
-        ``heldAs`` (the JSON types held there, plural: ``["strings"]``; empty: nothing).
+        ``heldAs`` (the JSON types held there, plural: ``["strings"]``; empty: nothing or
+        ``null``), ``heldBy`` (what the groups hold there -> how many groups:
+        ``{"nothing": 41, "strings": 1}``).
 
     Raises nothing.
     """
     findings = []
     for family, (metric, keys, records) in sorted(lost.items()):
         held = held_pointers((r.spec for r in records), metric)
-        kinds, example = held_otherwise((r.spec for r in records), metric)
+        kinds = held_otherwise((r.spec for r in records), metric)[0]
+        by_key: dict[str, list[Any]] = {}
+        for record in records:
+            by_key.setdefault(record.comparison_key, []).append(record.spec)
+        groups = holdings(by_key, keys, metric)
         kept = (ranked or {}).get(family, 0)  # groups ranking by it at HEAD
         some = kept >= len(keys)  # held, and most groups keep ranking: these lose out
-        said = _held_elsewhere(family, metric, keys, kinds, example) if some else \
-            _held_nowhere(family, metric, keys, held, kinds, example, kept)
+        said = _held_elsewhere(family, metric, keys, groups) if some else \
+            _held_nowhere(family, metric, keys, held, groups, kept)
         findings.append(_at_metric(
             METRIC_HELD_BY_SOME_GROUPS if some else METRIC_HELD_BY_NO_RUN, family, metric,
             f"{said} Their runs hold {_listed(held)}",
-            "a pointer the family's runs hold", held, groups=keys, heldAs=kinds))
+            "a pointer the family's runs hold", held, groups=keys, heldAs=kinds,
+            heldBy=dict(sorted(Counter(desc for desc, _ in groups).items()))))
     return findings
 
 
 def _held_nowhere(family: str, metric: str, keys: list[str], held: list[str],
-                  kinds: list[str], example: Any, kept: int = 0) -> str:
+                  groups: list[tuple[str, Any]], kept: int = 0, *, stored: bool = False
+                  ) -> str:
     """KI245's message but the pointers held: few or no groups hold ``metric`` (a typo?).
 
-    ``kept``: the family's groups the change touches that rank by it at HEAD, fewer than
-    ``keys`` (said: ``only N other group(s) hold it``); with a did-you-mean.
+    ``groups``: :func:`holdings` of ``keys``. ``kept``: the family's groups the change
+    touches that rank by it at HEAD (``stored``: that hold a number there), fewer than
+    ``keys`` (said: ``only N other group(s) hold it``); with a did-you-mean. ``stored``:
+    said of the stored policy (``verify``), not of a change.
     """
     guess = closest_pointer(metric, held)
-    few = (f" (only {kept} other group{'s' if kept > 1 else ''} of it hold{'' if kept > 1 else 's'}"
-           " it, fewer than it unranks)") if kept else ""
+    than = "fewer than hold none" if stored else "fewer than it unranks"
+    if kept == 1:
+        few = f" (only 1 other group of it holds it, {than})"
+    elif kept:
+        few = f" (only {kept} other groups of it hold it, {than})"
+    else:
+        few = ""
     return (f"family {family} ranks {metric}, which no run of {_groups(keys)} holds"
-            f"{_as_number(kinds, example)}{few}: {_unranked(metric, keys, kinds, example)}"
+            f"{_as_number(groups)}{few}: {_unranked(metric, keys, groups, stored)}"
             + (f"; did you mean {guess}?" if guess else "."))
 
 
-def _held_elsewhere(family: str, metric: str, keys: list[str], kinds: list[str],
-                    example: Any) -> str:
+def _held_elsewhere(family: str, metric: str, keys: list[str],
+                    groups: list[tuple[str, Any]]) -> str:
     """KI246's message but the pointers held: other groups of the family hold ``metric``."""
     return (f"family {family} ranks {metric}, which no run of {_groups(keys)} holds"
-            f"{_as_number(kinds, example)} (the runs of its other groups hold it): "
-            f"{_unranked(metric, keys, kinds, example)}.")
+            f"{_as_number(groups)} (the runs of its other groups hold it): "
+            f"{_unranked(metric, keys, groups)}.")
+
+
+def stored_unheld(groups: Mapping[tuple[str, Any], Iterable[Any]]) -> list[Finding]:
+    """KI245 for ``verify``: a stored policy ranking a family by a pointer few groups hold.
+
+    ``check`` judges a policy change (:func:`unheld_metrics`); a policy committed past the
+    gate (or before KI245 counted only numbers as held) was judged by nothing: ``verify``
+    said ok while ``rank`` ranked none of the family's runs (reviewer fixp96 "left"). The
+    same test as the gate's: a family whose groups holding a number at its metric
+    (:func:`kistore.core.numbers.is_number`) are fewer than those holding none is an error;
+    as many or more is no error (the gate's KI246 warned of the change that made it so, and
+    a reviewer passed it).
+
+    Args:
+        groups: (comparison key, its :class:`kistore.query.policy.Comparison`) -> its runs,
+            ``(digest, name, spec)`` each (:func:`kistore.query.outlier_rules.
+            outliers_parsed`' groups).
+
+    Returns:
+        One error per such source-native family, worded as the gate's (the holdings, the
+        did-you-mean, the pointers held), on ``store/policy/ranking.json`` at
+        ``/families/FAMILY/metric``; ``extra`` as :func:`unheld_metrics`' (``groups``: the
+        keys of the groups that hold none).
+    """
+    families: dict[str, tuple[str, list[str], int, dict[str, list[Any]]]] = {}
+    for (key, comparison), runs in sorted(groups.items(), key=lambda g: g[0][0]):
+        if comparison.name == MEASURED:
+            continue  # a measured latency is a number by the schema
+        specs = [spec for _, _, spec in runs]
+        metric = comparison.metric
+        entry = families.setdefault(comparison.family, (metric, [], 0, {}))
+        if any(is_number(resolve_pointer(s, metric)) for s in specs):
+            families[comparison.family] = (metric, entry[1], entry[2] + 1, entry[3])
+        else:
+            entry[1].append(key)
+            entry[3][key] = specs
+    findings = []
+    for family, (metric, keys, kept, by_key) in sorted(families.items()):
+        if not keys or kept >= len(keys):
+            continue
+        specs = [s for key in keys for s in by_key[key]]
+        held = held_pointers(specs, metric)
+        found = holdings(by_key, keys, metric)
+        findings.append(_at_metric(
+            METRIC_HELD_BY_NO_RUN, family, metric,
+            f"{_held_nowhere(family, metric, keys, held, found, kept, stored=True)} Their "
+            f"runs hold {_listed(held)}", "a pointer the family's runs hold", held,
+            groups=keys, heldAs=held_otherwise(specs, metric)[0],
+            heldBy=dict(sorted(Counter(desc for desc, _ in found).items()))))
+    return findings
 
 
 def _groups(keys: list[str]) -> str:
@@ -147,18 +216,47 @@ def _groups(keys: list[str]) -> str:
     return f"{len(keys)} of its comparison groups" if len(keys) > 1 else "its comparison group"
 
 
-def _as_number(kinds: list[str], example: Any) -> str:
-    """Say what the runs hold at the pointer when it is no number (:func:`held_otherwise`)."""
-    return (f" as a number (they hold {' and '.join(kinds)} there, e.g. "
-            f"{shown_value(example)})" if kinds else "")
+def _as_number(groups: list[tuple[str, Any]]) -> str:
+    """Say what the groups' runs hold at the pointer when some hold something there.
+
+    ``groups``: :func:`holdings`. All alike: ``as a number (they hold strings there, e.g.
+    "x")``, ``(they hold null there)``; else each with how many groups, most first:
+    ``(of these 42 groups, 41 hold nothing and 1 holds strings such as "2.5" there)``
+    (reviewer last96: "they hold strings there" where 41 of 42 groups held nothing);
+    nothing anywhere: nothing said.
+    """
+    counts = Counter(desc for desc, _ in groups)
+    if set(counts) == {NOTHING}:
+        return ""
+    example = {desc: ex for desc, ex in reversed(groups) if ex is not None}  # the first's
+    if len(counts) == 1:
+        [(desc, _)] = counts.items()
+        eg = f", e.g. {shown_value(example[desc])}" if desc in example else ""
+        return f" as a number (they hold {desc} there{eg})"
+    said = []
+    for desc, n in sorted(counts.items(), key=lambda c: (-c[1], c[0])):
+        such = f" such as {shown_value(example[desc])}" if desc in example else ""
+        said.append(f"{n} {'holds' if n == 1 else 'hold'} {desc}{such}")
+    return (f" as a number (of these {len(groups)} groups, {', '.join(said[:-1])} and "
+            f"{said[-1]} there)")
 
 
-def _unranked(metric: str, keys: list[str], kinds: list[str], example: Any) -> str:
-    """Say what the change does to the groups ``keys``: ranked before, none after."""
+def _unranked(metric: str, keys: list[str], groups: list[tuple[str, Any]],
+              stored: bool = False) -> str:
+    """Say what the change does to the groups ``keys``: ranked before, none after.
+
+    The group named is the first whose runs hold a value there (:func:`holdings`), else the
+    first: what `rank` says of its runs is said. ``stored``: of the stored policy
+    (``verify``): ``rank`` ranks none of them, no change said.
+    """
+    first = next((i for i, (_, ex) in enumerate(groups) if ex is not None), 0)
+    example = groups[first][1]
     says = (f"leaves every run unranked: {shown_value(example)} at {metric} is not a number"
-            if kinds else f"says \"no value at {metric}\" for every run")
-    return (f"ranked before this change, {'they' if len(keys) > 1 else 'it'} would rank none "
-            f"(e.g. group {keys[0]}; `rank` {says})")
+            if example is not None else f"says \"no value at {metric}\" for every run")
+    they = "they" if len(keys) > 1 else "it"
+    done = f"{they} rank none" if stored else \
+        f"ranked before this change, {they} would rank none"
+    return f"{done} (e.g. group {keys[first]}; `rank` {says})"
 
 
 def _listed(held: list[str]) -> str:
@@ -212,8 +310,50 @@ def _leaves(node: Any, at: str, into: set[str]) -> None:
     if isinstance(node, dict):
         for key, value in node.items():
             _leaves(value, f"{at}/{escape_pointer(str(key))}", into)
-    elif rankable_number(node):
+    elif is_number(node):
         into.add(at)
+
+
+NOTHING = "nothing"
+"""What :func:`holdings` says of a group none of whose runs holds a value at the pointer."""
+
+NULL = "null"
+"""What :func:`holdings` says of a group whose runs hold JSON ``null`` there (and nothing else
+but nothing): ``rank`` says "no value at ..." of them, as of nothing (break96 L3)."""
+
+
+def holdings(specs: Mapping[str, Iterable[Any]], keys: list[str], metric: str
+             ) -> list[tuple[str, Any]]:
+    """Return what the runs of each group of ``keys`` hold at ``metric``, none a number.
+
+    Args:
+        specs: comparison key -> the specs of its runs (at least ``keys``).
+        keys: comparison keys, in the order said.
+        metric: a JSON Pointer (RFC 6901).
+
+    Returns:
+        Per key, ``(desc, example)``: the JSON types of the values held there
+        (:func:`held_otherwise`, ``"strings"``, ``"booleans and strings"``) with the first
+        such value; else ``(NULL, None)`` when some run holds ``null`` there, else
+        ``(NOTHING, None)``.
+    """
+    found = []
+    for key in keys:
+        runs = list(specs[key])
+        kinds, example = held_otherwise(runs, metric)
+        if kinds:
+            found.append((" and ".join(kinds), example))
+        else:
+            found.append((NULL if any(_null_at(s, metric) for s in runs) else NOTHING, None))
+    return found
+
+
+def _null_at(spec: Any, metric: str) -> bool:
+    """Return whether ``spec`` holds JSON ``null`` at ``metric`` (not: nothing there)."""
+    parent, _, token = metric.rpartition("/")
+    node = resolve_pointer(spec, parent)
+    key = unescape_pointer(token)
+    return isinstance(node, dict) and key in node and node[key] is None
 
 
 _PLURALS = {str: "strings", bool: "booleans", dict: "objects", list: "arrays"}
@@ -236,7 +376,7 @@ def held_otherwise(specs: Iterable[Any], metric: str) -> tuple[list[str], Any]:
     example = None
     for spec in specs:
         value = resolve_pointer(spec, metric)
-        if value is None or rankable_number(value):
+        if value is None or is_number(value):
             continue
         kinds.add(_PLURALS.get(type(value), "values"))
         example = value if example is None else example

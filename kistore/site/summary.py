@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.numbers import is_number
 from ..query.numbers import grouped_text, number_text, rounded_text, whole_ratio_text
 
 _SPEEDUPS = ("avg_speedup", "speedup_factor", "speedup")
@@ -81,9 +82,7 @@ def source_summary(spec: dict[str, Any], references: list[dict[str, Any]]
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
+    return float(value) if is_number(value) else None
 
 
 def latency(ns: Any) -> str:

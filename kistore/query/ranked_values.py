@@ -1,0 +1,134 @@
+"""KI221, a run whose ranked value is there but no number: the rule, its words, and ``add``'s use.
+
+A source-native family ranks the value at its policy ``metric`` (a JSON Pointer into the
+run spec); a run stating ``"0.5"`` there passes the schemas (source metrics are free-form)
+and ``rank`` leaves it unranked (reviewer r83). :func:`kistore.query.group_rules.
+values_are_numbers` says so at the gate of each run a range puts in a group;
+:func:`values_admitted` (a :data:`kistore.store.AdmissionCheck` ``kistore add`` and
+``import`` hand to the store) says it before the run lands: until 2026-12-05 ``add`` said
+nothing and a contributor learnt it at the gate (reviewer break96 L7). It reads the policy
+and the run's protocol only (no index), so ``add`` stays light.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..attest.levels import SOURCE_NATIVE
+from ..core import canonical
+from ..core.digest import Digest, is_digest
+from ..core.errors import KistoreError
+from ..core.findings import WARNING, rule
+from ..store import AdmissionWarning
+from .policy import Comparison, RankingPolicy, resolve_pointer, shown_value
+from .units import policy_of
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..core.model import Manifest
+    from ..store import Store, View
+
+VALUE_NOT_A_NUMBER = rule(
+    "KI221", "ranked-value-not-a-number", WARNING,
+    "state the ranked value as a JSON number (0.5, not \"0.5\"); as it is, `rank` leaves "
+    "the run unranked")
+
+
+def ranks_source_native(policy: RankingPolicy | None) -> bool:
+    """Return whether a policy ranks some family by a source's own metric (else: no KI221).
+
+    A measured latency is a number by the schema, so only such a family's runs can state
+    their ranked value as no number.
+    """
+    return policy is not None and any(e.get("comparison") == SOURCE_NATIVE
+                                      for e in policy.families.values())
+
+
+def misstated(run: dict[str, Any], protocol: dict[str, Any] | None, policy: RankingPolicy
+              ) -> tuple[Comparison, str, str] | None:
+    """Return how a run's family ranks and what it states there, when that is no number.
+
+    Args:
+        run: the run's spec.
+        protocol: its protocol's spec (None: not stored, KI201's: nothing ranks it yet).
+        policy: the ranking policy.
+
+    Returns:
+        ``(comparison, family, found)``, ``found`` the value as a message shows it
+        (:func:`kistore.query.policy.shown_value`), when the run states a string, boolean,
+        array or object at the policy's metric; None when it states a number, nothing or
+        ``null`` there, its protocol names no family, or the family has no metric.
+    """
+    family = resolve_pointer(protocol, "/comparability/family")
+    if not isinstance(family, str):
+        return None
+    statistic = resolve_pointer(protocol, "/measurement/primaryStatistic")
+    try:
+        comparison = policy.comparison(family, statistic if isinstance(statistic, str)
+                                       else "mean")
+    except KistoreError:  # a family with no metric: KI206's or rank's to say
+        return None
+    stated = comparison.misstated_value(run)
+    return None if stated is None else (comparison, family, shown_value(stated))
+
+
+def said(comparison: Comparison, family: str, found: str) -> str:
+    """Return KI221's message: ``states "0.5" at /M, the value its family 'F' is ranked by ...``."""
+    return (f"states {found} at {comparison.metric}, the value its family {family!r} is "
+            "ranked by, which is no number")
+
+
+def values_admitted(store: Store, manifests: Sequence[Manifest]
+                    ) -> list[tuple[Digest, KistoreError]]:
+    """KI221 before an add writes: each new run whose ranked value is no number (warnings).
+
+    Args:
+        store: the store added to (its work tree's ranking policy and protocols are read).
+        manifests: the manifests the add would add (new objects; a protocol among them
+            counts as stored).
+
+    Returns:
+        ``(run digest, AdmissionWarning)`` per such run, at ``/spec`` + the policy's
+        metric (the add names the file and line the run came from), saying what it
+        states, what was expected (a number) and what to do; the run is added all the
+        same. Empty when no family ranks by a source's own metric.
+    """
+    runs = [m for m in manifests if m.kind == "BenchmarkRun"]
+    policy = policy_of(store, None) if runs else None
+    if policy is None or not ranks_source_native(policy):
+        return []
+    view = store.view(None)
+    batch = {str(m.digest): m for m in manifests}
+    problems: list[tuple[Digest, KistoreError]] = []
+    for m in runs:
+        ref = m.spec.get("protocolDigest")
+        found = misstated(m.spec, (batch[ref].spec if ref in batch and batch[ref].kind ==
+                                   "BenchmarkProtocol" else spec_of(view, ref,
+                                                                    "BenchmarkProtocol")),
+                          policy)
+        if found is not None:
+            comparison, family, value = found
+            problems.append((m.digest, AdmissionWarning(
+                f"{said(comparison, family, value)} (expected a number, found {value}); "
+                f"{VALUE_NOT_A_NUMBER.hint} (KI221: added all the same; `check` warns too)",
+                pointer="/spec" + comparison.metric)))
+    return problems
+
+
+def spec_of(view: View, digest: Any, kind: str) -> dict[str, Any] | None:
+    """Return the ``spec`` of the stored object ``digest`` when it is a ``kind``, else None.
+
+    Unreadable, unparsable or missing objects are other rules' findings (KI101-KI117,
+    KI201): None here.
+    """
+    if not isinstance(digest, str) or not is_digest(digest):
+        return None
+    try:
+        document = canonical.loads(view.object_bytes(Digest.from_str(digest)))
+    except (KistoreError, OSError):
+        return None
+    if not isinstance(document, dict) or document.get("kind") != kind:
+        return None
+    spec = document.get("spec")
+    return spec if isinstance(spec, dict) else None
+
