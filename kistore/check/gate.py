@@ -346,7 +346,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)
-    findings += names_kept(repo, commits, named, (base.tree, head.tree))
+    findings += names_kept(repo, commits, named, (base.tree, head.tree), metadata_edits)
     # KI115, KI118, KI112
     findings += [_removed_since(repo, head.tree, f, str(base.id)) for f in walked]
     findings += range_gitignores(repo, base.tree, head.tree, store_changes)  # KI119

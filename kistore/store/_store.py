@@ -1423,7 +1423,7 @@ class Store:
                 plan = plan_add(view, manifests, allow_dangling=allow_dangling,
                                 update_metadata=update_metadata, commit=commit,
                                 origins=origins, head_holds=self._head_holds(head),
-                                head_read=head)
+                                head_read=head, landed=self._last_landed)
                 results, files, written = plan.results, plan.files, plan.written
                 if checks:
                     groups = plan.groups
@@ -1990,6 +1990,19 @@ class Store:
         """
         read = read or self._head_read()
         return lambda path, data: read(path) == data
+
+    def _last_landed(self, path: str) -> bytes | None:
+        """Return the bytes of the last version of ``path`` along HEAD's history that parses.
+
+        :func:`kistore.store.landed.last_measure`: asked by an add only of a committed
+        object whose metadata HEAD holds broken or not at all (last96 1b). None when no
+        version parses, or there is no commit. Raises ObjectUnreadable (a damaged history).
+        """
+        # Lazy: git's path-limited log, on this rare path only (test_cli_startup)
+        from .landed import last_measure
+
+        found = last_measure(self.repo, "HEAD", path)
+        return found.data if found is not None else None
 
     def _head_read(self) -> Callable[[str], bytes | None]:
         """Return ``read(path)``: HEAD's bytes at ``path``, None where HEAD has none.
