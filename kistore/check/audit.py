@@ -56,6 +56,7 @@ from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history, worktree_changes
 from ._ignored import check_ignored
+from ._lineage_fixes import names_one_cause
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout, owned_path
 from ._names_moved import NAMES_FILE, told_names_file
 from ._observed import Added, check_observed, first_added, judge_observed
@@ -1918,6 +1919,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     contents = edit_fixes(contents, later)  # fresh95 F4: not HEAD
     contents = uncommitted_board_fixes(store, at, contents)  # fresh96 F8
     contents, later = one_cause(contents, later), one_cause(later, contents)  # KI402: in later
+    contents = names_one_cause(contents, later)  # a names file a commit deleted: KI208's fix
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]
     return contents + later

@@ -84,6 +84,7 @@ from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
 from ._ignored import range_gitignores
+from ._lineage_fixes import names_one_cause
 from ._lowered import (
     lowered_limits,
     own_limits,
@@ -361,6 +362,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # an object edited, then deleted: KI401 names both commits (history_findings), no
     # KI203 (one_cause, r93b G2)
     findings = one_cause(gate_fixes(findings, str(base.id)), base=str(base.id))
+    findings = names_one_cause(findings, findings)  # a deleted names file: KI208's fix
     return sorted(findings, key=sort_key)
 
 

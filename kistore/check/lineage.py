@@ -52,8 +52,9 @@ from ..git.blobs import read_blob, read_loose_history
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.pathlog import blob_at, first_parent_versions
 from ..store.landed import Landed, last_measure
-from ._fixes import HINT_BASE, Base, rebuild_without, restored_fix
+from ._fixes import HINT_BASE, REBASE_BASE, Base, rebuild_without
 from ._history import ancestry
+from ._lineage_fixes import blob_entry, lineage_fixes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -214,7 +215,8 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | Non
     commits = list(commits)
     found, _ = _walk(repo, commits, base)
     found += _end_to_end(repo, commits, edits, base, found)
-    return found if base is None or ends is None else _restored(found, base, *ends)
+    return found if base is None or ends is None else lineage_fixes(
+        repo, found, base.rebase(), *ends)
 
 
 def _walk(repo: pygit2.Repository, commits: list[Any], base: Base | None,
@@ -360,34 +362,7 @@ def _end_to_end(repo: pygit2.Repository, commits: list[Any],
 def _changing(repo: pygit2.Repository, commits: list[Any], path: str) -> list[Any]:
     """Return the range's commits (newest first) whose ``path`` differs from each parent's."""
     return [c for c in commits
-            if all(_blob_entry(p.tree, path) != _blob_entry(c.tree, path) for p in c.parents)]
-
-
-def _restored(findings: list[Finding], base: Base, before: Any, after: Any
-              ) -> list[Finding]:
-    """Give each KI208/KI432 on a file HEAD holds as BASE does again the branch's fix.
-
-    ``before``, ``after``: BASE's and HEAD's root trees. The findings' commits on that file,
-    oldest first (the walk yields the tip first), are named to drop with the restoring one.
-    Raises nothing.
-    """
-    changed: dict[str, list[str]] = {}
-    for f in findings:
-        if f.file and "commit" in f.extra and f.rule.id in ("KI208", "KI432"):
-            changed.setdefault(f.file, []).append(str(f.extra["commit"]))
-    fixes = {}
-    for path, commits in changed.items():
-        held = _blob_entry(after, path)
-        if held is None or held != _blob_entry(before, path):
-            continue
-        names = path.startswith(layout.NAMES_DIR + "/")
-        fixes[path] = restored_fix(
-            list(dict.fromkeys(reversed(commits))), "HEAD", base.rebase(),
-            "this names file as BASE does" if names else "this metadata file as BASE does",
-            "the file" if names else "it",
-            "the commit that deleted it" if names else "the commit that changed it")
-    return [replace(f, fix=fixes[f.file]) if f.file in fixes and f.rule.id in ("KI208", "KI432")
-            else f for f in findings]
+            if all(blob_entry(p.tree, path) != blob_entry(c.tree, path) for p in c.parents)]
 
 
 def _off_layout(path: str, directory: str) -> bool:
@@ -435,7 +410,7 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
                 # added: a name claimed, a group joined (the contents check judges them),
                 # or a record
                 if not names and not groups and \
-                        not any(_blob_entry(o.tree, path) == now for o in others):
+                        not any(blob_entry(o.tree, path) == now for o in others):
                     found += _not_dangling(commit, parent, path)
                 continue
             if others and _another_sides(repo, path, now, parent, others, bases):
@@ -452,7 +427,7 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
                     "this forward record: a record is never modified, renamed or deleted "
                     "(the gate finds the runs a new manifest answers by it)")
             if now is not None and was[0] != now[0] and any(
-                    _blob_entry(o.tree, path) == now for o in others):
+                    blob_entry(o.tree, path) == now for o in others):
                 # Both sides added the path (the base lacked it): two claims, one kept.
                 what, said = ("joins two claims of", (
                     "this names file: its parents added it with different digests and the "
@@ -479,7 +454,7 @@ def _not_dangling(commit: Any, parent: Any, path: str) -> list[Finding]:
     fine.
     """
     parsed = layout.forward_from_path(path)
-    if parsed is None or _blob_entry(parent.tree, layout.object_path(parsed[0])) is None:
+    if parsed is None or blob_entry(parent.tree, layout.object_path(parsed[0])) is None:
         return []
     target, run = parsed
     return [Finding(
@@ -503,24 +478,15 @@ def _another_sides(repo: pygit2.Repository, path: str, merged: Any, parent: Any,
         bases: a cache of merge-base trees, by pair of commit ids.
     """
     for other in others:
-        if _blob_entry(other.tree, path) != merged:
+        if blob_entry(other.tree, path) != merged:
             continue
         key = (str(parent.id), str(other.id))
         if key not in bases:
             base = repo.merge_base(parent.id, other.id)
             bases[key] = repo[base].peel(pygit2.Commit).tree if base is not None else None
-        if bases[key] is not None and _blob_entry(bases[key], path) is not None:
+        if bases[key] is not None and blob_entry(bases[key], path) is not None:
             return True
     return False
-
-
-def _blob_entry(tree: pygit2.Tree, path: str) -> treediff.Entry | None:
-    """(blob id, mode) of the file at ``path`` of a root tree, or None."""
-    try:
-        entry = tree[path]
-    except KeyError:
-        return None
-    return None if entry.type_str == "tree" else (str(entry.id), entry.filemode)
 
 
 def check_names(store: Store, at: str | None = None) -> list[Finding]:
@@ -542,6 +508,7 @@ def check_names(store: Store, at: str | None = None) -> list[Finding]:
                            lambda parent, path: last_measure(repo, str(parent.id), path))
     told = {_key(f) for f in found}
     found += [f for f in _re_added(repo, str(head.id), sorted(deleted)) if _key(f) not in told]
+    found = lineage_fixes(repo, found, REBASE_BASE, None, head.tree, at or "HEAD")
     return [replace(f, rule=PROVENANCE_CHANGED_IN_HISTORY) if f.rule is PROVENANCE_CHANGED
             else f for f in found]
 
