@@ -51,7 +51,7 @@ from ..core.errors import (
 )
 from ..core.limits import Limits
 from ..core.limits import check_manifest as limits_check
-from ..core.model import Manifest
+from ..core.model import Manifest, metadata_name
 from ..core.schema import KINDS, NAME_RULE, nearest_kind, nearest_name
 from ..core.settings import STORE_VERSION
 from ..core.workers import cpus
@@ -1736,7 +1736,9 @@ class Store:
                 self._check_head_attributes()
                 self._refuse_uncommitted(uncommitted(view, self.head_or_none()))
             holds = self._head_holds() if commit else None
-            wanted = plan_names(view, holds)
+            head = self._head_read()
+            wanted = plan_names(view, holds, lambda d: metadata_name(
+                head(layout.metadata_path(d))))  # a committed name edited: refused
             skipped: dict[str, ObjectSkipped] = {}
             forward, groups = plan_runs(view, holds, skipped)  # each object read once
             if not wanted and not forward and not groups:
