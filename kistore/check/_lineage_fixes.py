@@ -24,6 +24,7 @@ from typing import Any
 
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
+from ..core.digest import Digest
 from ..core.findings import Finding
 from ..git import treediff
 from ..git.blobs import read_blob
@@ -131,19 +132,42 @@ def squash_fix(commits: list[str], rebase: str, where: str, what: str) -> str:
 
 
 def names_one_cause(contents: list[Finding], history: list[Finding]) -> list[Finding]:
-    """Give ``verify``'s KI211 of a names file a commit deleted the KI208's fix.
+    """Give KI211 and KI212 that a committed KI208 explains that KI208's fix.
 
-    ``kistore migrate``, KI211's own fix, wrote the file again, and the gate still read
-    the deletion (last96 item 3). Args: the contents findings (KI211 among them) and the
-    history's (KI208 with its fix). Returns ``contents`` in their order. Raises nothing.
+    KI211 of a names file a commit deleted: ``kistore migrate``, its own fix, wrote the
+    file again, and the gate still read the deletion (last96 item 3). KI212 of the names
+    file of a name a commit moved (the metadata's KI208, its old name this file's): "remove
+    a names file no manifest owns" would delete a committed one, a second KI208.
+
+    Args:
+        contents: the contents findings (KI211, KI212 among them).
+        history: the history's (KI208 with its fix).
+
+    Returns:
+        ``contents`` in their order. Raises nothing.
     """
-    fixes = {f.file: f.fix for f in history
-             if f.rule.id == "KI208" and f.found == "no file" and f.fix is not None}
-    if not fixes:
+    deleted = {f.file: f.fix for f in history
+               if f.rule.id == "KI208" and f.found == "no file" and f.fix is not None}
+    renamed = {(f.file, f.expected): f for f in history
+               if f.rule.id == "KI208" and f.pointer == "/name"}
+    if not deleted and not renamed:
         return contents
-    return [dataclasses.replace(f, fix=fixes[f.extra["names_path"]])
-            if f.rule.id == "KI211" and f.extra.get("names_path") in fixes else f
-            for f in contents]
+    told = []
+    for f in contents:
+        if f.rule.id == "KI211" and f.extra.get("names_path") in deleted:
+            f = dataclasses.replace(f, fix=deleted[f.extra["names_path"]])
+        elif f.rule.id == "KI212" and f.extra.get("owner") and f.file:
+            named = layout.name_from_path(f.file)
+            moved = renamed.get((layout.metadata_path(Digest.from_str(f.extra["owner"])),
+                                 named[1] if named else None))
+            if moved is not None:
+                f = dataclasses.replace(f, fix=(
+                    f"this names file holds the name {moved.expected!r} the manifest was "
+                    f"committed under, which commit {str(moved.extra['commit'])[:12]} moved "
+                    f"(KI208 on {moved.file}): keep it, a names file is never removed; "
+                    f"{moved.fix or moved.rule.hint}"))
+        told.append(f)
+    return told
 
 
 def _before(repo: pygit2.Repository, commit: str) -> pygit2.Tree | None:

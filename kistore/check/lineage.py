@@ -340,23 +340,31 @@ def _end_to_end(repo: pygit2.Repository, commits: list[Any],
     more = []
     for path, was, now in edits:
         old, new = (_metadata(repo, blob) for blob in (was, now))
-        if _name(old) is None or _name(new) is None:
-            continue
+        if _name(old) is None or _name(new) is None or not [
+                f for f in _moved(commits[0], path, old, new, None)
+                if (f.file, f.pointer) not in told]:
+            continue  # the usual case: a title edited; the commits are looked up only now
         changed = _changing(repo, commits, path)
         head = changed[0] if changed else commits[0]
-        ids = ", ".join(str(c.id)[:12] for c in reversed(changed))
         fix = ("a name never moves and a landed manifest's kernelindex.dev/* annotations "
-               f"stay: the branch changed this file in commit {ids} (breaking or deleting "
+               f"stay: the branch changed this file in {_commits(changed)} (breaking or deleting "
                "it between), and a later commit restoring the name and annotations leaves "
                "the change in the history, "
                + rebuild_without("KI208, KI432", base.id, path, plural=len(changed) > 1)
                + "keep the name and annotations as BASE holds them (correct the title or "
                "other metadata instead)")
         for f in _moved(head, path, old, new, base, through=(
-                f"between BASE ({base.id[:12]}) and HEAD the range, through commits {ids},")):
+                f"between BASE ({base.id[:12]}) and HEAD the range, through "
+                f"{_commits(changed)},")):
             if (f.file, f.pointer) not in told:
                 more.append(replace(f, fix=fix))
     return more
+
+
+def _commits(changed: list[Any]) -> str:
+    """Return ``commit A`` or ``commits A, B`` of commits given newest first (12 digits)."""
+    ids = ", ".join(str(c.id)[:12] for c in reversed(changed))
+    return f"commit{'s' * (len(changed) > 1)} {ids}"
 
 
 def _changing(repo: pygit2.Repository, commits: list[Any], path: str) -> list[Any]:

@@ -105,6 +105,13 @@ def test_a_broken_commit_between_does_not_let_a_name_and_licence_move(store, kit
     assert [f["severity"] for f in names] == ["error"], history
     assert [f["severity"] for f in licence] == ["warning"], history
     assert "last version of this file that parses" in names[0]["message"], names[0]
+    # the committed names file of the old name: kept, never "remove a names file"
+    [claim] = [f for f in history if f["rule"] == "KI212"]
+    assert claim["file"] == layout.name_path("BenchmarkRun", "fast"), claim
+    assert claim["hint"].startswith(
+        "this names file holds the name 'fast' the manifest was committed under, which "
+        f"commit {names[0]['extra']['commit'][:12]} moved (KI208 on {path}): keep it, a "
+        "names file is never removed; "), claim["hint"]
     # the printed fix: drop the commits
     subprocess.run(["git", "rebase", "-q", "-i", base], cwd=store.root, check=True, env={
         **os.environ, "GIT_SEQUENCE_EDITOR": "sed -i -e 's/^pick/drop/'"})
