@@ -155,7 +155,7 @@ def edited_fix(path: str, before: str, edit: str, where: str = "HEAD") -> str:
 
 def restored_fix(commits: list[str], where: str = "HEAD", rebase: str = REBASE_BASE,
                  held: str = "the object's original bytes", restoring: str = "the bytes",
-                 one: str = "the edit's commit") -> str:
+                 one: str = "the edit's commit", *, listed: bool = False) -> str:
     """Return the fix of an object changed in ``commits`` whose bytes ``where`` holds again.
 
     Following the edit's fix ("restore ... and commit it") left ``verify`` red with the
@@ -175,6 +175,9 @@ def restored_fix(commits: list[str], where: str = "HEAD", rebase: str = REBASE_B
             KI208, KI432 at the gate, reviewer break96 M4).
         restoring: what the restoring commit brought back.
         one: the one commit's name, when ``commits`` holds one.
+        listed: the last of ``commits`` is the restoring one (KI432's restore is itself a
+            change of the annotation): it is named once, not again as "the commit
+            restoring" (last96 item 6).
 
     Returns:
         The fix: drop those commits and the restoring one, or, on a branch already merged,
@@ -182,9 +185,11 @@ def restored_fix(commits: list[str], where: str = "HEAD", rebase: str = REBASE_B
     """
     ids = ", ".join(dict.fromkeys(c[:12] for c in commits))
     many = len(commits) > 1
-    said = (f"the commits that changed it ({ids}) stay" if many
-            else f"{one} ({ids}) stays")
+    said = (f"the commits that changed it ({ids}{', the last restoring it' * listed}) stay"
+            if many else f"{one} ({ids}) stays")
+    drop = ("them" if many else "it") + ("" if listed else
+                                          f" and the commit restoring {restoring}")
     return (f"{where} holds {held} again, but {said} in the history, "
             f"which is read commit by commit: in a branch not yet merged, drop "
-            f"{'them' if many else 'it'} and the commit restoring {restoring} ({rebase}); on a "
+            f"{drop} ({rebase}); on a "
             "branch already merged the history cannot change, and this error says so for good")

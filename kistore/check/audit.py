@@ -56,6 +56,8 @@ from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history, worktree_changes
 from ._ignored import check_ignored
+from ._lineage_fixes import names_one_cause
+from ._metadata_moved import metadata_moved, name_edit_fixes, told_metadata_file
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout, owned_path
 from ._names_moved import NAMES_FILE, told_names_file
 from ._observed import Added, check_observed, first_added, judge_observed
@@ -409,8 +411,9 @@ def _told_renamed(snap: Files, findings: list[Finding]) -> list[Finding]:
     A file renamed to ``NAME.json.bak`` (reviewer r91 F5), in ``verify`` and at the gate
     alike (r92 F2: the gate said KI110's own advice and KI203 "remove the metadata file").
     """
-    return sorted((told_names_file(snap, _renamed(snap, f)) if f.rule.id == PATH_OUTSIDE_LAYOUT.id
-                   else f for f in findings), key=sort_key)
+    return sorted(metadata_moved([told_metadata_file(snap, told_names_file(snap, _renamed(
+        snap, f))) if f.rule.id == PATH_OUTSIDE_LAYOUT.id else f for f in findings]),
+        key=sort_key)
 
 
 OWN_FILE_BYTES = DEFAULT.manifest_bytes
@@ -1917,7 +1920,9 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     later = verify_edited_then_deleted(store, at, snap, later)
     contents = edit_fixes(contents, later)  # fresh95 F4: not HEAD
     contents = uncommitted_board_fixes(store, at, contents)  # fresh96 F8
+    contents = name_edit_fixes(store, at, contents)  # last96 item 2: restore the name
     contents, later = one_cause(contents, later), one_cause(later, contents)  # KI402: in later
+    contents = names_one_cause(contents, later)  # a names file a commit deleted: KI208's fix
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]
     return contents + later

@@ -84,6 +84,7 @@ from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
 from ._ignored import range_gitignores
+from ._lineage_fixes import names_one_cause
 from ._lowered import (
     lowered_limits,
     own_limits,
@@ -346,7 +347,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)
-    findings += names_kept(repo, commits, named, (base.tree, head.tree))
+    findings += names_kept(repo, commits, named, (base.tree, head.tree), metadata_edits)
     # KI115, KI118, KI112
     findings += [_removed_since(repo, head.tree, f, str(base.id)) for f in walked]
     findings += range_gitignores(repo, base.tree, head.tree, store_changes)  # KI119
@@ -361,6 +362,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # an object edited, then deleted: KI401 names both commits (history_findings), no
     # KI203 (one_cause, r93b G2)
     findings = one_cause(gate_fixes(findings, str(base.id)), base=str(base.id))
+    findings = names_one_cause(findings, findings)  # a deleted names file: KI208's fix
     return sorted(findings, key=sort_key)
 
 

@@ -34,7 +34,7 @@ subject is the history itself, read incrementally so the gate stays O(change):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -50,9 +50,11 @@ from ..core.provenance import ABSENT, provenance_changes, quoted_annotation
 from ..git import treediff
 from ..git.blobs import read_blob, read_loose_history
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
-from ..git.pathlog import blob_at
-from ._fixes import HINT_BASE, Base, restored_fix
+from ..git.pathlog import blob_at, first_parent_versions
+from ..store.landed import Landed, last_measure
+from ._fixes import HINT_BASE, REBASE_BASE, Base, rebuild_without
 from ._history import ancestry
+from ._lineage_fixes import blob_entry, lineage_fixes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -174,7 +176,8 @@ def _held(store: Store, at: str | None, revoked: dict[str, Any]) -> list[Finding
 
 
 def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | None = None,
-               ends: tuple[Any, Any] | None = None) -> list[Finding]:
+               ends: tuple[Any, Any] | None = None,
+               edits: Iterable[tuple[str, str, str]] = ()) -> list[Finding]:
     """KI208 for each metadata file given another ``name``, each names file changed; KI432.
 
     KI432 (an error) for each ``kernelindex.dev/*`` annotation (:func:`kistore.core.
@@ -199,14 +202,45 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | Non
             again (a later commit restored it) gets the fix that works there, dropping the
             commits (:func:`._fixes.restored_fix`), not a checkout that changes nothing
             (reviewer break96 M4).
+        edits: the gate's metadata files the range changes, ``(path, BASE's blob, HEAD's
+            blob)``: each is compared end to end too, BASE's version with HEAD's, whatever
+            lies between (:func:`_end_to_end`: a commit that broke or deleted the file let
+            the next one rename and relicense with each commit passing, last96 1b).
 
     Returns:
         KI208 findings, one per (metadata file, old name, new name) and per (names file,
         blob before, blob after), naming the commit; KI432 findings, one per (metadata
         file, annotation, old value, new value).
     """
+    commits = list(commits)
+    found, _ = _walk(repo, commits, base)
+    found += _end_to_end(repo, commits, edits, base, found)
+    return found if base is None or ends is None else lineage_fixes(
+        repo, found, base.rebase(), *ends)
+
+
+def _walk(repo: pygit2.Repository, commits: list[Any], base: Base | None,
+          lookback: Callable[[Any, str], Landed | None] | None = None
+          ) -> tuple[list[Finding], set[str]]:
+    """KI208, KI432, KI410, KI417 of each commit against each parent (:func:`names_kept`).
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        commits: the commits to check.
+        base: as :func:`names_kept` takes it.
+        lookback: ``last(parent, path)``: the last version of a metadata file along the
+            parent's history that parses (:func:`kistore.store.landed.last_measure`), asked
+            when the parent's version does not (``verify``: each version is compared with
+            the last that parsed); None: such a side is skipped (the gate compares BASE
+            with HEAD instead, :func:`_end_to_end`).
+
+    Returns:
+        The findings, and the metadata paths a commit deleted (a later one may add the
+        file again: :func:`_re_added`).
+    """
     findings: dict[tuple[str, str, str], Finding] = {}
     bases: dict[tuple[str, str], Any] = {}
+    deleted: set[str] = set()
     for commit in commits:
         for finding in [*_names_files_kept(repo, commit, bases),
                         *_names_files_kept(repo, commit, bases, layout.FORWARD_DIR),
@@ -222,48 +256,121 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | Non
             changes = treediff.changed_leaves(repo, old, new, layout.METADATA_DIR + "/",
                                               added=False)
             for path, (was, now) in sorted(changes.items()):
+                if now is None:
+                    deleted.add(path)
                 if was is None or now is None:
                     continue
                 old_doc, new_doc = _metadata(repo, was[0]), _metadata(repo, now[0])
-                for finding in _provenance_kept(commit, path, old_doc, new_doc, base):
-                    findings.setdefault((path, finding.pointer or "", finding.found or ""),
-                                        finding)
-                before, after = _name(old_doc), _name(new_doc)
-                if before is None or after is None or before == after:
-                    continue  # unreadable metadata is the contents check's (KI102/KI104)
-                findings.setdefault((path, before, after), Finding(
-                    NAME_MOVED, f"commit {str(commit.id)[:12]} renames {before!r} to "
-                    f"{after!r}: a name never moves", file=path, pointer="/name",
-                    expected=before, found=after, extra={"commit": str(commit.id)}))
-    found = list(findings.values())
-    return found if base is None or ends is None else _restored(found, base, *ends)
+                since = None
+                if lookback is not None and _name(old_doc) is None and new_doc:
+                    since = lookback(parent, path)  # the parent's does not parse (1b)
+                    old_doc = since.doc if since is not None else old_doc
+                for finding in _moved(commit, path, old_doc, new_doc, base, since):
+                    findings.setdefault(_key(finding), finding)
+    return list(findings.values()), deleted
 
 
-def _restored(findings: list[Finding], base: Base, before: Any, after: Any
-              ) -> list[Finding]:
-    """Give each KI208/KI432 on a file HEAD holds as BASE does again the branch's fix.
+def _key(finding: Finding) -> tuple[str, str, str]:
+    """Return the key a name or provenance finding is told once by (file, was, is)."""
+    if finding.rule is NAME_MOVED:
+        return finding.file or "", finding.expected or "", finding.found or ""
+    return finding.file or "", finding.pointer or "", finding.found or ""
 
-    ``before``, ``after``: BASE's and HEAD's root trees. The findings' commits on that file,
-    oldest first (the walk yields the tip first), are named to drop with the restoring one.
-    Raises nothing.
+
+def _moved(commit: Any, path: str, old: dict[str, Any] | None, new: dict[str, Any] | None,
+           base: Base | None, since: Landed | None = None, *, through: str = ""
+           ) -> list[Finding]:
+    """KI432 per annotation and KI208 of the name ``new`` changes from ``old``.
+
+    Args:
+        commit: the ``pygit2.Commit`` writing ``new`` (named in the message).
+        path: the metadata file's repository path.
+        old: the version it is compared with (None: unreadable, the contents check's).
+        new: the commit's.
+        base: as :func:`names_kept` takes it.
+        since: the version ``old`` is when it is not the parent's (the parent's did not
+            parse or was gone): the message says so, naming its commit.
+        through: the message's whole subject instead of ``commit X`` (the gate's end to
+            end comparison, :func:`_end_to_end`).
+
+    Returns:
+        The findings, KI432 first. Raises nothing.
     """
-    changed: dict[str, list[str]] = {}
-    for f in findings:
-        if f.file and "commit" in f.extra and f.rule.id in ("KI208", "KI432"):
-            changed.setdefault(f.file, []).append(str(f.extra["commit"]))
-    fixes = {}
-    for path, commits in changed.items():
-        held = _blob_entry(after, path)
-        if held is None or held != _blob_entry(before, path):
-            continue
-        names = path.startswith(layout.NAMES_DIR + "/")
-        fixes[path] = restored_fix(
-            list(dict.fromkeys(reversed(commits))), "HEAD", base.rebase(),
-            "this names file as BASE does" if names else "this metadata file as BASE does",
-            "the file" if names else "it",
-            "the commit that deleted it" if names else "the commit that changed it")
-    return [replace(f, fix=fixes[f.file]) if f.file in fixes and f.rule.id in ("KI208", "KI432")
-            else f for f in findings]
+    who = through or f"commit {str(commit.id)[:12]}"
+    said = "" if since is None else (
+        f" (compared with the last version of this file that parses, commit "
+        f"{since.commit[:12]}'s: the version before it does not parse, or is gone)")
+    found = [replace(f, message=f.message.replace(f"commit {str(commit.id)[:12]}", who, 1)
+                     + said) for f in _provenance_kept(commit, path, old, new, base)]
+    before, after = _name(old), _name(new)
+    if before is not None and after is not None and before != after:
+        # unreadable metadata is the contents check's (KI102/KI104)
+        found.append(Finding(
+            NAME_MOVED, f"{who} renames {before!r} to {after!r}: a name never moves{said}",
+            file=path, pointer="/name", expected=before, found=after,
+            extra={"commit": str(commit.id)}))
+    return found
+
+
+def _end_to_end(repo: pygit2.Repository, commits: list[Any],
+                edits: Iterable[tuple[str, str, str]], base: Base | None,
+                found: list[Finding]) -> list[Finding]:
+    """KI208 and KI432 of BASE's version of each changed metadata file against HEAD's.
+
+    Each commit against its parent skips a side that does not parse, or a file deleted
+    and added again: a commit between that broke or deleted the file let the next one
+    write another name and licence with every check green (last96 1b). BASE's and HEAD's
+    blobs are read (a path lookup each, given by the net diff): O(change). Said only where
+    the walk found nothing on that file and field; a BASE whose version does not parse
+    is ``verify``'s (it landed so).
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        commits: the range's commits (the ones that changed the file are named to drop).
+        edits: ``(path, BASE's blob, HEAD's blob)`` per metadata file the range changes.
+        base: the gate's BASE (None: no findings; the hint has no BASE to compare).
+        found: the walk's findings.
+
+    Returns:
+        The findings, their fix the branch's: drop the commits that changed the file.
+    """
+    if base is None:
+        return []
+    told = {(f.file, f.pointer) for f in found if f.rule in (NAME_MOVED, PROVENANCE_CHANGED)}
+    more = []
+    for path, was, now in edits:
+        old, new = (_metadata(repo, blob) for blob in (was, now))
+        if _name(old) is None or _name(new) is None or not [
+                f for f in _moved(commits[0], path, old, new, None)
+                if (f.file, f.pointer) not in told]:
+            continue  # the usual case: a title edited; the commits are looked up only now
+        changed = _changing(repo, commits, path)
+        head = changed[0] if changed else commits[0]
+        fix = ("a name never moves and a landed manifest's kernelindex.dev/* annotations "
+               f"stay: the branch changed this file in {_commits(changed)} (breaking or deleting "
+               "it between), and a later commit restoring the name and annotations leaves "
+               "the change in the history, "
+               + rebuild_without("KI208, KI432", base.id, path, plural=len(changed) > 1)
+               + "keep the name and annotations as BASE holds them (correct the title or "
+               "other metadata instead)")
+        for f in _moved(head, path, old, new, base, through=(
+                f"between BASE ({base.id[:12]}) and HEAD the range, through "
+                f"{_commits(changed)},")):
+            if (f.file, f.pointer) not in told:
+                more.append(replace(f, fix=fix))
+    return more
+
+
+def _commits(changed: list[Any]) -> str:
+    """Return ``commit A`` or ``commits A, B`` of commits given newest first (12 digits)."""
+    ids = ", ".join(str(c.id)[:12] for c in reversed(changed))
+    return f"commit{'s' * (len(changed) > 1)} {ids}"
+
+
+def _changing(repo: pygit2.Repository, commits: list[Any], path: str) -> list[Any]:
+    """Return the range's commits (newest first) whose ``path`` differs from each parent's."""
+    return [c for c in commits
+            if all(blob_entry(p.tree, path) != blob_entry(c.tree, path) for p in c.parents)]
 
 
 def _off_layout(path: str, directory: str) -> bool:
@@ -311,7 +418,7 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
                 # added: a name claimed, a group joined (the contents check judges them),
                 # or a record
                 if not names and not groups and \
-                        not any(_blob_entry(o.tree, path) == now for o in others):
+                        not any(blob_entry(o.tree, path) == now for o in others):
                     found += _not_dangling(commit, parent, path)
                 continue
             if others and _another_sides(repo, path, now, parent, others, bases):
@@ -328,7 +435,7 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
                     "this forward record: a record is never modified, renamed or deleted "
                     "(the gate finds the runs a new manifest answers by it)")
             if now is not None and was[0] != now[0] and any(
-                    _blob_entry(o.tree, path) == now for o in others):
+                    blob_entry(o.tree, path) == now for o in others):
                 # Both sides added the path (the base lacked it): two claims, one kept.
                 what, said = ("joins two claims of", (
                     "this names file: its parents added it with different digests and the "
@@ -355,7 +462,7 @@ def _not_dangling(commit: Any, parent: Any, path: str) -> list[Finding]:
     fine.
     """
     parsed = layout.forward_from_path(path)
-    if parsed is None or _blob_entry(parent.tree, layout.object_path(parsed[0])) is None:
+    if parsed is None or blob_entry(parent.tree, layout.object_path(parsed[0])) is None:
         return []
     target, run = parsed
     return [Finding(
@@ -379,24 +486,15 @@ def _another_sides(repo: pygit2.Repository, path: str, merged: Any, parent: Any,
         bases: a cache of merge-base trees, by pair of commit ids.
     """
     for other in others:
-        if _blob_entry(other.tree, path) != merged:
+        if blob_entry(other.tree, path) != merged:
             continue
         key = (str(parent.id), str(other.id))
         if key not in bases:
             base = repo.merge_base(parent.id, other.id)
             bases[key] = repo[base].peel(pygit2.Commit).tree if base is not None else None
-        if bases[key] is not None and _blob_entry(bases[key], path) is not None:
+        if bases[key] is not None and blob_entry(bases[key], path) is not None:
             return True
     return False
-
-
-def _blob_entry(tree: pygit2.Tree, path: str) -> treediff.Entry | None:
-    """(blob id, mode) of the file at ``path`` of a root tree, or None."""
-    try:
-        entry = tree[path]
-    except KeyError:
-        return None
-    return None if entry.type_str == "tree" else (str(entry.id), entry.filemode)
 
 
 def check_names(store: Store, at: str | None = None) -> list[Finding]:
@@ -414,8 +512,40 @@ def check_names(store: Store, at: str | None = None) -> list[Finding]:
     if at is None and repo.head_is_unborn:
         return []
     head = store.commit(at or "HEAD")
+    found, deleted = _walk(repo, list(ancestry(repo, head)), None,
+                           lambda parent, path: last_measure(repo, str(parent.id), path))
+    told = {_key(f) for f in found}
+    found += [f for f in _re_added(repo, str(head.id), sorted(deleted)) if _key(f) not in told]
+    found = lineage_fixes(repo, found, REBASE_BASE, None, head.tree, at or "HEAD")
     return [replace(f, rule=PROVENANCE_CHANGED_IN_HISTORY) if f.rule is PROVENANCE_CHANGED
-            else f for f in names_kept(repo, ancestry(repo, head))]
+            else f for f in found]
+
+
+def _re_added(repo: pygit2.Repository, head: str, deleted: list[str]) -> list[Finding]:
+    """KI208, KI432 of each metadata file a commit added again after one deleted it.
+
+    The walk compares each commit with its parent, and an added file has no parent's
+    version: a file deleted, then added again with another name and licence, passed
+    (last96 1b). Asked only of the paths a commit deleted (rare: the walk lists them):
+    their versions along ``head``'s first-parent history (git's path-limited log), each
+    version that follows a deletion compared with the last one before it that parses.
+
+    Returns:
+        The findings, on the commit adding the file again.
+    """
+    found = []
+    for path in deleted:
+        versions = first_parent_versions(repo, head, path)
+        for i, (commit, blob) in enumerate(versions[:-1]):
+            if blob is None or versions[i + 1][1] is not None:
+                continue  # not an addition after a deletion
+            new = _metadata(repo, blob)
+            if _name(new) is None:
+                continue  # the next version that parses is compared in the walk
+            since = last_measure(repo, versions[i + 1][0], path)
+            if since is not None:
+                found += _moved(repo[commit], path, since.doc, new, None, since)
+    return found
 
 
 def _metadata(repo: pygit2.Repository, blob: str) -> dict[str, Any] | None:

@@ -51,7 +51,7 @@ from ..core.errors import (
 )
 from ..core.limits import Limits
 from ..core.limits import check_manifest as limits_check
-from ..core.model import Manifest
+from ..core.model import Manifest, metadata_name
 from ..core.schema import KINDS, NAME_RULE, nearest_kind, nearest_name
 from ..core.settings import STORE_VERSION
 from ..core.workers import cpus
@@ -1423,7 +1423,7 @@ class Store:
                 plan = plan_add(view, manifests, allow_dangling=allow_dangling,
                                 update_metadata=update_metadata, commit=commit,
                                 origins=origins, head_holds=self._head_holds(head),
-                                head_read=head)
+                                head_read=head, landed=self._last_landed)
                 results, files, written = plan.results, plan.files, plan.written
                 if checks:
                     groups = plan.groups
@@ -1736,7 +1736,9 @@ class Store:
                 self._check_head_attributes()
                 self._refuse_uncommitted(uncommitted(view, self.head_or_none()))
             holds = self._head_holds() if commit else None
-            wanted = plan_names(view, holds)
+            head = self._head_read()
+            wanted = plan_names(view, holds, lambda d: metadata_name(
+                head(layout.metadata_path(d))))  # a committed name edited: refused
             skipped: dict[str, ObjectSkipped] = {}
             forward, groups = plan_runs(view, holds, skipped)  # each object read once
             if not wanted and not forward and not groups:
@@ -1990,6 +1992,19 @@ class Store:
         """
         read = read or self._head_read()
         return lambda path, data: read(path) == data
+
+    def _last_landed(self, path: str) -> bytes | None:
+        """Return the bytes of the last version of ``path`` along HEAD's history that parses.
+
+        :func:`kistore.store.landed.last_measure`: asked by an add only of a committed
+        object whose metadata HEAD holds broken or not at all (last96 1b). None when no
+        version parses, or there is no commit. Raises ObjectUnreadable (a damaged history).
+        """
+        # Lazy: git's path-limited log, on this rare path only (test_cli_startup)
+        from .landed import last_measure
+
+        found = last_measure(self.repo, "HEAD", path)
+        return found.data if found is not None else None
 
     def _head_read(self) -> Callable[[str], bytes | None]:
         """Return ``read(path)``: HEAD's bytes at ``path``, None where HEAD has none.

@@ -35,6 +35,7 @@ from ..core.naming import external_id_disagreement
 from ..core.provenance import catalogue, provenance_changes, quoted_annotation, unproven_claim
 from ..core.restore import restore_advice
 from ._views import WorkTreeView
+from .landed import measure
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +107,8 @@ class AddPlan:
 def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_dangling: bool,
              update_metadata: bool, commit: bool, origins: Mapping[Digest, Any] | None,
              head_holds: Callable[[str, bytes], bool],
-             head_read: Callable[[str], bytes | None] | None = None) -> AddPlan:
+             head_read: Callable[[str], bytes | None] | None = None,
+             landed: Callable[[str], bytes | None] | None = None) -> AddPlan:
     """Check a batch against the work tree; return what to write, or every refusal.
 
     Args:
@@ -124,6 +126,11 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             stay) when the work tree's file is not HEAD's: edited or broken there, it is no
             measure (reviewer break96 H3: a broken file's name was taken as the stored one
             and the run renamed). None: the work tree's file is the measure.
+        landed: ``last(path)``: the bytes of the last committed version of a metadata
+            file that parses (:func:`kistore.store.landed.last_measure`), asked when HEAD's
+            does not, or HEAD has none while it holds the object: that version is then the
+            measure of the name and the ``kernelindex.dev/*`` annotations (last96 1b).
+            None: HEAD's file is, parsed or not.
 
     Returns:
         The :class:`AddPlan`.
@@ -219,17 +226,26 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                         and head_holds(metadata_path, stored_metadata)):
                     # a committed object's metadata edited in the work tree: HEAD's counts
                     stored_metadata = head_read(metadata_path) or stored_metadata
+                committed = stored_metadata is not None and head_holds(metadata_path,
+                                                                       stored_metadata)
+                if landed is not None and measure(stored_metadata) is None and (
+                        committed or stored_metadata is None) and head_holds(
+                        object_path, m.object_bytes):
+                    # HEAD's file does not parse, or is gone: the last committed version
+                    # that parses is the measure (last96 1b: a broken commit between let
+                    # a name and licence move)
+                    last = landed(metadata_path)
+                    if last is not None:
+                        stored_metadata, committed = last, True
                 stored_name = metadata_name(stored_metadata)
                 if (stored_name is not None and stored_name != m.name
-                        and stored_metadata is not None
-                        and head_holds(metadata_path, stored_metadata)):
+                        and stored_metadata is not None and committed):
                     problems.append(ConflictError(
                         f"{digest} is stored as {m.kind}/{stored_name}; a name never moves "
                         f"(people cite and link it), so it cannot become {m.name!r}: keep "
                         "the name and correct the title or other metadata",
                         pointer="/metadata/name"))
-                elif stored_metadata is not None and head_holds(metadata_path,
-                                                                stored_metadata):
+                elif stored_metadata is not None and committed:
                     problems += _provenance_moved(stored_metadata, m, True)
                 elif stored_name is not None and stored_name != m.name and \
                         layout.is_name(stored_name):  # renamed before it was committed

@@ -41,8 +41,8 @@ class NameWritten:
     name: str
 
 
-def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None = None
-               ) -> list[NameWritten]:
+def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None = None,
+               committed: Callable[[Digest], str | None] | None = None) -> list[NameWritten]:
     """Return the names file each manifest of the work tree lacks, or every reason not to.
 
     Every object and metadata file is read (O(store), once per store: a migration), not the
@@ -56,6 +56,9 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
             tree has exactly ``data`` at ``path``; a names file already in the work tree
             but not in HEAD (a migration run without ``--commit``) is then written again,
             so that it is committed. None: the work tree is all that counts.
+        committed: ``name(digest)``: the name ``HEAD``'s metadata gives a manifest, or
+            None (not committed); asked only of a manifest whose names file is missing.
+            None: nothing is committed.
 
     Returns:
         One :class:`NameWritten` per missing names file, sorted by path; empty when every
@@ -64,7 +67,10 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
     Raises:
         MultipleErrors: nothing is written when any name is held by two manifests (KI205:
             give one another name first) or has a names file holding another digest or
-            other bytes (KI211, KI212: a committed names file is never changed).
+            other bytes (KI211, KI212: a committed names file is never changed); or a
+            missing names file is of a committed manifest whose name was edited (its
+            committed name differs: a name never moves, KI208, and a second names file
+            for it is a second claim the gate refuses; last96 item 2).
     """
     holders: dict[tuple[str, str], list[Digest]] = {}
     for key, digest in view._scan_holders(KINDS):  # noqa: SLF001 - this package's view
@@ -96,7 +102,17 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
     names = _Lacking(view, head_holds, conflict)
     for item in wanted():
         names.take(item)
-    return names.lacking()
+    lacking = names.lacking()
+    moved: list[KistoreError] = [ConflictError(
+        f"{w.kind}/{w.name}: {w.digest} is committed as {w.kind}/{old}; a name never moves "
+        f"(KI208), so no names file is written for another: restore its name (`git checkout "
+        f"HEAD -- {layout.metadata_path(w.digest)}`, or set metadata.name back to {old!r})",
+        file=layout.metadata_path(w.digest))
+        for w in lacking if committed is not None
+        and (old := committed(w.digest)) is not None and old != w.name]
+    if moved:
+        raise MultipleErrors(moved)
+    return lacking
 
 
 @dataclass(frozen=True, slots=True)

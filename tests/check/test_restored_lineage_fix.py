@@ -55,10 +55,11 @@ def test_an_annotation_edited_then_restored_is_fixed_by_dropping_the_commits(sto
     errors = _errors(store.root, base)
     assert sorted(f["rule"] for f in errors) == ["KI432", "KI432"], errors
     for f in errors:
+        # the restoring commit is one of those listed: named once (last96 item 6)
         assert f["hint"].startswith(
             f"HEAD holds this metadata file as BASE does again, but the commits that changed "
-            f"it ({edit[:12]}, {back[:12]}) stay in the history, which is read commit by "
-            f"commit: in a branch not yet merged, drop them and the commit restoring it "
+            f"it ({edit[:12]}, {back[:12]}, the last restoring it) stay in the history, which "
+            f"is read commit by commit: in a branch not yet merged, drop them "
             f"(`git rebase -i {base}`)"), f["hint"]
     _drop_all(store.root, base)
     assert _errors(store.root, base) == []
@@ -81,5 +82,79 @@ def test_a_names_file_deleted_then_restored_is_fixed_by_dropping_the_commits(sto
         f"({gone[:12]}) "
         "stays in the history, which is read commit by commit: in a branch not yet merged, "
         f"drop it and the commit restoring the file (`git rebase -i {base}`)"), errors[0]
+    _drop_all(store.root, base)
+    assert _errors(store.root, base) == []
+
+
+def _verify(root) -> list[dict]:
+    done = CliRunner().invoke(main, ["--store", str(root), "verify", "--json"])
+    return json.loads(done.stdout)["findings"]
+
+
+def test_a_licence_restored_beside_a_title_fix_is_fixed_by_squashing(store, kit):
+    """last96 item 4: the checkout of BASE's file the fix gave threw the title fix away
+    (and the gate still refused): the commits are squashed instead, the title kept."""
+    digest = _committed_run(store, kit)
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    path = layout.metadata_path(digest)
+    held = json.loads((store.root / path).read_bytes())
+    edited = {**held, "annotations": {"kernelindex.dev/source": "mylab"}}
+    (store.root / path).write_text(json.dumps(edited, separators=(",", ":"), sort_keys=True))
+    git(store.root, "commit", "-qam", "edit source")
+    edit = git(store.root, "rev-parse", "HEAD").strip()
+    (store.root / path).write_text(json.dumps({**held, "title": "A fixed title"},
+                                              separators=(",", ":"), sort_keys=True))
+    git(store.root, "commit", "-qam", "restore source, fix the title")
+    back = git(store.root, "rev-parse", "HEAD").strip()
+    errors = _errors(store.root, base)
+    assert sorted(f["rule"] for f in errors) == ["KI432", "KI432"], errors
+    for f in errors:
+        assert f["hint"] == (
+            "HEAD holds the annotation 'kernelindex.dev/source' as it was again, but the "
+            f"commits that changed it ({edit[:12]}, {back[:12]}) stay in the history, which "
+            "is read commit by commit, and the file holds another change too (a `git "
+            "checkout` of it, or dropping the commits, would lose that): in a branch not yet "
+            f"merged, squash them into one, which keeps only the other change: `git rebase -i "
+            f"{base}`, then mark {back[:12]} `fixup` and move it right below {edit[:12]}; on a "
+            "branch already merged the history cannot change, and this error says so for "
+            "good"), f["hint"]
+    # the printed fix, run: the second commit marked fixup (it is right below the first)
+    subprocess.run(["git", "rebase", "-q", "-i", base], cwd=store.root, check=True, env={
+        **os.environ, "GIT_SEQUENCE_EDITOR": f"sed -i -e 's/^pick {back[:7]}/fixup {back[:7]}/'"})
+    assert _errors(store.root, base) == []
+    assert json.loads((store.root / path).read_bytes())["title"] == "A fixed title"
+
+
+def test_verify_and_the_gate_give_a_deleted_names_file_one_fix(store, kit):
+    """last96 item 3: verify said "keep its metadata.name" of a names file a commit
+    deleted, and KI211's `kistore migrate`, which the gate then refused; both say the
+    same as the gate now, from one builder, and the fix works when run."""
+    _committed_run(store, kit)
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    names = layout.name_path("BenchmarkRun", "fast")
+    git(store.root, "rm", "-q", names)
+    git(store.root, "commit", "-qm", "delete name")
+    gone = git(store.root, "rev-parse", "HEAD").strip()
+    said = (f"HEAD lacks this names file, which commit {gone[:12]} deleted: a name never "
+            "moves nor is freed, and `kistore migrate` writing it again leaves the deletion "
+            "in the history, which is read commit by commit; in a branch not yet merged, "
+            "drop that commit ({rebase}); on a branch already merged, restore it (`git "
+            f"checkout {gone[:12]}~ -- {names}`) and commit, and this error says so for good")
+    found = {f["rule"]: f for f in _verify(store.root) if f["rule"] in ("KI208", "KI211")}
+    verify_rebase = ("`git rebase -i BASE` (BASE: the commit the branch starts from, "
+                     "`git merge-base origin/main HEAD`)")
+    assert found["KI208"]["hint"] == said.format(rebase=verify_rebase), found
+    assert found["KI211"]["hint"] == found["KI208"]["hint"], found
+    errors = _errors(store.root, base)
+    assert sorted(f["rule"] for f in errors) == ["KI208", "KI211"], errors
+    assert {f["hint"] for f in errors} == {said.format(rebase=f"`git rebase -i {base}`")}
+    # the merged branch's way, run: restored, and verify says what stays
+    git(store.root, "checkout", f"{gone[:12]}~", "--", names)
+    git(store.root, "commit", "-qm", "restore name")
+    found = [f for f in _verify(store.root) if f["severity"] == "error"]
+    assert [f["rule"] for f in found] == ["KI208"], found
+    assert found[0]["hint"].startswith(
+        f"HEAD holds this names file as BASE does again, but the commit that deleted it "
+        f"({gone[:12]}) stays in the history"), found[0]["hint"]
     _drop_all(store.root, base)
     assert _errors(store.root, base) == []

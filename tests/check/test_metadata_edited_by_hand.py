@@ -1,0 +1,77 @@
+"""A committed manifest's metadata renamed, or its name edited, by hand (last96 items 2, 5).
+
+Each finding's fix is run as printed, and must put things right: KI211's `kistore migrate`
+wrote a second names file for a run whose name was edited, and KI212's "remove a names
+file" would delete a committed one.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+
+from click.testing import CliRunner
+
+from kistore.cli import main
+from kistore.core import layout
+from kistore.core.digest import Digest
+
+from ..conftest import add_docs, git
+
+
+def _committed_run(store, kit) -> Digest:
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation("proj", name="impl")
+    run = kit.run(protocol, env, impl, workload, latency=1000, name="fast")
+    add_docs(store, [protocol, env, workload, impl, run])
+    return Digest.from_str(kit.digest(run))
+
+
+def _errors(root) -> list[dict]:
+    done = CliRunner().invoke(main, ["--store", str(root), "verify", "--json"])
+    return [f for f in json.loads(done.stdout)["findings"] if f["severity"] == "error"]
+
+
+def _run_backquoted(root, hint: str, starts: str) -> None:
+    """Run the first command in backquotes of ``hint`` that starts with ``starts``."""
+    command = next(c for c in hint.split("`")[1::2] if c.startswith(starts))
+    subprocess.run(shlex.split(command), cwd=root, check=True)
+
+
+def test_a_name_edited_by_hand_is_restored_not_claimed_twice(store, kit):
+    digest = _committed_run(store, kit)
+    path = store.root / layout.metadata_path(digest)
+    doc = json.loads(path.read_bytes())
+    path.write_text(json.dumps({**doc, "name": "renamed"}, separators=(",", ":")))
+    errors = {f["rule"]: f for f in _errors(store.root)}
+    assert sorted(errors) == ["KI211", "KI212"], errors
+    fix = (f"{digest} is committed as 'fast' and the work tree's metadata names it 'renamed': "
+           "a name never moves (KI208), so restore it (`git checkout HEAD -- "
+           f"{layout.metadata_path(digest)}`, or set metadata.name back to 'fast'); `kistore "
+           "migrate` writes no names file for the new name, and the committed names file "
+           "stays")
+    assert errors["KI211"]["hint"] == fix and errors["KI212"]["hint"] == fix, errors
+    # migrate refuses to write a second claim, and writes nothing
+    done = CliRunner().invoke(main, ["--store", str(store.root), "migrate"])
+    assert done.exit_code == 1, done.output
+    assert "is committed as BenchmarkRun/fast; a name never moves (KI208)" in done.output
+    assert not (store.root / layout.name_path("BenchmarkRun", "renamed")).exists()
+    _run_backquoted(store.root, fix, "git checkout")
+    assert _errors(store.root) == []
+    assert git(store.root, "status", "--porcelain") == ""
+
+
+def test_a_metadata_file_renamed_by_hand_is_moved_back(store, kit):
+    digest = _committed_run(store, kit)
+    path = layout.metadata_path(digest)
+    (store.root / path).rename(store.root / (path + ".bak"))
+    errors = _errors(store.root)
+    assert [f["rule"] for f in errors] == ["KI110"], errors  # no KI204, no KI212 "remove"
+    assert errors[0]["hint"] == (
+        f"a metadata file renamed by hand: rename it back with `mv {path}.bak {path}` (from "
+        "the top of the clone; committed: `git mv` and commit); nothing else is to be "
+        "written or removed for it")
+    _run_backquoted(store.root, errors[0]["hint"], "mv ")
+    assert _errors(store.root) == []
+    assert git(store.root, "status", "--porcelain") == ""
