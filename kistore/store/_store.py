@@ -636,6 +636,7 @@ class Store:
             view = WorkTreeView(root, self.name_index(), linked=self._linked)
             view.head_has, view.unmerged = self.head_has, self.unmerged
             view.last_holding = self.last_holding
+            view.head_read = self.head_read
             return view
 
         def head() -> View | None:
@@ -648,6 +649,7 @@ class Store:
         sparse = SparseWorkTreeView(root, skipped, head, self.name_index(), linked=self._linked)
         sparse.head_has, sparse.unmerged = self.head_has, self.unmerged
         sparse.last_holding = self.last_holding
+        sparse.head_read = self.head_read
         return sparse
 
     def limits(self, at: str | None = None) -> Limits:
@@ -930,13 +932,16 @@ class Store:
                 f"{', '.join(printable(b) for b in branches)}: give one (`--at {one}`), or "
                 f"point HEAD at it (`git symbolic-ref HEAD refs/heads/{one}`)")
 
-    def resolve(self, ref: str, *, at: str | None = None) -> Digest:
+    def resolve(self, ref: str, *, at: str | None = None, nameless: bool = False) -> Digest:
         """Resolve what a person typed to one stored digest.
 
         Args:
             ref: a full digest, a unique prefix of at least 8 hex digits (``sha256:``
                 optional), or ``KIND/NAME`` (e.g. ``BenchmarkRun/sol-submission-20464``).
             at: revision to read, or None for the work tree.
+            nameless: ``KIND/NAME`` also names a manifest whose metadata file is missing or
+                holds no name, through its names file (:meth:`View.named`): for a command
+                that reads the intact object (``cat``).
 
         ``KIND/NAME`` is answered from its names file (``store/names/KIND/XX/NAME``), one
         path read, then checked against the owner's metadata and object; a store without
@@ -961,7 +966,7 @@ class Store:
                 + (f"; did you mean {kind}/{meant}?" if meant else ""))
         if slash and kind in KINDS and view.has_names_files():
             # names as paths: one names file, checked against its owner (no index opened)
-            digest = view.named(kind, name)
+            digest = view.named(kind, name, nameless=nameless)
             if digest is None:
                 raise ResolutionError(f"no {kind} named {name!r} {self.where(at)}")
             return digest
@@ -1781,6 +1786,19 @@ class Store:
         try:
             head = self.head_or_none()
             return head is not None and head.read(path) is not None
+        except (KistoreError, OSError, pygit2.GitError):
+            return None
+
+    def head_read(self, path: str) -> bytes | None:
+        """Return ``HEAD``'s bytes at ``path``: None when it holds none or git cannot tell.
+
+        Asked by messages about a damaged metadata file (:meth:`View.metadata_restorable`:
+        would ``git checkout HEAD -- PATH`` repair it?). Opens git: for error paths only.
+        Raises nothing.
+        """
+        try:
+            head = self.head_or_none()
+            return None if head is None else head.read(path)
         except (KistoreError, OSError, pygit2.GitError):
             return None
 
