@@ -31,6 +31,7 @@ from typing import Any
 import canonicaljson
 
 from . import canonical_fast as _fast
+from . import layout
 from ._jsonrules import MAX_DEPTH, MAX_SAFE_INTEGER, es6_number, too_deep
 from .errors import CanonicalFormError, EncodingError, ParseError, TrailingDataError, shorten
 
@@ -145,8 +146,7 @@ def _loads_exact(data: bytes, file: str) -> Any:
     except UnicodeDecodeError as e:
         raise _invalid_utf8(data, e.start, file) from None
     if not text.strip():
-        raise ParseError("empty input; expected one JSON value: give a manifest (a JSON "
-                         "object)", file=file, pointer="")
+        raise ParseError(_empty(file), file=file, pointer="")
     try:
         value = _decoder.decode(text)
     except (_Reject, json.JSONDecodeError, RecursionError) as e:
@@ -157,6 +157,21 @@ def _loads_exact(data: bytes, file: str) -> Any:
     if ("\\u" in text and _has_surrogate_escape(text)) or deep:
         _Scanner(text, file).parse()
     return value
+
+
+def _empty(file: str) -> str:
+    """Say that ``file`` holds no JSON value, and which one it should hold.
+
+    A stored metadata file or object file is not a manifest (reviewer break96 L1: an
+    emptied metadata file was told "give a manifest"); any other input is one.
+    """
+    if file.startswith(layout.METADATA_DIR + "/"):
+        return ("empty file; expected one JSON value: the manifest's metadata (a JSON object "
+                'holding at least its "name")')
+    if file.startswith(layout.OBJECTS_DIR + "/"):
+        return ("empty file; expected one JSON value: the manifest's object (a JSON object "
+                "of apiVersion, kind and spec)")
+    return "empty input; expected one JSON value: give a manifest (a JSON object)"
 
 
 def _refuse_utf16(data: bytes, file: str) -> None:

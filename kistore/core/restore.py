@@ -21,7 +21,8 @@ from .digest import Digest
 
 
 def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
-                   unmerged: bool = False, holder: str | None = None) -> str:
+                   unmerged: bool = False, holder: str | None = None,
+                   head_sound: bool | None = None) -> str:
     """Return how to restore or take back the stored file ``path``.
 
     Args:
@@ -35,6 +36,8 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
         holder: the last commit holding the object's bytes, where HEAD holds an edit of
             them (a checkout of HEAD restores the edit: reviewer fresh95 F4); None: HEAD
             holds them, or the caller did not ask.
+        head_sound: for ``digest``'s metadata file: whether HEAD holds a sound copy of it
+            to restore (:func:`metadata_advice`); None: not asked.
 
     Returns:
         A clause to follow "; " in a message, starting in lower case, no final period.
@@ -54,7 +57,7 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
                 "it (in a branch not yet merged, drop the edit's commit instead: `git rebase "
                 "-i BASE`, BASE being `git merge-base origin/main HEAD`)")
     if digest is not None and in_head is not False and path == layout.metadata_path(digest):
-        return metadata_advice(path)  # HEAD may hold it broken: both ways (fresh95 F9)
+        return metadata_advice(path, head_sound=head_sound)  # HEAD may hold it broken
     checkout = f"restore it with `git checkout HEAD -- {path}`"
     if digest is None or in_head:
         return checkout
@@ -65,19 +68,27 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
     return f"{checkout} if HEAD holds it; if it was added without --commit, {drop}"
 
 
-def metadata_advice(path: str, *, committed: bool = False) -> str:
+def metadata_advice(path: str, *, committed: bool = False,
+                    head_sound: bool | None = None) -> str:
     """Return how to repair a stored metadata file that changed after kistore wrote it.
 
     One wording for ``verify`` (KI102-KI104's fix on a metadata file), the queries and
     ``show``/``cat`` (reviewer fresh95 F9: the queries said ``git checkout HEAD -- PATH``
     alone, which restores nothing when HEAD holds the broken file). A metadata file is kept
     beside its object, not derived from it, so no command rebuilds it: git has the bytes
-    kistore wrote only if a commit holds them, else the metadata is written again.
+    kistore wrote only if a commit holds them, else the metadata is written again. Where
+    the caller knows which holds, only the way that works is said (reviewer break96 H3:
+    the rewrite was offered for a file HEAD holds sound, and ``add --update-metadata``
+    judges a committed object's new metadata against HEAD's, refusing the template
+    ``cat --manifest`` prints of a broken file).
 
     Args:
         path: the metadata file's repository path.
         committed: the file was read from a commit (HEAD holds it so): only the rewrite
             is said.
+        head_sound: True: HEAD holds other bytes there that parse, so only the checkout
+            is said; False: HEAD holds the same bytes or others no sounder (only the
+            rewrite); None: not known (both, each with when it applies).
 
     Returns:
         A clause to follow "; " or ": ", starting in lower case, no final period.
@@ -87,8 +98,11 @@ def metadata_advice(path: str, *, committed: bool = False) -> str:
     rewrite = ("write it again with `kistore add --update-metadata FILE` (FILE: the manifest "
                "holding the metadata wanted: `kistore cat --manifest DIGEST` prints one, "
                "with the metadata as far as it parses)")
-    if committed:
+    if committed or head_sound is False:
         return rewrite
+    if head_sound:
+        return (f"HEAD holds it as kistore wrote it: restore it with `git checkout HEAD -- "
+                f"{path}`")
     return (f"restore it with `git checkout HEAD -- {path}` if HEAD holds it as kistore "
             f"wrote it, else {rewrite}")
 

@@ -399,6 +399,9 @@ def closest_pointer(metric: str, held: Iterable[str]) -> str | None:
     one's words a run of the other's (``latency`` in ``latency_ms``, ``sol_score`` in
     ``median_latency_sol_score``), then a spelling at least :data:`CLOSE` alike
     (``meen``); ties go to the closer spelling of the last token, then of the pointer.
+    A pointer ending in ``/`` (``/sourceNative/metrics/mean/``, as shells complete a
+    directory) names the key ``""`` under it, which no run holds: it is judged by what
+    precedes the slashes (reviewer break96 L2: its empty last token matched nothing).
 
     Args:
         metric: the pointer asked (RFC 6901).
@@ -407,6 +410,7 @@ def closest_pointer(metric: str, held: Iterable[str]) -> str | None:
     Returns:
         One of ``held``; None when none is close by any of the three.
     """
+    metric = metric.rstrip("/") or metric  # the key "" is no metric anyone means
     asked = _last_words(metric)
     best: tuple[int, float, float] | None = None
     found = None

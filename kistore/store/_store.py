@@ -636,6 +636,7 @@ class Store:
             view = WorkTreeView(root, self.name_index(), linked=self._linked)
             view.head_has, view.unmerged = self.head_has, self.unmerged
             view.last_holding = self.last_holding
+            view.head_read = self.head_read
             return view
 
         def head() -> View | None:
@@ -648,6 +649,7 @@ class Store:
         sparse = SparseWorkTreeView(root, skipped, head, self.name_index(), linked=self._linked)
         sparse.head_has, sparse.unmerged = self.head_has, self.unmerged
         sparse.last_holding = self.last_holding
+        sparse.head_read = self.head_read
         return sparse
 
     def limits(self, at: str | None = None) -> Limits:
@@ -930,13 +932,16 @@ class Store:
                 f"{', '.join(printable(b) for b in branches)}: give one (`--at {one}`), or "
                 f"point HEAD at it (`git symbolic-ref HEAD refs/heads/{one}`)")
 
-    def resolve(self, ref: str, *, at: str | None = None) -> Digest:
+    def resolve(self, ref: str, *, at: str | None = None, nameless: bool = False) -> Digest:
         """Resolve what a person typed to one stored digest.
 
         Args:
             ref: a full digest, a unique prefix of at least 8 hex digits (``sha256:``
                 optional), or ``KIND/NAME`` (e.g. ``BenchmarkRun/sol-submission-20464``).
             at: revision to read, or None for the work tree.
+            nameless: ``KIND/NAME`` also names a manifest whose metadata file is missing or
+                holds no name, through its names file (:meth:`View.named`): for a command
+                that reads the intact object (``cat``).
 
         ``KIND/NAME`` is answered from its names file (``store/names/KIND/XX/NAME``), one
         path read, then checked against the owner's metadata and object; a store without
@@ -961,7 +966,7 @@ class Store:
                 + (f"; did you mean {kind}/{meant}?" if meant else ""))
         if slash and kind in KINDS and view.has_names_files():
             # names as paths: one names file, checked against its owner (no index opened)
-            digest = view.named(kind, name)
+            digest = view.named(kind, name, nameless=nameless)
             if digest is None:
                 raise ResolutionError(f"no {kind} named {name!r} {self.where(at)}")
             return digest
@@ -990,10 +995,12 @@ class Store:
                 named = " and ".join(f"{kind}/{ref}" for kind in held)
                 raise InputError(f"{ref!r} is not a reference but a name: give KIND/NAME "
                                  f"({named})")
+            pathed = _meant_by_path(view, ref) if not near else None
             raise InputError(
                 f"{ref!r} is not a reference: give a digest (sha256:<64 hex>), a prefix of at "
                 f"least 8 hex digits, or KIND/NAME with KIND one of {', '.join(KINDS)}"
                 + (f" ({_meant_ref(view, near, name)})" if near else "")
+                + (f" (did you mean {pathed}?)" if pathed else "")
             )
         if len(prefix) == 64 and view.scope == "work":
             digest = Digest(prefix)
@@ -1786,6 +1793,19 @@ class Store:
         except (KistoreError, OSError, pygit2.GitError):
             return None
 
+    def head_read(self, path: str) -> bytes | None:
+        """Return ``HEAD``'s bytes at ``path``: None when it holds none or git cannot tell.
+
+        Asked by messages about a damaged metadata file (:meth:`View.metadata_restorable`:
+        would ``git checkout HEAD -- PATH`` repair it?). Opens git: for error paths only.
+        Raises nothing.
+        """
+        try:
+            head = self.head_or_none()
+            return None if head is None else head.read(path)
+        except (KistoreError, OSError, pygit2.GitError):
+            return None
+
     def last_holding(self, path: str, digest: Digest) -> str | None:
         """Return the last commit holding ``digest``'s bytes at ``path`` when HEAD holds others.
 
@@ -2398,14 +2418,57 @@ def _meant_name(view: View, kind: str, name: str) -> str | None:
     near = trimmed if layout.is_name(trimmed) else nearest_name(trimmed)
     if near is None or near == name:
         return None
+    return near if _holds_name(view, kind, near) else None
+
+
+def _holds_name(view: View, kind: str, name: str) -> bool:
+    """Return True when ``view`` holds ``KIND/NAME`` (its names file, else the index's names).
+
+    False too when the store cannot be asked (a damaged names file: the lookup of
+    ``KIND/NAME`` itself then says so). For a did-you-mean: only a stored name is offered.
+    """
     try:
         if view.has_names_files():
-            found = view.named(kind, near)
-        else:
-            found = view.name_owners([(kind, near)]).get((kind, near))
+            return view.named(kind, name) is not None
+        return view.name_owners([(kind, name)]).get((kind, name)) is not None
     except (KistoreError, sqlite3.Error, OSError):
+        return False
+
+
+def _meant_by_path(view: View, ref: str) -> str | None:
+    """Return the reference a person meant by a store path or ``/KIND/NAME``, if it is stored.
+
+    People copy the paths ``verify`` and the errors print (``store/objects/sha256/38/
+    4a96....json``, ``store/names/BenchmarkRun/df/NAME``, from the clone's top or as an
+    absolute path), or write ``/BenchmarkRun/NAME`` (reviewer break96 L2, cat97: no
+    did-you-mean). An object or metadata file's path means its digest, a names file's its
+    ``KIND/NAME``; each offered only when the view holds it, never applied.
+
+    Args:
+        view: the view the reference is resolved in.
+        ref: what was typed.
+
+    Returns:
+        ``sha256:<hex>`` or ``KIND/NAME``; None when ``ref`` is none of those or the store
+        holds nothing so named.
+    """
+    text = ref.strip()
+    top = text.rfind(layout.STORE_DIR + "/")
+    if top >= 0 and (top == 0 or text[top - 1] == "/"):  # a path, from anywhere
+        path = text[top:]
+        digest = layout.digest_from_path(path)
+        if digest is not None:
+            return str(digest) if view.has_object(digest) else None
+        parts = path.split("/")  # store/names/KIND/XX/NAME
+        if len(parts) == 5 and f"{parts[0]}/{parts[1]}" == layout.NAMES_DIR and \
+                parts[2] in KINDS and layout.is_name(parts[4]):
+            return f"{parts[2]}/{parts[4]}" if _holds_name(view, parts[2], parts[4]) else None
         return None
-    return near if found is not None else None
+    kind, slash, name = text.lstrip("/").partition("/")
+    if text.startswith("/") and slash and kind in KINDS:
+        meant = name if layout.is_name(name) else _meant_name(view, kind, name)
+        return f"{kind}/{meant}" if meant and _holds_name(view, kind, meant) else None
+    return None
 
 
 def _has_name(view: View, digest: Digest, name: str) -> bool:

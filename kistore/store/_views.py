@@ -188,6 +188,11 @@ class View:
     (:meth:`kistore.store.Store.last_holding`): set on the work tree's view by the store,
     for what a message advises (reviewer fresh95 F4)."""
 
+    head_read: Callable[[str], bytes | None] | None = None
+    """HEAD's bytes at a path (:meth:`kistore.store.Store.head_read`): set on the work
+    tree's view by the store, for what a message about a metadata file advises
+    (:meth:`metadata_restorable`)."""
+
     def restore_advice(self, path: str, digest: Digest) -> str:
         """Return how to restore ``path`` of ``digest``.
 
@@ -213,8 +218,33 @@ class View:
         in_head = self.head_has(path) if self.head_has else None
         holder = self.last_holding(path, digest) if in_head and self.last_holding and \
             path == layout.object_path(digest) else None
+        sound = self.metadata_restorable(digest) if in_head and \
+            path == layout.metadata_path(digest) else None
         return restore_advice(path, digest, in_head, holder=holder,
-                              unmerged=bool(self.unmerged and self.unmerged(path)))
+                              unmerged=bool(self.unmerged and self.unmerged(path)),
+                              head_sound=sound)
+
+    def metadata_restorable(self, digest: Digest) -> bool | None:
+        """Return whether ``git checkout HEAD`` would repair ``digest``'s metadata file here.
+
+        Asked by messages about a metadata file that does not parse (reviewer break96 H3
+        and L1: ``cat`` offered ``kistore add --update-metadata`` beside the checkout for a
+        committed object's file broken in the work tree, and ``add`` judges that against
+        HEAD's file, refusing the template ``cat --manifest`` prints of a broken file).
+        Two reads (the work tree's file, HEAD's), on error paths only.
+
+        Returns:
+            True when HEAD holds other bytes there that parse as a metadata object holding
+            a name (the checkout restores them); False when HEAD holds the same bytes, or
+            others that do not parse (the checkout restores nothing sound: the metadata
+            is written again); None when HEAD holds no such file or cannot be asked (not
+            this view's to say: the work tree only).
+        """
+        committed = self.head_read(layout.metadata_path(digest)) if self.head_read else None
+        if committed is None:
+            return None
+        return committed != self.read(layout.metadata_path(digest)) and \
+            _names_itself(committed)
 
     def find_renamed(self, digest: Digest) -> str | None:
         """Return the object file holding ``digest``'s bytes under another name, if any.
@@ -582,6 +612,34 @@ class View:
         """
         return self.name_owners([(kind, name)]).get((kind, name))
 
+    def names_files_of(self, kind: str, digest: Digest) -> list[str]:
+        """Return the names files of ``kind`` that hold ``digest``, every one read, sorted.
+
+        For a manifest whose name its metadata cannot say (an add killed before it wrote
+        the file, a file cut short: ``drop``, ``cat --manifest``): O(names of the kind),
+        on those rare paths only.
+
+        Args:
+            kind: a kind (``BenchmarkRun``).
+            digest: the manifest.
+
+        Returns:
+            Their repository paths (``store/names/KIND/XX/NAME``: the name is the last
+            part); empty when none holds it, or the view keeps no names files.
+        """
+        top = f"{layout.NAMES_DIR}/{kind}"
+        found = []
+        for shard in self.list_dir(top):
+            for leaf in self.list_dir(f"{top}/{shard}"):
+                path = f"{top}/{shard}/{leaf}"
+                try:
+                    data = self.read(path, _RECORD_LIMIT)
+                except FileTooLarge:  # no names file: KI212's, not this answer's
+                    continue
+                if layout.digest_from_record(data or b"") == digest:
+                    found.append(path)
+        return sorted(found)
+
     def has_names_files(self) -> bool:
         """Return True when the view keeps names as paths: ``store/names/`` holds a kind.
 
@@ -591,7 +649,7 @@ class View:
         """
         return bool(self.list_dir(layout.NAMES_DIR))
 
-    def named(self, kind: str, name: str) -> Digest | None:
+    def named(self, kind: str, name: str, *, nameless: bool = False) -> Digest | None:
         """Return the digest the names file of ``KIND/NAME`` holds, checked against its owner.
 
         Reads one names file (``store/names/KIND/XX/NAME``), then the owner's metadata and
@@ -605,6 +663,12 @@ class View:
         Args:
             kind: a kind (``BenchmarkRun``).
             name: the ``metadata.name`` asked for.
+            nameless: also answer an owner of ``kind`` whose metadata file is missing or
+                holds no name (cut short, empty): the names file is then the only word on
+                its name, and a command that reads the intact object (``cat``, whose
+                ``--manifest`` names it so) takes it (reviewer fixk95: ``cat --manifest
+                KIND/NAME`` of such a run failed here). A metadata file naming another
+                name still disagrees.
 
         Returns:
             The owner's digest; None when there is no such names file (or ``name`` cannot
@@ -639,6 +703,8 @@ class View:
             stored_kind = canonical.loads(self.read(layout.object_path(owner)) or b"")["kind"]
         except (KistoreError, KeyError, TypeError):
             stored_kind = None
+        if nameless and stored_name is None and stored_kind == kind:
+            return owner  # its metadata says no name: the names file's word is the one
         if stored_name is None or stored_kind is None:
             # the owner's files are damaged or missing: not the names file's fault; a git
             # object that cannot be read is said as it is (its id, `git fsck`: r72) ...
@@ -1616,3 +1682,16 @@ class StagedView(CommitView):
         prefix = f"{directory}/"
         return {p[len(prefix):]: e for p, e in self.staged.items()
                 if p.startswith(prefix) and "/" not in p[len(prefix):]}
+
+
+def _names_itself(metadata: bytes) -> bool:
+    """Return True when metadata bytes parse (strict JSON) as an object holding a name.
+
+    What a metadata file ``git checkout`` would put back must be to repair one that does
+    not parse (:meth:`View.metadata_restorable`). Raises nothing.
+    """
+    try:
+        doc = canonical.loads(metadata)
+    except KistoreError:
+        return False
+    return isinstance(doc, dict) and isinstance(doc.get("name"), str)

@@ -190,7 +190,7 @@ def manifest_files(view: View, digest: Digest) -> tuple[str | None, str | None, 
             if layout.digest_from_record(view.read(names_path) or b"") == digest:
                 read.append(names_path)
     elif kind in KINDS:  # no metadata (an add killed before it wrote one): no name known
-        read += _names_files_of(view, kind, digest)
+        read += view.names_files_of(kind, digest)
     read += [p for p, held in ((layout.metadata_path(digest), metadata_data),
                                (object_path, data)) if held is not None]
     return kind, name, [p for p in paths if view.read(p) is not None] + read
@@ -209,22 +209,6 @@ def _group_file(keys: RunKeys, run: Digest, spec: dict[str, object]) -> list[str
     """
     group = keys.group(_references(spec))
     return [] if group is None else [layout.group_path(group[0], run)]
-
-
-def _names_files_of(view: View, kind: str, digest: Digest) -> list[str]:
-    """Return the names files of ``kind`` that hold ``digest``, every one read.
-
-    For a leftover whose metadata file an add killed before writing (its name unknown):
-    O(names of the kind), on that rare path only.
-    """
-    top = f"{layout.NAMES_DIR}/{kind}"
-    found = []
-    for shard in view.list_dir(top):
-        for leaf in view.list_dir(f"{top}/{shard}"):
-            path = f"{top}/{shard}/{leaf}"
-            if layout.digest_from_record(view.read(path) or b"") == digest:
-                found.append(path)
-    return found
 
 
 def _files(view: View, head: View | None, digest: Digest) -> Dropped:

@@ -21,7 +21,9 @@ from ..conftest import PUBLISHED
 
 RUN = Digest.from_str(PUBLISHED["run"])
 META = layout.metadata_path(RUN)
-RESTORE = metadata_advice(META)  # both ways (fresh95 F9): HEAD may hold it broken
+# HEAD holds it as kistore wrote it: the checkout alone (cat97; fresh95 F9 gave both ways
+# where HEAD may hold it broken: that case says the rewrite alone)
+RESTORE = metadata_advice(META, head_sound=True)
 
 
 def _edit(store_path, data: bytes) -> None:

@@ -70,3 +70,36 @@ def test_r90_f8_no_name_is_offered_that_the_store_does_not_hold(runner, store):
     result = runner.invoke(main, ["--store", str(store.root), "show", "BenchmarkRun/r\u201091"])
     assert result.stderr == (f"error: 'BenchmarkRun/r\u201091' is not a reference: "
                              f"'r\u201091' {_INVALID}\n")
+
+
+def test_a_store_path_or_a_leading_slash_says_the_reference_meant(runner, store, kit):
+    # break96 L2 (cat97): a path copied from `verify` or an error, or `/KIND/NAME`, was
+    # answered with the three forms and no "did you mean"
+    from kistore.core import layout
+    from kistore.core.digest import Digest
+
+    from ..conftest import add_docs
+
+    [digest] = add_docs(store, [kit.run(kit.protocol(), kit.environment(),
+                                        kit.implementation(), kit.workload(), latency=10,
+                                        name="r-90")], allow_dangling=True)
+    run = Digest.from_str(digest)
+    names = layout.name_path("BenchmarkRun", "r-90")
+    for typed, meant in (
+            ("/BenchmarkRun/r-90", "BenchmarkRun/r-90"),
+            ("//BenchmarkRun/r-90/", "BenchmarkRun/r-90"),
+            (names, "BenchmarkRun/r-90"),
+            (f"./{layout.object_path(run)}", digest),
+            (str(store.root / layout.metadata_path(run)), digest)):
+        for command in ("cat", "show"):
+            result = runner.invoke(main, ["--store", str(store.root), command, typed])
+            assert result.exit_code == 1
+            assert result.stderr.startswith(f"error: {typed!r} is not a reference: give a "
+                                             "digest"), result.stderr
+            assert result.stderr.endswith(f"(did you mean {meant}?)\n"), result.stderr
+        assert runner.invoke(main, ["--store", str(store.root), "cat", meant]).exit_code == 0
+    # nothing stored so: no guess
+    for typed in ("/BenchmarkRun/r-91", layout.name_path("BenchmarkRun", "r-91"),
+                  layout.object_path(Digest("0" * 64))):
+        result = runner.invoke(main, ["--store", str(store.root), "cat", typed])
+        assert result.exit_code == 1 and "did you mean" not in result.stderr, result.stderr

@@ -233,3 +233,20 @@ def test_each_parse_error_says_where_and_what_to_do(data, expected):
     with pytest.raises(ParseError) as caught:
         canonical.loads(data, file="m.json")
     assert str(caught.value) == expected
+
+
+@pytest.mark.parametrize(("file", "expected"), [
+    ("store/metadata/sha256/38/" + "a" * 62 + ".json",
+     "empty file; expected one JSON value: the manifest's metadata (a JSON object holding "
+     'at least its "name")'),
+    ("store/objects/sha256/38/" + "a" * 62 + ".json",
+     "empty file; expected one JSON value: the manifest's object (a JSON object of "
+     "apiVersion, kind and spec)"),
+    ("run.json", "empty input; expected one JSON value: give a manifest (a JSON object)"),
+])
+def test_an_empty_stored_file_is_called_what_it_is_not_a_manifest(file, expected):
+    # break96 L1: an emptied metadata file was told "give a manifest (a JSON object)"
+    for data in (b"", b" \n"):
+        with pytest.raises(ParseError) as caught:
+            canonical.loads(data, file=file)
+        assert caught.value.format() == f"{file}: {expected}"

@@ -70,12 +70,16 @@ def _one_line(checked: str, said: str) -> str:
     return line
 
 
-def test_a_metric_no_run_holds_is_an_error_naming_what_they_hold(board, kit):
+def _refused(board: Board, kit, metric: str) -> tuple[str, str]:
+    """Rank the family by ``metric`` (ms, ascending) beside a second group; BASE, the check."""
     _second_group(board, kit)
-    base = _policy(board, {"comparison": "source-native",
-                           "metric": "/sourceNative/metrics/latency", "order": "ascending",
-                           "unit": "ms"})
-    checked = _cli(board.store, "check", f"{base}..HEAD", code=1).output
+    base = _policy(board, {"comparison": "source-native", "metric": metric,
+                           "order": "ascending", "unit": "ms"})
+    return base, _cli(board.store, "check", f"{base}..HEAD", code=1).output
+
+
+def test_a_metric_no_run_holds_is_an_error_naming_what_they_hold(board, kit):
+    base, checked = _refused(board, kit, "/sourceNative/metrics/latency")
     line = _one_line(checked, "error KI245 policy-metric-held-by-no-run: family synthetic "
                      "ranks /sourceNative/metrics/latency, which no run of 2 of its comparison "
                      "groups holds: ranked before this change, they would rank none (e.g. "
@@ -103,6 +107,16 @@ def test_a_metric_no_run_holds_is_an_error_naming_what_they_hold(board, kit):
                                       "/sourceNative/metrics/mean"]
     assert error["extra"]["heldAs"] == []  # nothing there at all
     assert len(error["extra"]["groups"]) == 2
+
+
+def test_a_trailing_slash_gets_its_did_you_mean(board, kit):
+    # break96 L2: `/sourceNative/metrics/latency_ms/` (the key "" under latency_ms) was
+    # refused with no "did you mean"; `meen` and `/sourceNatve/...` had one
+    _, checked = _refused(board, kit, "/sourceNative/metrics/latency_ms/")
+    line = _one_line(checked, "error KI245 policy-metric-held-by-no-run: family synthetic "
+                     "ranks /sourceNative/metrics/latency_ms/, which no run of 2 of its "
+                     "comparison groups holds")
+    assert "; did you mean /sourceNative/metrics/latency_ms? Their runs hold " in line, line
 
 
 def test_the_pre_commit_hook_refuses_it(board, kit):
@@ -304,6 +318,11 @@ LOCAL = ["/sourceNative/metrics/baseline_latency_ms", "/sourceNative/metrics/lat
     ("/sourceNative/metrics/hardware", KERNELBENCH, None),
     ("/sourceNative/metric/mean", KERNELBENCH, "/sourceNative/metrics/mean"),
     ("/timing/latencyNs/p50", ["/timing/latencyNs/mean", "/timing/latencyNs/p99"], None),
+    # break96 L2: a trailing slash (the key "" under it) matched nothing
+    ("/sourceNative/metrics/mean/", KERNELBENCH, "/sourceNative/metrics/mean"),
+    ("/sourceNative/metrics/meen//", KERNELBENCH, "/sourceNative/metrics/mean"),
+    ("/sourceNative/metrics/", KERNELBENCH, None),
+    ("/", [], None),
     ("/x", [], None)])
 def test_did_you_mean_offers_a_held_number_close_by_its_last_token(metric, held, meant):
     assert closest_pointer(metric, held) == meant

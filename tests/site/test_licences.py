@@ -15,7 +15,7 @@ import json
 from kistore.core.licences import LICENSE_ANNOTATION, Licence, licence_of, run_licences
 from kistore.core.model import Manifest
 from kistore.site.build import build_site
-from kistore.site.pages import run_path
+from kistore.site.pages import group_path, run_path
 
 from ..conftest import add_docs
 
@@ -67,6 +67,42 @@ def test_a_copy_without_the_annotation_still_states_its_implementation_s(store, 
     assert [(s["license"], s["own"]) for s in said] == [
         ("MIT", True), (UNCLEAR, False), ("Apache-2.0", False)]
     assert "(!) rights unclear" in text
+
+
+def test_the_leaderboard_row_cautions_as_the_run_page_does(store, kit, tmp_path):
+    # cat97 (break96 "noticed"): the group page said nothing of UNCLEAR licences (0
+    # occurrences) where each run page said "(!) rights unclear"
+    protocol, env = kit.protocol(), kit.environment()
+    work = _licensed(kit.workload("board-3", name="sol-kernel-3"), "Apache-2.0")
+    impl = _licensed(kit.implementation("proj-3", name="sol-kernel-3-submission-19169"),
+                     UNCLEAR)
+    mine = kit.implementation("proj-mine", name="mine")
+    copy = kit.run(protocol, env, impl, work, latency=3_600_000, name="my-copy")
+    own = kit.run(protocol, env, mine, work, latency=3_700_000, name="my-own")
+    digests = add_docs(store, [protocol, env, work, impl, mine, copy, own])
+    out = tmp_path / "site"
+    build_site(store, out)
+    run_twin = json.loads((out / run_path(digests[5]) / "index.json").read_text())["data"]
+    group = out / group_path(run_twin["comparisonKey"])
+    rows = {r["name"]: r for r in json.loads((group / "index.json").read_text())["data"]["ranked"]}
+    assert rows["my-copy"]["licences"] == run_twin["licences"]  # one builder, the same words
+    assert [s["unclear"] for s in rows["my-copy"]["licences"]] == [True, False]
+    assert [s["license"] for s in rows["my-own"]["licences"]] == ["Apache-2.0"]  # no caution
+    text = (group / "index.html").read_text()
+    board = text[text.index('<table class="grid board sortable" id="ranked">'):]
+    board = board[:board.index("</table>")]
+    [copy_row] = [r for r in board.split("<tr") if "my-copy" in r]
+    [own_row] = [r for r in board.split("<tr") if "my-own" in r]
+    assert html.unescape(
+        f'<div class="mark licence"><span class="badge warn">(!) rights unclear</span> {UNCLEAR} '
+        '<span class="muted">(stated by its Implementation sol-kernel-3-submission-19169, '
+        "which this run names)</span></div>") in html.unescape(copy_row), copy_row
+    assert "Apache-2.0" not in copy_row  # the row cautions; the run page lists every licence
+    assert "rights unclear" not in own_row and 'class="mark licence"' not in own_row
+    # the run page's words are the macro's too: unchanged
+    page = (out / run_path(digests[5]) / "index.html").read_text()
+    assert (f'<span class="badge warn">(!) rights unclear</span> {html.escape(UNCLEAR)} '
+            '<span class="muted">(stated by its Implementation') in page
 
 
 def test_a_run_whose_references_state_none_has_no_licence_row(store, kit, tmp_path):
