@@ -55,6 +55,7 @@ from ..core.times import commit_text
 from ..git import treediff
 from ..git.blobs import (
     CommitUnparsable,
+    ObjectUnreadable,
     fetch_blobs,
     head_commit,
     is_partial_clone,
@@ -70,7 +71,7 @@ from ..git.first_added import first_commits
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import changed_notes, notes_tree
 from ..git.pathlog import blob_at
-from ..git.quarantine import admit_quarantine
+from ..git.quarantine import admit_quarantine, received_damage
 from ..git.range_guard import damage_named, line_to, loose_commits_read
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
@@ -843,21 +844,33 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         naming no commit itself: KI420 alone (:func:`._refs.pushed_ref_problem`). For any
         other ref (branches, tags, other namespaces): the findings of
         :func:`check_range` from the old tip (from the merge base for a new or force-pushed
-        ref), or of a whole-history check of the new tip when there is no base. KI109 (this
+        ref), or of a whole-history check of the new tip when there is no base (with several
+        refs pushed, each of these names its ref first: :func:`_of_ref`). KI109 (this
         repository's own settings do not parse) once, however many refs are checked.
 
     A commit libgit2 cannot parse (no author line: git fsck ``missingAuthor``) brought by
     any ref: KI225 alone (:func:`._commits.unparsable_finding`), the push refused whole
     (reviewer r82 F1: "internal error (InvalidError ...)").
 
+    A git object that cannot be read stops the check (the error raised); inside a
+    ``pre-receive`` hook it is said as the server's copy, which only the server's operator
+    can repair (:func:`kistore.git.quarantine.received_damage`, break96 M5).
+
     Raises:
         InputError: when an id names no commit.
+        ObjectUnreadable: a git object the check reads is damaged or missing.
     """
+    updates = list(updates)
     try:
         return _check_updates(store, updates, protected, held, checkers, now, settings,
                               remote)
     except CommitUnparsable as e:  # libgit2 walks nothing through it: the other refs wait
         return [unparsable_finding(e)]
+    except ObjectUnreadable as e:  # in pre-receive: the server's copy, not the pusher's
+        said = received_damage(e, [ref for _old, _new, ref in updates])
+        if said is e:
+            raise
+        raise said from e
 
 
 def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
@@ -875,6 +888,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
     admit_quarantine(repo)
     now = now or datetime.now(UTC)  # one clock for the whole push
     aimed = _aimed(repo, updates, held)
+    several = len({ref for _old, _new, ref, _pushed in aimed}) > 1  # say whose (break96 L5)
     findings: list[Finding] = []
     judged: set[tuple[str, str, str]] = set()
     for old, new, ref, pushed in aimed:
@@ -949,10 +963,9 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                 base = old
             else:
                 base = _merge_base(store, new, old, protected)
-            if base is None:
-                findings += whole_history(store, new, now)
-            else:
-                findings += check_range(store, f"{base}..{new}", checkers=checkers, now=now)
+            found = (whole_history(store, new, now) if base is None else
+                     check_range(store, f"{base}..{new}", checkers=checkers, now=now))
+            findings += _of_ref(found, name) if several else found
             if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
                 # a protected branch's move: OLD stays on its first-parent line (KI430), and
                 # nothing lands on it dated more than a day before this push (KI431)
@@ -974,6 +987,27 @@ def _aimed(repo: pygit2.Repository, updates: Iterable[tuple[str, str, str]],
     """
     return [(old, new, pushed if held is not None else symbolic_target(repo, pushed), pushed)
             for old, new, pushed in updates]
+
+
+def _of_ref(findings: list[Finding], name: str) -> list[Finding]:
+    """Return the findings of one ref's range, each message naming the ref (break96 L5).
+
+    A push of several refs printed each range's findings one after the other, and two
+    refs failing read as one list ("FAILED: 2 ref update(s): 2 errors"), none saying which
+    ref carries it. KI109 and KI421 are this repository's, said once for all
+    (:func:`_once`): not named.
+
+    Args:
+        findings: what :func:`check_range` (or :func:`whole_history`) found for the ref.
+        name: the ref as findings name it (:func:`._refs.update_name`).
+
+    Returns:
+        The findings, ``NAME: `` before each message, ``extra.ref`` set (unless set).
+        Raises nothing.
+    """
+    return [f if f.rule in (CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT) else
+            replace(f, message=f"{name}: {f.message}", extra={"ref": name, **f.extra})
+            for f in findings]
 
 
 def _once(findings: list[Finding], *of: Rule) -> list[Finding]:
