@@ -72,7 +72,7 @@ from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import changed_notes, notes_tree
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine, received_damage
-from ..git.range_guard import damage_named, line_to, loose_commits_read
+from ..git.range_guard import LooseVerdict, damage_named, line_to
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
 from ._claims import range_claims
@@ -190,7 +190,7 @@ def parse_range(spec: str) -> tuple[str, str]:
 
 def check_range(store: Store, spec: str, *, whole_tree: bool = False,
                 checkers: Sequence[RangeChecker] = (), now: datetime | None = None,
-                landed: bool = False) -> list[Finding]:
+                landed: bool = False, verdict: LooseVerdict | None = None) -> list[Finding]:
     """Check what the commits in ``BASE..HEAD`` add to the store (the pull-request gate).
 
     Costs what the range changes: the cross-file rules look up single paths of ``HEAD``'s
@@ -211,6 +211,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
             branch: ``BASE`` must be on ``HEAD``'s first-parent line (KI430) and
             that line's new commits dated no earlier than ``BASE`` minus a day (KI431,
             :mod:`._first_parent`). False: a branch that merged ``BASE`` in is normal.
+        verdict: the guard's verdict on the loose object files
+            (:class:`kistore.git.range_guard.LooseVerdict`) of the gate run this range
+            belongs to (:func:`check_updates`: one a push); None: one made here, for every
+            walk of this range (the files are scanned once a run, not once a walk).
 
     Returns:
         KI428 per commit of the range whose author or committer date lies outside years
@@ -279,8 +283,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     base, head = store.commit(base_rev), store.commit(head_rev)
     # the loose commits read before libgit2 walks any (a cut one loops it: F3), and a walk's
     # failure named (one it cannot parse stopped descendant_of with an internal error: KI225
-    # now, reviewer r82 F1): the range's cost, not HEAD's whole history (gate96)
-    loose_commits_read(repo, (head.id, base.id))
+    # now, reviewer r82 F1): the range's cost, not HEAD's whole history (gate96), the
+    # loose files scanned once for every walk of the run (upd97)
+    verdict = LooseVerdict(repo) if verdict is None else verdict
+    verdict.guard((head.id, base.id))
     descends = line_to(repo, head.id, base.id) is not None  # a line of commits on BASE
     if not descends:  # libgit2 says (a merge, a rewrite)
         with damage_named(repo, head.id, base.id):
@@ -296,7 +302,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
             found=("a branch behind it" if repo.descendant_of(base.id, head.id)
                    else "diverged history"),
             extra={"base": str(base.id), "head": str(head.id)})]
-    commits = list(ancestry(repo, head, hide=base))
+    commits = list(ancestry(repo, head, hide=base, verdict=verdict))
     # KI423 first, read raw: libgit2 cannot parse some such trees (an empty name), and
     # git and kistore read different files from the others, so nothing else is judged
     # (so for a commit git's fsck refuses: KI225); on the same walk KI115, KI118 and
@@ -338,7 +344,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     re_added = _re_added(repo, commits, base.tree)
     findings += _already_present(re_added)
     findings += _citations_moved(repo, re_added, base, head, named)  # KI425
-    findings += range_observed(repo, base, head, changed)  # KI227 (errors, warnings)
+    findings += range_observed(repo, base, head, changed, verdict)  # KI227
     findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
                                changed)  # KI229
     findings += range_claims(store.view(str(head.id)), changed,  # KI232
@@ -888,6 +894,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
     admit_quarantine(repo)
     now = now or datetime.now(UTC)  # one clock for the whole push
     aimed = _aimed(repo, updates, held)
+    verdict = LooseVerdict(repo)  # the loose files scanned once a push, for every walk
     several = len({ref for _old, _new, ref, _pushed in aimed}) > 1  # say whose (break96 L5)
     findings: list[Finding] = []
     judged: set[tuple[str, str, str]] = set()
@@ -912,7 +919,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             raise InputError(f"{name}: no object {new} in this repository; check --updates "
                              "takes the OLD NEW REF lines git gives a hook")
         if new != ZERO:  # the loose commits it brings, before libgit2's walks (F3, KI225):
-            loose_commits_read(repo, (new,))  # the push's cost, not its history's (gate96)
+            verdict.guard((new,))  # the push's cost, not its history's (gate96)
         # a walk that fails on a damaged packed commit is named as the whole read names it
         with damage_named(repo, *([new] if new != ZERO else [])):
             if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
@@ -945,7 +952,8 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                 continue
             if ref == NOTES_REF:
                 findings += _notes_update(store, old, new, _trust_revs(
-                    store, [(o, n, r) for o, n, r, _ in aimed], protected), now, settings, remote)
+                    store, [(o, n, r) for o, n, r, _ in aimed], protected), now, settings, remote,
+                    verdict)
                 continue
             new = str(store.commit(new).id)  # an annotated tag: check the commit it names
             if old != ZERO:
@@ -964,14 +972,15 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             else:
                 base = _merge_base(store, new, old, protected)
             found = (whole_history(store, new, now) if base is None else
-                     check_range(store, f"{base}..{new}", checkers=checkers, now=now))
+                     check_range(store, f"{base}..{new}", checkers=checkers, now=now,
+                                 verdict=verdict))
             findings += _of_ref(found, name) if several else found
             if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
                 # a protected branch's move: OLD stays on its first-parent line (KI430), and
                 # nothing lands on it dated more than a day before this push (KI431)
                 tip, was = store.commit(new), store.commit(old)
-                findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), name,
-                                                  now)
+                walked = ancestry(repo, tip, hide=was, verdict=verdict)
+                findings += first_parent_findings(was, tip, walked, name, now)
     # KI109, KI421: this repository's, not a ref's
     return _once(findings, CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT)
 
@@ -1090,7 +1099,8 @@ def _branch_tips(repo: pygit2.Repository, refs: Iterable[str]) -> list[str]:
 
 def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
                   now: datetime | None, settings: Settings | None,
-                  remote: str | None = None) -> list[Finding]:
+                  remote: str | None = None, verdict: LooseVerdict | None = None
+                  ) -> list[Finding]:
     """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
 
     First every notes tree the push brings, read raw (KI423 alone when one holds an entry
@@ -1108,13 +1118,14 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     repository's ``kistore.toml`` (:func:`note_line_limit`; None: read here, after the
     one fetch of a blob-less clone, which brings its blob with the notes'). ``remote``:
     the pushing clone's name for the remote, named in the fix of a history finding.
+    ``verdict``: the push's guard verdict for the walk of the notes commits it brings.
     """
     repo = store.repo
     # KI423 first: every notes tree the push brings, read raw (a name twice, two fan-out
     # subtrees of one name: libgit2 reads the last, git serves both; review r80 F4)
     tip = lookup(repo, new, NOTES_REF).peel(pygit2.Commit)
     brought = list(ancestry(repo, tip, None if old == ZERO else lookup(
-        repo, old, NOTES_REF).peel(pygit2.Commit)))
+        repo, old, NOTES_REF).peel(pygit2.Commit), verdict))
     malformed = new_tree_findings(repo, brought, f"{NOTES_REF}:")
     if malformed:
         return sorted(malformed, key=sort_key)
