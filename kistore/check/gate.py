@@ -77,7 +77,7 @@ from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
 from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
-from ._dates import range_dates
+from ._dates import make_again, range_dates
 from ._first_parent import first_parent_findings
 from ._fixes import HINT_BASE, Base, rebase_command
 from ._focus import range_paths
@@ -127,7 +127,7 @@ from ._rules import (
     sort_key,
 )
 from ._settings import limits_raised, permalink_changed, settings_findings
-from ._trees import TREE_ENTRY_INVALID, new_tree_findings
+from ._trees import TREE_ENTRY_INVALID, new_tree_findings, rebuild_fix
 from .audit import GITATTRIBUTES, check_contents, checking_limits, gate_fixes, one_cause
 from .lineage import (
     APPEND_ONLY_REMOVED,
@@ -307,7 +307,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # git and kistore read different files from the others, so nothing else is judged
     # (so for a commit git's fsck refuses: KI225); on the same walk KI115, KI118 and
     # KI112 of each name a commit brings (r82 F6)
-    walked = new_tree_findings(repo, commits, judge=walk_judge)
+    # every fix names BASE by its id, as git takes it (fresh95 F6), HEAD in pre-commit
+    named = Base(str(base.id), _is_head(repo, base))
+    walked = new_tree_findings(repo, commits, judge=walk_judge, fix=rebuild_fix(named))
     headers = {str(c.id): header(c.read_raw()) for c in commits}  # read once: KI225, KI428
     malformed = commit_findings(headers) + [f for f in walked if f.rule is TREE_ENTRY_INVALID]
     if malformed:
@@ -318,10 +320,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # each kistore.toml read and parsed once: the checking repository's, BASE's, HEAD's
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
     own, warned = own_limits(store, own_settings)  # the defaults, and KI109
-    # every fix names BASE by its id, as git takes it (fresh95 F6), HEAD in pre-commit
-    named = Base(str(base.id), _is_head(repo, base))
     findings = history_findings(repo, commits, base=named)  # KI401-KI403
-    findings += range_dates(repo, commits, now, headers)  # KI428
+    findings += range_dates(repo, commits, now, headers, fix=make_again(named))  # KI428
     if landed:  # KI430, KI431: main's first-parent line only grows
         findings += first_parent_findings(base, head, commits, spec, now, landed=True)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
@@ -1126,13 +1126,14 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     tip = lookup(repo, new, NOTES_REF).peel(pygit2.Commit)
     brought = list(ancestry(repo, tip, None if old == ZERO else lookup(
         repo, old, NOTES_REF).peel(pygit2.Commit), verdict))
-    malformed = new_tree_findings(repo, brought, f"{NOTES_REF}:")
+    malformed = new_tree_findings(repo, brought, f"{NOTES_REF}:", fix=rebase_advice(remote))
     if malformed:
         return sorted(malformed, key=sort_key)
     # KI428 on the notes commits the push brings, at the clock branches are judged at: a
     # notes commit dated ahead became believed once the clock came within a day of it, and
     # every line added since then "entered" at its date (reviewer r81 F5)
-    dated = range_dates(repo, brought, now)
+    dated = range_dates(repo, brought, now, fix=f"{rebase_advice(remote)}, on a machine "
+                        "whose clock is right")
     fresh: list[Seen] = []
     view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
 
@@ -1423,7 +1424,8 @@ def whole_history(store: Store, rev: str, now: datetime | None = None) -> list[F
     findings = check_contents(files) + _own_settings(own_settings, head_settings, warned)
     # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
-    findings += range_dates(store.repo, ancestry(store.repo, head), now)  # KI428
+    findings += range_dates(store.repo, ancestry(store.repo, head), now,  # KI428
+                            fix=make_again(None))  # from the root: nothing to rebase onto
     return findings + check_history(store, rev)
 
 
