@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import zlib
@@ -27,7 +26,8 @@ from kistore.cli import main
 from kistore.git import quarantine
 from kistore.git.blobs import ObjectUnreadable
 
-from ..conftest import ROOT, git
+from ..conftest import git
+from .test_tree_entries_gate import _server_and_clone
 
 KISTORE = str(Path(sys.executable).with_name("kistore"))
 
@@ -35,12 +35,7 @@ KISTORE = str(Path(sys.executable).with_name("kistore"))
 @pytest.fixture
 def server(published: Path, tmp_path: Path) -> tuple[Path, Path]:
     """A bare server with hooks/pre-receive, and a clone of it (no local hook)."""
-    bare = tmp_path / "server.git"
-    git(tmp_path, "clone", "-q", "--bare", str(published), str(bare))
-    shutil.copy(ROOT / "hooks" / "pre-receive", bare / "hooks" / "pre-receive")
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(bare), str(clone))
-    return bare, clone
+    return _server_and_clone(published, tmp_path)
 
 
 def commit(clone: Path, name: str, date: str | None = None) -> str:

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from kistore.cli import main
 
+from ..check.test_tree_entries_gate import _server_and_clone
 from ..conftest import ROOT, git
 
 KISTORE = str(Path(sys.executable).with_name("kistore"))
@@ -50,11 +51,7 @@ def push(clone: Path, *args: bytes | str) -> subprocess.CompletedProcess[bytes]:
 @pytest.fixture
 def server(published: Path, tmp_path: Path) -> tuple[Path, Path]:
     """A bare server with hooks/pre-receive, and a clone of it with hooks/pre-push."""
-    bare = tmp_path / "server.git"
-    git(tmp_path, "clone", "-q", "--bare", str(published), str(bare))
-    shutil.copy(ROOT / "hooks" / "pre-receive", bare / "hooks" / "pre-receive")
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    bare, clone = _server_and_clone(published, tmp_path)
     shutil.copy(ROOT / "hooks" / "pre-push", clone / ".git" / "hooks" / "pre-push")
     return bare, clone
 
