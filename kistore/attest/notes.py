@@ -70,6 +70,7 @@ from ..git.notes import changed_notes, note_blob, notes_ref_problem, notes_tree
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
 from ..git.refs import common_git_dir
+from ..git.remotes import unknown_remote
 from ..git.treediff import entry_at, subtree
 from ..store import atomic_write, refuse_links
 from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
@@ -964,12 +965,15 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None, *,
         and the lines kept against the remote's removals.
 
     Raises:
-        InputError: ``remote`` starts with ``-`` (git would read it as an option).
-        StoreStateError: git failed (unknown remote, network), the remote's notes ref names
-            no commit (KI420) or holds unchecked paths (KI424), or the ref kept moving.
+        InputError: ``remote`` starts with ``-`` (git would read it as an option), or is
+            no remote's name, URL or path (:func:`_refuse_unknown`).
+        StoreStateError: git failed (a URL that leads nowhere, network), the remote's notes
+            ref names no commit (KI420) or holds unchecked paths (KI424), or the ref kept
+            moving.
     """
     _refuse_option(remote)
     repo = store.repo
+    _refuse_unknown(repo, remote)  # not git's "does not appear to be a git repository"
     tracking = _tracking_ref(repo, remote)
     canonical = canonical_remote(r.name or "" for r in repo.remotes)
     taken = None if remote == canonical else _taken_ref(tracking)  # a fork: lines only
@@ -1966,6 +1970,23 @@ def _refuse_option(remote: str) -> None:
     if remote.startswith("-"):
         raise InputError(f"{shorten(repr(remote))} is not a remote: a remote name or URL does "
                          "not start with '-'")
+
+
+def _refuse_unknown(repo: pygit2.Repository, remote: str) -> None:
+    """Refuse a name that is no remote of ``repo``, nor a URL or path (break96 L4).
+
+    git reads such a name as a path and says only "'nosuch' does not appear to be a git
+    repository ... Please make sure you have the correct access rights".
+
+    Raises:
+        InputError: naming the remotes there are (:func:`kistore.git.remotes.unknown_remote`)
+            and what to do.
+    """
+    unknown = unknown_remote(repo, remote)
+    if unknown is not None:
+        raise InputError(f"{printable(unknown)}: name a remote it has or a URL (`git remote "
+                         "-v` lists its remotes with their URLs), or add this one first (`git "
+                         f"remote add {printable(shorten(remote))} URL`)")
 
 
 def _git(repo: pygit2.Repository, *args: str, check: bool = True

@@ -34,6 +34,7 @@ from ..core.findings import ERROR, WARNING, Finding, Rule, rule
 from ..core.times import CLOCK_SKEW, commit_text, representable
 from ..git.blobs import read_loose_history
 from ..git.commit_header import Header, header
+from ._fixes import HINT_BASE, Base
 from ._history import ancestry
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -41,11 +42,27 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from ..store import Store
 
-_MAKE_AGAIN = ("make the commit again with today's dates: `git commit --amend --reset-author "
-               "--no-edit` for the branch's last commit, `git rebase --force-rebase "
-               "--ignore-date BASE` for every commit of the branch (both set author and "
-               "committer dates to now)")
-COMMIT_DATE_IMPLAUSIBLE = rule("KI428", "commit-date-implausible", ERROR, _MAKE_AGAIN)
+def make_again(base: Base | None) -> str:
+    """Return KI428's fix: the commits made again with today's dates, from ``base``.
+
+    Args:
+        base: the range's BASE (:class:`._fixes.Base`), named by its id so the rebase runs
+            as written (depth96: the gate printed the word BASE); :data:`._fixes.HINT_BASE`
+            writes the rule's hint; None: a history checked from its root commit (a first
+            push, a branch sharing no history with the server's): ``--root``.
+
+    Returns:
+        The fix. Raises nothing.
+    """
+    onto = "--root" if base is None else base.id
+    return ("make the commit again with today's dates: `git commit --amend --reset-author "
+            "--no-edit` for the branch's last commit, `git rebase --force-rebase "
+            f"--ignore-date {onto}` for every commit of the branch (both set author and "
+            "committer dates to now)")
+
+
+COMMIT_DATE_IMPLAUSIBLE = rule("KI428", "commit-date-implausible", ERROR,
+                               make_again(HINT_BASE))
 STORED_DATE_IMPLAUSIBLE = replace(COMMIT_DATE_IMPLAUSIBLE, severity=WARNING, hint=(
     "nothing to rewrite (history is never rewritten): kistore reads such a date clamped into "
     "years 1970-9999, and an attestation's entry time does not believe a date past the clock; "
@@ -53,7 +70,8 @@ STORED_DATE_IMPLAUSIBLE = replace(COMMIT_DATE_IMPLAUSIBLE, severity=WARNING, hin
 
 
 def range_dates(repo: pygit2.Repository, commits: Iterable[Any], now: datetime | None = None,
-                headers: Mapping[str, Header] | None = None) -> list[Finding]:
+                headers: Mapping[str, Header] | None = None, *, fix: str | None = None
+                ) -> list[Finding]:
     """KI428 errors for the commits a range brings: (a), (b) and (c) of the module.
 
     Args:
@@ -62,6 +80,8 @@ def range_dates(repo: pygit2.Repository, commits: Iterable[Any], now: datetime |
         now: the checking clock (aware); None: this machine's.
         headers: each commit's header (:func:`kistore.git.commit_header.header`) by its
             id, already read (the gate's KI225 read them); a commit not in it is read.
+        fix: each finding's fix (:func:`make_again` of the range's BASE; a notes push: its
+            notes rebuild); None: the rule's hint, which says the word BASE.
 
     Returns:
         One finding per commit and date at fault, naming the commit, the date read (as
@@ -87,7 +107,7 @@ def range_dates(repo: pygit2.Repository, commits: Iterable[Any], now: datetime |
                     "not made before the commit it is built on, and its date would become "
                     "the publication date of what it adds (docs/citation.md)",
                     f"a committer date no earlier than {commit_text(floor)}"))
-    return findings
+    return findings if fix is None else [replace(f, fix=fix) for f in findings]
 
 
 def check_commit_dates(store: Store, at: str | None = None, *, now: datetime | None = None

@@ -35,7 +35,7 @@ from ..git import treediff
 from ..git.blobs import head_commit, read_blob_within, read_loose_history
 from ..git.child import git_environment
 from ..git.commit_header import first_line
-from ..git.range_guard import walk_range
+from ..git.range_guard import LooseVerdict, walk_range
 from ..git.sparse import SkipWorktree, git_status
 from ..store import index_lock
 from ._edited_deleted import said_in_history, said_in_range
@@ -417,7 +417,8 @@ def _entry(tree: pygit2.Tree, path: str) -> tuple[str, int] | None:
     return str(found.id), found.filemode
 
 
-def ancestry(repo: pygit2.Repository, head: Any, hide: Any = None) -> Iterator[Any]:
+def ancestry(repo: pygit2.Repository, head: Any, hide: Any = None,
+             verdict: LooseVerdict | None = None) -> Iterator[Any]:
     """Yield the commits reachable from ``head`` and not from ``hide`` (as ``git rev-list``).
 
     libgit2's topological walk, guarded (it loops on a loose commit cut short: F3): with no
@@ -430,6 +431,9 @@ def ancestry(repo: pygit2.Repository, head: Any, hide: Any = None) -> Iterator[A
         repo: the ``pygit2.Repository``.
         head: the tip commit.
         hide: a commit whose ancestors (itself included) are left out, or None.
+        verdict: with ``hide``, the gate run's guard verdict
+            (:class:`kistore.git.range_guard.LooseVerdict`, the loose files scanned once a
+            run); None: a scan of its own.
 
     Raises:
         ObjectUnreadable, CommitUnparsable: damage the walk meets, named by its id.
@@ -442,7 +446,7 @@ def ancestry(repo: pygit2.Repository, head: Any, hide: Any = None) -> Iterator[A
         yield from repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)
         return
     # a range: its cost, not the history's (gate96: :mod:`kistore.git.range_guard`)
-    yield from walk_range(repo, head.id, hide.id, pygit2.enums.SortMode.TOPOLOGICAL)
+    yield from walk_range(repo, head.id, hide.id, pygit2.enums.SortMode.TOPOLOGICAL, verdict)
 
 
 def check_history(store: Store, at: str | None = None, *, worktree: bool = True

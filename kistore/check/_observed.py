@@ -27,6 +27,7 @@ from ..core.limits import DEFAULT
 from ..core.observed import POINTER, observed_problem, observed_rule, run_observed
 from ..git.blobs import read_blob_within
 from ..git.first_added import first_commits, object_first_commits
+from ..git.range_guard import LooseVerdict
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -35,7 +36,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 
 def range_observed(repo: pygit2.Repository, base: pygit2.Commit, head: pygit2.Commit,
-                   changed: Iterable[str]) -> list[Finding]:
+                   changed: Iterable[str], verdict: LooseVerdict | None = None
+                   ) -> list[Finding]:
     """KI227 for the runs ``BASE..HEAD`` adds, against the commit adding each: errors, warnings.
 
     Args:
@@ -43,6 +45,8 @@ def range_observed(repo: pygit2.Repository, base: pygit2.Commit, head: pygit2.Co
         base: the range's base commit.
         head: the range's head commit.
         changed: repository paths the range adds or changes (object files among them).
+        verdict: the gate run's guard verdict (:class:`kistore.git.range_guard.
+            LooseVerdict`) for the walk of the range; None: a scan of its own.
 
     Returns:
         One finding per added run: an error when its ``observedAt`` lies more than a day
@@ -56,7 +60,8 @@ def range_observed(repo: pygit2.Repository, base: pygit2.Commit, head: pygit2.Co
                 wanted[path] = str(head.tree[path].id)
             except KeyError:
                 continue
-    found = first_commits(repo, wanted, head, hide=str(base.id)) if wanted else {}
+    found = first_commits(repo, wanted, head, hide=str(base.id), verdict=verdict) \
+        if wanted else {}
     return list(_judged(repo, ((path, wanted[path], commit)
                                for path, commit in sorted(found.items())), entering=True))
 

@@ -177,11 +177,32 @@ def symbolic_target(repo: pygit2.Repository, name: str) -> str:
         resolves no deeper than :data:`SYMREF_DEPTH`, and refuses such an update itself.
     """
     for _ in range(SYMREF_DEPTH):
-        ref = repo.references.get(name)  # None: no such ref (or a name git would refuse)
+        ref = reference(repo, name)  # None: no such ref (or a name git would refuse)
         if ref is None or not isinstance(ref.target, str):
             break
         name = ref.target
     return name
+
+
+def reference(repo: pygit2.Repository, name: str) -> pygit2.Reference | None:
+    """Return the reference ``name`` (a full name), or None when there is none.
+
+    ``repo.references.get``, but for a name that is not UTF-8 (a pushed branch
+    ``refs/heads/x<0xFF>``, held as a surrogate escape, as pygit2 lists such refs): pygit2
+    1.21 finds one that exists, and for one that does not raises UnicodeDecodeError
+    while it writes its KeyError (last96: an internal error in pre-receive).
+
+    Args:
+        repo: the repository.
+        name: the ref's full name (a byte that is not UTF-8 as a surrogate escape).
+
+    Returns:
+        The reference, or None. Raises nothing for a name of any bytes.
+    """
+    try:
+        return repo.references.get(name)
+    except UnicodeDecodeError:  # pygit2 saying "no such ref" of a name not UTF-8
+        return None
 
 
 def update_name(ref: str, pushed: str) -> str:
@@ -211,7 +232,7 @@ def stale_alias(repo: pygit2.Repository, old: str, ref: str, pushed: str) -> Fin
         The finding (``extra``: ``ref``, ``pushed``, ``old``, ``held``), or None when
         ``old`` is what ``ref`` holds (all zeros when ``ref`` does not exist yet).
     """
-    current = repo.references.get(ref)
+    current = reference(repo, ref)
     target = None if current is None else current.target
     held = ZERO if target is None or isinstance(target, str) else str(target)
     if old == held:

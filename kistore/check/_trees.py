@@ -26,6 +26,7 @@ module reads the trees and words the findings.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..core import tree_entries as te
@@ -35,6 +36,7 @@ from ..core.layout import NOTES_REF
 from ..git import treediff
 from ..git.blobs import is_partial_clone, missing, object_type
 from ..git.notes import notes_tree
+from ._fixes import HINT_BASE, Base
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -76,11 +78,19 @@ _WHAT_GIT_DOES = {
 _SOURCE = {False: "git fsck", True: "kistore, not git fsck"}
 """Who refuses an entry (the finding's message): git's fsck, or kistore alone."""
 
-TREE_ENTRY_INVALID = rule(
-    "KI423", "tree-entry-invalid", ERROR,
-    "git never writes such a tree: rebuild the commit with git itself (drop it with "
-    "`git rebase -i BASE`, then `git add` the files and commit again); a server should also "
-    "set `receive.fsckObjects = true`")
+def rebuild_fix(base: Base) -> str:
+    """Return KI423's fix for a branch's commit, the rebase naming ``base``; raises nothing.
+
+    Args:
+        base: the range's BASE (:class:`._fixes.Base`); :data:`._fixes.HINT_BASE` writes
+            the rule's hint, with the word BASE (depth96: the gate printed the word too).
+    """
+    return ("git never writes such a tree: rebuild the commit with git itself (drop it with "
+            f"{base.rebase()}, then `git add` the files and commit again); a server should "
+            "also set `receive.fsckObjects = true`")
+
+
+TREE_ENTRY_INVALID = rule("KI423", "tree-entry-invalid", ERROR, rebuild_fix(HINT_BASE))
 
 
 def tree_findings(where: str, prefix: str, tree_id: str, entries: list[te.TreeEntry],
@@ -130,7 +140,7 @@ brings (None: all of them are new), it returns its findings."""
 
 
 def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any], root: str = "",
-                      judge: Judge | None = None) -> list[Finding]:
+                      judge: Judge | None = None, fix: str | None = None) -> list[Finding]:
     """KI423 in every tree the commits bring: trees no parent has at that path.
 
     From each commit's root tree down, a tree whose id equals the one a parent has at the
@@ -147,10 +157,14 @@ def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any], root: str
             commits of a notes ref (``refs/notes/kistore:8a/483e...``).
         judge: more rules for each tree read, on the same read (KI115, KI118, KI112 on a
             branch's trees: :func:`kistore.check._paths.walk_judge`); None: KI423 only.
+        fix: KI423's fix where the caller knows better than the rule's hint (the gate:
+            :func:`rebuild_fix` of its BASE; a notes push: its notes rebuild); None: the
+            hint.
 
     Returns:
         :func:`tree_findings` and :func:`type_findings` of each such tree (with duplicate
-        entries, each of them is walked), then the judge's findings, each once.
+        entries, each of them is walked), then the judge's findings, each once; KI423's
+        with ``fix``.
 
     Raises:
         ObjectUnreadable: a tree is damaged, or missing in a partial clone that cannot
@@ -168,7 +182,8 @@ def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any], root: str
         key = (finding.rule.id, finding.file, finding.message)
         if key not in said:
             said.add(key)
-            once.append(finding)
+            once.append(finding if fix is None or finding.rule is not TREE_ENTRY_INVALID
+                        else replace(finding, fix=fix))
     return once
 
 

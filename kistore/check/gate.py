@@ -55,6 +55,7 @@ from ..core.times import commit_text
 from ..git import treediff
 from ..git.blobs import (
     CommitUnparsable,
+    ObjectUnreadable,
     fetch_blobs,
     head_commit,
     is_partial_clone,
@@ -70,13 +71,13 @@ from ..git.first_added import first_commits
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import changed_notes, notes_tree
 from ..git.pathlog import blob_at
-from ..git.quarantine import admit_quarantine
-from ..git.range_guard import damage_named, line_to, loose_commits_read
+from ..git.quarantine import admit_quarantine, received_damage
+from ..git.range_guard import LooseVerdict, damage_named, line_to
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
 from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
-from ._dates import range_dates
+from ._dates import make_again, range_dates
 from ._first_parent import first_parent_findings
 from ._fixes import HINT_BASE, Base, rebase_command
 from ._focus import range_paths
@@ -127,7 +128,7 @@ from ._rules import (
     sort_key,
 )
 from ._settings import limits_raised, permalink_changed, settings_findings
-from ._trees import TREE_ENTRY_INVALID, new_tree_findings
+from ._trees import TREE_ENTRY_INVALID, new_tree_findings, rebuild_fix
 from .audit import GITATTRIBUTES, check_contents, checking_limits, gate_fixes, one_cause
 from .lineage import (
     APPEND_ONLY_REMOVED,
@@ -190,7 +191,7 @@ def parse_range(spec: str) -> tuple[str, str]:
 
 def check_range(store: Store, spec: str, *, whole_tree: bool = False,
                 checkers: Sequence[RangeChecker] = (), now: datetime | None = None,
-                landed: bool = False) -> list[Finding]:
+                landed: bool = False, verdict: LooseVerdict | None = None) -> list[Finding]:
     """Check what the commits in ``BASE..HEAD`` add to the store (the pull-request gate).
 
     Costs what the range changes: the cross-file rules look up single paths of ``HEAD``'s
@@ -211,6 +212,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
             branch: ``BASE`` must be on ``HEAD``'s first-parent line (KI430) and
             that line's new commits dated no earlier than ``BASE`` minus a day (KI431,
             :mod:`._first_parent`). False: a branch that merged ``BASE`` in is normal.
+        verdict: the guard's verdict on the loose object files
+            (:class:`kistore.git.range_guard.LooseVerdict`) of the gate run this range
+            belongs to (:func:`check_updates`: one a push); None: one made here, for every
+            walk of this range (the files are scanned once a run, not once a walk).
 
     Returns:
         KI428 per commit of the range whose author or committer date lies outside years
@@ -279,8 +284,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     base, head = store.commit(base_rev), store.commit(head_rev)
     # the loose commits read before libgit2 walks any (a cut one loops it: F3), and a walk's
     # failure named (one it cannot parse stopped descendant_of with an internal error: KI225
-    # now, reviewer r82 F1): the range's cost, not HEAD's whole history (gate96)
-    loose_commits_read(repo, (head.id, base.id))
+    # now, reviewer r82 F1): the range's cost, not HEAD's whole history (gate96), the
+    # loose files scanned once for every walk of the run (upd97)
+    verdict = LooseVerdict(repo) if verdict is None else verdict
+    verdict.guard((head.id, base.id))
     descends = line_to(repo, head.id, base.id) is not None  # a line of commits on BASE
     if not descends:  # libgit2 says (a merge, a rewrite)
         with damage_named(repo, head.id, base.id):
@@ -296,12 +303,14 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
             found=("a branch behind it" if repo.descendant_of(base.id, head.id)
                    else "diverged history"),
             extra={"base": str(base.id), "head": str(head.id)})]
-    commits = list(ancestry(repo, head, hide=base))
+    commits = list(ancestry(repo, head, hide=base, verdict=verdict))
     # KI423 first, read raw: libgit2 cannot parse some such trees (an empty name), and
     # git and kistore read different files from the others, so nothing else is judged
     # (so for a commit git's fsck refuses: KI225); on the same walk KI115, KI118 and
     # KI112 of each name a commit brings (r82 F6)
-    walked = new_tree_findings(repo, commits, judge=walk_judge)
+    # every fix names BASE by its id, as git takes it (fresh95 F6), HEAD in pre-commit
+    named = Base(str(base.id), _is_head(repo, base))
+    walked = new_tree_findings(repo, commits, judge=walk_judge, fix=rebuild_fix(named))
     headers = {str(c.id): header(c.read_raw()) for c in commits}  # read once: KI225, KI428
     malformed = commit_findings(headers) + [f for f in walked if f.rule is TREE_ENTRY_INVALID]
     if malformed:
@@ -312,10 +321,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # each kistore.toml read and parsed once: the checking repository's, BASE's, HEAD's
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
     own, warned = own_limits(store, own_settings)  # the defaults, and KI109
-    # every fix names BASE by its id, as git takes it (fresh95 F6), HEAD in pre-commit
-    named = Base(str(base.id), _is_head(repo, base))
     findings = history_findings(repo, commits, base=named)  # KI401-KI403
-    findings += range_dates(repo, commits, now, headers)  # KI428
+    findings += range_dates(repo, commits, now, headers, fix=make_again(named))  # KI428
     if landed:  # KI430, KI431: main's first-parent line only grows
         findings += first_parent_findings(base, head, commits, spec, now, landed=True)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
@@ -338,7 +345,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     re_added = _re_added(repo, commits, base.tree)
     findings += _already_present(re_added)
     findings += _citations_moved(repo, re_added, base, head, named)  # KI425
-    findings += range_observed(repo, base, head, changed)  # KI227 (errors, warnings)
+    findings += range_observed(repo, base, head, changed, verdict)  # KI227
     findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
                                changed)  # KI229
     findings += range_claims(store.view(str(head.id)), changed,  # KI232
@@ -845,21 +852,33 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         naming no commit itself: KI420 alone (:func:`._refs.pushed_ref_problem`). For any
         other ref (branches, tags, other namespaces): the findings of
         :func:`check_range` from the old tip (from the merge base for a new or force-pushed
-        ref), or of a whole-history check of the new tip when there is no base. KI109 (this
+        ref), or of a whole-history check of the new tip when there is no base (with several
+        refs pushed, each of these names its ref first: :func:`_of_ref`). KI109 (this
         repository's own settings do not parse) once, however many refs are checked.
 
     A commit libgit2 cannot parse (no author line: git fsck ``missingAuthor``) brought by
     any ref: KI225 alone (:func:`._commits.unparsable_finding`), the push refused whole
     (reviewer r82 F1: "internal error (InvalidError ...)").
 
+    A git object that cannot be read stops the check (the error raised); inside a
+    ``pre-receive`` hook it is said as the server's copy, which only the server's operator
+    can repair (:func:`kistore.git.quarantine.received_damage`, break96 M5).
+
     Raises:
         InputError: when an id names no commit.
+        ObjectUnreadable: a git object the check reads is damaged or missing.
     """
+    updates = list(updates)
     try:
         return _check_updates(store, updates, protected, held, checkers, now, settings,
                               remote)
     except CommitUnparsable as e:  # libgit2 walks nothing through it: the other refs wait
         return [unparsable_finding(e)]
+    except ObjectUnreadable as e:  # in pre-receive: the server's copy, not the pusher's
+        said = received_damage(e, [ref for _old, _new, ref in updates])
+        if said is e:
+            raise
+        raise said from e
 
 
 def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
@@ -877,6 +896,8 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
     admit_quarantine(repo)
     now = now or datetime.now(UTC)  # one clock for the whole push
     aimed = _aimed(repo, updates, held)
+    verdict = LooseVerdict(repo)  # the loose files scanned once a push, for every walk
+    several = len({ref for _old, _new, ref, _pushed in aimed}) > 1  # say whose (break96 L5)
     findings: list[Finding] = []
     judged: set[tuple[str, str, str]] = set()
     for old, new, ref, pushed in aimed:
@@ -900,7 +921,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             raise InputError(f"{name}: no object {new} in this repository; check --updates "
                              "takes the OLD NEW REF lines git gives a hook")
         if new != ZERO:  # the loose commits it brings, before libgit2's walks (F3, KI225):
-            loose_commits_read(repo, (new,))  # the push's cost, not its history's (gate96)
+            verdict.guard((new,))  # the push's cost, not its history's (gate96)
         # a walk that fails on a damaged packed commit is named as the whole read names it
         with damage_named(repo, *([new] if new != ZERO else [])):
             if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
@@ -933,7 +954,8 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                 continue
             if ref == NOTES_REF:
                 findings += _notes_update(store, old, new, _trust_revs(
-                    store, [(o, n, r) for o, n, r, _ in aimed], protected), now, settings, remote)
+                    store, [(o, n, r) for o, n, r, _ in aimed], protected), now, settings, remote,
+                    verdict)
                 continue
             new = str(store.commit(new).id)  # an annotated tag: check the commit it names
             if old != ZERO:
@@ -951,16 +973,16 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                 base = old
             else:
                 base = _merge_base(store, new, old, protected)
-            if base is None:
-                findings += whole_history(store, new, now)
-            else:
-                findings += check_range(store, f"{base}..{new}", checkers=checkers, now=now)
+            found = (whole_history(store, new, now) if base is None else
+                     check_range(store, f"{base}..{new}", checkers=checkers, now=now,
+                                 verdict=verdict))
+            findings += _of_ref(found, name) if several else found
             if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
                 # a protected branch's move: OLD stays on its first-parent line (KI430), and
                 # nothing lands on it dated more than a day before this push (KI431)
                 tip, was = store.commit(new), store.commit(old)
-                findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), name,
-                                                  now)
+                walked = ancestry(repo, tip, hide=was, verdict=verdict)
+                findings += first_parent_findings(was, tip, walked, name, now)
     # KI109, KI421: this repository's, not a ref's
     return _once(findings, CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT)
 
@@ -976,6 +998,27 @@ def _aimed(repo: pygit2.Repository, updates: Iterable[tuple[str, str, str]],
     """
     return [(old, new, pushed if held is not None else symbolic_target(repo, pushed), pushed)
             for old, new, pushed in updates]
+
+
+def _of_ref(findings: list[Finding], name: str) -> list[Finding]:
+    """Return the findings of one ref's range, each message naming the ref (break96 L5).
+
+    A push of several refs printed each range's findings one after the other, and two
+    refs failing read as one list ("FAILED: 2 ref update(s): 2 errors"), none saying which
+    ref carries it. KI109 and KI421 are this repository's, said once for all
+    (:func:`_once`): not named.
+
+    Args:
+        findings: what :func:`check_range` (or :func:`whole_history`) found for the ref.
+        name: the ref as findings name it (:func:`._refs.update_name`).
+
+    Returns:
+        The findings, ``NAME: `` before each message, ``extra.ref`` set (unless set).
+        Raises nothing.
+    """
+    return [f if f.rule in (CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT) else
+            replace(f, message=f"{name}: {f.message}", extra={"ref": name, **f.extra})
+            for f in findings]
 
 
 def _once(findings: list[Finding], *of: Rule) -> list[Finding]:
@@ -1058,7 +1101,8 @@ def _branch_tips(repo: pygit2.Repository, refs: Iterable[str]) -> list[str]:
 
 def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
                   now: datetime | None, settings: Settings | None,
-                  remote: str | None = None) -> list[Finding]:
+                  remote: str | None = None, verdict: LooseVerdict | None = None
+                  ) -> list[Finding]:
     """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
 
     First every notes tree the push brings, read raw (KI423 alone when one holds an entry
@@ -1076,20 +1120,22 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     repository's ``kistore.toml`` (:func:`note_line_limit`; None: read here, after the
     one fetch of a blob-less clone, which brings its blob with the notes'). ``remote``:
     the pushing clone's name for the remote, named in the fix of a history finding.
+    ``verdict``: the push's guard verdict for the walk of the notes commits it brings.
     """
     repo = store.repo
     # KI423 first: every notes tree the push brings, read raw (a name twice, two fan-out
     # subtrees of one name: libgit2 reads the last, git serves both; review r80 F4)
     tip = lookup(repo, new, NOTES_REF).peel(pygit2.Commit)
     brought = list(ancestry(repo, tip, None if old == ZERO else lookup(
-        repo, old, NOTES_REF).peel(pygit2.Commit)))
-    malformed = new_tree_findings(repo, brought, f"{NOTES_REF}:")
+        repo, old, NOTES_REF).peel(pygit2.Commit), verdict))
+    malformed = new_tree_findings(repo, brought, f"{NOTES_REF}:", fix=rebase_advice(remote))
     if malformed:
         return sorted(malformed, key=sort_key)
     # KI428 on the notes commits the push brings, at the clock branches are judged at: a
     # notes commit dated ahead became believed once the clock came within a day of it, and
     # every line added since then "entered" at its date (reviewer r81 F5)
-    dated = range_dates(repo, brought, now)
+    dated = range_dates(repo, brought, now, fix=f"{rebase_advice(remote)}, on a machine "
+                        "whose clock is right")
     fresh: list[Seen] = []
     view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
 
@@ -1380,7 +1426,8 @@ def whole_history(store: Store, rev: str, now: datetime | None = None) -> list[F
     findings = check_contents(files) + _own_settings(own_settings, head_settings, warned)
     # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
-    findings += range_dates(store.repo, ancestry(store.repo, head), now)  # KI428
+    findings += range_dates(store.repo, ancestry(store.repo, head), now,  # KI428
+                            fix=make_again(None))  # from the root: nothing to rebase onto
     return findings + check_history(store, rev)
 
 

@@ -22,7 +22,6 @@ nothing), is an error, not "ok, 0 refs" (:func:`require_store`, :func:`require_r
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -31,6 +30,7 @@ from ..core import layout
 from ..core.errors import InputError, StoreStateError, printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
 from ..git.blobs import head_commit
+from ..git.remotes import unknown_remote
 from .gate import RangeChecker, check_range, whole_history
 from .lineage import strict as strict_findings
 from .reach import first_unsent, ref_tips, remote_tips
@@ -246,15 +246,13 @@ def require_remote(store: Store, remote: str) -> None:
         InputError: ``remote`` is not one of the repository's remotes and holds no ``/`` or
             ``:`` and is no existing path: listing the remotes, and what to do.
     """
-    names = sorted(name for name in store.repo.remotes.names() if name is not None)
-    if remote in names or "/" in remote or ":" in remote or os.path.exists(remote):
+    unknown = unknown_remote(store.repo, remote)
+    if unknown is None:
         return
-    listed = ", ".join(names) if names else "none"
     raise InputError(
-        f"no remote {remote!r} in this repository (its remotes: {listed}): what a push "
-        "could send is measured against a remote's remote-tracking refs; name one of its "
-        f"remotes (`git remote -v` lists them), or add this one (`git remote add {remote} "
-        f"URL`, then `git fetch {remote}`)")
+        f"{unknown}: what a push could send is measured against a remote's remote-tracking "
+        "refs; name one of its remotes (`git remote -v` lists them), or add this one (`git "
+        f"remote add {remote} URL`, then `git fetch {remote}`)")
 
 
 def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str]

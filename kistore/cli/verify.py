@@ -223,7 +223,7 @@ def _strict(findings: list[Finding]) -> list[Finding]:
 @writes(True)
 @click.command()
 @click.argument("range_", metavar="BASE..HEAD", required=False)
-@click.option("--updates", type=click.File("r"), metavar="FILE",
+@click.option("--updates", type=click.File("rb"), metavar="FILE",
               help="Instead of a range, read ref updates 'OLD NEW REF' a line (as git gives "
               "pre-receive on stdin; - for stdin) and refuse non-fast-forward updates of the "
               "main branch and refs/notes/kistore.")
@@ -304,19 +304,29 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
                lines=verdict_lines(verdicts, unpushed))
         return
     if updates is not None:
-        lines = [line.split() for line in updates if line.strip()]
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..check.update_lines import UpdateLineError, hex_width, read_updates, same_width
+        from ..git.packs import object_format
+
+        with cannot_run(fmt, as_json, "ref updates"):
+            try:  # bytes: git takes a ref name that is not UTF-8 (last96)
+                lines = read_updates(updates)
+            except UpdateLineError as e:
+                raise click.UsageError(e.message) from None
         checked = f"{len(lines)} ref update(s)"
         with cannot_run(fmt, as_json, checked):
-            if any(len(parts) != 3 for parts in lines):
-                raise click.UsageError("--updates lines must be 'OLD NEW REF'")
             store = ctx.store()
+            try:
+                same_width(lines, hex_width(object_format(store.repo)))
+            except UpdateLineError as e:
+                raise click.UsageError(e.message) from None
             held = None
             if remote is not None:
                 # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
                 from ..check.reach import remote_tips
 
                 held = remote_tips(store.repo, remote)
-            findings = check_updates(store, [(o, n, r) for o, n, r in lines], held=held,
+            findings = check_updates(store, [line.update for line in lines], held=held,
                                      checkers=checkers, remote=remote)
         if not lines:  # break96 M3: a bare "ok" above git's own rejection read as a pass
             report(_strict(findings) if strict else findings, fmt, as_json, checked,

@@ -36,20 +36,22 @@ from ..core.errors import ResolutionError, StoreStateError
 from . import treediff
 from .blobs import read_loose_history
 from .lazy import pygit2 as _pygit2  # imported on first use
-from .range_guard import walk_range
+from .range_guard import LooseVerdict, walk_range
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
 
-def history_order(repo: pygit2.Repository, start: pygit2.Commit, hide: str | None = None
-                  ) -> list[pygit2.Commit]:
+def history_order(repo: pygit2.Repository, start: pygit2.Commit, hide: str | None = None,
+                  verdict: LooseVerdict | None = None) -> list[pygit2.Commit]:
     """Return every commit reachable from ``start`` (not from ``hide``), earliest first.
 
     Args:
         repo: the pygit2 repository.
         start: the commit the walk starts from.
         hide: a commit (40 hex) whose history (itself included) is left out, or None.
+        verdict: with ``hide``, the gate run's guard verdict (:class:`.range_guard.
+            LooseVerdict`); None: a scan of its own.
 
     Returns:
         The commits sorted by (committer time in seconds since the epoch, hex id).
@@ -58,7 +60,7 @@ def history_order(repo: pygit2.Repository, start: pygit2.Commit, hide: str | Non
         read_loose_history(repo, start.id)  # libgit2 loops on a cut loose commit (F3)
         walked = list(repo.walk(start.id, _pygit2.enums.SortMode.NONE))
     else:  # a range: its cost, not the history's (:mod:`.range_guard`, gate96)
-        walked = walk_range(repo, start.id, hide, _pygit2.enums.SortMode.NONE)
+        walked = walk_range(repo, start.id, hide, _pygit2.enums.SortMode.NONE, verdict)
     return sorted(walked, key=lambda c: (c.commit_time, str(c.id)))
 
 
@@ -181,7 +183,8 @@ def shallow_doubt(repo: pygit2.Repository, cut: set[str], path: str, blob: str
 
 
 def first_commits(repo: pygit2.Repository, wanted: Mapping[str, str], start: pygit2.Commit,
-                  *, hide: str | None = None) -> dict[str, pygit2.Commit]:
+                  *, hide: str | None = None, verdict: LooseVerdict | None = None
+                  ) -> dict[str, pygit2.Commit]:
     """Return :func:`first_commit` of many store files at once, in one history walk.
 
     The same order as :func:`first_commit`; each commit is compared with its first parent
@@ -198,6 +201,7 @@ def first_commits(repo: pygit2.Repository, wanted: Mapping[str, str], start: pyg
         hide: a commit (40 hex) whose history is left out of the walk: files known to be
             absent from all of its history (new since an earlier answer) have every
             introducer among the commits since, so their answer is found there.
+        verdict: with ``hide``, the gate run's guard verdict (:func:`history_order`).
 
     Returns:
         ``{path: commit}`` for each wanted file some reachable commit holds with its blob;
@@ -206,7 +210,7 @@ def first_commits(repo: pygit2.Repository, wanted: Mapping[str, str], start: pyg
     """
     pending = dict(wanted)
     found: dict[str, pygit2.Commit] = {}
-    for commit in history_order(repo, start, hide):
+    for commit in history_order(repo, start, hide, verdict):
         if not pending:
             break
         parent = commit.parents[0].tree if commit.parents else None

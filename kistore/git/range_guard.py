@@ -92,7 +92,53 @@ def loose_files(repo: pygit2.Repository) -> Iterator[tuple[str, str]]:
                         yield f"{folder}/{entry.name}", prefix + entry.name
 
 
-def loose_commits_read(repo: pygit2.Repository, tips: Iterable[str | pygit2.Oid]) -> None:
+class LooseVerdict:
+    """The guard's verdict on the loose object files, found once and held for a gate run.
+
+    One scan (:func:`loose_files`, each file held to its header) says whether a libgit2
+    walk could meet a fault in a loose file: a damaged or unparsable one, a commit naming
+    a loose non-commit as a parent, or more than :data:`LOOSE_MAX` files to hold. The gate
+    makes one verdict a run (``check BASE..HEAD``, ``check --updates``) and passes it to
+    each walk it guards (:func:`walk_range`; until upd97 the range check, its ancestry and
+    KI227's first-adding walk each scanned again: later scans were stat calls of every
+    file, 5.6 us each, gate96). The scan runs when first asked (a run that walks nothing
+    scans nothing); a fault's whole-history read runs per tip asked to be guarded.
+
+    Args:
+        repo: the repository (its object directory and alternates).
+    """
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+        self._faulty: bool | None = None
+
+    @property
+    def faulty(self) -> bool:
+        """Whether a walk must be guarded by reading the tips' histories whole (scans once)."""
+        if self._faulty is None:
+            self._faulty = _scan(self.repo)
+        return self._faulty
+
+    def guard(self, tips: Iterable[str | pygit2.Oid]) -> None:
+        """Make sure no libgit2 walk from ``tips`` loops on a loose file (F3).
+
+        Args:
+            tips: the commits the walks start from or hide (HEAD and BASE).
+
+        Raises:
+            ObjectUnreadable, CommitUnparsable: as :func:`.blobs.read_loose_history` of a
+                tip, when a loose file is at fault (or past :data:`LOOSE_MAX`) and a walk
+                from that tip reaches it (that read runs once per tip and process).
+            StoreStateError: as :func:`.blobs.read_loose_history` (a ``tree:0`` clone's
+                trees).
+        """
+        if self.faulty:
+            for tip in tips:
+                read_loose_history(self.repo, tip)
+
+
+def loose_commits_read(repo: pygit2.Repository, tips: Iterable[str | pygit2.Oid],
+                       verdict: LooseVerdict | None = None) -> None:
     """Make sure no libgit2 walk from ``tips`` loops on a loose file (F3): O(loose files).
 
     Past :data:`LOOSE_MAX` loose files, the tips' whole histories are read instead
@@ -107,6 +153,8 @@ def loose_commits_read(repo: pygit2.Repository, tips: Iterable[str | pygit2.Oid]
     Args:
         repo: the repository.
         tips: the commits the walks start from or hide (HEAD and BASE).
+        verdict: the gate run's :class:`LooseVerdict` (scanned at most once for all its
+            walks); None: a scan of its own.
 
     Raises:
         ObjectUnreadable, CommitUnparsable: as :func:`.blobs.read_loose_history` of a tip,
@@ -114,29 +162,29 @@ def loose_commits_read(repo: pygit2.Repository, tips: Iterable[str | pygit2.Oid]
             runs only then: once per tip and process).
         StoreStateError: as :func:`.blobs.read_loose_history` (a ``tree:0`` clone's trees).
     """
+    (LooseVerdict(repo) if verdict is None else verdict).guard(tips)
+
+
+def _scan(repo: pygit2.Repository) -> bool:
+    """Whether any loose file is at fault, or there are past :data:`LOOSE_MAX` (one scan).
+
+    Raises nothing: a file whose header cannot be read is a fault.
+    """
     listed = list(loose_files(repo))  # names only: ~1 us a file, no open
     if len(listed) > LOOSE_MAX:  # a store kistore wrote, never packed: the history's read
-        for tip in tips:
-            read_loose_history(repo, tip)
-        return
+        return True
     kinds: dict[str, int] = {}
     parents: list[str] = []
-    faulty = False
     for file, oid in listed:
         try:
             held = _hold(repo, file, oid)
         except ObjectUnreadable:  # damaged, unparsable: the whole read names it, if ours
-            faulty = True
-            continue
+            return True
         if held is None:
             continue
         kinds[oid] = held[0]
         parents += held[1]
-    faulty = faulty or any(kinds.get(p, _TYPES[b"commit"]) != _TYPES[b"commit"]
-                           for p in parents)
-    if faulty:
-        for tip in tips:
-            read_loose_history(repo, tip)
+    return any(kinds.get(p, _TYPES[b"commit"]) != _TYPES[b"commit"] for p in parents)
 
 
 def _hold(repo: pygit2.Repository, file: str, oid: str) -> tuple[int, tuple[str, ...]] | None:
@@ -224,7 +272,7 @@ def read_range_trees(repo: pygit2.Repository, commits: Iterable[Any]) -> None:
 
 
 def walk_range(repo: pygit2.Repository, tip: str | pygit2.Oid, hide: str | pygit2.Oid,
-               sort: Any) -> list[pygit2.Commit]:
+               sort: Any, verdict: LooseVerdict | None = None) -> list[pygit2.Commit]:
     """Return libgit2's walk of the commits reachable from ``tip`` and not from ``hide``, guarded.
 
     As ``repo.walk(tip, sort)`` with ``hide`` hidden yields them, after
@@ -236,12 +284,13 @@ def walk_range(repo: pygit2.Repository, tip: str | pygit2.Oid, hide: str | pygit
         tip: the walk's start (HEAD).
         hide: the commit whose history is left out (BASE).
         sort: a ``pygit2.enums.SortMode``.
+        verdict: the gate run's :class:`LooseVerdict`; None: a scan of its own.
 
     Raises:
         ObjectUnreadable, CommitUnparsable: damage a walk from ``tip`` or ``hide`` meets.
         StoreStateError: a ``tree:0`` clone's trees could not be fetched.
     """
-    loose_commits_read(repo, (tip, hide))
+    loose_commits_read(repo, (tip, hide), verdict)
     commits = line_to(repo, tip, hide)
     if commits is None:
         with damage_named(repo, tip, hide):

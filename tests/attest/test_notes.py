@@ -183,11 +183,16 @@ def test_our_notes_merge_like_git_cat_sort_uniq(record_store, store_path, tmp_pa
     assert notes.note_lines(record_store.repo, blob) == sorted(bundle_bytes(n) for n in (1, 2, 3))
 
 
-def test_unknown_remote_is_a_store_state_error(record_store):
-    from kistore.core.errors import StoreStateError
+def test_unknown_remote_is_named_with_the_remotes_there_are(record_store, tmp_path):
+    from kistore.core.errors import InputError, StoreStateError
 
-    with pytest.raises(StoreStateError, match="git fetch nowhere failed"):
+    # a name no remote has: said before git (break96 L4: git's "does not appear to be a
+    # git repository ... access rights" alone); a path that leads nowhere: git's words
+    with pytest.raises(InputError, match=r"^no remote 'nowhere' in this repository \(it has "
+                                         r"no remote\): name a remote it has or a URL"):
         notes.fetch(record_store, "nowhere")
+    with pytest.raises(StoreStateError, match="git fetch .*/gone.git failed"):
+        notes.fetch(record_store, str(tmp_path / "gone.git"))
 
 
 LINES = [bundle_bytes(n) for n in range(1, 7)]

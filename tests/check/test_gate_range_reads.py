@@ -167,3 +167,51 @@ def test_a_line_of_commits_is_the_range_libgit2_walks(published):
     assert [str(c.id) for c in range_guard.walk_range(repo, merge, base, topo)] \
         == libgit2_range(repo, merge, base)
     assert range_guard.line_to(repo, merge, line[0]) is None
+
+
+def scans(monkeypatch) -> list[str]:
+    """Count the guard's scans of the loose object files from now on (one entry a scan)."""
+    counted: list[str] = []
+    real = range_guard.loose_files
+
+    def listing(repo):
+        counted.append(repo.path)
+        return real(repo)
+
+    monkeypatch.setattr(range_guard, "loose_files", listing)
+    return counted
+
+
+def test_the_loose_files_are_scanned_once_a_range(published, monkeypatch):
+    # HEAD~1..HEAD adds the published run: the range check, its ancestry walk and KI227's
+    # walk for the commit first adding the run each guarded a walk; each scanned every
+    # loose file until upd97 (three scans, the later ones a stat of each file)
+    counted = scans(monkeypatch)
+    found = gate.check_range(Store(published), "HEAD~1..HEAD")
+    assert {f.rule.id for f in found} == {"KI201"}  # the record's dangling references
+    assert len(counted) == 1
+    deepen(published, 2)  # a longer range, loose too: still one
+    counted.clear()
+    assert {f.rule.id for f in gate.check_range(Store(published), "HEAD~3..HEAD")} == {"KI201"}
+    assert len(counted) == 1
+
+
+def test_the_loose_files_are_scanned_once_a_push(published, monkeypatch):
+    old, base = git(published, "rev-parse", "HEAD~1", "HEAD").split()
+    feature = deepen(published, 1)[0]
+    git(published, "update-ref", "HEAD", base)
+    counted = scans(monkeypatch)
+    # main's move (a range, and its first-parent walk: KI430) and a new branch (a range)
+    found = gate.check_updates(Store(published), [(old, base, "refs/heads/main"),
+                                                  ("0" * 40, feature, "refs/heads/feature")])
+    assert {f.rule.id for f in found} == {"KI201"}  # the record's dangling references
+    assert len(counted) == 1
+
+
+def test_a_fault_found_once_still_names_the_damage_for_each_walk(published, monkeypatch):
+    history = deepen(published, 12)  # all loose
+    cut(published, history[3])
+    counted = scans(monkeypatch)
+    with pytest.raises(blobs.ObjectUnreadable, match="its loose object file is cut short"):
+        gate.check_range(Store(published), "HEAD~1..HEAD")
+    assert len(counted) == 1
