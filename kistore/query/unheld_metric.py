@@ -51,6 +51,17 @@ RUNS_UNRANKED = rule(
     "family by a pointer they hold; if leaving them unranked is meant, say so in the pull "
     "request")
 
+STORED_METRIC_UNHELD = rule(
+    "KI248", "stored-policy-metric-unheld", WARNING,
+    "rank the family by a pointer its runs hold (the message lists them: a typo?), or state "
+    "the metric in new runs of those groups; `kistore rank` ranks none of their runs until "
+    "then")
+"""KI245's test of the policy as it stands (``verify``): a warning, not KI245's error, since
+every pull request of such a history can pass its gate (runs that arrive without the metric
+after the policy are KI221's at most), and ``verify`` must not fail a store no gate could
+have kept right (the lead, 2026-12-05: the bench's generated leaderboard runs state no
+``sol_score``)."""
+
 RUNS_SHOWN = 8
 """Runs a KI247 message names (the rest are counted; ``extra.runs`` lists each)."""
 
@@ -162,15 +173,15 @@ def _held_elsewhere(family: str, metric: str, keys: list[str],
 
 
 def stored_unheld(groups: Mapping[tuple[str, Any], Iterable[Any]]) -> list[Finding]:
-    """KI245 for ``verify``: a stored policy ranking a family by a pointer few groups hold.
+    """KI248 for ``verify``: a stored policy ranking a family by a pointer few groups hold.
 
     ``check`` judges a policy change (:func:`unheld_metrics`); a policy committed past the
     gate (or before KI245 counted only numbers as held) was judged by nothing: ``verify``
     said ok while ``rank`` ranked none of the family's runs (reviewer fixp96 "left"). The
     same test as the gate's: a family whose groups holding a number at its metric
-    (:func:`kistore.core.numbers.is_number`) are fewer than those holding none is an error;
-    as many or more is no error (the gate's KI246 warned of the change that made it so, and
-    a reviewer passed it).
+    (:func:`kistore.core.numbers.is_number`) are fewer than those holding none is said, as a
+    warning (:data:`STORED_METRIC_UNHELD`); as many or more is no finding (the gate's KI246
+    warned of the change that made it so, and a reviewer passed it).
 
     Args:
         groups: (comparison key, its :class:`kistore.query.policy.Comparison`) -> its runs,
@@ -178,7 +189,7 @@ def stored_unheld(groups: Mapping[tuple[str, Any], Iterable[Any]]) -> list[Findi
             outliers_parsed`' groups).
 
     Returns:
-        One error per such source-native family, worded as the gate's (the holdings, the
+        One warning per such source-native family, worded as the gate's KI245 (the holdings, the
         did-you-mean, the pointers held), on ``store/policy/ranking.json`` at
         ``/families/FAMILY/metric``; ``extra`` as :func:`unheld_metrics`' (``groups``: the
         keys of the groups that hold none).
@@ -203,7 +214,7 @@ def stored_unheld(groups: Mapping[tuple[str, Any], Iterable[Any]]) -> list[Findi
         held = held_pointers(specs, metric)
         found = holdings(by_key, keys, metric)
         findings.append(_at_metric(
-            METRIC_HELD_BY_NO_RUN, family, metric,
+            STORED_METRIC_UNHELD, family, metric,
             f"{_held_nowhere(family, metric, keys, held, found, kept, stored=True)} Their "
             f"runs hold {_listed(held)}", "a pointer the family's runs hold", held,
             groups=keys, heldAs=held_otherwise(specs, metric)[0],
