@@ -66,6 +66,7 @@ from ..git.blobs import (
 )
 from ..git.child import git_environment
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..git.note_writes import notes_commit, write_note
 from ..git.notes import changed_notes, note_blob, notes_ref_problem, notes_tree
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
@@ -765,7 +766,9 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes],
         InputError: a line holds a newline (a bundle must be its canonical, one-line bytes).
         StoreStateError: the notes ref kept moving under concurrent writers, or git lacks
             ``blob`` (:func:`kistore.git.blobs.missing_object_said`: what named it, how to
-            get it; the callers write it first, so a `git gc --prune=now` beside them).
+            get it; the callers write it first, so a `git gc --prune=now` beside them), or
+            the notes commit could not be written (:func:`kistore.git.note_writes.write_note`;
+            one a `git gc` broke is written again).
     """
     if any(b"\n" in line for line in lines):
         raise InputError("a bundle line must not contain a newline; store canonical bytes")
@@ -796,8 +799,7 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes],
             if added == 0:
                 return 0
             text = b"".join(line + b"\n" for line in merged).decode("utf-8")
-            repo.create_note(text, signature, signature, blob, scratch, True)
-            new = repo.references[scratch].target
+            new = write_note(repo, scratch, blob, text, signature)  # a gc beside: written again
             try:
                 if old is None:
                     repo.references.create(NOTES_REF, new)
@@ -1685,8 +1687,8 @@ def _own_commit(repo: pygit2.Repository, tree: pygit2.Oid, parents: list[pygit2.
     from ..git.commit import commit_signature
 
     signature = commit_signature(repo)
-    return repo.create_commit(None, signature, signature, f"kistore: {what}\n", tree,
-                              [pygit2.Oid(hex=str(p)) for p in parents])
+    return notes_commit(repo, signature, f"kistore: {what}\n", tree,
+                        [pygit2.Oid(hex=str(p)) for p in parents])
 
 
 def _with(repo: pygit2.Repository, scratch: str, lines: dict[str, list[bytes]]
@@ -1739,21 +1741,22 @@ def _write_back(repo: pygit2.Repository, scratch: str, notes: dict[str, set[byte
             parent (an empty root, :func:`rebase` on a remote holding no notes).
         notes: ``{annotated object id: every line of its note}``, not empty.
         what: the commit's message, after ``kistore: ``.
+
+    Raises:
+        StoreStateError: a notes commit could not be written (:mod:`kistore.git.note_writes`:
+            one a `git gc` beside broke is written again).
     """
     # Lazy: the write path (as add_lines).
     from ..git.commit import commit_signature
 
     signature = commit_signature(repo)
     held = repo.references.get(scratch)  # None: the notes start here, from an empty root
-    parents = [] if held is None else [held.target]
+    parents = [] if held is None else [pygit2.Oid(hex=str(held.target))]
     for obj, lines in notes.items():
-        if lines:
-            text = b"".join(line + b"\n" for line in sorted(lines))
-            repo.create_note(text.decode("utf-8"), signature, signature, obj, scratch, True)
-        else:
-            repo.lookup_note(obj, scratch).remove(signature, signature, scratch)
+        text = b"".join(line + b"\n" for line in sorted(lines)).decode("utf-8")
+        write_note(repo, scratch, obj, text or None, signature)  # None: removed
     tree = lookup(repo, repo.references[scratch].target, scratch).peel(pygit2.Commit).tree_id
-    one = repo.create_commit(None, signature, signature, f"kistore: {what}\n", tree, parents)
+    one = notes_commit(repo, signature, f"kistore: {what}\n", tree, parents)
     repo.references[scratch].set_target(one, f"kistore: {what}")
 
 

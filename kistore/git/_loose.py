@@ -35,12 +35,15 @@ _RACE = "No such file or directory"
 """What libgit2's message says when the fan-out directory vanished before the rename."""
 
 
-def written(write: Callable[[], T]) -> T:
+def written(write: Callable[[], T], also: str = _RACE) -> T:
     """Run ``write`` (one loose-object write: ``create_blob``, ``Odb.write``, ...) to success.
 
     Args:
         write: writes one object and returns what it returns (an ``Oid``); it must be safe
             to call again (a loose write is: the object's name is its content).
+        also: another error message (a part of it) that means the write is to be made
+            again (:mod:`kistore.git.note_writes`: the only trace libgit2 leaves of a notes
+            commit it failed to write); the default adds none.
 
     Returns:
         What ``write`` returned.
@@ -53,7 +56,7 @@ def written(write: Callable[[], T]) -> T:
         try:
             return write()
         except (pygit2.GitError, OSError) as e:  # pygit2 raises OSError for libgit2's OS class
-            if _RACE not in str(e) or attempt == ATTEMPTS - 1:
+            if (_RACE not in str(e) and also not in str(e)) or attempt == ATTEMPTS - 1:
                 raise
     raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pygit2
@@ -47,22 +49,93 @@ def commit_writes_failing(monkeypatch, times: int, blocker: str = "vanished"
             return real(self, update_ref, author, committer, message, tree, parents)
         body = self.create_commit_string(author, committer, message, tree, parents).encode()
         oid = hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest()
-        fan_out = Path(self.path) / "objects" / oid[:2]
-        aside = fan_out.with_name(f"{oid[:2]}.aside")
-        if fan_out.exists():
-            fan_out.rename(aside)
-        if blocker == "vanished":
-            fan_out.symlink_to(f"{oid[:2]}.gone")
-        else:
-            fan_out.write_bytes(b"")
-        try:
+        with _blocked(Path(self.path), oid, blocker):
             got = real(self, update_ref, author, committer, message, tree, parents)
-        finally:
-            fan_out.unlink()
-            if aside.exists():
-                aside.rename(fan_out)
-        failed.append((str(got), (fan_out / oid[2:]).exists()))
+        failed.append((str(got), _loose_file(Path(self.path), oid).exists()))
         return got
 
     monkeypatch.setattr(pygit2.Repository, "create_commit", create_commit)
     return failed
+
+
+def note_commits_failing(monkeypatch, times: int, blocker: str = "vanished"
+                         ) -> list[tuple[str, str, bool]]:
+    """Make the next ``times`` note writes (``create_note``, ``Note.remove``) fail their commit.
+
+    As :func:`commit_writes_failing`, for the notes commit libgit2 writes inside
+    ``git_note_create`` / ``git_note_remove`` and then moves the notes ref to. Its id is
+    learnt by the same call made first on a throwaway ref (the signature passed in holds
+    its time: the same commit), whose loose file is then removed; the call itself then
+    runs with that commit's fan-out directory blocked. libgit2 itself is called: it raises
+    "target OID for the reference doesn't exist on the repository" (its ref move's check;
+    the write's own error is dropped) and leaves the ref where it was.
+
+    Returns:
+        For each failed call: the note call ("create_note" or "remove"), the commit id,
+        and whether that commit was on disk right after (never).
+    """
+    real_create, real_lookup = pygit2.Repository.create_note, pygit2.Repository.lookup_note
+    failed: list[tuple[str, str, bool]] = []
+
+    def failing(repo: pygit2.Repository, what: str, ref: str, call) -> None:
+        if len(failed) >= times:
+            return call(ref)
+        probe = f"refs/notes/probe-{len(failed)}"
+        held = repo.references.get(ref)
+        if held is not None:
+            repo.references.create(probe, held.target, force=True)
+        call(probe)
+        oid = str(repo.references[probe].target)
+        repo.references.delete(probe)
+        _loose_file(Path(repo.path), oid).unlink()
+        try:
+            with _blocked(Path(repo.path), oid, blocker):
+                return call(ref)
+        finally:
+            failed.append((what, oid, _loose_file(Path(repo.path), oid).exists()))
+
+    def create_note(self, message, author, committer, annotated, ref, force=False):
+        return failing(self, "create_note", ref, lambda to: real_create(
+            self, message, author, committer, annotated, to, force))
+
+    class _Note:  # pygit2's Note is immutable: its remove is reached through this
+        def __init__(self, repo, note):
+            self._repo, self._note = repo, note
+
+        def __getattr__(self, name):
+            return getattr(self._note, name)
+
+        def remove(self, author, committer, ref):
+            return failing(self._repo, "remove", ref, lambda to: real_lookup(
+                self._repo, str(self._note.annotated_id), to).remove(author, committer, to))
+
+    def lookup_note(self, annotated, ref):
+        return _Note(self, real_lookup(self, annotated, ref))
+
+    monkeypatch.setattr(pygit2.Repository, "create_note", create_note)
+    monkeypatch.setattr(pygit2.Repository, "lookup_note", lookup_note)
+    return failed
+
+
+def _loose_file(git_dir: Path, oid: str) -> Path:
+    """Where git keeps object ``oid`` loose."""
+    return git_dir / "objects" / oid[:2] / oid[2:]
+
+
+@contextlib.contextmanager
+def _blocked(git_dir: Path, oid: str, blocker: str) -> Iterator[None]:
+    """Block the fan-out directory of ``oid`` meanwhile (see :func:`commit_writes_failing`)."""
+    fan_out = _loose_file(git_dir, oid).parent
+    aside = fan_out.with_name(f"{oid[:2]}.aside")
+    if fan_out.exists():
+        fan_out.rename(aside)
+    if blocker == "vanished":
+        fan_out.symlink_to(f"{oid[:2]}.gone")
+    else:
+        fan_out.write_bytes(b"")
+    try:
+        yield
+    finally:
+        fan_out.unlink()
+        if aside.exists():
+            aside.rename(fan_out)
