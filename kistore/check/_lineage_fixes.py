@@ -20,6 +20,7 @@ fix of what the revision holds, built here (reviewer break96 M4; last96 items 3,
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from ..core import layout
@@ -35,8 +36,8 @@ _RULES = ("KI208", "KI432")
 
 
 def lineage_fixes(repo: pygit2.Repository, findings: list[Finding], rebase: str,
-                  before: pygit2.Tree | None, after: pygit2.Tree, where: str = "HEAD"
-                  ) -> list[Finding]:
+                  before: pygit2.Tree | None, after: pygit2.Tree, where: str = "HEAD",
+                  changing: Callable[[str], list[str]] | None = None) -> list[Finding]:
     """Give each KI208 and KI432 naming a commit the fix that works at ``after``.
 
     Args:
@@ -48,6 +49,10 @@ def lineage_fixes(repo: pygit2.Repository, findings: list[Finding], rebase: str,
             of the first parent of the oldest commit named on it.
         after: the root tree checked (HEAD's, or ``verify --at``'s).
         where: how the fix names the revision checked (``HEAD``).
+        changing: the gate's ``changing(path)``: every commit of the range that changed
+            the file, oldest first, named in its fix (a commit that broke or deleted the
+            file between is named too, so that running the fix once leaves none: reviewer
+            break97 H2); None (``verify``): the commits the findings name.
 
     Returns:
         ``findings`` in their order, each such finding with its fix; the others as given.
@@ -60,6 +65,8 @@ def lineage_fixes(repo: pygit2.Repository, findings: list[Finding], rebase: str,
     fixes: dict[tuple[str, str], str] = {}
     for path, listed in commits.items():
         ordered = list(dict.fromkeys(reversed(listed)))  # oldest first
+        if changing is not None:
+            ordered = changing(path) or ordered
         was_tree = before if before is not None else _before(repo, ordered[0])
         was = None if was_tree is None else blob_entry(was_tree, path)
         held = blob_entry(after, path)

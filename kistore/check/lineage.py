@@ -51,7 +51,7 @@ from ..git import treediff
 from ..git.blobs import read_blob, read_loose_history
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.pathlog import blob_at, first_parent_versions
-from ..store.landed import Landed, last_measure
+from ..store.landed import Landed, last_measure, measure
 from ._fixes import HINT_BASE, REBASE_BASE, Base, rebuild_without
 from ._history import ancestry
 from ._lineage_fixes import blob_entry, lineage_fixes
@@ -213,10 +213,75 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | Non
         file, annotation, old value, new value).
     """
     commits = list(commits)
-    found, _ = _walk(repo, commits, base)
-    found += _end_to_end(repo, commits, edits, base, found)
+    lookback = _range_lookback(repo, commits)
+    found, deleted = _walk(repo, commits, base, lookback)
+    told = {_key(f) for f in found}
+    found += [f for f in _re_added_in(repo, commits, sorted(deleted), base, lookback)
+              if _key(f) not in told]
+    # A change through a broken version that HEAD still holds is said once, end to end
+    # (BASE's version against HEAD's, its fix naming every commit between); the walk's
+    # comparisons with an earlier version stand where HEAD holds BASE's again (break97 H1).
+    ends_found = _end_to_end(repo, commits, edits, base,
+                             [f for f in found if "since" not in f.extra])
+    covered = {(f.file, f.pointer) for f in ends_found}
+    found = [f for f in found if "since" not in f.extra or (f.file, f.pointer) not in covered]
+    found += ends_found
     return found if base is None or ends is None else lineage_fixes(
-        repo, found, base.rebase(), *ends)
+        repo, found, base.rebase(), *ends,
+        changing=lambda path: [str(c.id) for c in reversed(_changing(repo, commits, path))])
+
+
+def _re_added_in(repo: pygit2.Repository, commits: list[Any], deleted: list[str],
+                 base: Base | None, lookback: Callable[[Any, str], Landed | None]
+                 ) -> list[Finding]:
+    """KI208, KI432 of each metadata file a commit of the range adds again after a deletion.
+
+    The gate's :func:`_re_added`: a range commit adding the file its first parent lacks is
+    compared with the last version before it that parses (``lookback``, bounded to the
+    range and BASE). Asked only of the paths a commit of the range deleted (rare).
+    """
+    found = []
+    for commit in commits:
+        if not commit.parents:
+            continue
+        for path in deleted:
+            now = blob_entry(commit.tree, path)
+            if now is None or blob_entry(commit.parents[0].tree, path) is not None:
+                continue
+            new = _metadata(repo, now[0])
+            since = lookback(commit.parents[0], path) if _name(new) is not None else None
+            if since is not None:
+                found += _moved(commit, path, since.doc, new, base, since)
+    return found
+
+
+def _range_lookback(repo: pygit2.Repository, commits: list[Any]
+                    ) -> Callable[[Any, str], Landed | None]:
+    """Return the gate's ``lookback``: the last version that parses, bounded to the range.
+
+    A commit whose parent's version of a metadata file does not parse (or is gone) is
+    compared with the newest version along the first parents that does, looked for among
+    the range's commits and then in the first commit outside it (BASE): a change made
+    between two broken versions and undone by HEAD passed both the walk and the end to end
+    comparison (reviewer break97 H1, H2). Reads one blob per commit walked, only for such a
+    file: O(change).
+    """
+    in_range = {str(c.id) for c in commits}
+
+    def last(parent: Any, path: str) -> Landed | None:
+        commit = parent
+        while True:
+            entry = blob_entry(commit.tree, path)
+            if entry is not None:
+                data = read_blob(repo, entry[0], path)
+                doc = measure(data)
+                if doc is not None:
+                    return Landed(str(commit.id), data, doc)
+            if str(commit.id) not in in_range or not commit.parents:
+                return None  # BASE's did not parse either: it landed so (verify's)
+            commit = commit.parents[0]
+
+    return last
 
 
 def _walk(repo: pygit2.Repository, commits: list[Any], base: Base | None,
@@ -229,10 +294,10 @@ def _walk(repo: pygit2.Repository, commits: list[Any], base: Base | None,
         commits: the commits to check.
         base: as :func:`names_kept` takes it.
         lookback: ``last(parent, path)``: the last version of a metadata file along the
-            parent's history that parses (:func:`kistore.store.landed.last_measure`), asked
-            when the parent's version does not (``verify``: each version is compared with
-            the last that parsed); None: such a side is skipped (the gate compares BASE
-            with HEAD instead, :func:`_end_to_end`).
+            parent's history that parses, asked when the parent's version does not (each
+            version is compared with the last that parsed): ``verify``'s reads the whole
+            path history (:func:`kistore.store.landed.last_measure`), the gate's the range
+            and BASE (:func:`_range_lookback`); None: such a side is skipped.
 
     Returns:
         The findings, and the metadata paths a commit deleted (a later one may add the
@@ -289,7 +354,8 @@ def _moved(commit: Any, path: str, old: dict[str, Any] | None, new: dict[str, An
         new: the commit's.
         base: as :func:`names_kept` takes it.
         since: the version ``old`` is when it is not the parent's (the parent's did not
-            parse or was gone): the message says so, naming its commit.
+            parse or was gone): the message says so, naming its commit, and ``extra``
+            holds it (``since``: its commit id).
         through: the message's whole subject instead of ``commit X`` (the gate's end to
             end comparison, :func:`_end_to_end`).
 
@@ -300,15 +366,17 @@ def _moved(commit: Any, path: str, old: dict[str, Any] | None, new: dict[str, An
     said = "" if since is None else (
         f" (compared with the last version of this file that parses, commit "
         f"{since.commit[:12]}'s: the version before it does not parse, or is gone)")
+    more = {} if since is None else {"since": since.commit}
     found = [replace(f, message=f.message.replace(f"commit {str(commit.id)[:12]}", who, 1)
-                     + said) for f in _provenance_kept(commit, path, old, new, base)]
+                     + said, extra={**f.extra, **more})
+             for f in _provenance_kept(commit, path, old, new, base)]
     before, after = _name(old), _name(new)
     if before is not None and after is not None and before != after:
         # unreadable metadata is the contents check's (KI102/KI104)
         found.append(Finding(
             NAME_MOVED, f"{who} renames {before!r} to {after!r}: a name never moves{said}",
             file=path, pointer="/name", expected=before, found=after,
-            extra={"commit": str(commit.id)}))
+            extra={"commit": str(commit.id), **more}))
     return found
 
 

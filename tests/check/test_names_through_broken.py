@@ -242,3 +242,82 @@ def test_update_metadata_judges_against_the_last_committed_version_that_parses(
     assert git(store.root, "status", "--porcelain") == ""
     code, out = _update_metadata(store.root, run, title="a title")
     assert code == 0, out
+
+
+def _drop_named(root, base: str, named: list[str]) -> None:
+    """Follow a fix naming commits to drop: `git rebase -i BASE`, those commits dropped."""
+    script = " ".join(f"-e 's/^pick {c[:7]}/drop {c[:7]}/'" for c in named)
+    subprocess.run(["git", "rebase", "-q", "-i", base], cwd=root, check=True, env={
+        **os.environ, "GIT_SEQUENCE_EDITOR": f"sed -i {script}"})
+
+
+def _break(root, path: str, how: str) -> None:
+    if how == "deleted":
+        git(root, "rm", "-q", path)
+    else:
+        (root / path).write_bytes(b"")
+
+
+@pytest.mark.parametrize("how", ["empty", "deleted"])
+def test_a_change_between_two_broken_versions_undone_by_head_is_refused(store, kit, how):
+    """break97 H1: empty (or delete) the metadata file, write another name and licence,
+    empty (delete) it again, restore it: BASE and HEAD agree and each commit's parent did
+    not parse, so the gate, pre-receive and `check --landed` said ok while `verify` of the
+    pushed branch failed for good. The gate now compares a version whose parent does not
+    parse with the last one that does, in the range or BASE's."""
+    _, digest = _committed_run(store, kit)
+    root = store.root
+    base = git(root, "rev-parse", "HEAD").strip()
+    path = layout.metadata_path(digest)
+    held = (root / path).read_bytes()
+    commits = []
+    for step in ("break", "rewrite", "break", "restore"):
+        if step == "break":
+            _break(root, path, how)
+        elif step == "rewrite":
+            (root / path).parent.mkdir(parents=True, exist_ok=True)  # git rm emptied it
+            (root / path).write_text(json.dumps(
+                {"annotations": {LICENSE: "Apache-2.0", "kernelindex.dev/source": "lab-a"},
+                 "name": "stolen-name"}))
+        else:
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_bytes(held)
+        commits.append(_commit(root, step))
+    names, licence = _moved(_errors(root, f"{base}..HEAD"), path)
+    assert [(f["expected"], f["found"]) for f in names] == [
+        ("stolen-name", "fast"), ("fast", "stolen-name")], names
+    assert len(licence) == 2, licence
+    ids = ", ".join(c[:12] for c in commits)
+    for f in names + licence:  # every commit that changed the file, named once: drop them
+        assert f["hint"].startswith(f"HEAD holds this metadata file as BASE does again, but "
+                                    f"the commits that changed it ({ids}, the last restoring "
+                                    "it) stay in the history"), f["hint"]
+    _drop_named(root, base, commits)  # the fix, run as printed
+    assert _errors(root, f"{base}..HEAD") == []
+
+
+def test_a_licence_changed_after_a_broken_version_then_restored_names_the_change(store, kit):
+    """break97 H2: empty the file, change the licence, restore it: KI432 named only the
+    restoring commit (expected and found swapped) and dropping it, as its fix said, left a
+    branch changing the licence. The change is found on its commit now, and the fix names
+    all three."""
+    _, digest = _committed_run(store, kit)
+    root = store.root
+    base = git(root, "rev-parse", "HEAD").strip()
+    path = layout.metadata_path(digest)
+    held = (root / path).read_bytes()
+    (root / path).write_bytes(b"")
+    emptied = _commit(root, "empty")
+    doc = json.loads(held)
+    doc["annotations"][LICENSE] = "Apache-2.0"
+    (root / path).write_text(json.dumps(doc))
+    changed = _commit(root, "relicence")
+    (root / path).write_bytes(held)
+    restored = _commit(root, "restore")
+    _, licence = _moved(_errors(root, f"{base}..HEAD"), path)
+    assert sorted((f["extra"]["commit"], f["expected"], f["found"]) for f in licence) == sorted(
+        [(changed, repr(CAUTION), "'Apache-2.0'"), (restored, "'Apache-2.0'", repr(CAUTION))])
+    assert f"({emptied[:12]}, {changed[:12]}, {restored[:12]}, the last restoring it)" \
+        in licence[0]["hint"], licence[0]["hint"]
+    _drop_named(root, base, [emptied, changed, restored])
+    assert _errors(root, f"{base}..HEAD") == []

@@ -77,11 +77,13 @@ def test_a_names_file_deleted_then_restored_is_fixed_by_dropping_the_commits(sto
     git(store.root, "commit", "-qm", "restore name")
     errors = _errors(store.root, base)
     assert [f["rule"] for f in errors] == ["KI208"], errors
+    restored = git(store.root, "rev-parse", "HEAD").strip()
+    # the gate names every commit of the range that changed the file (break97 H2)
     assert errors[0]["hint"].startswith(
-        f"HEAD holds this names file as BASE does again, but the commit that deleted it "
-        f"({gone[:12]}) "
-        "stays in the history, which is read commit by commit: in a branch not yet merged, "
-        f"drop it and the commit restoring the file (`git rebase -i {base}`)"), errors[0]
+        f"HEAD holds this names file as BASE does again, but the commits that changed it "
+        f"({gone[:12]}, {restored[:12]}, the last restoring it) stay in the history, which "
+        f"is read commit by commit: in a branch not yet merged, drop them "
+        f"(`git rebase -i {base}`)"), errors[0]
     _drop_all(store.root, base)
     assert _errors(store.root, base) == []
 
