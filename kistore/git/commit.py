@@ -339,6 +339,14 @@ class BranchCommit:
                     _record(pending, oid, keeps)
                 if not self._move(branch, parent, oid, message):
                     continue  # its lock is held (another git command): again shortly
+                if not all(repo.odb.exists(o) for o in (oid, tree)):
+                    # A `git gc --prune=now` that walked the refs before the move pruned the
+                    # commit after the check above (break97 H3: the branch named a missing
+                    # commit, "bad object HEAD"): move the branch back, then refuse.
+                    self._move_back(branch, parent, oid)
+                    if pending is not None:
+                        pending.clear()
+                    _check_objects(repo, [oid, tree], moved_back=branch)
             self.landed, self.oid = True, oid
             if self.on_landed is not None:
                 self.on_landed(oid)
@@ -495,6 +503,21 @@ class BranchCommit:
         except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
             return False  # another writer moved the branch or holds its lock: retry on its tip
 
+    def _move_back(self, branch: str, parent: pygit2.Commit | None, oid: pygit2.Oid) -> None:
+        """Move ``branch`` from ``oid`` back to ``parent`` (None: delete it), if it holds ``oid``.
+
+        Raises nothing: a branch another writer moved meanwhile is left as it is (the
+        refusal names the commit to restore).
+        """
+        with contextlib.suppress(pygit2.GitError, KeyError, ValueError, OSError):
+            ref = self.repo.references[branch]
+            if ref.target != oid:
+                return
+            if parent is None:
+                ref.delete()
+            else:
+                ref.set_target(parent.id, "kistore: an add whose objects git pruned, undone")
+
     def _lost_race(self, branch: str) -> StoreStateError:
         """Return the error after too many lost swaps: a lock file left, or a busy branch."""
         git_dir = Path(self.repo.path)
@@ -576,15 +599,29 @@ def _tip_moved(branch: str, was: pygit2.Oid | None, now: Any) -> StoreStateError
         "`git status`, bring the work tree in step with the branch, and run the add again")
 
 
-def _check_objects(repo: pygit2.Repository, ids: list[pygit2.Oid]) -> None:
-    """Refuse to move the branch onto objects git no longer has (a prune meanwhile)."""
+def _check_objects(repo: pygit2.Repository, ids: list[pygit2.Oid],
+                   moved_back: str | None = None) -> None:
+    """Refuse to move the branch onto objects git no longer has (a prune meanwhile).
+
+    Args:
+        repo: the repository.
+        ids: the objects the add wrote (its commit, root tree, ...).
+        moved_back: the branch the add had moved and moved back (the objects were pruned
+            after the move's check), named in the refusal; None: it never moved.
+
+    Raises:
+        StoreStateError: an object is missing: nothing was committed, run the add again.
+    """
     odb = repo.odb
     for oid in ids:
         if not odb.exists(oid):
+            back = "" if moved_back is None else (
+                f" ({moved_back} had moved onto it and was moved back; `git gc --prune=now` "
+                "is unsafe beside any writer, as git's documentation says)")
             raise StoreStateError(
                 f"git no longer has object {oid} that this add wrote (a `git gc "
-                "--prune=now` or `git prune` ran meanwhile?); nothing was committed: run the "
-                "add again once it is done")
+                f"--prune=now` or `git prune` ran meanwhile?){back}; nothing was committed: "
+                "run the add again once it is done")
 
 
 def _objects_error(e: BaseException) -> StoreStateError:

@@ -77,6 +77,41 @@ def test_git_gc_prune_now_during_add_commit_is_refused_not_committed(
     assert _fsck(store_path).returncode == 0
 
 
+def test_a_commit_pruned_after_the_branch_moved_onto_it_moves_the_branch_back(
+        store, store_path, monkeypatch):
+    # break97 H3: a `git gc --prune=now` that walked the refs before the move pruned the
+    # new commit after the add's check: the branch named a missing commit ("fatal: bad
+    # object HEAD") and the add said "internal error ... KeyError". It is moved back now.
+    from kistore.git.commit import BranchCommit
+
+    before = git(store_path, "rev-parse", "HEAD").strip()
+    real = BranchCommit._move
+
+    def pruned_after(self, branch, parent, oid, message):
+        moved = real(self, branch, parent, oid, message)
+        loose = store_path / ".git" / "objects" / str(oid)[:2] / str(oid)[2:]
+        loose.unlink()  # what the prune does between the check and the read
+        return moved
+
+    monkeypatch.setattr(BranchCommit, "_move", pruned_after)
+    with pytest.raises(StoreStateError, match=r"git no longer has object [0-9a-f]{40} that "
+                       r"this add wrote .*\(refs/heads/\w+ had moved onto it and was moved "
+                       r"back; .*\); nothing was committed"):
+        store.add(bulk_batch(), commit=True, message="pruned after the move")
+    assert git(store_path, "rev-parse", "HEAD").strip() == before
+    # the reflogs keep the two moves, naming the pruned commit (as after any prune that
+    # cut a commit a reflog names); the refs and objects are whole
+    reflogs = subprocess.run(["git", "fsck", "--no-dangling"], cwd=store_path,
+                             capture_output=True, text=True).stderr.splitlines()
+    assert reflogs and all("invalid reflog entry" in line for line in reflogs), reflogs
+    assert subprocess.run(["git", "fsck", "--no-dangling", "--no-reflogs"],
+                          cwd=store_path).returncode == 0
+    assert git(store_path, "status", "--porcelain") == ""  # the written files were undone
+    monkeypatch.undo()
+    store.add(bulk_batch(), commit=True, message="again")  # and a re-run goes through
+    assert git(store_path, "rev-parse", "HEAD~1").strip() == before
+
+
 @pytest.mark.parametrize("move", ["moved", "deleted"])
 def test_a_branch_moved_or_deleted_during_add_commit_is_refused(
         store, store_path, monkeypatch, bundle, move):
