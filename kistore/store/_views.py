@@ -627,8 +627,24 @@ class View:
             Their repository paths (``store/names/KIND/XX/NAME``: the name is the last
             part); empty when none holds it, or the view keeps no names files.
         """
+        return self.names_records(kind).get(digest, [])
+
+    def names_records(self, kind: str) -> dict[Digest, list[str]]:
+        """Return every names file of ``kind`` by the digest it holds, each list sorted.
+
+        O(names of the kind), every one read: for whole-store commands (``migrate``) and
+        the rare paths of :meth:`names_files_of`.
+
+        Args:
+            kind: a kind (``BenchmarkRun``).
+
+        Returns:
+            digest -> the repository paths of the names files holding it; a file holding
+            no digest, or too large to be one, is left out (KI212's). Empty when the view
+            keeps no names files.
+        """
         top = f"{layout.NAMES_DIR}/{kind}"
-        found = []
+        found: dict[Digest, list[str]] = {}
         for shard in self.list_dir(top):
             for leaf in self.list_dir(f"{top}/{shard}"):
                 path = f"{top}/{shard}/{leaf}"
@@ -636,9 +652,10 @@ class View:
                     data = self.read(path, _RECORD_LIMIT)
                 except FileTooLarge:  # no names file: KI212's, not this answer's
                     continue
-                if layout.digest_from_record(data or b"") == digest:
-                    found.append(path)
-        return sorted(found)
+                held = layout.digest_from_record(data or b"")
+                if held is not None:
+                    found.setdefault(held, []).append(path)
+        return {d: sorted(paths) for d, paths in found.items()}
 
     def has_names_files(self) -> bool:
         """Return True when the view keeps names as paths: ``store/names/`` holds a kind.

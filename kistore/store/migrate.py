@@ -70,7 +70,9 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
             other bytes (KI211, KI212: a committed names file is never changed); or a
             missing names file is of a committed manifest whose name was edited (its
             committed name differs: a name never moves, KI208, and a second names file
-            for it is a second claim the gate refuses; last96 item 2).
+            for it is a second claim the gate refuses; last96 item 2); or a missing names
+            file is of a manifest another names file names already (a rename committed:
+            reviewer break97 M1, migrate wrote and committed a second claim).
     """
     holders: dict[tuple[str, str], list[Digest]] = {}
     for key, digest in view._scan_holders(KINDS):  # noqa: SLF001 - this package's view
@@ -103,16 +105,30 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
     for item in wanted():
         names.take(item)
     lacking = names.lacking()
+    claimed = {kind: view.names_records(kind) for kind in sorted({w.kind for w in lacking})}
     moved: list[KistoreError] = [ConflictError(
+        f"{w.kind}/{w.name}: {w.digest} is named by {paths[0]} already; a name never moves "
+        f"(KI208), so no names file is written for another: restore its name (`git checkout "
+        f"HEAD -- {layout.metadata_path(w.digest)}` if the change is not committed; if it "
+        f"is, set metadata.name back to {paths[0].rsplit('/', 1)[-1]!r}, or drop the "
+        "commits that changed it: `kistore check BASE..HEAD` names them)",
+        file=layout.metadata_path(w.digest))
+        for w in lacking if (paths := _others(claimed[w.kind], w))]
+    moved += [ConflictError(
         f"{w.kind}/{w.name}: {w.digest} is committed as {w.kind}/{old}; a name never moves "
         f"(KI208), so no names file is written for another: restore its name (`git checkout "
         f"HEAD -- {layout.metadata_path(w.digest)}`, or set metadata.name back to {old!r})",
         file=layout.metadata_path(w.digest))
-        for w in lacking if committed is not None
+        for w in lacking if not _others(claimed[w.kind], w) and committed is not None
         and (old := committed(w.digest)) is not None and old != w.name]
     if moved:
         raise MultipleErrors(moved)
     return lacking
+
+
+def _others(claimed: dict[Digest, list[str]], w: NameWritten) -> list[str]:
+    """Return the names files holding ``w``'s digest under another name than ``w``'s."""
+    return [path for path in claimed.get(w.digest, []) if path != w.path]
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,7 +55,8 @@ def test_a_name_edited_by_hand_is_restored_not_claimed_twice(store, kit):
     # migrate refuses to write a second claim, and writes nothing
     done = CliRunner().invoke(main, ["--store", str(store.root), "migrate"])
     assert done.exit_code == 1, done.output
-    assert "is committed as BenchmarkRun/fast; a name never moves (KI208)" in done.output
+    assert (f"is named by {layout.name_path('BenchmarkRun', 'fast')} already; a name never "
+            "moves (KI208)") in done.output
     assert not (store.root / layout.name_path("BenchmarkRun", "renamed")).exists()
     _run_backquoted(store.root, fix, "git checkout")
     assert _errors(store.root) == []
@@ -74,4 +75,23 @@ def test_a_metadata_file_renamed_by_hand_is_moved_back(store, kit):
         "written or removed for it")
     _run_backquoted(store.root, errors[0]["hint"], "mv ")
     assert _errors(store.root) == []
+    assert git(store.root, "status", "--porcelain") == ""
+
+
+def test_migrate_writes_no_second_names_file_for_a_rename_committed(store, kit):
+    """break97 M1: migrate refused a second names file only while the rename was not
+    committed; committed, it wrote and committed `store/names/.../renamed` beside the
+    object's names file of `fast`, a second claim neither check nor verify then named."""
+    digest = _committed_run(store, kit)
+    path = store.root / layout.metadata_path(digest)
+    doc = json.loads(path.read_bytes())
+    path.write_text(json.dumps({**doc, "name": "renamed"}, separators=(",", ":")))
+    git(store.root, "commit", "-qam", "rename by hand", "--no-verify")
+    done = CliRunner().invoke(main, ["--store", str(store.root), "migrate", "--commit"])
+    assert done.exit_code == 1, done.output
+    assert (f"BenchmarkRun/renamed: {digest} is named by "
+            f"{layout.name_path('BenchmarkRun', 'fast')} already; a name never moves (KI208)"
+            ) in done.output
+    assert "set metadata.name back to 'fast'" in done.output
+    assert not (store.root / layout.name_path("BenchmarkRun", "renamed")).exists()
     assert git(store.root, "status", "--porcelain") == ""
