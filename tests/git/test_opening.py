@@ -91,3 +91,26 @@ def test_with_safe_directory_set_the_same_command_answers(foreign, tmp_path):
     (home / ".gitconfig").write_text(f"[safe]\n\tdirectory = {foreign}\n")
     done = run(foreign, home, "verify")
     assert done.returncode == 0, done.stderr
+
+
+def test_a_large_tree_read_once_is_kept_in_libgit2s_cache(tmp_path):
+    """A shard tree of a 1,000,000-manifest store (~370 KB) is over libgit2's default tree
+    cache limit (4,096 bytes), so each path looked up in it read it again: the gate at
+    1,000,000 read 35 trees 81 times. open_repository raises the limit (TREE_CACHE_LIMIT)."""
+    import pygit2
+
+    from kistore.git.opening import TREE_CACHE_LIMIT, open_repository
+
+    pygit2.init_repository(str(tmp_path / "r"), bare=True)
+    repo = open_repository(str(tmp_path / "r"))
+    blob = repo.create_blob(b"x")
+    builder = repo.TreeBuilder()
+    for i in range(3_000):  # ~ a 1,000,000 store's shard: far over 4,096 bytes
+        builder.insert(f"{i:064x}.json", blob, pygit2.enums.FileMode.BLOB)
+    tree = builder.write()
+    size = len(repo.odb.read(tree)[1])
+    assert 4_096 < size < TREE_CACHE_LIMIT
+    fresh = open_repository(str(tmp_path / "r"))  # its own cache, empty
+    before = pygit2.settings.cached_memory[0]
+    assert len(fresh[tree]) == 3_000
+    assert pygit2.settings.cached_memory[0] - before >= size  # kept, not read again
