@@ -180,7 +180,8 @@ def restored_fix(commits: list[str], where: str = "HEAD", rebase: str = REBASE_B
             restoring" (last96 item 6).
 
     Returns:
-        The fix: drop those commits and the restoring one, or, on a branch already merged,
+        The fix: drop those commits and the restoring one (saying that a dropped commit
+        loses its other changes too: reviewer break97 M2), or, on a branch already merged,
         that the finding stays. Raises nothing.
     """
     ids = ", ".join(dict.fromkeys(c[:12] for c in commits))
@@ -191,5 +192,6 @@ def restored_fix(commits: list[str], where: str = "HEAD", rebase: str = REBASE_B
                                           f" and the commit restoring {restoring}")
     return (f"{where} holds {held} again, but {said} in the history, "
             f"which is read commit by commit: in a branch not yet merged, drop "
-            f"{drop} ({rebase}); on a "
+            f"{drop} ({rebase}), which loses all else {'they' if many else 'it'} changed too "
+            "(move any other change to a new commit first); on a "
             "branch already merged the history cannot change, and this error says so for good")

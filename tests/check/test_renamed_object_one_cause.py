@@ -440,7 +440,8 @@ def test_fresh95_f4_a_committed_edit_is_restored_from_the_commit_before_it(publi
         f"HEAD holds the object's original bytes again, but the edit's commit ({edit[:12]}) "
         "stays in the history, which is read commit by commit: in a branch not yet merged, "
         "drop it and the commit restoring the bytes (`git rebase -i BASE` (BASE: the commit "
-        "the branch starts from, `git merge-base origin/main HEAD`)); on a branch already "
+        "the branch starts from, `git merge-base origin/main HEAD`)), which loses all else "
+        "it changed too (move any other change to a new commit first); on a branch already "
         "merged the history cannot change, and this error says so for good")
 
 
