@@ -102,7 +102,10 @@ def read_updates(lines: Iterable[bytes]) -> list[UpdateLine]:
         old, new = (_object_id(number, name, value)
                     for name, value in (("OLD", fields[0]), ("NEW", fields[1])))
         ref = fields[2].decode("utf-8", "surrogateescape")  # as pygit2 names refs
-        if not ref.startswith(REFS) or ref == REFS:
+        if ref == REFS:
+            raise UpdateLineError(number, f"REF {_said(fields[2])} names no ref after "
+                                          f"{REFS}: expected a full ref name (refs/heads/main)")
+        if not ref.startswith(REFS):
             raise UpdateLineError(number, f"REF {_said(fields[2])} is not a full ref name: "
                                           f"expected one starting with {REFS} (refs/heads/"
                                           "main; git resolves what a push names before its "

@@ -36,8 +36,9 @@ from .policy import MEASURED, resolve_pointer, shown_value
 
 METRIC_HELD_BY_NO_RUN = rule(
     "KI245", "policy-metric-held-by-no-run", ERROR,
-    "rank the family by a pointer its runs hold (the message lists them: a typo?), or leave "
-    "the family out of store/policy/ranking.json; `kistore rank` ranks none of its runs")
+    "rank the family by a pointer its runs hold as a number (the message names those near "
+    "it, if any: a typo?), or leave the family out of store/policy/ranking.json; `kistore "
+    "rank` ranks none of its runs")
 
 METRIC_HELD_BY_SOME_GROUPS = rule(
     "KI246", "policy-metric-unheld-by-some-groups", WARNING,
@@ -53,9 +54,9 @@ RUNS_UNRANKED = rule(
 
 STORED_METRIC_UNHELD = rule(
     "KI248", "stored-policy-metric-unheld", WARNING,
-    "rank the family by a pointer its runs hold (the message lists them: a typo?), or state "
-    "the metric in new runs of those groups; `kistore rank` ranks none of their runs until "
-    "then")
+    "rank the family by a pointer its runs hold as a number (the message names those near "
+    "it, if any: a typo?), or state the metric in new runs of those groups; `kistore rank` "
+    "ranks none of their runs until then")
 """KI245's test of the policy as it stands (``verify``): a warning, not KI245's error, since
 every pull request of such a history can pass its gate (runs that arrive without the metric
 after the policy are KI221's at most), and ``verify`` must not fail a store no gate could

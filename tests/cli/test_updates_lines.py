@@ -122,7 +122,8 @@ def test_a_ref_not_utf8_on_stdin_is_judged_as_any_other(published):
      "--updates line 2: REF 'main' is not a full ref name: expected one starting with "
      "refs/ (refs/heads/main; git resolves what a push names before its hooks run)"),
     (b"{old} {new} refs/",
-     "--updates line 2: REF 'refs/' is not a full ref name"),
+     "--updates line 2: REF 'refs/' names no ref after refs/: expected a full ref name "
+     "(refs/heads/main)"),  # break97 L2: "expected one starting with refs/" of refs/
     (b"\x00\xff",
      "--updates line 2: '\\x00\\xff' has 1 field(s); expected 'OLD NEW REF' (two object "
      "ids and a full ref name, as git gives a pre-receive hook)"),
