@@ -147,3 +147,35 @@ def test_push_to_a_fork_whose_notes_commit_write_failed_lands(from_a_fork, tmp_p
                object_blob(alice.root)).encode() == b"".join(
         line + b"\n" for line in sorted([bundle_bytes(1), bundle_bytes(2)]))
     _fsck(tmp_path / "fork.git")
+
+
+def test_attest_whose_private_ref_lock_a_gc_removed_lands(record_store, store_path,
+                                                           monkeypatch):
+    """break97 M5: `git gc`'s `pack-refs --prune` removed the empty refs/kistore/ directory
+    between libgit2's mkdir and its lock file ("failed to lock file .../refs/kistore/
+    notes-tmp-....lock for writing"): 3 attests in 48 were refused. The private ref's write
+    is made again (the race itself cannot be timed here: the first write raises libgit2's
+    words, as it did beside the loop)."""
+    real = notes.write_note
+    raised = []
+
+    def lock_lost_once(repo, ref, *args, **kwargs):
+        if not raised:
+            raised.append(ref)
+            raise _loose.pygit2.GitError(
+                f"failed to lock file '{repo.path}{ref}.lock' for writing: ")
+        return real(repo, ref, *args, **kwargs)
+
+    monkeypatch.setattr(notes, "write_note", lock_lost_once)
+    where = notes.attach(record_store, RUN, bundle_bytes(1))
+    blob = object_blob(store_path)
+    assert where == f"{NOTES_REF}:{blob}" and raised[0].startswith("refs/kistore/notes-tmp-")
+    assert git(store_path, "notes", "--ref=kistore", "show", blob) == \
+        bundle_bytes(1).decode() + "\n"
+    assert not git(store_path, "for-each-ref", "refs/kistore/").strip()  # scratch removed
+    _fsck(store_path)
+    # another ref's lock, or another failure, is not taken for it
+    monkeypatch.setattr(notes, "write_note", lambda repo, ref, *a, **k: (_ for _ in ()).throw(
+        _loose.pygit2.GitError("failed to lock file '/elsewhere.lock' for writing: ")))
+    with pytest.raises(_loose.pygit2.GitError, match="elsewhere"):
+        notes.attach(record_store, RUN, bundle_bytes(2))
