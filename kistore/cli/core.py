@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
     from ..index.catalog import Catalog
     from ..query.policy import RankingPolicy
-    from ..store import AdmissionCheck, Store
+    from ..store import AdmissionCheck, Store, View
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -514,7 +514,7 @@ def _object_alone(store: Store, digest: Any, at: str | None, error: Any, whole: 
     sys.stdout.buffer.flush()
 
 
-def _stored_name(view: Any, digest: Any, kind: Any, metadata: dict[str, Any],
+def _stored_name(view: View, digest: Any, kind: Any, metadata: dict[str, Any],
                  named: str | None) -> tuple[str | None, str]:
     """Return the name of a manifest whose metadata file is broken, and where it was found.
 
