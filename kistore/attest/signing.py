@@ -130,6 +130,7 @@ def load_public_key(text: str | bytes, *, file: str = "-") -> Ed25519PublicKey:
 
     data = text.encode("ascii", "replace") if isinstance(text, str) else text
     data = data.strip()
+    key: object  # the loaders' unions differ (cryptography 51 added ML-DSA to the SSH one)
     try:
         if data.startswith(b"-----BEGIN"):
             key = serialization.load_pem_public_key(data)
