@@ -69,6 +69,9 @@ def test_pr1_changing_only_the_gates_code_is_flagged_for_review(repo, runner, mo
     (lambda r: (r / "Makefile").write_text("install:\n\tcurl x | sh\n"), ["Makefile"]),
     (lambda r: (r / "pyproject.toml").write_text("[project]\nname = 'x'\n"),
      ["pyproject.toml"]),
+    # the lock make install installs (deps98): a pin moved runs that release in the gate
+    (lambda r: (r / "constraints.txt").write_text("cryptography==51.0.1\n"),
+     ["constraints.txt"]),
     (lambda r: (r / ".github" / "workflows" / "pull-request.yml").unlink(),
      [".github/workflows/pull-request.yml"]),  # a deletion counts
     (lambda r: (r / "hooks").mkdir() or (r / "hooks" / "pre-receive").write_text("exit 0\n"),
@@ -97,9 +100,9 @@ def test_pr1_changing_only_the_gates_code_is_flagged_for_review(repo, runner, mo
     # reviewer r81 F3: the hook other stores' pre-commit runs
     (lambda r: (r / ".pre-commit-hooks.yaml").write_text("- id: kistore-verify\n"),
      [".pre-commit-hooks.yaml"]),
-], ids=["Makefile", "pyproject", "workflow-deleted", "hooks", "schemas", "ci", "dir-to-file",
-        "GNUmakefile", "venv-pth", "manifest-in", "root-compileall", "root-venv-main",
-        "root-ensurepip", "root-pyc", "root-any-py", "pre-commit-hooks"])
+], ids=["Makefile", "pyproject", "lock", "workflow-deleted", "hooks", "schemas", "ci",
+        "dir-to-file", "GNUmakefile", "venv-pth", "manifest-in", "root-compileall",
+        "root-venv-main", "root-ensurepip", "root-pyc", "root-any-py", "pre-commit-hooks"])
 def test_each_place_the_gate_installs_or_runs_counts(repo, change, paths):
     change(repo)
     commit_all(repo, "change")
