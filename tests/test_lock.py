@@ -11,10 +11,12 @@ install's whole closure (nothing missing, nothing stale), and hold the Makefile 
 from __future__ import annotations
 
 import importlib.metadata as metadata
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -25,6 +27,10 @@ from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "constraints.txt"
+NPM_LOCK = ROOT / "constraints-npm.txt"
+AJV = ("ajv-formats@3.0.1 ajv@8.20.0 fast-deep-equal@3.1.3 fast-uri@3.1.9 "
+       "json-schema-traverse@1.0.0 require-from-string@2.0.2")
+"""Ajv's lock as ``make install`` passes it to npm (a moved pin changes this line too)."""
 EXTRAS = ("export", "test", "lint")
 """The extras ``make install`` installs (``make bench``'s tools are not locked)."""
 PIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!_-]+")
@@ -91,6 +97,23 @@ def test_the_lock_pins_every_requirement_within_pyprojects_range():
         "jinja2": Version("3.1.6"), "ruamel-yaml": Version("0.19.1")}
 
 
+def test_ajvs_lock_pins_ajv_and_all_it_needs_each_once_by_exact_version():
+    lines = [x for x in NPM_LOCK.read_text().splitlines() if x and not x.startswith("#")]
+    names = [x.rpartition("@")[0] for x in lines]
+    assert " ".join(lines) == AJV  # what make install passes to npm
+    assert all(re.fullmatch(r"(@[a-z0-9._-]+/)?[a-z0-9._-]+@\d+\.\d+\.\d+", x) for x in lines)
+    assert len(set(names)) == len(names) and {"ajv", "ajv-formats"} <= set(names)
+    # what ajv and ajv-formats need, where npm put them (make install's .venv/npm)
+    modules = Path(sys.prefix) / "npm" / "node_modules"
+    if not (modules / "ajv" / "package.json").is_file():
+        pytest.skip("no Ajv in this venv (make install puts it there when npm is there)")
+    needed = {"ajv", "ajv-formats"}
+    for name in ("ajv", "ajv-formats"):
+        needed |= set(json.loads((modules / name / "package.json").read_text())
+                      .get("dependencies", {}))
+    assert set(names) == needed
+
+
 def test_the_lock_is_exactly_what_the_install_needs():
     locked = pins(LOCK.read_text())
     installed: dict[NormalizedName, Version | None] = {}
@@ -110,11 +133,11 @@ def test_the_lock_is_exactly_what_the_install_needs():
 
 
 def dry_run(tmp_path: Path, *args: str) -> list[str]:
-    """The commands ``make -n ARGS`` would run in ``tmp_path``, given a copy of the three files
-    the install reads, backslash-continued lines joined and spaces collapsed."""
+    """The commands ``make -n ARGS`` would run in ``tmp_path``, given a copy of the files the
+    install reads, backslash-continued lines joined and spaces collapsed."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed (apt-get install make)")
-    for name in ("Makefile", "pyproject.toml", "constraints.txt"):
+    for name in ("Makefile", "pyproject.toml", "constraints.txt", "constraints-npm.txt"):
         if not (tmp_path / name).exists():  # a second run keeps the times the test set
             shutil.copy(ROOT / name, tmp_path / name)
     done = subprocess.run(["make", "-n", *args], cwd=tmp_path, capture_output=True, text=True,
@@ -124,18 +147,24 @@ def dry_run(tmp_path: Path, *args: str) -> list[str]:
 
 
 def test_make_install_installs_the_lock_and_a_changed_lock_installs_again(tmp_path):
-    pip = [line for line in dry_run(tmp_path, "install") if "/pip install" in line]
+    ran = dry_run(tmp_path, "install")
+    pip = [line for line in ran if "/pip install" in line]
     assert pip == [
         ".venv/bin/pip install --quiet --upgrade -c constraints.txt pip",
         ".venv/bin/pip install --quiet --upgrade --upgrade-strategy eager -c constraints.txt "
         "--build-constraint constraints.txt -e '.[export,test,lint]'"]
+    assert ("if command -v npm >/dev/null 2>&1; then npm install --silent --no-audit --no-fund "
+            f"--save-exact --prefix .venv/npm {AJV}; fi") in ran
     # installed after the lock's last change: nothing to do; the lock changed: install again
     (tmp_path / ".venv").mkdir()
     (tmp_path / ".venv" / ".installed").touch()
     assert not any("/pip install" in line for line in dry_run(tmp_path, "install"))
-    later = (tmp_path / ".venv" / ".installed").stat().st_mtime + 10
-    os.utime(tmp_path / "constraints.txt", (later, later))
-    assert sum("/pip install" in line for line in dry_run(tmp_path, "install")) == 2
+    now = (tmp_path / ".venv" / ".installed").stat().st_mtime
+    for lock in ("constraints.txt", "constraints-npm.txt"):  # each lock, one at a time
+        now += 10
+        os.utime(tmp_path / lock, (now, now))
+        assert sum("/pip install" in line for line in dry_run(tmp_path, "install")) == 2, lock
+        os.utime(tmp_path / ".venv" / ".installed", (now + 1, now + 1))  # installed again
 
 
 def test_make_test_latest_installs_the_newest_releases_without_the_lock(tmp_path):
@@ -144,6 +173,8 @@ def test_make_test_latest_installs_the_newest_releases_without_the_lock(tmp_path
     assert pip == [".venv-latest/bin/pip install --quiet --upgrade pip",
                    ".venv-latest/bin/pip install --quiet --upgrade --upgrade-strategy eager "
                    "-e '.[export,test,lint]'"]
+    assert ("if command -v npm >/dev/null 2>&1; then npm install --silent --no-audit --no-fund "
+            "--save-exact --prefix .venv-latest/npm ajv@8 ajv-formats@3; fi") in ran
     assert ".venv-latest/bin/mypy kistore" in ran
     assert ".venv-latest/bin/python -P -m pytest -q" in ran
     assert not any("constraints" in line for line in ran)

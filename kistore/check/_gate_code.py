@@ -10,13 +10,14 @@ and the gate gave the reviewer no hint. :func:`gate_code_changed` is that hint: 
 warning per range naming the files under :data:`GATE_CODE` it adds, changes or deletes.
 
 The list is what the gate job installs and runs: ``make install`` (``Makefile``) installs
-``pyproject.toml``'s package and dependencies at the versions ``constraints.txt`` pins,
-which ship ``kistore/``, ``schemas/`` (``kistore.schemas``: the schemas KI104 holds
-manifests to) and ``hooks/`` (``kistore.hooks``, the server's ``pre-receive``);
-``setup.py``/``setup.cfg`` would be read by pip too; ``.github/`` holds the workflows (a
-merge queue's run takes the workflow from the queued merge) and ``.ci/`` the CI entry point.
-In a store that holds none of them the rule never fires. Cost: one lookup per name at each
-end, and a diff of the directories among them that differ (O(change)).
+``pyproject.toml``'s package, which ships ``kistore/``, ``schemas/`` (``kistore.schemas``:
+the schemas KI104 holds manifests to) and ``hooks/`` (``kistore.hooks``, the server's
+``pre-receive``), with its dependencies at the versions ``constraints.txt`` pins (and Ajv
+at ``constraints-npm.txt``'s); ``setup.py``/``setup.cfg`` would be read by pip too;
+``.github/`` holds the workflows (a merge queue's run takes the workflow from the queued
+merge) and ``.ci/`` the CI entry point. In a store that holds none of them the rule never
+fires. Cost: one lookup per name at each end, and a diff of the directories among them
+that differ (O(change)).
 
 Beside the list, :func:`runs_from_root` names what ``python -m MODULE`` run at the
 checkout's root imports instead of the standard library's module (reviewer r82 F3): the
@@ -39,15 +40,16 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
 GATE_CODE = (".ci", ".github", ".pre-commit-hooks.yaml", ".venv", "GNUmakefile", "MANIFEST.in",
-             "Makefile", "constraints.txt", "hooks", "kistore", "makefile", "pyproject.toml",
-             "schemas", "setup.cfg", "setup.py")
+             "Makefile", "constraints-npm.txt", "constraints.txt", "hooks", "kistore", "makefile",
+             "pyproject.toml", "schemas", "setup.cfg", "setup.py")
 """Top-level names of the repository whose change changes what the gate runs. Since
 2026-12-03 also ``GNUmakefile`` and ``makefile`` (GNU make reads them before ``Makefile``),
 ``.venv`` (``python -m venv .venv`` keeps what a checkout put there: a ``.pth`` runs at every
 start of the job's Python) and ``MANIFEST.in`` (read by setuptools): reviewer r81 F3; since
 2026-12-03 (fifth) ``.pre-commit-hooks.yaml`` (the hook other stores' pre-commit runs); since
-2026-12-05 ``constraints.txt``, the lock ``make install`` installs: a pin moved to a release
-someone else made runs that release in the next pull request's gate."""
+2026-12-05 ``constraints.txt`` and ``constraints-npm.txt``, the locks ``make install``
+installs (Python's packages, Ajv's): a pin moved to a release someone else made runs that
+release, its install scripts included, in the next pull request's gate."""
 
 MODULE_SUFFIXES = (".py", ".pyc", ".pyw", ".pyd", ".so")
 """Endings of a file Python imports as a module from a ``sys.path`` directory
