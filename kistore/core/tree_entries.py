@@ -210,20 +210,19 @@ def _usual(names: list[bytes], keys: list[bytes], modes: set[bytes]) -> bool:
     joined = b"\0" + b"\0".join(names) + b"\0"
     return (modes <= _USUAL_MODES and all(map(operator.lt, keys, keys[1:]))
             and (keys is names or len(set(names)) == len(names))  # a file and a directory "a"
-            and b"/" not in joined and b"\0\0" not in joined
-            and _MAYBE_SPECIAL_JOINED.search(joined) is None)
+            and not any(map(joined.__contains__, _NOT_USUAL)))
 
 
 _USUAL_MODES = CANONICAL_MODES - {GITLINK_MODE}
 """The modes of a tree with no problem (a gitlink is :data:`SUBMODULE`)."""
 
-_BAD_NAME = re.compile(rb"/|^$")
 _MAYBE_SPECIAL = re.compile(rb"^[.\xe2\xef]|[~\\]")
 """Bytes every name :func:`kistore.core.git_names.special_file` knows holds: a leading
 ``.`` (or a code point HFS+ ignores before it: U+200C-U+206F and U+FEFF begin with these
 bytes in UTF-8), an 8.3 short name's ``~``, a ``\\`` (each part after one is read too)."""
 
-_MAYBE_SPECIAL_JOINED = re.compile(rb"\0[.\xe2\xef]|[~\\]")
-""":data:`_MAYBE_SPECIAL` over names joined by NUL, one before each (:func:`_usual`): a name
-``.`` or ``..`` begins with ``.`` too."""
-_DOTS = (b".", b"..")
+_NOT_USUAL = (b"/", b"\0\0", b"\0.", b"\0\xe2", b"\0\xef", b"~", b"\\")
+"""What names joined by NUL, one before each, hold when one of them is not usual
+(:func:`_usual`): a ``/``, an empty name, and what :data:`_MAYBE_SPECIAL` matches (a name
+``.`` or ``..`` begins with ``.`` too). A substring search each, not a regex: the regex
+alternation cost ~18 ms over the shards of one gate at 1,000,000."""
