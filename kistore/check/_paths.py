@@ -25,6 +25,7 @@ a name added by one commit and removed by the next is judged too).
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, cast
@@ -169,16 +170,16 @@ def walk_judge(where: str, prefix: str, entries: list[TreeEntry], names: set[byt
         (the 40-hex-free ``where``). Names are decoded as pygit2 decodes them (UTF-8,
         ``surrogateescape``).
     """
-    children = [(n.decode("utf-8", "surrogateescape"), named_type(m) == "tree")
-                for m, n, _ in entries]
     wanted = None if names is None else {n.decode("utf-8", "surrogateescape") for n in names}
     if wanted is not None and prefix.startswith(layout.STORE_DIR + "/") and \
-            not any(is_tree for _, is_tree in children):
+            not any(named_type(m) == "tree" for m in set(map(_MODE, entries))):
         # Files only (a shard): their collisions are check_case_collisions' (below), so
         # the gate reads the new names, not the ~4,000 entries of a shard at 1,000,000.
         found = [f for name in sorted(wanted) for f in _name_findings(prefix, name)]
     else:
-        found = _entry_findings(prefix, children, wanted)
+        found = _entry_findings(prefix, [(n.decode("utf-8", "surrogateescape"),
+                                          named_type(m) == "tree") for m, n, _ in entries],
+                                wanted)
     return [replace(f, extra={**f.extra, "commit": where}) for f in found]
 
 
@@ -338,3 +339,7 @@ def _name_findings(prefix: str, name: str) -> list[Finding]:
 _MAYBE_WINDOWS_INVALID = re.compile(r'[<>:"|?*\\\x00-\x1f]|[. ]$|^(?i:con|prn|aux|nul|com|lpt)')
 """What every name :func:`kistore.core.git_names.windows_problem` refuses holds (a cheap
 test before it)."""
+
+
+_MODE = operator.itemgetter(0)
+"""An entry's mode (:data:`kistore.core.tree_entries.TreeEntry`)."""

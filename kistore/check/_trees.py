@@ -25,6 +25,7 @@ module reads the trees and words the findings.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -212,16 +213,18 @@ def _walk(repo: pygit2.Repository, where: str, root: str, tree_id: str, olds: li
         entries, whole = treediff.tree_entries(repo, tree_id, path)
         findings += tree_findings(where, prefix, tree_id, entries, whole)
         old_entries = [treediff.tree_entries(repo, old, path)[0] for old in olds]
-        held = {entry for listing in old_entries for entry in listing}
-        fresh = [entry for entry in entries if entry not in held]
+        # set operations, not a loop per entry: a shard holds ~3,900 at 1,000,000 (issue 22)
+        held = set().union(*old_entries)
+        fresh = list(itertools.filterfalse(held.__contains__, entries))
         typed, refused = type_findings(repo, where, prefix, tree_id, fresh, partial)
         findings += typed
         if judge is not None:
             findings += judge(where, prefix, entries,
                               {name for _, name, _ in fresh} if olds else None)
-        before = [_directories(listing) for listing in old_entries]
-        for mode, name, child in entries:
-            if mode == te.DIRECTORY_MODE and child not in refused:
+        directories = [entry for entry in entries if entry[0] == te.DIRECTORY_MODE]
+        before = [_directories(listing) for listing in old_entries] if directories else []
+        for _, name, child in directories:
+            if child not in refused:
                 pending.append((f"{prefix}{name.decode('utf-8', 'replace')}/", child.hex(),
                                 [b[name] for b in before if name in b]))
     return findings

@@ -162,13 +162,12 @@ def entry_problems(entries: list[TreeEntry]) -> list[tuple[int, str]]:
         Empty when git would write the tree so.
     """
     problems: list[tuple[int, str]] = []
-    names = [name for _, name, _ in entries]
-    keys = [name + b"/" if mode == DIRECTORY_MODE else name for mode, name, _ in entries]
-    if all(keys[i] < keys[i + 1] for i in range(len(keys) - 1)) and len(set(names)) == len(
-            names) and not any(_BAD_NAME.search(n) or n in _DOTS or _MAYBE_SPECIAL.search(n)
-                               for n in names) and not any(
-            mode == GITLINK_MODE or mode not in CANONICAL_MODES for mode, _, _ in entries):
-        return problems  # the usual tree: one pass, no per-entry findings
+    names = list(map(_NAME, entries))
+    modes = set(map(_MODE, entries))
+    keys = [name + b"/" if mode == DIRECTORY_MODE else name for mode, name, _ in entries] \
+        if DIRECTORY_MODE in modes else names
+    if _usual(names, keys, modes):
+        return problems  # the usual tree: no per-entry findings
     seen: set[bytes] = set()
     for index, name in enumerate(names):
         if b"/" in name:
@@ -199,9 +198,31 @@ def entry_problems(entries: list[TreeEntry]) -> list[tuple[int, str]]:
     return problems
 
 
-_BAD_NAME = re.compile(rb"/|^$")
+def _usual(names: list[bytes], keys: list[bytes], modes: set[bytes]) -> bool:
+    """Whether a tree's entries hold none of :func:`entry_problems`' problems.
+
+    Each test a pass in C over all names at once (a shard of ~3,900 entries at 1,000,000
+    manifests, which the gate reads for each one a pull request changes: issue 22): the
+    names joined by NUL, which no name holds.
+    """
+    if not names:
+        return True  # the empty tree
+    joined = b"\0" + b"\0".join(names) + b"\0"
+    return (modes <= _USUAL_MODES and all(map(operator.lt, keys, keys[1:]))
+            and (keys is names or len(set(names)) == len(names))  # a file and a directory "a"
+            and not any(map(joined.__contains__, _NOT_USUAL)))
+
+
+_USUAL_MODES = CANONICAL_MODES - {GITLINK_MODE}
+"""The modes of a tree with no problem (a gitlink is :data:`SUBMODULE`)."""
+
 _MAYBE_SPECIAL = re.compile(rb"^[.\xe2\xef]|[~\\]")
 """Bytes every name :func:`kistore.core.git_names.special_file` knows holds: a leading
 ``.`` (or a code point HFS+ ignores before it: U+200C-U+206F and U+FEFF begin with these
 bytes in UTF-8), an 8.3 short name's ``~``, a ``\\`` (each part after one is read too)."""
-_DOTS = (b".", b"..")
+
+_NOT_USUAL = (b"/", b"\0\0", b"\0.", b"\0\xe2", b"\0\xef", b"~", b"\\")
+"""What names joined by NUL, one before each, hold when one of them is not usual
+(:func:`_usual`): a ``/``, an empty name, and what :data:`_MAYBE_SPECIAL` matches (a name
+``.`` or ``..`` begins with ``.`` too). A substring search each, not a regex: the regex
+alternation cost ~18 ms over the shards of one gate at 1,000,000."""

@@ -7,13 +7,14 @@ back exactly its entries; ``git fsck`` names the same message ids for a tree wri
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore.core.tree_entries import entry_problems, parse_tree
+from kistore.core.tree_entries import CANONICAL_MODES, _usual, entry_problems, parse_tree
 
 ID = bytes(range(20))
 DIR = b"40000"
@@ -144,3 +145,43 @@ def test_modes_git_does_not_write_are_named_as_git_fsck_names_them(tmp_path: Pat
     assert entry_problems(entries) == [(0, "zeroPaddedFilemode"), (1, "badFilemode")]
     for mode in (DIR, FILE, b"100755", b"120000"):
         assert entry_problems([(mode, b"a", blob)]) == []
+
+
+_PIECES = st.sampled_from([b"a", b"b", b".", b"..", b"/", b"~", b"\\", b"\xe2", b"\xef", b"git",
+                           b"modules", b"A"])
+_ENTRY = st.tuples(st.sampled_from([FILE, DIR, b"100755", b"120000", b"160000", b"040000",
+                                    b"100600"]),
+                   st.lists(_PIECES, max_size=3).map(b"".join), st.just(ID))
+
+
+def _usual_by_entry(entries) -> bool:
+    """The usual-tree test as it was written before it became passes over all names (a
+    loop per entry): the reference the one-pass test must agree with."""
+    names = [n for _, n, _ in entries]
+    keys = [n + b"/" if m == DIR else n for m, n, _ in entries]
+    return (all(keys[i] < keys[i + 1] for i in range(len(keys) - 1))
+            and len(set(names)) == len(names)
+            and not any(b"/" in n or not n or n in (b".", b"..")
+                        or re.search(rb"^[.\xe2\xef]|[~\\]", n) for n in names)
+            and not any(m == b"160000" or m not in CANONICAL_MODES for m, _, _ in entries))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_ENTRY, max_size=6), st.booleans())
+def test_the_one_pass_usual_tree_test_agrees_with_the_test_per_entry(entries, ordered):
+    # issue 22: the gate reads a shard of ~3,900 entries for each one a pull request
+    # changes; the usual tree is now told by passes in C over all names at once
+    if ordered:
+        entries = _git_order(entries)
+    names = [n for _, n, _ in entries]
+    modes = {m for m, _, _ in entries}
+    keys = [n + b"/" if m == DIR else n for m, n, _ in entries] if DIR in modes else names
+    assert _usual(names, keys, modes) == _usual_by_entry(entries)
+    if _usual_by_entry(entries):
+        assert entry_problems(entries) == []
+
+
+def test_a_file_and_a_directory_of_one_name_in_git_order_are_not_the_usual_tree():
+    entries = [(FILE, b"a", ID), (DIR, b"a", ID)]  # keys a < a/: ascending, yet one name twice
+    assert not _usual([b"a", b"a"], [b"a", b"a/"], {FILE, DIR})
+    assert entry_problems(entries) == [(1, "duplicateEntries")]
