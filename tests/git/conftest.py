@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
+import signal
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -193,3 +196,20 @@ def pack_refs_beside(monkeypatch, git_dir: Path, tries: int, *, lock: str | None
     finally:
         lift()
 
+
+def gc_loop(repo: Path, commands: str) -> subprocess.Popen[bytes]:
+    """Run ``commands`` (git's housekeeping, a shell line) over and over in ``repo``.
+
+    In a process group of its own, so that :func:`stop` ends the git child it is running
+    too: a ``kill()`` of the shell alone left a ``git prune-packed`` running (flake97).
+    """
+    return subprocess.Popen(["sh", "-c", f"while :; do {commands}; done"], cwd=repo,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def stop(loop: subprocess.Popen[bytes]) -> None:
+    """End a :func:`gc_loop`: its shell and the git command it runs, and wait for them."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(loop.pid, signal.SIGKILL)
+    loop.wait()
