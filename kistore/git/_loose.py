@@ -135,12 +135,18 @@ def written(write: Callable[[], T], also: tuple[str, ...] = (), *, ref: str | No
 def deleted(repo: pygit2.Repository, ref: str) -> None:
     """Delete the private ref ``ref`` of ``repo``, to success (:func:`written`), by git's rules.
 
-    ``git update-ref -d``, not libgit2: libgit2 reads ``packed-refs`` before it takes its
-    lock, so a ``git pack-refs`` beside that packed the ref meanwhile put it back (a gc
-    loop beside left 2 scratch refs in 30 attests, race98), and after a try that failed on
-    the lock it has dropped the ref from its cache and says the next delete succeeded
-    (libgit2 1.9.7's ``refdb_fs.c``). git reads ``packed-refs`` under its lock, and waits
-    for a held one itself (``core.packedRefsTimeout``, 1 s).
+    ``git update-ref -d`` (a process, ~7 ms), never libgit2's delete (~0.1 ms), which
+    writes ``packed-refs`` from what it read *before* taking its lock: when a ``git
+    pack-refs`` beside had packed the ref, that rewrite can undo a pack-refs that ended
+    in between, and a ref whose loose file it pruned (``refs/notes/kistore``) goes back to
+    an older tip (race98: with libgit2 deleting the scratch ref whenever no pack-refs
+    seemed to run, one attest's line in 240 was lost beside a pack-refs loop; with git's
+    delete, none in 750); a pack-refs that read the loose ref before libgit2 deleted it
+    put it back (2 scratch refs left in 30 attests); and after a try that failed on the
+    lock, libgit2 has dropped the ref from its cache and says the next delete succeeded
+    (libgit2 1.9.7's ``refdb_fs.c``). git reads ``packed-refs`` under its lock and waits
+    for a held one itself (``core.packedRefsTimeout``, 1 s); deleting a ref already gone
+    succeeds.
 
     Args:
         repo: the repository.

@@ -96,6 +96,31 @@ def test_a_private_refs_delete_while_pack_refs_holds_packed_refs_is_made_again(
     assert pygit2.Repository(packed.path).references.get("refs/kistore/x") is None
 
 
+def test_a_private_ref_that_a_pack_refs_beside_read_before_its_delete_stays_deleted(
+        tmp_path, monkeypatch):
+    # race98: a pack-refs that read the loose ref before libgit2 deleted it (holding
+    # packed-refs.lock) and wrote packed-refs after put the ref back: a gc loop beside
+    # left 2 scratch refs in 30 attests. git waits for the lock and deletes the packed copy.
+    repo = pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
+    tree = repo.TreeBuilder().write()
+    signature = pygit2.Signature("a", "a@b", 1700000000, 0)
+    oid = repo.create_commit("refs/kistore/x", signature, signature, "m\n", tree, [])
+    git_dir = Path(repo.path)
+    lock = git_dir / "packed-refs.lock"
+    lock.write_text(f"{oid} refs/kistore/x\n")  # pack-refs read the loose ref
+    pauses = []
+
+    def pause(attempt):  # git update-ref -d waited 1 s for the lock; then pack-refs ends
+        pauses.append(attempt)
+        lock.rename(git_dir / "packed-refs")
+
+    monkeypatch.setattr(_loose, "_pause", pause)
+    _loose.deleted(repo, "refs/kistore/x")
+    assert pauses == [0]
+    assert "refs/kistore/x" not in (git_dir / "packed-refs").read_text()
+    assert pygit2.Repository(repo.path).references.get("refs/kistore/x") is None
+
+
 def test_a_lock_of_a_ref_not_named_is_another_writers_raised_at_once(packed, monkeypatch):
     # a shared ref (a branch, refs/notes/kistore): its lock may be a concurrent writer's,
     # which the caller's compare-and-swap loop waits out
