@@ -74,7 +74,7 @@ class RaceLost(StoreStateError):
 
     Args:
         ref: the private ref written, or None for a git object.
-        said: libgit2's message of the last try.
+        said: the error message of the last try (libgit2's, or git's for :func:`deleted`).
     """
 
     def __init__(self, ref: str | None, said: str) -> None:
@@ -84,8 +84,8 @@ class RaceLost(StoreStateError):
                "kept removing the directory of .git/objects it goes into (their `git "
                "prune-packed`)")
         super().__init__(f"{what} could not be written: {how}, {ATTEMPTS} tries in a row "
-                         f"(libgit2: {said.strip()}). Nothing was lost: running the command "
-                         "again is safe, best once the `git gc` has finished")
+                         f"(the last try said: {said.strip()}). Nothing was lost: running "
+                         "the command again is safe, best once the `git gc` has finished")
 
 
 def written(write: Callable[[], T], also: tuple[str, ...] = (), *, ref: str | None = None) -> T:

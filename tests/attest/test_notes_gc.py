@@ -210,9 +210,9 @@ def test_attest_beside_a_gc_that_never_lets_go_says_so_and_changes_nothing(
         notes.attach(record_store, RUN, bundle_bytes(2))
     assert str(raised.value) == (
         f"git's ref {SCRATCH} could not be written: a concurrent `git gc` or `git pack-refs` "
-        f"kept locking it or removing its directory, 8 tries in a row (libgit2: {libgit2}). "
-        "Nothing was lost: running the command again is safe, best once the `git gc` has "
-        "finished")
+        "kept locking it or removing its directory, 8 tries in a row (the last try said: "
+        f"{libgit2}). Nothing was lost: running the command again is safe, best once the "
+        "`git gc` has finished")
     assert len(pauses) == _loose.ATTEMPTS - 1
     assert git(store_path, "rev-parse", NOTES_REF) == before
     assert git(store_path, "for-each-ref", "refs/kistore/") == ""

@@ -72,9 +72,9 @@ def test_attest_beside_a_gc_that_never_lets_go_says_what_happened_and_to_run_it_
         done = attest("second")
     assert (done.exit_code, done.stderr) == (1, (
         f"error: git's ref {SCRATCH} could not be written: a concurrent `git gc` or `git "
-        f"pack-refs` kept locking it or removing its directory, 8 tries in a row (libgit2: "
-        f"failed to lock file '{store_path}/.git/{SCRATCH}.lock' for writing:). Nothing was "
-        "lost: running the command again is safe, best once the `git gc` has finished\n"))
+        "pack-refs` kept locking it or removing its directory, 8 tries in a row (the last try "
+        f"said: failed to lock file '{store_path}/.git/{SCRATCH}.lock' for writing:). Nothing "
+        "was lost: running the command again is safe, best once the `git gc` has finished\n"))
     assert git(store_path, "rev-parse", NOTES_REF) == before
     assert git(store_path, "for-each-ref", "refs/kistore/") == ""
     assert attest("second").exit_code == 0  # run again: it lands

@@ -52,8 +52,8 @@ def test_a_directory_that_keeps_vanishing_is_given_up_in_words_for_people(monkey
     assert str(raised.value) == (
         "a git object could not be written: a concurrent `git gc` or `git repack -d` kept "
         "removing the directory of .git/objects it goes into (their `git prune-packed`), 8 "
-        f"tries in a row (libgit2: {_VANISHED}). Nothing was lost: running the command again "
-        "is safe, best once the `git gc` has finished")
+        f"tries in a row (the last try said: {_VANISHED}). Nothing was lost: running the "
+        "command again is safe, best once the `git gc` has finished")
 
 
 def test_the_pauses_between_tries_double_from_2_ms(monkeypatch):
@@ -174,9 +174,9 @@ def test_a_commit_whose_directory_keeps_vanishing_is_given_up(tmp_path, monkeypa
     repo, tree, failed = _empty_commit(tmp_path, monkeypatch, 99)
     signature = pygit2.Signature("a", "a@b", 1700000000, 0)
     with pytest.raises(_loose.RaceLost, match=r"^a git object could not be written: a "
-                       r"concurrent `git gc`.*8 tries in a row \(libgit2: commit [0-9a-f]{40} "
-                       r"is missing after its write \(libgit2's last error: failed to make "
-                       r"directory '.*/objects/99': No such file or directory\)\)\. Nothing "
-                       r"was lost: running the command again is safe"):
+                       r"concurrent `git gc`.*8 tries in a row \(the last try said: commit "
+                       r"[0-9a-f]{40} is missing after its write \(libgit2's last error: "
+                       r"failed to make directory '.*/objects/99': No such file or "
+                       r"directory\)\)\. Nothing was lost: running the command again is safe"):
         _loose.commit(repo, signature, "m\n", tree, [])
     assert len(failed) == _loose.ATTEMPTS
