@@ -37,6 +37,7 @@ note blob the clone lacks in one ``git fetch`` (:func:`kistore.git.blobs.fetch_b
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import subprocess
@@ -53,6 +54,7 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, StoreStateError, printable, shorten
 from ..core.layout import NOTES_REF
 from ..core.times import CLOCK_SKEW, commit_datetime
+from ..git._loose import deleted, written
 from ..git.blobs import (
     ObjectUnreadable,
     fetch_blobs,
@@ -789,22 +791,20 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes],
         for attempt in range(_CAS_ATTEMPTS):
             ref = repo.references.get(NOTES_REF)
             old = ref.target if ref is not None else None
-            try:
-                if old is not None:  # read and build on this exact tip, never a newer one
-                    repo.references.create(scratch, old, force=True)
-                elif scratch in repo.references:
-                    repo.references.delete(scratch)
-                existing = note_lines(repo, blob, scratch)
-                merged = sorted(set(existing) | set(lines))
-                added = len(merged) - len(existing)
-                if added == 0:
-                    return 0
-                text = b"".join(line + b"\n" for line in merged).decode("utf-8")
-                new = write_note(repo, scratch, blob, text, signature)  # a gc: written again
-            except (pygit2.GitError, OSError) as e:
-                if not _scratch_lock_lost(e, scratch) or attempt == _CAS_ATTEMPTS - 1:
-                    raise
-                continue  # a `git gc`'s pack-refs removed refs/kistore/ meanwhile: again
+            # scratch's writes are made again when a `git gc` beside locked it or removed
+            # refs/kistore/ (its pack-refs; break97 M5): _loose.written
+            if old is not None:  # read and build on this exact tip, never a newer one
+                written(functools.partial(repo.references.create, scratch, old, force=True),
+                        ref=scratch)
+            elif scratch in repo.references:
+                deleted(repo, scratch)
+            existing = note_lines(repo, blob, scratch)
+            merged = sorted(set(existing) | set(lines))
+            added = len(merged) - len(existing)
+            if added == 0:
+                return 0
+            text = b"".join(line + b"\n" for line in merged).decode("utf-8")
+            new = write_note(repo, scratch, blob, text, signature)  # a gc: written again
             try:
                 if old is None:
                     repo.references.create(NOTES_REF, new)
@@ -822,22 +822,8 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes],
             return added
     finally:
         if scratch in repo.references:
-            repo.references.delete(scratch)
+            deleted(repo, scratch)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
-
-
-def _scratch_lock_lost(error: BaseException, scratch: str) -> bool:
-    """Return True when ``error`` is libgit2 failing to lock the private ref ``scratch``.
-
-    `git gc` runs `git pack-refs --prune`, which removes the loose files of packed refs and
-    the directories left empty (``refs/kistore/``): libgit2, having made the directory for
-    the ref's lock file, then fails to create it ("failed to lock file
-    '.../refs/kistore/notes-tmp-....lock' for writing"; reviewer break97 M5: 1 attest in 15
-    beside a gc loop was refused). The ref is this writer's own, so the attempt is made
-    again.
-    """
-    said = str(error)
-    return "failed to lock file" in said and scratch in said
 
 
 def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool = False) -> str:
@@ -1776,7 +1762,7 @@ def _write_back(repo: pygit2.Repository, scratch: str, notes: dict[str, set[byte
         write_note(repo, scratch, obj, text or None, signature)  # None: removed
     tree = lookup(repo, repo.references[scratch].target, scratch).peel(pygit2.Commit).tree_id
     one = notes_commit(repo, signature, f"kistore: {what}\n", tree, parents)
-    repo.references[scratch].set_target(one, f"kistore: {what}")
+    written(lambda: repo.references[scratch].set_target(one, f"kistore: {what}"), ref=scratch)
 
 
 def restore(store: Store, judge: LineJudge | None = None

@@ -7,7 +7,9 @@ manifests beyond the store's layout (core). Modules: :mod:`.ids` (blob ids), :mo
 (atomic work-tree writes with undo), :mod:`.commit` (trees, commits, compare-and-swap branch moves),
 :mod:`.notes` (which objects a notes ref annotates), :mod:`.quarantine` (objects a push
 is still bringing in, inside ``pre-receive``), :mod:`.locks` (git's lock-file names),
-:mod:`.realdirs` (a symbolic link or a file on the way to a work-tree directory).
+:mod:`.realdirs` (a symbolic link or a file on the way to a work-tree directory),
+:mod:`._loose` (every object and private-ref write, made again when a ``git gc`` beside
+broke it).
 """
 
 from typing import TYPE_CHECKING

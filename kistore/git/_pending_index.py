@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _gitindex as gitindex
-from . import treediff
+from . import _loose, treediff
 from .blobs import head_commit
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -222,7 +222,7 @@ def missing_from_index(repo: pygit2.Repository, index: Any, index_file: Path,
     except (OSError, ValueError, UnicodeDecodeError):
         pass
     try:
-        tree = repo[index.write_tree(repo)]
+        tree = repo[_loose.written(lambda: index.write_tree(repo))]  # a gc beside: again
     except Exception:  # pygit2.GitError: unmerged entries (conflicts) make no tree
         return []
     return sorted(path for path, (was, now) in

@@ -31,6 +31,9 @@ __all__ = ["notes_commit", "write_note"]
 _UNWRITTEN = "target OID for the reference doesn't exist on the repository"
 """libgit2's words when a notes call moves its ref to the commit whose write it dropped."""
 
+_NOT_HELD = "does not hold the note just written"
+"""kistore's words when a note call returned but its ref, read back, lacks the note."""
+
 _ADVICE = ("a `git gc` or `git repack -d` kept removing the directory it is written into, "
            "the disk is full, or .git/objects is not writable; nothing was changed: run it "
            "again once that is mended")
@@ -56,9 +59,11 @@ def write_note(repo: pygit2.Repository, ref: str, annotated: str, text: str | No
         The new notes commit's id (``ref``'s target).
 
     Raises:
+        RaceLost: a `git gc` beside kept removing the commit's directory or locking
+            ``ref`` (:func:`kistore.git._loose.written`: what happened, run it again).
         StoreStateError: the commit was not written :data:`~kistore.git._loose.ATTEMPTS`
             times (a full disk, a `git gc` that kept removing its directory), in
-            libgit2's words and what to do.
+            libgit2's words (or what reading ``ref`` back found) and what to do.
         pygit2.GitError, OSError, KeyError: another failure (as libgit2 raises it).
     """
     blob = None if text is None else blob_id(text.encode("utf-8")).hex()
@@ -74,16 +79,27 @@ def write_note(repo: pygit2.Repository, ref: str, annotated: str, text: str | No
         new = None if after is None else after.target
         if not isinstance(new, pygit2.Oid) or new == before or \
                 note_blob(repo, notes_tree(repo, new, ref), annotated) != blob:
-            raise pygit2.GitError(f"{_UNWRITTEN} ({ref} does not hold the note written)")
+            raise pygit2.GitError(f"{ref} {_NOT_HELD} on {annotated} (read back after "
+                                  f"libgit2's note call returned: {_held(new, before)})")
         return new
 
     try:
-        return _loose.written(write, _UNWRITTEN)
+        return _loose.written(write, (_UNWRITTEN, _NOT_HELD), ref=ref)
     except pygit2.GitError as e:
-        if _UNWRITTEN not in str(e):
+        if _UNWRITTEN not in str(e) and _NOT_HELD not in str(e):
             raise
-        raise StoreStateError(f"the notes commit on {ref} could not be written (libgit2: "
-                              f"{e}): {_ADVICE}") from e
+        said = f"libgit2: {e}" if _UNWRITTEN in str(e) else str(e)
+        raise StoreStateError(f"the notes commit on {ref} could not be written ({said}): "
+                              f"{_ADVICE}") from e
+
+
+def _held(new: object, before: object) -> str:
+    """Say where a note call left its ref: ``new`` its target after, ``before`` before."""
+    if new is None:
+        return "the ref is gone"
+    if new == before:
+        return "the ref is where it was"
+    return f"the ref names {new}, whose note is another"
 
 
 def notes_commit(repo: pygit2.Repository, signature: pygit2.Signature, message: str,

@@ -65,14 +65,12 @@ and its deltas applied, for every path looked up in it: the gate of a 1-manifest
 at 1,000,000 read 35 trees 81 times, ~25% of its CPU (2026-12-05). The cache's total stays
 libgit2's (256 MB by default); blobs are not affected."""
 
-_cache_set: list[bool] = []
-"""Non-empty once :func:`open_repository` has set libgit2's tree cache limit (per process)."""
-
 
 def open_repository(path: str) -> _pygit2.Repository:
     """Open the repository at ``path`` (a work tree or a git directory) with pygit2.
 
-    The first call of a process sets libgit2's tree cache limit (:data:`TREE_CACHE_LIMIT`).
+    Each call sets libgit2's tree cache limit (:data:`TREE_CACHE_LIMIT`; a process-wide
+    option: setting it again is idempotent and costs one C call, no once-flag to keep).
 
     Args:
         path: the repository's path.
@@ -84,9 +82,7 @@ def open_repository(path: str) -> _pygit2.Repository:
         NotOwned: another user owns it and ``safe.directory`` does not list it (exit 1).
         pygit2.GitError: git cannot open it for another reason.
     """
-    if not _cache_set:
-        pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, TREE_CACHE_LIMIT)
-        _cache_set.append(True)
+    pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, TREE_CACHE_LIMIT)
     try:
         return pygit2.Repository(path)
     except pygit2.GitError as e:

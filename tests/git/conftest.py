@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
+import signal
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,3 +142,74 @@ def _blocked(git_dir: Path, oid: str, blocker: str) -> Iterator[None]:
         fan_out.unlink()
         if aside.exists():
             aside.rename(fan_out)
+
+
+@contextlib.contextmanager
+def pack_refs_beside(monkeypatch, git_dir: Path, tries: int, *, lock: str | None = None
+                     ) -> Iterator[list[int]]:
+    """Make the next ``tries`` tries of a private-ref write meet a `git gc`'s ``pack-refs``.
+
+    The race, made deterministic: ``git pack-refs --prune`` deletes each loose ref it packed
+    under that ref's lock and removes the directories it leaves empty (``refs/kistore/``).
+    With ``lock`` None, ``refs/kistore/`` is a symlink to nothing meanwhile (what libgit2
+    meets when the directory it made is removed before its lock file goes in: its
+    ``mkdir`` finds a name, its ``stat`` none, "No such file or directory"); else the lock
+    file ``<lock>.lock`` exists (``lock`` a ref name, or ``packed-refs``: pack-refs holding
+    it, "failed to lock file ... for writing"). What ``refs/kistore/`` held is set aside
+    meanwhile. The blocker goes at the ``tries``-th pause :func:`kistore.git._loose.written`
+    makes between tries (the gc finishing), or when the block ends. libgit2 itself writes.
+
+    Yields:
+        The pauses made, each one's try number (0 first), filled as they are made.
+    """
+    from kistore.git import _loose
+
+    kistore = git_dir / "refs" / "kistore"
+    aside = kistore.with_name("kistore.aside")
+    blocker = kistore if lock is None else git_dir / f"{lock}.lock"
+    if lock is None:
+        if kistore.exists():
+            kistore.rename(aside)
+        kistore.symlink_to("kistore.gone")
+    else:
+        blocker.parent.mkdir(parents=True, exist_ok=True)
+        blocker.write_bytes(b"")
+    pauses: list[int] = []
+    lifted: list[bool] = []
+
+    def lift() -> None:
+        if lifted:  # once: the write after it made what the blocker stood for
+            return
+        lifted.append(True)
+        blocker.unlink()
+        if aside.exists():
+            aside.rename(kistore)
+
+    def pause(attempt: int) -> None:
+        pauses.append(attempt)
+        if len(pauses) == tries:
+            lift()
+
+    monkeypatch.setattr(_loose, "_pause", pause, raising=False)  # a kistore with none: kept
+    try:
+        yield pauses
+    finally:
+        lift()
+
+
+def gc_loop(repo: Path, commands: str) -> subprocess.Popen[bytes]:
+    """Run ``commands`` (git's housekeeping, a shell line) over and over in ``repo``.
+
+    In a process group of its own, so that :func:`stop` ends the git child it is running
+    too: a ``kill()`` of the shell alone left a ``git prune-packed`` running (flake97).
+    """
+    return subprocess.Popen(["sh", "-c", f"while :; do {commands}; done"], cwd=repo,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def stop(loop: subprocess.Popen[bytes]) -> None:
+    """End a :func:`gc_loop`: its shell and the git command it runs, and wait for them."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(loop.pid, signal.SIGKILL)
+    loop.wait()

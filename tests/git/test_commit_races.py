@@ -9,6 +9,8 @@ and ``git update-ref``, which moves or deletes the branch behind the add's back.
 from __future__ import annotations
 
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +20,7 @@ from kistore.git.writer import FileBatch
 
 from ..conftest import git
 from ..store.test_store import bulk_batch
-from .conftest import commit_writes_failing
+from .conftest import commit_writes_failing, gc_loop, stop
 
 
 def _during_the_write(monkeypatch, store_path, *command: str) -> list[int]:
@@ -223,17 +225,14 @@ def test_add_commit_beside_a_prune_packed_loop_lands_every_time(store, store_pat
     # fan-out directory of .git/objects; libgit2 creates ours, then renames the object
     # into it, so a removal in between failed the write with ENOENT: 97 of 100 one-
     # manifest adds were refused beside a `git gc` loop (r70 F9). Each write is retried.
-    loops = [subprocess.Popen(["sh", "-c", "while :; do git prune-packed; done"],
-                              cwd=store_path, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL) for _ in range(2)]
+    loops = [gc_loop(store_path, "git prune-packed") for _ in range(2)]
     try:
         for i in range(20):
             store.add([_workload(f"beside-prune-{i}", f"d{i}")], commit=True,
                       message=f"add {i}")
     finally:
         for loop in loops:
-            loop.kill()
-            loop.wait()
+            stop(loop)
     assert len(git(store_path, "rev-list", "HEAD").split()) >= 20
     assert _fsck(store_path).returncode == 0, _fsck(store_path).stdout
     assert git(store_path, "status", "--porcelain") == ""
@@ -263,3 +262,35 @@ def test_the_longest_name_the_schema_allows_is_added_and_committed(store, store_
     names = git(store_path, "ls-tree", "-r", "--name-only", "HEAD", "store/names").split()
     assert [p.rsplit("/", 1)[1] for p in names] == [name]
     assert git(store_path, "status", "--porcelain") == ""
+
+
+def test_a_stopped_gc_loop_leaves_no_git_command_running(tmp_path):
+    # flake97: the loop's kill() ended the shell alone; the git command it ran went on
+    loop = gc_loop(tmp_path, "sleep 30")
+    deadline = time.monotonic() + 10
+    while not _children(loop.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    running = _children(loop.pid)
+    assert running
+    stop(loop)
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in running) and time.monotonic() < deadline:
+        time.sleep(0.01)  # SIGKILL is delivered within moments
+    assert not any(_alive(pid) for pid in running)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, killed and not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _children(pid: int) -> list[int]:
+    """The ids of ``pid``'s child processes (Linux: /proc/PID/task/*/children)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        found += [int(child) for child in task.read_text().split()]
+    return found

@@ -114,3 +114,20 @@ def test_a_large_tree_read_once_is_kept_in_libgit2s_cache(tmp_path):
     before = pygit2.settings.cached_memory[0]
     assert len(fresh[tree]) == 3_000
     assert pygit2.settings.cached_memory[0] - before >= size  # kept, not read again
+
+
+def test_every_open_sets_libgit2s_tree_cache_limit(tmp_path, monkeypatch):
+    # race98: a module list kept as a once-flag; the option is cheap and idempotent, so
+    # a limit another caller reset in between is set again
+    import pygit2
+
+    from kistore.git.opening import TREE_CACHE_LIMIT, open_repository
+
+    pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
+    set_to = []
+    monkeypatch.setattr(type(pygit2.settings), "cache_object_limit",  # (its slots: the class)
+                        lambda self, kind, limit: set_to.append((kind, limit)))
+    for _ in range(2):
+        open_repository(str(tmp_path / "r.git"))
+    assert set_to == [(pygit2.enums.ObjectType.TREE, 4 << 20)] * 2 == \
+        [(pygit2.enums.ObjectType.TREE, TREE_CACHE_LIMIT)] * 2
