@@ -28,17 +28,17 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..check._policy import name_words
-from ..core.canonical import escape_pointer, unescape_pointer
+from ..core.canonical import escape_pointer
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import POLICY_FILE
 from ..core.numbers import is_number
-from .policy import MEASURED, resolve_pointer, shown_value
+from .policy import MEASURED, holds_null, resolve_pointer, shown_value
 
 METRIC_HELD_BY_NO_RUN = rule(
     "KI245", "policy-metric-held-by-no-run", ERROR,
-    "rank the family by a pointer its runs hold as a number (the message names those near "
-    "it, if any: a typo?), or leave the family out of store/policy/ranking.json; `kistore "
-    "rank` ranks none of its runs")
+    "rank the family by a pointer its runs hold as a number, or leave the family out of "
+    "store/policy/ranking.json; `kistore rank` ranks none of its runs (each finding's fix "
+    "says which case: a typo, or a metric held as no number)")
 
 METRIC_HELD_BY_SOME_GROUPS = rule(
     "KI246", "policy-metric-unheld-by-some-groups", WARNING,
@@ -302,9 +302,12 @@ def _unranked(metric: str, keys: list[str], groups: list[tuple[str, Any]],
     (``verify``): ``rank`` ranks none of them, no change said.
     """
     first = next((i for i, (_, ex) in enumerate(groups) if ex is not None), 0)
-    example = groups[first][1]
+    if groups[first][1] is None:  # null there, or nothing: rank's words for either (L7)
+        first = next((i for i, (desc, _) in enumerate(groups) if desc == NULL), 0)
+    desc, example = groups[first]
     says = (f"leaves every run unranked: {shown_value(example)} at {metric} is not a number"
-            if example is not None else f"says \"no value at {metric}\" for every run")
+            if example is not None else f"says \"null at {metric}: no value\" for its runs"
+            if desc == NULL else f"says \"no value at {metric}\" for every run")
     they = "they" if len(keys) > 1 else "it"
     done = f"{they} rank none" if stored else \
         f"ranked before this change, {they} would rank none"
@@ -396,16 +399,8 @@ def holdings(specs: Mapping[str, Iterable[Any]], keys: list[str], metric: str
         if kinds:
             found.append((" and ".join(kinds), example))
         else:
-            found.append((NULL if any(_null_at(s, metric) for s in runs) else NOTHING, None))
+            found.append((NULL if any(holds_null(s, metric) for s in runs) else NOTHING, None))
     return found
-
-
-def _null_at(spec: Any, metric: str) -> bool:
-    """Return whether ``spec`` holds JSON ``null`` at ``metric`` (not: nothing there)."""
-    parent, _, token = metric.rpartition("/")
-    node = resolve_pointer(spec, parent)
-    key = unescape_pointer(token)
-    return isinstance(node, dict) and key in node and node[key] is None
 
 
 _PLURALS = {str: "strings", bool: "booleans", dict: "objects", list: "arrays"}

@@ -55,12 +55,16 @@ class Located:
         file: the file name as given (``-`` for stdin).
         pointer: JSON Pointer of the manifest inside the file (``""`` for the whole file).
         line: 1-based line for JSON Lines input, else None.
+        source: the whole input's bytes for a one-value input (``.json``, a bundle), else
+            None: a problem found later at a pointer into the manifest is placed at its
+            line and column from them (:func:`kistore.store.admission.locate`).
     """
 
     manifest: Manifest
     file: str
     pointer: str = ""
     line: int | None = None
+    source: bytes | None = None
 
 
 def read_inputs(paths: Iterable[str], limits: Limits = DEFAULT) -> list[Located]:
@@ -276,7 +280,7 @@ def parse_manifests(data: bytes, *, file: str, limits: Limits = DEFAULT) -> list
         if file == "-" and _starts_as_json_lines(data):
             return _parse_lines(data, file, limits)
         raise MultipleErrors([_with_hint(first, file, data)]) from None
-    return _from_value(value, file, line=None, limits=limits)
+    return _from_value(value, file, line=None, limits=limits, source=data)
 
 
 def _starts_as_json_lines(data: bytes) -> bool:
@@ -706,12 +710,13 @@ def _shown_not_a_manifest(value: dict[str, Any], file: str, pointer: str,
 
 
 def _from_value(value: Any, file: str, *, line: int | None,
-                limits: Limits = DEFAULT) -> list[Located]:
+                limits: Limits = DEFAULT, source: bytes | None = None) -> list[Located]:
     """Split a parsed value into manifests (a manifest, a bundle object or an array).
 
     An object without ``kind``/``apiVersion`` of which some member is a manifest is a
     bundle; its other members are reported where they are (``/b: ...``), not the whole
-    file as one bad manifest.
+    file as one bad manifest. ``source``: the input's bytes (one JSON text), kept with each
+    manifest (:attr:`Located.source`).
     """
     if _shown(value):  # before the bundle test: a run page holds its manifest as a member
         raise MultipleErrors([_shown_not_a_manifest(value, file, "", line)])
@@ -736,7 +741,7 @@ def _from_value(value: Any, file: str, *, line: int | None,
         try:
             found.append(Located(Manifest.from_document(document, file=file, pointer=pointer,
                                                         limits=limits),
-                                 file, pointer, line))
+                                 file, pointer, line, source))
         except KistoreError as e:
             errors.extend(e.problems)
     if errors:

@@ -290,8 +290,10 @@ def test_each_group_said_alike_once_and_null_as_null(board, kit, token, said):
     _one_line(checked, f"error KI245 policy-metric-held-by-no-run: family synthetic ranks "
               f"{metric}, which no run of its comparison group holds as a number {said}: "
               "ranked before this change, it would rank none (e.g. group sha256:")
-    if token == "extra":  # what `rank` says of a null, as of nothing
-        assert f"`rank` says \"no value at {metric}\" for every run)" in checked, checked
+    if token == "extra":  # what `rank` says of a null, in its words (break97 L7)
+        assert f"`rank` says \"null at {metric}: no value\" for its runs)" in checked, checked
+        ranked = _cli(board.store, "rank", "BenchmarkRun/s-1").stdout
+        assert f"(null at {metric}: no value)" in ranked, ranked
 
 
 @pytest.mark.parametrize(("groups", "said"), [
