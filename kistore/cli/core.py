@@ -133,15 +133,16 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
         # the environment or protocol completing a stored run's key: judged too (r90b F7)
         # Lazy: a run is judged against its group (KI234) when such manifests are added.
         from ..query.outlier_rules import outliers_check
+        from ..query.ranked_values import values_check
 
-        checks = (outliers_check(withdrawn_runs(store)),)
+        # and for its ranked value (KI221), a stored run so completed too (pol97 left)
+        checks = (values_check, outliers_check(withdrawn_runs(store)))
     if "BenchmarkRun" in kinds:
-        # a run is judged against its group's unit (KI210) and for its ranked value (KI221)
+        # a run is judged against its group's unit (KI210)
         # Lazy: only when runs are added.
-        from ..query.ranked_values import values_admitted
         from ..query.units import units_admitted
 
-        checks = (units_admitted, values_admitted, *checks)
+        checks = (units_admitted, *checks)
 
     landing = Landing()
     with interrupt_says(undone_add("add", commit=do_commit,

@@ -54,7 +54,7 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     from ..attest.evidence import withdrawn_runs
     from ..importers import plan_import, run_import
     from ..query.outlier_rules import outliers_check
-    from ..query.ranked_values import values_admitted
+    from ..query.ranked_values import values_check
     from ..query.units import units_admitted
 
     if message and not do_commit:
@@ -76,7 +76,7 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
                                 # a run whose unit disagrees with its group's (KI210),
                                 # a run 100x ahead of its group's reference (KI234),
                                 # a ranked value that is no number (KI221)
-                                checks=(units_admitted, values_admitted,
+                                checks=(units_admitted, values_check,
                                         outliers_check(withdrawn_runs(store))))
         landing.landed(landing.commit)  # nothing was written, or it landed: print it all
     landing.say("import", len(report.results))

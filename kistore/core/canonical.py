@@ -496,6 +496,40 @@ def _line_column(text_before: str) -> tuple[int, int]:
     return text_before.count("\n") + 1, len(text_before) - text_before.rfind("\n")
 
 
+def pointer_position(data: bytes, pointer: str) -> tuple[int, int] | None:
+    """Return where the value at a JSON Pointer starts in a JSON text: 1-based line, column.
+
+    What a problem found after parsing (a warning of ``add`` on a run's value, KI221) names
+    beside the pointer, as a parse error does (reviewer break97 L7: a ``.json`` file's
+    warning named no line, a JSON Lines file's did).
+
+    Args:
+        data: one JSON text that :func:`loads` accepts (UTF-8).
+        pointer: an RFC 6901 pointer into it, tokens escaped (``/spec/a~1b``).
+
+    Returns:
+        ``(line, column)`` of the value's first character (columns count characters, as
+        :class:`ParseError`'s do); None when the text holds no such value or does not parse.
+        Scans the text once, up to the value (the exact reader's pace: call it for a problem
+        found, not for every value).
+    """
+    try:
+        _Finder(data.decode("utf-8"), pointer).parse()
+    except _Found as found:
+        return _line_column(found.text_before)
+    except (ParseError, UnicodeDecodeError, RecursionError):
+        return None
+    return None
+
+
+class _Found(Exception):
+    """Raised by :class:`_Finder` at the value it looks for."""
+
+    def __init__(self, text_before: str) -> None:
+        super().__init__()
+        self.text_before = text_before
+
+
 class _Scanner:
     """Exact, slow, strict JSON reader used only to explain a rejection.
 
@@ -764,3 +798,15 @@ def _separator_fix(c: str, close: str) -> str:
         return f": the text is cut off, complete it or close with '{close}'"
     return f": add the missing comma before this, or close with '{close}'"
 
+
+class _Finder(_Scanner):
+    """:class:`_Scanner` stopping at the value a JSON Pointer names (:func:`pointer_position`)."""
+
+    def __init__(self, text: str, pointer: str) -> None:
+        super().__init__(text, "-")
+        self.target = pointer
+
+    def value(self, pointer: str, depth: int) -> None:
+        if pointer == self.target:
+            raise _Found(self.text[:self.pos])
+        super().value(pointer, depth)

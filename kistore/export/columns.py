@@ -124,8 +124,8 @@ RUNS = Table("runs", (
     _c("value", DOUBLE, "the value ranked by `comparison`, in `unit`"),
     _c("unit", STRING, "unit of `value`: `ns` (measured) or the policy's (`score`)"),
     _c("unrankedReason", STRING, "why the run has no rank: `status incorrect`, `withdrawn`, "
-       "`reference, never ranked`, `no value at ...`, `no unit at ...`, or why its group "
-       "could not be ranked"),
+       "`reference, never ranked`, `no value at ...`, `null at ...: no value`, `\"0.5\" at "
+       "... is not a number`, `no unit at ...`, or why its group could not be ranked"),
     _c("outlierRatio", DOUBLE, "KI234: on the run ranked 1 by `comparison` whose value beats "
        "the #2's by 100x or more, how many times (`kistore rank`'s `(!) 1,000x ahead of #2`: "
        "likely a value in another unit); null on every other run"),

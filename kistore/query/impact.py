@@ -381,7 +381,9 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
     policy, so that what the arrivals do is left to the arriving runs' rules
     (:func:`kistore.query.outlier_rules.range_outliers`, under HEAD's policy) and said once.
     KI415 lists an arriving run in the "after" order as ``(arriving)``, unranked ones as
-    ``- NAME (arriving; WHY)``. A policy change's entries are judged against HEAD's
+    ``- NAME (arriving; WHY)``. A group whose runs ranked at HEAD are all arrivals is handed
+    to KI247 as such (``ranking only ..., which this change adds``: reviewer break97 M4).
+    A policy change's entries are judged against HEAD's
     protocols' families too (KI250, :func:`kistore.query.policy_families.unknown_families`),
     from the same catalog.
 
@@ -443,6 +445,7 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
     lost: dict[str, tuple[str, list[str], list[Any]]] = {}  # KI245's families
     ranking: Counter[str] = Counter()  # a family's changed groups ranking at HEAD (KI246)
     dropped: dict[str, tuple[str, list[tuple[str, Any, Any]]]] = {}  # KI247's runs
+    alone: dict[str, list[Any]] = {}  # KI247's groups ranking only runs the range adds
     marks: list[Finding] = []  # KI234, warnings: after the listing
     for key, records, comparisons, reranked in ranked:
         new = arriving.get(key, set())
@@ -471,12 +474,14 @@ def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
                     by_run = {row.record.digest: row for row in rankings[0].ranked}
                     dropped.setdefault(records[0].family, (metric, []))[1].extend(
                         (key, by_run[row.record.digest], row) for row in gone)
+                    if all(row.record.digest in new for row in rankings[1].ranked):
+                        alone[key] = rankings[1].ranked  # break97 M4: only arrivals rank
         if orders[0] != orders[1]:
             first = records[0]
             reordered.append({"group": key, "family": first.family,
                               "hardware": first.hardware, "before": orders[0],
                               "after": orders[1]})
-    return (unknown + unheld_metrics(lost, ranking) + unranked_runs(dropped)
+    return (unknown + unheld_metrics(lost, ranking) + unranked_runs(dropped, alone)
             + _reordered(reordered) + marks)
 
 

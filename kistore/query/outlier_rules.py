@@ -45,6 +45,7 @@ moved: an ordinary run in an ordinary group reads its group's runs, nothing more
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -82,7 +83,7 @@ from .outliers import (
     under_said,
     value_said,
 )
-from .policy import DESCENDING, Comparison, RankingPolicy
+from .policy import DESCENDING, MEASURED, Comparison, RankingPolicy
 from .ranking import Ranking, rank_group
 from .unheld_metric import stored_unheld
 from .units import policy_of
@@ -122,6 +123,13 @@ class _Group:
                        if len(h) == 64 and f"sha256:{h}" not in skip]
         self._runs: list[_Ranked] | None = None
         self._roles: dict[str, str | None] = {}
+        self._specs: dict[str, dict[str, Any] | None] = {}
+
+    def under(self, comparison: Comparison) -> _Group:
+        """Return this group ranked by ``comparison``: its listing and reads shared."""
+        other = copy.copy(self)
+        other.comparison, other._runs = comparison, None
+        return other
 
     def runs(self) -> list[_Ranked]:
         """Return each run of the group that ranks, evidence and role aside, in digest order."""
@@ -132,8 +140,10 @@ class _Group:
         return self._runs
 
     def _ranked(self, hex_: str) -> _Ranked | None:
-        spec = stored_spec(_bytes(self.view, layout.object_path(Digest(hex_))), hex_,
-                           "BenchmarkRun")
+        if hex_ not in self._specs:
+            self._specs[hex_] = stored_spec(_bytes(self.view, layout.object_path(Digest(hex_))),
+                                            hex_, "BenchmarkRun")
+        spec = self._specs[hex_]
         if spec is None:
             return None  # missing, tampered or no run: KI101, KI216 say so
         digest = f"sha256:{hex_}"
@@ -188,7 +198,9 @@ class _Marked(NamedTuple):
     cannot move it), not by the group it leaves: what that run is (``the group's median run
     before the change``, or its only run); ``after`` is then the left group's median run
     (with its rank), which ``rank`` will compare with (r91 F1). Every rank is the one the
-    run takes once the change lands (``outlier.best_rank`` too).
+    run takes once the change lands (``outlier.best_rank`` too). ``alone``: the policy's
+    comparison, under which no stored run of the group ranks (so the run was judged by
+    measured latency instead, :func:`_judged`; reviewer break97 M4); None: judged under it.
     """
 
     record: Record
@@ -197,6 +209,7 @@ class _Marked(NamedTuple):
     rank: int
     before: str = ""
     after: tuple[Run, int] | None = None
+    alone: Comparison | None = None
 
 
 class _Moved(NamedTuple):
@@ -389,12 +402,16 @@ def _judge(group: _Group, arrivals: Sequence[_Arrival], withdrawn: Withdrawn | N
                          at[run.digest], arrivals[0].record)
 
 
-def _arrival(record: Record, policy: RankingPolicy) -> tuple[Comparison, float, str | None] | None:
-    """Return how an arriving run ranks and its value, or None when it cannot rank (#1)."""
+def _arrival(record: Record, policy: RankingPolicy, which: str | None = None
+             ) -> tuple[Comparison, float, str | None] | None:
+    """Return how an arriving run ranks and its value, or None when it cannot rank (#1).
+
+    ``which``: the comparison (``measured``); None: the policy's for its family.
+    """
     if record.comparison_key is None or record.family is None or record.is_reference:
         return None
     try:
-        comparison = policy.comparison(record.family, record.statistic or "mean")
+        comparison = policy.comparison(record.family, record.statistic or "mean", which)
     except KistoreError:
         return None  # a family with no metric: rank's to say
     row = rank_group(record.comparison_key, [record], comparison, {}).first
@@ -407,7 +424,9 @@ def _judged(view: View, policy: RankingPolicy, records: Iterable[Record],
             withdrawn: Withdrawn | None = None) -> Iterator[_Marked | _Moved | _Crossed]:
     """Yield each arriving run KI234 marks, each stored run whose mark moves, each crossing.
 
-    :func:`_judge` per group an arriving run enters (KI234, and KI235's crossings).
+    :func:`_judge` per group an arriving run enters (KI234, and KI235's crossings), under
+    the policy; where no stored run of the group ranks under it, the arrivals by measured
+    latency too (:func:`_measured`, reviewer break97 M4).
 
     Args:
         view: the tree whose group directories list each group's runs (before the change
@@ -429,7 +448,40 @@ def _judged(view: View, policy: RankingPolicy, records: Iterable[Record],
             groups.setdefault((record.comparison_key, found[0]), []).append(
                 _Arrival(record, found[1], found[2]))
     for (key, comparison), arrivals in groups.items():
-        yield from _judge(_Group(view, key, comparison, skip), arrivals, withdrawn)
+        group = _Group(view, key, comparison, skip)
+        yield from _judge(group, arrivals, withdrawn)
+        if comparison.name != MEASURED and not group.runs():
+            yield from _measured(group, policy, arrivals, withdrawn)
+
+
+def _measured(group: _Group, policy: RankingPolicy, arrivals: Sequence[_Arrival],
+              withdrawn: Withdrawn | None) -> Iterator[_Marked]:
+    """Yield the arrivals KI234 marks by measured latency in a group no stored run ranks.
+
+    The policy ranks the group by a metric no stored run of it holds (reviewer break97 M4:
+    one pull request moved a family to ``/sourceNative/metrics/p50`` and added the only run
+    stating it, 1,000x ahead of the stored runs by measured latency): under it the arriving
+    runs rank alone, compared with nothing, while ``rank --comparison measured`` (and the
+    export's measured columns) mark the lead once the change lands. So they are judged by
+    measured latency too, against the group's stored runs, as :func:`_judge` judges any
+    arrival, when some stored run ranks so (a group whose runs all arrive in one change is
+    judged under the policy alone, as before: the real data's imports arrive so); only the
+    arrivals marked are said (a stored run's mark or the group's spread
+    by measured latency is no change of this range's policy: none is said).
+    """
+    measured = None
+    found = []
+    for a in arrivals:
+        ranks = _arrival(a.record, policy, MEASURED)
+        if ranks is not None:
+            measured = ranks[0]
+            found.append(_Arrival(a.record, ranks[1], ranks[2]))
+    by_latency = group.under(measured) if measured is not None else None
+    if by_latency is None or not by_latency.runs():
+        return  # a new group, or stored runs no comparison ranks: nothing to compare with
+    for said in _judge(by_latency, found, withdrawn):
+        if isinstance(said, _Marked):
+            yield said._replace(alone=group.comparison)
 
 
 def _message(marked: _Marked, completed: str = "") -> str:
@@ -440,6 +492,11 @@ def _message(marked: _Marked, completed: str = "") -> str:
         completed: words naming the run when the add's own manifest is another (F7).
     """
     ranks = f"{completed}would rank #{marked.rank}"
+    if marked.alone is not None:  # break97 M4: the policy compares it with no stored run
+        ranks = (f"{completed}ranks alone by its family's policy {_how(marked.alone)}, which "
+                 f"no run stored before this change holds; by measured latency (`kistore "
+                 f"rank BenchmarkRun/{marked.record.name} --comparison measured`) it would "
+                 f"rank #{marked.rank}")
     if marked.after is None:
         return _said(ranks, marked.comparison, marked.outlier, " once the change lands")
     median, rank = marked.after
@@ -745,11 +802,11 @@ def policy_marks(key: str, records: list[Record], rankings: Sequence[Ranking],
                                           is not None]) for r in rankings):
         return []
     before, after = (ranking_outliers(r) for r in rankings)
-    findings = _policy_spread(key, rankings[0], rankings[1], middle)
+    between = ranking_outliers(middle) if middle is not None else after
+    findings = _policy_spread(key, rankings[0], rankings[1], middle, set(between))
     stored = {row.record.digest for rows in (rankings[0].ranked, rankings[0].unranked,
                                              rankings[0].references, rankings[0].excluded)
               for row in rows}
-    between = ranking_outliers(middle) if middle is not None else after
     for digest in sorted(set(before) ^ set(after)):
         if digest not in stored or (digest in between) != (digest in after):
             continue  # an arriving run, or a mark the arrivals move: range_outliers' to say
@@ -779,7 +836,8 @@ def policy_marks(key: str, records: list[Record], rankings: Sequence[Ranking],
     return findings
 
 
-def _policy_spread(key: str, was: Any, now: Any, middle: Any = None) -> list[Finding]:
+def _policy_spread(key: str, was: Any, now: Any, middle: Any = None,
+                   marked: set[str] | frozenset[str] = frozenset()) -> list[Finding]:
     """KI235 of a group a ranking policy change makes span the factor first (r93 F4).
 
     Args:
@@ -787,33 +845,39 @@ def _policy_spread(key: str, was: Any, now: Any, middle: Any = None) -> list[Fin
         was: its ranking at BASE (BASE's runs, policy and withdrawals).
         now: its ranking at HEAD (HEAD's runs).
         middle: BASE's runs under HEAD's policy when the range brings runs to the group
-            (None: it brings none): spanning less than the factor, the arriving runs made
-            the spread, and :func:`range_outliers` says it (KI235's crossings, KI234).
+            (None: it brings none): the policy's own doing is judged on them, so the runs
+            named are stored ones (reviewer break97 L10: the range's own run was named as
+            the policy's #1, beside KI234's word on it); spanning less than the factor,
+            the arriving runs made the spread, and :func:`range_outliers` says it (KI235's
+            crossings, KI234).
+        marked: digests of the runs KI234 marks under HEAD's policy among the runs judged
+            (``middle``'s, else ``now``'s): a #1 among them is KI234's already, and this
+            is not said of it (docs/rules.md KI235: "not said of a run KI234 says already").
 
     Returns:
         One warning when the group's ranked values (above 0) span less than
-        :data:`OUTLIER_FACTOR` at BASE and span it at HEAD (a family ranked by a metric a
-        slip states 1,000x off took a group from 1.04x to 1,035x, said by nothing): on the
-        #1's object at ``/spec`` + HEAD's metric, naming the group, HEAD's #1 and worst
-        run with their values, and the spread at each end (``extra``: ``ratio``,
-        ``factor``, ``before``, ``after``, ``policy``, ``over``; its ``fix`` speaks of the
-        policy change, not of a run's add: reviewer r93b G6; built as an arriving run's KI235
-        is, :func:`_crossed_finding`); else none.
+        :data:`OUTLIER_FACTOR` at BASE and span it under HEAD's policy (a family ranked by a
+        metric a slip states 1,000x off took a group from 1.04x to 1,035x, said by nothing):
+        on the #1's object at ``/spec`` + HEAD's metric, naming the group, the #1 and worst
+        run judged with their values and their ranks once the change lands, and the spread
+        at each end (``extra``: ``ratio``, ``factor``, ``before``, ``after``, ``policy``,
+        ``over``; its ``fix`` speaks of the policy change, not of a run's add: reviewer r93b
+        G6; built as an arriving run's KI235 is, :func:`_crossed_finding`); else none.
     """
     def runs(ranking: Any) -> list[Any]:
         return [r for r in ranking.ranked if r.value is not None and r.value > 0]
 
-    then, rows = runs(was), runs(now)
+    then, rows = runs(was), runs(now if middle is None else middle)
     c = now.comparison
     before = spread(was.comparison.order, [r.value for r in then])
     after = spread(c.order, [r.value for r in rows])
-    if before >= OUTLIER_FACTOR or after < OUTLIER_FACTOR or (middle is not None and spread(
-            c.order, [r.value for r in runs(middle)]) < OUTLIER_FACTOR):
+    if before >= OUTLIER_FACTOR or after < OUTLIER_FACTOR or rows[0].record.digest in marked:
         return []
+    at = {r.record.digest: r.rank for r in now.ranked}  # ranks once the change lands
     best, worst = (Run(r.record.digest, r.record.name, r.value, r.unit)
                    for r in (rows[0], rows[-1]))
-    crossed = _Crossed(rows[0].record, c, best, rows[0].rank, worst, rows[-1].rank, after,
-                       before, after)
+    crossed = _Crossed(rows[0].record, c, best, at.get(best.digest, rows[0].rank), worst,
+                       at.get(worst.digest, rows[-1].rank), after, before, after)
     return [_crossed_finding(crossed, (key, was.comparison), fix=(
         f"the change to {layout.POLICY_FILE} ranks this group by {c.metric} "
         f"{c.order}, under which its runs' values differ {ratio_said(after)}: check that "

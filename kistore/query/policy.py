@@ -121,6 +121,22 @@ class Comparison(NamedTuple):
         value = resolve_pointer(spec, self.metric)
         return None if value is None or is_number(value) else value
 
+    def unranked_said(self, spec: dict[str, Any]) -> str:
+        """Say why a run holding no number at :attr:`metric` ranks nothing, as ``rank`` does.
+
+        One wording for every place a run is shown unranked for it (``rank``'s rows, KI415's
+        and KI247's lists, KI245's example): ``"0.5" at /M is not a number`` (KI221 warns of
+        it), ``null at /M: no value`` for JSON ``null`` (reviewer break97 L7: it read as a
+        missing key's, while KI245 said "null"; no KI221: ``null`` is JSON's "no value",
+        what a run stating it means, as one without the key), else ``no value at /M``.
+        """
+        stated = self.misstated_value(spec)
+        if stated is not None:
+            return f"{shown_value(stated)} at {self.metric} is not a number"
+        if holds_null(spec, self.metric):
+            return f"null at {self.metric}: no value"
+        return f"no value at {self.metric}"
+
     def judged_unit(self, spec: dict[str, Any]) -> str | None:
         """Return the unit of a run that must agree with its group's, or None.
 
@@ -307,6 +323,19 @@ def _tokens(pointer: str) -> tuple[str, ...]:
     137,575 values at 100,000 manifests, each pointer split and unescaped anew: ~0.15 s).
     """
     return tuple(canonical.pointer_tokens(pointer))
+
+
+def holds_null(document: Any, pointer: str) -> bool:
+    """Return whether ``document`` holds JSON ``null`` at ``pointer`` (not: nothing there).
+
+    :func:`resolve_pointer` answers None for both; ``rank`` and KI245 say them apart.
+    """
+    parent, _, token = pointer.rpartition("/")
+    node = resolve_pointer(document, parent) if pointer else None
+    key = canonical.unescape_pointer(token)
+    if isinstance(node, list):
+        return key.isdigit() and int(key) < len(node) and node[int(key)] is None
+    return isinstance(node, dict) and key in node and node[key] is None
 
 
 def resolve_pointer(document: Any, pointer: str) -> Any:

@@ -12,15 +12,18 @@ and the run's protocol only (no index), so ``add`` stays light.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..attest.levels import SOURCE_NATIVE
-from ..core import canonical
+from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError
 from ..core.findings import WARNING, rule
-from ..store import AdmissionWarning
+from ..core.limits import DEFAULT
+from ..core.model import metadata_name
+from ..core.statistics import named
+from ..store import AdmissionWarning, GroupsCheck, ValueWarning
 from .policy import Comparison, RankingPolicy, resolve_pointer, shown_value
 from .units import policy_of
 
@@ -78,41 +81,76 @@ def said(comparison: Comparison, family: str, found: str) -> str:
             "ranked by, which is no number")
 
 
-def values_admitted(store: Store, manifests: Sequence[Manifest]
+def values_admitted(store: Store, manifests: Sequence[Manifest],
+                    groups: Mapping[str, str] | None = None
                     ) -> list[tuple[Digest, KistoreError]]:
-    """KI221 before an add writes: each new run whose ranked value is no number (warnings).
+    """KI221 before an add writes: each run it puts in a group whose ranked value is no number.
 
     Args:
         store: the store added to (its work tree's ranking policy and protocols are read).
         manifests: the manifests the add would add (new objects; a protocol among them
             counts as stored).
+        groups: run hex -> group directory of each run whose key the add's plan knows
+            (:class:`kistore.store.GroupsCheck`): a stored run among them enters its group
+            now (the add's protocol or environment completes its key) and is judged too,
+            as the gate judges it (pol97 left: ``add`` said nothing of it, ``check`` did);
+            None: the add's own runs only.
 
     Returns:
-        ``(run digest, AdmissionWarning)`` per such run, at ``/spec`` + the policy's
-        metric (the add names the file and line the run came from), saying what it
-        states, what was expected (a number) and what to do; the run is added all the
+        ``(digest, AdmissionWarning)`` per such run, at ``/spec`` + the policy's metric
+        (the add names the file and line the run came from), saying what it states, what
+        was expected (a number) and what to do; a stored run's on the manifest completing
+        its key, naming the run (``BenchmarkRun/NAME (sha256:...), a stored run whose
+        comparison group this add completes, states ...``). Every run is added all the
         same. Empty when no family ranks by a source's own metric.
     """
     runs = [m for m in manifests if m.kind == "BenchmarkRun"]
-    policy = policy_of(store, None) if runs else None
+    pending = sorted(set(groups or ()) - {m.digest.hex for m in manifests})
+    policy = policy_of(store, None) if runs or pending else None
     if policy is None or not ranks_source_native(policy):
         return []
     view = store.view(None)
     batch = {str(m.digest): m for m in manifests}
+    judged: list[tuple[Digest, str | None, dict[str, Any]]] = [
+        (m.digest, None, m.spec) for m in runs]
+    for hex_ in pending:  # a stored run whose group file this add writes
+        spec = spec_of(view, f"sha256:{hex_}", "BenchmarkRun")
+        if spec is not None:
+            judged.append((Digest(hex_), _name(view, Digest(hex_)), spec))
     problems: list[tuple[Digest, KistoreError]] = []
-    for m in runs:
-        ref = m.spec.get("protocolDigest")
-        found = misstated(m.spec, (batch[ref].spec if ref in batch and batch[ref].kind ==
-                                   "BenchmarkProtocol" else spec_of(view, ref,
-                                                                    "BenchmarkProtocol")),
+    for digest, name, spec in judged:
+        ref = spec.get("protocolDigest")
+        found = misstated(spec, (batch[ref].spec if ref in batch and batch[ref].kind ==
+                                 "BenchmarkProtocol" else spec_of(view, ref,
+                                                                  "BenchmarkProtocol")),
                           policy)
-        if found is not None:
-            comparison, family, value = found
-            problems.append((m.digest, AdmissionWarning(
-                f"{said(comparison, family, value)} (expected a number, found {value}); "
-                f"{VALUE_NOT_A_NUMBER.hint} (KI221: added all the same; `check` warns too)",
-                pointer="/spec" + comparison.metric)))
+        if found is None:
+            continue
+        comparison, family, value = found
+        text = (f"{said(comparison, family, value)} (expected a number, found {value}); "
+                f"{VALUE_NOT_A_NUMBER.hint} (KI221: added all the same; `check` warns too)")
+        if str(digest) in batch:
+            problems.append((digest, ValueWarning(text, pointer="/spec" + comparison.metric)))
+            continue
+        completing = next(d for f in ("environmentDigest", "protocolDigest")
+                          if (d := spec.get(f)) in batch)
+        problems.append((Digest.from_str(completing), AdmissionWarning(
+            f"{named('BenchmarkRun', name, str(digest))}, a stored run whose comparison group "
+            f"this add completes, {text}")))
     return problems
+
+
+values_check = GroupsCheck(values_admitted)
+""":func:`values_admitted` as ``kistore add`` and ``import`` hand it to an add (with the
+plan's groups: a stored run its protocol or environment completes is judged too)."""
+
+
+def _name(view: View, digest: Digest) -> str | None:
+    """Return a stored run's name (its metadata file's), None when unreadable."""
+    try:
+        return metadata_name(view.read(layout.metadata_path(digest), DEFAULT.manifest_bytes))
+    except (KistoreError, OSError):
+        return None
 
 
 def spec_of(view: View, digest: Any, kind: str) -> dict[str, Any] | None:

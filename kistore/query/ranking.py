@@ -32,7 +32,7 @@ from ..core.layout import POLICY_FILE
 from ..core.numbers import is_number
 from ..core.provenance import unproven_claim
 from ..index.records import Record
-from .policy import DESCENDING, Comparison, resolve_pointer, shown_value
+from .policy import DESCENDING, Comparison, resolve_pointer
 
 EVIDENCE_LEVELS = (SOURCE_NATIVE, VERIFIED)
 """Evidence levels, weakest first: ``--evidence L`` keeps runs at L or stronger."""
@@ -149,10 +149,8 @@ def rank_group(key: str, records: list[Record], comparison: Comparison,
         judged = comparison.judged_unit(record.spec)  # a failed run's unit breaks nothing
         if judged is not None:
             units.setdefault(judged, record.digest)
-        missing = f"no value at {comparison.metric}"
-        stated = None if value is not None else comparison.misstated_value(record.spec)
-        if stated is not None:  # "0.5" where 0.5 was meant (KI221 warns in check)
-            missing = f"{shown_value(stated)} at {comparison.metric} is not a number"
+        # "0.5" where 0.5 was meant (KI221 warns in check), null, or nothing there
+        missing = comparison.unranked_said(record.spec) if value is None else ""
         if value is not None and unit is None:
             value = None  # a value without a unit cannot be compared: say which is missing
             missing = (f"no unit at {comparison.unit_pointer}" if comparison.unit_pointer

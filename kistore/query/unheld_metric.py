@@ -28,17 +28,17 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..check._policy import name_words
-from ..core.canonical import escape_pointer, unescape_pointer
+from ..core.canonical import escape_pointer
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import POLICY_FILE
 from ..core.numbers import is_number
-from .policy import MEASURED, resolve_pointer, shown_value
+from .policy import MEASURED, holds_null, resolve_pointer, shown_value
 
 METRIC_HELD_BY_NO_RUN = rule(
     "KI245", "policy-metric-held-by-no-run", ERROR,
-    "rank the family by a pointer its runs hold as a number (the message names those near "
-    "it, if any: a typo?), or leave the family out of store/policy/ranking.json; `kistore "
-    "rank` ranks none of its runs")
+    "rank the family by a pointer its runs hold as a number, or leave the family out of "
+    "store/policy/ranking.json; `kistore rank` ranks none of its runs (each finding's fix "
+    "says which case: a typo, or a metric held as no number)")
 
 METRIC_HELD_BY_SOME_GROUPS = rule(
     "KI246", "policy-metric-unheld-by-some-groups", WARNING,
@@ -54,9 +54,9 @@ RUNS_UNRANKED = rule(
 
 STORED_METRIC_UNHELD = rule(
     "KI248", "stored-policy-metric-unheld", WARNING,
-    "rank the family by a pointer its runs hold as a number (the message names those near "
-    "it, if any: a typo?), or state the metric in new runs of those groups; `kistore rank` "
-    "ranks none of their runs until then")
+    "rank the family by a pointer its runs hold as a number, or state the metric as a "
+    "number in new runs of those groups; `kistore rank` ranks none of their runs until then "
+    "(each finding's fix says which case: a typo, or a metric held as no number)")
 """KI245's test of the policy as it stands (``verify``): a warning, not KI245's error, since
 every pull request of such a history can pass its gate (runs that arrive without the metric
 after the policy are KI221's at most), and ``verify`` must not fail a store no gate could
@@ -137,8 +137,9 @@ def unheld_metrics(lost: dict[str, tuple[str, list[str], list[Any]]],
         findings.append(_at_metric(
             METRIC_HELD_BY_SOME_GROUPS if some else METRIC_HELD_BY_NO_RUN, family, metric,
             f"{said} Their runs hold {_listed(held)}",
-            "a pointer the family's runs hold", held, groups=keys, heldAs=kinds,
-            heldBy=dict(sorted(Counter(desc for desc, _ in groups).items()))))
+            "a pointer the family's runs hold", held,
+            fix=None if some else unheld_fix(metric, held, groups), groups=keys,
+            heldAs=kinds, heldBy=dict(sorted(Counter(desc for desc, _ in groups).items()))))
     return findings
 
 
@@ -163,6 +164,44 @@ def _held_nowhere(family: str, metric: str, keys: list[str], held: list[str],
     return (f"family {family} ranks {metric}, which no run of {_groups(keys)} holds"
             f"{_as_number(groups)}{few}: {_unranked(metric, keys, groups, stored)}"
             + (f"; did you mean {guess}?" if guess else "."))
+
+
+def unheld_fix(metric: str, held: list[str], groups: list[tuple[str, Any]], *,
+               stored: bool = False) -> str:
+    """Return KI245's (``stored``: KI248's) fix for what the groups hold at ``metric``.
+
+    The rule's hint asked "a typo?" and pointed at pointers "the message names" whatever
+    the runs held (reviewer break97 L6: the pointer was held, as strings, and the message
+    named none). Said per case, from :func:`holdings`:
+
+    * nothing there in any group: a typo, most likely: the did-you-mean
+      (:func:`closest_pointer`) when there is one, else the pointers held near it, else
+      none held (``kistore cat --manifest`` of a run shows what it holds);
+    * something there that is no number (strings, booleans, ``null``): no typo: the runs
+      state it otherwise, so new runs stating it as a JSON number, or a pointer they hold as
+      a number (named when the runs hold one near it).
+
+    Args:
+        metric: the family's metric (RFC 6901).
+        held: the pointers to numbers the runs hold near it (:func:`held_pointers`).
+        groups: :func:`holdings` of the groups that hold no number there.
+        stored: said of the stored policy (``verify``): no change to take back.
+    """
+    guess = closest_pointer(metric, held)
+    other = (f"rank the family by {guess}, which its runs hold as a number" if guess else
+             f"rank the family by a pointer its runs hold as a number (the message lists "
+             f"them: {', '.join(held[:3])}{', ...' if len(held) > 3 else ''})" if held else
+             "no run holds a number near it: rank the family by a pointer its runs hold as "
+             "a number (`kistore cat --manifest BenchmarkRun/NAME` shows a run's)")
+    leave = ("or leave the family out of store/policy/ranking.json" if not stored else
+             "or state the metric as a number in new runs of those groups")
+    held_as = sorted({desc for desc, _ in groups} - {NOTHING})
+    if not held_as:  # nothing there at all: a typo?
+        return (f"{metric} is held by no run: a typo? {other}, {leave}; `kistore rank` ranks "
+                "none of its runs" + (" until then" if stored else ""))
+    return (f"{metric} is held, as {' and '.join(held_as)}, not as numbers (no typo): state "
+            f"it as a JSON number (0.5, not \"0.5\"; objects are never edited: in new runs), "
+            f"or {other}; `kistore rank` ranks none of its runs until then")
 
 
 def _held_elsewhere(family: str, metric: str, keys: list[str],
@@ -218,7 +257,8 @@ def stored_unheld(groups: Mapping[tuple[str, Any], Iterable[Any]]) -> list[Findi
             STORED_METRIC_UNHELD, family, metric,
             f"{_held_nowhere(family, metric, keys, held, found, kept, stored=True)} Their "
             f"runs hold {_listed(held)}", "a pointer the family's runs hold", held,
-            groups=keys, heldAs=held_otherwise(specs, metric)[0],
+            fix=unheld_fix(metric, held, found, stored=True), groups=keys,
+            heldAs=held_otherwise(specs, metric)[0],
             heldBy=dict(sorted(Counter(desc for desc, _ in found).items()))))
     return findings
 
@@ -262,9 +302,12 @@ def _unranked(metric: str, keys: list[str], groups: list[tuple[str, Any]],
     (``verify``): ``rank`` ranks none of them, no change said.
     """
     first = next((i for i, (_, ex) in enumerate(groups) if ex is not None), 0)
-    example = groups[first][1]
+    if groups[first][1] is None:  # null there, or nothing: rank's words for either (L7)
+        first = next((i for i, (desc, _) in enumerate(groups) if desc == NULL), 0)
+    desc, example = groups[first]
     says = (f"leaves every run unranked: {shown_value(example)} at {metric} is not a number"
-            if example is not None else f"says \"no value at {metric}\" for every run")
+            if example is not None else f"says \"null at {metric}: no value\" for its runs"
+            if desc == NULL else f"says \"no value at {metric}\" for every run")
     they = "they" if len(keys) > 1 else "it"
     done = f"{they} rank none" if stored else \
         f"ranked before this change, {they} would rank none"
@@ -278,16 +321,16 @@ def _listed(held: list[str]) -> str:
 
 
 def _at_metric(of: Any, family: str, metric: str, message: str, expected: str,
-               held: list[str], **extra: Any) -> Finding:
+               held: list[str], fix: str | None = None, **extra: Any) -> Finding:
     """Return a finding of rule ``of`` on the family's ``metric`` in the policy file (KI245-7).
 
-    ``extra``: ``family``, ``metric`` and ``held``, then the keyword arguments given.
-    Raises nothing.
+    ``fix``: this finding's own fix (None: the rule's hint). ``extra``: ``family``,
+    ``metric`` and ``held``, then the keyword arguments given. Raises nothing.
     """
     return Finding(of, message, file=POLICY_FILE,
                    pointer=f"/families/{escape_pointer(family)}/metric", expected=expected,
-                   found=metric, extra={"family": family, "metric": metric, "held": held,
-                                        **extra})
+                   found=metric, fix=fix, extra={"family": family, "metric": metric,
+                                                 "held": held, **extra})
 
 
 def held_pointers(specs: Iterable[Any], metric: str) -> list[str]:
@@ -356,16 +399,8 @@ def holdings(specs: Mapping[str, Iterable[Any]], keys: list[str], metric: str
         if kinds:
             found.append((" and ".join(kinds), example))
         else:
-            found.append((NULL if any(_null_at(s, metric) for s in runs) else NOTHING, None))
+            found.append((NULL if any(holds_null(s, metric) for s in runs) else NOTHING, None))
     return found
-
-
-def _null_at(spec: Any, metric: str) -> bool:
-    """Return whether ``spec`` holds JSON ``null`` at ``metric`` (not: nothing there)."""
-    parent, _, token = metric.rpartition("/")
-    node = resolve_pointer(spec, parent)
-    key = unescape_pointer(token)
-    return isinstance(node, dict) and key in node and node[key] is None
 
 
 _PLURALS = {str: "strings", bool: "booleans", dict: "objects", list: "arrays"}
@@ -469,37 +504,93 @@ def dropped_rows(before: Any, after: Any) -> list[Any]:
     return [row for row in after.unranked if row.record.digest in was]
 
 
-def unranked_runs(dropped: dict[str, tuple[str, list[tuple[str, Any, Any]]]]
-                  ) -> list[Finding]:
+def unranked_runs(dropped: dict[str, tuple[str, list[tuple[str, Any, Any]]]],
+                  alone: Mapping[str, list[Any]] | None = None) -> list[Finding]:
     """Return one KI247 warning per family a policy change unranks runs of, in ranked groups.
 
     Args:
         dropped: family -> (HEAD's metric pointer, ``(group key, row at BASE, row at HEAD)``
             per run that ranked at BASE and ranks nothing at HEAD, in a group that keeps
             ranking others: :func:`dropped_rows`).
+        alone: group key -> its ranked rows at HEAD, of each such group whose runs ranked
+            at HEAD are all runs the range itself adds (reviewer break97 M4: a policy
+            moving a family to a metric only the pull request's own run states made that
+            run #1 alone, and KI247 said "their groups ranking others"); None: none.
 
     Returns:
         Findings on ``store/policy/ranking.json`` at ``/families/FAMILY/metric``, naming
         up to :data:`RUNS_SHOWN` runs (``BenchmarkRun/NAME (sha256:..., #1 in group ...
-        before; now no value at /POINTER)``), how many, and the numbers they hold near the
-        pointer (:func:`held_pointers`); ``extra``: ``family``, ``metric``, ``runs`` (each
-        ``digest``, ``name``, ``group``, ``rank`` at BASE, ``reason`` at HEAD), ``held``.
+        before; now no value at /POINTER)``), how many, what their groups rank at HEAD
+        (``ranking others``, or ``ranking only BenchmarkRun/NAME (sha256:...), which this
+        change adds``), and the numbers they hold near the pointer (:func:`held_pointers`);
+        ``extra``: ``family``, ``metric``, ``runs`` (each ``digest``, ``name``, ``group``,
+        ``rank`` at BASE, ``reason`` at HEAD), ``held``, ``rankingOnly`` (group key -> the
+        digests of the arriving runs it alone ranks; empty when none). A finding with such
+        a group has its own fix: the command comparing those runs with the stored ones by
+        measured latency (:func:`alone_fix`).
     """
+    alone = alone or {}
     findings = []
     for family, (metric, rows) in sorted(dropped.items()):
-        named = [f"BenchmarkRun/{now.record.name} ({now.record.digest}, #{was.rank} in group "
-                 f"{key} before; now {now.reason})" for key, was, now in rows[:RUNS_SHOWN]]
+        named_ = [f"BenchmarkRun/{now.record.name} ({now.record.digest}, #{was.rank} in group "
+                  f"{key} before; now {now.reason})" for key, was, now in rows[:RUNS_SHOWN]]
         more = f"; ... ({len(rows) - RUNS_SHOWN} more)" if len(rows) > RUNS_SHOWN else ""
         held = held_pointers((now.record.spec for _, _, now in rows), metric)
         many = len(rows) > 1
+        keys = list(dict.fromkeys(key for key, _, _ in rows))
+        only = {key: alone[key] for key in keys if key in alone}
         findings.append(_at_metric(
             RUNS_UNRANKED, family, metric,
             f"family {family} ranks {metric}: {len(rows)} run{'s' if many else ''} that "
-            f"ranked before this change would rank nothing, "
-            f"{'their groups' if many else 'its group'} ranking others (`rank` shows "
-            f"{'them' if many else 'it'} as \"-\"): {'; '.join(named)}{more}. "
+            f"ranked before this change would rank nothing, {_ranking(keys, only, many)} "
+            f"(`rank` shows {'them' if many else 'it'} as \"-\"): {'; '.join(named_)}{more}. "
             f"{'They hold' if many else 'It holds'} {_listed(held)}",
-            "a pointer every ranked run holds", held, runs=[
+            "a pointer every ranked run holds", held, fix=alone_fix(only), runs=[
                 {"digest": now.record.digest, "name": now.record.name, "group": key,
-                 "rank": was.rank, "reason": now.reason} for key, was, now in rows]))
+                 "rank": was.rank, "reason": now.reason} for key, was, now in rows],
+            rankingOnly={key: [row.record.digest for row in ranked]
+                         for key, ranked in only.items()}))
     return findings
+
+
+def _ranking(keys: list[str], only: Mapping[str, list[Any]], many: bool) -> str:
+    """Say what the groups of unranked runs rank at HEAD (KI247).
+
+    ``keys``: the groups, in order; ``only``: those ranking only runs the range adds, with
+    those runs' rows; ``many``: more than one run is unranked.
+    """
+    if not only:
+        return "their groups ranking others" if many else "its group ranking others"
+    said = {key: f"ranking only {_arrivals(rows)}, which this change adds" for key, rows
+            in only.items()}
+    stored = ("no run stored before this change holds a number there, so the change both "
+              "ranks the group by it and brings what ranks")
+    if len(keys) == 1:
+        return f"{'their' if many else 'its'} group {said[keys[0]]} ({stored})"
+    listed = "; ".join(f"group {key} {said[key]}" for key in keys if key in only)
+    return f"their groups ranking others ({listed}: {stored.replace('the group', 'each')})"
+
+
+def _arrivals(rows: list[Any]) -> str:
+    """Name the runs of ``rows`` (``BenchmarkRun/NAME (sha256:...)``), the first few."""
+    names = [f"BenchmarkRun/{row.record.name} ({row.record.digest})"
+             for row in rows[:RUNS_SHOWN]]
+    more = f" and {len(rows) - RUNS_SHOWN} more" if len(rows) > RUNS_SHOWN else ""
+    return " and ".join(names) + more if len(names) < 3 else ", ".join(names) + more
+
+
+def alone_fix(only: Mapping[str, list[Any]]) -> str | None:
+    """Return KI247's fix for groups a change leaves ranking only its own runs, or None.
+
+    Such a run ranks #1 compared with no stored run under the new policy; by measured
+    latency, the comparison ``rank --comparison measured`` and the site's second column
+    show, it is (KI234 says so at the gate when it leads the stored runs 100x or more,
+    :func:`kistore.query.outlier_rules.range_outliers`). The fix names that command for
+    the first such run, runnable as printed in the pull request's branch.
+    """
+    if not only:
+        return None
+    first = next(iter(only.values()))[0].record
+    return (f"{RUNS_UNRANKED.hint}; the group's only ranked runs are this change's own, "
+            "compared with no stored run: compare them with the stored runs by measured "
+            f"latency first (`kistore rank BenchmarkRun/{first.name} --comparison measured`)")

@@ -17,6 +17,7 @@ from ._store import (
     AdmissionWarning,
     GroupsCheck,
     Store,
+    ValueWarning,
 )
 from ._views import (
     CommitView,
@@ -80,6 +81,7 @@ __all__ = [
     "AdmissionCheck",
     "GroupsCheck",
     "AdmissionWarning",
+    "ValueWarning",
     "CommitView",
     "FileTooLarge",
     "Files",

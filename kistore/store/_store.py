@@ -195,6 +195,18 @@ class AdmissionWarning(KistoreError):
     """
 
 
+class ValueWarning(AdmissionWarning):
+    """An :class:`AdmissionWarning` about one value, placed at its line and column.
+
+    ``add`` names the value's line and column in a ``.json`` input beside its JSON Pointer
+    (:func:`kistore.store.admission.locate`; reviewer break97 L7: KI221 named
+    ``run.json:/spec/...`` where JSON Lines give a line). Other problems keep
+    ``FILE:/POINTER`` for such an input (extending it to them: a follow-up).
+    """
+
+    at_value = True
+
+
 class AddInterrupted(KeyboardInterrupt):
     """Ctrl-C or SIGTERM arrived after an add had landed: nothing was undone.
 

@@ -818,13 +818,23 @@ def locate(problem: KistoreError, origin: Any) -> None:
     """Place a problem about one manifest where that manifest came from.
 
     ``origin`` is a file name, or an object with ``file``, ``line`` and ``pointer`` (the
-    manifest's place in its file), or None.
+    manifest's place in its file) and, optionally, ``position`` (where a pointer's value
+    is, :meth:`kistore.store.inputs.Located.position`), or None. A
+    :class:`kistore.store.ValueWarning` (KI221's) at a pointer into a manifest of a
+    one-value input is placed at that value's line and column (reviewer break97 L7: it
+    named ``run.json:/spec/...`` without them, while a JSON Lines input gave its line); a
+    JSON Lines input gives the manifest's line, as before.
     """
     if isinstance(origin, str):
         problem.file = origin
     elif origin is not None:
         problem.file, problem.line = origin.file, origin.line
         problem.pointer = (origin.pointer or "") + (problem.pointer or "")
+        position = getattr(origin, "position", None)
+        if position is not None and problem.pointer and getattr(problem, "at_value", False):
+            found = position(problem.pointer)
+            if found is not None:
+                problem.line, problem.column = found
     problem.args = (problem.format(),)
 
 

@@ -181,6 +181,50 @@ def test_a_metric_fewer_groups_hold_than_it_unranks_stays_an_error(board, kit):
               "change, they would rank none (e.g. group ")
 
 
+def _fix(checked: str, rule: str = "KI245") -> str:
+    [line] = [x for x in checked.splitlines() if x.startswith(f"fix {rule} (1 finding): ")]
+    return line.split(": ", 1)[1]
+
+
+def test_a_typo_s_fix_names_the_pointer_meant_and_running_it_passes(board, kit):
+    """break97 L6: KI245's fix said "the message lists them: a typo?" in every case. Of a
+    pointer no run holds, it names the pointer meant; ranking by it, as printed, passes."""
+    base, checked = _refused(board, kit, "/sourceNative/metrics/latency")
+    assert _fix(checked) == (
+        "/sourceNative/metrics/latency is held by no run: a typo? rank the family by "
+        "/sourceNative/metrics/latency_ms, which its runs hold as a number, or leave the "
+        "family out of store/policy/ranking.json; `kistore rank` ranks none of its runs")
+    _policy(board, {"comparison": "source-native", "metric": "/sourceNative/metrics/latency_ms",
+                    "order": "ascending", "unit": "ms"})
+    assert "KI245" not in _cli(board.store, "check", f"{base}..HEAD").output
+
+
+def test_a_pointer_held_as_strings_is_no_typo_and_its_fix_says_so(board, kit):
+    """break97 L6: the pointer held, as strings, by every run: the fix said "(the message
+    lists them: a typo?)", where the message listed none. Now: held as strings, no typo;
+    state it as a number, or rank by a pointer held as one (named); that, run, passes."""
+    protocol, env, work = board.parts
+    docs = []
+    for name, value in (("s-1", "3.1"), ("s-2", "3.2")):
+        impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
+        docs += [impl, kit.run(protocol, env, impl, work, latency=3_100_000, name=name,
+                               native={"metrics": {"score": value, "score_ms": 3.1}})]
+    add_docs(board.store, docs)
+    base = _policy(board, {"comparison": "source-native", "metric": "/sourceNative/metrics/score",
+                           "order": "ascending", "unit": "ms"})
+    checked = _cli(board.store, "check", f"{base}..HEAD", code=1).output
+    fix = _fix(checked)
+    assert fix == (
+        "/sourceNative/metrics/score is held, as strings, not as numbers (no typo): state it "
+        "as a JSON number (0.5, not \"0.5\"; objects are never edited: in new runs), or rank "
+        "the family by /sourceNative/metrics/score_ms, which its runs hold as a number; "
+        "`kistore rank` ranks none of its runs until then"), fix
+    assert "typo?" not in checked, checked
+    _policy(board, {"comparison": "source-native", "metric": "/sourceNative/metrics/score_ms",
+                    "order": "ascending", "unit": "ms"})
+    assert "KI245" not in _cli(board.store, "check", f"{base}..HEAD").output
+
+
 def test_held_pointers_lists_numbers_under_the_deepest_part_held():
     specs = [{"sourceNative": {"metrics": {"latency_ms": 1.0, "ok": True, "name": "x"}}},
              {"sourceNative": {"metrics": {"sol_score": 0.3, "deep": {"a/b": 2}}}}]
@@ -246,8 +290,10 @@ def test_each_group_said_alike_once_and_null_as_null(board, kit, token, said):
     _one_line(checked, f"error KI245 policy-metric-held-by-no-run: family synthetic ranks "
               f"{metric}, which no run of its comparison group holds as a number {said}: "
               "ranked before this change, it would rank none (e.g. group sha256:")
-    if token == "extra":  # what `rank` says of a null, as of nothing
-        assert f"`rank` says \"no value at {metric}\" for every run)" in checked, checked
+    if token == "extra":  # what `rank` says of a null, in its words (break97 L7)
+        assert f"`rank` says \"null at {metric}: no value\" for its runs)" in checked, checked
+        ranked = _cli(board.store, "rank", "BenchmarkRun/s-1").stdout
+        assert f"(null at {metric}: no value)" in ranked, ranked
 
 
 @pytest.mark.parametrize(("groups", "said"), [
