@@ -12,6 +12,7 @@ its number and what was expected.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -23,9 +24,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kistore.check._refs import REPLACE_REF_PUSHED
 from kistore.check.update_lines import PRE_PUSH
 from kistore.cli import main
 from kistore.cli.verify import check
+from kistore.core.findings import Finding
 
 from ..check.test_tree_entries_gate import _server_and_clone
 from ..conftest import ROOT, git
@@ -112,6 +115,31 @@ def test_a_ref_not_utf8_on_stdin_is_judged_as_any_other(published):
     assert status == 1, said
     assert said.startswith("(store): error KI419 replace-ref-pushed: refs/replace/x\\xff: "
                            "a replace ref makes git"), said
+
+
+def test_a_ref_not_utf8_is_given_losslessly_in_json(published):
+    """break97 L4: ``--json`` gave ``"refs/heads/caf\\udce9"``, which jq reads as ``caf`` and
+    U+FFFD: ``extra.ref_hex`` holds the name's bytes."""
+    head = git(published, "rev-parse", "HEAD").strip()
+    name = b"refs/replace/caf\xe9"
+    status, said = updates(published, f"{ZERO} {head} ".encode() + name, "--json")
+    assert status == 1, said
+    [finding] = json.loads(said)["findings"]
+    assert finding["rule"] == "KI419"
+    assert finding["extra"]["ref_hex"] == "726566732f7265706c6163652f636166e9"
+    assert bytes.fromhex(finding["extra"]["ref_hex"]) == name
+    # a UTF-8 name has none: its JSON string is the name
+    status, said = updates(published, f"{ZERO} {head} refs/replace/café".encode(), "--json")
+    [finding] = json.loads(said)["findings"]
+    assert finding["extra"]["ref"] == "refs/replace/café" and "ref_hex" not in finding["extra"]
+
+
+def test_every_string_of_extra_not_utf8_gets_its_bytes():
+    odd = "x\udcff"
+    done = Finding(REPLACE_REF_PUSHED, "m", extra={"ref": odd, "refs": ["a", odd], "n": 1,
+                                                    "ok": "é"}).to_json()
+    assert done["extra"] == {"ref": odd, "refs": ["a", odd], "n": 1, "ok": "é",
+                             "ref_hex": "78ff", "refs_hex": ["61", "78ff"]}
 
 
 @pytest.mark.parametrize(("line", "error"), [
