@@ -48,7 +48,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import StoreStateError
+from ..core.errors import StoreStateError, one_line
 from . import _gitindex as gitindex
 from . import _loose, pack, watchdog
 from ._pending_index import PendingIndex, missing_from_index, stamp
@@ -624,10 +624,30 @@ def _check_objects(repo: pygit2.Repository, ids: list[pygit2.Oid],
                 "run the add again once it is done")
 
 
+_ENTRY_GONE = re.compile(r"failed to insert entry: invalid object specified - (.+)")
+"""libgit2's words when a tree is built with an entry whose object is not in the object
+database: a blob the add had just written, pruned before its tree was made."""
+
+
 def _objects_error(e: BaseException) -> StoreStateError:
-    """Say that the git objects of the add could not be written or read."""
+    """Say that the git objects of the add could not be written or read.
+
+    libgit2's "failed to insert entry: invalid object specified - NAME" is said for people
+    (last97 3: it was printed raw): git no longer has the blob this add wrote for the file
+    NAME when the tree holding it was built.
+    """
+    said = str(e) or type(e).__name__
+    gone = _ENTRY_GONE.fullmatch(said)
+    if gone is not None:
+        return StoreStateError(
+            f"the add's git objects could not be written: git no longer had the blob this "
+            f"add had just written for the file '{one_line(gone.group(1))}' when it built "
+            "the directory tree holding it (libgit2: invalid object specified): a `git gc "
+            "--prune=now` or `git prune` deleted it meanwhile? Nothing was committed: run "
+            "the add again when no such command runs (one `git gc` in a loop or cron job "
+            "may prune again)")
     return StoreStateError(
-        f"the add's git objects could not be written ({e or type(e).__name__}): a `git gc`, "
+        f"the add's git objects could not be written ({said}): a `git gc`, "
         "`git repack` or `git prune` running meanwhile, or a full disk? Nothing was "
         "committed: run the add again once it is done")
 
