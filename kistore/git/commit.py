@@ -54,6 +54,7 @@ from . import _loose, pack, watchdog
 from ._pending_index import PendingIndex, missing_from_index, stamp
 from .lazy import pygit2  # imported on first use (~0.2 s)
 from .locks import index_lock, lock_file
+from .names import create_ref, reference
 from .refs import common_git_dir
 from .writer import FileStat
 
@@ -124,7 +125,7 @@ def branch_tip(repo: pygit2.Repository) -> tuple[str, pygit2.Commit | None]:
     if head is None or head.type != pygit2.enums.ReferenceType.SYMBOLIC:
         raise StoreStateError("HEAD is detached; check out a branch before --commit")
     branch = str(head.target)
-    ref = repo.references.get(branch)
+    ref = reference(repo, branch)  # an unborn branch not UTF-8: None (upd98)
     return branch, (repo[ref.target].peel(pygit2.Commit) if ref is not None else None)
 
 
@@ -493,8 +494,8 @@ class BranchCommit:
         """Move ``branch`` from ``parent`` to ``oid`` (compare-and-swap); False: it moved."""
         try:
             if parent is None:
-                self.repo.references.create(branch, oid)
-                return True
+                return create_ref(self.repo, branch, oid, "commit (initial): "
+                                  f"{message.splitlines()[0]}")
             ref = self.repo.references[branch]
             if ref.target != parent.id:
                 return False
@@ -583,7 +584,7 @@ def _index_behind(index_file: Path, missing: list[str]) -> StoreStateError:
 
 def _tip_id(repo: pygit2.Repository, branch: str) -> pygit2.Oid | None:
     """Return the commit ``branch`` points at now (None when it does not exist)."""
-    ref = repo.references.get(branch)
+    ref = reference(repo, branch)
     return ref.peel(pygit2.Commit).id if ref is not None else None
 
 
