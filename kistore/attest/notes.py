@@ -68,6 +68,7 @@ from ..git.blobs import (
 )
 from ..git.child import git_environment
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..git.names import reference
 from ..git.note_writes import notes_commit, write_note
 from ..git.notes import changed_notes, note_blob, notes_ref_problem, notes_tree
 from ..git.notes import note_tree as _flatten
@@ -984,7 +985,7 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None, *,
     tracking = _tracking_ref(repo, remote)
     canonical = canonical_remote(r.name or "" for r in repo.remotes)
     taken = None if remote == canonical else _taken_ref(tracking)  # a fork: lines only
-    held = repo.references.get(tracking)
+    held = reference(repo, tracking)  # a remote named in bytes not UTF-8: None
     before_fetch = None if held is None else str(held.target)
     result = _git(repo, "fetch", "--quiet", "--no-filter", remote, f"+{NOTES_REF}:{tracking}",
                   check=False)
@@ -1061,7 +1062,7 @@ def _tree_of(repo: pygit2.Repository, commit: pygit2.Oid | str) -> pygit2.Oid:
 
 def _ref_target(repo: pygit2.Repository, name: str) -> str | None:
     """Return the commit id a ref names, or None when there is no such ref."""
-    ref = repo.references.get(name)
+    ref = reference(repo, name)
     return None if ref is None else str(ref.target)
 
 
@@ -1088,7 +1089,7 @@ def _on_canonical_branches(repo: pygit2.Repository, canonical: str | None, remot
         A :data:`LineJudge`: ``judge``'s reason first, then this one.
     """
     prefix = f"refs/remotes/{canonical}/" if canonical is not None else "refs/heads/"
-    default = repo.references.get(f"{prefix}HEAD")  # the default branch first: most runs
+    default = reference(repo, f"{prefix}HEAD")  # the default branch first: most runs
     first = default.target if default is not None and isinstance(default.target, str) else ""
     names = sorted((name for name in repo.references
                     if name.startswith(prefix) and not name.endswith("/HEAD")),
@@ -1276,7 +1277,7 @@ def remote_notes_moved(store: Store, here: NotesHere | None = None) -> RemoteNot
     theirs, why = _ask_notes_tip(repo, remote)
     if why:
         return RemoteNotes(remote, fetched, None, why)
-    tracked = repo.references.get(remote_ref(remote))
+    tracked = reference(repo, remote_ref(remote))
     held = None if tracked is None else str(tracked.target)
     ours = repo.references.get(NOTES_REF)
     if theirs is None or theirs == held:
@@ -1469,7 +1470,7 @@ def push(store: Store, remote: str, *,
         gained += this
         if repo.references.get(NOTES_REF) is None:
             return gained  # nothing to push
-        tracked = repo.references.get(_tracking_ref(repo, remote))
+        tracked = reference(repo, _tracking_ref(repo, remote))
         theirs = None if tracked is None else str(tracked.target)
         pushed = repo.references[NOTES_REF].target
         if remote != canonical_remote(r.name or "" for r in repo.remotes):
@@ -1901,7 +1902,7 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
     held = repo.references.get(NOTES_REF)
     before = None if held is None else str(held.target)
     fetched = fetch(store, remote, judge)
-    tracking = repo.references.get(_tracking_ref(repo, remote))
+    tracking = reference(repo, _tracking_ref(repo, remote))
     base = None if tracking is None else str(tracking.target)  # None: it holds no notes
     for _ in range(_CAS_ATTEMPTS):
         ref = repo.references.get(NOTES_REF)

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git.blobs import lookup
+from ..git.names import reference
 from ..git.notes import notes_ref_problem
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -182,27 +183,6 @@ def symbolic_target(repo: pygit2.Repository, name: str) -> str:
             break
         name = ref.target
     return name
-
-
-def reference(repo: pygit2.Repository, name: str) -> pygit2.Reference | None:
-    """Return the reference ``name`` (a full name), or None when there is none.
-
-    ``repo.references.get``, but for a name that is not UTF-8 (a pushed branch
-    ``refs/heads/x<0xFF>``, held as a surrogate escape, as pygit2 lists such refs): pygit2
-    1.21 finds one that exists, and for one that does not raises UnicodeDecodeError
-    while it writes its KeyError (last96: an internal error in pre-receive).
-
-    Args:
-        repo: the repository.
-        name: the ref's full name (a byte that is not UTF-8 as a surrogate escape).
-
-    Returns:
-        The reference, or None. Raises nothing for a name of any bytes.
-    """
-    try:
-        return repo.references.get(name)
-    except UnicodeDecodeError:  # pygit2 saying "no such ref" of a name not UTF-8
-        return None
 
 
 def update_name(ref: str, pushed: str) -> str:

@@ -84,12 +84,38 @@ NOT_CANONICAL = rule(
 SCHEMA_INVALID = rule(
     "KI104", "schema-invalid", ERROR,
     "fix the manifest so it validates against schemas/KIND.json and add it again")
-METADATA_FIX = (
+METADATA_CHANGED = (
     "a metadata file changed after kistore wrote it (the object is not at fault: metadata is "
-    "kept beside it, not derived from it, so no command rebuilds it): "
-    + metadata_advice("PATH"))
+    "kept beside it, not derived from it, so no command rebuilds it): ")
+"""How :data:`METADATA_FIX` and :func:`range_metadata_fix` begin."""
+METADATA_FIX = METADATA_CHANGED + metadata_advice("PATH")
 """The fix of KI102, KI103 and KI104 on a metadata file (msg94 F14: KI104's "add it again"
 and KI103's "write stored files only with `kistore add`" said nothing a person could do)."""
+
+
+def range_metadata_fix(path: str, base: Base, base_bytes: bytes | None) -> str:
+    """Return the gate's :data:`METADATA_FIX` of ``path``: restore it from BASE, or rewrite it.
+
+    In a range HEAD is the commit holding the bad bytes, so :data:`METADATA_FIX`'s
+    ``git checkout HEAD -- PATH`` restores nothing (last97 1d): BASE's version, when
+    kistore would have written it (strict, canonical JSON), is the one to check out and
+    commit; else the file is written again.
+
+    Args:
+        path: the metadata file's repository path.
+        base: the range's BASE (:class:`._fixes.Base`: its id, or ``HEAD`` in the
+            pre-commit hook, whose checkout restores the staged file too).
+        base_bytes: BASE's bytes at ``path``; None: BASE has no such file.
+
+    Returns:
+        The fix, one sentence. Raises nothing.
+    """
+    if base_bytes is None or check_metadata_bytes(path, base_bytes).findings:
+        return METADATA_CHANGED + metadata_advice(path, committed=True)
+    if base.checked_out:
+        return METADATA_CHANGED + metadata_advice(path, head_sound=True)
+    return (f"{METADATA_CHANGED}BASE ({base.id[:12]}) holds it as kistore wrote it: restore "
+            f"it with {base.checkout(path)} and commit it")
 CRLF_LINE_ENDS = rule(
     "KI105", "crlf-line-ends", ERROR,
     "a line-ending conversion rewrote stored bytes: keep `store/** -text -eol ...` in "

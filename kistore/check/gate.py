@@ -122,9 +122,11 @@ from ._refs import (
 from ._rules import (
     CHECKING_SETTINGS_INVALID,
     FILE_TOO_LARGE,
+    METADATA_FIX,
     NEW_FILE_TOO_LARGE,
     SETTINGS_INVALID,
     VALUE_TOO_LONG,
+    range_metadata_fix,
     sort_key,
 )
 from ._settings import limits_raised, permalink_changed, settings_findings
@@ -369,8 +371,21 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # an object edited, then deleted: KI401 names both commits (history_findings), no
     # KI203 (one_cause, r93b G2)
     findings = one_cause(gate_fixes(findings, str(base.id)), base=str(base.id))
+    findings = _metadata_fixes(store, findings, named)
     findings = names_one_cause(findings, findings)  # a deleted names file: KI208's fix
     return sorted(findings, key=sort_key)
+
+
+def _metadata_fixes(store: Store, findings: list[Finding], base: Base) -> list[Finding]:
+    """Give each finding with :data:`._rules.METADATA_FIX` the range's fix, naming BASE.
+
+    That fix says ``git checkout HEAD -- PATH``, which in a range restores nothing: HEAD is
+    the commit holding the bad bytes (last97 1d). One read of BASE's file per such finding
+    (:func:`._rules.range_metadata_fix`).
+    """
+    view = store.view(base.id)
+    return [replace(f, fix=range_metadata_fix(f.file, base, view.read(f.file)))
+            if f.fix == METADATA_FIX and f.file else f for f in findings]
 
 
 def _is_head(repo: pygit2.Repository, commit: Any) -> bool:

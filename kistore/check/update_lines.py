@@ -15,7 +15,13 @@ in that order. The three fields are bytes: git takes a ref name of any bytes
   (:func:`same_width`). Read in lowercase, as git writes it.
 * A ref name starts with ``refs/``: git resolves what a push names (``main``,
   ``HEAD:main``) to a full name before any hook runs, and ``receive-pack`` refuses any
-  other ("funny refname"), so a line naming ``main`` is not git's.
+  other ("funny refname"), so a line naming ``main`` is not git's. It also keeps
+  git-check-ref-format(1)'s rules (:func:`ref_format_problem`): ``receive-pack`` refuses
+  ``refs/heads//main``, ``refs/heads/../main`` or ``refs/heads/x.lock`` before its hooks
+  run, so such a line is no push git makes (last97 4: they were judged and passed).
+* git's ``pre-push`` hook is handed four fields, ``LOCAL_REF LOCAL_SHA REMOTE_REF
+  REMOTE_SHA`` (githooks(5)); a line of four is refused saying how to give one
+  (``REMOTE_SHA LOCAL_SHA REMOTE_REF``, what ``hooks/pre-push`` writes).
 
 Anything else is the caller's mistake, said with the line's number and what was
 expected (:class:`UpdateLineError`; ``check`` exits 2). Blank lines are skipped (a
@@ -98,7 +104,8 @@ def read_updates(lines: Iterable[bytes]) -> list[UpdateLine]:
             continue
         if len(fields) != 3:
             raise UpdateLineError(number, f"{_said(line.strip(), LINE_WIDTH)} has "
-                                          f"{len(fields)} field(s); expected {FORM}")
+                                          f"{len(fields)} field(s); expected {FORM}"
+                                          + (PRE_PUSH if len(fields) == 4 else ""))
         old, new = (_object_id(number, name, value)
                     for name, value in (("OLD", fields[0]), ("NEW", fields[1])))
         ref = fields[2].decode("utf-8", "surrogateescape")  # as pygit2 names refs
@@ -110,8 +117,69 @@ def read_updates(lines: Iterable[bytes]) -> list[UpdateLine]:
                                           f"expected one starting with {REFS} (refs/heads/"
                                           "main; git resolves what a push names before its "
                                           "hooks run)")
+        problem = ref_format_problem(fields[2])
+        if problem is not None:
+            raise UpdateLineError(number, f"REF {_said(fields[2])} is no ref name git hands "
+                                          f"a hook: {problem} (git check-ref-format; "
+                                          "receive-pack refuses such a name before its "
+                                          "hooks run)")
         read.append(UpdateLine(number, old, new, ref))
     return read
+
+
+PRE_PUSH = ("; git hands a pre-push hook 4 (LOCAL_REF LOCAL_SHA REMOTE_REF REMOTE_SHA): "
+            "give each as 'REMOTE_SHA LOCAL_SHA REMOTE_REF', as hooks/pre-push does "
+            "(`while read -r _ l r o; do echo \"$o $l $r\"; done | kistore check --updates - "
+            "--remote \"$1\"`)")
+"""How to give a pre-push line, said of a line of four fields (last97 4: check --help's
+pre-push example fed git's lines as they come, and every push was refused)."""
+
+_FORBIDDEN = {
+    "~": "a '~'", "^": "a '^'", ":": "a ':'", "?": "a '?'", "*": "a '*'", "[": "a '['",
+    "\\": "a backslash",
+}
+"""Characters git-check-ref-format(1) allows nowhere in a ref name (rules 4, 5 and 10),
+with how a message names each."""
+
+
+def ref_format_problem(ref: bytes) -> str | None:
+    """Say why ``ref`` breaks git-check-ref-format(1)'s rules, or None when it keeps them.
+
+    The rules (git 2.39's ``refs.c`` ``check_refname_component``): no component empty
+    (``//``, a leading or trailing ``/``), starting with ``.`` or ending with ``.lock``; no
+    ``..`` nor ``@{`` anywhere; no ASCII control character (below 0x20, or 0x7F), space,
+    ``~ ^ : ? * [`` or backslash; not ending with ``.``. A byte of 0x80 or above is allowed
+    (a name need not be UTF-8).
+
+    Args:
+        ref: a full ref name as the line gives it (bytes, ``refs/`` first).
+
+    Returns:
+        The first rule broken, said for people (``an empty component ('//')``,
+        ``a component ending with '.lock' ('x.lock')``...), or None.
+    """
+    text = ref.decode("utf-8", "surrogateescape")
+    for char in text:
+        if ord(char) < 0x20 or ord(char) == 0x7F:
+            return f"a control character ({one_line(char)})"
+        if char in _FORBIDDEN or char == " ":
+            return _FORBIDDEN.get(char, "a space")
+    if ".." in text:
+        return "'..'"
+    if "@{" in text:
+        return "'@{'"
+    if text.endswith("/"):
+        return "a '/' at its end"
+    if text.endswith("."):
+        return "a '.' at its end"
+    for component in text.split("/"):
+        if not component:
+            return "an empty component ('//')"
+        if component.startswith("."):
+            return f"a component starting with '.' ('{one_line(component)}')"
+        if component.endswith(".lock"):
+            return f"a component ending with '.lock' ('{one_line(component)}')"
+    return None
 
 
 def same_width(updates: Iterable[UpdateLine], width: int) -> None:

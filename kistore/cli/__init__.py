@@ -19,6 +19,7 @@ warning of symlinked store directories left out).
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import importlib
 import os
@@ -427,6 +428,26 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
     ctx.obj = StoreContext(store_path)
 
 
+ESCAPES = "kistore.escapes"
+"""The output streams' error handler (:func:`_escaped`)."""
+
+
+def _escaped(error: UnicodeError) -> tuple[str, int]:
+    """Write an unencodable character as :func:`kistore.core.errors.printable` does.
+
+    A byte that is not UTF-8, held as a surrogate escape (byte 0xE9 as U+DCE9), as
+    ``\\xe9``, the byte git and ``printable`` name (upd98: a summary line or a notes
+    message naming ``refs/heads/caf<0xE9>`` or a remote ``r<0xE9>`` printed ``\\udce9``,
+    ``backslashreplace``'s form); any other character as ``backslashreplace`` writes it.
+    """
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    text = error.object[error.start:error.end]
+    return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF
+                   else c.encode("ascii", "backslashreplace").decode("ascii")
+                   for c in text), error.end
+
+
 def _escape_unencodable_output() -> None:
     """Write what the terminal's encoding cannot hold as escapes, never raise on it.
 
@@ -435,11 +456,12 @@ def _escape_unencodable_output() -> None:
     handler is strict. Messages escape such names themselves (:func:`kistore.core.errors.
     printable`); this is the net under everything else that is echoed.
     """
+    codecs.register_error(ESCAPES, _escaped)
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             try:
-                reconfigure(errors="backslashreplace")
+                reconfigure(errors=ESCAPES)
             except (ValueError, OSError):  # pragma: no cover - a stream that cannot change
                 pass
 

@@ -228,7 +228,8 @@ def _strict(findings: list[Finding]) -> list[Finding]:
               "pre-receive on stdin; - for stdin) and refuse non-fast-forward updates of the "
               "main branch and refs/notes/kistore.")
 @click.option("--remote", metavar="REMOTE",
-              help="With --updates in a pre-push hook (git's $1): the remote pushed to; "
+              help="With --updates in a pre-push hook (git's $1; its lines given as "
+              "'REMOTE_SHA LOCAL_SHA REMOTE_REF'): the remote pushed to; "
               "what its remote-tracking refs reach is what it holds, and each pushed ref is "
               "checked from there (a URL: from the root).")
 @click.option("--unpushed", metavar="REMOTE",
@@ -260,7 +261,9 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
       kistore check --format github "$BASE_SHA..$HEAD_SHA"
       kistore check --landed "$BEFORE..$AFTER"  # after a push to main
       kistore check --updates -        # in a pre-receive hook
-      kistore check --updates - --remote "$1"  # in a pre-push hook
+      # in a pre-push hook, git's lines reordered (hooks/pre-push does so):
+      while read -r _ l r o; do echo "$o $l $r"; done |
+        kistore check --updates - --remote "$1"
       kistore check --unpushed origin  # before a push: whatever it sends
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).

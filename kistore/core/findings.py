@@ -106,12 +106,44 @@ class Finding:
         return printable(text)
 
     def to_json(self) -> dict[str, Any]:
-        """Return the finding as a JSON object (``rule``, ``name``, ``severity``, ``hint``, ...)."""
+        """Return the finding as a JSON object (``rule``, ``name``, ``severity``, ``hint``, ...).
+
+        A string of ``extra`` (or a list of them) that is not UTF-8 text -- a ref name
+        ``refs/heads/caf<0xE9>`` held as a surrogate escape -- gets a sibling ``KEY_hex``:
+        its bytes in lowercase hex (a list: one a string), so a reader recovers the name
+        (break97 L4: ``jq`` read ``"caf\\udce9"`` as ``caf`` and U+FFFD). ``extra.ref_hex``
+        is the ref's. Only then: a UTF-8 name has no ``_hex``.
+        """
         data = asdict(self)
         data.pop("rule")
         data.pop("fix")
+        if self.extra:
+            data["extra"] = {**self.extra, **_lossless(self.extra)}
         return {"rule": self.rule.id, "name": self.rule.name, "severity": self.severity,
                 "hint": self.hint, **{k: v for k, v in data.items() if v not in (None, {})}}
+
+
+def _lossless(extra: dict[str, Any]) -> dict[str, Any]:
+    """Return ``KEY_hex`` for each string (or list of strings) of ``extra`` not UTF-8 text."""
+    added: dict[str, Any] = {}
+    for key, value in extra.items():
+        texts = value if isinstance(value, list) else [value]
+        if all(isinstance(t, str) for t in texts) and any(map(_not_text, texts)):
+            try:
+                hexes = [t.encode("utf-8", "surrogateescape").hex() for t in texts]
+            except UnicodeEncodeError:  # a lone surrogate no byte makes: no bytes to give
+                continue
+            added[f"{key}_hex"] = hexes if isinstance(value, list) else hexes[0]
+    return added
+
+
+def _not_text(value: str) -> bool:
+    """Whether ``value`` holds a surrogate escape (a byte that is not UTF-8), not text."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def fix_lines(findings: list[Finding]) -> list[str]:
@@ -123,7 +155,8 @@ def fix_lines(findings: list[Finding]) -> list[str]:
     (reviewer r85 F5: the text output, and so the git hooks, printed no fix at all). Hints
     of one rule that differ (a fix naming its file: ``rm store/objects/...``) share the
     rule's line, numbered in first order, each once: ``fix KI110 (2 findings): (1) ...;
-    (2) ...`` (until 2026-12-05 a line each, so one check printed ``fix KI110`` twice).
+    (2) ...`` (until 2026-12-05 a line each, so one check printed ``fix KI110`` twice);
+    of several refs' findings, each numbered hint names its refs (:func:`_numbered`).
 
     Args:
         findings: the findings, in the order they are printed.
@@ -132,20 +165,32 @@ def fix_lines(findings: list[Finding]) -> list[str]:
         The lines (none when no finding is an error or a warning).
     """
     counts: dict[str, int] = {}
-    hints: dict[str, dict[str, None]] = {}  # rule id -> its distinct hints, in first order
+    # rule id -> its distinct hints, in first order -> the refs of their findings
+    hints: dict[str, dict[str, dict[str, None]]] = {}
     for f in findings:
         if f.severity != INFO:
             counts[f.rule.id] = counts.get(f.rule.id, 0) + 1
-            hints.setdefault(f.rule.id, {})[one_line(f.hint)] = None
+            refs = hints.setdefault(f.rule.id, {}).setdefault(one_line(f.hint), {})
+            if isinstance(f.extra.get("ref"), str):
+                refs[f.extra["ref"]] = None
     return [printable(f"fix {rule_id} ({n} finding{'s' if n != 1 else ''}): "
-                      + _numbered(list(hints[rule_id])))
+                      + _numbered(hints[rule_id]))
             for rule_id, n in counts.items()]
 
 
-def _numbered(hints: list[str]) -> str:
-    """Return one hint as it is, several as ``(1) A; (2) B``."""
-    return hints[0] if len(hints) == 1 else "; ".join(
-        f"({i}) {hint}" for i, hint in enumerate(hints, 1))
+def _numbered(hints: dict[str, dict[str, None]]) -> str:
+    """Return one hint as it is, several as ``(1) A; (2) B``.
+
+    When the findings are of more than one ref (``extra.ref``: a push of several, in
+    ``check --updates``), each hint says whose: ``(1) for refs/heads/a: A; (2) for
+    refs/heads/b: B``, or ``for refs/heads/a, refs/heads/b: A`` (break97 L3: two refs'
+    fixes, each naming a commit, did not say which ref was which).
+    """
+    several = len({ref for refs in hints.values() for ref in refs}) > 1
+    said = [(f"for {', '.join(refs)}: " if several and refs else "") + hint
+            for hint, refs in hints.items()]
+    return said[0] if len(said) == 1 else "; ".join(
+        f"({i}) {hint}" for i, hint in enumerate(said, 1))
 
 
 def exit_code(findings: list[Finding]) -> int:

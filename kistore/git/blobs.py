@@ -35,6 +35,7 @@ from . import _loose
 from .child import git_environment
 from .commit_header import Header, commit_fault, first_line, header, subject
 from .lazy import pygit2  # imported on first use (~0.2 s)
+from .names import config_entries, not_text, resolve_name
 from .refs import common_git_dir
 
 _GIT_BLOB = 3
@@ -220,11 +221,11 @@ def is_partial_clone(repo: pygit2.Repository) -> bool:
     """
     cached = repo.__dict__.get("_kistore_partial")
     if cached is None:
-        cached = any(
+        cached = any(  # one key not UTF-8 (a remote r<0xE9>) ended pygit2's iteration
             entry.name == "extensions.partialclone" or (
                 entry.name.startswith("remote.") and entry.name.endswith(".promisor")
                 and str(entry.value).lower() in ("true", "yes", "on", "1"))
-            for entry in repo.config)
+            for entry in config_entries(repo))
         repo.__dict__["_kistore_partial"] = cached
     return bool(cached)
 
@@ -270,7 +271,7 @@ def tree_filter(repo: pygit2.Repository) -> str | None:
     if "_kistore_tree_filter" not in repo.__dict__:
         found: str | None = None
         if is_partial_clone(repo):
-            found = next((str(e.value) for e in repo.config
+            found = next((str(e.value) for e in config_entries(repo)
                           if e.name.startswith("remote.")
                           and e.name.endswith(".partialclonefilter")
                           and _LEAVES_TREES.search(str(e.value))), None)
@@ -463,11 +464,10 @@ def missing_target(repo: pygit2.Repository, rev: str) -> ObjectUnreadable | None
     form = _REVISION.fullmatch(rev)
     if form is None:
         return None
-    try:
-        ref = repo.lookup_reference_dwim(form.group(1)).resolve()
-        target = str(ref.target)
-    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+    ref = resolve_name(repo, form.group(1))
+    if ref is None:
         return None if form.group(2) else _missing_head(repo, form.group(1))
+    target = str(ref.target)
     if target not in repo.odb:
         return _ref_target_missing(repo, target, ref.name, typed=form.group(1))
     oid = _peeled(repo, target)
@@ -684,12 +684,13 @@ def promisor_remote(repo: pygit2.Repository) -> str | None:
     Args:
         repo: the repository.
     """
-    remotes = [entry.name[len("remote."):-len(".promisor")] for entry in repo.config
+    entries = list(config_entries(repo))
+    remotes = [entry.name[len("remote."):-len(".promisor")] for entry in entries
                if entry.name.startswith("remote.") and entry.name.endswith(".promisor")
                and str(entry.value).lower() in ("true", "yes", "on", "1")]
     if remotes:
         return remotes[0]
-    value = next((str(e.value) for e in repo.config if e.name == "extensions.partialclone"),
+    value = next((str(e.value) for e in entries if e.name == "extensions.partialclone"),
                  None)
     return value or None
 
@@ -1357,11 +1358,12 @@ def read_revision_guarded(repo: pygit2.Repository, rev: str) -> None:
     if form is None:
         return
     name, steps = form.groups()
-    try:
-        oid = str(repo.lookup_reference_dwim(name).resolve().target)
-    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-        if re.fullmatch(r"[0-9a-f]{40}", name) is None:
-            return
+    ref = resolve_name(repo, name)
+    if ref is not None:
+        oid = str(ref.target)
+    elif re.fullmatch(r"[0-9a-f]{40}", name) is None:
+        return
+    else:
         oid = name
     oid = _peeled(repo, oid)
     child: str | None = None  # the commit whose parent line named oid
@@ -1460,6 +1462,33 @@ _REVISION = re.compile(r"([^~^@:{}]+)((?:[~^][0-9]*)*)")
 
 _STEP = re.compile(r"([~^])([0-9]*)")
 """One parent step of :data:`_REVISION`."""
+
+
+def libgit2_revision(repo: pygit2.Repository, rev: str) -> str | None:
+    """Return ``rev`` as libgit2's ``revparse_single`` can take it, or None when it cannot.
+
+    A ref name that is not UTF-8 (``caf<0xE9>``, a surrogate escape) makes pygit2's
+    ``revparse_single`` raise UnicodeEncodeError, for a branch that exists too (upd98:
+    ``kistore check main..caf<0xE9>`` said "no commit named"): such a name, with its parent
+    steps (``caf<0xE9>~1``), is resolved here (:func:`kistore.git.names.resolve_name`) and
+    given as its commit's id.
+
+    Args:
+        repo: the repository.
+        rev: the revision as typed.
+
+    Returns:
+        ``rev`` itself when it is UTF-8 text; the id of what the name points at, then the
+        steps; None when a name not UTF-8 names no ref (or has other syntax than steps).
+        Raises nothing.
+    """
+    if not not_text(rev):
+        return rev
+    form = _REVISION.fullmatch(rev)
+    ref = resolve_name(repo, form.group(1)) if form is not None else None
+    if form is None or ref is None:
+        return None
+    return f"{ref.target}{form.group(2)}"
 
 
 def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:

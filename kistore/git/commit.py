@@ -48,12 +48,13 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import StoreStateError
+from ..core.errors import StoreStateError, one_line
 from . import _gitindex as gitindex
 from . import _loose, pack, watchdog
 from ._pending_index import PendingIndex, missing_from_index, stamp
 from .lazy import pygit2  # imported on first use (~0.2 s)
 from .locks import index_lock, lock_file
+from .names import create_ref, reference
 from .refs import common_git_dir
 from .writer import FileStat
 
@@ -124,7 +125,7 @@ def branch_tip(repo: pygit2.Repository) -> tuple[str, pygit2.Commit | None]:
     if head is None or head.type != pygit2.enums.ReferenceType.SYMBOLIC:
         raise StoreStateError("HEAD is detached; check out a branch before --commit")
     branch = str(head.target)
-    ref = repo.references.get(branch)
+    ref = reference(repo, branch)  # an unborn branch not UTF-8: None (upd98)
     return branch, (repo[ref.target].peel(pygit2.Commit) if ref is not None else None)
 
 
@@ -493,8 +494,8 @@ class BranchCommit:
         """Move ``branch`` from ``parent`` to ``oid`` (compare-and-swap); False: it moved."""
         try:
             if parent is None:
-                self.repo.references.create(branch, oid)
-                return True
+                return create_ref(self.repo, branch, oid, "commit (initial): "
+                                  f"{message.splitlines()[0]}")
             ref = self.repo.references[branch]
             if ref.target != parent.id:
                 return False
@@ -583,7 +584,7 @@ def _index_behind(index_file: Path, missing: list[str]) -> StoreStateError:
 
 def _tip_id(repo: pygit2.Repository, branch: str) -> pygit2.Oid | None:
     """Return the commit ``branch`` points at now (None when it does not exist)."""
-    ref = repo.references.get(branch)
+    ref = reference(repo, branch)
     return ref.peel(pygit2.Commit).id if ref is not None else None
 
 
@@ -624,10 +625,30 @@ def _check_objects(repo: pygit2.Repository, ids: list[pygit2.Oid],
                 "run the add again once it is done")
 
 
+_ENTRY_GONE = re.compile(r"failed to insert entry: invalid object specified - (.+)")
+"""libgit2's words when a tree is built with an entry whose object is not in the object
+database: a blob the add had just written, pruned before its tree was made."""
+
+
 def _objects_error(e: BaseException) -> StoreStateError:
-    """Say that the git objects of the add could not be written or read."""
+    """Say that the git objects of the add could not be written or read.
+
+    libgit2's "failed to insert entry: invalid object specified - NAME" is said for people
+    (last97 3: it was printed raw): git no longer has the blob this add wrote for the file
+    NAME when the tree holding it was built.
+    """
+    said = str(e) or type(e).__name__
+    gone = _ENTRY_GONE.fullmatch(said)
+    if gone is not None:
+        return StoreStateError(
+            f"the add's git objects could not be written: git no longer had the blob this "
+            f"add had just written for the file '{one_line(gone.group(1))}' when it built "
+            "the directory tree holding it (libgit2: invalid object specified): a `git gc "
+            "--prune=now` or `git prune` deleted it meanwhile? Nothing was committed: run "
+            "the add again when no such command runs (one `git gc` in a loop or cron job "
+            "may prune again)")
     return StoreStateError(
-        f"the add's git objects could not be written ({e or type(e).__name__}): a `git gc`, "
+        f"the add's git objects could not be written ({said}): a `git gc`, "
         "`git repack` or `git prune` running meanwhile, or a full disk? Nothing was "
         "committed: run the add again once it is done")
 

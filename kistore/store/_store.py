@@ -47,6 +47,7 @@ from ..core.errors import (
     MultipleErrors,
     ResolutionError,
     StoreStateError,
+    one_line,
     printable,
 )
 from ..core.limits import Limits
@@ -59,6 +60,7 @@ from ..git.blobs import (
     ObjectUnreadable,
     damage,
     fetch_trees,
+    libgit2_revision,
     missing_target,
     read_revision_guarded,
 )
@@ -889,8 +891,8 @@ class Store:
                 (:func:`kistore.git.blobs.fetch_trees`).
         """
         read_revision_guarded(self.repo, rev)  # a cut loose commit: libgit2 loops (F3)
-        try:
-            named = self.repo.revparse_single(rev)
+        try:  # a name not UTF-8 given as its id: pygit2 cannot encode it (upd98)
+            named = self.repo.revparse_single(libgit2_revision(self.repo, rev) or rev)
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as e:
             damaged = damage(e) if isinstance(e, pygit2.GitError) else None
             if damaged is not None and not str(e).startswith(("revspec", "invalid")):
@@ -900,8 +902,8 @@ class Store:
                 raise gone from None  # a branch pointing at a commit not here (r72-11)
             unborn = self._unborn_head(rev)
             raise InputError(unborn or (
-                f"no commit named {rev!r} in this repository: give a branch, a tag or a "
-                "commit id (`git log --oneline` lists commits)")) from None
+                f"no commit named '{one_line(rev)}' in this repository: give a branch, a tag "
+                "or a commit id (`git log --oneline` lists commits)")) from None
         try:
             commit = named.peel(pygit2.Commit)
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):

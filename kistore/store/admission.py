@@ -245,7 +245,8 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                         f"(people cite and link it), so it cannot become {m.name!r}: keep "
                         "the name and correct the title or other metadata",
                         pointer="/metadata/name"))
-                elif stored_metadata is not None and committed:
+                if stored_metadata is not None and committed:
+                    # beside a renamed name too: every problem said in one run (break97 L1)
                     problems += _provenance_moved(stored_metadata, m, True)
                 elif stored_name is not None and stored_name != m.name and \
                         layout.is_name(stored_name):  # renamed before it was committed

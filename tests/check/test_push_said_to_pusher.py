@@ -116,6 +116,34 @@ def test_two_refs_failing_each_finding_names_its_ref(server):
     assert len(said) == 3, pushed.stderr  # pa: author and committer; pb: committer
     assert sum(f": refs/heads/pa: commit {ahead[:12]}: its " in line for line in said) == 2
     assert sum(f": refs/heads/pb: commit {behind[:12]}: its " in line for line in said) == 1
+    # one fix (both branch from main): said for both refs
+    fixes = [line for line in pushed.stderr.splitlines() if "fix KI428" in line]
+    assert [fix.split(": make")[0] for fix in fixes] == [
+        "remote: fix KI428 (3 findings): for refs/heads/pa, refs/heads/pb"], pushed.stderr
+
+
+def test_two_refs_fixes_each_say_whose(server):
+    """break97 L3: ``fix KI432 (2 findings): (1) ...; (2) ...`` for a push of two refs
+    did not say which ref each numbered fix (each naming its own base) is for."""
+    _bare, clone = server
+    git(clone, "checkout", "-q", "-b", "pa")
+    landed = commit(clone, "a0.txt")
+    assert push(clone, "pa").returncode == 0  # pa's range now starts at landed
+    commit(clone, "a.txt", date="2099-01-01T00:00:00Z")
+    git(clone, "checkout", "-q", "main")
+    base = git(clone, "rev-parse", "HEAD").strip()
+    git(clone, "checkout", "-q", "-b", "pb")
+    commit(clone, "b.txt", date="2099-01-01T00:00:00Z")
+    pushed = push(clone, "pa", "pb")
+    assert pushed.returncode != 0
+    fixes = [line.rstrip() for line in pushed.stderr.splitlines() if "fix KI428" in line]
+    assert len(fixes) == 1, pushed.stderr
+    first, second = fixes[0].split("; (2) ")
+    assert first.startswith("remote: fix KI428 (4 findings): (1) for refs/heads/pa: make "
+                            "the commit again"), fixes
+    assert f"--ignore-date {landed}`" in first, fixes
+    assert second.startswith("for refs/heads/pb: make the commit again"), fixes
+    assert f"--ignore-date {base}`" in second, fixes
 
 
 def test_one_ref_failing_is_said_as_before(server):

@@ -12,6 +12,7 @@ its number and what was expected.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -23,7 +24,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kistore.check._refs import REPLACE_REF_PUSHED
+from kistore.check.update_lines import PRE_PUSH
 from kistore.cli import main
+from kistore.cli.verify import check
+from kistore.core.findings import Finding
 
 from ..check.test_tree_entries_gate import _server_and_clone
 from ..conftest import ROOT, git
@@ -112,6 +117,31 @@ def test_a_ref_not_utf8_on_stdin_is_judged_as_any_other(published):
                            "a replace ref makes git"), said
 
 
+def test_a_ref_not_utf8_is_given_losslessly_in_json(published):
+    """break97 L4: ``--json`` gave ``"refs/heads/caf\\udce9"``, which jq reads as ``caf`` and
+    U+FFFD: ``extra.ref_hex`` holds the name's bytes."""
+    head = git(published, "rev-parse", "HEAD").strip()
+    name = b"refs/replace/caf\xe9"
+    status, said = updates(published, f"{ZERO} {head} ".encode() + name, "--json")
+    assert status == 1, said
+    [finding] = json.loads(said)["findings"]
+    assert finding["rule"] == "KI419"
+    assert finding["extra"]["ref_hex"] == "726566732f7265706c6163652f636166e9"
+    assert bytes.fromhex(finding["extra"]["ref_hex"]) == name
+    # a UTF-8 name has none: its JSON string is the name
+    status, said = updates(published, f"{ZERO} {head} refs/replace/café".encode(), "--json")
+    [finding] = json.loads(said)["findings"]
+    assert finding["extra"]["ref"] == "refs/replace/café" and "ref_hex" not in finding["extra"]
+
+
+def test_every_string_of_extra_not_utf8_gets_its_bytes():
+    odd = "x\udcff"
+    done = Finding(REPLACE_REF_PUSHED, "m", extra={"ref": odd, "refs": ["a", odd], "n": 1,
+                                                    "ok": "é"}).to_json()
+    assert done["extra"] == {"ref": odd, "refs": ["a", odd], "n": 1, "ok": "é",
+                             "ref_hex": "78ff", "refs_hex": ["61", "78ff"]}
+
+
 @pytest.mark.parametrize(("line", "error"), [
     (b"zzzz {new} refs/heads/main",
      "--updates line 2: OLD 'zzzz' is not an object id: expected 40 hex digits (64 in a "
@@ -124,6 +154,30 @@ def test_a_ref_not_utf8_on_stdin_is_judged_as_any_other(published):
     (b"{old} {new} refs/",
      "--updates line 2: REF 'refs/' names no ref after refs/: expected a full ref name "
      "(refs/heads/main)"),  # break97 L2: "expected one starting with refs/" of refs/
+    # last97 4: names git's receive-pack refuses before its hooks run passed (rc 0)
+    (b"{old} {new} refs/heads//main",
+     "--updates line 2: REF 'refs/heads//main' is no ref name git hands a hook: an empty "
+     "component ('//') (git check-ref-format; receive-pack refuses such a name before its "
+     "hooks run)"),
+    (b"{old} {new} refs/heads/./main",
+     "--updates line 2: REF 'refs/heads/./main' is no ref name git hands a hook: a "
+     "component starting with '.' ('.')"),
+    (b"{old} {new} refs/heads/../main",
+     "--updates line 2: REF 'refs/heads/../main' is no ref name git hands a hook: '..'"),
+    (b"{old} {new} refs/heads/main/",
+     "--updates line 2: REF 'refs/heads/main/' is no ref name git hands a hook: a '/' at "
+     "its end"),
+    (b"{old} {new} refs/heads/x.lock",
+     "--updates line 2: REF 'refs/heads/x.lock' is no ref name git hands a hook: a "
+     "component ending with '.lock' ('x.lock')"),
+    (b"{old} {new} refs/heads/a\x1bb",
+     "--updates line 2: REF 'refs/heads/a\\x1bb' is no ref name git hands a hook: a "
+     "control character (\\x1b)"),
+    (b"{old} {new} refs/heads/a@{1}",
+     "--updates line 2: REF 'refs/heads/a@{{1}}' is no ref name git hands a hook: '@{{'"),
+    (b"{old} {new} refs/heads/caf\xe9:x",
+     "--updates line 2: REF 'refs/heads/caf\\xe9:x' is no ref name git hands a hook: a "
+     "':'"),
     (b"\x00\xff",
      "--updates line 2: '\\x00\\xff' has 1 field(s); expected 'OLD NEW REF' (two object "
      "ids and a full ref name, as git gives a pre-receive hook)"),
@@ -150,7 +204,7 @@ def test_a_long_garbage_line_is_quoted_cut(published):
     assert said.splitlines()[-1] == ("Error: --updates line 3: '" + "g" * 136 + "'... (5,000,006 "
                                      "characters) has 4 field(s); expected 'OLD NEW REF' (two "
                                      "object ids and a full ref name, as git gives a "
-                                     "pre-receive hook)")
+                                     "pre-receive hook)" + PRE_PUSH)
 
 
 def test_lines_as_git_may_write_them_are_read(published):
@@ -160,6 +214,48 @@ def test_lines_as_git_may_write_them_are_read(published):
     status, said = updates(published, data, "--json")
     assert status == 0, said
     assert '"checked": "1 ref update(s)"' in said
+
+
+def test_a_pre_push_line_as_git_gives_it_is_refused_saying_how_to_give_one(published):
+    """last97 4: ``check --help`` showed ``check --updates - --remote "$1"`` for a pre-push
+    hook, which git hands ``LOCAL_REF LOCAL_SHA REMOTE_REF REMOTE_SHA``: every push was
+    refused as "has 4 field(s)", with a pre-receive-only word."""
+    old, new = git(published, "rev-parse", "HEAD~1", "HEAD").split()
+    status, said = updates(published, f"refs/heads/main {new} refs/heads/main {old}\n".encode())
+    assert status == 2, said
+    assert said.splitlines()[-1] == (
+        f"Error: --updates line 1: 'refs/heads/main {new} refs/heads/main {old}' has 4 "
+        "field(s); expected 'OLD NEW REF' (two object ids and a full ref name, as git gives "
+        "a pre-receive hook); git hands a pre-push hook 4 (LOCAL_REF LOCAL_SHA REMOTE_REF "
+        "REMOTE_SHA): give each as 'REMOTE_SHA LOCAL_SHA REMOTE_REF', as hooks/pre-push does "
+        "(`while read -r _ l r o; do echo \"$o $l $r\"; done | kistore check --updates - "
+        "--remote \"$1\"`)"), said
+
+
+def test_the_help_s_pre_push_hook_runs_as_written(server):
+    """The pre-push lines of ``check --help``, written as a hook, pass a clean push of a
+    non-UTF-8 branch and stop a push of a ref the gate refuses."""
+    bare, clone = server
+    text = check.help or ""
+    start = text.index("# in a pre-push hook")
+    lines = text[start:].splitlines()[1:3]
+    assert lines[1].strip() == 'kistore check --updates - --remote "$1"', lines
+    hook = clone / ".git" / "hooks" / "pre-push"
+    hook.write_text('#!/usr/bin/env bash\nset -euo pipefail\nkistore() { "$KISTORE" '
+                    '--store "$(git rev-parse --show-toplevel)" "$@"; }\n'
+                    + "\n".join(lines) + "\n")
+    commit(clone, "notes.txt")
+    done = push(clone, "origin", b"HEAD:refs/heads/" + ODD)
+    said = (done.stdout + done.stderr).decode("utf-8", "replace")
+    assert done.returncode == 0, said
+    assert done.stdout.decode().splitlines()[-1] == (
+        "ok: 1 ref update(s): 0 errors, 0 warnings, 0 info"), said
+    tip = git(clone, "rev-parse", "HEAD").strip()
+    done = push(clone, "origin", f"{tip}:refs/replace/{tip}")
+    said = (done.stdout + done.stderr).decode("utf-8", "replace")
+    assert done.returncode != 0, said
+    assert "error KI419 replace-ref-pushed" in done.stdout.decode(), said
+    assert "remote:" not in said, said  # the clone's hook stopped it, not the server
 
 
 IDS = ["{old}", "{new}", ZERO, "f" * 40, "zz", "g" * 40, "a" * 64, ""]

@@ -76,3 +76,26 @@ def test_an_uncommitted_rename_of_a_committed_run_does_not_move_its_name(store, 
     third = {**run, "metadata": {**run["metadata"], "name": "third"}}
     code, said = _update(store, third, tmp_path)
     assert code != 0 and "a name never moves" in said, said
+
+
+def test_a_rename_and_a_relicence_are_both_said_in_one_run(store, kit, tmp_path):
+    """break97 L1: a manifest changing a committed run's name and its
+    ``kernelindex.dev/license`` was refused for the name alone; fixed, a second run then
+    said the licence. README: every problem is reported before anything is written."""
+    run, digest = _committed_run(store, kit)
+    meta = store.root / layout.metadata_path(digest)
+    held = meta.read_bytes()
+    changed = json.loads(json.dumps(run))
+    changed["metadata"]["name"] = "stolen"
+    changed["metadata"]["annotations"]["kernelindex.dev/license"] = "Apache-2.0"
+    code, said = _update(store, changed, tmp_path)
+    said = " ".join(said.split())
+    assert code == 1, said
+    assert (f"{digest} is stored as BenchmarkRun/fast; a name never moves (people cite and "
+            "link it), so it cannot become 'stolen'") in said, said
+    assert (f"{digest} is committed with the provenance annotation 'kernelindex.dev/license' "
+            f"'{CAUTION}'") in said, said
+    assert said.index("/metadata/name") < said.index(
+        "/metadata/annotations/kernelindex.dev~1license"), said
+    assert meta.read_bytes() == held  # nothing written
+    assert not (store.root / layout.name_path("BenchmarkRun", "stolen")).exists()
