@@ -417,14 +417,14 @@ class BranchCommit:
                        ahead: Mapping[bytes, tuple[bytes, bytes]]
                        ) -> tuple[dict[str, pygit2.Oid], list[Path], pygit2.Oid, pygit2.Oid,
                                   list[pygit2.Oid]]:
-        """Write ``files``' blobs as packs, then the trees holding them, then the commit.
+        """Write ``files``' blobs and the trees holding them as packs, then the commit.
 
         The trees are made here from raw entries (:func:`_raw_tree`), not by libgit2's
         tree builder, which took each of a bulk add's 60,000 entries through Python. They
-        are written as loose objects, not into the pack: ``git gc`` deltifies loose objects
-        (the object and metadata shard trees of one shard hold the same names) but keeps a
-        packed object that is not a delta as it is: trees packed here left a
-        20,000-manifest repository 43 bytes a manifest larger after ``git gc``.
+        go into the packs with the blobs, dealt so that ``git gc`` still tries the deltas
+        it tried when they were loose objects (:func:`kistore.git.pack.write_kept_objects`):
+        one loose file a tree cost ~16,500 file writes at 100,000 manifests, on the
+        parent's serial path (docs/speed.md, bulk98). The commit is still written loose.
 
         ``ahead`` maps blob contents to the ``(id, pack entry)`` made of them already
         (:class:`kistore.git.pack.PackAhead`); the other blobs are hashed and compressed here.
@@ -445,21 +445,15 @@ class BranchCommit:
             else:
                 raw[path] = hit[0]
                 entries[hit[0]] = hit[1]
-        trees: list[tuple[bytes, bytes]] = []
+        trees: list[tuple[bytes, bytes, str]] = []
         base = parent.tree_id.raw if parent is not None else None
         tree = _raw_tree(self.repo.odb, base, _nest(raw), trees)
         keeps = pack.write_kept_objects(
             objects_dir(self.repo) / "pack",
             zip(raw.values(), itertools.repeat(pack.BLOB), files.values()),
-            f"kistore add --commit (pid {os.getpid()})", entries=entries)
+            f"kistore add --commit (pid {os.getpid()})", entries=entries, trees=trees)
         try:
-            odb, written = self.repo.odb, []
-            for oid, body in trees:
-                made = _loose.written(functools.partial(odb.write, pygit2.enums.ObjectType.TREE,
-                                                        body))
-                if made.raw != oid:  # pragma: no cover - _raw_tree hashes as git does
-                    raise pygit2.GitError(f"tree {made} written, {oid.hex()} expected")
-                written.append(made)
+            written = [pygit2.Oid(raw=oid) for oid, _, _ in trees]
             tree_id = pygit2.Oid(raw=tree)
             parents = [parent.id] if parent is not None else []
             commit = _loose.commit(self.repo, signature, message, tree_id, parents)
@@ -894,7 +888,7 @@ def _blobs_merged(data: bytes, entries: dict[str, Any], prefix: str) -> bytes:
 
 
 def _raw_tree(odb: pygit2.Odb, base: bytes | None, entries: dict[str, Any],
-              out: list[tuple[bytes, bytes]], prefix: str = "") -> bytes:
+              out: list[tuple[bytes, bytes, str]], prefix: str = "") -> bytes:
     """Make the tree ``base`` with ``entries`` put in, as raw git objects (not written).
 
     What :func:`_build_tree` writes through libgit2, made from bytes: ``base``'s entries
@@ -908,7 +902,9 @@ def _raw_tree(odb: pygit2.Odb, base: bytes | None, entries: dict[str, Any],
         odb: the repository's object database (``base`` and its subtrees are read there).
         base: the raw id of the tree to start from, or None for an empty one.
         entries: name -> nested dict or raw blob id.
-        out: each tree made is appended as ``(id, bytes)``, subtrees first.
+        out: each tree made is appended as ``(id, bytes, name)``, subtrees first; the name
+            is the last component of the tree's path (``""`` for the root), which
+            :func:`kistore.git.pack.write_kept_objects` deals the trees by.
         prefix: the tree's path (``store/objects/``), for :func:`_replaces`.
 
     Returns:
@@ -923,7 +919,7 @@ def _raw_tree(odb: pygit2.Odb, base: bytes | None, entries: dict[str, Any],
     if _TREE_MODE + b" " not in data and not any(isinstance(v, dict) for v in entries.values()):
         body = _blobs_merged(data, entries, prefix)  # a shard: no subtree in or out
         tree = pack.object_id(pack.TREE, body)
-        out.append((tree, body))
+        out.append((tree, body, _tree_name(prefix)))
         return tree
     if base is not None:
         current = {name: (mode, oid) for mode, name, oid in _TREE_ENTRY.findall(data)}
@@ -941,5 +937,10 @@ def _raw_tree(odb: pygit2.Odb, base: bytes | None, entries: dict[str, Any],
         current.items(), key=lambda item: item[0] + b"/" if item[1][0] == _TREE_MODE
         else item[0]))
     tree = pack.object_id(pack.TREE, body)
-    out.append((tree, body))
+    out.append((tree, body, _tree_name(prefix)))
     return tree
+
+
+def _tree_name(prefix: str) -> str:
+    """Return the name of the tree at ``prefix`` (``store/objects/`` -> ``objects``)."""
+    return prefix.rstrip("/").rpartition("/")[2]

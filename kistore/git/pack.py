@@ -69,8 +69,8 @@ canonical server's repository too, README).
 
 
 def write_kept_objects(pack_dir: Path, objects: Iterable[tuple[bytes, int, bytes]], keep: str,
-                       *, level: int = 1, entries: Mapping[bytes, bytes] | None = None
-                       ) -> list[Path]:
+                       *, level: int = 1, entries: Mapping[bytes, bytes] | None = None,
+                       trees: Iterable[tuple[bytes, bytes, str]] = ()) -> list[Path]:
     """Write blobs and trees into new packs, each pack's ``.keep`` file first.
 
     The ``.keep`` file is git's marker (gitrepository-layout(5)): ``git repack -a -d`` and
@@ -87,6 +87,14 @@ def write_kept_objects(pack_dir: Path, objects: Iterable[tuple[bytes, int, bytes
     (789 after ``git repack -a -d -f``; docs/speed.md). The objects are the same either
     way; readers look each id up in a few more ``.idx`` files until ``git gc`` joins them.
 
+    ``trees`` are dealt by their names instead: git's delta window sorts by a hash of the
+    name, so the trees ``gc`` deltifies against each other are those of one name in
+    different directories (the object and metadata shards ``ab``, each kind's names shard
+    ``ab``); the n-th tree of a name goes to the pack after the (n-1)-th one's, so up to
+    :data:`GC_SPREAD` trees of a name are in as many packs and ``git gc`` tries each pair,
+    as it tries loose trees (a commit's trees were written loose before: one file each,
+    ~16,500 at 100,000 manifests, most of them group directories; docs/speed.md, bulk98).
+
     Args:
         pack_dir: the repository's ``objects/pack`` directory.
         objects: ``(id, kind, data)`` each: the object's id (20 raw bytes, as
@@ -97,6 +105,9 @@ def write_kept_objects(pack_dir: Path, objects: Iterable[tuple[bytes, int, bytes
         entries: object id -> that object's pack entry made already (:func:`pack_entry` at
             ``level``, e.g. by :class:`PackAhead`): written as given (trusted), not
             compressed again. Default: none; every object is compressed here.
+        trees: ``(id, contents, name)`` of each :data:`TREE` to write besides ``objects``:
+            its id (trusted, as ``objects``'), its raw body, and its name (the last
+            component of its path: the dealing above).
 
     Returns:
         The ``.keep`` files' paths; the caller deletes them once a ref reaches the objects.
@@ -105,11 +116,16 @@ def write_kept_objects(pack_dir: Path, objects: Iterable[tuple[bytes, int, bytes
         OSError: as :func:`write_blobs`; nothing is left behind (packs written before the
             failure are removed with their ``.keep`` files).
     """
-    objects = list(objects)
-    spread = max(1, min(GC_SPREAD, len(objects) // _PER_PACK))
+    objects, trees = list(objects), list(trees)
+    spread = max(1, min(GC_SPREAD, (len(objects) + len(trees)) // _PER_PACK))
     dealt: list[list[tuple[bytes, int, bytes]]] = [[] for _ in range(spread)]
     for entry in objects:
         dealt[entry[0][0] % spread].append(entry)
+    named: dict[str, int] = {}  # a tree name -> the pack its last tree went to
+    for oid, body, tree_name in trees:
+        at = named[tree_name] = ((named[tree_name] + 1) % spread if tree_name in named
+                                 else oid[0] % spread)
+        dealt[at].append((oid, TREE, body))
     written: list[Path] = []
     try:
         for part in dealt:
