@@ -51,7 +51,7 @@ from ..core.errors import (
 )
 from ..core.limits import Limits
 from ..core.limits import check_manifest as limits_check
-from ..core.model import Manifest, metadata_name
+from ..core.model import Manifest
 from ..core.schema import KINDS, NAME_RULE, nearest_kind, nearest_name
 from ..core.settings import STORE_VERSION
 from ..core.workers import cpus
@@ -1731,6 +1731,7 @@ class Store:
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import check_ready
+        from ._renames import CommittedNames
         from .migrate import plan_names, plan_runs, uncommitted
 
         self.require_checkout_to_write("kistore migrate")  # bare, or not checked out
@@ -1738,14 +1739,16 @@ class Store:
         self.name_index().usable()
         with self._write_lock():
             view = self._work_view(self.root)
+            head = self.head_or_none()
             if commit:
                 check_ready(self.repo)
                 self._check_head_attributes()
-                self._refuse_uncommitted(uncommitted(view, self.head_or_none()))
             holds = self._head_holds() if commit else None
-            head = self._head_read()
-            wanted = plan_names(view, holds, lambda d: metadata_name(
-                head(layout.metadata_path(d))))  # a committed name edited: refused
+            # a name edited by hand is refused first: committing the edit (the uncommitted
+            # refusal's advice) would make it a rename for good (last97 MED 2)
+            wanted = plan_names(view, holds, CommittedNames(self.repo, head, view).moved)
+            if commit:
+                self._refuse_uncommitted(uncommitted(view, head))
             skipped: dict[str, ObjectSkipped] = {}
             forward, groups = plan_runs(view, holds, skipped)  # each object read once
             if not wanted and not forward and not groups:
