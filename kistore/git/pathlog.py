@@ -136,3 +136,30 @@ def first_parent_changes(repo: pygit2.Repository, rev: str, directory: str
     for path, commit, blob in reversed(changes):
         versions.setdefault(path, []).append((commit, blob))
     return versions
+
+
+def work_tree_changes(root: str, rev: str, directory: str) -> set[str]:
+    """Return the paths under ``directory`` whose work-tree file is not ``rev``'s.
+
+    One ``git diff --name-only REV -- DIR`` (git's index stat data, hashing only a file
+    it cannot vouch for by it, as ``git status`` does): modified, deleted, and added to
+    the index since ``rev``; a file git does not track is not listed. For a question of
+    every file of a store (``kistore migrate``: was a committed manifest's name edited in
+    the work tree?), where a comparison per file would read each file or blob.
+
+    Args:
+        root: the top of the work tree.
+        rev: a commit id or revision git understands (``HEAD``).
+        directory: a repository directory (POSIX, no trailing slash).
+
+    Returns:
+        The repository paths (POSIX). Raises InputError when git cannot tell (its words).
+    """
+    done = subprocess.run(
+        ["git", "-C", root, "diff", "--name-only", "--no-renames", "--no-ext-diff",
+         "--no-textconv", "-z", rev, "--", directory + "/"],
+        capture_output=True, env=git_environment())
+    if done.returncode != 0:
+        raise InputError(f"git diff {rev} -- {directory} failed: "
+                         f"{done.stderr.decode(errors='replace').strip()}")
+    return {p.decode(errors="surrogateescape") for p in done.stdout.split(b"\0") if p}

@@ -16,7 +16,7 @@ plan_names`' own case (the names file keeps the name).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,7 +24,7 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.model import metadata_name
 from ..git.blobs import read_blob
-from ..git.pathlog import first_parent_changes
+from ..git.pathlog import first_parent_changes, work_tree_changes
 from .landed import measure
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -54,53 +54,53 @@ class CommittedNames:
 
     Args:
         repo: the ``pygit2.Repository``.
+        root: the top of the work tree.
         head: HEAD's view; None when there is no commit yet (nothing is committed).
-        work: the work tree's view.
     """
 
-    def __init__(self, repo: pygit2.Repository, head: View | None, work: View) -> None:
-        self._repo, self._head, self._work = repo, head, work
+    def __init__(self, repo: pygit2.Repository, root: str, head: View | None) -> None:
+        self._repo, self._root, self._head = repo, root, head
         self._history: dict[str, list[tuple[str, str | None]]] | None = None
+        self._edited: set[str] | None = None
 
-    def moved(self, digests: Iterable[Digest]) -> dict[Digest, Moved]:
-        """Return each of ``digests`` whose committed name the work tree's metadata changes.
+    def moved(self, named: Mapping[Digest, str]) -> dict[Digest, Moved]:
+        """Return each manifest of ``named`` whose committed name its name now is not.
 
-        HEAD's blob ids of the metadata files are looked up once for all (no blob read);
-        HEAD's bytes are read only where the work tree holds others (an uncommitted edit).
-        A manifest HEAD holds as the work tree does is looked up in the history: one ``git
-        log`` of ``store/metadata`` the first time (:func:`kistore.git.pathlog.
-        first_parent_changes`), and a blob read per version only of the files it changed
-        more than once (rare: a title edit). A version that does not parse is passed over
-        (as :mod:`kistore.store.landed` measures).
+        One pass each, whatever the number of manifests (each made once, however often
+        this is asked; names97 left: HEAD's metadata was read once per missing names
+        file): the metadata files the work tree holds otherwise than HEAD, one ``git
+        diff`` (:func:`kistore.git.pathlog.work_tree_changes`), HEAD's bytes read only of
+        those (an uncommitted edit); the history, one ``git log`` of ``store/metadata``
+        (:func:`kistore.git.pathlog.first_parent_changes`), a blob read per version only
+        of the files a commit changed (rare: a title edit). A version that does not parse
+        is passed over (as :mod:`kistore.store.landed` measures).
 
         Args:
-            digests: manifests of the work tree (their metadata files are read).
+            named: each manifest asked of -> its ``metadata.name`` in the work tree.
 
         Returns:
             digest -> :class:`Moved` for each whose name now is not the one it was first
-            committed with; a manifest HEAD lacks the metadata of is not committed: none.
+            committed with; one whose metadata HEAD lacks is not committed: none.
 
         Raises:
-            InputError: git could not list the history.
+            InputError: git could not tell (its words).
             ObjectUnreadable: a blob of the history is damaged (KI117's words).
         """
-        if self._head is None:
+        if self._head is None or not named:
             return {}
-        paths = {d: layout.metadata_path(d) for d in digests}
-        self._head.modes_of(paths.values())  # HEAD's blob ids, once: no blob is read
+        if self._edited is None:
+            self._edited = work_tree_changes(self._root, "HEAD", layout.METADATA_DIR)
+        edited = self._edited
         found: dict[Digest, Moved] = {}
-        for digest, path in paths.items():
-            data = self._work.read(path)
-            now = metadata_name(data)
-            if data is None or now is None:
-                continue
-            if not self._head.holds(path, data):
+        for digest, now in named.items():
+            path = layout.metadata_path(digest)
+            if path in edited:
                 was = metadata_name(self._head.read(path))
-                if was is not None and was != now:
-                    found[digest] = Moved(digest, was, ())
-                    continue
                 if was is None:
                     continue  # not committed (or HEAD's does not parse): nothing moved
+                if was != now:
+                    found[digest] = Moved(digest, was, ())
+                    continue
             moved = self._committed(digest, path, now)
             if moved is not None:
                 found[digest] = moved

@@ -1746,7 +1746,8 @@ class Store:
             holds = self._head_holds() if commit else None
             # a name edited by hand is refused first: committing the edit (the uncommitted
             # refusal's advice) would make it a rename for good (last97 MED 2)
-            wanted = plan_names(view, holds, CommittedNames(self.repo, head, view).moved)
+            wanted = plan_names(view, holds,
+                                CommittedNames(self.repo, str(self.root), head).moved)
             if commit:
                 self._refuse_uncommitted(uncommitted(view, head))
             skipped: dict[str, ObjectSkipped] = {}

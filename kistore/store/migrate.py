@@ -43,7 +43,7 @@ class NameWritten:
 
 
 def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None = None,
-               moved: Callable[[list[Digest]], dict[Digest, Moved]] | None = None
+               moved: Callable[[dict[Digest, str]], dict[Digest, Moved]] | None = None
                ) -> list[NameWritten]:
     """Return the names file each manifest of the work tree lacks, or every reason not to.
 
@@ -58,8 +58,8 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
             tree has exactly ``data`` at ``path``; a names file already in the work tree
             but not in HEAD (a migration run without ``--commit``) is then written again,
             so that it is committed. None: the work tree is all that counts.
-        moved: ``moved(digests)``: those of ``digests`` whose committed name was changed by
-            hand (:meth:`kistore.store._renames.CommittedNames.moved`: in the work tree, or
+        moved: ``moved({digest: name})``: those manifests whose committed name was changed
+            by hand (:meth:`kistore.store._renames.CommittedNames.moved`: in the work tree, or
             by a commit); asked once of the manifests whose names file is missing and once
             of those holding a name with another. None: nothing is committed.
 
@@ -133,7 +133,7 @@ def _held_twice(ws: list[NameWritten]) -> KistoreError:
 
 
 def _renamed(ws: list[NameWritten], elsewhere: Callable[[NameWritten], list[str]],
-             moved: Callable[[list[Digest]], dict[Digest, Moved]] | None
+             moved: Callable[[dict[Digest, str]], dict[Digest, Moved]] | None
              ) -> dict[Digest, KistoreError]:
     """Return the refusal of each of ``ws`` whose manifest's name was changed by hand.
 
@@ -147,7 +147,7 @@ def _renamed(ws: list[NameWritten], elsewhere: Callable[[NameWritten], list[str]
         back, and where the change is committed, the commits that changed it; in the
         order of ``ws``.
     """
-    found = moved([w.digest for w in ws]) if moved is not None and ws else {}
+    found = moved({w.digest: w.name for w in ws}) if moved is not None and ws else {}
     errors: dict[Digest, KistoreError] = {}
     for w in ws:
         paths = elsewhere(w)

@@ -18,7 +18,7 @@ from kistore.cli import main
 from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.core.model import Manifest
-from kistore.git.pathlog import first_parent_changes
+from kistore.git.pathlog import first_parent_changes, work_tree_changes
 
 from ..check.test_names_paths import old_layout_store
 from ..conftest import add_docs, commit_all, git, write_raw
@@ -171,3 +171,26 @@ def test_the_history_of_every_metadata_file_is_one_log(tmp_path, kit):
     added = git(store.root, "rev-parse", "HEAD~2").strip()
     assert changes[meta] == [(added, first), (one, second), (two, None)]
     assert sorted(changes) == sorted(layout.metadata_path(m.digest) for m in manifests)
+
+
+def test_head_s_metadata_is_not_read_per_missing_names_file(tmp_path, kit, monkeypatch):
+    """names97 left: migrate read HEAD's metadata once per missing names file (O(N) blob
+    reads in a store made before names were paths); one `git diff` tells which the work
+    tree holds otherwise, and only those are read."""
+    from kistore.store._views import CommitView
+
+    store, manifests = old_layout_store(tmp_path, kit)
+    _rename(store.root, manifests[1].digest, "renamed")  # one edit in the work tree
+    reads: list[str] = []
+    real = CommitView.read
+
+    def read(self, path, *args, **kwargs):
+        reads.append(path)
+        return real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(CommitView, "read", read)
+    assert _migrate(store.root).exit_code == 1
+    assert [p for p in reads if p.startswith(layout.METADATA_DIR)] == [
+        layout.metadata_path(manifests[1].digest)]
+    edited = work_tree_changes(str(store.root), "HEAD", layout.METADATA_DIR)
+    assert edited == {layout.metadata_path(manifests[1].digest)}
