@@ -1722,8 +1722,11 @@ class Store:
             written (empty: nothing was missing, and nothing was committed).
 
         Raises:
-            MultipleErrors: a name two manifests hold, or a names file, forward record or
-                group file that holds other bytes; nothing is written.
+            MultipleErrors: a committed manifest's name changed by hand (in the work tree,
+                or by a commit: :func:`kistore.store.migrate.plan_names`, judged before
+                ``--commit``'s uncommitted refusal, whose advice would commit the edit), a
+                name two manifests hold, or a names file, forward record or group file that
+                holds other bytes; nothing is written.
             StoreStateError: no work tree, a work tree not checked out
                 (:meth:`require_checkout_to_write`), or the ``--commit`` path refuses (see
                 :meth:`add`).
@@ -1739,10 +1742,10 @@ class Store:
         self.name_index().usable()
         with self._write_lock():
             view = self._work_view(self.root)
-            head = self.head_or_none()
             if commit:
                 check_ready(self.repo)
                 self._check_head_attributes()
+            head = self.head_or_none()
             holds = self._head_holds() if commit else None
             # a name edited by hand is refused first: committing the edit (the uncommitted
             # refusal's advice) would make it a rename for good (last97 MED 2)
