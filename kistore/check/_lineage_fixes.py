@@ -142,7 +142,9 @@ def names_one_cause(contents: list[Finding], history: list[Finding]) -> list[Fin
     """Give KI211 and KI212 that a committed KI208 explains that KI208's fix.
 
     KI211 of a names file a commit deleted: ``kistore migrate``, its own fix, wrote the
-    file again, and the gate still read the deletion (last96 item 3). KI212 of the names
+    file again, and the gate still read the deletion (last96 item 3). KI211 of the new
+    name a commit gave a manifest (onto another's name, or none): ``kistore migrate``
+    refuses to write it, naming the rename (last97 MED 2c). KI212 of the names
     file of a name a commit moved (the metadata's KI208, its old name this file's): "remove
     a names file no manifest owns" would delete a committed one, a second KI208.
 
@@ -157,12 +159,26 @@ def names_one_cause(contents: list[Finding], history: list[Finding]) -> list[Fin
                if f.rule.id == "KI208" and f.found == "no file" and f.fix is not None}
     renamed = {(f.file, f.expected): f for f in history
                if f.rule.id == "KI208" and f.pointer == "/name"}
+    renamed_to = {(f.file, f.found): f for f in renamed.values()}
     if not deleted and not renamed:
         return contents
     told = []
     for f in contents:
+        named = layout.name_from_path(str(f.extra.get("names_path", "")))
         if f.rule.id == "KI211" and f.extra.get("names_path") in deleted:
             f = dataclasses.replace(f, fix=deleted[f.extra["names_path"]])
+        elif f.rule.id == "KI211" and named is not None and (
+                moved := renamed_to.get((f.file, named[1]))) is not None:
+            # the new name of a rename (onto a name taken, or none): `kistore migrate`
+            # refuses to write its names file, naming the rename (last97 MED 2c)
+            commit = str(moved.extra["commit"])
+            f = dataclasses.replace(f, fix=(
+                f"{moved.found!r} is the name commit {commit[:12]} gave this manifest in "
+                f"place of {moved.expected!r} (KI208 on this file): a name never moves, so no "
+                "names file is written for it (`kistore migrate` refuses too): "
+                + (moved.fix or f"set metadata.name back to {moved.expected!r} and commit, "
+                   f"or, in a branch not yet merged, drop that commit (`git rebase --onto "
+                   f"{commit}~ {commit}`, which drops all else it changed too)")))
         elif f.rule.id == "KI212" and f.extra.get("owner") and f.file:
             named = layout.name_from_path(f.file)
             moved = renamed.get((layout.metadata_path(Digest.from_str(f.extra["owner"])),

@@ -34,7 +34,7 @@ subject is the history itself, read incrementally so the gate stays O(change):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -215,44 +215,89 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | Non
     commits = list(commits)
     lookback = _range_lookback(repo, commits)
     found, deleted = _walk(repo, commits, base, lookback)
-    told = {_key(f) for f in found}
-    found += [f for f in _re_added_in(repo, commits, sorted(deleted), base, lookback)
-              if _key(f) not in told]
+    found = _told_once(found, _re_added(repo, _range_additions(commits, sorted(deleted)),
+                                        lookback, base))
     # A change through a broken version that HEAD still holds is said once, end to end
     # (BASE's version against HEAD's, its fix naming every commit between); the walk's
     # comparisons with an earlier version stand where HEAD holds BASE's again (break97 H1).
     ends_found = _end_to_end(repo, commits, edits, base,
                              [f for f in found if "since" not in f.extra])
-    covered = {(f.file, f.pointer) for f in ends_found}
-    found = [f for f in found if "since" not in f.extra or (f.file, f.pointer) not in covered]
+    covered = {_field(f) for f in ends_found}
+    found = [f for f in found if "since" not in f.extra or _field(f) not in covered]
     found += ends_found
     return found if base is None or ends is None else lineage_fixes(
         repo, found, base.rebase(), *ends,
         changing=lambda path: [str(c.id) for c in reversed(_changing(repo, commits, path))])
 
 
-def _re_added_in(repo: pygit2.Repository, commits: list[Any], deleted: list[str],
-                 base: Base | None, lookback: Callable[[Any, str], Landed | None]
-                 ) -> list[Finding]:
-    """KI208, KI432 of each metadata file a commit of the range adds again after a deletion.
+def _re_added(repo: pygit2.Repository, additions: Iterable[tuple[Any, str, str]],
+              lookback: Callable[[Any, str], Landed | None], base: Base | None = None
+              ) -> list[Finding]:
+    """KI208, KI432 of each metadata file a commit adds again after a deletion.
 
-    The gate's :func:`_re_added`: a range commit adding the file its first parent lacks is
-    compared with the last version before it that parses (``lookback``, bounded to the
-    range and BASE). Asked only of the paths a commit of the range deleted (rare).
+    The walk compares each commit with its parent, and an added file has no parent's
+    version: a file deleted, then added again with another name and licence, passed
+    (last96 1b). Each addition is compared with the last version before it that parses.
+    One pass for the gate and ``verify``; only where the additions come from differs
+    (:func:`_range_additions`, :func:`_history_additions`), each asked only of the paths
+    a commit deleted (rare: the walk lists them).
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        additions: ``(commit, path, blob)`` per commit adding metadata file ``path``
+            (its blob id, 40 hex) that its first parent lacks: the ``pygit2.Commit``, the
+            repository path, the blob it adds.
+        lookback: ``last(parent, path)``: the last version of ``path`` along the first
+            parent's history that parses (the gate's is bounded to the range and BASE,
+            :func:`_range_lookback`; ``verify``'s reads the whole path history,
+            :func:`kistore.store.landed.last_measure`), or None (none parses: nothing said).
+        base: as :func:`names_kept` takes it (None: ``verify``, the hint).
+
+    Returns:
+        KI432 and KI208 findings (:func:`_moved`, its message naming the version compared
+        with), on the commit adding the file again, in the order of ``additions``. An
+        addition that holds no string name is the contents check's: nothing said.
+
+    Raises:
+        ObjectUnreadable: a blob or tree read on the way is damaged (KI117's words).
     """
     found = []
+    for commit, path, blob in additions:
+        new = _metadata(repo, blob)
+        since = lookback(commit.parents[0], path) if _name(new) is not None else None
+        if since is not None:
+            found += _moved(commit, path, since.doc, new, base, since)
+    return found
+
+
+def _range_additions(commits: list[Any], deleted: list[str]
+                     ) -> Iterator[tuple[Any, str, str]]:
+    """Yield the gate's additions (:func:`_re_added`): ``(commit, path, blob)``.
+
+    Each commit of the range with a parent that adds a path of ``deleted`` its first
+    parent lacks, commits outer, paths inner.
+    """
     for commit in commits:
         if not commit.parents:
             continue
         for path in deleted:
             now = blob_entry(commit.tree, path)
-            if now is None or blob_entry(commit.parents[0].tree, path) is not None:
-                continue
-            new = _metadata(repo, now[0])
-            since = lookback(commit.parents[0], path) if _name(new) is not None else None
-            if since is not None:
-                found += _moved(commit, path, since.doc, new, base, since)
-    return found
+            if now is not None and blob_entry(commit.parents[0].tree, path) is None:
+                yield commit, path, now[0]
+
+
+def _history_additions(repo: pygit2.Repository, head: str, deleted: list[str]
+                       ) -> Iterator[tuple[Any, str, str]]:
+    """Yield ``verify``'s additions (:func:`_re_added`): ``(commit, path, blob)``.
+
+    Each version of a path of ``deleted`` along ``head``'s first-parent history (git's
+    path-limited log) that follows a deletion, paths outer, newest first.
+    """
+    for path in deleted:
+        versions = first_parent_versions(repo, head, path)
+        for i, (commit, blob) in enumerate(versions[:-1]):
+            if blob is not None and versions[i + 1][1] is None:
+                yield repo[commit], path, blob
 
 
 def _range_lookback(repo: pygit2.Repository, commits: list[Any]
@@ -303,15 +348,14 @@ def _walk(repo: pygit2.Repository, commits: list[Any], base: Base | None,
         The findings, and the metadata paths a commit deleted (a later one may add the
         file again: :func:`_re_added`).
     """
-    findings: dict[tuple[str, str, str], Finding] = {}
+    findings: dict[tuple[str, str, str, str], Finding] = {}
     bases: dict[tuple[str, str], Any] = {}
     deleted: set[str] = set()
     for commit in commits:
         for finding in [*_names_files_kept(repo, commit, bases),
                         *_names_files_kept(repo, commit, bases, layout.FORWARD_DIR),
                         *_names_files_kept(repo, commit, bases, layout.GROUPS_DIR)]:
-            findings.setdefault((finding.file or "", finding.expected or "",
-                                 finding.found or ""), finding)
+            findings.setdefault(_key(finding), finding)
         new = treediff.subtree_id(repo, commit.tree, layout.METADATA_DIR)
         for parent in commit.parents:
             old = treediff.subtree_id(repo, parent.tree, layout.METADATA_DIR)
@@ -335,48 +379,90 @@ def _walk(repo: pygit2.Repository, commits: list[Any], base: Base | None,
     return list(findings.values()), deleted
 
 
-def _key(finding: Finding) -> tuple[str, str, str]:
-    """Return the key a name or provenance finding is told once by (file, was, is)."""
-    if finding.rule is NAME_MOVED:
-        return finding.file or "", finding.expected or "", finding.found or ""
-    return finding.file or "", finding.pointer or "", finding.found or ""
+def _key(finding: Finding) -> tuple[str, str, str, str]:
+    """Return the key a lineage finding is told once by: (file, pointer, was, is).
+
+    The one key of the three comparisons (the walk, :func:`_re_added`, :func:`_end_to_end`):
+    a names file's finding has no pointer, its blobs as was and is. Its first two fields
+    are the field changed (:func:`_field`).
+    """
+    return (finding.file or "", finding.pointer or "", finding.expected or "",
+            finding.found or "")
+
+
+def _field(finding: Finding) -> tuple[str, ...]:
+    """Return the field a finding is of, (file, pointer): :func:`_key`'s first two.
+
+    The end to end comparison is said of a field only where the walk said nothing of it,
+    and takes the place of the walk's findings on it that compared with an earlier
+    version (``since``).
+    """
+    return _key(finding)[:2]
+
+
+def _told_once(found: list[Finding], more: Iterable[Finding]) -> list[Finding]:
+    """Return ``found`` and each of ``more`` whose :func:`_key` none before has, in order."""
+    told = {_key(f) for f in found}
+    for f in more:
+        if _key(f) not in told:
+            told.add(_key(f))
+            found.append(f)
+    return found
 
 
 def _moved(commit: Any, path: str, old: dict[str, Any] | None, new: dict[str, Any] | None,
-           base: Base | None, since: Landed | None = None, *, through: str = ""
-           ) -> list[Finding]:
-    """KI432 per annotation and KI208 of the name ``new`` changes from ``old``.
+           base: Base | None, since: Landed | None = None, *, through: str = "",
+           fix: str | None = None) -> list[Finding]:
+    """KI432 per ``kernelindex.dev/*`` annotation and KI208 of the name ``new`` changes.
+
+    The one finding builder of the three comparisons (the walk, :func:`_re_added`,
+    :func:`_end_to_end`): the provenance of a landed manifest stays, as its name does.
 
     Args:
         commit: the ``pygit2.Commit`` writing ``new`` (named in the message).
         path: the metadata file's repository path.
-        old: the version it is compared with (None: unreadable, the contents check's).
-        new: the commit's.
-        base: as :func:`names_kept` takes it.
+        old: the version it is compared with (None: unreadable, the contents check's
+            KI102/KI104: nothing said).
+        new: the commit's (None: the same).
+        base: as :func:`names_kept` takes it: KI432's fix restores the file from it
+            (:func:`_provenance_hint`); None: the rule's hint.
         since: the version ``old`` is when it is not the parent's (the parent's did not
             parse or was gone): the message says so, naming its commit, and ``extra``
             holds it (``since``: its commit id).
         through: the message's whole subject instead of ``commit X`` (the gate's end to
             end comparison, :func:`_end_to_end`).
+        fix: the fix of every finding instead (the end to end comparison's); None: as
+            above.
 
     Returns:
-        The findings, KI432 first. Raises nothing.
+        The findings, KI432 first: one per annotation changed, added or removed, at its
+        pointer (``/annotations/kernelindex.dev~1license``), old and new value quoted;
+        then KI208 at ``/name``. Raises nothing.
     """
+    if old is None or new is None:
+        return []
     who = through or f"commit {str(commit.id)[:12]}"
     said = "" if since is None else (
         f" (compared with the last version of this file that parses, commit "
         f"{since.commit[:12]}'s: the version before it does not parse, or is gone)")
     more = {} if since is None else {"since": since.commit}
-    found = [replace(f, message=f.message.replace(f"commit {str(commit.id)[:12]}", who, 1)
-                     + said, extra={**f.extra, **more})
-             for f in _provenance_kept(commit, path, old, new, base)]
+    found = []
+    for key, was, now in provenance_changes(old, new):
+        quoted = [quoted_annotation(v) for v in (was, now)]
+        what = "adds" if was is ABSENT else "removes" if now is ABSENT else "changes"
+        found.append(Finding(
+            PROVENANCE_CHANGED, f"{who} {what} the provenance annotation {one_line(key)!r} "
+            f"of a landed manifest's metadata ({quoted[0]} -> {quoted[1]}): its licence and "
+            f"source are its importer's record, not a pull request's to edit{said}",
+            file=path, pointer="/annotations/" + escape_pointer(key), expected=quoted[0],
+            found=quoted[1], extra={"commit": str(commit.id), "annotation": key, **more},
+            fix=fix if fix is not None or base is None else _provenance_hint(base, path)))
     before, after = _name(old), _name(new)
     if before is not None and after is not None and before != after:
-        # unreadable metadata is the contents check's (KI102/KI104)
         found.append(Finding(
             NAME_MOVED, f"{who} renames {before!r} to {after!r}: a name never moves{said}",
             file=path, pointer="/name", expected=before, found=after,
-            extra={"commit": str(commit.id), **more}))
+            extra={"commit": str(commit.id), **more}, fix=fix))
     return found
 
 
@@ -404,13 +490,13 @@ def _end_to_end(repo: pygit2.Repository, commits: list[Any],
     """
     if base is None:
         return []
-    told = {(f.file, f.pointer) for f in found if f.rule in (NAME_MOVED, PROVENANCE_CHANGED)}
+    told = {_field(f) for f in found if f.rule in (NAME_MOVED, PROVENANCE_CHANGED)}
     more = []
     for path, was, now in edits:
         old, new = (_metadata(repo, blob) for blob in (was, now))
         if _name(old) is None or _name(new) is None or not [
                 f for f in _moved(commits[0], path, old, new, None)
-                if (f.file, f.pointer) not in told]:
+                if _field(f) not in told]:
             continue  # the usual case: a title edited; the commits are looked up only now
         changed = _changing(repo, commits, path)
         head = changed[0] if changed else commits[0]
@@ -421,11 +507,9 @@ def _end_to_end(repo: pygit2.Repository, commits: list[Any],
                + rebuild_without("KI208, KI432", base.id, path, plural=len(changed) > 1)
                + "keep the name and annotations as BASE holds them (correct the title or "
                "other metadata instead)")
-        for f in _moved(head, path, old, new, base, through=(
-                f"between BASE ({base.id[:12]}) and HEAD the range, through "
-                f"{_commits(changed)},")):
-            if (f.file, f.pointer) not in told:
-                more.append(replace(f, fix=fix))
+        more += [f for f in _moved(head, path, old, new, base, through=(
+            f"between BASE ({base.id[:12]}) and HEAD the range, through "
+            f"{_commits(changed)},"), fix=fix) if _field(f) not in told]
     return more
 
 
@@ -580,40 +664,15 @@ def check_names(store: Store, at: str | None = None) -> list[Finding]:
     if at is None and repo.head_is_unborn:
         return []
     head = store.commit(at or "HEAD")
-    found, deleted = _walk(repo, list(ancestry(repo, head)), None,
-                           lambda parent, path: last_measure(repo, str(parent.id), path))
-    told = {_key(f) for f in found}
-    found += [f for f in _re_added(repo, str(head.id), sorted(deleted)) if _key(f) not in told]
+    def lookback(parent: Any, path: str) -> Landed | None:
+        return last_measure(repo, str(parent.id), path)
+
+    found, deleted = _walk(repo, list(ancestry(repo, head)), None, lookback)
+    found = _told_once(found, _re_added(
+        repo, _history_additions(repo, str(head.id), sorted(deleted)), lookback))
     found = lineage_fixes(repo, found, REBASE_BASE, None, head.tree, at or "HEAD")
     return [replace(f, rule=PROVENANCE_CHANGED_IN_HISTORY) if f.rule is PROVENANCE_CHANGED
             else f for f in found]
-
-
-def _re_added(repo: pygit2.Repository, head: str, deleted: list[str]) -> list[Finding]:
-    """KI208, KI432 of each metadata file a commit added again after one deleted it.
-
-    The walk compares each commit with its parent, and an added file has no parent's
-    version: a file deleted, then added again with another name and licence, passed
-    (last96 1b). Asked only of the paths a commit deleted (rare: the walk lists them):
-    their versions along ``head``'s first-parent history (git's path-limited log), each
-    version that follows a deletion compared with the last one before it that parses.
-
-    Returns:
-        The findings, on the commit adding the file again.
-    """
-    found = []
-    for path in deleted:
-        versions = first_parent_versions(repo, head, path)
-        for i, (commit, blob) in enumerate(versions[:-1]):
-            if blob is None or versions[i + 1][1] is not None:
-                continue  # not an addition after a deletion
-            new = _metadata(repo, blob)
-            if _name(new) is None:
-                continue  # the next version that parses is compared in the walk
-            since = last_measure(repo, versions[i + 1][0], path)
-            if since is not None:
-                found += _moved(repo[commit], path, since.doc, new, None, since)
-    return found
 
 
 def _metadata(repo: pygit2.Repository, blob: str) -> dict[str, Any] | None:
@@ -629,38 +688,6 @@ def _name(doc: dict[str, Any] | None) -> str | None:
     """Return the ``name`` a metadata object holds, or None when it holds no string name."""
     name = doc.get("name") if doc is not None else None
     return name if isinstance(name, str) else None
-
-
-def _provenance_kept(commit: Any, path: str, old: dict[str, Any] | None,
-                     new: dict[str, Any] | None, base: Base | None) -> list[Finding]:
-    """KI432 per ``kernelindex.dev/*`` annotation of metadata ``old`` that ``new`` changes.
-
-    Args:
-        commit: the ``pygit2.Commit`` making the change (named in the message).
-        path: the metadata file's repository path.
-        old: the parent's metadata object (None: unreadable, judged by the contents check).
-        new: the commit's.
-        base: the gate's BASE, named in the fix (:func:`names_kept`); None: the hint.
-
-    Returns:
-        One finding per annotation changed, added or removed, at its pointer
-        (``/annotations/kernelindex.dev~1license``), old and new value quoted.
-    """
-    if old is None or new is None:
-        return []
-    found = []
-    for key, was, now in provenance_changes(old, new):
-        said = [quoted_annotation(v) for v in (was, now)]
-        what = "adds" if was is ABSENT else "removes" if now is ABSENT else "changes"
-        found.append(Finding(
-            PROVENANCE_CHANGED, f"commit {str(commit.id)[:12]} {what} the provenance "
-            f"annotation {one_line(key)!r} of a landed manifest's metadata ({said[0]} -> "
-            f"{said[1]}): its licence and source are its importer's record, not a pull "
-            "request's to edit", file=path,
-            pointer="/annotations/" + escape_pointer(key), expected=said[0], found=said[1],
-            extra={"commit": str(commit.id), "annotation": key},
-            fix=None if base is None else _provenance_hint(base, path)))
-    return found
 
 
 def check_shallow(store: Store, at: str | None = None) -> list[Finding]:

@@ -88,3 +88,78 @@ def blob_at(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> str | None
         return None
     return str(entry.id) if entry.type_str == "blob" and entry.filemode in (
         0o100644, 0o100755) else None
+
+
+def first_parent_changes(repo: pygit2.Repository, rev: str, directory: str
+                         ) -> dict[str, list[tuple[str, str | None]]]:
+    """Return every version of each file under ``directory`` along ``rev``'s first parents.
+
+    One ``git log --first-parent --raw`` of the directory (one pass over the history, the
+    commit-graph's Bloom filters answering where they exist): what
+    :func:`first_parent_versions` gives of one path, for all of them at once. For a
+    question asked of every file of a store (``kistore migrate``: was a committed
+    manifest's name ever changed?), where a log per file would be one per manifest.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        rev: a commit id (40 hex digits) or any revision git understands.
+        directory: a repository directory (POSIX, no trailing slash): ``store/metadata``.
+
+    Returns:
+        path -> ``(commit id, blob id or None)`` for each first-parent commit whose file
+        at that path differs from its first parent's, OLDEST first (as the file grew);
+        None where the commit deleted it. Paths git would quote (not ASCII) are left out:
+        no file of the layout has one.
+
+    Raises:
+        InputError: git could not list the history (``rev`` names no commit, a damaged
+            commit or tree: its words).
+    """
+    done = subprocess.run(
+        ["git", "--git-dir", repo.path, "log", "--first-parent", "--diff-merges=first-parent",
+         "--no-renames", "--raw", "--no-abbrev", "--format=%H", rev, "--", directory + "/"],
+        capture_output=True, text=True, env=git_environment())
+    if done.returncode != 0:
+        raise InputError(f"git log {rev} -- {directory} failed: {done.stderr.strip()}")
+    changes: list[tuple[str, str, str | None]] = []  # newest first, as git lists them
+    commit = ""
+    for line in done.stdout.splitlines():
+        if not line.startswith(":"):
+            commit = line.strip() or commit
+            continue
+        meta, _, path = line.partition("\t")
+        if path.startswith('"'):
+            continue  # quoted by git: no layout path
+        fields = meta.split()  # :MODE MODE OLD NEW STATUS
+        changes.append((path, commit, None if fields[4].startswith("D") else fields[3]))
+    versions: dict[str, list[tuple[str, str | None]]] = {}
+    for path, commit, blob in reversed(changes):
+        versions.setdefault(path, []).append((commit, blob))
+    return versions
+
+
+def work_tree_changes(root: str, rev: str, directory: str) -> set[str]:
+    """Return the paths under ``directory`` whose work-tree file is not ``rev``'s.
+
+    One ``git diff --name-only REV -- DIR`` (git's index stat data, hashing only a file
+    it cannot vouch for by it, as ``git status`` does): modified, deleted, and added to
+    the index since ``rev``; a file git does not track is not listed. For a question of
+    every file of a store (``kistore migrate``: was a committed manifest's name edited in
+    the work tree?), where a comparison per file would read each file or blob.
+
+    Args:
+        root: the top of the work tree.
+        rev: a commit id or revision git understands (``HEAD``).
+        directory: a repository directory (POSIX, no trailing slash).
+
+    Returns:
+        The repository paths (POSIX). Raises InputError when git cannot tell (its words).
+    """
+    done = subprocess.run(
+        ["git", "-C", root, "diff", "--name-only", "--no-renames", "--no-ext-diff",
+         "--no-textconv", "-z", rev, "--", directory + "/"],
+        capture_output=True, env=git_environment())
+    if done.returncode != 0:
+        raise InputError(f"git diff {rev} -- {directory} failed: "
+                         f"{done.stderr.decode(errors='replace').strip()}")
+    return {p.decode(errors="surrogateescape") for p in done.stdout.split(b"\0") if p}

@@ -52,7 +52,7 @@ from ..core.errors import (
 )
 from ..core.limits import Limits
 from ..core.limits import check_manifest as limits_check
-from ..core.model import Manifest, metadata_name
+from ..core.model import Manifest
 from ..core.schema import KINDS, NAME_RULE, nearest_kind, nearest_name
 from ..core.settings import STORE_VERSION
 from ..core.workers import cpus
@@ -1736,8 +1736,11 @@ class Store:
             written (empty: nothing was missing, and nothing was committed).
 
         Raises:
-            MultipleErrors: a name two manifests hold, or a names file, forward record or
-                group file that holds other bytes; nothing is written.
+            MultipleErrors: a committed manifest's name changed by hand (in the work tree,
+                or by a commit: :func:`kistore.store.migrate.plan_names`, judged before
+                ``--commit``'s uncommitted refusal, whose advice would commit the edit), a
+                name two manifests hold, or a names file, forward record or group file that
+                holds other bytes; nothing is written.
             StoreStateError: no work tree, a work tree not checked out
                 (:meth:`require_checkout_to_write`), or the ``--commit`` path refuses (see
                 :meth:`add`).
@@ -1745,6 +1748,7 @@ class Store:
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import check_ready
+        from ._renames import CommittedNames
         from .migrate import plan_names, plan_runs, uncommitted
 
         self.require_checkout_to_write("kistore migrate")  # bare, or not checked out
@@ -1755,11 +1759,14 @@ class Store:
             if commit:
                 check_ready(self.repo)
                 self._check_head_attributes()
-                self._refuse_uncommitted(uncommitted(view, self.head_or_none()))
+            head = self.head_or_none()
             holds = self._head_holds() if commit else None
-            head = self._head_read()
-            wanted = plan_names(view, holds, lambda d: metadata_name(
-                head(layout.metadata_path(d))))  # a committed name edited: refused
+            # a name edited by hand is refused first: committing the edit (the uncommitted
+            # refusal's advice) would make it a rename for good (last97 MED 2)
+            wanted = plan_names(view, holds,
+                                CommittedNames(self.repo, str(self.root), head).moved)
+            if commit:
+                self._refuse_uncommitted(uncommitted(view, head))
             skipped: dict[str, ObjectSkipped] = {}
             forward, groups = plan_runs(view, holds, skipped)  # each object read once
             if not wanted and not forward and not groups:

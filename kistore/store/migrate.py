@@ -21,6 +21,7 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import ConflictError, KistoreError, MetadataConflictError, MultipleErrors
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS
+from ._renames import Moved
 from ._views import View, WorkTreeView
 
 
@@ -42,7 +43,8 @@ class NameWritten:
 
 
 def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None = None,
-               committed: Callable[[Digest], str | None] | None = None) -> list[NameWritten]:
+               moved: Callable[[dict[Digest, str]], dict[Digest, Moved]] | None = None
+               ) -> list[NameWritten]:
     """Return the names file each manifest of the work tree lacks, or every reason not to.
 
     Every object and metadata file is read (O(store), once per store: a migration), not the
@@ -56,44 +58,37 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
             tree has exactly ``data`` at ``path``; a names file already in the work tree
             but not in HEAD (a migration run without ``--commit``) is then written again,
             so that it is committed. None: the work tree is all that counts.
-        committed: ``name(digest)``: the name ``HEAD``'s metadata gives a manifest, or
-            None (not committed); asked only of a manifest whose names file is missing.
-            None: nothing is committed.
+        moved: ``moved({digest: name})``: those manifests whose committed name was changed
+            by hand (:meth:`kistore.store._renames.CommittedNames.moved`: in the work tree, or
+            by a commit); asked once of the manifests whose names file is missing and once
+            of those holding a name with another. None: nothing is committed.
 
     Returns:
         One :class:`NameWritten` per missing names file, sorted by path; empty when every
         manifest has its file.
 
     Raises:
-        MultipleErrors: nothing is written when any name is held by two manifests (KI205:
-            give one another name first) or has a names file holding another digest or
-            other bytes (KI211, KI212: a committed names file is never changed); or a
-            missing names file is of a committed manifest whose name was edited (its
-            committed name differs: a name never moves, KI208, and a second names file
-            for it is a second claim the gate refuses; last96 item 2); or a missing names
-            file is of a manifest another names file names already (a rename committed:
-            reviewer break97 M1, migrate wrote and committed a second claim).
+        MultipleErrors: nothing is written when a name changed by hand is among them: a
+            missing names file of a manifest another names file names already (a rename
+            committed: reviewer break97 M1), or whose committed name differs (in the work
+            tree, or changed by a commit in a store made before names were paths: last96
+            item 2, last97 MED 2b); a name never moves (KI208), and a second names file
+            is a second claim the gate refuses. Each says the name to set back (and the
+            commits to drop), also when the new name is another manifest's (last97 MED
+            2c). Else when a name is held by two manifests (KI205: give one another name
+            first) or has a names file holding another digest or other bytes (KI211,
+            KI212: a committed names file is never changed).
     """
     holders: dict[tuple[str, str], list[Digest]] = {}
     for key, digest in view._scan_holders(KINDS):  # noqa: SLF001 - this package's view
         holders.setdefault(key, []).append(digest)
+    claimed: dict[str, dict[Digest, list[str]]] = {}
 
-    def wanted() -> Iterator[tuple[NameWritten, bytes] | KistoreError]:
-        for (kind, name), digests in sorted(holders.items()):
-            if not layout.is_name(name):
-                continue
-            path = layout.name_path(kind, name)
-            if len(digests) > 1:
-                yield MetadataConflictError(  # the command line says how to re-add
-                    f"{kind}/{name} is held by {len(digests)} manifests "
-                    f"({', '.join(str(d)[:19] for d in sorted(digests))}): a name belongs to "
-                    "one (KI205); a committed name never moves (KI208), so if two are "
-                    "committed this store cannot be migrated without rewriting its history "
-                    "(drop all but one from it, before anyone cites them); one not yet "
-                    "committed can take another metadata.name (added again with its "
-                    "metadata replaced), then migrate", file=path)
-                continue
-            yield NameWritten(path, digests[0], kind, name), layout.name_record(digests[0])
+    def elsewhere(w: NameWritten) -> list[str]:
+        """Return the names files naming ``w``'s manifest under another name (a kind read once)."""
+        if w.kind not in claimed:
+            claimed[w.kind] = view.names_records(w.kind)
+        return _others(claimed[w.kind], w)
 
     def conflict(w: NameWritten, data: bytes) -> str:
         owner = layout.digest_from_record(data)
@@ -102,28 +97,108 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
                 "file is never rewritten; `kistore verify` says which is wrong (KI211, KI212)")
 
     names = _Lacking(view, head_holds, conflict)
-    for item in wanted():
-        names.take(item)
+    shared: list[list[NameWritten]] = []
+    for (kind, name), digests in sorted(holders.items()):
+        if not layout.is_name(name):
+            continue
+        if len(digests) > 1:
+            shared.append([NameWritten(layout.name_path(kind, name), d, kind, name)
+                           for d in sorted(digests)])
+            continue
+        names.take((NameWritten(layout.name_path(kind, name), digests[0], kind, name),
+                    layout.name_record(digests[0])))
+    # a name two hold because one was renamed onto it: the rename's fix, not KI205's
+    renamed = _renamed([w for ws in shared for w in ws], elsewhere, moved)
+    for ws in shared:
+        for error in [renamed[w.digest] for w in ws if w.digest in renamed] or [
+                _held_twice(ws)]:
+            names.take(error)
     lacking = names.lacking()
-    claimed = {kind: view.names_records(kind) for kind in sorted({w.kind for w in lacking})}
-    moved: list[KistoreError] = [ConflictError(
-        f"{w.kind}/{w.name}: {w.digest} is named by {paths[0]} already; a name never moves "
-        f"(KI208), so no names file is written for another: restore its name (`git checkout "
-        f"HEAD -- {layout.metadata_path(w.digest)}` if the change is not committed; if it "
-        f"is, set metadata.name back to {paths[0].rsplit('/', 1)[-1]!r}, or drop the "
-        "commits that changed it: `kistore check BASE..HEAD` names them)",
-        file=layout.metadata_path(w.digest))
-        for w in lacking if (paths := _others(claimed[w.kind], w))]
-    moved += [ConflictError(
-        f"{w.kind}/{w.name}: {w.digest} is committed as {w.kind}/{old}; a name never moves "
-        f"(KI208), so no names file is written for another: restore its name (`git checkout "
-        f"HEAD -- {layout.metadata_path(w.digest)}`, or set metadata.name back to {old!r})",
-        file=layout.metadata_path(w.digest))
-        for w in lacking if not _others(claimed[w.kind], w) and committed is not None
-        and (old := committed(w.digest)) is not None and old != w.name]
-    if moved:
-        raise MultipleErrors(moved)
+    errors = _renamed(lacking, elsewhere, moved)
+    if errors:
+        raise MultipleErrors(list(errors.values()))
     return lacking
+
+
+def _held_twice(ws: list[NameWritten]) -> KistoreError:
+    """Return KI205's refusal of a name the manifests ``ws`` all hold (none renamed)."""
+    return MetadataConflictError(  # the command line says how to re-add
+        f"{ws[0].kind}/{ws[0].name} is held by {len(ws)} manifests "
+        f"({', '.join(str(w.digest)[:19] for w in ws)}): a name belongs to "
+        "one (KI205); a committed name never moves (KI208), so if two are "
+        "committed this store cannot be migrated without rewriting its history "
+        "(drop all but one from it, before anyone cites them); one not yet "
+        "committed can take another metadata.name (added again with its "
+        "metadata replaced), then migrate", file=ws[0].path)
+
+
+def _renamed(ws: list[NameWritten], elsewhere: Callable[[NameWritten], list[str]],
+             moved: Callable[[dict[Digest, str]], dict[Digest, Moved]] | None
+             ) -> dict[Digest, KistoreError]:
+    """Return the refusal of each of ``ws`` whose manifest's name was changed by hand.
+
+    Args:
+        ws: names files a migration would write (or a name several manifests hold).
+        elsewhere: the names files naming a manifest under another name.
+        moved: as :func:`plan_names` takes it (asked once, of all ``ws``).
+
+    Returns:
+        digest -> a :class:`ConflictError` on its metadata file saying the name to set
+        back, and where the change is committed, the commits that changed it; in the
+        order of ``ws``.
+    """
+    found = moved({w.digest: w.name for w in ws}) if moved is not None and ws else {}
+    errors: dict[Digest, KistoreError] = {}
+    for w in ws:
+        paths = elsewhere(w)
+        m = found.get(w.digest)
+        if paths:  # the names file keeps the name (reviewer break97 M1)
+            said = (f"is named by {paths[0]} already; a name never moves (KI208), so no names "
+                    "file is written for another: ")
+            first = paths[0].rsplit("/", 1)[-1]
+        elif m is not None:
+            said = (f"{'was' if m.commits else 'is'} committed as {w.kind}/{m.first}"
+                    f"{_by(m.commits)}; a name never moves (KI208), so no names file is "
+                    "written for the new name: ")
+            first = m.first
+        else:
+            continue
+        errors[w.digest] = ConflictError(
+            f"{w.kind}/{w.name}: {w.digest} {said}{_put_back(w, first, m)}",
+            file=layout.metadata_path(w.digest))
+    return errors
+
+
+def _by(commits: tuple[str, ...]) -> str:
+    """Return `` and commit X changed its metadata.name`` (nothing for no commit)."""
+    if not commits:
+        return ""
+    return (f" and commit{'s' * (len(commits) > 1)} {', '.join(c[:12] for c in commits)} "
+            "changed its metadata.name")
+
+
+def _put_back(w: NameWritten, first: str, m: Moved | None) -> str:
+    """Say how to give ``w``'s manifest its name ``first`` back (:class:`Moved` ``m``).
+
+    The work tree's edit: check the file out. Committed: drop the commits that changed
+    it (setting it back in a new commit leaves the change in the history, KI208 for good).
+    Not known (a merge's second parent changed it): both ways.
+    """
+    path = layout.metadata_path(w.digest)
+    if m is not None and not m.commits:
+        return (f"restore its name (`git checkout HEAD -- {path}`, or set metadata.name back "
+                f"to {first!r})")
+    if m is None:
+        return (f"restore its name (`git checkout HEAD -- {path}` if the change is not "
+                f"committed; if it is, set metadata.name back to {first!r}, or drop the "
+                "commits that changed it: `kistore check BASE..HEAD` names them)")
+    many = len(m.commits) > 1
+    drop = (f"`git rebase -i {m.commits[0]}~`, dropping them" if many
+            else f"`git rebase --onto {m.commits[0]}~ {m.commits[0]}`")
+    return (f"drop {'them' if many else 'it'} before anyone cites the manifest ({drop}; it "
+            f"drops all else {'they' if many else 'it'} changed too), then migrate; setting "
+            f"metadata.name back to {first!r} in a new commit lets the migration go on, but "
+            "the history keeps the change (`kistore verify` says KI208)")
 
 
 def _others(claimed: dict[Digest, list[str]], w: NameWritten) -> list[str]:

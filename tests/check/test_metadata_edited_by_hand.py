@@ -92,6 +92,42 @@ def test_migrate_writes_no_second_names_file_for_a_rename_committed(store, kit):
     assert (f"BenchmarkRun/renamed: {digest} is named by "
             f"{layout.name_path('BenchmarkRun', 'fast')} already; a name never moves (KI208)"
             ) in done.output
-    assert "set metadata.name back to 'fast'" in done.output
+    # the commit is named, and how to drop it (setting the name back leaves it in history)
+    rename = git(store.root, "rev-parse", "HEAD").strip()
+    assert f"(`git rebase --onto {rename}~ {rename}`; it drops all else it changed too)" \
+        in done.output
+    assert "setting metadata.name back to 'fast' in a new commit lets the migration go on" \
+        in done.output
     assert not (store.root / layout.name_path("BenchmarkRun", "renamed")).exists()
     assert git(store.root, "status", "--porcelain") == ""
+
+
+def test_ki211_of_a_committed_rename_onto_a_taken_name_says_the_rename(store, kit):
+    """last97 MED 2c: KI211's fix said "run `kistore migrate`", which refuses the rename;
+    both now say it: set the name back, or drop the commit (run here as printed)."""
+    digest = _committed_run(store, kit)
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation("proj", name="impl")
+    add_docs(store, [kit.run(protocol, env, impl, workload, latency=2000, name="slow")])
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    path = store.root / layout.metadata_path(digest)
+    doc = json.loads(path.read_bytes())
+    path.write_text(json.dumps({**doc, "name": "slow"}, separators=(",", ":")))
+    git(store.root, "commit", "-qam", "rename onto a name taken", "--no-verify")
+    rename = git(store.root, "rev-parse", "HEAD").strip()
+    done = CliRunner().invoke(main, ["--store", str(store.root), "check", f"{base}..HEAD",
+                                     "--json"])
+    found = json.loads(done.stdout)["findings"]
+    assert sorted(f["rule"] for f in found if f["severity"] == "error") == [
+        "KI205", "KI208", "KI211"], found
+    ki211 = [f for f in found if f["rule"] == "KI211"]
+    assert ki211[0]["message"].startswith("BenchmarkRun/slow is taken"), ki211
+    fix = ("'slow' is the name commit " + rename[:12] + " gave this manifest in place of "
+           "'fast' (KI208 on this file): a name never moves, so no names file is written for "
+           "it (`kistore migrate` refuses too): set metadata.name back to 'fast' and commit, "
+           f"or, in a branch not yet merged, drop that commit (`git rebase --onto {rename}~ "
+           f"{rename}`, which drops all else it changed too)")
+    assert ki211[0]["hint"] == fix
+    _run_backquoted(store.root, fix, "git rebase")
+    assert git(store.root, "rev-parse", "HEAD").strip() == base
+    assert _errors(store.root) == []

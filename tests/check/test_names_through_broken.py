@@ -23,11 +23,8 @@ from kistore.core import layout
 from kistore.core.digest import Digest
 
 from ..conftest import add_docs, git
-from ..prs import Remote
-from .test_provenance_kept import add_imported_run
+from .conftest import CAUTION, LICENSE
 
-LICENSE = "kernelindex.dev/license"
-CAUTION = "UNCLEAR: internal testing only; do not republish"
 POINTER = "/annotations/kernelindex.dev~1license"
 BREAKS = {"truncated": lambda held: held[:30], "empty": lambda held: b"",
           "brace": lambda held: b"{"}
@@ -178,21 +175,9 @@ def test_a_broken_commit_between_that_restores_the_file_is_fine_at_the_gate(stor
     assert _moved(_findings(store.root, "verify"), path) == ([], [])
 
 
-@pytest.fixture
-def remote(published, tmp_path) -> Remote:
-    return Remote(published, tmp_path)
-
-
-def test_pre_receive_refuses_the_pair(remote, kit):
-    digest = ""
-
-    def first(clone):
-        nonlocal digest
-        digest = add_imported_run(remote, kit)
-
-    assert remote.pr("an imported run", first).accepted
+def test_pre_receive_refuses_the_pair(remote, landed_import):
     landed = remote.main()
-    path = layout.metadata_path(Digest.from_str(digest))
+    path = layout.metadata_path(Digest.from_str(landed_import))
     held = (remote.clone / path).read_bytes()
     (remote.clone / path).write_bytes(held[:40])
     _commit(remote.clone, "truncate metadata")
@@ -204,7 +189,7 @@ def test_pre_receive_refuses_the_pair(remote, kit):
                                               sort_keys=True).encode())
         names = clone / layout.name_path("BenchmarkRun", "renamed")
         names.parent.mkdir(parents=True, exist_ok=True)
-        names.write_bytes(layout.name_record(Digest.from_str(digest)))
+        names.write_bytes(layout.name_record(Digest.from_str(landed_import)))
 
     pushed = remote.pr("rename and relicense", rename)
     assert not pushed.accepted, pushed.output

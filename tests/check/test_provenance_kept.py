@@ -14,29 +14,9 @@ from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.core.provenance import is_provenance_key
 
-from ..conftest import ManifestKit, git
+from ..conftest import git
 from ..prs import Remote
-
-LICENSE = "kernelindex.dev/license"
-CAUTION = "UNCLEAR: internal testing only; do not republish"
-
-
-@pytest.fixture
-def remote(published, tmp_path) -> Remote:
-    return Remote(published, tmp_path)
-
-
-def add_imported_run(remote: Remote, kit: ManifestKit) -> str:
-    """Add one run whose metadata carries an importer's annotations; return its digest."""
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
-    impl = kit.implementation("proj", name="impl")
-    run = kit.run(protocol, env, impl, workload, latency=10, name="fast")
-    run["metadata"]["annotations"] = {LICENSE: CAUTION, "kernelindex.dev/source": "lab-a",
-                                      "team": "a"}
-    path = remote.clone.parent / "group.jsonl"
-    path.write_text("".join(json.dumps(d) + "\n" for d in (protocol, env, workload, impl, run)))
-    remote.kistore("add", str(path))
-    return kit.digest(run)
+from .conftest import CAUTION, LICENSE
 
 
 def edit_metadata(remote: Remote, digest: str, edit) -> None:
@@ -52,14 +32,8 @@ def relicense(doc: dict) -> None:
 
 
 def test_each_pull_request_of_a_sequence_passes_but_none_lands_a_provenance_change(
-        remote, kit):
-    digest = ""
-
-    def first(clone):
-        nonlocal digest
-        digest = add_imported_run(remote, kit)
-
-    assert remote.pr("an imported run", first).accepted
+        remote, landed_import):
+    digest = landed_import
     metadata = layout.metadata_path(Digest.from_str(digest))
 
     # PR 2: a title and a non-provenance annotation may change (KI405, info)
@@ -118,16 +92,11 @@ def test_each_pull_request_of_a_sequence_passes_but_none_lands_a_provenance_chan
     assert remote.pr("later", lambda c: None).accepted
 
 
-def test_add_update_metadata_refuses_to_change_committed_provenance(remote, kit):
+def test_add_update_metadata_refuses_to_change_committed_provenance(remote,
+                                                                     landed_import):
     # The reviewer's route: `add --update-metadata --commit` of the edited manifest. add
     # refuses it as the gate would, with or without the flag, and writes nothing.
-    digest = ""
-
-    def first(clone):
-        nonlocal digest
-        digest = add_imported_run(remote, kit)
-
-    assert remote.pr("an imported run", first).accepted
+    digest = landed_import
     obj = json.loads((remote.clone / layout.object_path(Digest.from_str(digest))).read_bytes())
     meta = json.loads((remote.clone / layout.metadata_path(Digest.from_str(digest))).read_bytes())
     relicense(meta)
