@@ -672,10 +672,12 @@ class View:
         Reads one names file (``store/names/KIND/XX/NAME``), then the owner's metadata and
         object: never a listing, never the index. Use where :meth:`has_names_files` is True.
         The owner's name is read from its metadata leniently (:func:`kistore.core.model.
-        metadata_name`, as the index's names read it): a metadata file broken in another
-        way (a duplicate key) still says whose name it holds, and reading the manifest
-        then says what is broken, as it does for its digest (``cat --manifest KIND/NAME``
-        failed here, fixk95).
+        metadata_name`, as the index's names read it); a metadata file that does not parse
+        strictly (a duplicate ``name`` key, whose last value the lenient read gives) is no
+        word against the names file: its owner is answered, and reading the manifest then
+        says what is broken, as it does for its digest (``cat --manifest KIND/NAME``
+        failed here, fixk95; break97 M6: a second ``name`` was taken for the owner's name
+        and the names file called untrusted).
 
         Args:
             kind: a kind (``BenchmarkRun``).
@@ -738,6 +740,11 @@ class View:
                     + (f", `kistore cat --metadata {owner}` the metadata file as stored"
                        if stored_name is None else "")
                     if stored_kind is not None else ""), file=path)
+        if stored_kind == kind and stored_name != name and self._metadata_name(owner) is None:
+            # a metadata file that does not parse (a duplicate `name`: the lenient read took
+            # the last) says no name the store can trust; the names file's word stands, and
+            # reading the manifest calls the file broken, as by digest (break97 M6)
+            return owner
         if (stored_kind, stored_name) != (kind, name):
             raise NamesFileDisagrees(path, f"names {owner}, which is "
                                      f"{stored_kind}/{stored_name}, not {kind}/{name}")

@@ -126,3 +126,27 @@ def test_a_file_head_holds_broken_is_written_again_not_checked_out(published, ru
     assert (f"{path}: the metadata file does not parse (empty file; expected one JSON value: "
             "the manifest's metadata") in done.stderr
     assert "write it again with `kistore add --update-metadata FILE`" in done.stderr
+
+
+def test_a_second_name_by_kind_and_name_resolves_through_the_names_file(published, run):
+    # break97 M6: by KIND/NAME the second `name` was taken for the run's, and the names
+    # file called untrusted (KI212); by digest it worked. Now as by digest: the file broken
+    path = layout.metadata_path(run)
+    original = _break(published, run, f'{{"name":"{NAME}","title":"r","name":"evil"}}'.encode(),
+                      commit=False)  # HEAD holds it sound
+    by_name = _cli(published, "cat", "--manifest", f"BenchmarkRun/{NAME}")
+    assert by_name.exit_code == 0, by_name.output
+    assert "KI212" not in by_name.stderr and "not trusted" not in by_name.stderr
+    assert by_name.stderr.startswith(
+        f"warning: {path}:1:44:/name: the metadata file does not parse (duplicate"), by_name.stderr
+    assert "(the broken file reads 'evil')" in by_name.stderr
+    assert by_name.stdout == _cli(published, "cat", "--manifest", run.hex[:8]).stdout
+    assert json.loads(by_name.stdout)["metadata"] == json.loads(original)  # HEAD's
+    shown = _cli(published, "show", f"BenchmarkRun/{NAME}")  # show calls it broken too
+    assert shown.exit_code == 1 and "KI212" not in shown.stderr, shown.stderr
+    assert f"{path}:1:44:/name: the metadata file does not parse (duplicate" in shown.stderr
+    assert f"`git checkout HEAD -- {path}`" in shown.stderr
+    # a file naming another name, parsing, still disagrees (a rename is no broken file)
+    _break(published, run, f'{{"name":"evil","title":"r"}}'.encode(), commit=False)
+    renamed = _cli(published, "cat", "--manifest", f"BenchmarkRun/{NAME}")
+    assert renamed.exit_code == 1 and "KI212 name-path-disagrees" in renamed.stderr
