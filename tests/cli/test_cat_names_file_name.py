@@ -147,6 +147,6 @@ def test_a_second_name_by_kind_and_name_resolves_through_the_names_file(publishe
     assert f"{path}:1:44:/name: the metadata file does not parse (duplicate" in shown.stderr
     assert f"`git checkout HEAD -- {path}`" in shown.stderr
     # a file naming another name, parsing, still disagrees (a rename is no broken file)
-    _break(published, run, f'{{"name":"evil","title":"r"}}'.encode(), commit=False)
+    _break(published, run, b'{"name":"evil","title":"r"}', commit=False)
     renamed = _cli(published, "cat", "--manifest", f"BenchmarkRun/{NAME}")
     assert renamed.exit_code == 1 and "KI212 name-path-disagrees" in renamed.stderr
