@@ -633,11 +633,7 @@ class Store:
         """
         skipped = self.skipped()
         if skipped is None:
-            view = WorkTreeView(root, self.name_index(), linked=self._linked)
-            view.head_has, view.unmerged = self.head_has, self.unmerged
-            view.last_holding = self.last_holding
-            view.head_read = self.head_read
-            return view
+            return self._advising(WorkTreeView(root, self.name_index(), linked=self._linked))
 
         def head() -> View | None:
             if self.repo.head_is_unborn:
@@ -646,11 +642,21 @@ class Store:
                 return StagedView(self.repo, self.commit("HEAD"), skipped.staged)
             return CommitView(self.repo, self.commit("HEAD"))
 
-        sparse = SparseWorkTreeView(root, skipped, head, self.name_index(), linked=self._linked)
-        sparse.head_has, sparse.unmerged = self.head_has, self.unmerged
-        sparse.last_holding = self.last_holding
-        sparse.head_read = self.head_read
-        return sparse
+        return self._advising(SparseWorkTreeView(root, skipped, head, self.name_index(),
+                                                 linked=self._linked))
+
+    def _advising(self, view: WorkTreeView) -> WorkTreeView:
+        """Return the work tree's ``view`` given the store's answers its advice asks for.
+
+        What HEAD holds and its history (:meth:`head_has`, :meth:`head_read`,
+        :meth:`last_holding`, :meth:`name_back`) and git's index (:meth:`unmerged`): each
+        asked only when a message says how to repair a file.
+        """
+        view.head_has, view.unmerged = self.head_has, self.unmerged
+        view.last_holding = self.last_holding
+        view.head_read = self.head_read
+        view.name_back = self.name_back
+        return view
 
     def limits(self, at: str | None = None) -> Limits:
         """Return the size limits the store's ``kistore.toml`` sets (``[limits]``).
@@ -1847,6 +1853,19 @@ class Store:
         except (KistoreError, OSError, KeyError, ValueError, pygit2.GitError):
             return None
         return None
+
+    def name_back(self, kind: str, name: str, owner: Digest) -> str | None:
+        """Return how to put back ``KIND/NAME``, which ``owner``'s metadata no longer says.
+
+        :func:`kistore.store.name_back.name_back` along HEAD's history (break97 M3: a
+        committed rename was told `git checkout HEAD -- FILE`, which restores nothing).
+        Opens git: for error paths only. None when no committed version agreed; raises
+        nothing.
+        """
+        # Lazy: git's path-limited log, on this error path only.
+        from .name_back import name_back
+
+        return name_back(self.repo, kind, name, owner)
 
     def unmerged(self, path: str) -> bool:
         """Return whether git's index holds ``path`` unmerged (stages 1-3: a merge's conflict).

@@ -82,14 +82,19 @@ class NamesFileDisagrees(VerificationError):
         path: the names file's repository path.
         problem: what it holds or names, e.g. ``names sha256:..., which is
             BenchmarkRun/z, not BenchmarkRun/b``.
+        back: the fix that works, when known (:meth:`View.name_back`: a metadata file
+            renamed in a commit is put back from the commit before, not from HEAD); None:
+            the general ``git checkout HEAD -- FILE``.
     """
 
-    def __init__(self, path: str, problem: str) -> None:
+    def __init__(self, path: str, problem: str, back: str | None = None) -> None:
         super().__init__(
             f"KI212 name-path-disagrees: the names file {problem}; it is not trusted. "
-            "Run `kistore verify` to see every disagreement; restore a names or metadata "
-            "file changed by hand with `git checkout HEAD -- FILE`, or give the digest "
-            "(or an 8+ hex prefix) of the manifest you mean", file=path)
+            "Run `kistore verify` to see every disagreement; " + (
+                back or "restore a names or metadata file changed by hand with "
+                "`git checkout HEAD -- FILE`")
+            + ", or give the digest (or an 8+ hex prefix) of the manifest you mean",
+            file=path)
 
 
 class Files:
@@ -192,6 +197,11 @@ class View:
     """HEAD's bytes at a path (:meth:`kistore.store.Store.head_read`): set on the work
     tree's view by the store, for what a message about a metadata file advises
     (:meth:`metadata_restorable`)."""
+
+    name_back: Callable[[str, str, Digest], str | None] | None = None
+    """How to put back ``KIND/NAME`` in the metadata of the digest its names file holds,
+    renamed by hand (:meth:`kistore.store.Store.name_back`): set on the work tree's view
+    by the store, for what KI212's message advises (break97 M3)."""
 
     def restore_advice(self, path: str, digest: Digest) -> str:
         """Return how to restore ``path`` of ``digest``.
@@ -746,8 +756,10 @@ class View:
             # reading the manifest calls the file broken, as by digest (break97 M6)
             return owner
         if (stored_kind, stored_name) != (kind, name):
+            back = self.name_back(kind, name, owner) if self.name_back is not None and \
+                stored_kind == kind else None  # its metadata renamed: the way back
             raise NamesFileDisagrees(path, f"names {owner}, which is "
-                                     f"{stored_kind}/{stored_name}, not {kind}/{name}")
+                                     f"{stored_kind}/{stored_name}, not {kind}/{name}", back)
         return owner
 
     def shared_names(self, keys: Sequence[tuple[str, str]] | None = None, *,
