@@ -84,12 +84,19 @@ NOT_CANONICAL = rule(
 SCHEMA_INVALID = rule(
     "KI104", "schema-invalid", ERROR,
     "fix the manifest so it validates against schemas/KIND.json and add it again")
-METADATA_FIX = (
+_METADATA_CHANGED = (
     "a metadata file changed after kistore wrote it (the object is not at fault: metadata is "
-    "kept beside it, not derived from it, so no command rebuilds it): "
-    + metadata_advice("PATH"))
+    "kept beside it, not derived from it, so no command rebuilds it): ")
+METADATA_FIX = _METADATA_CHANGED + metadata_advice("PATH")
 """The fix of KI102, KI103 and KI104 on a metadata file (msg94 F14: KI104's "add it again"
-and KI103's "write stored files only with `kistore add`" said nothing a person could do)."""
+and KI103's "write stored files only with `kistore add`" said nothing a person could do):
+both repairs, each with when it works. ``verify`` says the one that works
+(:data:`METADATA_RESTORE` or :data:`METADATA_REWRITE`, :mod:`._metadata_fix`)."""
+METADATA_RESTORE = _METADATA_CHANGED + metadata_advice("PATH", head_sound=True)
+"""KI102-KI104's fix on a work-tree metadata file HEAD holds other bytes of that parse."""
+METADATA_REWRITE = _METADATA_CHANGED + metadata_advice("PATH", head_sound=False)
+"""KI102-KI104's fix on a metadata file no checkout of HEAD repairs (HEAD holds it so, or
+no such file, or the file was read from a commit)."""
 CRLF_LINE_ENDS = rule(
     "KI105", "crlf-line-ends", ERROR,
     "a line-ending conversion rewrote stored bytes: keep `store/** -text -eol ...` in "

@@ -746,7 +746,8 @@ class View:
                 f"{'metadata' if stored_name is None else 'object'} file is missing or "
                 "unreadable; run `kistore verify`" + (
                     f"; `kistore cat {owner}` prints its object, `kistore cat --manifest "
-                    f"{owner}` its manifest with the metadata as far as it parses (fresh95 F9)"
+                    f"{owner}` its manifest with the last committed metadata that parses "
+                    "(fresh95 F9)"
                     + (f", `kistore cat --metadata {owner}` the metadata file as stored"
                        if stored_name is None else "")
                     if stored_kind is not None else ""), file=path)
