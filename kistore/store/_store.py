@@ -1015,12 +1015,7 @@ class Store:
             view.prefetch((layout.object_path(digest), layout.metadata_path(digest)))
             if view.has_object(digest):
                 return digest  # a whole digest: one stat, not a listing of its shard
-        shard = f"{layout.OBJECTS_DIR}/{prefix[:2]}"
-        candidates = [
-            d for leaf in view.list_dir(shard)
-            if (d := layout.digest_from_path(f"{shard}/{leaf}")) is not None
-        ]
-        return match_prefix(prefix, candidates)
+        return match_prefix(prefix, _shard_digests(view, prefix))
 
     def kinds_naming(self, name: str, *, at: str | None = None) -> list[str]:
         """Return the kinds of which a manifest named ``name`` is stored, in :data:`KINDS` order.
@@ -2454,6 +2449,13 @@ def _holds_name(view: View, kind: str, name: str) -> bool:
         return False
 
 
+def _shard_digests(view: View, prefix: str) -> list[Digest]:
+    """Return the digests of the object files in the shard of ``prefix`` (2+ hex digits)."""
+    shard = f"{layout.OBJECTS_DIR}/{prefix[:2]}"
+    return [d for leaf in view.list_dir(shard)
+            if (d := layout.digest_from_path(f"{shard}/{leaf}")) is not None]
+
+
 def _meant_by_path(view: View, ref: str) -> str | None:
     """Return the reference a person meant by a store path or ``/KIND/NAME``, if it is stored.
 
@@ -2467,11 +2469,23 @@ def _meant_by_path(view: View, ref: str) -> str | None:
         view: the view the reference is resolved in.
         ref: what was typed.
 
+    A slash after any of them, or after a digest or prefix (``784df6cd/``: a shell's
+    completion of a path adds one), is read without it (break97 L8: no did-you-mean).
+
     Returns:
         ``sha256:<hex>`` or ``KIND/NAME``; None when ``ref`` is none of those or the store
         holds nothing so named.
     """
     text = ref.strip()
+    if text.endswith("/") and text.strip("/"):
+        bare = text.rstrip("/")
+        prefix = parse_prefix(bare)
+        if prefix is None:
+            return _meant_by_path(view, bare)
+        try:  # a digest or prefix: the one stored object it names
+            return str(match_prefix(prefix, _shard_digests(view, prefix)))
+        except ResolutionError:
+            return None
     top = text.rfind(layout.STORE_DIR + "/")
     if top >= 0 and (top == 0 or text[top - 1] == "/"):  # a path, from anywhere
         path = text[top:]

@@ -103,3 +103,33 @@ def test_a_store_path_or_a_leading_slash_says_the_reference_meant(runner, store,
                   layout.object_path(Digest("0" * 64))):
         result = runner.invoke(main, ["--store", str(store.root), "cat", typed])
         assert result.exit_code == 1 and "did you mean" not in result.stderr, result.stderr
+
+
+def test_a_path_or_digest_with_a_slash_after_it_says_the_reference_meant(runner, store, kit):
+    # break97 L8: `.../X.json/`, `store/names/KIND/XX/NAME/` and `784df6cd/` (a shell's
+    # completion adds the slash) got no did-you-mean; `KIND/NAME/` did
+    from kistore.core import layout
+    from kistore.core.digest import Digest
+
+    from ..conftest import add_docs
+
+    [digest] = add_docs(store, [kit.run(kit.protocol(), kit.environment(),
+                                        kit.implementation(), kit.workload(), latency=10,
+                                        name="r-92")], allow_dangling=True)
+    run = Digest.from_str(digest)
+    names = layout.name_path("BenchmarkRun", "r-92")
+    for typed, meant in (
+            (f"{layout.object_path(run)}/", digest),
+            (f"{layout.metadata_path(run)}//", digest),
+            (f"{names}/", "BenchmarkRun/r-92"),
+            (f"{run.hex[:8]}/", digest),
+            (f"{digest}/", digest)):
+        result = runner.invoke(main, ["--store", str(store.root), "cat", typed])
+        assert result.exit_code == 1
+        assert result.stderr.startswith(f"error: {typed!r} is not a reference: give a "
+                                        "digest"), result.stderr
+        assert result.stderr.endswith(f"(did you mean {meant}?)\n"), result.stderr
+    # nothing stored so, or a slash alone: no guess
+    for typed in (f"{'0' * 8}/", f"{layout.name_path('BenchmarkRun', 'r-93')}/", "/", "//"):
+        result = runner.invoke(main, ["--store", str(store.root), "cat", typed])
+        assert result.exit_code == 1 and "did you mean" not in result.stderr, result.stderr
