@@ -72,18 +72,26 @@ def test_r90_f8_no_name_is_offered_that_the_store_does_not_hold(runner, store):
                              f"'r\u201091' {_INVALID}\n")
 
 
-def test_a_store_path_or_a_leading_slash_says_the_reference_meant(runner, store, kit):
-    # break96 L2 (cat97): a path copied from `verify` or an error, or `/KIND/NAME`, was
-    # answered with the three forms and no "did you mean"
-    from kistore.core import layout
+def _stored_run(store, kit, name: str):
+    """Add a run named ``name`` (its references dangling); return its digest."""
     from kistore.core.digest import Digest
 
     from ..conftest import add_docs
 
     [digest] = add_docs(store, [kit.run(kit.protocol(), kit.environment(),
                                         kit.implementation(), kit.workload(), latency=10,
-                                        name="r-90")], allow_dangling=True)
-    run = Digest.from_str(digest)
+                                        name=name)], allow_dangling=True)
+    return Digest.from_str(digest)
+
+
+def test_a_store_path_or_a_leading_slash_says_the_reference_meant(runner, store, kit):
+    # break96 L2 (cat97): a path copied from `verify` or an error, or `/KIND/NAME`, was
+    # answered with the three forms and no "did you mean"
+    from kistore.core import layout
+    from kistore.core.digest import Digest
+
+    run = _stored_run(store, kit, "r-90")
+    digest = str(run)
     names = layout.name_path("BenchmarkRun", "r-90")
     for typed, meant in (
             ("/BenchmarkRun/r-90", "BenchmarkRun/r-90"),
@@ -109,14 +117,9 @@ def test_a_path_or_digest_with_a_slash_after_it_says_the_reference_meant(runner,
     # break97 L8: `.../X.json/`, `store/names/KIND/XX/NAME/` and `784df6cd/` (a shell's
     # completion adds the slash) got no did-you-mean; `KIND/NAME/` did
     from kistore.core import layout
-    from kistore.core.digest import Digest
 
-    from ..conftest import add_docs
-
-    [digest] = add_docs(store, [kit.run(kit.protocol(), kit.environment(),
-                                        kit.implementation(), kit.workload(), latency=10,
-                                        name="r-92")], allow_dangling=True)
-    run = Digest.from_str(digest)
+    run = _stored_run(store, kit, "r-92")
+    digest = str(run)
     names = layout.name_path("BenchmarkRun", "r-92")
     for typed, meant in (
             (f"{layout.object_path(run)}/", digest),
