@@ -90,7 +90,15 @@ METADATA_CHANGED = (
 """How :data:`METADATA_FIX` and :func:`range_metadata_fix` begin."""
 METADATA_FIX = METADATA_CHANGED + metadata_advice("PATH")
 """The fix of KI102, KI103 and KI104 on a metadata file (msg94 F14: KI104's "add it again"
-and KI103's "write stored files only with `kistore add`" said nothing a person could do)."""
+and KI103's "write stored files only with `kistore add`" said nothing a person could do):
+both repairs, each with when it works. ``verify`` says the one that works
+(:data:`METADATA_RESTORE` or :data:`METADATA_REWRITE`, :mod:`._metadata_fix`); the gate
+:func:`range_metadata_fix`."""
+METADATA_RESTORE = METADATA_CHANGED + metadata_advice("PATH", head_sound=True)
+"""KI102-KI104's fix on a work-tree metadata file HEAD holds other bytes of that parse."""
+METADATA_REWRITE = METADATA_CHANGED + metadata_advice("PATH", head_sound=False)
+"""KI102-KI104's fix on a metadata file no checkout of HEAD repairs (HEAD holds it so, or
+no such file, or the file was read from a commit)."""
 
 
 def range_metadata_fix(path: str, base: Base, base_bytes: bytes | None) -> str:

@@ -57,6 +57,7 @@ from ._groups import KeyCache, Member, check_group_files, expected_file, is_grou
 from ._history import check_history, worktree_changes
 from ._ignored import check_ignored
 from ._lineage_fixes import names_one_cause
+from ._metadata_fix import metadata_fixes
 from ._metadata_moved import metadata_moved, name_edit_fixes, told_metadata_file
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout, owned_path
 from ._names_moved import NAMES_FILE, told_names_file
@@ -1921,6 +1922,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     contents = edit_fixes(contents, later)  # fresh95 F4: not HEAD
     contents = uncommitted_board_fixes(store, at, contents)  # fresh96 F8
     contents = name_edit_fixes(store, at, contents)  # last96 item 2: restore the name
+    contents = metadata_fixes(store, at, contents)  # cat97 left: the one repair that works
     contents, later = one_cause(contents, later), one_cause(later, contents)  # KI402: in later
     contents = names_one_cause(contents, later)  # a names file a commit deleted: KI208's fix
     if watching and (busy := busy or _held_lock(store)) is not None:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
     from ..index.catalog import Catalog
     from ..query.policy import RankingPolicy
-    from ..store import AdmissionCheck, Store, View
+    from ..store import AdmissionCheck, Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -468,11 +468,10 @@ def _object_alone(store: Store, digest: Any, at: str | None, error: Any, whole: 
         at: the revision read (None: the work tree).
         error: what reading its metadata raised (said on stderr, with the fix that works:
             :meth:`kistore.store.View.restore_advice`).
-        whole: ``--manifest``: the object's ``apiVersion``, ``kind`` and ``spec`` with the
-            metadata as far as it parses (:func:`kistore.core.model.lenient_object`) and
-            the name its names file gives (:func:`_stored_name`; reviewer last96: ``"name":
-            ""`` was printed for a file cut short), after a warning naming the broken file;
-            with no name known, none is printed and the warning says so.
+        whole: ``--manifest``: the template :func:`kistore.store.broken_metadata.
+            manifest_template` builds (the object, the last committed metadata that parses,
+            the name its names file gives), after a warning naming the broken file and
+            where the template's metadata and name came from.
         metadata: ``--metadata``: the metadata file's bytes, after that warning.
         named: the name the person typed (``KIND/NAME``, resolved through its names file),
             or None (a digest).
@@ -482,9 +481,9 @@ def _object_alone(store: Store, digest: Any, at: str | None, error: Any, whole: 
         KistoreError: ``error`` again, for ``--metadata`` of a metadata file not there.
     """
     # Lazy: this error path only.
-    from ..core import canonical, layout
-    from ..core.model import lenient_object
+    from ..core import layout
     from ..query.numbers import json_document
+    from ..store.broken_metadata import manifest_template
 
     view = store.view(at)
     said = one_line(error.format())
@@ -497,68 +496,15 @@ def _object_alone(store: Store, digest: Any, at: str | None, error: Any, whole: 
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return
-    data = view.object_bytes(digest)  # re-hashed: a corrupt object is still refused
-    if whole:
-        obj = canonical.loads(data, file=layout.object_path(digest))
-        meta = lenient_object(view.read(layout.metadata_path(digest)))
-        name, whence = _stored_name(view, digest, obj.get("kind"), meta, named)
-        meta = {"name": name, **{k: v for k, v in meta.items() if k != "name"}} \
-            if name is not None else {k: v for k, v in meta.items() if k != "name"}
-        restorable = at is None and view.metadata_restorable(digest)
-        click.echo(f"warning: {said}; printed anyway: the object as stored, with the metadata "
-                   f"as far as it parses{whence}" + (
-                       "" if restorable else "; fill in what is missing before `kistore add "
-                       "--update-metadata FILE`"), err=True)
-        data = (json_document({"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"),
-                               "metadata": meta, "spec": obj.get("spec")}) + "\n").encode()
+    if whole:  # the template, from the store's word on its name and metadata
+        template = manifest_template(store, digest, at, named)
+        click.echo(f"warning: {said}; printed anyway: the object as stored, {template.told}",
+                   err=True)
+        data = (json_document(template.document) + "\n").encode()
+    else:
+        data = view.object_bytes(digest)  # re-hashed: a corrupt object is still refused
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
-
-
-def _stored_name(view: View, digest: Any, kind: Any, metadata: dict[str, Any],
-                 named: str | None) -> tuple[str | None, str]:
-    """Return the name of a manifest whose metadata file is broken, and where it was found.
-
-    The names file (``store/names/KIND/XX/NAME``, holding the digest) is the store's word
-    on a name, which never moves once committed; a metadata file cut short says none, and
-    one with a duplicate ``name`` the last (reviewer last96 and break96: the template
-    said ``"name": ""`` or another name). Looked for in that order: the name typed
-    (``named``, its names file already read by the resolution), the name the broken file
-    reads as (one names file), then every names file of ``kind`` (O(names of the kind),
-    :meth:`kistore.store.View.names_files_of`).
-
-    Returns:
-        ``(name, whence)``: the name (None when no names file holds the digest, or
-        several do, and the file says none) and a clause for the warning, starting with
-        "; " (empty when the file's own name is the names file's).
-    """
-    # Lazy: this error path only.
-    from ..core import layout
-    from ..core.model import name_in
-    from ..core.schema import KINDS
-
-    read = name_in(metadata)
-    if named is not None:
-        found = [layout.name_path(kind, named)]
-    elif isinstance(kind, str) and kind in KINDS:
-        own = layout.name_path(kind, read) if read is not None and layout.is_name(read) \
-            else None
-        found = [own] if own is not None and layout.digest_from_record(
-            view.read(own) or b"") == digest else view.names_files_of(kind, digest)
-    else:
-        found = []
-    if len(found) == 1:
-        name = found[0].rpartition("/")[2]
-        if read == name:
-            return name, ""
-        return name, (f"; the name is its names file's, {found[0]}" + (
-            f" (the broken file reads {read!r})" if read is not None else ""))
-    holding = "no names file holds" if not found else f"{len(found)} names files hold"
-    if read is not None:
-        return read, f"; the name is the broken file's: {holding} this digest"
-    return None, (f"; no name: the metadata file holds none and {holding} this digest"
-                  + (f" ({', '.join(found)})" if found else "")
-                  + ": write \"name\" into metadata, the name the manifest was added under")
 
 
 def _schema_checked(store: Store, manifest: Manifest, at: str | None) -> Manifest:

@@ -51,8 +51,13 @@ class Licence(NamedTuple):
 
     @property
     def unclear(self) -> bool:
-        """Return True when the rights to the data are not known (``UNCLEAR: ...``)."""
-        return self.text.startswith(UNCLEAR)
+        """Return True when the rights to the data are not known (``UNCLEAR: ...``).
+
+        In any case and after leading white space (``Unclear: ...``, `` UNCLEAR``): the
+        importers write ``UNCLEAR``, a contributor may write it otherwise, and the caution
+        is for what the word says, not its spelling (break97 L9).
+        """
+        return self.text.lstrip().casefold().startswith(UNCLEAR.casefold())
 
     def to_json(self) -> dict[str, Any]:
         """Return ``{license, kind, name, digest, own, unclear}``."""

@@ -97,7 +97,7 @@ def metadata_advice(path: str, *, committed: bool = False,
     """
     rewrite = ("write it again with `kistore add --update-metadata FILE` (FILE: the manifest "
                "holding the metadata wanted: `kistore cat --manifest DIGEST` prints one, "
-               "with the metadata as far as it parses)")
+               "with the last committed metadata that parses)")
     if committed or head_sound is False:
         return rewrite
     if head_sound:

@@ -389,7 +389,8 @@ def _compare(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
     result = compare_pages(a, b).to_json()
     for side, rp in (("a", a), ("b", b)):
         result[side].update(title=rp.manifest.title, namedSource=rp.record.named_source,
-                            href=run_path(rp.record.digest) + "index.html")
+                            href=run_path(rp.record.digest) + "index.html",
+                            licences=_licences(rp.manifest, rp.related))  # break97 L9
     data.update(result)
     return data
 
@@ -407,12 +408,13 @@ def _name(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
 
 
 def _licences(run: Any, related: dict[str, Any]) -> list[dict[str, Any]]:
-    """Return the licences a run's page and its leaderboard row state, as JSON.
+    """Return the licences a run's page, its leaderboard row and its compare sides state.
 
     :func:`kistore.core.licences.run_licences`: the run's own, then its Implementation's
     and Workload's (``related``: reference field -> manifest, None when not stored); each
-    ``{license, kind, name, digest, own, unclear}``. One builder for both pages (cat97:
-    the leaderboard showed no ``(!) rights unclear`` where the run page did).
+    ``{license, kind, name, digest, own, unclear}``. One builder for every page listing a
+    run (cat97: the leaderboard showed no ``(!) rights unclear`` where the run page did;
+    break97 L9: nor did the workload page's #1 and the compare pages).
     """
     return [said.to_json() for said in run_licences(run, related)]
 
@@ -578,7 +580,8 @@ def _group_brief(snap: Snapshot, key: str) -> dict[str, Any]:
             "first": {"digest": first.record.digest, "name": first.record.name,
                       "value": first.value, "unit": first.unit,
                       "href": run_path(first.record.digest) + "index.html",
-                      "marks": row_marks(first, outlier, below=False)}  # KI234, KI230 (r90b F3)
+                      "marks": row_marks(first, outlier, below=False),  # KI234, KI230 (r90b F3)
+                      "licences": _row_licences(snap, first.record)}  # its caution (break97 L9)
             if first is not None else None}
 
 

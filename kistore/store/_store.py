@@ -647,11 +647,7 @@ class Store:
         """
         skipped = self.skipped()
         if skipped is None:
-            view = WorkTreeView(root, self.name_index(), linked=self._linked)
-            view.head_has, view.unmerged = self.head_has, self.unmerged
-            view.last_holding = self.last_holding
-            view.head_read = self.head_read
-            return view
+            return self._advising(WorkTreeView(root, self.name_index(), linked=self._linked))
 
         def head() -> View | None:
             if self.repo.head_is_unborn:
@@ -660,11 +656,21 @@ class Store:
                 return StagedView(self.repo, self.commit("HEAD"), skipped.staged)
             return CommitView(self.repo, self.commit("HEAD"))
 
-        sparse = SparseWorkTreeView(root, skipped, head, self.name_index(), linked=self._linked)
-        sparse.head_has, sparse.unmerged = self.head_has, self.unmerged
-        sparse.last_holding = self.last_holding
-        sparse.head_read = self.head_read
-        return sparse
+        return self._advising(SparseWorkTreeView(root, skipped, head, self.name_index(),
+                                                 linked=self._linked))
+
+    def _advising(self, view: WorkTreeView) -> WorkTreeView:
+        """Return the work tree's ``view`` given the store's answers its advice asks for.
+
+        What HEAD holds and its history (:meth:`head_has`, :meth:`head_read`,
+        :meth:`last_holding`, :meth:`name_back`) and git's index (:meth:`unmerged`): each
+        asked only when a message says how to repair a file.
+        """
+        view.head_has, view.unmerged = self.head_has, self.unmerged
+        view.last_holding = self.last_holding
+        view.head_read = self.head_read
+        view.name_back = self.name_back
+        return view
 
     def limits(self, at: str | None = None) -> Limits:
         """Return the size limits the store's ``kistore.toml`` sets (``[limits]``).
@@ -1023,12 +1029,7 @@ class Store:
             view.prefetch((layout.object_path(digest), layout.metadata_path(digest)))
             if view.has_object(digest):
                 return digest  # a whole digest: one stat, not a listing of its shard
-        shard = f"{layout.OBJECTS_DIR}/{prefix[:2]}"
-        candidates = [
-            d for leaf in view.list_dir(shard)
-            if (d := layout.digest_from_path(f"{shard}/{leaf}")) is not None
-        ]
-        return match_prefix(prefix, candidates)
+        return match_prefix(prefix, _shard_digests(view, prefix))
 
     def kinds_naming(self, name: str, *, at: str | None = None) -> list[str]:
         """Return the kinds of which a manifest named ``name`` is stored, in :data:`KINDS` order.
@@ -1869,6 +1870,19 @@ class Store:
             return None
         return None
 
+    def name_back(self, kind: str, name: str, owner: Digest) -> str | None:
+        """Return how to put back ``KIND/NAME``, which ``owner``'s metadata no longer says.
+
+        :func:`kistore.store.name_back.name_back` along HEAD's history (break97 M3: a
+        committed rename was told `git checkout HEAD -- FILE`, which restores nothing).
+        Opens git: for error paths only. None when no committed version agreed; raises
+        nothing.
+        """
+        # Lazy: git's path-limited log, on this error path only.
+        from .name_back import name_back
+
+        return name_back(self.repo, kind, name, owner)
+
     def unmerged(self, path: str) -> bool:
         """Return whether git's index holds ``path`` unmerged (stages 1-3: a merge's conflict).
 
@@ -2456,6 +2470,13 @@ def _holds_name(view: View, kind: str, name: str) -> bool:
         return False
 
 
+def _shard_digests(view: View, prefix: str) -> list[Digest]:
+    """Return the digests of the object files in the shard of ``prefix`` (2+ hex digits)."""
+    shard = f"{layout.OBJECTS_DIR}/{prefix[:2]}"
+    return [d for leaf in view.list_dir(shard)
+            if (d := layout.digest_from_path(f"{shard}/{leaf}")) is not None]
+
+
 def _meant_by_path(view: View, ref: str) -> str | None:
     """Return the reference a person meant by a store path or ``/KIND/NAME``, if it is stored.
 
@@ -2469,11 +2490,23 @@ def _meant_by_path(view: View, ref: str) -> str | None:
         view: the view the reference is resolved in.
         ref: what was typed.
 
+    A slash after any of them, or after a digest or prefix (``784df6cd/``: a shell's
+    completion of a path adds one), is read without it (break97 L8: no did-you-mean).
+
     Returns:
         ``sha256:<hex>`` or ``KIND/NAME``; None when ``ref`` is none of those or the store
         holds nothing so named.
     """
     text = ref.strip()
+    if text.endswith("/") and text.strip("/"):
+        bare = text.rstrip("/")
+        prefix = parse_prefix(bare)
+        if prefix is None:
+            return _meant_by_path(view, bare)
+        try:  # a digest or prefix: the one stored object it names
+            return str(match_prefix(prefix, _shard_digests(view, prefix)))
+        except ResolutionError:
+            return None
     top = text.rfind(layout.STORE_DIR + "/")
     if top >= 0 and (top == 0 or text[top - 1] == "/"):  # a path, from anywhere
         path = text[top:]

@@ -82,14 +82,19 @@ class NamesFileDisagrees(VerificationError):
         path: the names file's repository path.
         problem: what it holds or names, e.g. ``names sha256:..., which is
             BenchmarkRun/z, not BenchmarkRun/b``.
+        back: the fix that works, when known (:meth:`View.name_back`: a metadata file
+            renamed in a commit is put back from the commit before, not from HEAD); None:
+            the general ``git checkout HEAD -- FILE``.
     """
 
-    def __init__(self, path: str, problem: str) -> None:
+    def __init__(self, path: str, problem: str, back: str | None = None) -> None:
         super().__init__(
             f"KI212 name-path-disagrees: the names file {problem}; it is not trusted. "
-            "Run `kistore verify` to see every disagreement; restore a names or metadata "
-            "file changed by hand with `git checkout HEAD -- FILE`, or give the digest "
-            "(or an 8+ hex prefix) of the manifest you mean", file=path)
+            "Run `kistore verify` to see every disagreement; " + (
+                back or "restore a names or metadata file changed by hand with "
+                "`git checkout HEAD -- FILE`")
+            + ", or give the digest (or an 8+ hex prefix) of the manifest you mean",
+            file=path)
 
 
 class Files:
@@ -192,6 +197,11 @@ class View:
     """HEAD's bytes at a path (:meth:`kistore.store.Store.head_read`): set on the work
     tree's view by the store, for what a message about a metadata file advises
     (:meth:`metadata_restorable`)."""
+
+    name_back: Callable[[str, str, Digest], str | None] | None = None
+    """How to put back ``KIND/NAME`` in the metadata of the digest its names file holds,
+    renamed by hand (:meth:`kistore.store.Store.name_back`): set on the work tree's view
+    by the store, for what KI212's message advises (break97 M3)."""
 
     def restore_advice(self, path: str, digest: Digest) -> str:
         """Return how to restore ``path`` of ``digest``.
@@ -672,10 +682,12 @@ class View:
         Reads one names file (``store/names/KIND/XX/NAME``), then the owner's metadata and
         object: never a listing, never the index. Use where :meth:`has_names_files` is True.
         The owner's name is read from its metadata leniently (:func:`kistore.core.model.
-        metadata_name`, as the index's names read it): a metadata file broken in another
-        way (a duplicate key) still says whose name it holds, and reading the manifest
-        then says what is broken, as it does for its digest (``cat --manifest KIND/NAME``
-        failed here, fixk95).
+        metadata_name`, as the index's names read it); a metadata file that does not parse
+        strictly (a duplicate ``name`` key, whose last value the lenient read gives) is no
+        word against the names file: its owner is answered, and reading the manifest then
+        says what is broken, as it does for its digest (``cat --manifest KIND/NAME``
+        failed here, fixk95; break97 M6: a second ``name`` was taken for the owner's name
+        and the names file called untrusted).
 
         Args:
             kind: a kind (``BenchmarkRun``).
@@ -734,13 +746,21 @@ class View:
                 f"{'metadata' if stored_name is None else 'object'} file is missing or "
                 "unreadable; run `kistore verify`" + (
                     f"; `kistore cat {owner}` prints its object, `kistore cat --manifest "
-                    f"{owner}` its manifest with the metadata as far as it parses (fresh95 F9)"
+                    f"{owner}` its manifest with the last committed metadata that parses "
+                    "(fresh95 F9)"
                     + (f", `kistore cat --metadata {owner}` the metadata file as stored"
                        if stored_name is None else "")
                     if stored_kind is not None else ""), file=path)
+        if stored_kind == kind and stored_name != name and self._metadata_name(owner) is None:
+            # a metadata file that does not parse (a duplicate `name`: the lenient read took
+            # the last) says no name the store can trust; the names file's word stands, and
+            # reading the manifest calls the file broken, as by digest (break97 M6)
+            return owner
         if (stored_kind, stored_name) != (kind, name):
+            back = self.name_back(kind, name, owner) if self.name_back is not None and \
+                stored_kind == kind else None  # its metadata renamed: the way back
             raise NamesFileDisagrees(path, f"names {owner}, which is "
-                                     f"{stored_kind}/{stored_name}, not {kind}/{name}")
+                                     f"{stored_kind}/{stored_name}, not {kind}/{name}", back)
         return owner
 
     def shared_names(self, keys: Sequence[tuple[str, str]] | None = None, *,

@@ -57,8 +57,14 @@ def test_a_file_cut_short_gives_the_names_file_s_name(published, run, tmp_path):
     done = _cli(published, "cat", "--manifest", run.hex[:8])
     assert done.exit_code == 0, done.output
     document = json.loads(done.stdout)
-    assert document["metadata"] == {"name": NAME}  # was {"name": ""}
-    assert f"; the name is its names file's, {NAMES_FILE}" in done.stderr, done.stderr
+    # was {"name": ""}, then {"name": NAME} alone: the labels and title the cut lost are the
+    # last committed version's that parses (cat97 left), the one before the break
+    assert document["metadata"] == json.loads(original)
+    before = git(published, "rev-parse", "HEAD~").strip()
+    assert (f"printed anyway: the object as stored, with the metadata of commit {before[:12]}, "
+            f"the last version of the file that parses; the name is its names file's, "
+            f"{NAMES_FILE}; edit it as you mean it, then `kistore add --update-metadata FILE`"
+            ) in done.stderr, done.stderr
     # by its name: resolved through the names file (fixk95: it failed), the same bytes
     by_name = _cli(published, "cat", "--manifest", f"BenchmarkRun/{NAME}")
     assert by_name.exit_code == 0, by_name.output
@@ -67,7 +73,7 @@ def test_a_file_cut_short_gives_the_names_file_s_name(published, run, tmp_path):
     (tmp_path / "run.json").write_text(done.stdout)
     fixed = _cli(published, "add", "--update-metadata", str(tmp_path / "run.json"))
     assert fixed.exit_code == 0, fixed.output
-    assert (published / layout.metadata_path(run)).read_bytes() == f'{{"name":"{NAME}"}}'.encode()
+    assert (published / layout.metadata_path(run)).read_bytes() == original
     assert _cli(published, "show", f"BenchmarkRun/{NAME}").exit_code == 0
 
 
@@ -85,7 +91,9 @@ def test_no_name_known_is_said_not_printed_as_an_empty_string(published, run):
     (published / NAMES_FILE).unlink()
     done = _cli(published, "cat", "--manifest", str(run))
     assert done.exit_code == 0, done.output
-    assert json.loads(done.stdout)["metadata"] == {}  # no "name": "" to add by mistake
+    metadata = json.loads(done.stdout)["metadata"]
+    assert "name" not in metadata  # no "name": "" to add by mistake
+    assert metadata["labels"] == {"worker": "external-prod-b200-modal-1"}  # HEAD's version
     assert ("; no name: the metadata file holds none and no names file holds this digest: "
             'write "name" into metadata, the name the manifest was added under') in done.stderr
 
@@ -118,3 +126,27 @@ def test_a_file_head_holds_broken_is_written_again_not_checked_out(published, ru
     assert (f"{path}: the metadata file does not parse (empty file; expected one JSON value: "
             "the manifest's metadata") in done.stderr
     assert "write it again with `kistore add --update-metadata FILE`" in done.stderr
+
+
+def test_a_second_name_by_kind_and_name_resolves_through_the_names_file(published, run):
+    # break97 M6: by KIND/NAME the second `name` was taken for the run's, and the names
+    # file called untrusted (KI212); by digest it worked. Now as by digest: the file broken
+    path = layout.metadata_path(run)
+    original = _break(published, run, f'{{"name":"{NAME}","title":"r","name":"evil"}}'.encode(),
+                      commit=False)  # HEAD holds it sound
+    by_name = _cli(published, "cat", "--manifest", f"BenchmarkRun/{NAME}")
+    assert by_name.exit_code == 0, by_name.output
+    assert "KI212" not in by_name.stderr and "not trusted" not in by_name.stderr
+    assert by_name.stderr.startswith(
+        f"warning: {path}:1:44:/name: the metadata file does not parse (duplicate"), by_name.stderr
+    assert "(the broken file reads 'evil')" in by_name.stderr
+    assert by_name.stdout == _cli(published, "cat", "--manifest", run.hex[:8]).stdout
+    assert json.loads(by_name.stdout)["metadata"] == json.loads(original)  # HEAD's
+    shown = _cli(published, "show", f"BenchmarkRun/{NAME}")  # show calls it broken too
+    assert shown.exit_code == 1 and "KI212" not in shown.stderr, shown.stderr
+    assert f"{path}:1:44:/name: the metadata file does not parse (duplicate" in shown.stderr
+    assert f"`git checkout HEAD -- {path}`" in shown.stderr
+    # a file naming another name, parsing, still disagrees (a rename is no broken file)
+    _break(published, run, b'{"name":"evil","title":"r"}', commit=False)
+    renamed = _cli(published, "cat", "--manifest", f"BenchmarkRun/{NAME}")
+    assert renamed.exit_code == 1 and "KI212 name-path-disagrees" in renamed.stderr

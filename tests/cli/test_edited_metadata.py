@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 
-from kistore.check._rules import METADATA_FIX
+from kistore.check._rules import METADATA_FIX, METADATA_RESTORE, METADATA_REWRITE
 from kistore.cli import main
 from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.core.restore import metadata_advice
 
-from ..conftest import PUBLISHED
+from ..conftest import PUBLISHED, git
 
 RUN = Digest.from_str(PUBLISHED["run"])
 META = layout.metadata_path(RUN)
@@ -57,10 +57,22 @@ def test_verify_gives_an_edited_metadata_file_its_fix(runner, record_store, stor
     findings = [f for f in json.loads(result.stdout)["findings"] if f["severity"] == "error"]
     assert [(f["rule"], f["file"], f.get("pointer")) for f in findings] == [
         ("KI104", META, "/title"), ("KI103", META, None)]
-    assert {f["hint"] for f in findings} == {METADATA_FIX}
-    assert "add it again" not in METADATA_FIX and "git checkout HEAD -- PATH" in METADATA_FIX
+    # HEAD holds it as kistore wrote it: the checkout alone (cat97 left: both repairs were
+    # offered, the rewrite too, which add judges against HEAD's file)
+    assert {f["hint"] for f in findings} == {METADATA_RESTORE}
+    assert "add it again" not in METADATA_RESTORE and "--update-metadata" not in METADATA_RESTORE
+    assert "HEAD holds it as kistore wrote it: restore it with `git checkout HEAD -- PATH`" \
+        in METADATA_RESTORE
     text = runner.invoke(main, ["--store", str(store_path), "verify"])
-    assert f"fix KI104 (1 finding): {METADATA_FIX}\n" in text.stdout
+    assert f"fix KI104 (1 finding): {METADATA_RESTORE}\n" in text.stdout
     _edit(store_path, b'{"name":"sol-submission-20464"')  # cut off: KI102
     cut = runner.invoke(main, ["--store", str(store_path), "verify"])
-    assert f"fix KI102 (1 finding): {METADATA_FIX}\n" in cut.stdout
+    assert f"fix KI102 (1 finding): {METADATA_RESTORE}\n" in cut.stdout
+    # committed so, HEAD holds the broken bytes: the rewrite alone, in the work tree and at HEAD
+    git(store_path, "commit", "-qam", "cut", "--no-verify")
+    for at in ([], ["--at", "HEAD"]):
+        committed = runner.invoke(main, ["--store", str(store_path), "verify", *at])
+        assert f"fix KI102 (1 finding): {METADATA_REWRITE}\n" in committed.stdout, at
+        assert "git checkout HEAD" not in METADATA_REWRITE
+        assert "write it again with `kistore add --update-metadata FILE`" in METADATA_REWRITE
+    assert METADATA_FIX not in committed.stdout

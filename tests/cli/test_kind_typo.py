@@ -72,18 +72,26 @@ def test_r90_f8_no_name_is_offered_that_the_store_does_not_hold(runner, store):
                              f"'r\u201091' {_INVALID}\n")
 
 
-def test_a_store_path_or_a_leading_slash_says_the_reference_meant(runner, store, kit):
-    # break96 L2 (cat97): a path copied from `verify` or an error, or `/KIND/NAME`, was
-    # answered with the three forms and no "did you mean"
-    from kistore.core import layout
+def _stored_run(store, kit, name: str):
+    """Add a run named ``name`` (its references dangling); return its digest."""
     from kistore.core.digest import Digest
 
     from ..conftest import add_docs
 
     [digest] = add_docs(store, [kit.run(kit.protocol(), kit.environment(),
                                         kit.implementation(), kit.workload(), latency=10,
-                                        name="r-90")], allow_dangling=True)
-    run = Digest.from_str(digest)
+                                        name=name)], allow_dangling=True)
+    return Digest.from_str(digest)
+
+
+def test_a_store_path_or_a_leading_slash_says_the_reference_meant(runner, store, kit):
+    # break96 L2 (cat97): a path copied from `verify` or an error, or `/KIND/NAME`, was
+    # answered with the three forms and no "did you mean"
+    from kistore.core import layout
+    from kistore.core.digest import Digest
+
+    run = _stored_run(store, kit, "r-90")
+    digest = str(run)
     names = layout.name_path("BenchmarkRun", "r-90")
     for typed, meant in (
             ("/BenchmarkRun/r-90", "BenchmarkRun/r-90"),
@@ -101,5 +109,30 @@ def test_a_store_path_or_a_leading_slash_says_the_reference_meant(runner, store,
     # nothing stored so: no guess
     for typed in ("/BenchmarkRun/r-91", layout.name_path("BenchmarkRun", "r-91"),
                   layout.object_path(Digest("0" * 64))):
+        result = runner.invoke(main, ["--store", str(store.root), "cat", typed])
+        assert result.exit_code == 1 and "did you mean" not in result.stderr, result.stderr
+
+
+def test_a_path_or_digest_with_a_slash_after_it_says_the_reference_meant(runner, store, kit):
+    # break97 L8: `.../X.json/`, `store/names/KIND/XX/NAME/` and `784df6cd/` (a shell's
+    # completion adds the slash) got no did-you-mean; `KIND/NAME/` did
+    from kistore.core import layout
+
+    run = _stored_run(store, kit, "r-92")
+    digest = str(run)
+    names = layout.name_path("BenchmarkRun", "r-92")
+    for typed, meant in (
+            (f"{layout.object_path(run)}/", digest),
+            (f"{layout.metadata_path(run)}//", digest),
+            (f"{names}/", "BenchmarkRun/r-92"),
+            (f"{run.hex[:8]}/", digest),
+            (f"{digest}/", digest)):
+        result = runner.invoke(main, ["--store", str(store.root), "cat", typed])
+        assert result.exit_code == 1
+        assert result.stderr.startswith(f"error: {typed!r} is not a reference: give a "
+                                        "digest"), result.stderr
+        assert result.stderr.endswith(f"(did you mean {meant}?)\n"), result.stderr
+    # nothing stored so, or a slash alone: no guess
+    for typed in (f"{'0' * 8}/", f"{layout.name_path('BenchmarkRun', 'r-93')}/", "/", "//"):
         result = runner.invoke(main, ["--store", str(store.root), "cat", typed])
         assert result.exit_code == 1 and "did you mean" not in result.stderr, result.stderr

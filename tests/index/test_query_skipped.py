@@ -126,7 +126,7 @@ def test_a_committed_metadata_file_out_of_canonical_form_is_skipped_until_correc
         f"warning: {layout.metadata_path(slow)}: the metadata file {KI103}; it was committed "
         "so (past the hooks): write it again with `kistore add --update-metadata FILE` "
         "(FILE: the manifest holding the metadata wanted: `kistore cat --manifest DIGEST` "
-        "prints one, with the metadata as far as it parses)"]  # fresh95 F9
+        "prints one, with the last committed metadata that parses)"]  # fresh95 F9
     meta.write_bytes(good)  # corrected in the work tree only
     result = run(runner, group.root, "ls", "--kind", "BenchmarkRun")
     assert (result.exit_code, result.stderr) == (0, "")

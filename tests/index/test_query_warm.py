@@ -408,14 +408,20 @@ def test_show_by_a_name_rewritten_in_place_is_not_resolved_from_the_name_catalog
 
 
 def disagrees(name: str, digest: str, found: str) -> str:
-    """The error for ``BenchmarkRun/NAME`` whose names file names a manifest now ``found``."""
-    from kistore.core import layout
+    """The error for ``BenchmarkRun/NAME`` whose names file names a manifest now ``found``.
 
+    Renamed in the work tree only: HEAD's metadata file still says ``name``, and the fix
+    is its checkout, naming the file (break97 M3: ``FILE`` was said, whatever held).
+    """
+    from kistore.core import layout
+    from kistore.core.digest import Digest
+
+    meta = layout.metadata_path(Digest.from_str(digest))
     return (f"error: {layout.name_path('BenchmarkRun', name)}: KI212 name-path-disagrees: the "
             f"names file names {digest}, which is BenchmarkRun/{found}, not BenchmarkRun/"
             f"{name}; it is not trusted. Run `kistore verify` to see every disagreement; "
-            "restore a names or metadata file changed by hand with `git checkout HEAD -- FILE`, "
-            "or give the digest (or an 8+ hex prefix) of the manifest you mean\n")
+            f"HEAD's metadata file still says {name!r}: restore it with `git checkout HEAD -- "
+            f"{meta}`, or give the digest (or an 8+ hex prefix) of the manifest you mean\n")
 
 
 def test_show_and_rank_by_a_new_name_written_in_place_say_how_to_find_it(store, kit, world,

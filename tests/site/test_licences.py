@@ -15,7 +15,7 @@ import json
 from kistore.core.licences import LICENSE_ANNOTATION, Licence, licence_of, run_licences
 from kistore.core.model import Manifest
 from kistore.site.build import build_site
-from kistore.site.pages import group_path, run_path
+from kistore.site.pages import group_path, run_path, workload_path
 
 from ..conftest import add_docs
 
@@ -69,14 +69,19 @@ def test_a_copy_without_the_annotation_still_states_its_implementation_s(store, 
     assert "(!) rights unclear" in text
 
 
-def test_the_leaderboard_row_cautions_as_the_run_page_does(store, kit, tmp_path):
-    # cat97 (break96 "noticed"): the group page said nothing of UNCLEAR licences (0
-    # occurrences) where each run page said "(!) rights unclear"
-    protocol, env = kit.protocol(), kit.environment()
+def _board(kit) -> tuple[dict, ...]:
+    """A protocol, environment, Apache-2.0 workload, UNCLEAR implementation and one of mine."""
     work = _licensed(kit.workload("board-3", name="sol-kernel-3"), "Apache-2.0")
     impl = _licensed(kit.implementation("proj-3", name="sol-kernel-3-submission-19169"),
                      UNCLEAR)
-    mine = kit.implementation("proj-mine", name="mine")
+    return (kit.protocol(), kit.environment(), work, impl,
+            kit.implementation("proj-mine", name="mine"))
+
+
+def test_the_leaderboard_row_cautions_as_the_run_page_does(store, kit, tmp_path):
+    # cat97 (break96 "noticed"): the group page said nothing of UNCLEAR licences (0
+    # occurrences) where each run page said "(!) rights unclear"
+    protocol, env, work, impl, mine = _board(kit)
     copy = kit.run(protocol, env, impl, work, latency=3_600_000, name="my-copy")
     own = kit.run(protocol, env, mine, work, latency=3_700_000, name="my-own")
     digests = add_docs(store, [protocol, env, work, impl, mine, copy, own])
@@ -130,3 +135,50 @@ def test_licence_of_reads_only_a_non_empty_string(kit):
     assert said == Licence(UNCLEAR, "Workload", work["metadata"]["name"],
                            kit.digest(work), False)
     assert said.unclear
+
+
+def test_the_workload_page_and_the_compare_pages_caution_too(store, kit, tmp_path):
+    # break97 L9: the leaderboard row and the run page said "(!) rights unclear"; the
+    # workload page (listing the group's #1), the #1's compare page and another run's
+    # compare page against it said nothing
+    protocol, env, work, impl, mine = _board(kit)
+    first = _licensed(kit.run(protocol, env, impl, work, latency=3_600_000, name="fast-copy"),
+                      "MIT")  # its own licence hides nothing
+    own = kit.run(protocol, env, mine, work, latency=3_700_000, name="my-own")
+    digests = add_docs(store, [protocol, env, work, impl, mine, first, own])
+    out = tmp_path / "site"
+    build_site(store, out)
+    caution = html.unescape(
+        f'<div class="mark licence"><span class="badge warn">(!) rights unclear</span> {UNCLEAR} '
+        '<span class="muted">(stated by its Implementation sol-kernel-3-submission-19169, '
+        "which this run names)</span></div>")
+    run_twin = json.loads((out / run_path(digests[5]) / "index.json").read_text())["data"]
+    workload = out / workload_path(digests[2])
+    [group] = json.loads((workload / "index.json").read_text())["data"]["groups"]
+    assert group["first"]["name"] == "fast-copy"
+    assert group["first"]["licences"] == run_twin["licences"]  # one builder, the same words
+    text = html.unescape((workload / "index.html").read_text())
+    assert caution in text and text.count("rights unclear") == 1, text
+    for digest in digests[5:]:  # the #1's own compare page, and the other run's against it
+        compared = out / run_path(digest) / "compare"
+        twin = json.loads((compared / "index.json").read_text())["data"]
+        assert twin["b"]["licences"] == run_twin["licences"]
+        text = html.unescape((compared / "index.html").read_text())
+        assert caution in text, text
+        sides = text[text.index('id="sides"'):text.index('id="differences"')]
+        assert sides.count("rights unclear") == (2 if digest == digests[5] else 1)  # A is B
+    own_twin = json.loads((out / run_path(digests[6]) / "compare" / "index.json").read_text())
+    assert [s["unclear"] for s in own_twin["data"]["a"]["licences"]] == [False]  # Apache-2.0
+
+
+def test_unclear_in_any_case_and_after_leading_space_is_cautioned():
+    # break97 L9: `text.startswith("UNCLEAR")`: "Unclear: ..." or " UNCLEAR" written by a
+    # contributor was not cautioned (importers write "UNCLEAR")
+    def said(text: str) -> bool:
+        return Licence(text, "Implementation", "x", "sha256:" + "0" * 64, False).unclear
+
+    for text in ("UNCLEAR: internal", "Unclear: internal testing only", "unclear",
+                 " UNCLEAR", "\tUnClEaR; do not republish", "UNCLEAR"):
+        assert said(text), text
+    for text in ("MIT", "Apache-2.0", "clear: UNCLEAR later", "not UNCLEAR", "UNCLEA"):
+        assert not said(text), text
