@@ -71,5 +71,5 @@ def test_a_file_base_lacks_is_written_again(store, kit):
     assert "git checkout" not in finding.hint, finding.hint
     assert finding.hint.endswith(
         "write it again with `kistore add --update-metadata FILE` (FILE: the manifest holding "
-        "the metadata wanted: `kistore cat --manifest DIGEST` prints one, with the metadata "
-        "as far as it parses)"), finding.hint
+        "the metadata wanted: `kistore cat --manifest DIGEST` prints one, with the last "
+        "committed metadata that parses)"), finding.hint
