@@ -132,6 +132,7 @@ def _raw_entry(entries: object) -> ConfigEntry | None:
     filled it before the key's decoding failed; the next ``next`` moves past it.
     """
     try:
+        # Lazy: pygit2's cffi handle, only for a config entry whose key is not UTF-8.
         from pygit2.ffi import ffi
 
         c_entry = entries._c_entry_ptr[0]  # type: ignore[attr-defined]
@@ -169,6 +170,7 @@ def create_ref(repo: pygit2.Repository, name: str, oid: pygit2.Oid, message: str
     import os
     import subprocess
 
+    # Lazy: as above (git_environment reads the environment once it is asked).
     from .child import git_environment
 
     if not not_text(name):
