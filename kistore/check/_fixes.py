@@ -55,10 +55,16 @@ class Base:
             checks ``HEAD..STAGED``): a checkout names it ``HEAD``, a rebase its id. Never
             in a bare repository (a server's pre-receive), whose ``HEAD`` is the pushed
             branch's old tip while the pusher's holds the change.
+        staged: HEAD of the range is the pre-commit hook's commit of the index (``check
+            --staged``), on no branch: a fix restores the staged files from BASE, the
+            checked-out ``HEAD`` (:func:`staged_fix`), never rebuilds a branch (fresh98
+            MED 3: "drop commit X of the branch" named the hook's own commit, and the
+            rebase it printed failed on the staged changes).
     """
 
     id: str
     checked_out: bool = False
+    staged: bool = False
 
     def rebase(self) -> str:
         """Return ``git rebase -i ID`` in backquotes (:func:`rebase_command`); raises nothing."""
@@ -126,6 +132,24 @@ def rebase_fix(what: str, commits: list[str], undo: str, change: str, rules: str
     ids = ", ".join(c[:12] for c in commits)
     return (f"{what} in commit {ids} of the branch: {undo} in a later commit leaves {change} "
             f"in the history, {rebuild_without(rules, base, paths)}{then}")
+
+
+def staged_fix(what: str, paths: str, then: str) -> str:
+    """Return the pre-commit hook's fix of a change staged (:attr:`Base.staged`): restore it.
+
+    Args:
+        what: what the staged change does (``an object's bytes edited``).
+        paths: the files to restore, space-separated.
+        then: the last clause.
+
+    Returns:
+        The fix, one sentence: ``git checkout HEAD -- PATHS`` restores the index and the
+        work tree from the checked-out ``HEAD``. Raises nothing.
+    """
+    return (f"{what} in the changes staged for this commit (the pre-commit hook checks the "
+            "index as a commit of its own, on no branch): restore the files as HEAD holds "
+            f"them, in the index and the work tree, with `git checkout HEAD -- {paths}`; "
+            f"{then}")
 
 
 def edited_fix(path: str, before: str, edit: str, where: str = "HEAD") -> str:

@@ -39,7 +39,7 @@ from ..git.range_guard import LooseVerdict, walk_range
 from ..git.sparse import SkipWorktree, git_status
 from ..store import index_lock
 from ._edited_deleted import said_in_history, said_in_range
-from ._fixes import HINT_BASE, Base, edited_fix, rebase_fix, restored_fix
+from ._fixes import HINT_BASE, Base, edited_fix, rebase_fix, restored_fix, staged_fix
 from ._rules import sort_key
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -247,6 +247,9 @@ def _edit_fixes(repo: pygit2.Repository, findings: list[Finding], tip: Any,
                 str(c.id) for c in reversed((went or {}).get(path, []))]
             fixes[path] = restored_fix(changed, at) if base is None else restored_fix(
                 changed, "HEAD", base.rebase())
+        elif base is not None and base.staged:
+            fixes[path] = staged_fix("an object's bytes edited", path,
+                                     "objects are never edited: add a new manifest instead")
         elif base is not None:
             fixes[path] = rebase_fix(
                 "an object's bytes edited", [str(f.extra["commit"]) for f in said],

@@ -50,7 +50,7 @@ from ._claims import check_claims, judge_claims
 from ._commits import unparsable_finding
 from ._dates import check_commit_dates
 from ._edited_deleted import verify_edited_then_deleted
-from ._fixes import HINT_BASE, Base, rebase_command, rebase_fix
+from ._fixes import HINT_BASE, Base, rebase_command, rebase_fix, staged_fix
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
@@ -1194,7 +1194,7 @@ def _names_moved(findings: list[Finding], others: Iterable[Finding], base: str
     return out
 
 
-def gate_fixes(findings: list[Finding], base: str) -> list[Finding]:
+def gate_fixes(findings: list[Finding], base: str, *, staged: bool = False) -> list[Finding]:
     """Give the gate's KI101 findings the range's fix (reviewer r93b G1, G7).
 
     At the gate a KI101 on a file a commit of the range edited (KI401 naming it) gets the
@@ -1206,6 +1206,9 @@ def gate_fixes(findings: list[Finding], base: str) -> list[Finding]:
     Args:
         findings: the gate's findings.
         base: BASE's full commit id, named in the fixes.
+        staged: the range's HEAD is the pre-commit hook's commit of the index
+            (:attr:`._fixes.Base.staged`): an edit is restored from HEAD
+            (:func:`._fixes.staged_fix`), no commit dropped.
 
     Returns:
         ``findings`` in their order; a KI101 of bytes no stored manifest's (an edit) on a
@@ -1221,6 +1224,11 @@ def gate_fixes(findings: list[Finding], base: str) -> list[Finding]:
     out = []
     for f in findings:
         if f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.file in edited \
+                and "holds" not in f.extra and staged:
+            f = dataclasses.replace(f, fix=staged_fix(
+                "an object's bytes edited", f.file,
+                "objects are never edited: add a new manifest instead"))
+        elif f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.file in edited \
                 and "holds" not in f.extra:
             f = dataclasses.replace(f, fix=rebase_fix(
                 "an object's bytes edited", edited[f.file], "restoring them", "the edit",

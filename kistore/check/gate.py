@@ -193,7 +193,8 @@ def parse_range(spec: str) -> tuple[str, str]:
 
 def check_range(store: Store, spec: str, *, whole_tree: bool = False,
                 checkers: Sequence[RangeChecker] = (), now: datetime | None = None,
-                landed: bool = False, verdict: LooseVerdict | None = None) -> list[Finding]:
+                landed: bool = False, verdict: LooseVerdict | None = None,
+                staged: bool = False) -> list[Finding]:
     """Check what the commits in ``BASE..HEAD`` add to the store (the pull-request gate).
 
     Costs what the range changes: the cross-file rules look up single paths of ``HEAD``'s
@@ -218,6 +219,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
             (:class:`kistore.git.range_guard.LooseVerdict`) of the gate run this range
             belongs to (:func:`check_updates`: one a push); None: one made here, for every
             walk of this range (the files are scanned once a run, not once a walk).
+        staged: ``HEAD`` is the pre-commit hook's commit of the index on the checked-out
+            ``BASE`` (``check --staged``): an object edit's fix restores the staged files
+            (``git checkout HEAD -- PATH``) instead of dropping a commit of the branch
+            (:attr:`._fixes.Base.staged`).
 
     Returns:
         KI428 per commit of the range whose author or committer date lies outside years
@@ -311,7 +316,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # (so for a commit git's fsck refuses: KI225); on the same walk KI115, KI118 and
     # KI112 of each name a commit brings (r82 F6)
     # every fix names BASE by its id, as git takes it (fresh95 F6), HEAD in pre-commit
-    named = Base(str(base.id), _is_head(repo, base))
+    named = Base(str(base.id), _is_head(repo, base), staged=staged)
     walked = new_tree_findings(repo, commits, judge=walk_judge, fix=rebuild_fix(named))
     headers = {str(c.id): header(c.read_raw()) for c in commits}  # read once: KI225, KI428
     malformed = commit_findings(headers) + [f for f in walked if f.rule is TREE_ENTRY_INVALID]
@@ -370,7 +375,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
     # an object edited, then deleted: KI401 names both commits (history_findings), no
     # KI203 (one_cause, r93b G2)
-    findings = one_cause(gate_fixes(findings, str(base.id)), base=str(base.id))
+    findings = one_cause(gate_fixes(findings, str(base.id), staged=named.staged),
+                         base=str(base.id))
     findings = _metadata_fixes(store, findings, named)
     findings = names_one_cause(findings, findings)  # a deleted names file: KI208's fix
     return sorted(findings, key=sort_key)

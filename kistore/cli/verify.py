@@ -241,12 +241,16 @@ def _strict(findings: list[Finding]) -> list[Finding]:
               "a pull request's branch: BASE must be on HEAD's first-parent line (KI430) "
               "and that line's new commits no older than BASE (KI431). --updates applies "
               "this to the main branch by itself.")
+@click.option("--staged", is_flag=True,
+              help="HEAD of the range is a commit of the staged changes made on the "
+              "checked-out BASE (the pre-commit hook's): fixes restore files from BASE "
+              "(`git checkout HEAD -- PATH`) instead of dropping commits of a branch.")
 @click.option("--strict", is_flag=True,
               help="Fail (exit 1) in a shallow clone, whose early history was not checked.")
 @_format_option
 @pass_ctx
 def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | None,
-          unpushed: str | None, landed: bool, strict: bool, fmt: str | None,
+          unpushed: str | None, landed: bool, staged: bool, strict: bool, fmt: str | None,
           as_json: bool) -> None:
     """Check what the commits BASE..HEAD add (the pull-request gate).
 
@@ -340,7 +344,7 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
         with cannot_run(fmt, as_json, checked):
             try:
                 findings = check_range(ctx.store(), checked, checkers=checkers,
-                                       landed=landed)
+                                       landed=landed, staged=staged)
             except Exception as e:  # a damaged tree or commit stops it: KI117, said so
                 findings = _damaged(e)
             else:

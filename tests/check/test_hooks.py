@@ -266,6 +266,33 @@ def test_pre_commit_refuses_staged_damage_and_allows_good_commits(clone):
     assert committed.returncode == 0, committed.stdout + committed.stderr
 
 
+def test_pre_commit_s_fix_of_a_staged_object_edit_restores_the_file_and_drops_no_commit(clone):
+    # fresh98 MED 3: the fix said to drop "commit X of the branch" with `git rebase -i HEAD`:
+    # X was the hook's own commit of the index, on no branch, and the rebase failed on the
+    # staged changes ("cannot rebase: Your index contains uncommitted changes")
+    git(clone, "config", "core.hooksPath", str(HOOKS))
+    original = (clone / PROTOCOL).read_bytes()
+    edited = original.replace(b"1", b"2", 1)
+    assert edited != original
+    (clone / PROTOCOL).write_bytes(edited)
+    git(clone, "add", PROTOCOL)
+    committed = run_git(clone, "commit", "-m", "one byte")
+    assert committed.returncode == 1
+    fixes = [line for line in committed.stderr.splitlines() if line.startswith("fix KI")]
+    said = [line for line in fixes if line.startswith(("fix KI101", "fix KI401"))]
+    assert len(said) == 2, committed.stderr
+    for line in said:
+        assert f"`git checkout HEAD -- {PROTOCOL}`" in line, line
+        assert "rebase" not in line and "of the branch" not in line, line
+    run_git(clone, *f"checkout HEAD -- {PROTOCOL}".split())  # as printed
+    assert (clone / PROTOCOL).read_bytes() == original
+    assert run_git(clone, "status", "--porcelain", "--", PROTOCOL).stdout == ""
+    (clone / "notes.txt").write_text("outside the store")
+    git(clone, "add", "notes.txt")
+    committed = run_git(clone, "commit", "-m", "a note")
+    assert committed.returncode == 0, committed.stdout + committed.stderr
+
+
 def test_pre_push_refuses_before_anything_leaves(tmp_path, published, clone):
     plain = tmp_path / "plain.git"  # a server with no hooks at all
     git(tmp_path, "clone", "-q", "--bare", str(published), str(plain))
