@@ -132,6 +132,27 @@ def with_article(word: str) -> str:
     return f"{'an' if word[:1] in 'AEIOUaeiou' else 'a'} {word}"
 
 
+def not_text(value: str) -> bool:
+    """Whether ``value`` holds a surrogate escape (a byte that is not UTF-8), not text.
+
+    A name git holds as bytes (a ref ``refs/heads/caf<0xE9>``, a remote, a path) reaches
+    Python decoded with ``surrogateescape``: pygit2 cannot take it back
+    (:mod:`kistore.git.names`), and JSON cannot say it (:meth:`kistore.core.findings.Finding.
+    to_json`'s ``KEY_hex``).
+
+    Args:
+        value: any string.
+
+    Returns:
+        True when it cannot be encoded as UTF-8. Raises nothing.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def printable(text: str) -> str:
     """Return ``text`` safe to write to a terminal: controls and non-UTF-8 bytes as escapes.
 

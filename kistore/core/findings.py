@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .errors import one_line, printable
+from .errors import not_text, one_line, printable
 
 ERROR = "error"
 WARNING = "warning"
@@ -128,22 +128,13 @@ def _lossless(extra: dict[str, Any]) -> dict[str, Any]:
     added: dict[str, Any] = {}
     for key, value in extra.items():
         texts = value if isinstance(value, list) else [value]
-        if all(isinstance(t, str) for t in texts) and any(map(_not_text, texts)):
+        if all(isinstance(t, str) for t in texts) and any(map(not_text, texts)):
             try:
                 hexes = [t.encode("utf-8", "surrogateescape").hex() for t in texts]
             except UnicodeEncodeError:  # a lone surrogate no byte makes: no bytes to give
                 continue
             added[f"{key}_hex"] = hexes if isinstance(value, list) else hexes[0]
     return added
-
-
-def _not_text(value: str) -> bool:
-    """Whether ``value`` holds a surrogate escape (a byte that is not UTF-8), not text."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def fix_lines(findings: list[Finding]) -> list[str]:

@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..core import hashes
-from ..core.errors import StoreStateError
+from ..core.errors import StoreStateError, not_text
 from . import _loose
 from .child import git_environment
 from .commit_header import Header, commit_fault, first_line, header, subject
 from .lazy import pygit2  # imported on first use (~0.2 s)
-from .names import config_entries, not_text, resolve_name
+from .names import config_entries, resolve_name
 from .refs import common_git_dir
 
 _GIT_BLOB = 3

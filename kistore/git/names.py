@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from ..core.errors import not_text
 from .lazy import pygit2
 
 
@@ -69,19 +70,6 @@ def resolve_name(repo: pygit2.Repository, name: str) -> pygit2.Reference | None:
         return repo.lookup_reference_dwim(name).resolve()
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
         return None  # UnicodeError is a ValueError: a name not UTF-8 that is no ref
-
-
-def not_text(name: str) -> bool:
-    """Whether ``name`` holds a surrogate escape (a byte that is not UTF-8).
-
-    pygit2's ``revparse_single`` and ``references.create`` cannot take such a name.
-    Raises nothing.
-    """
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 class ConfigEntry(NamedTuple):
