@@ -6,7 +6,9 @@ an answer at a few known paths of ``HEAD``'s tree, so :func:`kistore.check.audit
 check_contents` asks only those (through :meth:`kistore.store.View.files_of`) when it is
 handed the range's files alone:
 
-* a reference resolves when its object path exists; its kind is that one object's;
+* a reference resolves when its object path exists; its kind is that one object's (and
+  its statistic and board: a run's four references read four object shards, and their
+  metadata files only when a message names one, :func:`entry_at`);
 * a name is taken when its names file exists (``store/names/KIND/XX/NAME``): the manifests
   that may claim a name are the one its names file holds (before and after the range) and
   those the range touches, in a store whose every earlier pull request passed (each
@@ -28,6 +30,9 @@ each); a test holds the answers equal to those of the whole-tree check
 from __future__ import annotations
 
 from collections.abc import Iterable, MutableMapping
+from dataclasses import replace
+from functools import partial
+from typing import Any
 
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
@@ -167,33 +172,57 @@ def look_up_entries(view: View, entries: MutableMapping[Digest, Entry],
         if entry is not None:
             wanted.update(Digest.from_str(ref) for ref in entry.references.values())
     for digest in sorted(wanted - set(entries), key=lambda d: d.hex):
-        entries[digest] = entry_at(view, digest, limit)
+        entries[digest] = entry_at(view, digest, limit, metadata=False)
     # KI201's did-you-mean: the manifests a slip away from each dangling reference, looked
     # up at their own paths in one batch, as verify finds them among all its entries
     dangling = sorted((d for d in wanted if not entries[d].has_object), key=lambda d: d.hex)
     near = {Digest(h) for d in dangling[:MEANT_LOOKED] for h in one_slip_away(d.hex)}
     paths = {layout.object_path(d): d for d in near - set(entries)}
     for path in sorted(view.modes_of(paths)):
-        entries[paths[path]] = entry_at(view, paths[path], limit)
+        entries[paths[path]] = entry_at(view, paths[path], limit, metadata=False)
 
 
-def entry_at(view: View, digest: Digest, limit: int) -> Entry:
+def entry_at(view: View, digest: Digest, limit: int, *, metadata: bool = True) -> Entry:
     """Return the :class:`Entry` of one digest read from its object and metadata paths.
 
     A path holding anything (a symlink, a file past ``limit``) counts as present, as it
     does when the whole tree is listed; what does not parse leaves kind or name unknown.
+
+    Args:
+        view: the tree read.
+        digest: the manifest's digest.
+        limit: the most bytes read of a file.
+        metadata: False for a manifest a run references: its metadata file is read only
+            when the object is a run's (whose board its metadata states, KI238) or a
+            message names it (:attr:`Entry.name_of`, :func:`kistore.check._rules.shown_name`).
+            A metadata shard is a tree of ~3,900 entries (~370 KB) at 1,000,000 manifests,
+            and a run's four references are in four of them; kind, statistic and board of
+            the kinds a reference names come from the object alone (docs/speed.md, gate99).
     """
-    paths = (layout.object_path(digest), layout.metadata_path(digest))
-    present = view.modes_of(paths)
-    values = []
-    for path in paths:
-        try:
-            data = view.read(path, limit) if path in present else None
-        except FileTooLarge:
-            data = None
-        try:
-            values.append(None if data is None else loads_lenient(data))
-        except ValueError:
-            values.append(None)
-    return entry_from(digest, values[0], values[1], has_object=paths[0] in present,
-                      has_metadata=paths[1] in present)
+    has_object, obj = _parsed(view, layout.object_path(digest), limit)
+    if not metadata and (obj.get("kind") if isinstance(obj, dict) else None) != "BenchmarkRun":
+        return replace(entry_from(digest, obj, None, has_object=has_object, has_metadata=False),
+                       name_of=partial(_name_at, view, digest, limit))
+    has_metadata, meta = _parsed(view, layout.metadata_path(digest), limit)
+    return entry_from(digest, obj, meta, has_object=has_object, has_metadata=has_metadata)
+
+
+def _name_at(view: View, digest: Digest, limit: int) -> str | None:
+    """Return ``metadata.name`` of ``digest``'s metadata file (None: no file, or no string)."""
+    meta = _parsed(view, layout.metadata_path(digest), limit)[1]
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _parsed(view: View, path: str, limit: int) -> tuple[bool, Any]:
+    """Return whether anything is at ``path`` and its JSON (None: absent, past ``limit``, bad)."""
+    if not view.modes_of([path]):
+        return False, None
+    try:
+        data = view.read(path, limit)
+    except FileTooLarge:
+        data = None
+    try:
+        return True, None if data is None else loads_lenient(data)
+    except ValueError:
+        return True, None

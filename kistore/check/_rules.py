@@ -761,6 +761,12 @@ class Entry:
             states (:func:`kistore.core.statistics.statistic_of`), else None (KI218).
         board: the board a SOL-ExecBench run (``sourceNative.benchmark``) or a workload
             (``definition``) states (:func:`kistore.core.boards.board_of`), else None (KI238).
+        name_of: set when the metadata file was not read: the gate's lookup of a manifest
+            a run references (:func:`kistore.check._focus.entry_at` with ``metadata=False``),
+            whose kind, statistic and board its object states. Called when a message names
+            the manifest (:func:`shown_name`); ``name`` is then None, so the entry claims no
+            name in KI205's count (the gate finds who holds a name through its names files),
+            and ``has_metadata`` is False (not looked up).
     """
 
     digest: Digest
@@ -772,6 +778,18 @@ class Entry:
     intact: bool = True
     statistic: str | None = None
     board: Board | None = None
+    name_of: Callable[[], str | None] | None = None
+
+
+def shown_name(entry: Entry) -> str | None:
+    """Return the name a message shows for ``entry``: ``metadata.name``, read now if it was not.
+
+    A manifest the gate looked up for a reference has its metadata file read only here, when
+    a finding names it (:attr:`Entry.name_of`): a run's four references would otherwise read
+    four metadata shard trees (~370 KB each at 1,000,000 manifests) for names no clean pull
+    request shows (docs/speed.md, gate99).
+    """
+    return entry.name if entry.name_of is None else entry.name_of()
 
 
 
@@ -878,7 +896,7 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                 meant = near.get(ref)
                 findings.append(Finding(
                     REFERENCE_UNRESOLVED, f"{ref} is not in the store" + (
-                        f"; {meant.digest} ({meant.kind}/{meant.name}) is "
+                        f"; {meant.digest} ({meant.kind}/{shown_name(meant)}) is "
                         f"{slip_said(ref[7:], meant.digest.hex)}: did you mean it? This one "
                         "will never resolve: the run ranks only once a run with the whole "
                         "digest written there is added" if meant else ""),
@@ -964,6 +982,8 @@ def _statistic_disagrees(run: Entry, protocol: Entry) -> list[Finding]:
     Only an intact, present BenchmarkProtocol counts (else KI201, KI202 or KI101 say what
     is wrong), and only when both state a statistic (the schema requires each).
     """
+    if run.statistic == protocol.statistic:  # agreeing: no message, no name read for one
+        return []
     return _stated_disagrees(run, protocol, "BenchmarkProtocol", (run.statistic,
                              protocol.statistic), disagreement, STATISTIC_DISAGREES,
                              RUN_POINTER)
@@ -1023,8 +1043,8 @@ def _stated_disagrees(run: Entry, target: Entry, kind: str,
     if (run.kind != "BenchmarkRun" or target.kind != kind
             or not (target.has_object and target.intact) or mine is None or theirs is None):
         return []
-    said = message(named_manifest("BenchmarkRun", run.name, str(run.digest)), mine,
-                   named_manifest(kind, target.name, str(target.digest)), theirs)
+    said = message(named_manifest("BenchmarkRun", shown_name(run), str(run.digest)), mine,
+                   named_manifest(kind, shown_name(target), str(target.digest)), theirs)
     if said is None:
         return []
     field = "protocol" if kind == "BenchmarkProtocol" else kind.lower()
@@ -1047,8 +1067,8 @@ def _answered_with_wrong_kind(arriving: Entry, run: Entry, field_name: str) -> F
     where = f"{layout.object_path(run.digest)}:/spec/{field_name}"
     return Finding(
         REFERENCE_WRONG_KIND, wrong_kind_answer(
-            named_manifest(kind, arriving.name, str(arriving.digest)),
-            named_manifest("BenchmarkRun", run.name, str(run.digest)), where, kind),
+            named_manifest(kind, shown_name(arriving), str(arriving.digest)),
+            named_manifest("BenchmarkRun", shown_name(run), str(run.digest)), where, kind),
         file=layout.object_path(arriving.digest), pointer="/kind",
         expected=REFERENCE_KINDS[field_name], found=kind,
         extra={"run": str(run.digest), "field": field_name}, fix=ANSWERED_WRONG_KIND_FIX)
