@@ -824,8 +824,11 @@ def locate(problem: KistoreError, origin: Any) -> None:
     :class:`kistore.store.ValueWarning` (KI221's) at a pointer into a manifest of a
     one-value input is placed at that value's line and column (reviewer break97 L7: it
     named ``run.json:/spec/...`` without them, while a JSON Lines input gave its line); a
-    JSON Lines input gives the manifest's line, as before.
+    JSON Lines input gives the manifest's line, as before. ``problem.origin`` is set to
+    ``origin`` (:attr:`kistore.core.errors.KistoreError.origin`): a caller tells a refusal
+    at its own input from it (an import's record, fresh98 MED 5).
     """
+    problem.origin = origin
     if isinstance(origin, str):
         problem.file = origin
     elif origin is not None:
