@@ -62,11 +62,15 @@ def test_verify_of_a_one_byte_edit_says_ki101_and_ki401_alone(published, monkeyp
     assert [r for r, _, _ in _said(result)] == ["KI201", "KI201"]
 
 
-def test_gate_of_a_committed_one_byte_edit_says_ki101_and_ki401_alone(published, monkeypatch):
+def test_gate_and_verify_at_of_a_committed_one_byte_edit_say_ki101_and_ki401_alone(
+        published, monkeypatch):
     base = git(published, "rev-parse", "HEAD").strip()
     _edit(published)
     head = commit_all(published, "a slower run")
     result = _run(published, monkeypatch, "check", f"{base}..{head}")
+    assert result.exit_code == 1
+    assert _said(result) == [("KI101", RUN, None), ("KI401", RUN, None)]
+    result = _run(published, monkeypatch, "verify", "--at", head)  # the commit's bytes
     assert result.exit_code == 1
     assert _said(result) == [("KI101", RUN, None), ("KI401", RUN, None)]
 
