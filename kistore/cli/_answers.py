@@ -93,27 +93,35 @@ def _one_per_rename(view: View, unreadable: list[str]) -> list[str]:
     its own, whose object file is missing, and the one the new name says, a file with no
     metadata whose bytes are the first's. Both were counted and said, with one ``mv``
     (fresh98: "2 manifest(s) ... left out: ...cc, ...cd"); the second is no manifest.
+    Reads the object file of each left out digest with no metadata file, only.
 
     Args:
         view: the :class:`kistore.store.View` answered from.
         unreadable: the digests (``sha256:<64 hex>``) left out, sorted.
 
     Returns:
-        Those digests in order, without each name a renamed file took (its metadata file
-        absent: a rename over another stored object leaves that one lost too, and counted).
+        Those digests in order, without each whose object file, with no metadata file
+        beside it, holds the bytes of another of them (a rename over another stored
+        object leaves that one's metadata there: it is lost too, and counted).
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core import layout
     from ..core.digest import Digest
+    from ..core.errors import KistoreError
 
-    taken: set[str] = set()
-    for digest in unreadable:
-        path = view.find_renamed(Digest.from_str(digest))
-        named = None if path is None else layout.digest_from_path(path)
-        if named is not None and str(named) != digest and \
-                view.read(layout.metadata_path(named)) is None:
-            taken.add(str(named))
-    return [d for d in unreadable if d not in taken]
+    left = set(unreadable)
+
+    def renamed(text: str) -> bool:
+        digest = Digest.from_str(text)
+        try:
+            if view.read(layout.metadata_path(digest)) is not None:
+                return False
+            data = view.read(layout.object_path(digest))
+        except KistoreError:  # too large, unreadable: said as it is
+            return False
+        return data is not None and str(Digest.of(data)) in left - {text}
+
+    return [d for d in unreadable if not renamed(d)]
 
 
 def ranking_policy(store: Store, at: str | None) -> RankingPolicy | None:
