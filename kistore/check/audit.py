@@ -67,6 +67,7 @@ from ._policy import check_policy
 from ._products import check_products
 from ._refs import check_replace_refs
 from ._rules import (
+    CRLF_LINE_ENDS,
     FILE_MODES,
     FILE_TOO_LARGE,
     GIT_OBJECT_UNREADABLE,
@@ -373,10 +374,11 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
             findings += result.findings
     findings += _names_findings(snap, units, results, focus, wanted, names_paths)
     unread = _unread_objects(units, results, findings)
-    findings += [f for f in (*_forward_findings(snap, units, results, focus, wanted),
-                             *_group_findings(snap, units, results, focus, wanted,
-                                              groups_read))
+    keyless = _keyed_by_unread(units, results, unread)
+    findings += [f for f in _forward_findings(snap, units, results, focus, wanted)
                  if not unread or f.extra.get("run", "")[7:] not in unread]
+    findings += [f for f in _group_findings(snap, units, results, focus, wanted, groups_read)
+                 if not unread or f.extra.get("run", "")[7:] not in unread | keyless]
     if focus is None and all(u.object_path is not None and u.metadata_path is not None
                              for u in units):
         if entries_clean([u.hex for u in units], [r.kind for r in results],
@@ -456,6 +458,32 @@ def _unread_objects(units: list[Unit], results: list[_Compact],
     return {u.hex for u, r in zip(units, results, strict=True)
             if u.object_path in linked or r.findings
             and any(f.rule.id in unread and f.file == u.object_path for f in r.findings)}
+
+
+def _keyed_by_unread(units: list[Unit], results: list[_Compact], unread: set[str]
+                     ) -> set[str]:
+    """Return the hex digests of the runs whose comparison key reads an object of ``unread``.
+
+    A run's key reads its workload, protocol and environment
+    (:data:`kistore.core.comparison.KEYED_REFERENCES`); while one of them is past the
+    limit, unreadable or edited (:func:`_unread_objects`: its own finding, KI101 with its
+    fix, restoring the bytes, says so), the key is not known, and the run's group file is
+    not judged by it: KI216 said "remove a group file no add writes" of a file the restore
+    makes right again (fresh98 MED 4: one cause, one advice).
+
+    Args:
+        units: the snapshot's units (:data:`Unit`).
+        results: what each unit's check learnt (:data:`_Compact`: kind, references).
+        unread: the hex digests :func:`_unread_objects` returned.
+
+    Returns:
+        Those runs' hex digests.
+    """
+    if not unread:
+        return set()
+    return {u.hex for u, r in zip(units, results, strict=True) if r.kind == "BenchmarkRun"
+            and any((ref := r.references[i]) is not None and ref[7:] in unread
+                    for i in _KEY_INDEXES if REFERENCE_FIELDS[i] in KEYED_REFERENCES)}
 
 
 def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
@@ -911,7 +939,11 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
             continue
         if check:
             parsed = checker(path, data)
-            findings += [_renamed(snap, f) for f in parsed.findings]
+            told = [_renamed(snap, f) for f in parsed.findings]
+            if i == 0 and any(map(is_edit, told)):  # one cause: no rule judges these bytes
+                findings += [f for f in told if f.rule.id in _SAID_OF_EDITED]
+                continue
+            findings += told
             values[i] = parsed.value
             if parsed.value is not None:
                 findings += check_value_limits(path, parsed.value, len(data), snap.value_limits)
@@ -923,6 +955,31 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
                                         metadata_path or layout.metadata_path(digest), obj, meta)
     return findings, entry_from(digest, obj, meta, has_object=object_path is not None,
                                 has_metadata=metadata_path is not None)
+
+
+_SAID_OF_EDITED = (OBJECT_DIGEST_MISMATCH.id, CRLF_LINE_ENDS.id)
+"""What is said of an object file's edited bytes (:func:`is_edit`): the edit (KI101), and a
+line-ending conversion, which is how an edit may come (KI105: its fix, restoring the file
+from git, is KI101's)."""
+
+
+def is_edit(finding: Finding) -> bool:
+    """Whether a finding is the KI101 of an object file's edited bytes (one cause, fresh98 MED 4).
+
+    Args:
+        finding: a finding of an object file's bytes, told by :func:`_renamed`.
+
+    Returns:
+        True for a KI101 whose bytes are no stored manifest's (no ``extra["holds"]``: not
+        a rename or a copy, which :func:`one_cause` words). The bytes are not the manifest
+        the file names, and restoring them (KI101's and KI401's fix) is the one advice, so
+        :func:`check_unit` judges them by no other rule: the content rules (KI102-KI104,
+        KI107, the schema, KI209, KI222-KI233, KI219) and the cross-file ones reading the
+        run's references and key (KI201, KI202, KI213, KI215, KI218, KI238) each gave a
+        fix of their own for the edited value (KI233's: add a corrected run, have a
+        maintainer withdraw it). A never-parsed object is what the cross-file checks see.
+    """
+    return finding.rule.id == OBJECT_DIGEST_MISMATCH.id and "holds" not in finding.extra
 
 
 def _renamed(snap: Files, finding: Finding) -> Finding:
@@ -1522,7 +1579,8 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
             checked.append(_Compact(
                 findings or None, entry.kind, entry.name,
                 tuple(entry.references.get(f) for f in REFERENCE_FIELDS), None,
-                entry.statistic, _UNREAD if pair is None else run_observed(pair[0]),
+                entry.statistic, _UNREAD if pair is None else None if entry.kind is None
+                else run_observed(pair[0]),  # edited bytes (is_edit) state no time either
                 _UNREAD if pair is None else stored_claim(pair[0], unit.hex), entry.board,
                 None if parsed is None else _loaded(*parsed, None)))
         start += len(batch)

@@ -37,6 +37,12 @@ class KistoreError(Exception):
     exit_code = 1
     """The command line's exit status for this error (1: invalid input or verification)."""
 
+    origin: Any = None
+    """Where an add placed this problem: the ``origins`` value of its manifest
+    (:func:`kistore.store.admission.locate`), else None. An import gives each manifest its
+    records there, so that a refusal is told at the source record and, under
+    ``--skip-invalid``, that record is left out (:mod:`kistore.importers._refused`)."""
+
     def __init__(
         self,
         message: str,

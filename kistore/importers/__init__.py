@@ -32,6 +32,7 @@ from ..core.model import Manifest
 from ..core.schema import KINDS
 from . import flashinfer_trace, kernelbench, sol_execbench
 from ._provenance import Recorded, warning
+from ._refused import at_records, origins_of
 from .common import Plan, Record, Stored, expand, source_folder, typed_names
 
 if TYPE_CHECKING:
@@ -217,14 +218,11 @@ def run_import(
             import``).
     """
     store.require_checkout_to_write("kistore import")
-    manifests: list[Manifest] = []
-    origins: dict[Any, str] = {}
     errors: list[KistoreError] = []
     skipped: list[KistoreError] = []
     cache: dict[bytes, Manifest] = {}
     owners: dict[tuple[str, str], tuple[Manifest, Record]] = {}
     accepted: list[tuple[Record, list[Manifest]]] = []
-    groups: dict[Path | None, Recorded] = {}
     limits = store.limits()
     if plan.join_stored is not None:
         plan.join_stored(_stored_manifests(store))
@@ -238,43 +236,58 @@ def run_import(
             accepted.append((record, built))
         if progress is not None:
             progress(1)
-    if errors:
-        raise MultipleErrors(errors)
     if skip_invalid:  # a name the store gives another manifest would refuse the whole add
         told = len(skipped)
         accepted = _without_stored_names(store, accepted, skipped)
         for problem in skipped[told:]:
             plan.retell(problem)
+    files = len({r.file for r in plan.records})
+    given = set(map(id, errors))  # the records that did not build, told already
+    # Lazy: attestations are read only when a run's claim meets another's (KI232).
+    from ..attest.evidence import withdrawn_runs
+
+    while True:  # once, or again without the records the add-time rules refused
+        manifests = [m for _, built in accepted for m in built]
+        runs = sum(1 for m in manifests if m.kind == "BenchmarkRun")
+        said_first = (f"kistore import {source}: {runs} run{'s' * (runs != 1)} from {files} "
+                      f"file{'s' * (files != 1)}")
+        try:
+            results = store.add(  # every bad record said at once: refused, with the add's
+                manifests, commit=commit, origins=origins_of(accepted, plan.as_typed),
+                refused=errors,
+                update_metadata=update_metadata, checks=checks, on_landed=on_landed,
+                withdrawn=withdrawn_runs(store),
+                # the store adds what --update-metadata replaced (KIND/NAME DIGEST a line)
+                message=message or _saying(said_first),
+            )
+        except KistoreError as e:
+            refused = at_records(e)  # each told at its record, named as typed
+            for problem in e.problems:
+                if problem.origin is None and id(problem) not in given:
+                    plan.retell(problem)
+            if not skip_invalid or not refused:
+                raise e from None
+            skipped += e.problems  # left out whole; the rest added again, checked again
+            accepted = [(r, built) for r, built in accepted if id(r) not in refused]
+            continue
+        break
+    groups: dict[Path | None, Recorded] = {}
     for record, built in accepted:
-        manifests.extend(built)
-        for m in built:
-            origins.setdefault(m.digest, plan.as_typed(record.file))  # what add names
         folder = record.file.rpartition("/")[0]
         if folder in plan.watched:  # its provenance is warned of: what does it record?
             source_md = plan.watched[folder]
             groups.setdefault(source_md, Recorded(source_md)).add(
                 plan.as_typed(record.file), built)
-    runs = sum(1 for m in manifests if m.kind == "BenchmarkRun")
-    files = len({r.file for r in plan.records})
-    said_first = (f"kistore import {source}: {runs} run{'s' * (runs != 1)} from {files} "
-                  f"file{'s' * (files != 1)}")
-    try:
-        # Lazy: attestations are read only when a run's claim meets another's (KI232).
-        from ..attest.evidence import withdrawn_runs
-
-        results = store.add(
-            manifests, commit=commit, origins=origins, update_metadata=update_metadata,
-            checks=checks, on_landed=on_landed, withdrawn=withdrawn_runs(store),
-            # the store adds what --update-metadata replaced (KIND/NAME DIGEST a line)
-            message=message or (lambda _: said_first),
-        )
-    except KistoreError as e:
-        raise plan.retell(e) from None
     said = [warning(source, groups[key], FOLDER_DECIDES[source], SOURCE_REPOSITORIES[source])
             for key in sorted(groups, key=lambda k: k is not None)]
     said += [line for r in results for line in r.warnings]  # admission checks' (KI217)
     return ImportReport(source, results, skipped, plan.ignored, len(plan.records),
                         [line for line in said if line is not None])
+
+
+def _saying(first: str) -> Callable[[Sequence[AddResult]], str]:
+    """Return ``Store.add``'s ``message`` saying ``first`` (it adds what it replaced)."""
+    return lambda _: first
 
 
 def import_files(store: Store, source: str, paths: Sequence[str], **options: Any) -> ImportReport:

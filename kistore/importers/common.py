@@ -15,7 +15,7 @@ ms become ns exactly (:func:`ms_to_ns`), times become UTC with millisecond preci
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -59,6 +59,10 @@ class Record:
         line: 1-based line in a JSON Lines file, else None.
         pointer: JSON Pointer of the record inside its file (``""`` for the whole file).
         label: what the record is, for warnings (e.g. ``submission 21427``).
+        fields: where the record states a value its run keeps: a pointer into the run's
+            manifest -> the pointer inside the record (``/spec/sourceNative/metrics/sol_score``
+            -> ``/sol_score``), so that a refusal of the run's value names the source's
+            (:func:`kistore.importers._refused.at_records`); empty: the record's pointer.
     """
 
     file: str
@@ -66,6 +70,7 @@ class Record:
     line: int | None = None
     pointer: str = ""
     label: str = "record"
+    fields: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -101,6 +101,13 @@ REFERENCE_ROWS = {
 METRICS = ("sol_score", "latency_ms", "avg_speedup", "fast_1_count", "fast_1_total")
 """The row fields a run keeps verbatim in ``sourceNative.metrics`` (the published shape)."""
 
+ROW_FIELDS = {**{f"/spec/sourceNative/metrics/{k}": f"/{k}" for k in METRICS},
+              "/spec/timing/latencyNs/mean": "/latency_ms",  # scaled from it (run_spec)
+              "/spec/observedAt": "/submitted_at",
+              "/spec/sourceNative/externalId": "/submission_id"}
+"""Where a ranking row states each value its run keeps (:attr:`.common.Record.fields`):
+an add's refusal of the run's ``sol_score`` names the row's (fresh98 MED 5)."""
+
 _NUMBER = {"type": "number", "minimum": 0}
 _COUNT = {"type": "integer", "minimum": 0}
 SNAPSHOT_SHAPE: dict[str, Any] = {
@@ -229,7 +236,8 @@ def _board_records(source: SourceFile) -> list[Record]:
     board = Board(source, snapshot)
     return [
         Record(source.name, partial(board.row, i, row),
-               pointer=f"/response/data/rankings/{i}", label=board.row_label(row))
+               pointer=f"/response/data/rankings/{i}", label=board.row_label(row),
+               fields=ROW_FIELDS)
         for i, row in enumerate(board.data["rankings"])
     ]
 

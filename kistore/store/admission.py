@@ -219,6 +219,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                     f"{metadata_difference(stored_metadata, m.metadata_bytes)})",
                     pointer="/metadata",
                 ))
+                # stored: not checked as new (its dangling references were let dangle when
+                # it was added; fresh98: "pass --allow-dangling" beside this was spurious)
+                status = "conflict"
             else:  # replaced, or refused below: a committed name (even without the flag)
                 status = "metadata-updated"
                 if head_read is not None and head_holds(object_path, m.object_bytes) and not (
@@ -360,9 +363,10 @@ def _problems_as_new(view: WorkTreeView, m: Manifest, spec: dict[str, Any] | Non
             recorded and view.read(layout.forward_path(Digest(ref), m.digest)) is not None)]
     if missing:
         listed = ", ".join(f"{field_name}={Digest(ref)}" for field_name, ref in missing)
-        dangling = ResolutionError(
+        dangling = ResolutionError(  # at the field when one (fresh98: a typo said /spec)
             f"{m.kind} {m.name} ({m.digest}) references digests that are not in the "
-            f"store nor in this input: {listed}", advice=DANGLING_ADVICE, pointer="/spec")
+            f"store nor in this input: {listed}", advice=DANGLING_ADVICE,
+            pointer=f"/spec/{missing[0][0]}" if len(missing) == 1 else "/spec")
         dangling.missing = tuple((field_name, str(Digest(ref))) for field_name, ref in missing)
         problems.append(dangling)
     return problems
@@ -824,8 +828,11 @@ def locate(problem: KistoreError, origin: Any) -> None:
     :class:`kistore.store.ValueWarning` (KI221's) at a pointer into a manifest of a
     one-value input is placed at that value's line and column (reviewer break97 L7: it
     named ``run.json:/spec/...`` without them, while a JSON Lines input gave its line); a
-    JSON Lines input gives the manifest's line, as before.
+    JSON Lines input gives the manifest's line, as before. ``problem.origin`` is set to
+    ``origin`` (:attr:`kistore.core.errors.KistoreError.origin`): a caller tells a refusal
+    at its own input from it (an import's record, fresh98 MED 5).
     """
+    problem.origin = origin
     if isinstance(origin, str):
         problem.file = origin
     elif origin is not None:

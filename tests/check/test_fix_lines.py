@@ -18,11 +18,13 @@ from ..conftest import add_docs
 
 
 def _tampered(store, kit) -> list[str]:
-    """Two stored objects with a byte appended: two KI101 and two KI103 errors."""
+    """Two stored objects and their metadata files with a byte appended: two KI101 (the
+    objects' edit is one cause: no KI103 of their bytes, fresh98 MED 4) and two KI103 (the
+    metadata's) errors."""
     docs = [kit.workload("a", name="wa"), kit.workload("b", name="wb")]
     add_docs(store, docs)
     paths = sorted((store.root / "store/objects/sha256").rglob("*.json"))[:2]
-    for path in paths:
+    for path in (*paths, *sorted((store.root / "store/metadata/sha256").rglob("*.json"))):
         path.chmod(0o644)
         path.write_bytes(path.read_bytes() + b" ")
     return [str(p.relative_to(store.root)) for p in paths]
@@ -34,11 +36,12 @@ def test_text_output_ends_with_one_fix_line_per_rule_before_the_summary(runner, 
     assert result.exit_code == 1
     lines = result.output.splitlines()
     fixes = [line for line in lines if line.startswith("fix ")]
-    assert fixes[0] == ("fix KI101 (2 findings): restore the object's original bytes from "
+    assert fixes[1] == ("fix KI101 (2 findings): restore the object's original bytes from "
                         "git (`git checkout HEAD -- PATH`), or, for an object never committed (a "
                         "plain `kistore add`), `kistore drop DIGEST` and add the corrected "
                         "manifest again; objects are never edited: add a new manifest instead")
-    assert [f.split(" (")[0] for f in fixes] == ["fix KI101", "fix KI103", "fix KI401"]
+    # in the findings' order: the metadata files' KI103 first (store/metadata/ sorts first)
+    assert [f.split(" (")[0] for f in fixes] == ["fix KI103", "fix KI101", "fix KI401"]
     assert lines[-1].startswith("FAILED: store at work tree: 6 errors")
     assert lines[-1 - len(fixes):-1] == fixes  # after every finding, before the summary
     assert not any(f.startswith("fix KI308") for f in fixes)  # info: nothing to fix

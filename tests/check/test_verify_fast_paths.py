@@ -258,7 +258,7 @@ def test_check_chunk_answers_as_each_unit_alone(published, monkeypatch, read_ahe
     from kistore.store import Store
 
     objects = sorted((published / layout.OBJECTS_DIR).rglob("*.json"))
-    objects[0].write_bytes(objects[0].read_bytes() + b" ")                 # KI101, KI103
+    objects[2].write_bytes(objects[2].read_bytes() + b" ")  # KI101 alone (fresh98 MED 4)
     meta = published / layout.METADATA_DIR / objects[1].relative_to(
         published / layout.OBJECTS_DIR)
     meta.write_bytes(meta.read_bytes().replace(b'"name":"', b'"name":"X', 1))  # KI104
@@ -276,7 +276,8 @@ def test_check_chunk_answers_as_each_unit_alone(published, monkeypatch, read_ahe
         object_data = (published / unit[1]).read_bytes()
         expected.append((findings or None, entry.kind, entry.name,
                          tuple(entry.references.get(f) for f in REFERENCE_FIELDS), confirmed,
-                         entry.statistic, run_observed(object_data),
+                         entry.statistic,  # edited bytes (kind None) state no time
+                         None if entry.kind is None else run_observed(object_data),
                          stored_claim(object_data, unit[0]), entry.board, None))
     got = audit._check_chunk(snap, units)
     assert got == expected

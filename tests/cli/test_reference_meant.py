@@ -56,6 +56,9 @@ def test_a_reference_written_as_on_the_command_line_is_offered_whole(runner, sto
     wrong = digest[:-1] + ("0" if digest[-1] != "0" else "1")
     result = _add(runner, store, tmp_path, run, wrong)
     assert result.exit_code == 1
+    # at the field (fresh98: it said /spec, a malformed digest's error /spec/workloadDigest)
+    assert result.stderr.startswith(f"error: {tmp_path / 'run.json'}:/spec/workloadDigest: "
+                                    "BenchmarkRun "), result.stderr
     assert result.stderr.endswith(  # the did-you-mean before --allow-dangling (r91 F2)
         f"references digests that are not in the store nor in this input: workloadDigest="
         f"{wrong}; {meant}; else add them first, or pass --allow-dangling to record the run "
