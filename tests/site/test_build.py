@@ -373,13 +373,13 @@ def test_cli_build_and_verify(runner, fresh_demo, tmp_path):
     assert result.exit_code == 1
     assert f"{out / RUN / 'index.html'}: differs" in result.stderr
     assert f"5 file(s) differ from a fresh build of commit {head}" in result.stderr
-    advised = f"kistore site build {out} --at {head[:12]} --full"
+    advised = f"kistore site build {out} --at {head[:12]} --notes-at none --full"
     assert advised in result.stderr and "remove the files" in result.stderr
     # the advice works: the extra files removed, the full build puts the edited page back
     for extra in ("evil.html", "x/y.html"):
         (out / extra).unlink()
-    assert run_cli(runner, fresh_demo, "build", str(out), "--at", head[:12],
-                   "--full").exit_code == 0
+    assert run_cli(runner, fresh_demo, "build", str(out), "--at", head[:12], "--notes-at",
+                   "none", "--full").exit_code == 0
     result = run_cli(runner, fresh_demo, "verify", str(out))
     assert result.exit_code == 0, result.output
 
