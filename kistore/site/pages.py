@@ -343,6 +343,7 @@ def _run(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
     # its Implementation's and Workload's too: a copy cannot drop their caution (fixk95)
     data["licences"] = _licences(manifest, rp.related)
     data["summary"] = summary.source_summary(manifest.spec, data["references"])
+    data["identity"] = summary.identity(manifest.spec, data["implementation"])
     data["community"] = rp.row.evidence.community
     data["artifacts"] = _artifacts(rp.related.get("implementationDigest"))
     first = data["first"]
