@@ -2,9 +2,11 @@
 
 Every indented line of README.md that starts with ``kistore`` or ``git`` is an example; they
 run in one bash session (``set -e``: the first failing example fails the test) in a copy of
-what a clone holds (README.md and examples/), with a fresh HOME and this kistore on PATH.
-Lines that read the real data (``../../shared/data``, the shared folder beside the clone)
-run only where it is; elsewhere they are left out, as the data is not in a clone.
+what a clone holds (README.md and examples/, in a folder named ``kistore`` as the README
+says), with a fresh HOME and this kistore on PATH. Lines that read the real data
+(``../shared/data``, the shared folder beside the clone) run only where it is; elsewhere
+they are left out, as the data is not in a clone. They write nothing into the clone
+(fresh98 LOW: the store, its server, the site and the exports were left in it).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def run_examples(tmp_path, lines: list[str]) -> subprocess.CompletedProcess[str]
     The copy holds README.md and examples/, with ``../shared`` beside it where the real data
     is; each line is echoed first (``>>> LINE``) so the output says which ran.
     """
-    clone = tmp_path / "clone"
+    clone = tmp_path / "kistore"
     clone.mkdir()
     shutil.copy(ROOT / "README.md", clone)
     shutil.copytree(ROOT / "examples", clone / "examples")
@@ -60,6 +62,10 @@ def test_the_readme_examples_run_as_written_from_a_fresh_clone(tmp_path):
     ran = [x.removeprefix(">>> ") for x in done.stdout.splitlines() if x.startswith(">>> ")]
     assert ran == lines
     assert "Traceback" not in done.stdout + done.stderr
+    # what they wrote is beside the clone, nothing in it
+    assert sorted(p.name for p in (tmp_path / "kistore").iterdir()) == ["README.md", "examples"]
+    assert {"my-index", "my-index.git", "public", "out", "runs-csv"} <= {
+        p.name for p in tmp_path.iterdir()}
 
 
 def test_the_readme_examples_publish_once_a_key_is_trusted(tmp_path):

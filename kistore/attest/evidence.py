@@ -566,8 +566,8 @@ def prefetch_evidence(store: Store, ref: str, *, at: str | None = None) -> int:
     return fetched + fetch_blobs(repo, [*first, *view.blob_ids(paths)])
 
 
-def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = None
-                      ) -> dict[Any, Evidence]:
+def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = None,
+                      notes_at: str | None = None) -> dict[Any, Evidence]:
     """Return :func:`evidence_for` of every run in ``digests``, reading the store once.
 
     Notes, attestation files (and their git history) and trust are read once for all runs
@@ -578,6 +578,8 @@ def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = 
         store: a :class:`kistore.store.Store`.
         digests: the runs' :class:`kistore.core.digest.Digest` values (duplicates answered once).
         at: revision, or None for the work tree.
+        notes_at: the notes commit read (:func:`kistore.attest.notes.collect_many`); None:
+            the tip of ``refs/notes/kistore``.
 
     Returns:
         ``{digest: Evidence}`` for every digest asked about.
@@ -585,7 +587,7 @@ def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = 
     Raises:
         InputError: when ``at`` names no commit.
     """
-    judged = judged_many(store, digests, at=at)
+    judged = judged_many(store, digests, at=at, notes_at=notes_at)
     return {d: summarise([j for _, j in pairs]) if pairs else Evidence()
             for d, pairs in judged.items()}
 
@@ -616,8 +618,8 @@ def withdrawn_runs(store: Store, *, at: str | None = None) -> Callable[[Iterable
     return withdrawn
 
 
-def judged_many(store: Store, digests: Iterable[Any], *, at: str | None = None
-                ) -> dict[Any, list[tuple[Any, Judgement]]]:
+def judged_many(store: Store, digests: Iterable[Any], *, at: str | None = None,
+                notes_at: str | None = None) -> dict[Any, list[tuple[Any, Judgement]]]:
     """Return every attestation about each digest with how it was judged, reading once.
 
     What :func:`evidence_for_many` folds into evidence levels, before folding: for the
@@ -628,6 +630,7 @@ def judged_many(store: Store, digests: Iterable[Any], *, at: str | None = None
         store: a :class:`kistore.store.Store`.
         digests: the manifests' :class:`kistore.core.digest.Digest` values (any kind).
         at: revision, or None for the work tree.
+        notes_at: as :func:`evidence_for_many` takes it.
 
     Returns:
         ``{digest: [(Seen, Judgement), ...]}`` for every digest asked about, each list in
@@ -639,7 +642,7 @@ def judged_many(store: Store, digests: Iterable[Any], *, at: str | None = None
     Raises:
         InputError: when ``at`` names no commit.
     """
-    seen = collect_many(store, digests, at=at)
+    seen = collect_many(store, digests, at=at, notes_at=notes_at)
     if not any(seen.values()):
         return {d: [] for d in seen}
     trust, problems = _trust_or_empty(store, at)

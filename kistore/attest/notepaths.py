@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from ..core.findings import ERROR, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git.blobs import read_blob
-from ..git.notes import bad_note_paths, notes_tree
+from ..git.notes import bad_note_paths, notes_read, notes_tree
 from ..git.treediff import entry_at
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -111,8 +111,11 @@ class Doubled:
     lines: tuple[bytes, ...]
 
 
-def doubled_notes(repo: Repository) -> dict[str, Doubled]:
+def doubled_notes(repo: Repository, *, notes_at: str | None = None) -> dict[str, Doubled]:
     """Return ``{annotated object id: Doubled}`` for the tip of :data:`NOTES_REF`.
+
+    ``notes_at``: read this notes commit instead of the tip (:func:`kistore.git.notes.
+    notes_read`).
 
     Walks the tip's whole tree once a process and tip (cached): readers of notes call it
     beside :func:`kistore.attest.notes.notes_entered`, which reads that tree too.
@@ -123,14 +126,14 @@ def doubled_notes(repo: Repository) -> dict[str, Doubled]:
     Raises:
         ObjectUnreadable: a tree or note blob is damaged or missing.
     """
-    tip = repo.references.get(NOTES_REF)
+    tip = notes_read(repo, NOTES_REF, notes_at)
     if tip is None:
         return {}
-    key = (repo.path, str(tip.target))
+    key = (repo.path, str(tip))
     hit = _DOUBLED.get(key)
     if hit is not None:
         return hit
-    tree = notes_tree(repo, tip.target, NOTES_REF)
+    tree = notes_tree(repo, tip, NOTES_REF)
     found: dict[str, Doubled] = {}
     for bad in bad_note_paths(repo, None, tree):
         if bad.annotated is None:

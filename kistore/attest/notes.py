@@ -70,7 +70,7 @@ from ..git.child import git_environment
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.names import reference
 from ..git.note_writes import notes_commit, write_note
-from ..git.notes import changed_notes, note_blob, notes_ref_problem, notes_tree
+from ..git.notes import changed_notes, note_blob, notes_read, notes_ref_problem, notes_tree
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
 from ..git.refs import common_git_dir
@@ -230,8 +230,8 @@ def note_data(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> bytes
     return read_blob(repo, note.id, f"{ref}:{blob}")
 
 
-def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | None = None
-                  ) -> dict[str, dict[bytes, datetime]]:
+def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | None = None,
+                  *, notes_at: str | None = None) -> dict[str, dict[bytes, datetime]]:
     """Return every current note line with its entry time: ``{blob hex: {line: time}}``.
 
     Walks the history of :data:`NOTES_REF` once (cached per tip); a line's time is the
@@ -245,13 +245,15 @@ def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | Non
             each such blob's :class:`ObjectUnreadable` is appended to it instead (its
             ``path`` ``refs/notes/kistore:<annotated blob>``, the note it holds), and the
             note counts as holding no line (``verify`` reports it as KI117 and checks on).
+        notes_at: the notes commit read instead of the tip (:func:`kistore.git.notes.
+            notes_read`: a commit id, or ``NO_NOTES``); None: the tip.
 
     Raises:
         StoreStateError: a partial clone whose remote could not give the note blobs.
         ObjectUnreadable: a note blob is damaged and ``damaged`` is None; it names the
             note (``refs/notes/kistore:<annotated blob>``) and the blob.
     """
-    cached = _entered_cached(repo)
+    cached = _entered_cached(repo, notes_at)
     if cached is None:
         return {}
     result, unread, _numbers = cached
@@ -262,7 +264,8 @@ def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | Non
     return result
 
 
-def note_line_numbers(repo: pygit2.Repository) -> dict[str, dict[bytes, int]]:
+def note_line_numbers(repo: pygit2.Repository, *, notes_at: str | None = None
+                      ) -> dict[str, dict[bytes, int]]:
     """Return each current note line's number: ``{blob hex: {line: number}}``.
 
     The number is the line's first place in its note at the tip of :data:`NOTES_REF` as
@@ -272,24 +275,25 @@ def note_line_numbers(repo: pygit2.Repository) -> dict[str, dict[bytes, int]]:
 
     Args:
         repo: the repository whose :data:`NOTES_REF` is read.
+        notes_at: as :func:`notes_entered` takes it.
 
     Raises:
         StoreStateError, ObjectUnreadable: as :func:`notes_entered`, whose walk it shares
             (a partial clone's remote without the note blobs; a damaged note blob).
     """
-    cached = _entered_cached(repo)
+    cached = _entered_cached(repo, notes_at)
     return {} if cached is None else cached[2]
 
 
-def _entered_cached(repo: pygit2.Repository) -> _Entered | None:
-    """:func:`_entered` of the notes tip, cached per tip (None: no notes ref)."""
-    tip = repo.references.get(NOTES_REF)
+def _entered_cached(repo: pygit2.Repository, notes_at: str | None = None) -> _Entered | None:
+    """:func:`_entered` of the notes tip (or ``notes_at``), cached per tip (None: no notes)."""
+    tip = notes_read(repo, NOTES_REF, notes_at)
     if tip is None:
         return None
-    key = (repo.path, str(tip.target))
+    key = (repo.path, str(tip))
     cached = _ENTERED_CACHE.get(key)
     if cached is None:
-        cached = _ENTERED_CACHE[key] = _entered(repo, tip.target)
+        cached = _ENTERED_CACHE[key] = _entered(repo, tip)
     return cached
 
 
@@ -651,8 +655,8 @@ def collect(store: Store, subject: Digest | None = None, *, at: str | None = Non
             *_filed(store, at, file_attestations(view))]
 
 
-def collect_many(store: Store, subjects: Iterable[Digest], *, at: str | None = None
-                 ) -> dict[Digest, list[Seen]]:
+def collect_many(store: Store, subjects: Iterable[Digest], *, at: str | None = None,
+                 notes_at: str | None = None) -> dict[Digest, list[Seen]]:
     """Return :func:`collect` ``(store, subject, at=at)`` for every subject, read once.
 
     The notes history, the attestation files' history and the view are read once for all
@@ -663,6 +667,9 @@ def collect_many(store: Store, subjects: Iterable[Digest], *, at: str | None = N
         store: a :class:`kistore.store.Store`.
         subjects: the digests asked about (duplicates are answered once).
         at: revision, or None for the work tree.
+        notes_at: the notes commit read instead of :data:`NOTES_REF`'s tip (a commit id,
+            or :data:`kistore.git.notes.NO_NOTES`: none), as ``kistore site build
+            --notes-at`` reads them; None: the tip.
 
     Returns:
         ``{subject: [Seen, ...]}`` with a (possibly empty) list for every subject, each in
@@ -674,23 +681,26 @@ def collect_many(store: Store, subjects: Iterable[Digest], *, at: str | None = N
     wanted = list(dict.fromkeys(subjects))
     view = store.view(at)
     found: dict[Digest, list[Seen]] = {d: [] for d in wanted}
-    for seen in (*_noted(store, view, wanted), *_filed(store, at,
+    for seen in (*_noted(store, view, wanted, notes_at=notes_at), *_filed(store, at,
                                                         file_attestations_many(view, wanted))):
         found[seen.subject].append(seen)
     return found
 
 
 def _noted(store: Store, view: View, subjects: Iterable[Digest],
-           damaged: list[ObjectUnreadable] | None = None) -> Iterator[Seen]:
+           damaged: list[ObjectUnreadable] | None = None, *, notes_at: str | None = None
+           ) -> Iterator[Seen]:
     """Yield the note lines on each subject's object blob in ``view``, subject by subject.
 
-    ``damaged``: as :func:`notes_entered` takes it.
+    ``damaged``, ``notes_at``: as :func:`notes_entered` takes them.
     """
-    entered = notes_entered(store.repo, damaged)
+    entered = notes_entered(store.repo, damaged, notes_at=notes_at)
     if not entered:
         return
-    numbers = note_line_numbers(store.repo)  # read with the times: KI301 names the line
-    doubled = doubled_notes(store.repo)  # KI424: git serves every path's lines; none counts
+    # read with the times: KI301 names the line
+    numbers = note_line_numbers(store.repo, notes_at=notes_at)
+    # KI424: git serves every path's lines; none counts
+    doubled = doubled_notes(store.repo, notes_at=notes_at)
     subjects = list(subjects)
     view.prefetch(layout.object_path(d) for d in subjects)  # a partial clone: in one fetch
     for digest in subjects:

@@ -55,6 +55,9 @@ def site() -> None:
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--at", "at", metavar="REV", default="HEAD", show_default=True,
               help="Build the site of this commit.")
+@click.option("--notes-at", "notes_at", metavar="REV",
+              help="Show the attestations of this notes commit (default: the tip of "
+                   "refs/notes/kistore; `none`: no notes), as a page's footer names it.")
 @click.option("--permalink", metavar="TEMPLATE",
               help="Permalink template for citations, e.g. "
                    "'https://github.com/OWNER/REPO/blob/{commit}/{path}' (default: [cite] "
@@ -67,18 +70,20 @@ def site() -> None:
 @INSIDE_WORK_TREE
 @click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
 @pass_ctx
-def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
-          comparison: str | None, full: bool, without_attestations: bool,
-          inside_work_tree: bool, as_json: bool) -> None:
+def build(ctx: StoreContext, out: Path, at: str, notes_at: str | None,
+          permalink: str | None, comparison: str | None, full: bool,
+          without_attestations: bool, inside_work_tree: bool, as_json: bool) -> None:
     """Write the static site of a commit under OUT: HTML pages and their JSON twins.
 
     A run page per run, a leaderboard per comparison group, a page per workload, per
     source and per run name, a compare page per run (against #1 of its group), and an
     index; each with index.json beside index.html. Every page states its commit and is
     byte-identical when built again; a rebuild writes only pages whose bytes changed.
-    Layout: docs/site.md. A clone without refs/notes/kistore (git clone does not fetch
-    it: no withdrawal or verification is here) whose commit trusts a key is refused
-    unless --without-attestations. OUT inside the store's git work tree is refused
+    Every page states its store commit and its notes commit: `--at X --notes-at N` writes
+    it again, byte for byte. Layout: docs/site.md. A clone without refs/notes/kistore (git
+    clone does not fetch it: no withdrawal or verification is here) whose commit trusts a
+    key is refused unless --without-attestations or --notes-at (notes named: nothing is
+    asked of the remote). OUT inside the store's git work tree is refused
     unless git ignores it (or --inside-work-tree): `git add -A` would commit the site's
     thousands of files beside the store.
 
@@ -87,12 +92,14 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
       kistore site build ../public
       kistore site build ../public --at v2026.07 --permalink \\
           'https://github.com/OWNER/REPO/blob/{commit}/{path}'
+      kistore site build ../page --at 357c36351a2b --notes-at 5d1e0c9a8f47
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..site.build import build_site
 
     store = ctx.read_store(at or "HEAD")
-    require_attestations(store, without_attestations, "build the site", at or "HEAD")
+    if notes_at is None:  # named notes are a rebuild's: whether newer ones exist is moot
+        require_attestations(store, without_attestations, "build the site", at or "HEAD")
     # Ctrl-C and SIGTERM are held over the install (kistore.site.install): before it the
     # site is as it was (exit 130); from it on they are only noted, and said (exit 0).
     landing = Landing()
@@ -101,7 +108,8 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
             _pages_bar() as step:
         report = build_site(store, out, at=at, permalink=permalink, comparison=comparison,
                             full=full, progress=step, inside_work_tree=inside_work_tree,
-                            on_installed=lambda done: landing.landed(done.commit))
+                            on_installed=lambda done: landing.landed(done.commit),
+                            notes_at=notes_at)
     if report.skipped:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..index.catalog import committed_fix, limit_key
@@ -134,29 +142,40 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--at", "at", metavar="REV",
               help="Compare with a build of this commit (default: the commit the site names).")
+@click.option("--notes-at", "notes_at", metavar="REV",
+              help="Compare with a build showing this notes commit's attestations (default: "
+                   "the notes commit the site names; `none`: no notes).")
 @click.option("--json", "as_json", is_flag=True, help="Print the differences as JSON.")
 @pass_ctx
-def verify(ctx: StoreContext, out: Path, at: str | None, as_json: bool) -> None:
+def verify(ctx: StoreContext, out: Path, at: str | None, notes_at: str | None,
+           as_json: bool) -> None:
     """Check that every page under OUT equals a fresh build; exit 1 listing differences.
 
-    The site is built again in memory, from the commit and parameters its build.json
-    names (or --at), and every file is compared byte for byte: a page that differs, is
-    missing, or should not be there is listed, one a line.
+    The site is built again in memory, from the commit, notes commit and parameters its
+    build.json names (or --at, --notes-at), and every file is compared byte for byte: a
+    page that differs, is missing, or should not be there is listed, one a line.
 
     \b
     Example:
       kistore site verify public
-      kistore site verify public --at HEAD      # is the site up to date?
+      kistore site verify public --at HEAD --notes-at refs/notes/kistore  # up to date?
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..site.build import verify_site
 
     store = ctx.store()
     with _pages_bar() as step:
-        build, differences = verify_site(store, out, at=at, progress=step)
+        build, differences = verify_site(store, out, at=at, progress=step, notes_at=notes_at)
     commit = at or build["commit"]
+    noted = build.get("notes")
+    notes = notes_at or (noted if isinstance(noted, str) else "none")
+    of = f"commit {commit} " + ("with no notes" if notes == "none" else f"with notes {notes}")
+
+    def short_id(rev: str) -> str:  # a commit id as `--at` shows it; a name as given
+        return rev[:12] if len(rev) == 40 and all(c in "0123456789abcdef" for c in rev) \
+            else rev
     if as_json:
-        emit_json({"out": str(out), "commit": commit, "ok": not differences,
+        emit_json({"out": str(out), "commit": commit, "notes": notes, "ok": not differences,
                    "differences": [d.to_json() for d in differences]})
     else:
         said = {"differs": "writes other bytes", "missing": "has it",
@@ -169,13 +188,13 @@ def verify(ctx: StoreContext, out: Path, at: str | None, as_json: bool) -> None:
             click.echo(f"{out / d.path}: {d.problem} (a fresh build of {commit[:12]} "
                        f"{said.get(d.problem, '')})", err=True)
         if not differences:
-            click.echo(f"{out}: every page equals a fresh build of commit {commit}")
+            click.echo(f"{out}: every page equals a fresh build of {of}")
         else:
             extra = any(d.problem == "unexpected" for d in differences)
-            click.echo(f"{out}: {len(differences)} file(s) differ from a fresh build of "
-                       f"commit {commit}; "
+            click.echo(f"{out}: {len(differences)} file(s) differ from a fresh build of {of}; "
                        + ("remove the files it has no such file of, then " if extra else "")
-                       + f"rebuild with `kistore site build {out} --at {commit[:12]} --full` "
+                       + f"rebuild with `kistore site build {out} --at {commit[:12]} "
+                       f"--notes-at {short_id(notes)} --full` "
                        "(--full: a page edited by hand keeps its cache key, so an incremental "
                        "build would leave it)", err=True)
     if differences:

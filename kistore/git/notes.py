@@ -20,8 +20,12 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from pygit2 import Oid, Repository, Tree
 
-__all__ = ["BadNotePath", "NoteChanges", "annotated_blobs", "bad_note_paths", "changed_notes",
-           "note_blob", "note_changes", "note_paths", "note_tree", "notes_tree"]
+__all__ = ["NO_NOTES", "BadNotePath", "NoteChanges", "annotated_blobs", "bad_note_paths",
+           "changed_notes", "note_blob", "note_changes", "note_paths", "note_tree",
+           "notes_read", "notes_tree"]
+
+NO_NOTES = "0" * 40
+"""The notes commit of "no notes": git's null object id (``site build --notes-at none``)."""
 
 _HEX_DIGITS = 40
 """Hex digits of an annotated object's id (SHA-1 repositories: what kistore writes)."""
@@ -167,6 +171,27 @@ def notes_tree(repo: Repository, commit: Oid | str, ref: str) -> Tree:
     """
     tip = lookup(repo, commit, ref).peel(pygit2.Commit)
     return subtree(repo, tip.tree_id)
+
+
+def notes_read(repo: Repository, ref: str, at: str | None) -> Oid | str | None:
+    """Return the notes commit a reader reads: ``at``, else the tip of ``ref`` now.
+
+    Notes are no part of a commit: a reader reads the notes ref as it is now, unless it is
+    pinned to one notes commit (``kistore site build --notes-at``: a page is rebuilt from
+    the notes commit it states, docs/site.md).
+
+    Args:
+        repo: the repository.
+        ref: the notes ref (``refs/notes/kistore``).
+        at: None: the ref's tip now; :data:`NO_NOTES`: none; else a notes commit id (hex).
+
+    Returns:
+        The commit id, or None when no notes are read (no such ref, or :data:`NO_NOTES`).
+    """
+    if at is None:
+        tip = repo.references.get(ref)
+        return None if tip is None else tip.target
+    return None if at == NO_NOTES else at
 
 
 def notes_ref_problem(repo: Repository, oid: str, ref: str) -> str | None:

@@ -278,7 +278,8 @@ def run_catalog(store: Store, refs: Sequence[str | Digest], at: str | None = Non
 
 def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
                  annotated: frozenset[str] | None = None,
-                 outside: OutsideCheckout | None = None) -> dict[str, Evidence]:
+                 outside: OutsideCheckout | None = None,
+                 notes_at: str | None = None) -> dict[str, Evidence]:
     """Return each run's evidence (digest string -> evidence), reading attestations once.
 
     Args:
@@ -291,6 +292,8 @@ def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
         outside: with ``annotated``, in a sparse checkout, the files outside it
             (:attr:`Catalog.outside`): a run whose object file or attestation folder is
             outside the checkout is looked for in ``HEAD``, as git holds it.
+        notes_at: the notes commit read (``kistore site build --notes-at``); None: the tip
+            of ``refs/notes/kistore``.
 
     Returns:
         The :func:`kistore.attest.evidence.evidence_for` answer of every run, computed in one pass
@@ -306,7 +309,7 @@ def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
         # Lazy: a group none of whose runs may be attested judges nothing.
         from ..attest.evidence import evidence_for_many
 
-        found = evidence_for_many(store, asked, at=at)
+        found = evidence_for_many(store, asked, at=at, notes_at=notes_at)
     return {str(d): found.get(d) or Evidence() for d in digests}
 
 

@@ -36,20 +36,24 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..attest.notes import note_blobs
 from ..core.canonical_fast import loads_lenient
 from ..core.errors import InputError
 from ..core.layout import NOTES_REF
+from ..git.blobs import ref_commit
 from ..git.commit import interrupts_deferred
 from ..git.lazy import pygit2
+from ..git.notes import NO_NOTES
 from . import render
 from .citing import Citations, permalink_template
-from .history import Touches, last_changed, notes_of, object_blobs
+from .history import Touches, last_changed, note_key, notes_changed, object_blobs
 from .install import JOURNAL, install, read_journal, recover, remove_journal_temps
 from .pages import FORMAT, Context, Page, page_data, plan, runs_shown
 from .snapshot import Snapshot
@@ -128,6 +132,7 @@ class _Prepared:
     touches: Touches
     citations: Citations
     notes_tip: str | None
+    notes_touches: Touches | None = None
 
     def build_json(self) -> dict[str, Any]:
         return {"kistoreSite": FORMAT, "commit": self.snap.rev, "notes": self.notes_tip,
@@ -136,7 +141,7 @@ class _Prepared:
 
 
 def _prepare(store: Store, commit: Any, *, template: str | None, comparison: str | None,
-             cache: dict[str, Any] | None) -> _Prepared:
+             cache: dict[str, Any] | None, notes: Any) -> _Prepared:
     """Read the snapshot and plan every page (no page is gathered yet).
 
     Args:
@@ -145,9 +150,12 @@ def _prepare(store: Store, commit: Any, *, template: str | None, comparison: str
         template: the permalink template, already resolved (:func:`permalink_template`).
         comparison: the comparison asked for, or None.
         cache: the last build's cache, or None.
+        notes: the pygit2 Commit of the attestation notes read (:func:`notes_commit`), or
+            None: none.
     """
     repo = store.repo
-    snap = Snapshot(store, commit, comparison=comparison)
+    notes_tip = None if notes is None else str(notes.id)
+    snap = Snapshot(store, commit, comparison=comparison, notes_at=notes_tip or NO_NOTES)
     parameters = {"permalink": template, "comparison": comparison}
     known_head = cache.get("head") if cache else None
     ancestor = isinstance(known_head, str) and _is_ancestor(repo, known_head, snap.rev)
@@ -159,15 +167,68 @@ def _prepare(store: Store, commit: Any, *, template: str | None, comparison: str
             ancestor = False
     touches = last_changed(repo, commit, known)
     blobs = object_blobs(repo, commit.tree)
-    notes_tip, noted = notes_of(repo, NOTES_REF)
-    notes = {r.digest: noted[blobs[r.digest]] for r in snap.runs
-             if blobs.get(r.digest) in noted}
+    noted = {} if notes is None else note_blobs(repo, notes)
+    note_of = {r.digest: noted[blobs[r.digest]] for r in snap.runs
+               if blobs.get(r.digest) in noted}
+    notes_touches = None
+    if notes is not None:  # an earlier build's walk of the notes chain, when it has one
+        try:
+            known_notes = Touches.from_json(cache["notesTouches"]) if cache else None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            known_notes = None
+        notes_touches = notes_changed(repo, notes, known_notes)
+    # per run: the newest notes commit of the chain that changed its object's note
+    noted_at = {} if notes_touches is None else {
+        r.digest: found for r in snap.runs if r.digest in blobs
+        and (found := notes_touches.keys.get(note_key(blobs[r.digest]))) is not None}
     citations = Citations.of(store, commit, template, blobs, [r.digest for r in snap.runs],
                              known=cache.get("firstAdded") if cache and ancestor else None,
                              known_head=known_head if ancestor else None)
-    pages = plan(snap, touches, citations.first_added, notes, citations.landed)
+    pages = plan(snap, touches, citations.first_added, note_of, citations.landed,
+                 notes_tip=notes_tip, noted_at=noted_at)
     ctx = Context(site=citations.publisher, citations=citations, notes_tip=notes_tip)
-    return _Prepared(snap, pages, ctx, parameters, touches, citations, notes_tip)
+    return _Prepared(snap, pages, ctx, parameters, touches, citations, notes_tip,
+                     notes_touches)
+
+
+NOTES_NONE = "none"
+"""``--notes-at none``: build reading no attestation note."""
+
+
+def notes_commit(store: Store, rev: str | None) -> Any:
+    """Return the notes commit a build reads: ``rev``, else the tip of ``refs/notes/kistore``.
+
+    Args:
+        store: the store.
+        rev: None: the tip of :data:`NOTES_REF` now (None when there is none);
+            :data:`NOTES_NONE`: no notes (None); else a revision naming a notes commit
+            (an id, ``refs/notes/remotes/origin/kistore``, a page's ``--notes-at``).
+
+    Returns:
+        The pygit2 Commit, or None: no notes are read.
+
+    Raises:
+        InputError: ``rev`` names no commit, or a commit whose tree is no notes tree (a
+            notes tree holds only object ids and their two-hex-digit fan-out folders: a
+            branch of the store given by mistake would read as no notes at all).
+        ObjectUnreadable: the notes tip is damaged or missing (named with the ref).
+    """
+    if rev is None:
+        return ref_commit(store.repo, NOTES_REF)  # guarded: a tip cut short is said
+    if rev == NOTES_NONE:
+        return None
+    commit = store.commit(rev)
+    odd = next((str(e.name) for e in commit.tree if not _NOTE_NAME.fullmatch(str(e.name))),
+               None)
+    if odd is not None:
+        raise InputError(
+            f"--notes-at {rev}: commit {str(commit.id)[:12]} is not a notes commit (its tree "
+            f"holds {odd!r}; a notes tree holds only object ids, in hex): give a commit of "
+            f"{NOTES_REF} (`git log --oneline {NOTES_REF}` lists them), or `none`")
+    return commit
+
+
+_NOTE_NAME = re.compile(r"[0-9a-f]{2,40}")
 
 
 def _is_ancestor(repo: pygit2.Repository, old: str, new: str) -> bool:
@@ -209,7 +270,7 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
                permalink: str | None = None, comparison: str | None = None,
                full: bool = False, progress: Progress | None = None,
                on_installed: Installed | None = None,
-               inside_work_tree: bool = False) -> BuildReport:
+               inside_work_tree: bool = False, notes_at: str | None = None) -> BuildReport:
     """Write the static site of commit ``at`` under ``out``.
 
     Args:
@@ -232,15 +293,20 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
             ``KeyboardInterrupt`` from a build whose site is in place.
         inside_work_tree: build into the store's work tree even where git does not ignore
             ``out`` (else refused: reviewer r85 F8).
+        notes_at: the notes commit whose attestations the pages show (a revision, or
+            :data:`NOTES_NONE`); None: the tip of ``refs/notes/kistore`` now
+            (:func:`notes_commit`). Every page states the notes commit it was made from
+            beside its store commit, so ``--at X --notes-at N`` writes it byte for byte.
 
     Returns:
         A :class:`BuildReport`.
 
     Raises:
-        InputError: ``at`` names no commit; ``out`` is inside ``store/`` or the git
-            directory, or inside the work tree and not ignored by git (unless
-            ``inside_work_tree``: :meth:`~kistore.store.Store.refuse_output_inside`), a file, or a
-            non-empty directory that is not a site; ``kistore.toml`` at ``at`` is not valid.
+        InputError: ``at`` names no commit; ``notes_at`` names no notes commit; ``out``
+            is inside ``store/`` or the git directory, or inside the work tree and not
+            ignored by git (unless ``inside_work_tree``:
+            :meth:`~kistore.store.Store.refuse_output_inside`), a file, or a non-empty
+            directory that is not a site; ``kistore.toml`` at ``at`` is not valid.
         StoreStateError: two runs, groups or workloads share the first 16 hex digits of
             their digests.
         InstallCutShort: a move into ``out`` failed (a full disk): the next build
@@ -268,9 +334,11 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
     remove_journal_temps(out)
     _check_out(out)
     commit = store.commit(at)
+    notes = notes_commit(store, notes_at)
     cache = None if full else _read_cache(out)
     template = permalink_template(store, str(commit.id), permalink)
-    prep = _prepare(store, commit, template=template, comparison=comparison, cache=cache)
+    prep = _prepare(store, commit, template=template, comparison=comparison, cache=cache,
+                    notes=notes)
     generator = render.generator()
     keys = {page.path: page.key(generator, prep.parameters)[:32] for page in prep.pages}
     old_keys: dict[str, str] = (cache or {}).get("pages", {})
@@ -307,6 +375,8 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
                   "head": None if store.repo.is_shallow else prep.snap.rev,
                   "touches": prep.touches.to_json(),
                   "firstAdded": dict(sorted(prep.citations.first_added.items())),
+                  "notesTouches": None if prep.notes_touches is None
+                  else prep.notes_touches.to_json(),
                   "pages": dict(sorted(keys.items()))}
     staging = stage(out)
     try:
@@ -376,11 +446,13 @@ def read_build(out: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def verify_site(store: Store, out: str | os.PathLike[str], *, at: str | None = None,
-                progress: Progress | None = None) -> tuple[dict[str, Any], list[Difference]]:
+                progress: Progress | None = None, notes_at: str | None = None
+                ) -> tuple[dict[str, Any], list[Difference]]:
     """Check that every file of a site equals a fresh build; list the ones that do not.
 
-    The fresh build is of the commit ``build.json`` names (or ``at``), with the parameters
-    it names, made in memory (nothing is written; the cache is not used). Files compared:
+    The fresh build is of the commit and the notes commit ``build.json`` names (or ``at``,
+    ``notes_at``), with the parameters it names, made in memory (nothing is written; the
+    cache is not used). Files compared:
     every page's ``index.html`` and ``index.json``, the static files and ``build.json``;
     any other file on disk (a page the fresh build lacks, a file put there by hand) but the
     build cache is ``unexpected``; a stopped build's staging directory inside ``out`` is
@@ -390,6 +462,8 @@ def verify_site(store: Store, out: str | os.PathLike[str], *, at: str | None = N
         store: a :class:`kistore.store.Store` holding the commit.
         out: the site's directory.
         at: check against this commit instead of the one the site names.
+        notes_at: check against this notes commit (:func:`notes_commit`: a revision, or
+            :data:`NOTES_NONE`) instead of the one the site names.
         progress: called with the number of pages checked since the last call and the
             number of pages.
 
@@ -398,8 +472,9 @@ def verify_site(store: Store, out: str | os.PathLike[str], *, at: str | None = N
         the build of that commit.
 
     Raises:
-        InputError: ``out`` is not a site; the commit is not in the store; the last
-            build's install was cut short (its journal is there: build to finish it).
+        InputError: ``out`` is not a site; the commit or the notes commit is not in the
+            store; the last build's install was cut short (its journal is there: build to
+            finish it).
     """
     out = Path(out)
     if read_journal(out) is not None:
@@ -416,9 +491,20 @@ def verify_site(store: Store, out: str | os.PathLike[str], *, at: str | None = N
         raise InputError(f"the site was built from commit {rev}, which this store does not "
                          f"have ({e.message}); fetch it, or verify against another commit "
                          "with --at", file=str(out / BUILD_FILE)) from None
+    said = build.get("notes")
+    if notes_at is not None:
+        notes = notes_commit(store, notes_at)
+    else:  # the notes the site was built with (null: none)
+        try:
+            notes = notes_commit(store, said if isinstance(said, str) else NOTES_NONE)
+        except InputError as e:
+            raise InputError(f"the site was built with notes commit {said}, which this store "
+                             f"does not have ({e.message}); `kistore notes fetch REMOTE` "
+                             "fetches it, or verify against other notes with --notes-at",
+                             file=str(out / BUILD_FILE)) from None
     params = build["parameters"]
     prep = _prepare(store, commit, template=params.get("permalink"),
-                    comparison=params.get("comparison"), cache=None)
+                    comparison=params.get("comparison"), cache=None, notes=notes)
     differences: list[Difference] = []
     expected: set[str] = set()
     for page, html, data in _rendered(prep, prep.pages):

@@ -31,6 +31,7 @@ from ..core.digest import is_digest
 from ..git import treediff
 from ..git.blobs import ObjectUnreadable, read_loose_history, ref_commit
 from ..git.lazy import pygit2
+from ..git.notes import changed_notes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -138,6 +139,44 @@ def last_changed(repo: pygit2.Repository, head: Any, known: Touches | None = Non
         ObjectUnreadable: a commit or tree of the chain is damaged or missing (a ``store/``
             tree named with its path).
     """
+    return _walk(repo, head, known,
+                 lambda old, new: _touched(repo, old.tree if old else None, new.tree))
+
+
+def notes_changed(repo: pygit2.Repository, tip: Any, known: Touches | None = None) -> Touches:
+    """Return when each object's note last changed on the first-parent chain of a notes commit.
+
+    As :func:`last_changed` for the store's commits, over the notes history
+    (``refs/notes/kistore``: a ``git notes merge`` commit's first parent is the clone's
+    own notes): its keys are :func:`note_key` of each annotated object (a run's object
+    blob) whose note a chain commit added, changed or removed. A page states the newest
+    notes commit that changed a note of a run it shows; building the site at it reads the
+    same notes for those runs, so writes the page byte for byte.
+
+    Args:
+        repo: the pygit2 repository.
+        tip: the pygit2 Commit of the notes read.
+        known: as :func:`last_changed` takes it (an earlier build's, of the notes).
+
+    Raises:
+        ObjectUnreadable: a notes commit or tree of the chain is damaged or missing.
+    """
+    return _walk(repo, tip, known, lambda old, new: dict.fromkeys(
+        note_key(obj) for obj in changed_notes(repo, old.tree if old else None, new.tree)))
+
+
+def note_key(annotated: str) -> str:
+    """Return the key of an object's note in :func:`notes_changed` (``n:`` + its blob id)."""
+    return f"n:{annotated}"
+
+
+def _walk(repo: pygit2.Repository, head: Any, known: Touches | None,
+          touched: Any) -> Touches:
+    """Walk ``head``'s first-parent chain, newest first, down to ``known``'s head or the root.
+
+    ``touched(first parent or None, commit)`` gives the keys a commit changed (an ordered
+    set); the newest commit per key is kept (:class:`Touches`).
+    """
     chain: list[tuple[str, dict[str, None]]] = []  # newest first: (commit, keys it touched)
     stop: int | None = None
     read_loose_history(repo, head.id)  # libgit2 loops on a cut loose commit (F3)
@@ -148,7 +187,7 @@ def last_changed(repo: pygit2.Repository, head: Any, known: Touches | None = Non
             stop = known.positions.get(cid)
             break
         parent = commit.parents[0] if commit.parents else None
-        chain.append((cid, _touched(repo, parent.tree if parent else None, commit.tree)))
+        chain.append((cid, touched(parent, commit)))
         commit = parent
     base = 0 if stop is None else stop + 1
     touches = Touches(str(head.id))

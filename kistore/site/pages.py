@@ -73,6 +73,10 @@ class Page:
         extra: what else its bytes depend on, for its cache key: the commit that first
             added a run (its citation), the note blobs of the runs it shows, and the commit
             that landed the run on the first-parent line (its published date).
+        notes: the notes commit it states (40 hex): the newest commit on the first-parent
+            chain of the notes read (``refs/notes/kistore``) that changed the note of a run
+            whose attestations it shows; the notes read for the index; None when no such
+            commit is (no note of those runs was ever on the chain, or it shows none).
     """
 
     kind: str
@@ -80,6 +84,7 @@ class Page:
     path: str
     commit: str
     extra: tuple[Any, ...] = ()
+    notes: str | None = None
 
     @property
     def root(self) -> str:
@@ -94,7 +99,7 @@ class Page:
             parameters: the build's parameters (permalink template, comparison).
         """
         blob = json.dumps([generator, parameters, self.kind, self.ident, self.path,
-                           self.commit, list(self.extra)], sort_keys=True,
+                           self.commit, self.notes, list(self.extra)], sort_keys=True,
                           separators=(",", ":"), ensure_ascii=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -142,7 +147,9 @@ def _newest(*stamps: Stamp) -> Stamp:
 
 
 def plan(snap: Snapshot, touches: Touches, first_added: dict[str, str],
-         notes: dict[str, str], landed: dict[str, str] | None = None) -> list[Page]:
+         notes: dict[str, str], landed: dict[str, str] | None = None, *,
+         notes_tip: str | None = None, noted_at: dict[str, tuple[int, str]] | None = None
+         ) -> list[Page]:
     """List every page of the snapshot, each with its commit and what else it depends on.
 
     Cheap: no manifest is read; each page's commit comes from :class:`.history.Touches`
@@ -164,6 +171,10 @@ def plan(snap: Snapshot, touches: Touches, first_added: dict[str, str],
             evidence depends on its note).
         landed: run digest -> commit id that brought its object file onto the built
             commit's first-parent line (its citation's published date), or None.
+        notes_tip: the notes commit read (the index states it), or None.
+        noted_at: run digest -> ``(position, notes commit)`` of the newest commit on the
+            notes chain that changed its note (:func:`.history.notes_changed`); a page
+            showing runs' attestations states the newest of theirs (:attr:`Page.notes`).
 
     Returns:
         The pages in a fixed order (index, groups, runs, compare, names, workloads,
@@ -188,18 +199,27 @@ def plan(snap: Snapshot, touches: Touches, first_added: dict[str, str],
     def commit_of(s: Stamp) -> str:
         return s[1] if s is not None else snap.rev
 
-    pages = [Page("index", "", "", snap.rev, (_notes(snap.runs, notes),))]
+    noted_at = noted_at or {}
+
+    def notes_of(runs: Iterable[Record]) -> str | None:
+        found = _newest(*(noted_at.get(r.digest) for r in runs))
+        return found[1] if found is not None else None
+
+    group_noted = {key: notes_of(runs) for key, runs in snap.groups.items()}
+    pages = [Page("index", "", "", snap.rev, (_notes(snap.runs, notes),), notes_tip)]
     pages += [Page("group", key, group_path(key), commit_of(group_stamp[key]),
-                   (group_notes[key],)) for key in snap.groups]
+                   (group_notes[key],), group_noted[key]) for key in snap.groups]
     for run in snap.runs:
         grouped = run.comparison_key
         s = group_stamp[grouped] if grouped is not None else _newest(common, own[run.digest])
         shown = group_notes[grouped] if grouped is not None else _notes([run], notes)
         pages.append(Page("run", run.digest, run_path(run.digest), commit_of(s),
                           (first_added.get(run.digest), shown,
-                           *((landed.get(run.digest),) if landed else ()))))
+                           *((landed.get(run.digest),) if landed else ())),
+                          group_noted[grouped] if grouped is not None else notes_of([run])))
     pages += [Page("compare", r.digest, run_path(r.digest) + "compare/",
-                   commit_of(group_stamp[r.comparison_key]), (group_notes[r.comparison_key],))
+                   commit_of(group_stamp[r.comparison_key]), (group_notes[r.comparison_key],),
+                   group_noted[r.comparison_key])
               for r in snap.runs if r.comparison_key is not None]
     pages += [Page("name", r.name, name_path(r.name),
                    commit_of(stamp([manifest_key(r.digest), SETTINGS])))
@@ -209,7 +229,7 @@ def plan(snap: Snapshot, touches: Touches, first_added: dict[str, str],
         s = _newest(common, stamp([manifest_key(digest)]), *(group_stamp[k] for k in keys),
                     *(own[r.digest] for r in runs if r.comparison_key is None))
         pages.append(Page("workload", digest, workload_path(digest), commit_of(s),
-                          (_notes(runs, notes),)))
+                          (_notes(runs, notes),), notes_of(runs)))
     for source, runs in snap.sources.items():
         # no ranking on it: its runs, its workloads' manifests, and for a workload not in
         # the store, the runs that name it (they give its label)
@@ -266,13 +286,14 @@ def page_data(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
     """Return the JSON twin of a page: the envelope and the data the page shows.
 
     The envelope: ``kistoreSite`` (:data:`FORMAT`), ``page`` (its kind), ``path`` (its
-    directory), ``commit`` (:attr:`Page.commit`), ``site`` (the site's name) and ``data``.
+    directory), ``commit`` (:attr:`Page.commit`), ``notes`` (:attr:`Page.notes`), ``site``
+    (the site's name) and ``data``.
     Paths inside ``data`` (``href`` fields) are relative to the site root.
     """
     builders = {"index": _index, "run": _run, "compare": _compare, "name": _name,
                 "group": _group, "workload": _workload, "source": _source}
     return {"kistoreSite": FORMAT, "page": page.kind, "path": page.path,
-            "commit": page.commit, "site": ctx.site,
+            "commit": page.commit, "notes": page.notes, "site": ctx.site,
             "data": builders[page.kind](snap, page, ctx)}
 
 
@@ -322,6 +343,7 @@ def _run(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
     # its Implementation's and Workload's too: a copy cannot drop their caution (fixk95)
     data["licences"] = _licences(manifest, rp.related)
     data["summary"] = summary.source_summary(manifest.spec, data["references"])
+    data["identity"] = summary.identity(manifest.spec, data["implementation"])
     data["community"] = rp.row.evidence.community
     data["artifacts"] = _artifacts(rp.related.get("implementationDigest"))
     first = data["first"]

@@ -54,6 +54,8 @@ class Snapshot:
         commit: the pygit2 Commit to read.
         comparison: ``measured`` or ``source-native`` to rank every group so; None for the
             ranking policy's choice.
+        notes_at: the notes commit whose attestations are read (a commit id, or
+            :data:`kistore.git.notes.NO_NOTES`); None: the tip of ``refs/notes/kistore``.
 
     Attributes:
         rev: the commit id (40 hex).
@@ -73,8 +75,10 @@ class Snapshot:
             digits of their digest (their pages would share a directory).
     """
 
-    def __init__(self, store: Store, commit: Any, *, comparison: str | None = None) -> None:
+    def __init__(self, store: Store, commit: Any, *, comparison: str | None = None,
+                 notes_at: str | None = None) -> None:
         self.store = store
+        self.notes_at = notes_at
         self.commit = commit
         self.rev = str(commit.id)
         self.comparison = comparison
@@ -122,7 +126,8 @@ class Snapshot:
         """
         wanted = list({r.digest: r for r in runs if r.digest not in self._evidence}.values())
         if wanted:
-            self._evidence.update(evidence_map(self.store, wanted, at=self.rev))
+            self._evidence.update(evidence_map(self.store, wanted, at=self.rev,
+                                               notes_at=self.notes_at))
 
     def evidence(self, run: Record) -> Evidence:
         """Return a run's evidence (read now if :meth:`prime_evidence` did not)."""

@@ -18,6 +18,7 @@ scores printed ``4.94066e-324`` for a stored ``5e-324`` (6 significant digits).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..core.numbers import is_number
@@ -79,6 +80,51 @@ def source_summary(spec: dict[str, Any], references: list[dict[str, Any]]
             if number is not None and len(items) < 4:
                 items.append({"label": str(name), "text": f"{name} {number_text(number)}"})
     return items
+
+
+def identity(spec: dict[str, Any], implementation: dict[str, Any]) -> dict[str, Any]:
+    """Return what the run page's Identity says of a run in its source's words.
+
+    The published page (``shared/examples/run-page.md``, item 5) names a SOL-ExecBench
+    board run's external id ``submission/20464``, its revision ``submission-20464`` and its
+    workload "a suite of 16 cases"; the store keeps ``externalId`` ``"20464"``, an
+    Implementation with no ``revision`` (the board publishes none: a submission's id names
+    its code) and a Workload without its cases (the board lists none), and the run's
+    ``fast_1_total`` counts the cases it was timed on. Only what the data gives is said,
+    and the page says where each comes from (fresh98 LOW); the twin keeps the stored
+    values beside these.
+
+    Args:
+        spec: the run's spec.
+        implementation: the run page's ``implementation`` (``inStore`` and its spec).
+
+    Returns:
+        ``{"externalId", "revision", "revisionFrom", "cases"}``: the external id as the
+        source shows it (a SOL-ExecBench board's all-digit id: ``submission/N``; else as
+        stored, or None); the revision (the Implementation's ``revision``, else a board
+        submission's ``submission-N``, else None) and ``implementation`` or
+        ``submission`` for where it came from; the number of cases the source counted
+        (``fast_1_total``, a whole number), or None.
+    """
+    native = spec.get("sourceNative")
+    native = native if isinstance(native, dict) else {}
+    external = native.get("externalId")
+    external = external if isinstance(external, str) else None
+    board = (native.get("source") == "sol-execbench" and external is not None
+             and _DIGITS.fullmatch(external) is not None)
+    revision = implementation.get("revision")
+    if isinstance(revision, str) and revision:
+        said: tuple[str | None, str | None] = (revision, "implementation")
+    else:
+        said = (f"submission-{external}", "submission") if board else (None, None)
+    metrics = native.get("metrics")
+    total = _number(metrics.get("fast_1_total")) if isinstance(metrics, dict) else None
+    cases = int(total) if total is not None and total.is_integer() and total > 0 else None
+    return {"externalId": f"submission/{external}" if board else external,
+            "revision": said[0], "revisionFrom": said[1], "cases": cases}
+
+
+_DIGITS = re.compile(r"[0-9]+")
 
 
 def _number(value: Any) -> float | None:

@@ -1157,7 +1157,12 @@ class Store:
         Elsewhere in the work tree, unless ``inside_work_tree``, an output git does not
         ignore is refused too: its files (a site is thousands) are untracked, one ``git
         add -A`` commits them beside the store, and the gate, which judges ``store/``,
-        lets them through (reviewer r85 F8).
+        lets them through (reviewer r85 F8). So is one outside this work tree but inside
+        the work tree of another store that encloses it (its nearest git work tree holds
+        ``kistore.toml`` or ``store/objects``: a store made inside a kistore clone, and
+        ``site build ../public`` written into the clone, fresh98 LOW); a git work tree
+        that is no store is not judged (a home directory kept in git would refuse every
+        output). The directory a refusal suggests is outside every such work tree.
 
         Args:
             out: the directory the command would write (it may not exist yet).
@@ -1169,8 +1174,8 @@ class Store:
         Raises:
             InputError: ``out`` is, or is inside, the work tree's ``store/`` directory or
                 the repository's git directory; or (``writes`` given, ``inside_work_tree``
-                not) it is inside the work tree and git does not ignore what it would
-                write there. Nothing was written.
+                not) it is inside the work tree, or another store's enclosing it, and git
+                does not ignore what it would write there. Nothing was written.
             StoreStateError: git could not be run to ask what it ignores.
         """
         target = Path(os.path.realpath(out))
@@ -1186,19 +1191,24 @@ class Store:
         if self.root is None or inside_work_tree or not writes:
             return
         root = Path(os.path.realpath(self.root))
+        whose, ignores = "the store's git work tree", ".gitignore"
         if target != root and root not in target.parents:
-            return
+            outer = _enclosing_store(target)
+            if outer is None or outer == root:
+                return
+            root, whose = outer, "the git work tree of another store,"
+            ignores = str(outer / ".gitignore")
         # Lazy: runs `git check-ignore`, only for an output inside the work tree.
         from ..git.ignored import output_ignored
 
         rel = target.relative_to(root).as_posix()
         if output_ignored(root, "" if rel == "." else rel, writes):
             return
-        example = "" if rel == "." else f" (such as {root.parent / target.name})"
-        ignore = "" if rel == "." else f"have git ignore it (a line `/{rel}/` in .gitignore), " \
-            "or "
+        example = "" if rel == "." else f" (such as {_outside_stores(root, target.name)})"
+        ignore = "" if rel == "." else f"have git ignore it (a line `/{rel}/` in " \
+            f"{ignores}), or "
         raise InputError(
-            f"is inside the store's git work tree {root} and git does not ignore it: the "
+            f"is inside {whose} {root} and git does not ignore it: the "
             "files written there would be untracked, one `git add -A` would commit them "
             "beside the store, and `kistore check` judges only store/. Write it outside "
             f"the work tree{example}, or {ignore}pass --inside-work-tree to write it "
@@ -2387,6 +2397,35 @@ def _plain_work_tree(start: str) -> Path | None:
         if directory.name == ".git" or (directory / "HEAD").is_file():
             return None  # inside a git directory or a bare repository
     return None
+
+
+def _enclosing_store(path: Path) -> Path | None:
+    """Return the top of the git work tree nearest around ``path`` when it is a store's.
+
+    The nearest directory at or above ``path`` holding a ``.git`` (a directory or a linked
+    worktree's file) is the work tree ``git add -A`` there would add ``path`` to; it is a
+    store's when it holds ``kistore.toml`` or ``store/objects/`` (a kistore clone, or one
+    ``kistore init`` made). None when it is no store's, or there is none. Plain files only.
+    """
+    for directory in (path, *path.parents):
+        if os.path.lexists(directory / ".git"):
+            store = (directory / layout.SETTINGS_FILE).is_file() or \
+                (directory / layout.OBJECTS_DIR).is_dir()
+            return directory if store else None
+    return None
+
+
+def _outside_stores(root: Path, name: str) -> Path:
+    """Return ``name`` beside the work tree ``root``, climbing out of stores enclosing it.
+
+    What a refusal of an output inside a store's work tree suggests: beside ``root`` is
+    not enough when ``root`` is itself inside another store's work tree (fresh98 LOW: the
+    suggestion was again inside the kistore clone holding the store).
+    """
+    candidate = root.parent / name
+    while (outer := _enclosing_store(candidate.parent)) is not None:
+        candidate = outer.parent / name
+    return candidate
 
 
 def _nearest_broken_dotgit(start: str) -> str | None:

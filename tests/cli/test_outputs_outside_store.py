@@ -119,3 +119,38 @@ def test_an_ignore_list_of_other_formats_does_not_let_json_lines_through(publish
     assert done.exit_code == 1, done.output
     assert "git does not ignore it" in done.output
     assert not (published / "out").exists()
+
+
+@pytest.mark.parametrize("command", [["export", "--format", "csv"], ["site", "build"]])
+def test_an_output_in_an_enclosing_stores_work_tree_is_refused(published, runner,
+                                                                monkeypatch, command):
+    # fresh98 LOW: a store made inside a kistore clone wrote `site build ../public` into
+    # the clone's work tree, untracked there, the case "Build outside" warns of
+    outer = published.parent
+    git(outer, "init", "-q")
+    monkeypatch.chdir(published)
+    # a git work tree that is no store's is not judged (a home folder kept in git would
+    # refuse every output under it)
+    done = runner.invoke(main, [*command, "../elsewhere"])
+    assert done.exit_code == 0, done.output
+    (outer / "kistore.toml").write_text("")  # now a kistore clone around the store
+    outer = outer.resolve()
+    done = runner.invoke(main, [*command, "../public"])
+    assert done.exit_code == 1, done.output
+    assert done.output == (
+        f"error: ../public: is inside the git work tree of another store, {outer} and git "
+        "does not ignore it: the files written there would be untracked, one `git add -A` "
+        "would commit them beside the store, and `kistore check` judges only store/. Write "
+        f"it outside the work tree (such as {outer.parent / 'public'}), or have git ignore "
+        f"it (a line `/public/` in {outer / '.gitignore'}), or pass --inside-work-tree to "
+        "write it here anyway; nothing was written\n")
+    assert not (outer / "public").exists()
+    # its own work tree's refusal suggests a folder outside the clone too (it said
+    # ../public-in, inside the clone, again)
+    done = runner.invoke(main, [*command, "public-in"])
+    assert done.exit_code == 1
+    assert f"(such as {outer.parent / 'public-in'})" in done.output
+    # the ways out: the clone ignores it, or --inside-work-tree
+    assert runner.invoke(main, [*command, "--inside-work-tree", "../public"]).exit_code == 0
+    (outer / ".gitignore").write_text("/ignored/\n")
+    assert runner.invoke(main, [*command, "../ignored"]).exit_code == 0

@@ -373,13 +373,13 @@ def test_cli_build_and_verify(runner, fresh_demo, tmp_path):
     assert result.exit_code == 1
     assert f"{out / RUN / 'index.html'}: differs" in result.stderr
     assert f"5 file(s) differ from a fresh build of commit {head}" in result.stderr
-    advised = f"kistore site build {out} --at {head[:12]} --full"
+    advised = f"kistore site build {out} --at {head[:12]} --notes-at none --full"
     assert advised in result.stderr and "remove the files" in result.stderr
     # the advice works: the extra files removed, the full build puts the edited page back
     for extra in ("evil.html", "x/y.html"):
         (out / extra).unlink()
-    assert run_cli(runner, fresh_demo, "build", str(out), "--at", head[:12],
-                   "--full").exit_code == 0
+    assert run_cli(runner, fresh_demo, "build", str(out), "--at", head[:12], "--notes-at",
+                   "none", "--full").exit_code == 0
     result = run_cli(runner, fresh_demo, "verify", str(out))
     assert result.exit_code == 0, result.output
 
@@ -501,6 +501,18 @@ def test_published_record_page_has_every_section_of_the_published_page(demo_stor
     for value in ("20464", PUBLISHED["run"], "sol-execbench", "025_moe_expert_parallel_"
                   "execution_backward", "sha256:4f11a075d5d6"):
         assert value in identity, value
+    # item 5's words (fresh98 LOW): revision `submission-20464`, a suite of 16 cases,
+    # external id `submission/20464`; each saying where it comes from
+    assert ('<th scope="row">Revision</th><td>submission-20464 <span class="muted">(the '
+            "source's submission: the implementation states no revision)</span>") in identity
+    assert ("(a suite of 16 cases by the run's <code>fast_1_total</code>, mean latency)"
+            in identity)
+    assert ('<th scope="row">External id</th><td><code>submission/20464</code> <span '
+            'class="muted">(stored as <code>20464</code>)</span>') in identity
+    assert twin(demo_site, RUN)["data"]["identity"] == {
+        "externalId": "submission/20464", "revision": "submission-20464",
+        "revisionFrom": "submission", "cases": 16}
+    assert twin(demo_site, RUN)["data"]["externalId"] == "20464"  # as stored, as `show`
     assert "The source did not publish a correctness result or policy" in page
     assert "None published (the implementation is not in the store)." in page
     assert "never change the evidence level: only a controlled rerun signed by a key " \

@@ -88,3 +88,21 @@ def test_cases_text_tells_workloads_of_one_definition_apart():
     assert cases_text({"cases": []}) is None and cases_text({}) is None
     shown = ["M=64", "M=8", "M=176", "M=1"]
     assert sorted(shown, key=_cases_order) == ["M=1", "M=8", "M=64", "M=176"]
+
+
+def test_identity_says_a_board_submission_in_the_published_pages_words():
+    from kistore.site.summary import identity
+
+    board = {"sourceNative": {"source": "sol-execbench", "externalId": "22034",
+                              "metrics": {"fast_1_count": 15, "fast_1_total": 16}}}
+    assert identity(board, {"inStore": True, "project": "SOL-ExecBench submission 22034"}) == {
+        "externalId": "submission/22034", "revision": "submission-22034",
+        "revisionFrom": "submission", "cases": 16}
+    # an Implementation's own revision wins; another source's id is shown as stored
+    assert identity(board, {"revision": "abc123"})["revision"] == "abc123"
+    local = {"sourceNative": {"source": "sol-execbench", "externalId": "r1/kernel-3/a",
+                              "metrics": {"fast_1_total": 2.5}}}
+    assert identity(local, {}) == {"externalId": "r1/kernel-3/a", "revision": None,
+                                   "revisionFrom": None, "cases": None}
+    other = {"sourceNative": {"source": "kernelbench", "externalId": "7"}}
+    assert identity(other, {})["externalId"] == "7" and identity({}, {})["externalId"] is None
