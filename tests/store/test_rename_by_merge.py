@@ -85,6 +85,13 @@ def test_migrate_names_the_side_commit_and_its_revert_works(tmp_path, kit):
     assert done.exit_code == 0, done.output
     assert f"{layout.name_path('BenchmarkProtocol', 'p')} {digest}" in done.stdout
     assert not (store.root / layout.name_path("BenchmarkProtocol", "renamed")).exists()
+    verified = _cli(store.root, "verify", "--json")  # "the history keeps the change"
+    revert = git(store.root, "rev-parse", "HEAD~").strip()
+    errors = [(f["rule"], f["extra"].get("commit")) for f in json.loads(verified.stdout)[
+        "findings"] if f["severity"] == "error"]
+    assert [rule for rule, _ in errors] == ["KI208", "KI208"], verified.stdout
+    assert ("KI208", revert) in errors, verified.stdout  # (the other: verify's walk names
+    # the merge, first parents only: rename99's report)
 
 
 def test_a_merge_that_renamed_in_its_own_resolution_is_said_so(tmp_path, kit):
@@ -97,10 +104,6 @@ def test_a_merge_that_renamed_in_its_own_resolution_is_said_so(tmp_path, kit):
     _rename(store.root, digest, "renamed")  # in the merge's resolution
     merge = commit_all(store.root, "merge side, renaming by hand")
     meta = layout.metadata_path(digest)
-    versions = first_parent_changes(store.repo, "HEAD", layout.METADATA_DIR)[meta]
-    first = git(store.root, "rev-parse", "HEAD~").strip()
-    assert renames(store.repo, meta, versions) == [
-        Rename(merge, first, "p", "renamed", None, resolved=True)]
     done = _cli(store.root, "migrate", "--commit")
     assert done.exit_code == 1, done.output
     assert "git rebase" not in done.output and "git revert" not in done.output
@@ -109,6 +112,10 @@ def test_a_merge_that_renamed_in_its_own_resolution_is_said_so(tmp_path, kit):
             f"file is written for the new name: set metadata.name back to 'p' in {meta} and "
             "commit, then migrate (a merge's resolution made the change: dropping merge "
             f"{merge[:12]} would drop the branch it merged too)") in done.output, done.output
+    versions = first_parent_changes(store.repo, "HEAD", layout.METADATA_DIR)[meta]
+    first = git(store.root, "rev-parse", "HEAD~").strip()
+    assert renames(store.repo, meta, versions) == [
+        Rename(merge, first, "p", "renamed", None, resolved=True)]
     _rename(store.root, digest, "p")  # as it says
     commit_all(store.root, "name set back")
     assert _cli(store.root, "migrate", "--commit").exit_code == 0
@@ -163,6 +170,9 @@ def test_a_damaged_metadata_tree_in_the_walk_is_named_with_its_path(tmp_path, ki
     store, manifests = old_layout_store(tmp_path, kit)
     meta = layout.metadata_path(manifests[0].digest)
     shard = meta.rsplit("/", 1)[0]
+    # a tree no other test holds: the process keeps tree listings by id (treediff)
+    _rename(store.root, manifests[0].digest, "named-for-the-damaged-tree")
+    commit_all(store.root, "rename")
     damaged = git(store.root, "rev-parse", f"HEAD:{shard}").strip()
     _rename(store.root, manifests[0].digest, "renamed")
     commit_all(store.root, "rename")
