@@ -37,7 +37,8 @@ def name_back(repo: pygit2.Repository, kind: str, name: str, owner: Digest,
     ``git checkout HEAD -- FILE`` restores it. Else, along ``rev``'s (HEAD's) first-parent
     history of the metadata file, the newest rename away from ``name``
     (:func:`kistore.store.name_changes.renames`: one merged from a side branch is the side
-    commit's) after which the names file held ``owner``: that commit is named, with its fix
+    commit's, also on the side branch that added the file) after which the names file held
+    ``owner``: that commit is named, with its fix
     (:func:`kistore.store.name_changes.put_back`).
 
     Args:
@@ -72,7 +73,7 @@ def name_back(repo: pygit2.Repository, kind: str, name: str, owner: Digest,
             if doc is not None and doc["name"] == name and agreed(versions[0][0]):
                 return (f"HEAD's metadata file still says {name!r}: restore it with "
                         f"`git checkout HEAD -- {meta}`")
-        moved: list[Rename] = renames(repo, meta, versions[::-1])
+        moved: list[Rename] = renames(repo, meta, versions[::-1], arrived=True)
         for rename in reversed(moved):  # the newest first
             if rename.was == name and agreed(rename.parent):
                 return put_back(rename, meta)

@@ -76,8 +76,8 @@ class Rename:
         return f"commit {self.commit[:12]}"
 
 
-def renames(repo: pygit2.Repository, path: str, versions: list[tuple[str, str | None]]
-            ) -> list[Rename]:
+def renames(repo: pygit2.Repository, path: str, versions: list[tuple[str, str | None]], *,
+            arrived: bool = False) -> list[Rename]:
     """Return each change of ``name`` along the first-parent ``versions`` of ``path``.
 
     Versions that do not parse (:func:`kistore.store.landed.measure`), and deletions, are
@@ -90,6 +90,11 @@ def renames(repo: pygit2.Repository, path: str, versions: list[tuple[str, str | 
         versions: ``(commit id, blob id or None)``, OLDEST first, each a first-parent
             commit that changed the file (:func:`kistore.git.pathlog.first_parent_changes`,
             or :func:`kistore.git.pathlog.first_parent_versions` reversed).
+        arrived: when the oldest version came in by a merge (the file added on a side
+            branch), read the side branch's versions before it too: a rename made on the
+            branch that added the file shows on no first-parent version. One more
+            ``git rev-list`` of the file: for one file asked about (``show``), not each
+            file of a store (with pull requests merged, nearly every file arrives so).
 
     Returns:
         The renames, oldest first; empty when the name never changed.
@@ -100,14 +105,41 @@ def renames(repo: pygit2.Repository, path: str, versions: list[tuple[str, str | 
     """
     found: list[Rename] = []
     last: str | None = None
-    for commit, blob in versions:
+    for commit, blob, merge in _arrival(repo, path, versions) if arrived else [
+            (c, b, None) for c, b in versions]:
         name = _name(repo, path, blob)
         if name is None:
             continue
         if last is not None and name != last:
-            found += _made(repo, path, commit, last, name, None)
+            found += _made(repo, path, commit, last, name, merge)
         last = name
     return found
+
+
+def _arrival(repo: pygit2.Repository, path: str, versions: list[tuple[str, str | None]]
+             ) -> list[tuple[str, str | None, str | None]]:
+    """Return ``versions`` (oldest first) with the side branch's before a merge that added it.
+
+    Each as ``(commit, blob, merge)``: ``merge`` the merge that brought a side branch's
+    version in, None for the first-parent line's own.
+    """
+    line: list[tuple[str, str | None, str | None]] = [(c, b, None) for c, b in versions]
+    if not versions or versions[0][1] is None:
+        return line
+    merge, blob = versions[0]
+    parents = [str(p) for p in _commit(repo, merge).parent_ids]
+    if len(parents) < 2 or _blob(repo, parents[0], path) is not None:
+        return line  # not a merge, or the first-parent line held the file already
+    for parent in parents[1:]:
+        if _blob(repo, parent, path) == blob:
+            side = first_parent_versions(repo, parent, path, since=parents[0])
+            return [(c, b, merge) for c, b in reversed(side)] + line
+    return line
+
+
+def _blob(repo: pygit2.Repository, commit: str, path: str) -> str | None:
+    """Return the blob id of the regular file at ``path`` in ``commit``, or None."""
+    return blob_at(repo, subtree(repo, _commit(repo, commit).tree_id), path)
 
 
 def _name(repo: pygit2.Repository, path: str, blob: str | None) -> str | None:
@@ -134,8 +166,7 @@ def _made(repo: pygit2.Repository, path: str, commit: str, was: str, now: str,
         return [Rename(commit, parents[0] if parents else None, was, now, merge)]
     outer = merge or commit
     for parent in parents[1:]:
-        blob = blob_at(repo, subtree(repo, _commit(repo, parent).tree_id), path)
-        if _name(repo, path, blob) == now:
+        if _name(repo, path, _blob(repo, parent, path)) == now:
             side = _side(repo, path, parent, parents[0], was, outer)
             if side:
                 return side

@@ -29,7 +29,7 @@ from kistore.store.name_changes import Rename, renames
 
 from ..check.test_names_paths import old_layout_store
 from ..cli.test_missing_git_object import delete
-from ..conftest import PUBLISHED, commit_all, git, write_raw
+from ..conftest import PUBLISHED, add_docs, commit_all, git, write_raw
 
 NAME = "sol-submission-20464"
 RUN = Digest.from_str(PUBLISHED["run"])
@@ -135,6 +135,29 @@ def test_show_names_the_side_commit_and_its_revert_works(published):
     _run(published, shown.stderr, "git revert")
     assert (published / layout.metadata_path(RUN)).read_bytes() == original
     assert _cli(published, "show", f"BenchmarkRun/{NAME}").exit_code == 0
+
+
+def test_show_names_the_rename_on_the_side_branch_that_added_the_run(store, kit):
+    """No first-parent version of the file says the old name: the branch added and renamed
+    it; the general `git checkout HEAD -- FILE` restored nothing."""
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation("proj", name="impl")
+    add_docs(store, [protocol, env, workload, impl])
+    git(store.root, "checkout", "-q", "-b", "side")
+    run = kit.run(protocol, env, impl, workload, latency=1000, name="fast")
+    add_docs(store, [run])
+    digest = Digest.from_str(kit.digest(run))
+    _rename(store.root, digest, "renamed")
+    side = commit_all(store.root, "rename on the branch that added it")
+    git(store.root, "checkout", "-q", "-")
+    git(store.root, "merge", "-q", "--no-ff", "--no-edit", "side")
+    merge = git(store.root, "rev-parse", "HEAD").strip()
+    shown = _cli(store.root, "show", "BenchmarkRun/fast")
+    assert shown.exit_code == 1
+    assert (f"commit {side[:12]} (on a side branch merged by {merge[:12]}) renamed it in its "
+            "metadata file") in shown.stderr, shown.stderr
+    _run(store.root, shown.stderr, "git revert")
+    assert _cli(store.root, "show", "BenchmarkRun/fast").exit_code == 0
 
 
 def test_show_at_a_commit_names_the_rename_not_the_general_advice(published):
