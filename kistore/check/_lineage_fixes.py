@@ -139,12 +139,14 @@ def squash_fix(commits: list[str], rebase: str, where: str, what: str) -> str:
 
 
 def names_one_cause(contents: list[Finding], history: list[Finding]) -> list[Finding]:
-    """Give KI211 and KI212 that a committed KI208 explains that KI208's fix.
+    """Give KI205, KI211 and KI212 that a committed KI208 explains that KI208's fix.
 
     KI211 of a names file a commit deleted: ``kistore migrate``, its own fix, wrote the
     file again, and the gate still read the deletion (last96 item 3). KI211 of the new
     name a commit gave a manifest (onto another's name, or none): ``kistore migrate``
-    refuses to write it, naming the rename (last97 MED 2c). KI212 of the names
+    refuses to write it, naming the rename (last97 MED 2c); KI205 of that name, taken by
+    another manifest, says the same (its ``git checkout HEAD -- FILE`` restores nothing
+    once the rename is committed: lineage98). KI212 of the names
     file of a name a commit moved (the metadata's KI208, its old name this file's): "remove
     a names file no manifest owns" would delete a committed one, a second KI208.
 
@@ -171,14 +173,13 @@ def names_one_cause(contents: list[Finding], history: list[Finding]) -> list[Fin
                 moved := renamed_to.get((f.file, named[1]))) is not None:
             # the new name of a rename (onto a name taken, or none): `kistore migrate`
             # refuses to write its names file, naming the rename (last97 MED 2c)
-            commit = str(moved.extra["commit"])
-            f = dataclasses.replace(f, fix=(
-                f"{moved.found!r} is the name commit {commit[:12]} gave this manifest in "
-                f"place of {moved.expected!r} (KI208 on this file): a name never moves, so no "
-                "names file is written for it (`kistore migrate` refuses too): "
-                + (moved.fix or f"set metadata.name back to {moved.expected!r} and commit, "
-                   f"or, in a branch not yet merged, drop that commit (`git rebase --onto "
-                   f"{commit}~ {commit}`, which drops all else it changed too)")))
+            f = dataclasses.replace(f, fix=_renamed_onto(moved, "this manifest", "this file"))
+        elif f.rule.id == "KI205" and (moved := _onto_taken(f, renamed_to)) is not None:
+            # a rename onto a name taken: KI205's "git checkout HEAD -- FILE" restores
+            # nothing once the rename is committed (lineage98: KI211 said the rename)
+            f = dataclasses.replace(f, fix=_renamed_onto(moved, *(
+                ("this manifest", "this file") if moved.file == f.file else
+                (f"the manifest of {moved.file}", "that file"))))
         elif f.rule.id == "KI212" and f.extra.get("owner") and f.file:
             named = layout.name_from_path(f.file)
             moved = renamed.get((layout.metadata_path(Digest.from_str(f.extra["owner"])),
@@ -191,6 +192,32 @@ def names_one_cause(contents: list[Finding], history: list[Finding]) -> list[Fin
                     f"{moved.fix or moved.rule.hint}"))
         told.append(f)
     return told
+
+
+def _renamed_onto(moved: Finding, manifest: str, where: str) -> str:
+    """Return the fix of the new name ``moved`` (a KI208 of ``/name``) gave ``manifest``."""
+    commit = str(moved.extra["commit"])
+    return (f"{moved.found!r} is the name commit {commit[:12]} gave {manifest} in place of "
+            f"{moved.expected!r} (KI208 on {where}): a name never moves, so no names file is "
+            "written for it (`kistore migrate` refuses too): "
+            + (moved.fix or f"set metadata.name back to {moved.expected!r} and commit, or, "
+               f"in a branch not yet merged, drop that commit (`git rebase --onto {commit}~ "
+               f"{commit}`, which drops all else it changed too)"))
+
+
+def _onto_taken(finding: Finding, renamed_to: dict[tuple[str | None, Any], Finding]
+                ) -> Finding | None:
+    """Return the KI208 that moved one of KI205 ``finding``'s two manifests onto its name.
+
+    KI205 is told on the later digest's metadata file, which need not be the renamed one:
+    both files are asked (the finding's and its ``other``'s).
+    """
+    name = finding.extra.get("name")
+    other = finding.extra.get("other")
+    files = [finding.file] + ([layout.metadata_path(Digest.from_str(str(other)))]
+                              if other else [])
+    return next((renamed_to[(file, name)] for file in files if (file, name) in renamed_to),
+                None)
 
 
 def _before(repo: pygit2.Repository, commit: str) -> pygit2.Tree | None:

@@ -862,7 +862,7 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                 findings.append(Finding(
                     NAME_NOT_UNIQUE, f"{e.kind} name {e.name!r} is also used by {owner}",
                     file=layout.metadata_path(digest), pointer="/name",
-                    extra={"other": str(owner)}))
+                    extra={"other": str(owner), "name": e.name}))
         if focus is not None and digest not in focus:
             # a manifest the range adds may be what an earlier run's dangling reference
             # names: it must be of the kind that field names (KI202 on the earlier run)

@@ -13,26 +13,30 @@ This module knows git (the ``git`` binary, pygit2 objects), nothing of what the 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from ..core.errors import InputError
-from .blobs import lookup, read_loose_history
+from .blobs import lookup, missing_target, read_loose_history
 from .child import git_environment
 from .lazy import pygit2 as _pygit2  # imported on first use
-from .treediff import entry_at, subtree
+from .treediff import changed_leaves, entry_at, subtree, subtree_id
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
 
-def first_parent_versions(repo: pygit2.Repository, rev: str, path: str
-                          ) -> list[tuple[str, str | None]]:
+def first_parent_versions(repo: pygit2.Repository, rev: str, path: str, *,
+                          since: str | None = None) -> list[tuple[str, str | None]]:
     """Return each version of ``path`` along the first-parent history of ``rev``.
 
     Args:
         repo: the ``pygit2.Repository``.
         rev: a commit id (40 hex digits) or any revision git understands.
         path: a repository path (POSIX), e.g. ``store/trust/keys.json``.
+        since: a commit id whose history is left out (``git rev-list REV ^SINCE``): the
+            versions a side branch made before a merge brought it in, with the merge's
+            first parent here. None: the whole history.
 
     Returns:
         ``(commit id, blob id or None)`` for each first-parent commit of ``rev`` (itself
@@ -45,11 +49,10 @@ def first_parent_versions(repo: pygit2.Repository, rev: str, path: str
         ObjectUnreadable: a commit of the history (or a tree read) is damaged or missing.
     """
     done = subprocess.run(["git", "--git-dir", repo.path, "rev-list", "--first-parent", rev,
-                           "--", path], capture_output=True, text=True,
-                          env=git_environment())
+                           *([f"^{since}"] if since else []), "--", path],
+                          capture_output=True, text=True, env=git_environment())
     if done.returncode != 0:
-        read_loose_history(repo, rev)  # a damaged or missing commit: said as it is
-        _read_path_history(repo, rev, path)  # a damaged or missing tree: said as it is
+        _guarded(repo, rev, lambda commit: blob_at(repo, subtree(repo, commit.tree_id), path))
         raise InputError(f"git rev-list {rev} -- {path} failed: {done.stderr.strip()}")
     versions = []
     for commit_id in done.stdout.split():
@@ -58,23 +61,31 @@ def first_parent_versions(repo: pygit2.Repository, rev: str, path: str
     return versions
 
 
-def _read_path_history(repo: pygit2.Repository, rev: str, path: str) -> None:
-    """Read, through the guard, the trees on the way to ``path`` of each first-parent commit.
+def _guarded(repo: pygit2.Repository, rev: str,
+             read: Callable[[pygit2.Commit], object]) -> None:
+    """Read, through the guard, what a path-limited ``git`` log of ``rev`` read when it failed.
 
-    What ``git rev-list --first-parent REV -- PATH`` read when it failed: a tree of the way
-    that is missing or damaged is then named (its path and id, KI117's ``git fsck`` advice)
-    rather than git's "unable to read tree". Run only after the list failed.
+    Each commit of the history first (:func:`~.blobs.read_loose_history`), then ``read(commit)``
+    of each first-parent commit, newest first: the trees git read on the way to the path
+    or directory. A commit or tree that is missing or damaged is then named (its id, and
+    a tree's path, with KI117's ``git fsck`` advice) rather than git's "unable to read
+    tree". Run only after the log failed: O(history) reads.
 
     Raises:
-        ObjectUnreadable: a commit, or a tree on the way to ``path``, is damaged or missing.
+        ObjectUnreadable: a commit, or a tree ``read`` reads, is damaged or missing.
+        CommitUnparsable: a commit of the history is one libgit2 cannot parse.
     """
-    try:
+    try:  # a name (`HEAD`) to its id: the guard reads objects by id
         tip = repo.revparse_single(rev).peel(_pygit2.Commit).id
     except (KeyError, ValueError, _pygit2.GitError):
-        return  # no commit: rev-list's own words say it
+        gone = missing_target(repo, rev)  # a branch pointing at a commit not here
+        if gone is not None:
+            raise gone from None
+        return  # no commit: git's own words say it
+    read_loose_history(repo, tip)  # a damaged or missing commit: said as it is
     commit: pygit2.Commit | None = cast("pygit2.Commit", lookup(repo, tip))
     while commit is not None:
-        blob_at(repo, subtree(repo, commit.tree_id), path)
+        read(commit)
         parents = commit.parent_ids  # one not here: a shallow clone's edge (the history
         # read above raised for any other)
         commit = (cast("pygit2.Commit", lookup(repo, parents[0]))
@@ -86,8 +97,26 @@ def blob_at(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> str | None
     entry = entry_at(repo, tree, path)  # guarded: the trees on the way
     if entry is None:
         return None
-    return str(entry.id) if entry.type_str == "blob" and entry.filemode in (
-        0o100644, 0o100755) else None
+    return str(entry.id) if entry.type_str == "blob" and f"{entry.filemode:o}" in _REGULAR \
+        else None
+
+
+_REGULAR = frozenset({"100644", "100755"})
+"""The git modes of a regular file, as ``git log --raw`` spells them: a version of a file
+(a symlink's blob, 120000, holds its target's path, not the file's bytes)."""
+
+
+def _changed_below(repo: pygit2.Repository, commit: pygit2.Commit, directory: str) -> None:
+    """Read, through the guard, the trees of ``directory`` ``commit`` changed from its parent.
+
+    What ``git log --raw -- DIRECTORY`` reads of one commit: the directory's trees on both
+    sides, down to the files that differ (:func:`~.treediff.changed_leaves`).
+    """
+    parents = commit.parent_ids
+    before = (subtree(repo, cast("pygit2.Commit", lookup(repo, parents[0])).tree_id)
+              if parents and parents[0] in repo else None)
+    changed_leaves(repo, subtree_id(repo, before, directory),
+                   subtree_id(repo, subtree(repo, commit.tree_id), directory), directory + "/")
 
 
 def first_parent_changes(repo: pygit2.Repository, rev: str, directory: str
@@ -108,18 +137,21 @@ def first_parent_changes(repo: pygit2.Repository, rev: str, directory: str
     Returns:
         path -> ``(commit id, blob id or None)`` for each first-parent commit whose file
         at that path differs from its first parent's, OLDEST first (as the file grew);
-        None where the commit deleted it. Paths git would quote (not ASCII) are left out:
-        no file of the layout has one.
+        None where the commit deleted it or holds no regular file there (a symlink, a
+        submodule: as :func:`blob_at`, which :func:`first_parent_versions` reads through).
+        Paths git would quote (not ASCII) are left out: no file of the layout has one.
 
     Raises:
-        InputError: git could not list the history (``rev`` names no commit, a damaged
-            commit or tree: its words).
+        InputError: git could not list the history (``rev`` names no commit: its words).
+        ObjectUnreadable: a commit of the history, or a tree of ``directory`` it read, is
+            damaged or missing (KI117's words, as :func:`first_parent_versions` says it).
     """
     done = subprocess.run(
         ["git", "--git-dir", repo.path, "log", "--first-parent", "--diff-merges=first-parent",
          "--no-renames", "--raw", "--no-abbrev", "--format=%H", rev, "--", directory + "/"],
         capture_output=True, text=True, env=git_environment())
     if done.returncode != 0:
+        _guarded(repo, rev, lambda commit: _changed_below(repo, commit, directory))
         raise InputError(f"git log {rev} -- {directory} failed: {done.stderr.strip()}")
     changes: list[tuple[str, str, str | None]] = []  # newest first, as git lists them
     commit = ""
@@ -130,8 +162,8 @@ def first_parent_changes(repo: pygit2.Repository, rev: str, directory: str
         meta, _, path = line.partition("\t")
         if path.startswith('"'):
             continue  # quoted by git: no layout path
-        fields = meta.split()  # :MODE MODE OLD NEW STATUS
-        changes.append((path, commit, None if fields[4].startswith("D") else fields[3]))
+        fields = meta.split()  # :MODE MODE OLD NEW STATUS; a deletion's new mode: 000000
+        changes.append((path, commit, fields[3] if fields[1] in _REGULAR else None))
     versions: dict[str, list[tuple[str, str | None]]] = {}
     for path, commit, blob in reversed(changes):
         versions.setdefault(path, []).append((commit, blob))

@@ -8,7 +8,9 @@ manifest's first name is found where it is kept:
   otherwise: ``git checkout HEAD -- PATH`` restores it; last97 MED 2);
 * in the history, for a store made before names were paths (no names file keeps the
   name): the first-parent versions of its metadata file, read in one ``git log`` of
-  ``store/metadata`` for the whole store (last97 MED 2b).
+  ``store/metadata`` for the whole store (last97 MED 2b); the commits that renamed it
+  are :func:`kistore.store.name_changes.renames`' (one a merge brought in from a side
+  branch: the side commit, followed only for a change found at a merge).
 
 A manifest some names file names under another name is :func:`kistore.store.migrate.
 plan_names`' own case (the names file keeps the name).
@@ -23,9 +25,8 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.digest import Digest
 from ..core.model import metadata_name
-from ..git.blobs import read_blob
 from ..git.pathlog import first_parent_changes, work_tree_changes
-from .landed import measure
+from .name_changes import Rename, renames
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -40,13 +41,14 @@ class Moved:
     Attributes:
         digest: the manifest.
         first: the name it was committed with: the one to set back.
-        commits: the commits that changed the name, oldest first (40 hex digits each);
-            empty when the change is the work tree's, not committed.
+        renames: the commits that changed the name, oldest first
+            (:class:`kistore.store.name_changes.Rename`: one merged from a side branch is
+            the side commit); empty when the change is the work tree's, not committed.
     """
 
     digest: Digest
     first: str
-    commits: tuple[str, ...]
+    renames: tuple[Rename, ...]
 
 
 class CommittedNames:
@@ -113,18 +115,7 @@ class CommittedNames:
         versions = self._history.get(path, [])
         if len(versions) < 2:
             return None  # added once, never changed: the usual case
-        first: str | None = None
-        last: str | None = None
-        commits: list[str] = []
-        for commit, blob in versions:
-            doc = measure(read_blob(self._repo, blob, path) if blob is not None else None)
-            name = doc["name"] if doc is not None else None
-            if name is None:
-                continue
-            if last is not None and name != last:
-                commits.append(commit)
-            first = first if first is not None else name
-            last = name
-        if first is None or first == now or not commits:
+        moved = renames(self._repo, path, versions)
+        if not moved or moved[0].was == now:
             return None
-        return Moved(digest, first, tuple(commits))
+        return Moved(digest, moved[0].was, tuple(moved))

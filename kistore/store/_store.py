@@ -407,7 +407,12 @@ class Store:
         """
         if at is None and self.root is not None:
             return self._work_view(self.root)
-        return CommitView(self.repo, self.commit(at or "HEAD"), self.name_index())
+        view = CommitView(self.repo, self.commit(at or "HEAD"), self.name_index())
+        rev = str(view.commit.id)
+        # KI212's advice along this commit's history (catname98: `show --at REV` gave the
+        # general `git checkout HEAD -- FILE`, which restores nothing of a committed rename)
+        view.name_back = lambda kind, name, owner: self.name_back(kind, name, owner, rev)
+        return view
 
     def settled(self, at: str | None = None, *, wait_s: float = WORK_TREE_WAIT_S) -> Settled:
         """Return the revision a read of ``at`` answers from once no add is writing it.
@@ -1880,18 +1885,19 @@ class Store:
             return None
         return None
 
-    def name_back(self, kind: str, name: str, owner: Digest) -> str | None:
+    def name_back(self, kind: str, name: str, owner: Digest, rev: str | None = None
+                  ) -> str | None:
         """Return how to put back ``KIND/NAME``, which ``owner``'s metadata no longer says.
 
-        :func:`kistore.store.name_back.name_back` along HEAD's history (break97 M3: a
-        committed rename was told `git checkout HEAD -- FILE`, which restores nothing).
-        Opens git: for error paths only. None when no committed version agreed; raises
-        nothing.
+        :func:`kistore.store.name_back.name_back` along HEAD's history, or the commit
+        ``rev``'s (a commit view's; None: the work tree's) (break97 M3: a committed rename
+        was told `git checkout HEAD -- FILE`, which restores nothing). Opens git: for error
+        paths only. None when no committed version agreed; raises nothing.
         """
         # Lazy: git's path-limited log, on this error path only.
         from .name_back import name_back
 
-        return name_back(self.repo, kind, name, owner)
+        return name_back(self.repo, kind, name, owner, rev)
 
     def unmerged(self, path: str) -> bool:
         """Return whether git's index holds ``path`` unmerged (stages 1-3: a merge's conflict).

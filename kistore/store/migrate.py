@@ -23,6 +23,7 @@ from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS
 from ._renames import Moved
 from ._views import View, WorkTreeView
+from .name_changes import Rename, undo
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +158,8 @@ def _renamed(ws: list[NameWritten], elsewhere: Callable[[NameWritten], list[str]
                     "file is written for another: ")
             first = paths[0].rsplit("/", 1)[-1]
         elif m is not None:
-            said = (f"{'was' if m.commits else 'is'} committed as {w.kind}/{m.first}"
-                    f"{_by(m.commits)}; a name never moves (KI208), so no names file is "
+            said = (f"{'was' if m.renames else 'is'} committed as {w.kind}/{m.first}"
+                    f"{_by(m.renames)}; a name never moves (KI208), so no names file is "
                     "written for the new name: ")
             first = m.first
         else:
@@ -169,36 +170,33 @@ def _renamed(ws: list[NameWritten], elsewhere: Callable[[NameWritten], list[str]
     return errors
 
 
-def _by(commits: tuple[str, ...]) -> str:
+def _by(moved: tuple[Rename, ...]) -> str:
     """Return `` and commit X changed its metadata.name`` (nothing for no commit)."""
-    if not commits:
+    if not moved:
         return ""
-    return (f" and commit{'s' * (len(commits) > 1)} {', '.join(c[:12] for c in commits)} "
-            "changed its metadata.name")
+    return (f" and {', '.join(r.said() for r in moved)} changed its metadata.name"
+            if len(moved) == 1 or any(not r.droppable for r in moved) else
+            f" and commits {', '.join(r.commit[:12] for r in moved)} changed its "
+            "metadata.name")
 
 
 def _put_back(w: NameWritten, first: str, m: Moved | None) -> str:
     """Say how to give ``w``'s manifest its name ``first`` back (:class:`Moved` ``m``).
 
-    The work tree's edit: check the file out. Committed: drop the commits that changed
-    it (setting it back in a new commit leaves the change in the history, KI208 for good).
-    Not known (a merge's second parent changed it): both ways.
+    The work tree's edit: check the file out. Committed: undo the commits that changed
+    it (:func:`kistore.store.name_changes.undo`: dropped, or reverted when a merge brought
+    one in). Not known (none of the first-parent history's versions says the change): both
+    ways.
     """
     path = layout.metadata_path(w.digest)
-    if m is not None and not m.commits:
+    if m is not None and not m.renames:
         return (f"restore its name (`git checkout HEAD -- {path}`, or set metadata.name back "
                 f"to {first!r})")
     if m is None:
         return (f"restore its name (`git checkout HEAD -- {path}` if the change is not "
                 f"committed; if it is, set metadata.name back to {first!r}, or drop the "
                 "commits that changed it: `kistore check BASE..HEAD` names them)")
-    many = len(m.commits) > 1
-    drop = (f"`git rebase -i {m.commits[0]}~`, dropping them" if many
-            else f"`git rebase --onto {m.commits[0]}~ {m.commits[0]}`")
-    return (f"drop {'them' if many else 'it'} before anyone cites the manifest ({drop}; it "
-            f"drops all else {'they' if many else 'it'} changed too), then migrate; setting "
-            f"metadata.name back to {first!r} in a new commit lets the migration go on, but "
-            "the history keeps the change (`kistore verify` says KI208)")
+    return undo(m.renames, path, first)
 
 
 def _others(claimed: dict[Digest, list[str]], w: NameWritten) -> list[str]:

@@ -11,6 +11,7 @@ import json
 import shlex
 import subprocess
 
+import pytest
 from click.testing import CliRunner
 
 from kistore.cli import main
@@ -129,5 +130,38 @@ def test_ki211_of_a_committed_rename_onto_a_taken_name_says_the_rename(store, ki
            f"{rename}`, which drops all else it changed too)")
     assert ki211[0]["hint"] == fix
     _run_backquoted(store.root, fix, "git rebase")
+    assert git(store.root, "rev-parse", "HEAD").strip() == base
+    assert _errors(store.root) == []
+
+
+@pytest.mark.parametrize("command", [["check", "BASE..HEAD"], ["verify"]])
+def test_ki205_of_a_committed_rename_onto_a_taken_name_says_the_rename(store, kit, command):
+    """lineage98: KI205 still said "restore a hand-edited metadata file with `git checkout
+    HEAD -- FILE`", which restores nothing once the rename is committed; it now gives the
+    rename's fix, as KI211 does (run here as printed)."""
+    digest = _committed_run(store, kit)
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation("proj", name="impl")
+    add_docs(store, [kit.run(protocol, env, impl, workload, latency=2000, name="slow")])
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    meta = layout.metadata_path(digest)
+    path = store.root / meta
+    doc = json.loads(path.read_bytes())
+    path.write_text(json.dumps({**doc, "name": "slow"}, separators=(",", ":")))
+    git(store.root, "commit", "-qam", "rename onto a name taken", "--no-verify")
+    rename = git(store.root, "rev-parse", "HEAD").strip()
+    args = [a.replace("BASE", base) for a in command]
+    done = CliRunner().invoke(main, ["--store", str(store.root), *args, "--json"])
+    ki205 = [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "KI205"]
+    assert len(ki205) == 1, done.stdout
+    mine = ki205[0]["file"] == meta  # told on the later digest's file: either
+    assert ki205[0]["hint"] == (
+        f"'slow' is the name commit {rename[:12]} gave "
+        f"{'this manifest' if mine else 'the manifest of ' + meta} in place of 'fast' (KI208 "
+        f"on {'this file' if mine else 'that file'}): a name never moves, so no names file is "
+        "written for it (`kistore migrate` refuses too): set metadata.name back to 'fast' and "
+        f"commit, or, in a branch not yet merged, drop that commit (`git rebase --onto "
+        f"{rename}~ {rename}`, which drops all else it changed too)"), ki205
+    _run_backquoted(store.root, ki205[0]["hint"], "git rebase")
     assert git(store.root, "rev-parse", "HEAD").strip() == base
     assert _errors(store.root) == []
