@@ -54,6 +54,7 @@ from .levels import Evidence as Evidence
 from .levels import notes_remote
 from .notepaths import path_findings
 from .notes import (
+    Seen,
     collect,
     collect_many,
     file_attestations,
@@ -564,6 +565,33 @@ def prefetch_evidence(store: Store, ref: str, *, at: str | None = None) -> int:
     if first is None:
         first = judging_blobs(store, at)
     return fetched + fetch_blobs(repo, [*first, *view.blob_ids(paths)])
+
+
+def judged_entering_now(store: Store, data: bytes, subject: Digest, source: str) -> Judgement:
+    """Judge a bundle about to be written as the store will judge it once written.
+
+    For ``kistore attest`` before it writes (reviewer fresh98: a withdrawal by a key trusted
+    for rerun alone was written and exit 0, then listed as not counted, failed ``verify``
+    with KI302 and blocked every ``notes push`` with KI411). The trust of the work tree
+    (keys dated from the commit that added them, revocations of its history kept, as
+    :func:`evidence_for` reads it), at this machine's clock, the entry time a note gets
+    and the gate judges a new line at.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        data: the signed bundle's bytes.
+        subject: the manifest it is about.
+        source: ``note`` or ``file``, as it will be written.
+
+    Returns:
+        The :class:`Judgement` (``not-counted`` when a key the trust file lists may not
+        sign for the type's role now). Raises nothing for a bundle (an invalid one is judged
+        ``invalid``); what :meth:`kistore.store.Store.view` raises for an unreadable store.
+    """
+    trust, _problems = _trust_or_empty(store, None)  # invalid: every key community, as read
+    seen = Seen(data, subject, source, "(not written yet)", datetime.now(UTC),
+                committed=False)
+    return judge(seen, trust, store.view())
 
 
 def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = None

@@ -310,6 +310,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     bundle = _sign(statement, key_path)
     keyid = attestation.bundle_keyid(bundle)
     _refuse_a_key_trust_no_longer_accepts(store, keyid)
+    _refuse_a_role_the_key_lacks(store, ref, digest, bundle, type_name, as_note)
     _refuse_past_the_limit(settings, bundle.to_bytes(), predicate_file)
     location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     if as_json:
@@ -436,6 +437,63 @@ def _refuse_a_key_trust_no_longer_accepts(store: Store, keyid: str | None) -> No
                 "nothing it signs now counts, and the pull-request gate refuses it (KI411); "
                 "sign with a key the trust file accepts (`kistore trust list`)",
                 file=layout.TRUST_FILE)
+
+
+def _refuse_a_role_the_key_lacks(store: Store, ref: str, digest: Digest, bundle: Any,
+                                type_name: str, as_note: bool) -> None:
+    """Refuse a rerun or withdrawal the store would list as not counted (KI302, KI411).
+
+    A key the trust file lists, signing for a role it lacks (a withdrawal by a key trusted
+    for rerun alone): the line was written, exit 0 with a warning, then listed ``INVALID
+    not-counted``, failed ``verify`` (KI302) and made ``notes push`` refuse every
+    attestation of the clone (KI411) until cut out by hand, while the same withdrawal by a
+    key not in trust is a valid community one (reviewer fresh98). Judged as it will be once
+    written (:func:`kistore.attest.evidence.judged_entering_now`); a key not in trust, or
+    not yet trusted, signs a community attestation, written as before (its warning says it
+    withdraws nothing).
+
+    Args:
+        store: the store (its work tree's trust file).
+        ref: REF as given, for the fix.
+        digest: the subject.
+        bundle: the signed :class:`kistore.attest.attestation.Bundle`.
+        type_name: the attestation's type (only ``rerun`` and ``withdrawal`` have a role).
+        as_note: written as a note (else a file), as the command was asked.
+
+    Raises:
+        InputError: the judgement is ``not-counted``: its reason (the key's roles), the
+            role the type needs, what the store and the gate would do with it, and what to
+            do; nothing is written.
+    """
+    # Lazy: judged for a role's types only, after signing.
+    import shlex
+
+    from ..attest.attestation import ROLE_FOR_TYPE
+    from ..attest.evidence import NOT_COUNTED, judged_entering_now
+    from ..core import layout
+    from ..core.errors import InputError
+
+    role = ROLE_FOR_TYPE.get(type_name)
+    if role is None:
+        return
+    judged = judged_entering_now(store, bundle.to_bytes(), digest, "note" if as_note else "file")
+    if judged.effect != NOT_COUNTED:
+        return
+    other, says = _COMMUNITY_WAY[type_name]
+    raise InputError(
+        f"not written: a {type_name} counts only when signed by a key trusted for {role}, and "
+        f"{judged.reason}; written, it would be listed as not counted (KI302: `kistore "
+        f"verify` fails on it) and the push gate refuses it (KI411). Sign it with a key "
+        f"{layout.TRUST_FILE} trusts for {role} (`kistore trust list`); to have this key "
+        f"trusted for {role} too: `kistore trust add {shlex.quote(bundle.public_key)} --role "
+        f"{role}` in a reviewed pull request of its own, then attest; or say it as a "
+        f"{other}, which any key may sign and which counts as community: `kistore attest "
+        f"{shlex.quote(ref)} --type {other} {says} --key KEY`", file=layout.TRUST_FILE)
+
+
+_COMMUNITY_WAY = {"withdrawal": ("dispute", "-m WHY"),
+                  "rerun": ("reproduction", "--predicate FILE")}
+"""The type a key without the role says the same with (community), and what it takes."""
 
 
 def _sign(statement: dict[str, Any], key_path: str) -> Any:
