@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -859,3 +860,50 @@ def test_fresh98_a_withdrawal_by_a_key_not_in_trust_is_written_as_community(
             ) in listed.stdout, listed.stdout
     verified = run(runner, store_path, "verify")
     assert "KI302" not in verified.output and "KI301" not in verified.output
+
+
+def test_fresh98_a_file_renamed_off_its_hash_lists_its_type_key_and_the_mv_back(
+        runner, record_store, store_path, key_file):
+    # it listed `? ? INVALID invalid, from file: the file is not the canonical bundle its
+    # name says`: the bundle parses, and says what it is
+    import shlex
+
+    assert run(runner, store_path, "attest", RUN_REF, "--type", "dispute", "-m", "timer",
+               "--key", str(key_file), "--file").exit_code == 0
+    (own,) = (store_path / "store/attestations").rglob("*.json")
+    moved = own.with_name("0" * 64 + ".json")
+    own.rename(moved)
+    keyid = signing.keyid(fixed_key(1).public_key())
+    rel_own, rel_moved = (str(p.relative_to(store_path)) for p in (own, moved))
+    listed = run(runner, store_path, "attestations", RUN_REF)
+    assert listed.exit_code == 1
+    assert (f"dispute {keyid} INVALID invalid, from file: sha256 of the file is not its "
+            "name: a bundle that verifies, named as another's (renamed); rename it back with "
+            f"`mv {rel_moved} {rel_own}` (KI305)\n") in listed.stdout, \
+        listed.stdout
+    data = json.loads(run(runner, store_path, "attestations", RUN_REF, "--json").stdout)
+    (judged,) = data["attestations"]
+    assert (judged["type"], judged["keyid"], judged["valid"]) == ("dispute", keyid, False)
+    command = listed.stdout.split("rename it back with `")[1].split("`")[0]
+    subprocess.run(shlex.split(command), cwd=store_path, check=True)  # as printed
+    again = run(runner, store_path, "attestations", RUN_REF)
+    assert again.exit_code == 0 and f"dispute {keyid} valid community" in again.stdout
+
+
+def test_fresh98_an_attestation_file_changed_lists_what_it_claims_and_why(
+        runner, record_store, store_path, key_file):
+    assert run(runner, store_path, "attest", RUN_REF, "--type", "dispute", "-m", "timer",
+               "--key", str(key_file), "--file").exit_code == 0
+    (path,) = (store_path / "store/attestations").rglob("*.json")
+    data = path.read_bytes()
+    sig = data.index(b'"sig":"') + len(b'"sig":"') + 10
+    changed = data[:sig] + (b"B" if data[sig:sig + 1] != b"B" else b"C") + data[sig + 1:]
+    path.write_bytes(changed)
+    keyid = signing.keyid(fixed_key(1).public_key())
+    listed = run(runner, store_path, "attestations", RUN_REF)
+    assert listed.exit_code == 1
+    digest = hashlib.sha256(changed).hexdigest()
+    assert (f"dispute {keyid} INVALID invalid, from file: the file's bytes changed after it "
+            f"was written (tampered or corrupt): their sha256 is {digest[:12]}..., not its "
+            "name; `kistore verify` says how to restore it (KI305)\n") in listed.stdout, \
+        listed.stdout
