@@ -841,13 +841,17 @@ def test_fresh98_a_role_the_trusted_key_lacks_is_refused_and_nothing_written(
     assert "Traceback" not in result.output
 
 
-def test_fresh98_a_withdrawal_by_a_key_not_in_trust_is_written_as_community(
+def test_fresh98_the_same_withdrawal_by_a_key_not_in_trust_is_written_as_community(
         runner, record_store, store_path, key_file, tmp_path):
-    # the other half of the model: a key the trust file does not list signs a community
-    # attestation, which counts as one (listed valid, verify passes), and is written
+    # both halves of the model: the key trusted for rerun alone is refused; a key the
+    # trust file does not list signs a community attestation, which counts as one
+    # (listed valid, verify passes), and is written
     stranger = tmp_path / "stranger"
     stranger.write_bytes(signing.private_key_bytes(fixed_key(3)))
     _trusted_committed(runner, store_path, key_file, "rerun")
+    refused = run(runner, store_path, "attest", RUN_REF, "--type", "withdrawal", "-m",
+                  "harness bug", "--key", str(key_file))
+    assert refused.exit_code == 1 and "not written: a withdrawal counts only" in refused.stderr
     result = run(runner, store_path, "attest", RUN_REF, "--type", "withdrawal", "-m",
                  "harness bug", "--key", str(stranger))
     assert result.exit_code == 0, result.output

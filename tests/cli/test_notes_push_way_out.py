@@ -142,10 +142,11 @@ def trusted(server: Remote) -> None:
     assert server.pr("trust", trust).accepted
 
 
-def test_a_line_the_history_lets_be_is_advised_the_edit_and_it_works(remote, tmp_path):  # noqa: F811 (remote: a fixture)
+def test_the_edit_alone_where_it_mends_then_the_rebuild_first_where_not(
+        remote, tmp_path):  # noqa: F811 (remote: a fixture)
     # a withdrawal by a key trusted for rerun alone (written by hand or by an older
-    # kistore; `kistore attest` refuses it now): valid, so the history lets it be once
-    # it is deleted at the tip
+    # kistore; `kistore attest` refuses it now): valid, so the history lets it be once it
+    # is deleted at the tip: the edit alone is said, as before
     trusted(remote)
     blob = run_blob(remote.clone)
     withdrawal = bundle(RERUN_KEY, "withdrawal")
@@ -159,24 +160,13 @@ def test_a_line_the_history_lets_be_is_advised_the_edit_and_it_works(remote, tmp
                            f"delete it, or `git notes --ref kistore remove OBJ` when it is "
                            f"the note's only line (OBJ: {blob}), then `kistore notes push "
                            "origin` again"), said
-    edit, _remove, then = commands(said)
-    run_as_printed(remote, edit.replace("OBJ", blob),  # "and delete it", in the editor
-                   GIT_EDITOR=editor_deleting(withdrawal, tmp_path))
-    assert withdrawal not in note_text(remote, blob)
-    run_as_printed(remote, then)
-    served = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob],
-                            cwd=remote.bare, check=True, capture_output=True).stdout
-    assert withdrawal not in served and ORIGINAL in served
 
-
-def test_both_the_rebuild_first_then_the_edit(remote, tmp_path):  # noqa: F811 (remote: a fixture)
-    trusted(remote)
-    blob = run_blob(remote.clone)
-    withdrawal = bundle(RERUN_KEY, "withdrawal")
-    notes.attach(Store(remote.clone), RUN, withdrawal)
+    # and a tampered line beside it: the rebuild first (it leaves the tampered line out
+    # and adds the withdrawal back), then the edit; each run as printed
     notes_git(remote.clone, "append", blob, data=tampered(ORIGINAL))
     refused = kistore(remote, "notes", "push", "origin", check=False)
     assert refused.returncode == 1
+    assert "error KI411 new-attestation-key-not-trusted" in refused.stderr, refused.stderr
     said = way_out(refused.stderr)
     rebuild, push, edit, _remove, again = commands(said)[:5]
     assert (rebuild, push, again) == ("kistore notes rebase origin",
@@ -186,8 +176,9 @@ def test_both_the_rebuild_first_then_the_edit(remote, tmp_path):  # noqa: F811 (
            f"it, or `git notes --ref kistore remove OBJ` when it is the note's only line " \
            f"(OBJ: {blob})" in said
     run_as_printed(remote, rebuild)
-    run_as_printed(remote, edit.replace("OBJ", blob),
+    run_as_printed(remote, edit.replace("OBJ", blob),  # "and delete it", in the editor
                    GIT_EDITOR=editor_deleting(withdrawal, tmp_path))
+    assert withdrawal not in note_text(remote, blob)
     run_as_printed(remote, again)
     served = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob],
                             cwd=remote.bare, check=True, capture_output=True).stdout
