@@ -1146,6 +1146,11 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     one fetch of a blob-less clone, which brings its blob with the notes'). ``remote``:
     the pushing clone's name for the remote, named in the fix of a history finding.
     ``verdict``: the push's guard verdict for the walk of the notes commits it brings.
+
+    A refused line at the tip that the history's judgment refuses too (on a stored object)
+    names the brought notes commit it entered in (``extra.entered``), and its fix is the
+    rebuild, as KI408's is: deleted at the tip, such a line stays in that commit, which
+    the push still sends (reviewer fresh98 MED 2).
     """
     repo = store.repo
     # KI423 first: every notes tree the push brings, read raw (a name twice, two fan-out
@@ -1215,9 +1220,9 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
                 if line in had:
                     continue
                 subject, refused = _refused_in_history(repo, view, obj, line, limit)
-                if refused:
-                    bad = line if bad is None else bad
-                elif subject is not None:
+                if refused and bad is None:  # the first named: the rebuild drops them all
+                    bad = line
+                elif not refused and subject is not None:
                     fresh.append(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", _EPOCH))
             findings.append(Finding(
                 NOTES_LINE_INVALID, "the note is not sorted, unique lines of canonical "
