@@ -54,6 +54,7 @@ from .levels import Evidence as Evidence
 from .levels import notes_remote
 from .notepaths import path_findings
 from .notes import (
+    Seen,
     collect,
     collect_many,
     file_attestations,
@@ -219,8 +220,8 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
 
     base = {"source": seen.source, "location": seen.location, "entered_at": seen.entered_at,
             "bundle": hashlib.sha256(seen.data).hexdigest()}
-    if seen.defect:
-        return Judgement(None, None, False, INVALID, seen.defect, **base)
+    if seen.defect:  # never counted; what it claims is shown, as for a bad signature
+        return _defective(seen, base)
     try:
         bundle = Bundle.from_bytes(seen.data, file=seen.location)
     except KistoreError as e:
@@ -566,6 +567,33 @@ def prefetch_evidence(store: Store, ref: str, *, at: str | None = None) -> int:
     return fetched + fetch_blobs(repo, [*first, *view.blob_ids(paths)])
 
 
+def judged_entering_now(store: Store, data: bytes, subject: Digest, source: str) -> Judgement:
+    """Judge a bundle about to be written as the store will judge it once written.
+
+    For ``kistore attest`` before it writes (reviewer fresh98: a withdrawal by a key trusted
+    for rerun alone was written and exit 0, then listed as not counted, failed ``verify``
+    with KI302 and blocked every ``notes push`` with KI411). The trust of the work tree
+    (keys dated from the commit that added them, revocations of its history kept, as
+    :func:`evidence_for` reads it), at this machine's clock, the entry time a note gets
+    and the gate judges a new line at.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        data: the signed bundle's bytes.
+        subject: the manifest it is about.
+        source: ``note`` or ``file``, as it will be written.
+
+    Returns:
+        The :class:`Judgement` (``not-counted`` when a key the trust file lists may not
+        sign for the type's role now). Raises nothing for a bundle (an invalid one is judged
+        ``invalid``); what :meth:`kistore.store.Store.view` raises for an unreadable store.
+    """
+    trust, _problems = _trust_or_empty(store, None)  # invalid: every key community, as read
+    seen = Seen(data, subject, source, "(not written yet)", datetime.now(UTC),
+                committed=False)
+    return judge(seen, trust, store.view())
+
+
 def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = None,
                       notes_at: str | None = None) -> dict[Any, Evidence]:
     """Return :func:`evidence_for` of every run in ``digests``, reading the store once.
@@ -683,35 +711,79 @@ def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
         return Trust(unreadable=e.problems[0].format()), e.problems
 
 
-def _misnamed_finding(store: Store, at: str | None, path: str, subject: Digest, name: str,
-                      data: bytes) -> Finding:
-    """Return KI305 of an attestation file whose bytes do not hash to its name.
+def _defective(seen: Any, base: dict[str, Any]) -> Judgement:
+    """Judge a bundle with a defect (:attr:`kistore.attest.notes.Seen.defect`): invalid.
+
+    A file renamed off its hash (or changed) still parses, so its type and key are said
+    (the type as its payload claims it: display only), and a file's defect says what
+    befell it, a rename (with the ``mv`` back) or changed bytes, as KI305 does (reviewer
+    fresh98: such a file was listed ``? ? INVALID`` with the layout's rule alone).
+    """
+    # Lazy: as judge's imports.
+    from .attestation import Bundle, bundle_keyid
+
+    try:
+        bundle = Bundle.from_bytes(seen.data, file=seen.location)
+    except KistoreError:  # nothing to show: the defect alone
+        return Judgement(None, None, False, INVALID, seen.defect, **base)
+    reason = seen.defect
+    if seen.source == "file" and seen.location.endswith(
+            f"/{hashlib.sha256(seen.data).hexdigest()}.json"):  # named right, not canonical
+        reason = "the bundle is not in canonical form (RFC 8785) (KI305)"
+    elif seen.source == "file":
+        said, own = misnamed_said(seen.location, seen.subject, seen.data)
+        reason = said + (f"; rename it back with `mv {seen.location} {own}`" if own else
+                         "; `kistore verify` says how to restore it") + " (KI305)"
+    return Judgement(_claimed_type(bundle.envelope.payload), bundle_keyid(bundle), False,
+                     INVALID, reason, **base)
+
+
+def misnamed_said(path: str, subject: Digest, data: bytes) -> tuple[str, str | None]:
+    """Say what befell an attestation file whose bytes do not hash to its name (KI305).
 
     A bundle kistore would write (canonical, verifying about ``subject``) under another
     name was moved: it is put back with ``mv``. Any other bytes changed after they were
     written (an edit, a flipped bit): tampered or corrupt, not misplaced (msg94 F7: both
     were "sha256 of the file is not its name" with the fix "attestation files live at
     ..."), and are restored, never moved.
+
+    Args:
+        path: the file's repository path.
+        subject: the digest its path names.
+        data: its bytes.
+
+    Returns:
+        ``(what, own)``: the words, and the path its bytes belong at when it was renamed
+        (None when they changed). Raises nothing.
     """
     # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
     from .attestation import Bundle, verify_bundle
     from .notes import attestation_path
 
-    actual = hashlib.sha256(data).hexdigest()
     try:
         verify_bundle(Bundle.from_bytes(data, file=path), subject)
         intact = canonical.is_canonical(data)
     except KistoreError:
         intact = False
     if intact:
-        own = attestation_path(subject, data)
-        return Finding(FILE_MISPLACED, "sha256 of the file is not its name: a bundle that "
-                       "verifies, named as another's (renamed)", file=path, expected=name,
-                       found=actual, fix=f"rename it back with `mv {path} {own}` (from the "
-                       "top of the clone)")
-    return Finding(FILE_MISPLACED, f"the file's bytes changed after it was written (tampered "
-                   f"or corrupt): their sha256 is {actual[:12]}..., not its name", file=path,
-                   expected=name, found=actual, fix=_changed_file_fix(store, at, path, name))
+        return ("sha256 of the file is not its name: a bundle that verifies, named as "
+                "another's (renamed)", attestation_path(subject, data))
+    return (f"the file's bytes changed after it was written (tampered or corrupt): their "
+            f"sha256 is {hashlib.sha256(data).hexdigest()[:12]}..., not its name", None)
+
+
+def _misnamed_finding(store: Store, at: str | None, path: str, subject: Digest, name: str,
+                      data: bytes) -> Finding:
+    """Return KI305 of an attestation file whose bytes do not hash to its name.
+
+    :func:`misnamed_said` says what befell it; a renamed one is fixed by the ``mv`` back,
+    a changed one restored (:func:`_changed_file_fix`).
+    """
+    said, own = misnamed_said(path, subject, data)
+    actual = hashlib.sha256(data).hexdigest()
+    fix = (f"rename it back with `mv {path} {own}` (from the top of the clone)" if own
+           else _changed_file_fix(store, at, path, name))
+    return Finding(FILE_MISPLACED, said, file=path, expected=name, found=actual, fix=fix)
 
 
 def _changed_file_fix(store: Store, at: str | None, path: str, name: str) -> str:

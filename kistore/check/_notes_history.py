@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL, paths_fix, remote_words
-from ..attest.notes import numbered_lines
+from ..attest.notes import lines_of, numbered_lines
 from ..core.findings import Finding
 from ..git.blobs import read_blob
 from ..git.notes import BadNotePath, note_blob, note_changes, notes_tree
@@ -28,8 +28,9 @@ from ..git.notes import BadNotePath, note_blob, note_changes, notes_tree
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
-__all__ = ["BroughtNotes", "HistoryLine", "brought_notes", "history_blobs", "history_lines",
-           "history_paths", "rebase_advice", "said"]
+__all__ = ["BroughtNotes", "HistoryLine", "brought_notes", "entered_in", "history_blobs",
+           "history_lines", "history_paths", "rebase_advice", "restore_advice", "said",
+           "stuck_advice"]
 
 
 class BroughtNotes(NamedTuple):
@@ -158,6 +159,79 @@ def rebase_advice(remote: str | None) -> str:
     return (f"push a notes history without that commit (`kistore notes rebase {typed}` "
             f"rebuilds a clone's notes on {name}'s without it{which}; `kistore notes fetch` "
             "of a fork takes its lines, not its history)")
+
+
+def entered_in(repo: pygit2.Repository, walked: list[BroughtNotes], obj: str, line: bytes,
+               ref: str) -> str:
+    """Return the brought notes commit in which ``line`` entered the note on ``obj``.
+
+    What decides how a refused line at the pushed tip is left out: the commit holding it
+    is one the remote lacks (the push brings it), so deleting the line at the tip (`git
+    notes edit`, a new notes commit on top) leaves it in that commit, which the push still
+    sends, and the gate refuses it there (KI409, :func:`history_lines`) -- unless the
+    history's judgment lets it be (a valid line of a key not trusted for its role).
+
+    Args:
+        repo: the pushing (or receiving) repository.
+        walked: :func:`brought_notes` of the commits the push brings (newest first, as
+            :func:`._history.ancestry` walks; the tip among them).
+        obj: the annotated object's id (40 hex).
+        line: the note line (without its line feed), held by the tip's note on ``obj``.
+        ref: the notes ref's name (for errors).
+
+    Returns:
+        The oldest brought commit whose change of the note on ``obj`` holds ``line`` (40
+        hex); the tip's id when none does (the tip holds it).
+
+    Raises:
+        ObjectUnreadable: a note blob on the way is damaged or missing.
+    """
+    for commit in reversed(walked):  # oldest first
+        blob = commit.notes.get(obj)
+        if blob is not None and line in lines_of(read_blob(repo, blob, f"{ref}:{obj}")):
+            return commit.commit
+    return walked[0].commit
+
+
+def stuck_advice(remote: str | None, commit: str) -> str:
+    """Return the fix of a refused line at the pushed tip that a notes commit brought holds.
+
+    The fix printed first must be one that works (reviewer fresh98 MED 2): "`git notes
+    edit OBJ` and delete it, then push again" was refused again, the line being in the
+    history the push brings; only the second refusal named the rebuild.
+
+    Args:
+        remote: as :func:`rebase_advice` takes it.
+        commit: the notes commit the line entered in (:func:`entered_in`; 40 hex).
+
+    Returns:
+        The fix: why no edit at the tip takes the line out, then :func:`rebase_advice`.
+        Raises nothing.
+    """
+    return (f"the line entered in notes commit {commit[:12]}, which the push brings, so "
+            "deleting it at the tip (an edit of the note) leaves it in the history the push "
+            f"sends, refused again: {rebase_advice(remote)}")
+
+
+def restore_advice(remote: str | None) -> str:
+    """Return KI408's fix: rebuild on the remote's notes, which hold the removed lines.
+
+    ``kistore notes fetch`` (the rule's older fix) merges nothing back when the pushed
+    notes descend from the remote's: the removal is then this clone's own change, which a
+    merge keeps, and ``notes push``'s own fetch had already run (reviewer fresh98 MED 2).
+
+    Args:
+        remote: as :func:`rebase_advice` takes it.
+
+    Returns:
+        The fix naming ``kistore notes rebase REMOTE``. Raises nothing.
+    """
+    typed, name = remote_words(remote)
+    which = ", REMOTE being your clone's name for this repository" if remote is None else ""
+    return (f"notes only grow: `kistore notes rebase {typed}` rebuilds a clone's notes on "
+            f"{name}'s, which hold the removed line(s), and adds back the clone's own lines "
+            f"that verify{which}; then push again (a line to take back is answered by another "
+            "attestation, a dispute)")
 
 
 def history_paths(walked: Iterable[BroughtNotes], ref: str,

@@ -95,11 +95,14 @@ from ._names import NAME_PATH_MISSING
 from ._notes_history import (
     BroughtNotes,
     brought_notes,
+    entered_in,
     history_blobs,
     history_lines,
     history_paths,
     rebase_advice,
+    restore_advice,
     said,
+    stuck_advice,
 )
 from ._observed import range_observed
 from ._paths import walk_judge
@@ -1057,9 +1060,10 @@ def _once(findings: list[Finding], *of: Rule) -> list[Finding]:
 
 NOTES_LINE_REMOVED = rule(
     "KI408", "notes-line-removed", ERROR,
-    "notes only grow: fetch refs/notes/kistore, merge with `kistore notes fetch`, and push "
-    "a notes commit that keeps every line (a withdrawal is answered by another attestation; "
-    "lines a fetch removed here before kistore kept them: `kistore notes restore`)")
+    "notes only grow: `kistore notes rebase REMOTE` rebuilds a clone's notes on REMOTE's, "
+    "which hold the removed line(s), with the clone's own lines, then push again (a "
+    "withdrawal is answered by another attestation; lines a fetch removed here before "
+    "kistore kept them: `kistore notes restore`)")
 NOTES_LINE_INVALID = rule(
     "KI409", "notes-line-invalid", ERROR,
     "push only attestation bundles that verify against the object they annotate "
@@ -1142,6 +1146,11 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     one fetch of a blob-less clone, which brings its blob with the notes'). ``remote``:
     the pushing clone's name for the remote, named in the fix of a history finding.
     ``verdict``: the push's guard verdict for the walk of the notes commits it brings.
+
+    A refused line at the tip that the history's judgment refuses too (on a stored object)
+    names the brought notes commit it entered in (``extra.entered``), and its fix is the
+    rebuild, as KI408's is: deleted at the tip, such a line stays in that commit, which
+    the push still sends (reviewer fresh98 MED 2).
     """
     repo = store.repo
     # KI423 first: every notes tree the push brings, read raw (a name twice, two fan-out
@@ -1190,26 +1199,46 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     def note(obj: str, blob: str) -> bytes:  # guarded: libgit2 loops on a cut loose blob
         return read_blob(repo, blob, f"{NOTES_REF}:{obj}")
 
+    def stuck(obj: str, line: bytes) -> dict[str, Any]:
+        """Return where a refused tip line no edit takes out entered, and its fix (kwargs)."""
+        entered = entered_in(repo, walked, obj, line, NOTES_REF)
+        return {"extra": {"entered": entered}, "fix": stuck_advice(remote, entered)}
+
     findings: list[Finding] = []
     for obj, blob in sorted(after.items()):
         if before.get(obj) == blob:
             continue
         data = note(obj, blob)
         lines = lines_of(data)
+        had = set(lines_of(note(obj, before[obj]))) if obj in before else set()
         if data != b"".join(line + b"\n" for line in sorted(set(lines))) or not all(
                 canonical.is_canonical(line) for line in lines):
+            # only sorting wanted (an edit mends it), or a line the history refuses too;
+            # a line that verifies is judged for trust as well, said in this one refusal
+            bad = None
+            for line in dict.fromkeys(lines):
+                if line in had:
+                    continue
+                subject, refused = _refused_in_history(repo, view, obj, line, limit)
+                if refused and bad is None:  # the first named: the rebuild drops them all
+                    bad = line
+                elif not refused and subject is not None:
+                    fresh.append(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", _EPOCH))
             findings.append(Finding(
                 NOTES_LINE_INVALID, "the note is not sorted, unique lines of canonical "
                 "bundle bytes (what `kistore attest` and `git notes merge -s cat_sort_uniq` "
-                "write)", file=f"{NOTES_REF}:{obj}"))
+                "write)", file=f"{NOTES_REF}:{obj}", **({} if bad is None else stuck(obj, bad))))
             continue
-        had = set(lines_of(note(obj, before[obj]))) if obj in before else set()
         for line in lines:
             if line in had:
                 continue
             subject, problems = note_line_problems(repo, view, obj, line, limit)
-            findings += [Finding(NOTES_LINE_INVALID, problem, file=f"{NOTES_REF}:{obj}")
-                         for problem in problems]
+            # A refused line on a stored object is refused by the history's judgment too,
+            # in the notes commit it entered in, once deleted at the tip (fresh98 MED 2);
+            # one on an object not here is judged there as bytes alone (`git notes remove`)
+            where = stuck(obj, line) if problems and subject is not None else {}
+            findings += [Finding(NOTES_LINE_INVALID, problem, file=f"{NOTES_REF}:{obj}",
+                                 **where) for problem in problems]
             if subject is None:  # one finding per note (reviewer r85 F24)
                 break
             if not problems:
@@ -1219,10 +1248,10 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
             continue
         kept = set(lines_of(note(obj, after[obj]))) if obj in after else set()
         lost = [line for line in lines_of(note(obj, blob)) if line not in kept]
-        if lost:
+        if lost:  # no edit here puts them back: the remote's notes hold them (fresh98)
             findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
                                     f"attestation line(s) from the note on {obj}",
-                                    file=f"{NOTES_REF}:{obj}"))
+                                    file=f"{NOTES_REF}:{obj}", fix=restore_advice(remote)))
     findings += [f for f in _history_findings(repo, view, walked, old, new, limit, remote)
                  if f.file not in {f"{NOTES_REF}:{obj}" for obj in doubled}]
     return dated + shape + passed + findings + (
@@ -1245,11 +1274,7 @@ def _history_findings(repo: pygit2.Repository, view: View | None,
     for found in history_lines(repo, walked, None if old == ZERO else old, new, NOTES_REF):
         if not _HEX.fullmatch(found.obj):
             continue  # a path that names no object: KI424 says it
-        subject, problems = note_line_problems(repo, view, found.obj, found.line, limit)
-        if subject is None:  # on an object this server lacks: judged as bytes alone
-            problems = _bundle_problems(found.obj, found.line)
-        if not problems and not canonical.is_canonical(found.line):
-            problems = ["not canonical bundle bytes (what `kistore attest` writes)"]
+        problems = _refused_in_history(repo, view, found.obj, found.line, limit)[1]
         if problems:
             findings.append(Finding(
                 NOTES_LINE_INVALID,
@@ -1260,6 +1285,26 @@ def _history_findings(repo: pygit2.Repository, view: View | None,
                 f"{rebase_advice(remote)}", file=f"{NOTES_REF}:{found.obj}",
                 extra={"commit": found.commit, "line": found.number}))
     return findings
+
+
+def _refused_in_history(repo: pygit2.Repository, view: View | None, obj: str, line: bytes,
+                        limit: int) -> tuple[Digest | None, list[str]]:
+    """Judge ``line`` of the note on ``obj`` as the gate does when a brought commit holds it.
+
+    :func:`note_line_problems`, a line on an object this repository lacks judged as bytes
+    alone (is it a bundle), and canonical bundle bytes; trust is not judged (a valid line
+    its signer took back before the push is let be).
+
+    Returns:
+        ``(subject, problems)``: the line's subject (None: ``obj`` is not here) and why it
+        is refused (empty: let be). Raises what :func:`note_line_problems` raises.
+    """
+    subject, problems = note_line_problems(repo, view, obj, line, limit)
+    if subject is None:  # on an object this server lacks: judged as bytes alone
+        problems = _bundle_problems(obj, line)
+    if not problems and not canonical.is_canonical(line):
+        problems = ["not canonical bundle bytes (what `kistore attest` writes)"]
+    return subject, problems
 
 
 def _bundle_problems(obj: str, line: bytes) -> list[str]:

@@ -310,6 +310,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     bundle = _sign(statement, key_path)
     keyid = attestation.bundle_keyid(bundle)
     _refuse_a_key_trust_no_longer_accepts(store, keyid)
+    _refuse_a_role_the_key_lacks(store, ref, digest, bundle, type_name, as_note)
     _refuse_past_the_limit(settings, bundle.to_bytes(), predicate_file)
     location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     if as_json:
@@ -436,6 +437,63 @@ def _refuse_a_key_trust_no_longer_accepts(store: Store, keyid: str | None) -> No
                 "nothing it signs now counts, and the pull-request gate refuses it (KI411); "
                 "sign with a key the trust file accepts (`kistore trust list`)",
                 file=layout.TRUST_FILE)
+
+
+def _refuse_a_role_the_key_lacks(store: Store, ref: str, digest: Digest, bundle: Any,
+                                type_name: str, as_note: bool) -> None:
+    """Refuse a rerun or withdrawal the store would list as not counted (KI302, KI411).
+
+    A key the trust file lists, signing for a role it lacks (a withdrawal by a key trusted
+    for rerun alone): the line was written, exit 0 with a warning, then listed ``INVALID
+    not-counted``, failed ``verify`` (KI302) and made ``notes push`` refuse every
+    attestation of the clone (KI411) until cut out by hand, while the same withdrawal by a
+    key not in trust is a valid community one (reviewer fresh98). Judged as it will be once
+    written (:func:`kistore.attest.evidence.judged_entering_now`); a key not in trust, or
+    not yet trusted, signs a community attestation, written as before (its warning says it
+    withdraws nothing).
+
+    Args:
+        store: the store (its work tree's trust file).
+        ref: REF as given, for the fix.
+        digest: the subject.
+        bundle: the signed :class:`kistore.attest.attestation.Bundle`.
+        type_name: the attestation's type (only ``rerun`` and ``withdrawal`` have a role).
+        as_note: written as a note (else a file), as the command was asked.
+
+    Raises:
+        InputError: the judgement is ``not-counted``: its reason (the key's roles), the
+            role the type needs, what the store and the gate would do with it, and what to
+            do; nothing is written.
+    """
+    # Lazy: judged for a role's types only, after signing.
+    import shlex
+
+    from ..attest.attestation import ROLE_FOR_TYPE
+    from ..attest.evidence import NOT_COUNTED, judged_entering_now
+    from ..core import layout
+    from ..core.errors import InputError
+
+    role = ROLE_FOR_TYPE.get(type_name)
+    if role is None:
+        return
+    judged = judged_entering_now(store, bundle.to_bytes(), digest, "note" if as_note else "file")
+    if judged.effect != NOT_COUNTED:
+        return
+    other, says = _COMMUNITY_WAY[type_name]
+    raise InputError(
+        f"not written: a {type_name} counts only when signed by a key trusted for {role}, and "
+        f"{judged.reason}; written, it would be listed as not counted (KI302: `kistore "
+        f"verify` fails on it) and the push gate refuses it (KI411). Sign it with a key "
+        f"{layout.TRUST_FILE} trusts for {role} (`kistore trust list`); to have this key "
+        f"trusted for {role} too: `kistore trust add {shlex.quote(bundle.public_key)} --role "
+        f"{role}` in a reviewed pull request of its own, then attest; or say it as a "
+        f"{other}, which any key may sign and which counts as community: `kistore attest "
+        f"{shlex.quote(ref)} --type {other} {says} --key KEY`", file=layout.TRUST_FILE)
+
+
+_COMMUNITY_WAY = {"withdrawal": ("dispute", "-m WHY"),
+                  "rerun": ("reproduction", "--predicate FILE")}
+"""The type a key without the role says the same with (community), and what it takes."""
 
 
 def _sign(statement: dict[str, Any], key_path: str) -> Any:
@@ -894,22 +952,32 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
 def _way_out(found: list[Finding], remote: str) -> str:
     """Say how to leave out what a refused notes push would send (``_judge_notes_push``).
 
-    A line at the tip is deleted by an edit of its note. A line or path only the notes'
-    history holds (a finding naming its notes commit, ``extra.commit``) is out of any
-    edit's reach: the edit advice, already followed, was printed again (and named
-    ``junk.txt`` as an object), so ``kistore notes rebase`` is named (reviewer fresh95 F3).
-    So it is for a path at the tip git and kistore read apart (KI424: a note at its flat
-    and its fan-out path): no line need be wrong there, and the edit advice's ``git notes
-    remove`` dropped every valid line of the note (fresh96 F9); the rebuild writes one path
-    per object and adds back the lines this clone holds.
+    Decided from what the notes history holds. A line or path only the history holds (a
+    finding naming its notes commit, ``extra.commit``) is out of any edit's reach: the edit
+    advice, already followed, was printed again (and named ``junk.txt`` as an object), so
+    ``kistore notes rebase`` is named (reviewer fresh95 F3). So is a refused line at the
+    tip that entered in a notes commit the push brings (``extra.entered``): deleted at the
+    tip, it stays in that commit, refused again, and the edit advice printed first was
+    that (reviewer fresh98 MED 2); and a line the push removes (KI408), which no edit here
+    puts back and the rebuild on the remote's notes does. So it is for a path at the tip
+    git and kistore read apart (KI424: a note at its flat and its fan-out path): no line
+    need be wrong there, and the edit advice's ``git notes remove`` dropped every valid line
+    of the note (fresh96 F9); the rebuild writes one path per object and adds back the
+    lines this clone holds. The rebuild is said first; an edit mends what is left (a line
+    by a key not trusted for its role, KI411, which the rebuild adds back: valid, the
+    history lets it be), said after it.
     """
     # Lazy: the refusal path only.
     from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL
+    from ..check.gate import NOTES_LINE_REMOVED
     from ..core.layout import NOTES_REF
 
     at_tip = [f for f in found if "commit" not in (f.extra or {})]
     paths = [f for f in at_tip if f.rule == NOTES_PATH_NOT_CANONICAL]
-    lines = [f for f in at_tip if f.rule != NOTES_PATH_NOT_CANONICAL]
+    entered = sorted({f.extra["entered"] for f in at_tip if "entered" in (f.extra or {})})
+    removed = [f for f in at_tip if f.rule == NOTES_LINE_REMOVED]
+    lines = [f for f in at_tip if f.rule not in (NOTES_PATH_NOT_CANONICAL, NOTES_LINE_REMOVED)
+             and "entered" not in (f.extra or {})]
     history = len(at_tip) < len(found)
     objects = sorted({f.file.split(":", 1)[1] for f in lines
                       if f.file and f.file.startswith(f"{NOTES_REF}:")}) or ["OBJ"]
@@ -921,24 +989,43 @@ def _way_out(found: list[Finding], remote: str) -> str:
                 f"`kistore notes push {remote}` again")
 
     said = []
-    if lines:
-        said.append("To leave a line out: `git notes --ref kistore edit OBJ` and delete it, "
-                    "or `git notes --ref kistore remove OBJ` when it is the note's only line "
-                    f"(OBJ: {', '.join(objects)}), then `kistore notes push {remote}` again")
     if paths:
         where = "; ".join(sorted({  # a doubled note: its object and each of its paths
             f"{f.extra['annotated']} at {' and '.join(f.extra['paths'])}"
             if (f.extra or {}).get("annotated") else (f.file or "").split(":", 1)[-1]
             for f in paths}))
-        also = f"; what only the history of {NOTES_REF} holds stays out" if history else ""
-        said.append(f"{'Then ' if lines else ''}the tip of {NOTES_REF} holds notes at paths "
-                    f"git and kistore read apart ({where}): no line there need be wrong, and "
-                    "`git notes remove` would drop every line of the note, valid attestations "
-                    f"too: {rebuild(' with one path per object', also)}")
+        also = (f"; what only the history of {NOTES_REF} holds stays out"
+                if history or entered else "")
+        said.append(f"the tip of {NOTES_REF} holds notes at paths git and kistore read apart "
+                    f"({where}): no line there need be wrong, and `git notes remove` would "
+                    "drop every line of the note, valid attestations too: "
+                    f"{rebuild(' with one path per object', also)}")
+    elif entered or removed:
+        why = []
+        if entered:
+            why.append(f"the refused line(s) entered in notes commit(s) "
+                       f"{', '.join(c[:12] for c in entered)}, which {remote} lacks and this "
+                       "push brings, so deleting them at the tip (an edit of the note) leaves "
+                       "them in the history the push sends, refused again")
+        if removed:
+            why.append(f"the line(s) this push would remove are in {remote}'s notes, and no "
+                       "edit here puts them back")
+        if history:
+            why.append(f"a refused line or path only the history of {NOTES_REF} holds stays "
+                       "out too")
+        dropped = ", leaving out each line that does not verify"
+        said.append(f"{'; '.join(why)}: {rebuild(also=dropped)}")
     elif history:
-        said.append(f"{'Then ' if at_tip else ''}the refused line or path is in the history of "
-                    f"{NOTES_REF} only (its tip no longer holds it), so no edit takes it out: "
-                    f"{rebuild()}")
+        said.append(f"the refused line or path is in the history of {NOTES_REF} only (its tip "
+                    f"no longer holds it), so no edit takes it out: {rebuild()}")
+    if lines:  # after the rebuild, which adds them back: valid lines the history lets be
+        edit = ("leave a line out: `git notes --ref kistore edit OBJ` and delete it, or `git "
+                "notes --ref kistore remove OBJ` when it is the note's only line (OBJ: "
+                f"{', '.join(objects)}), then `kistore notes push {remote}` again")
+        if said:
+            said[-1] += f"; then, to {edit}"
+        else:
+            said.append(f"To {edit}")
     return ". ".join(said)
 
 

@@ -348,7 +348,12 @@ def test_renamed_attestation_file_is_never_counted(trusted, store_path):
     assert evidence.level == SOURCE_NATIVE
     summary = only(evidence)
     assert (summary["valid"], summary["effect"], summary["source"]) == (False, "invalid", "file")
-    assert "not the canonical bundle its name says" in summary["reason"]
+    # what it is and what befell it (fresh98: "? ?" and the layout's rule alone)
+    assert (summary["type"], summary["keyid"]) == ("rerun", keyid(RERUN_KEY))
+    assert summary["reason"] == (
+        "sha256 of the file is not its name: a bundle that verifies, named as another's "
+        f"(renamed); rename it back with `mv {misnamed} "
+        f"{notes.attestation_path(RUN, good)}` (KI305)")
 
 
 def test_invalid_trust_file_is_reported_and_trusts_nobody(trusted, store_path):

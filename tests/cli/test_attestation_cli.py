@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -792,3 +793,121 @@ def test_key_generate_without_encrypt_warns_when_the_variable_is_set(
     monkeypatch.delenv("KISTORE_KEY_PASSPHRASE")
     quiet = runner.invoke(main, ["key", "generate", str(tmp_path / "other")])
     assert (quiet.exit_code, quiet.stderr) == (0, "")
+
+
+def _trusted_committed(runner, store_path, key_file, role):
+    """Trust ``key_file`` for ``role`` from 2026-01-01, committed (as a merged trust PR)."""
+    assert run(runner, store_path, "trust", "add", str(key_file), "--role", role,
+               "--valid-from", "2026-01-01").exit_code == 0
+    subprocess.run(["git", "add", "store/trust"], cwd=store_path, check=True)
+    subprocess.run(["git", "commit", "-qm", "trust"], cwd=store_path, check=True)
+
+
+def _notes_and_files(store_path):
+    """What attest may write: the notes ref's tip and the attestation files."""
+    tip = subprocess.run(["git", "for-each-ref", "refs/notes"], cwd=store_path, check=True,
+                         capture_output=True, text=True).stdout
+    return tip, sorted((store_path / "store").rglob("attestations/**/*.json"))
+
+
+@pytest.mark.parametrize(("type_name", "role", "has", "other", "says"), [
+    ("withdrawal", "maintainer", "rerun", "dispute", "-m WHY"),
+    ("rerun", "rerun", "maintainer", "reproduction", "--predicate FILE")])
+@pytest.mark.parametrize("where", [[], ["--file"]])
+def test_fresh98_a_role_the_trusted_key_lacks_is_refused_and_nothing_written(
+        runner, record_store, store_path, key_file, tmp_path, type_name, role, has, other,
+        says, where):
+    # fresh98 LOW: written, exit 0 and a warning; then listed INVALID not-counted, verify
+    # failed (KI302) and `notes push` refused every attestation (KI411)
+    _trusted_committed(runner, store_path, key_file, has)
+    before = _notes_and_files(store_path)
+    given = ["-m", "harness bug"] if type_name == "withdrawal" else [
+        "--predicate", str(_measured(tmp_path))]
+    result = run(runner, store_path, "attest", RUN_REF, "--type", type_name, *given,
+                 "--key", str(key_file), *where)
+    assert result.exit_code == 1, result.output
+    keyid = signing.keyid(fixed_key(1).public_key())
+    line = signing.public_key_line(fixed_key(1).public_key())
+    assert result.stderr == (
+        f"error: store/trust/keys.json: not written: a {type_name} counts only when signed "
+        f"by a key trusted for {role}, and key {keyid} is trusted for {has}, not {role}; "
+        "written, it would be listed as not counted (KI302: `kistore verify` fails on it) "
+        "and the push gate refuses it (KI411). Sign it with a key store/trust/keys.json "
+        f"trusts for {role} (`kistore trust list`); to have this key trusted for {role} "
+        f"too: `kistore trust add '{line}' --role {role}` in a reviewed pull request of its "
+        f"own, then attest; or say it as a {other}, which any key may sign and which counts "
+        f"as community: `kistore attest {RUN_REF} --type {other} {says} --key KEY`\n")
+    assert _notes_and_files(store_path) == before
+    assert "Traceback" not in result.output
+
+
+def test_fresh98_the_same_withdrawal_by_a_key_not_in_trust_is_written_as_community(
+        runner, record_store, store_path, key_file, tmp_path):
+    # both halves of the model: the key trusted for rerun alone is refused; a key the
+    # trust file does not list signs a community attestation, which counts as one
+    # (listed valid, verify passes), and is written
+    stranger = tmp_path / "stranger"
+    stranger.write_bytes(signing.private_key_bytes(fixed_key(3)))
+    _trusted_committed(runner, store_path, key_file, "rerun")
+    refused = run(runner, store_path, "attest", RUN_REF, "--type", "withdrawal", "-m",
+                  "harness bug", "--key", str(key_file))
+    assert refused.exit_code == 1 and "not written: a withdrawal counts only" in refused.stderr
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "withdrawal", "-m",
+                 "harness bug", "--key", str(stranger))
+    assert result.exit_code == 0, result.output
+    keyid = signing.keyid(fixed_key(3).public_key())
+    assert "it counts as community (key " in result.stderr
+    listed = run(runner, store_path, "attestations", RUN_REF)
+    assert listed.exit_code == 0, listed.output
+    assert (f"withdrawal {keyid} valid community, from note: key {keyid} is not in "
+            "store/trust/keys.json: a community attestation; reason: harness bug"
+            ) in listed.stdout, listed.stdout
+    verified = run(runner, store_path, "verify")
+    assert "KI302" not in verified.output and "KI301" not in verified.output
+
+
+def test_fresh98_a_file_renamed_off_its_hash_lists_its_type_key_and_the_mv_back(
+        runner, record_store, store_path, key_file):
+    # it listed `? ? INVALID invalid, from file: the file is not the canonical bundle its
+    # name says`: the bundle parses, and says what it is
+    import shlex
+
+    assert run(runner, store_path, "attest", RUN_REF, "--type", "dispute", "-m", "timer",
+               "--key", str(key_file), "--file").exit_code == 0
+    (own,) = (store_path / "store/attestations").rglob("*.json")
+    moved = own.with_name("0" * 64 + ".json")
+    own.rename(moved)
+    keyid = signing.keyid(fixed_key(1).public_key())
+    rel_own, rel_moved = (str(p.relative_to(store_path)) for p in (own, moved))
+    listed = run(runner, store_path, "attestations", RUN_REF)
+    assert listed.exit_code == 1
+    assert (f"dispute {keyid} INVALID invalid, from file: sha256 of the file is not its "
+            "name: a bundle that verifies, named as another's (renamed); rename it back with "
+            f"`mv {rel_moved} {rel_own}` (KI305)\n") in listed.stdout, \
+        listed.stdout
+    data = json.loads(run(runner, store_path, "attestations", RUN_REF, "--json").stdout)
+    (judged,) = data["attestations"]
+    assert (judged["type"], judged["keyid"], judged["valid"]) == ("dispute", keyid, False)
+    command = listed.stdout.split("rename it back with `")[1].split("`")[0]
+    subprocess.run(shlex.split(command), cwd=store_path, check=True)  # as printed
+    again = run(runner, store_path, "attestations", RUN_REF)
+    assert again.exit_code == 0 and f"dispute {keyid} valid community" in again.stdout
+
+
+def test_fresh98_an_attestation_file_changed_lists_what_it_claims_and_why(
+        runner, record_store, store_path, key_file):
+    assert run(runner, store_path, "attest", RUN_REF, "--type", "dispute", "-m", "timer",
+               "--key", str(key_file), "--file").exit_code == 0
+    (path,) = (store_path / "store/attestations").rglob("*.json")
+    data = path.read_bytes()
+    sig = data.index(b'"sig":"') + len(b'"sig":"') + 10
+    changed = data[:sig] + (b"B" if data[sig:sig + 1] != b"B" else b"C") + data[sig + 1:]
+    path.write_bytes(changed)
+    keyid = signing.keyid(fixed_key(1).public_key())
+    listed = run(runner, store_path, "attestations", RUN_REF)
+    assert listed.exit_code == 1
+    digest = hashlib.sha256(changed).hexdigest()
+    assert (f"dispute {keyid} INVALID invalid, from file: the file's bytes changed after it "
+            f"was written (tampered or corrupt): their sha256 is {digest[:12]}..., not its "
+            "name; `kistore verify` says how to restore it (KI305)\n") in listed.stdout, \
+        listed.stdout
