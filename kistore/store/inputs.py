@@ -648,7 +648,9 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str, limits: Limits
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    from . import run_facts  # noqa: F401  (Lazy: imported once, before the workers fork)
+    # The per-run rules' answers (:func:`_with_facts`), loaded before the workers fork.
+    # Lazy: only a bulk parse finds them here.
+    from . import run_facts  # noqa: F401
 
     global _shared_lines
     try:
