@@ -222,6 +222,28 @@ def with_implementation(run: Board | None, implementation: Board | None) -> Boar
     return (run or ()) + stated or None
 
 
+_MAY_STATE = re.compile(rb'"benchmark":|(?i:sol|flash|kernel)|[\x80-\xff]')
+"""A run states a board under ``"benchmark":`` (canonical bytes: exactly these), or, by
+its name, title or annotations, only when its source reads as ``sol-execbench`` or
+``flashinfer-trace`` (:func:`board_of`), whose bytes hold ``sol`` or ``flash`` in some case
+(``kernel`` for ``kernelbench``, whose runs' titles name their problem file since
+2026-12-05, r93b G3), or a byte past ASCII (a source NFKC folds so, ``ＳＯＬ``). Its name
+alone no longer decides (r92 F3: ``sol-submission-N`` and a FlashInfer Trace run named by
+hand state their board in their title and annotations)."""
+
+
+def may_state_board(data: bytes) -> bool:
+    """Whether a run object's canonical bytes may state a board (else :func:`board_of` finds none).
+
+    A byte search, no parse (:data:`_MAY_STATE`): a run whose bytes hold none of those
+    patterns is not parsed for its board. True says only "parse it".
+
+    Args:
+        data: a BenchmarkRun object's canonical bytes.
+    """
+    return _MAY_STATE.search(data) is not None
+
+
 def reads_metadata(spec: Any) -> bool:
     """Return whether :func:`board_of` reads a run's metadata.
 

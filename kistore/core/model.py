@@ -111,6 +111,8 @@ class Manifest:
         reference_hex: for a BenchmarkRun, the 64 hex digits of each digest it references,
             in :data:`REFERENCE_FIELDS` order (``""`` for a field it lacks); else ``()``.
             :meth:`references` gives them as digests by field.
+        facts: for a BenchmarkRun, what ``add``'s rules read of it alone, found once
+            (:func:`kistore.store.run_facts.facts_of`; opaque here); None until asked.
     """
 
     object_bytes: bytes
@@ -121,6 +123,7 @@ class Manifest:
     reference_hex: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _document: dict[str, Any] | None = field(default=None, init=False, repr=False,
                                              compare=False)
+    facts: Any = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def from_document(

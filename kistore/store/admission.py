@@ -17,7 +17,6 @@ from typing import Any
 from ..core import canonical, layout
 from ..core.canonical_fast import loads_lenient
 from ..core.comparison import REFERENCE_KINDS, RunKeys
-from ..core.contradictions import run_contradictions
 from ..core.digest import Digest, is_digest
 from ..core.errors import (
     ConflictError,
@@ -31,11 +30,11 @@ from ..core.errors import (
     with_article,
 )
 from ..core.model import REFERENCE_FIELDS, Manifest, metadata_name, wrong_kind, wrong_kind_answer
-from ..core.naming import external_id_disagreement
-from ..core.provenance import catalogue, provenance_changes, quoted_annotation, unproven_claim
+from ..core.provenance import provenance_changes, quoted_annotation
 from ..core.restore import restore_advice
 from ._views import WorkTreeView
 from .landed import measure
+from .run_facts import RunFacts, facts_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,17 +263,17 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
         if not commit and status == "unchanged" and m.kind == "BenchmarkRun" and \
                 _forward_records(view, m, unique, stored, commit=False, head_holds=head_holds):
             fresh, status = True, "added"  # killed before its forward records
-        # a run's spec parsed once for all, and not kept on the manifest (issue 22)
-        spec = m.passing_spec() if m.kind == "BenchmarkRun" and (
+        # what the run states alone, found once for every rule (in the parse workers of
+        # a bulk add), its spec not kept on the manifest (issue 22)
+        facts = facts_of(m) if m.kind == "BenchmarkRun" and (
             fresh or status != "unchanged") else None
-        if spec is not None:  # verify's KI209, before writing
-            disagreement = external_id_disagreement(spec, m.name)
-            if disagreement is not None:
-                problems.append(InputError(disagreement, pointer="/metadata/name"))
-            problems += _unproven_claim(m, spec)  # KI226: a new run, or its new metadata
+        if facts is not None:  # verify's KI209, before writing
+            if facts.id_disagreement is not None:
+                problems.append(InputError(facts.id_disagreement, pointer="/metadata/name"))
+            problems += _unproven_claim(facts)  # KI226: a new run, or its new metadata
         if fresh:
             checked.add(hex_)
-            problems += _problems_as_new(view, m, spec, unique, stored, kinds_read,
+            problems += _problems_as_new(view, m, facts, unique, stored, kinds_read,
                                          allow_dangling=allow_dangling,
                                          recorded=status != "added")
             files[object_path] = m.object_bytes
@@ -320,7 +319,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     for i, result in enumerate(results):
         if result.digest.hex in unfinished:
             m = unique[result.digest.hex]
-            problems = _problems_as_new(view, m, m.passing_spec(), unique, stored, kinds_read,
+            problems = _problems_as_new(view, m, facts_of(m), unique, stored, kinds_read,
                                         allow_dangling=allow_dangling, recorded=True)
             for problem in problems:
                 locate(problem, (origins or {}).get(m.digest))
@@ -339,7 +338,7 @@ DANGLING_ADVICE = "add them first, or pass --allow-dangling to record the run an
 :meth:`~kistore.core.errors.MeantError.suggest`, goes before it)."""
 
 
-def _problems_as_new(view: WorkTreeView, m: Manifest, spec: dict[str, Any] | None,
+def _problems_as_new(view: WorkTreeView, m: Manifest, facts: RunFacts | None,
                      batch: Mapping[str, Manifest], stored: set[str],
                      kinds_read: dict[str, str | None], *, allow_dangling: bool,
                      recorded: bool) -> list[KistoreError]:
@@ -352,9 +351,9 @@ def _problems_as_new(view: WorkTreeView, m: Manifest, spec: dict[str, Any] | Non
     it dangle.
     """
     problems = _wrong_kinds(view, m, batch, stored, kinds_read) if m.reference_hex else []
-    if spec is not None:
+    if facts is not None:
         problems += [InputError(f"{c.message} ({c.rule})", pointer=c.pointer)
-                     for c in run_contradictions(spec)]
+                     for c in facts.contradictions]
     if allow_dangling:
         return problems
     missing = [(field_name, ref) for field_name, ref in zip(
@@ -372,17 +371,15 @@ def _problems_as_new(view: WorkTreeView, m: Manifest, spec: dict[str, Any] | Non
     return problems
 
 
-def _unproven_claim(m: Manifest, spec: dict[str, Any]) -> list[KistoreError]:
-    """KI226: ``m`` (a run) claims KernelBench's data but its importer does not make it.
+def _unproven_claim(facts: RunFacts) -> list[KistoreError]:
+    """KI226: a run claims KernelBench's data but its importer does not make it.
 
-    The metadata is parsed only for a run outside the catalogue whose metadata holds
-    annotations (the claims it may make are annotations): an import's runs, and runs
-    with no annotations, cost a set lookup and a byte search.
+    Args:
+        facts: the run's :class:`~kistore.store.run_facts.RunFacts` (their ``unproven``:
+            found with its metadata parsed only for a run outside the catalogue whose
+            metadata holds annotations).
     """
-    if m.digest.hex in catalogue():
-        return []
-    metadata = json.loads(m.metadata_bytes) if b'"annotations"' in m.metadata_bytes else None
-    unproven = unproven_claim(m.digest.hex, spec, metadata)
+    unproven = facts.unproven
     if unproven is None:
         return []
     where = "/metadata" if unproven.in_metadata else ""

@@ -30,7 +30,6 @@ from ..core.boards import (
     board_finding_at,
     board_message,
     board_of,
-    reads_metadata,
     with_implementation,
 )
 from ..core.boards import RUN_POINTER as BOARD_POINTER
@@ -39,6 +38,7 @@ from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
 from ..core.model import REFERENCE_FIELDS, Manifest, metadata_name
 from ..core.statistics import named
+from .run_facts import facts_of
 from .statistics import Referenced, referenced_admitted
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -46,16 +46,6 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 WORKLOAD_POINTER = "/spec/definition"
 """Where a workload states its board (the error's JSON Pointer on an added workload)."""
-
-_MAY_STATE = re.compile(rb'"benchmark":|(?i:sol|flash|kernel)|[\x80-\xff]')
-"""A run states a board under ``"benchmark":`` (canonical bytes: exactly these), or, by
-its name, title or annotations, only when its source reads as ``sol-execbench`` or
-``flashinfer-trace`` (:func:`kistore.core.boards.board_of`), whose bytes hold ``sol`` or
-``flash`` in some case (``kernel`` for ``kernelbench``, whose runs' titles name their
-problem file since 2026-12-05, r93b G3), or a byte past ASCII (a source NFKC folds so,
-``ＳＯＬ``): a run whose bytes hold none of these is not parsed. Its name alone no longer
-decides (r92 F3: ``sol-submission-N`` and a FlashInfer Trace run named by hand state their
-board in their title and annotations)."""
 
 
 def boards_admitted(store: Store, manifests: Sequence[Manifest]
@@ -167,12 +157,8 @@ def _implementations_admitted(store: Store, manifests: Sequence[Manifest],
 
 
 def _run_board(run: Manifest) -> Board | None:
-    """Return an added run's board (:data:`_MAY_STATE` says which runs are parsed)."""
-    if not _MAY_STATE.search(run.object_bytes):
-        return None
-    spec = run.passing_spec()  # and its metadata, when read, parsed for the look, not kept
-    metadata = run.passing_metadata() if reads_metadata(spec) else None
-    return board_of(run.kind, spec, run.name, metadata)  # (issue 22: memory)
+    """Return an added run's board (found once a run: :func:`kistore.store.run_facts.facts_of`)."""
+    return facts_of(run).board
 
 
 def _refused(said: str, pointer: str) -> InputError:

@@ -24,8 +24,6 @@ from ..core.claims import (
     Claim,
     claim_fix,
     claim_message,
-    claim_of,
-    may_claim,
     stored_claim,
 )
 from ..core.comparison import REFERENCE_KINDS, comparison_key, run_key_object, stored_spec
@@ -35,6 +33,7 @@ from ..core.limits import DEFAULT
 from ..core.model import Manifest, metadata_name
 from ..core.statistics import named
 from ._views import FileTooLarge
+from .run_facts import facts_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ._store import Store
@@ -136,8 +135,7 @@ def claims_admitted(store: Store, manifests: Sequence[Manifest],
         at ``/spec/sourceNative/externalId``, naming those runs.
     """
     runs = [(m, claim) for m in manifests if m.kind == "BenchmarkRun"
-            and may_claim(m.object_bytes)  # else its spec is not parsed
-            and (claim := claim_of(m.passing_spec())) is not None]
+            and (claim := facts_of(m).claim) is not None]  # found once a run
     view = store.view(None)
     pending = _pending_claims(view, manifests, groups)
     if not runs and not pending:

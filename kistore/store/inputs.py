@@ -16,6 +16,7 @@ against the limits too. ``kistore add /dev/zero`` stops after 1 MiB.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import marshal
@@ -647,6 +648,10 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str, limits: Limits
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    # The per-run rules' answers (:func:`_with_facts`), loaded before the workers fork.
+    # Lazy: only a bulk parse finds them here.
+    from . import run_facts  # noqa: F401
+
     global _shared_lines
     try:
         context = multiprocessing.get_context("fork")
@@ -667,7 +672,7 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str, limits: Limits
             theirs = pool.map(_parse_shared_range, ranges[own:])  # dispatched in background
         for start, end in ranges[:own]:
             try:
-                parts.append(_parse_range(lines, file, start, end, limits))
+                parts.append(_with_facts(_parse_range(lines, file, start, end, limits)))
             except MultipleErrors as e:
                 parts.append(e)
         parts.extend(None if packed is None else _unpack(packed, file) for packed in theirs)
@@ -704,18 +709,43 @@ def _parse_shared_range(bounds: tuple[int, int]) -> bytes | None:
     """
     assert _shared_lines is not None
     lines, file, limits = _shared_lines
+    # Lazy: imported by the parent before it forked this worker.
+    from .run_facts import plain
+
     try:
-        found = _parse_range(lines, file, *bounds, limits)
+        found = _with_facts(_parse_range(lines, file, *bounds, limits))
     except KistoreError:
         return None
-    return marshal.dumps([(x.manifest.to_parts(), x.pointer, x.line) for x in found])
+    return marshal.dumps([(x.manifest.to_parts(), plain(x.manifest), x.pointer, x.line)
+                          for x in found])
+
+
+def _with_facts(found: list[Located]) -> list[Located]:
+    """Find each run's :class:`~kistore.store.run_facts.RunFacts` where it was parsed.
+
+    A bulk add's per-run rules then read them instead of parsing each run's spec again in
+    the one serial stretch before anything is written (issue 22); here they run on every
+    CPU, beside the parsing. Returns ``found``, each run's facts kept on its manifest.
+    """
+    # Lazy: imported by the parent before it forked its workers.
+    from .run_facts import attach
+
+    for x in found:
+        # A rule that failed here would fail again where the add asks for its answer, as
+        # it always did: left unfound, the add finds it there (same words, same exit).
+        with contextlib.suppress(Exception):
+            attach(x.manifest)
+    return found
 
 
 def _unpack(packed: bytes, file: str) -> list[Located]:
     """Rebuild what :func:`_parse_shared_range` validated in a worker (no second check)."""
+    # Lazy: imported by the parent before it forked its workers.
+    from .run_facts import restored
+
     from_parts = Manifest.from_parts
-    return [Located(from_parts(*parts), file, pointer, line)
-            for parts, pointer, line in marshal.loads(packed)]
+    return [Located(restored(from_parts(*parts), facts), file, pointer, line)
+            for parts, facts, pointer, line in marshal.loads(packed)]
 
 
 def _shown(value: Any) -> bool:

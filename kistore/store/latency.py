@@ -19,15 +19,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..core.contradictions import (
-    LATENCY_UNITS_DISAGREE,
-    implausible_latencies,
-    latency_units_disagree,
-)
+from ..core.contradictions import LATENCY_UNITS_DISAGREE
 from ..core.digest import Digest
 from ..core.errors import KistoreError
 from ..core.model import Manifest
 from ._store import AdmissionWarning
+from .run_facts import facts_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ._store import Store
@@ -54,11 +51,11 @@ def latency_admitted(store: Store, manifests: Sequence[Manifest]
     for m in manifests:
         if m.kind != "BenchmarkRun":
             continue
-        spec = m.passing_spec()  # parsed once for both rules, not kept (issue 22)
-        for c in implausible_latencies(spec):
+        facts = facts_of(m)  # the run's spec parsed once for every rule (issue 22)
+        for c in facts.latencies:
             problems.append((m.digest, AdmissionWarning(
                 f"{c.message} ({c.rule}: {_ADDED})", pointer=c.pointer)))
-        slip = latency_units_disagree(spec)
+        slip = facts.latency_slip
         if slip is not None:
             problems.append((m.digest, AdmissionWarning(
                 f"{slip.message}; {LATENCY_UNITS_DISAGREE.hint} ({LATENCY_UNITS_DISAGREE.id}: "

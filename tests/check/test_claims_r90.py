@@ -119,7 +119,7 @@ def test_a_record_name_stating_no_id_is_refused(store, kit, board, name, monkeyp
                                          "the name of a record")
     assert "states no externalId" in str(refused.value)
     base = add_past_a_refusal(store, monkeypatch, [], [copy],
-                              rule="kistore.store.admission.external_id_disagreement",
+                              rule="kistore.store.run_facts.external_id_disagreement",
                               finds_nothing=lambda *a: None)
     found = [f for f in check_range(store, f"{base}..HEAD") if f.rule.id == "KI209"]
     assert [f.severity for f in found] == ["error"]

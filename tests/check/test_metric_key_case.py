@@ -83,7 +83,7 @@ def past_the_gate(store, kit, monkeypatch):
     add_docs(store, docs)
     base = git(store.root, "rev-parse", "HEAD").strip()
     with monkeypatch.context() as m:
-        m.setattr("kistore.store.admission.run_contradictions", lambda spec: [])
+        m.setattr("kistore.store.run_facts.run_contradictions", lambda spec: [])
         add_docs(store, [cased])
     return base, cased
 

@@ -62,7 +62,7 @@ def marked(store, kit, monkeypatch):
     liar = kit.run(protocol, env, impl, load, latency=5, name="liar")
     liar["spec"]["correctness"] = {"passed": False}  # KI222: never ranked
     add_past_a_refusal(store, monkeypatch, [], [impl, liar],
-                       rule="kistore.store.admission.run_contradictions",
+                       rule="kistore.store.run_facts.run_contradictions",
                        finds_nothing=lambda spec: [])
     add_docs(store, _group(kit, "softmax", [("e", 1_000, None), ("f", 1_100, None)], first))
     return store

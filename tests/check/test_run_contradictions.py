@@ -106,7 +106,7 @@ def past_the_gate(store, kit, monkeypatch):
     add_docs(store, docs)
     base = git(store.root, "rev-parse", "HEAD").strip()
     with monkeypatch.context() as m:
-        m.setattr("kistore.store.admission.run_contradictions", lambda spec: [])
+        m.setattr("kistore.store.run_facts.run_contradictions", lambda spec: [])
         add_docs(store, [incorrect, fabricated])
     return base, incorrect, fabricated
 
@@ -277,7 +277,7 @@ def test_add_refuses_contradicting_timing_and_check_and_verify_report_it(
             "of trials has a min above its max (KI228)") in done.stderr
     base = git(store.root, "rev-parse", "HEAD").strip()
     with monkeypatch.context() as m:  # committed past add's refusal (before the rule)
-        m.setattr("kistore.store.admission.run_contradictions", lambda spec: [])
+        m.setattr("kistore.store.run_facts.run_contradictions", lambda spec: [])
         add_docs(store, [run])
     obj = layout.object_path(Manifest.from_document(run).digest)
     expected = [("KI228", "error", obj, "/spec/timing/latencyNs/mean"),

@@ -120,7 +120,7 @@ def test_r87_runs_committed_by_hand_are_errors_and_never_ranked(store, kit, monk
         doc["metadata"] = {"name": f"fast-{source}", "annotations": {}}
         fakes.append(doc)
     base = add_past_a_refusal(store, monkeypatch, docs, fakes, finds_nothing=lambda *a: None,
-                              rule="kistore.store.admission.unproven_claim")
+                              rule="kistore.store.run_facts.unproven_claim")
     expected = [("KI226", "error", layout.object_path(Manifest.from_document(doc).digest),
                  "/spec/sourceNative/source",
                  _message(str(Manifest.from_document(doc).digest),
@@ -147,7 +147,7 @@ def past_the_gate(store, kit, monkeypatch):
     """F20's run committed past add's refusal (by hand, or by a kistore before KI226)."""
     docs, fake = _fake(kit)
     base = add_past_a_refusal(store, monkeypatch, docs, [fake], finds_nothing=lambda *a: None,
-                              rule="kistore.store.admission.unproven_claim")
+                              rule="kistore.store.run_facts.unproven_claim")
     return base, fake
 
 
@@ -296,7 +296,7 @@ def test_import_refuses_runs_its_catalogue_does_not_list(tmp_path, runner, monke
     """An importer changed without ``make catalogue`` (here: an empty catalogue) makes runs
     the catalogue does not list: its own import is refused, each run naming KI226."""
     monkeypatch.setattr("kistore.core.provenance.catalogue", lambda: frozenset())
-    monkeypatch.setattr("kistore.store.admission.catalogue", lambda: frozenset())
+    monkeypatch.setattr("kistore.store.run_facts.catalogue", lambda: frozenset())
     root = tmp_path / "store"
     runner.invoke(main, ["init", str(root)])
     timing = DATA / "kernelbench" / "H100_Modal" / "baseline_time_torch.json"

@@ -45,7 +45,7 @@ def cased(store, kit, monkeypatch):
     add_docs(store, [*docs, _run(kit, base, 0, "lower", {"latency_ms": 1.5}),
                      _run(kit, base, 1, "upper", {"LATENCY_MS": 999.0})])
     with monkeypatch.context() as m:
-        m.setattr("kistore.store.admission.run_contradictions", lambda spec: [])
+        m.setattr("kistore.store.run_facts.run_contradictions", lambda spec: [])
         add_docs(store, [_run(kit, base, 2, "both", {"latency_ms": 2.5, "LATENCY_MS": 7.0})])
     return store
 

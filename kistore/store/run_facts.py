@@ -1,0 +1,144 @@
+"""What ``add``'s rules read of one BenchmarkRun alone, found once, where its spec is parsed.
+
+An add judges each new run by rules that need the run and nothing else: its
+contradictions (KI222-KI224, KI228), its name against its source's record (KI209), a
+claim of KernelBench's data its importer does not make (KI226), a latency that reads as
+another unit (KI230, KI233), the board it states (KI238's half) and the source record it
+claims (KI232's half). Each rule used to parse the run's spec again, in the add's one
+serial stretch (issue 22: ~5 parses a run, ~55 us a run of the parent's CPU at 20,000).
+:class:`RunFacts` holds those answers; :func:`facts_of` finds them once a run and keeps
+them on the manifest (small: most are None or empty). A bulk add of JSON Lines finds them
+in its parse workers (:mod:`kistore.store.inputs`), where each document is parsed anyway,
+on every CPU: :func:`plain` and :func:`restored` carry them between processes.
+
+The rules themselves stay where they are (:mod:`kistore.store.admission`,
+:mod:`kistore.store.latency`, :mod:`kistore.store.boards`, :mod:`kistore.store.claims`), and
+so do their words: the answers are those the same functions give on the same spec (the
+canonical bytes parsed again, so numbers read as they always did: ``1.0`` as ``1``).
+Rules needing the batch or the store (references, names, groups, units, outliers) are not
+here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+from ..core.boards import Board, board_of, may_state_board, reads_metadata
+from ..core.claims import Claim, claim_of, may_claim
+from ..core.contradictions import (
+    Contradiction,
+    implausible_latencies,
+    latency_units_disagree,
+    run_contradictions,
+)
+from ..core.model import Manifest
+from ..core.naming import external_id_disagreement
+from ..core.provenance import UnprovenClaim, catalogue, unproven_claim
+
+
+class RunFacts(NamedTuple):
+    """The answers of the per-run rules of ``add`` for one BenchmarkRun.
+
+    Attributes:
+        contradictions: :func:`~kistore.core.contradictions.run_contradictions` (KI222,
+            KI223, KI224, KI228).
+        id_disagreement: :func:`~kistore.core.naming.external_id_disagreement` with its
+            name (KI209), None when they agree.
+        unproven: :func:`~kistore.core.provenance.unproven_claim` (KI226), None for a run
+            of the catalogue or one claiming nothing it cannot prove.
+        latencies: :func:`~kistore.core.contradictions.implausible_latencies` (KI230).
+        latency_slip: :func:`~kistore.core.contradictions.latency_units_disagree` (KI233).
+        board: :func:`~kistore.core.boards.board_of` of the run with its name and, when
+            read, its metadata (KI238); None when it states none.
+        claim: :func:`~kistore.core.claims.claim_of` (KI232), None when it claims nothing.
+    """
+
+    contradictions: tuple[Contradiction, ...]
+    id_disagreement: str | None
+    unproven: UnprovenClaim | None
+    latencies: tuple[Contradiction, ...]
+    latency_slip: Contradiction | None
+    board: Board | None
+    claim: Claim | None
+
+
+def facts_of(run: Manifest) -> RunFacts:
+    """Return a BenchmarkRun's :class:`RunFacts`, found on first use and kept on it.
+
+    Args:
+        run: a valid BenchmarkRun manifest; what a parse worker found for it
+            (:func:`restored`) is used as is.
+
+    Returns:
+        The facts: from the run's spec parsed from its canonical bytes, once.
+    """
+    kept = run.facts
+    if isinstance(kept, RunFacts):
+        return kept
+    found = _found(run) if kept is None else _rebuilt(kept)  # else plain, from a worker
+    object.__setattr__(run, "facts", found)
+    return found
+
+
+def attach(run: Manifest) -> None:
+    """Find a run's facts now (where its input is parsed), and keep them on it.
+
+    Side effects:
+        ``run.facts`` is set; a manifest of another kind is left as it is.
+    """
+    if run.kind == "BenchmarkRun" and run.facts is None:
+        object.__setattr__(run, "facts", _found(run))
+
+
+def plain(run: Manifest) -> tuple[Any, ...] | None:
+    """Return a run's facts as plain tuples and strings (:mod:`marshal`), None when not found.
+
+    :func:`restored` takes them back in the process that receives the manifest.
+    """
+    found = run.facts
+    if not isinstance(found, RunFacts):
+        return None
+    return (tuple(tuple(c) for c in found.contradictions), found.id_disagreement,
+            None if found.unproven is None else tuple(found.unproven),
+            tuple(tuple(c) for c in found.latencies),
+            None if found.latency_slip is None else tuple(found.latency_slip),
+            found.board, found.claim)
+
+
+def restored(run: Manifest, values: tuple[Any, ...] | None) -> Manifest:
+    """Keep on ``run`` what :func:`plain` gave of it in another process; return ``run``.
+
+    Kept as received and rebuilt on first use (:func:`facts_of`): a run no rule asks about
+    (already stored) costs nothing more.
+    """
+    if values is not None:
+        object.__setattr__(run, "facts", values)
+    return run
+
+
+def _rebuilt(values: tuple[Any, ...]) -> RunFacts:
+    """Return the :class:`RunFacts` of :func:`plain`'s values."""
+    contradictions, disagreement, unproven, latencies, slip, board, claim = values
+    return RunFacts(tuple(Contradiction(*c) for c in contradictions), disagreement,
+                    None if unproven is None else UnprovenClaim(*unproven),
+                    tuple(Contradiction(*c) for c in latencies),
+                    None if slip is None else Contradiction(*slip),
+                    None if board is None else tuple(tuple(pair) for pair in board),
+                    None if claim is None else tuple(claim))
+
+
+def _found(run: Manifest) -> RunFacts:
+    """Return a run's facts from its spec (parsed once) and, where a rule reads it, metadata."""
+    spec = run.passing_spec()  # not kept on the run (issue 22: memory)
+    board = None
+    if may_state_board(run.object_bytes):  # else no board, and no metadata parsed
+        metadata = run.passing_metadata() if reads_metadata(spec) else None
+        board = board_of(run.kind, spec, run.name, metadata)
+    unproven = None
+    if run.digest.hex not in catalogue():  # the annotations are the claims it may make
+        unproven = unproven_claim(run.digest.hex, spec, json.loads(run.metadata_bytes)
+                                  if b'"annotations"' in run.metadata_bytes else None)
+    return RunFacts(tuple(run_contradictions(spec)), external_id_disagreement(spec, run.name),
+                    unproven, tuple(implausible_latencies(spec)), latency_units_disagree(spec),
+                    board, claim_of(spec) if may_claim(run.object_bytes) else None)
