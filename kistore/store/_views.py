@@ -1452,6 +1452,11 @@ class CommitView(View):
 
     def _here_and_whole(self, raw: bytes, path: str) -> bool:
         """Return True when blob ``raw`` (read for ``path``) is here and whole (:meth:`holds`)."""
+        # Lazy: a commit's blobs only (a fresh `rank` of the work tree reads none: issue 22)
+        from ..git.packs import in_mapped_pack
+
+        if in_mapped_pack(self.repo, raw):  # in a pack whose checksums held, no loose file
+            return True
         try:
             if loose_checked(self.repo, raw, path):
                 return True
@@ -1473,7 +1478,16 @@ class CommitView(View):
                     or entry.filemode not in REGULAR_MODES):  # a symlink reads as no file
                 return None
             oid = entry.id
-        return self._read_blob(path, oid, limit)
+        # Lazy: a commit's blobs only (a fresh `rank` of the work tree reads none: issue 22)
+        from ..git.packs import packed_blob
+
+        # verify --at, its packs checked: a packed blob read by hand (ver99), else libgit2
+        data = packed_blob(self.repo, listed if isinstance(listed, bytes) else
+                           oid.raw if isinstance(oid, pygit2.Oid) else bytes.fromhex(oid),
+                           limit)
+        if isinstance(data, int):
+            raise FileTooLarge(path, limit, data)  # type: ignore[arg-type]
+        return data if data is not None else self._read_blob(path, oid, limit)
 
     def _read_blob(self, path: str, oid: str | pygit2.Oid, limit: int | None) -> bytes:
         """Return blob ``oid``'s bytes (read for ``path``), never inflating one past ``limit``.
