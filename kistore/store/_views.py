@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import sqlite3
 import stat
@@ -1262,6 +1263,19 @@ _WHOLE_KEPT = 500_000
 again (~100 bytes each)."""
 
 
+@functools.cache
+def _packed_blob() -> Callable[[pygit2.Repository, bytes, int | None], bytes | int | None]:
+    """Return :func:`kistore.git.packs.packed_blob`, imported on the first commit's read.
+
+    Not at this module's import: a fresh `rank` of the work tree reads no blob (issue 22);
+    not in :meth:`CommitView.read` either, where an import statement ran for every blob.
+    """
+    # Lazy: a commit's blobs only
+    from ..git.packs import packed_blob
+
+    return packed_blob
+
+
 class CommitView(View):
     """The store as of one commit (no work tree needed: works in a bare repository)."""
 
@@ -1478,13 +1492,10 @@ class CommitView(View):
                     or entry.filemode not in REGULAR_MODES):  # a symlink reads as no file
                 return None
             oid = entry.id
-        # Lazy: a commit's blobs only (a fresh `rank` of the work tree reads none: issue 22)
-        from ..git.packs import packed_blob
-
         # verify --at, its packs checked: a packed blob read by hand (ver99), else libgit2
-        data = packed_blob(self.repo, listed if isinstance(listed, bytes) else
-                           oid.raw if isinstance(oid, pygit2.Oid) else bytes.fromhex(oid),
-                           limit)
+        data = _packed_blob()(self.repo, listed if isinstance(listed, bytes) else
+                              oid.raw if isinstance(oid, pygit2.Oid) else bytes.fromhex(oid),
+                              limit)
         if isinstance(data, int):
             raise FileTooLarge(path, limit, data)  # type: ignore[arg-type]
         return data if data is not None else self._read_blob(path, oid, limit)
