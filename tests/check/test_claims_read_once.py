@@ -233,10 +233,9 @@ def test_a_run_whose_bytes_lack_a_claim_is_not_parsed(kit, native, claims):
     assert stored_claim(run.object_bytes, run.digest.hex) == claim_of(run.spec)
 
 
-def test_verify_groups_only_the_runs_whose_record_another_run_claims(store, kit, monkeypatch):
-    """Each run claims its own record but two (a copy, committed past ``add``): KI232's
-    grouping is handed those two alone (with every run, it cost ~0.5 s at 100,000), and
-    finds the pair as before."""
+def _six_and_a_copy(store, kit):
+    """Six runs of one group, each claiming its own record, and a copy of the third's
+    claim committed past ``add``: (the six, the copy)."""
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
     impl = kit.implementation("p", name="i")
     runs = [kit.run(protocol, env, impl, workload, latency=1000 + i,
@@ -246,6 +245,14 @@ def test_verify_groups_only_the_runs_whose_record_another_run_claims(store, kit,
                    name="sol-kernel-3-submission-102", native=_native("102", 0.9))
     add_docs(store, [protocol, env, workload, impl, *runs])
     _add_past_ki232(store, [copy])
+    return runs, copy
+
+
+def test_verify_groups_only_the_runs_whose_record_another_run_claims(store, kit, monkeypatch):
+    """Each run claims its own record but two (a copy, committed past ``add``): KI232's
+    grouping is handed those two alone (with every run, it cost ~0.5 s at 100,000), and
+    finds the pair as before."""
+    runs, copy = _six_and_a_copy(store, kit)
     grouped = []
     members_claims = store_claims.members_claims
 
@@ -265,15 +272,7 @@ def test_verify_holds_to_the_layout_only_the_paths_of_runs_whose_record_another_
     """KI232's judge holds a group path to the layout (a regular expression each: 95,000
     at 100,000 manifests) only for a run it may report: one whose claim another run
     states, or one whose object it must read (ver99)."""
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
-    impl = kit.implementation("p", name="i")
-    runs = [kit.run(protocol, env, impl, workload, latency=1000 + i,
-                    name=f"sol-submission-{100 + i}", native=_native(str(100 + i), 0.5))
-            for i in range(6)]
-    copy = kit.run(protocol, env, impl, workload, latency=999,
-                   name="sol-kernel-3-submission-102", native=_native("102", 0.9))
-    add_docs(store, [protocol, env, workload, impl, *runs])
-    _add_past_ki232(store, [copy])
+    runs, copy = _six_and_a_copy(store, kit)
     held: list[str] = []
     is_group_path = layout.is_group_path
 
