@@ -130,27 +130,37 @@ def judge_claims(view: View, group_paths: Iterable[str],
     Returns:
         As :func:`check_claims`.
     """
-    members = []
+    members = []  # (path, its directory, its run) of each run that may claim a record
     unknown: list[tuple[str, str]] = []  # members whose object is read here
     for path in group_paths:
         directory, _, hex_ = path.rpartition("/")
-        if (hex_ not in known or known[hex_] is not None) and layout.is_group_path(path):
-            members.append((directory, hex_))  # a run claiming nothing is skipped
-            if hex_ not in known:
-                unknown.append((directory, hex_))
+        claim = known.get(hex_, _UNREAD)
+        if claim is None:
+            continue  # a run claiming nothing is skipped
+        if claim is _UNREAD:
+            if not layout.is_group_path(path):
+                continue
+            unknown.append((directory, hex_))
+        members.append((path, directory, hex_))
     # A finding needs two runs of one group claiming one record: a record one run alone
     # claims (~all of them: 94,984 of 100,000 runs claim one in the bench's store, each
     # its own) is no member's business. Those runs are left out before the sorting and
-    # grouping, which cost ~0.5 s a verify at 100,000 (docs/speed.md, ver94).
+    # grouping, which cost ~0.5 s a verify at 100,000 (docs/speed.md, ver94), and before
+    # their paths are held to the layout (a regular expression each: ver99).
     read = members_claims(view, unknown, {})  # each read once, kept for below
     stating = Counter(c for c in known.values() if c is not None)
     stating.update(c for claims in read.values() for c, hexes in claims.items() for _ in hexes)
     told = {**known, **{h: c for claims in read.values() for c, hexes in claims.items()
                         for h in hexes}}
     told.update((h, None) for _, h in unknown if h not in told)
-    shared = [(d, h) for d, h in members if (c := told[h]) is not None and stating[c] > 1]
+    shared = [(d, h) for p, d, h in members if (c := told[h]) is not None and stating[c] > 1
+              and layout.is_group_path(p)]
     return _group_findings(view, members_claims(view, shared, told), None,
                            CLAIMED_TWICE_STORED, withdrawn)
+
+
+_UNREAD = object()
+"""A run :func:`judge_claims` is not told the claim of (its object is read there)."""
 
 
 def check_claims(store: Store, at: str | None = None) -> list[Finding]:

@@ -42,7 +42,7 @@ from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
 from ..git.blobs import CommitUnparsable, ObjectUnreadable, is_partial_clone
 from ..git.pack import blob_id
-from ..git.packs import PackDamage, check_packs
+from ..git.packs import PackDamage, check_packs, map_packs, unmap_packs
 from ..index.catalog import Loaded, parse_manifest
 from ..store import Files, FileTooLarge, index_lock
 from ._board_fix import uncommitted_board_fixes
@@ -1959,41 +1959,49 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     # a commit's files are confirmed by blob id: its packs by their checksums first (each
     # file hashed once; the workers forked below inherit what was found)
     packs = check_packs(store.repo) if snap.view.scope == "commit" else []
-    if at is None and store.root is not None and snap.view.scope == "work" and not any(
-            p.endswith("/" + GITATTRIBUTES) for p in snap.modes):  # git would read those
-        objects_read = {}
-    contents = check_contents(snap, progress=step if watching else progress,
-                              workers=workers, meanwhile=run_checkers,
-                              objects_read=objects_read, observed=observed, claims=claims,
-                              keep=frozenset().union(*(k for k in keeps.values() if k)),
-                              loaded=loaded)
-    # KI227, KI232 in their places among the checkers' findings (a damaged blob: KI117's),
-    # the last placed first: an earlier one's place stays where it was
-    for at_, before_history, judge in reversed(deferred):
-        judged = judge()
-        later[at_:at_] = judged
-        if before_history:  # check_history's findings, if it ran later, move with it
-            history[:] = [h + len(judged) for h in history]
-    if history:  # check_history's findings, the work tree's among them, sorted as it sorts
-        start, end = history
-        try:
-            changes = worktree_changes(store, objects_read)
-        except ObjectUnreadable as e:  # a tree of HEAD's objects git's status could not read
-            stopped = stopped_finding(e)
-            changes = [] if stopped in later else [stopped]  # said once
-        later[start:end] = sorted(later[start:end] + changes, key=sort_key)
-    if packs:
-        contents += pack_findings(store, packs, contents + later)  # a note's KI117 too
-    later = verify_edited_then_deleted(store, at, snap, later)
-    contents = edit_fixes(contents, later)  # fresh95 F4: not HEAD
-    contents = uncommitted_board_fixes(store, at, contents)  # fresh96 F8
-    contents = name_edit_fixes(store, at, contents)  # last96 item 2: restore the name
-    contents = metadata_fixes(store, at, contents)  # cat97 left: the one repair that works
-    contents, later = one_cause(contents, later), one_cause(later, contents)  # KI402: in later
-    contents = names_one_cause(contents, later)  # a names file a commit deleted: KI208's fix
-    if watching and (busy := busy or _held_lock(store)) is not None:
-        return [written_meanwhile(store, busy), *contents, *later]
-    return contents + later
+    # none damaged: each packed blob read by hand (one look-up, one inflate; the workers
+    # forked below inherit the maps), not through libgit2's three look-ups (ver99)
+    mapped = snap.view.scope == "commit" and not packs and map_packs(store.repo)
+    try:
+        if at is None and store.root is not None and snap.view.scope == "work" and not any(
+                p.endswith("/" + GITATTRIBUTES) for p in snap.modes):  # git would read those
+            objects_read = {}
+        contents = check_contents(snap, progress=step if watching else progress,
+                                  workers=workers, meanwhile=run_checkers,
+                                  objects_read=objects_read, observed=observed, claims=claims,
+                                  keep=frozenset().union(*(k for k in keeps.values() if k)),
+                                  loaded=loaded)
+        # KI227, KI232 in their places among the checkers' findings (a damaged blob:
+        # KI117's), the last placed first: an earlier one's place stays where it was
+        for at_, before_history, judge in reversed(deferred):
+            judged = judge()
+            later[at_:at_] = judged
+            if before_history:  # check_history's findings, if it ran later, move with it
+                history[:] = [h + len(judged) for h in history]
+        if history:  # check_history's findings, the work tree's among them, sorted so
+            start, end = history
+            try:
+                changes = worktree_changes(store, objects_read)
+            except ObjectUnreadable as e:  # a tree of HEAD's objects git's status can't read
+                stopped = stopped_finding(e)
+                changes = [] if stopped in later else [stopped]  # said once
+            later[start:end] = sorted(later[start:end] + changes, key=sort_key)
+        if packs:
+            contents += pack_findings(store, packs, contents + later)  # a note's KI117 too
+        later = verify_edited_then_deleted(store, at, snap, later)
+        contents = edit_fixes(contents, later)  # fresh95 F4: not HEAD
+        contents = uncommitted_board_fixes(store, at, contents)  # fresh96 F8
+        contents = name_edit_fixes(store, at, contents)  # last96 item 2: restore the name
+        contents = metadata_fixes(store, at, contents)  # cat97 left: the one repair that works
+        # KI402: in later
+        contents, later = one_cause(contents, later), one_cause(later, contents)
+        contents = names_one_cause(contents, later)  # a names file a commit deleted: KI208's
+        if watching and (busy := busy or _held_lock(store)) is not None:
+            return [written_meanwhile(store, busy), *contents, *later]
+        return contents + later
+    finally:  # a pack cut short later must not be read through a map (SIGBUS)
+        if mapped:
+            unmap_packs(store.repo)
 
 
 def _keep_of(checker: FromParse, store: Store, at: str | None) -> frozenset[str] | None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .blobs import _object_dirs
+from .ids import BLOB, blob_id
 from .lazy import pygit2  # imported on first use (~0.2 s)
 
 FSCK = ("run `git fsck` to list every damaged object, then fetch them again from a good "
@@ -345,6 +346,176 @@ def _delta_base(view: memoryview, offset: int, size: int, at_id: dict[bytes, int
         byte = view[at]
         distance = ((distance + 1) << 7) | (byte & 0x7F)
     return offset - distance
+
+
+class _Mapped:
+    """The packs of one repository :func:`map_packs` found sound, mapped for :func:`packed_blob`.
+
+    Attributes:
+        packs: each pack's mapped bytes and its objects (raw id -> offset), from its ``.idx``.
+        loose: the raw ids a loose file held when mapped (read as before: the guard of
+            :func:`~kistore.git.blobs.loose_object`, which also finds a damaged loose copy).
+    """
+
+    def __init__(self, packs: list[tuple[memoryview, dict[bytes, int]]],
+                 loose: frozenset[bytes]) -> None:
+        self.packs = packs
+        self.loose = loose
+
+
+_mapped: dict[str, _Mapped] = {}
+"""Git directory -> its packs as :func:`map_packs` mapped them (kept, and inherited by the
+processes forked after: ``verify``'s workers)."""
+
+
+def map_packs(repo: pygit2.Repository) -> bool:
+    """Map ``repo``'s packs for :func:`packed_blob` when :func:`check_packs` finds none damaged.
+
+    Each pack's ``.idx`` (version 2) is read once into a dict (raw id -> offset) and the
+    pack mapped (no copy), in the repository's object directory and its alternates', and
+    the loose object files are listed (256 directories each): ``verify --at`` then reads a
+    packed blob with one dict look-up, its entry's header and one inflate
+    (:func:`packed_blob`), where ``CommitView.read`` spent a ``stat`` of the loose path,
+    a look-up of the pack header's size and libgit2's read (~19 us a blob against ~6 us,
+    docs/speed.md, ver99). Call it after :func:`check_packs` (which hashed every file):
+    its checksums hold for what is mapped. Nothing is mapped for a ``sha256`` repository,
+    a version 1 index, or when a pack or index was damaged (then every read is
+    libgit2's, as before).
+
+    Args:
+        repo: the repository.
+
+    Returns:
+        True when the packs are mapped (:func:`packed_blob` answers), else False.
+    """
+    _mapped.pop(repo.path, None)
+    if object_format(repo) != "sha1" or check_packs(repo):  # cached: nothing hashed again
+        return False
+    packs: list[tuple[memoryview, dict[bytes, int]]] = []
+    loose: set[bytes] = set()
+    for objects in _object_dirs(repo):
+        for shard in range(256):  # the loose files: read through the guard, as before
+            directory = f"{objects}/{shard:02x}"
+            try:
+                names = os.listdir(directory)
+            except OSError:
+                continue
+            for n in names:
+                if len(n) == 38:  # 2 + 38 hex digits (a temporary file's name is no id)
+                    try:
+                        loose.add(bytes.fromhex(f"{shard:02x}{n}"))
+                    except ValueError:
+                        continue
+        pack_dir = Path(objects) / "pack"
+        try:
+            names = sorted(os.listdir(pack_dir))
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith("pack-") and name.endswith(".idx") and \
+                    os.path.isfile(pack_dir / f"{name[:-4]}.pack"):
+                mapped = _map_pack(pack_dir / f"{name[:-4]}.pack", pack_dir / name)
+                if mapped is None:
+                    return False  # a version 1 index: libgit2 reads every object
+                packs.append(mapped)
+    _mapped[repo.path] = _Mapped(packs, frozenset(loose))
+    return True
+
+
+def _map_pack(pack: Path, idx: Path) -> tuple[memoryview, dict[bytes, int]] | None:
+    """Return a pack mapped and its objects' offsets by raw id; None for a version 1 index.
+
+    gitformat-pack(5), "Version 2 pack-*.idx files" (as :func:`_index_entries` reads them,
+    without the CRC-32s and the sort).
+    """
+    index = idx.read_bytes()
+    if index[:8] != b"\377tOc\0\0\0\2":
+        return None
+    count = struct.unpack_from(">I", index, 8 + 255 * 4)[0]
+    ids_at = 8 + 256 * 4
+    small_at = ids_at + count * 24  # past the ids (20 bytes each) and CRC-32s (4 each)
+    large_at = small_at + count * 4
+    offsets = list(struct.unpack_from(f">{count}I", index, small_at))
+    for i, offset in enumerate(offsets):
+        if offset & 0x80000000:  # an index into the 64-bit offsets
+            offsets[i] = struct.unpack_from(">Q", index, large_at + 8 * (offset & 0x7FFFFFFF))[0]
+    ids = [index[at:at + 20] for at in range(ids_at, ids_at + count * 20, 20)]
+    with open(pack, "rb") as f:
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)  # kept open: read below
+    return memoryview(mapped), dict(zip(ids, offsets, strict=True))
+
+
+def unmap_packs(repo: pygit2.Repository) -> None:
+    """Forget :func:`map_packs`' mapping of ``repo`` (a pack cut short later must not be read).
+
+    The maps close once no view of them is left (:func:`packed_blob` keeps none).
+    """
+    _mapped.pop(repo.path, None)
+
+
+def in_mapped_pack(repo: pygit2.Repository, raw: bytes) -> bool:
+    """Whether object ``raw`` (20 raw bytes) is in a pack :func:`map_packs` mapped, not loose.
+
+    Such an object is here and whole as far as the packs' checksums say (libgit2 and git
+    read a packed object before a loose one).
+    """
+    mapped = _mapped.get(repo.path)
+    return mapped is not None and raw not in mapped.loose and any(
+        raw in offsets for _, offsets in mapped.packs)
+
+
+def packed_blob(repo: pygit2.Repository, raw: bytes, limit: int | None) -> bytes | int | None:
+    """Return a blob's bytes from a pack :func:`map_packs` mapped, or its size past ``limit``.
+
+    One dict look-up, the entry's type-and-size header (gitformat-pack(5)) and one
+    inflate; the bytes are returned only when they are whole: the stream ends, its length
+    is the header's, and their git blob id is ``raw`` (libgit2's strict hash check, which
+    its read makes too). A blob past ``limit`` is not inflated: its size is returned.
+
+    Args:
+        repo: the repository.
+        raw: the blob's id (20 raw bytes).
+        limit: the most bytes wanted (None: any).
+
+    Returns:
+        The bytes, or the size (an int) past ``limit``; None when this cannot answer (no
+        packs mapped, a loose file of it, in no mapped pack, a delta or not a blob, bytes
+        that do not inflate whole to that id): the caller reads it as before (libgit2,
+        behind :func:`~kistore.git.blobs.loose_object`'s guard), which says what is wrong.
+    """
+    mapped = _mapped.get(repo.path)
+    if mapped is None or raw in mapped.loose:
+        return None
+    for view, offsets in mapped.packs:  # noqa: B007 - the pack found is read below
+        offset = offsets.get(raw)
+        if offset is not None:
+            break
+    else:
+        return None
+    try:
+        byte = view[offset]
+        kind, size, shift, at = (byte >> 4) & 7, byte & 15, 4, offset + 1
+        while byte & 0x80:
+            byte = view[at]
+            size |= (byte & 0x7F) << shift
+            shift += 7
+            at += 1
+    except IndexError:  # an offset past the pack's end: libgit2 says so
+        return None
+    if kind != BLOB:
+        return None  # a delta (git gc writes them): libgit2 resolves it
+    if limit is not None and size > limit:
+        return size
+    # a deflate stream of n bytes is at most n + n/1024 + 64 bytes long (zlib's bound is
+    # lower): the slice holds it, and what follows it (copied as unused data) stays small
+    inflate = zlib.decompressobj()
+    try:
+        data = inflate.decompress(view[at:at + size + (size >> 10) + 64], size + 1)
+    except zlib.error:
+        return None
+    if not inflate.eof or len(data) != size or blob_id(data) != raw:
+        return None
+    return data
 
 
 def damaged_reason(damage: PackDamage) -> str:

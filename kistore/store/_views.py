@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import sqlite3
 import stat
@@ -1262,6 +1263,19 @@ _WHOLE_KEPT = 500_000
 again (~100 bytes each)."""
 
 
+@functools.cache
+def _packed_blob() -> Callable[[pygit2.Repository, bytes, int | None], bytes | int | None]:
+    """Return :func:`kistore.git.packs.packed_blob`, imported on the first commit's read.
+
+    Not at this module's import: a fresh `rank` of the work tree reads no blob (issue 22);
+    not in :meth:`CommitView.read` either, where an import statement ran for every blob.
+    """
+    # Lazy: a commit's blobs only
+    from ..git.packs import packed_blob
+
+    return packed_blob
+
+
 class CommitView(View):
     """The store as of one commit (no work tree needed: works in a bare repository)."""
 
@@ -1452,6 +1466,11 @@ class CommitView(View):
 
     def _here_and_whole(self, raw: bytes, path: str) -> bool:
         """Return True when blob ``raw`` (read for ``path``) is here and whole (:meth:`holds`)."""
+        # Lazy: a commit's blobs only (a fresh `rank` of the work tree reads none: issue 22)
+        from ..git.packs import in_mapped_pack
+
+        if in_mapped_pack(self.repo, raw):  # in a pack whose checksums held, no loose file
+            return True
         try:
             if loose_checked(self.repo, raw, path):
                 return True
@@ -1473,7 +1492,13 @@ class CommitView(View):
                     or entry.filemode not in REGULAR_MODES):  # a symlink reads as no file
                 return None
             oid = entry.id
-        return self._read_blob(path, oid, limit)
+        # verify --at, its packs checked: a packed blob read by hand (ver99), else libgit2
+        data = _packed_blob()(self.repo, listed if isinstance(listed, bytes) else
+                              oid.raw if isinstance(oid, pygit2.Oid) else bytes.fromhex(oid),
+                              limit)
+        if isinstance(data, int):
+            raise FileTooLarge(path, limit, data)  # type: ignore[arg-type]
+        return data if data is not None else self._read_blob(path, oid, limit)
 
     def _read_blob(self, path: str, oid: str | pygit2.Oid, limit: int | None) -> bytes:
         """Return blob ``oid``'s bytes (read for ``path``), never inflating one past ``limit``.

@@ -233,10 +233,9 @@ def test_a_run_whose_bytes_lack_a_claim_is_not_parsed(kit, native, claims):
     assert stored_claim(run.object_bytes, run.digest.hex) == claim_of(run.spec)
 
 
-def test_verify_groups_only_the_runs_whose_record_another_run_claims(store, kit, monkeypatch):
-    """Each run claims its own record but two (a copy, committed past ``add``): KI232's
-    grouping is handed those two alone (with every run, it cost ~0.5 s at 100,000), and
-    finds the pair as before."""
+def _six_and_a_copy(store, kit):
+    """Six runs of one group, each claiming its own record, and a copy of the third's
+    claim committed past ``add``: (the six, the copy)."""
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload(BOARD)
     impl = kit.implementation("p", name="i")
     runs = [kit.run(protocol, env, impl, workload, latency=1000 + i,
@@ -246,6 +245,14 @@ def test_verify_groups_only_the_runs_whose_record_another_run_claims(store, kit,
                    name="sol-kernel-3-submission-102", native=_native("102", 0.9))
     add_docs(store, [protocol, env, workload, impl, *runs])
     _add_past_ki232(store, [copy])
+    return runs, copy
+
+
+def test_verify_groups_only_the_runs_whose_record_another_run_claims(store, kit, monkeypatch):
+    """Each run claims its own record but two (a copy, committed past ``add``): KI232's
+    grouping is handed those two alone (with every run, it cost ~0.5 s at 100,000), and
+    finds the pair as before."""
+    runs, copy = _six_and_a_copy(store, kit)
     grouped = []
     members_claims = store_claims.members_claims
 
@@ -258,3 +265,28 @@ def test_verify_groups_only_the_runs_whose_record_another_run_claims(store, kit,
     found = [f for f in verify(store, workers=1) if f.rule.id == "KI232"]
     assert sorted(f.file for f in found) == sorted([_object(runs[2]), _object(copy)])
     assert grouped == [[], sorted([_hex(runs[2]), _hex(copy)])]  # none read; the pair
+
+
+def test_verify_holds_to_the_layout_only_the_paths_of_runs_whose_record_another_claims(
+        store, kit, monkeypatch):
+    """KI232's judge holds a group path to the layout (a regular expression each: 95,000
+    at 100,000 manifests) only for a run it may report: one whose claim another run
+    states, or one whose object it must read (ver99)."""
+    runs, copy = _six_and_a_copy(store, kit)
+    held: list[str] = []
+    is_group_path = layout.is_group_path
+
+    def counted(path):
+        if path.startswith(layout.GROUPS_DIR + "/"):
+            held.append(path.rpartition("/")[2])
+        return is_group_path(path)
+
+    monkeypatch.setattr(layout, "is_group_path", counted)
+    from kistore.check import _claims
+
+    claims = {_hex(run): ("sol-execbench", str(100 + i)) for i, run in enumerate(runs)}
+    claims[_hex(copy)] = ("sol-execbench", "102")  # the verify workers' claims, as read
+    judged = _claims.judge_claims(
+        store.view(None), git(store.root, "ls-files", "store/groups").splitlines(), claims)
+    assert sorted(f.file for f in judged) == sorted([_object(runs[2]), _object(copy)])
+    assert sorted(held) == sorted([_hex(runs[2]), _hex(copy)])
