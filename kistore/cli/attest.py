@@ -468,6 +468,7 @@ def _refuse_a_role_the_key_lacks(store: Store, ref: str, digest: Digest, bundle:
     # Lazy: judged for a role's types only, after signing.
     import shlex
 
+    # Lazy: as shlex above (and `kistore attest --help` loads no store code).
     from ..attest.attestation import ROLE_FOR_TYPE
     from ..attest.evidence import NOT_COUNTED, judged_entering_now
     from ..core import layout
