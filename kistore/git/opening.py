@@ -11,12 +11,15 @@ and what to do; :func:`not_owned` recognises it in an error raised anywhere else
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from ..core.errors import StoreStateError
 from .lazy import pygit2
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Iterator
+
     import pygit2 as _pygit2
 
 _NOT_OWNED = re.compile(r"repository path '(?P<path>[^']*)' is not owned by current user"
@@ -64,6 +67,31 @@ A shard tree of a 1,000,000-manifest store (~3,900 entries, ~370 KB) was read ag
 and its deltas applied, for every path looked up in it: the gate of a 1-manifest pull request
 at 1,000,000 read 35 trees 81 times, ~25% of its CPU (2026-12-05). The cache's total stays
 libgit2's (256 MB by default); blobs are not affected."""
+
+
+@contextmanager
+def hashes_trusted() -> Iterator[None]:
+    """Within the block, libgit2 does not hash again each object it reads (process-wide).
+
+    libgit2 checks every object read against its id (SHA-1 with collision detection), which
+    git itself does not do on a read: git hashes an object when it receives it
+    (``index-pack``, ``unpack-objects``: that is how its id is made) or writes it. The gate
+    (``kistore check``) reads objects that arrived so, in the server's pre-receive hook (the
+    push's quarantine and what earlier pushes stored) and in CI's fresh clone, and a damaged
+    read still fails zlib's own check; at 1,000,000 manifests the hashing was 13% of a
+    1-manifest gate's instructions (docs/speed.md, "The gate at 1,000,000 on a repacked
+    server"). ``kistore verify`` keeps the check: it is the command that vouches for the
+    bytes on this disk. The option is restored (libgit2's default, on) when the block ends,
+    so a process that runs the gate and then anything else is not left without it.
+
+    Yields:
+        None.
+    """
+    pygit2.settings.enable_strict_hash_verification(False)
+    try:
+        yield
+    finally:
+        pygit2.settings.enable_strict_hash_verification(True)
 
 
 def open_repository(path: str) -> _pygit2.Repository:
