@@ -142,7 +142,7 @@ from .lineage import (
     revocations_kept,
     shallow_cut,
 )
-from .reach import first_unsent
+from .reach import landing_tips, push_base
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Files, Settings, Store, View
@@ -837,11 +837,13 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         protected: refs that only fast-forward and are never deleted (default
             :func:`protected_refs`).
         held: for ``pre-push``, run in the pushing clone: the commits the remote holds (its
-            remote-tracking refs, :func:`kistore.check.reach.remote_tips`). Each pushed ref
-            is then checked from the parent of its oldest commit neither ``held`` nor its
-            old tip reaches (whole, when that is a root commit). None (``pre-receive``):
-            local branches are the receiver's, and a new ref is checked from where it left
-            its old tip or a protected branch.
+            remote-tracking refs, :func:`kistore.check.reach.remote_tips`). A pushed ref
+            whose commits ``held`` and its old tip all reach is not checked; any other is
+            checked from the base the receiver takes (:func:`kistore.check.reach.
+            push_base`: its old tip, or where it leaves that or the remote's main, read
+            from ``refs/remotes/REMOTE/`` of ``remote``). None (``pre-receive``): local
+            branches are the receiver's, and a new ref is checked from where it left its
+            old tip or a protected branch.
         checkers: handed to each :func:`check_range` (the rules of the layers above).
         now: the push's clock (aware), read once for every ref: KI428's dates, and the
             floor of KI431; None: this machine's clock when the call starts.
@@ -924,6 +926,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
     several = len({ref for _old, _new, ref, _pushed in aimed}) > 1  # say whose (break96 L5)
     findings: list[Finding] = []
     judged: set[tuple[str, str, str]] = set()
+    landing: list[str] | None = None  # pre-push: the remote's main, read once
     for old, new, ref, pushed in aimed:
         if (old, new, ref) in judged:  # git hands a symbolic ref and its target both
             continue
@@ -988,11 +991,15 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                 except InputError:
                     old = ZERO
                 fast_forward = old == new or repo.descendant_of(new, old)
-            if held is not None:  # pre-push: local branches are not what the remote has
-                first = first_unsent(repo, new, held + ([old] if old != ZERO else []))
-                if first is None:
+            if held is not None:  # pre-push: local branches are not what the remote has,
+                # but BASE is the receiver's: from OLD, not from the oldest commit it lacks
+                # (fresh99 H1: a citation moved by the second of two merges, KI425)
+                if landing is None:
+                    landing = landing_tips(repo, remote) if remote else []
+                sent = push_base(repo, new, old if old != ZERO else None, held, landing)
+                if sent is None:
                     continue
-                base = str(first.parent_ids[0]) if first.parent_ids else None
+                base = sent[0]
             elif old != ZERO and fast_forward:
                 base = old
             else:

@@ -4,6 +4,14 @@ Both push hooks run in the pushing clone, where the local branches are what is p
 what the remote has: the remote's commits are those its remote-tracking refs
 (``refs/remotes/REMOTE/*``) reach. A URL, or a remote never fetched, has no such refs, and
 every pushed history is then new to it.
+
+A push is judged by the receiving ``pre-receive`` (:func:`kistore.check.gate.check_updates`)
+from the ref's old tip when it fast-forwards, else from where the pushed tip leaves the old
+tip or the remote's main. :func:`push_base` takes that same base in the pushing clone, the
+remote's main read from its remote-tracking ref (:func:`landing_tips`): a range that starts
+at the oldest commit the remote lacks holds commits the remote has (fresh99 H1: main
+merging pull request B, pushed, then A, which adds the same object earlier: B's landing
+was inside that range, and the citation move, KI425, judged against BASE, was not seen).
 """
 
 from __future__ import annotations
@@ -77,6 +85,68 @@ def first_unsent(repo: pygit2.Repository, tip: str, held: list[str]) -> Any | No
             read_loose_history(repo, oid)
             walker.hide(oid)
     return next(iter(walker), None)
+
+
+def landing_tips(repo: pygit2.Repository, remote: str) -> list[str]:
+    """Return the commit ids of ``remote``'s main as this clone last saw it.
+
+    The remote's ``pre-receive`` measures a new or force-pushed ref from where it leaves a
+    protected branch (``refs/heads/main`` and the branch its ``HEAD`` names,
+    :func:`kistore.check._refs.protected_refs`); here those are
+    ``refs/remotes/REMOTE/main`` and ``refs/remotes/REMOTE/HEAD`` (followed), in that
+    order, each once. A URL or a remote never fetched has neither: ``[]``.
+
+    Raises:
+        ObjectUnreadable: a ref's commit is damaged or missing (:func:`ref_commit`).
+    """
+    tips: list[str] = []
+    for name in (f"refs/remotes/{remote}/main", f"refs/remotes/{remote}/HEAD"):
+        commit = ref_commit(repo, name)
+        if commit is not None and str(commit.id) not in tips:
+            tips.append(str(commit.id))
+    return tips
+
+
+def push_base(repo: pygit2.Repository, new: str, old: str | None, held: list[str],
+              landing: list[str]) -> tuple[str | None, str] | None:
+    """Return ``(BASE, first)`` of a push of ``new`` over the remote's ``old``, as it judges it.
+
+    What the remote's ``pre-receive`` judges is ``BASE..new``, as far as this clone knows
+    the remote (its remote-tracking refs).
+
+    Args:
+        repo: the pushing clone (a pygit2 Repository).
+        new: the commit id pushed.
+        old: the remote's tip of the pushed ref (a pre-push hook's ``remote_sha``, or the
+            remote-tracking ref of a branch of the same name); None for a new ref.
+        held: the commits the remote holds (:func:`remote_tips`).
+        landing: the remote's main (:func:`landing_tips`).
+
+    Returns:
+        None when the remote holds every commit of ``new`` (nothing to judge). Else
+        ``first``, the oldest commit it lacks (:func:`first_unsent`), and ``BASE`` as the
+        receiving gate takes it: ``old`` when ``new`` fast-forwards it, else the merge
+        base of ``new`` with ``old``, or with the remote's main (a new or force-pushed
+        ref); None (the whole history, as the receiver checks it) when none of those has
+        one. Only when this clone knows neither ``old`` nor the remote's main, ``BASE``
+        is ``first``'s first parent (None for a root commit).
+
+    Raises:
+        ObjectUnreadable: as :func:`first_unsent`.
+    """
+    first = first_unsent(repo, new, held + ([old] if old else []))
+    if first is None:
+        return None
+    # the receiver's own order (gate._merge_base): the old tip first (a fast-forward's
+    # merge base is the old tip itself), then its main; each was walked, guarded, above
+    known = [oid for oid in ([old] if old else []) + landing if oid in repo]
+    for other in known:
+        base = repo.merge_base(new, other)
+        if base is not None:
+            return str(base), str(first.id)
+    if known:
+        return None, str(first.id)
+    return (str(first.parent_ids[0]) if first.parent_ids else None), str(first.id)
 
 
 def refs_under(repo: pygit2.Repository, prefix: str) -> list[Any]:

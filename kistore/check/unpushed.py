@@ -10,10 +10,13 @@ branch is refused whatever is pushed with it; a branch that is not pushed but is
 is refused too (push it, fixed, or delete it). Commits no local ref holds (``git push
 REMOTE SHA:refs/heads/x``) are not seen.
 
-For each such ref, the first commit the remote lacks (in topological order) has parents
-the remote holds; the gate :func:`kistore.check.gate.check_range` runs from its first
-parent to the ref, or, for a history that starts at a root commit, everything the ref's
-tree holds and all of its history is checked (as a first push to an empty remote).
+Each such ref is judged as the remote's ``pre-receive`` would judge its push to the same
+name (:func:`kistore.check.reach.push_base`): the gate
+:func:`kistore.check.gate.check_range` runs from the remote's branch of that name when the
+ref fast-forwards it (``refs/remotes/REMOTE/X`` for ``refs/heads/X``), else from where the
+ref leaves it or the remote's main; from the first parent of its oldest commit the remote
+lacks when the clone knows neither; everything the ref's tree holds and all of its history
+when there is no base (as a first push to an empty remote).
 
 A repository holding no store, or a remote name the repository does not have (a typo:
 no remote-tracking refs, so every history would be checked under a name that measures
@@ -29,11 +32,11 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.errors import InputError, StoreStateError, printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
-from ..git.blobs import head_commit
+from ..git.blobs import head_commit, ref_commit
 from ..git.remotes import unknown_remote
 from .gate import RangeChecker, check_range, whole_history
 from .lineage import strict as strict_findings
-from .reach import first_unsent, ref_tips, remote_tips
+from .reach import landing_tips, push_base, ref_tips, remote_tips
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -53,22 +56,24 @@ def unpushed_refs(store: Store, remote: str) -> list[tuple[str, str | None, str,
     Returns:
         One entry per branch, tag and ``HEAD`` (a detached or unborn ``HEAD`` too) with a
         commit no remote-tracking ref of ``remote`` reaches, in ref-name order, ``HEAD``
-        last and only when no listed ref has its commit; ``base`` is the first parent of
-        the ref's oldest such commit ``first`` (None: it is a root commit). Refs that name
+        last and only when no listed ref has its commit; ``first`` is the ref's oldest
+        such commit, ``base`` what the remote's ``pre-receive`` would judge its push from
+        (:func:`kistore.check.reach.push_base`; None: the whole history). Refs that name
         no commit (a tag of a tree) are left out.
     """
     repo = store.repo
     held = remote_tips(repo, remote)
+    landing = landing_tips(repo, remote)
     found: list[tuple[str, str | None, str, str]] = []
     tips: set[str] = set()
     for name, tip in ref_tips(repo, "refs/heads/", "refs/tags/"):
-        entry = _unpushed(repo, name, tip, held)
+        entry = _unpushed(repo, name, tip, held, landing, remote)
         if entry is not None:
             found.append(entry)
             tips.add(entry[2])
     head = head_commit(repo)  # None: unborn; guarded: libgit2 loops on a cut loose HEAD
     if head is not None and str(head.id) not in tips:
-        entry = _unpushed(repo, "HEAD", str(head.id), held)
+        entry = _unpushed(repo, "HEAD", str(head.id), held, landing, remote)
         if entry is not None:
             found.append(entry)
     return found
@@ -255,10 +260,18 @@ def require_remote(store: Store, remote: str) -> None:
         f"remote add {remote} URL`, then `git fetch {remote}`)")
 
 
-def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str]
-              ) -> tuple[str, str | None, str, str] | None:
-    """Return ``(name, base, tip, first)`` when ``tip`` has a commit no ``held`` commit reaches."""
-    first = first_unsent(repo, tip, held)
-    if first is None:
+def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str],
+              landing: list[str], remote: str) -> tuple[str, str | None, str, str] | None:
+    """Return ``(name, base, tip, first)`` when ``tip`` has a commit no ``held`` commit reaches.
+
+    A branch is taken as pushed to the remote's branch of its name (git's ``push.default``
+    ``simple``), whose tip is its remote-tracking ref; any other ref as new to the remote.
+    """
+    old = None
+    if name.startswith("refs/heads/"):
+        tracked = ref_commit(repo, f"refs/remotes/{remote}/{name.removeprefix('refs/heads/')}")
+        old = str(tracked.id) if tracked is not None else None
+    sent = push_base(repo, tip, old, held, landing)
+    if sent is None:
         return None
-    return name, str(first.parent_ids[0]) if first.parent_ids else None, tip, str(first.id)
+    return name, sent[0], tip, sent[1]

@@ -17,6 +17,7 @@ date", a merge queue) says about the second merge.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 from pathlib import Path
@@ -179,3 +180,61 @@ def test_a_dangling_reference_then_a_manifest_of_another_kind_is_refused_at_that
     assert errors(verify(store, at="main")) == []
     landed = merge_dated(path, "prB", "2026-03-02T00:00:00Z")
     assert errors(verify(store, at=landed)) == ["KI202"]
+
+
+def test_pre_push_of_the_second_merge_refuses_the_moved_citation_as_pre_receive_does(
+        main, kit, tmp_path):
+    # fresh99 H1: main merges the later-dated pull request, pushes, then merges the other one
+    # (the same run, committed earlier) and pushes. The remote's pre-receive judges
+    # OLD..NEW and refuses KI425; pre-push and `check --unpushed` started at the oldest
+    # commit the remote lacks (the earlier pull request's, whose parent is main before
+    # either merge), which holds the first landing, and said ok.
+    from click.testing import CliRunner
+
+    from kistore.check.gate import check_updates
+    from kistore.check.reach import remote_tips
+    from kistore.cli import main as cli
+
+    path = main["path"]
+    server = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    git(path, "remote", "add", "server", str(server))
+    run = kit.run(main["protocol"], main["env"], main["impl"], main["workload"], latency=10_000,
+                  name="samerun")
+    pr(path, "prB", [run], "2026-02-01T00:00:00Z")  # committed first
+    pr(path, "prA", [run], "2026-03-01T00:00:00Z")
+    merge_dated(path, "prA", "2026-04-01T00:00:00Z")
+    git(path, "push", "-q", "--no-verify", "server", "main")  # sets refs/remotes/server/main
+    pushed = git(path, "rev-parse", "main").strip()
+    # dated now: a merge onto main dated days back is KI431's, not this test's
+    new = merge_dated(path, "prB", dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    prb = git(path, "rev-parse", "prB").strip()
+    line = f"{pushed} {new} refs/heads/main\n"
+
+    def hook(*args: str, stdin: str | None = None):
+        return CliRunner().invoke(cli, ["--store", str(path), "check", *args], input=stdin)
+
+    store = Store(path)
+    received = check_updates(store, [(pushed, new, "refs/heads/main")])  # pre-receive's
+    assert errors(received) == ["KI425"] and received[-1].extra["new"] == prb
+    sent = check_updates(store, [(pushed, new, "refs/heads/main")],  # pre-push's: the same
+                         held=remote_tips(store.repo, "server"), remote="server")
+    assert [f.format() for f in sent] == [f.format() for f in received]
+    result = hook("--updates", "-", "--remote", "server", stdin=line)
+    assert result.exit_code == 1 and "KI425" in result.output, result.output
+    result = hook("--unpushed", "server")
+    assert result.exit_code == 1 and "KI425" in result.output, result.output
+    assert "refs/heads/main: 1 error(s)" in result.output
+    # the same commits pushed as a new branch: the receiver measures them from its main
+    result = hook("--updates", "-", "--remote", "server",
+                  stdin=f"{'0' * 40} {new} refs/heads/release\n")
+    assert result.exit_code == 1 and "KI425" in result.output, result.output
+
+    # the printed fix, as printed: git drops prB's commit (its patch is upstream already)
+    fix = received[-1].hint
+    assert f"`git rebase {pushed}`" in fix, fix
+    git(path, "rebase", "-q", pushed)
+    assert git(path, "rev-parse", "main").strip() == pushed  # nothing left to push
+    assert hook("--unpushed", "server").exit_code == 0
+    assert hook("--updates", "-", "--remote", "server",
+                stdin=f"{pushed} {pushed} refs/heads/main\n").exit_code == 0
