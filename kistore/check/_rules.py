@@ -177,7 +177,8 @@ GIT_OBJECT_UNREADABLE = rule(
     "KI117", "git-object-unreadable", ERROR,
     "the repository is damaged: run `git fsck` to list every damaged object, then restore "
     "them from another clone or the remote (clone again and copy your unpushed work over, "
-    "or copy the object's pack or loose file from a clone that has it)")
+    "or copy the object's pack or loose file from a clone that has it, then move a damaged "
+    "pack, its .pack and .idx, out of .git/objects/pack/: git still reads it otherwise)")
 REFERENCE_UNRESOLVED = rule(
     "KI201", "reference-unresolved", WARNING,
     "add the referenced manifest to the store; until then the run is recorded as dangling")
