@@ -337,3 +337,39 @@ def test_a_group_file_deleted_in_a_commit_gets_the_rebase_that_clears_it(store_p
     [ki410] = [f for f in check_range(store, f"{base}..{restoring}") if f.rule.id == "KI410"]
     assert f"({deleting[:12]}, {restoring[:12]}, the last restoring it)" in ki410.fix
     assert f"`git rebase -i {base}`" in ki410.fix
+
+
+def test_two_green_pull_requests_merged_get_migrate_as_ki215s_fix(store_path, kit, runner):
+    """fresh99 M1: a run from one PR, its environment from another: the fix run as printed.
+
+    ``kistore add`` of the environment, stored already on the rebased branch, writes
+    nothing; ``kistore migrate --commit`` writes and commits the group file.
+    """
+    from kistore.cli import main
+    p, e, i, w, runs = _group(kit)
+    add_docs(Store(store_path), [p, i, w])
+    trunk = git(store_path, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    git(store_path, "checkout", "-q", "-b", "pr-c")
+    add_docs(Store(store_path), [runs[0]], allow_dangling=True)  # its environment dangles
+    git(store_path, "checkout", "-q", trunk)
+    git(store_path, "checkout", "-q", "-b", "pr-d")
+    add_docs(Store(store_path), [e])
+    git(store_path, "checkout", "-q", trunk)
+    git(store_path, "merge", "-q", "--no-ff", "--no-edit", "pr-c")
+    landed = git(store_path, "rev-parse", "HEAD").strip()
+    git(store_path, "merge", "-q", "--no-ff", "--no-edit", "pr-d")
+    [ki215] = [f for f in check_range(Store(store_path), f"{landed}..HEAD")
+               if f.rule.id == "KI215"]
+    assert ki215.file == layout.object_path(Digest(_hex(runs[0])))
+    assert ki215.hint.index("`kistore migrate --commit`") < ki215.hint.index("kistore add")
+    assert "Two pull requests merged" in ki215.hint
+    # the fix as printed, in the branch bringing the environment, rebased onto main
+    git(store_path, "reset", "-q", "--hard", landed)
+    git(store_path, "checkout", "-q", "pr-d")
+    git(store_path, "rebase", "-q", landed)
+    result = runner.invoke(main, ["--store", str(store_path), "migrate", "--commit"])
+    assert result.exit_code == 0, result.output
+    assert found(check_range(Store(store_path), f"{landed}..HEAD"), "KI215") == []
+    git(store_path, "checkout", "-q", trunk)
+    git(store_path, "merge", "-q", "--no-ff", "--no-edit", "pr-d")
+    assert errors(check_range(Store(store_path), f"{landed}..HEAD")) == []
