@@ -238,7 +238,7 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | Non
     if base is None or ends is None:
         return found
     def changing(path: str) -> list[str]:
-        return [str(c.id) for c in reversed(_changing(repo, commits, path))]
+        return [str(c.id) for c in reversed(changing_commits(repo, commits, path))]
 
     return _append_only_fixes(lineage_fixes(repo, found, base.rebase(), *ends,
                                             changing=changing), base, ends, changing)
@@ -556,7 +556,7 @@ def _end_to_end(repo: pygit2.Repository, commits: list[Any],
                 f for f in _moved(commits[0], path, old, new, None)
                 if _field(f) not in told]:
             continue  # the usual case: a title edited; the commits are looked up only now
-        changed = _changing(repo, commits, path)
+        changed = changing_commits(repo, commits, path)
         head = changed[0] if changed else commits[0]
         fix = ("a name never moves and a landed manifest's kernelindex.dev/* annotations "
                f"stay: the branch changed this file in {_commits(changed)} (breaking or deleting "
@@ -577,8 +577,17 @@ def _commits(changed: list[Any]) -> str:
     return f"commit{'s' * (len(changed) > 1)} {ids}"
 
 
-def _changing(repo: pygit2.Repository, commits: list[Any], path: str) -> list[Any]:
-    """Return the range's commits (newest first) whose ``path`` differs from each parent's."""
+def changing_commits(repo: pygit2.Repository, commits: list[Any], path: str) -> list[Any]:
+    """Return the range's commits (newest first) whose ``path`` differs from each parent's.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        commits: the range's commits (``pygit2.Commit``), newest first.
+        path: a repository path.
+
+    Returns:
+        Those commits, in the order given. Raises nothing but what reading trees raises.
+    """
     return [c for c in commits
             if all(blob_entry(p.tree, path) != blob_entry(c.tree, path) for p in c.parents)]
 
