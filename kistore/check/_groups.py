@@ -37,11 +37,14 @@ GROUP_MISSING = rule(
     "KI215", "group-path-missing", ERROR,
     "a run whose comparison key K is known (its protocol, and environment when the key "
     "names the hardware, are stored) has the file store/groups/sha256/XX/<62 hex of K>/<64 "
-    "hex of the run> holding its key object's canonical bytes: `kistore add` writes it with "
-    "the run or with the protocol or environment that completes the key; an add or import "
-    "interrupted (killed) while writing: run the same `kistore add`/`kistore import` again, "
-    "which writes what it lacks; `kistore migrate` writes every missing one; never delete "
-    "such a file")
+    "hex of the run> holding its key object's canonical bytes. Two pull requests merged, "
+    "one bringing the run and the other the protocol or environment that completes its key "
+    "(each green alone): `kistore migrate --commit` writes and commits every missing one, run "
+    "in the branch bringing the protocol or environment, rebased onto main (`kistore add` of "
+    "that manifest writes nothing there: it is stored already). Else `kistore add` writes "
+    "it with the run or with the protocol or environment that completes the key; an add or "
+    "import interrupted (killed) while writing: run the same `kistore add`/`kistore import` "
+    "again, which writes what it lacks. Never delete such a file")
 GROUP_DISAGREES = rule(
     "KI216", "group-path-disagrees", ERROR,
     "a group file holds exactly the RFC 8785 bytes of its run's key object, whose sha256 is "

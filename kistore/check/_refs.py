@@ -58,8 +58,12 @@ REPLACE_PREFIX = "refs/replace/"
 REF_NOT_FAST_FORWARD = rule(
     "KI407", "protected-ref-rewritten", ERROR,
     "push only fast-forward updates of the main branch and refs/notes/kistore: "
-    "fetch, merge or rebase onto the remote tip, and push again; a tag is never moved "
-    "nor deleted: tag the new commit under a new name")
+    "fetch, then rebase onto the remote tip (`git rebase origin/main`, and push again) or "
+    "merge this branch into it (`git checkout --detach origin/main && git merge --no-ff "
+    "main && git push origin HEAD:main`); not `git merge origin/main` on this branch, whose "
+    "merge has the remote tip as second parent (KI430: main's first-parent line broken); a "
+    "tag is never moved nor "
+    "deleted: tag the new commit under a new name")
 REPLACE_REF_PUSHED = rule(
     "KI419", "replace-ref-pushed", ERROR,
     "push no refs/replace/ refs: stored objects are never replaced; drop it "

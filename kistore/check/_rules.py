@@ -177,13 +177,18 @@ GIT_OBJECT_UNREADABLE = rule(
     "KI117", "git-object-unreadable", ERROR,
     "the repository is damaged: run `git fsck` to list every damaged object, then restore "
     "them from another clone or the remote (clone again and copy your unpushed work over, "
-    "or copy the object's pack or loose file from a clone that has it)")
+    "or copy the object's pack or loose file from a clone that has it, then move a damaged "
+    "pack, its .pack and .idx, out of .git/objects/pack/: git still reads it otherwise)")
 REFERENCE_UNRESOLVED = rule(
     "KI201", "reference-unresolved", WARNING,
     "add the referenced manifest to the store; until then the run is recorded as dangling")
 REFERENCE_WRONG_KIND = rule(
     "KI202", "reference-wrong-kind", ERROR,
-    "point the field at a manifest of the kind it names (workloadDigest -> Workload, ...)")
+    "point the field at a manifest of the kind it names (workloadDigest -> Workload, ...) in "
+    "a run not yet merged (a new run object); a run already on the remote's main never "
+    "changes: the manifest of the wrong kind came after it (two pull requests merged, one "
+    "push of both), so leave the manifest the field names out of the pull request that "
+    "brings it")
 METADATA_WITHOUT_OBJECT = rule(
     "KI203", "metadata-without-object", ERROR,
     "add the object the metadata belongs to (`kistore add`), or remove the metadata file")

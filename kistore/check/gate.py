@@ -133,10 +133,12 @@ from ._rules import (
     sort_key,
 )
 from ._settings import limits_raised, permalink_changed, settings_findings
+from ._taken import taken_name_fixes
 from ._trees import TREE_ENTRY_INVALID, new_tree_findings, rebuild_fix
 from .audit import GITATTRIBUTES, check_contents, checking_limits, gate_fixes, one_cause
 from .lineage import (
     APPEND_ONLY_REMOVED,
+    changing_commits,
     check_shallow,
     names_kept,
     revocations_kept,
@@ -382,6 +384,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
                          base=str(base.id))
     findings = _metadata_fixes(store, findings, named)
     findings = names_one_cause(findings, findings)  # a deleted names file: KI208's fix
+    # a name taken: the arriving manifest's fix, on the stored one's findings too (fresh99 M3)
+    findings = taken_name_fixes(findings, named, (base.tree, head.tree), lambda path: [
+        str(c.id) for c in reversed(changing_commits(repo, commits, path))])
     return sorted(findings, key=sort_key)
 
 

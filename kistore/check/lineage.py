@@ -52,7 +52,15 @@ from ..git.blobs import read_blob, read_loose_history
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.pathlog import blob_at, first_parent_versions
 from ..store.landed import Landed, last_measure, measure
-from ._fixes import HINT_BASE, REBASE_BASE, Base, rebuild_without
+from ._fixes import (
+    HINT_BASE,
+    REBASE_BASE,
+    Base,
+    rebase_fix,
+    rebuild_without,
+    restored_fix,
+    staged_fix,
+)
 from ._history import ancestry
 from ._lineage_fixes import blob_entry, lineage_fixes
 
@@ -72,7 +80,9 @@ APPEND_ONLY_REMOVED = rule(
     "attestation files, the trust file, the ranking policy, forward records and group files "
     "are reviewed evidence: answer an attestation with another (a dispute), revoke a key "
     "with `kistore trust revoke`, edit store/policy/ranking.json; never delete them, nor "
-    "change a forward record or group file (restore it: `git checkout HEAD -- PATH`)")
+    "change a forward record or group file (in the work tree, restore it: `git checkout "
+    "HEAD -- PATH`; a commit of the branch that changed it stays in the history, read "
+    "commit by commit: drop that commit, `git rebase -i BASE`)")
 FORWARD_NOT_DANGLING = rule(
     "KI417", "forward-record-not-dangling", ERROR,
     "a forward record is written only for a reference to a digest the store lacks: remove "
@@ -225,9 +235,57 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | Non
     covered = {_field(f) for f in ends_found}
     found = [f for f in found if "since" not in f.extra or _field(f) not in covered]
     found += ends_found
-    return found if base is None or ends is None else lineage_fixes(
-        repo, found, base.rebase(), *ends,
-        changing=lambda path: [str(c.id) for c in reversed(_changing(repo, commits, path))])
+    if base is None or ends is None:
+        return found
+    def changing(path: str) -> list[str]:
+        return [str(c.id) for c in reversed(changing_commits(repo, commits, path))]
+
+    return _append_only_fixes(lineage_fixes(repo, found, base.rebase(), *ends,
+                                            changing=changing), base, ends, changing)
+
+
+def _append_only_fixes(found: list[Finding], base: Base, ends: tuple[Any, Any],
+                       changing: Callable[[str], list[str]]) -> list[Finding]:
+    """Give the gate's KI410 of a group file or forward record a commit changed a fix that runs.
+
+    The hint's ``git checkout HEAD -- PATH`` fails on a branch whose commit deleted the
+    file ("did not match any file(s) known to git"), and restoring it from BASE in a later
+    commit leaves the deletion in the history, read commit by commit as KI401's edit is
+    (fresh99 M4): the commit is dropped (``git rebase -i BASE``); the pre-commit hook's
+    staged change is restored from HEAD (:func:`._fixes.staged_fix`).
+
+    Args:
+        found: the walk's findings (KI410 among them).
+        base: the gate's BASE.
+        ends: the root trees of BASE and HEAD.
+        changing: every commit of the range that changed a path, oldest first.
+
+    Returns:
+        ``found`` in its order, each such KI410 with its fix. Raises nothing but what
+        reading the trees raises.
+    """
+    told = []
+    for f in found:
+        if f.rule is APPEND_ONLY_REMOVED and f.file and "commit" in f.extra:
+            path = f.file
+            kind = ("group file" if path.startswith(layout.GROUPS_DIR + "/")
+                    else "forward record")
+            what = f"a {kind} {'deleted' if f.found == 'no file' else 'changed'}"
+            then = f"a {kind} is never changed or deleted"
+            commits = changing(path) or [str(f.extra["commit"])]
+            was, held = (blob_entry(tree, path) for tree in ends)
+            if base.staged:
+                fix = staged_fix(what, path, then)
+            elif held is not None and held == was:
+                fix = restored_fix(commits, "HEAD", base.rebase(), f"this {kind} as BASE does",
+                                   "the file", "the commit that changed it",
+                                   listed=len(commits) > 1)
+            else:
+                fix = rebase_fix(what, commits, "restoring it", "the change", "KI410", path,
+                                 base.id, then)
+            f = replace(f, fix=fix)
+        told.append(f)
+    return told
 
 
 def _re_added(repo: pygit2.Repository, additions: Iterable[tuple[Any, str, str]],
@@ -498,7 +556,7 @@ def _end_to_end(repo: pygit2.Repository, commits: list[Any],
                 f for f in _moved(commits[0], path, old, new, None)
                 if _field(f) not in told]:
             continue  # the usual case: a title edited; the commits are looked up only now
-        changed = _changing(repo, commits, path)
+        changed = changing_commits(repo, commits, path)
         head = changed[0] if changed else commits[0]
         fix = ("a name never moves and a landed manifest's kernelindex.dev/* annotations "
                f"stay: the branch changed this file in {_commits(changed)} (breaking or deleting "
@@ -519,8 +577,17 @@ def _commits(changed: list[Any]) -> str:
     return f"commit{'s' * (len(changed) > 1)} {ids}"
 
 
-def _changing(repo: pygit2.Repository, commits: list[Any], path: str) -> list[Any]:
-    """Return the range's commits (newest first) whose ``path`` differs from each parent's."""
+def changing_commits(repo: pygit2.Repository, commits: list[Any], path: str) -> list[Any]:
+    """Return the range's commits (newest first) whose ``path`` differs from each parent's.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        commits: the range's commits (``pygit2.Commit``), newest first.
+        path: a repository path.
+
+    Returns:
+        Those commits, in the order given. Raises nothing but what reading trees raises.
+    """
     return [c for c in commits
             if all(blob_entry(p.tree, path) != blob_entry(c.tree, path) for p in c.parents)]
 

@@ -40,6 +40,34 @@ FSCK = ("run `git fsck` to list every damaged object, then fetch them again from
         "pack from a clone that has it)")
 """What to do about a damaged pack (its objects' bytes are gone from this repository)."""
 
+
+def replace_pack(pack: Path, idx: Path) -> str:
+    """Return what to do about the damaged ``pack`` (with its index ``idx``): its files named.
+
+    Copying a good clone's pack in makes every object readable, yet the damaged pack stays
+    in ``objects/pack/``, and its checksum still fails (fresh99 M2); ``git fetch`` brings
+    nothing, git believing it holds the objects. So the fix moves the damaged files out,
+    by name, after the good pack is in.
+
+    Args:
+        pack: the damaged ``.pack`` file.
+        idx: its ``.idx`` (its ``.rev`` beside it, when git wrote one, is named too).
+
+    Returns:
+        The fix, one sentence. Raises nothing but what ``Path.exists`` raises.
+    """
+    files = [pack, idx] + [rev for rev in [pack.with_suffix(".rev")] if rev.exists()]
+    names = " ".join(str(f) for f in files)
+    aside = pack.parents[2] / "damaged-pack"  # the git directory, where git reads it never
+    return ("run `git fsck` to list every damaged object, then copy a good pack in from a "
+            "clone that has them (there: `git repack -a -d`, then copy its pack-*.pack and "
+            f"pack-*.idx into {pack.parent}/), and move this damaged pack out (`mkdir -p "
+            f"{aside} && mv {names} {aside}/`): git still reads it "
+            "otherwise, and a `git fetch` brings nothing, git believing it has the objects; "
+            "then `git fsck` again (an object only this pack held, work you never pushed, "
+            "is then missing: copy it over from where you made it), or clone again and copy "
+            "your unpushed work over")
+
 _OFS_DELTA, _REF_DELTA = 6, 7
 """Pack entry types of a delta on a base at an offset and on a base named by id."""
 
@@ -224,7 +252,7 @@ def _check_pack(algo: str, pack: Path, idx: Path) -> list[PackDamage]:
     with open(pack, "rb") as f:
         length = os.fstat(f.fileno()).st_size
         if length <= 12 + size:
-            return [PackDamage(str(pack), "it is cut short", advice=FSCK)]
+            return [PackDamage(str(pack), "it is cut short", advice=replace_pack(pack, idx))]
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             view = memoryview(mapped)
             try:
@@ -240,7 +268,7 @@ def _judge(algo: str, size: int, pack: Path, idx: Path, view: memoryview, index:
     pack_sound = _digest(algo, view[:-size]) == pack_sum
     if len(index) < 2 * size or not _trailer_sound(algo, index):
         repair = (f"the pack is sound: write its index again with `git index-pack {pack}`"
-                  if pack_sound else FSCK)
+                  if pack_sound else replace_pack(pack, idx))
         return [PackDamage(str(idx), "its checksum does not match its bytes", advice=repair)]
     if pack_sound and index[-2 * size:-size] == pack_sum:
         return []
@@ -251,14 +279,17 @@ def _judge(algo: str, size: int, pack: Path, idx: Path, view: memoryview, index:
     entries = _index_entries(index, size)
     if entries is None:  # a version 1 index keeps no CRC-32: git verify-pack -v reads all
         return [PackDamage(str(pack), "its checksum does not match its bytes; run `git "
-                           "verify-pack -v` on it to list the damaged objects")]
+                           "verify-pack -v` on it to list the damaged objects",
+                           advice=replace_pack(pack, idx))]
     objects = _damaged_objects(view, size, entries)
     if objects:
-        return [PackDamage(str(pack), "its checksum does not match its bytes", objects)]
+        return [PackDamage(str(pack), "its checksum does not match its bytes", objects,
+                           replace_pack(pack, idx))]
     where = ("its header" if bytes(view[:4]) != b"PACK" or struct.unpack(
         ">I", view[8:12])[0] != len(entries) else "its trailing checksum")
     return [PackDamage(str(pack), f"its checksum does not match its bytes: {where} is "
-                       "damaged (every object's bytes match the index's CRC-32)")]
+                       "damaged (every object's bytes match the index's CRC-32)",
+                       advice=replace_pack(pack, idx))]
 
 
 _Entries = list[tuple[int, bytes, int]]

@@ -254,6 +254,10 @@ def test_a_refused_notes_update_names_kistore_notes_push_and_main_keeps_the_rule
         "notes, merges this clone's lines onto them and pushes a fast-forward")
     [main] = gate.check_updates(store, [(new, old, "refs/heads/main")])
     assert main.fix is None and main.rule.hint.startswith("push only fast-forward updates")
+    # fresh99 LOW: "merge" with its direction; merging the remote tip in gives KI430
+    assert ("merge this branch into it (`git checkout --detach origin/main && git merge "
+            "--no-ff main && git push origin HEAD:main`); not `git merge origin/main` on this "
+            "branch") in main.rule.hint
     [deleted] = gate.check_updates(store, [(new, ZERO, gate.NOTES_REF)])
     assert deleted.fix is None
 

@@ -303,3 +303,73 @@ def test_add_refuses_a_run_named_against_its_source_as_verify_would(store_path, 
     run["metadata"]["name"] = "sol-submission-20464"
     add_docs(store, [run])
     assert not errors(verify(store))
+
+
+def test_a_group_file_deleted_in_a_commit_gets_the_rebase_that_clears_it(store_path, kit):
+    """fresh99 M4: KI410's fix at the gate drops the commit; run as printed, the range is ok."""
+    import os
+    import re
+    import subprocess
+    p, e, i, w, runs = _group(kit)
+    store = Store(store_path)
+    add_docs(store, [p, e, i, w, runs[0]])
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    first = next(iter(group_files([Manifest.from_document(runs[0])],
+                                  [Manifest.from_document(d) for d in (p, e)])))
+    (store_path / first).unlink()
+    head = commit_all(store_path, "a group file deleted")
+    [ki410] = [f for f in check_range(store, f"{base}..{head}") if f.rule.id == "KI410"]
+    # the hint's checkout fails there: the commit deleted the file
+    assert f"`git rebase -i {base}`, and drop that commit" in ki410.fix
+    assert f"commit {head[:12]} of the branch" in ki410.fix
+    assert "git checkout HEAD" not in ki410.fix
+    command = re.search(r"`(git rebase -i [0-9a-f]{40})`", ki410.fix).group(1)
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i -e 's/^pick /drop /'"}
+    subprocess.run(command.split(), cwd=store_path, env=env, check=True, capture_output=True)
+    now = git(store_path, "rev-parse", "HEAD").strip()
+    assert now == base  # the commit dropped
+    assert (store_path / first).exists()
+    # restored in a later commit instead: the fix names both commits and drops them
+    (store_path / first).unlink()
+    deleting = commit_all(store_path, "a group file deleted")
+    git(store_path, "checkout", base, "--", first)
+    restoring = commit_all(store_path, "restored")
+    [ki410] = [f for f in check_range(store, f"{base}..{restoring}") if f.rule.id == "KI410"]
+    assert f"({deleting[:12]}, {restoring[:12]}, the last restoring it)" in ki410.fix
+    assert f"`git rebase -i {base}`" in ki410.fix
+
+
+def test_two_green_pull_requests_merged_get_migrate_as_ki215s_fix(store_path, kit, runner):
+    """fresh99 M1: a run from one PR, its environment from another: the fix run as printed.
+
+    ``kistore add`` of the environment, stored already on the rebased branch, writes
+    nothing; ``kistore migrate --commit`` writes and commits the group file.
+    """
+    from kistore.cli import main
+    p, e, i, w, runs = _group(kit)
+    add_docs(Store(store_path), [p, i, w])
+    trunk = git(store_path, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    git(store_path, "checkout", "-q", "-b", "pr-c")
+    add_docs(Store(store_path), [runs[0]], allow_dangling=True)  # its environment dangles
+    git(store_path, "checkout", "-q", trunk)
+    git(store_path, "checkout", "-q", "-b", "pr-d")
+    add_docs(Store(store_path), [e])
+    git(store_path, "checkout", "-q", trunk)
+    git(store_path, "merge", "-q", "--no-ff", "--no-edit", "pr-c")
+    landed = git(store_path, "rev-parse", "HEAD").strip()
+    git(store_path, "merge", "-q", "--no-ff", "--no-edit", "pr-d")
+    [ki215] = [f for f in check_range(Store(store_path), f"{landed}..HEAD")
+               if f.rule.id == "KI215"]
+    assert ki215.file == layout.object_path(Digest(_hex(runs[0])))
+    assert ki215.hint.index("`kistore migrate --commit`") < ki215.hint.index("kistore add")
+    assert "Two pull requests merged" in ki215.hint
+    # the fix as printed, in the branch bringing the environment, rebased onto main
+    git(store_path, "reset", "-q", "--hard", landed)
+    git(store_path, "checkout", "-q", "pr-d")
+    git(store_path, "rebase", "-q", landed)
+    result = runner.invoke(main, ["--store", str(store_path), "migrate", "--commit"])
+    assert result.exit_code == 0, result.output
+    assert found(check_range(Store(store_path), f"{landed}..HEAD"), "KI215") == []
+    git(store_path, "checkout", "-q", trunk)
+    git(store_path, "merge", "-q", "--no-ff", "--no-edit", "pr-d")
+    assert errors(check_range(Store(store_path), f"{landed}..HEAD")) == []

@@ -9,6 +9,7 @@ bare remote running ``hooks/pre-receive`` (:class:`tests.prs.Remote`).
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 
 import pytest
@@ -364,7 +365,6 @@ def test_the_gate_refuses_a_change_to_a_store_never_migrated(published):
     import shutil
 
     from kistore.check.gate import check_range
-    from kistore.store import Store
 
     from ..conftest import commit_all, git
 
@@ -534,3 +534,45 @@ def test_a_range_deleting_store_names_is_the_deletion_not_an_old_store(published
     assert first.message == (f"commit {head[:12]} deletes this names file: a names file is "
                              "never modified, renamed or deleted (a name never moves, nor goes "
                              "to another manifest)")
+
+
+@pytest.mark.parametrize("names", [False, True], ids=["names-file-left", "names-file-rewritten"])
+def test_a_taken_names_fix_is_the_arriving_manifests_and_runs_as_printed(
+        store, store_path, kit, runner, names):
+    """fresh99 M3: every finding's fix says to rename the manifest the range adds (never
+    the stored one, never `kistore migrate`), drop its commit, restore the names file."""
+    import os
+    import re
+    import subprocess
+
+    from kistore.check.gate import check_range
+    from kistore.cli import main
+    a, b = two_workloads(kit)
+    store.add([a], commit=True)
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    put(store_path, b, names=names)
+    head = commit_all(store_path, "B named x")
+    found = [f for f in check_range(Store(store_path), f"{base}..{head}")
+             if f.rule.id in ("KI205", "KI208", "KI211")]
+    assert sorted(f.rule.id for f in found) == sorted(["KI205", "KI211"] + ["KI208"] * names)
+    path = layout.name_path("Workload", "x")
+    for f in found:
+        assert f.fix is not None and "run `kistore migrate`" not in f.fix, f
+        assert f"drop commit {head[:12]} (`git rebase -i {base}`, mark it `drop`)" in f.fix
+        assert "another metadata.name" in f.fix, f.fix
+        assert b.digest.hex[2:] in f.fix + f.file, f.fix
+        assert "add the manifest again" in f.fix, f.fix
+        if f.file == layout.metadata_path(a.digest):  # the stored one: it keeps its name
+            assert f"the manifest the range adds, {b.digest}" in f.fix
+        assert (f"`git checkout {base} -- {path}`" in f.fix) is names
+    command = re.search(r"`(git rebase -i [0-9a-f]{40})`", found[0].fix).group(1)
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i -e 's/^pick /drop /'"}
+    subprocess.run(command.split(), cwd=store_path, env=env, check=True, capture_output=True)
+    renamed = json.loads(json.dumps(b.document))
+    renamed["metadata"]["name"] = "x-second"
+    (store_path.parent / "b.json").write_text(json.dumps(renamed))
+    result = runner.invoke(main, ["--store", str(store_path), "add", "--commit",
+                                  str(store_path.parent / "b.json")])
+    assert result.exit_code == 0, result.output
+    assert [f.rule.id for f in check_range(Store(store_path), f"{base}..HEAD")
+            if f.rule.severity == "error"] == []

@@ -238,3 +238,18 @@ def test_pre_push_of_the_second_merge_refuses_the_moved_citation_as_pre_receive_
     assert hook("--unpushed", "server").exit_code == 0
     assert hook("--updates", "-", "--remote", "server",
                 stdin=f"{pushed} {pushed} refs/heads/main\n").exit_code == 0
+
+
+def test_a_wrong_kind_answer_merged_after_its_run_says_leave_it_out_in_a_push_of_both(main, kit):
+    """fresh99 M5: the pre-push range holding the landed run and the manifest printed only
+    "point the field at a manifest of the kind it names", for a run the remote holds."""
+    path = main["path"]
+    target = kit.workload("softmax", name="wl-softmax")
+    run = kit.run(main["protocol"], target, main["impl"], main["workload"], latency=10_000,
+                  name="twoprs")
+    pr(path, "prA", [run], "2026-02-01T00:00:00Z", dangling=True)
+    pr(path, "prB", [target], "2026-03-01T00:00:00Z")
+    old, _, new = land_both(path)
+    for found in (check_range(Store(path), f"{old}..{new}"), verify(Store(path), at=new)):
+        [said] = [f for f in found if f.rule.id == "KI202"]
+        assert "out of the pull request" in (said.fix or said.hint)

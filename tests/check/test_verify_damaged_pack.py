@@ -239,3 +239,28 @@ def test_a_pack_finding_lists_only_the_objects_no_file_said_and_five_in_its_mess
     # an alternate's pack (outside the repository): its absolute path
     far = packs.PackDamage("/shared/objects/pack/pack-2.pack", "it is cut short")
     assert [f.file for f in pack_findings(store, [far], [])] == [far.file]
+
+
+def test_the_damaged_pack_fix_run_as_printed_clears_verify(runner, record_store, tmp_path):
+    """fresh99 M2: a good clone's pack copied in, the damaged pack is moved out, by name."""
+    root = Path(record_store.root)
+    good = tmp_path / "good"
+    git(tmp_path, "clone", "-q", "--no-local", str(root), str(good))
+    tree = git(root, "rev-parse", "HEAD:store/objects").strip()
+    pack, idx = _packed(root)
+    offset, length = _offsets(idx)[tree]
+    _flip(pack, offset + length // 2)
+    assert _errors(runner, root)[0]["rule"] == "KI117"
+    # the fix's first step: a good clone's pack copied in (every object readable again)
+    git(good, "repack", "-a", "-d", "-q")
+    for copied in (good / ".git" / "objects" / "pack").glob("pack-*.*"):
+        (pack.parent / copied.name).write_bytes(copied.read_bytes())
+    [said] = _errors(runner, root)  # the damaged pack is still read: its checksum fails
+    assert said["file"] == os.path.relpath(pack, root)
+    fix = said["hint"]
+    assert f"mv {pack} {idx}" in fix and f"into {pack.parent}/" in fix
+    [move] = [part for part in fix.split("`") if part.startswith("mkdir -p ")]
+    subprocess.run(move, shell=True, cwd=root, check=True)
+    assert not pack.exists() and not idx.exists()
+    result = runner.invoke(main, ["--store", str(root), "verify", "--at", "HEAD"])
+    assert result.exit_code == 0, result.output

@@ -1,0 +1,101 @@
+"""The gate's fix of a taken name: on the manifest that arrives, never on the one stored.
+
+A pull request adding a manifest under a name a stored manifest holds is refused with
+KI205 (two manifests of one name; said on the later digest, sorted) and KI211 (a names
+file not holding the manifest's digest). Said on the stored manifest, those fixes told the
+innocent one to take "another metadata.name" (a rename, KI208), and KI211's led with
+``kistore migrate``, which refuses a name two manifests hold (fresh99 M3). The gate knows
+which of the two BASE holds: each such finding gets the fix of the arriving one, the commit
+adding it dropped (a later rename is a name change too, KI208, read commit by commit) and
+the manifest added again under another name; a names file the range rewrote is restored
+by that drop, or from BASE (``git checkout BASE -- PATH``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from ..core import layout
+from ..core.digest import Digest
+from ..core.findings import Finding
+from ._fixes import Base
+from ._lineage_fixes import blob_entry
+
+_RULES = ("KI205", "KI211")
+
+
+def taken_name_fixes(findings: list[Finding], base: Base, ends: tuple[Any, Any],
+                     adding: Callable[[str], list[str]]) -> list[Finding]:
+    """Give each KI205, KI211 (and KI208 of its names file) of a name taken the arriving one's fix.
+
+    Args:
+        findings: the gate's findings.
+        base: the gate's BASE.
+        ends: the root trees (``pygit2.Tree``) of BASE and HEAD.
+        adding: ``adding(path)``: the commits of the range (full ids, oldest first) that
+            changed the repository path.
+
+    Returns:
+        ``findings`` in their order; a KI205 or KI211 between a manifest BASE stores and
+        one it lacks with the fix that works (on both: the stored one's says the arriving
+        one is to change), and the KI208 of the names file the range rewrote for it.
+        Raises nothing but what reading the trees raises.
+    """
+    names = {frozenset((_digest(f), str(f.extra["owner"]))): str(f.extra["names_path"])
+             for f in findings if f.rule.id == "KI211" and "owner" in f.extra}
+    rewrites = {path: pair for pair, path in names.items()}
+    told = []
+    for f in findings:
+        other = f.extra.get("other" if f.rule.id == "KI205" else "owner")
+        mine = _digest(f)
+        if f.rule.id == "KI208" and f.file in rewrites and f.found != "no file":
+            # the names file the arriving manifest rewrote: "keep its metadata.name" said
+            # nothing of the manifest to rename
+            mine, other = sorted(rewrites[f.file])
+        if f.rule.id in (*_RULES, "KI208") and other and mine:
+            stored = [d for d in (mine, str(other))
+                      if blob_entry(ends[0], layout.object_path(Digest.from_str(d)))]
+            if len(stored) == 1:
+                arriving = str(other) if stored[0] == mine else mine
+                path = names.get(frozenset((mine, str(other))))
+                f = dataclasses.replace(f, fix=_fix(
+                    stored[0], arriving, path, base, ends, adding,
+                    here=arriving == mine and f.rule.id != "KI208"))
+        told.append(f)
+    return told
+
+
+def _digest(f: Finding) -> str:
+    """Return the digest (``sha256:...``) of the manifest a finding's file is of, or ``""``."""
+    digest = layout.digest_from_path(f.file or "")
+    return str(digest) if digest is not None else ""
+
+
+def _fix(held: str, arriving: str, path: str | None, base: Base, ends: tuple[Any, Any],
+         adding: Callable[[str], list[str]], *, here: bool) -> str:
+    """Return the fix of ``arriving`` taking the name ``held`` holds (names file ``path``)."""
+    metadata = layout.metadata_path(Digest.from_str(arriving))
+    path = path or ""  # none when no KI211 named it: then never rewritten
+    rewritten = bool(path) and blob_entry(ends[0], path) != blob_entry(ends[1], path)
+    who = ("this manifest" if here else
+           f"the manifest the range adds, {arriving} ({metadata}), takes the name {held} "
+           "holds (stored before the range), which keeps it; so")
+    if here:
+        who += f" takes the name {held} holds (stored before the range); so"
+    if base.staged:
+        restore = f"restore the names file ({base.checkout(path)}) and " if rewritten else ""
+        return (f"{who} {restore}give your manifest another metadata.name (it is not "
+                "committed yet: add it again with the new name)")
+    commits = list(dict.fromkeys(
+        adding(layout.object_path(Digest.from_str(arriving))) + (
+            adding(path) if rewritten else [])))
+    ids = ", ".join(c[:12] for c in commits) or "that adds it"
+    restore = (f"; dropping it restores the names file {path} as BASE holds it (else "
+               f"{base.checkout(path)})" if rewritten else "")
+    return (f"{who} give your manifest another metadata.name in the commit that adds it "
+            f"(a later rename is a name change, KI208, and `kistore migrate` refuses a name "
+            f"two manifests hold): drop commit {ids} ({base.rebase()}, mark it `drop`)"
+            f"{restore}, then add the manifest again with the new metadata.name "
+            "(`kistore add --commit FILE`)")
