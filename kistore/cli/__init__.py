@@ -473,18 +473,31 @@ def _terminated(signum: int, frame: Any) -> None:
     left its files in the work tree. As KeyboardInterrupt it is undone and ``add`` says so
     (:func:`._adding.interrupt_says`, exit 130; other commands: click's "Aborted!", exit 1).
     Python ignores an exception raised inside a finaliser (``__del__``: it printed
-    "Exception ignored in ... Index.__del__" and the add went on), so there it comes back
-    10 ms later as SIGALRM, to the same handler.
+    "Exception ignored in ... Index.__del__" and the add went on) or a weakref callback
+    (importlib's module-lock ``cb``, run as an import ends: ci140 saw the Ctrl-C swallowed
+    there and ``add -`` read an empty input, exit 1), so there it comes back 10 ms later as
+    SIGALRM, to the same handler.
     """
     watchdog.answered()  # the main thread runs Python: not stuck in C (review F3)
     caller = frame
     while caller is not None:
-        if caller.f_code.co_name == "__del__":
+        if _swallows(caller.f_code):
             signal.signal(signal.SIGALRM, _terminated)
             signal.setitimer(signal.ITIMER_REAL, 0.01)
             return
         caller = caller.f_back
     raise KeyboardInterrupt
+
+
+def _swallows(code: Any) -> bool:
+    """Return whether Python ignores an exception raised in ``code`` (a frame's code object).
+
+    A finaliser (``__del__``) and importlib's weakref callback that drops a module lock
+    (``cb`` in ``<frozen importlib._bootstrap>``): Python prints "Exception ignored in" and
+    goes on, so a KeyboardInterrupt raised there is lost.
+    """
+    return code.co_name == "__del__" or (
+        code.co_name == "cb" and code.co_filename == "<frozen importlib._bootstrap>")
 
 
 if __name__ == "__main__":  # pragma: no cover
