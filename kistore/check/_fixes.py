@@ -6,7 +6,7 @@ commit by commit (KI401-KI403): the fix that works drops the commits (``git reba
 BASE``). One wording for every finding that says it (reviewer r93b G1, rev95 item 1):
 the gate's KI101 of an edit and a committed rename or copy (:mod:`.audit`), an object
 edited then deleted (:mod:`._history`), a name a later commit of the range removes
-(:mod:`.gate`).
+(:mod:`.gate`), a copy or a case pair a commit of the branch brings (:func:`brought_fix`).
 
 A fix run as written must run: git answers ``git checkout BASE`` with "fatal: invalid
 reference: BASE" (reviewer fresh95 F6). A rule's hint says the word BASE (the rule is
@@ -132,6 +132,32 @@ def rebase_fix(what: str, commits: list[str], undo: str, change: str, rules: str
     ids = ", ".join(c[:12] for c in commits)
     return (f"{what} in commit {ids} of the branch: {undo} in a later commit leaves {change} "
             f"in the history, {rebuild_without(rules, base, paths)}{then}")
+
+
+def brought_fix(what: str, path: str, base: str, then: str) -> str:
+    """Return the gate's fix of a file a commit of the branch brings that must not be there.
+
+    A copy of a stored file (KI101, KI110) or one of a case pair (KI112): KI110's ``rm``
+    in a later commit leaves the commit bringing it in main's history, and a pair of names
+    one case apart there is one file for two on macOS and Windows, which the gate refuses
+    in every commit of a range (KI112; fresh99 H2, case99: the ``rm`` then passed, now it
+    is refused). So, as KI112 says of a name a later commit removes: rebuild the branch.
+
+    Args:
+        what: what the file is (``a copy of a stored object``).
+        path: the file to take out (repository path).
+        base: the gate's BASE (full commit id, :func:`rebase_command`).
+        then: the last clause.
+
+    Returns:
+        The fix, one sentence. Raises nothing.
+    """
+    return (f"{what}, brought by a commit of the branch: take it out of that commit, not in "
+            "a later one, which leaves it in the history (a checkout of that commit meets it; "
+            "two names one case apart are one file on macOS and Windows, which the gate "
+            f"refuses in every commit, KI112): {rebase_command(base)}, and drop that commit "
+            f"(or, when it holds other changes, mark it `edit`, then `git rm -r {path}`, `git "
+            f"commit --amend`, `git rebase --continue`); {then}")
 
 
 def staged_fix(what: str, paths: str, then: str) -> str:

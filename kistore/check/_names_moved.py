@@ -66,8 +66,8 @@ def told_names_file(snap: Files, finding: Finding) -> Finding:
             message=f"not a path of the store layout; a copy of names file {own} (the same "
             f"bytes: {parts[2]}/{name} is {holds})",
             fix=f"a copy of a names file: remove it with `rm {file}` (from the top of the "
-            "clone; at the gate `git rm` and commit); nothing else is to be written or "
-            "removed for it")
+            "clone; the gate says to take it out of the commit bringing it); nothing else is "
+            "to be written or removed for it")
     if there is not None:
         return finding  # its names file holds other bytes: KI208/KI211 say so there
     return dataclasses.replace(

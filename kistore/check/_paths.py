@@ -164,28 +164,50 @@ def walk_judge(where: str, prefix: str, entries: list[TreeEntry], names: set[byt
         names: the names it brings (an entry no parent's tree there has); None: all.
 
     Returns:
-        Findings about those names, and collisions of one with another entry of the tree
-        (files of one directory under ``store/`` are left to
-        :func:`kistore.check._rules.check_case_collisions`), each with ``extra["commit"]``
+        Findings about those names, and collisions of one with another entry of the tree,
+        files of one directory under ``store/`` too (a copy ``2E07...json`` beside
+        ``2e07...json`` in a shard, removed by a later commit, passed: case99; the gate
+        leaves to :func:`kistore.check._rules.check_case_collisions` a pair HEAD still
+        holds), each on the name brought, with ``extra["commit"]``
         (the 40-hex-free ``where``). Names are decoded as pygit2 decodes them (UTF-8,
         ``surrogateescape``).
     """
     wanted = None if names is None else {n.decode("utf-8", "surrogateescape") for n in names}
     if wanted is not None and prefix.startswith(layout.STORE_DIR + "/") and \
             not any(named_type(m) == "tree" for m in set(map(_MODE, entries))):
-        # Files only (a shard): their collisions are check_case_collisions' (below), so
-        # the gate reads the new names, not the ~4,000 entries of a shard at 1,000,000.
+        # Files only (a shard): the gate reads the new names for KI115/KI118, not the
+        # ~4,000 entries of a shard at 1,000,000, and all names for KI112 only when two
+        # of them may share a key (_may_collide: a few passes in C)
         found = [f for name in sorted(wanted) for f in _name_findings(prefix, name)]
+        if _may_collide(list(map(_NAME, entries))):
+            listing = [(n.decode("utf-8", "surrogateescape"), False) for _, n, _ in entries]
+            found += [f for f in _entry_findings(prefix, listing, wanted, files=True)
+                      if f.rule is PATH_CASE_COLLISION]
     else:
         found = _entry_findings(prefix, [(n.decode("utf-8", "surrogateescape"),
                                           named_type(m) == "tree") for m, n, _ in entries],
-                                wanted)
+                                wanted, files=True)
     return [replace(f, extra={**f.extra, "commit": where}) for f in found]
 
 
-def _entry_findings(prefix: str, children: list[tuple[str, bool]], names: set[str] | None
-                    ) -> list[Finding]:
-    """Return findings about the entries of one directory: (name, is a tree) in tree order."""
+def _entry_findings(prefix: str, children: list[tuple[str, bool]], names: set[str] | None,
+                    *, files: bool = False) -> list[Finding]:
+    """Return findings about the entries of one directory: (name, is a tree) in tree order.
+
+    Args:
+        prefix: the directory's path (``""``: the root; else ending in ``/``).
+        children: its entries, (name, is a tree), in tree order.
+        names: the names to judge (a collision judged when one of its two is among them);
+            None: all.
+        files: report a collision of two files of a directory under ``store/`` too (the
+            gate's walk, :func:`walk_judge`: a pair a later commit removes is in no
+            tree :func:`kistore.check._rules.check_case_collisions` reads, case99); False
+            (``verify``): those are ``check_case_collisions``' alone.
+
+    Returns:
+        KI115, KI118 per name, KI112 per collision: on the name of the two that
+        ``names`` holds (the one a commit brings), else the later in code point order.
+    """
     in_store = prefix.startswith(layout.STORE_DIR + "/")
     findings = []
     entry_names = [name for name, _ in children]
@@ -205,12 +227,14 @@ def _entry_findings(prefix: str, children: list[tuple[str, bool]], names: set[st
     for entries in by_key.values():
         if len(entries) < 2:
             continue
-        if in_store and not any(is_tree for _, is_tree in entries):
+        if in_store and not files and not any(is_tree for _, is_tree in entries):
             continue  # files of one store directory: rules.check_case_collisions
         (first, _), *rest = sorted(entries, key=lambda e: e[0])
         for other, _ in rest:
             if names is not None and not ({first, other} & names):
                 continue
+            if names is not None and other not in names:  # on the name brought (case99)
+                first, other = other, first
             findings.append(Finding(
                 PATH_CASE_COLLISION, f"collides with {prefix + first} under case folding "
                 "or Unicode normalisation (one file on macOS and Windows)",
@@ -331,6 +355,28 @@ def _windows(prefix: str, name: str) -> list[Finding]:
                     file=prefix + name, expected="a name Windows can hold", found=problem)]
 
 
+def _may_collide(names: list[bytes]) -> bool:
+    """Whether two of a tree's names may share a :func:`~kistore.core.git_names.name_key`.
+
+    Passes in C over all names (a shard's ~4,000 at 1,000,000, issue 22): ASCII names
+    share a key only when equal in lower case, so a tree of lower-case ASCII names (the
+    usual shard) shares none (two equal names are KI423's ``duplicateEntries``); a name
+    beyond ASCII is keyed in full. Per shard of 3,900 names (callgrind): the join 0.45 M
+    instructions, ``isascii`` 0.24 M, a ``memchr`` per upper-case letter 0.72 M (``lower``
+    and a compare: 1.63 M; splitting and hashing every lowered name: ~7 M, so done only
+    when a name holds an upper-case letter).
+    """
+    joined = b"\0".join(names)
+    if not joined.isascii():
+        return True
+    return any(map(joined.__contains__, _UPPER)) and \
+        len(set(joined.lower().split(b"\0"))) != len(names)
+
+
+_UPPER = range(ord("A"), ord("Z") + 1)
+"""The upper-case ASCII letters' bytes (``bytes.__contains__`` of one: a ``memchr``)."""
+
+
 def _name_findings(prefix: str, name: str) -> list[Finding]:
     """KI115 (or else KI118) about the one component ``name`` of directory ``prefix``."""
     return [_dotgit(prefix, name)] if is_dotgit(name) else _windows(prefix, name)
@@ -343,3 +389,6 @@ test before it)."""
 
 _MODE = operator.itemgetter(0)
 """An entry's mode (:data:`kistore.core.tree_entries.TreeEntry`)."""
+
+_NAME = operator.itemgetter(1)
+"""An entry's name (:data:`kistore.core.tree_entries.TreeEntry`)."""

@@ -79,7 +79,7 @@ from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
 from ._first_parent import first_parent_findings
-from ._fixes import HINT_BASE, Base, rebase_command
+from ._fixes import HINT_BASE, Base, brought_fix, rebase_command
 from ._focus import range_paths
 from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
@@ -92,6 +92,7 @@ from ._lowered import (
     reads_settings_of,
 )
 from ._names import NAME_PATH_MISSING
+from ._names_moved import NAMES_FILE
 from ._notes_history import (
     BroughtNotes,
     brought_notes,
@@ -127,6 +128,7 @@ from ._rules import (
     FILE_TOO_LARGE,
     METADATA_FIX,
     NEW_FILE_TOO_LARGE,
+    PATH_CASE_COLLISION,
     SETTINGS_INVALID,
     VALUE_TOO_LONG,
     range_metadata_fix,
@@ -368,7 +370,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits, named, (base.tree, head.tree), metadata_edits)
     # KI115, KI118, KI112
-    findings += [_removed_since(repo, head.tree, f, str(base.id)) for f in walked]
+    findings += [_removed_since(repo, head.tree, f, str(base.id)) for f in walked
+                 if not _collision_at_head(repo, head.tree, f)]
     findings += range_gitignores(repo, base.tree, head.tree, store_changes)  # KI119
     findings += gate_code_changed(repo, base.tree, head.tree)  # KI429
     if _trust_touched(repo, base, commits):
@@ -387,7 +390,38 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # a name taken: the arriving manifest's fix, on the stored one's findings too (fresh99 M3)
     findings = taken_name_fixes(findings, named, (base.tree, head.tree), lambda path: [
         str(c.id) for c in reversed(changing_commits(repo, commits, path))])
+    if not named.staged:  # a copy, a case pair: out of the commit bringing it (case99)
+        findings = [_brought(repo, base.tree, f, named.id) for f in findings]
     return sorted(findings, key=sort_key)
+
+
+def _brought(repo: pygit2.Repository, base_tree: Any, finding: Finding, base: str
+             ) -> Finding:
+    """Give a copy's KI101/KI110 and a KI112 the branch's fix (:func:`._fixes.brought_fix`).
+
+    Their work tree's fix (``rm`` the copy; rename or remove one of the pair) in a later
+    commit of the branch leaves the commit bringing the file in the history: refused for a
+    case pair (KI112 reads every commit), a stray file in main's history for any other
+    copy (fresh99 H2). A copy written over another object's file keeps its own fix (it
+    restores that object: :func:`.audit.one_cause`). Of a pair, the path to take out is
+    the one ``BASE`` lacks (the contents check names the later in code point order, which
+    may be the stored file: one lookup in ``BASE``'s tree). Raises ObjectUnreadable only
+    for a damaged tree of ``BASE`` on the way.
+    """
+    if finding.rule is PATH_CASE_COLLISION and finding.file:
+        path, other = finding.file, finding.extra["collides_with"]
+        if treediff.entry_at(repo, base_tree, path) is not None and \
+                treediff.entry_at(repo, base_tree, other) is None:
+            path, other = other, path  # the stored one is BASE's: the other is brought
+        return replace(finding, fix=brought_fix(
+            f"{path}, colliding with {other}", path, base,
+            "or, to keep it, give it a name no other path of its directory has in any case"))
+    if finding.extra.get("copy") and "over" not in finding.extra and finding.file:
+        what = ("a copy of a names file" if NAMES_FILE in finding.extra
+                else "a copy of a stored object")
+        return replace(finding, fix=brought_fix(
+            what, finding.file, base, "nothing else is to be written or removed for it"))
+    return finding
 
 
 def _metadata_fixes(store: Store, findings: list[Finding], base: Base) -> list[Finding]:
@@ -569,6 +603,21 @@ def _removed_since(repo: pygit2.Repository, head_tree: Any, finding: Finding,
                    "it; a later commit of the range removes it, but that commit stays in "
                    "the history, where a checkout of it meets the path: rebuild the range "
                    f"without it, e.g. {rebase_command(base)})")
+
+
+def _collision_at_head(repo: pygit2.Repository, head_tree: Any, finding: Finding) -> bool:
+    """Whether the walk's KI112 is of two files under ``store/`` that ``HEAD`` still holds.
+
+    Those :func:`._rules.check_case_collisions` reports on ``HEAD``'s files (the contents
+    check), in its words: the walk's would say it twice. A pair one of whose files a later
+    commit removes is the walk's alone (case99).
+    """
+    if finding.rule is not PATH_CASE_COLLISION or not (finding.file or "").startswith(
+            layout.STORE_DIR + "/"):
+        return False
+    held = [treediff.entry_at(repo, head_tree, path)
+            for path in (finding.file or "", finding.extra["collides_with"])]
+    return all(isinstance(entry, pygit2.Blob) for entry in held)
 
 
 def _trust_touched(repo: pygit2.Repository, base: Any, commits: list[Any]) -> bool:

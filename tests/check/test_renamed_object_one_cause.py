@@ -255,8 +255,14 @@ def test_r92_f12_a_committed_copy_removed_by_a_later_commit_passes_the_gate(publ
     git(published, "commit", "-qm", "copy")
     code, errors = _check(published, monkeypatch, base)
     assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [("KI101", copy)], errors
-    assert errors[0]["hint"].startswith(f"a copy of a stored object: remove it with `rm {copy}`")
-    subprocess.run(["rm", copy], cwd=published, check=True)  # the advice, in the work tree
+    # the branch's fix (case99): out of the commit bringing it; a later `rm` still passes
+    # for a copy no name of its shard collides with (below), but leaves it in the history
+    assert errors[0]["hint"].startswith(
+        "a copy of a stored object, brought by a commit of the branch: take it out of that "
+        "commit, not in a later one, which leaves it in the history (")
+    assert f"`git rebase -i {base}`, and drop that commit (or, when it holds other " \
+        f"changes, mark it `edit`, then `git rm -r {copy}`" in errors[0]["hint"]
+    subprocess.run(["rm", copy], cwd=published, check=True)  # verify's advice, in the work tree
     assert _verify(published, monkeypatch) == (0, [])  # no KI402 "deleted in the work tree"
     git(published, "commit", "-qam", "fix: remove the copy")  # and as a fixing commit
     assert _check(published, monkeypatch, base) == (0, [])
