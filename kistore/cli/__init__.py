@@ -496,8 +496,8 @@ def _swallows(code: Any) -> bool:
     (``cb`` in ``<frozen importlib._bootstrap>``): Python prints "Exception ignored in" and
     goes on, so a KeyboardInterrupt raised there is lost.
     """
-    return code.co_name == "__del__" or (
-        code.co_name == "cb" and code.co_filename == "<frozen importlib._bootstrap>")
+    name, file = str(code.co_name), str(code.co_filename)
+    return name == "__del__" or (name == "cb" and file == "<frozen importlib._bootstrap>")
 
 
 if __name__ == "__main__":  # pragma: no cover
