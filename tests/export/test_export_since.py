@@ -279,9 +279,10 @@ def test_the_readme_count_of_runs_counts_each_run_once_after_since(
     out = tmp_path / "out"
     export_ok(runner, fixture.store, out, "--at", c1)
     export_ok(runner, fixture.store, out, "--since", c1, "--at", c2)
+    start, end = 'duckdb.sql(\\"', '\\").show()'  # README's python -c line (fixm99)
     (line,) = [x.strip() for x in (ROOT / "README.md").read_text().splitlines()
-               if x.strip().startswith('duckdb -c "')]
-    sql = line.removeprefix('duckdb -c "').removesuffix('"').replace("'../out/", f"'{out}/")
+               if x.strip().startswith('python -c "import duckdb;') and start in x]
+    sql = line[line.index(start) + len(start):line.index(end)].replace("'../out/", f"'{out}/")
     current_runs = duck(out, "SELECT digest FROM {runs} QUALIFY row_number() OVER "
                              "(PARTITION BY digest ORDER BY generation DESC) = 1")
     assert len(duck(out, "SELECT digest FROM {runs}")) > len(current_runs)  # rows stay
