@@ -153,14 +153,34 @@ def tag_rewritten(store: Store, old: str, new: str, name: str) -> Finding | None
         "origin NAME`)", extra={"ref": name, "old": old, "new": new})
 
 
-def protected_refs(store: Store) -> set[str]:
+def protected_refs(store: Store, remote: str | None = None) -> set[str]:
     """Return the refs whose updates must fast-forward: the default branch and the notes.
 
-    The default branch is what ``HEAD`` points at (in a bare repository, the branch clones
-    check out), named as ``HEAD`` names it and followed through symbolic refs to the ref
-    it resolves to (:func:`symbolic_target`), and ``refs/heads/main`` always.
+    Args:
+        store: the repository the check runs in.
+        remote: None where the check runs in the receiving repository (``pre-receive``,
+            ``check --updates`` without ``--remote``): there the default branch is what
+            ``HEAD`` points at (in a bare repository, the branch clones check out), named
+            as ``HEAD`` names it and followed through symbolic refs to the ref it resolves
+            to (:func:`symbolic_target`). In a pushing clone (``pre-push``'s ``--remote``,
+            ``kistore notes push REMOTE``): the remote's name or URL, and the default
+            branch is the one ``refs/remotes/REMOTE/HEAD`` names (recorded by ``git clone``
+            or ``git remote set-head``); the clone's own ``HEAD`` names whatever branch is
+            checked out, and a force-push of a pull request's branch after a rebase is no
+            rewrite of the remote's main (fresh00 H1).
+
+    Returns:
+        Full ref names: ``refs/heads/main`` and :data:`NOTES_REF` always, and the default
+        branch as above (none more for a URL or a remote without a recorded ``HEAD``).
+        Raises nothing.
     """
     refs = {"refs/heads/main", NOTES_REF}
+    if remote is not None:
+        tracking = f"refs/remotes/{remote}/"
+        target = symbolic_target(store.repo, f"{tracking}HEAD")
+        if target.startswith(tracking) and target != f"{tracking}HEAD":
+            refs.add(f"refs/heads/{target.removeprefix(tracking)}")
+        return refs
     head = store.repo.references.get("HEAD")
     if head is not None and isinstance(head.target, str):
         refs |= {head.target, symbolic_target(store.repo, "HEAD")}

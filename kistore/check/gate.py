@@ -889,7 +889,8 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         updates: ``(old, new, ref)`` per updated ref, as git hands ``pre-receive`` on stdin;
             an all-zero id means the ref is created (old) or deleted (new).
         protected: refs that only fast-forward and are never deleted (default
-            :func:`protected_refs`).
+            :func:`protected_refs` of ``remote``: in a pushing clone, the remote's default
+            branch, never the branch checked out there).
         held: for ``pre-push``, run in the pushing clone: the commits the remote holds (its
             remote-tracking refs, :func:`kistore.check.reach.remote_tips`). A pushed ref
             whose commits ``held`` and its old tip all reach is not checked; any other is
@@ -907,7 +908,8 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             (its KI409 line limit, :func:`note_line_limit`).
         remote: the pushing clone's name (or URL) for the remote (``pre-push``'s
             ``--remote``, ``kistore notes push REMOTE``), named in the fixes of KI409 and
-            KI424 for a notes commit between the tips; None (``pre-receive``): ``REMOTE``.
+            KI424 for a notes commit between the tips, and whose remote-tracking ``HEAD``
+            names the protected default branch; None (``pre-receive``): ``REMOTE``.
 
     Returns:
         KI407 for a non-fast-forward update or deletion of a protected ref (through a
@@ -971,7 +973,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
     Raises:
         CommitUnparsable: a commit a ref brings (or its history holds) is one.
     """
-    protected = protected_refs(store) if protected is None else protected
+    protected = protected_refs(store, remote) if protected is None else protected
     repo = store.repo
     admit_quarantine(repo)
     now = now or datetime.now(UTC)  # one clock for the whole push
