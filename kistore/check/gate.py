@@ -153,8 +153,9 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 BASE_NOT_ANCESTOR = rule(
     "KI404", "base-not-an-ancestor", ERROR,
-    "merge BASE into the branch or rebase onto it (`git rebase BASE`); never rewrite "
-    "commits BASE already has")
+    "rebase onto BASE (`git rebase BASE`: it leaves out commits BASE already has under "
+    "other ids, a pull request landed by rebase or cherry-pick) or merge BASE into the "
+    "branch; never rewrite commits BASE already has")
 METADATA_UPDATED = rule(
     "KI405", "metadata-updated", INFO,
     "nothing to fix: metadata may be corrected; reviewers see what changed")
@@ -545,11 +546,58 @@ def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_re
                 f"{base_rev} (`git rebase {base_rev}` or `git merge {base_rev}` first)")
     walker = repo.walk(base)
     walker.hide(fork)
-    lacked = sum(1 for _ in walker)
-    return (f"{base_rev} has {lacked} commit(s) the branch lacks since they forked at "
-            f"{str(fork)[:12]}: merge {base_rev} into the branch or rebase onto it (`git "
-            f"rebase {base_rev}`) and check again; commits of {base_rev} rewritten on the "
-            "branch are refused either way")
+    lacked = list(walker)
+    landed = _landed_again(repo, lacked, head, fork)
+    if landed:  # fresh00 M2: a merge of BASE re-adds their objects under new commits
+        return (f"{base_rev} has {len(lacked)} commit(s) the branch lacks since they forked "
+                f"at {str(fork)[:12]}, and {landed} commit(s) of the branch are in "
+                f"{base_rev} already under other ids (landed by a rebase or a cherry-pick, "
+                f"as GitHub's \"Rebase and merge\" does): rebase onto it (`git rebase "
+                f"{base_rev}`), which leaves those commits out, and check again; a merge of "
+                f"{base_rev} into the branch would add their objects a second time (KI425)")
+    return (f"{base_rev} has {len(lacked)} commit(s) the branch lacks since they forked at "
+            f"{str(fork)[:12]}: rebase onto it (`git rebase {base_rev}`) or merge "
+            f"{base_rev} into the branch, and check again; commits of {base_rev} rewritten "
+            "on the branch are refused either way")
+
+
+LANDED_AGAIN_LIMIT = 256
+"""Commits of each side :func:`_landed_again` compares at most: the message's hint only,
+on a range already refused (a branch thousands of commits apart gets the plain advice)."""
+
+
+def _landed_again(repo: pygit2.Repository, lacked: list[pygit2.Commit], head: pygit2.Oid,
+                  fork: pygit2.Oid) -> int:
+    """Count the branch's commits whose change BASE holds under another commit id.
+
+    As ``git cherry`` does: two commits carry the same change when their patch ids (git's
+    ``patch-id``: a hash of the diff against the first parent, ignoring whitespace and line
+    numbers) are equal. Merges are left out (they have no single change).
+
+    Args:
+        repo: the repository.
+        lacked: the commits BASE has since the fork point (newest first).
+        head: the branch's tip.
+        fork: where the branch and BASE forked.
+
+    Returns:
+        How many of the branch's commits since ``fork`` BASE has by patch id; 0 when either
+        side holds more than :data:`LANDED_AGAIN_LIMIT` commits. Raises nothing of its own.
+    """
+    walker = repo.walk(head)
+    walker.hide(fork)
+    ours = list(walker)
+    if len(ours) > LANDED_AGAIN_LIMIT or len(lacked) > LANDED_AGAIN_LIMIT:
+        return 0
+    theirs = {_patch_id(repo, c) for c in lacked} - {None}
+    return sum(1 for c in ours if _patch_id(repo, c) in theirs)
+
+
+def _patch_id(repo: pygit2.Repository, commit: pygit2.Commit) -> pygit2.Oid | None:
+    """Return the patch id of a one-parent commit's change (None for a merge or a root)."""
+    if len(commit.parent_ids) != 1:
+        return None
+    return repo.diff(commit.parents[0], commit).patchid
 
 
 def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tree: bool,

@@ -116,8 +116,38 @@ def test_a_range_that_rewrites_history_is_refused(runner, published, tmp_path):
     assert f" KI404 base-not-an-ancestor: {old} ({old[:12]}) is not an ancestor of HEAD" in (
         result.output)
     assert "has 1 commit(s) the branch lacks since they forked at " in result.output
-    assert (f"merge {old} into the branch or rebase onto it (`git rebase {old}`)" in
+    assert (f"rebase onto it (`git rebase {old}`) or merge {old} into the branch, and check "
+            "again" in result.output)
+
+
+def test_a_branch_whose_commit_landed_by_cherry_pick_is_told_to_rebase(runner, published,
+                                                                         tmp_path):
+    # fresh00 M2: a pull request landed by "Rebase and merge" (a cherry-pick) and then
+    # extended; KI404's first advice, a merge of main, led straight into KI425 (the merge
+    # re-adds the landed objects under the branch's own commit). Patch ids tell.
+    fork = head(published)
+    git(published, "checkout", "-q", "-b", "pr")
+    add_env(runner, published, tmp_path, "NVIDIA H100", "-m", "add c")
+    landed = head(published)
+    git(published, "checkout", "-q", "main")
+    subprocess.run(["git", "cherry-pick", "--no-gpg-sign", landed], cwd=published,
+                   check=True, capture_output=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": soon(2)})
+    assert head(published) not in (fork, landed)
+    git(published, "checkout", "-q", "pr")
+    add_env(runner, published, tmp_path, "NVIDIA A100", "-m", "add d")
+    result = invoke(runner, published, "check", "main..pr")
+    assert result.exit_code == 1
+    assert ("main has 1 commit(s) the branch lacks since they forked at "
+            f"{fork[:12]}, and 1 commit(s) of the branch are in main already under other "
+            "ids" in result.output)
+    assert "rebase onto it (`git rebase main`), which leaves those commits out" in (
         result.output)
+    subprocess.run(["git", "rebase", "-q", "main"], cwd=published, check=True,
+                   capture_output=True)  # the advice, as printed
+    assert git(published, "rev-list", "--count", "main..pr").strip() == "1"
+    again = invoke(runner, published, "check", "main..pr")
+    assert again.exit_code == 0, again.output
 
 
 def test_a_branch_merely_behind_base_is_told_so(runner, published, tmp_path):
