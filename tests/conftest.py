@@ -488,6 +488,31 @@ def _signal_handlers_restored():
 
 
 @pytest.fixture
+def blob_reads(monkeypatch):
+    """Return ``count(module, by="path")``: record each blob ``module.read_blob_within`` reads.
+
+    ``count`` wraps the ``read_blob_within`` that ``module`` imported from
+    :mod:`kistore.git.blobs` (its calls only: each module holds its own name) and returns
+    the list it appends to, a call an item: the ``path`` the caller gave (None when it gave
+    none), or with ``by="oid"`` the blob id's hex. For tests that a blob is read once, or
+    not through libgit2 at all.
+    """
+
+    def count(module, by: str = "path") -> list:
+        reads: list = []
+        real = module.read_blob_within
+
+        def counted(repo, oid, limit, path=None):
+            reads.append(path if by == "path" else str(oid))
+            return real(repo, oid, limit, path)
+
+        monkeypatch.setattr(module, "read_blob_within", counted)
+        return reads
+
+    return count
+
+
+@pytest.fixture
 def shards_listed(monkeypatch):
     """Start recording each shard directory a work-tree view lists; return the list.
 

@@ -469,7 +469,7 @@ def test_names_files_confirmed_by_the_workers_find_what_the_parent_alone_found(
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_names_files_of_a_commit_are_confirmed_by_blob_id_and_tampered_ones_still_fail(
-        published, monkeypatch, workers):
+        published, monkeypatch, blob_reads, workers):
     """``verify --at``: a names file whose blob id is the record's is confirmed without
     reading its blob; one of other bytes has another blob id (equal ids are equal bytes),
     so the parent reads it and reports it, as when it reads every names file itself."""
@@ -487,10 +487,7 @@ def test_names_files_of_a_commit_are_confirmed_by_blob_id_and_tampered_ones_stil
     def rules(findings):
         return sorted((f.rule.id, f.file, f.message) for f in findings)
 
-    read: list[str] = []
-    real = _views.read_blob_within
-    monkeypatch.setattr(_views, "read_blob_within", lambda repo, oid, limit, path=None:
-                        read.append(str(oid)) or real(repo, oid, limit, path))
+    read = blob_reads(_views, by="oid")
     confirmed = rules(verify(Store(published), "HEAD", workers=workers))
     if workers == 1:  # the pool's reads are in other processes
         # confirmed by blob id: read once, by KI229's reading of the environments alone

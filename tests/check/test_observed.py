@@ -263,7 +263,7 @@ def test_a_plausible_run_is_not_warned_of(store, kit):
 
 
 def test_verify_judges_the_times_its_contents_check_read_each_blob_read_once(
-        store, kit, monkeypatch):
+        store, kit, blob_reads):
     # verify's KI227 is check_observed's, from the bytes the contents check read: no run's
     # blob is read again (a commit's by its tree's blob id, the work tree's by the entry
     # the check made); an object whose work-tree bytes differ from the blob that first
@@ -280,14 +280,7 @@ def test_verify_judges_the_times_its_contents_check_read_each_blob_read_once(
                    env=env, check=True)
     alone = check_observed(store)
     assert len(alone) == 1
-    reads: list[str] = []
-    real = _observed.read_blob_within
-
-    def counted(repo, oid, limit, path=None):
-        reads.append(path)
-        return real(repo, oid, limit, path)
-
-    monkeypatch.setattr(_observed, "read_blob_within", counted)
+    reads = blob_reads(_observed)
     for at in (None, "HEAD"):
         found = [f for f in verify(store, at, workers=1) if f.rule.id == "KI227"]
         assert found == alone and reads == []

@@ -30,17 +30,10 @@ def _verify(runner, root: Path, jobs: str) -> dict:
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_packed_store_is_read_without_libgit2_and_found_the_same(
-        runner, record_store, monkeypatch, jobs):
+        runner, record_store, monkeypatch, blob_reads, jobs):
     root = Path(record_store.root)
     git(root, "repack", "-a", "-d", "-q", "--window=0")  # every object packed, no deltas
-    by_libgit2: list[str] = []
-    read_blob_within = _views.read_blob_within
-
-    def counted(repo, oid, limit, path=None):
-        by_libgit2.append(path)
-        return read_blob_within(repo, oid, limit, path)
-
-    monkeypatch.setattr(_views, "read_blob_within", counted)
+    by_libgit2 = blob_reads(_views)
     found = _verify(runner, root, jobs)
     # every blob read by hand (with --jobs 2, the workers' too) but the ranking policy,
     # read (for KI234's keys) before the packs are checked
