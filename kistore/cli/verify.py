@@ -298,62 +298,62 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
                 parse_range(range_)
             except InputError as e:
                 raise click.BadParameter(e.message, param_hint="BASE..HEAD") from None
-    if unpushed is not None:
-        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-        from ..check.unpushed import check_unpushed, push_advice, verdict_lines
+    # The gate reads objects git hashed as they arrived: libgit2 need not hash them again
+    # (hashes_trusted), for the whole command whichever way it is given its commits.
+    with hashes_trusted():
+        if unpushed is not None:
+            # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+            from ..check.unpushed import check_unpushed, push_advice, verdict_lines
 
-        with cannot_run(fmt, as_json, f"local refs with commits {unpushed} lacks"):
-            with hashes_trusted():
+            with cannot_run(fmt, as_json, f"local refs with commits {unpushed} lacks"):
                 findings, verdicts = check_unpushed(ctx.store(), unpushed, checkers=checkers,
                                                     strict=strict)
-        advice = push_advice(verdicts, unpushed)
-        report(findings, fmt, as_json,
-               f"{len(verdicts)} local ref(s) with commits {unpushed} lacks",
-               footer=f"note: {advice}" if advice else None,
-               lines=verdict_lines(verdicts, unpushed))
-        return
-    if updates is not None:
-        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-        from ..check.update_lines import UpdateLineError, hex_width, read_updates, same_width
-        from ..git.packs import object_format
+            advice = push_advice(verdicts, unpushed)
+            report(findings, fmt, as_json,
+                   f"{len(verdicts)} local ref(s) with commits {unpushed} lacks",
+                   footer=f"note: {advice}" if advice else None,
+                   lines=verdict_lines(verdicts, unpushed))
+            return
+        if updates is not None:
+            # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+            from ..check.update_lines import UpdateLineError, hex_width, read_updates, same_width
+            from ..git.packs import object_format
 
-        with cannot_run(fmt, as_json, "ref updates"):
-            try:  # bytes: git takes a ref name that is not UTF-8 (last96)
-                lines = read_updates(updates)
-            except UpdateLineError as e:
-                raise click.UsageError(e.message) from None
-        checked = f"{len(lines)} ref update(s)"
-        with cannot_run(fmt, as_json, checked):
-            store = ctx.store()
-            try:
-                same_width(lines, hex_width(object_format(store.repo)))
-            except UpdateLineError as e:
-                raise click.UsageError(e.message) from None
-            held = None
-            if remote is not None:
-                # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-                from ..check.reach import remote_tips
+            with cannot_run(fmt, as_json, "ref updates"):
+                try:  # bytes: git takes a ref name that is not UTF-8 (last96)
+                    lines = read_updates(updates)
+                except UpdateLineError as e:
+                    raise click.UsageError(e.message) from None
+            checked = f"{len(lines)} ref update(s)"
+            with cannot_run(fmt, as_json, checked):
+                store = ctx.store()
+                try:
+                    same_width(lines, hex_width(object_format(store.repo)))
+                except UpdateLineError as e:
+                    raise click.UsageError(e.message) from None
+                held = None
+                if remote is not None:
+                    # Lazy: only with --remote; no store code for --help (as above).
+                    from ..check.reach import remote_tips
 
-                held = remote_tips(store.repo, remote)
-            with hashes_trusted():
+                    held = remote_tips(store.repo, remote)
                 findings = check_updates(store, [line.update for line in lines], held=held,
                                          checkers=checkers, remote=remote)
-        if not lines:  # break96 M3: a bare "ok" above git's own rejection read as a pass
-            report(_strict(findings) if strict else findings, fmt, as_json, checked,
-                   footer=NO_UPDATES)
-            return
-    else:
-        checked = range_ or ""
-        with cannot_run(fmt, as_json, checked):
-            try:
-                with hashes_trusted():
+            if not lines:  # break96 M3: a bare "ok" above git's own rejection read as a pass
+                report(_strict(findings) if strict else findings, fmt, as_json, checked,
+                       footer=NO_UPDATES)
+                return
+        else:
+            checked = range_ or ""
+            with cannot_run(fmt, as_json, checked):
+                try:
                     findings = check_range(ctx.store(), checked, checkers=checkers,
                                            landed=landed, staged=staged)
-            except Exception as e:  # a damaged tree or commit stops it: KI117, said so
-                findings = _damaged(e)
-            else:
-                _say_if_empty(ctx.store(), checked)
-    report(_strict(findings) if strict else findings, fmt, as_json, checked)
+                except Exception as e:  # a damaged tree or commit stops it: KI117, said so
+                    findings = _damaged(e)
+                else:
+                    _say_if_empty(ctx.store(), checked)
+        report(_strict(findings) if strict else findings, fmt, as_json, checked)
 
 
 NO_UPDATES = (

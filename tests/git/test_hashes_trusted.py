@@ -18,6 +18,8 @@ import pytest
 
 from kistore.git.opening import hashes_trusted
 
+from ..conftest import git
+
 
 def _swapped_blob(tmp_path) -> tuple[str, pygit2.Oid]:
     """A bare repository whose loose blob ``good!`` holds the bytes of ``evil!`` (zlib intact)."""
@@ -56,3 +58,29 @@ def test_an_error_inside_the_block_puts_it_back(tmp_path):
         raise RuntimeError("the gate failed")
     with pytest.raises(pygit2.GitError, match="hash mismatch"):
         pygit2.Repository(path)[oid]
+
+
+@pytest.mark.parametrize("how", [["HEAD..HEAD"], ["--updates", "-"], ["--unpushed", "origin"]])
+def test_check_turns_it_off_once_for_the_command_and_verify_never(runner, record_store,
+                                                                  monkeypatch, how):
+    # `check` says it once, around whichever of its three ways it is given commits (mend00:
+    # each way had its own block); `verify` vouches for the bytes on disk and keeps it on
+    from kistore.cli import main
+
+    root = str(record_store.root)
+    git(record_store.root, "remote", "add", "origin", root)
+    settings = type(pygit2.settings)
+    real = settings.enable_strict_hash_verification
+    said: list[bool] = []
+
+    def enable(self, value):
+        said.append(value)
+        return real(self, value)
+
+    monkeypatch.setattr(settings, "enable_strict_hash_verification", enable)
+    done = runner.invoke(main, ["--store", root, "check", *how], input="")
+    assert done.exit_code == 0, done.output
+    assert said == [False, True]
+    said.clear()
+    assert runner.invoke(main, ["--store", root, "verify"]).exit_code == 0
+    assert said == []
