@@ -14,7 +14,8 @@ fix of what the revision holds, built here (reviewer break96 M4; last96 items 3,
   other change, since a checkout of the file, or dropping the commits, loses it;
 * a names file still deleted: restore it from the commit before the deletion, or drop the
   deleting commit; ``verify``'s KI211 of the manifest it names says the same (``kistore
-  migrate`` wrote it again, and the gate still read the deletion).
+  migrate`` wrote it again, and the gate still read the deletion):
+  :func:`._taken.names_one_cause` gives it, as it gives every KI205, KI211, KI212 fix.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from typing import Any
 
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
-from ..core.digest import Digest
 from ..core.findings import Finding
 from ..git import treediff
 from ..git.blobs import read_blob
@@ -136,88 +136,6 @@ def squash_fix(commits: list[str], rebase: str, where: str, what: str) -> str:
             f"which keeps only the other change: {rebase}, then mark {later} `fixup` and "
             f"move {'them' if len(ids) > 2 else 'it'} right below {ids[0]}; on a branch "
             "already merged the history cannot change, and this error says so for good")
-
-
-def names_one_cause(contents: list[Finding], history: list[Finding]) -> list[Finding]:
-    """Give KI205, KI211 and KI212 that a committed KI208 explains that KI208's fix.
-
-    KI211 of a names file a commit deleted: ``kistore migrate``, its own fix, wrote the
-    file again, and the gate still read the deletion (last96 item 3). KI211 of the new
-    name a commit gave a manifest (onto another's name, or none): ``kistore migrate``
-    refuses to write it, naming the rename (last97 MED 2c); KI205 of that name, taken by
-    another manifest, says the same (its ``git checkout HEAD -- FILE`` restores nothing
-    once the rename is committed: lineage98). KI212 of the names
-    file of a name a commit moved (the metadata's KI208, its old name this file's): "remove
-    a names file no manifest owns" would delete a committed one, a second KI208.
-
-    Args:
-        contents: the contents findings (KI211, KI212 among them).
-        history: the history's (KI208 with its fix).
-
-    Returns:
-        ``contents`` in their order. Raises nothing.
-    """
-    deleted = {f.file: f.fix for f in history
-               if f.rule.id == "KI208" and f.found == "no file" and f.fix is not None}
-    renamed = {(f.file, f.expected): f for f in history
-               if f.rule.id == "KI208" and f.pointer == "/name"}
-    renamed_to = {(f.file, f.found): f for f in renamed.values()}
-    if not deleted and not renamed:
-        return contents
-    told = []
-    for f in contents:
-        named = layout.name_from_path(str(f.extra.get("names_path", "")))
-        if f.rule.id == "KI211" and f.extra.get("names_path") in deleted:
-            f = dataclasses.replace(f, fix=deleted[f.extra["names_path"]])
-        elif f.rule.id == "KI211" and named is not None and (
-                moved := renamed_to.get((f.file, named[1]))) is not None:
-            # the new name of a rename (onto a name taken, or none): `kistore migrate`
-            # refuses to write its names file, naming the rename (last97 MED 2c)
-            f = dataclasses.replace(f, fix=_renamed_onto(moved, "this manifest", "this file"))
-        elif f.rule.id == "KI205" and (moved := _onto_taken(f, renamed_to)) is not None:
-            # a rename onto a name taken: KI205's "git checkout HEAD -- FILE" restores
-            # nothing once the rename is committed (lineage98: KI211 said the rename)
-            f = dataclasses.replace(f, fix=_renamed_onto(moved, *(
-                ("this manifest", "this file") if moved.file == f.file else
-                (f"the manifest of {moved.file}", "that file"))))
-        elif f.rule.id == "KI212" and f.extra.get("owner") and f.file:
-            named = layout.name_from_path(f.file)
-            moved = renamed.get((layout.metadata_path(Digest.from_str(f.extra["owner"])),
-                                 named[1] if named else None))
-            if moved is not None:
-                f = dataclasses.replace(f, fix=(
-                    f"this names file holds the name {moved.expected!r} the manifest was "
-                    f"committed under, which commit {str(moved.extra['commit'])[:12]} moved "
-                    f"(KI208 on {moved.file}): keep it, a names file is never removed; "
-                    f"{moved.fix or moved.rule.hint}"))
-        told.append(f)
-    return told
-
-
-def _renamed_onto(moved: Finding, manifest: str, where: str) -> str:
-    """Return the fix of the new name ``moved`` (a KI208 of ``/name``) gave ``manifest``."""
-    commit = str(moved.extra["commit"])
-    return (f"{moved.found!r} is the name commit {commit[:12]} gave {manifest} in place of "
-            f"{moved.expected!r} (KI208 on {where}): a name never moves, so no names file is "
-            "written for it (`kistore migrate` refuses too): "
-            + (moved.fix or f"set metadata.name back to {moved.expected!r} and commit, or, "
-               f"in a branch not yet merged, drop that commit (`git rebase --onto {commit}~ "
-               f"{commit}`, which drops all else it changed too)"))
-
-
-def _onto_taken(finding: Finding, renamed_to: dict[tuple[str | None, Any], Finding]
-                ) -> Finding | None:
-    """Return the KI208 that moved one of KI205 ``finding``'s two manifests onto its name.
-
-    KI205 is told on the later digest's metadata file, which need not be the renamed one:
-    both files are asked (the finding's and its ``other``'s).
-    """
-    name = finding.extra.get("name")
-    other = finding.extra.get("other")
-    files = [finding.file] + ([layout.metadata_path(Digest.from_str(str(other)))]
-                              if other else [])
-    return next((renamed_to[(file, name)] for file in files if (file, name) in renamed_to),
-                None)
 
 
 def _before(repo: pygit2.Repository, commit: str) -> pygit2.Tree | None:

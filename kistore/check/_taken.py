@@ -1,5 +1,6 @@
-"""The gate's fix of a taken name: on the manifest that arrives, never on the one stored.
+"""The fixes of a name taken or without its names file (KI205, KI211, KI212): one owner.
 
+At the gate, a taken name's fix is on the manifest that arrives, never on the one stored.
 A pull request adding a manifest under a name a stored manifest holds is refused with
 KI205 (two manifests of one name; said on the later digest, sorted) and KI211 (a names
 file not holding the manifest's digest). Said on the stored manifest, those fixes told the
@@ -9,6 +10,11 @@ which of the two BASE holds: each such finding gets the fix of the arriving one,
 adding it dropped (a later rename is a name change too, KI208, read commit by commit) and
 the manifest added again under another name; a names file the range rewrote is restored
 by that drop, or from BASE (``git checkout BASE -- PATH``).
+
+The other cause of a name taken, or left without its names file, is a committed rename or
+deletion (KI208, whose fix :mod:`._lineage_fixes` builds): :func:`names_one_cause` gives the
+KI205, KI211 and KI212 it explains that fix, at the gate and in ``verify``. This module
+owns rewriting those rules' fixes; the gate and ``verify`` call it.
 """
 
 from __future__ import annotations
@@ -99,3 +105,85 @@ def _fix(held: str, arriving: str, path: str | None, base: Base, ends: tuple[Any
             f"two manifests hold): drop commit {ids} ({base.rebase()}, mark it `drop`)"
             f"{restore}, then add the manifest again with the new metadata.name "
             "(`kistore add --commit FILE`)")
+
+
+def names_one_cause(contents: list[Finding], history: list[Finding]) -> list[Finding]:
+    """Give KI205, KI211 and KI212 that a committed KI208 explains that KI208's fix.
+
+    KI211 of a names file a commit deleted: ``kistore migrate``, its own fix, wrote the
+    file again, and the gate still read the deletion (last96 item 3). KI211 of the new
+    name a commit gave a manifest (onto another's name, or none): ``kistore migrate``
+    refuses to write it, naming the rename (last97 MED 2c); KI205 of that name, taken by
+    another manifest, says the same (its ``git checkout HEAD -- FILE`` restores nothing
+    once the rename is committed: lineage98). KI212 of the names
+    file of a name a commit moved (the metadata's KI208, its old name this file's): "remove
+    a names file no manifest owns" would delete a committed one, a second KI208.
+
+    Args:
+        contents: the contents findings (KI211, KI212 among them).
+        history: the history's (KI208 with its fix).
+
+    Returns:
+        ``contents`` in their order. Raises nothing.
+    """
+    deleted = {f.file: f.fix for f in history
+               if f.rule.id == "KI208" and f.found == "no file" and f.fix is not None}
+    renamed = {(f.file, f.expected): f for f in history
+               if f.rule.id == "KI208" and f.pointer == "/name"}
+    renamed_to = {(f.file, f.found): f for f in renamed.values()}
+    if not deleted and not renamed:
+        return contents
+    told = []
+    for f in contents:
+        named = layout.name_from_path(str(f.extra.get("names_path", "")))
+        if f.rule.id == "KI211" and f.extra.get("names_path") in deleted:
+            f = dataclasses.replace(f, fix=deleted[f.extra["names_path"]])
+        elif f.rule.id == "KI211" and named is not None and (
+                moved := renamed_to.get((f.file, named[1]))) is not None:
+            # the new name of a rename (onto a name taken, or none): `kistore migrate`
+            # refuses to write its names file, naming the rename (last97 MED 2c)
+            f = dataclasses.replace(f, fix=_renamed_onto(moved, "this manifest", "this file"))
+        elif f.rule.id == "KI205" and (moved := _onto_taken(f, renamed_to)) is not None:
+            # a rename onto a name taken: KI205's "git checkout HEAD -- FILE" restores
+            # nothing once the rename is committed (lineage98: KI211 said the rename)
+            f = dataclasses.replace(f, fix=_renamed_onto(moved, *(
+                ("this manifest", "this file") if moved.file == f.file else
+                (f"the manifest of {moved.file}", "that file"))))
+        elif f.rule.id == "KI212" and f.extra.get("owner") and f.file:
+            named = layout.name_from_path(f.file)
+            moved = renamed.get((layout.metadata_path(Digest.from_str(f.extra["owner"])),
+                                 named[1] if named else None))
+            if moved is not None:
+                f = dataclasses.replace(f, fix=(
+                    f"this names file holds the name {moved.expected!r} the manifest was "
+                    f"committed under, which commit {str(moved.extra['commit'])[:12]} moved "
+                    f"(KI208 on {moved.file}): keep it, a names file is never removed; "
+                    f"{moved.fix or moved.rule.hint}"))
+        told.append(f)
+    return told
+
+
+def _renamed_onto(moved: Finding, manifest: str, where: str) -> str:
+    """Return the fix of the new name ``moved`` (a KI208 of ``/name``) gave ``manifest``."""
+    commit = str(moved.extra["commit"])
+    return (f"{moved.found!r} is the name commit {commit[:12]} gave {manifest} in place of "
+            f"{moved.expected!r} (KI208 on {where}): a name never moves, so no names file is "
+            "written for it (`kistore migrate` refuses too): "
+            + (moved.fix or f"set metadata.name back to {moved.expected!r} and commit, or, "
+               f"in a branch not yet merged, drop that commit (`git rebase --onto {commit}~ "
+               f"{commit}`, which drops all else it changed too)"))
+
+
+def _onto_taken(finding: Finding, renamed_to: dict[tuple[str | None, Any], Finding]
+                ) -> Finding | None:
+    """Return the KI208 that moved one of KI205 ``finding``'s two manifests onto its name.
+
+    KI205 is told on the later digest's metadata file, which need not be the renamed one:
+    both files are asked (the finding's and its ``other``'s).
+    """
+    name = finding.extra.get("name")
+    other = finding.extra.get("other")
+    files = [finding.file] + ([layout.metadata_path(Digest.from_str(str(other)))]
+                              if other else [])
+    return next((renamed_to[(file, name)] for file in files if (file, name) in renamed_to),
+                None)

@@ -56,7 +56,6 @@ from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history, worktree_changes
 from ._ignored import check_ignored
-from ._lineage_fixes import names_one_cause
 from ._metadata_fix import metadata_fixes
 from ._metadata_moved import metadata_moved, name_edit_fixes, told_metadata_file
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout, owned_path
@@ -90,6 +89,7 @@ from ._rules import (
     sort_key,
 )
 from ._settings import check_settings
+from ._taken import names_one_cause
 from ._trees import notes_tree_findings
 from .lineage import check_names, check_revocations, check_shallow
 

@@ -85,7 +85,6 @@ from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
 from ._ignored import range_gitignores
-from ._lineage_fixes import names_one_cause
 from ._lowered import (
     lowered_limits,
     own_limits,
@@ -135,7 +134,7 @@ from ._rules import (
     sort_key,
 )
 from ._settings import limits_raised, permalink_changed, settings_findings
-from ._taken import taken_name_fixes
+from ._taken import names_one_cause, taken_name_fixes
 from ._trees import TREE_ENTRY_INVALID, new_tree_findings, rebuild_fix
 from .audit import GITATTRIBUTES, check_contents, checking_limits, gate_fixes, one_cause
 from .lineage import (
