@@ -35,7 +35,7 @@ from ..core.findings import ERROR, Finding, rule
 from ..core.git_names import name_key, name_keys
 from ..core.tree_entries import DIRECTORY_MODE, TreeEntry, named_type, parse_tree
 from ..git import treediff
-from ..git.blobs import ObjectUnreadable, is_partial_clone, loose_tree, read_object
+from ..git.blobs import ObjectUnreadable, is_partial_clone, read_object, tree_or_type
 from ._rules import PATH_CASE_COLLISION
 from ._trees import tree_findings, type_findings
 
@@ -277,13 +277,15 @@ class _ReadAhead:
     Their type (KI423: a directory entry naming a blob) was read from each loose tree's
     header, then the walk opened and read the same file whole: two opens of each of the
     16,559 loose trees at 100,000 manifests. Each is now read once, whole: a tree is its
-    type confirmed (:func:`kistore.git.blobs.loose_tree`: only the header of any other
-    object is inflated); a leaf (:func:`_leaf`) is done with (the walk would skip it); any
-    other is held for the walk (up to :data:`READ_AHEAD_BYTES`; beyond, read again). An
-    entry naming no tree, a packed object, one that cannot be read (:class:`~kistore.git.
-    blobs.ObjectUnreadable`), or a tree the history check kept (:func:`kistore.git.
-    treediff.kept_entries`: the walk reads nothing of it) is left to the type check and
-    the walk, as before, which say the same things in the same order.
+    type confirmed (:func:`kistore.git.blobs.tree_or_type`: only the header of any other
+    object is read; a packed tree is read by libgit2 after one probe for a loose file,
+    where the type check and the walk probed again each, mend00); a leaf (:func:`_leaf`)
+    is done with (the walk would skip it); any other is held for the walk (up to
+    :data:`READ_AHEAD_BYTES`; beyond, read again). An entry naming no tree, one that
+    cannot be read (:class:`~kistore.git.blobs.ObjectUnreadable`), or a tree the history
+    check kept (:func:`kistore.git.treediff.kept_entries`: the walk reads nothing of it) is
+    left to the type check and the walk, as before, which say the same things in the same
+    order.
     """
 
     def __init__(self) -> None:
@@ -313,11 +315,11 @@ class _ReadAhead:
             if treediff.kept_entries(hex_) is not None or hex_ in self._held:
                 unconfirmed.append(entry)
                 continue
-            try:
-                found = loose_tree(repo, oid)
+            try:  # one probe for a loose file: a packed tree is read from its pack at once
+                found = tree_or_type(repo, oid)
             except ObjectUnreadable:  # said where the type check or the walk reads it
                 found = None
-            if found is None or found[1] is None:  # packed, absent, damaged; no tree
+            if found is None or found[1] is None:  # absent, damaged; no tree
                 unconfirmed.append(entry)
                 continue
             raw = found[1]
