@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from . import canonical, hashes, layout
+from . import hashes, layout
 from .canonical_fast import loads_lenient
 from .digest import Digest, is_digest
 
@@ -134,13 +134,33 @@ def comparison_key(obj: dict[str, str]) -> Digest:
     Args:
         obj: a key object from :func:`key_object`.
     """
-    return _key_of(tuple(obj.items()))
+    return _group_file(tuple(obj.items()))[0]
+
+
+def group_file(obj: Mapping[str, str]) -> tuple[Digest, bytes]:
+    """Return a key object's comparison key and its group file's bytes, made once a process.
+
+    The bytes are :func:`kistore.core.layout.group_record`'s, the key their SHA-256
+    (:func:`comparison_key`). Every rule that needs a group's key asks here, so that
+    ``verify``'s KI215/KI216 (:func:`kistore.check._groups.expected_file`) and KI234's
+    placing of runs in groups (:func:`comparison_key`, through
+    :func:`kistore.index.records.describe`) no longer encode and hash each group once each
+    (ver99; mend00). The cache holds up to 65,536 groups (~0.4 KB each).
+
+    Args:
+        obj: a key object from :func:`key_object` (its items in the order it made them).
+
+    Returns:
+        ``(key, bytes)``. Raises nothing for a key object.
+    """
+    return _group_file(tuple(obj.items()))
 
 
 @lru_cache(maxsize=65536)
-def _key_of(items: tuple[tuple[str, str], ...]) -> Digest:
-    """Digest of a key object; cached, since the runs of one group share it (index builds)."""
-    return Digest.of(canonical.dumps(dict(items)))
+def _group_file(items: tuple[tuple[str, str], ...]) -> tuple[Digest, bytes]:
+    """:func:`group_file` of a key object's items; cached: the runs of one group share it."""
+    data = layout.group_record(dict(items))
+    return Digest.of(data), data
 
 
 class RunKeys:
@@ -235,6 +255,5 @@ class RunKeys:
         keyed = tuple(references.get(f) for f in KEYED_REFERENCES)
         if keyed not in self._groups:
             obj = self.key_object(references)
-            self._groups[keyed] = None if obj is None else (
-                comparison_key(obj), layout.group_record(obj))
+            self._groups[keyed] = None if obj is None else group_file(obj)
         return self._groups[keyed]

@@ -134,3 +134,32 @@ def test_damaged_group_files_give_the_loops_findings(store_path, kit, monkeypatc
             for workers in (1, 2):
                 assert verify(store, at, workers=workers) == loop, (at, workers)
                 assert _by_the_loop(monkeypatch, store, at, workers) == loop
+
+
+@pytest.mark.parametrize("at", [None, "HEAD"])
+def test_verify_encodes_and_hashes_each_groups_key_once(store_path, kit, monkeypatch, at):
+    # KI215/KI216 (expected_file) and KI234's placing of runs (describe's comparison_key)
+    # each made every group's canonical bytes and their SHA-256 (ver99): once now, for both
+    # (kistore.core.comparison.group_file)
+    from kistore.check.audit import CHECKERS, FromParse
+    from kistore.core import canonical, comparison
+    from kistore.query import outlier_rules
+
+    store, *_ = _store(store_path, kit)
+    comparison._group_file.cache_clear()  # earlier tests' groups: made again here
+    fields = {"family", "hardwareProduct", "primaryStatistic", "protocolDigest",
+              "workloadDigest"}
+    made: list[bytes] = []
+    real = canonical.dumps
+
+    def dumps(obj, *args, **kwargs):
+        data = real(obj, *args, **kwargs)
+        if isinstance(obj, dict) and obj and set(obj) <= fields:  # a key object
+            made.append(data)
+        return data
+
+    monkeypatch.setattr(canonical, "dumps", dumps)
+    found = verify(store, at, workers=1, checkers=(*CHECKERS, FromParse(
+        outlier_rules.ranked_keys, outlier_rules.outliers_parsed)))
+    assert not [f for f in found if f.rule.id in ("KI215", "KI216")]
+    assert len(made) == len(set(made)) == 2  # two groups (the late run's key is unknown)
