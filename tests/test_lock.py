@@ -294,3 +294,19 @@ def test_make_lock_writes_the_hashes_and_ajvs_lock_from_the_latest_venv(tmp_path
             "> constraints.txt.new") in ran
     assert ("if [ -f .venv-latest/npm/package-lock.json ]; then cp .venv-latest/npm/"
             "package.json .venv-latest/npm/package-lock.json .; fi") in ran
+
+
+def test_make_test_prints_the_versions_of_the_unpinned_debian_packages(tmp_path):
+    """Debian's packages are not pinned (its archive moves): make test says in the CI log
+    which versions of each the run got (deps00), so a failure after an update reads so."""
+    assert re.search(r"^test: .*\bversions\b", (ROOT / "Makefile").read_text(), re.M)
+    ran = dry_run(tmp_path, "versions")
+    assert any(line.startswith("dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Version}\\n' "
+                               "chromium chromium-driver jq npm nodejs openssh-client git make")
+               for line in ran), ran
+    done = subprocess.run(["make", "-s", "versions"], cwd=tmp_path, capture_output=True,
+                          text=True, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("system packages (Debian's, not pinned):\n")
+    if shutil.which("dpkg-query") and shutil.which("make", path="/usr/bin"):
+        assert re.search(r"^  make \S+$", done.stdout, re.M), done.stdout  # make runs it
