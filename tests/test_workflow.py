@@ -11,6 +11,7 @@ it (PyYAML) and hold the gate job to that shape.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -128,7 +129,7 @@ def test_a_push_to_main_is_checked_against_the_main_it_landed_on():
                          "'0000000000000000000000000000000000000000'")
     steps = job["steps"]
     checkout = steps[0]
-    assert checkout["uses"] == "actions/checkout@v4"
+    assert checkout["uses"].startswith("actions/checkout@")
     assert checkout["with"]["ref"] == "${{ github.event.before }}"  # the judge's code
     assert checkout["with"]["fetch-depth"] == 0
     check = steps[-1]
@@ -192,3 +193,35 @@ def test_the_gate_fetches_the_attestation_notes_before_it_checks(job):
     assert '"+refs/notes/kistore:refs/notes/remotes/origin/kistore"' in steps[notes]["run"]
     # a remote without notes (none ever pushed) is no failure
     assert "git ls-remote --exit-code origin refs/notes/kistore" in steps[notes]["run"]
+
+
+PINNED = re.compile(r"(?P<action>[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+)@(?P<sha>[0-9a-f]{40})")
+"""A ``uses:`` an action at a full commit sha (a tag or branch is moved by its owner)."""
+RELEASE = re.compile(r"\s*(- )?uses: (?P<uses>\S+)  # (?P<release>v\d+\.\d+\.\d+)")
+"""A ``uses:`` line of the workflow's text: the reference and, in its comment, the release
+(``# v4.3.1``) whose commit it is, what a reader and an upgrade go by."""
+
+
+def pinned(uses: str) -> bool:
+    """Whether a step's ``uses`` names its action by a full commit sha (deps00)."""
+    return PINNED.fullmatch(uses) is not None
+
+
+def test_every_action_is_pinned_to_a_full_commit_sha_its_release_in_a_comment():
+    """A tag such as ``actions/checkout@v4`` runs whatever its owner points it at that day,
+    in the gate job too (which holds the base repository's token); a sha runs the reviewed
+    commit (deps00). The comment names the release so an upgrade is read, not guessed."""
+    steps = [s for job in workflow()["jobs"].values() for s in job["steps"] if "uses" in s]
+    assert len(steps) == 7  # checkout, setup-python (each job) and setup-node
+    assert all(pinned(s["uses"]) for s in steps), [s["uses"] for s in steps]
+    lines = [x for x in WORKFLOW.read_text().splitlines() if re.match(r"\s*(- )?uses:", x)]
+    found = [RELEASE.match(x) for x in lines]
+    assert all(found), lines
+    assert {m["uses"]: m["release"] for m in found if m} == {
+        "actions/checkout@34e114876b0b11c390a56381ad16ebd13914f8d5": "v4.3.1",
+        "actions/setup-python@a26af69be951a213d495a4c3e4e4022e16d87065": "v5.6.0",
+        "actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020": "v4.4.0"}
+    # what is no pin: a tag, a branch, a short sha, a sha in capitals
+    for bad in ("actions/checkout@v4", "actions/checkout@main", "actions/checkout@34e1148",
+                "actions/checkout@34E114876B0B11C390A56381AD16EBD13914F8D5"):
+        assert not pinned(bad), bad

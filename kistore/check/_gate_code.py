@@ -12,8 +12,9 @@ warning per range naming the files under :data:`GATE_CODE` it adds, changes or d
 The list is what the gate job installs and runs: ``make install`` (``Makefile``) installs
 ``pyproject.toml``'s package, which ships ``kistore/``, ``schemas/`` (``kistore.schemas``:
 the schemas KI104 holds manifests to) and ``hooks/`` (``kistore.hooks``, the server's
-``pre-receive``), with its dependencies at the versions ``constraints.txt`` pins (and Ajv
-at ``constraints-npm.txt``'s); ``setup.py``/``setup.cfg`` would be read by pip too;
+``pre-receive``), with its dependencies at the versions and hashes ``constraints.txt`` pins
+(and Ajv as ``package.json`` and ``package-lock.json`` give it); ``setup.py``/``setup.cfg``
+would be read by pip too;
 ``.github/`` holds the workflows (a merge queue's run takes the workflow from the queued
 merge) and ``.ci/`` the CI entry point. In a store that holds none of them the rule never
 fires. Cost: one lookup per name at each end, and a diff of the directories among them
@@ -40,8 +41,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
 GATE_CODE = (".ci", ".github", ".pre-commit-hooks.yaml", ".venv", "GNUmakefile", "MANIFEST.in",
-             "Makefile", "constraints-npm.txt", "constraints.txt", "hooks", "kistore", "makefile",
-             "pyproject.toml", "schemas", "setup.cfg", "setup.py")
+             "Makefile", "constraints.txt", "hooks", "kistore", "makefile", "package-lock.json",
+             "package.json", "pyproject.toml", "schemas", "setup.cfg", "setup.py")
 """Top-level names of the repository whose change changes what the gate runs. Since
 2026-12-03 also ``GNUmakefile`` and ``makefile`` (GNU make reads them before ``Makefile``),
 ``.venv`` (``python -m venv .venv`` keeps what a checkout put there: a ``.pth`` runs at every
@@ -49,7 +50,9 @@ start of the job's Python) and ``MANIFEST.in`` (read by setuptools): reviewer r8
 2026-12-03 (fifth) ``.pre-commit-hooks.yaml`` (the hook other stores' pre-commit runs); since
 2026-12-05 ``constraints.txt`` and ``constraints-npm.txt``, the locks ``make install``
 installs (Python's packages, Ajv's): a pin moved to a release someone else made runs that
-release, its install scripts included, in the next pull request's gate."""
+release, its install scripts included, in the next pull request's gate. Since 2026-12-06
+(deps00) Ajv's lock is ``package.json`` and ``package-lock.json`` (``npm ci``, each tarball
+by its SHA-512), no longer ``constraints-npm.txt``, which ``make install`` reads no more."""
 
 MODULE_SUFFIXES = (".py", ".pyc", ".pyw", ".pyd", ".so")
 """Endings of a file Python imports as a module from a ``sys.path`` directory

@@ -72,8 +72,11 @@ def test_pr1_changing_only_the_gates_code_is_flagged_for_review(repo, runner, mo
     # the lock make install installs (deps98): a pin moved runs that release in the gate
     (lambda r: (r / "constraints.txt").write_text("cryptography==51.0.1\n"),
      ["constraints.txt"]),
-    (lambda r: (r / "constraints-npm.txt").write_text("ajv@8.99.0\n"),
-     ["constraints-npm.txt"]),
+    # Ajv's lock (deps00): npm ci installs package-lock.json's tarballs, package.json's names
+    (lambda r: (r / "package-lock.json").write_text('{"lockfileVersion": 3}\n'),
+     ["package-lock.json"]),
+    (lambda r: (r / "package.json").write_text('{"dependencies": {"ajv": "8.99.0"}}\n'),
+     ["package.json"]),
     (lambda r: (r / ".github" / "workflows" / "pull-request.yml").unlink(),
      [".github/workflows/pull-request.yml"]),  # a deletion counts
     (lambda r: (r / "hooks").mkdir() or (r / "hooks" / "pre-receive").write_text("exit 0\n"),
@@ -102,8 +105,8 @@ def test_pr1_changing_only_the_gates_code_is_flagged_for_review(repo, runner, mo
     # reviewer r81 F3: the hook other stores' pre-commit runs
     (lambda r: (r / ".pre-commit-hooks.yaml").write_text("- id: kistore-verify\n"),
      [".pre-commit-hooks.yaml"]),
-], ids=["Makefile", "pyproject", "lock", "npm-lock", "workflow-deleted", "hooks", "schemas", "ci",
-        "dir-to-file", "GNUmakefile", "venv-pth", "manifest-in", "root-compileall",
+], ids=["Makefile", "pyproject", "lock", "npm-lock", "npm-package", "workflow-deleted", "hooks",
+        "schemas", "ci", "dir-to-file", "GNUmakefile", "venv-pth", "manifest-in", "root-compileall",
         "root-venv-main", "root-ensurepip", "root-pyc", "root-any-py", "pre-commit-hooks"])
 def test_each_place_the_gate_installs_or_runs_counts(repo, change, paths):
     change(repo)
