@@ -35,6 +35,7 @@ from ..core.errors import InputError, StoreStateError, printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code, rule
 from ..git.blobs import head_commit, ref_commit
 from ..git.remotes import unknown_remote
+from ._history import ancestry
 from .gate import RangeChecker, check_range, whole_history
 from .lineage import strict as strict_findings
 from .reach import landing_tips, push_base, push_destination, ref_tips, remote_tips
@@ -64,7 +65,7 @@ class Unpushed(NamedTuple):
             (a new ref, or one that does not fast-forward its destination), when the last
             fetch is older than ``tip``'s commit (:func:`fetched_before`): the remote's main
             may have moved since, and its ``pre-receive`` judges from the real one; else
-            None.
+            None. :func:`check_unpushed` says it (KI433) when the range holds a merge.
     """
 
     ref: str
@@ -163,8 +164,8 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
     for ref, base, tip, first, stale in unpushed_refs(store, remote):
         found = (check_range(store, f"{base}..{tip}", checkers=checkers) if base
                  else whole_history(store, tip))
-        if stale is not None:  # said first: what the rest was judged from
-            found = [_stale_main(ref, stale, base, remote), *found]
+        if stale is not None and base and _merges(store, base, tip):
+            found = [_stale_main(ref, stale, base, remote), *found]  # said first
         verdicts.append(RefVerdict(ref, first, strict_findings(found) if strict else found))
         for finding in verdicts[-1].findings:
             refs = carriers.setdefault(finding.format(), [])
@@ -355,6 +356,18 @@ def fetched_before(repo: pygit2.Repository, remote: str, tip: str) -> bool:
     except (KeyError, ValueError, pygit2.GitError):
         pass
     return not times or max(times) < cast("pygit2.Commit", repo[tip]).commit_time
+
+
+def _merges(store: Store, base: str, tip: str) -> bool:
+    """Whether ``BASE..tip`` holds a merge (read after the gate walked it, guarded).
+
+    A line of commits on BASE leaves the remote's main where BASE is whatever main became
+    since (the merge base stays); a merge may have brought in commits the remote's main
+    holds by now (fresh99 H1: a pull request merged on the server and here), which move
+    the base the remote judges from.
+    """
+    return any(len(c.parent_ids) > 1 for c in ancestry(
+        store.repo, store.commit(tip), hide=store.commit(base)))
 
 
 def _stale_main(ref: str, tracking: str, base: str | None, remote: str) -> Finding:
