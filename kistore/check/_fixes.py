@@ -137,11 +137,12 @@ def rebase_fix(what: str, commits: list[str], undo: str, change: str, rules: str
 def brought_fix(what: str, path: str, base: str, then: str) -> str:
     """Return the gate's fix of a file a commit of the branch brings that must not be there.
 
-    A copy of a stored file (KI101, KI110) or one of a case pair (KI112): KI110's ``rm``
-    in a later commit leaves the commit bringing it in main's history, and a pair of names
-    one case apart there is one file for two on macOS and Windows, which the gate refuses
-    in every commit of a range (KI112; fresh99 H2, case99: the ``rm`` then passed, now it
-    is refused). So, as KI112 says of a name a later commit removes: rebuild the branch.
+    A copy of a stored file (KI101, KI110), one of a case pair (KI112), any file where the
+    layout has none (KI110, KI111, KI114): KI110's ``rm`` in a later commit leaves the
+    commit bringing it in main's history, and the gate judges every commit of a range
+    (fresh99 H2, case99: a case pair; hist00: any such file, a ``rm`` in a later commit
+    then passed, now it is refused). So, as KI112 says of a name a later commit removes:
+    rebuild the branch.
 
     Args:
         what: what the file is (``a copy of a stored object``).
@@ -153,9 +154,9 @@ def brought_fix(what: str, path: str, base: str, then: str) -> str:
         The fix, one sentence. Raises nothing.
     """
     return (f"{what}, brought by a commit of the branch: take it out of that commit, not in "
-            "a later one, which leaves it in the history (a checkout of that commit meets it; "
-            "two names one case apart are one file on macOS and Windows, which the gate "
-            f"refuses in every commit, KI112): {rebase_command(base)}, and drop that commit "
+            "a later one, which leaves it in the history (a checkout of that commit meets it, "
+            "and the gate judges every commit of a range, so it refuses that too): "
+            f"{rebase_command(base)}, and drop that commit "
             f"(or, when it holds other changes, mark it `edit`, then `git rm -r {path}`, `git "
             f"commit --amend`, `git rebase --continue`); {then}")
 

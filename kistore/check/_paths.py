@@ -36,7 +36,7 @@ from ..core.git_names import name_key, name_keys
 from ..core.tree_entries import DIRECTORY_MODE, TreeEntry, named_type, parse_tree
 from ..git import treediff
 from ..git.blobs import ObjectUnreadable, is_partial_clone, read_object, tree_or_type
-from ._rules import PATH_CASE_COLLISION
+from ._rules import PATH_CASE_COLLISION, check_layout_path
 from ._trees import tree_findings, type_findings
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -148,31 +148,43 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
     return findings
 
 
-def walk_judge(where: str, prefix: str, entries: list[TreeEntry], names: set[bytes] | None
-               ) -> list[Finding]:
-    """KI115, KI118 and KI112 in one tree a commit of a range brings (the gate).
+def walk_judge(where: str, prefix: str, entries: list[TreeEntry],
+               brought: list[TreeEntry] | None, *,
+               objects: list[tuple[str, str, str]] | None = None) -> list[Finding]:
+    """KI115, KI118, KI112, and KI110, KI111, KI114 in one tree a commit of a range brings.
 
     The judge :func:`kistore.check._trees.new_tree_findings` applies to each tree it reads
     for KI423 (the one walk of the range's new trees: a path a commit adds and a later one
     removes stays in the history, a checkout of that commit on some machine writes or
-    refuses it: reviewer r81 F13, r82 F6), each tree read once.
+    refuses it: reviewer r81 F13, r82 F6), each tree read once. The gate.
 
     Args:
         where: the commit, as messages name it (``"commit 0123456789ab"``).
         prefix: the tree's path (``""``: the root tree; else ending in ``/``).
         entries: its entries (:func:`kistore.core.tree_entries.parse_tree`).
-        names: the names it brings (an entry no parent's tree there has); None: all.
+        brought: the entries it brings (no parent's tree there has one of that mode, name
+            and id); None: all.
+        objects: when given, gets ``(where, path, blob id)`` of each regular file brought
+            at a path of ``store/objects/`` the layout allows (its bytes are the caller's
+            to hash: :func:`kistore.check.gate.check_range`, KI101 of every commit).
 
     Returns:
-        Findings about those names, and collisions of one with another entry of the tree,
-        files of one directory under ``store/`` too (a copy ``2E07...json`` beside
+        Findings about the names brought, and collisions of one with another entry of the
+        tree, files of one directory under ``store/`` too (a copy ``2E07...json`` beside
         ``2e07...json`` in a shard, removed by a later commit, passed: case99; the gate
         leaves to :func:`kistore.check._rules.check_case_collisions` a pair HEAD still
-        holds), each on the name brought, with ``extra["commit"]``
+        holds), each on the name brought; under ``store/``, each file brought where the
+        layout has none (KI110), not a regular file (KI111) or executable (KI114)
+        (:func:`kistore.check._rules.check_layout_path`, with ``extra["mode"]``: hist00, a
+        ``.json.bak`` added and removed in one range passed). Each with ``extra["commit"]``
         (the 40-hex-free ``where``). Names are decoded as pygit2 decodes them (UTF-8,
         ``surrogateescape``).
     """
+    names = None if brought is None else set(map(_NAME, brought))
     wanted = None if names is None else {n.decode("utf-8", "surrogateescape") for n in names}
+    in_store = prefix.startswith(layout.STORE_DIR + "/")
+    laid = _layout_findings(where, prefix, entries if brought is None else brought,
+                            objects) if in_store else []
     if wanted is not None and prefix.startswith(layout.STORE_DIR + "/") and \
             not any(named_type(m) == "tree" for m in set(map(_MODE, entries))):
         # Files only (a shard): the gate reads the new names for KI115/KI118, not the
@@ -187,7 +199,35 @@ def walk_judge(where: str, prefix: str, entries: list[TreeEntry], names: set[byt
         found = _entry_findings(prefix, [(n.decode("utf-8", "surrogateescape"),
                                           named_type(m) == "tree") for m, n, _ in entries],
                                 wanted, files=True)
-    return [replace(f, extra={**f.extra, "commit": where}) for f in found]
+    return [replace(f, extra={**f.extra, "commit": where}) for f in found + laid]
+
+
+def _layout_findings(where: str, prefix: str, brought: list[TreeEntry],
+                     objects: list[tuple[str, str, str]] | None) -> list[Finding]:
+    """KI110, KI111, KI114 of each file ``brought`` into directory ``prefix`` under ``store/``.
+
+    One :func:`kistore.check._rules.check_layout_path` a file brought (a path test: no
+    read), so the cost follows the change. A regular file where the layout puts an object
+    goes to ``objects`` (``(where, path, blob id)``), when given. A mode that is no octal
+    number is KI423's (the walk's tree check), not judged here.
+    """
+    found: list[Finding] = []
+    for mode, raw, oid in brought:
+        if mode == DIRECTORY_MODE:
+            continue  # its files are judged where the walk reads it
+        path = prefix + raw.decode("utf-8", "surrogateescape")
+        try:
+            said = check_layout_path(path, int(mode, 8))
+        except ValueError:
+            continue
+        found += [replace(f, extra={**f.extra, "mode": mode.decode("ascii", "replace")})
+                  for f in said]
+        if not said and objects is not None and path.startswith(_OBJECTS):
+            objects.append((where, path, oid.hex()))
+    return found
+
+
+_OBJECTS = layout.OBJECTS_DIR + "/"
 
 
 def _entry_findings(prefix: str, children: list[tuple[str, bool]], names: set[str] | None,

@@ -134,10 +134,11 @@ def tree_findings(where: str, prefix: str, tree_id: str, entries: list[te.TreeEn
     return findings
 
 
-Judge = Callable[[str, str, list[te.TreeEntry], "set[bytes] | None"], list[Finding]]
+Judge = Callable[[str, str, list[te.TreeEntry], "list[te.TreeEntry] | None"], list[Finding]]
 """More rules over one tree a walk reads (:func:`kistore.check._paths.walk_judge`): given
-the commit (as messages name it), the tree's path prefix, its entries and the names it
-brings (None: all of them are new), it returns its findings."""
+the commit (as messages name it), the tree's path prefix, its entries and the entries it
+brings (no parent's tree there has one of that mode, name and id; None: all of them are
+new), it returns its findings."""
 
 
 def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any], root: str = "",
@@ -219,8 +220,7 @@ def _walk(repo: pygit2.Repository, where: str, root: str, tree_id: str, olds: li
         typed, refused = type_findings(repo, where, prefix, tree_id, fresh, partial)
         findings += typed
         if judge is not None:
-            findings += judge(where, prefix, entries,
-                              {name for _, name, _ in fresh} if olds else None)
+            findings += judge(where, prefix, entries, fresh if olds else None)
         directories = [entry for entry in entries if entry[0] == te.DIRECTORY_MODE]
         before = [_directories(listing) for listing in old_entries] if directories else []
         for _, name, child in directories:

@@ -50,7 +50,7 @@ from ._claims import check_claims, judge_claims
 from ._commits import unparsable_finding
 from ._dates import check_commit_dates
 from ._edited_deleted import verify_edited_then_deleted
-from ._fixes import HINT_BASE, Base, rebase_command, rebase_fix, staged_fix
+from ._fixes import HINT_BASE, Base, brought_fix, rebase_command, rebase_fix, staged_fix
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
@@ -1257,8 +1257,11 @@ def gate_fixes(findings: list[Finding], base: str, *, staged: bool = False) -> l
     At the gate a KI101 on a file a commit of the range edited (KI401 naming it) gets the
     branch's fix (``git rebase -i BASE``; ``git checkout HEAD`` restores nothing there, and
     a committed object cannot be dropped), and a copy written over an object file no commit
-    held (a made-up metadata file beside it) gets ``git rm`` of both files. Called before
-    :func:`one_cause`, which ``verify`` calls alone.
+    held (a made-up metadata file beside it) gets the branch's fix too, taking both files
+    out of the commit bringing them (:func:`._fixes.brought_fix`: a ``git rm`` in a later
+    commit leaves them in the history, which the gate judges commit by commit, hist00); in
+    pre-commit ``git rm`` of both. Called before :func:`one_cause`, which ``verify`` calls
+    alone.
 
     Args:
         findings: the gate's findings.
@@ -1272,7 +1275,8 @@ def gate_fixes(findings: list[Finding], base: str, *, staged: bool = False) -> l
         file a commit's KI401 names: the fix drops that commit (``git rebase -i BASE``: a
         fixing commit leaves the edit in the history, read commit by commit); a copy
         written over an object file no commit of the range changed (no KI401: its
-        metadata file was made for it): ``git rm`` of both files and a commit.
+        metadata file was made for it): both files out of that commit (``staged``: ``git
+        rm`` of both).
     """
     edited: dict[str, list[str]] = {}
     for f in findings:
@@ -1293,10 +1297,12 @@ def gate_fixes(findings: list[Finding], base: str, *, staged: bool = False) -> l
         elif f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.extra.get("copy") \
                 and "over" in f.extra and f.file not in edited and f.file:
             meta = layout.metadata_path(Digest.from_str(f.extra["over"]))
+            what = "a copy of a stored object, with a metadata file made for it"
             f = dataclasses.replace(f, fix=(
-                f"a copy of a stored object, with a metadata file made for it: remove both "
-                f"(`git rm {f.file} {meta}`) and commit; nothing else is to be written or "
-                "removed for it"))
+                f"{what}: remove both (`git rm {f.file} {meta}`) and commit; nothing else is "
+                "to be written or removed for it" if staged else brought_fix(
+                    what, f"{f.file} {meta}", base,
+                    "nothing else is to be written or removed for it")))
         out.append(f)
     return out
 

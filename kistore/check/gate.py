@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..attest.attestation import Bundle, text_problems, verify_bundle
@@ -78,8 +79,9 @@ from ..store.migrate import plan_groups
 from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
+from ._every_commit import LAYOUT_RULES, every_commit, stays_in_history
 from ._first_parent import first_parent_findings
-from ._fixes import HINT_BASE, Base, brought_fix, rebase_command
+from ._fixes import HINT_BASE, Base, brought_fix
 from ._focus import range_paths
 from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
@@ -248,7 +250,11 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         KI2xx finding about a path the range adds or changes under ``store/`` (or
         ``.gitattributes``); KI115, KI118 and KI112 per name a commit of the range brings,
         anywhere in the tree, found on KI423's walk (:func:`._paths.walk_judge`; one a
-        later commit removes says so: :func:`_removed_since`); KI119 per line of a
+        later commit removes says so: :func:`_removed_since`); KI110, KI111, KI114 of each
+        file under ``store/`` a commit brings where the layout has none, and KI101 of each
+        one at an object's path ``BASE`` lacks whose bytes are another digest's, that
+        ``HEAD`` does not hold so (:mod:`._every_commit`: the commit stays in the
+        history); KI119 per line of a
         ``.gitignore`` the range adds or changes that may match a path under ``store/``
         (:func:`._ignored.range_gitignores`); KI405 (info) per metadata file changed,
         naming the changed fields; KI406 (info) per object a commit re-added that
@@ -324,7 +330,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # KI112 of each name a commit brings (r82 F6)
     # every fix names BASE by its id, as git takes it (fresh95 F6), HEAD in pre-commit
     named = Base(str(base.id), _is_head(repo, base), staged=staged)
-    walked = new_tree_findings(repo, commits, judge=walk_judge, fix=rebuild_fix(named))
+    objects: list[tuple[str, str, str]] = []  # each object file a commit brings (KI101)
+    walked = new_tree_findings(repo, commits, judge=partial(walk_judge, objects=objects),
+                               fix=rebuild_fix(named))
     headers = {str(c.id): header(c.read_raw()) for c in commits}  # read once: KI225, KI428
     malformed = commit_findings(headers) + [f for f in walked if f.rule is TREE_ENTRY_INVALID]
     if malformed:
@@ -371,7 +379,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += names_kept(repo, commits, named, (base.tree, head.tree), metadata_edits)
     # KI115, KI118, KI112
     findings += [_removed_since(repo, head.tree, f, str(base.id)) for f in walked
-                 if not _collision_at_head(repo, head.tree, f)]
+                 if f.rule not in LAYOUT_RULES and not _collision_at_head(repo, head.tree, f)]
     findings += range_gitignores(repo, base.tree, head.tree, store_changes)  # KI119
     findings += gate_code_changed(repo, base.tree, head.tree)  # KI429
     if _trust_touched(repo, base, commits):
@@ -392,6 +400,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         str(c.id) for c in reversed(changing_commits(repo, commits, path))])
     if not named.staged:  # a copy, a case pair: out of the commit bringing it (case99)
         findings = [_brought(repo, base.tree, f, named.id) for f in findings]
+        # a file outside the layout, or no object's bytes, in a commit but not at HEAD
+        # (hist00): after the fixes above, which are of HEAD's files
+        findings += every_commit(repo, walked, objects, store_changes,
+                                 (base.tree, head.tree), named.id)
     return sorted(findings, key=sort_key)
 
 
@@ -646,10 +658,8 @@ def _removed_since(repo: pygit2.Repository, head_tree: Any, finding: Finding,
     """
     if finding.file is None or treediff.entry_at(repo, head_tree, finding.file) is not None:
         return finding
-    return replace(finding, message=f"{finding.message} ({finding.extra['commit']} brings "
-                   "it; a later commit of the range removes it, but that commit stays in "
-                   "the history, where a checkout of it meets the path: rebuild the range "
-                   f"without it, e.g. {rebase_command(base)})")
+    return replace(finding, message=stays_in_history(finding.message, finding.extra["commit"],
+                                                     base))
 
 
 def _collision_at_head(repo: pygit2.Repository, head_tree: Any, finding: Finding) -> bool:

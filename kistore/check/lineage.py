@@ -63,6 +63,7 @@ from ._fixes import (
 )
 from ._history import ancestry
 from ._lineage_fixes import blob_entry, lineage_fixes
+from ._side_renames import merged_rename
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -433,7 +434,12 @@ def _walk(repo: pygit2.Repository, commits: list[Any], base: Base | None,
                     since = lookback(parent, path)  # the parent's does not parse (1b)
                     old_doc = since.doc if since is not None else old_doc
                 for finding in _moved(commit, path, old_doc, new_doc, base, since):
-                    findings.setdefault(_key(finding), finding)
+                    # a merge's rename: the side commit that made it (rename99's leftover)
+                    told = [finding] if finding.rule is not NAME_MOVED or \
+                        len(commit.parents) < 2 or since is not None else merged_rename(
+                            repo, commit, parent, path, (was[0], now[0]), finding, base)
+                    for one in told:
+                        findings.setdefault(_key(one), one)
     return list(findings.values()), deleted
 
 

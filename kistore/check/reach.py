@@ -107,6 +107,41 @@ def landing_tips(repo: pygit2.Repository, remote: str) -> list[str]:
     return tips
 
 
+def push_destination(repo: pygit2.Repository, branch: str, remote: str) -> str:
+    """Return the remote branch ``git push REMOTE BRANCH`` updates, as this clone is set.
+
+    git's ``push.default``: ``upstream`` (or its old name ``tracking``) pushes a branch to
+    its configured upstream, ``branch.BRANCH.merge``, when ``branch.BRANCH.remote`` is
+    ``remote``; ``simple`` (git's default), ``current`` and ``matching`` push it to the
+    branch of its own name (``simple`` refuses a bare ``git push`` whose upstream has
+    another name: a push that goes ahead names its destination, that of its own name).
+
+    Args:
+        repo: the pushing clone (a pygit2 Repository).
+        branch: the local branch's short name (``pr-t2``).
+        remote: the remote pushed to (a name; a URL matches no ``branch.*.remote``).
+
+    Returns:
+        The remote branch's short name. Raises nothing (an unreadable config value is
+        read as unset).
+    """
+    config = repo.config
+    mode = _config(config, "push.default") or "simple"
+    merge = _config(config, f"branch.{branch}.merge")
+    if mode in ("upstream", "tracking") and merge and merge.startswith("refs/heads/") \
+            and _config(config, f"branch.{branch}.remote") == remote:
+        return merge.removeprefix("refs/heads/")
+    return branch
+
+
+def _config(config: Any, key: str) -> str | None:
+    """Return ``key``'s value in a pygit2 Config (its last one), or None when unset."""
+    try:
+        return str(config[key])
+    except (KeyError, ValueError):  # unset; a value git itself would refuse
+        return None
+
+
 def push_base(repo: pygit2.Repository, new: str, old: str | None, held: list[str],
               landing: list[str]) -> tuple[str | None, str] | None:
     """Return ``(BASE, first)`` of a push of ``new`` over the remote's ``old``, as it judges it.

@@ -27,16 +27,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from ..core import layout
 from ..core.errors import InputError, StoreStateError, printable
-from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
+from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code, rule
 from ..git.blobs import head_commit, ref_commit
 from ..git.remotes import unknown_remote
+from ._history import ancestry
 from .gate import RangeChecker, check_range, whole_history
 from .lineage import strict as strict_findings
-from .reach import landing_tips, push_base, ref_tips, remote_tips
+from .reach import landing_tips, push_base, push_destination, ref_tips, remote_tips
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -44,8 +46,37 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
 
 
-def unpushed_refs(store: Store, remote: str) -> list[tuple[str, str | None, str, str]]:
-    """Return ``(ref, base or None, tip, first)`` per local ref with commits ``remote`` lacks.
+STALE_MAIN = rule(
+    "KI433", "remote-main-may-be-stale", WARNING,
+    "`git fetch REMOTE`, then run the check again: it then judges the push from the "
+    "remote's main as it is now")
+
+
+class Unpushed(NamedTuple):
+    """One local ref with commits the remote lacks, and where a push of it is judged from.
+
+    Attributes:
+        ref: the ref's full name (``refs/heads/pr-t2``, ``HEAD``).
+        base: what the remote's ``pre-receive`` would judge its push from; None: the
+            whole history.
+        tip: the commit id the ref names.
+        first: the id of its oldest commit the remote lacks.
+        stale: the remote-tracking ref of the remote's main that ``base`` was taken from
+            (a new ref, or one that does not fast-forward its destination), when the last
+            fetch is older than ``tip``'s commit (:func:`fetched_before`): the remote's main
+            may have moved since, and its ``pre-receive`` judges from the real one; else
+            None. :func:`check_unpushed` says it (KI433) when the range holds a merge.
+    """
+
+    ref: str
+    base: str | None
+    tip: str
+    first: str
+    stale: str | None = None
+
+
+def unpushed_refs(store: Store, remote: str) -> list[Unpushed]:
+    """Return an :class:`Unpushed` per local ref with commits ``remote`` lacks.
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -64,13 +95,13 @@ def unpushed_refs(store: Store, remote: str) -> list[tuple[str, str | None, str,
     repo = store.repo
     held = remote_tips(repo, remote)
     landing = landing_tips(repo, remote)
-    found: list[tuple[str, str | None, str, str]] = []
+    found: list[Unpushed] = []
     tips: set[str] = set()
     for name, tip in ref_tips(repo, "refs/heads/", "refs/tags/"):
         entry = _unpushed(repo, name, tip, held, landing, remote)
         if entry is not None:
             found.append(entry)
-            tips.add(entry[2])
+            tips.add(entry.tip)
     head = head_commit(repo)  # None: unborn; guarded: libgit2 loops on a cut loose HEAD
     if head is not None and str(head.id) not in tips:
         entry = _unpushed(repo, "HEAD", str(head.id), held, landing, remote)
@@ -130,9 +161,11 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
     require_remote(store, remote)
     verdicts = []
     carriers: dict[str, list[str]] = {}  # a finding's line -> the refs carrying it
-    for ref, base, tip, first in unpushed_refs(store, remote):
+    for ref, base, tip, first, stale in unpushed_refs(store, remote):
         found = (check_range(store, f"{base}..{tip}", checkers=checkers) if base
                  else whole_history(store, tip))
+        if stale is not None and base and _merges(store, base, tip):
+            found = [_stale_main(ref, stale, base, remote), *found]  # said first
         verdicts.append(RefVerdict(ref, first, strict_findings(found) if strict else found))
         for finding in verdicts[-1].findings:
             refs = carriers.setdefault(finding.format(), [])
@@ -261,17 +294,89 @@ def require_remote(store: Store, remote: str) -> None:
 
 
 def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str],
-              landing: list[str], remote: str) -> tuple[str, str | None, str, str] | None:
-    """Return ``(name, base, tip, first)`` when ``tip`` has a commit no ``held`` commit reaches.
+              landing: list[str], remote: str) -> Unpushed | None:
+    """Return the :class:`Unpushed` of ``name`` when ``tip`` has a commit no ``held`` reaches.
 
-    A branch is taken as pushed to the remote's branch of its name (git's ``push.default``
-    ``simple``), whose tip is its remote-tracking ref; any other ref as new to the remote.
+    A branch is taken as pushed to the remote branch ``git push REMOTE BRANCH`` updates
+    (:func:`kistore.check.reach.push_destination`: its own name, or its configured upstream
+    under ``push.default=upstream``), whose tip is that branch's remote-tracking ref; any
+    other ref as new to the remote.
     """
     old = None
     if name.startswith("refs/heads/"):
-        tracked = ref_commit(repo, f"refs/remotes/{remote}/{name.removeprefix('refs/heads/')}")
+        to = push_destination(repo, name.removeprefix("refs/heads/"), remote)
+        tracked = ref_commit(repo, f"refs/remotes/{remote}/{to}")
         old = str(tracked.id) if tracked is not None else None
     sent = push_base(repo, tip, old, held, landing)
     if sent is None:
         return None
-    return name, sent[0], tip, sent[1]
+    stale = None
+    if landing and sent[0] != old and fetched_before(repo, remote, tip):
+        # judged from the remote's main as last fetched (a new ref, a force-push)
+        stale = next(ref for ref in (f"refs/remotes/{remote}/main", f"refs/remotes/{remote}/HEAD")
+                     if ref_commit(repo, ref) is not None)
+    return Unpushed(name, sent[0], tip, sent[1], stale)
+
+
+def fetched_before(repo: pygit2.Repository, remote: str, tip: str) -> bool:
+    """Whether this clone last fetched ``remote`` before ``tip`` was committed (or unknown).
+
+    The last fetch: ``FETCH_HEAD``'s modification time (every ``git fetch`` and ``git
+    pull`` writes it, in the work tree's git directory or the common one), or the newest
+    entry of the reflog of ``refs/remotes/REMOTE/main``, the later of the two. A clone
+    fetched after the branch's newest commit knows the remote's main of that moment; one
+    fetched before (``git checkout -b``, commits, ``git push``) may not.
+
+    Args:
+        repo: the pushing clone.
+        remote: the remote's name.
+        tip: the pushed commit's id (its committer time is compared).
+
+    Returns:
+        True when no fetch time is known or the last is before ``tip``'s committer time.
+        Raises nothing (an unreadable reflog counts as none).
+    """
+    import pygit2  # lazy: loaded by the time a push is judged
+
+    own = Path(repo.path)
+    dirs = [own]
+    try:  # a linked work tree's git directory names the common one
+        dirs.append(own / (own / "commondir").read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        pass
+    times = []
+    for where in dirs:
+        try:
+            times.append(int((where / "FETCH_HEAD").stat().st_mtime))
+        except OSError:
+            pass
+    try:
+        log = repo.references[f"refs/remotes/{remote}/main"].log()
+        times += [entry.committer.time for entry in log]
+    except (KeyError, ValueError, pygit2.GitError):
+        pass
+    return not times or max(times) < cast("pygit2.Commit", repo[tip]).commit_time
+
+
+def _merges(store: Store, base: str, tip: str) -> bool:
+    """Whether ``BASE..tip`` holds a merge (read after the gate walked it, guarded).
+
+    A line of commits on BASE leaves the remote's main where BASE is whatever main became
+    since (the merge base stays); a merge may have brought in commits the remote's main
+    holds by now (fresh99 H1: a pull request merged on the server and here), which move
+    the base the remote judges from.
+    """
+    return any(len(c.parent_ids) > 1 for c in ancestry(
+        store.repo, store.commit(tip), hide=store.commit(base)))
+
+
+def _stale_main(ref: str, tracking: str, base: str | None, remote: str) -> Finding:
+    """KI433: ``ref`` is judged from ``tracking``, this clone's copy of ``remote``'s main."""
+    at = f"{base[:12]}, where it leaves " if base else ""
+    return Finding(STALE_MAIN, f"{ref} is judged from {at}{tracking}, this clone's copy of "
+                   f"{remote}'s main as last fetched, before {ref}'s newest commit: {remote}'s "
+                   "main may have moved since (a pull request merged meanwhile), and its "
+                   "pre-receive judges the push from where it is now; run "
+                   f"`git fetch {remote}` first, then check again",
+                   file=None, extra={"ref": ref, "tracking": tracking},
+                   fix=f"`git fetch {remote}`, then run the check again")

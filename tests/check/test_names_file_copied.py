@@ -53,10 +53,17 @@ def test_g9_a_copy_of_a_names_file_is_one_ki110_saying_rm(named, monkeypatch):
     found = check_range(Store(root), f"{base}..{head}")
     assert [(f.rule.id, f.file, f.extra.get("names_file")) for f in found] == [
         ("KI110", f"{own}.bak", own)]
-    # the advice followed in a later commit: the branch passes
+    # the work tree's `rm` in a later commit leaves the copy in that commit, which the
+    # gate judges (hist00): refused, naming it; the branch's fix, as the gate says it
+    assert f"`git rebase -i {base}`, and drop that commit" in found[0].fix
     (root / f"{own}.bak").unlink()
     fixed = commit_all(root, "remove the backup")
-    assert check_range(Store(root), f"{base}..{fixed}") == []
+    [later] = [f for f in check_range(Store(root), f"{base}..{fixed}") if f.severity == "error"]
+    assert (later.rule.id, later.file) == ("KI110", f"{own}.bak")
+    assert f"(commit {head[:12]} brings it; a later commit of the range removes it" \
+        in later.message
+    git(root, "reset", "-q", "--hard", base)  # the commit dropped: the branch passes
+    assert check_range(Store(root), f"{base}..HEAD") == []
 
 
 def test_g9_a_renamed_names_file_is_one_ki110_saying_mv(named, monkeypatch):

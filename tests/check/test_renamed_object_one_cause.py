@@ -242,11 +242,13 @@ def _drop(root, subject: str, base: str) -> None:
         "GIT_SEQUENCE_EDITOR": f"sed -i -e '/^pick [0-9a-f]* {subject}/s/^pick/drop/'"})
 
 
-def test_r92_f12_a_committed_copy_removed_by_a_later_commit_passes_the_gate(published,
-                                                                           monkeypatch):
+def test_r92_f12_a_committed_copy_removed_by_a_later_commit_is_no_ki402_but_ki101(
+        published, monkeypatch):
     """The gate's `rm` for a committed copy, followed as a fixing commit, gave KI402
     "objects are never deleted": the copy never was an object (its bytes are another
-    digest's), so taking it away deletes none, in the range and in the work tree."""
+    digest's), so taking it away deletes none, in the range and in the work tree. But the
+    copying commit stays in the history: the gate judges every commit (hist00), so it says
+    KI101 of that commit, as its fix said, and the rebase it prints passes."""
     run, own, _, _ = _stored(published)
     copy = own[:-66] + ("0" if own[-66] != "0" else "1") + own[-65:]
     base = git(published, "rev-parse", "HEAD").strip()
@@ -265,8 +267,21 @@ def test_r92_f12_a_committed_copy_removed_by_a_later_commit_passes_the_gate(publ
     subprocess.run(["rm", copy], cwd=published, check=True)  # verify's advice, in the work tree
     assert _verify(published, monkeypatch) == (0, [])  # no KI402 "deleted in the work tree"
     git(published, "commit", "-qam", "fix: remove the copy")  # and as a fixing commit
-    assert _check(published, monkeypatch, base) == (0, [])
-    assert _verify(published, monkeypatch) == (0, [])  # the branch's history, commit by commit
+    copying = git(published, "rev-parse", "HEAD^").strip()
+    code, errors = _check(published, monkeypatch, base)  # no KI402; the copy's commit: KI101
+    assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [("KI101", copy)], errors
+    assert errors[0]["message"] == (
+        f"sha256 of the file is not its name (commit {copying[:12]} brings it; a later commit "
+        "of the range removes it, but that commit stays in the history, where a checkout of "
+        f"it meets the path: rebuild the range without it, e.g. `git rebase -i {base}`)")
+    assert (errors[0]["expected"], errors[0]["found"]) == (
+        layout.digest_from_path(copy).hex, run.hex)
+    assert errors[0]["hint"].startswith(
+        "a file whose bytes are not the object its path names, brought by a commit of the "
+        "branch: take it out of that commit, not in a later one")
+    _drop(published, r"\(fix: remove the \)\?copy", base)  # as printed (the `rm`'s: empty)
+    assert git(published, "rev-parse", "HEAD").strip() == base
+    assert _verify(published, monkeypatch) == (0, [])
 
 
 def test_r92_f12_a_committed_rename_says_the_branch_way_which_passes(published, kit,
@@ -454,7 +469,9 @@ def test_fresh95_f4_a_committed_edit_is_restored_from_the_commit_before_it(publi
 def test_r93b_g7_a_committed_copy_with_made_up_metadata_is_removed_with_git_rm(
         published, monkeypatch):
     """A copy at a made-up digest with a metadata file written for it: no commit held that
-    object, so neither `git checkout HEAD` nor `kistore drop` helps; `git rm` of both does."""
+    object, so neither `git checkout HEAD` nor `kistore drop` helps; taking both files out
+    of the commit bringing them does (`git rm` of both in a later commit leaves that commit
+    in the history, which the gate judges commit by commit: hist00)."""
     run, own, _, _ = _stored(published)
     made_up = Digest.from_str("sha256:" + run.hex[:2] + "e" * 62)
     copy, meta = layout.object_path(made_up), layout.metadata_path(made_up)
@@ -467,10 +484,19 @@ def test_r93b_g7_a_committed_copy_with_made_up_metadata_is_removed_with_git_rm(
     code, errors = _check(published, monkeypatch, base)
     assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [("KI101", copy)], errors
     assert errors[0]["hint"].startswith(
-        "a copy of a stored object, with a metadata file made for it: remove both "
-        f"(`git rm {copy} {meta}`) and commit"), errors[0]["hint"]
-    git(published, "rm", "-q", copy, meta)  # the advice, as a fixing commit
+        "a copy of a stored object, with a metadata file made for it, brought by a commit of "
+        "the branch: take it out of that commit, not in a later one"), errors[0]["hint"]
+    assert f"`git rebase -i {base}`, and drop that commit (or, when it holds other changes, " \
+        f"mark it `edit`, then `git rm -r {copy} {meta}`, `git commit --amend`" \
+        in errors[0]["hint"]
+    forged = git(published, "rev-parse", "HEAD").strip()
+    git(published, "rm", "-q", copy, meta)  # the old advice, as a fixing commit: refused
     git(published, "commit", "-qm", "fix: remove the copy")
+    code, errors = _check(published, monkeypatch, base)
+    assert code == 1 and [(f["rule"], f["file"]) for f in errors] == [("KI101", copy)], errors
+    assert f"(commit {forged[:12]} brings it; a later commit of the range removes it" \
+        in errors[0]["message"]
+    _drop(published, r"\(fix: remove the copy\|forged copy\)", base)  # the advice
     assert _check(published, monkeypatch, base) == (0, [])
 
 

@@ -1,0 +1,131 @@
+"""Every commit a range brings holds only what the store's layout allows (hist00).
+
+case99 left it: a stray file that collides with nothing (``X.json.bak``, an object's name in
+upper case alone, an executable file), added by one commit of a range and removed (or
+mended) by a later one, passed ``kistore check BASE..HEAD`` and pre-receive, the contents
+check reading HEAD's files only, while the commit bringing it stays in main's history. So
+did a copy of an object under another digest's name, ``rm``-ed in a fixing commit, though
+the gate's fix said to take it out of its commit: words and behaviour now agree.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from kistore.check import gate
+from kistore.core import layout
+from kistore.store import Store
+
+from ..conftest import PUBLISHED, commit_all, git, store_file
+from .test_tree_entries_gate import _server_and_clone
+
+KISTORE = str(Path(sys.executable).with_name("kistore"))
+OWN = store_file(PUBLISHED["run"])
+
+
+def _later(base: str, first: str) -> str:
+    """The message's words after the rule's own: the commit bringing it, the rebase."""
+    return (f" (commit {first[:12]} brings it; a later commit of the range removes it, but "
+            "that commit stays in the history, where a checkout of it meets the path: "
+            f"rebuild the range without it, e.g. `git rebase -i {base}`)")
+
+
+def _fix(what: str, path: str, base: str) -> str:
+    return (f"{what}, brought by a commit of the branch: take it out of that commit, not in a "
+            "later one, which leaves it in the history (a checkout of that commit meets it, "
+            "and the gate judges every commit of a range, so it refuses that too): "
+            f"`git rebase -i {base}`, and drop that commit (or, when it holds other changes, "
+            f"mark it `edit`, then `git rm -r {path}`, `git commit --amend`, `git rebase "
+            "--continue`); nothing else is to be written or removed for it")
+
+
+def _add_then_remove(root: Path, stray: str) -> tuple[str, str, str]:
+    """BASE, a commit copying the stored run to ``stray``, one removing it (KI110's `rm`)."""
+    base = git(root, "rev-parse", "HEAD").strip()
+    (root / stray).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(root / OWN, root / stray)
+    first = commit_all(root, "stray")
+    (root / stray).unlink()
+    return base, first, commit_all(root, "rm stray")
+
+
+def _errors(root: Path, spec: str) -> list:
+    return [f for f in gate.check_range(Store(root), spec) if f.severity == "error"]
+
+
+def _upper_alone() -> str:
+    """An object's path in upper case whose lower-case spelling no file has (no KI112)."""
+    other = PUBLISHED["run"].removeprefix("sha256:")[::-1]
+    return f"{layout.OBJECTS_DIR}/{other[:2]}/{other[2:].upper()}.json"
+
+
+def test_a_bak_added_then_removed_is_refused_naming_its_commit(published):
+    stray = OWN + ".bak"
+    base, first, second = _add_then_remove(published, stray)
+    [kept] = _errors(published, f"{base}..{first}")  # HEAD holds it: the contents check's
+    assert (kept.rule.id, kept.file) == ("KI110", stray) and "brings it" not in kept.message
+    [error] = _errors(published, f"{base}..{second}")
+    assert (error.rule.id, error.file, error.extra["commit"]) == (
+        "KI110", stray, f"commit {first[:12]}")
+    assert error.message == "not a path of the store layout: move or remove it (a " \
+        ".NAME.PID.N.tmp file is a temporary file of a killed `kistore add`: delete it, or the " \
+        "next add into its directory removes it)" + _later(base, first)
+    assert error.fix == _fix("a file where the store layout has none", stray, base)
+
+
+def test_an_upper_case_object_name_alone_added_then_removed_is_refused(published):
+    stray = _upper_alone()
+    base, first, second = _add_then_remove(published, stray)
+    assert [(f.rule.id, f.file) for f in _errors(published, f"{base}..{second}")] == [
+        ("KI110", stray)]
+    # a stray file main already holds, removed by a range, mends main: nothing brought
+    assert _errors(published, f"{first}..{second}") == []
+
+
+def test_an_executable_file_made_regular_by_a_later_commit_is_refused(published):
+    """KI114 of the commit bringing mode 100755; HEAD's 100644 is no excuse ("replaces")."""
+    base = git(published, "rev-parse", "HEAD").strip()
+    stray = OWN.rpartition("/")[0] + "/" + "0" * 62 + ".json"
+    shutil.copyfile(published / OWN, published / stray)
+    os.chmod(published / stray, 0o755)
+    first = commit_all(published, "x")
+    os.chmod(published / stray, 0o644)
+    second = commit_all(published, "chmod -x")
+    errors = _errors(published, f"{base}..{second}")
+    # HEAD's copy: KI101 from the contents check; the commit's mode: KI114 from the walk
+    assert sorted((f.rule.id, f.file) for f in errors) == [("KI101", stray), ("KI114", stray)]
+    [mode] = [f for f in errors if f.rule.id == "KI114"]
+    assert mode.message == ("an executable file (mode 100755) under store/"
+                            + _later(base, first).replace("removes it", "replaces it"))
+
+
+def test_pre_receive_refuses_the_exact_sequence_and_takes_the_printed_fix(
+        published, tmp_path, monkeypatch):
+    """The push of `cp X.json X.json.bak`, commit, `rm`, commit: refused by the server's
+    hook, naming the commit; the printed rebase (drop that commit) is then taken."""
+    monkeypatch.setenv("KISTORE", KISTORE)
+    server, clone = _server_and_clone(published, tmp_path)
+    before = git(server, "rev-parse", "refs/heads/main")
+    stray = OWN + ".bak"
+    base, first, _ = _add_then_remove(clone, stray)
+    git(clone, "commit", "-q", "--allow-empty", "-m", "keep: a commit of the branch")
+    pushed = subprocess.run(["git", "push", "origin", "HEAD:refs/heads/main"], cwd=clone,
+                            capture_output=True, text=True)
+    assert pushed.returncode != 0
+    assert f"remote: {stray}: error KI110 path-outside-layout: not a path of the store " \
+        "layout" in pushed.stderr
+    assert f"(commit {first[:12]} brings it; a later commit" in pushed.stderr
+    assert git(server, "rev-parse", "refs/heads/main") == before
+    # the fix, as printed: `git rebase -i BASE`, and drop that commit (and the `rm`'s, empty
+    # without it)
+    subprocess.run(["git", "rebase", "-q", "-i", base], cwd=clone, check=True, env={
+        **os.environ,
+        "GIT_SEQUENCE_EDITOR": r"sed -i -e '/^pick [0-9a-f]* \(rm \)\?stray/s/^pick/drop/'"})
+    assert stray not in git(clone, "log", "--format=", "--name-only", f"{base}..HEAD")
+    pushed = subprocess.run(["git", "push", "origin", "HEAD:refs/heads/main"], cwd=clone,
+                            capture_output=True, text=True)
+    assert pushed.returncode == 0, pushed.stderr
