@@ -104,6 +104,23 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
       cat runs.jsonl | kistore add -
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..store.run_facts import keeping_ranked
+
+    def ranked() -> frozenset[str] | None:
+        # Lazy: the policy's modules load only once some run's facts are found.
+        from ..query.outlier_rules import ranked_keys
+
+        return ranked_keys(ctx.store())
+
+    # each run's share of KI221 and KI234 found where it is parsed (issue 22)
+    with keeping_ranked(ranked):
+        _add(ctx, files, allow_dangling, update_metadata, do_commit, message, as_json)
+
+
+def _add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool,
+         update_metadata: bool, do_commit: bool, message: str | None, as_json: bool) -> None:
+    """``kistore add``'s work (:func:`add`), each run's ranked share kept as it is parsed."""
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.errors import MultipleErrors
     from ..store.inputs import read_inputs_apart
 

@@ -53,7 +53,7 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.evidence import withdrawn_runs
     from ..importers import plan_import, run_import
-    from ..query.outlier_rules import outliers_check
+    from ..query.outlier_rules import outliers_check, ranked_kept
     from ..query.ranked_values import values_check
     from ..query.units import units_admitted
 
@@ -64,7 +64,8 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     landing = Landing()
     with interrupt_says(undone_add("import", commit=do_commit,
                                              update_metadata=update_metadata)), \
-            metadata_option_hint("pass --update-metadata to replace it"):
+            metadata_option_hint("pass --update-metadata to replace it"), \
+            ranked_kept(store):  # each run's share of KI221 and KI234 kept with its facts
         plan = plan_import(source, files, store.limits())
         if not plan.records:
             _nothing_recognised(source, files, plan.ignored)

@@ -21,7 +21,7 @@ import os
 import re
 import stat
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any
 
 from ..core.errors import StoreStateError
@@ -218,7 +218,8 @@ TEMP_NAME = re.compile(r"\.[^/]+\.(?:[0-9]+\.[0-9]+|[A-Za-z0-9_]{8})\.tmp")
 from its :func:`tempfile.mkstemp` fallback."""
 
 
-def remove_stale_temps(root: str | os.PathLike[str], directories: Iterable[str]) -> list[str]:
+def remove_stale_temps(root: str | os.PathLike[str], directories: Iterable[str],
+                       listed: Mapping[str, Collection[str]] | None = None) -> list[str]:
     """Remove the temporary files a killed writer left in ``directories``; return their paths.
 
     Call it only while holding the store's write lock (:meth:`kistore.store.Store.add`):
@@ -232,6 +233,9 @@ def remove_stale_temps(root: str | os.PathLike[str], directories: Iterable[str])
         root: the work tree.
         directories: ``/``-separated directories relative to ``root`` (the shards an add is
             about to write: one listing each, no scan of the store).
+        listed: directory -> its names, listed under the same lock already (an add's
+            checks): such a directory is not listed again (issue 22: each new group
+            directory of a bulk add was listed four or five times before it existed).
 
     Returns:
         The removed files, relative to ``root``.
@@ -239,6 +243,9 @@ def remove_stale_temps(root: str | os.PathLike[str], directories: Iterable[str])
     top = os.fspath(root)
     removed = []
     for directory in directories:
+        known = None if listed is None else listed.get(directory)
+        if known is not None and not any(n.startswith(".") for n in known):
+            continue  # listed under this lock: no temporary file there
         try:
             names = os.listdir(os.path.join(top, directory))
         except (FileNotFoundError, NotADirectoryError):
@@ -317,6 +324,8 @@ class FileBatch:
     Args:
         root: the directory the relative paths are under (the work tree).
         files: relative path (``/``-separated) -> exact bytes, written in this order.
+        listed: directory -> the names it holds, listed already under the store's write
+            lock (an add's checks, :func:`refuse_links` passed): not listed again.
 
     After :meth:`run` (or :meth:`start` then :meth:`wait`) every file holds its bytes and
     :attr:`stats` holds each file's :data:`FileStat` (for the index's names and the
@@ -324,9 +333,11 @@ class FileBatch:
     the batch created and restores what it replaced.
     """
 
-    def __init__(self, root: str | os.PathLike[str], files: Mapping[str, bytes]) -> None:
+    def __init__(self, root: str | os.PathLike[str], files: Mapping[str, bytes],
+                 listed: Mapping[str, Collection[str]] | None = None) -> None:
         self.root = os.fspath(root)
         self.files = files
+        self._listed = listed or {}
         self.stats = StatTable()
         self._shares: list[list[str]] = []  # the paths each child writes, in its order
         self._created: list[str] = []
@@ -537,6 +548,10 @@ class FileBatch:
         """Map each of ``directories`` to the names it holds now (one listing each)."""
         listing: dict[str, set[str]] = {}
         for directory in directories:
+            known = self._listed.get(directory)
+            if known is not None:  # listed under the same lock (an add's checks)
+                listing[directory] = set(known)
+                continue
             try:
                 listing[directory] = set(os.listdir(os.path.join(self.root, directory)))
             except (FileNotFoundError, NotADirectoryError):

@@ -48,6 +48,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import hashes, layout
@@ -64,6 +65,7 @@ from ..core.words import comparison_said
 from ..index.records import REFERENCE, Record, describe
 from ..store import AdmissionWarning, FileTooLarge, GroupsCheck
 from ..store.arrivals import runs_arriving
+from ..store.run_facts import keeping_ranked, ranked_spec
 from .outliers import (
     GROUP_SPREAD,
     MEDIAN,
@@ -658,7 +660,7 @@ def outliers_admitted(store: Store, manifests: Sequence[Manifest],
             return batch[digest].kind, batch[digest].spec
         return _stored(view, digest)
 
-    records = [describe(str(m.digest), m.kind, m.name, m.passing_spec(), lookup) for m in runs]
+    records = [describe(str(m.digest), m.kind, m.name, ranked_spec(m), lookup) for m in runs]
     for hex_ in pending:  # a stored run whose group file this add writes (F7)
         digest = f"sha256:{hex_}"
         found = _stored(view, digest)
@@ -1067,6 +1069,18 @@ def ranked_keys(store: Store, at: str | None = None) -> frozenset[str] | None:
                 keys.add(pointer.split("/")[1].replace("~1", "/").replace("~0", "~")
                          if pointer.startswith("/") else pointer)
     return frozenset(keys)
+
+
+def ranked_kept(store: Store) -> AbstractContextManager[None]:
+    """Return a block in which each run's facts keep the spec cut to :func:`ranked_keys`.
+
+    ``kistore add`` and ``import`` parse and add inside it: KI221 (:func:`kistore.query.
+    ranked_values.values_admitted`) and KI234 (:func:`outliers_admitted`) then read each
+    run's cut (:func:`kistore.store.run_facts.ranked_spec`), found where the run was parsed,
+    in the parse workers of a bulk add, instead of parsing its spec again and keeping it.
+    The work tree's policy is read only once a run's facts are found.
+    """
+    return keeping_ranked(lambda: ranked_keys(store))
 
 
 def outliers_parsed(store: Store, at: str | None, loaded: dict[str, Loaded]) -> list[Finding]:

@@ -24,6 +24,7 @@ from ..core.limits import DEFAULT
 from ..core.model import metadata_name
 from ..core.statistics import named
 from ..store import AdmissionWarning, GroupsCheck, ValueWarning
+from ..store.run_facts import ranked_spec
 from .policy import Comparison, RankingPolicy, resolve_pointer, shown_value
 from .units import policy_of
 
@@ -112,7 +113,7 @@ def values_admitted(store: Store, manifests: Sequence[Manifest],
     view = store.view(None)
     batch = {str(m.digest): m for m in manifests}
     judged: list[tuple[Digest, str | None, dict[str, Any]]] = [
-        (m.digest, None, m.spec) for m in runs]
+        (m.digest, None, ranked_spec(m)) for m in runs]  # no run's parse kept (issue 22)
     for hex_ in pending:  # a stored run whose group file this add writes
         spec = spec_of(view, f"sha256:{hex_}", "BenchmarkRun")
         if spec is not None:

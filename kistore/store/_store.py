@@ -248,6 +248,9 @@ class Store:
         # change key): kistore.toml read once a process (site build read it 3-5 times)
         self._settings_read: dict[str, tuple[str, tuple[bytes, str]]] = {}
         self._linked: set[str] = set()  # the work views' record of symlinked directories
+        # the work views' directory listings while an add checks, under its write lock
+        # (one listing of a directory for the plan, the rules and the writer: issue 22)
+        self._listings: dict[str, list[str]] | None = None
         # Store.settled answered HEAD in place of the work tree (an add held the lock):
         # Store.where then says so, not "leave out --at" to one who gave none (F14)
         self._head_for_work_tree = False
@@ -652,7 +655,8 @@ class Store:
         """
         skipped = self.skipped()
         if skipped is None:
-            return self._advising(WorkTreeView(root, self.name_index(), linked=self._linked))
+            return self._advising(WorkTreeView(root, self.name_index(), linked=self._linked,
+                                               listings=self._listings))
 
         def head() -> View | None:
             if self.repo.head_is_unborn:
@@ -1452,6 +1456,10 @@ class Store:
             check_ready(self.repo)
             self._check_head_attributes()
             self._check_committed_limits(manifests)
+        # nothing writes the work tree's store/ until this add does (the write lock): each
+        # directory is listed once for its plan, its rules and its writer
+        listings: dict[str, list[str]] = {}
+        self._listings = listings
         view = self._work_view(self.root)
         head = self._head_read()  # HEAD's files, read on demand (one tree for both uses)
         ahead = _pack_ahead(manifests) if commit else None  # while the checks below run
@@ -1483,6 +1491,8 @@ class Store:
                 if commit:  # a re-run after an add killed past its branch move: its index
                     BranchCommit(self.repo, self.root).repair_index()
                 return results
+            # the views from here on (this one too) list again: the add writes
+            self._listings = view.listings = None
             self._check_not_ignored(files)
             dirs = _dirs_before(self, view, files, commit)  # the last look before a write
             in_step = _names_before(self, view, files)
@@ -1491,8 +1501,10 @@ class Store:
                                                results=results,
                                                manifests=[w[0] for w in written],
                                                on_landed=on_landed, ahead=ahead,
-                                               work_tree_only=plan.work_tree_only)
+                                               work_tree_only=plan.work_tree_only,
+                                               listed=listings)
         finally:
+            self._listings = None
             if ahead is not None:
                 ahead.close()
         try:  # landed: an interrupt from here on undoes nothing
@@ -1641,6 +1653,7 @@ class Store:
                results: list[AddResult], manifests: Sequence[Manifest] = (),
                on_landed: Callable[[str | None], None] | None = None,
                ahead: PackAhead | None = None, work_tree_only: Collection[str] = (),
+               listed: Mapping[str, Collection[str]] | None = None,
                ) -> tuple[Mapping[str, FileStat], pygit2.Oid | None, list[Prepared],
                           Mapping[str, pygit2.Oid]]:
         """Write ``files`` into the work tree, all or nothing, and commit them when asked.
@@ -1660,6 +1673,10 @@ class Store:
                 for the commit's pack.
             work_tree_only: paths of ``files`` written but left out of the commit
                 (:attr:`kistore.store.admission.AddPlan.work_tree_only`).
+            listed: directory -> the names it held when this add's checks listed it (under
+                its write lock, after :func:`~kistore.git.writer.refuse_links`'s look:
+                none is a link), listed again by neither the stale temporaries' sweep nor
+                the writer.
 
         Returns:
             The :data:`FileStat` of each file written, the new commit (None without
@@ -1679,8 +1696,8 @@ class Store:
         assert self.root is not None
         directories = {rel.rpartition("/")[0] for rel in files}
         refuse_links(self.root, directories)  # before anything is written or removed
-        remove_stale_temps(self.root, directories)  # killed adds
-        batch = FileBatch(self.root, files)
+        remove_stale_temps(self.root, directories, listed)  # killed adds
+        batch = FileBatch(self.root, files, listed)
         committed = _committed(files, work_tree_only)
         told = False  # on_landed was called without a commit
         landed = None if on_landed is None else (lambda oid: on_landed(str(oid)))

@@ -883,10 +883,14 @@ class WorkTreeView(View):
     scope = "work"
 
     def __init__(self, root: Path, name_index: NameIndex | None = None, *,
-                 linked: set[str] | None = None) -> None:
+                 linked: set[str] | None = None,
+                 listings: dict[str, list[str]] | None = None) -> None:
         self.root = root
         self.name_index = name_index
         self.linked: set[str] = set() if linked is None else linked
+        # list_dir's answers, shared by every view of one add's checks (Store._add): a
+        # group directory the add makes was listed by its plan, KI232 and KI234 (issue 22)
+        self.listings = listings
         # joined as str: building a Path per file cost more than reading it
         self._prefix = os.path.join(os.fspath(root), "")
         self._directories: dict[str, str | None] = {}  # linked_dir's answers
@@ -1034,12 +1038,20 @@ class WorkTreeView(View):
             os.close(fd)
 
     def list_dir(self, path: str) -> list[str]:  # noqa: D102
+        kept = self.listings
+        if kept is not None and path in kept:  # listed already in this add's checks
+            return list(kept[path])
         if self.linked_dir(path) is not None:  # never list what a symlink points to
-            return []
-        try:
-            return os.listdir(self.root / path)
-        except (FileNotFoundError, NotADirectoryError):
-            return []
+            names = []
+        else:
+            try:
+                names = os.listdir(self._prefix + path)
+            except (FileNotFoundError, NotADirectoryError):
+                names = []
+        if kept is not None:
+            kept[path] = names
+            return list(names)
+        return names
 
     def linked_dir(self, directory: str) -> str | None:
         """Return the first directory on the way to ``directory`` that is not a directory.

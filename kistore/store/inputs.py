@@ -650,7 +650,7 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str, limits: Limits
 
     # The per-run rules' answers (:func:`_with_facts`), loaded before the workers fork.
     # Lazy: only a bulk parse finds them here.
-    from . import run_facts  # noqa: F401
+    from . import run_facts
 
     global _shared_lines
     try:
@@ -662,6 +662,7 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str, limits: Limits
     own = len(ranges) // (workers + 1)
     parts: list[list[Located] | MultipleErrors | None] = []
     _shared_lines = (lines, file, limits)
+    run_facts.ranked_keys_now()  # the policy read here once, not in each worker
     gc.freeze()  # a collection in parent or worker would copy every shared page it walks
     # An executor, not multiprocessing.Pool: a Pool replaces a worker killed mid-task (OOM
     # killer, kill -9) and waits forever for its lost result; the executor reports it.

@@ -11,6 +11,14 @@ them on the manifest (small: most are None or empty). A bulk add of JSON Lines f
 in its parse workers (:mod:`kistore.store.inputs`), where each document is parsed anyway,
 on every CPU: :func:`plain` and :func:`restored` carry them between processes.
 
+Two rules needing the batch and the ranking policy, KI221 (a ranked value that is no
+number) and KI234 (a run far ahead of its group), read a run's ``spec`` too; each run's
+share of them, the spec cut to the top-level keys the policy's ranking reads
+(:attr:`RunFacts.ranked`), is found here as well once the add names those keys
+(:func:`keeping_ranked`, before its input is parsed): the add then neither parses each
+run's spec again in its serial stretch nor keeps every run's parsed document until it
+ends (issue 22: kilobytes a run at 100,000 and more).
+
 The rules themselves stay where they are (:mod:`kistore.store.admission`,
 :mod:`kistore.store.latency`, :mod:`kistore.store.boards`, :mod:`kistore.store.claims`), and
 so do their words: the answers are those the same functions give on the same spec (the
@@ -22,6 +30,8 @@ here.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from ..core.boards import Board, board_of, may_state_board, reads_metadata
@@ -52,6 +62,9 @@ class RunFacts(NamedTuple):
         board: :func:`~kistore.core.boards.board_of` of the run with its name and, when
             read, its metadata (KI238); None when it states none.
         claim: :func:`~kistore.core.claims.claim_of` (KI232), None when it claims nothing.
+        ranked: the spec cut to the keys :func:`keeping_ranked` named when the facts were
+            found (what KI221 and KI234 read of a run: :func:`ranked_spec`); None when
+            no keys were named (no add asked, or the store has no readable policy).
     """
 
     contradictions: tuple[Contradiction, ...]
@@ -61,6 +74,66 @@ class RunFacts(NamedTuple):
     latency_slip: Contradiction | None
     board: Board | None
     claim: Claim | None
+    ranked: dict[str, Any] | None = None
+
+
+_ranked_keys: Callable[[], frozenset[str] | None] | frozenset[str] | None = None
+"""The keys :attr:`RunFacts.ranked` keeps: a callable until first asked (the policy is
+read only by an add that finds some run's facts), then its answer; None: none kept."""
+
+
+@contextmanager
+def keeping_ranked(keys: Callable[[], frozenset[str] | None]) -> Iterator[None]:
+    """Keep each run's spec cut to ``keys()`` on the facts found inside the block.
+
+    Args:
+        keys: returns the top-level ``spec`` keys KI221 and KI234 read under the store's
+            ranking policy (:func:`kistore.query.outlier_rules.ranked_keys`), or None
+            without a readable policy. Called once, when the first run's facts are found
+            or before a parse forks its workers (:func:`ranked_keys_now`), never when no
+            run is parsed.
+
+    Side effects:
+        Module state, restored when the block ends: facts found after it keep no cut.
+    """
+    global _ranked_keys
+    before, _ranked_keys = _ranked_keys, keys
+    try:
+        yield
+    finally:
+        _ranked_keys = before
+
+
+def ranked_keys_now() -> frozenset[str] | None:
+    """Return the keys :func:`keeping_ranked` named, asking its callable once (None: none).
+
+    A parse calls it before it forks its workers, so each worker inherits the answer
+    instead of reading the policy again.
+    """
+    global _ranked_keys
+    if callable(_ranked_keys):
+        _ranked_keys = _ranked_keys()
+    return _ranked_keys
+
+
+def ranked_spec(run: Manifest) -> dict[str, Any]:
+    """Return what KI221 and KI234 read of a run's spec: its cut when it is enough, else whole.
+
+    The cut (:attr:`RunFacts.ranked`) holds every key ranking reads of a run that states no
+    contradiction and no unproven claim (:func:`kistore.query.outlier_rules.ranked_keys`,
+    as ``verify`` judges them); of another run, or one whose facts hold no cut, the spec is
+    parsed for this look and not kept (:meth:`~kistore.core.model.Manifest.passing_spec`).
+
+    Args:
+        run: a valid BenchmarkRun manifest.
+
+    Returns:
+        The spec or its cut; the caller must not change it.
+    """
+    found = facts_of(run)
+    if found.ranked is not None and not found.contradictions and found.unproven is None:
+        return found.ranked
+    return run.passing_spec()
 
 
 def facts_of(run: Manifest) -> RunFacts:
@@ -103,7 +176,7 @@ def plain(run: Manifest) -> tuple[Any, ...] | None:
             None if found.unproven is None else tuple(found.unproven),
             tuple(tuple(c) for c in found.latencies),
             None if found.latency_slip is None else tuple(found.latency_slip),
-            found.board, found.claim)
+            found.board, found.claim, found.ranked)
 
 
 def restored(run: Manifest, values: tuple[Any, ...] | None) -> Manifest:
@@ -119,13 +192,13 @@ def restored(run: Manifest, values: tuple[Any, ...] | None) -> Manifest:
 
 def _rebuilt(values: tuple[Any, ...]) -> RunFacts:
     """Return the :class:`RunFacts` of :func:`plain`'s values."""
-    contradictions, disagreement, unproven, latencies, slip, board, claim = values
+    contradictions, disagreement, unproven, latencies, slip, board, claim, ranked = values
     return RunFacts(tuple(Contradiction(*c) for c in contradictions), disagreement,
                     None if unproven is None else UnprovenClaim(*unproven),
                     tuple(Contradiction(*c) for c in latencies),
                     None if slip is None else Contradiction(*slip),
                     None if board is None else tuple(tuple(pair) for pair in board),
-                    None if claim is None else tuple(claim))
+                    None if claim is None else tuple(claim), ranked)
 
 
 def _found(run: Manifest) -> RunFacts:
@@ -139,6 +212,8 @@ def _found(run: Manifest) -> RunFacts:
     if run.digest.hex not in catalogue():  # the annotations are the claims it may make
         unproven = unproven_claim(run.digest.hex, spec, json.loads(run.metadata_bytes)
                                   if b'"annotations"' in run.metadata_bytes else None)
+    keys = ranked_keys_now()
     return RunFacts(tuple(run_contradictions(spec)), external_id_disagreement(spec, run.name),
                     unproven, tuple(implausible_latencies(spec)), latency_units_disagree(spec),
-                    board, claim_of(spec) if may_claim(run.object_bytes) else None)
+                    board, claim_of(spec) if may_claim(run.object_bytes) else None,
+                    None if keys is None else {k: v for k, v in spec.items() if k in keys})

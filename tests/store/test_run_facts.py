@@ -44,6 +44,20 @@ def slipped_run() -> dict:
     return run
 
 
+def parses_counted(monkeypatch, runs: set[bytes]) -> list[bytes]:
+    """Return the list each ``canonical.loads`` of one of ``runs`` is appended to, from now."""
+    parsed: list[bytes] = []
+    loads = canonical.loads
+
+    def counted(data, *args, **kwargs):
+        if data in runs:
+            parsed.append(data)
+        return loads(data, *args, **kwargs)
+
+    monkeypatch.setattr(canonical, "loads", counted)
+    return parsed
+
+
 def test_parse_workers_find_each_runs_facts_as_the_parent_would(parallel):
     docs = list(manifests(40))
     data = b"".join(json.dumps(d).encode() + b"\n" for d in docs)
@@ -104,15 +118,7 @@ def test_an_add_parses_each_runs_spec_once_for_the_stores_per_run_rules(
     docs = list(manifests(12))
     added = [Manifest.from_document(d) for d in docs]
     runs = {m.object_bytes for m in added if m.kind == "BenchmarkRun"}
-    parsed: list[bytes] = []
-    loads = canonical.loads
-
-    def counted(data, *args, **kwargs):
-        if data in runs:
-            parsed.append(data)
-        return loads(data, *args, **kwargs)
-
-    monkeypatch.setattr(canonical, "loads", counted)
+    parsed = parses_counted(monkeypatch, runs)
     store.add(added, commit=True)
     # before: plan (KI209, KI226, contradictions), KI232, KI230/KI233, KI238 twice
     assert len(parsed) == len(runs) == 8
