@@ -74,7 +74,8 @@ def taken_name_fixes(findings: list[Finding], base: Base, ends: tuple[Any, Any],
 
 def _rewritten(path: str | None, ends: tuple[Any, Any]) -> bool:
     """Whether the range changed the names file ``path`` (BASE's blob is not HEAD's)."""
-    return bool(path) and blob_entry(ends[0], path) != blob_entry(ends[1], path)
+    return path is not None and path != "" and \
+        blob_entry(ends[0], path) != blob_entry(ends[1], path)
 
 
 def _filed_on_arriving(f: Finding, held: str, arriving: str) -> Finding:
