@@ -135,7 +135,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
         The :class:`AddPlan`.
 
     Raises:
-        MultipleErrors: every refusal, each located in its input: the same digest twice
+        PlanRefused: a :class:`MultipleErrors` of every refusal, each located in its input,
+            with the plan of the manifests not refused (the add's second pass judges
+            them): the same digest twice
             with different metadata; a ``(kind, metadata.name)`` already used by another
             digest (in the index's names, or by its names file holding another digest); a
             stored object file whose bytes are not the manifest's; stored metadata that
@@ -169,6 +171,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     written: list[tuple[Manifest, str, str]] = []  # for the index's names
     stale: list[str] = []
     checked: set[str] = set()
+    refused: set[str] = set()  # hex digests the first pass refused
     for hex_, m in unique.items():
         digest = m.digest
         problems: list[KistoreError] = []
@@ -297,6 +300,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             for problem in problems:
                 locate(problem, (origins or {}).get(digest))
             errors.extend(problems)
+            refused.add(hex_)
     misnamed: dict[str, list[str]] = {}
     earlier = _earlier_runs(view, unique, files, misnamed)
     results = [replace(r, warnings=(*r.warnings, *misnamed[r.digest.hex]))
@@ -304,6 +308,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     for arriving, refusal in _answered_with_wrong_kind(view, unique, earlier):
         locate(refusal, (origins or {}).get(arriving))
         errors.append(refusal)
+        refused.add(arriving.hex)
     if commit:
         errors += _uncommitted_references(view, unique, stored, origins, head_holds)
     # a plain add's run whose group file is missing was left by an add killed before it
@@ -324,13 +329,38 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             for problem in problems:
                 locate(problem, (origins or {}).get(m.digest))
             errors += problems
+            if problems:
+                refused.add(m.digest.hex)
             checked.add(m.digest.hex)
             results[i] = replace(result, status="added")
             written.append((m, layout.object_path(m.digest), layout.metadata_path(m.digest)))
-    if errors:
-        raise MultipleErrors(errors)
+    if errors:  # with the plan: the second pass judges the manifests this one did not refuse
+        raise PlanRefused(errors, AddPlan(results, files, written, stale, work_tree_only,
+                                          checked - refused, keyed))
     files.update(groups)
     return AddPlan(results, files, written, stale, work_tree_only, checked, keyed)
+
+
+class PlanRefused(MultipleErrors):
+    """:func:`plan_add`'s refusal, with the plan of the manifests it did not refuse.
+
+    The add's rules are two passes: :func:`plan_add`'s, on each manifest and its
+    references, then the admission checks (``Store.add``'s ``checks``: KI232, KI238, the
+    query layer's KI210, KI234, KI221), which read the plan's comparison groups. A refusal
+    of the second pass showed only once the first found nothing (cause99): an import
+    fixed one row and was refused again for another. ``Store.add`` runs the second pass
+    on :attr:`plan`'s ``checked`` (those of the first pass's manifests it refused left
+    out: their bytes are refused already, and a second finding on them would be a second
+    cause) and refuses both passes' problems at once (low00).
+
+    Args:
+        errors: the first pass's problems.
+        plan: the plan as far as it was made; its ``checked`` lacks every refused manifest.
+    """
+
+    def __init__(self, errors: list[KistoreError], plan: AddPlan) -> None:
+        super().__init__(errors)
+        self.plan = plan
 
 
 DANGLING_ADVICE = "add them first, or pass --allow-dangling to record the run anyway"
