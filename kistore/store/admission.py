@@ -52,6 +52,10 @@ class AddResult:
         warnings: what an admission check warned of about this manifest without refusing
             it (:class:`kistore.store.AdmissionWarning`), each in the one-line form
             ``FILE[:LINE]:/pointer: message``; empty for most.
+        completed: the group files (paths) this add wrote for earlier runs whose
+            comparison key this manifest, stored already, completes (a protocol or
+            environment merged beside a run that named it while it dangled: KI215, low00);
+            empty for most.
     """
 
     digest: Digest
@@ -59,6 +63,7 @@ class AddResult:
     name: str
     status: str
     warnings: tuple[str, ...] = ()
+    completed: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -303,6 +308,11 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             refused.add(hex_)
     misnamed: dict[str, list[str]] = {}
     earlier = _earlier_runs(view, unique, files, misnamed)
+    # a protocol or environment stored already completes the key of an earlier run too
+    # (two pull requests merged: the run dangled on it in one, it arrived in the other)
+    settled = [r.digest.hex for r in results if r.status in ("unchanged", "metadata-updated")
+               and r.kind in REFERENCE_KINDS.values()]
+    completing = _earlier_runs(view, unique, files, misnamed, also=settled) if settled else {}
     results = [replace(r, warnings=(*r.warnings, *misnamed[r.digest.hex]))
                if r.digest.hex in misnamed else r for r in results]
     for arriving, refusal in _answered_with_wrong_kind(view, unique, earlier):
@@ -318,8 +328,13 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     whole = set() if commit else {h for h, m in unique.items() if m.kind == "BenchmarkRun"
                                   and h not in checked and h in stored
                                   and new_here.isdisjoint(m.reference_hex)}
-    groups, work_tree_only, keyed = _group_files(view, unique, files, earlier, commit=commit,
+    groups, work_tree_only, keyed = _group_files(view, unique, files,
+                                                 {**completing, **earlier}, commit=commit,
                                                  head_holds=head_holds, also=whole)
+    if completing:  # said of the stored manifest: an add of it wrote files after all
+        results = [replace(r, completed=tuple(sorted(
+            path for path in groups if path.rpartition("/")[2] in completing[r.digest.hex])))
+            if r.digest.hex in completing else r for r in results]
     unfinished = whole & {path.rpartition("/")[2] for path in groups}
     for i, result in enumerate(results):
         if result.digest.hex in unfinished:
@@ -422,9 +437,13 @@ with the run's object bytes and its references (field -> ``sha256:<hex>``)."""
 
 
 def _earlier_runs(view: WorkTreeView, batch: Mapping[str, Manifest],
-                  files: Mapping[str, bytes], misnamed: dict[str, list[str]] | None = None
-                  ) -> Earlier:
+                  files: Mapping[str, bytes], misnamed: dict[str, list[str]] | None = None,
+                  *, also: Sequence[str] | None = None) -> Earlier:
     """Return the stored runs whose dangling references the add's new manifests answer.
+
+    With ``also`` (hex digests of manifests of the batch stored already), the runs whose
+    references those answer instead: an add of a stored protocol or environment writes
+    the group files its key completes for them (low00).
 
     Found through the forward records of each manifest whose object the add writes
     (``store/forward/sha256/XX/<62 hex>/``, :func:`kistore.core.layout.forward_dir`), as
@@ -437,7 +456,8 @@ def _earlier_runs(view: WorkTreeView, batch: Mapping[str, Manifest],
     file is written for a run that does not exist, reviewer r90b F4), each said in
     ``misnamed`` when given (arriving hex -> one warning per such file, with what to do).
     """
-    arriving = [h for h, m in batch.items() if layout.object_path(m.digest) in files]
+    arriving = list(also) if also is not None else [
+        h for h, m in batch.items() if layout.object_path(m.digest) in files]
     if len(arriving) >= BULK_LOOKUP:
         shards: dict[str, set[str]] = {}
         for shard in {h[:2] for h in arriving}:
