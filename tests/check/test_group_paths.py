@@ -339,13 +339,9 @@ def test_a_group_file_deleted_in_a_commit_gets_the_rebase_that_clears_it(store_p
     assert f"`git rebase -i {base}`" in ki410.fix
 
 
-def test_two_green_pull_requests_merged_get_migrate_as_ki215s_fix(store_path, kit, runner):
-    """fresh99 M1: a run from one PR, its environment from another: the fix run as printed.
-
-    ``kistore migrate --commit`` writes and commits the group file (so does ``kistore
-    add`` of the environment, stored already on the rebased branch, since low00: below).
-    """
-    from kistore.cli import main
+def _two_pull_requests(store_path, kit: ManifestKit):
+    """fresh99 M1's setup: pr-c brings a run dangling on its environment, pr-d the
+    environment; pr-c is merged into the trunk. Returns the group, the trunk, its tip."""
     p, e, i, w, runs = _group(kit)
     add_docs(Store(store_path), [p, i, w])
     trunk = git(store_path, "rev-parse", "--abbrev-ref", "HEAD").strip()
@@ -356,7 +352,17 @@ def test_two_green_pull_requests_merged_get_migrate_as_ki215s_fix(store_path, ki
     add_docs(Store(store_path), [e])
     git(store_path, "checkout", "-q", trunk)
     git(store_path, "merge", "-q", "--no-ff", "--no-edit", "pr-c")
-    landed = git(store_path, "rev-parse", "HEAD").strip()
+    return (p, e, i, w, runs), trunk, git(store_path, "rev-parse", "HEAD").strip()
+
+
+def test_two_green_pull_requests_merged_get_migrate_as_ki215s_fix(store_path, kit, runner):
+    """fresh99 M1: a run from one PR, its environment from another: the fix run as printed.
+
+    ``kistore migrate --commit`` writes and commits the group file (so does ``kistore
+    add`` of the environment, stored already on the rebased branch, since low00: below).
+    """
+    from kistore.cli import main
+    (p, e, i, w, runs), trunk, landed = _two_pull_requests(store_path, kit)
     git(store_path, "merge", "-q", "--no-ff", "--no-edit", "pr-d")
     [ki215] = [f for f in check_range(Store(store_path), f"{landed}..HEAD")
                if f.rule.id == "KI215"]
@@ -382,17 +388,7 @@ def test_the_add_of_a_stored_environment_writes_the_group_file_its_key_completes
     stored already on the rebased branch, and `kistore add` of it now writes the run's
     group file (atomically, as any add: `migrate` was the only way), and says so."""
     from kistore.cli import main
-    p, e, i, w, runs = _group(kit)
-    add_docs(Store(store_path), [p, i, w])
-    trunk = git(store_path, "rev-parse", "--abbrev-ref", "HEAD").strip()
-    git(store_path, "checkout", "-q", "-b", "pr-c")
-    add_docs(Store(store_path), [runs[0]], allow_dangling=True)  # its environment dangles
-    git(store_path, "checkout", "-q", trunk)
-    git(store_path, "checkout", "-q", "-b", "pr-d")
-    add_docs(Store(store_path), [e])
-    git(store_path, "checkout", "-q", trunk)
-    git(store_path, "merge", "-q", "--no-ff", "--no-edit", "pr-c")
-    landed = git(store_path, "rev-parse", "HEAD").strip()
+    (p, e, i, w, runs), trunk, landed = _two_pull_requests(store_path, kit)
     git(store_path, "checkout", "-q", "pr-d")
     git(store_path, "rebase", "-q", landed)
     tip = git(store_path, "rev-parse", "HEAD").strip()
