@@ -1356,6 +1356,33 @@ def adopt_pushed(store: Store, remote: str) -> bool:
     return True
 
 
+def notes_differ(store: Store, remote: str) -> bool | None:
+    """Whether this clone's ``refs/notes/kistore`` differs from ``remote``'s (network).
+
+    What the pre-push hook of a push git handed no ref update asks before it names
+    ``kistore notes push`` (low00, fresh99b: a push with nothing to send said it): git
+    rejects a notes push that is no fast-forward before its hooks run, which is the one
+    case that note is for, and that needs notes here that the remote lacks.
+
+    Args:
+        store: the clone.
+        remote: the remote pushed to: a name, URL or path (``git ls-remote`` takes each).
+
+    Returns:
+        False when this clone holds no notes, or the remote's tip is this clone's; True
+        when the two differ (the remote holding none, too); None when the remote could
+        not be asked (:func:`_ask_notes_tip`'s time limit, or git's error).
+    """
+    repo = store.repo
+    ours = repo.references.get(NOTES_REF)
+    if ours is None:
+        return False
+    theirs, why = _ask_notes_tip(repo, remote)
+    if why:
+        return None
+    return theirs != str(ours.target)
+
+
 def _holds(repo: pygit2.Repository, ours: pygit2.Reference | None, theirs: str) -> bool:
     """Whether this clone's notes hold the remote's notes tip ``theirs`` (equal or an ancestor).
 

@@ -41,8 +41,8 @@ GROUP_MISSING = rule(
     "hex of the run> holding its key object's canonical bytes. Two pull requests merged, "
     "one bringing the run and the other the protocol or environment that completes its key "
     "(each green alone): `kistore migrate --commit` writes and commits every missing one, run "
-    "in the branch bringing the protocol or environment, rebased onto main (`kistore add` of "
-    "that manifest writes nothing there: it is stored already). Else `kistore add` writes "
+    "in the branch bringing the protocol or environment, rebased onto main (so does `kistore "
+    "add --commit` of that manifest there, stored already). Else `kistore add` writes "
     "it with the run or with the protocol or environment that completes the key; an add or "
     "import interrupted (killed) while writing: run the same `kistore add`/`kistore import` "
     "again, which writes what it lacks. Never delete such a file")

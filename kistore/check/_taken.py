@@ -45,8 +45,9 @@ def taken_name_fixes(findings: list[Finding], base: Base, ends: tuple[Any, Any],
 
     Returns:
         ``findings`` in their order; a KI205 or KI211 between a manifest BASE stores and
-        one it lacks with the fix that works (on both: the stored one's says the arriving
-        one is to change), and the KI208 of the names file the range rewrote for it.
+        one it lacks with the fix that works, said on the arriving manifest's metadata
+        file (one said on the stored one's is moved there, :func:`_filed_on_arriving`),
+        and the KI208 of the names file the range rewrote for it.
         Raises nothing but what reading the trees raises.
     """
     names = {frozenset((_digest(f), str(f.extra["owner"]))): str(f.extra["names_path"])
@@ -66,11 +67,48 @@ def taken_name_fixes(findings: list[Finding], base: Base, ends: tuple[Any, Any],
             if len(stored) == 1:
                 arriving = str(other) if stored[0] == mine else mine
                 path = names.get(frozenset((mine, str(other))))
+                refile = f.rule.id != "KI208" and mine == stored[0] and (
+                    f.rule.id == "KI205" or _rewritten(path, ends))
                 f = dataclasses.replace(f, fix=_fix(
                     stored[0], arriving, path, base, ends, adding,
-                    here=arriving == mine and f.rule.id != "KI208"))
+                    here=f.rule.id != "KI208" and (arriving == mine or refile)))
+                if refile:  # said where the pull request's files are (fresh99b LOW)
+                    f = _filed_on_arriving(f, stored[0], arriving)
         told.append(f)
     return told
+
+
+def _rewritten(path: str | None, ends: tuple[Any, Any]) -> bool:
+    """Whether the range changed the names file ``path`` (BASE's blob is not HEAD's)."""
+    return path is not None and path != "" and \
+        blob_entry(ends[0], path) != blob_entry(ends[1], path)
+
+
+def _filed_on_arriving(f: Finding, held: str, arriving: str) -> Finding:
+    """Return KI205 or KI211 said on the stored manifest's file, said on the arriving one's.
+
+    KI205 is told on the later digest (sorted), and KI211 on the manifest whose names file
+    names another (the stored one's, when the range rewrote it): either may be the stored
+    one's metadata file, which a review of the pull
+    request never sees among the files it brings, and which nothing is to change in
+    (fresh99b LOW, low00). Said on the arriving manifest's metadata file, each names the
+    stored one as the holder of the name.
+    """
+    metadata = layout.metadata_path(Digest.from_str(arriving))
+    if f.rule.id == "KI205":
+        name = f.extra.get("name")
+        return dataclasses.replace(
+            f, file=metadata, message=f.message.replace(arriving, held),
+            extra={**f.extra, "other": held, "name": name})
+    path = str(f.extra.get("names_path", ""))
+    kind_name = layout.name_from_path(path)
+    shown = "/".join(kind_name) if kind_name else path
+    return dataclasses.replace(
+        f, file=metadata,
+        message=(f"{shown} is taken: {held} holds it (stored before the range), and the "
+                 f"range rewrote its names file {path} to name this manifest"),
+        expected=f"{path} holding {held}", found=arriving,
+        extra={**f.extra, "owner": held, "rewritten": True})
 
 
 def _digest(f: Finding) -> str:
@@ -83,8 +121,8 @@ def _fix(held: str, arriving: str, path: str | None, base: Base, ends: tuple[Any
          adding: Callable[[str], list[str]], *, here: bool) -> str:
     """Return the fix of ``arriving`` taking the name ``held`` holds (names file ``path``)."""
     metadata = layout.metadata_path(Digest.from_str(arriving))
+    rewritten = _rewritten(path, ends)
     path = path or ""  # none when no KI211 named it: then never rewritten
-    rewritten = bool(path) and blob_entry(ends[0], path) != blob_entry(ends[1], path)
     who = ("this manifest" if here else
            f"the manifest the range adds, {arriving} ({metadata}), takes the name {held} "
            "holds (stored before the range), which keeps it; so")

@@ -211,12 +211,16 @@ def verdict_lines(verdicts: list[RefVerdict], remote: str) -> list[str]:
 
 
 def push_advice(verdicts: list[RefVerdict], remote: str) -> str | None:
-    """Return why a push of a clean ref is refused and how to push it, or None.
+    """Return why a push of a clean ref is refused and the safe way on, or None.
 
     None when no ref carries an error. Else: the hook judges every local ref holding
     commits ``remote`` lacks (the pre-commit framework hands it only the first pushed ref,
-    so what is pushed is unknown): name the refs to fix or delete, the clean ones that a
-    push waits for, and git's own ``pre-push`` hook, which judges only the pushed refs.
+    so what is pushed is unknown): name the refs at fault, the clean ones that a push waits
+    for, and the two ways on that lose nothing: fix the refs at fault as their findings'
+    fix lines say, or judge exactly the pushed refs with kistore's own ``pre-push`` hook
+    (``kistore init --hooks .``). No destructive command is suggested (low00): the ref at
+    fault is often ``main`` or other work of the user's, and ``git branch -D`` would drop
+    its commits for good.
 
     Args:
         verdicts: :func:`check_unpushed`'s.
@@ -229,16 +233,16 @@ def push_advice(verdicts: list[RefVerdict], remote: str) -> str | None:
     if not bad:
         return None
     clean = [v.ref for v in verdicts if not exit_code(v.findings)]
-    branches = [ref.removeprefix("refs/heads/") for ref in bad if ref.startswith("refs/heads/")]
-    delete = f" (`git branch -D {' '.join(branches)}`)" if branches else ""
     carry = "carries" if len(clean) == 1 else "carry"
-    waiting = (f"; to push {', '.join(clean)}, which {carry} no error, " if clean
-               else "; to push, ")
+    one = len(bad) == 1
+    waiting = f"; {', '.join(clean)} {carry} no error but waits for {'it' if one else 'them'}" \
+        if clean else ""
     return (f"errors in {', '.join(bad)}: every local ref with commits {remote} lacks is "
             "judged, not only the refs this push sends (the pre-commit framework hands its "
-            f"push hook only the first pushed ref){waiting}fix or delete "
-            f"{'it' if len(bad) == 1 else 'them'}{delete}, or use kistore's own pre-push hook "
-            "(`kistore init --hooks`), which judges exactly the refs pushed")
+            f"push hook only the first pushed ref){waiting}; fix "
+            f"{'it' if one else 'them'} as the fix lines above say, or use kistore's own "
+            "pre-push hook (`kistore init --hooks .`), which judges exactly the refs pushed "
+            "and leaves every other ref as it is")
 
 
 def require_store(store: Store) -> None:

@@ -48,6 +48,12 @@ WITHOUT_ATTESTATIONS = click.option(
          "Without it, such a clone whose commit trusts a key is refused.")
 """The flag of ``site build`` and ``export`` that publishes a clone lacking the notes."""
 
+NOTES_AT_HELP = (f"the attestations of this notes commit (default: the tip of {NOTES_REF}; "
+                 "`none`: no notes)")
+"""The words of ``--notes-at`` in ``site build``'s and ``export``'s help, after the verb
+(`none`: :data:`kistore.attest.notes_at.NOTES_NONE`, not imported here: ``--help`` loads
+no store code)."""
+
 
 def fetch_command(store: Store, here: NotesHere | None = None) -> str:
     """Return the command that fetches the notes from the remote to fetch them from.

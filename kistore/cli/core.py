@@ -95,8 +95,9 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     """Add manifests: files, bundles, JSON Lines, directories, or - for stdin.
 
     Prints one line per manifest: DIGEST KIND NAME. Adding what is already stored
-    changes nothing and prints the same digest. Nothing is written unless every
-    manifest is valid.
+    changes nothing and prints the same digest, but for the group files a stored
+    protocol or environment completes for earlier runs that lack them (written, and
+    said on stderr). Nothing is written unless every manifest is valid.
 
     \b
     Example:
@@ -179,10 +180,18 @@ def _add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool,
     for r in results:  # what an admission check warned of (KI217): added all the same
         for line in r.warnings:
             click.echo(printable(f"warning: {line}"), err=True)
+    for r in results:  # a stored manifest's add that wrote files after all (low00)
+        if r.completed:
+            done = "wrote and committed" if do_commit else "wrote"
+            click.echo(printable(
+                f"note: {r.kind}/{r.name} is stored already; it completes the comparison key "
+                f"of {len(r.completed)} earlier run(s) lacking their group file, and this add "
+                f"{done} it: {', '.join(r.completed)}"), err=True)
     if as_json:
         # the warnings too (KI217, KI218): a script reads them here, not on stderr (F21)
         emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status,
-                    "warnings": list(r.warnings)} for r in results])
+                    "warnings": list(r.warnings), "completed": list(r.completed)}
+                   for r in results])
     elif results:  # one write: a bulk add prints 100,000 lines
         click.echo("\n".join(f"{r.digest} {r.kind} {r.name}" for r in results))
 

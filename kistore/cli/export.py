@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from . import INSIDE_WORK_TREE, refuse_empty
-from ._attestations_here import WITHOUT_ATTESTATIONS, require_attestations
+from ._attestations_here import NOTES_AT_HELP, WITHOUT_ATTESTATIONS, require_attestations
 from ._context import StoreContext
 from ._machine import emit_json, writes
 
@@ -26,6 +26,8 @@ pass_ctx = click.make_pass_decorator(StoreContext)
               help="File format (default: parquet; with --since, the export's own).")
 @click.option("--at", "at", metavar="REV", default="HEAD", show_default=True,
               help="Export this commit.")
+@click.option("--notes-at", "notes_at", metavar="REV",
+              help=f"Export {NOTES_AT_HELP}, as _manifest.json's `notes` names it.")
 @click.option("--since", metavar="REV",
               help="OUT holds an export made at REV: append, as new files, only the rows "
                    "that changed since.")
@@ -34,8 +36,8 @@ pass_ctx = click.make_pass_decorator(StoreContext)
 @click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
 @pass_ctx
 def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
-           since: str | None, without_attestations: bool, inside_work_tree: bool,
-           as_json: bool) -> None:
+           notes_at: str | None, since: str | None, without_attestations: bool,
+           inside_work_tree: bool, as_json: bool) -> None:
     """Export the store at a commit as tables: runs, groups, attestations, manifests.
 
     Every object is re-hashed as it is read; one whose bytes do not hash to its name (or
@@ -43,9 +45,11 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
     listed, and the command exits 1. Parquet is partitioned (runs by source and hardware,
     manifests by kind) for DuckDB, Spark and Trino; CSV and JSON Lines are one file per
     table. OUT/_manifest.json names the commit, the kistore version and each file's
-    sha256. Columns, units and query examples: docs/export.md. A clone without
-    refs/notes/kistore (git clone does not fetch it) whose commit trusts a key is
-    refused unless --without-attestations: its attestation columns would be empty.
+    sha256, and the notes commit whose attestations it holds: `--at X --notes-at N`
+    exports the same bytes again. Columns, units and query examples: docs/export.md. A
+    clone without refs/notes/kistore (git clone does not fetch it) whose commit trusts a
+    key is refused unless --without-attestations or --notes-at (notes named: nothing is
+    asked of the remote): its attestation columns would be empty.
     OUT inside the store's git work tree is refused unless git ignores it (or
     --inside-work-tree): `git add -A` would commit the export beside the store.
 
@@ -55,6 +59,7 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
       duckdb -c "SELECT count(*) FROM read_parquet('../out/runs/**/*.parquet')"
       kistore export ../out/ --since v1 --at v2      # append what changed from v1 to v2
       kistore export ../runs-csv/ --format csv --at v1
+      kistore export ../again/ --at 357c36351a2b --notes-at 5d1e0c9a8f47
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.errors import InputError, printable
@@ -68,10 +73,12 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
                          "readers need UTF-8 paths; choose another directory name") from None
 
     store = ctx.read_store(at or "HEAD")
-    require_attestations(store, without_attestations, "export", at or "HEAD")
+    if notes_at is None:  # named notes are a rebuild's: whether newer ones exist is moot
+        require_attestations(store, without_attestations, "export", at or "HEAD")
     with ExitStack() as bars:
         result = run_export(store, out, fmt=file_format, at=at, since=since,
-                            progress=_progress(bars), inside_work_tree=inside_work_tree)
+                            progress=_progress(bars), inside_work_tree=inside_work_tree,
+                            notes_at=notes_at)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     for digest, path, problem in result.skipped:

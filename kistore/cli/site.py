@@ -12,7 +12,7 @@ import click
 
 from . import INSIDE_WORK_TREE
 from ._adding import Landing, interrupt_says
-from ._attestations_here import WITHOUT_ATTESTATIONS, require_attestations
+from ._attestations_here import NOTES_AT_HELP, WITHOUT_ATTESTATIONS, require_attestations
 from ._context import StoreContext
 from ._machine import emit_json, writes
 
@@ -56,8 +56,7 @@ def site() -> None:
 @click.option("--at", "at", metavar="REV", default="HEAD", show_default=True,
               help="Build the site of this commit.")
 @click.option("--notes-at", "notes_at", metavar="REV",
-              help="Show the attestations of this notes commit (default: the tip of "
-                   "refs/notes/kistore; `none`: no notes), as a page's footer names it.")
+              help=f"Show {NOTES_AT_HELP}, as a page's footer names it.")
 @click.option("--permalink", metavar="TEMPLATE",
               help="Permalink template for citations, e.g. "
                    "'https://github.com/OWNER/REPO/blob/{commit}/{path}' (default: [cite] "

@@ -341,7 +341,7 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
                                          checkers=checkers, remote=remote)
             if not lines:  # break96 M3: a bare "ok" above git's own rejection read as a pass
                 report(_strict(findings) if strict else findings, fmt, as_json, checked,
-                       footer=NO_UPDATES)
+                       footer=NO_UPDATES if _notes_may_differ(ctx, remote) else None)
                 return
         else:
             checked = range_ or ""
@@ -361,6 +361,22 @@ NO_UPDATES = (
     "itself, before its hooks run: for refs/notes/kistore, `kistore notes push REMOTE` merges "
     "the remote's notes and pushes")
 """Said after ``check --updates -`` of no line (the pre-push hook of a push git rejected)."""
+
+
+def _notes_may_differ(ctx: StoreContext, remote: str | None) -> bool:
+    """Whether :data:`NO_UPDATES` is to be said: the notes may be what git rejected.
+
+    Only when this clone's notes differ from ``remote``'s, or that is not known (no
+    ``--remote``: ``check --updates -`` by hand; or the remote could not be asked). A push
+    with nothing to send hands the pre-push hook no line too, and the note was noise
+    there (fresh99b LOW).
+    """
+    if remote is None:
+        return True
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.notes import notes_differ
+
+    return notes_differ(ctx.store(), remote) is not False
 
 
 def _say_if_empty(store: Store, range_: str) -> None:

@@ -38,6 +38,7 @@ import orjson
 
 from .. import __version__
 from ..attest.evidence import judged_many, summarise
+from ..attest.notes_at import notes_commit, notes_read_at
 from ..cite.citation import (
     object_first_commits,
     origin_url,
@@ -50,10 +51,10 @@ from ..cite.citation import (
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, StoreStateError
-from ..core.layout import NOTES_REF
 from ..core.times import out_of_range
 from ..git.blobs import ObjectUnreadable
 from ..git.landing import object_landing_commits
+from ..git.notes import NO_NOTES
 from ..index.index import count_objects, open_catalog
 from ..query.policy import load_policy
 from . import outdir
@@ -150,7 +151,7 @@ class ExportResult:
 
 def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
            at: str = "HEAD", since: str | None = None, progress: Progress | None = None,
-           inside_work_tree: bool = False) -> ExportResult:
+           inside_work_tree: bool = False, notes_at: str | None = None) -> ExportResult:
     """Export the store at commit ``at`` into directory ``out``.
 
     Args:
@@ -165,6 +166,10 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
         progress: see :data:`Progress`.
         inside_work_tree: export into the store's work tree even where git does not ignore
             ``out`` (else refused: reviewer r85 F8).
+        notes_at: the notes commit whose attestations are exported (a revision, or
+            ``none``; :func:`kistore.attest.notes_at.notes_commit`); None: the tip of
+            ``refs/notes/kistore``, read once. ``_manifest.json`` names the one read, so
+            ``at`` and that commit export the same bytes again (low00).
 
     Returns:
         The :class:`ExportResult`.
@@ -175,7 +180,8 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
             :meth:`~kistore.store.Store.refuse_output_inside`), is not empty (full) or
             holds no matching export (``since``),
             ``since`` is not the commit it was made at, the format differs, an unknown
-            format, a revision naming no commit; for ``since``, rows vanished or the
+            format, a revision naming no commit, ``notes_at`` naming no notes commit;
+            for ``since``, rows vanished or the
             columns changed (a column a newer kistore adds, named; make a full export
             instead). Nothing is written then.
         StoreStateError: the repository has no commit.
@@ -190,6 +196,7 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
     out = Path(out)
     store.refuse_output_inside(out, writes=WRITES, inside_work_tree=inside_work_tree)
     commit = _commit(store, at)
+    notes = notes_read_at(notes_commit(store, notes_at))  # read once: the export's notes
     previous = _previous(out, store, since) if since is not None else None
     fmt = fmt or (previous["fileFormat"] if previous else "parquet")
     if fmt not in FORMATS:
@@ -209,8 +216,8 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
     try:
         scratch = Scratch(temp / "scratch.sqlite")
         try:
-            shape = _stage(store, commit, scratch, result, previous, progress)
-            manifest = _write(temp, scratch, result, shape, previous, store, progress)
+            shape = _stage(store, commit, scratch, result, previous, progress, notes)
+            manifest = _write(temp, scratch, result, shape, previous, store, progress, notes)
         finally:
             scratch.close()
         os.unlink(temp / "scratch.sqlite")
@@ -237,11 +244,12 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
 
 
 def _stage(store: Store, commit: Any, scratch: Scratch, result: ExportResult,
-           previous: dict[str, Any] | None, progress: Progress | None) -> Shape:
+           previous: dict[str, Any] | None, progress: Progress | None, notes: str) -> Shape:
     """Phases 1-3: stage every row of every table; return the data-dependent columns.
 
     ``previous``: the ``_manifest.json`` of the export a ``--since`` export continues (its
-    partition directories keep their names), else None.
+    partition directories keep their names), else None. ``notes``: the notes commit read
+    (:func:`kistore.attest.notes_at.notes_read_at`).
     """
     hex_ = str(commit.id)
     repo, tree, view = store.repo, commit.tree, store.view(hex_)
@@ -254,7 +262,8 @@ def _stage(store: Store, commit: Any, scratch: Scratch, result: ExportResult,
 
         result.warnings += [caveat_said(f) for f in ranking_caveats(
             {"families": policy.families})]
-    judged = judged_many(store, sorted(attested_subjects(store, repo, tree, view)), at=hex_)
+    judged = judged_many(store, sorted(attested_subjects(store, repo, tree, view, notes)),
+                         at=hex_, notes_at=notes)
     evidence = {str(d): summarise([j for _, j in pairs]) for d, pairs in judged.items()
                 if pairs}
     for subject, pairs in judged.items():
@@ -453,7 +462,7 @@ def _linker(store: Store, at: str, result: ExportResult
 
 def _write(temp: Path, scratch: Scratch, result: ExportResult, shape: Shape,
            previous: dict[str, Any] | None, store: Store,
-           progress: Progress | None) -> dict[str, Any]:
+           progress: Progress | None, notes: str) -> dict[str, Any]:
     """Phase 4: write the tables and the state into ``temp``; return ``_manifest.json``."""
     if previous is not None:
         _check_continues(scratch, previous, shape, result, bool(store.repo.is_shallow))
@@ -474,7 +483,8 @@ def _write(temp: Path, scratch: Scratch, result: ExportResult, shape: Shape,
               outdir.write_state(temp, name, scratch.keys(name))} for name in TABLES]
     generation = {"generation": result.generation, "commit": result.commit,
                   "since": previous["commit"] if previous else None,
-                  "notes": _notes_tip(store), "rows": result.rows, "current": result.current,
+                  "notes": None if notes == NO_NOTES else notes, "rows": result.rows,
+                  "current": result.current,
                   "skipped": [{"digest": d, "path": p, "problem": why}
                               for d, p, why in result.skipped]}
     files = [*(previous["files"] if previous else []),
@@ -729,12 +739,6 @@ def _writer_version(fmt: str) -> str | None:
     import pyarrow
 
     return f"pyarrow {pyarrow.__version__}"
-
-
-def _notes_tip(store: Store) -> str | None:
-    """Return the commit ``refs/notes/kistore`` points at (attestations read), or None."""
-    ref = store.repo.references.get(NOTES_REF)
-    return str(ref.target) if ref is not None else None
 
 
 def _phase(progress: Progress | None, label: str, total: int | None) -> Callable[[int], None]:

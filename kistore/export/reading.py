@@ -100,22 +100,23 @@ def object_blobs(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[tuple[s
                 yield str(blob), digest
 
 
-def attested_subjects(store: Store, repo: pygit2.Repository, tree: pygit2.Tree, view: View
-                      ) -> set[Digest]:
+def attested_subjects(store: Store, repo: pygit2.Repository, tree: pygit2.Tree, view: View,
+                      notes_at: str | None = None) -> set[Digest]:
     """Return the digests of the commit's objects that may carry an attestation.
 
-    Those whose object blob has a note under ``refs/notes/kistore`` (as it is now: notes
-    are not part of a commit), and the subjects of ``store/attestations/`` files in the
-    commit. Every other object has none, so its evidence is never looked up.
+    Those whose object blob has a note under ``refs/notes/kistore`` (at the notes commit
+    read: notes are not part of a commit), and the subjects of ``store/attestations/``
+    files in the commit. Every other object has none, so its evidence is never looked up.
 
     Args:
         store: the :class:`kistore.store.Store`.
         repo: its pygit2 repository.
         tree: the commit's root tree.
         view: the commit's :class:`kistore.store.View`.
+        notes_at: the notes commit read (a commit id, or ``NO_NOTES``); None: the tip.
     """
     subjects: set[Digest] = set()
-    annotated = set(notes_entered(repo))
+    annotated = set(notes_entered(repo, notes_at=notes_at))
     if annotated:
         subjects.update(d for blob, d in object_blobs(repo, tree) if blob in annotated)
     for shard in view.list_dir(ATTESTATIONS_SHA256):

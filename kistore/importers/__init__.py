@@ -391,6 +391,23 @@ def _claim_names(built: list[Manifest], record: Record,
         owners.setdefault((m.kind, m.name), (m, record))
 
 
+def _named(error: KistoreError, record: Record) -> None:
+    """Begin each problem of a record the importer cannot read with what the record is.
+
+    ``LABEL: `` (``kernel 10 submission 19917: field 'latency_ms': expected a number``), as
+    a refusal of its manifests says it (:func:`kistore.importers._refused.at_records`); a
+    board row's message named only its pointer (cause99). A record that is a whole file
+    (no pointer, no line: :func:`kistore.importers.common.failed_record`) is named by its
+    file already; a message that begins with the label is left as it is.
+    """
+    if not record.pointer and record.line is None:
+        return
+    for problem in error.problems:
+        if not problem.message.startswith(f"{record.label}:"):
+            problem.message = f"{record.label}: {problem.message}"
+            problem.args = (problem.format(),)
+
+
 def _build(record: Record, cache: dict[bytes, Manifest], limits: Limits = DEFAULT
            ) -> list[Manifest]:
     """Build and validate one record's manifests; every problem is located at the record.
@@ -398,7 +415,11 @@ def _build(record: Record, cache: dict[bytes, Manifest], limits: Limits = DEFAUL
     ``cache`` maps a document's canonical bytes to its Manifest, so a protocol shared by
     750 runs is validated once. Each manifest is held to ``limits`` as an added one is.
     """
-    documents = record.build()
+    try:
+        documents = record.build()
+    except KistoreError as e:
+        _named(e, record)
+        raise
     built = []
     problems: list[KistoreError] = []
     for document in documents:

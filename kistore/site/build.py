@@ -36,7 +36,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -44,10 +43,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..attest.notes import note_blobs
+from ..attest.notes_at import NOTES_NONE as NOTES_NONE  # re-exported: its home moved
+from ..attest.notes_at import notes_commit as notes_commit
 from ..core.canonical_fast import loads_lenient
 from ..core.errors import InputError
-from ..core.layout import NOTES_REF
-from ..git.blobs import ref_commit
 from ..git.commit import interrupts_deferred
 from ..git.lazy import pygit2
 from ..git.notes import NO_NOTES
@@ -189,46 +188,6 @@ def _prepare(store: Store, commit: Any, *, template: str | None, comparison: str
     ctx = Context(site=citations.publisher, citations=citations, notes_tip=notes_tip)
     return _Prepared(snap, pages, ctx, parameters, touches, citations, notes_tip,
                      notes_touches)
-
-
-NOTES_NONE = "none"
-"""``--notes-at none``: build reading no attestation note."""
-
-
-def notes_commit(store: Store, rev: str | None) -> Any:
-    """Return the notes commit a build reads: ``rev``, else the tip of ``refs/notes/kistore``.
-
-    Args:
-        store: the store.
-        rev: None: the tip of :data:`NOTES_REF` now (None when there is none);
-            :data:`NOTES_NONE`: no notes (None); else a revision naming a notes commit
-            (an id, ``refs/notes/remotes/origin/kistore``, a page's ``--notes-at``).
-
-    Returns:
-        The pygit2 Commit, or None: no notes are read.
-
-    Raises:
-        InputError: ``rev`` names no commit, or a commit whose tree is no notes tree (a
-            notes tree holds only object ids and their two-hex-digit fan-out folders: a
-            branch of the store given by mistake would read as no notes at all).
-        ObjectUnreadable: the notes tip is damaged or missing (named with the ref).
-    """
-    if rev is None:
-        return ref_commit(store.repo, NOTES_REF)  # guarded: a tip cut short is said
-    if rev == NOTES_NONE:
-        return None
-    commit = store.commit(rev)
-    odd = next((str(e.name) for e in commit.tree if not _NOTE_NAME.fullmatch(str(e.name))),
-               None)
-    if odd is not None:
-        raise InputError(
-            f"--notes-at {rev}: commit {str(commit.id)[:12]} is not a notes commit (its tree "
-            f"holds {odd!r}; a notes tree holds only object ids, in hex): give a commit of "
-            f"{NOTES_REF} (`git log --oneline {NOTES_REF}` lists them), or `none`")
-    return commit
-
-
-_NOTE_NAME = re.compile(r"[0-9a-f]{2,40}")
 
 
 def _is_ancestor(repo: pygit2.Repository, old: str, new: str) -> bool:

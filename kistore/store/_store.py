@@ -1436,7 +1436,7 @@ class Store:
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import BranchCommit, check_ready
-        from .admission import plan_add
+        from .admission import PlanRefused, plan_add
         from .boards import boards_admitted
         from .claims import claims_admitted
         from .latency import latency_admitted
@@ -1465,20 +1465,19 @@ class Store:
         ahead = _pack_ahead(manifests) if commit else None  # while the checks below run
         try:
             try:
-                plan = plan_add(view, manifests, allow_dangling=allow_dangling,
-                                update_metadata=update_metadata, commit=commit,
-                                origins=origins, head_holds=self._head_holds(head),
-                                head_read=head, landed=self._last_landed)
+                try:
+                    plan = plan_add(view, manifests, allow_dangling=allow_dangling,
+                                    update_metadata=update_metadata, commit=commit,
+                                    origins=origins, head_holds=self._head_holds(head),
+                                    head_read=head, landed=self._last_landed)
+                except PlanRefused as first:  # both passes' problems in one refusal (low00)
+                    second = self._second_pass(_planned(checks, first.plan, withdrawn),
+                                               manifests, first.plan.checked, origins)
+                    raise MultipleErrors([*first.problems, *second]) from None
                 results, files, written = plan.results, plan.files, plan.written
                 if checks:
-                    groups = plan.groups
-                    checks = tuple((lambda store, new: claims_admitted(store, new, groups,
-                                                                       withdrawn))
-                                   if check is claims_admitted else
-                                   _with_groups(check, groups)
-                                   if isinstance(check, GroupsCheck) else check
-                                   for check in checks)
-                    warned = self._admit(checks, manifests, plan.checked, origins)
+                    warned = self._admit(_planned(checks, plan, withdrawn), manifests,
+                                         plan.checked, origins)
                     results = [dataclasses.replace(r, warnings=(*r.warnings, *warned[r.digest]))
                                if r.digest in warned else r for r in results]
                 if update_metadata:  # fresh96 F8: a run's new metadata, as at add
@@ -1626,6 +1625,22 @@ class Store:
         if problems:
             raise MultipleErrors(problems)
         return warned
+
+    def _second_pass(self, checks: Sequence[AdmissionCheck], manifests: Sequence[Manifest],
+                     checked: Collection[str], origins: Mapping[Digest, Any] | None
+                     ) -> list[KistoreError]:
+        """Return what :meth:`_admit` refuses of ``checked``, raising nothing; [] when none.
+
+        The first pass refused other manifests of the add: these are what it did not, so
+        a refusal of the second pass is said beside the first's, not after it is fixed.
+        """
+        if not checks or not checked:
+            return []
+        try:
+            self._admit(checks, manifests, checked, origins)
+        except MultipleErrors as e:
+            return e.problems
+        return []
 
     def _admit_metadata(self, manifests: Sequence[Manifest], results: Sequence[AddResult],
                         origins: Mapping[Digest, Any] | None) -> None:
@@ -2199,6 +2214,26 @@ def _record_files(view: WorkTreeView, written: list[tuple[Manifest, str, str]],
             for m, o, md in written if o in stats and md in stats and o in ids and md in ids]
     with contextlib.suppress(OSError, sqlite3.Error):
         record_written(name_index.db, done)
+
+
+def _planned(checks: Sequence[AdmissionCheck], plan: Any,
+             withdrawn: Callable[[Iterable[str]], set[str]] | None
+             ) -> tuple[AdmissionCheck, ...]:
+    """Return ``checks`` bound to the plan's comparison groups (KI232's and each GroupsCheck).
+
+    Args:
+        checks: the add's admission checks.
+        plan: the :class:`kistore.store.admission.AddPlan` (its ``groups``).
+        withdrawn: as :meth:`Store.add` takes it (KI232: a withdrawn run claims nothing).
+    """
+    # Lazy: the write path (claims reads the group files).
+    from .claims import claims_admitted
+
+    groups = plan.groups
+    return tuple((lambda store, new: claims_admitted(store, new, groups, withdrawn))
+                 if check is claims_admitted else
+                 _with_groups(check, groups) if isinstance(check, GroupsCheck) else check
+                 for check in checks)
 
 
 def _dirs_before(store: Store, view: WorkTreeView, files: Mapping[str, bytes], commit: bool

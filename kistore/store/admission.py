@@ -52,6 +52,10 @@ class AddResult:
         warnings: what an admission check warned of about this manifest without refusing
             it (:class:`kistore.store.AdmissionWarning`), each in the one-line form
             ``FILE[:LINE]:/pointer: message``; empty for most.
+        completed: the group files (paths) this add wrote for earlier runs whose
+            comparison key this manifest, stored already, completes (a protocol or
+            environment merged beside a run that named it while it dangled: KI215, low00);
+            empty for most.
     """
 
     digest: Digest
@@ -59,6 +63,7 @@ class AddResult:
     name: str
     status: str
     warnings: tuple[str, ...] = ()
+    completed: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -135,7 +140,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
         The :class:`AddPlan`.
 
     Raises:
-        MultipleErrors: every refusal, each located in its input: the same digest twice
+        PlanRefused: a :class:`MultipleErrors` of every refusal, each located in its input,
+            with the plan of the manifests not refused (the add's second pass judges
+            them): the same digest twice
             with different metadata; a ``(kind, metadata.name)`` already used by another
             digest (in the index's names, or by its names file holding another digest); a
             stored object file whose bytes are not the manifest's; stored metadata that
@@ -169,6 +176,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     written: list[tuple[Manifest, str, str]] = []  # for the index's names
     stale: list[str] = []
     checked: set[str] = set()
+    refused: set[str] = set()  # hex digests the first pass refused
     for hex_, m in unique.items():
         digest = m.digest
         problems: list[KistoreError] = []
@@ -297,13 +305,20 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             for problem in problems:
                 locate(problem, (origins or {}).get(digest))
             errors.extend(problems)
+            refused.add(hex_)
     misnamed: dict[str, list[str]] = {}
     earlier = _earlier_runs(view, unique, files, misnamed)
+    # a protocol or environment stored already completes the key of an earlier run too
+    # (two pull requests merged: the run dangled on it in one, it arrived in the other)
+    settled = [r.digest.hex for r in results if r.status in ("unchanged", "metadata-updated")
+               and r.kind in REFERENCE_KINDS.values()]
+    completing = _earlier_runs(view, unique, files, misnamed, also=settled) if settled else {}
     results = [replace(r, warnings=(*r.warnings, *misnamed[r.digest.hex]))
                if r.digest.hex in misnamed else r for r in results]
     for arriving, refusal in _answered_with_wrong_kind(view, unique, earlier):
         locate(refusal, (origins or {}).get(arriving))
         errors.append(refusal)
+        refused.add(arriving.hex)
     if commit:
         errors += _uncommitted_references(view, unique, stored, origins, head_holds)
     # a plain add's run whose group file is missing was left by an add killed before it
@@ -313,8 +328,13 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     whole = set() if commit else {h for h, m in unique.items() if m.kind == "BenchmarkRun"
                                   and h not in checked and h in stored
                                   and new_here.isdisjoint(m.reference_hex)}
-    groups, work_tree_only, keyed = _group_files(view, unique, files, earlier, commit=commit,
+    groups, work_tree_only, keyed = _group_files(view, unique, files,
+                                                 {**completing, **earlier}, commit=commit,
                                                  head_holds=head_holds, also=whole)
+    if completing:  # said of the stored manifest: an add of it wrote files after all
+        results = [replace(r, completed=tuple(sorted(
+            path for path in groups if path.rpartition("/")[2] in completing[r.digest.hex])))
+            if r.digest.hex in completing else r for r in results]
     unfinished = whole & {path.rpartition("/")[2] for path in groups}
     for i, result in enumerate(results):
         if result.digest.hex in unfinished:
@@ -324,13 +344,38 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             for problem in problems:
                 locate(problem, (origins or {}).get(m.digest))
             errors += problems
+            if problems:
+                refused.add(m.digest.hex)
             checked.add(m.digest.hex)
             results[i] = replace(result, status="added")
             written.append((m, layout.object_path(m.digest), layout.metadata_path(m.digest)))
-    if errors:
-        raise MultipleErrors(errors)
+    if errors:  # with the plan: the second pass judges the manifests this one did not refuse
+        raise PlanRefused(errors, AddPlan(results, files, written, stale, work_tree_only,
+                                          checked - refused, keyed))
     files.update(groups)
     return AddPlan(results, files, written, stale, work_tree_only, checked, keyed)
+
+
+class PlanRefused(MultipleErrors):
+    """:func:`plan_add`'s refusal, with the plan of the manifests it did not refuse.
+
+    The add's rules are two passes: :func:`plan_add`'s, on each manifest and its
+    references, then the admission checks (``Store.add``'s ``checks``: KI232, KI238, the
+    query layer's KI210, KI234, KI221), which read the plan's comparison groups. A refusal
+    of the second pass showed only once the first found nothing (cause99): an import
+    fixed one row and was refused again for another. ``Store.add`` runs the second pass
+    on :attr:`plan`'s ``checked`` (those of the first pass's manifests it refused left
+    out: their bytes are refused already, and a second finding on them would be a second
+    cause) and refuses both passes' problems at once (low00).
+
+    Args:
+        errors: the first pass's problems.
+        plan: the plan as far as it was made; its ``checked`` lacks every refused manifest.
+    """
+
+    def __init__(self, errors: list[KistoreError], plan: AddPlan) -> None:
+        super().__init__(errors)
+        self.plan = plan
 
 
 DANGLING_ADVICE = "add them first, or pass --allow-dangling to record the run anyway"
@@ -392,9 +437,13 @@ with the run's object bytes and its references (field -> ``sha256:<hex>``)."""
 
 
 def _earlier_runs(view: WorkTreeView, batch: Mapping[str, Manifest],
-                  files: Mapping[str, bytes], misnamed: dict[str, list[str]] | None = None
-                  ) -> Earlier:
+                  files: Mapping[str, bytes], misnamed: dict[str, list[str]] | None = None,
+                  *, also: Sequence[str] | None = None) -> Earlier:
     """Return the stored runs whose dangling references the add's new manifests answer.
+
+    With ``also`` (hex digests of manifests of the batch stored already), the runs whose
+    references those answer instead: an add of a stored protocol or environment writes
+    the group files its key completes for them (low00).
 
     Found through the forward records of each manifest whose object the add writes
     (``store/forward/sha256/XX/<62 hex>/``, :func:`kistore.core.layout.forward_dir`), as
@@ -407,7 +456,8 @@ def _earlier_runs(view: WorkTreeView, batch: Mapping[str, Manifest],
     file is written for a run that does not exist, reviewer r90b F4), each said in
     ``misnamed`` when given (arriving hex -> one warning per such file, with what to do).
     """
-    arriving = [h for h, m in batch.items() if layout.object_path(m.digest) in files]
+    arriving = list(also) if also is not None else [
+        h for h, m in batch.items() if layout.object_path(m.digest) in files]
     if len(arriving) >= BULK_LOOKUP:
         shards: dict[str, set[str]] = {}
         for shard in {h[:2] for h in arriving}:

@@ -119,3 +119,24 @@ def test_pull_requests_each_passing_alone_land_no_second_claim(store, kit, board
     stored = sorted((f.severity, f.file) for f in verify(store) if f.rule.id == "KI232")
     assert stored == sorted(("warning", layout.object_path(Digest(h)))
                             for h in (_hex(copy), _hex(board["real"])))
+
+
+def test_both_passes_refusals_are_told_in_one_refusal(store, kit, board):
+    # low00 (cause99's "noticed"): KI232 is the add's second pass; with a first-pass refusal
+    # (KI223) of another run in the same add it was told only once that one was fixed
+    copy = _copy(kit, board, "sol-submission-25504", 0.9)  # KI232: claims the stored record
+    wild = _copy(kit, board, "sol-submission-88", 1.7, ident="88")  # KI223: out of [0, 1]
+    before = git(store.root, "status", "--porcelain", "--untracked-files=all")
+    with pytest.raises(KistoreError) as refused:
+        add_docs(store, [copy, wild])
+    rules = [p.format().rsplit("(", 1)[-1][:5] for p in refused.value.problems]
+    assert rules == ["KI223", "KI232"], rules
+    text = str(refused.value.format())
+    assert "the run states 1.7, which no run can score (KI223)" in text
+    assert "claims to be sol-execbench record '25504'" in text
+    assert git(store.root, "status", "--porcelain", "--untracked-files=all") == before
+    # the refused run is judged by the first pass alone: no KI232 of its own id is invented
+    alone = _copy(kit, board, "sol-submission-99", 1.7, ident="99")
+    with pytest.raises(KistoreError) as one:
+        add_docs(store, [alone])
+    assert [p.format().rsplit("(", 1)[-1][:5] for p in one.value.problems] == ["KI223"]

@@ -339,13 +339,9 @@ def test_a_group_file_deleted_in_a_commit_gets_the_rebase_that_clears_it(store_p
     assert f"`git rebase -i {base}`" in ki410.fix
 
 
-def test_two_green_pull_requests_merged_get_migrate_as_ki215s_fix(store_path, kit, runner):
-    """fresh99 M1: a run from one PR, its environment from another: the fix run as printed.
-
-    ``kistore add`` of the environment, stored already on the rebased branch, writes
-    nothing; ``kistore migrate --commit`` writes and commits the group file.
-    """
-    from kistore.cli import main
+def _two_pull_requests(store_path, kit: ManifestKit):
+    """fresh99 M1's setup: pr-c brings a run dangling on its environment, pr-d the
+    environment; pr-c is merged into the trunk. Returns the group, the trunk, its tip."""
     p, e, i, w, runs = _group(kit)
     add_docs(Store(store_path), [p, i, w])
     trunk = git(store_path, "rev-parse", "--abbrev-ref", "HEAD").strip()
@@ -356,7 +352,17 @@ def test_two_green_pull_requests_merged_get_migrate_as_ki215s_fix(store_path, ki
     add_docs(Store(store_path), [e])
     git(store_path, "checkout", "-q", trunk)
     git(store_path, "merge", "-q", "--no-ff", "--no-edit", "pr-c")
-    landed = git(store_path, "rev-parse", "HEAD").strip()
+    return (p, e, i, w, runs), trunk, git(store_path, "rev-parse", "HEAD").strip()
+
+
+def test_two_green_pull_requests_merged_get_migrate_as_ki215s_fix(store_path, kit, runner):
+    """fresh99 M1: a run from one PR, its environment from another: the fix run as printed.
+
+    ``kistore migrate --commit`` writes and commits the group file (so does ``kistore
+    add`` of the environment, stored already on the rebased branch, since low00: below).
+    """
+    from kistore.cli import main
+    (p, e, i, w, runs), trunk, landed = _two_pull_requests(store_path, kit)
     git(store_path, "merge", "-q", "--no-ff", "--no-edit", "pr-d")
     [ki215] = [f for f in check_range(Store(store_path), f"{landed}..HEAD")
                if f.rule.id == "KI215"]
@@ -373,3 +379,42 @@ def test_two_green_pull_requests_merged_get_migrate_as_ki215s_fix(store_path, ki
     git(store_path, "checkout", "-q", trunk)
     git(store_path, "merge", "-q", "--no-ff", "--no-edit", "pr-d")
     assert errors(check_range(Store(store_path), f"{landed}..HEAD")) == []
+
+
+@pytest.mark.parametrize("commit", [False, True], ids=["add", "add-commit"])
+def test_the_add_of_a_stored_environment_writes_the_group_file_its_key_completes(
+        store_path, kit, runner, tmp_path, commit):
+    """low00 (fixm99's "noticed"): KI215 after two green pull requests; the environment is
+    stored already on the rebased branch, and `kistore add` of it now writes the run's
+    group file (atomically, as any add: `migrate` was the only way), and says so."""
+    from kistore.cli import main
+    (p, e, i, w, runs), trunk, landed = _two_pull_requests(store_path, kit)
+    git(store_path, "checkout", "-q", "pr-d")
+    git(store_path, "rebase", "-q", landed)
+    tip = git(store_path, "rev-parse", "HEAD").strip()
+    assert [rule for rule, _ in errors(check_range(Store(store_path), f"{landed}..HEAD"))] \
+        == ["KI215"]
+    run_hex = _hex(runs[0])
+    key = hashlib.sha256(_key_bytes(p, w)).hexdigest()  # the key object, written out
+    path = f"{layout.group_dir(Digest(key))}/{run_hex}"
+    env = tmp_path / "env.json"
+    env.write_text(json.dumps(e))
+    done = runner.invoke(main, ["--store", str(store_path), "add", "--json",
+                                *(["--commit"] if commit else []), str(env)])
+    assert done.exit_code == 0, done.output
+    [result] = json.loads(done.stdout)
+    assert (result["status"], result["completed"]) == ("unchanged", [path])
+    assert done.stderr == (
+        f"note: ExecutionEnvironment/{e['metadata']['name']} is stored already; it completes "
+        "the comparison key of 1 earlier run(s) lacking their group file, and this add "
+        f"{'wrote and committed' if commit else 'wrote'} it: {path}\n")
+    assert (store_path / path).read_bytes() == _key_bytes(p, w)
+    if not commit:
+        assert git(store_path, "rev-parse", "HEAD").strip() == tip
+        git(store_path, "add", "store")
+        git(store_path, "commit", "-q", "-m", "the group file")
+    assert git(store_path, "status", "--porcelain") == ""
+    assert found(check_range(Store(store_path), f"{landed}..HEAD"), "KI215") == []
+    assert errors(check_range(Store(store_path), f"{landed}..HEAD")) == []
+    again = runner.invoke(main, ["--store", str(store_path), "add", "--json", str(env)])
+    assert json.loads(again.stdout)[0]["completed"] == [] and again.stderr == ""

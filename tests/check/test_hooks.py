@@ -654,12 +654,17 @@ def test_unpushed_names_the_ref_whose_commits_carry_each_finding(runner, clone):
     assert lines[-1] == (
         "note: errors in refs/heads/pr-t2: every local ref with commits origin lacks is "
         "judged, not only the refs this push sends (the pre-commit framework hands its push "
-        "hook only the first pushed ref); to push refs/heads/feature1, which carries no error, "
-        "fix or delete it (`git branch -D pr-t2`), or use kistore's own pre-push hook "
-        "(`kistore init --hooks`), which judges exactly the refs pushed")
+        "hook only the first pushed ref); refs/heads/feature1 carries no error but waits for "
+        "it; fix it as the fix lines above say, or use kistore's own pre-push hook (`kistore "
+        "init --hooks .`), which judges exactly the refs pushed and leaves every other ref as "
+        "it is")
+    # low00: no destructive command as the way out (fresh99b: `git branch -D main`)
+    assert "git branch -D" not in done.output
+    fixes = [line for line in lines if line.startswith("fix KI")]
+    assert fixes and lines.index(fixes[0]) < len(lines) - 1, done.output  # "above" holds
     report = json.loads(_unpushed(runner, clone, "origin", "--json").stdout)
     assert [f["extra"]["refs"] for f in report["findings"]] == [["refs/heads/pr-t2"]] * 2
-    git(clone, "branch", "-q", "-D", "pr-t2")  # deleted, as the note says: the push passes
+    git(clone, "branch", "-q", "-D", "pr-t2")  # the user's own choice: then the push passes
     done = _unpushed(runner, clone, "origin")
     assert done.exit_code == 0, done.output
     assert "note:" not in done.stdout

@@ -533,11 +533,15 @@ def test_a_range_deleting_store_names_is_the_deletion_not_an_old_store(published
                              "to another manifest)")
 
 
+@pytest.mark.parametrize("stored_later", [False, True],
+                         ids=["stored-digest-first", "stored-digest-later"])
 @pytest.mark.parametrize("names", [False, True], ids=["names-file-left", "names-file-rewritten"])
 def test_a_taken_names_fix_is_the_arriving_manifests_and_runs_as_printed(
-        store, store_path, kit, runner, names):
+        store, store_path, kit, runner, names, stored_later):
     """fresh99 M3: every finding's fix says to rename the manifest the range adds (never
-    the stored one, never `kistore migrate`), drop its commit, restore the names file."""
+    the stored one, never `kistore migrate`), drop its commit, restore the names file.
+    low00 (fresh99b LOW): each is filed under a path the range brings, never the stored
+    manifest's metadata file (KI205 is told on the later digest: both orders)."""
     import os
     import re
     import subprocess
@@ -545,6 +549,8 @@ def test_a_taken_names_fix_is_the_arriving_manifests_and_runs_as_printed(
     from kistore.check.gate import check_range
     from kistore.cli import main
     a, b = two_workloads(kit)
+    if (str(a.digest) > str(b.digest)) != stored_later:
+        a, b = b, a  # a is stored, b arrives
     store.add([a], commit=True)
     base = git(store_path, "rev-parse", "HEAD").strip()
     put(store_path, b, names=names)
@@ -559,8 +565,18 @@ def test_a_taken_names_fix_is_the_arriving_manifests_and_runs_as_printed(
         assert "another metadata.name" in f.fix, f.fix
         assert b.digest.hex[2:] in f.fix + f.file, f.fix
         assert "add the manifest again" in f.fix, f.fix
-        if f.file == layout.metadata_path(a.digest):  # the stored one: it keeps its name
-            assert f"the manifest the range adds, {b.digest}" in f.fix
+        assert f.file in (layout.metadata_path(b.digest), path), f  # what the range brings
+        if f.rule.id == "KI205":
+            assert f.message == f"Workload name 'x' is also used by {a.digest}"
+        if f.rule.id == "KI211" and names:
+            assert f.message == (f"Workload/x is taken: {a.digest} holds it (stored before the "
+                                 f"range), and the range rewrote its names file {path} to "
+                                 "name this manifest"), f.message
+            assert (f.expected, f.found) == (f"{path} holding {a.digest}", str(b.digest))
+        if f.rule.id == "KI211" and not names:
+            assert f.message == f"Workload/x is taken: {path} names {a.digest}, not this manifest"
+        if f.rule.id in ("KI205", "KI211"):
+            assert f.fix.startswith(f"this manifest takes the name {a.digest} holds"), f.fix
         assert (f"`git checkout {base} -- {path}`" in f.fix) is names
     command = re.search(r"`(git rebase -i [0-9a-f]{40})`", found[0].fix).group(1)
     env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i -e 's/^pick /drop /'"}

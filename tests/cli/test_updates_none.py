@@ -22,3 +22,42 @@ def test_no_update_is_said_with_the_command_that_pushes_notes(published):
         "note: git handed no ref update to check; git rejects a push that is not a "
         "fast-forward itself, before its hooks run: for refs/notes/kistore, `kistore notes "
         "push REMOTE` merges the remote's notes and pushes"], done.output
+
+
+def _push_nothing(tmp_path, published, monkeypatch, *, notes_here: bool):
+    """A real `git push` with nothing to send, through hooks/pre-push (fresh99b LOW)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from ..conftest import ROOT, git
+
+    monkeypatch.setenv("KISTORE", str(Path(sys.executable).with_name("kistore")))
+    bare = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(published), str(bare))
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    git(clone, "config", "core.hooksPath", str(ROOT / "hooks"))
+    if notes_here:  # a notes commit the server lacks: what the note is for
+        git(clone, "notes", "--ref", "kistore", "add", "-m", "not pushed", "HEAD")
+    done = subprocess.run(["git", "push", "origin", "main"], cwd=clone, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert "Everything up-to-date" in done.stderr
+    shutil.rmtree(bare)
+    return done.stdout + done.stderr
+
+
+def test_a_push_with_nothing_to_send_says_no_notes_note(tmp_path, published, monkeypatch):
+    # low00 (fresh99b LOW): the note about non-fast-forward notes pushes was said in a push
+    # of nothing, where this clone's notes are the server's (here: neither has any)
+    said = _push_nothing(tmp_path, published, monkeypatch, notes_here=False)
+    assert "ok: 0 ref update(s): 0 errors, 0 warnings, 0 info" in said, said
+    assert "git handed no ref update" not in said, said
+
+
+def test_a_push_with_nothing_to_send_says_the_note_when_notes_differ(tmp_path, published,
+                                                                      monkeypatch):
+    said = _push_nothing(tmp_path, published, monkeypatch, notes_here=True)
+    assert "note: git handed no ref update to check;" in said, said

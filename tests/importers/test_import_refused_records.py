@@ -26,9 +26,9 @@ SOL_SCORE_ERROR = (
     "'sol-kernel-10-submission-20171' is refused at /spec/sourceNative/metrics/sol_score: "
     "sol-execbench's sol_score lies in [0, 1] (1 is the speed-of-light bound, 0.5 the scoring "
     "baseline); the run states 1.7, which no run can score (KI223)")
-LATENCY_ERROR = ("/response/data/rankings/7/latency_ms: field 'latency_ms': expected a "
-                 "number, found a string (expected by the importer's reading of the source "
-                 "format)")
+LATENCY_ERROR = ("/response/data/rankings/7/latency_ms: kernel 10 submission 19917: field "
+                 "'latency_ms': expected a number, found a string (expected by the importer's "
+                 "reading of the source format)")
 
 
 def _board(tmp_path: Path, *, latency: bool = True) -> Path:

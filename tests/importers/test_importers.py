@@ -375,7 +375,8 @@ def test_flashinfer_trace_with_zero_latency_is_refused_not_ranked_first(store, s
     assert (problem.file, problem.line, problem.pointer) == (
         traces.as_posix(), index + 1,
         "/evaluation/performance/latency_ms")
-    assert problem.message == "latency latency_ms = 0 ms is not positive; a passed run takes time"
+    assert problem.message == ("trace: latency latency_ms = 0 ms is not positive; a passed run "
+                               "takes time")  # what the record is (low00), then the problem
     assert snapshot(store_path) == before
     report = import_files(store, "flashinfer-trace", [str(data)], skip_invalid=True)
     assert report.runs == 171 and len(report.skipped) == 1
@@ -391,8 +392,8 @@ def test_trace_without_its_workload_is_a_bad_record(store, tmp_path):
     assert len(caught.value.problems) == 43
     first = caught.value.problems[0]
     assert first.message == (
-        "no workload line of definition 'gemm_n_28672_k_4096' with axes {'M': 256} among the "
-        "imported files, and the store holds no Workload "
+        "trace: no workload line of definition 'gemm_n_28672_k_4096' with axes {'M': 256} "
+        "among the imported files, and the store holds no Workload "
         "'flashinfer-trace-gemm-n-28672-k-4096-m-256' made from one; a trace joins its "
         "workload on axes: import traces/workloads/ and definitions/ with the traces (or the "
         "whole folder: kistore import flashinfer-trace DIR)")
@@ -443,7 +444,7 @@ def test_workload_lines_without_definitions_in_an_empty_store_name_what_is_missi
     first = caught.value.problems[0]
     assert (first.line, first.pointer) == (1, "/definition")
     assert first.message == (
-        "definition 'gemm_n_28672_k_4096' is not among the imported files, nor is the "
+        "workload: definition 'gemm_n_28672_k_4096' is not among the imported files, nor is the "
         "Workload of this line in the store; import the definitions/ folder with the traces "
         "(or the whole folder: kistore import flashinfer-trace DIR)")
 

@@ -80,6 +80,7 @@ def test_bad_record_exits_1_names_file_and_pointer_and_writes_nothing(runner, st
     assert result.exit_code == 1
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert errors == [f"error: {board.as_posix()}:/response/data/rankings/2/submitted_at: "
+                      "kernel 121 submission 24003: "  # low00: the row is named
                       "'last tuesday' is not an ISO 8601 date-time "
                       "(e.g. 2026-07-10T03:35:40.526966)"]
     assert "Traceback" not in result.output
@@ -311,8 +312,8 @@ def test_errors_name_the_path_as_typed_and_provenance_keeps_the_data_name(
     result = run(runner, store_path, "import", "sol-execbench", typed)
     assert result.exit_code == 1
     assert [line for line in result.stderr.splitlines() if line.startswith("error:")] == [
-        f"error: {typed}:/response/data/rankings/2/submitted_at: 'last tuesday' is not an "
-        "ISO 8601 date-time (e.g. 2026-07-10T03:35:40.526966)"]
+        f"error: {typed}:/response/data/rankings/2/submitted_at: kernel 121 submission "
+        "24003: 'last tuesday' is not an ISO 8601 date-time (e.g. 2026-07-10T03:35:40.526966)"]
     # a file named that is no import format: refused while planning, named as typed
     (root / "leaderboard/kernel-121/stray.txt").write_text("not data")
     stray = "../data/sol-execbench/leaderboard/kernel-121/stray.txt"

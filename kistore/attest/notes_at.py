@@ -1,0 +1,73 @@
+"""``--notes-at``: which notes commit a publishing command reads (``site build``, ``export``).
+
+Notes are no part of a commit: a site page or an export made at commit X reads the
+attestations of ``refs/notes/kistore`` as it is then, and one attestation made since changes
+what the same ``--at X`` writes. Each states the notes commit it read (a page's footer,
+``build.json``, ``_manifest.json``'s ``notes``); ``--notes-at N`` reads that notes commit
+again, so ``--at X --notes-at N`` rebuilds it byte for byte (page99, fresh98 MED 1; low00
+for ``export``). One rule for both commands: :func:`notes_commit`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import InputError
+from ..core.layout import NOTES_REF
+from ..git.blobs import ref_commit
+from ..git.notes import NO_NOTES
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
+
+NOTES_NONE = "none"
+"""``--notes-at none``: read no attestation note."""
+
+_NOTE_NAME = re.compile(r"[0-9a-f]{2,40}")
+
+
+def notes_commit(store: Store, rev: str | None) -> Any:
+    """Return the notes commit a publishing command reads: ``rev``, else the tip now.
+
+    Args:
+        store: the store.
+        rev: None: the tip of :data:`NOTES_REF` now (None when there is none);
+            :data:`NOTES_NONE`: no notes (None); else a revision naming a notes commit
+            (an id, ``refs/notes/remotes/origin/kistore``, a page's ``--notes-at``, an
+            export's ``_manifest.json`` ``notes``).
+
+    Returns:
+        The pygit2 Commit, or None: no notes are read.
+
+    Raises:
+        InputError: ``rev`` names no commit, or a commit whose tree is no notes tree (a
+            notes tree holds only object ids and their two-hex-digit fan-out folders: a
+            branch of the store given by mistake would read as no notes at all).
+        ObjectUnreadable: the notes tip is damaged or missing (named with the ref).
+    """
+    if rev is None:
+        return ref_commit(store.repo, NOTES_REF)  # guarded: a tip cut short is said
+    if rev == NOTES_NONE:
+        return None
+    commit = store.commit(rev)
+    odd = next((str(e.name) for e in commit.tree if not _NOTE_NAME.fullmatch(str(e.name))),
+               None)
+    if odd is not None:
+        raise InputError(
+            f"--notes-at {rev}: commit {str(commit.id)[:12]} is not a notes commit (its tree "
+            f"holds {odd!r}; a notes tree holds only object ids, in hex): give a commit of "
+            f"{NOTES_REF} (`git log --oneline {NOTES_REF}` lists them), or `{NOTES_NONE}`")
+    return commit
+
+
+def notes_read_at(commit: Any) -> str:
+    """Return what the notes readers take for a notes commit: its id, or ``NO_NOTES``.
+
+    Args:
+        commit: :func:`notes_commit`'s answer (a pygit2 Commit or None).
+
+    Returns:
+        The commit's hex id, or :data:`kistore.git.notes.NO_NOTES` when None (read none).
+    """
+    return NO_NOTES if commit is None else str(commit.id)

@@ -1,0 +1,68 @@
+"""`kistore export --notes-at N`: the attestations of a named notes commit (low00, page99).
+
+An export records the notes tip it read (`_manifest.json` `notes`), but read the tip as it
+is now: one attestation made since changed what `--at X` exported, and nothing named the
+notes to export again. `--notes-at` takes the words and the check of `site build --notes-at`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from kistore.core.layout import NOTES_REF
+
+from ..conftest import git
+from .conftest import MAINTAINER_KEY, attach, cli, export_ok, files
+
+
+def _notes(out) -> str | None:
+    return json.loads((out / "_manifest.json").read_text())["generations"][0]["notes"]
+
+
+def test_an_export_at_a_commit_and_its_notes_commit_is_byte_identical_again(
+        runner, fixture, tmp_path):
+    fmt = "jsonl"  # the bytes compared hold no writer version
+    store, d = fixture.store, fixture.digests
+    head = git(store.root, "rev-parse", "HEAD").strip()
+    first = git(store.root, "rev-parse", NOTES_REF).strip()
+    before = tmp_path / "before"
+    export_ok(runner, store, before, "--format", fmt, "--at", head)
+    assert _notes(before) == first
+
+    # a withdrawal attested since: the notes move, the commit does not
+    attach(store, d["h100-a"], MAINTAINER_KEY, "withdrawal", d["h100"])
+    second = git(store.root, "rev-parse", NOTES_REF).strip()
+    assert second != first
+    now = tmp_path / "now"
+    export_ok(runner, store, now, "--format", fmt, "--at", head)
+    assert _notes(now) == second
+    assert files(now) != files(before)  # the tip read: one more attestation row
+
+    again = tmp_path / "again"
+    export_ok(runner, store, again, "--format", fmt, "--at", head[:12], "--notes-at",
+              first[:12])
+    assert files(again) == files(before)  # byte for byte, _manifest.json included
+
+    at_second = tmp_path / "second"
+    export_ok(runner, store, at_second, "--format", fmt, "--at", head, "--notes-at", second)
+    assert files(at_second) == files(now)
+
+    none = tmp_path / "none"
+    export_ok(runner, store, none, "--format", fmt, "--notes-at", "none")
+    assert _notes(none) is None
+    rows = json.loads((none / "_manifest.json").read_text())["generations"][0]["rows"]
+    assert rows["attestations"] == 0
+    assert json.loads((before / "_manifest.json").read_text())["generations"][0]["rows"][
+        "attestations"] == 2  # the fixture's rerun and withdrawal
+
+
+def test_notes_at_a_commit_of_the_store_is_refused(runner, fixture, tmp_path):
+    out = tmp_path / "out"
+    done = cli(runner, fixture.store, "export", str(out), "--notes-at", "HEAD")
+    assert done.exit_code == 1, done.output
+    head = git(fixture.store.root, "rev-parse", "HEAD").strip()
+    assert done.stderr == (
+        f"error: --notes-at HEAD: commit {head[:12]} is not a notes commit (its tree holds "
+        "'.gitattributes'; a notes tree holds only object ids, in hex): give a commit of "
+        f"{NOTES_REF} (`git log --oneline {NOTES_REF}` lists them), or `none`\n")
+    assert not out.exists()
