@@ -45,6 +45,7 @@ from ..core.layout import NOTES_REF
 from ..core.numbers import is_number
 from ..core.once import warn_once
 from ..git.blobs import ObjectUnreadable, fetch_blobs, is_partial_clone
+from ..git.lazy import pygit2  # imported on first use
 from ..git.notes import notes_tree
 from ..git.pack import blob_id
 from .levels import SOURCE_NATIVE as SOURCE_NATIVE  # re-exported: defined in .levels
@@ -59,6 +60,7 @@ from .notes import (
     collect_many,
     file_attestations,
     note_history_blobs,
+    note_lines,
     notes_entered,
     notes_not_fetched,
     parse_attestation_path,
@@ -892,7 +894,8 @@ def check_attestations(store: Store, at: str | None = None, *,
     # hashing every object into a blob id is only needed when there are notes to place
     blobs = {blob_id(view.read(layout.object_path(d)) or b"").hex(): d
              for d in view.digests()} if annotated or unread else {}
-    for blob in sorted(annotated - blobs.keys()):
+    edited = notes_on_edited(store, view, annotated - blobs.keys())
+    for blob in sorted(annotated - blobs.keys() - edited.keys()):
         findings.append(Finding(
             NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}, which is no object file of "
             f"this {'work tree' if at is None else at}: its attestations count for nothing "
@@ -922,18 +925,65 @@ def check_attestations(store: Store, at: str | None = None, *,
                f"{len(files)} from files (store/attestations/)")
     if missing:
         message += f"; {missing} file(s) not yet in notes: run `kistore notes sync`"
+    if edited:  # one cause: the edit (KI101), not a note on an unknown object (fresh99b)
+        message += "; " + _edited_said(store, edited)
     missing_notes = notes_not_fetched(store)
     if missing_notes:
         message += f"; {missing_notes}"
-    elif not noted and not unread:  # a damaged note is said as KI117, not as no notes
+    elif not annotated and not unread:  # a damaged note is said as KI117, not as no notes
         remote = notes_remote(store)  # none: advice to fetch from origin failed (r86 F11)
         message += (f"; no notes here: `kistore notes fetch {remote}` fetches {NOTES_REF}"
                     if remote is not None else "; no notes here and no remote to fetch "
                     "them from: no attestation was made in this store yet")
     findings.append(Finding(ATTESTATIONS_SEEN, message,
                             extra={"notes": len(seen) - len(files), "files": len(files),
-                                   "filesNotInNotes": missing}))
+                                   "filesNotInNotes": missing,
+                                   "notesOnEdited": sorted(str(d) for d in edited.values())}))
     return findings
+
+
+def notes_on_edited(store: Store, view: View, blobs: Iterable[str]) -> dict[str, Digest]:
+    """Return the noted blobs that are a stored object's own bytes its file no longer holds.
+
+    A note is on a git blob: an object's bytes as written. When the object file is edited
+    (KI101: a one-byte edit, in the work tree or committed), its blob is another, and the
+    note on the original bytes is on no object file of the view. That is the edit's doing,
+    said once by KI101 and KI401 (fresh99b: verify added KI304 "note on an unknown object",
+    with a fix to hunt branches for the blob, and KI308 "no notes here", both false). The
+    blob is such an object's when git holds it (an earlier commit does) and its SHA-256 is
+    the digest of an object file of the view.
+
+    Args:
+        store: the store (its git objects are read).
+        view: the view whose object files the notes were placed on.
+        blobs: noted blob ids (40 hex digits) of no object file of the view.
+
+    Returns:
+        ``{blob: digest}`` of those whose bytes are that digest's manifest, the view's file
+        of it holding other bytes. A blob git lacks (a fork's object, a partial clone's
+        blob not fetched) or cannot read is left out: KI304 says it, or KI117.
+    """
+    found: dict[str, Digest] = {}
+    for blob in blobs:
+        try:
+            obj = store.repo.get(blob)
+        except (ValueError, pygit2.GitError, OSError):  # damaged: said by the object walk
+            continue
+        if not isinstance(obj, pygit2.Blob):
+            continue
+        digest = Digest.from_str(f"sha256:{hashlib.sha256(obj.data).hexdigest()}")
+        if view.has_object(digest):
+            found[blob] = digest
+    return found
+
+
+def _edited_said(store: Store, edited: dict[str, Digest]) -> str:
+    """Say the note lines on objects whose files are edited, and when they count again."""
+    lines = sum(len(note_lines(store.repo, blob)) for blob in edited)
+    paths = ", ".join(layout.object_path(d) for d in sorted(set(edited.values()), key=str))
+    return (f"{lines} more from notes on the stored bytes of {paths}, which the file no "
+            "longer holds (its bytes are edited: KI101): they are judged again once the "
+            "bytes are restored")
 
 
 def _invalid_note_line(seen: Any, j: Judgement) -> Finding:
