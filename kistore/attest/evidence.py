@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -80,6 +81,11 @@ DISAGREES = "disagrees"
 UNFIT = "does-not-fit"
 SUPERSEDED = "superseded"
 OUT_OF_TOLERANCE = "out-of-tolerance"
+
+COUNTED = (COMMUNITY, VERIFIES, WITHDRAWS, DISAGREES)
+"""Effects that take part in the evidence (:attr:`Judgement.counted`): a community
+attestation counts its signer; a trusted rerun or withdrawal that stands sets the level,
+withdraws, or (not reproduced) is the key's last word. Every other effect is listed only."""
 
 ATTESTATION_INVALID = rule(
     "KI301", "attestation-invalid", ERROR,
@@ -141,7 +147,11 @@ class Judgement:
         type: attestation type (``rerun``, ...); for an invalid bundle the type its payload
             claims (unverified, display only), None when unreadable.
         keyid: OpenSSH fingerprint of the bundled key, None when unreadable.
-        valid: True when the signature verifies and any role claim holds.
+        valid: True when the bundle verifies: well formed, in its place, its signature
+            good for its subject. Whether it counts is apart (:attr:`counted`): a role
+            claim the key lacks (``not-counted``) or a rerun that does not fit its run
+            (``does-not-fit``) is valid and does not count (until 2026-12-06 both were
+            ``valid: false``, listed ``INVALID``, though the signature verified: fresh98).
         effect: ``invalid``, ``not-counted`` (role claim fails), ``community``,
             ``verifies``, ``withdraws`` or ``disagrees`` (a trusted rerun that did not
             reproduce).
@@ -178,18 +188,28 @@ class Judgement:
     bundle: str = ""
     places: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def counted(self) -> bool:
+        """Whether it takes part in the evidence (:data:`COUNTED`).
+
+        A community attestation (the community count), or a trusted rerun or withdrawal
+        that stands; a valid one may not count (``not-counted``, ``does-not-fit``).
+        """
+        return self.effect in COUNTED
+
     def to_json(self) -> dict[str, Any]:
         """Return the judgement as JSON (the ``attestations --json`` object).
 
-        ``text`` is what the attestation says in words (a dispute's reason), as signed;
-        ``reason`` is why it was judged so. ``source`` and ``location`` are the first place
-        the bundle was found (a note before a file); ``places`` lists every one, as
-        ``{"source", "location"}`` objects.
+        ``valid``: the bundle verifies; ``counted``: it takes part in the evidence
+        (:attr:`counted`). ``text`` is what the attestation says in words (a dispute's
+        reason), as signed; ``reason`` is why it was judged so. ``source`` and
+        ``location`` are the first place the bundle was found (a note before a file);
+        ``places`` lists every one, as ``{"source", "location"}`` objects.
         """
         places = self.places or ((self.source, self.location),)
         return {"type": self.type, "keyid": self.keyid, "valid": self.valid,
-                "effect": self.effect, "reason": self.reason, "source": self.source,
-                "location": self.location, "enteredAt": _when(self),
+                "counted": self.counted, "effect": self.effect, "reason": self.reason,
+                "source": self.source, "location": self.location, "enteredAt": _when(self),
                 "outcome": self.outcome, "measuredNs": self.measured_ns, "text": self.text,
                 "places": [{"source": s, "location": at} for s, at in places]}
 
@@ -247,7 +267,7 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     if view is not None:
         problem = subject_problem(view, statement.type, seen.subject, statement.predicate)
         if problem:
-            return Judgement(statement.type, keyid, False, UNFIT, problem, outcome=outcome,
+            return Judgement(statement.type, keyid, True, UNFIT, problem, outcome=outcome,
                              **base)
     role = ROLE_FOR_TYPE.get(statement.type)
     if role is None:
@@ -257,8 +277,8 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     if decision is None:
         return Judgement(statement.type, keyid, True, COMMUNITY, reason, outcome=outcome,
                          **base)
-    if decision is False:
-        return Judgement(statement.type, keyid, False, NOT_COUNTED, reason, outcome=outcome,
+    if decision is False:  # valid: the signature verifies; it does not count
+        return Judgement(statement.type, keyid, True, NOT_COUNTED, reason, outcome=outcome,
                          **base)
     since = _ended_since(trust, keyid, seen.entered_at, seen.source)
     if statement.type == "withdrawal":
@@ -932,13 +952,15 @@ def check_attestations(store: Store, at: str | None = None, *,
         message += f"; {missing_notes}"
     elif not annotated and not unread:  # a damaged note is said as KI117, not as no notes
         remote = notes_remote(store)  # none: advice to fetch from origin failed (r86 F11)
-        message += (f"; no notes here: `kistore notes fetch {remote}` fetches {NOTES_REF}"
+        message += (f"; no notes here: `kistore notes fetch {shlex.quote(remote)}` fetches "
+                    f"{NOTES_REF}"
                     if remote is not None else "; no notes here and no remote to fetch "
                     "them from: no attestation was made in this store yet")
     findings.append(Finding(ATTESTATIONS_SEEN, message,
                             extra={"notes": len(seen) - len(files), "files": len(files),
                                    "filesNotInNotes": missing,
-                                   "notesOnEdited": sorted(str(d) for d in edited.values())}))
+                                   **({"notesOnEdited": sorted(str(d) for d in edited.values())}
+                                      if edited else {})}))
     return findings
 
 
