@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -45,6 +46,7 @@ from ..core.layout import NOTES_REF
 from ..core.numbers import is_number
 from ..core.once import warn_once
 from ..git.blobs import ObjectUnreadable, fetch_blobs, is_partial_clone
+from ..git.lazy import pygit2  # imported on first use
 from ..git.notes import notes_tree
 from ..git.pack import blob_id
 from .levels import SOURCE_NATIVE as SOURCE_NATIVE  # re-exported: defined in .levels
@@ -59,6 +61,7 @@ from .notes import (
     collect_many,
     file_attestations,
     note_history_blobs,
+    note_lines,
     notes_entered,
     notes_not_fetched,
     parse_attestation_path,
@@ -78,6 +81,11 @@ DISAGREES = "disagrees"
 UNFIT = "does-not-fit"
 SUPERSEDED = "superseded"
 OUT_OF_TOLERANCE = "out-of-tolerance"
+
+COUNTED = (COMMUNITY, VERIFIES, WITHDRAWS, DISAGREES)
+"""Effects that take part in the evidence (:attr:`Judgement.counted`): a community
+attestation counts its signer; a trusted rerun or withdrawal that stands sets the level,
+withdraws, or (not reproduced) is the key's last word. Every other effect is listed only."""
 
 ATTESTATION_INVALID = rule(
     "KI301", "attestation-invalid", ERROR,
@@ -139,7 +147,11 @@ class Judgement:
         type: attestation type (``rerun``, ...); for an invalid bundle the type its payload
             claims (unverified, display only), None when unreadable.
         keyid: OpenSSH fingerprint of the bundled key, None when unreadable.
-        valid: True when the signature verifies and any role claim holds.
+        valid: True when the bundle verifies: well formed, in its place, its signature
+            good for its subject. Whether it counts is apart (:attr:`counted`): a role
+            claim the key lacks (``not-counted``) or a rerun that does not fit its run
+            (``does-not-fit``) is valid and does not count (until 2026-12-06 both were
+            ``valid: false``, listed ``INVALID``, though the signature verified: fresh98).
         effect: ``invalid``, ``not-counted`` (role claim fails), ``community``,
             ``verifies``, ``withdraws`` or ``disagrees`` (a trusted rerun that did not
             reproduce).
@@ -176,18 +188,28 @@ class Judgement:
     bundle: str = ""
     places: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def counted(self) -> bool:
+        """Whether it takes part in the evidence (:data:`COUNTED`).
+
+        A community attestation (the community count), or a trusted rerun or withdrawal
+        that stands; a valid one may not count (``not-counted``, ``does-not-fit``).
+        """
+        return self.effect in COUNTED
+
     def to_json(self) -> dict[str, Any]:
         """Return the judgement as JSON (the ``attestations --json`` object).
 
-        ``text`` is what the attestation says in words (a dispute's reason), as signed;
-        ``reason`` is why it was judged so. ``source`` and ``location`` are the first place
-        the bundle was found (a note before a file); ``places`` lists every one, as
-        ``{"source", "location"}`` objects.
+        ``valid``: the bundle verifies; ``counted``: it takes part in the evidence
+        (:attr:`counted`). ``text`` is what the attestation says in words (a dispute's
+        reason), as signed; ``reason`` is why it was judged so. ``source`` and
+        ``location`` are the first place the bundle was found (a note before a file);
+        ``places`` lists every one, as ``{"source", "location"}`` objects.
         """
         places = self.places or ((self.source, self.location),)
         return {"type": self.type, "keyid": self.keyid, "valid": self.valid,
-                "effect": self.effect, "reason": self.reason, "source": self.source,
-                "location": self.location, "enteredAt": _when(self),
+                "counted": self.counted, "effect": self.effect, "reason": self.reason,
+                "source": self.source, "location": self.location, "enteredAt": _when(self),
                 "outcome": self.outcome, "measuredNs": self.measured_ns, "text": self.text,
                 "places": [{"source": s, "location": at} for s, at in places]}
 
@@ -245,7 +267,7 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     if view is not None:
         problem = subject_problem(view, statement.type, seen.subject, statement.predicate)
         if problem:
-            return Judgement(statement.type, keyid, False, UNFIT, problem, outcome=outcome,
+            return Judgement(statement.type, keyid, True, UNFIT, problem, outcome=outcome,
                              **base)
     role = ROLE_FOR_TYPE.get(statement.type)
     if role is None:
@@ -255,8 +277,8 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     if decision is None:
         return Judgement(statement.type, keyid, True, COMMUNITY, reason, outcome=outcome,
                          **base)
-    if decision is False:
-        return Judgement(statement.type, keyid, False, NOT_COUNTED, reason, outcome=outcome,
+    if decision is False:  # valid: the signature verifies; it does not count
+        return Judgement(statement.type, keyid, True, NOT_COUNTED, reason, outcome=outcome,
                          **base)
     since = _ended_since(trust, keyid, seen.entered_at, seen.source)
     if statement.type == "withdrawal":
@@ -892,7 +914,8 @@ def check_attestations(store: Store, at: str | None = None, *,
     # hashing every object into a blob id is only needed when there are notes to place
     blobs = {blob_id(view.read(layout.object_path(d)) or b"").hex(): d
              for d in view.digests()} if annotated or unread else {}
-    for blob in sorted(annotated - blobs.keys()):
+    edited = notes_on_edited(store, view, annotated - blobs.keys())
+    for blob in sorted(annotated - blobs.keys() - edited.keys()):
         findings.append(Finding(
             NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}, which is no object file of "
             f"this {'work tree' if at is None else at}: its attestations count for nothing "
@@ -922,18 +945,67 @@ def check_attestations(store: Store, at: str | None = None, *,
                f"{len(files)} from files (store/attestations/)")
     if missing:
         message += f"; {missing} file(s) not yet in notes: run `kistore notes sync`"
+    if edited:  # one cause: the edit (KI101), not a note on an unknown object (fresh99b)
+        message += "; " + _edited_said(store, edited)
     missing_notes = notes_not_fetched(store)
     if missing_notes:
         message += f"; {missing_notes}"
-    elif not noted and not unread:  # a damaged note is said as KI117, not as no notes
+    elif not annotated and not unread:  # a damaged note is said as KI117, not as no notes
         remote = notes_remote(store)  # none: advice to fetch from origin failed (r86 F11)
-        message += (f"; no notes here: `kistore notes fetch {remote}` fetches {NOTES_REF}"
+        message += (f"; no notes here: `kistore notes fetch {shlex.quote(remote)}` fetches "
+                    f"{NOTES_REF}"
                     if remote is not None else "; no notes here and no remote to fetch "
                     "them from: no attestation was made in this store yet")
     findings.append(Finding(ATTESTATIONS_SEEN, message,
                             extra={"notes": len(seen) - len(files), "files": len(files),
-                                   "filesNotInNotes": missing}))
+                                   "filesNotInNotes": missing,
+                                   **({"notesOnEdited": sorted(str(d) for d in edited.values())}
+                                      if edited else {})}))
     return findings
+
+
+def notes_on_edited(store: Store, view: View, blobs: Iterable[str]) -> dict[str, Digest]:
+    """Return the noted blobs that are a stored object's own bytes its file no longer holds.
+
+    A note is on a git blob: an object's bytes as written. When the object file is edited
+    (KI101: a one-byte edit, in the work tree or committed), its blob is another, and the
+    note on the original bytes is on no object file of the view. That is the edit's doing,
+    said once by KI101 and KI401 (fresh99b: verify added KI304 "note on an unknown object",
+    with a fix to hunt branches for the blob, and KI308 "no notes here", both false). The
+    blob is such an object's when git holds it (an earlier commit does) and its SHA-256 is
+    the digest of an object file of the view.
+
+    Args:
+        store: the store (its git objects are read).
+        view: the view whose object files the notes were placed on.
+        blobs: noted blob ids (40 hex digits) of no object file of the view.
+
+    Returns:
+        ``{blob: digest}`` of those whose bytes are that digest's manifest, the view's file
+        of it holding other bytes. A blob git lacks (a fork's object, a partial clone's
+        blob not fetched) or cannot read is left out: KI304 says it, or KI117.
+    """
+    found: dict[str, Digest] = {}
+    for blob in blobs:
+        try:
+            obj = store.repo.get(blob)
+        except (ValueError, pygit2.GitError, OSError):  # damaged: said by the object walk
+            continue
+        if not isinstance(obj, pygit2.Blob):
+            continue
+        digest = Digest.from_str(f"sha256:{hashlib.sha256(obj.data).hexdigest()}")
+        if view.has_object(digest):
+            found[blob] = digest
+    return found
+
+
+def _edited_said(store: Store, edited: dict[str, Digest]) -> str:
+    """Say the note lines on objects whose files are edited, and when they count again."""
+    lines = sum(len(note_lines(store.repo, blob)) for blob in edited)
+    paths = ", ".join(layout.object_path(d) for d in sorted(set(edited.values()), key=str))
+    return (f"{lines} more from notes on the stored bytes of {paths}, which the file no "
+            "longer holds (its bytes are edited: KI101): they are judged again once the "
+            "bytes are restored")
 
 
 def _invalid_note_line(seen: Any, j: Judgement) -> Finding:

@@ -42,17 +42,22 @@ VERIFIED = "verified"
 WITHDRAWS = "withdraws"
 """The effect of a valid maintainer withdrawal (:mod:`.evidence` judges it so)."""
 
-NOT_FETCHED = "notes not fetched: run `kistore notes fetch {remote}`: {why}"
+NOT_FETCHED = "notes not fetched: run `kistore notes fetch {typed}`: {why}"
 """What ``attestations``, ``show`` and ``verify`` say in a clone without a remote's notes.
 
-Formatted with the remote to fetch from (:func:`notes_remote`) and :func:`notes_lacking`'s
-reason."""
+Formatted with the remote to fetch from (:func:`notes_remote`), shell-quoted as ``typed``
+(a remote named by a path with a space: the command runs as printed), and
+:func:`notes_lacking`'s reason."""
 
 TRACKING_PREFIX = "refs/notes/remotes/"
 """Where ``kistore notes fetch R`` keeps R's notes as last fetched: :func:`remote_ref`."""
 
-ABSENT = f"{NOTES_REF} is not in this clone (git clone does not fetch it)"
-"""Why the notes are lacking when the clone has no notes ref at all."""
+ABSENT = (f"{NOTES_REF} is not in this repository (no note was made here, and git clone and "
+          "git fetch do not fetch notes)")
+"""Why the notes are lacking when the repository has no notes ref at all.
+
+Not "not in this clone": a store made with ``kistore init`` and given a new remote is no
+clone (reviewer fresh99b, fresh98 LOW)."""
 
 LOCAL_ONLY = (f"{NOTES_REF} holds only this clone's own attestations: no remote's notes were "
               "fetched into it (git clone and git pull do not fetch them; a remote holding "
@@ -408,7 +413,12 @@ def notes_not_fetched(store: Store) -> str | None:
     """
     here = notes_here(store)
     why = _lacking(here)
-    return None if why is None else NOT_FETCHED.format(remote=_advised(here), why=why)
+    if why is None:
+        return None
+    # Lazy: shlex for this message only (start-up, docs/speed.md).
+    import shlex
+
+    return NOT_FETCHED.format(typed=shlex.quote(str(_advised(here))), why=why)
 
 
 def notes_remote(store: Store, here: NotesHere | None = None) -> str | None:
@@ -478,7 +488,7 @@ def _advised(here: NotesHere) -> str | None:
 
 
 STALE = ("notes last fetched from {remote} {fetched}{none}; the branches were fetched since "
-         "({branches}): run `kistore notes fetch {remote}`")
+         "({branches}): run `kistore notes fetch {typed}`")
 """What :func:`notes_stale` says (times as RFC 3339 UTC; ``none``: :data:`HELD_NONE` or "")."""
 
 HELD_NONE = " (it held none then)"
@@ -597,16 +607,23 @@ def _stale(store: Store, here: NotesHere, remote: str) -> str | None:
         unnamed = _merged_unnamed(store, fetched, seen)  # r93 F2: FETCH_HEAD replaced since
         if unnamed is None:
             return None
-        # Lazy: datetime, on this warning only (start-up, docs/speed.md).
+        # Lazy: shlex and datetime, on this warning only (start-up, docs/speed.md).
+        import shlex
+
+        # Lazy: as above.
         from ..core.times import utc_text
 
-        return MERGED_UNNAMED.format(remote=remote, fetched=utc_text(int(fetched)),
+        return MERGED_UNNAMED.format(remote=remote, typed=shlex.quote(remote),
+                                     fetched=utc_text(int(fetched)),
                                      none=HELD_NONE if fetched == none else "",
                                      when=utc_text(int(unnamed)))
-    # Lazy: datetime, on this warning only (start-up, docs/speed.md).
+    # Lazy: shlex and datetime, on this warning only (start-up, docs/speed.md).
+    import shlex
+
+    # Lazy: as above.
     from ..core.times import utc_text
 
-    said = dict(remote=remote, fetched=utc_text(int(fetched)),
+    said = dict(remote=remote, typed=shlex.quote(remote), fetched=utc_text(int(fetched)),
                 none=HELD_NONE if fetched == none else "")
     if pulled is not None:
         return PULLED.format(**said, how=pulled[1], when=utc_text(int(pulled[0])))
@@ -616,7 +633,7 @@ def _stale(store: Store, here: NotesHere, remote: str) -> str | None:
 
 PULLED = ("notes last fetched from {remote} {fetched}{none}; {how} brought {remote}'s "
           "commits into this clone's branches since ({when}), by its URL (no branch of "
-          "{remote} moved, and no notes came): run `kistore notes fetch {remote}`")
+          "{remote} moved, and no notes came): run `kistore notes fetch {typed}`")
 """What :func:`notes_stale` says of a pull by URL (:func:`_pulled_by_url`); ``how``: the
 command (``git pull ../srv.git main``) or ``a fetch of URL``."""
 
@@ -702,7 +719,7 @@ MERGED_UNNAMED = ("notes last fetched from {remote} {fetched}{none}; a `git merg
                   "brought commits into this clone's branches since ({when}) from a fetch "
                   "FETCH_HEAD no longer names (a later fetch replaced it), so whose they were "
                   "cannot be told here: if {remote}'s (its URL), its notes are stale: run "
-                  "`kistore notes fetch {remote}`")
+                  "`kistore notes fetch {typed}`")
 """What :func:`notes_stale` says of a merge of a fetch whose ``FETCH_HEAD`` is gone (r93 F2)."""
 
 

@@ -40,6 +40,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import shlex
 import subprocess
 import time
 import uuid
@@ -1123,7 +1124,8 @@ def _on_canonical_branches(repo: pygit2.Repository, canonical: str | None, remot
             "its branch is not merged here"
         return (f"its subject is on no branch of {where} (a run only {remote} holds: its "
                 f"pull request is not merged, or {fetching} yet); a notes push there would be "
-                f"refused (KI409), so it is taken by the next `kistore notes fetch {remote}` "
+                f"refused (KI409), so it is taken by the next `kistore notes fetch "
+                f"{shlex.quote(remote)}` "
                 "once the run is there")
 
     return on_canonical
@@ -1163,7 +1165,8 @@ def kept_message(repo: pygit2.Repository, remote: str, kept: dict[str, list[byte
         they are kept here since notes only grow (KI408), and how they go back to REMOTE.
     """
     back = (f"this push gives them back to {remote} when {remote} accepts it" if pushing else
-            f"`kistore notes push {remote}` gives them back to {remote} when it accepts it")
+            f"`kistore notes push {shlex.quote(remote)}` gives them back to {remote} when it "
+            "accepts it")
     return (f"{remote}'s notes removed {sum(map(len, kept.values()))} attestation line(s) this "
             f"clone holds, on {len(kept)} note(s): {named_notes(repo, kept)}; kept here, "
             f"as notes only grow (KI408): a removal in {remote}'s notes history is never "
@@ -1431,7 +1434,7 @@ def _refuse_not_a_commit(repo: pygit2.Repository, remote: str, tracking: str,
     raise StoreStateError(
         f"{named}: nothing pushed {why}, your notes are unchanged. Its maintainer (you, "
         f"if it is a repository of yours) sets it back in that repository: {back}, then "
-        f"`kistore notes push {remote}` again")
+        f"`kistore notes push {shlex.quote(remote)}` again")
 
 
 def _refuse_unchecked(repo: pygit2.Repository, remote: str, tracking: str) -> None:

@@ -12,6 +12,7 @@ that does not descend from it.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -121,8 +122,8 @@ def rewrite_message(remote: str, found: Rewrite, named: str) -> str:
     count = sum(map(len, found.lost.values()))
     return (f"{head}, and with them {count} attestation line(s) on {len(found.lost)} "
             f"note(s): {named}; this clone keeps them (notes only grow, KI408): `kistore "
-            f"notes push {remote}` gives them back to {remote}, and tell its maintainer "
-            f"(install hooks/pre-receive there)")
+            f"notes push {shlex.quote(remote)}` gives them back to {remote}, and tell its "
+            "maintainer (install hooks/pre-receive there)")
 
 
 def rewritten_findings(store: Store) -> list[Finding]:

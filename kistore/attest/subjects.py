@@ -20,6 +20,7 @@ attestation; ``verify`` and ``check`` report it (KI310); evidence does not count
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
@@ -43,8 +44,9 @@ def subject_problem(view: View, type_name: str | None, subject: Digest,
         predicate: the verified statement's predicate.
 
     Returns:
-        One line, or None (also for types without an effect, and for a subject not in the
-        view: KI303 and KI304 report that).
+        One line, or None (also for types without an effect, for a subject not in the
+        view: KI303 and KI304 report that, and for a subject or environment whose object
+        file holds edited bytes: KI101 reports that, the one cause).
     """
     if type_name not in ("withdrawal", "rerun"):
         return None
@@ -143,8 +145,10 @@ def _rerun_problem(view: View, spec: dict[str, Any], predicate: dict[str, Any]) 
         return f"the rerun states no latencyNs.{statistic} (the run's primary statistic)"
     wanted = _product(view, spec.get("environmentDigest"))
     given = predicate.get("environmentDigest")
-    env = _read(view, Digest.from_str(given)) if isinstance(given, str) and is_digest(
-        given) else None
+    named = Digest.from_str(given) if isinstance(given, str) and is_digest(given) else None
+    env = None if named is None else _read(view, named)
+    if env is None and named is not None and view.has_object(named):
+        return None  # there, its bytes edited: KI101 says it, the one cause (fresh99b)
     if env is None or env.get("kind") != "ExecutionEnvironment":
         what = "is not in the store" if env is None else f"is {with_article(str(env.get('kind')))}"
         return (f"the rerun's environmentDigest {given} {what}; it must name the "
@@ -170,8 +174,16 @@ def _hardware_product(env: dict[str, Any]) -> str | None:
 
 
 def _read(view: View, digest: Digest) -> dict[str, Any] | None:
+    """Return the manifest ``digest`` names in ``view``, or None: absent, unreadable, or edited.
+
+    Bytes that do not hash to ``digest`` are not that manifest (an edited object file,
+    KI101): an attestation judged against them was said to disagree with edited values
+    (KI311 of an edited latency, KI310 of an edited kind) beside the edit, a second cause
+    and a false one (fresh99b). Judged as not read, as an absent subject is; the edit's
+    restore brings the judgement back.
+    """
     data = view.read(layout.object_path(digest))
-    if data is None:
+    if data is None or hashlib.sha256(data).hexdigest() != digest.hex:
         return None
     try:
         doc = loads_lenient(data)

@@ -13,6 +13,7 @@ Kept apart from :mod:`kistore.attest.notes` (the transports), which calls it.
 from __future__ import annotations
 
 import re
+import shlex
 from typing import TYPE_CHECKING
 
 from ..core import layout
@@ -97,6 +98,7 @@ def unsent_message(repo: pygit2.Repository, remote: str, missing: list[str]) -> 
         remote: as given to ``kistore notes push``.
         missing: :func:`subjects_missing`'s answer (not empty).
     """
+    typed = shlex.quote(remote)  # the commands run as printed (a path with a space)
     named = []
     for obj in missing:
         subject = Digest.of(read_blob(repo, obj, f"{NOTES_REF}:{obj}"))
@@ -104,8 +106,8 @@ def unsent_message(repo: pygit2.Repository, remote: str, missing: list[str]) -> 
     return (f"{remote} lacks the subject of {len(missing)} note(s) to push: "
             + ", ".join(named) + f"; its pre-receive hook would refuse the whole notes update "
             "(KI409), nothing was pushed. The run is on a branch or commit not yet on "
-            f"{remote}: push it first (`git push {remote} BRANCH`, then `kistore notes push "
-            f"{remote}`), or remove the note(s) (`git notes --ref kistore remove "
+            f"{remote}: push it first (`git push {typed} BRANCH`, then `kistore notes push "
+            f"{typed}`), or remove the note(s) (`git notes --ref kistore remove "
             + " ".join(missing) + "`); your notes are unchanged")
 
 

@@ -42,7 +42,13 @@ from ..attest.evidence import (
     withdrawn_runs,
 )
 from ..attest.notepaths import path_findings
-from ..attest.notes import ATTESTATIONS_SHA256, Seen, lines_of, parse_attestation_path
+from ..attest.notes import (
+    ATTESTATIONS_SHA256,
+    Seen,
+    editor_line,
+    lines_of,
+    parse_attestation_path,
+)
 from ..attest.subjects import subject_problem
 from ..attest.trust import load_trust
 from ..attest.trust_history import held, trust_blobs
@@ -1335,19 +1341,22 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
                 canonical.is_canonical(line) for line in lines):
             # only sorting wanted (an edit mends it), or a line the history refuses too;
             # a line that verifies is judged for trust as well, said in this one refusal
-            bad = None
+            bad, why = None, ""
             for line in dict.fromkeys(lines):
                 if line in had:
                     continue
                 subject, refused = _refused_in_history(repo, view, obj, line, limit)
                 if refused and bad is None:  # the first named: the rebuild drops them all
                     bad = line
+                    number = editor_line(data, line)  # found by its number (notes99)
+                    why = f"; line {number} of it is refused too: {refused[0]}"
                 elif not refused and subject is not None:
                     fresh.append(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", _EPOCH))
             findings.append(Finding(
                 NOTES_LINE_INVALID, "the note is not sorted, unique lines of canonical "
                 "bundle bytes (what `kistore attest` and `git notes merge -s cat_sort_uniq` "
-                "write)", file=f"{NOTES_REF}:{obj}", **({} if bad is None else stuck(obj, bad))))
+                f"write){why}", file=f"{NOTES_REF}:{obj}",
+                **({} if bad is None else stuck(obj, bad))))
             continue
         for line in lines:
             if line in had:
@@ -1357,8 +1366,14 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
             # in the notes commit it entered in, once deleted at the tip (fresh98 MED 2);
             # one on an object not here is judged there as bytes alone (`git notes remove`)
             where = stuck(obj, line) if problems and subject is not None else {}
-            findings += [Finding(NOTES_LINE_INVALID, problem, file=f"{NOTES_REF}:{obj}",
-                                 **where) for problem in problems]
+            # the line's number, as the editor (`git notes edit`) shows it: a reader of the
+            # refusal finds the line (notes99: the tip's KI409 named the note alone)
+            number = editor_line(data, line) if subject is not None else None
+            if number is not None:
+                where = {**where, "extra": {**where.get("extra", {}), "line": number}}
+            findings += [Finding(NOTES_LINE_INVALID, problem if number is None else
+                                 f"line {number} of the note: {problem}",
+                                 file=f"{NOTES_REF}:{obj}", **where) for problem in problems]
             if subject is None:  # one finding per note (reviewer r85 F24)
                 break
             if not problems:

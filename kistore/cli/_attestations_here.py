@@ -265,6 +265,9 @@ def _require_unmoved(store: Store, doing: str, at: str, trusted: bool, here: Not
             runs): ``kistore notes push REMOTE`` is named, which puts them back.
     """
     # Lazy: the notes transport (and a git child) on a publishing run only.
+    import shlex
+
+    # Lazy: as above.
     from ..attest.notes import remote_notes_moved
     from ..core.times import utc_text
 
@@ -272,16 +275,17 @@ def _require_unmoved(store: Store, doing: str, at: str, trusted: bool, here: Not
     if asked is None or asked.moved is False or (asked.moved is None and not trusted):
         return
     remote = printable(asked.remote)
+    typed = printable(shlex.quote(asked.remote))  # in a command: it runs as printed
     when = "" if asked.fetched is None else f" ({utc_text(int(asked.fetched))})"
     if not trusted:
         click.echo(
             f"warning: {remote} holds no {NOTES_REF} now, though its notes were fetched "
-            f"here{when}: `kistore notes push {remote}` puts this clone's back"
+            f"here{when}: `kistore notes push {typed}` puts this clone's back"
             if asked.removed else
             f"warning: {remote}'s {NOTES_REF} moved since its notes were last fetched "
             f"here{when}: community attestations made there since are left out (no key is "
             f"trusted at {printable(at)}, so none could withdraw or verify a run); `kistore "
-            f"notes fetch {remote}` fetches them", err=True)
+            f"notes fetch {typed}` fetches them", err=True)
         return
     if asked.moved is None:
         click.echo(f"warning: could not ask {remote} whether its {NOTES_REF} moved since "
@@ -289,20 +293,20 @@ def _require_unmoved(store: Store, doing: str, at: str, trusted: bool, here: Not
                    f"attestations made there since would not be here if they came as notes "
                    f"alone (a withdrawal moves no branch) or with commits merged here from a "
                    f"fetch by its URL that FETCH_HEAD no longer names (a later fetch "
-                   f"replaced it): `kistore notes fetch {remote}` before publishing to be "
+                   f"replaced it): `kistore notes fetch {typed}` before publishing to be "
                    f"sure", err=True)
         return
     if asked.removed:
         raise StoreStateError(
             f"refusing to {doing}: {remote} holds no {NOTES_REF} now, though its notes were "
             f"fetched here{when}: they were removed or replaced there (a fetch brings "
-            f"nothing back): run `kistore notes push {remote}`, which puts this clone's "
+            f"nothing back): run `kistore notes push {typed}`, which puts this clone's "
             f"notes back, and {doing} again")
     raise StoreStateError(
         f"refusing to {doing}: {remote}'s {NOTES_REF} moved since its notes were last "
         f"fetched here{when} (attestations pushed there as notes alone, a withdrawal among "
         f"them, move no branch, and they are not here: a withdrawn run would be ranked): "
-        f"run `kistore notes fetch {remote}` and {doing} again, or pass "
+        f"run `kistore notes fetch {typed}` and {doing} again, or pass "
         f"--without-attestations to {doing} with the notes as last fetched")
 
 

@@ -481,15 +481,18 @@ def _refuse_a_role_the_key_lacks(store: Store, ref: str, digest: Digest, bundle:
     if judged.effect != NOT_COUNTED:
         return
     other, says = _COMMUNITY_WAY[type_name]
+    # no file= prefix: it named store/trust/keys.json as what was "not written" (fresh99b);
+    # the attestation is what is not written, the trust file only consulted
     raise InputError(
-        f"not written: a {type_name} counts only when signed by a key trusted for {role}, and "
-        f"{judged.reason}; written, it would be listed as not counted (KI302: `kistore "
-        f"verify` fails on it) and the push gate refuses it (KI411). Sign it with a key "
+        f"the {type_name} about {ref} was not written: a {type_name} counts only when signed "
+        f"by a key {layout.TRUST_FILE} trusts for {role}, and {judged.reason}; written, it "
+        "would be listed as not counted (KI302: `kistore verify` fails on it) and the push "
+        "gate refuses it (KI411). Sign it with a key "
         f"{layout.TRUST_FILE} trusts for {role} (`kistore trust list`); to have this key "
         f"trusted for {role} too: `kistore trust add {shlex.quote(bundle.public_key)} --role "
         f"{role}` in a reviewed pull request of its own, then attest; or say it as a "
         f"{other}, which any key may sign and which counts as community: `kistore attest "
-        f"{shlex.quote(ref)} --type {other} {says} --key KEY`", file=layout.TRUST_FILE)
+        f"{shlex.quote(ref)} --type {other} {says} --key KEY`")
 
 
 _COMMUNITY_WAY = {"withdrawal": ("dispute", "-m WHY"),
@@ -589,12 +592,14 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
                 click.echo(one_line(f"  fix: {line.fix}"))
         if missing:
             click.echo(missing)
-    # Only bundles that do not verify fail the command: a verifying attestation that does
-    # not count (a revoked key, a rerun on another GPU) is listed with its reason, as it is.
+    # Only invalid bundles fail the command (one that does not verify, or a file renamed or
+    # changed: "are invalid", not "do not verify", which a renamed file does: fresh98): a
+    # valid attestation that does not count (a revoked key, a rerun on another GPU) is
+    # listed with its reason, as it is.
     invalid = sum(1 for a in evidence.attestations if a["effect"] == "invalid")
     if invalid:  # listed, never counted; but a script must not read them as fine
         click.echo(f"error: {invalid} of {len(evidence.attestations)} attestation(s) about "
-                   f"{digest} do not verify (INVALID above, with the reason); they count for "
+                   f"{digest} are invalid (INVALID above, with the reason); they count for "
                    "nothing", err=True)
         raise click.exceptions.Exit(1)
 
@@ -818,6 +823,9 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
       kistore notes rebase origin && kistore notes push origin
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    import shlex
+
+    # Lazy: as above.
     from ..attest.notes import named_notes, rebase
     from ..check.gate import note_line_judge
     from ..core.errors import printable
@@ -849,7 +857,7 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
         lack = "" if done.base is None else f" that {remote}'s notes lack"
         click.echo(printable(
             f"rebuilt {NOTES_REF} {where} with {count} attestation line(s) this clone "
-            f"holds{lack}{on}{back}; `kistore notes push {remote}` sends them"))
+            f"holds{lack}{on}{back}; `kistore notes push {shlex.quote(remote)}` sends them"))
 
 
 def _say_kept(store: Store, remote: str, fetched: Fetched, *, pushing: bool = False) -> None:
@@ -969,6 +977,9 @@ def _way_out(found: list[Finding], remote: str) -> str:
     history lets it be), said after it.
     """
     # Lazy: the refusal path only.
+    import shlex
+
+    # Lazy: as above.
     from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL
     from ..check.gate import NOTES_LINE_REMOVED
     from ..core.layout import NOTES_REF
@@ -982,12 +993,13 @@ def _way_out(found: list[Finding], remote: str) -> str:
     history = len(at_tip) < len(found)
     objects = sorted({f.file.split(":", 1)[1] for f in lines
                       if f.file and f.file.startswith(f"{NOTES_REF}:")}) or ["OBJ"]
+    typed = shlex.quote(remote)  # in a command: it runs as printed (notes99: unquoted)
 
     def rebuild(paths: str = "", also: str = "") -> str:
-        return (f"`kistore notes rebase {remote}` rebuilds {NOTES_REF} on {remote}'s notes "
+        return (f"`kistore notes rebase {typed}` rebuilds {NOTES_REF} on {remote}'s notes "
                 f"tip{paths} and adds back each line this clone holds that {remote}'s notes "
                 f"lack (signatures are over the bundles: they stay valid){also}, then "
-                f"`kistore notes push {remote}` again")
+                f"`kistore notes push {typed}` again")
 
     said = []
     if paths:
@@ -1022,7 +1034,7 @@ def _way_out(found: list[Finding], remote: str) -> str:
     if lines:  # after the rebuild, which adds them back: valid lines the history lets be
         edit = ("leave a line out: `git notes --ref kistore edit OBJ` and delete it, or `git "
                 "notes --ref kistore remove OBJ` when it is the note's only line (OBJ: "
-                f"{', '.join(objects)}), then `kistore notes push {remote}` again")
+                f"{', '.join(objects)}), then `kistore notes push {typed}` again")
         if said:
             said[-1] += f"; then, to {edit}"
         else:

@@ -202,7 +202,8 @@ ATTESTATIONS = Table("attestations", (
     _c("type", STRING, "`reproduction`, `rerun`, `note`, `dispute`, `withdrawal`; for an "
        "invalid bundle, what it claims (null when unreadable)"),
     _c("keyid", STRING, "OpenSSH SHA-256 fingerprint of the signing key"),
-    _c("valid", BOOL, "the signature verifies and any role claim holds"),
+    _c("valid", BOOL, "the bundle verifies (its signature good for its subject); whether "
+       "it counts is `effect`"),
     _c("effect", STRING, "`community`, `verifies`, `withdraws`, `disagrees`, "
        "`out-of-tolerance`, `superseded`, `does-not-fit`, `not-counted` or `invalid` "
        "(docs/attestations.md)"),

@@ -89,7 +89,8 @@ def test_rerun_by_maintainer_only_key_is_not_counted(trusted):
     evidence = evidence_for(trusted, RUN)
     assert (evidence.level, evidence.community) == (SOURCE_NATIVE, 0)
     summary = only(evidence)
-    assert summary["valid"] is False and summary["effect"] == "not-counted"
+    # the signature verifies: valid; the role claim fails: not counted (fresh98, att00)
+    assert (summary["valid"], summary["counted"], summary["effect"]) == (True, False, "not-counted")
     assert summary["reason"] == f"key {keyid(MAINTAINER_KEY)} is trusted for maintainer, not rerun"
 
 
@@ -294,7 +295,8 @@ def test_a_clone_without_notes_is_told_to_fetch_from_a_remote_it_has(record_stor
     (summary,) = check_attestations(record_store)
     assert summary.message.endswith(
         f"; notes not fetched: run `kistore notes fetch {named}`: refs/notes/kistore is not "
-        "in this clone (git clone does not fetch it)")  # the ref is not here, a remote is
+        "in this repository (no note was made here, and git clone and git fetch do not fetch "
+        "notes)")  # the ref is not here, a remote is
     repo = record_store.repo  # a notes ref made here (an attestation since dropped): not fetched
     signature = pygit2.Signature("t", "t@example.invalid")
     empty = repo.create_commit("refs/notes/kistore", signature, signature, "no notes",

@@ -200,7 +200,7 @@ def test_the_gate_refuses_such_a_note_line_and_such_a_file(group, monkeypatch):
     tip = git(store.root, "rev-parse", NOTES_REF).strip()
     said = [(f.rule.id, f.message) for f in check_updates(store, [("0" * 40, tip, NOTES_REF)])
             if f.severity == "error"]
-    assert said == [("KI409", f"dispute's reason: {REFUSED}")]
+    assert said == [("KI409", f"line 1 of the note: dispute's reason: {REFUSED}")]
     base = git(store.root, "rev-parse", "HEAD").strip()
     notes.attach(store, run, data, as_file=True)
     commit_all(store.root, "a pull request's attestation file")
@@ -227,7 +227,8 @@ _LATENCY = st.floats(min_value=1e-3, max_value=1e12, allow_nan=False, allow_infi
 def test_a_rerun_disagrees_exactly_when_its_ratio_is_outside_half_to_two(ours, theirs):
     from kistore.attest.subjects import rerun_disagreement
 
-    said = rerun_disagreement(_OneRun(ours), Digest("0" * 64), {"timing": {
+    view = _OneRun(ours)  # the subject its bytes' digest: edited bytes are not read
+    said = rerun_disagreement(view, Digest.of(view.data), {"timing": {
         "primaryStatistic": "mean", "latencyNs": {"mean": theirs}}})
     assert (said is None) == (0.5 <= theirs / ours <= 2.0)
 

@@ -56,7 +56,8 @@ def test_withdrawal_of_a_protocol_is_refused_not_silently_ignored(remote):
     notes.attach(Store(remote.clone), WORKLOAD, data)
     pushed = remote.push("refs/notes/kistore")
     assert not pushed.accepted
-    assert "KI409 notes-line-invalid: a withdrawal is about a BenchmarkRun" in pushed.output
+    assert ("KI409 notes-line-invalid: line 1 of the note: a withdrawal is about a "
+            "BenchmarkRun") in pushed.output
 
 
 def test_rerun_on_another_gpu_does_not_verify_the_run(remote, bundle):

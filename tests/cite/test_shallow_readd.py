@@ -86,7 +86,8 @@ def test_export_gives_the_readd_no_first_commit(runner, readded, tmp_path):
                                   "jsonl"])
     # no shallow warning; the clone's notes were never fetched (its origin has none), said
     assert result.exit_code == 0 and result.stderr == (
-        "warning: refs/notes/kistore is not in this clone (git clone does not fetch it): "
+        "warning: refs/notes/kistore is not in this repository (no note was made here, and "
+        "git clone and git fetch do not fetch notes): "
         "community attestations are left out (no key is trusted at HEAD, so none could "
         "withdraw or verify a run); `kistore notes fetch origin` "
         "fetches them\n"), result.output

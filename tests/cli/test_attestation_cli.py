@@ -453,7 +453,7 @@ def test_attestations_exits_1_when_it_lists_an_invalid_one(runner, record_store,
     from ..attest.test_attestation_evidence import bundle, tampered
 
     notes.attach(record_store, record_store.resolve(RUN_REF), tampered(bundle(fixed_key(1))))
-    said = (f"error: 1 of 1 attestation(s) about {PUBLISHED['run']} do not verify (INVALID "
+    said = (f"error: 1 of 1 attestation(s) about {PUBLISHED['run']} are invalid (INVALID "
             "above, with the reason); they count for nothing\n")
     text = run(runner, store_path, "attestations", RUN_REF)
     assert (text.exit_code, text.stderr) == (1, said)
@@ -829,8 +829,9 @@ def test_fresh98_a_role_the_trusted_key_lacks_is_refused_and_nothing_written(
     keyid = signing.keyid(fixed_key(1).public_key())
     line = signing.public_key_line(fixed_key(1).public_key())
     assert result.stderr == (
-        f"error: store/trust/keys.json: not written: a {type_name} counts only when signed "
-        f"by a key trusted for {role}, and key {keyid} is trusted for {has}, not {role}; "
+        f"error: the {type_name} about {RUN_REF} was not written: a {type_name} counts only "
+        f"when signed by a key store/trust/keys.json trusts for {role}, and key {keyid} is "
+        f"trusted for {has}, not {role}; "
         "written, it would be listed as not counted (KI302: `kistore verify` fails on it) "
         "and the push gate refuses it (KI411). Sign it with a key store/trust/keys.json "
         f"trusts for {role} (`kistore trust list`); to have this key trusted for {role} "
@@ -851,7 +852,7 @@ def test_fresh98_the_same_withdrawal_by_a_key_not_in_trust_is_written_as_communi
     _trusted_committed(runner, store_path, key_file, "rerun")
     refused = run(runner, store_path, "attest", RUN_REF, "--type", "withdrawal", "-m",
                   "harness bug", "--key", str(key_file))
-    assert refused.exit_code == 1 and "not written: a withdrawal counts only" in refused.stderr
+    assert refused.exit_code == 1 and "was not written: a withdrawal counts only" in refused.stderr
     result = run(runner, store_path, "attest", RUN_REF, "--type", "withdrawal", "-m",
                  "harness bug", "--key", str(stranger))
     assert result.exit_code == 0, result.output

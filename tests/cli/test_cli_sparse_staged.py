@@ -136,7 +136,7 @@ def _full(source: Store, tmp_path: Path, how: str) -> list[tuple[int, str, str]]
     _stage(tmp_path / "full", how, _changed(source), sparse=False)
     full = _answers(tmp_path / "full")
     # a plain clone has no notes ref: rank warns of it (reviewer r85 F15), nothing else
-    notes = "warning: refs/notes/kistore is not in this clone"
+    notes = "warning: refs/notes/kistore is not in this repository"
     assert all(code == 0 and (not err or err.startswith(notes) and err.count("\n") == 1)
                for code, _, err in full), full
     rows = {r["name"]: (r["rank"], r["reason"]) for r in json.loads(full[0][1])}

@@ -194,7 +194,7 @@ def test_r92_f10_a_git_clone_bare_server_judges_its_pushed_notes_as_the_canonica
     git(tmp_path, "clone", "-q", "--bare", str(server), str(bare))
     refused = kistore(bare, "site", "build", str(tmp_path / "site2"))
     assert refused.exit_code == 1
-    assert "refs/notes/kistore is not in this clone" in refused.stderr
+    assert "refs/notes/kistore is not in this repository" in refused.stderr
     assert "run `kistore notes fetch origin`" in refused.stderr
 
 

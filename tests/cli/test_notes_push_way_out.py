@@ -77,7 +77,9 @@ def test_a_tampered_line_origin_held_is_advised_the_rebuild_first_and_it_works(r
 
     refused = kistore(remote, "notes", "push", "origin", check=False)
     assert refused.returncode == 1
-    assert "error KI409 notes-line-invalid: signature does not verify" in refused.stderr
+    number = sorted(set(held.split(b"\n")[:-1]) - {ORIGINAL} | {bad}).index(bad) + 1
+    assert (f"error KI409 notes-line-invalid: line {number} of the note: signature does not "
+            "verify") in refused.stderr
     assert "error KI408 notes-line-removed: the push removes 1 attestation line(s)" \
         in refused.stderr
     assert "git notes --ref kistore edit" not in refused.stderr  # refused again, done so

@@ -62,8 +62,9 @@ def test_a_clone_without_the_notes_is_refused_with_the_fetch_command(clone, tmp_
     assert result.exit_code == 1, result.output
     doing = "build the site" if command == ["site", "build"] else "export"
     assert result.stderr == (
-        f"error: refusing to {doing}: refs/notes/kistore is not in this clone (git clone does "
-        "not fetch it), so the remote's attestations are not here: a withdrawn run would be "
+        f"error: refusing to {doing}: refs/notes/kistore is not in this repository (no note "
+        "was made here, and git clone and git fetch do not fetch notes), so the remote's "
+        "attestations are not here: a withdrawn run would be "
         f"ranked and no run verified; run `{FETCH}` and {doing} again, or pass "
         f"--without-attestations to {doing} without them (as when the remote has no "
         "refs/notes/kistore either: no attestation was ever made)\n")
@@ -95,7 +96,8 @@ def test_with_the_flag_the_site_is_built_and_says_what_it_lacks(clone, tmp_path)
     assert result.exit_code == 0, result.output
     assert result.stderr.startswith(
         "warning: build the site without attestations (--without-attestations): "
-        "refs/notes/kistore is not in this clone (git clone does not fetch it)")
+        "refs/notes/kistore is not in this repository (no note was made here, and git clone and "
+        "git fetch do not fetch notes)")
     assert f"`{FETCH}` fetches them" in result.stderr
     assert site_rank(tmp_path / "site", "fast") == (1, False)  # what was asked for
     build = json.loads((tmp_path / "site" / "build.json").read_text())
@@ -107,7 +109,7 @@ def test_with_the_flag_the_export_is_written_and_says_what_it_lacks(clone, tmp_p
                      "--without-attestations")
     assert result.exit_code == 0, result.output
     assert "warning: export without attestations (--without-attestations): " \
-           "refs/notes/kistore is not in this clone" in result.stderr
+           "refs/notes/kistore is not in this repository" in result.stderr
     assert exported(tmp_path / "out", "attestations") == []  # the table, of no rows
     assert not any(r["withdrawn"] for r in exported(tmp_path / "out", "runs"))
 
@@ -137,7 +139,8 @@ def test_a_clone_whose_commit_trusts_no_key_is_built_with_a_warning(group, tmp_p
         result = kistore(tmp_path / "clone", *command)
         assert result.exit_code == 0, result.output
         assert result.stderr.startswith(
-            "warning: refs/notes/kistore is not in this clone (git clone does not fetch it): "
+            "warning: refs/notes/kistore is not in this repository (no note was made here, and "
+            "git clone and git fetch do not fetch notes): "
             "community attestations are left out (no key is trusted at HEAD, so none could "
             f"withdraw or verify a run); `{FETCH}` fetches them\n"), result.stderr
 
@@ -146,8 +149,9 @@ def test_a_clone_whose_commit_trusts_no_key_is_built_with_a_warning(group, tmp_p
 def test_rank_and_compare_in_such_a_clone_warn_that_withdrawals_are_not_applied(clone,
                                                                                command):
     # reviewer r85 F15: the withdrawn run ranked #1 in rank and compare without a word
-    warning = ("warning: refs/notes/kistore is not in this clone (git clone does not fetch "
-               "it): the remote's attestations (withdrawals, reruns) are not applied to "
+    warning = ("warning: refs/notes/kistore is not in this repository (no note was made here, "
+               "and git clone and git fetch do not fetch notes): the remote's attestations "
+               "(withdrawals, reruns) are not applied to "
                "this answer; "
                f"`{FETCH}` fetches them\n")
     result = kistore(clone, *command, "BenchmarkRun/slow")

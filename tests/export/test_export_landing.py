@@ -51,7 +51,8 @@ def test_an_export_made_before_publishedAt_is_refused_by_since_naming_the_column
     assert result.exit_code == 1
     base = git(path, "rev-parse", f"{merge}^1")
     assert result.output == (  # the store's remote has no notes: said first (r83 F11)
-        "warning: refs/notes/kistore is not in this clone (git clone does not fetch it): "
+        "warning: refs/notes/kistore is not in this repository (no note was made here, and "
+        "git clone and git fetch do not fetch notes): "
         "community attestations are left out (no key is trusted at HEAD, so none could "
         "withdraw or verify a run); `kistore notes fetch origin` "
         "fetches them\n"

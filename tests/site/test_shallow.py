@@ -22,7 +22,8 @@ from ..conftest import git
 from .conftest import build, files
 from .demo import add_run
 
-NO_NOTES = ("warning: refs/notes/kistore is not in this clone (git clone does not fetch it): "
+NO_NOTES = ("warning: refs/notes/kistore is not in this repository (no note was made here, and "
+        "git clone and git fetch do not fetch notes): "
             "community attestations are left out (no key is trusted at HEAD, so none could "
             "withdraw or verify a run); `kistore notes fetch origin` "
             "fetches them\n")
