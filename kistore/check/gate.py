@@ -322,9 +322,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         cut = shallow_cut(store, base, head, base_rev, head_rev)
         if cut is not None:  # a shallow clone's boundary on the way: not known to rewrite
             return [cut]
+        why, fix = _behind(repo, base.id, head.id, base_rev)
         return [Finding(
             BASE_NOT_ANCESTOR, f"{base_rev} ({str(base.id)[:12]}) is not an ancestor of "
-            f"{head_rev} ({str(head.id)[:12]}): {_behind(repo, base.id, head.id, base_rev)}",
+            f"{head_rev} ({str(head.id)[:12]}): {why}", fix=fix,
             expected=f"{head_rev} to contain {base.id}",
             found=("a branch behind it" if repo.descendant_of(base.id, head.id)
                    else "diverged history"),
@@ -543,39 +544,49 @@ def _ungrouped(store: Store, base: pygit2.Commit, head: pygit2.Commit) -> Findin
 
 
 def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_rev: str
-            ) -> str:
+            ) -> tuple[str, str | None]:
     """Say why a range's BASE is not in HEAD: a branch left behind, or a rewritten history.
 
     A branch that forked from BASE's history and was not updated since (BASE moved on)
     needs a merge or a rebase, not an apology for rewriting anything; a HEAD sharing no
     history with BASE, or whose fork point BASE's first-parent line never passed, rewrote it.
+
+    Returns:
+        ``(why, fix)``: KI404's message after "is not an ancestor of HEAD: ", and its fix
+        when the rule's own (rebase or merge) would mislead: a branch whose commits BASE
+        holds already (:func:`_landed_again`) must rebase, since a merge re-adds their
+        objects (KI425; fresh00 M2, fresh00b Q1); None otherwise.
     """
     for tip in (base, head):  # libgit2 loops on a cut loose commit (F3)
         read_loose_history(repo, tip)
     fork = repo.merge_base(base, head)
     if fork is None:
-        return "the two share no history (the range rewrites it)"
+        return "the two share no history (the range rewrites it)", None
     if fork == head:  # HEAD is in BASE's history: behind, with nothing of its own
         walker = repo.walk(base)
         walker.hide(head)
         return (f"the branch is {sum(1 for _ in walker)} commit(s) behind {base_rev} and "
                 "adds none: there is nothing to merge; commit the change on top of "
-                f"{base_rev} (`git rebase {base_rev}` or `git merge {base_rev}` first)")
+                f"{base_rev} (`git rebase {base_rev}` or `git merge {base_rev}` first)"), None
     walker = repo.walk(base)
     walker.hide(fork)
     lacked = list(walker)
     landed = _landed_again(repo, lacked, head, fork)
-    if landed:  # fresh00 M2: a merge of BASE re-adds their objects under new commits
+    if landed:  # a merge of BASE would re-add their objects under the branch's commits
         return (f"{base_rev} has {len(lacked)} commit(s) the branch lacks since they forked "
-                f"at {str(fork)[:12]}, and {landed} commit(s) of the branch are in "
-                f"{base_rev} already under other ids (landed by a rebase or a cherry-pick, "
-                f"as GitHub's \"Rebase and merge\" does): rebase onto it (`git rebase "
-                f"{base_rev}`), which leaves those commits out, and check again; a merge of "
-                f"{base_rev} into the branch would add their objects a second time (KI425)")
+                f"at {str(fork)[:12]}, and holds the change of {landed} commit(s) of the "
+                "branch already, under other commits (a pull request landed by GitHub's "
+                "\"Rebase and merge\", \"Squash and merge\" or a cherry-pick): rebase onto "
+                f"it (`git rebase {base_rev}`), which leaves those commits out, and check "
+                f"again; a merge of {base_rev} into the branch would add their objects a "
+                "second time (KI425)"), (
+                f"rebase onto {base_rev} (`git rebase {base_rev}`), not a merge: git leaves "
+                "out the commits whose change it holds (a commit left empty stops the "
+                "rebase: `git rebase --skip` it)")
     return (f"{base_rev} has {len(lacked)} commit(s) the branch lacks since they forked at "
             f"{str(fork)[:12]}: rebase onto it (`git rebase {base_rev}`) or merge "
             f"{base_rev} into the branch, and check again; commits of {base_rev} rewritten "
-            "on the branch are refused either way")
+            "on the branch are refused either way"), None
 
 
 LANDED_AGAIN_LIMIT = 256
@@ -585,29 +596,34 @@ on a range already refused (a branch thousands of commits apart gets the plain a
 
 def _landed_again(repo: pygit2.Repository, lacked: list[pygit2.Commit], head: pygit2.Oid,
                   fork: pygit2.Oid) -> int:
-    """Count the branch's commits whose change BASE holds under another commit id.
+    """Count the branch's commits whose change BASE holds under other commits.
 
-    As ``git cherry`` does: two commits carry the same change when their patch ids (git's
+    A commit counts when BASE has one of the same change (equal patch ids, git's
     ``patch-id``: a hash of the diff against the first parent, ignoring whitespace and line
-    numbers) are equal. Merges are left out (they have no single change).
+    numbers, as ``git cherry`` compares: a rebase or cherry-pick landing), or when every
+    object file it adds is in BASE's tree already (a squash landing, whose one commit
+    carries several commits' change: no patch id matches). Merges are left out (they have
+    no single change).
 
     Args:
         repo: the repository.
-        lacked: the commits BASE has since the fork point (newest first).
+        lacked: the commits BASE has since the fork point (newest first: BASE itself first).
         head: the branch's tip.
         fork: where the branch and BASE forked.
 
     Returns:
-        How many of the branch's commits since ``fork`` BASE has by patch id; 0 when either
-        side holds more than :data:`LANDED_AGAIN_LIMIT` commits. Raises nothing of its own.
+        How many of the branch's commits since ``fork`` BASE holds so; 0 when either side
+        holds more than :data:`LANDED_AGAIN_LIMIT` commits. Raises nothing of its own.
     """
     walker = repo.walk(head)
     walker.hide(fork)
     ours = list(walker)
-    if len(ours) > LANDED_AGAIN_LIMIT or len(lacked) > LANDED_AGAIN_LIMIT:
+    if not lacked or len(ours) > LANDED_AGAIN_LIMIT or len(lacked) > LANDED_AGAIN_LIMIT:
         return 0
     theirs = {_patch_id(repo, c) for c in lacked} - {None}
-    return sum(1 for c in ours if _patch_id(repo, c) in theirs)
+    base_tree = lacked[0].tree
+    return sum(1 for c in ours if len(c.parent_ids) == 1 and (
+        _patch_id(repo, c) in theirs or _objects_held(repo, c, base_tree)))
 
 
 def _patch_id(repo: pygit2.Repository, commit: pygit2.Commit) -> pygit2.Oid | None:
@@ -615,6 +631,14 @@ def _patch_id(repo: pygit2.Repository, commit: pygit2.Commit) -> pygit2.Oid | No
     if len(commit.parent_ids) != 1:
         return None
     return repo.diff(commit.parents[0], commit).patchid
+
+
+def _objects_held(repo: pygit2.Repository, commit: pygit2.Commit, tree: pygit2.Tree) -> bool:
+    """Say whether a one-parent commit adds object files and ``tree`` holds each of them."""
+    added = [d.new_file.path for d in repo.diff(commit.parents[0], commit).deltas
+             if d.status == pygit2.enums.DeltaStatus.ADDED
+             and d.new_file.path.startswith(layout.OBJECTS_DIR + "/")]
+    return bool(added) and all(path in tree for path in added)
 
 
 def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tree: bool,

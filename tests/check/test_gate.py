@@ -139,12 +139,44 @@ def test_a_branch_whose_commit_landed_by_cherry_pick_is_told_to_rebase(runner, p
     result = invoke(runner, published, "check", "main..pr")
     assert result.exit_code == 1
     assert ("main has 1 commit(s) the branch lacks since they forked at "
-            f"{fork[:12]}, and 1 commit(s) of the branch are in main already under other "
-            "ids" in result.output)
+            f"{fork[:12]}, and holds the change of 1 commit(s) of the branch already" in
+            result.output)
     assert "rebase onto it (`git rebase main`), which leaves those commits out" in (
         result.output)
+    assert "fix KI404 (1 finding): rebase onto main (`git rebase main`), not a merge" in (
+        result.output)  # the fix line too, not "or merge" (fresh00b LOW)
     subprocess.run(["git", "rebase", "-q", "main"], cwd=published, check=True,
                    capture_output=True)  # the advice, as printed
+    assert git(published, "rev-list", "--count", "main..pr").strip() == "1"
+    again = invoke(runner, published, "check", "main..pr")
+    assert again.exit_code == 0, again.output
+
+
+def test_a_branch_whose_commits_landed_squashed_is_told_to_rebase(runner, published,
+                                                                    tmp_path):
+    # fresh00b Q1: "Squash and merge" lands two commits as one: no patch id matches, but
+    # main holds every object the branch's commits add; a merge of main would re-add them.
+    fork = head(published)
+    git(published, "checkout", "-q", "-b", "pr")
+    add_env(runner, published, tmp_path, "NVIDIA H100", "-m", "add c")
+    add_env(runner, published, tmp_path, "NVIDIA A100", "-m", "add d")
+    git(published, "checkout", "-q", "main")
+    subprocess.run(["git", "merge", "-q", "--squash", "pr"], cwd=published, check=True,
+                   capture_output=True)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "c and d"],
+                   cwd=published, check=True, capture_output=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": soon(2)})
+    git(published, "checkout", "-q", "pr")
+    add_env(runner, published, tmp_path, "NVIDIA L4", "-m", "add e")
+    result = invoke(runner, published, "check", "main..pr")
+    assert result.exit_code == 1
+    assert ("main has 1 commit(s) the branch lacks since they forked at "
+            f"{fork[:12]}, and holds the change of 2 commit(s) of the branch already" in
+            result.output)
+    assert "fix KI404 (1 finding): rebase onto main (`git rebase main`), not a merge" in (
+        result.output)
+    subprocess.run(["git", "rebase", "-q", "main"], cwd=published, check=True,
+                   capture_output=True)  # the advice, as printed: git drops c and d
     assert git(published, "rev-list", "--count", "main..pr").strip() == "1"
     again = invoke(runner, published, "check", "main..pr")
     assert again.exit_code == 0, again.output
