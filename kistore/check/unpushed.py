@@ -340,7 +340,8 @@ def fetched_before(repo: pygit2.Repository, remote: str, tip: str) -> bool:
         True when no fetch time is known or the last is before ``tip``'s committer time.
         Raises nothing (an unreadable reflog counts as none).
     """
-    import pygit2  # lazy: loaded by the time a push is judged
+    # Lazy: pygit2 is loaded by the time a push is judged; the module's import stays cheap.
+    import pygit2
 
     own = Path(repo.path)
     dirs = [own]

@@ -341,7 +341,7 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
                                          checkers=checkers, remote=remote)
             if not lines:  # break96 M3: a bare "ok" above git's own rejection read as a pass
                 report(_strict(findings) if strict else findings, fmt, as_json, checked,
-                       footer=NO_UPDATES if _notes_may_differ(ctx, remote) else None)
+                       footer=_no_updates(remote) if _notes_may_differ(ctx, remote) else None)
                 return
         else:
             checked = range_ or ""
@@ -361,6 +361,19 @@ NO_UPDATES = (
     "itself, before its hooks run: for refs/notes/kistore, `kistore notes push REMOTE` merges "
     "the remote's notes and pushes")
 """Said after ``check --updates -`` of no line (the pre-push hook of a push git rejected)."""
+
+
+def _no_updates(remote: str | None) -> str:
+    """Return :data:`NO_UPDATES` naming ``remote`` (shell-quoted) when it is known.
+
+    The pre-push hook hands its remote's name (fresh00b LOW: the note said ``REMOTE`` there).
+    """
+    if remote is None:
+        return NO_UPDATES
+    # Lazy: only a push of no ref update reaches here.
+    import shlex
+
+    return NO_UPDATES.replace("REMOTE", shlex.quote(remote))
 
 
 def _notes_may_differ(ctx: StoreContext, remote: str | None) -> bool:

@@ -61,3 +61,4 @@ def test_a_push_with_nothing_to_send_says_the_note_when_notes_differ(tmp_path, p
                                                                       monkeypatch):
     said = _push_nothing(tmp_path, published, monkeypatch, notes_here=True)
     assert "note: git handed no ref update to check;" in said, said
+    assert "`kistore notes push origin` merges" in said, said  # its name (fresh00b LOW)
