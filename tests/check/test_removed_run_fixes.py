@@ -73,19 +73,19 @@ def test_pre_commit_s_ki208_of_a_staged_deletion_restores_it_from_head(store_pat
                                env={**os.environ, "KISTORE": kistore})
     assert committed.returncode == 1
     fixes = [line for line in committed.stderr.splitlines()
-             if line.startswith(("fix KI208", "fix KI410"))]
-    assert len(fixes) == 2, committed.stderr
+             if line.startswith(("fix KI208", "fix KI410", "fix KI402"))]
+    assert len(fixes) == 3, committed.stderr
     for line in fixes:
         assert "rebase" not in line and "of the branch" not in line, line
         assert "`git checkout HEAD -- " in line, line
     names = [f for f in files if f.startswith(layout.NAMES_DIR + "/")]
     [ki208] = [line for line in fixes if line.startswith("fix KI208")]
     assert f"`git checkout HEAD -- {names[0]}`" in ki208
-    # run as printed: the names and group files are back as HEAD holds them, in the index too
+    # run as printed: each file named is back as HEAD holds it, in the index too (the
+    # metadata file's deletion is named once the object is back: KI204)
     for line in fixes:
         [command] = re.findall(r"`(git checkout HEAD -- [^`]+)`", line)
         subprocess.run(command.split(), cwd=store_path, check=True, capture_output=True)
-    kept = [f for f in files if f.startswith((layout.NAMES_DIR + "/", layout.GROUPS_DIR + "/"))]
-    assert len(kept) == 2
-    assert git(store_path, "status", "--porcelain", "--", *kept) == ""
+    metadata = [f for f in files if f.startswith(layout.METADATA_DIR + "/")]
+    assert git(store_path, "status", "--porcelain") == f"D  {metadata[0]}\n"
     assert git(store_path, "rev-parse", "HEAD").strip() == head
