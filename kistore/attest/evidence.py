@@ -1058,8 +1058,11 @@ def note_line_said(seen: Any, j: Judgement) -> NoteLineSaid:
 
     Returns:
         The :class:`NoteLineSaid`: the line's number in the note as the editor shows it
-        (blank lines counted), the message, and the fix ``git notes
-        --ref=refs/notes/kistore edit BLOB``. Raises nothing: it reads no git object.
+        (blank lines counted), the message, and the fix: ``kistore notes rebase REMOTE``
+        first, since deleting the line at the tip leaves it in the history a push brings,
+        refused again (fresh00 M3: the edit, said first, was refused with KI409 and KI408),
+        then ``git notes --ref=refs/notes/kistore edit BLOB`` for notes pushed nowhere.
+        Raises nothing: it reads no git object.
     """
     blob = seen.location.rpartition(":")[2]
     line = seen.number
@@ -1071,9 +1074,13 @@ def note_line_said(seen: Any, j: Judgement) -> NoteLineSaid:
     whose = "" if unreadable else f" ({j.type or 'attestation'} by {j.keyid})"
     return NoteLineSaid(line, (
         f"{place} of the note on {layout.object_path(seen.subject)}{whose} {what}: {reason}"),
-        (f"it counts for nothing, and a push of the notes carrying it is refused (KI409): "
-         f"delete {place} in the editor `git notes --ref={NOTES_REF} edit {blob}` opens, "
-         "and have its signer attest again with `kistore attest` if it was meant"))
+        (f"it counts for nothing, and a push of notes holding it, at the tip or in their "
+         "history, is refused (KI409): rebuild the notes without it on the remote's, "
+         "`kistore notes rebase REMOTE` (REMOTE: where the notes are pushed, such as origin; "
+         "it keeps this clone's lines that verify), then `kistore notes push REMOTE`; "
+         f"where the notes go to no remote, delete {place} in the editor `git notes "
+         f"--ref={NOTES_REF} edit {blob}` opens; have its signer attest again with "
+         "`kistore attest` if it was meant"))
 
 
 def said_note_lines(pairs: Iterable[tuple[Any, Judgement]]) -> dict[str, NoteLineSaid]:

@@ -77,6 +77,19 @@ _HINTS = {OBJECT_MODIFIED.id: _modified_hint, OBJECT_DELETED.id: _deleted_hint,
 """Each history rule's hint, by rule id, as the gate names its BASE in it."""
 
 
+def _fix(rule_: Any, base: Base, path: str) -> str:
+    """Return the gate's fix of a history finding on ``path``: the rule's, BASE named.
+
+    A deletion the pre-commit hook finds staged is restored from ``HEAD``: its commit of
+    the index is on no branch, and the rule's ``git rebase -i`` of it is refused on the
+    staged changes (fresh00 M1a, as fresh98 MED 3 for an edit). Raises nothing.
+    """
+    if base.staged and rule_ is OBJECT_DELETED:
+        return staged_fix("an object deleted", path,
+                          "objects are never deleted (a withdrawal is an attestation)")
+    return str(_HINTS[rule_.id](base))
+
+
 def objects_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> Any:
     """Return the ``store/objects/sha256`` subtree of a root tree, or None when absent.
 
@@ -188,7 +201,7 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any], *,
                             f"({' and '.join(p[:12] for p in parents)}) alike")
             findings.append(Finding(rule_, message, file=path, extra=extra,
                                     expected=expected, found=found,
-                                    fix=None if base is None else _HINTS[rule_.id](base)))
+                                    fix=None if base is None else _fix(rule_, base, path)))
     if went and tip is not None:
         findings = [_then_deleted(repo, f, went, tip, base, at) for f in findings]
     if tip is not None and any(f.rule is OBJECT_MODIFIED for f in findings):

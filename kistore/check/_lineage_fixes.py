@@ -78,7 +78,7 @@ def lineage_fixes(repo: pygit2.Repository, findings: list[Finding], rebase: str,
                 "the file" if names else "it",
                 "the commit that deleted it" if names else "the commit that changed it",
                 listed=blob_entry(repo[ordered[-1]].peel(pygit2.Commit).tree, path) == was)
-        elif names and held is None and was is not None:
+        elif names and held is None:  # deleted (BASE may lack it: added, then deleted)
             fixes[(path, "")] = deleted_names_fix(path, ordered, rebase, where)
         elif not names and held is not None and was is not None:
             for f in findings:

@@ -239,10 +239,25 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | Non
     if base is None or ends is None:
         return found
     def changing(path: str) -> list[str]:
-        return [str(c.id) for c in reversed(changing_commits(repo, commits, path))]
+        return _past_addition(path, list(reversed(changing_commits(repo, commits, path))))
 
     return _append_only_fixes(lineage_fixes(repo, found, base.rebase(), *ends,
                                             changing=changing), base, ends, changing)
+
+
+def _past_addition(path: str, commits: list[Any]) -> list[str]:
+    """Return the ids of ``commits`` (oldest first) from the first that does not add ``path``.
+
+    A range that adds a file and deletes it later (a run added, then ``git rm``'d) changed
+    it in both commits, but only the later deleted it: a fix naming the adding commit as one
+    that "deleted" it, and dropping it, throws away the pull request (fresh00 M1). A commit
+    adds the file when none of its parents holds it; one restoring it after a deletion
+    comes later and stays named. Raises nothing but what reading the trees raises.
+    """
+    first = next((n for n, c in enumerate(commits)
+                  if any(blob_entry(p.tree, path) is not None for p in c.parents)),
+                 len(commits))
+    return [str(c.id) for c in commits[first:]]
 
 
 def _append_only_fixes(found: list[Finding], base: Base, ends: tuple[Any, Any],
@@ -253,10 +268,11 @@ def _append_only_fixes(found: list[Finding], base: Base, ends: tuple[Any, Any],
     file ("did not match any file(s) known to git"), and restoring it from BASE in a later
     commit leaves the deletion in the history, read commit by commit as KI401's edit is
     (fresh99 M4): the commit is dropped (``git rebase -i BASE``); the pre-commit hook's
-    staged change is restored from HEAD (:func:`._fixes.staged_fix`).
+    staged change is restored from HEAD (:func:`._fixes.staged_fix`), as is a names file's
+    (KI208) there, whose fix otherwise dropped the hook's own commit (fresh00 M1a).
 
     Args:
-        found: the walk's findings (KI410 among them).
+        found: the walk's findings (KI410, KI208 among them).
         base: the gate's BASE.
         ends: the root trees of BASE and HEAD.
         changing: every commit of the range that changed a path, oldest first.
@@ -267,7 +283,13 @@ def _append_only_fixes(found: list[Finding], base: Base, ends: tuple[Any, Any],
     """
     told = []
     for f in found:
-        if f.rule is APPEND_ONLY_REMOVED and f.file and "commit" in f.extra:
+        if base.staged and f.rule is NAME_MOVED and f.file and f.file.startswith(
+                layout.NAMES_DIR + "/"):
+            # the hook's commit of the index is on no branch (fresh00 M1a, as fresh98 MED 3)
+            f = replace(f, fix=staged_fix(
+                f"a names file {'deleted' if f.found == 'no file' else 'changed'}", f.file,
+                "a name never moves nor is freed, so a names file is never changed or deleted"))
+        elif f.rule is APPEND_ONLY_REMOVED and f.file and "commit" in f.extra:
             path = f.file
             kind = ("group file" if path.startswith(layout.GROUPS_DIR + "/")
                     else "forward record")

@@ -248,10 +248,21 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
     url = None
     if template is None or "{base}" in template:  # else the remote is not in the link
         url = _origin_url_by_git(store) if first_is_git(first) else origin_url(store)
-    return citation_of(view, manifest, first, landing=landing, template=template,
-                       remote=parse_remote(url or ""),
-                       publisher=settings["publisher"],
-                       accessed=accessed or dt.datetime.now(dt.UTC).date(), schema=schema)
+    try:
+        return citation_of(view, manifest, first, landing=landing, template=template,
+                           remote=parse_remote(url or ""),
+                           publisher=settings["publisher"],
+                           accessed=accessed or dt.datetime.now(dt.UTC).date(), schema=schema)
+    except StoreStateError as e:
+        if at is None or e.file != layout.SETTINGS_FILE:
+            raise
+        # --at reads that commit's kistore.toml: a setting just added to the work tree's
+        # is not it, and the message says which was read (fresh00 LOW)
+        raise StoreStateError(
+            f"{e.message}. With --at {at} the kistore.toml read is commit "
+            f"{str(store.commit(at).id)[:12]}'s, not the work tree's: a [cite] permalink "
+            "set since counts only without --at; with it, an `origin` remote on a web host "
+            "gives the link", file=f"{layout.SETTINGS_FILE} at {at}") from e
 
 
 def marked_withdrawn(store: Store, citation: Citation, at: str | None = None, *,

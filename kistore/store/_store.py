@@ -1038,7 +1038,11 @@ class Store:
             view.prefetch((layout.object_path(digest), layout.metadata_path(digest)))
             if view.has_object(digest):
                 return digest  # a whole digest: one stat, not a listing of its shard
-        return match_prefix(prefix, _shard_digests(view, prefix))
+        candidates = _shard_digests(view, prefix)
+        if at is not None and not any(d.hex.startswith(prefix) for d in candidates):
+            # the commit read, as the by-name form says it (fresh00 LOW)
+            raise ResolutionError(f"no object with digest prefix {prefix} {self.where(at)}")
+        return match_prefix(prefix, candidates)
 
     def kinds_naming(self, name: str, *, at: str | None = None) -> list[str]:
         """Return the kinds of which a manifest named ``name`` is stored, in :data:`KINDS` order.

@@ -450,9 +450,13 @@ def test_a_garbage_note_line_names_its_line_and_how_to_delete_it(trusted, store_
         "not an attestation bundle: at column 1: unexpected character 'g'; expected a value: "
         "a value is an object, array, string in double quotes, number, true, false or null")
     assert finding.hint == (
-        "it counts for nothing, and a push of the notes carrying it is refused (KI409): "
-        f"delete line {line} in the editor `git notes --ref=refs/notes/kistore edit {blob}` "
-        "opens, and have its signer attest again with `kistore attest` if it was meant")
+        "it counts for nothing, and a push of notes holding it, at the tip or in their "
+        "history, is refused (KI409): rebuild the notes without it on the remote's, `kistore "
+        "notes rebase REMOTE` (REMOTE: where the notes are pushed, such as origin; it keeps "
+        "this clone's lines that verify), then `kistore notes push REMOTE`; where the notes go "
+        f"to no remote, delete line {line} in the editor `git notes --ref=refs/notes/kistore "
+        f"edit {blob}` opens; have its signer attest again with `kistore attest` if it was "
+        "meant")
     # msg95 3: `kistore attestations` says it in the same words, not the parser's bare
     # "unreadable bundle: refs/notes/kistore:BLOB:1:1: ..."
     from kistore.cli import main

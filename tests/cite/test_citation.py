@@ -190,8 +190,13 @@ def test_cite_at_rev_walks_history_from_that_rev(tmp_path):
     c2 = commit_all(path, "later", day=2)
     store = Store(path)
     assert cite(store, "384a96d0", at=c2).commit == c1
-    with pytest.raises(ResolutionError, match="no object with digest prefix 384a96d0"):
+    with pytest.raises(ResolutionError, match="no object with digest prefix 384a96d0") as no:
         cite(store, "384a96d0", at=f"{c1}~1")
+    # fresh00 LOW: the commit read is named, as for KIND/NAME ("it may have come later")
+    before = git(path, "rev-parse", f"{c1}~1").strip()
+    assert str(no.value).endswith(f"no object with digest prefix 384a96d0 at {c1}~1 (commit "
+                                  f"{before[:12]}); it may have come later: leave out --at "
+                                  "to ask the work tree")
 
 
 def test_earlier_commit_with_forged_bytes_at_the_path_is_not_cited(tmp_path):
@@ -399,6 +404,22 @@ def test_cli_store_without_remote_or_template_exit_1_says_how_to_set_it(runner, 
         "error: kistore.toml: cannot build a permalink: kistore.toml sets no [cite] permalink "
         "and there is no `origin` remote on a web host; add under [cite]: "
         'permalink = "https://HOST/OWNER/REPO/blob/{commit}/{path}"\n')
+
+
+def test_cli_at_an_old_commit_names_the_kistore_toml_it_read(runner, tmp_path):
+    # fresh00 LOW: `[cite] permalink` just added to the work tree's kistore.toml, `cite --at
+    # OLD` said "kistore.toml sets no [cite] permalink ... add under [cite]" (the line added)
+    path, c1 = published_store(tmp_path, remote=None)
+    with (path / layout.SETTINGS_FILE).open("a") as settings:
+        settings.write('[cite]\npermalink = "https://example.org/ki/{commit}/{path}"\n')
+    assert run_cli(runner, path, "384a96d0").exit_code == 0  # the work tree's counts
+    result = run_cli(runner, path, "384a96d0", "--at", c1[:7])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: kistore.toml at {c1[:7]}: cannot build a "
+                                    "permalink: kistore.toml sets no [cite] permalink")
+    assert (f"With --at {c1[:7]} the kistore.toml read is commit {c1[:12]}'s, not the work "
+            "tree's: a [cite] permalink set since counts only without --at; with it, an "
+            "`origin` remote on a web host gives the link\n") in result.stderr
 
 
 def test_cli_unknown_host_exit_1_says_how_to_set_it(runner, tmp_path):

@@ -467,9 +467,12 @@ def test_attestations_exits_1_when_it_lists_an_invalid_one(runner, record_store,
         f"rerun {keyid} INVALID invalid, from note: refs/notes/kistore:{blob}:1: line 1 of the "
         f"note on {object_path} (rerun by {keyid}) does not verify: signature does not verify over "
         "the payload under the bundled key",
-        "  fix: it counts for nothing, and a push of the notes carrying it is refused (KI409): "
-        f"delete line 1 in the editor `git notes --ref=refs/notes/kistore edit {blob}` opens, "
-        "and have its signer attest again with `kistore attest` if it was meant"]
+        "  fix: it counts for nothing, and a push of notes holding it, at the tip or in their "
+        "history, is refused (KI409): rebuild the notes without it on the remote's, `kistore "
+        "notes rebase REMOTE` (REMOTE: where the notes are pushed, such as origin; it keeps "
+        "this clone's lines that verify), then `kistore notes push REMOTE`; where the notes go "
+        "to no remote, delete line 1 in the editor `git notes --ref=refs/notes/kistore edit "
+        f"{blob}` opens; have its signer attest again with `kistore attest` if it was meant"]
     data = run(runner, store_path, "attestations", RUN_REF, "--json")
     assert (data.exit_code, data.stderr) == (1, said)
     assert json.loads(data.stdout)["attestations"][0]["valid"] is False

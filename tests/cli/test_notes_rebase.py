@@ -82,7 +82,7 @@ def test_a_garbage_line_is_named_at_the_editor_s_line_and_the_way_out_rebuilds(r
             f"note on {layout.object_path(RUN)} is not an attestation bundle: at column 1: "
             ) in verified.stdout, verified.stdout
     assert (f"delete line 4 in the editor `git notes --ref=refs/notes/kistore edit {blob}` "
-            "opens") in verified.stdout
+            "opens") in verified.stdout.replace("\n  ", " ")
     listed = kistore(remote, "attestations", RUN.hex[:12], check=False)
     assert (f"? ? INVALID invalid, from note: refs/notes/kistore:{blob}:4: line 4 of the note "
             f"on {layout.object_path(RUN)} is not an attestation bundle: at column 1: "
@@ -303,3 +303,30 @@ def test_a_note_at_both_its_paths_at_the_tip_is_advised_the_rebuild_not_a_remova
         assert sorted(served.splitlines()) == sorted(lines.splitlines())
     listed = kistore(remote, "attestations", RUN.hex[:12]).stdout
     assert "INVALID" not in listed and listed.count("valid community, from note") == 2, listed
+
+
+def test_verify_s_fix_of_a_tampered_line_of_origin_s_notes_runs_as_printed(remote):
+    # fresh00 M3: verify's KI301 fix said first "delete line 1 in the editor"; done, the
+    # push was refused (KI409: the line is in the history it brings; KI408: origin's good
+    # line deleted). The rebuild on the remote's notes, said first now, is what works.
+    import re
+
+    blob = run_blob(remote.clone)
+    served = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob],
+                            cwd=remote.bare, check=True, capture_output=True).stdout
+    text = note_text(remote, blob)
+    [theirs] = served.splitlines()
+    assert theirs in text.splitlines()
+    notes_git(remote.clone, "add", "-f", blob, data=text.replace(theirs, GARBAGE))
+    verified = kistore(remote, "verify", check=False)
+    assert verified.returncode == 1
+    [fix] = [line for line in verified.stdout.splitlines() if line.startswith("fix KI301")]
+    commands = re.findall(r"`([^`]+)`", fix)
+    assert commands[:2] == ["kistore notes rebase REMOTE", "kistore notes push REMOTE"], fix
+    for command in commands[:2]:  # as printed, REMOTE the one the notes are pushed to
+        kistore(remote, *command.replace("REMOTE", "origin").split()[1:])
+    assert kistore(remote, "verify").returncode == 0
+    now = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob],
+                         cwd=remote.bare, check=True, capture_output=True).stdout
+    assert theirs in now.splitlines() and GARBAGE not in now
+    assert note_text(remote, blob) == text  # origin's line back, this clone's own kept
