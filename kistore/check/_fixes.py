@@ -142,7 +142,10 @@ def brought_fix(what: str, path: str, base: str, then: str) -> str:
     commit bringing it in main's history, and the gate judges every commit of a range
     (fresh99 H2, case99: a case pair; hist00: any such file, a ``rm`` in a later commit
     then passed, now it is refused). So, as KI112 says of a name a later commit removes:
-    rebuild the branch.
+    rebuild the branch. The later commit that removed (or mended) the file is left empty
+    once the first is dropped, and git (2.39) stops the rebase there ("nothing to commit"):
+    the fix says to drop it too or ``git rebase --skip`` it, as KI403's "and any later one
+    moving it back" does (fresh00b LOW).
 
     Args:
         what: what the file is (``a copy of a stored object``).
@@ -158,7 +161,9 @@ def brought_fix(what: str, path: str, base: str, then: str) -> str:
             "and the gate judges every commit of a range, so it refuses that too): "
             f"{rebase_command(base)}, and drop that commit "
             f"(or, when it holds other changes, mark it `edit`, then `git rm -r {path}`, `git "
-            f"commit --amend`, `git rebase --continue`); {then}")
+            f"commit --amend`, `git rebase --continue`), and any later one that only removes "
+            "or restores it: kept, it is left empty and git stops the rebase there (`git "
+            f"rebase --skip` it); {then}")
 
 
 def staged_fix(what: str, paths: str, then: str) -> str:

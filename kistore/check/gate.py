@@ -414,6 +414,19 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     return sorted(findings, key=sort_key)
 
 
+def _pair_then(other: str) -> str:
+    """Return the last clause of the fix of a case pair's brought file beside ``other``.
+
+    Another name fits a file whose name is free (a directory, a names file of another
+    metadata.name); an object's or a metadata file's name is its digest, which ``other``
+    holds already: its copy has no name to take (fresh00b LOW: "give it another name").
+    """
+    if layout.digest_from_path(other) is not None:
+        return ("nothing else is to be written or removed for it: an object's or metadata "
+                f"file's name is its digest, and {other} holds that name already")
+    return "or, to keep it, give it a name no other path of its directory has in any case"
+
+
 def _brought(repo: pygit2.Repository, base_tree: Any, finding: Finding, base: str
              ) -> Finding:
     """Give a copy's KI101/KI110 and a KI112 the branch's fix (:func:`._fixes.brought_fix`).
@@ -433,8 +446,7 @@ def _brought(repo: pygit2.Repository, base_tree: Any, finding: Finding, base: st
                 treediff.entry_at(repo, base_tree, other) is None:
             path, other = other, path  # the stored one is BASE's: the other is brought
         return replace(finding, fix=brought_fix(
-            f"{path}, colliding with {other}", path, base,
-            "or, to keep it, give it a name no other path of its directory has in any case"))
+            f"{path}, colliding with {other}", path, base, _pair_then(other)))
     if finding.extra.get("copy") and "over" not in finding.extra and finding.file:
         what = ("a copy of a names file" if NAMES_FILE in finding.extra
                 else "a copy of a stored object")

@@ -40,7 +40,9 @@ def _fix(what: str, path: str, base: str) -> str:
             "and the gate judges every commit of a range, so it refuses that too): "
             f"`git rebase -i {base}`, and drop that commit (or, when it holds other changes, "
             f"mark it `edit`, then `git rm -r {path}`, `git commit --amend`, `git rebase "
-            "--continue`); nothing else is to be written or removed for it")
+            "--continue`), and any later one that only removes or restores it: kept, it is "
+            "left empty and git stops the rebase there (`git rebase --skip` it); nothing else "
+            "is to be written or removed for it")
 
 
 def _add_then_remove(root: Path, stray: str) -> tuple[str, str, str]:
@@ -129,3 +131,21 @@ def test_pre_receive_refuses_the_exact_sequence_and_takes_the_printed_fix(
     pushed = subprocess.run(["git", "push", "origin", "HEAD:refs/heads/main"], cwd=clone,
                             capture_output=True, text=True)
     assert pushed.returncode == 0, pushed.stderr
+
+
+def test_the_printed_fix_run_as_written_stops_where_it_says_and_skip_finishes(published):
+    """fresh00b LOW: dropping only the bringing commit leaves the `rm` commit empty, and git
+    stops the rebase there; the fix says so and names `git rebase --skip`, which finishes."""
+    stray = OWN + ".bak"
+    base, first, second = _add_then_remove(published, stray)
+    [error] = _errors(published, f"{base}..{second}")
+    assert "and any later one that only removes or restores it: kept, it is left empty and " \
+        "git stops the rebase there (`git rebase --skip` it)" in error.fix
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": r"sed -i -e '/^pick [0-9a-f]* stray/s/^pick/drop/'"}
+    stopped = subprocess.run(["git", "rebase", "-i", base], cwd=published, env=env,
+                             capture_output=True, text=True)
+    assert stopped.returncode != 0  # the empty `rm stray` commit, as the fix says
+    subprocess.run(["git", "rebase", "--skip"], cwd=published, check=True, env=env,
+                   capture_output=True)
+    assert git(published, "rev-parse", "HEAD").strip() == base
+    assert _errors(published, f"{base}..HEAD") == []

@@ -76,7 +76,9 @@ def _take_out(copy: str, base: str) -> str:
             "the gate judges every commit of a range, so it refuses that too): "
             f"`git rebase -i {base}`, and drop that commit (or, when "
             f"it holds other changes, mark it `edit`, then `git rm -r {copy}`, `git commit "
-            "--amend`, `git rebase --continue`); ")
+            "--amend`, `git rebase --continue`), and any later one that only removes or "
+            "restores it: kept, it is left empty and git stops the rebase there (`git rebase "
+            "--skip` it); ")
 
 
 @pytest.mark.parametrize(("where", "what"), [("objects", "a copy of a stored object"),
@@ -96,6 +98,8 @@ def test_a_shard_case_pair_kept_to_head_is_said_once_with_the_branch_fix(publish
     assert "on a case-insensitive or normalising file system" in errors["KI112"].message
     # on the stored file, but the fix takes out the copy BASE lacks
     assert errors["KI112"].fix == f"{copy}, colliding with {own}, " + _take_out(copy, base) + (
+        "nothing else is to be written or removed for it: an object's or metadata file's name "
+        f"is its digest, and {own} holds that name already" if where == "objects" else
         "or, to keep it, give it a name no other path of its directory has in any case")
     assert errors["KI110"].file == copy
     assert errors["KI110"].fix == f"{what}, " + _take_out(copy, base) + (
