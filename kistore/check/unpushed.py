@@ -233,10 +233,11 @@ def push_advice(verdicts: list[RefVerdict], remote: str) -> str | None:
     if not bad:
         return None
     clean = [v.ref for v in verdicts if not exit_code(v.findings)]
-    carry = "carries" if len(clean) == 1 else "carry"
+    # the verbs agree with the clean refs, the pronoun with the refs at fault (fresh00b LOW:
+    # "carry no error but waits for it")
+    carry = "carries no error but waits" if len(clean) == 1 else "carry no error but wait"
     one = len(bad) == 1
-    waiting = f"; {', '.join(clean)} {carry} no error but waits for {'it' if one else 'them'}" \
-        if clean else ""
+    waiting = f"; {', '.join(clean)} {carry} for {'it' if one else 'them'}" if clean else ""
     return (f"errors in {', '.join(bad)}: every local ref with commits {remote} lacks is "
             "judged, not only the refs this push sends (the pre-commit framework hands its "
             f"push hook only the first pushed ref){waiting}; fix "

@@ -22,9 +22,11 @@ from pathlib import Path
 import pygit2
 from click.testing import CliRunner
 
+from kistore.check._rules import OBJECT_DIGEST_MISMATCH
 from kistore.check.reach import push_destination
-from kistore.check.unpushed import unpushed_refs
+from kistore.check.unpushed import RefVerdict, push_advice, unpushed_refs
 from kistore.cli import main as cli
+from kistore.core.findings import Finding
 from kistore.store import Store
 
 from ..conftest import git
@@ -129,3 +131,14 @@ def git_push(path: Path, remote: str, ref: str) -> subprocess.CompletedProcess:
     """``git push REMOTE REF`` (hooks run), its output kept."""
     return subprocess.run(["git", "push", remote, f"{ref}:refs/heads/{ref}"], cwd=path,
                           capture_output=True, text=True)
+
+
+def test_the_closing_note_agrees_with_one_or_more_clean_refs():
+    """fresh00b LOW: three clean refs "carry no error but waits for it"; now "wait"."""
+    bad = RefVerdict("refs/heads/bad", "0" * 40, [Finding(OBJECT_DIGEST_MISMATCH, "edited")])
+    clean = [RefVerdict(f"refs/heads/c{i}", "1" * 40, []) for i in range(3)]
+    many = push_advice([bad, *clean], "origin") or ""
+    assert "; refs/heads/c0, refs/heads/c1, refs/heads/c2 carry no error but wait for it; " \
+        "fix it as" in many
+    one = push_advice([bad, clean[0]], "origin") or ""
+    assert "; refs/heads/c0 carries no error but waits for it; fix it as" in one
