@@ -332,7 +332,7 @@ def verify(blob: bytes, key: SshPublicKey, message: bytes, *, namespace: str = N
     if sig.public_key != key.wire:
         raise VerificationError(
             "the SSHSIG signature is by another key than the bundled one "
-            f"({_keyid_or_unreadable(sig.public_key)}, bundled {key.keyid()})")
+            f"({_signer(sig.public_key)}, bundled {key.keyid()})")
     if sig.namespace != namespace.encode("utf-8"):
         raise VerificationError(
             f"SSHSIG namespace is {sig.namespace.decode('utf-8', 'replace')!r}, expected "
@@ -376,11 +376,21 @@ def verify(blob: bytes, key: SshPublicKey, message: bytes, *, namespace: str = N
     return Verified(key, hash_algorithm, flags, counter)
 
 
-def _keyid_or_unreadable(wire: bytes) -> str:
+def _signer(wire: bytes) -> str:
+    """Return the keyid of the key an SSHSIG blob's ``publickey`` field holds.
+
+    Raises:
+        VerificationError: the field holds no key: the blob cannot be parsed, as
+            ``ssh-keygen -Y verify`` says ("parse signature object"), a damaged signature
+            rather than one by another key (fresh00 LOW: one base64 character changed).
+    """
     try:
         return SshPublicKey.from_wire(wire).keyid()
-    except VerificationError:
-        return "an unreadable key"
+    except VerificationError as e:
+        raise VerificationError(
+            f"the SSHSIG signature cannot be parsed: its publickey field holds no key ({e}); "
+            "the blob was damaged after signing (`ssh-keygen -Y verify` says \"parse signature "
+            "object\" too)") from None
 
 
 def sign(private: Ed25519PrivateKey, message: bytes, *, namespace: str = NAMESPACE,

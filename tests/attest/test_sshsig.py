@@ -277,13 +277,29 @@ def test_sshsig_with_padded_public_key_field_is_refused():
     blob = bundle.envelope.signatures[0].sig
     padded_key = sshsig.public_key_of(fixed_key(1)).wire + b"\0"
     message = refused(with_sig(bundle, replace_field(blob, 0, padded_key)))
-    assert message.startswith("the SSHSIG signature is by another key than the bundled one "
-                              "(an unreadable key")
+    assert message == ("the SSHSIG signature cannot be parsed: its publickey field holds no "
+                       "key (public key: 1 byte(s) after the last field (non-canonical "
+                       "encoding: one signature must have exactly one encoding)); the blob was "
+                       "damaged after signing (`ssh-keygen -Y verify` says \"parse signature "
+                       "object\" too)")
     bundled = "ssh-ed25519 " + base64.b64encode(padded_key).decode()
     message = refused(with_sig(bundle, replace_field(blob, 0, padded_key), bundled))
     assert message == ("verificationMaterial.publicKey: public key: 1 byte(s) after the last "
                        "field (non-canonical encoding: one signature must have exactly one "
                        "encoding)")
+
+
+def test_sshsig_with_one_character_of_its_key_type_changed_cannot_be_parsed():
+    """fresh00 LOW: a damaged blob was said to be "by another key than the bundled one";
+    ssh-keygen calls it unparseable ("parse signature object: incomplete message")."""
+    bundle = sshsig_bundle()
+    blob = bundle.envelope.signatures[0].sig
+    at = blob.index(b"ssh-ed25519")  # the publickey field's key type, the first one
+    damaged = blob[:at + 10] + b"8" + blob[at + 11:]
+    message = refused(with_sig(bundle, damaged))
+    assert message.startswith("the SSHSIG signature cannot be parsed: its publickey field "
+                              "holds no key (")
+    assert "another key" not in message
 
 
 def test_sshsig_with_reserved_data_is_refused():
