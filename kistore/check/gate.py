@@ -957,11 +957,15 @@ def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str,
         old, new = before.get(path), after.get(path)
         if old is None or new is None or old.id == new.id:
             continue
+        # equal times: the rule's tie goes to the smaller commit id (fresh00 LOW: "an
+        # earlier committer time" beside two equal ones)
+        why = ("an earlier committer time" if new.commit_time < old.commit_time else
+               "the same committer time and a smaller commit id, which wins the tie")
         findings.append(Finding(
             CITATION_MOVED, f"the range moves this object's citation from commit "
             f"{str(old.id)[:12]} ({commit_text(old.commit_time)}), which first added it, to "
             f"commit {str(new.id)[:12]} ({commit_text(new.commit_time)}), which adds the same "
-            "bytes with an earlier committer time: `kistore cite`, the site and export would "
+            f"bytes with {why}: `kistore cite`, the site and export would "
             "name it from then on", file=path, expected=f"first added by {old.id}",
             found=f"first added by {new.id}", extra={"old": str(old.id), "new": str(new.id)},
             fix=_citation_hint(named)))

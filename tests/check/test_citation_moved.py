@@ -94,6 +94,31 @@ def test_pr_merging_main_taken_by_a_github_merge_commit_keeps_the_citation(tmp_p
     assert cite(Store(path), RUN, at="HEAD^1").commit == a
 
 
+def test_a_re_add_at_the_same_committer_time_with_a_smaller_id_says_the_tie(tmp_path):
+    """fresh00 LOW: equal committer times, the tie going to the smaller commit id, were
+    worded "with an earlier committer time" between two equal times."""
+    path = new_store(tmp_path / "store")
+    (path / "README.md").write_text("main work\n")
+    commit_all(path, "main work", day=1)
+    add(path, BUNDLE)
+    a = commit_all(path, "publish the record", day=2)
+    git(path, "checkout", "-q", "-b", "pr", f"{a}^")
+    add(path, BUNDLE)
+    b = commit_all(path, "re-add the record", day=2)
+    tries = 0  # the ids are fixed (dates and identity are): a deterministic few amends
+    while b > a:
+        tries += 1
+        git(path, "commit", "-q", "--amend", "--no-gpg-sign", "-m", f"re-add {tries}", day=2)
+        b = git(path, "rev-parse", "HEAD")
+    git(path, "merge", "-q", "--no-edit", "--no-gpg-sign", "main", day=5)
+    moved = {f.file: f for f in by_rule(check_range(Store(path), "main..pr"), "KI425")}[RUN_PATH]
+    assert moved.message == (
+        f"the range moves this object's citation from commit {a[:12]} (2026-07-15T08:00:00Z), "
+        f"which first added it, to commit {b[:12]} (2026-07-15T08:00:00Z), which adds the same "
+        "bytes with the same committer time and a smaller commit id, which wins the tie: "
+        "`kistore cite`, the site and export would name it from then on")
+
+
 def test_a_re_add_dated_before_the_first_add_is_refused(tmp_path):
     # the same branch, but B's committer time (a clock behind, or a forged date) is before A's:
     # B would be the earliest introducer, and every citation would name it
