@@ -947,7 +947,7 @@ def check_attestations(store: Store, at: str | None = None, *,
         message += f"; {missing} file(s) not yet in notes: run `kistore notes sync`"
     if edited:  # one cause: the edit (KI101), not a note on an unknown object (fresh99b)
         message += "; " + _edited_said(store, edited)
-    missing_notes = notes_not_fetched(store)
+    missing_notes = notes_not_fetched(store, short=True)  # an info: the advice, briefly
     if missing_notes:
         message += f"; {missing_notes}"
     elif not annotated and not unread:  # a damaged note is said as KI117, not as no notes

@@ -74,6 +74,12 @@ only by asking it, which queries never do (offline, and a warm query reads plain
 only). Publishing asks once (:func:`kistore.attest.notes.adopt_pushed`); a ``kistore notes
 fetch`` records it too (msg95 6: the warning read as if the push had been missed)."""
 
+LOCAL_ONLY_SHORT = (f"{NOTES_REF} holds only the attestations made here (if the remote holds "
+                    "none, the fetch records so and this goes)")
+""":data:`LOCAL_ONLY` as KI308 (an info of ``verify``) says it: the advice to fetch, not the
+whole story of pushing and tracking refs, which ``attestations`` and ``show`` tell (fresh00b
+LOW: ~80 words of it in a store made here whose remote held no notes)."""
+
 
 class Evidence(NamedTuple):
     """What the attestations about one run amount to.
@@ -400,11 +406,12 @@ def _unmerged(here: NotesHere, canonical: str | None) -> str | None:
     return here.unmerged[0] if here.unmerged and not here.fetched else None
 
 
-def notes_not_fetched(store: Store) -> str | None:
+def notes_not_fetched(store: Store, *, short: bool = False) -> str | None:
     """Return :data:`NOT_FETCHED` naming the remote and the reason, when the notes are lacking.
 
     Args:
         store: a :class:`kistore.store.Store`.
+        short: say :data:`LOCAL_ONLY` as :data:`LOCAL_ONLY_SHORT` (KI308).
 
     Returns:
         ``notes not fetched: run `kistore notes fetch REMOTE`: WHY`` (:func:`notes_remote`,
@@ -418,7 +425,8 @@ def notes_not_fetched(store: Store) -> str | None:
     # Lazy: shlex for this message only (start-up, docs/speed.md).
     import shlex
 
-    return NOT_FETCHED.format(typed=shlex.quote(str(_advised(here))), why=why)
+    return NOT_FETCHED.format(typed=shlex.quote(str(_advised(here))),
+                              why=LOCAL_ONLY_SHORT if short and why == LOCAL_ONLY else why)
 
 
 def notes_remote(store: Store, here: NotesHere | None = None) -> str | None:

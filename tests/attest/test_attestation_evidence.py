@@ -304,11 +304,8 @@ def test_a_clone_without_notes_is_told_to_fetch_from_a_remote_it_has(record_stor
     (summary,) = check_attestations(record_store)
     assert summary.message.endswith(
         f"; notes not fetched: run `kistore notes fetch {named}`: refs/notes/kistore holds "
-        "only this clone's own attestations: no remote's notes were fetched into it (git "
-        "clone and git pull do not fetch them; a remote holding none makes this clone the "
-        "only holder: `kistore notes push REMOTE` gives it yours; a plain `git push` of them "
-        "leaves no trace here, no tracking ref, and queries ask no remote: `kistore notes "
-        "fetch REMOTE` records them as the remote's)")
+        "only the attestations made here (if the remote holds none, the fetch records so and "
+        "this goes)")  # fresh00b LOW: ~80 words of notes advice in an info, now the advice
     repo.references.create(f"refs/notes/remotes/{remotes[0]}/kistore", empty)  # fetched, none
     (summary,) = check_attestations(record_store)
     if remotes[0] != named != "a":  # a fork's notes are not the index's (r91 F4); with no
