@@ -93,7 +93,7 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
             f"appended generation {result.generation} (changed rows only) to"
         click.echo(f"{what} {result.out} at commit {result.commit} ({result.format}): "
                    + ", ".join(f"{name} {n:,}" for name, n in result.rows.items())
-                   + f"; {len(result.files)} file(s)")
+                   + f"; {len(result.files)} file(s); {_notes_said(result.notes)}")
     if result.skipped:
         # a row gone from the index is no fault of the files: verify finds nothing there
         # (review 2026-12-02, F10)
@@ -111,6 +111,20 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
 
 
 COMMANDS: list[click.Command] = [export]
+
+
+def _notes_said(notes: str | None) -> str:
+    """Say which notes commit an export read, as ``--notes-at`` takes it (fresh00b LOW).
+
+    Args:
+        notes: the notes commit (40 hex), or None when the export read no notes.
+
+    Returns:
+        The clause of the export's line. Raises nothing.
+    """
+    if notes is None:
+        return "no attestation notes (`--notes-at none` exports it so again)"
+    return f"attestations of notes commit {notes} (`--notes-at {notes}` exports them again)"
 
 
 def _progress(bars: ExitStack) -> Callable[[str, int | None], Callable[[int], None]]:

@@ -126,6 +126,9 @@ class ExportResult:
         appended: False for a ``--since`` export of the very commit it was made at that
             found nothing changed (no attestation either): nothing was written, and
             ``generation`` is the export's last.
+        notes: the notes commit whose attestations were read (40 hex; None: no notes),
+            what ``--notes-at`` takes to read them again (``_manifest.json``'s
+            ``generations[N].notes``; fresh00b LOW: the command's line did not name it).
     """
 
     out: Path
@@ -138,6 +141,7 @@ class ExportResult:
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     appended: bool = True
+    notes: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Return the result as data (``kistore export --json``)."""
@@ -146,7 +150,7 @@ class ExportResult:
                 "files": [f.to_json(self.generation) for f in self.files],
                 "skipped": [{"digest": d, "path": p, "problem": why}
                             for d, p, why in self.skipped],
-                "warnings": self.warnings, "appended": self.appended}
+                "warnings": self.warnings, "appended": self.appended, "notes": self.notes}
 
 
 def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
@@ -211,7 +215,8 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
         outdir.require_parent(out)
     temp = _scratch_dir(out, previous is not None)
     generation = previous["generations"][-1]["generation"] + 1 if previous else 0
-    result = ExportResult(out, str(commit.id), generation, fmt)
+    result = ExportResult(out, str(commit.id), generation, fmt,
+                          notes=None if notes == NO_NOTES else notes)
     moved: list[Path] = []
     try:
         scratch = Scratch(temp / "scratch.sqlite")

@@ -66,3 +66,21 @@ def test_notes_at_a_commit_of_the_store_is_refused(runner, fixture, tmp_path):
         "'.gitattributes'; a notes tree holds only object ids, in hex): give a commit of "
         f"{NOTES_REF} (`git log --oneline {NOTES_REF}` lists them), or `none`\n")
     assert not out.exists()
+
+
+def test_the_export_line_names_the_notes_commit_that_notes_at_takes(runner, fixture,
+                                                                      tmp_path):
+    """fresh00b LOW: the line named the commit, not the notes commit `--notes-at` needs."""
+    store = fixture.store
+    notes = git(store.root, "rev-parse", NOTES_REF).strip()
+    done = export_ok(runner, store, tmp_path / "out", "--format", "jsonl")
+    assert done.stdout.rstrip("\n").endswith(
+        f" file(s); attestations of notes commit {notes} (`--notes-at {notes}` exports them "
+        "again)"), done.stdout
+    assert _notes(tmp_path / "out") == notes
+    said = json.loads(export_ok(runner, store, tmp_path / "j", "--format", "jsonl",
+                                "--json").stdout)
+    assert said["notes"] == notes
+    none = export_ok(runner, store, tmp_path / "none", "--format", "jsonl", "--notes-at", "none")
+    assert none.stdout.rstrip("\n").endswith(
+        " file(s); no attestation notes (`--notes-at none` exports it so again)"), none.stdout
