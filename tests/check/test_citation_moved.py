@@ -31,9 +31,12 @@ from ..cite.test_citation import RUN, RUN_PATH, add, at_day, commit_all, git, ne
 from ..conftest import BUNDLE
 
 
-def pr_merging_main(tmp_path, re_add_day: int) -> tuple[object, str, str]:
+def pr_merging_main(tmp_path, re_add_day: int, smaller_id: bool = False
+                    ) -> tuple[object, str, str]:
     """Main publishes the record (A, day 2); a branch forked before A re-adds it (B, on
     ``re_add_day``), then merges main into itself (day 5, first parent B's line).
+    ``smaller_id``: B's message is amended until B's id sorts before A's (the ids are fixed,
+    dates and identity being so: a deterministic few amends).
 
     Returns:
         (the store's path, A, B); the branch ``pr`` is checked out.
@@ -46,6 +49,10 @@ def pr_merging_main(tmp_path, re_add_day: int) -> tuple[object, str, str]:
     git(path, "checkout", "-q", "-b", "pr", f"{a}^")
     add(path, BUNDLE)
     b = commit_all(path, "re-add the record", day=re_add_day)
+    while smaller_id and b > a:
+        git(path, "commit", "-q", "--amend", "--no-gpg-sign", "-m", f"re-add {b[:4]}",
+            day=re_add_day)
+        b = git(path, "rev-parse", "HEAD")
     git(path, "merge", "-q", "--no-edit", "--no-gpg-sign", "main", day=5)
     return path, a, b
 
@@ -97,20 +104,7 @@ def test_pr_merging_main_taken_by_a_github_merge_commit_keeps_the_citation(tmp_p
 def test_a_re_add_at_the_same_committer_time_with_a_smaller_id_says_the_tie(tmp_path):
     """fresh00 LOW: equal committer times, the tie going to the smaller commit id, were
     worded "with an earlier committer time" between two equal times."""
-    path = new_store(tmp_path / "store")
-    (path / "README.md").write_text("main work\n")
-    commit_all(path, "main work", day=1)
-    add(path, BUNDLE)
-    a = commit_all(path, "publish the record", day=2)
-    git(path, "checkout", "-q", "-b", "pr", f"{a}^")
-    add(path, BUNDLE)
-    b = commit_all(path, "re-add the record", day=2)
-    tries = 0  # the ids are fixed (dates and identity are): a deterministic few amends
-    while b > a:
-        tries += 1
-        git(path, "commit", "-q", "--amend", "--no-gpg-sign", "-m", f"re-add {tries}", day=2)
-        b = git(path, "rev-parse", "HEAD")
-    git(path, "merge", "-q", "--no-edit", "--no-gpg-sign", "main", day=5)
+    path, a, b = pr_merging_main(tmp_path, re_add_day=2, smaller_id=True)
     moved = {f.file: f for f in by_rule(check_range(Store(path), "main..pr"), "KI425")}[RUN_PATH]
     assert moved.message == (
         f"the range moves this object's citation from commit {a[:12]} (2026-07-15T08:00:00Z), "
