@@ -2072,7 +2072,7 @@ class Store:
         if callable(message):
             text = message(results)
         else:
-            summary = ", ".join(f"{r.kind}/{r.name}" for r in results[:3])
+            summary = ", ".join(_subject_part(r) for r in results[:3])
             more = f" and {len(results) - 3} more" if len(results) > 3 else ""
             text = f"kistore add: {summary}{more}"
         replaced = [r for r in results if r.status == "metadata-updated"]
@@ -2744,3 +2744,17 @@ def _settled_change(path: str) -> str | None:
     if not stat.S_ISREG(info.st_mode) or is_racy(max(info.st_mtime_ns, info.st_ctime_ns)):
         return None
     return stat_key(info)
+
+
+def _subject_part(result: AddResult) -> str:
+    """Return what an add's default commit subject says of one manifest.
+
+    ``KIND/NAME``; for a manifest stored already whose add wrote group files of earlier
+    runs (:attr:`AddResult.completed`), those files: the subject was the same as that of
+    the commit that added the manifest (fresh00b LOW: two identical subjects in `git log`).
+    """
+    if result.status == "unchanged" and result.completed:
+        n = len(result.completed)
+        return (f"group file{'s' * (n != 1)} of {n} earlier run{'s' * (n != 1)} completed by "
+                f"{result.kind}/{result.name}")
+    return f"{result.kind}/{result.name}"

@@ -409,6 +409,10 @@ def test_the_add_of_a_stored_environment_writes_the_group_file_its_key_completes
         "the comparison key of 1 earlier run(s) lacking their group file, and this add "
         f"{'wrote and committed' if commit else 'wrote'} it: {path}\n")
     assert (store_path / path).read_bytes() == _key_bytes(p, w)
+    if commit:  # fresh00b LOW: not the subject of the commit that added the environment
+        assert git(store_path, "log", "-1", "--format=%s").strip() == (
+            "kistore add: group file of 1 earlier run completed by "
+            f"ExecutionEnvironment/{e['metadata']['name']}")
     if not commit:
         assert git(store_path, "rev-parse", "HEAD").strip() == tip
         git(store_path, "add", "store")
