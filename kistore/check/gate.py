@@ -407,7 +407,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings = names_one_cause(findings, findings)  # a deleted names file: KI208's fix
     # a name taken: the arriving manifest's fix, on the stored one's findings too (fresh99 M3)
     findings = taken_name_fixes(findings, named, (base.tree, head.tree), lambda path: [
-        str(c.id) for c in reversed(changing_commits(repo, commits, path))])
+        str(c.id) for c in reversed(changing_commits(repo, commits, path))],
+        {str(c.id): i for i, c in enumerate(reversed(commits))})
     if not named.staged:  # a copy, a case pair: out of the commit bringing it (case99)
         findings = [_brought(repo, base.tree, f, named.rebase_id) for f in findings]
         # a file outside the layout, or no object's bytes, in a commit but not at HEAD

@@ -1,0 +1,89 @@
+"""A taken name whose first owner arrives in the same range: the later manifest is fixed.
+
+fresh00b MED N1: a range adds manifest A under a name (its commit writing the names file),
+then, in a later commit, manifest B under the same name, renamed by hand (B's names file
+left out, or the names file rewritten to name B). BASE stores neither, so the gate's
+arriving-manifest fix (fresh99 M3, low00) did not apply: KI211 was said on A, the innocent
+one, with ``kistore migrate`` as its fix, which refuses a name two manifests hold, and no
+fix named the commit to drop. Now the manifest a later commit adds is the arriving one:
+every finding is said on B's file, naming the commits to drop (B's, and the one rewriting
+the names file, never A's), and the rebase run as printed, then B added under another
+name, passes the gate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from kistore.check.gate import check_range
+from kistore.cli import main
+from kistore.core import layout
+from kistore.store import Store
+
+from ..conftest import commit_all, git
+from .test_names_paths import put, two_workloads
+
+
+@pytest.mark.parametrize("names", [False, True, "later"],
+                         ids=["names-file-left", "names-file-rewritten", "rewritten-later"])
+def test_a_name_taken_by_a_manifest_of_the_same_range_is_the_later_one_s_to_fix(
+        store, store_path, kit, runner, names):
+    a, b = two_workloads(kit)
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    store.add([a], commit=True)
+    first = git(store_path, "rev-parse", "HEAD").strip()
+    put(store_path, b, names=names is True)
+    head = commit_all(store_path, "B named x")
+    drops = head[:12]
+    if names == "later":  # fresh00b's sequence: the names file rewritten by its own commit
+        (store_path / layout.name_path("Workload", "x")).write_bytes(
+            layout.name_record(b.digest))
+        head = commit_all(store_path, "x names B")
+        drops = f"{drops}, {head[:12]}"
+    found = [f for f in check_range(Store(store_path), f"{base}..{head}")
+             if f.rule.id in ("KI205", "KI208", "KI211")]
+    assert sorted(f.rule.id for f in found) == sorted(["KI205", "KI211"]
+                                                      + ["KI208"] * bool(names))
+    path = layout.name_path("Workload", "x")
+    for f in found:
+        assert f.fix is not None and "run `kistore migrate`" not in f.fix, f
+        assert f.file in (layout.metadata_path(b.digest), path), f  # never A's file
+        # B's commit alone (it rewrote the names file too), never A's
+        assert f"drop commit {drops} (`git rebase -i {base}`, mark it `drop`)" in f.fix
+        assert "add the manifest again" in f.fix, f.fix
+        assert (f"`git checkout {first} -- {path}`" in f.fix) is bool(names), f.fix
+        if f.rule.id in ("KI205", "KI211"):
+            assert f.fix.startswith(
+                f"this manifest takes the name {a.digest} holds (added earlier, by commit "
+                f"{first[:12]} of the range); so"), f.fix
+        if f.rule.id == "KI211" and names:
+            assert f.message == (
+                f"Workload/x is taken: {a.digest} holds it (added earlier, by commit "
+                f"{first[:12]} of the range), and the range rewrote its names file {path} to "
+                "name this manifest"), f.message
+    # run as printed: drop the commit named, then add B again under another name
+    editor = store_path.parent / "drop.py"
+    editor.write_text(
+        "import sys\n"
+        "todo = open(sys.argv[1]).read().splitlines()\n"
+        f"out = ['drop ' + l[5:] if l.startswith('pick ') and {first!r}[:7] != "
+        "l.split()[1][:7] else l for l in todo]\n"
+        "open(sys.argv[1], 'w').write('\\n'.join(out) + '\\n')\n")
+    command = re.search(r"`(git rebase -i [0-9a-f]{40})`", found[0].fix).group(1)
+    subprocess.run(command.split(), cwd=store_path, check=True, capture_output=True,
+                   env={**os.environ, "GIT_SEQUENCE_EDITOR": f"{sys.executable} {editor}"})
+    assert git(store_path, "rev-parse", "HEAD").strip() == first
+    renamed = json.loads(json.dumps(b.document))
+    renamed["metadata"]["name"] = "x-second"
+    (store_path.parent / "b.json").write_text(json.dumps(renamed))
+    result = runner.invoke(main, ["--store", str(store_path), "add", "--commit",
+                                  str(store_path.parent / "b.json")])
+    assert result.exit_code == 0, result.output
+    assert [f.rule.id for f in check_range(Store(store_path), f"{base}..HEAD")
+            if f.rule.severity == "error"] == []
