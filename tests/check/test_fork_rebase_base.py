@@ -55,15 +55,16 @@ def _fork_clone(path: Path) -> tuple[str, str, str]:
     return stale, upstream, git(path, "rev-parse", "HEAD").strip()
 
 
-def _rebase_as_printed(path: Path, fix: str, drop: str) -> None:
-    """Run the fix's ``git rebase -i`` as printed, marking commit ``drop`` `drop`."""
+def rebase_as_printed(path: Path, fix: str, drop: list[str]) -> None:
+    """Run the fix's ``git rebase -i`` as printed, marking the commits ``drop`` (full ids)
+    `drop` and keeping every other."""
     [start] = REBASE.findall(fix)
     editor = path.parent / "drop.py"
     editor.write_text(
         "import sys\n"
         "todo = open(sys.argv[1]).read().splitlines()\n"
-        f"out = ['drop ' + l[5:] if l.startswith('pick ') and {drop!r}.startswith("
-        "l.split()[1]) else l for l in todo]\n"
+        f"out = ['drop ' + l[5:] if l.startswith('pick ') and any(d.startswith("
+        f"l.split()[1]) for d in {drop!r}) else l for l in todo]\n"
         "open(sys.argv[1], 'w').write('\\n'.join(out) + '\\n')\n")
     subprocess.run(["git", "rebase", "-q", "-i", start], cwd=path, check=True,
                    capture_output=True, env={**os.environ, "GIT_SEQUENCE_EDITOR":
@@ -82,7 +83,7 @@ def test_the_fork_push_s_rebase_keeps_upstream_s_commits(published):
     found = gate.check_range(store, f"{stale}..{bad}")  # as pre-push to the fork judges
     fixes = [f.fix for f in found if f.rule.id == "KI101"]
     assert fixes and all(REBASE.findall(fix) == [upstream] for fix in fixes)
-    _rebase_as_printed(published, fixes[0], bad)
+    rebase_as_printed(published, fixes[0], [bad])
     # upstream's merge and its commits kept, ids unchanged: the branch is upstream's main
     assert git(published, "rev-parse", "HEAD").strip() == upstream
     assert git(published, "rev-list", "--merges", f"{stale}..HEAD").split() == [upstream]

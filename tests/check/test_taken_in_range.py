@@ -13,21 +13,15 @@ name, passes the gate.
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import subprocess
-import sys
-
 import pytest
 
 from kistore.check.gate import check_range
-from kistore.cli import main
 from kistore.core import layout
 from kistore.store import Store
 
 from ..conftest import commit_all, git
-from .test_names_paths import put, two_workloads
+from .test_fork_rebase_base import rebase_as_printed
+from .test_names_paths import add_again_renamed, put, two_workloads
 
 
 @pytest.mark.parametrize("names", [False, True, "later"],
@@ -40,12 +34,12 @@ def test_a_name_taken_by_a_manifest_of_the_same_range_is_the_later_one_s_to_fix(
     first = git(store_path, "rev-parse", "HEAD").strip()
     put(store_path, b, names=names is True)
     head = commit_all(store_path, "B named x")
-    drops = head[:12]
+    dropped = [head]
     if names == "later":  # fresh00b's sequence: the names file rewritten by its own commit
         (store_path / layout.name_path("Workload", "x")).write_bytes(
             layout.name_record(b.digest))
         head = commit_all(store_path, "x names B")
-        drops = f"{drops}, {head[:12]}"
+        dropped.append(head)
     found = [f for f in check_range(Store(store_path), f"{base}..{head}")
              if f.rule.id in ("KI205", "KI208", "KI211")]
     assert sorted(f.rule.id for f in found) == sorted(["KI205", "KI211"]
@@ -54,8 +48,9 @@ def test_a_name_taken_by_a_manifest_of_the_same_range_is_the_later_one_s_to_fix(
     for f in found:
         assert f.fix is not None and "run `kistore migrate`" not in f.fix, f
         assert f.file in (layout.metadata_path(b.digest), path), f  # never A's file
-        # B's commit alone (it rewrote the names file too), never A's
-        assert f"drop commit {drops} (`git rebase -i {base}`, mark it `drop`)" in f.fix
+        # B's commits (adding it, rewriting the names file), never A's
+        ids = ", ".join(c[:12] for c in dropped)
+        assert f"drop commit {ids} (`git rebase -i {base}`, mark it `drop`)" in f.fix
         assert "add the manifest again" in f.fix, f.fix
         assert (f"`git checkout {first} -- {path}`" in f.fix) is bool(names), f.fix
         if f.rule.id in ("KI205", "KI211"):
@@ -67,23 +62,7 @@ def test_a_name_taken_by_a_manifest_of_the_same_range_is_the_later_one_s_to_fix(
                 f"Workload/x is taken: {a.digest} holds it (added earlier, by commit "
                 f"{first[:12]} of the range), and the range rewrote its names file {path} to "
                 "name this manifest"), f.message
-    # run as printed: drop the commit named, then add B again under another name
-    editor = store_path.parent / "drop.py"
-    editor.write_text(
-        "import sys\n"
-        "todo = open(sys.argv[1]).read().splitlines()\n"
-        f"out = ['drop ' + l[5:] if l.startswith('pick ') and {first!r}[:7] != "
-        "l.split()[1][:7] else l for l in todo]\n"
-        "open(sys.argv[1], 'w').write('\\n'.join(out) + '\\n')\n")
-    command = re.search(r"`(git rebase -i [0-9a-f]{40})`", found[0].fix).group(1)
-    subprocess.run(command.split(), cwd=store_path, check=True, capture_output=True,
-                   env={**os.environ, "GIT_SEQUENCE_EDITOR": f"{sys.executable} {editor}"})
+    # run as printed: drop the commits named, then add B again under another name
+    rebase_as_printed(store_path, found[0].fix, dropped)
     assert git(store_path, "rev-parse", "HEAD").strip() == first
-    renamed = json.loads(json.dumps(b.document))
-    renamed["metadata"]["name"] = "x-second"
-    (store_path.parent / "b.json").write_text(json.dumps(renamed))
-    result = runner.invoke(main, ["--store", str(store_path), "add", "--commit",
-                                  str(store_path.parent / "b.json")])
-    assert result.exit_code == 0, result.output
-    assert [f.rule.id for f in check_range(Store(store_path), f"{base}..HEAD")
-            if f.rule.severity == "error"] == []
+    add_again_renamed(store_path, runner, b, base)
