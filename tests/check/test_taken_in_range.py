@@ -66,3 +66,29 @@ def test_a_name_taken_by_a_manifest_of_the_same_range_is_the_later_one_s_to_fix(
     rebase_as_printed(store_path, found[0].fix, dropped)
     assert git(store_path, "rev-parse", "HEAD").strip() == first
     add_again_renamed(store_path, runner, b, base)
+
+
+def test_a_push_to_a_fork_lacking_the_owner_drops_only_the_branch_s_commits(
+        store, store_path, kit):
+    """fresh00b's pair: the fork's main lacks A, which upstream's main holds; the push to
+    the fork is judged from the fork's main (both in the range): the rebase starts at
+    upstream's main (U1) and drops B's commits alone (N1)."""
+    a, b = two_workloads(kit)
+    stale = git(store_path, "rev-parse", "HEAD").strip()
+    store.add([a], commit=True)
+    upstream = git(store_path, "rev-parse", "HEAD").strip()
+    git(store_path, "remote", "add", "upstream", str(store_path.parent / "server.git"))
+    git(store_path, "update-ref", "refs/remotes/upstream/main", upstream)
+    put(store_path, b, names=False)
+    dropped = [commit_all(store_path, "B named x")]
+    (store_path / layout.name_path("Workload", "x")).write_bytes(layout.name_record(b.digest))
+    dropped.append(commit_all(store_path, "x names B"))
+    found = [f for f in check_range(Store(store_path), f"{stale}..HEAD")
+             if f.rule.id in ("KI205", "KI211")]
+    ids = ", ".join(c[:12] for c in dropped)
+    assert found and all(
+        f.file == layout.metadata_path(b.digest)
+        and f"drop commit {ids} (`git rebase -i {upstream}`, mark it `drop`)" in f.fix
+        for f in found), found
+    rebase_as_printed(store_path, found[0].fix, dropped)
+    assert git(store_path, "rev-parse", "HEAD").strip() == upstream
