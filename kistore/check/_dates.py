@@ -54,7 +54,7 @@ def make_again(base: Base | None) -> str:
     Returns:
         The fix. Raises nothing.
     """
-    onto = "--root" if base is None else base.id
+    onto = "--root" if base is None else base.rebase_id
     return ("make the commit again with today's dates: `git commit --amend --reset-author "
             "--no-edit` for the branch's last commit, `git rebase --force-rebase "
             f"--ignore-date {onto}` for every commit of the branch (both set author and "

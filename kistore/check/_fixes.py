@@ -60,15 +60,25 @@ class Base:
             checked-out ``HEAD`` (:func:`staged_fix`), never rebuilds a branch (fresh98
             MED 3: "drop commit X of the branch" named the hook's own commit, and the
             rebase it printed failed on the staged changes).
+        rebase_from: the commit a rebase starts from when it is not :attr:`id` (full commit
+            id; ``""``: :attr:`id`): the newest commit of HEAD's history a remote's main
+            holds (:func:`.reach.rebase_start`), so that a push judged from a fork's stale
+            main rewrites the branch's own commits only (fresh00b MED U1).
     """
 
     id: str
     checked_out: bool = False
     staged: bool = False
+    rebase_from: str = ""
+
+    @property
+    def rebase_id(self) -> str:
+        """The commit a fix's ``git rebase -i`` names (full id, or the hint's ``BASE``)."""
+        return self.rebase_from or self.id
 
     def rebase(self) -> str:
         """Return ``git rebase -i ID`` in backquotes (:func:`rebase_command`); raises nothing."""
-        return rebase_command(self.id)
+        return rebase_command(self.rebase_id)
 
     def onto(self) -> str:
         """Return ``git rebase ID`` in backquotes (a branch moved onto BASE); raises nothing."""

@@ -68,7 +68,7 @@ def merged_rename(repo: pygit2.Repository, commit: Any, parent: Any, path: str,
 def _said(finding: Finding, rename: Rename, path: str, base: Base | None) -> Finding:
     """Return ``finding`` of the side commit ``rename`` names, with the fix for it."""
     merge = str(rename.merge)
-    rebase = (f"`git rebase -i --rebase-merges {base.id}`" if base is not None
+    rebase = (f"`git rebase -i --rebase-merges {base.rebase_id}`" if base is not None
               else "`git rebase -i --rebase-merges BASE` (BASE: the commit the branch starts "
                    "from, `git merge-base origin/main HEAD`)")
     return replace(

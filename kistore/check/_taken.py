@@ -33,7 +33,8 @@ _RULES = ("KI205", "KI211")
 
 
 def taken_name_fixes(findings: list[Finding], base: Base, ends: tuple[Any, Any],
-                     adding: Callable[[str], list[str]]) -> list[Finding]:
+                     adding: Callable[[str], list[str]],
+                     order: dict[str, int] | None = None) -> list[Finding]:
     """Give each KI205, KI211 (and KI208 of its names file) of a name taken the arriving one's fix.
 
     Args:
@@ -42,6 +43,9 @@ def taken_name_fixes(findings: list[Finding], base: Base, ends: tuple[Any, Any],
         ends: the root trees (``pygit2.Tree``) of BASE and HEAD.
         adding: ``adding(path)``: the commits of the range (full ids, oldest first) that
             changed the repository path.
+        order: each commit of the range (full id) to its place, oldest first (0): of two
+            manifests the range both adds, the one a later commit adds arrives
+            (:func:`_first_owner`); None: only a manifest BASE stores holds the name.
 
     Returns:
         ``findings`` in their order; a KI205 or KI211 between a manifest BASE stores and
@@ -64,18 +68,50 @@ def taken_name_fixes(findings: list[Finding], base: Base, ends: tuple[Any, Any],
         if f.rule.id in (*_RULES, "KI208") and other and mine:
             stored = [d for d in (mine, str(other))
                       if blob_entry(ends[0], layout.object_path(Digest.from_str(d)))]
+            held_at = ""  # the commit of the range adding the name's first owner, if so
+            if not stored and order is not None:  # both in the range (fresh00b MED N1)
+                held_at, first = _first_owner(mine, str(other), adding, order)
+                stored = [first] if first else []
             if len(stored) == 1:
                 arriving = str(other) if stored[0] == mine else mine
                 path = names.get(frozenset((mine, str(other))))
                 refile = f.rule.id != "KI208" and mine == stored[0] and (
-                    f.rule.id == "KI205" or _rewritten(path, ends))
+                    f.rule.id == "KI205" or _rewrites(path, ends, adding, held_at) != [])
                 f = dataclasses.replace(f, fix=_fix(
-                    stored[0], arriving, path, base, ends, adding,
+                    stored[0], arriving, path, base, ends, adding, held_at,
                     here=f.rule.id != "KI208" and (arriving == mine or refile)))
                 if refile:  # said where the pull request's files are (fresh99b LOW)
-                    f = _filed_on_arriving(f, stored[0], arriving)
+                    f = _filed_on_arriving(f, stored[0], arriving, held_at)
         told.append(f)
     return told
+
+
+def _first_owner(one: str, two: str, adding: Callable[[str], list[str]],
+                 order: dict[str, int]) -> tuple[str, str]:
+    """Return ``(commit, digest)``: which of two manifests the range adds came first.
+
+    A pull request adding a run under a name, then a second run renamed by hand onto it
+    (its own names file rewritten to name it): KI211 was said on the first, innocent one,
+    with ``kistore migrate`` as its fix, which refuses a name two manifests hold (fresh00b
+    MED N1). The one a later commit of the range adds arrives and is the one to fix.
+
+    Args:
+        one: one manifest's digest (``sha256:...``).
+        two: the other's.
+        adding: as :func:`taken_name_fixes` takes it.
+        order: as :func:`taken_name_fixes` takes it.
+
+    Returns:
+        The first commit adding the earlier manifest (full id) and its digest; ``("",
+        "")`` when one commit adds both (neither came first) or a commit is not known.
+    """
+    firsts = [adding(layout.object_path(Digest.from_str(d)))[:1] for d in (one, two)]
+    if not all(firsts) or any(f[0] not in order for f in firsts):
+        return "", ""
+    (a,), (b,) = firsts
+    if order[a] == order[b]:
+        return "", ""
+    return (a, one) if order[a] < order[b] else (b, two)
 
 
 def _rewritten(path: str | None, ends: tuple[Any, Any]) -> bool:
@@ -84,7 +120,23 @@ def _rewritten(path: str | None, ends: tuple[Any, Any]) -> bool:
         blob_entry(ends[0], path) != blob_entry(ends[1], path)
 
 
-def _filed_on_arriving(f: Finding, held: str, arriving: str) -> Finding:
+def _rewrites(path: str | None, ends: tuple[Any, Any], adding: Callable[[str], list[str]],
+              held_at: str) -> list[str]:
+    """Return the commits of the range that rewrote the names file ``path`` (full ids).
+
+    ``held_at`` is "" when BASE stores the name's owner: then every commit changing the
+    file, if the range changed it at all. Else the owner's own commit, ``held_at``, wrote
+    the file, and only the commits after it, which wrote it over, rewrote it.
+    """
+    if not path:
+        return []
+    if not held_at:
+        return adding(path) if _rewritten(path, ends) else []
+    changed = adding(path)
+    return changed[changed.index(held_at) + 1:] if held_at in changed else changed
+
+
+def _filed_on_arriving(f: Finding, held: str, arriving: str, held_at: str = "") -> Finding:
     """Return KI205 or KI211 said on the stored manifest's file, said on the arriving one's.
 
     KI205 is told on the later digest (sorted), and KI211 on the manifest whose names file
@@ -92,7 +144,8 @@ def _filed_on_arriving(f: Finding, held: str, arriving: str) -> Finding:
     one's metadata file, which a review of the pull
     request never sees among the files it brings, and which nothing is to change in
     (fresh99b LOW, low00). Said on the arriving manifest's metadata file, each names the
-    stored one as the holder of the name.
+    stored one as the holder of the name (``held_at``: the commit of the range that added
+    it, when BASE lacks it).
     """
     metadata = layout.metadata_path(Digest.from_str(arriving))
     if f.rule.id == "KI205":
@@ -105,7 +158,7 @@ def _filed_on_arriving(f: Finding, held: str, arriving: str) -> Finding:
     shown = "/".join(kind_name) if kind_name else path
     return dataclasses.replace(
         f, file=metadata,
-        message=(f"{shown} is taken: {held} holds it (stored before the range), and the "
+        message=(f"{shown} is taken: {held} holds it ({_since(held_at)}), and the "
                  f"range rewrote its names file {path} to name this manifest"),
         expected=f"{path} holding {held}", found=arriving,
         extra={**f.extra, "owner": held, "rewritten": True})
@@ -117,27 +170,39 @@ def _digest(f: Finding) -> str:
     return str(digest) if digest is not None else ""
 
 
+def _since(held_at: str) -> str:
+    """Say where the name's owner comes from: BASE (``held_at`` ""), or a commit of the range."""
+    return (f"added earlier, by commit {held_at[:12]} of the range" if held_at
+            else "stored before the range")
+
+
 def _fix(held: str, arriving: str, path: str | None, base: Base, ends: tuple[Any, Any],
-         adding: Callable[[str], list[str]], *, here: bool) -> str:
-    """Return the fix of ``arriving`` taking the name ``held`` holds (names file ``path``)."""
+         adding: Callable[[str], list[str]], held_at: str = "", *, here: bool) -> str:
+    """Return the fix of ``arriving`` taking the name ``held`` holds (names file ``path``).
+
+    ``held_at``: the commit of the range adding ``held`` ("" when BASE stores it), whose
+    names file a drop restores, not BASE's.
+    """
     metadata = layout.metadata_path(Digest.from_str(arriving))
-    rewritten = _rewritten(path, ends)
+    rewrites = _rewrites(path, ends, adding, held_at)
+    rewritten = rewrites != []
     path = path or ""  # none when no KI211 named it: then never rewritten
     who = ("this manifest" if here else
            f"the manifest the range adds, {arriving} ({metadata}), takes the name {held} "
-           "holds (stored before the range), which keeps it; so")
+           f"holds ({_since(held_at)}), which keeps it; so")
     if here:
-        who += f" takes the name {held} holds (stored before the range); so"
+        who += f" takes the name {held} holds ({_since(held_at)}); so"
     if base.staged:
         restore = f"restore the names file ({base.checkout(path)}) and " if rewritten else ""
         return (f"{who} {restore}give your manifest another metadata.name (it is not "
                 "committed yet: add it again with the new name)")
     commits = list(dict.fromkeys(
-        adding(layout.object_path(Digest.from_str(arriving))) + (
-            adding(path) if rewritten else [])))
+        adding(layout.object_path(Digest.from_str(arriving))) + rewrites))
     ids = ", ".join(c[:12] for c in commits) or "that adds it"
     restore = (f"; dropping it restores the names file {path} as BASE holds it (else "
-               f"{base.checkout(path)})" if rewritten else "")
+               f"{base.checkout(path)})" if rewritten and not held_at else
+               f"; dropping it restores the names file {path} as commit {held_at[:12]} wrote "
+               f"it (else `git checkout {held_at} -- {path}`)" if rewritten else "")
     return (f"{who} give your manifest another metadata.name in the commit that adds it "
             f"(a later rename is a name change, KI208, and `kistore migrate` refuses a name "
             f"two manifests hold): drop commit {ids} ({base.rebase()}, mark it `drop`)"

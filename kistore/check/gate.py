@@ -153,7 +153,7 @@ from .lineage import (
     revocations_kept,
     shallow_cut,
 )
-from .reach import landing_tips, push_base
+from .reach import landing_tips, push_base, rebase_start
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Files, Settings, Store, View
@@ -336,7 +336,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # (so for a commit git's fsck refuses: KI225); on the same walk KI115, KI118 and
     # KI112 of each name a commit brings (r82 F6)
     # every fix names BASE by its id, as git takes it (fresh95 F6), HEAD in pre-commit
-    named = Base(str(base.id), _is_head(repo, base), staged=staged)
+    # a rebase starts after any commit a remote's main holds (a fork's stale main as BASE:
+    # U1)
+    named = Base(str(base.id), _is_head(repo, base), staged=staged,
+                 rebase_from=rebase_start(repo, str(base.id), str(head.id)))
     objects: list[tuple[str, str, str]] = []  # each object file a commit brings (KI101)
     walked = new_tree_findings(repo, commits, judge=partial(walk_judge, objects=objects),
                                fix=rebuild_fix(named))
@@ -385,7 +388,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits, named, (base.tree, head.tree), metadata_edits)
     # KI115, KI118, KI112
-    findings += [_removed_since(repo, head.tree, f, str(base.id)) for f in walked
+    findings += [_removed_since(repo, head.tree, f, named.rebase_id) for f in walked
                  if f.rule not in LAYOUT_RULES and not _collision_at_head(repo, head.tree, f)]
     findings += range_gitignores(repo, base.tree, head.tree, store_changes)  # KI119
     findings += gate_code_changed(repo, base.tree, head.tree)  # KI429
@@ -398,19 +401,20 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
     # an object edited, then deleted: KI401 names both commits (history_findings), no
     # KI203 (one_cause, r93b G2)
-    findings = one_cause(gate_fixes(findings, str(base.id), staged=named.staged),
-                         base=str(base.id))
+    findings = one_cause(gate_fixes(findings, named.rebase_id, staged=named.staged),
+                         base=named.rebase_id)
     findings = _metadata_fixes(store, findings, named)
     findings = names_one_cause(findings, findings)  # a deleted names file: KI208's fix
     # a name taken: the arriving manifest's fix, on the stored one's findings too (fresh99 M3)
     findings = taken_name_fixes(findings, named, (base.tree, head.tree), lambda path: [
-        str(c.id) for c in reversed(changing_commits(repo, commits, path))])
+        str(c.id) for c in reversed(changing_commits(repo, commits, path))],
+        {str(c.id): i for i, c in enumerate(reversed(commits))})
     if not named.staged:  # a copy, a case pair: out of the commit bringing it (case99)
-        findings = [_brought(repo, base.tree, f, named.id) for f in findings]
+        findings = [_brought(repo, base.tree, f, named.rebase_id) for f in findings]
         # a file outside the layout, or no object's bytes, in a commit but not at HEAD
         # (hist00): after the fixes above, which are of HEAD's files
         findings += every_commit(repo, walked, objects, store_changes,
-                                 (base.tree, head.tree), named.id)
+                                 (base.tree, head.tree), named.rebase_id)
     return sorted(findings, key=sort_key)
 
 

@@ -107,6 +107,43 @@ def landing_tips(repo: pygit2.Repository, remote: str) -> list[str]:
     return tips
 
 
+def rebase_start(repo: pygit2.Repository, base: str, head: str) -> str:
+    """Return the commit a fix's ``git rebase -i`` starts from for the range ``base..head``.
+
+    A push to a fork is judged from the fork's main, which is often behind upstream's: the
+    range then holds upstream's commits since, and ``git rebase -i BASE`` rewrote them
+    (flattening its merges) with the branch's own, so that the pull request's gate against
+    upstream's main refused the result (KI404, fresh00b MED U1). The rebase starts instead
+    from the newest commit of ``head``'s history that the main of any remote, as this clone
+    last fetched it (:func:`landing_tips`), holds: a commit a remote's main holds has landed
+    and is no commit of the branch to drop. Only such a commit after ``base`` counts; where
+    two remotes' mains give commits neither of which is an ancestor of the other, the first
+    (by remote name) is kept.
+
+    Args:
+        repo: the checking repository (a pygit2 Repository).
+        base: the range's BASE (full commit id).
+        head: the range's HEAD (full commit id).
+
+    Returns:
+        The commit's full id: ``base`` itself in a bare repository (a server's
+        ``pre-receive``, whose BASE is its own main) or where no remote's main holds a
+        commit of the range.
+
+    Raises:
+        ObjectUnreadable: a remote's main is damaged or missing (:func:`ref_commit`).
+    """
+    if repo.is_bare:
+        return base
+    start = base
+    for remote in sorted(name for name in repo.remotes.names() if name):
+        for tip in landing_tips(repo, remote):
+            held = repo.merge_base(head, tip)
+            if held is not None and str(held) != start and repo.descendant_of(held, start):
+                start = str(held)
+    return start
+
+
 def push_destination(repo: pygit2.Repository, branch: str, remote: str) -> str:
     """Return the remote branch ``git push REMOTE BRANCH`` updates, as this clone is set.
 

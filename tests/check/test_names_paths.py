@@ -247,6 +247,22 @@ def put(root, m: Manifest, *, names: bool = True) -> None:
         write_raw(root, layout.name_path(m.kind, m.name), layout.name_record(m.digest))
 
 
+def add_again_renamed(store_path, runner, m: Manifest, base: str) -> None:
+    """The taken name's fix, last step: add ``m`` again as ``x-second``, with ``kistore add
+    --commit``; the gate then passes ``BASE..HEAD``."""
+    from kistore.check.gate import check_range
+    from kistore.cli import main
+
+    renamed = json.loads(json.dumps(m.document))
+    renamed["metadata"]["name"] = "x-second"
+    (store_path.parent / "b.json").write_text(json.dumps(renamed))
+    result = runner.invoke(main, ["--store", str(store_path), "add", "--commit",
+                                  str(store_path.parent / "b.json")])
+    assert result.exit_code == 0, result.output
+    assert [f.rule.id for f in check_range(Store(store_path), f"{base}..HEAD")
+            if f.rule.severity == "error"] == []
+
+
 def two_workloads(kit: ManifestKit) -> tuple[Manifest, Manifest]:
     return (Manifest.from_document(kit.workload("rmsnorm", name="x")),
             Manifest.from_document(kit.workload("gemm", name="x")))
@@ -547,7 +563,6 @@ def test_a_taken_names_fix_is_the_arriving_manifests_and_runs_as_printed(
     import subprocess
 
     from kistore.check.gate import check_range
-    from kistore.cli import main
     a, b = two_workloads(kit)
     if (str(a.digest) > str(b.digest)) != stored_later:
         a, b = b, a  # a is stored, b arrives
@@ -581,11 +596,4 @@ def test_a_taken_names_fix_is_the_arriving_manifests_and_runs_as_printed(
     command = re.search(r"`(git rebase -i [0-9a-f]{40})`", found[0].fix).group(1)
     env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i -e 's/^pick /drop /'"}
     subprocess.run(command.split(), cwd=store_path, env=env, check=True, capture_output=True)
-    renamed = json.loads(json.dumps(b.document))
-    renamed["metadata"]["name"] = "x-second"
-    (store_path.parent / "b.json").write_text(json.dumps(renamed))
-    result = runner.invoke(main, ["--store", str(store_path), "add", "--commit",
-                                  str(store_path.parent / "b.json")])
-    assert result.exit_code == 0, result.output
-    assert [f.rule.id for f in check_range(Store(store_path), f"{base}..HEAD")
-            if f.rule.severity == "error"] == []
+    add_again_renamed(store_path, runner, b, base)
