@@ -56,11 +56,11 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
     \b
     Example:
       kistore export ../out/
-      duckdb -c "SELECT count(*) FROM read_parquet('../out/runs/**/*.parquet')"
+      python -c "import duckdb; duckdb.sql(\\"SELECT count(DISTINCT digest) FROM read_parquet('../out/runs/**/*.parquet', hive_partitioning = true)\\").show()"
       kistore export ../out/ --since v1 --at v2      # append what changed from v1 to v2
       kistore export ../runs-csv/ --format csv --at v1
       kistore export ../again/ --at 357c36351a2b --notes-at 5d1e0c9a8f47
-    """
+    """  # noqa: E501 (README's duckdb line, whole: a user copies it)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.errors import InputError, printable
     from ..export import export as run_export

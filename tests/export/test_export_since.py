@@ -287,3 +287,19 @@ def test_the_readme_count_of_runs_counts_each_run_once_after_since(
                              "(PARTITION BY digest ORDER BY generation DESC) = 1")
     assert len(duck(out, "SELECT digest FROM {runs}")) > len(current_runs)  # rows stay
     assert duck(out, sql) == [(len(current_runs),)] == [(fixture.runs + 1,)]
+
+
+def test_export_help_queries_as_readme_does(runner):
+    """low00: `export --help` showed `duckdb -c`, a program `make install` does not put in
+    .venv, and `count(*)`, which counts a run once per generation after `--since`; README's
+    line (the Python module, each run once) is what it shows now."""
+    from kistore.cli import main
+
+    from ..conftest import ROOT
+
+    (readme,) = [x.split("   #")[0].strip() for x in (ROOT / "README.md").read_text()
+                 .splitlines() if x.strip().startswith('python -c "import duckdb;')
+                 and "count(DISTINCT digest)" in x]
+    shown = runner.invoke(main, ["export", "--help"]).output
+    assert readme in [x.strip() for x in shown.splitlines()]
+    assert "duckdb -c" not in shown
