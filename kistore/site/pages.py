@@ -515,7 +515,7 @@ def _group(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
                     references=[], excluded=[
                         {**_row_json(snap, _row(r, snap.evidence(r), ranking), None)}
                         for r in runs])
-        return data
+        return _tell_apart(snap, data)
     first, outliers = ranking.first, ranking_outliers(ranking)
     data.update(comparison=ranking.comparison.to_json(), error=None,
                 groupSize=ranking.group_size,
@@ -527,6 +527,26 @@ def _group(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
                    for part, rows in (
                     ("ranked", ranking.ranked), ("unranked", ranking.unranked),
                     ("references", ranking.references), ("excluded", ranking.excluded))})
+    return _tell_apart(snap, data)
+
+
+def _tell_apart(snap: Snapshot, data: dict[str, Any]) -> dict[str, Any]:
+    """Set each row's ``toldApart``: what tells its Implementation apart, else None.
+
+    Only a row whose Implementation shares its shown label (author, else project) with
+    another one of the group gets words (:func:`summary.told_apart`).
+    """
+    rows = [row for part in ("ranked", "unranked", "references", "excluded")
+            for row in data[part]]
+    shown: dict[str, tuple[str, str, dict[str, Any]]] = {}
+    for row in rows:
+        impl = snap.records.get(row.get("implementation") or "")
+        if impl is not None:
+            shown[impl.digest] = (str(row.get("author") or row.get("project") or row["name"]),
+                                  impl.name, impl.spec)
+    said = summary.told_apart(shown)
+    for row in rows:
+        row["toldApart"] = said.get(row.get("implementation") or "")
     return data
 
 

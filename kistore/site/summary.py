@@ -191,3 +191,44 @@ def ratio(value: Any) -> str:
     if abs(float(text)) >= 1000:  # infinity too: "more than 1.8e308×", never "inf×"
         return f"{whole_ratio_text(x)}×"
     return f"{text}×"
+
+
+_TELLING = ("framework", "revision", "language", "author", "project", "role")
+"""Implementation fields that may tell two of one shown label apart, first said first."""
+
+
+def told_apart(shown: dict[str, tuple[str, str, dict[str, Any]]]) -> dict[str, str]:
+    """Say what tells apart Implementations a group table would show under one label.
+
+    A group page names a row's Implementation by its author, else its project (``PyTorch``):
+    KernelBench's eager and torch.compile runs both read "PyTorch", two Implementations
+    looking the same (fresh00 LOW). For each label two or more distinct Implementations
+    share, each of them is given the first of :data:`_TELLING` whose (text) values differ
+    among them (``torch (eager)``, ``torch.compile (backend inductor, mode default)``),
+    else its ``metadata.name``; the same for every importer's data, as it reads only the
+    Implementations' own fields.
+
+    Args:
+        shown: Implementation digest -> (label shown, ``metadata.name``, spec).
+
+    Returns:
+        Implementation digest -> the words that tell it apart, for those that share their
+        label only; an Implementation alone under its label is left out.
+    """
+    by_label: dict[str, list[str]] = {}
+    for digest, (label, _name, _spec) in shown.items():
+        by_label.setdefault(label, []).append(digest)
+    said: dict[str, str] = {}
+    for digests in by_label.values():
+        if len(digests) < 2:
+            continue
+        field = next((f for f in _TELLING if len({_text(shown[d][2].get(f)) for d in digests})
+                      == len(digests)), None)
+        for digest in digests:
+            value = _text(shown[digest][2].get(field)) if field else ""
+            said[digest] = value or shown[digest][1]
+    return said
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
