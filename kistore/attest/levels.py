@@ -59,10 +59,11 @@ ABSENT = (f"{NOTES_REF} is not in this repository (no note was made here, and gi
 Not "not in this clone": a store made with ``kistore init`` and given a new remote is no
 clone (reviewer fresh99b, fresh98 LOW)."""
 
-LOCAL_ONLY = (f"{NOTES_REF} holds only this clone's own attestations: no remote's notes were "
-              "fetched into it (git clone and git pull do not fetch them; a remote holding "
-              "none makes this clone the only holder: `kistore notes push REMOTE` gives it "
-              "yours; a plain `git push` of them leaves no trace here, no tracking ref, and "
+LOCAL_ONLY = (f"{NOTES_REF} holds only this repository's own attestations: no remote's notes "
+              "were fetched into it (git clone and git pull do not fetch them; a remote "
+              "holding none makes this repository the only holder: `kistore notes push "
+              "REMOTE` gives it yours; a plain `git push` of them leaves no trace here, no "
+              "tracking ref, and "
               "queries ask no remote: `kistore notes fetch REMOTE` records them as the "
               "remote's)")
 """Why they are lacking when the notes ref holds what was attested here, nothing fetched.
@@ -352,7 +353,7 @@ def notes_lacking(store: Store, here: NotesHere | None = None) -> str | None:
             otherwise).
 
     Returns:
-        :data:`ABSENT` (no notes ref), :data:`LOCAL_ONLY` (only this clone's own),
+        :data:`ABSENT` (no notes ref), :data:`LOCAL_ONLY` (only this repository's own),
         :data:`UNMERGED` (the canonical remote's notes fetched by a plain ``git fetch``
         into its tracking ref and not merged: :func:`_merged`) or
         :data:`CANONICAL_NOT_FETCHED` filled in; None when the canonical remote's notes

@@ -178,7 +178,7 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
     # msg94 F8: notes attested here and never fetched are published; "community
     # attestations are left out" was said, then they were exported
     own = why == LOCAL_ONLY
-    kept = "; this clone's own attestations are published" if own else ""
+    kept = "; this repository's own attestations are published" if own else ""
     whose = "the remote's " if own else ""
     if not trusted:
         click.echo(f"warning: {why}: {whose}community attestations are left out (no key is "

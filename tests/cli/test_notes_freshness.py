@@ -30,7 +30,7 @@ from ..conftest import fixed_key, git
 from ..sparse import trust_maintainer, withdraw
 
 NOT_FETCHED = "notes not fetched: run `kistore notes fetch {}`"
-LOCAL_ONLY = "refs/notes/kistore holds only this clone's own attestations"
+LOCAL_ONLY = "refs/notes/kistore holds only this repository's own attestations"
 STALE = re.compile(r"warning: notes last fetched from origin \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; "
                    r"the branches were fetched since \(\d{4}-[^)]*Z\): run `kistore notes "
                    r"fetch origin`\n")
@@ -94,7 +94,7 @@ def test_a_local_attestation_before_the_fetch_does_not_silence_the_warning(index
     assert rank == 1  # the maintainer's withdrawal is not here
     assert stderr == (f"warning: {LOCAL_ONLY}: no remote's notes were fetched into it (git "
                       "clone and git pull do not fetch them; a remote holding none makes this "
-                      "clone the only holder: `kistore notes push REMOTE` gives it yours; a "
+                      "repository the only holder: `kistore notes push REMOTE` gives it yours; a "
                       "plain `git push` of them leaves no trace here, no tracking ref, and "
                       "queries ask no remote: `kistore notes fetch REMOTE` records them as the "
                       "remote's): the remote's attestations "
@@ -421,3 +421,21 @@ def test_packed_branches_reflogs_are_read_once_per_packing(index, tmp_path, monk
     read.clear()
     assert STALE.fullmatch("warning: " + levels.notes_stale(Store(clone)) + "\n")
     assert read == []
+
+
+def test_a_store_made_by_init_is_not_called_a_clone(index, tmp_path):
+    """fresh00b/lowb00: ``kistore init`` makes no clone; the words hold for both (page00)."""
+    made = tmp_path / "made"
+    initialised = kistore(made, "init", str(made))
+    assert initialised.exit_code == 0, initialised.output
+    branch = out(index.root, "branch", "--show-current")
+    git(made, "remote", "add", "origin", str(index.root))
+    git(made, "fetch", "-q", "origin")
+    git(made, "reset", "-q", "--hard", f"origin/{branch}")
+    attest_locally(made)
+    said = [kistore(made, "show", "BenchmarkRun/fast").output,
+            kistore(made, "attestations", "BenchmarkRun/slow").output,
+            kistore(made, "site", "build", str(tmp_path / "site")).output]
+    for text in said:
+        assert "holds only this repository's own attestations" in text, text
+        assert "clone's own" not in text and "this clone" not in text, text

@@ -315,10 +315,11 @@ def test_g5_a_first_notes_push_by_plain_git_lets_publishing_pass(index, tmp_path
     # msg95 6: queries cannot tell the push (no tracking ref, no remote asked): said why
     _, stderr = slow_rank(clone)
     assert stderr.splitlines(keepends=True)[0] == (
-        "warning: refs/notes/kistore holds only this clone's own attestations: no remote's "
-        "notes were fetched into it (git clone and git pull do not fetch them; a remote "
-        "holding none makes this clone the only holder: `kistore notes push REMOTE` gives it "
-        "yours; a plain `git push` of them leaves no trace here, no tracking ref, and queries "
+        "warning: refs/notes/kistore holds only this repository's own attestations: no "
+        "remote's notes were fetched into it (git clone and git pull do not fetch them; a "
+        "remote holding none makes this repository the only holder: `kistore notes push "
+        "REMOTE` gives it yours; a plain `git push` of them leaves no trace here, no "
+        "tracking ref, and queries "
         "ask no remote: `kistore notes fetch REMOTE` records them as the remote's): the "
         "remote's attestations (withdrawals, reruns) are not applied to this answer; "
         "`kistore notes fetch origin` fetches them\n")
@@ -339,7 +340,7 @@ def test_g5_a_first_notes_push_by_plain_git_lets_publishing_pass(index, tmp_path
     noted(Store(third), "mine")
     refused = kistore(third, "site", "build", str(tmp_path / "site3"))
     assert refused.exit_code == 1
-    assert "holds only this clone's own attestations" in refused.stderr
+    assert "holds only this repository's own attestations" in refused.stderr
     assert "run `kistore notes fetch origin`" in refused.stderr
 
 

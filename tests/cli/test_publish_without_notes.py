@@ -179,13 +179,14 @@ def test_a_clone_with_only_its_own_notes_says_they_are_published(group, tmp_path
     result = kistore(path, "export", "--format", "jsonl", str(out))
     assert result.exit_code == 0, result.output
     assert result.stderr.startswith(
-        "warning: refs/notes/kistore holds only this clone's own attestations: no remote's "
-        "notes were fetched into it (git clone and git pull do not fetch them; a remote "
-        "holding none makes this clone the only holder: `kistore notes push REMOTE` gives it "
-        "yours; a plain `git push` of them leaves no trace here, no tracking ref, and queries "
+        "warning: refs/notes/kistore holds only this repository's own attestations: no "
+        "remote's notes were fetched into it (git clone and git pull do not fetch them; a "
+        "remote holding none makes this repository the only holder: `kistore notes push "
+        "REMOTE` gives it yours; a plain `git push` of them leaves no trace here, no "
+        "tracking ref, and queries "
         "ask no remote: `kistore notes fetch REMOTE` records them as the remote's): the "
         "remote's community attestations are left out (no key is trusted at "
-        "HEAD, so none could withdraw or verify a run); this clone's own attestations are "
+        "HEAD, so none could withdraw or verify a run); this repository's own attestations are "
         f"published; `{FETCH}` fetches them\n"), result.stderr
     assert [row["effect"] for row in exported(out, "attestations")] == ["community"]
 
