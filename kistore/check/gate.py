@@ -933,9 +933,25 @@ def _re_added(repo: pygit2.Repository, commits: Iterable[Any], base_tree: pygit2
 
 
 def _already_present(re_added: Iterable[tuple[str, str, Any]]) -> list[Finding]:
-    """KI406 (info) per object a commit of the range re-adds (:func:`_re_added`)."""
+    """KI406 (info) per object a commit of the range re-adds (:func:`_re_added`).
+
+    A merge that takes the object, byte for byte, from a parent other than its first
+    re-adds nothing: ``git merge main`` on a branch brings what main added since the fork,
+    which BASE holds (fresh00 LOW: every such object was listed as a re-add, 8 lines of
+    noise); a side branch's own re-add is told at that side commit. KI425 still weighs
+    them all (:func:`_citations_moved`).
+    """
     return [Finding(ALREADY_PRESENT, f"commit {str(commit.id)[:12]} re-adds an object the "
-                    "base already holds (no-op)", file=path) for path, _, commit in re_added]
+                    "base already holds (no-op)", file=path) for path, blob, commit in re_added
+            if not any(_holds(parent.tree, path, blob) for parent in commit.parents[1:])]
+
+
+def _holds(tree: pygit2.Tree, path: str, blob: str) -> bool:
+    """Whether ``tree`` holds git blob ``blob`` (40 hex) at ``path``."""
+    try:
+        return str(tree[path].id) == blob
+    except KeyError:
+        return False
 
 
 def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str, Any]],

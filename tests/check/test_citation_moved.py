@@ -176,6 +176,26 @@ def test_an_independent_re_add_that_moves_nothing_stays_ki406_info(tmp_path):
     assert cite(Store(path), RUN).commit == a
 
 
+def test_main_merged_into_the_branch_is_no_re_add_but_the_branch_s_own_re_add_is(tmp_path):
+    # fresh00 LOW: `git merge main` on pr listed every object main brought as a KI406
+    # "re-add" of the merge commit; BASE holds them and only the merge of BASE brings them
+    path = new_store(tmp_path / "store")
+    add(path, BUNDLE)
+    a = commit_all(path, "publish the record", day=2)
+    git(path, "checkout", "-q", "-b", "pr", f"{a}^")
+    (path / "README.md").write_text("branch work\n")
+    commit_all(path, "branch work", day=3)
+    git(path, "merge", "-q", "--no-edit", "--no-gpg-sign", "main", day=4)
+
+    findings = check_range(Store(path), "main..pr")
+
+    assert by_rule(findings, "KI406") == [] and errors(findings) == []
+    # the branch's own re-add of an identical manifest keeps its KI406, at its commit only
+    path, _, b = pr_merging_main(tmp_path / "readd", re_add_day=3)
+    said = [f.message for f in by_rule(check_range(Store(path), "main..pr"), "KI406")]
+    assert said and all(m.startswith(f"commit {b[:12]} re-adds") for m in said), said
+
+
 def test_a_tie_in_time_goes_to_the_smaller_commit_id(tmp_path):
     # A and B both at day 2: the rule's tie-break, the same from every tip
     path, a, b = pr_merging_main(tmp_path, re_add_day=2)
