@@ -36,6 +36,7 @@ from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code, rule
 from ..git.blobs import head_commit, ref_commit
 from ..git.remotes import unknown_remote
 from ._history import ancestry
+from ._refs import REF_NOT_FAST_FORWARD, fast_forward_fix, protected_refs
 from .gate import RangeChecker, check_range, whole_history
 from .lineage import strict as strict_findings
 from .reach import landing_tips, push_base, push_destination, ref_tips, remote_tips
@@ -66,6 +67,11 @@ class Unpushed(NamedTuple):
             fetch is older than ``tip``'s commit (:func:`fetched_before`): the remote's main
             may have moved since, and its ``pre-receive`` judges from the real one; else
             None. :func:`check_unpushed` says it (KI433) when the range holds a merge.
+        rewrites: ``(REF, OLD)`` when the push is a non-fast-forward update of a protected
+            ref of the remote (:func:`kistore.check._refs.protected_refs` of ``remote``, as
+            ``pre-push`` judges it): the branch's destination REF, whose tip as last fetched
+            is OLD and not an ancestor of ``tip``; else None. :func:`check_unpushed` says it
+            as KI407, as the hook refuses it.
     """
 
     ref: str
@@ -73,6 +79,7 @@ class Unpushed(NamedTuple):
     tip: str
     first: str
     stale: str | None = None
+    rewrites: tuple[str, str] | None = None
 
 
 def unpushed_refs(store: Store, remote: str) -> list[Unpushed]:
@@ -95,16 +102,17 @@ def unpushed_refs(store: Store, remote: str) -> list[Unpushed]:
     repo = store.repo
     held = remote_tips(repo, remote)
     landing = landing_tips(repo, remote)
+    protected = protected_refs(store, remote)
     found: list[Unpushed] = []
     tips: set[str] = set()
     for name, tip in ref_tips(repo, "refs/heads/", "refs/tags/"):
-        entry = _unpushed(repo, name, tip, held, landing, remote)
+        entry = _unpushed(repo, name, tip, held, landing, remote, protected)
         if entry is not None:
             found.append(entry)
             tips.add(entry.tip)
     head = head_commit(repo)  # None: unborn; guarded: libgit2 loops on a cut loose HEAD
     if head is not None and str(head.id) not in tips:
-        entry = _unpushed(repo, "HEAD", str(head.id), held, landing, remote)
+        entry = _unpushed(repo, "HEAD", str(head.id), held, landing, remote, protected)
         if entry is not None:
             found.append(entry)
     return found
@@ -161,9 +169,12 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
     require_remote(store, remote)
     verdicts = []
     carriers: dict[str, list[str]] = {}  # a finding's line -> the refs carrying it
-    for ref, base, tip, first, stale in unpushed_refs(store, remote):
-        found = (check_range(store, f"{base}..{tip}", checkers=checkers) if base
-                 else whole_history(store, tip))
+    for ref, base, tip, first, stale, rewrites in unpushed_refs(store, remote):
+        if rewrites is not None:  # pre-push refuses it so, judging no range (fresh00b LOW)
+            found = [_rewritten(ref, rewrites, tip)]
+        else:
+            found = (check_range(store, f"{base}..{tip}", checkers=checkers) if base
+                     else whole_history(store, tip))
         if stale is not None and base and _merges(store, base, tip):
             found = [_stale_main(ref, stale, base, remote), *found]  # said first
         verdicts.append(RefVerdict(ref, first, strict_findings(found) if strict else found))
@@ -299,19 +310,24 @@ def require_remote(store: Store, remote: str) -> None:
 
 
 def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str],
-              landing: list[str], remote: str) -> Unpushed | None:
+              landing: list[str], remote: str, protected: set[str]) -> Unpushed | None:
     """Return the :class:`Unpushed` of ``name`` when ``tip`` has a commit no ``held`` reaches.
 
     A branch is taken as pushed to the remote branch ``git push REMOTE BRANCH`` updates
     (:func:`kistore.check.reach.push_destination`: its own name, or its configured upstream
     under ``push.default=upstream``), whose tip is that branch's remote-tracking ref; any
-    other ref as new to the remote.
+    other ref as new to the remote. When that destination is in ``protected`` and ``tip``
+    does not descend from its tip, the entry's ``rewrites`` says so (KI407 in pre-push).
     """
     old = None
+    rewrites = None
     if name.startswith("refs/heads/"):
         to = push_destination(repo, name.removeprefix("refs/heads/"), remote)
         tracked = ref_commit(repo, f"refs/remotes/{remote}/{to}")
         old = str(tracked.id) if tracked is not None else None
+        if old is not None and f"refs/heads/{to}" in protected and old != tip \
+                and not repo.descendant_of(tip, old):
+            rewrites = (f"refs/heads/{to}", old)
     sent = push_base(repo, tip, old, held, landing)
     if sent is None:
         return None
@@ -320,7 +336,21 @@ def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str],
         # judged from the remote's main as last fetched (a new ref, a force-push)
         stale = next(ref for ref in (f"refs/remotes/{remote}/main", f"refs/remotes/{remote}/HEAD")
                      if ref_commit(repo, ref) is not None)
-    return Unpushed(name, sent[0], tip, sent[1], stale)
+    return Unpushed(name, sent[0], tip, sent[1], stale, rewrites)
+
+
+def _rewritten(ref: str, rewrites: tuple[str, str], tip: str) -> Finding:
+    """KI407 for a push of ``ref`` that rewrites the protected ref ``rewrites`` names.
+
+    Worded as the ``pre-push`` hook's refusal (:func:`kistore.check.gate.check_updates`),
+    naming the local branch when the destination has another name (``push.default=upstream``).
+    """
+    dest, old = rewrites
+    via = "" if dest == ref else f", where a push of {ref} goes,"
+    return Finding(REF_NOT_FAST_FORWARD, f"non-fast-forward update {old[:12]}..{tip[:12]} of "
+                   f"{dest}{via} refused", extra={"ref": dest, "old": old, "new": tip,
+                                                  "pushed": ref},
+                   fix=fast_forward_fix(dest, tip))
 
 
 def fetched_before(repo: pygit2.Repository, remote: str, tip: str) -> bool:

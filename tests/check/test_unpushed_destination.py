@@ -23,6 +23,7 @@ import pygit2
 from click.testing import CliRunner
 
 from kistore.check._rules import OBJECT_DIGEST_MISMATCH
+from kistore.check.gate import check_updates
 from kistore.check.reach import push_destination
 from kistore.check.unpushed import RefVerdict, push_advice, unpushed_refs
 from kistore.cli import main as cli
@@ -142,3 +143,37 @@ def test_the_closing_note_agrees_with_one_or_more_clean_refs():
         "fix it as" in many
     one = push_advice([bad, clean[0]], "origin") or ""
     assert "; refs/heads/c0 carries no error but waits for it; fix it as" in one
+
+
+def test_a_non_fast_forward_of_the_remote_main_under_upstream_is_ki407_as_pre_push_says(
+        tmp_path):
+    """fresh00b LOW: `rel` tracks server/main under push.default=upstream, one commit on
+    main~1: `git push -f server` sends it to main, which pre-push refuses as KI407;
+    `check --unpushed server` said "refs/heads/rel: ok". It now says the same KI407."""
+    path = tmp_path / "clone"
+    made = CliRunner().invoke(cli, ["init", str(path)])
+    assert made.exit_code == 0, made.output
+    git(tmp_path, "init", "-q", "--bare", str(tmp_path / "server.git"))
+    git(path, "remote", "add", "server", str(tmp_path / "server.git"))
+    commit(path, "m0")
+    old = commit(path, "m1")
+    git(path, "push", "-q", "--no-verify", "server", "main")
+    git(path, "fetch", "-q", "server")
+    git(path, "checkout", "-q", "-b", "rel", "--track", "server/main")
+    git(path, "reset", "-q", "--hard", "HEAD~1")
+    new = commit(path, "r1")
+    git(path, "config", "push.default", "upstream")
+
+    result = _check(path, "--unpushed", "server")
+
+    assert result.exit_code == 1, result.output
+    said = " ".join(result.output.split())
+    assert f"error KI407 protected-ref-rewritten: non-fast-forward update {old[:12]}.." \
+        f"{new[:12]} of refs/heads/main, where a push of refs/heads/rel goes, refused" \
+        in said, result.output
+    assert "refs/heads/rel: ok" not in said
+    hook = check_updates(Store(path), [(old, new, "refs/heads/main")], remote="server")
+    assert [f.rule.id for f in hook] == ["KI407"]  # what pre-push says of that push
+    # under git's default the branch goes to its own name, a new ref: no KI407
+    git(path, "config", "push.default", "simple")
+    assert "KI407" not in _check(path, "--unpushed", "server").output
