@@ -31,6 +31,15 @@ INHERITED = (("implementationDigest", "Implementation"), ("workloadDigest", "Wor
 UNCLEAR = "UNCLEAR"
 """How a licence the data's rights are not known for starts (``SOURCE.md``'s word)."""
 
+UNCLEAR_FLAG = "(!) rights unclear"
+"""The caution before an unclear licence, on the run page (its badge) and in ``show``."""
+
+UPSTREAM_ANNOTATION = ANNOTATION + "upstream"
+"""The annotation an importer records the upstream copy in (``repo@commit``)."""
+
+OBSERVED_BASIS_ANNOTATION = ANNOTATION + "observed-at-basis"
+"""The annotation saying what a run's ``observedAt`` is when it is not a measurement time."""
+
 
 class Licence(NamedTuple):
     """One licence a run's page states, and which manifest states it.
@@ -59,6 +68,18 @@ class Licence(NamedTuple):
         """
         return self.text.lstrip().casefold().startswith(UNCLEAR.casefold())
 
+    def said(self) -> str:
+        """Return the licence as the run page's Licence line says it, in plain text.
+
+        ``(!) rights unclear UNCLEAR: ... (stated by this run)``; an inherited one says
+        ``(stated by its Implementation NAME, which this run names)`` (the words of the
+        site's ``licence`` macro, so ``show`` and the page agree: fresh00c M1).
+        """
+        flag = f"{UNCLEAR_FLAG} " if self.unclear else ""
+        who = ("stated by this run" if self.own
+               else f"stated by its {self.kind} {self.name}, which this run names")
+        return f"{flag}{self.text} ({who})"
+
     def to_json(self) -> dict[str, Any]:
         """Return ``{license, kind, name, digest, own, unclear}``."""
         return {"license": self.text, "kind": self.kind, "name": self.name,
@@ -74,8 +95,22 @@ def licence_of(metadata: Mapping[str, Any] | None) -> str | None:
     Returns:
         The ``kernelindex.dev/license`` annotation when it is a non-empty string.
     """
+    return annotation_of(metadata, LICENSE_ANNOTATION)
+
+
+def annotation_of(metadata: Mapping[str, Any] | None, key: str) -> str | None:
+    """Return the annotation ``key`` of a manifest's metadata, or None when it has none.
+
+    Args:
+        metadata: a manifest's ``metadata`` object (None: no metadata read).
+        key: the full annotation key (:data:`UPSTREAM_ANNOTATION` ...).
+
+    Returns:
+        Its value when it is a non-empty string, else None (a contributor's metadata may
+        hold anything there).
+    """
     annotations = (metadata or {}).get("annotations")
-    text = annotations.get(LICENSE_ANNOTATION) if isinstance(annotations, Mapping) else None
+    text = annotations.get(key) if isinstance(annotations, Mapping) else None
     return text if isinstance(text, str) and text.strip() else None
 
 

@@ -160,6 +160,45 @@ class RunPage(NamedTuple):
         more = f" and {len(tied) - 3} more" if len(tied) > 3 else ""
         return f", tied with {', '.join(tied[:3])}{more}"
 
+    def _basis(self) -> str:
+        """Return `` (BASIS)`` when the run says what its ``observedAt`` is, else ``""``.
+
+        KernelBench's files record no measurement time: its runs' ``observedAt`` is the date
+        of the upstream commit that last changed the file, which the importer records in
+        ``kernelindex.dev/observed-at-basis`` (fresh00c M1: ``show`` said only a time).
+        """
+        # Lazy: only the text page says it.
+        from ..core.licences import OBSERVED_BASIS_ANNOTATION, annotation_of
+
+        basis = annotation_of(self.manifest.metadata, OBSERVED_BASIS_ANNOTATION)
+        return f" ({basis})" if basis is not None else ""
+
+    def _provenance(self) -> list[str]:
+        """Return the lines saying where the run's data came from and on what terms.
+
+        What the site's run page says in its Provenance and Licence sections (fresh00c M1:
+        ``show`` left out an ``Internal testing only; do not republish`` licence):
+
+        * ``licence``, one line for each :func:`kistore.core.licences.run_licences` states,
+          in the page's words (:meth:`~kistore.core.licences.Licence.said`), or
+          ``none recorded``;
+        * ``upstream`` (``repo@commit``) and ``source file``, when the run records them.
+        """
+        # Lazy: only the text page says these (``show --json`` has the metadata as is).
+        from ..core.licences import UPSTREAM_ANNOTATION, annotation_of, run_licences
+        from ..core.provenance import ANNOTATION
+
+        metadata = self.manifest.metadata
+        out = []
+        said = [x.said() for x in run_licences(self.manifest, self.related)]
+        out += [f"  licence         {x}" for x in said or ["none recorded"]]
+        for label, key in (("upstream", UPSTREAM_ANNOTATION),
+                           ("source file", ANNOTATION + "source-file")):
+            value = annotation_of(metadata, key)
+            if value is not None:
+                out.append(f"  {label:<15} {value}")
+        return out
+
     def lines(self, listed: Sequence[tuple[dict[str, Any], Any]] | None = None) -> list[str]:
         """Return the page as text lines (no trailing newlines), identity first.
 
@@ -183,7 +222,8 @@ class RunPage(NamedTuple):
                f"  source          {d['source'] or NO_SOURCE}, external id "
                f"{d['externalId'] or '-'}",
                f"  status          {r.status}",
-               f"  observed        {_observed(d['observedAt'])}"]
+               f"  observed        {_observed(d['observedAt'])}{self._basis()}",
+               *self._provenance()]
         if row.latency_ns is not None:
             out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns)}")
         low = self.implausible_latency()

@@ -591,12 +591,19 @@ def cases_text(spec: dict[str, Any]) -> str | None:
     return ", ".join(f"{k}={v}" for k, v in sorted(axes.items()))
 
 
-def _cases_order(text: str | None) -> tuple[Any, ...]:
-    """Sort key of :func:`cases_text`: numbers as numbers (M=8 before M=64)."""
+def natural_key(text: str | None) -> tuple[Any, ...]:
+    """Return the sort key of a name read as people read it: numbers as numbers.
+
+    Each run of digits compares as its number, the rest as text (``M=8`` before ``M=64``,
+    ``10_HingeLoss`` before ``100_HingeLoss``: fresh00c L3, where text order listed
+    ``100_`` before ``10_``); the text itself breaks the ties numbers leave (``01`` and
+    ``1``), so the order is total and the same on every build. None sorts first.
+    """
     if text is None:
-        return ()
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part)
-                 for part in re.split(r"(\d+)", text) if part)
+        return ((), "")
+    parts = re.split(r"(\d+)", text)  # the digit runs at odd places (Unicode \d: int reads them)
+    return (tuple((0, int(part), "") if odd % 2 else (1, 0, part)
+                  for odd, part in enumerate(parts) if part), text)
 
 
 def _protocol_brief(snap: Snapshot, digest: str | None) -> dict[str, Any]:
@@ -655,9 +662,14 @@ def _workload_rows(snap: Snapshot, items: Iterable[tuple[str, list[Record]]]
 
 
 def _by_label(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Workload rows in reading order: suite, label, cases (numbers as numbers), digest."""
-    return sorted(rows, key=lambda w: (w["suite"] or "~", w["label"],
-                                       _cases_order(w["cases"]), w["digest"]))
+    """Workload rows in reading order: suite, collection, label, cases, digest.
+
+    Collection, label and cases by :func:`natural_key` (numbers as numbers: KernelBench's
+    ``level1`` ``10_...`` before ``100_...``).
+    """
+    return sorted(rows, key=lambda w: (w["suite"] or "~", natural_key(w["collection"]),
+                                       natural_key(w["label"]), natural_key(w["cases"]),
+                                       w["digest"]))
 
 
 def _source(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:

@@ -540,3 +540,22 @@ def test_a_stored_workload_of_that_name_must_be_of_the_trace_definition_and_axes
     assert index.stored_workload("d", {"M": 2}) is None
     index.join_stored(lambda kind, name: None)
     assert index.stored_workload("d", {"M": 2}) is None
+
+
+@requires_data
+def test_a_board_run_s_mean_is_latency_ms_and_the_docs_say_it_is_a_geometric_mean():
+    # fresh00c M2: the board's latency_ms is the geometric mean over the kernel's workloads
+    # (SOURCE.md); the published record stores it as latencyNs.mean, so the docs must say it
+    plan = plan_import("sol-execbench", [str(BOARDS[10])])
+    rows = json.loads(BOARDS[10].read_text())["response"]["data"]["rankings"]
+    runs = [d for r in plan.records for d in r.build() if d["kind"] == "BenchmarkRun"]
+    assert len(runs) == len(rows)
+    for doc, row in zip(runs, rows, strict=True):
+        assert doc["spec"]["timing"] == {"latencyNs": {"mean": ms_to_ns(row["latency_ms"])},
+                                         "primaryStatistic": "mean"}
+    source = (DATA / "sol-execbench/SOURCE.md").read_text()
+    assert "`latency_ms` is the geometric mean of the per-workload latencies" in source
+    for doc in ("importers.md", "export.md"):
+        text = " ".join((ROOT / "docs" / doc).read_text().split())
+        assert ("the board's `latency_ms`: the geometric mean" in text if doc == "export.md"
+                else "**This `mean` is a geometric mean**" in text), doc

@@ -80,14 +80,14 @@ def test_templates_autoescape_every_value():
 
 
 def test_cases_text_tells_workloads_of_one_definition_apart():
-    from kistore.site.pages import _cases_order, cases_text
+    from kistore.site.pages import cases_text, natural_key
 
     assert cases_text({"cases": [{"axes": {"M": 176, "B": 2}}]}) == "B=2, M=176"
     assert cases_text({"cases": [{"axes": {"M": 1}}, {"axes": {"M": 16}}]}) == "2 cases"
     assert cases_text({"cases": [{"uuid": "x"}]}) is None
     assert cases_text({"cases": []}) is None and cases_text({}) is None
     shown = ["M=64", "M=8", "M=176", "M=1"]
-    assert sorted(shown, key=_cases_order) == ["M=1", "M=8", "M=64", "M=176"]
+    assert sorted(shown, key=natural_key) == ["M=1", "M=8", "M=64", "M=176"]
 
 
 def test_identity_says_a_board_submission_in_the_published_pages_words():
