@@ -136,20 +136,7 @@ def test_a_branch_whose_commit_landed_by_cherry_pick_is_told_to_rebase(runner, p
     assert head(published) not in (fork, landed)
     git(published, "checkout", "-q", "pr")
     add_env(runner, published, tmp_path, "NVIDIA A100", "-m", "add d")
-    result = invoke(runner, published, "check", "main..pr")
-    assert result.exit_code == 1
-    assert ("main has 1 commit(s) the branch lacks since they forked at "
-            f"{fork[:12]}, and holds the change of 1 commit(s) of the branch already" in
-            result.output)
-    assert "rebase onto it (`git rebase main`), which leaves those commits out" in (
-        result.output)
-    assert "fix KI404 (1 finding): rebase onto main (`git rebase main`), not a merge" in (
-        result.output)  # the fix line too, not "or merge" (fresh00b LOW)
-    subprocess.run(["git", "rebase", "-q", "main"], cwd=published, check=True,
-                   capture_output=True)  # the advice, as printed
-    assert git(published, "rev-list", "--count", "main..pr").strip() == "1"
-    again = invoke(runner, published, "check", "main..pr")
-    assert again.exit_code == 0, again.output
+    _told_to_rebase_and_rebased(runner, published, fork, landed=1)
 
 
 def test_a_branch_whose_commits_landed_squashed_is_told_to_rebase(runner, published,
@@ -168,15 +155,24 @@ def test_a_branch_whose_commits_landed_squashed_is_told_to_rebase(runner, publis
                    env={**os.environ, "GIT_COMMITTER_DATE": soon(2)})
     git(published, "checkout", "-q", "pr")
     add_env(runner, published, tmp_path, "NVIDIA L4", "-m", "add e")
+    _told_to_rebase_and_rebased(runner, published, fork, landed=2)  # git drops c and d
+
+
+def _told_to_rebase_and_rebased(runner, published, fork: str, landed: int) -> None:
+    """``check main..pr`` refuses (KI404) saying main holds ``landed`` of the branch's
+    commits and advising the rebase only; the rebase run as printed leaves the branch's one
+    new commit, which checks clean."""
     result = invoke(runner, published, "check", "main..pr")
     assert result.exit_code == 1
     assert ("main has 1 commit(s) the branch lacks since they forked at "
-            f"{fork[:12]}, and holds the change of 2 commit(s) of the branch already" in
-            result.output)
-    assert "fix KI404 (1 finding): rebase onto main (`git rebase main`), not a merge" in (
+            f"{fork[:12]}, and holds the change of {landed} commit(s) of the branch "
+            "already" in result.output)
+    assert "rebase onto it (`git rebase main`), which leaves those commits out" in (
         result.output)
+    assert "fix KI404 (1 finding): rebase onto main (`git rebase main`), not a merge" in (
+        result.output)  # the fix line too, not "or merge" (fresh00b LOW)
     subprocess.run(["git", "rebase", "-q", "main"], cwd=published, check=True,
-                   capture_output=True)  # the advice, as printed: git drops c and d
+                   capture_output=True)  # the advice, as printed
     assert git(published, "rev-list", "--count", "main..pr").strip() == "1"
     again = invoke(runner, published, "check", "main..pr")
     assert again.exit_code == 0, again.output

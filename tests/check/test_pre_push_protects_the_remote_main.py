@@ -21,7 +21,7 @@ from kistore.check._refs import protected_refs
 from kistore.core.layout import NOTES_REF
 from kistore.store import Store
 
-from ..conftest import ROOT, git
+from ..conftest import ROOT, commit_all, git
 
 KISTORE = str(Path(sys.executable).with_name("kistore"))
 
@@ -34,10 +34,7 @@ def kistore_env(monkeypatch):
 def commit(path: Path, name: str) -> str:
     """Commit one new file outside the store on the checked-out branch; return its id."""
     (path / name).write_text(f"{name}\n")
-    git(path, "add", name)
-    git(path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--no-verify",
-        "-m", name)
-    return git(path, "rev-parse", "HEAD").strip()
+    return commit_all(path, name)
 
 
 @pytest.fixture
