@@ -248,21 +248,36 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
     url = None
     if template is None or "{base}" in template:  # else the remote is not in the link
         url = _origin_url_by_git(store) if first_is_git(first) else origin_url(store)
-    try:
-        return citation_of(view, manifest, first, landing=landing, template=template,
-                           remote=parse_remote(url or ""),
-                           publisher=settings["publisher"],
-                           accessed=accessed or dt.datetime.now(dt.UTC).date(), schema=schema)
-    except StoreStateError as e:
-        if at is None or e.file != layout.SETTINGS_FILE:
-            raise
-        # --at reads that commit's kistore.toml: a setting just added to the work tree's
-        # is not it, and the message says which was read (fresh00 LOW)
-        raise StoreStateError(
-            f"{e.message}. With --at {at} the kistore.toml read is commit "
-            f"{str(store.commit(at).id)[:12]}'s, not the work tree's: a [cite] permalink "
-            "set since counts only without --at; with it, an `origin` remote on a web host "
-            "gives the link", file=f"{layout.SETTINGS_FILE} at {at}") from e
+    return citation_of(view, manifest, first, landing=landing, template=template,
+                       remote=parse_remote(url or ""),
+                       publisher=settings["publisher"],
+                       accessed=accessed or dt.datetime.now(dt.UTC).date(), schema=schema)
+
+
+def settings_read_at(store: Store, error: StoreStateError, at: str | None) -> StoreStateError:
+    """Return ``error`` of :func:`cite` saying which commit's ``kistore.toml`` was read.
+
+    ``cite --at OLD`` reads OLD's settings: a ``[cite] permalink`` just added to the work
+    tree's does not count there, and the refusal said only that none was set (fresh00 LOW).
+    ``show``'s Cite line keeps the plain words (its answer at a commit equals a checkout's).
+
+    Args:
+        store: the store cited from.
+        error: what :func:`cite` raised.
+        at: the ``--at`` revision, or None.
+
+    Returns:
+        ``error`` itself unless it is about :data:`kistore.core.layout.SETTINGS_FILE` and
+        ``at`` is given; then a :class:`StoreStateError` naming the commit read. Raises
+        what :meth:`Store.commit` raises for ``at`` (nothing: :func:`cite` read it already).
+    """
+    if at is None or error.file != layout.SETTINGS_FILE:
+        return error
+    return StoreStateError(
+        f"{error.message}. With --at {at} the kistore.toml read is commit "
+        f"{str(store.commit(at).id)[:12]}'s, not the work tree's: a [cite] permalink "
+        "set since counts only without --at; with it, an `origin` remote on a web host "
+        "gives the link", file=f"{layout.SETTINGS_FILE} at {at}")
 
 
 def marked_withdrawn(store: Store, citation: Citation, at: str | None = None, *,

@@ -57,7 +57,8 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..cite.citation import cite as build
-    from ..cite.citation import render
+    from ..cite.citation import render, settings_read_at
+    from ..core.errors import StoreStateError
 
     if as_json and fmt != "text":
         raise click.UsageError("--json prints the citation's facts; do not combine it with "
@@ -67,7 +68,10 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
 
     store = ctx.read_store(at)
     with explaining_misses(store, [ref], at, names_at_commits=True):
-        citation = build(store, ref, at=at, accessed=accessed.date() if accessed else None)
+        try:
+            citation = build(store, ref, at=at, accessed=accessed.date() if accessed else None)
+        except StoreStateError as e:
+            raise settings_read_at(store, e, at) from e
     warn_shared_names(store, [citation], at)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..cite.citation import remote_branches_holding
