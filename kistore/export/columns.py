@@ -111,7 +111,14 @@ RUNS = Table("runs", (
     _c("observedAt", TIMESTAMP, "`spec.observedAt`, when the run was measured (UTC)"),
     _c("primaryStatistic", STRING, "`spec.timing.primaryStatistic` as the run states it"),
     _c("latencyNs", LATENCY, "`spec.timing.latencyNs`: fields `mean`, `median`, `min`, "
-       "`max`, `std`, `geomean`, then each `pNN` some run states; null where a run has none",
+       "`max`, `std`, `geomean`, then each `pNN` some run states; null where a run has none. "
+       "Each field is as the run states it, and `mean` is not one statistic across sources: "
+       "KernelBench's is the arithmetic mean over `trials` runs, FlashInfer Trace's and "
+       "SOL-ExecBench local runs' the harness's mean latency of one workload, and a "
+       "SOL-ExecBench leaderboard run's (`source` `sol-execbench`, "
+       "`sourceNative.metrics.sol_score` set) the board's `latency_ms`: the geometric mean of "
+       "the per-workload latencies over the kernel's workloads, stored as `mean` as the "
+       "published record states it (docs/importers.md)",
        "ns"),
     _c("trials", INT, "`spec.timing.trials` (null when not stated)"),
     _c("comparisonKey", STRING, "the comparison key (docs/queries.md); null when a "
