@@ -34,6 +34,7 @@ from ..core import layout
 from ..core.errors import InputError, StoreStateError, printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code, rule
 from ..git.blobs import head_commit, ref_commit
+from ..git.refs import RefsUnreadable, common_git_dir
 from ..git.remotes import unknown_remote
 from ._history import ancestry
 from ._refs import REF_NOT_FAST_FORWARD, fast_forward_fix, protected_refs
@@ -377,9 +378,11 @@ def fetched_before(repo: pygit2.Repository, remote: str, tip: str) -> bool:
     own = Path(repo.path)
     dirs = [own]
     try:  # a linked work tree's git directory names the common one
-        dirs.append(own / (own / "commondir").read_text(encoding="utf-8").strip())
-    except (OSError, ValueError):
-        pass
+        common = common_git_dir(own)
+    except RefsUnreadable:  # a damaged commondir: this work tree's own FETCH_HEAD only
+        common = own
+    if common != own:
+        dirs.append(common)
     times = []
     for where in dirs:
         try:
