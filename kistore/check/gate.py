@@ -1133,8 +1133,9 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
                 if ref in protected:
                     findings.append(Finding(
-                        REF_NOT_FAST_FORWARD, f"{name} is at {old[:12]}, which this clone does not "
-                        "have: fetch and merge it before pushing", extra={"ref": ref, "old": old},
+                        REF_NOT_FAST_FORWARD, f"{name} is at {old[:12]}, which this repository "
+                        "does not have: fetch and merge it before pushing",
+                        extra={"ref": ref, "old": old},
                         fix=fast_forward_fix(ref, new)))
                     continue
                 old = ZERO
@@ -1246,8 +1247,8 @@ def _once(findings: list[Finding], *of: Rule) -> list[Finding]:
 
 NOTES_LINE_REMOVED = rule(
     "KI408", "notes-line-removed", ERROR,
-    "notes only grow: `kistore notes rebase REMOTE` rebuilds a clone's notes on REMOTE's, "
-    "which hold the removed line(s), with the clone's own lines, then push again (a "
+    "notes only grow: `kistore notes rebase REMOTE` rebuilds a repository's notes on REMOTE's, "
+    "which hold the removed line(s), with the repository's own lines, then push again (a "
     "withdrawal is answered by another attestation; lines a fetch removed here before "
     "kistore kept them: `kistore notes restore`)")
 NOTES_LINE_INVALID = rule(

@@ -2036,15 +2036,15 @@ class Store:
         found = check_clone_info_attributes(self.repo)
         if found and found[0].line is None:  # a FIFO, a device, too large: not read
             raise StoreStateError(
-                f"this clone's {INFO_ATTRIBUTES} {found[0].message}; nothing was written. "
-                "Remove it or make it a small regular file (it is this clone's own, never "
+                f"this repository's {INFO_ATTRIBUTES} {found[0].message}; nothing was written. "
+                "Remove it or make it a small regular file (it is this repository's own, never "
                 "committed), then `git checkout -- store/` to restore any file it converted "
                 "(`kistore verify` reports it: KI116)", file=INFO_ATTRIBUTES)
         if found:
             raise StoreStateError(
-                f"this clone's {INFO_ATTRIBUTES} lets git convert store/ (`{found[0].found}`"
+                f"this repository's {INFO_ATTRIBUTES} lets git convert store/ (`{found[0].found}`"
                 ", which wins over .gitattributes' store/** line); nothing was "
-                "written. Remove that line (the file is this clone's own, never committed), "
+                "written. Remove that line (the file is this repository's own, never committed), "
                 "then `git checkout -- store/` to restore any file it converted (`kistore "
                 "verify` reports it: KI116)", file=INFO_ATTRIBUTES, line=found[0].line)
         if self.repo.head_is_unborn:
