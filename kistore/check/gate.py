@@ -421,13 +421,22 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
 def _pair_then(other: str) -> str:
     """Return the last clause of the fix of a case pair's brought file beside ``other``.
 
-    Another name fits a file whose name is free (a directory, a names file of another
-    metadata.name); an object's or a metadata file's name is its digest, which ``other``
-    holds already: its copy has no name to take (fresh00b LOW: "give it another name").
+    Another name fits a file whose name is free (outside ``store/``: ``readme.md`` beside
+    ``README.md``); an object's or a metadata file's name is its digest, a names file's the
+    ``metadata.name`` it records (lower case, as every name under ``store/``), which
+    ``other`` holds already: its copy has no name to take (fresh00b LOW, low01: "give it
+    another name").
     """
     if layout.digest_from_path(other) is not None:
         return ("nothing else is to be written or removed for it: an object's or metadata "
                 f"file's name is its digest, and {other} holds that name already")
+    if other.startswith(layout.NAMES_DIR + "/"):
+        return ("nothing else is to be written or removed for it: a names file's name is "
+                f"the metadata.name it records, in lower case, and {other} holds that name "
+                "already")
+    if (other + "/").startswith(layout.STORE_DIR + "/"):
+        return ("nothing else is to be written or removed for it: every name under store/ "
+                f"is the layout's, in lower case, and {other} holds that name already")
     return "or, to keep it, give it a name no other path of its directory has in any case"
 
 
