@@ -8,6 +8,12 @@ module and ``kistore/__init__.py`` import nothing but ``signal`` and ``sys``, so
 before it is the interpreter's own start-up (before Python takes SIGINT a Ctrl-C ends the
 process by the signal, as a shell reports 130; a Ctrl-C while Python imports its ``site``
 module is Python's "Fatal Python error", which no package's code can reach).
+
+A Ctrl-C is never lost while starting (low01): where Python ignores what a handler raises
+(a weakref callback, importlib's module-lock ``cb`` among them, or a finaliser: it printed
+"Exception ignored in ..." and the command went on) or a bare ``except:`` swallows it, the
+handler has already armed a 10 ms SIGALRM that brings it back, ``run`` asks once the
+command line is imported, and ``sys.unraisablehook`` keeps Python's traceback of it unsaid.
 """
 
 from __future__ import annotations
@@ -22,10 +28,71 @@ STARTING = "interrupted while starting: nothing was read or written\n"
 """What a Ctrl-C before the command runs prints on stderr."""
 
 
+class _Interrupted(SystemExit):
+    """A Ctrl-C while starting: a SystemExit, so that what lets an exit through lets it through."""
+
+
+_seen: list[int] = []
+"""The signals :func:`_interrupted_while_starting` took (non-empty: a Ctrl-C came)."""
+
+
+def swallows(code: object) -> bool:
+    """Return whether Python ignores an exception raised in ``code`` (a frame's code object).
+
+    A finaliser (``__del__``) and importlib's weakref callback that drops a module lock
+    (``cb`` in ``<frozen importlib._bootstrap>``): Python prints "Exception ignored in" and
+    goes on, so an exception a signal handler raises there is lost (and raised part-way
+    through ``cb`` it would leave importlib's lock table half-updated).
+    """
+    name = str(getattr(code, "co_name", ""))
+    file = str(getattr(code, "co_filename", ""))
+    return name == "__del__" or (name == "cb" and file == "<frozen importlib._bootstrap>")
+
+
 def _interrupted_while_starting(signum: int, frame: object) -> None:
-    """SIGINT handler while the command line is imported: one line, exit 130."""
+    """SIGINT (and its SIGALRM echo) while the command line is imported: end the start.
+
+    Notes the Ctrl-C and arms a 10 ms SIGALRM to this handler first, so that it comes back
+    if what it raises is swallowed (a bare ``except:``, a weakref callback); in a frame
+    :func:`swallows` names it raises nothing and waits for that echo. :func:`run` says the
+    one line and exits 130.
+
+    Raises:
+        _Interrupted: the start is over (exit 130, said by :func:`run`).
+    """
+    _seen.append(signum)
+    signal.signal(signal.SIGALRM, _interrupted_while_starting)
+    signal.setitimer(signal.ITIMER_REAL, 0.01)
+    caller = frame
+    while caller is not None:
+        if swallows(getattr(caller, "f_code", None)):
+            return
+        caller = getattr(caller, "f_back", None)
+    raise _Interrupted(INTERRUPTED)
+
+
+def _unraisable(previous: object) -> object:
+    """``sys.unraisablehook`` that says nothing of a start-up Ctrl-C (its echo comes back)."""
+
+    def hook(unraisable: object) -> None:
+        if isinstance(getattr(unraisable, "exc_value", None), _Interrupted):
+            return
+        previous(unraisable)  # type: ignore[operator]
+
+    return hook
+
+
+def _stop_starting() -> None:
+    """Say the start-up Ctrl-C (one line) and exit 130; no echo of it is left armed.
+
+    Raises:
+        SystemExit: :data:`INTERRUPTED`.
+    """
+    for number in (signal.SIGINT, signal.SIGALRM):  # a second Ctrl-C: the same exit
+        signal.signal(number, signal.SIG_IGN)
+    signal.setitimer(signal.ITIMER_REAL, 0)
     sys.stderr.write(STARTING)
-    raise SystemExit(INTERRUPTED)
+    raise SystemExit(INTERRUPTED) from None
 
 
 def run() -> None:
@@ -47,29 +114,34 @@ def run() -> None:
     ours = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     if ours:
         signal.signal(signal.SIGINT, _interrupted_while_starting)
-    # Lazy: a builtin module, imported once SIGINT is ours (the module imports only signal).
-    import gc
-
-    gc.disable()
+        sys.unraisablehook = _unraisable(sys.unraisablehook)  # type: ignore[assignment]
     try:
-        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-        from .cli import main
-    except KeyboardInterrupt:  # a SIGINT raised by hand, or not ours to take
-        sys.stderr.write(STARTING)
-        raise SystemExit(INTERRUPTED) from None
-    finally:
-        # What is loaded so far (the interpreter's start, click, the command line) lives as
-        # long as the process: frozen, no collection walks it again while the command loads
-        # and runs (~5 ms of a fresh `show`: issue 22, docs/speed.md)
-        gc.freeze()
-        gc.enable()
-    # Lazy: as the command line, once SIGINT is ours (neither module imports pygit2).
-    from .git import ca_bundle, watchdog
+        # Lazy: a builtin module, imported once SIGINT is ours (the module imports only signal).
+        import gc
 
+        gc.disable()
+        try:
+            # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+            from .cli import main
+        finally:
+            # What is loaded so far (the interpreter's start, click, the command line) lives
+            # as long as the process: frozen, no collection walks it again while the command
+            # loads and runs (~5 ms of a fresh `show`: issue 22, docs/speed.md)
+            gc.freeze()
+            gc.enable()
+        # Lazy: as the command line, once SIGINT is ours (neither module imports pygit2).
+        from .git import ca_bundle, watchdog
+
+        if _seen:  # a Ctrl-C whose exit something swallowed, not yet come back
+            raise _Interrupted(INTERRUPTED)
+    except (KeyboardInterrupt, _Interrupted):  # KeyboardInterrupt: raised by hand, not ours
+        _stop_starting()
     watchdog.arm()  # a command stuck in libgit2 still stops on Ctrl-C and SIGTERM
     ca_bundle.arm()  # pygit2's import loads no CA bundle: kistore's HTTPS is git's (~106 M)
     try:
-        main()
+        main()  # its root takes SIGINT (and a pending echo's SIGALRM) from here
+    except _Interrupted:  # while click parsed the line or imported the subcommand
+        _stop_starting()
     finally:
         # The process ends here. Frozen, the objects of the ~150 modules a command loaded are
         # skipped by the collector's passes while the interpreter shuts down (~10 ms of a

@@ -1077,7 +1077,7 @@ def note_line_said(seen: Any, j: Judgement) -> NoteLineSaid:
         (f"it counts for nothing, and a push of notes holding it, at the tip or in their "
          "history, is refused (KI409): rebuild the notes without it on the remote's, "
          "`kistore notes rebase REMOTE` (REMOTE: where the notes are pushed, such as origin; "
-         "it keeps this clone's lines that verify), then `kistore notes push REMOTE`; "
+         "it keeps this repository's lines that verify), then `kistore notes push REMOTE`; "
          f"where the notes go to no remote, delete {place} in the editor `git notes "
          f"--ref={NOTES_REF} edit {blob}` opens; have its signer attest again with "
          "`kistore attest` if it was meant"))

@@ -367,12 +367,12 @@ def notes_lacking(store: Store, here: NotesHere | None = None) -> str | None:
 
 
 CANONICAL_NOT_FETCHED = ("the notes of {canonical}, the canonical remote, were never fetched "
-                         "into this clone, only those of {others}")
+                         "into this repository, only those of {others}")
 """Why the notes are lacking when only other remotes' (a fork's) were fetched (r91 F4)."""
 
 
 UNMERGED = ("{ref} holds notes of {remote} that {notes} does not: a plain `git fetch` "
-            "brought them there (a fetch refspec of this clone maps the notes to it) and "
+            "brought them there (a fetch refspec of this repository maps the notes to it) and "
             "merged nothing, and queries read {notes} alone")
 """Why the notes are lacking when a remote's tracking ref moved past ours (:func:`_merged`)."""
 
@@ -641,7 +641,7 @@ def _stale(store: Store, here: NotesHere, remote: str) -> str | None:
 
 
 PULLED = ("notes last fetched from {remote} {fetched}{none}; {how} brought {remote}'s "
-          "commits into this clone's branches since ({when}), by its URL (no branch of "
+          "commits into this repository's branches since ({when}), by its URL (no branch of "
           "{remote} moved, and no notes came): run `kistore notes fetch {typed}`")
 """What :func:`notes_stale` says of a pull by URL (:func:`_pulled_by_url`); ``how``: the
 command (``git pull ../srv.git main``) or ``a fetch of URL``."""
@@ -725,7 +725,7 @@ def _entries_since(git_dir: Path, since: float, kept: dict[str, str]
 
 
 MERGED_UNNAMED = ("notes last fetched from {remote} {fetched}{none}; a `git merge FETCH_HEAD` "
-                  "brought commits into this clone's branches since ({when}) from a fetch "
+                  "brought commits into this repository's branches since ({when}) from a fetch "
                   "FETCH_HEAD no longer names (a later fetch replaced it), so whose they were "
                   "cannot be told here: if {remote}'s (its URL), its notes are stale: run "
                   "`kistore notes fetch {typed}`")

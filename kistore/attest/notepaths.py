@@ -66,10 +66,10 @@ def paths_fix(remote: str | None = None) -> str:
     return ("keep one path per annotated object in refs/notes/kistore, named as git and "
             "kistore write it (lowercase hex, 2-digit fan-out directories, blobs of mode "
             "100644): push notes `kistore attest` and `kistore notes push` wrote, never a "
-            f"hand-made tree; a clone's own notes so made: `kistore notes rebase {typed}` "
-            f"rewrites them on {name}'s with one path per object and this clone's lines (it "
-            f"fetches {name}'s notes first; `git notes remove` would drop the note's valid "
-            f"lines too), then `kistore notes push {typed}`")
+            f"hand-made tree; a repository's own notes so made: `kistore notes rebase "
+            f"{typed}` rewrites them on {name}'s with one path per object and this "
+            f"repository's lines (it fetches {name}'s notes first; `git notes remove` would "
+            f"drop the note's valid lines too), then `kistore notes push {typed}`")
 
 
 NOTES_PATH_NOT_CANONICAL = rule("KI424", "notes-path-not-canonical", ERROR, paths_fix())

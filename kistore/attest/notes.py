@@ -1109,7 +1109,7 @@ def _on_canonical_branches(repo: pygit2.Repository, canonical: str | None, remot
     for name in names:
         with contextlib.suppress(pygit2.GitError, KeyError, ValueError):
             trees.append(repo.references[name].peel(pygit2.Commit).tree)
-    where = f"{canonical}, the canonical remote" if canonical else "this clone's branches"
+    where = f"{canonical}, the canonical remote" if canonical else "this repository's branches"
     held: dict[str, bool] = {}
 
     def on_canonical(obj: str, line: bytes) -> str | None:
@@ -1168,7 +1168,7 @@ def kept_message(repo: pygit2.Repository, remote: str, kept: dict[str, list[byte
             f"`kistore notes push {shlex.quote(remote)}` gives them back to {remote} when it "
             "accepts it")
     return (f"{remote}'s notes removed {sum(map(len, kept.values()))} attestation line(s) this "
-            f"clone holds, on {len(kept)} note(s): {named_notes(repo, kept)}; kept here, "
+            f"repository holds, on {len(kept)} note(s): {named_notes(repo, kept)}; kept here, "
             f"as notes only grow (KI408): a removal in {remote}'s notes history is never "
             f"applied. {remote} lacks them: {back}")
 
@@ -1353,8 +1353,8 @@ def adopt_pushed(store: Store, remote: str) -> bool:
     if why or theirs is None or not _holds(repo, repo.references.get(NOTES_REF), theirs):
         return False
     tracking = remote_ref(remote)
-    _git(repo, "update-ref", "-m", f"kistore: {remote}'s notes are this clone's (pushed by git)",
-         tracking, theirs)
+    _git(repo, "update-ref", "-m",
+         f"kistore: {remote}'s notes are this repository's (pushed by git)", tracking, theirs)
     _mark_fetched(repo, tracking)
     return True
 
@@ -1428,7 +1428,7 @@ def _refuse_not_a_commit(repo: pygit2.Repository, remote: str, tracking: str,
         raise StoreStateError(
             f"{named}, not merged {why}. Ask its maintainer to set {NOTES_REF} there back "
             "to a notes commit; your notes are unchanged")
-    back = (f"`git update-ref {NOTES_REF} {held}` (its notes as this clone last fetched "
+    back = (f"`git update-ref {NOTES_REF} {held}` (its notes as this repository last fetched "
             "them)" if held is not None else f"`git update-ref {NOTES_REF} NOTES-COMMIT` "
             "(its last notes commit: `git reflog " + NOTES_REF + "` there)")
     raise StoreStateError(
@@ -1968,10 +1968,10 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
                 _write_back(repo, scratch, _with(repo, scratch, added) if base is not None
                             else {obj: set(lines) for obj, lines in added.items()},
                             f"add back {sum(map(len, added.values()))} attestation line(s) "
-                            f"of this clone's on {named}'s notes (kistore notes rebase)"
+                            f"of this repository's on {named}'s notes (kistore notes rebase)"
                             if base is not None else
                             f"{sum(map(len, added.values()))} attestation line(s) of this "
-                            f"clone's, from an empty root ({named} holds no notes; kistore "
+                            f"repository's, from an empty root ({named} holds no notes; kistore "
                             "notes rebase)")
             new = str(repo.references[scratch].target)
             if _git(repo, "update-ref", "-m", f"kistore notes rebase {named}", NOTES_REF,

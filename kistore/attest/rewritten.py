@@ -121,7 +121,7 @@ def rewrite_message(remote: str, found: Rewrite, named: str) -> str:
         return head + ", though every attestation line they held is in its new history"
     count = sum(map(len, found.lost.values()))
     return (f"{head}, and with them {count} attestation line(s) on {len(found.lost)} "
-            f"note(s): {named}; this clone keeps them (notes only grow, KI408): `kistore "
+            f"note(s): {named}; this repository keeps them (notes only grow, KI408): `kistore "
             f"notes push {shlex.quote(remote)}` gives them back to {remote}, and tell its "
             "maintainer (install hooks/pre-receive there)")
 

@@ -155,9 +155,9 @@ def rebase_advice(remote: str | None) -> str:
         said to be the clone's name for this repository.
     """
     typed, name = remote_words(remote)
-    which = ", REMOTE being your clone's name for this repository" if remote is None else ""
+    which = ", REMOTE being your repository's name for this one" if remote is None else ""
     return (f"push a notes history without that commit (`kistore notes rebase {typed}` "
-            f"rebuilds a clone's notes on {name}'s without it{which}; `kistore notes fetch` "
+            f"rebuilds a repository's notes on {name}'s without it{which}; `kistore notes fetch` "
             "of a fork takes its lines, not its history)")
 
 
@@ -227,9 +227,9 @@ def restore_advice(remote: str | None) -> str:
         The fix naming ``kistore notes rebase REMOTE``. Raises nothing.
     """
     typed, name = remote_words(remote)
-    which = ", REMOTE being your clone's name for this repository" if remote is None else ""
-    return (f"notes only grow: `kistore notes rebase {typed}` rebuilds a clone's notes on "
-            f"{name}'s, which hold the removed line(s), and adds back the clone's own lines "
+    which = ", REMOTE being your repository's name for this one" if remote is None else ""
+    return (f"notes only grow: `kistore notes rebase {typed}` rebuilds a repository's notes on "
+            f"{name}'s, which hold the removed line(s), and adds back the repository's own lines "
             f"that verify{which}; then push again (a line to take back is answered by another "
             "attestation, a dispute)")
 

@@ -81,7 +81,7 @@ NOTES_REF_FIX = (
 (`git tag -d NAME`)", was printed for a notes ref)."""
 NOTES_FAST_FORWARD_FIX = (
     f"send {NOTES_REF} with `kistore notes push REMOTE`: it fetches the remote's notes, "
-    "merges this clone's lines onto them and pushes a fast-forward (a plain `git push` of "
+    "merges this repository's lines onto them and pushes a fast-forward (a plain `git push` of "
     "the notes ref does not merge, and --force is refused)")
 """KI407's fix for :data:`NOTES_REF` (fresh96 L10: the branch's "fetch, merge or rebase"
 advice was printed for the notes ref, which `kistore notes push` merges itself)."""

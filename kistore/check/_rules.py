@@ -350,8 +350,29 @@ def check_case_collisions(paths: Iterable[str]) -> list[Finding]:
             findings.append(Finding(
                 PATH_CASE_COLLISION, f"collides with {first} on a case-insensitive or "
                 "normalising file system (macOS, Windows)",
-                file=path, extra={"collides_with": first}))
+                file=path, extra={"collides_with": first}, fix=_copy_fix(path, first)))
     return findings
+
+
+def _copy_fix(path: str, other: str) -> str | None:
+    """Return the fix of a case pair under ``store/`` one path of which the layout lacks.
+
+    Every name under ``store/`` is the layout's (a digest, a kind, a name's shard, a
+    ``metadata.name``, all in lower case), so renaming either path is no fix: the one the
+    layout lacks (KI110 names it too) is a copy, and goes; the other is the stored file
+    (a names file's name is the ``metadata.name`` it records, low01). None (the rule's own
+    fix, rename or remove one) when both or neither are the layout's.
+    """
+    laid = [p for p in (path, other) if _in_layout(p)]
+    if len(laid) != 1:
+        return None
+    [kept] = laid
+    copy = other if kept == path else path
+    what = ("a names file's name is the metadata.name it records"
+            if kept.startswith(_NAMES_PREFIX) else "every name under store/ is the layout's")
+    return (f"remove {copy}, the path the layout does not have (KI110), and keep {kept}: "
+            f"{what}, in lower case, so renaming either is no fix; nothing else is to be "
+            "written or removed for it")
 
 
 @dataclass(frozen=True, slots=True)

@@ -421,13 +421,22 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
 def _pair_then(other: str) -> str:
     """Return the last clause of the fix of a case pair's brought file beside ``other``.
 
-    Another name fits a file whose name is free (a directory, a names file of another
-    metadata.name); an object's or a metadata file's name is its digest, which ``other``
-    holds already: its copy has no name to take (fresh00b LOW: "give it another name").
+    Another name fits a file whose name is free (outside ``store/``: ``readme.md`` beside
+    ``README.md``); an object's or a metadata file's name is its digest, a names file's the
+    ``metadata.name`` it records (lower case, as every name under ``store/``), which
+    ``other`` holds already: its copy has no name to take (fresh00b LOW, low01: "give it
+    another name").
     """
     if layout.digest_from_path(other) is not None:
         return ("nothing else is to be written or removed for it: an object's or metadata "
                 f"file's name is its digest, and {other} holds that name already")
+    if other.startswith(layout.NAMES_DIR + "/"):
+        return ("nothing else is to be written or removed for it: a names file's name is "
+                f"the metadata.name it records, in lower case, and {other} holds that name "
+                "already")
+    if (other + "/").startswith(layout.STORE_DIR + "/"):
+        return ("nothing else is to be written or removed for it: every name under store/ "
+                f"is the layout's, in lower case, and {other} holds that name already")
     return "or, to keep it, give it a name no other path of its directory has in any case"
 
 
@@ -1133,8 +1142,9 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
                 if ref in protected:
                     findings.append(Finding(
-                        REF_NOT_FAST_FORWARD, f"{name} is at {old[:12]}, which this clone does not "
-                        "have: fetch and merge it before pushing", extra={"ref": ref, "old": old},
+                        REF_NOT_FAST_FORWARD, f"{name} is at {old[:12]}, which this repository "
+                        "does not have: fetch and merge it before pushing",
+                        extra={"ref": ref, "old": old},
                         fix=fast_forward_fix(ref, new)))
                     continue
                 old = ZERO
@@ -1246,8 +1256,8 @@ def _once(findings: list[Finding], *of: Rule) -> list[Finding]:
 
 NOTES_LINE_REMOVED = rule(
     "KI408", "notes-line-removed", ERROR,
-    "notes only grow: `kistore notes rebase REMOTE` rebuilds a clone's notes on REMOTE's, "
-    "which hold the removed line(s), with the clone's own lines, then push again (a "
+    "notes only grow: `kistore notes rebase REMOTE` rebuilds a repository's notes on REMOTE's, "
+    "which hold the removed line(s), with the repository's own lines, then push again (a "
     "withdrawal is answered by another attestation; lines a fetch removed here before "
     "kistore kept them: `kistore notes restore`)")
 NOTES_LINE_INVALID = rule(

@@ -852,7 +852,7 @@ def shallow_cut(store: Store, base: Any, head: Any, base_rev: str, head_rev: str
     return Finding(
         replace(HISTORY_SHALLOW, severity=ERROR),
         f"{base_rev} ({str(base.id)[:12]}) is not in the history of {head_rev} "
-        f"({str(head.id)[:12]}) this clone holds: the clone is shallow and that history stops "
+        f"({str(head.id)[:12]}) this repository holds: it is shallow and that history stops "
         f"at {', '.join(m[:12] for m in met[:5])} before reaching it, so whether the range "
         "rewrites history cannot be told and nothing of the range was checked: fetch more "
         "history (`git fetch --unshallow`, or `git fetch --deepen=N` until BASE is reached) "

@@ -412,7 +412,7 @@ def _merges(store: Store, base: str, tip: str) -> bool:
 def _stale_main(ref: str, tracking: str, base: str | None, remote: str) -> Finding:
     """KI433: ``ref`` is judged from ``tracking``, this clone's copy of ``remote``'s main."""
     at = f"{base[:12]}, where it leaves " if base else ""
-    return Finding(STALE_MAIN, f"{ref} is judged from {at}{tracking}, this clone's copy of "
+    return Finding(STALE_MAIN, f"{ref} is judged from {at}{tracking}, this repository's copy of "
                    f"{remote}'s main as last fetched, before {ref}'s newest commit: {remote}'s "
                    "main may have moved since (a pull request merged meanwhile), and its "
                    "pre-receive judges the push from where it is now; run "

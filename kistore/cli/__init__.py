@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .._entry import swallows
 from ..core.errors import KistoreError
 from ..git import watchdog
 
@@ -422,6 +423,9 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
             getattr(handler, "__module__", None) == "kistore._entry":
         # the console script's quiet exit while starting: a Ctrl-C is now the command's
         signal.signal(signal.SIGINT, _terminated)
+    if getattr(signal.getsignal(signal.SIGALRM), "__module__", None) == "kistore._entry":
+        # the echo of a start-up Ctrl-C something swallowed (kistore._entry): the command's
+        signal.signal(signal.SIGALRM, _terminated)
     signal.signal(signal.SIGTERM, _terminated)
     _streams.guard()
     _escape_unencodable_output()
@@ -481,23 +485,12 @@ def _terminated(signum: int, frame: Any) -> None:
     watchdog.answered()  # the main thread runs Python: not stuck in C (review F3)
     caller = frame
     while caller is not None:
-        if _swallows(caller.f_code):
+        if swallows(caller.f_code):
             signal.signal(signal.SIGALRM, _terminated)
             signal.setitimer(signal.ITIMER_REAL, 0.01)
             return
         caller = caller.f_back
     raise KeyboardInterrupt
-
-
-def _swallows(code: Any) -> bool:
-    """Return whether Python ignores an exception raised in ``code`` (a frame's code object).
-
-    A finaliser (``__del__``) and importlib's weakref callback that drops a module lock
-    (``cb`` in ``<frozen importlib._bootstrap>``): Python prints "Exception ignored in" and
-    goes on, so a KeyboardInterrupt raised there is lost.
-    """
-    name, file = str(code.co_name), str(code.co_filename)
-    return name == "__del__" or (name == "cb" and file == "<frozen importlib._bootstrap>")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 WITHOUT_ATTESTATIONS = click.option(
     "--without-attestations", is_flag=True,
-    help=f"Publish even when this clone lacks {NOTES_REF} (git clone does not fetch it), "
+    help=f"Publish even when this repository lacks {NOTES_REF} (git clone does not fetch it), "
          "or fetched it before its branches (git pull does not), or the remote's notes "
          "moved since (asked with git ls-remote; this flag asks nothing): withdrawn runs "
          "are then ranked and no run is verified, or not those of attestations made since. "
@@ -280,7 +280,7 @@ def _require_unmoved(store: Store, doing: str, at: str, trusted: bool, here: Not
     if not trusted:
         click.echo(
             f"warning: {remote} holds no {NOTES_REF} now, though its notes were fetched "
-            f"here{when}: `kistore notes push {typed}` puts this clone's back"
+            f"here{when}: `kistore notes push {typed}` puts this repository's back"
             if asked.removed else
             f"warning: {remote}'s {NOTES_REF} moved since its notes were last fetched "
             f"here{when}: community attestations made there since are left out (no key is "
@@ -300,7 +300,7 @@ def _require_unmoved(store: Store, doing: str, at: str, trusted: bool, here: Not
         raise StoreStateError(
             f"refusing to {doing}: {remote} holds no {NOTES_REF} now, though its notes were "
             f"fetched here{when}: they were removed or replaced there (a fetch brings "
-            f"nothing back): run `kistore notes push {typed}`, which puts this clone's "
+            f"nothing back): run `kistore notes push {typed}`, which puts this repository's "
             f"notes back, and {doing} again")
     raise StoreStateError(
         f"refusing to {doing}: {remote}'s {NOTES_REF} moved since its notes were last "

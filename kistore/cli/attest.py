@@ -726,7 +726,7 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
         click.echo(f"{fetched.gained} attestation(s) gained from {remote}")
     if none_marker(Path(store.git_dir), remote).exists() and NOTES_REF in store.repo.references:
         click.echo(f"{printable(remote)} holds no attestation notes (`kistore notes push "
-                   f"{printable(remote)}` gives it this clone's)", err=True)
+                   f"{printable(remote)}` gives it this repository's)", err=True)
 
 
 @_remote_command("push")
@@ -761,7 +761,7 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
                    "pushed": True})
     else:
         click.echo(f"pushed refs/notes/kistore to {remote}, after merging the "
-                   f"{fetched.gained} attestation(s) {remote} had that this clone lacked")
+                   f"{fetched.gained} attestation(s) {remote} had that this repository lacked")
 
 
 @writes(True)
@@ -836,14 +836,14 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
     settings.refuse_other_version("kistore notes rebase")  # it writes our notes ref
     done = rebase(store, remote, note_line_judge(store, settings))
     _say_kept(store, remote, done.fetched)  # what its fetch did, as notes fetch says it
-    _say_left_out(store, done.left_out, "this clone's notes held")
+    _say_left_out(store, done.left_out, "this repository's notes held")
     count = sum(map(len, done.added.values()))
     if as_json:
         emit_json({"remote": remote, "base": done.base, "old": done.old, "added": count,
                    "gained": done.fetched.gained, "notes": sorted(done.added),
                    "leftOut": sum(map(len, done.left_out.values()))})
     elif done.base is None and done.old is None:
-        click.echo(f"{printable(remote)} holds no notes, nor does this clone: nothing to "
+        click.echo(f"{printable(remote)} holds no notes, nor does this repository: nothing to "
                    "rebuild")
     elif done.old == done.base:
         click.echo(f"{NOTES_REF} is {printable(remote)}'s notes tip: nothing to rebuild")
@@ -856,7 +856,7 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
                  else f"on {remote}'s notes ({done.base[:12]})")
         lack = "" if done.base is None else f" that {remote}'s notes lack"
         click.echo(printable(
-            f"rebuilt {NOTES_REF} {where} with {count} attestation line(s) this clone "
+            f"rebuilt {NOTES_REF} {where} with {count} attestation line(s) this repository "
             f"holds{lack}{on}{back}; `kistore notes push {shlex.quote(remote)}` sends them"))
 
 
@@ -906,7 +906,7 @@ def _say_left_out(store: Store, left: dict[str, dict[bytes, str]], held: str) ->
         more = f" (and {len(reasons) - 1} other reason(s))" if len(reasons) > 1 else ""
         click.echo("warning: " + printable(
             f"{len(lines)} attestation line(s) {held} on {named_notes(store.repo, [obj])} "
-            f"left out: {reasons[0]}{more}; this clone's notes take in only lines that "
+            f"left out: {reasons[0]}{more}; this repository's notes take in only lines that "
             "verify, as a notes push must send"), err=True)
 
 
@@ -953,7 +953,7 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
     if found:
         raise StoreStateError(
             f"not pushed to {remote}: the gate refuses the notes this push would send (as "
-            f"{remote}'s pre-receive hook does, judged against this clone's main):\n"
+            f"{remote}'s pre-receive hook does, judged against this repository's main):\n"
             + "\n".join(f.format() for f in found) + "\n" + "\n".join(fix_lines(found))
             + "\n" + _way_out(found, remote) + "; nothing was pushed, your notes are unchanged")
 
@@ -997,7 +997,7 @@ def _way_out(found: list[Finding], remote: str) -> str:
 
     def rebuild(paths: str = "", also: str = "") -> str:
         return (f"`kistore notes rebase {typed}` rebuilds {NOTES_REF} on {remote}'s notes "
-                f"tip{paths} and adds back each line this clone holds that {remote}'s notes "
+                f"tip{paths} and adds back each line this repository holds that {remote}'s notes "
                 f"lack (signatures are over the bundles: they stay valid){also}, then "
                 f"`kistore notes push {typed}` again")
 

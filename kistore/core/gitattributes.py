@@ -25,7 +25,7 @@ GITATTRIBUTES_MISSING = rule(
     f"add the line `{GITATTRIBUTES_LINE}` to .gitattributes (`kistore init .` writes it)")
 INFO_ATTRIBUTES_CONVERT = rule(
     "KI116", "info-attributes-convert", ERROR,
-    "remove the line from .git/info/attributes (this clone's own attributes, never "
+    "remove the line from .git/info/attributes (this repository's own attributes, never "
     "committed, which win over .gitattributes), then restore the converted files: `git "
     "checkout -- store/` (`git add --renormalize store/` first if they were staged)")
 
@@ -128,7 +128,7 @@ def check_info_attributes(data: bytes | None, *, ignorecase: bool = False,
             continue
         if found is None and converting and _may_match_store(pattern):
             found = Finding(INFO_ATTRIBUTES_CONVERT, f"line {number} sets "
-                            f"{' '.join(converting)} for {line.pattern}, and this clone's "
+                            f"{' '.join(converting)} for {line.pattern}, and this repository's "
                             "own attributes win over .gitattributes' store/** line, so git "
                             "converts stored bytes on checkout", file=INFO_ATTRIBUTES,
                             line=number, column=1, expected="no conversion under store/",

@@ -350,6 +350,12 @@ _PLAIN_DATE_TIME = re.compile(
 def _fast_validator(name: str) -> Any:
     """Return the compiled ``jsonschema-rs`` validator for one schema (None: unavailable)."""
     try:
+        # decimal and email.utils first: jsonschema_rs's Rust start imports them, and a
+        # Ctrl-C handled there was a Rust panic and its traceback (exit 1), not an interrupt.
+        # Lazy: the validator loads only when a document is validated (start-up).
+        import decimal  # noqa: F401
+        import email.utils  # noqa: F401
+
         # Lazy: the validator loads only when a document is validated (start-up).
         import jsonschema_rs
     except ImportError:  # pragma: no cover - the wheel is missing on this platform

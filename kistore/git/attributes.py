@@ -98,7 +98,7 @@ def check_clone_info_attributes(repo: pygit2.Repository) -> list[Finding]:
         return [Finding(INFO_ATTRIBUTES_CONVERT, data, file=INFO_ATTRIBUTES,
                         expected=f"a regular file of at most {MAX_ATTRIBUTES_BYTES:,} bytes",
                         fix="remove .git/info/attributes or make it a small regular file "
-                        "(this clone's own, never committed), then `git checkout -- store/`")]
+                        "(this repository's own, never committed), then `git checkout -- store/`")]
     macros = [read_attributes_file(path) for path in (_attributes_file(repo), (
         Path(repo.workdir) / ".gitattributes" if repo.workdir else None)) if path is not None]
     return check_info_attributes(data, ignorecase=_ignorecase(repo),

@@ -1294,7 +1294,9 @@ class Store:
                 a compare-and-swap) and stage the written paths, leaving ``git status`` clean.
             message: commit message, used as given; or a function of the results (one
                 :class:`AddResult` each) returning its first line; default (None): a
-                summary of what was added. With a function or the default, a commit that
+                summary of what this commit adds or changes (``kistore add: KIND/NAME,
+                ...``; a manifest stored already is not named, unless its add completed
+                group files, low01). With a function or the default, a commit that
                 replaces metadata says so: ``; metadata replaced on N manifests`` on the
                 first line, and a body listing them (``KIND/NAME DIGEST``, at most 50).
             origins: where each manifest came from, named in error messages: a file name,
@@ -2034,15 +2036,15 @@ class Store:
         found = check_clone_info_attributes(self.repo)
         if found and found[0].line is None:  # a FIFO, a device, too large: not read
             raise StoreStateError(
-                f"this clone's {INFO_ATTRIBUTES} {found[0].message}; nothing was written. "
-                "Remove it or make it a small regular file (it is this clone's own, never "
+                f"this repository's {INFO_ATTRIBUTES} {found[0].message}; nothing was written. "
+                "Remove it or make it a small regular file (it is this repository's own, never "
                 "committed), then `git checkout -- store/` to restore any file it converted "
                 "(`kistore verify` reports it: KI116)", file=INFO_ATTRIBUTES)
         if found:
             raise StoreStateError(
-                f"this clone's {INFO_ATTRIBUTES} lets git convert store/ (`{found[0].found}`"
+                f"this repository's {INFO_ATTRIBUTES} lets git convert store/ (`{found[0].found}`"
                 ", which wins over .gitattributes' store/** line); nothing was "
-                "written. Remove that line (the file is this clone's own, never committed), "
+                "written. Remove that line (the file is this repository's own, never committed), "
                 "then `git checkout -- store/` to restore any file it converted (`kistore "
                 "verify` reports it: KI116)", file=INFO_ATTRIBUTES, line=found[0].line)
         if self.repo.head_is_unborn:
@@ -2072,8 +2074,11 @@ class Store:
         if callable(message):
             text = message(results)
         else:
-            summary = ", ".join(_subject_part(r) for r in results[:3])
-            more = f" and {len(results) - 3} more" if len(results) > 3 else ""
+            # what this commit adds or changes: a manifest stored already (committed by an
+            # add that took the write lock first, low01) is not this commit's news
+            named = [r for r in results if r.status != "unchanged" or r.completed] or results
+            summary = ", ".join(_subject_part(r) for r in named[:3])
+            more = f" and {len(named) - 3} more" if len(named) > 3 else ""
             text = f"kistore add: {summary}{more}"
         replaced = [r for r in results if r.status == "metadata-updated"]
         if not replaced:

@@ -141,8 +141,8 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
 
     Raises:
         PlanRefused: a :class:`MultipleErrors` of every refusal, each located in its input,
-            with the plan of the manifests not refused (the add's second pass judges
-            them): the same digest twice
+            with the plan of the manifests the second pass can judge (those it refused
+            too, unless a reference of theirs names another kind): the same digest twice
             with different metadata; a ``(kind, metadata.name)`` already used by another
             digest (in the index's names, or by its names file holding another digest); a
             stored object file whose bytes are not the manifest's; stored metadata that
@@ -176,7 +176,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     written: list[tuple[Manifest, str, str]] = []  # for the index's names
     stale: list[str] = []
     checked: set[str] = set()
-    refused: set[str] = set()  # hex digests the first pass refused
+    unjudged: set[str] = set()  # refused, and the second pass cannot judge them (low01)
     for hex_, m in unique.items():
         digest = m.digest
         problems: list[KistoreError] = []
@@ -305,7 +305,6 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             for problem in problems:
                 locate(problem, (origins or {}).get(digest))
             errors.extend(problems)
-            refused.add(hex_)
     misnamed: dict[str, list[str]] = {}
     earlier = _earlier_runs(view, unique, files, misnamed)
     # a protocol or environment stored already completes the key of an earlier run too
@@ -318,7 +317,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     for arriving, refusal in _answered_with_wrong_kind(view, unique, earlier):
         locate(refusal, (origins or {}).get(arriving))
         errors.append(refusal)
-        refused.add(arriving.hex)
+        unjudged.add(arriving.hex)  # its reference names another kind: no group to judge in
     if commit:
         errors += _uncommitted_references(view, unique, stored, origins, head_holds)
     # a plain add's run whose group file is missing was left by an add killed before it
@@ -344,14 +343,12 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             for problem in problems:
                 locate(problem, (origins or {}).get(m.digest))
             errors += problems
-            if problems:
-                refused.add(m.digest.hex)
             checked.add(m.digest.hex)
             results[i] = replace(result, status="added")
             written.append((m, layout.object_path(m.digest), layout.metadata_path(m.digest)))
-    if errors:  # with the plan: the second pass judges the manifests this one did not refuse
+    if errors:  # with the plan: the second pass judges what it can, refused or not (low01)
         raise PlanRefused(errors, AddPlan(results, files, written, stale, work_tree_only,
-                                          checked - refused, keyed))
+                                          checked - unjudged, keyed))
     files.update(groups)
     return AddPlan(results, files, written, stale, work_tree_only, checked, keyed)
 
@@ -364,13 +361,16 @@ class PlanRefused(MultipleErrors):
     query layer's KI210, KI234, KI221), which read the plan's comparison groups. A refusal
     of the second pass showed only once the first found nothing (cause99): an import
     fixed one row and was refused again for another. ``Store.add`` runs the second pass
-    on :attr:`plan`'s ``checked`` (those of the first pass's manifests it refused left
-    out: their bytes are refused already, and a second finding on them would be a second
-    cause) and refuses both passes' problems at once (low00).
+    on :attr:`plan`'s ``checked`` and refuses both passes' problems at once (low00). The
+    manifests the first pass refused are judged too (low01: a KI232 between a refused run
+    and a clean one of the batch showed only after the first fix), except one a reference
+    of which names a manifest of another kind (its comparison group, and what the checks
+    read through that reference, are not what it says).
 
     Args:
         errors: the first pass's problems.
-        plan: the plan as far as it was made; its ``checked`` lacks every refused manifest.
+        plan: the plan as far as it was made; its ``checked`` lacks only the manifests the
+            second pass cannot judge.
     """
 
     def __init__(self, errors: list[KistoreError], plan: AddPlan) -> None:

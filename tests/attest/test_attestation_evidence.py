@@ -312,7 +312,7 @@ def test_a_clone_without_notes_is_told_to_fetch_from_a_remote_it_has(record_stor
         # upstream nor origin, no remote is canonical: any remote's count
         assert summary.message.endswith(
             f"; notes not fetched: run `kistore notes fetch {named}`: the notes of {named}, "
-            f"the canonical remote, were never fetched into this clone, only those of "
+            f"the canonical remote, were never fetched into this repository, only those of "
             f"{remotes[0]}")
         return
     assert summary.message.endswith(  # the remote fetched from is named first
@@ -450,7 +450,8 @@ def test_a_garbage_note_line_names_its_line_and_how_to_delete_it(trusted, store_
         "it counts for nothing, and a push of notes holding it, at the tip or in their "
         "history, is refused (KI409): rebuild the notes without it on the remote's, `kistore "
         "notes rebase REMOTE` (REMOTE: where the notes are pushed, such as origin; it keeps "
-        "this clone's lines that verify), then `kistore notes push REMOTE`; where the notes go "
+        "this repository's lines that verify), then `kistore notes push REMOTE`; where the "
+        "notes go "
         f"to no remote, delete line {line} in the editor `git notes --ref=refs/notes/kistore "
         f"edit {blob}` opens; have its signer attest again with `kistore attest` if it was "
         "meant")

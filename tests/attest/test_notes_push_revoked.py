@@ -61,7 +61,7 @@ def _refused(clone: Path, obj: str) -> None:  # noqa: F811 (fixtures of test_hoo
     said = refused.stderr
     assert said.startswith(
         "error: not pushed to origin: the gate refuses the notes this push would send (as "
-        "origin's pre-receive hook does, judged against this clone's main):\n"
+        "origin's pre-receive hook does, judged against this repository's main):\n"
         f"refs/notes/kistore:{obj}: error KI411 new-attestation-key-not-trusted: a new "
         f"withdrawal attestation by {KEYID} cannot enter now: key {KEYID} was revoked at "), said
     assert (f"(OBJ: {obj}), then `kistore notes push origin` again; nothing was pushed, your "

@@ -82,7 +82,7 @@ def test_notes_push_refuses_naming_the_note_then_pushes_once_the_branch_is_there
     done = kistore(clone, "notes", "push", "origin")
     assert (done.returncode, done.stdout) == (
         0, "pushed refs/notes/kistore to origin, after merging the 0 attestation(s) origin "
-        "had that this clone lacked\n"), done.stderr
+        "had that this repository lacked\n"), done.stderr
     assert server_notes(server) == ours
 
 

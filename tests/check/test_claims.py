@@ -140,3 +140,24 @@ def test_both_passes_refusals_are_told_in_one_refusal(store, kit, board):
     with pytest.raises(KistoreError) as one:
         add_docs(store, [alone])
     assert [p.format().rsplit("(", 1)[-1][:5] for p in one.value.problems] == ["KI223"]
+
+
+@pytest.mark.parametrize("order", ["refused-first", "clean-first"])
+def test_a_claim_shared_by_a_refused_run_and_a_clean_one_is_told_with_the_refusal(
+        store, kit, board, order):
+    # low01 (low00's leftover): the second pass judged only the runs the first did not
+    # refuse, so a KI232 between a refused run (KI223) and a clean one of the same add
+    # showed only once the KI223 was fixed: now both in one refusal
+    wild = _copy(kit, board, "sol-local-77", 1.7, ident="77")  # KI223, and claims 77
+    clean = _copy(kit, board, "sol-submission-77", 0.8, ident="77")  # claims 77 too
+    docs = [wild, clean] if order == "refused-first" else [clean, wild]
+    before = git(store.root, "status", "--porcelain", "--untracked-files=all")
+    with pytest.raises(KistoreError) as refused:
+        add_docs(store, docs)
+    found = [(p.format().rsplit("(", 1)[-1][:5], p) for p in refused.value.problems]
+    assert [rule for rule, _ in found] == ["KI223", "KI232"], found
+    [claimed] = [p for rule, p in found if rule == "KI232"]
+    earlier = docs[0]  # the later run's claim is refused, naming the earlier
+    assert (f"which BenchmarkRun/{earlier['metadata']['name']} (sha256:{_hex(earlier)}) "
+            "already claims with other bytes") in claimed.format()
+    assert git(store.root, "status", "--porcelain", "--untracked-files=all") == before

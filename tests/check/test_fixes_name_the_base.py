@@ -81,7 +81,7 @@ def test_a_notes_push_s_ki423_and_ki428_name_the_notes_rebuild(record_store, sto
     found = gate.check_updates(record_store, [(tip, pushed, NOTES_REF)], remote="origin")
     assert hints(found, "KI423") == {
         "push a notes history without that commit (`kistore notes rebase origin` rebuilds a "
-        "clone's notes on origin's without it; `kistore notes fetch` of a fork takes its "
+        "repository's notes on origin's without it; `kistore notes fetch` of a fork takes its "
         "lines, not its history)"}
     tree = git(store_path, "rev-parse", f"{tip}^{{tree}}").strip()
     ahead = subprocess.run(
@@ -92,6 +92,6 @@ def test_a_notes_push_s_ki423_and_ki428_name_the_notes_rebuild(record_store, sto
     found = gate.check_updates(record_store, [(tip, ahead, NOTES_REF)])  # pre-receive
     assert hints(found, "KI428") == {
         "push a notes history without that commit (`kistore notes rebase REMOTE` rebuilds a "
-        "clone's notes on REMOTE's without it, REMOTE being your clone's name for this "
-        "repository; `kistore notes fetch` of a fork takes its lines, not its history), on a "
+        "repository's notes on REMOTE's without it, REMOTE being your repository's name for "
+        "this one; `kistore notes fetch` of a fork takes its lines, not its history), on a "
         "machine whose clock is right"}

@@ -309,7 +309,7 @@ def test_a_refused_notes_update_names_kistore_notes_push_and_main_keeps_the_rule
     assert notes.rule.id == "KI407"
     assert notes.fix is not None and notes.fix.startswith(
         "send refs/notes/kistore with `kistore notes push REMOTE`: it fetches the remote's "
-        "notes, merges this clone's lines onto them and pushes a fast-forward")
+        "notes, merges this repository's lines onto them and pushes a fast-forward")
     [main] = gate.check_updates(store, [(new, old, "refs/heads/main")])
     assert main.fix is None and main.rule.hint.startswith("push only fast-forward updates")
     # fresh99 LOW: "merge" with its direction; merging the remote tip in gives KI430

@@ -206,7 +206,7 @@ def test_ki116_names_the_line_and_what_it_sets():
     assert (finding.rule.id, finding.file, finding.line, finding.found) == (
         "KI116", ".git/info/attributes", 3, "store/** text eol=crlf")
     assert finding.message == (
-        "line 3 sets text eol=crlf for store/**, and this clone's own attributes win over "
+        "line 3 sets text eol=crlf for store/**, and this repository's own attributes win over "
         ".gitattributes' store/** line, so git converts stored bytes on checkout")
 
 

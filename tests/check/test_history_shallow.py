@@ -95,7 +95,7 @@ def test_depth_1_clone_of_a_legitimate_pull_request_says_shallow_not_rewritten(p
     assert checked.returncode == 1  # nothing was checked: never "ok"
     assert "KI404" not in checked.stdout
     assert (f"(store): error KI416 history-shallow: origin/main ({main[:12]}) is not in the "
-            f"history of origin/pr ({pr[:12]}) this clone holds: the clone is shallow and "
+            f"history of origin/pr ({pr[:12]}) this repository holds: it is shallow and "
             f"that history stops at {pr[:12]} before reaching it, so whether the range "
             "rewrites history cannot be told and nothing of the range was checked: fetch "
             "more history (`git fetch --unshallow`, or `git fetch --deepen=N` until BASE is "

@@ -70,8 +70,8 @@ def test_a_garbage_line_removed_again_in_the_pushed_history_is_refused(remote):
             f"1 of the note on {blob} a line the pushed tip no longer holds (garbage): "
             ) in pushed.output, pushed.output
     assert ("push a notes history without that commit (`kistore notes rebase REMOTE` rebuilds "
-            "a clone's notes on REMOTE's without it, REMOTE being your clone's name for this "
-            "repository;") in pushed.output  # a server knows no clone's name for it
+            "a repository's notes on REMOTE's without it, REMOTE being your repository's name "
+            "for this one;") in pushed.output  # a server knows no clone's name for it
     assert git(remote.bare, "for-each-ref", "refs/notes") == ""
 
 

@@ -100,7 +100,9 @@ def test_a_shard_case_pair_kept_to_head_is_said_once_with_the_branch_fix(publish
     assert errors["KI112"].fix == f"{copy}, colliding with {own}, " + _take_out(copy, base) + (
         "nothing else is to be written or removed for it: an object's or metadata file's name "
         f"is its digest, and {own} holds that name already" if where == "objects" else
-        "or, to keep it, give it a name no other path of its directory has in any case")
+        # low01: not "give it a name no other path of its directory has": its name is taken
+        "nothing else is to be written or removed for it: a names file's name is the "
+        f"metadata.name it records, in lower case, and {own} holds that name already")
     assert errors["KI110"].file == copy
     assert errors["KI110"].fix == f"{what}, " + _take_out(copy, base) + (
         "nothing else is to be written or removed for it")
@@ -186,3 +188,21 @@ def test_the_branch_fix_followed_as_printed_passes(published):
             if f.severity == "error"] == []
     assert git(published, "rev-list", f"{base}..HEAD", "--", copy).strip() == ""
     assert (published / "NOTES.md").read_text() == "kept\n"
+
+
+@pytest.mark.parametrize("where", ["objects", "names"])
+def test_a_case_copy_in_the_work_tree_is_told_to_go_never_to_be_renamed(published, where):
+    """low01: verify's (and pre-commit's) KI112 of a store file and its case copy said the
+    rule's "rename or remove one of the paths": renaming either is no fix (every name under
+    store/ is the layout's), and removing the stored one loses it. The copy goes."""
+    from kistore.check import audit
+
+    own, copy = _copy_path(published, where)
+    shutil.copyfile(published / own, published / copy)
+    [found] = [f for f in audit.verify(Store(published)) if f.rule.id == "KI112"]
+    why = ("a names file's name is the metadata.name it records" if where == "names" else
+           "every name under store/ is the layout's")
+    assert (found.file, found.extra["collides_with"]) == (own, copy)
+    assert found.fix == (f"remove {copy}, the path the layout does not have (KI110), and "
+                         f"keep {own}: {why}, in lower case, so renaming either is no fix; "
+                         "nothing else is to be written or removed for it")

@@ -110,7 +110,7 @@ def test_a_stale_remote_main_is_said_and_after_the_fetch_the_moved_citation_is_r
     assert result.exit_code == 0, result.output  # judged from the stale main: no KI425
     assert "KI425" not in result.output
     assert "warning KI433 remote-main-may-be-stale: refs/heads/release is judged from " \
-        f"{m0[:12]}, where it leaves refs/remotes/server/main, this clone's copy of " \
+        f"{m0[:12]}, where it leaves refs/remotes/server/main, this repository's copy of " \
         "server's main as last fetched, before refs/heads/release's newest commit: " \
         "server's main may have moved since (a pull request merged meanwhile), and its " \
         "pre-receive judges the push from where it is now; run `git fetch server` first, " \

@@ -392,7 +392,7 @@ def test_notes_push_and_fetch_between_clones(runner, record_store, store_path, k
     pushed = run(runner, store_path, "notes", "push", "origin")
     assert (pushed.exit_code, pushed.output) == (
         0, "pushed refs/notes/kistore to origin, after merging the 0 attestation(s) origin "
-        "had that this clone lacked\n")
+        "had that this repository lacked\n")
     fetched = run(runner, tmp_path / "b", "notes", "fetch", "origin", "--json")
     assert fetched.exit_code == 0
     assert json.loads(fetched.output) == {"remote": "origin", "gained": 1, "kept": 0,
@@ -470,7 +470,8 @@ def test_attestations_exits_1_when_it_lists_an_invalid_one(runner, record_store,
         "  fix: it counts for nothing, and a push of notes holding it, at the tip or in their "
         "history, is refused (KI409): rebuild the notes without it on the remote's, `kistore "
         "notes rebase REMOTE` (REMOTE: where the notes are pushed, such as origin; it keeps "
-        "this clone's lines that verify), then `kistore notes push REMOTE`; where the notes go "
+        "this repository's lines that verify), then `kistore notes push REMOTE`; where the "
+        "notes go "
         "to no remote, delete line 1 in the editor `git notes --ref=refs/notes/kistore edit "
         f"{blob}` opens; have its signer attest again with `kistore attest` if it was meant"]
     data = run(runner, store_path, "attestations", RUN_REF, "--json")

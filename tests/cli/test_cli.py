@@ -429,7 +429,7 @@ def test_a_real_ctrl_c_at_any_moment_of_start_up_exits_130_without_a_traceback(s
             "taken = signal.signal\n"
             "def announced(number, handler):\n"
             "    previous = taken(number, handler)\n"
-            "    if handler is _entry._interrupted_while_starting:\n"
+            "    if number == signal.SIGINT and handler is _entry._interrupted_while_starting:\n"
             "        sys.stdout.write('r'); sys.stdout.flush()\n"
             "    return previous\n"
             "signal.signal = announced\n"

@@ -27,8 +27,8 @@ def _lock_callback_code():
 def test_importlibs_module_lock_callback_is_known_to_swallow():
     code = _lock_callback_code()
     assert code.co_filename == "<frozen importlib._bootstrap>"  # this Python's, as matched
-    assert cli._swallows(code)
-    assert not cli._swallows(test_importlibs_module_lock_callback_is_known_to_swallow.__code__)
+    assert cli.swallows(code)
+    assert not cli.swallows(test_importlibs_module_lock_callback_is_known_to_swallow.__code__)
 
 
 @pytest.mark.parametrize("code", [_lock_callback_code(), (lambda: None).__code__])
@@ -38,7 +38,7 @@ def test_the_handler_in_a_swallowing_frame_re_arms_instead_of_raising(code, monk
     previous = signal.getsignal(signal.SIGALRM)
     inner = SimpleNamespace(f_code=code, f_back=None)
     try:
-        if cli._swallows(code):
+        if cli.swallows(code):
             cli._terminated(signal.SIGINT, inner)  # no raise: it would be ignored there
             assert armed == [0.01] and signal.getsignal(signal.SIGALRM) is cli._terminated
         else:

@@ -32,7 +32,7 @@ from .test_notes_freshness import (
 
 REFSPEC = "+refs/notes/kistore:refs/notes/remotes/origin/kistore"
 UNMERGED = ("refs/notes/remotes/origin/kistore holds notes of origin that refs/notes/kistore "
-            "does not: a plain `git fetch` brought them there (a fetch refspec of this clone "
+            "does not: a plain `git fetch` brought them there (a fetch refspec of this repository "
             "maps the notes to it) and merged nothing, and queries read refs/notes/kistore "
             "alone")
 

@@ -172,7 +172,7 @@ def test_r91_f11_a_fork_s_note_on_a_run_only_it_holds_waits_for_the_run(
         "remote (a run only evil holds: its pull request is not merged, or `git fetch "
         "origin` has not brought it yet); a notes push there would be refused (KI409), so "
         "it is taken by the next `kistore notes fetch evil` once the run is there; this "
-        "clone's notes take in only lines that verify, as a notes push must send\n")
+        "repository's notes take in only lines that verify, as a notes push must send\n")
     assert evil_blob not in out(clone, "notes", "--ref", "kistore", "list")
 
     blob, mine = note_line(Store(clone), "slow", "reviewed")  # the maintainer's own
@@ -276,7 +276,7 @@ def test_r91_f4_a_fork_s_notes_alone_do_not_count_as_the_index_s(
     fetched = kistore(clone, "notes", "fetch", "fork")
     assert fetched.stdout == "1 attestation(s) gained from fork\n"  # fast's withdrawal
 
-    said = ("the notes of origin, the canonical remote, were never fetched into this clone, "
+    said = ("the notes of origin, the canonical remote, were never fetched into this repository, "
             "only those of fork")
     refused(clone, tmp_path, re.compile(re.escape(f"refusing to build the site: {said}, ")
                                         + "|" + re.escape(f"refusing to export: {said}, ")))

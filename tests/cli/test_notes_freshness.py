@@ -271,7 +271,7 @@ def test_a_notes_fetch_from_a_remote_holding_none_counts_as_fetched(index, tmp_p
     assert fetched.exit_code == 0, fetched.output
     assert fetched.stdout == "0 attestation(s) gained from origin\n"
     assert fetched.stderr == ("origin holds no attestation notes (`kistore notes push origin` "
-                              "gives it this clone's)\n")
+                              "gives it this repository's)\n")
     assert out(clone, "for-each-ref", "refs/notes/remotes") == ""  # git wrote no ref
     assert "notes not fetched" not in kistore(clone, "show", "BenchmarkRun/slow").stdout
     # once the remote holds notes, its tracking ref says so and the record goes
@@ -439,3 +439,26 @@ def test_a_store_made_by_init_is_not_called_a_clone(index, tmp_path):
     for text in said:
         assert "holds only this repository's own attestations" in text, text
         assert "clone's own" not in text and "this clone" not in text, text
+
+
+def test_a_store_made_by_init_is_not_called_a_clone_when_notes_come_by_plain_git(
+        index, tmp_path):
+    """low01: the other words of `show`/`attestations`/`site build` about the notes here
+    (a plain `git fetch` whose refspec maps the notes, notes not merged) say "this
+    repository" too: a store made by ``kistore init`` and given a remote is no clone."""
+    made = tmp_path / "made"
+    assert kistore(made, "init", str(made)).exit_code == 0
+    branch = out(index.root, "branch", "--show-current")
+    git(made, "remote", "add", "origin", str(index.root))
+    git(made, "fetch", "-q", "origin")
+    git(made, "reset", "-q", "--hard", f"origin/{branch}")
+    attest_locally(made)
+    git(made, "config", "--add", "remote.origin.fetch",
+        "+refs/notes/kistore:refs/notes/remotes/origin/kistore")
+    git(made, "fetch", "-q", "origin")
+    said = [kistore(made, "show", "BenchmarkRun/fast").output,
+            kistore(made, "attestations", "BenchmarkRun/slow").output,
+            kistore(made, "site", "build", str(tmp_path / "site")).output]
+    for text in said:
+        assert "(a fetch refspec of this repository maps the notes to it)" in text, text
+        assert "clone" not in text, text

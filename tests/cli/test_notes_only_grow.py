@@ -87,7 +87,7 @@ def kept_warning(clone: Path, remote: str, *, pushing: bool = False) -> str:
     """What ``notes fetch``/``notes push`` say on stderr when REMOTE removed the withdrawal."""
     back = (f"this push gives them back to {remote} when {remote} accepts it" if pushing else
             f"`kistore notes push {remote}` gives them back to {remote} when it accepts it")
-    return (f"warning: {remote}'s notes removed 1 attestation line(s) this clone holds, on 1 "
+    return (f"warning: {remote}'s notes removed 1 attestation line(s) this repository holds, on 1 "
             f"note(s): refs/notes/kistore:{fast_blob(clone)} (on {run_of(Store(clone), 'fast')}"
             f"); kept here, as notes only grow (KI408): a removal in {remote}'s notes history "
             f"is never applied. {remote} lacks them: {back}\n")
@@ -166,7 +166,7 @@ def test_a_notes_push_to_a_fork_removing_a_line_keeps_it_and_gives_it_back(index
     pushed = kistore(clone, "notes", "push", "fork")
     assert pushed.exit_code == 0, pushed.output
     assert pushed.stdout == ("pushed refs/notes/kistore to fork, after merging the 0 "
-                             "attestation(s) fork had that this clone lacked\n")
+                             "attestation(s) fork had that this repository lacked\n")
     assert pushed.stderr == kept_warning(clone, "fork", pushing=True)
     assert fast_rank(clone) == (None, "")
     # the fork's new tip: a merge of ours and its own, made for the push; ours did not move
@@ -267,7 +267,7 @@ def fork_adding(index: Store, tmp_path: Path, *lines: str) -> Path:
 def left_out_warning(clone: Path, held: str, why: str) -> str:
     """What a fetch (or restore) says of one line on ``fast``'s note it left out."""
     return (f"warning: 1 attestation line(s) {held} on refs/notes/kistore:{fast_blob(clone)} "
-            f"(on {run_of(Store(clone), 'fast')}) left out: {why} (KI409); this clone's "
+            f"(on {run_of(Store(clone), 'fast')}) left out: {why} (KI409); this repository's "
             "notes take in only lines that verify, as a notes push must send\n")
 
 
@@ -289,7 +289,7 @@ def test_a_fetch_leaves_out_a_forged_line_and_a_push_still_works(index, tmp_path
         f"warning: 2 attestation line(s) fork's notes held on refs/notes/kistore:"
         f"{fast_blob(clone)} (on {run_of(Store(clone), 'fast')}) left out: ")
     assert warning.endswith(": not canonical bundle bytes (what `kistore attest` writes) (KI409) "
-                            "(and 1 other reason(s)); this clone's notes take in only lines "
+                            "(and 1 other reason(s)); this repository's notes take in only lines "
                             "that verify, as a notes push must send\n")
     assert withdrawal_line(clone) == line  # the forged and the garbage lines are not here
     # nothing gained: nothing written, and the fork's history (its forged lines) is not
@@ -324,13 +324,13 @@ def test_a_first_fetch_leaves_out_a_forged_line_and_keeps_the_good_one(index, tm
     assert head + " left out: " == left_out_warning(clone, "fork's notes held", "").split(
         " (KI409)")[0]
     assert "signature does not verify" in why and why.endswith(
-        " (KI409); this clone's notes take in only lines that verify, as a notes push must "
+        " (KI409); this repository's notes take in only lines that verify, as a notes push must "
         "send\n")
     assert withdrawal_line(clone) == line
     rank, stderr = fast_rank(clone)  # withdrawn; a fork's notes alone are not the index's
     assert rank is None and stderr.startswith(  # (r91 F4)
         "warning: the notes of origin, the canonical remote, were never fetched into this "
-        "clone, only those of fork: ")
+        "repository, only those of fork: ")
 
 
 def test_notes_restore_leaves_out_a_line_that_does_not_verify(index, tmp_path):
@@ -381,7 +381,7 @@ def test_a_fetch_keeping_a_removed_line_and_leaving_out_a_bad_one_writes_one_com
     assert fetched.stderr == (
         f"warning: 1 attestation line(s) fork's notes held on refs/notes/kistore:{slow_blob} "
         f"(on {slow}) left out: not canonical bundle bytes (what `kistore attest` writes) "
-        "(KI409); this clone's notes take in only lines that verify, as a notes push must "
+        "(KI409); this repository's notes take in only lines that verify, as a notes push must "
         "send\n" + kept_warning(clone, "fork"))
     assert withdrawal_line(clone) == line
     assert out(clone, "notes", "--ref", "kistore", "show", slow_blob) == good

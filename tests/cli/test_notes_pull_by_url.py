@@ -31,7 +31,7 @@ __all__ = ["index"]  # the fixture, used by name
 
 PULLED = re.compile(
     r"warning: notes last fetched from origin \S+Z; (?P<how>.+) brought origin's commits "
-    r"into this clone's branches since \(\S+Z\), by its URL \(no branch of origin moved, and "
+    r"into this repository's branches since \(\S+Z\), by its URL \(no branch of origin moved, and "
     r"no notes came\): run `kistore notes fetch origin`\n")
 
 UNASKED = re.compile(
@@ -209,7 +209,7 @@ def test_r93_f7_a_server_that_lost_its_notes_is_given_them_back_by_a_push(index,
         r"\Aerror: refusing to (build the site|export): origin holds no refs/notes/kistore "
         r"now, though its notes were fetched here \(\S+Z\): they were removed or replaced "
         r"there \(a fetch brings nothing back\): run `kistore notes push origin`, which puts "
-        r"this clone's notes back, and (build the site|export) again\n\Z")
+        r"this repository's notes back, and (build the site|export) again\n\Z")
     refused(clone, tmp_path, lost)
     assert kistore(clone, "notes", "fetch", "origin").exit_code == 0  # brings nothing
     refused(clone, tmp_path, lost)  # the same words: not the fetch again
@@ -265,7 +265,7 @@ def test_r93_f9_a_fetch_of_a_dot_git_path_is_named_as_it_exists(index, tmp_path)
     assert "\t../srv\n" in (clone / ".git/FETCH_HEAD").read_text().replace(" of ", "\t")
     git(clone, "merge", "-q", "--ff-only", "FETCH_HEAD")
     stderr = slow_rank(clone)[1]  # origin held no notes: "(it held none then)"
-    assert "; a fetch of ../srv.git brought origin's commits into this clone's branches " \
+    assert "; a fetch of ../srv.git brought origin's commits into this repository's branches " \
         "since" in stderr, stderr  # before: "a fetch of ../srv"
 
 
@@ -296,7 +296,7 @@ def test_r93_f2_unasked_words_name_a_merged_fetch_by_url_a_later_fetch_hid(index
 
 MERGED = re.compile(
     r"warning: notes last fetched from origin \S+Z; a `git merge FETCH_HEAD` brought commits "
-    r"into this clone's branches since \(\S+Z\) from a fetch FETCH_HEAD no longer names \(a "
+    r"into this repository's branches since \(\S+Z\) from a fetch FETCH_HEAD no longer names \(a "
     r"later fetch replaced it\), so whose they were cannot be told here: if origin's \(its "
     r"URL\), its notes are stale: run `kistore notes fetch origin`\n")
 
@@ -369,7 +369,7 @@ def test_g8_a_forced_notes_push_to_a_server_without_hooks_is_said_by_the_fetch(i
             f"refuses): its tip {tip[:12]} does not descend from {seen[:12]}, the tip last "
             f"seen; 1 notes commit(s) of that history are gone from it ({seen[:12]}), and "
             f"with them 1 attestation line(s) on 1 note(s): refs/notes/kistore:{fast} (on "
-            f"sha256:{run_of(index, 'fast').hex}); this clone keeps them (notes only grow, "
+            f"sha256:{run_of(index, 'fast').hex}); this repository keeps them (notes only grow, "
             "KI408): `kistore notes push origin` gives them back to origin, and tell its "
             "maintainer (install hooks/pre-receive there)\n") == fetched.stderr
     assert fast_rank(clone)[0] is None  # still withdrawn here

@@ -88,7 +88,7 @@ def test_a_tampered_line_origin_held_is_advised_the_rebuild_first_and_it_works(r
             "the history the push sends, refused again: push a notes history without that "
             "commit (`kistore notes rebase origin` ") in refused.stderr, refused.stderr
     assert ("fix KI408 (1 finding): notes only grow: `kistore notes rebase origin` rebuilds "
-            "a clone's notes on origin's, which hold the removed line(s)") in refused.stderr
+            "a repository's notes on origin's, which hold the removed line(s)") in refused.stderr
     said = way_out(refused.stderr)
     assert said.startswith(f"the refused line(s) entered in notes commit(s) {entered[:12]}, "
                            "which origin lacks and this push brings"), said

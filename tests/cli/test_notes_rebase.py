@@ -106,14 +106,14 @@ def test_a_garbage_line_is_named_at_the_editor_s_line_and_the_way_out_rebuilds(r
     assert "error KI409 notes-line-invalid: notes commit" in refused.stderr
     # break95 L2: the finding named `kistore notes rebase REMOTE`, literally
     assert ("push a notes history without that commit (`kistore notes rebase origin` rebuilds "
-            "a clone's notes on origin's without it; `kistore notes fetch` of a fork takes "
+            "a repository's notes on origin's without it; `kistore notes fetch` of a fork takes "
             "its lines, not its history)") in refused.stderr, refused.stderr
     assert "REMOTE" not in refused.stderr
     assert "To leave a line out" not in refused.stderr  # done already: no edit removes it
     assert ("the refused line or path is in the history of refs/notes/kistore only (its tip no "
             "longer holds it), so no edit takes it out: `kistore notes rebase origin` "
             "rebuilds refs/notes/kistore on origin's notes tip and adds back each line "
-            "this clone holds that origin's notes lack (signatures are over the bundles: "
+            "this repository holds that origin's notes lack (signatures are over the bundles: "
             "they stay valid), then `kistore notes push origin` again; nothing was pushed, "
             "your notes are unchanged") in refused.stderr, refused.stderr
     assert remote.push("refs/notes/kistore").accepted is False  # the server says the same
@@ -123,7 +123,7 @@ def test_a_garbage_line_is_named_at_the_editor_s_line_and_the_way_out_rebuilds(r
     rebased = kistore(remote, "notes", "rebase", "origin")
     assert rebased.stdout == (
         f"rebuilt refs/notes/kistore on origin's notes ({served[:12]}) with 1 attestation "
-        f"line(s) this clone holds that origin's notes lack, on refs/notes/kistore:{blob} "
+        f"line(s) this repository holds that origin's notes lack, on refs/notes/kistore:{blob} "
         f"(on {RUN}); the old tip {old[:12]} stays in git: `git update-ref "
         f"refs/notes/kistore {old}` puts it back; `kistore notes push origin` sends them\n")
     tip = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
@@ -159,7 +159,7 @@ def test_a_path_off_the_note_paths_in_history_only_is_advised_the_rebuild(remote
         input=f"{base} {junk_out} refs/notes/kistore\n", capture_output=True, text=True,
         env=_env())
     assert hooked.returncode == 1
-    assert ("without that commit (`kistore notes rebase 'my fork'` rebuilds a clone's notes "
+    assert ("without that commit (`kistore notes rebase 'my fork'` rebuilds a repository's notes "
             "on my fork's without it;") in hooked.stdout, hooked.stdout
 
     rebased = kistore(remote, "notes", "rebase", "origin", "--json")
@@ -174,7 +174,7 @@ def test_a_line_that_does_not_verify_is_not_added_back(remote):
     rebased = kistore(remote, "notes", "rebase", "origin")
     assert "with 1 attestation line(s)" in rebased.stdout
     assert rebased.stderr.startswith(
-        f"warning: 1 attestation line(s) this clone's notes held on refs/notes/kistore:{blob}"
+        f"warning: 1 attestation line(s) this repository's notes held on refs/notes/kistore:{blob}"
         f" (on {RUN}) left out: "), rebased.stderr
     assert GARBAGE not in note_text(remote, blob)
     assert kistore(remote, "notes", "push", "origin").returncode == 0
@@ -222,7 +222,7 @@ def test_notes_rebuilt_for_a_remote_holding_none_start_from_an_empty_root(publis
     rebased = kistore(remote, "notes", "rebase", "origin")
     assert rebased.stdout == (
         "rebuilt refs/notes/kistore from an empty root (origin holds no notes) with 1 "
-        f"attestation line(s) this clone holds, on refs/notes/kistore:{blob} (on {RUN}); "
+        f"attestation line(s) this repository holds, on refs/notes/kistore:{blob} (on {RUN}); "
         f"the old tip {old[:12]} stays in git: `git update-ref refs/notes/kistore {old}` "
         "puts it back; `kistore notes push origin` sends them\n")
     tip = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
@@ -236,7 +236,7 @@ def test_notes_rebuilt_for_a_remote_holding_none_start_from_an_empty_root(publis
 def test_neither_side_holding_notes_rebuilds_nothing(published, tmp_path):
     remote = Remote(published, tmp_path)
     done = kistore(remote, "notes", "rebase", "origin")
-    assert done.stdout == "origin holds no notes, nor does this clone: nothing to rebuild\n"
+    assert done.stdout == "origin holds no notes, nor does this repository: nothing to rebuild\n"
     assert git(remote.clone, "for-each-ref", "refs/notes/kistore") == ""
 
 
@@ -283,12 +283,12 @@ def test_a_note_at_both_its_paths_at_the_tip_is_advised_the_rebuild_not_a_remova
             f"({blob} at {blob[:2]}/{blob[2:]} and {blob}): no line there need be wrong, and "
             "`git notes remove` would drop every line of the note, valid attestations too: "
             "`kistore notes rebase origin` rebuilds refs/notes/kistore on origin's notes tip "
-            "with one path per object and adds back each line this clone holds that origin's "
+            "with one path per object and adds back each line this repository holds that origin's "
             "notes lack (signatures are over the bundles: they stay valid), then `kistore "
             "notes push origin` again; nothing was pushed, your notes are unchanged"
             ) in refused.stderr, refused.stderr
     assert ("rebase REMOTE` rewrites them on REMOTE's with one path per object and this "
-            "clone's lines") in refused.stderr  # KI424's own fix says it too
+            "repository's lines") in refused.stderr  # KI424's own fix says it too
 
     # done as said: a clean state, both valid lines kept, one path on both sides
     assert json.loads(kistore(remote, "notes", "rebase", "origin", "--json").stdout)[

@@ -116,7 +116,7 @@ def test_r92b_f6_notes_push_to_a_notes_ref_naming_no_commit_says_nothing_was_pus
         f"error: origin's {NOTES_REF} names {what} ({value[:12]}), not a notes commit: "
         "nothing pushed (KI420: git's notes are a history of commits), your notes are "
         "unchanged. Its maintainer (you, if it is a repository of yours) sets it back in "
-        f"that repository: `git update-ref {NOTES_REF} {last}` (its notes as this clone "
+        f"that repository: `git update-ref {NOTES_REF} {last}` (its notes as this repository "
         "last fetched them), then `kistore notes push origin` again\n")
     assert ref_of(server, NOTES_REF) == value and ref_of(clone, NOTES_REF) == ours
     git(server, "update-ref", NOTES_REF, last)  # the advice, followed

@@ -130,10 +130,10 @@ def test_add_commit_refuses_a_clone_whose_info_attributes_converts_store(store_p
         refused = runner.invoke(main, ["--store", str(store_path), *command])
         assert refused.exit_code == 1, refused.output
         assert refused.stderr == (
-            "error: .git/info/attributes:1:1: this clone's .git/info/attributes lets git "
+            "error: .git/info/attributes:1:1: this repository's .git/info/attributes lets git "
             "convert store/ (`store/** text eol=crlf`, which wins over .gitattributes' "
             "store/** line); "
-            "nothing was written. Remove that line (the file is this clone's own, never "
+            "nothing was written. Remove that line (the file is this repository's own, never "
             "committed), then `git checkout -- store/` to restore any file it converted "
             "(`kistore verify` reports it: KI116)\n"), command
         assert git(store_path, "rev-parse", "HEAD") == head
@@ -145,7 +145,7 @@ def test_add_commit_refuses_a_clone_whose_info_attributes_converts_store(store_p
     verified = runner.invoke(main, ["--store", str(store_path), "verify"])
     assert verified.exit_code == 1
     assert ".git/info/attributes:1:1: error KI116 info-attributes-convert: line 1 sets text " \
-        "eol=crlf for store/**, and this clone's own attributes win over .gitattributes' " \
+        "eol=crlf for store/**, and this repository's own attributes win over .gitattributes' " \
         "store/** line, so git converts stored bytes on checkout" in verified.stdout
     assert "KI212" in verified.stdout  # the effect, still reported beside its cause
     at_head = runner.invoke(main, ["--store", str(store_path), "verify", "--at", "HEAD"])
@@ -189,9 +189,9 @@ def test_ki116_neither_hangs_on_a_fifo_nor_reads_dev_zero_at_info_attributes(sto
         refused = kistore("add", "--commit", str(store_path / "p.json"))
         assert refused.returncode == 1
         assert refused.stderr == (
-            f"error: .git/info/attributes: this clone's .git/info/attributes {said}; "
+            f"error: .git/info/attributes: this repository's .git/info/attributes {said}; "
             "nothing was written. Remove it or make it a small regular file (it is this "
-            "clone's own, never committed), then `git checkout -- store/` to restore any "
+            "repository's own, never committed), then `git checkout -- store/` to restore any "
             "file it converted (`kistore verify` reports it: KI116)\n")
         assert git(store_path, "rev-parse", "HEAD") == head
         info.unlink()
