@@ -45,7 +45,7 @@ from ..core.findings import ERROR, INFO, WARNING, Finding, rule
 from ..core.layout import NOTES_REF
 from ..core.numbers import is_number
 from ..core.once import warn_once
-from ..git.blobs import ObjectUnreadable, fetch_blobs, is_partial_clone
+from ..git.blobs import ObjectUnreadable, fetch_blobs, fetch_lacking, is_partial_clone
 from ..git.lazy import pygit2  # imported on first use
 from ..git.notes import notes_tree
 from ..git.pack import blob_id
@@ -914,8 +914,9 @@ def check_attestations(store: Store, at: str | None = None, *,
     # hashing every object into a blob id is only needed when there are notes to place
     blobs = {blob_id(view.read(layout.object_path(d)) or b"").hex(): d
              for d in view.digests()} if annotated or unread else {}
-    edited = notes_on_edited(store, view, annotated - blobs.keys())
-    for blob in sorted(annotated - blobs.keys() - edited.keys()):
+    unfetched = notes_on_unfetched(store, view, at, annotated - blobs.keys())
+    edited = notes_on_edited(store, view, annotated - blobs.keys() - unfetched.keys())
+    for blob in sorted(annotated - blobs.keys() - edited.keys() - unfetched.keys()):
         findings.append(Finding(
             NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}, which is no object file of "
             f"this {'work tree' if at is None else at}: its attestations count for nothing "
@@ -947,6 +948,8 @@ def check_attestations(store: Store, at: str | None = None, *,
         message += f"; {missing} file(s) not yet in notes: run `kistore notes sync`"
     if edited:  # one cause: the edit (KI101), not a note on an unknown object (fresh99b)
         message += "; " + _edited_said(store, edited)
+    if unfetched:  # a partial clone cannot tell: said so, with the fetch (att01)
+        message += "; " + _unfetched_said(store, unfetched)
     missing_notes = notes_not_fetched(store, short=True)  # an info: the advice, briefly
     if missing_notes:
         message += f"; {missing_notes}"
@@ -960,7 +963,9 @@ def check_attestations(store: Store, at: str | None = None, *,
                             extra={"notes": len(seen) - len(files), "files": len(files),
                                    "filesNotInNotes": missing,
                                    **({"notesOnEdited": sorted(str(d) for d in edited.values())}
-                                      if edited else {})}))
+                                      if edited else {}),
+                                   **({"notesNotInClone": sorted(unfetched)}
+                                      if unfetched else {})}))
     return findings
 
 
@@ -997,6 +1002,113 @@ def notes_on_edited(store: Store, view: View, blobs: Iterable[str]) -> dict[str,
         if view.has_object(digest):
             found[blob] = digest
     return found
+
+
+class Unfetched(NamedTuple):
+    """A noted blob a partial clone lacks and could not fetch, which an object file held.
+
+    Attributes:
+        path: the object file's repository path (``store/objects/...``).
+        commit: the newest first-parent commit of the view's history holding the blob at
+            ``path`` (40 hex).
+        remote: the promisor remote git asked.
+        failed: the last line git said.
+    """
+
+    path: str
+    commit: str
+    remote: str
+    failed: str
+
+
+def notes_on_unfetched(store: Store, view: View, at: str | None, blobs: Iterable[str]
+                       ) -> dict[str, Unfetched]:
+    """Return the noted blobs a partial clone lacks, and could not fetch, of an object file.
+
+    A blob-less clone (``git clone --filter=blob:none``) holds every tree but only the
+    blobs it has read. A note on an edited object is on its stored bytes, a blob of an
+    earlier commit (:func:`notes_on_edited`), which such a clone may lack: libgit2 cannot
+    read it, and KI304 said "note on git object B, which is no object file" with a branch
+    hunt, though B may well be the object's own bytes (att01). Here, each noted blob git
+    lacks whose note's lines name (unverified, a hint only) a subject the view holds, and
+    whose history (:func:`kistore.git.pathlog.first_parent_versions` of ``at``, or HEAD)
+    held that very blob at the subject's object path, is fetched, all in one ``git fetch``
+    (:func:`kistore.git.blobs.fetch_lacking`): fetched, :func:`notes_on_edited` judges it
+    as in a full clone. Those git could not fetch (the remote unreachable) are returned:
+    whether they are the object's bytes cannot be told here.
+
+    Args:
+        store: the store (its git objects are read).
+        view: the view whose object files the notes were placed on.
+        at: the view's revision (None: the work tree, whose history is HEAD's).
+        blobs: noted blob ids (40 hex digits) of no object file of the view.
+
+    Returns:
+        ``{blob: Unfetched}``; empty in a full clone and when every such blob was fetched.
+        Raises nothing (a history git cannot list leaves its blob to KI304).
+    """
+    repo = store.repo
+    if not is_partial_clone(repo):
+        return {}
+    odb = repo.odb
+    held: dict[str, tuple[str, str]] = {}
+    for blob in sorted(b for b in blobs if b not in odb):
+        place = _held_at(store, view, at, blob)
+        if place is not None:
+            held[blob] = place
+    if not held:
+        return {}
+    wanted, remote, failed = fetch_lacking(repo, held)
+    if failed is None or remote is None:
+        return {}
+    return {b: Unfetched(*held[b], remote, failed) for b in wanted}
+
+
+def _held_at(store: Store, view: View, at: str | None, blob: str) -> tuple[str, str] | None:
+    """Return ``(object path, commit)`` where the history held ``blob``, as its note names.
+
+    The note's lines are read as bundles for their statement's subject (not verified: a
+    hint of where to look); the first subject the view holds whose object path held the
+    blob along the first-parent history of ``at`` (HEAD for the work tree) is returned,
+    with the newest commit holding it there. None when none did, or git cannot tell.
+    """
+    # Lazy: git's path-limited log, for a partial clone's note on an edited object only.
+    from ..git.pathlog import first_parent_versions
+
+    # Lazy: bundles are parsed on first judging (~15 ms, see judge); here only as above.
+    from .attestation import Bundle, parse_statement
+
+    for line in note_lines(store.repo, blob):
+        try:
+            subject = parse_statement(Bundle.from_bytes(line).envelope.payload).subject
+        except (KistoreError, ValueError):
+            continue
+        if not view.has_object(subject):
+            continue
+        path = layout.object_path(subject)
+        try:
+            versions = first_parent_versions(store.repo, at or "HEAD", path)
+        except KistoreError:
+            return None
+        for commit, held in versions:
+            if held == blob:
+                return path, commit
+    return None
+
+
+def _unfetched_said(store: Store, unfetched: dict[str, Unfetched]) -> str:
+    """Say the note lines on blobs this partial clone lacks, and the fetch that brings them."""
+    said = []
+    for blob, u in sorted(unfetched.items()):
+        lines = len(note_lines(store.repo, blob))
+        said.append(
+            f"{lines} more from notes on git object {blob}, the bytes {u.path} held at "
+            f"commit {u.commit[:12]}, which this partial clone lacks and could not fetch "
+            f"from {u.remote} ({u.failed}): whether they are the object's stored bytes "
+            f"cannot be told here, and they are not judged; `git fetch "
+            f"--no-write-fetch-head {shlex.quote(u.remote)} {blob}` fetches them (then "
+            "`kistore verify` again)")
+    return "; ".join(said)
 
 
 def _edited_said(store: Store, edited: dict[str, Digest]) -> str:

@@ -1302,13 +1302,33 @@ def remote_notes_moved(store: Store, here: NotesHere | None = None) -> RemoteNot
 def _ask_notes_tip(repo: pygit2.Repository, remote: str) -> tuple[str | None, str]:
     """Ask ``remote`` for its ``refs/notes/kistore`` (``git ls-remote``, one round trip).
 
-    With ``GIT_TERMINAL_PROMPT=0``, no standard input, ssh in batch mode (unless the user
-    set an ssh command) and :data:`ASK_TIMEOUT_S`: a remote that would prompt, or cannot
-    be reached, is not waited on.
+    :func:`ask_remote_refs` of the notes ref alone.
 
     Returns:
         ``(tip, "")``: the remote's notes tip, None when it holds none; or ``(None, why)``
         when it could not be asked (git's first line of error, or the time limit).
+    """
+    refs, why = ask_remote_refs(repo, remote, NOTES_REF)
+    return (None, why) if refs is None else (refs.get(NOTES_REF), "")
+
+
+def ask_remote_refs(repo: pygit2.Repository, remote: str, *patterns: str
+                    ) -> tuple[dict[str, str] | None, str]:
+    """Ask ``remote`` for the refs ``patterns`` match (``git ls-remote --refs``, one round trip).
+
+    With ``GIT_TERMINAL_PROMPT=0``, no standard input, ssh in batch mode (unless the user
+    set an ssh command) and :data:`ASK_TIMEOUT_S`: a remote that would prompt, or cannot
+    be reached, is not waited on.
+
+    Args:
+        repo: the clone.
+        remote: a remote's name, URL or path (``git ls-remote`` takes each).
+        patterns: ``git ls-remote`` patterns (``refs/notes/kistore``, ``refs/tags/*``).
+
+    Returns:
+        ``({ref: value}, "")``: each ref the remote holds that matches (an annotated tag's
+        value is its tag object, not peeled); or ``(None, why)`` when it could not be asked
+        (git's first line of error, or the time limit).
     """
     extra = {"GIT_TERMINAL_PROMPT": "0"}
     if not {"GIT_SSH_COMMAND", "GIT_SSH"} & os.environ.keys() and \
@@ -1316,7 +1336,7 @@ def _ask_notes_tip(repo: pygit2.Repository, remote: str) -> tuple[str | None, st
         extra["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
     try:
         result = subprocess.run(
-            ["git", "--git-dir", repo.path, "ls-remote", "--refs", remote, NOTES_REF],
+            ["git", "--git-dir", repo.path, "ls-remote", "--refs", remote, *patterns],
             capture_output=True, text=True, errors="backslashreplace",
             stdin=subprocess.DEVNULL, env=git_environment(extra), timeout=ASK_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -1324,9 +1344,8 @@ def _ask_notes_tip(repo: pygit2.Repository, remote: str) -> tuple[str | None, st
     if result.returncode != 0:
         said = result.stderr.strip().splitlines()  # git's first line names the cause
         return None, said[0] if said else f"git ls-remote exit {result.returncode}"
-    return next((value for value, _, name in (line.partition("\t") for line in
-                                                result.stdout.splitlines())
-                 if name == NOTES_REF), None), ""
+    return {name: value for value, _, name in (line.partition("\t") for line in
+                                               result.stdout.splitlines()) if name}, ""
 
 
 def adopt_pushed(store: Store, remote: str) -> bool:

@@ -18,6 +18,14 @@ ref leaves it or the remote's main; from the first parent of its oldest commit t
 lacks when the clone knows neither; everything the ref's tree holds and all of its history
 when there is no base (as a first push to an empty remote).
 
+Notes and tags as pre-push judges them (att01): the remote is asked once (``git
+ls-remote REMOTE refs/notes/kistore 'refs/tags/*'``); ``refs/notes/kistore`` holding notes
+commits the remote's tip lacks is judged as that notes update
+(:func:`kistore.check.gate.check_updates`: KI408, KI409, KI411, ...), and a local tag the
+remote holds at another commit is KI407 (:func:`._refs.tag_rewritten`), as pre-push
+refuses its move. A remote that cannot be asked: the notes are judged from the tip last
+fetched, and no tag is judged moved.
+
 A repository holding no store, or a remote name the repository does not have (a typo:
 no remote-tracking refs, so every history would be checked under a name that measures
 nothing), is an error, not "ok, 0 refs" (:func:`require_store`, :func:`require_remote`).
@@ -30,17 +38,36 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, cast
 
+from ..attest.levels import remote_ref
+from ..attest.notes import ask_remote_refs
 from ..core import layout
 from ..core.errors import InputError, StoreStateError, printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code, rule
+from ..core.layout import NOTES_REF
 from ..git.blobs import head_commit, ref_commit
+from ..git.names import reference
 from ..git.refs import RefsUnreadable, common_git_dir
 from ..git.remotes import unknown_remote
 from ._history import ancestry
-from ._refs import REF_NOT_FAST_FORWARD, fast_forward_fix, protected_refs
-from .gate import RangeChecker, check_range, whole_history
+from ._refs import (
+    REF_NOT_FAST_FORWARD,
+    TAGS_PREFIX,
+    ZERO,
+    fast_forward_fix,
+    protected_refs,
+    tag_rewritten,
+)
+from .gate import RangeChecker, check_range, check_updates, whole_history
 from .lineage import strict as strict_findings
-from .reach import landing_tips, push_base, push_destination, ref_tips, remote_tips
+from .reach import (
+    first_unsent,
+    landing_tips,
+    push_base,
+    push_destination,
+    ref_tips,
+    refs_under,
+    remote_tips,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -130,17 +157,25 @@ class RefVerdict:
             other refs that carry it).
         said: those of ``findings`` no earlier ref carries, each with ``extra["refs"]``:
             what is said under this ref (:func:`check_unpushed`'s one pass).
+        where: what was judged, when not "the commits REMOTE lacks from FIRST" (a tag
+            moved to a commit the remote holds: :func:`_moved_tags`); "" for that.
     """
 
     ref: str
     first: str
     findings: list[Finding]
     said: list[Finding] = field(default_factory=list)
+    where: str = ""
 
 
 def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker] = (),
                    strict: bool = False) -> tuple[list[Finding], list[RefVerdict]]:
-    """Run the gate on every local ref holding commits ``remote`` lacks.
+    """Run the gate on every local ref holding commits ``remote`` lacks, as pre-push would.
+
+    Also ``refs/notes/kistore`` when it holds notes commits the remote lacks (judged as that
+    notes update: :func:`kistore.check.gate.check_updates`), and each local tag the remote
+    holds at another commit (KI407, its move: :func:`_moved_tags`); the remote is asked
+    once (``git ls-remote``; not asked: offline, the notes as last fetched, no tag moved).
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -168,17 +203,36 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
         raise InputError(f"{remote!r} is not a remote name")
     require_store(store)
     require_remote(store, remote)
-    verdicts = []
-    carriers: dict[str, list[str]] = {}  # a finding's line -> the refs carrying it
+    # what the remote holds now of what pre-push is told and --unpushed cannot fetch: its
+    # notes tip and tags (one `git ls-remote`; None when it cannot be asked) (att01)
+    asked, _why = ask_remote_refs(store.repo, remote, NOTES_REF, f"{TAGS_PREFIX}*")
+    moved = _moved_tags(store, asked)
+    judged: list[tuple[str, str, list[Finding], str]] = []
     for ref, base, tip, first, stale, rewrites in unpushed_refs(store, remote):
-        if rewrites is not None:  # pre-push refuses it so, judging no range (fresh00b LOW)
+        if ref in moved:  # pre-push refuses a tag's move so, judging no range (r88 F7)
+            found = [moved.pop(ref)]
+        elif rewrites is not None:  # pre-push refuses it so, judging no range (fresh00b LOW)
             found = [_rewritten(ref, rewrites, tip)]
         else:
             found = (check_range(store, f"{base}..{tip}", checkers=checkers) if base
                      else whole_history(store, tip))
         if stale is not None and base and _merges(store, base, tip):
             found = [_stale_main(ref, stale, base, remote), *found]  # said first
-        verdicts.append(RefVerdict(ref, first, strict_findings(found) if strict else found))
+        judged.append((ref, first, found, ""))
+    for ref, finding in moved.items():  # moved onto commits the remote holds already
+        judged.append((ref, finding.extra["new"], [finding],
+                       f"moved from {remote}'s {str(finding.extra['old'])[:12]}"))
+    notes = _unpushed_notes(store, remote, asked)
+    if notes is not None:  # as pre-push judges a push of them (att01)
+        theirs, ours, first = notes
+        judged.append((NOTES_REF, first, check_updates(
+            store, [(theirs or ZERO, ours, NOTES_REF)], held=remote_tips(store.repo, remote),
+            checkers=checkers, remote=remote), ""))
+    verdicts = []
+    carriers: dict[str, list[str]] = {}  # a finding's line -> the refs carrying it
+    for ref, first, found, where in judged:
+        verdicts.append(RefVerdict(ref, first, strict_findings(found) if strict else found,
+                                   where=where))
         for finding in verdicts[-1].findings:
             refs = carriers.setdefault(finding.format(), [])
             if ref not in refs:
@@ -210,7 +264,7 @@ def verdict_lines(verdicts: list[RefVerdict], remote: str) -> list[str]:
     lines: list[str] = []
     for verdict in verdicts:
         counts = [sum(f.severity == s for f in verdict.findings) for s in (ERROR, WARNING, INFO)]
-        where = f"in the commits {remote} lacks from {verdict.first[:12]}"
+        where = verdict.where or f"in the commits {remote} lacks from {verdict.first[:12]}"
         if not verdict.findings:
             lines.append(f"{verdict.ref}: ok ({where})")
             continue
@@ -338,6 +392,79 @@ def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str],
         stale = next(ref for ref in (f"refs/remotes/{remote}/main", f"refs/remotes/{remote}/HEAD")
                      if ref_commit(repo, ref) is not None)
     return Unpushed(name, sent[0], tip, sent[1], stale, rewrites)
+
+
+def _moved_tags(store: Store, asked: dict[str, str] | None) -> dict[str, Finding]:
+    """Return KI407 per local tag a push would move from the remote's value, as pre-push does.
+
+    pre-push is told each pushed tag's value at the remote and refuses a move
+    (:func:`kistore.check._refs.tag_rewritten`: a tag is a permalink); ``--unpushed``
+    judged a moved tag as a new one (its range "ok"), or, moved onto commits the remote
+    holds, not at all (att01). No remote-tracking ref keeps the remote's tags, so they are
+    asked (``asked``: :func:`kistore.attest.notes.ask_remote_refs`).
+
+    Args:
+        store: the pushing clone.
+        asked: the remote's refs as asked; None when it could not be asked (no tag is
+            judged moved then).
+
+    Returns:
+        ``{tag ref: KI407 finding}`` (``extra``: ``old``, ``new``), in ref order.
+    """
+    if not asked:
+        return {}
+    moved = {}
+    for ref in refs_under(store.repo, TAGS_PREFIX):
+        old = asked.get(ref.name)
+        new = str(ref.target)
+        if old is None or old == new:
+            continue
+        finding = tag_rewritten(store, old, new, ref.name)
+        if finding is not None:
+            moved[ref.name] = finding
+    return moved
+
+
+def _unpushed_notes(store: Store, remote: str, asked: dict[str, str] | None
+                    ) -> tuple[str | None, str, str] | None:
+    """Return ``(theirs, ours, first)`` when this clone's notes hold commits the remote lacks.
+
+    ``--unpushed`` judged branches and tags only ("git push does not send notes"), but
+    ``git push origin main refs/notes/kistore`` does, and pre-push judged the notes it
+    sends (KI408, KI409, KI411, ...) where ``--unpushed`` said ok (att01). The remote's
+    notes tip is what it holds now (``asked``) when this clone has that commit, else what
+    was last fetched (``refs/notes/remotes/REMOTE/kistore``): a remote that moved since
+    is git's to refuse (a push that is no fast-forward), as it does before any hook runs.
+
+    Returns:
+        None when this clone has no notes, or the remote holds them (its tip is ours or
+        descends from it); else the remote's tip (None: no notes known there), ours, and
+        the oldest notes commit of ours that theirs does not reach.
+    """
+    repo = store.repo
+    here = repo.references.get(NOTES_REF)
+    if here is None:
+        return None
+    ours = str(here.target)
+    theirs = None if asked is None else asked.get(NOTES_REF)
+    if theirs is None or theirs not in repo:
+        tracked = reference(repo, remote_ref(remote))
+        theirs = None if tracked is None else str(tracked.target)
+    if theirs is not None and (theirs == ours or _descends(repo, theirs, ours)):
+        return None
+    first = first_unsent(repo, ours, [theirs] if theirs is not None else [])
+    return theirs, ours, ours if first is None else str(first.id)
+
+
+def _descends(repo: pygit2.Repository, tip: str, of: str) -> bool:
+    """Whether commit ``tip`` descends from ``of``; False when git cannot tell (not commits)."""
+    # Lazy: pygit2 is loaded by the time a push is judged; the module's import stays cheap.
+    import pygit2
+
+    try:
+        return bool(repo.descendant_of(tip, of))
+    except (pygit2.GitError, ValueError, KeyError):
+        return False
 
 
 def _rewritten(ref: str, rewrites: tuple[str, str], tip: str) -> Finding:

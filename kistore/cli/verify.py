@@ -234,8 +234,10 @@ def _strict(findings: list[Finding]) -> list[Finding]:
               "checked from there (a URL: from the root).")
 @click.option("--unpushed", metavar="REMOTE",
               help="Instead of a range, check every local branch, tag and HEAD holding "
-              "commits REMOTE's remote-tracking refs lack: all a push could send (the "
-              "pre-commit framework's hook; it is handed only the first pushed ref).")
+              "commits REMOTE's remote-tracking refs lack, refs/notes/kistore holding notes "
+              "commits REMOTE lacks, and tags REMOTE holds at another commit (asked with "
+              "git ls-remote): all a push could send (the pre-commit framework's hook; it "
+              "is handed only the first pushed ref).")
 @click.option("--landed", is_flag=True,
               help="BASE..HEAD is a move of main from BASE to HEAD (a push that landed), not "
               "a pull request's branch: BASE must be on HEAD's first-parent line (KI430) "

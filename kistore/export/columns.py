@@ -210,7 +210,13 @@ ATTESTATIONS = Table("attestations", (
        "invalid bundle, what it claims (null when unreadable)"),
     _c("keyid", STRING, "OpenSSH SHA-256 fingerprint of the signing key"),
     _c("valid", BOOL, "the bundle verifies (its signature good for its subject); whether "
-       "it counts is `effect`"),
+       "it counts is `counted`, how is `effect`"),
+    _c("counted", BOOL, "it counts toward the run's evidence (`kistore attestations "
+       "--json`'s `counted`): `effect` is `community`, `verifies`, `withdraws` or "
+       "`disagrees` (`kistore.attest.evidence.COUNTED`); false for an invalid one and for a "
+       "valid one that does not count: `not-counted` (its key was not trusted for the "
+       "role when it entered: lacking it, expired, revoked), `does-not-fit`, "
+       "`superseded`, `out-of-tolerance` (added 2026-12-06)"),
     _c("effect", STRING, "`community`, `verifies`, `withdraws`, `disagrees`, "
        "`out-of-tolerance`, `superseded`, `does-not-fit`, `not-counted` or `invalid` "
        "(docs/attestations.md)"),

@@ -716,20 +716,41 @@ def fetch_blobs(repo: pygit2.Repository, oids: Iterable[str]) -> int:
     Raises:
         StoreStateError: git could not fetch them (the remote is gone or lacks them).
     """
-    if not is_partial_clone(repo):
-        return 0
-    odb = repo.odb
-    wanted = sorted({oid for oid in oids if oid not in odb})
-    remote = promisor_remote(repo)
-    if not wanted or remote is None:
-        return 0
-    failed = _fetch(repo, remote, wanted)
+    wanted, remote, failed = fetch_lacking(repo, oids)
     if failed is not None:
         raise StoreStateError(
             f"{len(wanted)} blob(s) (e.g. {wanted[0]}) are not in this partial clone and git "
             f"could not fetch them from its promisor remote {remote!r} ({failed}): make the "
             "remote reachable, or clone without --filter", file=repo.path)
     return len(wanted)
+
+
+def fetch_lacking(repo: pygit2.Repository, oids: Iterable[str]
+                  ) -> tuple[list[str], str | None, str | None]:
+    """Fetch the blobs of ``oids`` this partial clone lacks, in one ``git fetch``; raise nothing.
+
+    What :func:`fetch_blobs` does, for a caller that says a blob git could not fetch in its
+    own words (a note on an edited object's earlier bytes: the remote unreachable, the
+    answer is "not here", not an error).
+
+    Args:
+        repo: the repository (nothing is done unless it is a partial clone).
+        oids: blob ids (40 hex digits).
+
+    Returns:
+        ``(wanted, remote, failed)``: the ids it lacked and asked for, sorted (empty:
+        none, not a partial clone, or no promisor remote to ask); its promisor remote
+        (None: none); None when git fetched them (or nothing was wanted), else the last
+        line git said as :func:`_fetch` gives it.
+    """
+    if not is_partial_clone(repo):
+        return [], None, None
+    odb = repo.odb
+    wanted = sorted({oid for oid in oids if oid not in odb})
+    remote = promisor_remote(repo)
+    if not wanted or remote is None:
+        return [], remote, None
+    return wanted, remote, _fetch(repo, remote, wanted)
 
 
 def _fetch(repo: pygit2.Repository, remote: str, oids: list[str]) -> str | None:
@@ -740,7 +761,9 @@ def _fetch(repo: pygit2.Repository, remote: str, oids: list[str]) -> str | None:
     lazy fetch of a partial clone runs for one object.
 
     Returns:
-        None when git fetched them; else the last line git said (or its exit status).
+        None when git fetched them; else git's first ``fatal:`` line, or the last line it
+        said (or its exit status). The last alone was "and the repository exists." of an
+        unreachable remote, the end of git's advice (att01).
     """
     # A warm `rank` imports this module and never fetches.
     # Lazy: subprocess (+ selectors: ~2-3 ms of start-up) only when a partial clone fetches.
@@ -755,7 +778,9 @@ def _fetch(repo: pygit2.Repository, remote: str, oids: list[str]) -> str | None:
     if done.returncode == 0:
         return None
     said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    return said[-1] if said else f"git exited {done.returncode}"
+    # git's first fatal line says why; its last may be advice ("and the repository exists.")
+    fatal = [line for line in said if line.startswith("fatal: ")]
+    return fatal[0] if fatal else said[-1] if said else f"git exited {done.returncode}"
 
 
 _whole_trees: set[tuple[str, str]] = set()

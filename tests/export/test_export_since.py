@@ -211,24 +211,26 @@ def test_a_csv_export_with_a_column_per_metric_is_refused_naming_the_change(
     assert files(out) == before
 
 
+@pytest.mark.parametrize("column", ["text", "counted"])
 def test_an_export_made_before_attestations_text_is_refused_naming_the_column(
-        runner, fixture, changed, tmp_path):
+        runner, fixture, changed, tmp_path, column):
     # An export made before trust77 added `attestations.text` (6dfe21d6) lists the other
     # columns only; its `--since` said "a new latency statistic or ... metric", which no
-    # run had. Its _manifest.json as that kistore wrote it: the same, without `text`.
+    # run had. Its _manifest.json as that kistore wrote it: the same, without `text`. So
+    # too one made before att01 added `attestations.counted` (2026-12-06).
     c1, c2, _ = changed
     out = tmp_path / "out"
     export_ok(runner, fixture.store, out, "--at", c1)
     manifest = json.loads((out / "_manifest.json").read_text())
     columns = manifest["tables"]["attestations"]["columns"]
-    columns[:] = [c for c in columns if c["name"] != "text"]
+    columns[:] = [c for c in columns if c["name"] != column]
     (out / "_manifest.json").write_text(json.dumps(manifest))
     before = files(out)
     result = cli(runner, fixture.store, "export", str(out), "--since", c1, "--at", c2)
     assert result.exit_code == 1
     assert result.output == (
         f"error: {out}: the columns changed since the export at {c1[:12]} (it has no "
-        "attestations.text, which this kistore writes): files already written cannot take "
+        f"attestations.{column}, which this kistore writes): files already written cannot take "
         "the new columns; make a full export into a new directory\n")
     assert files(out) == before
 
