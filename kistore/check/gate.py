@@ -87,11 +87,11 @@ from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
 from ._every_commit import LAYOUT_RULES, every_commit, stays_in_history
 from ._first_parent import first_parent_findings
-from ._fixes import HINT_BASE, Base, brought_fix, unread_remotes_said
+from ._fixes import HINT_BASE, Base, brought_fix, staged_fix, unread_remotes_said
 from ._focus import range_paths
 from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
-from ._history import ancestry, check_history, history_findings, objects_tree
+from ._history import OBJECT_DELETED, ancestry, check_history, history_findings, objects_tree
 from ._ignored import range_gitignores
 from ._lowered import (
     lowered_limits,
@@ -412,7 +412,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings = taken_name_fixes(findings, named, (base.tree, head.tree), lambda path: [
         str(c.id) for c in reversed(changing_commits(repo, commits, path))],
         {str(c.id): i for i, c in enumerate(reversed(commits))})
-    if not named.staged:  # a copy, a case pair: out of the commit bringing it (case99)
+    if named.staged:  # an object deleted with its metadata: both restored at once (mend02)
+        findings = [_deleted_with_metadata(f, store_changes) for f in findings]
+    else:  # a copy, a case pair: out of the commit bringing it (case99)
         findings = [_brought(repo, base.tree, f, named) for f in findings]
         # a file outside the layout, or no object's bytes, in a commit but not at HEAD
         # (hist00): after the fixes above, which are of HEAD's files
@@ -461,6 +463,41 @@ def _brought(repo: pygit2.Repository, base_tree: Any, finding: Finding, base: Ba
             what, finding.file, base.rebase_id,
             "nothing else is to be written or removed for it"))
     return finding
+
+
+def _deleted_with_metadata(finding: Finding, changes: dict[str, treediff.Change]) -> Finding:
+    """Return the pre-commit hook's KI402 naming the object's metadata file staged deleted too.
+
+    ``git rm`` of an object and its metadata file was told KI402 and to restore the object
+    alone (:func:`._history._fix`): the metadata file's absence showed only once the object
+    was back, as KI204 on a second commit attempt (fix00's leftover). Its KI402 now says
+    the metadata file went too and restores both. A finding of another rule, or a KI402
+    whose metadata file the staged changes keep, is returned as it is.
+
+    Args:
+        finding: one of the hook's findings (its range ``HEAD..STAGED``).
+        changes: the range's net change under ``store/`` (:func:`_store_changes`).
+
+    Returns:
+        ``finding``, or a KI402 whose message adds ``; its metadata file META is deleted
+        too`` and whose fix (:func:`._fixes.staged_fix`) checks both files out of ``HEAD``
+        (``extra["metadata"]``: META). Raises nothing.
+    """
+    if finding.rule.id != OBJECT_DELETED.id or not finding.file:
+        return finding
+    digest = layout.digest_from_path(finding.file)
+    if digest is None or finding.file != layout.object_path(digest):
+        return finding
+    meta = layout.metadata_path(digest)
+    before, after = changes.get(meta, (None, None))
+    if before is None or after is not None:  # HEAD held none, or the index holds it still
+        return finding
+    return replace(
+        finding, message=f"{finding.message}; its metadata file {meta} is deleted too",
+        extra={**finding.extra, "metadata": meta},
+        fix=staged_fix("an object deleted, and its metadata file with it",
+                       f"{finding.file} {meta}",
+                       "objects are never deleted (a withdrawal is an attestation)"))
 
 
 def _metadata_fixes(store: Store, findings: list[Finding], base: Base) -> list[Finding]:
