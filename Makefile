@@ -27,7 +27,8 @@ SCHEMA_ARCHIVES := \
 .PHONY: install test tools lint demo bench clean hooks browser screenshots catalogue \
 	test-latest lock versions
 
-# Locked: pip first (its own pin, by hash), then the whole closure by hash (--no-deps: the
+# Locked: pip first (its own pin, by hash: its requirement as pip reads the lock, written
+# by scripts/hash_lock.py with the new venv's standard library alone), then the whole closure by hash (--no-deps: the
 # lock lists every package; hash-checking mode refuses an unlisted one anyway), then kistore
 # itself, which has no archive to hash: --no-deps, and built by the lock's setuptools
 # (--no-build-isolation: an isolated build would fetch setuptools unhashed); `pip check`:
@@ -36,7 +37,7 @@ SCHEMA_ARCHIVES := \
 $(STAMP): pyproject.toml Makefile $(LOCK) $(if $(LOCK),package.json $(NPM_LOCKFILE))
 	$(PYTHON) -P -m venv $(VENV)
 ifneq ($(LOCK),)
-	sed -n '/^pip==/,/[^\\]$$/p' $(LOCK) > $(VENV)/pip-lock.txt
+	$(BIN)/python -P scripts/hash_lock.py --block pip < $(LOCK) > $(VENV)/pip-lock.txt
 	$(BIN)/pip install --quiet --require-hashes --no-deps -r $(VENV)/pip-lock.txt
 	$(BIN)/pip install --quiet --require-hashes --no-deps -r $(LOCK)
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .

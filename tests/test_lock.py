@@ -121,11 +121,10 @@ def test_every_pin_of_the_lock_carries_its_archives_hashes():
     for requirement in requirements:
         digests = re.findall(r"--hash=sha256:([0-9a-f]{64})", requirement)
         assert digests and len(set(digests)) == len(digests), requirement
-    # pip itself: make install takes its requirement out by sed and installs it first
-    done = subprocess.run(["sed", "-n", r"/^pip==/,/[^\\]$/p", str(LOCK)], capture_output=True,
-                          text=True, check=True)
-    assert done.stdout.startswith("pip==26.3 \\\n    --hash=sha256:")
-    assert pins(done.stdout) == {"pip": Version("26.3")}
+    # pip itself: make install takes its requirement out (hash_lock.py --block) first
+    block = hash_lock().block(text.splitlines(keepends=True), "pip")
+    assert block.startswith("pip==26.3 \\\n    --hash=sha256:")
+    assert pins(block) == {"pip": Version("26.3")}
 
 
 def hash_lock() -> ModuleType:
@@ -241,6 +240,11 @@ NPM_CI = ("if command -v npm >/dev/null 2>&1; then rm -rf .venv/npm && mkdir -p 
 """How ``make install`` installs Ajv: npm ci of the committed lock, no install scripts."""
 
 
+PIP_BLOCK = ".venv/bin/python -P scripts/hash_lock.py --block pip < constraints.txt > " \
+    ".venv/pip-lock.txt"
+"""How ``make install`` writes the requirement it installs pip from (mend02: was a sed range)."""
+
+
 def test_make_install_installs_the_lock_by_hash_and_a_changed_lock_installs_again(tmp_path):
     ran = dry_run(tmp_path, "install")
     pip = [line for line in ran if "/pip " in line]
@@ -251,9 +255,8 @@ def test_make_install_installs_the_lock_by_hash_and_a_changed_lock_installs_agai
         ".venv/bin/pip check",
         ".venv/bin/pip download --quiet --require-hashes --no-deps --no-build-isolation "
         "-d .venv/test-schemas -r .venv/test-schemas.txt"]
-    assert r"sed -n '/^pip==/,/[^\\]$/p' constraints.txt > .venv/pip-lock.txt" in ran
-    assert ran.index(r"sed -n '/^pip==/,/[^\\]$/p' constraints.txt > .venv/pip-lock.txt") < \
-        ran.index(pip[0])
+    assert PIP_BLOCK in ran
+    assert ran.index(PIP_BLOCK) < ran.index(pip[0])
     schemas = next(line for line in ran if "> .venv/test-schemas.txt" in line)
     assert schemas.count("--hash=sha256:") == 3 and "cffconvert==2.0.0 " in schemas
     assert NPM_CI in ran
@@ -268,6 +271,41 @@ def test_make_install_installs_the_lock_by_hash_and_a_changed_lock_installs_agai
         os.utime(tmp_path / lock, (now, now))
         assert sum("/pip install" in line for line in dry_run(tmp_path, "install")) == 3, lock
         os.utime(tmp_path / ".venv" / ".installed", (now + 1, now + 1))  # installed again
+
+
+def test_make_install_installs_pip_from_exactly_pips_pin_with_all_its_hashes(tmp_path):
+    """mend02: the Makefile cut pip's requirement out of the lock with a sed range
+    (`sed -n '/^pip==/,/[^\\]$/p'`), which in a lock saved with CRLF line ends stops after
+    the first hash line, its backslash left continuing nothing. The command `make -n install`
+    prints that writes .venv/pip-lock.txt is run here, in a venv holding the standard
+    library alone (it runs before anything is installed), against the lock and variants."""
+    line = next(x for x in dry_run(tmp_path, "install") if x.endswith("> .venv/pip-lock.txt"))
+    done = subprocess.run([sys.executable, "-m", "venv", "--without-pip", ".venv"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "hash_lock.py", tmp_path / "scripts")
+    text = LOCK.read_text()
+    [pip] = re.findall(r"^pip==26\.3(?: \\\n    --hash=sha256:[0-9a-f]{64})+$", text, re.M)
+    assert pip.count("--hash=") == 2  # every wheel and the sdist (make lock)
+
+    def written(lock: str) -> tuple[int, str, str]:
+        (tmp_path / "constraints.txt").write_bytes(lock.encode())
+        ran = subprocess.run(["sh", "-c", line], cwd=tmp_path, capture_output=True, text=True)
+        return ran.returncode, (tmp_path / ".venv" / "pip-lock.txt").read_text(), ran.stderr
+
+    assert written(text) == (0, pip + "\n", "")
+    assert written(text.replace("\n", "\r\n")) == (0, pip + "\n", "")  # sed: one hash
+    tools = "pip-tools==7.4.1 \\\n    --hash=sha256:" + "1" * 64 + "\n"
+    noted = text.replace(pip + "\n", tools + pip + "\n# pip's own pin, above\n")
+    assert written(noted) == (0, pip + "\n", "")
+    failed, _, said = written(text.replace(pip + "\n", ""))  # no pip: make stops there
+    assert (failed, said) == (2, "hash_lock: the lock pins pip 0 times: once is what pip "
+                                 "installs\n")
+    failed, _, said = written(text.replace(pip, "pip==26.3"))  # no hash
+    assert (failed, said) == (2, "hash_lock: pip==26.3: the lock's requirement is no "
+                                 "NAME==VERSION pin followed by --hash=sha256: options only "
+                                 "(no hash)\n")
 
 
 def test_make_test_latest_installs_the_newest_releases_without_the_lock(tmp_path):

@@ -26,7 +26,7 @@ from ..core.findings import Finding
 from ..core.limits import DEFAULT
 from ..git import treediff
 from ..git.blobs import read_blob_within
-from ._fixes import brought_fix, rebase_command
+from ._fixes import Base, brought_fix, rebase_command
 from ._rules import (
     EXECUTABLE_FILE,
     NOT_A_REGULAR_FILE,
@@ -64,7 +64,7 @@ def stays_in_history(message: str, where: str, base: str, done: str = "removes")
 
 def every_commit(repo: pygit2.Repository, walked: list[Finding],
                  objects: list[tuple[str, str, str]], head: dict[str, Any],
-                 trees: tuple[Any, Any], base: str) -> list[Finding]:
+                 trees: tuple[Any, Any], base: Base) -> list[Finding]:
     """KI110, KI111, KI114 and KI101 of files a commit brings that ``HEAD`` does not hold so.
 
     Args:
@@ -76,7 +76,8 @@ def every_commit(repo: pygit2.Repository, walked: list[Finding],
         head: the range's net change under ``store/`` (path -> ``(before, after)``, each
             ``(blob id, mode)`` or None: ``gate._store_changes``), HEAD's side read.
         trees: ``BASE``'s and ``HEAD``'s root trees (a lookup per finding, not per file).
-        base: the range's BASE, full commit id.
+        base: the range's BASE, whose rebase a finding's fix names
+            (:attr:`._fixes.Base.rebase_id`, read only when there is one: mend02).
 
     Returns:
         Each finding of a path ``HEAD`` lacks (KI110), or holds with another mode (KI111,
@@ -132,10 +133,10 @@ def _held(repo: pygit2.Repository, head: dict[str, Any], head_tree: Any, f: Find
     return f.rule is PATH_OUTSIDE_LAYOUT or f"{mode:o}" == f.extra.get("mode")
 
 
-def _said(repo: pygit2.Repository, head_tree: Any, f: Finding, base: str) -> Finding:
+def _said(repo: pygit2.Repository, head_tree: Any, f: Finding, base: Base) -> Finding:
     """Return ``f`` naming the commit bringing it, what a later one did, and the branch's fix."""
-    path = f.file or ""
+    path, start = f.file or "", base.rebase_id
     done = "removes" if treediff.entry_at(repo, head_tree, path) is None else "replaces"
-    return replace(f, message=stays_in_history(f.message, f.extra["commit"], base, done),
-                   fix=brought_fix(_WHAT[f.rule.id], path, base,
+    return replace(f, message=stays_in_history(f.message, f.extra["commit"], start, done),
+                   fix=brought_fix(_WHAT[f.rule.id], path, start,
                                    "nothing else is to be written or removed for it"))

@@ -19,7 +19,12 @@ text after the rules ran).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from ..core.findings import Finding
 
 MERGE_BASE = "`git merge-base origin/main HEAD`"
 """How to find BASE outside a range (``verify``, which knows none)."""
@@ -63,18 +68,27 @@ class Base:
         rebase_from: the commit a rebase starts from when it is not :attr:`id` (full commit
             id; ``""``: :attr:`id`): the newest commit of HEAD's history a remote's main
             holds (:func:`.reach.rebase_start`), so that a push judged from a fork's stale
-            main rewrites the branch's own commits only (fresh00b MED U1).
+            main rewrites the branch's own commits only (fresh00b MED U1). Or a function
+            of no argument returning it, called when a fix names the rebase
+            (:attr:`rebase_id`): finding it reads every remote's main, which a range whose
+            fixes name no rebase (a clean one) never needs (mend02); the caller makes it
+            remember its answer.
     """
 
     id: str
     checked_out: bool = False
     staged: bool = False
-    rebase_from: str = ""
+    rebase_from: str | Callable[[], str] = ""
 
     @property
     def rebase_id(self) -> str:
-        """The commit a fix's ``git rebase -i`` names (full id, or the hint's ``BASE``)."""
-        return self.rebase_from or self.id
+        """The commit a fix's ``git rebase -i`` names (full id, or the hint's ``BASE``).
+
+        Calls :attr:`rebase_from` when it is a function (each time: the gate's remembers
+        its answer, :func:`functools.cache`). Raises what that function raises.
+        """
+        start = self.rebase_from() if callable(self.rebase_from) else self.rebase_from
+        return start or self.id
 
     def rebase(self) -> str:
         """Return ``git rebase -i ID`` in backquotes (:func:`rebase_command`); raises nothing."""
@@ -99,6 +113,39 @@ class Base:
 
 HINT_BASE = Base("BASE")
 """BASE as a rule's hint names it: the word (``git rebase -i BASE``)."""
+
+
+def unread_remotes_said(findings: list[Finding], skipped: list[tuple[str, str]], base: Base
+                        ) -> list[Finding]:
+    """Say, in each fix whose ``git rebase`` starts at ``base``'s start, which remotes it left out.
+
+    :func:`.reach.rebase_start` leaves out a remote whose main cannot be read (``skipped``):
+    the start it gives may then be older than that remote's main, and the rebase may
+    rewrite commits that main holds (fresh00b MED U1) without this clone knowing.
+
+    Args:
+        findings: the gate's findings.
+        skipped: ``(remote, ref name)`` of each remote left out (empty: nothing to say).
+        base: the gate's BASE; its :attr:`Base.rebase_id` is read only when ``skipped``
+            holds one (it filled ``skipped``: it was read already).
+
+    Returns:
+        ``findings`` in their order, each fix naming ``git rebase ... START`` followed by
+        the note: the refs left out, and the commands that set them again (``git
+        update-ref -d REF``, ``git fetch REMOTE``: the remote shell-quoted). Raises nothing.
+    """
+    if not skipped:
+        return findings
+    start = base.rebase_id
+    names = ", ".join(ref for _, ref in skipped)
+    mend = "; ".join(f"`git update-ref -d {shlex.quote(ref)}`, then `git fetch "
+                     f"{shlex.quote(remote)}`" for remote, ref in skipped)
+    note = (f" (the rebase starts at {start[:12]} without {names}, which cannot be read: "
+            "commits that remote's main holds are not known here, and may be among those "
+            f"the rebase rewrites; {mend} sets it again, then check again)")
+    named = re.compile(rf"`git rebase [^`]*{start}`")
+    return [replace(f, fix=f.fix + note) if f.fix and named.search(f.fix) else f
+            for f in findings]
 
 
 def rebuild_without(rules: str, base: str | None, paths: str, *, plural: bool = False) -> str:

@@ -42,8 +42,12 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 GATE_CODE = (".ci", ".github", ".pre-commit-hooks.yaml", ".venv", "GNUmakefile", "MANIFEST.in",
              "Makefile", "constraints.txt", "hooks", "kistore", "makefile", "package-lock.json",
-             "package.json", "pyproject.toml", "schemas", "setup.cfg", "setup.py")
-"""Top-level names of the repository whose change changes what the gate runs. Since
+             "package.json", "pyproject.toml", "schemas", "scripts/hash_lock.py", "setup.cfg",
+             "setup.py")
+"""Names of the repository (top-level, or one file's path) whose change changes what the
+gate runs. Since 2026-12-06 (mend02) ``scripts/hash_lock.py``: ``make install`` runs it to
+take pip's requirement out of ``constraints.txt`` (a change to it changes the pip the
+next job installs first). Since
 2026-12-03 also ``GNUmakefile`` and ``makefile`` (GNU make reads them before ``Makefile``),
 ``.venv`` (``python -m venv .venv`` keeps what a checkout put there: a ``.pth`` runs at every
 start of the job's Python) and ``MANIFEST.in`` (read by setuptools): reviewer r81 F3; since
@@ -124,7 +128,7 @@ def runs_from_root(tree: pygit2.Tree | None) -> set[str]:
 
 
 def _changed(repo: pygit2.Repository, base_tree: Any, head_tree: Any, name: str) -> list[str]:
-    """Every path at or under the top-level ``name`` that differs between the trees."""
+    """Every path at or under ``name`` (top-level, or a file's path) the trees differ in."""
     old, new = (treediff.entry_at(repo, tree, name) for tree in (base_tree, head_tree))
     if old is not None and new is not None and (old.id, old.filemode) == (new.id, new.filemode):
         return []

@@ -1071,7 +1071,7 @@ every finding on its metadata file judges that metadata with the other manifest'
 
 
 def one_cause(findings: list[Finding], others: Iterable[Finding] = (),
-              base: str | None = None) -> list[Finding]:
+              base: Base | None = None) -> list[Finding]:
     """Leave out the findings an object file renamed or copied by hand explains.
 
     One cause, one advice. A file ``mv``-ed to another name (KI101, or KI110 for a name off
@@ -1104,14 +1104,15 @@ def one_cause(findings: list[Finding], others: Iterable[Finding] = (),
             KI101, for the history check's KI402) and their commits (the history check's
             KI403, for the contents check's KI101); not returned. The gate first gives
             its KI101 findings the range's fix (:func:`gate_fixes`).
-        base: the gate's BASE (full commit id), named in a committed rename's fix
-            (:func:`._fixes.rebase_fix`); None (``verify``): the fix says how to find it.
+        base: the gate's BASE (:class:`._fixes.Base`), whose rebase a committed rename's
+            fix names (:func:`._fixes.rebase_fix`; read only then, mend02); None
+            (``verify``): the fix says how to find it.
 
     Returns:
         ``findings`` in their order, without those on the files such a rename explains,
         a committed one's cause with its branch fix.
     """
-    findings = _names_moved(_deleted_since(findings, others), others, base or HINT_BASE.id)
+    findings = _names_moved(_deleted_since(findings, others), others, base or HINT_BASE)
     misnamed: set[str] = set()
     holders: set[str] = set()
     moved: set[str] = set()  # the digests whose bytes sit in a renamed file
@@ -1205,7 +1206,7 @@ def _deleted_since(findings: list[Finding], others: Iterable[Finding]) -> list[F
     return [f for f in findings if not explained(f)]
 
 
-def _names_moved(findings: list[Finding], others: Iterable[Finding], base: str
+def _names_moved(findings: list[Finding], others: Iterable[Finding], base: Base
                  ) -> list[Finding]:
     """Leave out what a names file renamed by hand explains (reviewer r93b G9).
 
@@ -1217,8 +1218,8 @@ def _names_moved(findings: list[Finding], others: Iterable[Finding], base: str
     Args:
         findings: findings of one verify (or one gate).
         others: the rest of its findings, read for the commits of KI208.
-        base: the gate's BASE (full commit id), or ``"BASE"`` (``verify``), as the fix's
-            rebase names it (:func:`._fixes.rebase_command`).
+        base: the gate's BASE, or :data:`._fixes.HINT_BASE` (``verify``), whose rebase
+            the fix names (:attr:`._fixes.Base.rebase_id`, read only for such a fix).
 
     Returns:
         ``findings`` in their order, without those; the KI110 of a committed rename with
@@ -1245,13 +1246,14 @@ def _names_moved(findings: list[Finding], others: Iterable[Finding], base: str
                 f"a names file renamed by hand, in commit {', '.join(commits[own])} of the "
                 "branch: moving it back in a later commit leaves the deletion in the history, "
                 "which is read commit by commit (KI208), so rebuild the branch without it: "
-                f"{rebase_command(base)}, and drop that commit (or edit it to leave {own} as it "
+                f"{rebase_command(base.rebase_id)}, and drop that commit (or edit it to leave "
+                f"{own} as it "
                 "was); nothing else is to be written or removed for it"))
         out.append(f)
     return out
 
 
-def gate_fixes(findings: list[Finding], base: str, *, staged: bool = False) -> list[Finding]:
+def gate_fixes(findings: list[Finding], base: Base) -> list[Finding]:
     """Give the gate's KI101 findings the range's fix (reviewer r93b G1, G7).
 
     At the gate a KI101 on a file a commit of the range edited (KI401 naming it) gets the
@@ -1265,9 +1267,9 @@ def gate_fixes(findings: list[Finding], base: str, *, staged: bool = False) -> l
 
     Args:
         findings: the gate's findings.
-        base: BASE's full commit id, named in the fixes.
-        staged: the range's HEAD is the pre-commit hook's commit of the index
-            (:attr:`._fixes.Base.staged`): an edit is restored from HEAD
+        base: the range's BASE, whose rebase the fixes name (:attr:`._fixes.Base.rebase_id`,
+            read only for such a fix: mend02); :attr:`._fixes.Base.staged`, the range's HEAD
+            is the pre-commit hook's commit of the index: an edit is restored from HEAD
             (:func:`._fixes.staged_fix`), no commit dropped.
 
     Returns:
@@ -1275,8 +1277,8 @@ def gate_fixes(findings: list[Finding], base: str, *, staged: bool = False) -> l
         file a commit's KI401 names: the fix drops that commit (``git rebase -i BASE``: a
         fixing commit leaves the edit in the history, read commit by commit); a copy
         written over an object file no commit of the range changed (no KI401: its
-        metadata file was made for it): both files out of that commit (``staged``: ``git
-        rm`` of both).
+        metadata file was made for it): both files out of that commit (staged: ``git rm``
+        of both).
     """
     edited: dict[str, list[str]] = {}
     for f in findings:
@@ -1285,7 +1287,7 @@ def gate_fixes(findings: list[Finding], base: str, *, staged: bool = False) -> l
     out = []
     for f in findings:
         if f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.file in edited \
-                and "holds" not in f.extra and staged:
+                and "holds" not in f.extra and base.staged:
             f = dataclasses.replace(f, fix=staged_fix(
                 "an object's bytes edited", f.file,
                 "objects are never edited: add a new manifest instead"))
@@ -1293,15 +1295,16 @@ def gate_fixes(findings: list[Finding], base: str, *, staged: bool = False) -> l
                 and "holds" not in f.extra:
             f = dataclasses.replace(f, fix=rebase_fix(
                 "an object's bytes edited", edited[f.file], "restoring them", "the edit",
-                "KI401", f.file, base, "objects are never edited: add a new manifest instead"))
+                "KI401", f.file, base.rebase_id,
+                "objects are never edited: add a new manifest instead"))
         elif f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.extra.get("copy") \
                 and "over" in f.extra and f.file not in edited and f.file:
             meta = layout.metadata_path(Digest.from_str(f.extra["over"]))
             what = "a copy of a stored object, with a metadata file made for it"
             f = dataclasses.replace(f, fix=(
                 f"{what}: remove both (`git rm {f.file} {meta}`) and commit; nothing else is "
-                "to be written or removed for it" if staged else brought_fix(
-                    what, f"{f.file} {meta}", base,
+                "to be written or removed for it" if base.staged else brought_fix(
+                    what, f"{f.file} {meta}", base.rebase_id,
                     "nothing else is to be written or removed for it")))
         out.append(f)
     return out
@@ -1360,14 +1363,14 @@ _ON_OWN = ("KI203", "KI402", "KI403")
 deleted from its path, or renamed (committed) away from it."""
 
 
-def _committed_fix(finding: Finding, commits: dict[str, str], base: str | None) -> Finding:
+def _committed_fix(finding: Finding, commits: dict[str, str], base: Base | None) -> Finding:
     """Give a committed rename's (or overwriting copy's) finding the branch's fix.
 
     Args:
         finding: the KI101 or KI110 finding of the misnamed file (:func:`_renamed`).
         commits: each commit (full id) whose KI401-KI403 it explains -> a path it moved
             or changed there.
-        base: the gate's BASE (full commit id), or None (``verify``: no range).
+        base: the gate's BASE (its rebase named), or None (``verify``: no range).
 
     Returns:
         ``finding`` whose fix names the commits and says to rebuild the branch without
@@ -1385,7 +1388,7 @@ def _committed_fix(finding: Finding, commits: dict[str, str], base: str | None) 
             if finding.extra.get("copy") else "a file renamed by hand")
     return dataclasses.replace(finding, message=message, fix=rebase_fix(
         f"{what},", list(commits), "putting it back", "the change", "KI401-KI403",
-        " and ".join(sorted(set(commits.values()))), base,
+        " and ".join(sorted(set(commits.values()))), base.rebase_id if base else None,
         "nothing else is to be written or removed for it"))
 
 

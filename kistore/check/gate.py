@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 from ..attest.attestation import Bundle, text_problems, verify_bundle
@@ -87,11 +87,11 @@ from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
 from ._every_commit import LAYOUT_RULES, every_commit, stays_in_history
 from ._first_parent import first_parent_findings
-from ._fixes import HINT_BASE, Base, brought_fix
+from ._fixes import HINT_BASE, Base, brought_fix, staged_fix, unread_remotes_said
 from ._focus import range_paths
 from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
-from ._history import ancestry, check_history, history_findings, objects_tree
+from ._history import OBJECT_DELETED, ancestry, check_history, history_findings, objects_tree
 from ._ignored import range_gitignores
 from ._lowered import (
     lowered_limits,
@@ -337,12 +337,15 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # KI112 of each name a commit brings (r82 F6)
     # every fix names BASE by its id, as git takes it (fresh95 F6), HEAD in pre-commit
     # a rebase starts after any commit a remote's main holds (a fork's stale main as BASE:
-    # U1)
-    named = Base(str(base.id), _is_head(repo, base), staged=staged,
-                 rebase_from=rebase_start(repo, str(base.id), str(head.id)))
+    # U1); found when a fix first names it, once (it reads every remote's main: mend02),
+    # a remote whose main cannot be read left out and said in the fixes naming the rebase
+    skipped: list[tuple[str, str]] = []
+    start = cache(partial(rebase_start, repo, str(base.id), str(head.id), skipped))
+    named = Base(str(base.id), _is_head(repo, base), staged=staged, rebase_from=start)
     objects: list[tuple[str, str, str]] = []  # each object file a commit brings (KI101)
-    walked = new_tree_findings(repo, commits, judge=partial(walk_judge, objects=objects),
-                               fix=rebuild_fix(named))
+    walked = [replace(f, fix=rebuild_fix(named)) if f.rule is TREE_ENTRY_INVALID else f
+              for f in new_tree_findings(repo, commits,
+                                         judge=partial(walk_judge, objects=objects))]
     headers = {str(c.id): header(c.read_raw()) for c in commits}  # read once: KI225, KI428
     malformed = commit_findings(headers) + [f for f in walked if f.rule is TREE_ENTRY_INVALID]
     if malformed:
@@ -354,7 +357,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
     own, warned = own_limits(store, own_settings)  # the defaults, and KI109
     findings = history_findings(repo, commits, base=named)  # KI401-KI403
-    findings += range_dates(repo, commits, now, headers, fix=make_again(named))  # KI428
+    findings += [replace(f, fix=make_again(named))  # KI428
+                 for f in range_dates(repo, commits, now, headers)]
     if landed:  # KI430, KI431: main's first-parent line only grows
         findings += first_parent_findings(base, head, commits, spec, now, landed=True)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
@@ -388,7 +392,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits, named, (base.tree, head.tree), metadata_edits)
     # KI115, KI118, KI112
-    findings += [_removed_since(repo, head.tree, f, named.rebase_id) for f in walked
+    findings += [_removed_since(repo, head.tree, f, named) for f in walked
                  if f.rule not in LAYOUT_RULES and not _collision_at_head(repo, head.tree, f)]
     findings += range_gitignores(repo, base.tree, head.tree, store_changes)  # KI119
     findings += gate_code_changed(repo, base.tree, head.tree)  # KI429
@@ -401,21 +405,22 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
     # an object edited, then deleted: KI401 names both commits (history_findings), no
     # KI203 (one_cause, r93b G2)
-    findings = one_cause(gate_fixes(findings, named.rebase_id, staged=named.staged),
-                         base=named.rebase_id)
+    findings = one_cause(gate_fixes(findings, named), base=named)
     findings = _metadata_fixes(store, findings, named)
     findings = names_one_cause(findings, findings)  # a deleted names file: KI208's fix
     # a name taken: the arriving manifest's fix, on the stored one's findings too (fresh99 M3)
     findings = taken_name_fixes(findings, named, (base.tree, head.tree), lambda path: [
         str(c.id) for c in reversed(changing_commits(repo, commits, path))],
         {str(c.id): i for i, c in enumerate(reversed(commits))})
-    if not named.staged:  # a copy, a case pair: out of the commit bringing it (case99)
-        findings = [_brought(repo, base.tree, f, named.rebase_id) for f in findings]
+    if named.staged:  # an object deleted with its metadata: both restored at once (mend02)
+        findings = [_deleted_with_metadata(f, store_changes) for f in findings]
+    else:  # a copy, a case pair: out of the commit bringing it (case99)
+        findings = [_brought(repo, base.tree, f, named) for f in findings]
         # a file outside the layout, or no object's bytes, in a commit but not at HEAD
         # (hist00): after the fixes above, which are of HEAD's files
         findings += every_commit(repo, walked, objects, store_changes,
-                                 (base.tree, head.tree), named.rebase_id)
-    return sorted(findings, key=sort_key)
+                                 (base.tree, head.tree), named)
+    return sorted(unread_remotes_said(findings, skipped, named), key=sort_key)
 
 
 def _pair_then(other: str) -> str:
@@ -440,7 +445,7 @@ def _pair_then(other: str) -> str:
     return "or, to keep it, give it a name no other path of its directory has in any case"
 
 
-def _brought(repo: pygit2.Repository, base_tree: Any, finding: Finding, base: str
+def _brought(repo: pygit2.Repository, base_tree: Any, finding: Finding, base: Base
              ) -> Finding:
     """Give a copy's KI101/KI110 and a KI112 the branch's fix (:func:`._fixes.brought_fix`).
 
@@ -459,13 +464,49 @@ def _brought(repo: pygit2.Repository, base_tree: Any, finding: Finding, base: st
                 treediff.entry_at(repo, base_tree, other) is None:
             path, other = other, path  # the stored one is BASE's: the other is brought
         return replace(finding, fix=brought_fix(
-            f"{path}, colliding with {other}", path, base, _pair_then(other)))
+            f"{path}, colliding with {other}", path, base.rebase_id, _pair_then(other)))
     if finding.extra.get("copy") and "over" not in finding.extra and finding.file:
         what = ("a copy of a names file" if NAMES_FILE in finding.extra
                 else "a copy of a stored object")
         return replace(finding, fix=brought_fix(
-            what, finding.file, base, "nothing else is to be written or removed for it"))
+            what, finding.file, base.rebase_id,
+            "nothing else is to be written or removed for it"))
     return finding
+
+
+def _deleted_with_metadata(finding: Finding, changes: dict[str, treediff.Change]) -> Finding:
+    """Return the pre-commit hook's KI402 naming the object's metadata file staged deleted too.
+
+    ``git rm`` of an object and its metadata file was told KI402 and to restore the object
+    alone (:func:`._history._fix`): the metadata file's absence showed only once the object
+    was back, as KI204 on a second commit attempt (fix00's leftover). Its KI402 now says
+    the metadata file went too and restores both. A finding of another rule, or a KI402
+    whose metadata file the staged changes keep, is returned as it is.
+
+    Args:
+        finding: one of the hook's findings (its range ``HEAD..STAGED``).
+        changes: the range's net change under ``store/`` (:func:`_store_changes`).
+
+    Returns:
+        ``finding``, or a KI402 whose message adds ``; its metadata file META is deleted
+        too`` and whose fix (:func:`._fixes.staged_fix`) checks both files out of ``HEAD``
+        (``extra["metadata"]``: META). Raises nothing.
+    """
+    if finding.rule.id != OBJECT_DELETED.id or not finding.file:
+        return finding
+    digest = layout.digest_from_path(finding.file)
+    if digest is None or finding.file != layout.object_path(digest):
+        return finding
+    meta = layout.metadata_path(digest)
+    before, after = changes.get(meta, (None, None))
+    if before is None or after is not None:  # HEAD held none, or the index holds it still
+        return finding
+    return replace(
+        finding, message=f"{finding.message}; its metadata file {meta} is deleted too",
+        extra={**finding.extra, "metadata": meta},
+        fix=staged_fix("an object deleted, and its metadata file with it",
+                       f"{finding.file} {meta}",
+                       "objects are never deleted (a withdrawal is an attestation)"))
 
 
 def _metadata_fixes(store: Store, findings: list[Finding], base: Base) -> list[Finding]:
@@ -704,17 +745,18 @@ def _new_file_fix(finding: Finding) -> Finding:
 
 
 def _removed_since(repo: pygit2.Repository, head_tree: Any, finding: Finding,
-                   base: str) -> Finding:
+                   base: Base) -> Finding:
     """Say so in a finding about a path a commit of the range brings that ``HEAD`` lacks.
 
     A name added by one commit and removed by a later one stays in the history: a checkout
     of that commit (``git bisect``, ``git checkout OLD``) writes or refuses it there. The
-    rebase named is BASE's (``base``: its full commit id, so it runs as written).
+    rebase named is ``base``'s (:attr:`._fixes.Base.rebase_id`, a full commit id, so it runs
+    as written).
     """
     if finding.file is None or treediff.entry_at(repo, head_tree, finding.file) is not None:
         return finding
     return replace(finding, message=stays_in_history(finding.message, finding.extra["commit"],
-                                                     base))
+                                                     base.rebase_id))
 
 
 def _collision_at_head(repo: pygit2.Repository, head_tree: Any, finding: Finding) -> bool:

@@ -236,7 +236,7 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | Non
     covered = {_field(f) for f in ends_found}
     found = [f for f in found if "since" not in f.extra or _field(f) not in covered]
     found += ends_found
-    if base is None or ends is None:
+    if base is None or ends is None or not found:  # no fix: the rebase start unread (mend02)
         return found
     def changing(path: str) -> list[str]:
         return _past_addition(path, list(reversed(changing_commits(repo, commits, path))))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..git.blobs import read_loose_history, ref_commit
+from ..git.blobs import ObjectUnreadable, read_loose_history, ref_commit
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -107,7 +107,8 @@ def landing_tips(repo: pygit2.Repository, remote: str) -> list[str]:
     return tips
 
 
-def rebase_start(repo: pygit2.Repository, base: str, head: str) -> str:
+def rebase_start(repo: pygit2.Repository, base: str, head: str,
+                 skipped: list[tuple[str, str]] | None = None) -> str:
     """Return the commit a fix's ``git rebase -i`` starts from for the range ``base..head``.
 
     A push to a fork is judged from the fork's main, which is often behind upstream's: the
@@ -124,6 +125,11 @@ def rebase_start(repo: pygit2.Repository, base: str, head: str) -> str:
         repo: the checking repository (a pygit2 Repository).
         base: the range's BASE (full commit id).
         head: the range's HEAD (full commit id).
+        skipped: where a remote whose main (or ``HEAD``) names a commit that is damaged or
+            missing is left out, as ``(remote, ref name)``, in remote name order: a
+            remote-tracking ref is this clone's note of what a remote held, and a bad one
+            must not stop the gate of a range that does not involve it (mend02); None:
+            such a ref raises.
 
     Returns:
         The commit's full id: ``base`` itself in a bare repository (a server's
@@ -131,13 +137,21 @@ def rebase_start(repo: pygit2.Repository, base: str, head: str) -> str:
         commit of the range.
 
     Raises:
-        ObjectUnreadable: a remote's main is damaged or missing (:func:`ref_commit`).
+        ObjectUnreadable: ``skipped`` is None and a remote's main is damaged or missing
+            (:func:`ref_commit`).
     """
     if repo.is_bare:
         return base
     start = base
     for remote in sorted(name for name in repo.remotes.names() if name):
-        for tip in landing_tips(repo, remote):
+        try:
+            tips = landing_tips(repo, remote)
+        except ObjectUnreadable as e:
+            if skipped is None:
+                raise
+            skipped.append((remote, e.path or f"refs/remotes/{remote}/main"))
+            continue
+        for tip in tips:
             held = repo.merge_base(head, tip)
             if held is not None and str(held) != start and repo.descendant_of(held, start):
                 start = str(held)

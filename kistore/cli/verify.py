@@ -358,28 +358,28 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
         report(_strict(findings) if strict else findings, fmt, as_json, checked)
 
 
-NO_UPDATES = (
-    "note: git handed no ref update to check; git rejects a push that is not a fast-forward "
-    "itself, before its hooks run: for refs/notes/kistore, `kistore notes push REMOTE` merges "
-    "the remote's notes and pushes")
-"""Said after ``check --updates -`` of no line (the pre-push hook of a push git rejected)."""
-
-
 def _no_updates(remote: str | None) -> str:
-    """Return :data:`NO_UPDATES` naming ``remote`` (shell-quoted) when it is known.
+    """Return the note said after ``check --updates -`` of no line, naming ``remote``.
 
-    The pre-push hook hands its remote's name (fresh00b LOW: the note said ``REMOTE`` there).
+    Said for the pre-push hook of a push git rejected (break96 M3): git refuses a push that
+    is not a fast-forward itself, before its hooks run. ``remote``: the pre-push hook's
+    remote (fresh00b LOW: the note said ``REMOTE`` there), shell-quoted; None (``check
+    --updates -`` by hand): the word ``REMOTE``. Raises nothing.
     """
     if remote is None:
-        return NO_UPDATES
-    # Lazy: only a push of no ref update reaches here.
-    import shlex
+        name = "REMOTE"
+    else:
+        # Lazy: only a push of no ref update reaches here.
+        import shlex
 
-    return NO_UPDATES.replace("REMOTE", shlex.quote(remote))
+        name = shlex.quote(remote)
+    return ("note: git handed no ref update to check; git rejects a push that is not a "
+            "fast-forward itself, before its hooks run: for refs/notes/kistore, `kistore "
+            f"notes push {name}` merges the remote's notes and pushes")
 
 
 def _notes_may_differ(ctx: StoreContext, remote: str | None) -> bool:
-    """Whether :data:`NO_UPDATES` is to be said: the notes may be what git rejected.
+    """Whether :func:`_no_updates`'s note is to be said: the notes may be what git rejected.
 
     Only when this clone's notes differ from ``remote``'s, or that is not known (no
     ``--remote``: ``check --updates -`` by hand; or the remote could not be asked). A push

@@ -145,7 +145,7 @@ def group_file(obj: Mapping[str, str]) -> tuple[Digest, bytes]:
     ``verify``'s KI215/KI216 (:func:`kistore.check._groups.expected_file`) and KI234's
     placing of runs in groups (:func:`comparison_key`, through
     :func:`kistore.index.records.describe`) no longer encode and hash each group once each
-    (ver99; mend00). The cache holds up to 65,536 groups (~0.4 KB each).
+    (ver99; mend00). The cache keeps the :data:`GROUP_FILES_KEPT` groups asked last.
 
     Args:
         obj: a key object from :func:`key_object` (its items in the order it made them).
@@ -156,7 +156,16 @@ def group_file(obj: Mapping[str, str]) -> tuple[Digest, bytes]:
     return _group_file(tuple(obj.items()))
 
 
-@lru_cache(maxsize=65536)
+GROUP_FILES_KEPT = 32768
+"""Most groups :func:`group_file` keeps (least recently asked dropped first): ~1.0 KB each
+(its key object's items, the key, the bytes; tracemalloc, keys of five fields with two
+digests: mend02), so at most ~34 MB. It was 65,536, ~67 MB (said as ~26 MB): a store of
+more groups than this gains little from it (1,000,000 runs: ~950,000 groups, each run's
+group asked about twice, so nearly every ask a miss), one of fewer (100,000 runs: 22,454)
+keeps them all."""
+
+
+@lru_cache(maxsize=GROUP_FILES_KEPT)
 def _group_file(items: tuple[tuple[str, str], ...]) -> tuple[Digest, bytes]:
     """:func:`group_file` of a key object's items; cached: the runs of one group share it."""
     data = layout.group_record(dict(items))

@@ -45,14 +45,18 @@ def _fork_clone(path: Path) -> tuple[str, str, str]:
     git(path, "update-ref", "refs/remotes/origin/main", stale)
     git(path, "update-ref", "refs/remotes/upstream/main", upstream)
     git(path, "checkout", "-q", "-b", "bad", upstream)
-    obj = sorted((path / "store" / "objects").rglob("*.json"))[0]
+    bump(sorted((path / "store" / "objects").rglob("*.json"))[0])
+    git(path, "commit", "-q", "--no-verify", "-am", "edit an object")
+    return stale, upstream, git(path, "rev-parse", "HEAD").strip()
+
+
+def bump(obj: Path) -> None:
+    """Edit stored object ``obj``: its first digit one up (mod 10); its digest no longer holds."""
     text = obj.read_text()
     digit = re.search(r"[0-9]", text)
     assert digit is not None
     i = digit.start()
     obj.write_text(text[:i] + str((int(text[i]) + 1) % 10) + text[i + 1:])
-    git(path, "commit", "-q", "--no-verify", "-am", "edit an object")
-    return stale, upstream, git(path, "rev-parse", "HEAD").strip()
 
 
 def rebase_as_printed(path: Path, fix: str, drop: list[str]) -> None:

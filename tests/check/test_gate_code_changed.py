@@ -173,3 +173,17 @@ def test_the_makefile_runs_python_modules_without_the_root_on_sys_path():
                         "$(BIN)/python -P -m compileall -q kistore",
                         "$(BIN)/python -P -m pytest -q"], runs  # make test
     assert all(" -P -m " in line for line in runs), runs
+
+
+def test_the_script_make_install_takes_pips_pin_with_is_gate_code(repo):
+    # mend02: `make install` runs scripts/hash_lock.py --block pip before pip installs
+    # anything: a change to it changes the pip the next job installs; other scripts are not
+    (repo / "scripts").mkdir()
+    (repo / "scripts" / "hash_lock.py").write_text("print('pip==26.3')\n")
+    (repo / "scripts" / "other.py").write_text("print('a tool')\n")
+    commit_all(repo, "scripts")
+    [finding], _ = ki429(repo)
+    assert finding.extra == {"paths": ["scripts/hash_lock.py"], "count": 1}
+    (repo / "scripts" / "other.py").write_text("print('another tool')\n")
+    commit_all(repo, "another script")
+    assert ki429(repo) == ([], [])

@@ -81,11 +81,51 @@ def test_pre_commit_s_ki208_of_a_staged_deletion_restores_it_from_head(store_pat
     names = [f for f in files if f.startswith(layout.NAMES_DIR + "/")]
     [ki208] = [line for line in fixes if line.startswith("fix KI208")]
     assert f"`git checkout HEAD -- {names[0]}`" in ki208
-    # run as printed: each file named is back as HEAD holds it, in the index too (the
-    # metadata file's deletion is named once the object is back: KI204)
+    # run as printed: each file named is back as HEAD holds it, in the index too (KI402's
+    # names the metadata file deleted beside the object: mend02; it showed as KI204 after)
     for line in fixes:
         [command] = re.findall(r"`(git checkout HEAD -- [^`]+)`", line)
         subprocess.run(command.split(), cwd=store_path, check=True, capture_output=True)
-    metadata = [f for f in files if f.startswith(layout.METADATA_DIR + "/")]
-    assert git(store_path, "status", "--porcelain") == f"D  {metadata[0]}\n"
+    assert git(store_path, "status", "--porcelain") == ""
     assert git(store_path, "rev-parse", "HEAD").strip() == head
+
+
+def test_pre_commit_restores_an_object_and_its_metadata_file_deleted_together(store_path,
+                                                                               kit):
+    # mend02 (fix00's leftover): `git rm` of an object and its metadata file was told KI402
+    # and `git checkout HEAD -- OBJECT`; the metadata file's absence showed only then, as
+    # KI204 on the next commit. One hook run now says both; its fix, run as printed, is all
+    p, e, i, w = kit.protocol(), kit.environment(), kit.implementation(), kit.workload()
+    *_, run = add_docs(Store(store_path), [p, e, i, w, kit.run(p, e, i, w, name="run-0")])
+    digest = Digest.from_str(run)
+    obj, meta = layout.object_path(digest), layout.metadata_path(digest)
+    git(store_path, "config", "core.hooksPath", str(ROOT / "hooks"))
+    git(store_path, "rm", "-q", obj, meta)
+    (store_path / "NOTES.md").write_text("notes\n")
+    git(store_path, "add", "NOTES.md")
+    kistore = str(Path(sys.executable).with_name("kistore"))
+
+    def commit() -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "commit", "-q", "-m", "notes"], cwd=store_path,
+                              capture_output=True, text=True,
+                              env={**os.environ, "KISTORE": kistore})
+
+    refused = commit()
+    assert refused.returncode == 1
+    errors = [line for line in refused.stderr.splitlines() if " error " in line]
+    assert len(errors) == 1 and errors[0].startswith(f"{obj}: error KI402 object-deleted: "
+                                                     "deleted in commit "), refused.stderr
+    assert errors[0].endswith(f"(kistore pre-commit: staged changes); its metadata file "
+                              f"{meta} is deleted too")
+    [fix] = [line for line in refused.stderr.splitlines() if line.startswith("fix KI402")]
+    assert fix == (
+        "fix KI402 (1 finding): an object deleted, and its metadata file with it in the "
+        "changes staged for this commit (the pre-commit hook checks the index as a commit of "
+        "its own, on no branch): restore the files as HEAD holds them, in the index and the "
+        f"work tree, with `git checkout HEAD -- {obj} {meta}`; objects are never deleted (a "
+        "withdrawal is an attestation)")
+    # run as printed: the next commit passes (aa20cc99: KI204 of the metadata file then)
+    git(store_path, *re.search(r"`git (checkout HEAD -- [^`]+)`", fix).group(1).split())
+    done = commit()
+    assert done.returncode == 0, done.stderr
+    assert git(store_path, "show", "--name-only", "--format=", "HEAD").split() == ["NOTES.md"]

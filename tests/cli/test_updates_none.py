@@ -62,3 +62,19 @@ def test_a_push_with_nothing_to_send_says_the_note_when_notes_differ(tmp_path, p
     said = _push_nothing(tmp_path, published, monkeypatch, notes_here=True)
     assert "note: git handed no ref update to check;" in said, said
     assert "`kistore notes push origin` merges" in said, said  # its name (fresh00b LOW)
+
+
+def test_the_note_names_a_remote_as_a_shell_takes_it(published):
+    # mend02: built with the name, not by replacing the word REMOTE in a fixed text; a
+    # name holding that word, and a space, is quoted whole; notes here, and no such remote
+    # to ask (whether they differ is not known): the note is said
+    from ..conftest import git
+
+    git(published, "notes", "--ref", "kistore", "add", "-m", "not pushed", "HEAD")
+    done = CliRunner().invoke(main, ["--store", str(published), "check", "--updates", "-",
+                                     "--remote", "REMOTE two"], input="")
+    assert done.exit_code == 0, done.output
+    assert done.output.splitlines()[-1] == (
+        "note: git handed no ref update to check; git rejects a push that is not a "
+        "fast-forward itself, before its hooks run: for refs/notes/kistore, `kistore notes "
+        "push 'REMOTE two'` merges the remote's notes and pushes"), done.output
