@@ -149,7 +149,7 @@ def test_an_add_asks_no_clean_runs_contradictions_again(runner, store_path, tmp_
     from kistore.cli import main
     from kistore.query import ranking
 
-    docs = list(manifests(30))
+    docs = list(manifests(120))
     path = tmp_path / "runs.jsonl"
     path.write_text("".join(json.dumps(d) + "\n" for d in docs))
     asked: list[Any] = []
@@ -162,6 +162,6 @@ def test_an_add_asks_no_clean_runs_contradictions_again(runner, store_path, tmp_
                         lambda *a: judged.append(a) or arrival(*a))
     result = runner.invoke(main, ["--store", str(store_path), "add", "--commit", str(path)])
     assert result.exit_code == 0, result.output
-    assert len(judged) == 26  # each arriving run judged (its group known)
-    # before: rank_group asked each run's contradictions again (26 runs)
+    assert len(judged) == 110  # each arriving run judged (its group known)
+    # before: rank_group asked again of each passed run of a candidate (55 of them)
     assert asked == []
