@@ -23,7 +23,7 @@ from ..core.digest import Digest
 from ..core.errors import KistoreError
 from ..core.limits import LongValue, bytes_past_limit, past_limit
 from .checked import is_checked, record_checked
-from .records import Listed, Record, describe
+from .records import Describer, Listed, Record
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .interfaces import StoreView
@@ -624,5 +624,5 @@ def describe_all(loaded: dict[str, Loaded], fallback: Any) -> dict[str, Record]:
         loaded: digest string to ``(kind, name, spec)``.
         fallback: ``lookup(digest) -> (kind, spec) | None`` for manifests not in ``loaded``.
     """
-    lookup = chain(loaded, fallback)
-    return {d: describe(d, kind, name, spec, lookup) for d, (kind, name, spec) in loaded.items()}
+    described = Describer(chain(loaded, fallback))  # runs alike share their key's lookups
+    return {d: described(d, kind, name, spec) for d, (kind, name, spec) in loaded.items()}

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -62,10 +62,10 @@ from ..core.limits import DEFAULT
 from ..core.model import REFERENCE_FIELDS, Manifest, metadata_name
 from ..core.statistics import named
 from ..core.words import comparison_said
-from ..index.records import REFERENCE, Record, describe
+from ..index.records import REFERENCE, Describer, Record, describe
 from ..store import AdmissionWarning, FileTooLarge, GroupsCheck
 from ..store.arrivals import runs_arriving
-from ..store.run_facts import keeping_ranked, ranked_spec
+from ..store.run_facts import clean_cut, keeping_ranked, ranked_spec
 from .outliers import (
     GROUP_SPREAD,
     MEDIAN,
@@ -404,11 +404,19 @@ def _judge(group: _Group, arrivals: Sequence[_Arrival], withdrawn: Withdrawn | N
                          at[run.digest], arrivals[0].record)
 
 
-def _arrival(record: Record, policy: RankingPolicy, which: str | None = None
-             ) -> tuple[Comparison, float, str | None] | None:
+def _arrival(record: Record, policy: RankingPolicy, which: str | None = None,
+             clean: bool = False) -> tuple[Comparison, float, str | None] | None:
     """Return how an arriving run ranks and its value, or None when it cannot rank (#1).
 
-    ``which``: the comparison (``measured``); None: the policy's for its family.
+    Args:
+        record: the arriving run's record.
+        policy: the ranking policy.
+        which: the comparison (``measured``); None: the policy's for its family.
+        clean: the record's spec is a run's cut known to state no contradiction and no
+            unproven claim (:func:`kistore.store.run_facts.clean_cut`): ranked alone, it
+            is ranked by its status and its value, without :func:`~.ranking.rank_group`
+            asking its contradictions and claim again (issue 22: ~12 us a run of an add's
+            serial stretch); the answer is the same.
     """
     if record.comparison_key is None or record.family is None or record.is_reference:
         return None
@@ -416,6 +424,13 @@ def _arrival(record: Record, policy: RankingPolicy, which: str | None = None
         comparison = policy.comparison(record.family, record.statistic or "mean", which)
     except KistoreError:
         return None  # a family with no metric: rank's to say
+    if clean:  # what rank_group finds of it alone, its exclusions known to be none
+        if record.status != "passed":
+            return None
+        value, unit = comparison.value(record.spec)
+        if value is None or unit is None or value <= 0:
+            return None  # no value, or no unit: unranked; never #1
+        return comparison, value, unit
     row = rank_group(record.comparison_key, [record], comparison, {}).first
     if row is None or row.value is None or row.value <= 0:
         return None  # failed, no value, contradicting itself: never #1
@@ -423,7 +438,8 @@ def _arrival(record: Record, policy: RankingPolicy, which: str | None = None
 
 
 def _judged(view: View, policy: RankingPolicy, records: Iterable[Record],
-            withdrawn: Withdrawn | None = None) -> Iterator[_Marked | _Moved | _Crossed]:
+            withdrawn: Withdrawn | None = None, clean: Collection[str] = frozenset()
+            ) -> Iterator[_Marked | _Moved | _Crossed]:
     """Yield each arriving run KI234 marks, each stored run whose mark moves, each crossing.
 
     :func:`_judge` per group an arriving run enters (KI234, and KI235's crossings), under
@@ -439,12 +455,14 @@ def _judged(view: View, policy: RankingPolicy, records: Iterable[Record],
             runs of their group.
         withdrawn: of some stored runs (64 hex digits each), those a trusted maintainer
             withdrew (left out of the group, as ``rank`` leaves them); None: none is.
+        clean: the digest strings of the records whose spec is a clean cut
+            (:func:`_arrival`'s ``clean``).
     """
     arriving = sorted(records, key=lambda r: r.digest)
     skip = {r.digest for r in arriving}
     groups: dict[tuple[str, Comparison], list[_Arrival]] = {}
     for record in arriving:
-        found = _arrival(record, policy)
+        found = _arrival(record, policy, None, record.digest in clean)
         if found is not None:
             assert record.comparison_key is not None
             groups.setdefault((record.comparison_key, found[0]), []).append(
@@ -453,11 +471,12 @@ def _judged(view: View, policy: RankingPolicy, records: Iterable[Record],
         group = _Group(view, key, comparison, skip)
         yield from _judge(group, arrivals, withdrawn)
         if comparison.name != MEASURED and not group.runs():
-            yield from _measured(group, policy, arrivals, withdrawn)
+            yield from _measured(group, policy, arrivals, withdrawn, clean)
 
 
 def _measured(group: _Group, policy: RankingPolicy, arrivals: Sequence[_Arrival],
-              withdrawn: Withdrawn | None) -> Iterator[_Marked]:
+              withdrawn: Withdrawn | None, clean: Collection[str] = frozenset()
+              ) -> Iterator[_Marked]:
     """Yield the arrivals KI234 marks by measured latency in a group no stored run ranks.
 
     The policy ranks the group by a metric no stored run of it holds (reviewer break97 M4:
@@ -474,7 +493,7 @@ def _measured(group: _Group, policy: RankingPolicy, arrivals: Sequence[_Arrival]
     measured = None
     found = []
     for a in arrivals:
-        ranks = _arrival(a.record, policy, MEASURED)
+        ranks = _arrival(a.record, policy, MEASURED, a.record.digest in clean)
         if ranks is not None:
             measured = ranks[0]
             found.append(_Arrival(a.record, ranks[1], ranks[2]))
@@ -660,7 +679,14 @@ def outliers_admitted(store: Store, manifests: Sequence[Manifest],
             return batch[digest].kind, batch[digest].spec
         return _stored(view, digest)
 
-    records = [describe(str(m.digest), m.kind, m.name, ranked_spec(m), lookup) for m in runs]
+    described = Describer(lookup)  # runs alike share their key's lookups (issue 22)
+    records, clean = [], set()
+    for m in runs:
+        digest, cut = str(m.digest), clean_cut(m)
+        if cut is not None:
+            clean.add(digest)
+        records.append(described(digest, m.kind, m.name, ranked_spec(m) if cut is None
+                                 else cut))
     for hex_ in pending:  # a stored run whose group file this add writes (F7)
         digest = f"sha256:{hex_}"
         found = _stored(view, digest)
@@ -668,7 +694,7 @@ def outliers_admitted(store: Store, manifests: Sequence[Manifest],
             name = metadata_name(_bytes(view, layout.metadata_path(Digest(hex_))))
             records.append(describe(digest, found[0], name or "", found[1], lookup))
     problems: list[tuple[Digest, KistoreError]] = []
-    for said in _judged(view, policy, records, withdrawn):
+    for said in _judged(view, policy, records, withdrawn, clean):
         record = said.by if isinstance(said, _Moved) else said.record
         rule = GROUP_SPREAD if isinstance(said, _Crossed) else RANK_OUTLIER
         digest, completed = record.digest, ""

@@ -130,10 +130,28 @@ def ranked_spec(run: Manifest) -> dict[str, Any]:
     Returns:
         The spec or its cut; the caller must not change it.
     """
+    cut = clean_cut(run)
+    return run.passing_spec() if cut is None else cut
+
+
+def clean_cut(run: Manifest) -> dict[str, Any] | None:
+    """Return a run's cut (:attr:`RunFacts.ranked`) when it stands for the run in ranking.
+
+    That is, when the run states no contradiction and no unproven claim: the cut then
+    states none either (it holds some of the spec's top-level keys, whole, and each
+    contradiction and claim is of values present), so ranking it alone excludes it only
+    by its status (:func:`kistore.query.outlier_rules._arrival`'s ``clean``).
+
+    Args:
+        run: a valid BenchmarkRun manifest.
+
+    Returns:
+        The cut, which the caller must not change; None when the run has no such cut.
+    """
     found = facts_of(run)
     if found.ranked is not None and not found.contradictions and found.unproven is None:
         return found.ranked
-    return run.passing_spec()
+    return None
 
 
 def facts_of(run: Manifest) -> RunFacts:
