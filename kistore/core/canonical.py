@@ -364,21 +364,21 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
         if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             return int(value)
         raise CanonicalFormError(
-            f"integer {shorten(str(value))} is outside +/-(2**53 - 1); write it in a "
-            "larger unit, or as a string where the schema takes one",
+            f"integer {shorten(str(value))} is outside +/-(2**53 - 1)",
+            advice="write it in a larger unit, or as a string where the schema takes one",
             pointer=pointer
         )
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise CanonicalFormError(f"{value} is not a JSON number; {NON_FINITE_ADVICE}",
+            raise CanonicalFormError(f"{value} is not a JSON number", advice=NON_FINITE_ADVICE,
                                      pointer=pointer)
         if value.is_integer():
             if abs(value) <= MAX_SAFE_INTEGER:
                 return int(value)  # 1.0 -> 1, -0.0 -> 0, as RFC 8785 writes them
             raise CanonicalFormError(
                 f"number {shorten(repr(value))} is whole and outside +/-(2**53 - 1), where "
-                "JSON readers disagree on its value (RFC 7493); write it in a larger "
-                "unit, or as a string where the schema takes one",
+                "JSON readers disagree on its value (RFC 7493)",
+                advice="write it in a larger unit, or as a string where the schema takes one",
                 pointer=pointer,
             )
         if abs(value) < 1e-4:  # Python writes these with an exponent, ES6 may not

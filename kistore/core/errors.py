@@ -278,7 +278,19 @@ class EncodingError(ParseError):
 
 
 class CanonicalFormError(InputError):
-    """A JSON value that has no RFC 8785 canonical form kistore will produce."""
+    """A JSON value that has no RFC 8785 canonical form kistore will produce.
+
+    Args:
+        message: what is wrong (:attr:`problem`).
+        advice: what the value's author can write instead (:attr:`advice`), said after
+            ``; ``; ``""`` for none. An import leaves it out: the value is a source's
+            record's, not the person's to rewrite (:mod:`kistore.importers`, fresh01 F1).
+        **where: ``file``, ``pointer``, ``line``, ``column`` as :class:`KistoreError`.
+    """
+
+    def __init__(self, message: str, *, advice: str = "", **where: Any) -> None:
+        self.problem, self.advice = message, advice
+        super().__init__(f"{message}; {advice}" if advice else message, **where)
 
 
 class MeantError(InputError):
