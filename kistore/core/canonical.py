@@ -102,6 +102,9 @@ _decoder = json.JSONDecoder(
 )
 
 
+LARGER_UNIT_ADVICE = "write it in a larger unit, or as a string where the schema takes one"
+"""What to write for a number JSON readers disagree on (beyond 2**53)."""
+
 NON_FINITE_ADVICE = "write a number, or null or leave the field out where the schema allows it"
 """What to write for ``NaN``/``Infinity`` when the schema at its pointer is not known here
 (``kistore add`` asks it: :func:`kistore.store.inputs.parse_manifests`; reviewer r90 F8:
@@ -365,7 +368,7 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
             return int(value)
         raise CanonicalFormError(
             f"integer {shorten(str(value))} is outside +/-(2**53 - 1)",
-            advice="write it in a larger unit, or as a string where the schema takes one",
+            advice=LARGER_UNIT_ADVICE,
             pointer=pointer
         )
     if isinstance(value, float):
@@ -378,7 +381,7 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
             raise CanonicalFormError(
                 f"number {shorten(repr(value))} is whole and outside +/-(2**53 - 1), where "
                 "JSON readers disagree on its value (RFC 7493)",
-                advice="write it in a larger unit, or as a string where the schema takes one",
+                advice=LARGER_UNIT_ADVICE,
                 pointer=pointer,
             )
         if abs(value) < 1e-4:  # Python writes these with an exponent, ES6 may not
@@ -544,10 +547,12 @@ class _Scanner:
         self.file = file
         self.pos = 0
 
-    def fail(self, message: str, pointer: str | None, pos: int | None = None) -> None:
+    def fail(self, message: str, pointer: str | None, pos: int | None = None, *,
+             advice: str = "") -> None:
         at = self.pos if pos is None else pos
         line, column = _line_column(self.text[:at])
-        raise ParseError(message, file=self.file, pointer=pointer, line=line, column=column)
+        raise ParseError(message, advice=advice, file=self.file, pointer=pointer, line=line,
+                         column=column)
 
     def parse(self) -> None:
         self.skip_ws()
@@ -744,20 +749,17 @@ class _Scanner:
         except _Reject:
             if is_float and float(literal) == 0:
                 self.fail(f"number {quoted} is too small for an IEEE 754 double (it would "
-                          "round to 0); write 0 or store it as a string", pointer, start)
+                          "round to 0)", pointer, start, advice="write 0 or store it as a string")
             if is_float and math.isfinite(float(literal)):
                 self.fail(
                     f"number {quoted} is whole and outside +/-(2**53 - 1), where JSON "
-                    "readers disagree on its value (RFC 7493); write it in a larger unit, or "
-                    "as a string where the schema takes one", pointer, start,
+                    "readers disagree on its value (RFC 7493)", pointer, start,
+                    advice=LARGER_UNIT_ADVICE,
                 )
             if is_float:
                 self.fail(f"number {quoted} is outside the IEEE 754 double range", pointer, start)
-            self.fail(
-                f"integer {quoted} is outside +/-(2**53 - 1); write it in a larger unit, "
-                "or as a string where the schema takes one",
-                pointer, start,
-            )
+            self.fail(f"integer {quoted} is outside +/-(2**53 - 1)", pointer, start,
+                      advice=LARGER_UNIT_ADVICE)
 
 
 _SHORT_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical
-from ..core.errors import CanonicalFormError, InputError, KistoreError, MultipleErrors
+from ..core.errors import AdvisedError, InputError, KistoreError, MultipleErrors
 from ..core.limits import DEFAULT, Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
@@ -439,7 +439,7 @@ def _build(record: Record, cache: dict[bytes, Manifest], limits: Limits = DEFAUL
                 pointer, message = told(
                     record, str(document.get("kind")),
                     str((document.get("metadata") or {}).get("name")), p.pointer or "",
-                    p.problem if isinstance(p, CanonicalFormError) else p.message)
+                    p.problem if isinstance(p, AdvisedError) else p.message)
                 problems.append(InputError(message, file=record.file, line=record.line,
                                            pointer=pointer))
     if problems:

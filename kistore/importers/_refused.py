@@ -21,12 +21,7 @@ from typing import Any
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, shorten
 from ..core.model import Manifest
-from .common import Record, ms_to_ns
-
-IMPORT_ADVICE = ("the record is the source's and cannot be imported as it is: "
-                 "--skip-invalid leaves it out; report it upstream")
-"""What to do about a record whose manifest is refused: the source is a third party's, not
-a manifest of the person's to correct (fresh01 F1: "write it in a larger unit" was said)."""
+from .common import IMPORT_ADVICE, Record, ms_to_ns
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,7 +131,7 @@ def told(record: Record, kind: str, name: str, pointer: str, message: str, *,
     Returns:
         ``(pointer, message)``: the JSON Pointer in the record's file (the record's, then
         the field's inside it), and ``LABEL: its KIND 'NAME' is refused at POINTER, the
-        record's VALUE: MESSAGE; ADVICE`` (:data:`IMPORT_ADVICE`), or ``... at POINTER (a
+        record's VALUE: MESSAGE; ADVICE`` (:data:`.common.IMPORT_ADVICE`), or ``... at POINTER (a
         pointer into the KIND, not the record): ...`` where the field is not known.
     """
     built = f" (built from {others} other record(s) too)" if others else ""

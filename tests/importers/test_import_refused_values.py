@@ -21,8 +21,8 @@ import pytest
 
 from kistore.cli import main
 from kistore.importers import kernelbench
-from kistore.importers._refused import IMPORT_ADVICE, told
-from kistore.importers.common import Record
+from kistore.importers._refused import told
+from kistore.importers.common import IMPORT_ADVICE, Record
 
 from ..conftest import DATA, requires_data, snapshot
 
@@ -165,3 +165,15 @@ def test_a_field_covers_the_values_below_it_without_its_unit():
     # a mapped field the record does not hold is said at the manifest's pointer
     assert told(record, "BenchmarkRun", "r", "/spec/timing/latencyNs/std", "m")[0] == \
         "/level1/p.py"
+
+
+@requires_data
+def test_a_number_the_parser_refuses_in_a_trace_gets_the_import_s_advice(runner, store_path,
+                                                                         tmp_path):
+    folder = _copy(tmp_path, "flashinfer-trace")
+    trace = folder / "traces/gemm/gemm_n_4096_k_4096.jsonl"
+    _set_latency(trace, 2, "1e305")
+    assert _refused(runner, store_path, "flashinfer-trace", str(folder)) == [
+        f"error: {trace.as_posix()}:2:391:/evaluation/performance/latency_ms: trace: number "
+        "1e305 is whole and outside +/-(2**53 - 1), where JSON readers disagree on its value "
+        f"(RFC 7493); {IMPORT_ADVICE}"]  # not "write it in a larger unit"
