@@ -593,7 +593,7 @@ class _Scanner:
                     return
             for bad in ("NaN", "Infinity", "-Infinity"):
                 if self.text.startswith(bad, self.pos):
-                    self.fail(f"{bad} is not JSON; {NON_FINITE_ADVICE}", pointer)
+                    self.fail(f"{bad} is not JSON", pointer, advice=NON_FINITE_ADVICE)
             if not c:
                 self.fail("unexpected end of input; expected a value: the text is cut off "
                           "here, complete it", pointer)
@@ -716,7 +716,7 @@ class _Scanner:
         text, start = self.text, self.pos
         end = start + (text[start] == "-")
         if text.startswith("Infinity", end):
-            self.fail(f"-Infinity is not JSON; {NON_FINITE_ADVICE}", pointer)
+            self.fail("-Infinity is not JSON", pointer, advice=NON_FINITE_ADVICE)
         int_start = end
         while end < len(text) and text[end].isdigit():
             end += 1

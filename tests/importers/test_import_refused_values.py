@@ -168,12 +168,16 @@ def test_a_field_covers_the_values_below_it_without_its_unit():
 
 
 @requires_data
-def test_a_number_the_parser_refuses_in_a_trace_gets_the_import_s_advice(runner, store_path,
-                                                                         tmp_path):
+@pytest.mark.parametrize(("stated", "problem"), [
+    ("1e305", "number 1e305 is whole and outside +/-(2**53 - 1), where JSON readers disagree "
+              "on its value (RFC 7493)"),  # not "write it in a larger unit"
+    ("NaN", "NaN is not JSON"),  # not "write a number, or null or leave the field out"
+])
+def test_a_number_the_parser_refuses_in_a_trace_gets_the_import_s_advice(
+        runner, store_path, tmp_path, stated, problem):
     folder = _copy(tmp_path, "flashinfer-trace")
     trace = folder / "traces/gemm/gemm_n_4096_k_4096.jsonl"
-    _set_latency(trace, 2, "1e305")
+    _set_latency(trace, 2, stated)
     assert _refused(runner, store_path, "flashinfer-trace", str(folder)) == [
-        f"error: {trace.as_posix()}:2:391:/evaluation/performance/latency_ms: trace: number "
-        "1e305 is whole and outside +/-(2**53 - 1), where JSON readers disagree on its value "
-        f"(RFC 7493); {IMPORT_ADVICE}"]  # not "write it in a larger unit"
+        f"error: {trace.as_posix()}:2:391:/evaluation/performance/latency_ms: trace: "
+        f"{problem}; {IMPORT_ADVICE}"]
