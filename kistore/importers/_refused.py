@@ -8,7 +8,9 @@ did not skip it: the whole import was refused. Each manifest now goes to the add
 :class:`Origin` naming the records that built it, and :func:`at_records` tells a refusal
 at the first of them (its file, line and JSON Pointer, what it is, ``submission 20171``),
 saying the manifest, the pointer into it and the message with its rule; ``run_import``
-leaves those records out under ``--skip-invalid`` and adds the rest again.
+leaves those records out under ``--skip-invalid`` and adds the rest again. :func:`told`
+says such a refusal, and a manifest that fails its schema as it is built, at the record's
+own value, in the source's unit (fresh01 F1).
 """
 
 from __future__ import annotations
@@ -77,11 +79,11 @@ def at_records(error: KistoreError) -> set[int] | None:
     stored file), placed at the manifest as before and left as it is. In place, for each
     of the record's: its file, line and pointer become the first record's (the file as
     typed, the column none; the pointer to the record's own value where the record says
-    where it states the run's, :attr:`.common.Record.fields`), and its message
-    ``LABEL: its KIND 'NAME' is refused at POINTER: MESSAGE`` (``kernel 10 submission
-    20171: its BenchmarkRun 'sol-kernel-10-submission-20171' is refused at
-    /spec/sourceNative/metrics/sol_score: ... (KI223)``), saying how many other records
-    built a manifest several built.
+    where it states the manifest's, :attr:`.common.Record.fields`), and its message is
+    :func:`told`'s (``kernel 10 submission 20171: its BenchmarkRun
+    'sol-kernel-10-submission-20171' is refused at /spec/sourceNative/metrics/sol_score,
+    the record's 1.7: ... (KI223); the record is the source's ...``), saying how many
+    other records built a manifest several built.
 
     Args:
         error: what ``Store.add`` raised.
