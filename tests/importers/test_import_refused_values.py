@@ -15,14 +15,18 @@ import hashlib
 import json
 import re
 import shutil
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kistore.cli import main
-from kistore.importers import kernelbench
+from kistore.core.errors import shorten
+from kistore.importers import flashinfer_trace, kernelbench
 from kistore.importers._refused import told
-from kistore.importers.common import IMPORT_ADVICE, Record
+from kistore.importers.common import IMPORT_ADVICE, Record, ms_to_ns
 
 from ..conftest import DATA, requires_data, snapshot
 
@@ -181,3 +185,16 @@ def test_a_number_the_parser_refuses_in_a_trace_gets_the_import_s_advice(
     assert _refused(runner, store_path, "flashinfer-trace", str(folder)) == [
         f"error: {trace.as_posix()}:2:391:/evaluation/performance/latency_ms: trace: "
         f"{problem}; {IMPORT_ADVICE}"]
+
+
+@given(st.floats(min_value=0, max_value=1e300, allow_nan=False, allow_infinity=False))
+def test_a_trace_latency_is_said_as_the_line_states_it_and_as_the_run_keeps_it(ms):
+    record = Record("t.jsonl", list, line=2, label="trace", fields=flashinfer_trace.FIELDS,
+                    value={"evaluation": {"performance": {"latency_ms": ms}}})
+    pointer, message = told(record, "BenchmarkRun", "r", "/spec/timing/latencyNs/mean", "m")
+    assert pointer == "/evaluation/performance/latency_ms"
+    assert message == (f"trace: its BenchmarkRun 'r' is refused at /spec/timing/latencyNs/mean, "
+                       f"the record's {shorten(json.dumps(ms))} ms = "
+                       f"{shorten(json.dumps(ms_to_ns(ms)))} ns: m; {IMPORT_ADVICE}")
+    # the ns said are the ms said times 10**6: exactly, or the nearest double
+    assert float(Decimal(json.dumps(ms)) * 10**6) == float(json.dumps(ms_to_ns(ms)))
