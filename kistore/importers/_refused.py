@@ -23,6 +23,7 @@ from typing import Any
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, shorten
 from ..core.model import Manifest
+from ..core.numbers import is_number
 from .common import IMPORT_ADVICE, Record, ms_to_ns
 
 
@@ -144,7 +145,7 @@ def told(record: Record, kind: str, name: str, pointer: str, message: str, *,
             f"{record.label}: its {kind} {name!r}{built} is refused at {pointer or '/'} (a "
             f"pointer into the {kind}, not the record): {message}; {IMPORT_ADVICE}")
     stated = _shown(value)
-    if where.unit == "ms" and isinstance(value, int | float) and not isinstance(value, bool):
+    if where.unit == "ms" and is_number(value):
         stated = f"{stated} ms = {_shown(ms_to_ns(value))} ns"
     return record.pointer + where.pointer, (
         f"{record.label}: its {kind} {name!r}{built} is refused at {pointer}, the "
