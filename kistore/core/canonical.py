@@ -102,6 +102,9 @@ _decoder = json.JSONDecoder(
 )
 
 
+LARGER_UNIT_ADVICE = "write it in a larger unit, or as a string where the schema takes one"
+"""What to write for a number JSON readers disagree on (beyond 2**53)."""
+
 NON_FINITE_ADVICE = "write a number, or null or leave the field out where the schema allows it"
 """What to write for ``NaN``/``Infinity`` when the schema at its pointer is not known here
 (``kistore add`` asks it: :func:`kistore.store.inputs.parse_manifests`; reviewer r90 F8:
@@ -364,21 +367,21 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
         if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             return int(value)
         raise CanonicalFormError(
-            f"integer {shorten(str(value))} is outside +/-(2**53 - 1); write it in a "
-            "larger unit, or as a string where the schema takes one",
+            f"integer {shorten(str(value))} is outside +/-(2**53 - 1)",
+            advice=LARGER_UNIT_ADVICE,
             pointer=pointer
         )
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise CanonicalFormError(f"{value} is not a JSON number; {NON_FINITE_ADVICE}",
+            raise CanonicalFormError(f"{value} is not a JSON number", advice=NON_FINITE_ADVICE,
                                      pointer=pointer)
         if value.is_integer():
             if abs(value) <= MAX_SAFE_INTEGER:
                 return int(value)  # 1.0 -> 1, -0.0 -> 0, as RFC 8785 writes them
             raise CanonicalFormError(
                 f"number {shorten(repr(value))} is whole and outside +/-(2**53 - 1), where "
-                "JSON readers disagree on its value (RFC 7493); write it in a larger "
-                "unit, or as a string where the schema takes one",
+                "JSON readers disagree on its value (RFC 7493)",
+                advice=LARGER_UNIT_ADVICE,
                 pointer=pointer,
             )
         if abs(value) < 1e-4:  # Python writes these with an exponent, ES6 may not
@@ -544,10 +547,12 @@ class _Scanner:
         self.file = file
         self.pos = 0
 
-    def fail(self, message: str, pointer: str | None, pos: int | None = None) -> None:
+    def fail(self, message: str, pointer: str | None, pos: int | None = None, *,
+             advice: str = "") -> None:
         at = self.pos if pos is None else pos
         line, column = _line_column(self.text[:at])
-        raise ParseError(message, file=self.file, pointer=pointer, line=line, column=column)
+        raise ParseError(message, advice=advice, file=self.file, pointer=pointer, line=line,
+                         column=column)
 
     def parse(self) -> None:
         self.skip_ws()
@@ -588,7 +593,7 @@ class _Scanner:
                     return
             for bad in ("NaN", "Infinity", "-Infinity"):
                 if self.text.startswith(bad, self.pos):
-                    self.fail(f"{bad} is not JSON; {NON_FINITE_ADVICE}", pointer)
+                    self.fail(f"{bad} is not JSON", pointer, advice=NON_FINITE_ADVICE)
             if not c:
                 self.fail("unexpected end of input; expected a value: the text is cut off "
                           "here, complete it", pointer)
@@ -711,7 +716,7 @@ class _Scanner:
         text, start = self.text, self.pos
         end = start + (text[start] == "-")
         if text.startswith("Infinity", end):
-            self.fail(f"-Infinity is not JSON; {NON_FINITE_ADVICE}", pointer)
+            self.fail("-Infinity is not JSON", pointer, advice=NON_FINITE_ADVICE)
         int_start = end
         while end < len(text) and text[end].isdigit():
             end += 1
@@ -744,20 +749,17 @@ class _Scanner:
         except _Reject:
             if is_float and float(literal) == 0:
                 self.fail(f"number {quoted} is too small for an IEEE 754 double (it would "
-                          "round to 0); write 0 or store it as a string", pointer, start)
+                          "round to 0)", pointer, start, advice="write 0 or store it as a string")
             if is_float and math.isfinite(float(literal)):
                 self.fail(
                     f"number {quoted} is whole and outside +/-(2**53 - 1), where JSON "
-                    "readers disagree on its value (RFC 7493); write it in a larger unit, or "
-                    "as a string where the schema takes one", pointer, start,
+                    "readers disagree on its value (RFC 7493)", pointer, start,
+                    advice=LARGER_UNIT_ADVICE,
                 )
             if is_float:
                 self.fail(f"number {quoted} is outside the IEEE 754 double range", pointer, start)
-            self.fail(
-                f"integer {quoted} is outside +/-(2**53 - 1); write it in a larger unit, "
-                "or as a string where the schema takes one",
-                pointer, start,
-            )
+            self.fail(f"integer {quoted} is outside +/-(2**53 - 1)", pointer, start,
+                      advice=LARGER_UNIT_ADVICE)
 
 
 _SHORT_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}

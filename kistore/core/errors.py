@@ -214,7 +214,24 @@ class InputError(KistoreError):
     """The caller's input is wrong: fix the file or the arguments and retry."""
 
 
-class ParseError(InputError):
+class AdvisedError(InputError):
+    """An input error whose advice to the value's author is kept apart from the problem.
+
+    Args:
+        message: what is wrong (:attr:`problem`).
+        advice: what the value's author can write instead (:attr:`advice`), said after
+            ``; ``; ``""`` for none. An import leaves it out: the value is a source's
+            record's, not the person's to rewrite (:mod:`kistore.importers`, fresh01 F1:
+            "write it in a larger unit" was said of a third party's latency).
+        **where: ``file``, ``pointer``, ``line``, ``column`` as :class:`KistoreError`.
+    """
+
+    def __init__(self, message: str, *, advice: str = "", **where: Any) -> None:
+        self.problem, self.advice = message, advice
+        super().__init__(f"{message}; {advice}" if advice else message, **where)
+
+
+class ParseError(AdvisedError):
     """Bytes that are not strict JSON as kistore accepts it (see :mod:`kistore.core.canonical`)."""
 
     number_at: str | None = None
@@ -277,7 +294,7 @@ class EncodingError(ParseError):
         self.args = (self.format(),)
 
 
-class CanonicalFormError(InputError):
+class CanonicalFormError(AdvisedError):
     """A JSON value that has no RFC 8785 canonical form kistore will produce."""
 
 

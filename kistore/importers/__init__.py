@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical
-from ..core.errors import InputError, KistoreError, MultipleErrors
+from ..core.errors import AdvisedError, InputError, KistoreError, MultipleErrors
 from ..core.limits import DEFAULT, Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from . import flashinfer_trace, kernelbench, sol_execbench
 from ._provenance import Recorded, warning
-from ._refused import at_records, origins_of
+from ._refused import at_records, origins_of, told
 from .common import Plan, Record, Stored, expand, source_folder, typed_names
 
 if TYPE_CHECKING:
@@ -412,6 +412,11 @@ def _build(record: Record, cache: dict[bytes, Manifest], limits: Limits = DEFAUL
            ) -> list[Manifest]:
     """Build and validate one record's manifests; every problem is located at the record.
 
+    A manifest that fails its schema, limits or canonical form is told at the record's
+    value it came from, in the source's unit, with advice for an import
+    (:func:`._refused.told`: the source's record cannot be corrected as one's own manifest
+    can; a canonical form's advice to write a larger unit is left out).
+
     ``cache`` maps a document's canonical bytes to its Manifest, so a protocol shared by
     750 runs is validated once. Each manifest is held to ``limits`` as an added one is.
     """
@@ -430,12 +435,13 @@ def _build(record: Record, cache: dict[bytes, Manifest], limits: Limits = DEFAUL
                                                     limits=limits)
             built.append(cache[key])
         except KistoreError as e:
-            for p in e.problems:
-                problems.append(InputError(
-                    f"{record.label}: the {document.get('kind')} built from it is invalid at "
-                    f"{p.pointer or '/'}: {p.message}",
-                    file=record.file, line=record.line, pointer=record.pointer,
-                ))
+            for p in e.problems:  # told at the record's value (its fields), for an import
+                pointer, message = told(
+                    record, str(document.get("kind")),
+                    str((document.get("metadata") or {}).get("name")), p.pointer or "",
+                    p.problem if isinstance(p, AdvisedError) else p.message)
+                problems.append(InputError(message, file=record.file, line=record.line,
+                                           pointer=pointer))
     if problems:
         raise MultipleErrors(problems)
     return built

@@ -8,18 +8,23 @@ did not skip it: the whole import was refused. Each manifest now goes to the add
 :class:`Origin` naming the records that built it, and :func:`at_records` tells a refusal
 at the first of them (its file, line and JSON Pointer, what it is, ``submission 20171``),
 saying the manifest, the pointer into it and the message with its rule; ``run_import``
-leaves those records out under ``--skip-invalid`` and adds the rest again.
+leaves those records out under ``--skip-invalid`` and adds the rest again. :func:`told`
+says such a refusal, and a manifest that fails its schema as it is built, at the record's
+own value, in the source's unit (fresh01 F1).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.digest import Digest
-from ..core.errors import InputError, KistoreError
+from ..core.errors import InputError, KistoreError, shorten
 from ..core.model import Manifest
-from .common import Record
+from ..core.numbers import is_number
+from .common import IMPORT_ADVICE, Record, ms_to_ns
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,11 +80,11 @@ def at_records(error: KistoreError) -> set[int] | None:
     stored file), placed at the manifest as before and left as it is. In place, for each
     of the record's: its file, line and pointer become the first record's (the file as
     typed, the column none; the pointer to the record's own value where the record says
-    where it states the run's, :attr:`.common.Record.fields`), and its message
-    ``LABEL: its KIND 'NAME' is refused at POINTER: MESSAGE`` (``kernel 10 submission
-    20171: its BenchmarkRun 'sol-kernel-10-submission-20171' is refused at
-    /spec/sourceNative/metrics/sol_score: ... (KI223)``), saying how many other records
-    built a manifest several built.
+    where it states the manifest's, :attr:`.common.Record.fields`), and its message is
+    :func:`told`'s (``kernel 10 submission 20171: its BenchmarkRun
+    'sol-kernel-10-submission-20171' is refused at /spec/sourceNative/metrics/sol_score,
+    the record's 1.7: ... (KI223); the record is the source's ...``), saying how many
+    other records built a manifest several built.
 
     Args:
         error: what ``Store.add`` raised.
@@ -97,14 +102,60 @@ def at_records(error: KistoreError) -> set[int] | None:
             skippable = False  # the store's state: a name or metadata stored, a file damaged
             continue
         first, m = origin.records[0], origin.manifest
-        others = len(origin.records) - 1
-        built = f" (built from {others} other record(s) too)" if others else ""
-        problem.message = (f"{first.label}: its {m.kind} {m.name!r} is refused at "
-                           f"{problem.pointer or '/'}{built}: {problem.message}")
-        inner = first.fields.get(problem.pointer or "") if m.kind == "BenchmarkRun" else None
+        problem.pointer, problem.message = told(
+            first, m.kind, m.name, problem.pointer or "", problem.message,
+            others=len(origin.records) - 1)
         problem.file, problem.line = origin.file, first.line
-        problem.pointer = first.pointer + (inner or "")
         problem.column = None
         problem.args = (problem.format(),)
         refused.update(map(id, origin.records))
     return refused if skippable else None
+
+
+def told(record: Record, kind: str, name: str, pointer: str, message: str, *,
+         others: int = 0) -> tuple[str, str]:
+    """Tell a refusal of a manifest's value at the record it came from.
+
+    The one place an import says a refused manifest: at build (its schema, its canonical
+    form: :func:`kistore.importers._build`) and at add (the add-time rules:
+    :func:`at_records`). Where the record states the value (:meth:`.common.Record.source_of`,
+    each importer's :attr:`.common.Record.fields`) the problem is placed there and says the
+    value as the record states it, and in the manifest's unit (``1e-12 ms = 1e-06 ns``);
+    elsewhere it stays at the record, saying the pointer into the manifest as such.
+
+    Args:
+        record: the (first) record that built the manifest.
+        kind: the manifest's kind.
+        name: its ``metadata.name``.
+        pointer: the problem's JSON Pointer into the manifest (``""``: the whole of it).
+        message: what is wrong there, without advice to a manifest's author.
+        others: how many other records built the same manifest.
+
+    Returns:
+        ``(pointer, message)``: the JSON Pointer in the record's file (the record's, then
+        the field's inside it), and ``LABEL: its KIND 'NAME' is refused at POINTER, the
+        record's VALUE: MESSAGE; ADVICE`` (:data:`.common.IMPORT_ADVICE`), or ``... at POINTER (a
+        pointer into the KIND, not the record): ...`` where the field is not known.
+    """
+    built = f" (built from {others} other record(s) too)" if others else ""
+    where = record.source_of(kind, pointer)
+    known, value = record.stated(where.pointer) if where is not None else (False, None)
+    if where is None or not known:
+        return record.pointer, (
+            f"{record.label}: its {kind} {name!r}{built} is refused at {pointer or '/'} (a "
+            f"pointer into the {kind}, not the record): {message}; {IMPORT_ADVICE}")
+    stated = _shown(value)
+    if where.unit == "ms" and is_number(value):
+        stated = f"{stated} ms = {_shown(ms_to_ns(value))} ns"
+    return record.pointer + where.pointer, (
+        f"{record.label}: its {kind} {name!r}{built} is refused at {pointer}, the "
+        f"record's {stated}: {message}; {IMPORT_ADVICE}")
+
+
+def _shown(value: Any) -> str:
+    """Return a record's value as JSON text, cut to :data:`~kistore.core.errors.QUOTE_WIDTH`."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return shorten(text)

@@ -29,6 +29,7 @@ from ..core import canonical
 from ..core.errors import KistoreError, MultipleErrors
 from ..core.naming import slug
 from .common import (
+    TRACE_FIELDS,
     TRACE_STATUSES,
     Plan,
     Record,
@@ -37,6 +38,7 @@ from .common import (
     check_shape,
     digest_of,
     fail,
+    fields_of,
     first_value,
     hardware,
     has_keys,
@@ -111,6 +113,19 @@ TRACE_SHAPE: dict[str, Any] = {
     },
 }
 
+FIELDS = {**TRACE_FIELDS,
+          **fields_of("BenchmarkRun", {"/spec/sourceNative/externalId": "/evaluation/log_file"}),
+          **fields_of("ExecutionEnvironment",
+                      {"/spec/hardware/product": "/evaluation/environment/device"}),
+          **fields_of("Implementation", {"/spec/sourceNative/definition": "/definition"})}
+"""Where a trace line states each value its manifests keep (:attr:`.common.Record.fields`):
+a refused run's latency is told at ``/evaluation/performance/latency_ms``, in ms
+(fresh01 F1)."""
+WORKLOAD_FIELDS = fields_of("Workload", {"/spec/cases/0": "/workload",
+                                         "/spec/sourceNative/uuid": "/workload/uuid",
+                                         "/spec/definition": "/definition"})
+"""Where a workload line states the values of its Workload (the rest: its definition's)."""
+
 
 def _recognise(source: SourceFile) -> str | None:
     """Return ``definition``, ``workload`` or ``trace`` when the file's content is one.
@@ -178,11 +193,12 @@ def plan(files: list[SourceFile]) -> Plan:
             index.add_workload(source, line, value)
             result.records.append(Record(source.name, partial(index.workload_unit, source, line,
                                                               value),
-                                         line=line, label="workload"))
+                                         line=line, label="workload", fields=WORKLOAD_FIELDS,
+                                         value=value))
     for source in trace_files:
         for line, value in load_lines(source):
             result.records.append(Record(source.name, partial(index.trace, source, line, value),
-                                         line=line, label="trace"))
+                                         line=line, label="trace", fields=FIELDS, value=value))
     return result
 
 

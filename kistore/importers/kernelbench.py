@@ -33,6 +33,7 @@ from ..core import canonical
 from ..core.errors import KistoreError, MultipleErrors
 from ..core.naming import slug
 from .common import (
+    Field,
     Plan,
     Record,
     SourceFile,
@@ -40,6 +41,7 @@ from .common import (
     digest_of,
     fail,
     failed_record,
+    fields_of,
     hardware,
     latency_ns,
     manifest,
@@ -167,7 +169,8 @@ def _file_records(source: SourceFile, data: bytes, known: tuple[str, str, str]
     timing_file = TimingFile(source, known)
     return [
         Record(source.name, partial(timing_file.run, level, problem, timing),
-               pointer=f"/{level}/{problem}", label=f"{level}/{problem}")
+               pointer=f"/{level}/{problem}", label=f"{level}/{problem}", fields=FIELDS,
+               value=timing)
         for level, problems in value.items() for problem, timing in problems.items()
     ]
 
@@ -272,6 +275,17 @@ class TimingFile:
 
 STATISTICS = ("mean", "std", "min", "max")
 """The latency statistics a KernelBench timing record gives (ms)."""
+
+FIELDS = {
+    **fields_of("BenchmarkRun", {
+        **{f"/spec/timing/latencyNs/{k}": Field(f"/{k}", "ms") for k in STATISTICS},
+        "/spec/timing/trials": "/num_trials",
+        "/spec/sourceNative/metrics": "",  # the timing record, verbatim
+    }),
+    **fields_of("ExecutionEnvironment", {"/spec/hardware/product": "/hardware"}),
+}
+"""Where a timing record states each value its manifests keep (:attr:`.common.Record.
+fields`): a refused latency statistic is told at the record's, in ms (fresh01 F1)."""
 
 
 def workload_manifest(level: str, problem: str) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from ..core.naming import slug
 from . import sol_execbench_runs
 from .common import (
     UNSTATED_LICENSE,
+    Field,
     Plan,
     Record,
     SourceFile,
@@ -34,6 +35,7 @@ from .common import (
     digest_of,
     fail,
     failed_record,
+    fields_of,
     first_value,
     hardware,
     has_keys,
@@ -101,12 +103,26 @@ REFERENCE_ROWS = {
 METRICS = ("sol_score", "latency_ms", "avg_speedup", "fast_1_count", "fast_1_total")
 """The row fields a run keeps verbatim in ``sourceNative.metrics`` (the published shape)."""
 
-ROW_FIELDS = {**{f"/spec/sourceNative/metrics/{k}": f"/{k}" for k in METRICS},
-              "/spec/timing/latencyNs/mean": "/latency_ms",  # scaled from it (run_spec)
-              "/spec/observedAt": "/submitted_at",
-              "/spec/sourceNative/externalId": "/submission_id"}
-"""Where a ranking row states each value its run keeps (:attr:`.common.Record.fields`):
-an add's refusal of the run's ``sol_score`` names the row's (fresh98 MED 5)."""
+REFERENCE_ROW_FIELDS = {
+    **fields_of("BenchmarkRun", {
+        **{f"/spec/sourceNative/metrics/{k}": f"/{k}" for k in METRICS},
+        "/spec/timing/latencyNs/mean": Field("/latency_ms", "ms"),  # scaled (run_spec)
+    }),
+    **fields_of("Implementation", {"/spec/sourceNative/username": "/username"}),
+}
+"""Where a reference row states each value its run keeps (its ``observedAt`` is the
+snapshot's ``retrieved_at``, outside the row)."""
+ROW_FIELDS = {
+    **REFERENCE_ROW_FIELDS,
+    **fields_of("BenchmarkRun", {"/spec/observedAt": "/submitted_at",
+                                 "/spec/sourceNative/externalId": "/submission_id"}),
+    **fields_of("Implementation", {"/spec/author": "/username",
+                                   "/spec/sourceNative/externalId": "/submission_id",
+                                   "/spec/sourceNative/userId": "/user_id"}),
+}
+"""Where a submission row states each value its manifests keep (:attr:`.common.Record.
+fields`): an add's refusal of the run's ``sol_score`` names the row's (fresh98 MED 5), a
+refused latency the row's ``latency_ms``, in ms (fresh01 F1)."""
 
 _NUMBER = {"type": "number", "minimum": 0}
 _COUNT = {"type": "integer", "minimum": 0}
@@ -237,7 +253,8 @@ def _board_records(source: SourceFile) -> list[Record]:
     return [
         Record(source.name, partial(board.row, i, row),
                pointer=f"/response/data/rankings/{i}", label=board.row_label(row),
-               fields=ROW_FIELDS)
+               fields=REFERENCE_ROW_FIELDS if isinstance(row, dict) and row.get(
+                   "is_reference") else ROW_FIELDS, value=row)
         for i, row in enumerate(board.data["rankings"])
     ]
 

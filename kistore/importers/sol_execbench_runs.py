@@ -24,12 +24,14 @@ from ..core.errors import KistoreError
 from ..core.limits import DEFAULT
 from ..core.naming import slug
 from .common import (
+    TRACE_FIELDS,
     TRACE_STATUSES,
     Record,
     SourceFile,
     check_shape,
     digest_of,
     failed_record,
+    fields_of,
     hardware,
     load_json,
     load_lines,
@@ -94,6 +96,13 @@ TRACE_SHAPE: dict[str, Any] = {
     },
 }
 SUMMARY_METRICS = ("sol_ms", "baseline_latency_ms", "median_latency_sol_score")
+FIELDS = {**TRACE_FIELDS,
+          **fields_of("ExecutionEnvironment",
+                      {"/spec/hardware/product": "/evaluation/environment/hardware"}),
+          **fields_of("Workload", {"/spec/cases/0": "/workload",
+                                   "/spec/definition": "/definition"})}
+"""Where a trace line states each value its manifests keep (:attr:`.common.Record.fields`;
+the summary's metrics are the folder's ``summary.json``'s, outside the line)."""
 
 
 def is_run_folder(path: Path) -> bool:
@@ -124,7 +133,8 @@ def folder_records(folder: Path, name: str, limit: int = DEFAULT.source_bytes) -
         source = SourceFile(trial, f"{name}/{trial.name}", False, limit)
         for line, value in load_lines(source):
             records.append(Record(source.name, partial(run.trace, source, line, value),
-                                  line=line, label=f"trace in {source.name}"))
+                                  line=line, label=f"trace in {source.name}", fields=FIELDS,
+                                  value=value))
     return records
 
 

@@ -23,9 +23,11 @@ SOL = DATA / "sol-execbench"
 BOARD = "leaderboard/kernel-10/leaderboard-snapshot.json"
 SOL_SCORE_ERROR = (
     "/response/data/rankings/5/sol_score: kernel 10 submission 20171: its BenchmarkRun "
-    "'sol-kernel-10-submission-20171' is refused at /spec/sourceNative/metrics/sol_score: "
-    "sol-execbench's sol_score lies in [0, 1] (1 is the speed-of-light bound, 0.5 the scoring "
-    "baseline); the run states 1.7, which no run can score (KI223)")
+    "'sol-kernel-10-submission-20171' is refused at /spec/sourceNative/metrics/sol_score, the "
+    "record's 1.7: sol-execbench's sol_score lies in [0, 1] (1 is the speed-of-light bound, "
+    "0.5 the scoring baseline); the run states 1.7, which no run can score (KI223); the record "
+    "is the source's and cannot be imported as it is: --skip-invalid leaves it out; report it "
+    "upstream")
 LATENCY_ERROR = ("/response/data/rankings/7/latency_ms: kernel 10 submission 19917: field "
                  "'latency_ms': expected a number, found a string (expected by the importer's "
                  "reading of the source format)")
