@@ -12,8 +12,9 @@ REMOTE SHA:refs/heads/x``) are not seen.
 
 Each such ref is judged as the remote's ``pre-receive`` would judge its push to the same
 name (:func:`kistore.check.reach.push_base`): the gate
-:func:`kistore.check.gate.check_range` runs from the remote's branch of that name when the
-ref fast-forwards it (``refs/remotes/REMOTE/X`` for ``refs/heads/X``), else from where the
+:func:`kistore.check.gate.check_range` runs from the remote's branch a push of it updates
+(:func:`kistore.check.reach.push_destination`: ``remote.REMOTE.push``, ``push.default``)
+when the ref fast-forwards it (``refs/remotes/REMOTE/X`` for ``refs/heads/X``), else from where the
 ref leaves it or the remote's main; from the first parent of its oldest commit the remote
 lacks when the clone knows neither; everything the ref's tree holds and all of its history
 when there is no base (as a first push to an empty remote).
@@ -313,21 +314,26 @@ def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str],
               landing: list[str], remote: str, protected: set[str]) -> Unpushed | None:
     """Return the :class:`Unpushed` of ``name`` when ``tip`` has a commit no ``held`` reaches.
 
-    A branch is taken as pushed to the remote branch ``git push REMOTE BRANCH`` updates
-    (:func:`kistore.check.reach.push_destination`: its own name, or its configured upstream
-    under ``push.default=upstream``), whose tip is that branch's remote-tracking ref; any
-    other ref as new to the remote. When that destination is in ``protected`` and ``tip``
-    does not descend from its tip, the entry's ``rewrites`` says so (KI407 in pre-push).
+    A branch is taken as pushed to the ref a push of it updates
+    (:func:`kistore.check.reach.push_destination`: a ``remote.REMOTE.push`` refspec's
+    destination, its configured upstream under ``push.default=upstream``, or its own
+    name), whose tip is that branch's remote-tracking ref (none for a ref outside
+    ``refs/heads/``); any other ref as new to the remote. When that destination is in
+    ``protected`` and ``tip`` does not descend from its tip, the entry's ``rewrites`` says
+    so (KI407 in pre-push).
     """
     old = None
     rewrites = None
     if name.startswith("refs/heads/"):
         to = push_destination(repo, name.removeprefix("refs/heads/"), remote)
-        tracked = ref_commit(repo, f"refs/remotes/{remote}/{to}")
+        # a branch of the remote is this clone's refs/remotes/REMOTE/X; any other ref
+        # (Gerrit's refs/for/main) is new to it each time
+        tracked = (ref_commit(repo, f"refs/remotes/{remote}/{to.removeprefix('refs/heads/')}")
+                   if to.startswith("refs/heads/") else None)
         old = str(tracked.id) if tracked is not None else None
-        if old is not None and f"refs/heads/{to}" in protected and old != tip \
+        if old is not None and to in protected and old != tip \
                 and not repo.descendant_of(tip, old):
-            rewrites = (f"refs/heads/{to}", old)
+            rewrites = (to, old)
     sent = push_base(repo, tip, old, held, landing)
     if sent is None:
         return None
