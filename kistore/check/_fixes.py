@@ -34,8 +34,9 @@ def rebase_command(base: str | None) -> str:
 
     Args:
         base: the gate's BASE (full commit id: named whole, so the command runs as
-            written, or ``"BASE"`` where the words around it say what BASE is); None:
-            :data:`REBASE_BASE`, which says how to find it.
+            written, or ``"BASE"`` where the words around it say what BASE is), after
+            ``--rebase-merges`` where the branch holds a merge (:attr:`Base.rebase_args`);
+            None: :data:`REBASE_BASE`, which says how to find it.
 
     Returns:
         The command in backquotes. Raises nothing.
@@ -64,21 +65,35 @@ class Base:
             id; ``""``: :attr:`id`): the newest commit of HEAD's history a remote's main
             holds (:func:`.reach.rebase_start`), so that a push judged from a fork's stale
             main rewrites the branch's own commits only (fresh00b MED U1).
+        merges: the commits that rebase rewrites (``rebase_id..HEAD``) hold a merge (the
+            branch merged upstream's main after the commit to drop): the rebase says
+            ``--rebase-merges``, which makes each merge again (and keeps upstream's commits
+            as they are) where a plain ``git rebase -i`` flattens it into the branch's line
+            (rb00's leftover, hist01).
     """
 
     id: str
     checked_out: bool = False
     staged: bool = False
     rebase_from: str = ""
+    merges: bool = False
 
     @property
     def rebase_id(self) -> str:
         """The commit a fix's ``git rebase -i`` names (full id, or the hint's ``BASE``)."""
         return self.rebase_from or self.id
 
+    @property
+    def rebase_args(self) -> str:
+        """What follows ``git rebase -i`` in a fix (:func:`rebase_command`'s ``base``).
+
+        :attr:`rebase_id`, after ``--rebase-merges`` when :attr:`merges`.
+        """
+        return f"--rebase-merges {self.rebase_id}" if self.merges else self.rebase_id
+
     def rebase(self) -> str:
-        """Return ``git rebase -i ID`` in backquotes (:func:`rebase_command`); raises nothing."""
-        return rebase_command(self.rebase_id)
+        """Return ``git rebase -i ARGS`` in backquotes (:attr:`rebase_args`); raises nothing."""
+        return rebase_command(self.rebase_args)
 
     def onto(self) -> str:
         """Return ``git rebase ID`` in backquotes (a branch moved onto BASE); raises nothing."""

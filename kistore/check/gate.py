@@ -338,8 +338,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # every fix names BASE by its id, as git takes it (fresh95 F6), HEAD in pre-commit
     # a rebase starts after any commit a remote's main holds (a fork's stale main as BASE:
     # U1)
-    named = Base(str(base.id), _is_head(repo, base), staged=staged,
-                 rebase_from=rebase_start(repo, str(base.id), str(head.id)))
+    start = rebase_start(repo, str(base.id), str(head.id))
+    named = Base(str(base.id), _is_head(repo, base), staged=staged, rebase_from=start,
+                 merges=_rewrites_merge(repo, commits, start))
     objects: list[tuple[str, str, str]] = []  # each object file a commit brings (KI101)
     walked = new_tree_findings(repo, commits, judge=partial(walk_judge, objects=objects),
                                fix=rebuild_fix(named))
@@ -388,7 +389,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits, named, (base.tree, head.tree), metadata_edits)
     # KI115, KI118, KI112
-    findings += [_removed_since(repo, head.tree, f, named.rebase_id) for f in walked
+    findings += [_removed_since(repo, head.tree, f, named.rebase_args) for f in walked
                  if f.rule not in LAYOUT_RULES and not _collision_at_head(repo, head.tree, f)]
     findings += range_gitignores(repo, base.tree, head.tree, store_changes)  # KI119
     findings += gate_code_changed(repo, base.tree, head.tree)  # KI429
@@ -401,8 +402,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # the gate also said KI203, KI204, KI215, each advising to write or remove a file)
     # an object edited, then deleted: KI401 names both commits (history_findings), no
     # KI203 (one_cause, r93b G2)
-    findings = one_cause(gate_fixes(findings, named.rebase_id, staged=named.staged),
-                         base=named.rebase_id)
+    findings = one_cause(gate_fixes(findings, named.rebase_args, staged=named.staged),
+                         base=named.rebase_args)
     findings = _metadata_fixes(store, findings, named)
     findings = names_one_cause(findings, findings)  # a deleted names file: KI208's fix
     # a name taken: the arriving manifest's fix, on the stored one's findings too (fresh99 M3)
@@ -410,12 +411,24 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         str(c.id) for c in reversed(changing_commits(repo, commits, path))],
         {str(c.id): i for i, c in enumerate(reversed(commits))})
     if not named.staged:  # a copy, a case pair: out of the commit bringing it (case99)
-        findings = [_brought(repo, base.tree, f, named.rebase_id) for f in findings]
+        findings = [_brought(repo, base.tree, f, named.rebase_args) for f in findings]
         # a file outside the layout, or no object's bytes, in a commit but not at HEAD
         # (hist00): after the fixes above, which are of HEAD's files
         findings += every_commit(repo, walked, objects, store_changes,
-                                 (base.tree, head.tree), named.rebase_id)
+                                 (base.tree, head.tree), named.rebase_args)
     return sorted(findings, key=sort_key)
+
+
+def _rewrites_merge(repo: pygit2.Repository, commits: list[Any], start: str) -> bool:
+    """Whether a merge of the range is one a fix's rebase from ``start`` makes again.
+
+    ``commits``: the range's (``BASE..HEAD``); ``start``: where the rebase starts
+    (:func:`.reach.rebase_start`, BASE or a later commit a remote's main holds). A merge
+    ``start`` reaches is upstream's, landed, and no rebase from ``start`` touches it. One
+    ancestry question per merge of the range (none for a line of commits).
+    """
+    return any(len(c.parent_ids) > 1 and str(c.id) != start
+               and not repo.descendant_of(start, c.id) for c in commits)
 
 
 def _pair_then(other: str) -> str:
