@@ -98,7 +98,7 @@ from ._lowered import (
     own_limits,
     reads_settings_of,
 )
-from ._names import NAME_PATH_MISSING
+from ._names import NAME_PATH_DISAGREES, NAME_PATH_MISSING
 from ._names_moved import NAMES_FILE
 from ._notes_history import (
     BroughtNotes,
@@ -147,6 +147,7 @@ from ._trees import TREE_ENTRY_INVALID, new_tree_findings, rebuild_fix
 from .audit import GITATTRIBUTES, check_contents, checking_limits, gate_fixes, one_cause
 from .lineage import (
     APPEND_ONLY_REMOVED,
+    NAME_MOVED,
     changing_commits,
     check_shallow,
     names_kept,
@@ -414,9 +415,22 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         findings = [_brought(repo, base.tree, f, named.rebase_args) for f in findings]
         # a file outside the layout, or no object's bytes, in a commit but not at HEAD
         # (hist00): after the fixes above, which are of HEAD's files
-        findings += every_commit(repo, walked, objects, store_changes,
-                                 (base.tree, head.tree), named.rebase_args)
+        findings = _one_cause_brought(findings, every_commit(
+            repo, walked, objects, store_changes, (base.tree, head.tree), named.rebase_args,
+            commits))
     return sorted(findings, key=sort_key)
+
+
+def _one_cause_brought(findings: list[Finding], brought: list[Finding]) -> list[Finding]:
+    """Return ``findings`` and ``brought`` (:func:`._every_commit.every_commit`'s), one cause.
+
+    A names file a commit of the range brings wrong (KI212 of that commit) and a later one
+    deletes or rewrites is KI208 of the later commit too, whose fix (drop the later commit)
+    leaves the wrong record at HEAD: the KI212's fix (take it out of the commit bringing
+    it, and drop the later one left empty) is the one that works, and the KI208 is left out.
+    """
+    wrong = {f.file for f in brought if f.rule is NAME_PATH_DISAGREES}
+    return [f for f in findings if not (f.rule is NAME_MOVED and f.file in wrong)] + brought
 
 
 def _rewrites_merge(repo: pygit2.Repository, commits: list[Any], start: str) -> bool:

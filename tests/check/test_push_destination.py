@@ -26,6 +26,7 @@ from kistore.store import Store
 
 from ..conftest import git
 from .test_push_base import commit
+from .test_unpushed_destination import rel_off_main
 
 
 def _says(path: Path, *args: str) -> dict[str, str] | None:
@@ -171,17 +172,7 @@ def test_a_refspec_onto_the_remote_main_that_rewrites_it_is_ki407_as_pre_push_sa
     """`rel` is main~1 plus one commit, and remote.server.push sends rel to main: `git
     push server rel` is a non-fast-forward of the remote's main, refused by pre-push
     (KI407); `check --unpushed server` said "ok" (it judged a new ref rel). Now KI407."""
-    path = tmp_path / "clone"
-    made = CliRunner().invoke(cli, ["init", str(path)])
-    assert made.exit_code == 0, made.output
-    git(tmp_path, "init", "-q", "--bare", str(tmp_path / "server.git"))
-    git(path, "remote", "add", "server", str(tmp_path / "server.git"))
-    commit(path, "m0")
-    old = commit(path, "m1")
-    git(path, "push", "-q", "--no-verify", "server", "main")
-    git(path, "fetch", "-q", "server")
-    git(path, "checkout", "-q", "-b", "rel", "HEAD~1")
-    new = commit(path, "r1")
+    path, old, new = rel_off_main(tmp_path)
     run = CliRunner().invoke(cli, ["--store", str(path), "check", "--unpushed", "server"])
     assert "KI407" not in run.output, run.output  # a new ref rel
     git(path, "config", "remote.server.push", "refs/heads/rel:refs/heads/main")

@@ -10,10 +10,6 @@ commits as they were, and the gate passes.
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -23,36 +19,7 @@ from kistore.cli import main as cli
 from kistore.store import Store
 
 from ..conftest import git
-
-REBASE = re.compile(r"`git rebase -i ((?:--rebase-merges )?[0-9a-f]{40})`")
-
-
-def _edit_an_object(path: Path) -> str:
-    """Commit one digit of a stored object changed (KI401); return the commit."""
-    obj = sorted((path / "store" / "objects").rglob("*.json"))[0]
-    text = obj.read_text()
-    digit = re.search(r"[0-9]", text)
-    assert digit is not None
-    i = digit.start()
-    obj.write_text(text[:i] + str((int(text[i]) + 1) % 10) + text[i + 1:])
-    git(path, "commit", "-q", "--no-verify", "-am", "edit an object")
-    return git(path, "rev-parse", "HEAD").strip()
-
-
-def _run(path: Path, fix: str, drop: str) -> None:
-    """Run the fix's ``git rebase -i ...`` as printed, its todo's ``pick`` of ``drop`` made
-    ``drop``, every other line kept."""
-    [args] = REBASE.findall(fix)
-    editor = path.parent / "drop.py"
-    editor.write_text(
-        "import sys\n"
-        "todo = open(sys.argv[1]).read().splitlines()\n"
-        f"out = ['drop ' + l[5:] if l.startswith('pick ') and {drop!r}.startswith("
-        "l.split()[1]) else l for l in todo]\n"
-        "open(sys.argv[1], 'w').write('\\n'.join(out) + '\\n')\n")
-    subprocess.run(["git", "rebase", "-q", "-i", *args.split()], cwd=path, check=True,
-                   capture_output=True, env={**os.environ, "GIT_SEQUENCE_EDITOR":
-                                             f"{sys.executable} {editor}"})
+from .test_fork_rebase_base import REBASE, edit_an_object, rebase_as_printed
 
 
 def _merged_upstream_after(path: Path) -> tuple[str, str, str]:
@@ -61,7 +28,7 @@ def _merged_upstream_after(path: Path) -> tuple[str, str, str]:
     base = git(path, "rev-parse", "HEAD").strip()
     git(path, "remote", "add", "upstream", str(path / "server.git"))  # refs set by hand
     git(path, "checkout", "-q", "-b", "work")
-    bad = _edit_an_object(path)
+    bad = edit_an_object(path)
     git(path, "commit", "-q", "--allow-empty", "-m", "work: more")
     git(path, "checkout", "-q", "-b", "up", base)
     git(path, "commit", "-q", "--allow-empty", "-m", "upstream: later work")
@@ -79,7 +46,7 @@ def test_the_printed_rebase_keeps_the_merge_and_the_gate_passes_after(published)
     fixes = [f.fix for f in found if f.rule.id == "KI101"]
     assert fixes, [f.format() for f in found]
     assert all(REBASE.findall(fix) == [f"--rebase-merges {upstream}"] for fix in fixes)
-    _run(published, fixes[0], bad)
+    rebase_as_printed(published, fixes[0], [bad])
     # the merge made again, its second parent upstream's main as it was; the edit gone
     [merge] = git(published, "rev-list", "--merges", f"{base}..HEAD").split()
     assert git(published, "rev-parse", f"{merge}^2").strip() == upstream
@@ -102,7 +69,7 @@ def test_a_line_of_commits_keeps_the_plain_rebase(published):
     upstream = git(published, "rev-parse", "HEAD").strip()
     git(published, "remote", "add", "upstream", str(published / "server.git"))
     git(published, "update-ref", "refs/remotes/upstream/main", upstream)
-    _edit_an_object(published)
+    edit_an_object(published)
     found = gate.check_range(Store(published), f"{base}..HEAD")  # upstream's merge inside
     fixes = [f.fix for f in found if f.rule.id == "KI101"]
     assert fixes and all(REBASE.findall(fix) == [upstream] for fix in fixes)

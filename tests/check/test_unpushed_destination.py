@@ -148,11 +148,10 @@ def test_the_closing_note_agrees_with_one_or_more_clean_refs():
     assert "; refs/heads/c0 carries no error but waits for it; fix it as" in one
 
 
-def test_a_non_fast_forward_of_the_remote_main_under_upstream_is_ki407_as_pre_push_says(
-        tmp_path):
-    """fresh00b LOW: `rel` tracks server/main under push.default=upstream, one commit on
-    main~1: `git push -f server` sends it to main, which pre-push refuses as KI407;
-    `check --unpushed server` said "refs/heads/rel: ok". It now says the same KI407."""
+def rel_off_main(tmp_path: Path, *start: str) -> tuple[Path, str, str]:
+    """A store's clone of server.git whose main (m0, m1) is pushed and fetched, and branch
+    `rel` (made from ``start``, then reset to main~1) holding one commit r1; return (the
+    clone, m1, r1)."""
     path = tmp_path / "clone"
     made = CliRunner().invoke(cli, ["init", str(path)])
     assert made.exit_code == 0, made.output
@@ -162,9 +161,17 @@ def test_a_non_fast_forward_of_the_remote_main_under_upstream_is_ki407_as_pre_pu
     old = commit(path, "m1")
     git(path, "push", "-q", "--no-verify", "server", "main")
     git(path, "fetch", "-q", "server")
-    git(path, "checkout", "-q", "-b", "rel", "--track", "server/main")
+    git(path, "checkout", "-q", "-b", "rel", *start)
     git(path, "reset", "-q", "--hard", "HEAD~1")
-    new = commit(path, "r1")
+    return path, old, commit(path, "r1")
+
+
+def test_a_non_fast_forward_of_the_remote_main_under_upstream_is_ki407_as_pre_push_says(
+        tmp_path):
+    """fresh00b LOW: `rel` tracks server/main under push.default=upstream, one commit on
+    main~1: `git push -f server` sends it to main, which pre-push refuses as KI407;
+    `check --unpushed server` said "refs/heads/rel: ok". It now says the same KI407."""
+    path, old, new = rel_off_main(tmp_path, "--track", "server/main")
     git(path, "config", "push.default", "upstream")
 
     result = _check(path, "--unpushed", "server")
