@@ -142,6 +142,7 @@ from ._rules import (
     sort_key,
 )
 from ._settings import limits_raised, permalink_changed, settings_findings
+from ._stale import merges_between, stale_main, stale_tracking
 from ._taken import names_one_cause, taken_name_fixes
 from ._trees import TREE_ENTRY_INVALID, new_tree_findings, rebuild_fix
 from .audit import GITATTRIBUTES, check_contents, checking_limits, gate_fixes, one_cause
@@ -1133,6 +1134,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
     findings: list[Finding] = []
     judged: set[tuple[str, str, str]] = set()
     landing: list[str] | None = None  # pre-push: the remote's main, read once
+    real: list[str] = []  # pre-push: the remote's main as this push's remote_sha says it
     for old, new, ref, pushed in aimed:
         if (old, new, ref) in judged:  # git hands a symbolic ref and its target both
             continue
@@ -1200,12 +1202,22 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             if held is not None:  # pre-push: local branches are not what the remote has,
                 # but BASE is the receiver's: from OLD, not from the oldest commit it lacks
                 # (fresh99 H1: a citation moved by the second of two merges, KI425)
-                if landing is None:
-                    landing = landing_tips(repo, remote) if remote else []
+                if landing is None:  # the remote's real main where the push carries it
+                    real = _pushed_mains(repo, aimed, protected)
+                    landing = real + [tip for tip in (landing_tips(repo, remote) if remote
+                                                      else []) if tip not in real]
                 sent = push_base(repo, new, old if old != ZERO else None, held, landing)
                 if sent is None:
                     continue
                 base = sent[0]
+                # KI433: judged from this clone's copy of the remote's main (a new ref, a
+                # force-push), fetched before the ref's newest commit, through a merge
+                tracking = (stale_tracking(repo, remote, new) if remote and landing and not real
+                            and base is not None and base != (old if old != ZERO else None)
+                            else None)
+                if tracking is not None and base is not None and merges_between(store, base,
+                                                                                new):
+                    findings.append(stale_main(name, tracking, base, remote or ""))
             elif old != ZERO and fast_forward:
                 base = old
             else:
@@ -1222,6 +1234,24 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                 findings += first_parent_findings(was, tip, walked, name, now)
     # KI109, KI421: this repository's, not a ref's
     return _once(findings, CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT)
+
+
+def _pushed_mains(repo: pygit2.Repository, aimed: list[tuple[str, str, str, str]],
+                  protected: set[str]) -> list[str]:
+    """Return the remote's real tips of the protected branches a ``pre-push`` carries.
+
+    git hands ``pre-push`` each pushed ref's tip on the remote as the remote advertised it
+    for this push (``remote_sha``), not as this clone last fetched it: where the push moves
+    the remote's main too, that old tip is where its ``pre-receive`` judges every new ref
+    from (hist01: no guess, no KI433). Those this clone has (one it lacks is KI407's
+    "fetch first"), in the order pushed, each once. Raises nothing.
+    """
+    tips: list[str] = []
+    for old, _new, ref, _pushed in aimed:
+        if ref in protected and ref.startswith("refs/heads/") and old != ZERO \
+                and _HEX.fullmatch(old) and old in repo and old not in tips:
+            tips.append(old)
+    return tips
 
 
 def _aimed(repo: pygit2.Repository, updates: Iterable[tuple[str, str, str]],

@@ -28,16 +28,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..core import layout
 from ..core.errors import InputError, StoreStateError, printable
-from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code, rule
+from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
 from ..git.blobs import head_commit, ref_commit
 from ..git.remotes import unknown_remote
-from ._history import ancestry
 from ._refs import REF_NOT_FAST_FORWARD, fast_forward_fix, protected_refs
+from ._stale import merges_between, stale_main, stale_tracking
 from .gate import RangeChecker, check_range, whole_history
 from .lineage import strict as strict_findings
 from .reach import landing_tips, push_base, push_destination, ref_tips, remote_tips
@@ -46,12 +45,6 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
     from ..store import Store
-
-
-STALE_MAIN = rule(
-    "KI433", "remote-main-may-be-stale", WARNING,
-    "`git fetch REMOTE`, then run the check again: it then judges the push from the "
-    "remote's main as it is now")
 
 
 class Unpushed(NamedTuple):
@@ -65,9 +58,9 @@ class Unpushed(NamedTuple):
         first: the id of its oldest commit the remote lacks.
         stale: the remote-tracking ref of the remote's main that ``base`` was taken from
             (a new ref, or one that does not fast-forward its destination), when the last
-            fetch is older than ``tip``'s commit (:func:`fetched_before`): the remote's main
-            may have moved since, and its ``pre-receive`` judges from the real one; else
-            None. :func:`check_unpushed` says it (KI433) when the range holds a merge.
+            fetch is older than ``tip``'s commit (:func:`._stale.stale_tracking`): the
+            remote's main may have moved since, and its ``pre-receive`` judges from the real
+            one; else None. :func:`check_unpushed` says it (KI433) when the range holds a merge.
         rewrites: ``(REF, OLD)`` when the push is a non-fast-forward update of a protected
             ref of the remote (:func:`kistore.check._refs.protected_refs` of ``remote``, as
             ``pre-push`` judges it): the branch's destination REF, whose tip as last fetched
@@ -176,8 +169,8 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
         else:
             found = (check_range(store, f"{base}..{tip}", checkers=checkers) if base
                      else whole_history(store, tip))
-        if stale is not None and base and _merges(store, base, tip):
-            found = [_stale_main(ref, stale, base, remote), *found]  # said first
+        if stale is not None and base and merges_between(store, base, tip):
+            found = [stale_main(ref, stale, base, remote), *found]  # said first
         verdicts.append(RefVerdict(ref, first, strict_findings(found) if strict else found))
         for finding in verdicts[-1].findings:
             refs = carriers.setdefault(finding.format(), [])
@@ -337,11 +330,8 @@ def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str],
     sent = push_base(repo, tip, old, held, landing)
     if sent is None:
         return None
-    stale = None
-    if landing and sent[0] != old and fetched_before(repo, remote, tip):
-        # judged from the remote's main as last fetched (a new ref, a force-push)
-        stale = next(ref for ref in (f"refs/remotes/{remote}/main", f"refs/remotes/{remote}/HEAD")
-                     if ref_commit(repo, ref) is not None)
+    # judged from the remote's main as last fetched (a new ref, a force-push)
+    stale = stale_tracking(repo, remote, tip) if landing and sent[0] != old else None
     return Unpushed(name, sent[0], tip, sent[1], stale, rewrites)
 
 
@@ -357,68 +347,3 @@ def _rewritten(ref: str, rewrites: tuple[str, str], tip: str) -> Finding:
                    f"{dest}{via} refused", extra={"ref": dest, "old": old, "new": tip,
                                                   "pushed": ref},
                    fix=fast_forward_fix(dest, tip))
-
-
-def fetched_before(repo: pygit2.Repository, remote: str, tip: str) -> bool:
-    """Whether this clone last fetched ``remote`` before ``tip`` was committed (or unknown).
-
-    The last fetch: ``FETCH_HEAD``'s modification time (every ``git fetch`` and ``git
-    pull`` writes it, in the work tree's git directory or the common one), or the newest
-    entry of the reflog of ``refs/remotes/REMOTE/main``, the later of the two. A clone
-    fetched after the branch's newest commit knows the remote's main of that moment; one
-    fetched before (``git checkout -b``, commits, ``git push``) may not.
-
-    Args:
-        repo: the pushing clone.
-        remote: the remote's name.
-        tip: the pushed commit's id (its committer time is compared).
-
-    Returns:
-        True when no fetch time is known or the last is before ``tip``'s committer time.
-        Raises nothing (an unreadable reflog counts as none).
-    """
-    # Lazy: pygit2 is loaded by the time a push is judged; the module's import stays cheap.
-    import pygit2
-
-    own = Path(repo.path)
-    dirs = [own]
-    try:  # a linked work tree's git directory names the common one
-        dirs.append(own / (own / "commondir").read_text(encoding="utf-8").strip())
-    except (OSError, ValueError):
-        pass
-    times = []
-    for where in dirs:
-        try:
-            times.append(int((where / "FETCH_HEAD").stat().st_mtime))
-        except OSError:
-            pass
-    try:
-        log = repo.references[f"refs/remotes/{remote}/main"].log()
-        times += [entry.committer.time for entry in log]
-    except (KeyError, ValueError, pygit2.GitError):
-        pass
-    return not times or max(times) < cast("pygit2.Commit", repo[tip]).commit_time
-
-
-def _merges(store: Store, base: str, tip: str) -> bool:
-    """Whether ``BASE..tip`` holds a merge (read after the gate walked it, guarded).
-
-    A line of commits on BASE leaves the remote's main where BASE is whatever main became
-    since (the merge base stays); a merge may have brought in commits the remote's main
-    holds by now (fresh99 H1: a pull request merged on the server and here), which move
-    the base the remote judges from.
-    """
-    return any(len(c.parent_ids) > 1 for c in ancestry(
-        store.repo, store.commit(tip), hide=store.commit(base)))
-
-
-def _stale_main(ref: str, tracking: str, base: str | None, remote: str) -> Finding:
-    """KI433: ``ref`` is judged from ``tracking``, this clone's copy of ``remote``'s main."""
-    at = f"{base[:12]}, where it leaves " if base else ""
-    return Finding(STALE_MAIN, f"{ref} is judged from {at}{tracking}, this clone's copy of "
-                   f"{remote}'s main as last fetched, before {ref}'s newest commit: {remote}'s "
-                   "main may have moved since (a pull request merged meanwhile), and its "
-                   "pre-receive judges the push from where it is now; run "
-                   f"`git fetch {remote}` first, then check again",
-                   file=None, extra={"ref": ref, "tracking": tracking},
-                   fix=f"`git fetch {remote}`, then run the check again")

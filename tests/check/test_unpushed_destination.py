@@ -77,14 +77,11 @@ def test_a_branch_is_judged_as_pushed_to_its_configured_upstream(tmp_path):
         "refs/heads/feature"
 
 
-def test_a_stale_remote_main_is_said_and_after_the_fetch_the_moved_citation_is_refused(
-        main, kit, tmp_path, monkeypatch):
-    """fresh99 H1 with a stale copy of main: prA's merge reached the server's main, this
-    clone's refs/remotes/server/main still says main before it. A new branch merging prB
-    (the same run, committed earlier) on top was judged from the old main, the first merge
-    inside the range: ok, while pre-receive measures from the real main and refuses KI425.
-    The check now says KI433 and `git fetch server`; after it, KI425, as the server says."""
-    monkeypatch.setenv("KISTORE", KISTORE)
+def stale_release(main, kit, tmp_path: Path) -> tuple[Path, Path, str, str]:
+    """fresh99 H1 with a stale copy of main: prA's merge is the server's main (its
+    pre-receive installed), this clone's refs/remotes/server/main says main before it (m0);
+    the checked-out `release`, on prA's merge, merges prB (the same run, committed
+    earlier), committed after that fetch. Return (the clone, the server, m0, release)."""
     path = main["path"]
     server = tmp_path / "server.git"
     git(tmp_path, "init", "-q", "--bare", str(server))
@@ -108,6 +105,18 @@ def test_a_stale_remote_main_is_said_and_after_the_fetch_the_moved_citation_is_r
     git(path, "checkout", "-q", "-b", "release", merged)
     git(path, "branch", "-f", "main", m0)
     new = merge_dated(path, "prB", dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return path, server, m0, new
+
+
+def test_a_stale_remote_main_is_said_and_after_the_fetch_the_moved_citation_is_refused(
+        main, kit, tmp_path, monkeypatch):
+    """fresh99 H1 with a stale copy of main: prA's merge reached the server's main, this
+    clone's refs/remotes/server/main still says main before it. A new branch merging prB
+    (the same run, committed earlier) on top was judged from the old main, the first merge
+    inside the range: ok, while pre-receive measures from the real main and refuses KI425.
+    The check now says KI433 and `git fetch server`; after it, KI425, as the server says."""
+    monkeypatch.setenv("KISTORE", KISTORE)
+    path, server, m0, new = stale_release(main, kit, tmp_path)
 
     result = _check(path, "--unpushed", "server")
     assert result.exit_code == 0, result.output  # judged from the stale main: no KI425
