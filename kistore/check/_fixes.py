@@ -39,8 +39,9 @@ def rebase_command(base: str | None) -> str:
 
     Args:
         base: the gate's BASE (full commit id: named whole, so the command runs as
-            written, or ``"BASE"`` where the words around it say what BASE is); None:
-            :data:`REBASE_BASE`, which says how to find it.
+            written, or ``"BASE"`` where the words around it say what BASE is), after
+            ``--rebase-merges`` where the branch holds a merge (:attr:`Base.rebase_args`);
+            None: :data:`REBASE_BASE`, which says how to find it.
 
     Returns:
         The command in backquotes. Raises nothing.
@@ -73,12 +74,19 @@ class Base:
             (:attr:`rebase_id`): finding it reads every remote's main, which a range whose
             fixes name no rebase (a clean one) never needs (mend02); the caller makes it
             remember its answer.
+        merges: the commits that rebase rewrites (``rebase_id..HEAD``) hold a merge (the
+            branch merged upstream's main after the commit to drop): the rebase says
+            ``--rebase-merges``, which makes each merge again (and keeps upstream's commits
+            as they are) where a plain ``git rebase -i`` flattens it into the branch's line
+            (rb00's leftover, hist01). Or a function of no argument returning it, called
+            with :attr:`rebase_args` (it needs :attr:`rebase_id`: mend02's laziness).
     """
 
     id: str
     checked_out: bool = False
     staged: bool = False
     rebase_from: str | Callable[[], str] = ""
+    merges: bool | Callable[[], bool] = False
 
     @property
     def rebase_id(self) -> str:
@@ -90,9 +98,18 @@ class Base:
         start = self.rebase_from() if callable(self.rebase_from) else self.rebase_from
         return start or self.id
 
+    @property
+    def rebase_args(self) -> str:
+        """What follows ``git rebase -i`` in a fix (:func:`rebase_command`'s ``base``).
+
+        :attr:`rebase_id`, after ``--rebase-merges`` when :attr:`merges`.
+        """
+        merges = self.merges() if callable(self.merges) else self.merges
+        return f"--rebase-merges {self.rebase_id}" if merges else self.rebase_id
+
     def rebase(self) -> str:
-        """Return ``git rebase -i ID`` in backquotes (:func:`rebase_command`); raises nothing."""
-        return rebase_command(self.rebase_id)
+        """Return ``git rebase -i ARGS`` in backquotes (:attr:`rebase_args`); raises nothing."""
+        return rebase_command(self.rebase_args)
 
     def onto(self) -> str:
         """Return ``git rebase ID`` in backquotes (a branch moved onto BASE); raises nothing."""

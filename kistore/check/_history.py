@@ -266,7 +266,7 @@ def _edit_fixes(repo: pygit2.Repository, findings: list[Finding], tip: Any,
         elif base is not None:
             fixes[path] = rebase_fix(
                 "an object's bytes edited", [str(f.extra["commit"]) for f in said],
-                "restoring them", "the edit", "KI401", path, base.rebase_id,
+                "restoring them", "the edit", "KI401", path, base.rebase_args,
                 "objects are never edited: add a new manifest instead")
         else:
             fixes[path] = edited_fix(path, before, edit, at)
@@ -285,7 +285,7 @@ def _then_deleted(repo: pygit2.Repository, f: Finding, went: dict[str, list[Any]
     if f.rule is not OBJECT_MODIFIED or not gone or \
             treediff.entry_at(repo, tip.tree, f.file or "") is not None:
         return f
-    return said_in_range(f, gone, base.rebase_id) if base else said_in_history(f, gone, at)
+    return said_in_range(f, gone, base.rebase_args) if base else said_in_history(f, gone, at)
 
 
 def _was_object(repo: pygit2.Repository, old: Any) -> bool:

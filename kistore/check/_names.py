@@ -132,13 +132,25 @@ def check_names_files(manifests: Iterable[Named], present: Iterable[str],
 
     return check_both_ways(
         present, read, layout.digest_from_record,
-        lambda path, data, owner: _disagreement(path, data, owner, by_hex), needs(), _lacks,
+        lambda path, data, owner: name_disagreement(path, data, owner, by_hex), needs(), _lacks,
         focus=focus, focus_digests=focus_digests, settled=confirmed)
 
 
-def _disagreement(path: str, data: bytes, owner: Digest | None, by_hex: Mapping[str, Named]
-                  ) -> Finding | None:
-    """KI212 for one names file (its bytes, the digest they hold), or None when it agrees."""
+def name_disagreement(path: str, data: bytes, owner: Digest | None,
+                      by_hex: Mapping[str, Named]) -> Finding | None:
+    """KI212 for one names file, or None when it agrees.
+
+    Args:
+        path: the names file's path (in the layout: its kind and name are read from it).
+        data: its bytes.
+        owner: the digest they hold (:func:`kistore.core.layout.digest_from_record`), or
+            None when they are no record.
+        by_hex: the manifests the rule may ask about, by hex digest (``owner``'s at least,
+            when it has one: absent, it has no metadata file).
+
+    Returns:
+        The finding, or None. Pure; raises nothing.
+    """
     kind, name = layout.name_from_path(path) or ("", "")
     if owner is None:
         return Finding(NAME_PATH_DISAGREES, "a names file holds exactly one digest and a "

@@ -165,8 +165,9 @@ def walk_judge(where: str, prefix: str, entries: list[TreeEntry],
         brought: the entries it brings (no parent's tree there has one of that mode, name
             and id); None: all.
         objects: when given, gets ``(where, path, blob id)`` of each regular file brought
-            at a path of ``store/objects/`` the layout allows (its bytes are the caller's
-            to hash: :func:`kistore.check.gate.check_range`, KI101 of every commit).
+            at a path of ``store/objects/``, ``store/metadata/`` or ``store/names/`` the
+            layout allows (the caller's to judge as that commit holds it:
+            :mod:`kistore.check._every_commit`, KI101, KI203, KI212 of every commit).
 
     Returns:
         Findings about the names brought, and collisions of one with another entry of the
@@ -207,8 +208,9 @@ def _layout_findings(where: str, prefix: str, brought: list[TreeEntry],
     """KI110, KI111, KI114 of each file ``brought`` into directory ``prefix`` under ``store/``.
 
     One :func:`kistore.check._rules.check_layout_path` a file brought (a path test: no
-    read), so the cost follows the change. A regular file where the layout puts an object
-    goes to ``objects`` (``(where, path, blob id)``), when given. A mode that is no octal
+    read), so the cost follows the change. A regular file where the layout puts an object,
+    a metadata file or a names file goes to ``objects`` (``(where, path, blob id)``), when
+    given. A mode that is no octal
     number is KI423's (the walk's tree check), not judged here.
     """
     found: list[Finding] = []
@@ -222,12 +224,14 @@ def _layout_findings(where: str, prefix: str, brought: list[TreeEntry],
             continue
         found += [replace(f, extra={**f.extra, "mode": mode.decode("ascii", "replace")})
                   for f in said]
-        if not said and objects is not None and path.startswith(_OBJECTS):
+        if not said and objects is not None and path.startswith(_JUDGED):
             objects.append((where, path, oid.hex()))
     return found
 
 
-_OBJECTS = layout.OBJECTS_DIR + "/"
+_JUDGED = tuple(d + "/" for d in (layout.OBJECTS_DIR, layout.METADATA_DIR, layout.NAMES_DIR))
+"""Where a file a commit brings is judged as that commit holds it (:mod:`._every_commit`):
+an object's bytes (KI101), a metadata file's object (KI203), a names file (KI212)."""
 
 
 def _entry_findings(prefix: str, children: list[tuple[str, bool]], names: set[str] | None,

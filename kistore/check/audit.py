@@ -1246,7 +1246,7 @@ def _names_moved(findings: list[Finding], others: Iterable[Finding], base: Base
                 f"a names file renamed by hand, in commit {', '.join(commits[own])} of the "
                 "branch: moving it back in a later commit leaves the deletion in the history, "
                 "which is read commit by commit (KI208), so rebuild the branch without it: "
-                f"{rebase_command(base.rebase_id)}, and drop that commit (or edit it to leave "
+                f"{rebase_command(base.rebase_args)}, and drop that commit (or edit it to leave "
                 f"{own} as it "
                 "was); nothing else is to be written or removed for it"))
         out.append(f)
@@ -1295,7 +1295,7 @@ def gate_fixes(findings: list[Finding], base: Base) -> list[Finding]:
                 and "holds" not in f.extra:
             f = dataclasses.replace(f, fix=rebase_fix(
                 "an object's bytes edited", edited[f.file], "restoring them", "the edit",
-                "KI401", f.file, base.rebase_id,
+                "KI401", f.file, base.rebase_args,
                 "objects are never edited: add a new manifest instead"))
         elif f.rule.id == OBJECT_DIGEST_MISMATCH.id and f.extra.get("copy") \
                 and "over" in f.extra and f.file not in edited and f.file:
@@ -1304,7 +1304,7 @@ def gate_fixes(findings: list[Finding], base: Base) -> list[Finding]:
             f = dataclasses.replace(f, fix=(
                 f"{what}: remove both (`git rm {f.file} {meta}`) and commit; nothing else is "
                 "to be written or removed for it" if base.staged else brought_fix(
-                    what, f"{f.file} {meta}", base.rebase_id,
+                    what, f"{f.file} {meta}", base.rebase_args,
                     "nothing else is to be written or removed for it")))
         out.append(f)
     return out
@@ -1388,7 +1388,7 @@ def _committed_fix(finding: Finding, commits: dict[str, str], base: Base | None)
             if finding.extra.get("copy") else "a file renamed by hand")
     return dataclasses.replace(finding, message=message, fix=rebase_fix(
         f"{what},", list(commits), "putting it back", "the change", "KI401-KI403",
-        " and ".join(sorted(set(commits.values()))), base.rebase_id if base else None,
+        " and ".join(sorted(set(commits.values()))), base.rebase_args if base else None,
         "nothing else is to be written or removed for it"))
 
 

@@ -98,7 +98,7 @@ from ._lowered import (
     own_limits,
     reads_settings_of,
 )
-from ._names import NAME_PATH_MISSING
+from ._names import NAME_PATH_DISAGREES, NAME_PATH_MISSING
 from ._names_moved import NAMES_FILE
 from ._notes_history import (
     BroughtNotes,
@@ -142,11 +142,13 @@ from ._rules import (
     sort_key,
 )
 from ._settings import limits_raised, permalink_changed, settings_findings
+from ._stale import merges_between, stale_main, stale_tracking
 from ._taken import names_one_cause, taken_name_fixes
 from ._trees import TREE_ENTRY_INVALID, new_tree_findings, rebuild_fix
 from .audit import GITATTRIBUTES, check_contents, checking_limits, gate_fixes, one_cause
 from .lineage import (
     APPEND_ONLY_REMOVED,
+    NAME_MOVED,
     changing_commits,
     check_shallow,
     names_kept,
@@ -338,10 +340,12 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # every fix names BASE by its id, as git takes it (fresh95 F6), HEAD in pre-commit
     # a rebase starts after any commit a remote's main holds (a fork's stale main as BASE:
     # U1); found when a fix first names it, once (it reads every remote's main: mend02),
-    # a remote whose main cannot be read left out and said in the fixes naming the rebase
+    # a remote whose main cannot be read left out and said in the fixes naming the rebase;
+    # whether the rebase makes a merge again (--rebase-merges: hist01) asked with it
     skipped: list[tuple[str, str]] = []
     start = cache(partial(rebase_start, repo, str(base.id), str(head.id), skipped))
-    named = Base(str(base.id), _is_head(repo, base), staged=staged, rebase_from=start)
+    named = Base(str(base.id), _is_head(repo, base), staged=staged, rebase_from=start,
+                 merges=cache(lambda: _rewrites_merge(repo, commits, start())))
     objects: list[tuple[str, str, str]] = []  # each object file a commit brings (KI101)
     walked = [replace(f, fix=rebuild_fix(named)) if f.rule is TREE_ENTRY_INVALID else f
               for f in new_tree_findings(repo, commits,
@@ -418,9 +422,33 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         findings = [_brought(repo, base.tree, f, named) for f in findings]
         # a file outside the layout, or no object's bytes, in a commit but not at HEAD
         # (hist00): after the fixes above, which are of HEAD's files
-        findings += every_commit(repo, walked, objects, store_changes,
-                                 (base.tree, head.tree), named)
+        findings = _one_cause_brought(findings, every_commit(
+            repo, walked, objects, store_changes, (base.tree, head.tree), named, commits))
     return sorted(unread_remotes_said(findings, skipped, named), key=sort_key)
+
+
+def _one_cause_brought(findings: list[Finding], brought: list[Finding]) -> list[Finding]:
+    """Return ``findings`` and ``brought`` (:func:`._every_commit.every_commit`'s), one cause.
+
+    A names file a commit of the range brings wrong (KI212 of that commit) and a later one
+    deletes or rewrites is KI208 of the later commit too, whose fix (drop the later commit)
+    leaves the wrong record at HEAD: the KI212's fix (take it out of the commit bringing
+    it, and drop the later one left empty) is the one that works, and the KI208 is left out.
+    """
+    wrong = {f.file for f in brought if f.rule is NAME_PATH_DISAGREES}
+    return [f for f in findings if not (f.rule is NAME_MOVED and f.file in wrong)] + brought
+
+
+def _rewrites_merge(repo: pygit2.Repository, commits: list[Any], start: str) -> bool:
+    """Whether a merge of the range is one a fix's rebase from ``start`` makes again.
+
+    ``commits``: the range's (``BASE..HEAD``); ``start``: where the rebase starts
+    (:func:`.reach.rebase_start`, BASE or a later commit a remote's main holds). A merge
+    ``start`` reaches is upstream's, landed, and no rebase from ``start`` touches it. One
+    ancestry question per merge of the range (none for a line of commits).
+    """
+    return any(len(c.parent_ids) > 1 and str(c.id) != start
+               and not repo.descendant_of(start, c.id) for c in commits)
 
 
 def _pair_then(other: str) -> str:
@@ -464,12 +492,12 @@ def _brought(repo: pygit2.Repository, base_tree: Any, finding: Finding, base: Ba
                 treediff.entry_at(repo, base_tree, other) is None:
             path, other = other, path  # the stored one is BASE's: the other is brought
         return replace(finding, fix=brought_fix(
-            f"{path}, colliding with {other}", path, base.rebase_id, _pair_then(other)))
+            f"{path}, colliding with {other}", path, base.rebase_args, _pair_then(other)))
     if finding.extra.get("copy") and "over" not in finding.extra and finding.file:
         what = ("a copy of a names file" if NAMES_FILE in finding.extra
                 else "a copy of a stored object")
         return replace(finding, fix=brought_fix(
-            what, finding.file, base.rebase_id,
+            what, finding.file, base.rebase_args,
             "nothing else is to be written or removed for it"))
     return finding
 
@@ -750,13 +778,13 @@ def _removed_since(repo: pygit2.Repository, head_tree: Any, finding: Finding,
 
     A name added by one commit and removed by a later one stays in the history: a checkout
     of that commit (``git bisect``, ``git checkout OLD``) writes or refuses it there. The
-    rebase named is ``base``'s (:attr:`._fixes.Base.rebase_id`, a full commit id, so it runs
+    rebase named is ``base``'s (:attr:`._fixes.Base.rebase_args`, a full commit id, so it runs
     as written).
     """
     if finding.file is None or treediff.entry_at(repo, head_tree, finding.file) is not None:
         return finding
     return replace(finding, message=stays_in_history(finding.message, finding.extra["commit"],
-                                                     base.rebase_id))
+                                                     base.rebase_args))
 
 
 def _collision_at_head(repo: pygit2.Repository, head_tree: Any, finding: Finding) -> bool:
@@ -1157,6 +1185,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
     findings: list[Finding] = []
     judged: set[tuple[str, str, str]] = set()
     landing: list[str] | None = None  # pre-push: the remote's main, read once
+    real: list[str] = []  # pre-push: the remote's main as this push's remote_sha says it
     for old, new, ref, pushed in aimed:
         if (old, new, ref) in judged:  # git hands a symbolic ref and its target both
             continue
@@ -1225,12 +1254,22 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             if held is not None:  # pre-push: local branches are not what the remote has,
                 # but BASE is the receiver's: from OLD, not from the oldest commit it lacks
                 # (fresh99 H1: a citation moved by the second of two merges, KI425)
-                if landing is None:
-                    landing = landing_tips(repo, remote) if remote else []
+                if landing is None:  # the remote's real main where the push carries it
+                    real = _pushed_mains(repo, aimed, protected)
+                    landing = real + [tip for tip in (landing_tips(repo, remote) if remote
+                                                      else []) if tip not in real]
                 sent = push_base(repo, new, old if old != ZERO else None, held, landing)
                 if sent is None:
                     continue
                 base = sent[0]
+                # KI433: judged from this clone's copy of the remote's main (a new ref, a
+                # force-push), fetched before the ref's newest commit, through a merge
+                tracking = (stale_tracking(repo, remote, new) if remote and landing and not real
+                            and base is not None and base != (old if old != ZERO else None)
+                            else None)
+                if tracking is not None and base is not None and merges_between(store, base,
+                                                                                new):
+                    findings.append(stale_main(name, tracking, base, remote or ""))
             elif old != ZERO and fast_forward:
                 base = old
             else:
@@ -1247,6 +1286,24 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                 findings += first_parent_findings(was, tip, walked, name, now)
     # KI109, KI421: this repository's, not a ref's
     return _once(findings, CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT)
+
+
+def _pushed_mains(repo: pygit2.Repository, aimed: list[tuple[str, str, str, str]],
+                  protected: set[str]) -> list[str]:
+    """Return the remote's real tips of the protected branches a ``pre-push`` carries.
+
+    git hands ``pre-push`` each pushed ref's tip on the remote as the remote advertised it
+    for this push (``remote_sha``), not as this clone last fetched it: where the push moves
+    the remote's main too, that old tip is where its ``pre-receive`` judges every new ref
+    from (hist01: no guess, no KI433). Those this clone has (one it lacks is KI407's
+    "fetch first"), in the order pushed, each once. Raises nothing.
+    """
+    tips: list[str] = []
+    for old, _new, ref, _pushed in aimed:
+        if ref in protected and ref.startswith("refs/heads/") and old != ZERO \
+                and _HEX.fullmatch(old) and old in repo and old not in tips:
+            tips.append(old)
+    return tips
 
 
 def _aimed(repo: pygit2.Repository, updates: Iterable[tuple[str, str, str]],

@@ -305,7 +305,7 @@ def _append_only_fixes(found: list[Finding], base: Base, ends: tuple[Any, Any],
                                    listed=len(commits) > 1)
             else:
                 fix = rebase_fix(what, commits, "restoring it", "the change", "KI410", path,
-                                 base.rebase_id, then)
+                                 base.rebase_args, then)
             f = replace(f, fix=fix)
         told.append(f)
     return told
@@ -590,7 +590,7 @@ def _end_to_end(repo: pygit2.Repository, commits: list[Any],
                f"stay: the branch changed this file in {_commits(changed)} (breaking or deleting "
                "it between), and a later commit restoring the name and annotations leaves "
                "the change in the history, "
-               + rebuild_without("KI208, KI432", base.rebase_id, path,
+               + rebuild_without("KI208, KI432", base.rebase_args, path,
                                  plural=len(changed) > 1)
                + "keep the name and annotations as BASE holds them (correct the title or "
                "other metadata instead)")

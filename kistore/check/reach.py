@@ -159,30 +159,100 @@ def rebase_start(repo: pygit2.Repository, base: str, head: str,
 
 
 def push_destination(repo: pygit2.Repository, branch: str, remote: str) -> str:
-    """Return the remote branch ``git push REMOTE BRANCH`` updates, as this clone is set.
+    """Return the ref on ``remote`` that a push of the local branch ``branch`` updates.
 
-    git's ``push.default``: ``upstream`` (or its old name ``tracking``) pushes a branch to
-    its configured upstream, ``branch.BRANCH.merge``, when ``branch.BRANCH.remote`` is
-    ``remote``; ``simple`` (git's default), ``current`` and ``matching`` push it to the
-    branch of its own name (``simple`` refuses a bare ``git push`` whose upstream has
-    another name: a push that goes ahead names its destination, that of its own name).
+    As git 2.39's ``git push`` takes it (git-push(1) "<refspec>", git-config(1)
+    ``remote.<name>.push``, ``push.default``, ``branch.<name>.pushRemote``,
+    ``remote.pushDefault``), for the two ways a branch is pushed:
+
+    * ``git push REMOTE BRANCH`` (git's ``map_refspec``): the first of ``remote``'s
+      ``remote.REMOTE.push`` refspecs whose source is ``refs/heads/BRANCH`` (written
+      whole, or a glob ``refs/heads/*:refs/heads/review/*``; a negative refspec ``^SRC``
+      excludes nothing from a push in git 2.39, and nothing here) maps it; else, under
+      ``push.default=upstream`` (or its old name ``tracking``), its configured upstream
+      ``branch.BRANCH.merge``, whichever remote that branch tracks; else the branch of
+      its own name.
+    * a bare ``git push``, when it goes to ``remote`` (the checked-out branch's
+      ``branch.B.pushRemote``, else ``remote.pushDefault``, else ``branch.B.remote``,
+      else ``origin``): the same, but it pushes what the refspecs name, a short source
+      (``work:wip``) too, and ``HEAD:DST`` (Gerrit's ``HEAD:refs/for/main``) sends the
+      checked-out branch to ``DST``, in the refspecs' order; a bare push to another
+      remote sends no branch to ``remote``: ``git push REMOTE BRANCH`` does.
 
     Args:
         repo: the pushing clone (a pygit2 Repository).
         branch: the local branch's short name (``pr-t2``).
-        remote: the remote pushed to (a name; a URL matches no ``branch.*.remote``).
+        remote: the remote pushed to (a name; a URL has no ``remote.*.push``).
 
     Returns:
-        The remote branch's short name. Raises nothing (an unreadable config value is
-        read as unset).
+        The full ref name updated (``refs/heads/feature``, ``refs/for/main``): a short
+        destination is a branch (git's DWIM for a branch pushed). Raises nothing (an
+        unreadable config value is read as unset).
     """
     config = repo.config
-    mode = _config(config, "push.default") or "simple"
+    ref = f"refs/heads/{branch}"
+    current = _checked_out(repo)
+    bare = current is not None and _push_remote(
+        config, current.removeprefix("refs/heads/")) == remote
+    specs = _multivar(config, f"remote.{remote}.push")
+    for spec in specs:
+        src, _, dst = spec.removeprefix("+").partition(":")
+        if spec.startswith("^") or not src:
+            continue  # a negative refspec; a deletion `:DST`; `:` (matching: its own name)
+        if src == "HEAD":
+            if bare and current == ref:
+                return _full(dst or ref)
+            continue
+        mapped = _mapped(src, dst or src, ref, bare)
+        if mapped is not None:
+            return mapped
     merge = _config(config, f"branch.{branch}.merge")
-    if mode in ("upstream", "tracking") and merge and merge.startswith("refs/heads/") \
-            and _config(config, f"branch.{branch}.remote") == remote:
-        return merge.removeprefix("refs/heads/")
-    return branch
+    if (_config(config, "push.default") or "simple") in ("upstream", "tracking") and merge:
+        return _full(merge)
+    return ref
+
+
+def _push_remote(config: Any, branch: str) -> str:
+    """Return the remote a bare ``git push`` on ``branch`` goes to (git-config(1) order)."""
+    return (_config(config, f"branch.{branch}.pushRemote") or _config(config, "remote.pushDefault")
+            or _config(config, f"branch.{branch}.remote") or "origin")
+
+
+def _checked_out(repo: pygit2.Repository) -> str | None:
+    """Return the full name of the branch ``HEAD`` names (unborn too), or None when detached."""
+    head = repo.references.get("HEAD")
+    target = None if head is None else head.target
+    return target if isinstance(target, str) else None
+
+
+def _full(name: str) -> str:
+    """Return a refspec side as a full ref name: a short one is a branch (``main``, ``heads/x``)."""
+    if name.startswith("refs/"):
+        return name
+    return "refs/" + name if name.startswith(("heads/", "tags/")) else f"refs/heads/{name}"
+
+
+def _mapped(src: str, dst: str, ref: str, short: bool) -> str | None:
+    """Return where the refspec ``src:dst`` sends ``ref`` (a full name), or None: no match.
+
+    ``short``: a source not starting ``refs/`` names a branch (a bare push reads it so;
+    ``git push REMOTE BRANCH`` compares the source as written).
+    """
+    src = _full(src) if short else src
+    if "*" not in src:
+        return _full(dst) if src == ref else None
+    head, _, tail = src.partition("*")
+    if not (ref.startswith(head) and ref.endswith(tail) and len(ref) >= len(head) + len(tail)):
+        return None
+    return _full(dst.replace("*", ref[len(head):len(ref) - len(tail)], 1))
+
+
+def _multivar(config: Any, key: str) -> list[str]:
+    """Return every value of ``key`` in a pygit2 Config, in order ([] when unset)."""
+    try:
+        return [str(value) for value in config.get_multivar(key)]
+    except (KeyError, ValueError):  # unset; a value git itself would refuse
+        return []
 
 
 def _config(config: Any, key: str) -> str | None:

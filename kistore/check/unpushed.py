@@ -12,8 +12,9 @@ REMOTE SHA:refs/heads/x``) are not seen.
 
 Each such ref is judged as the remote's ``pre-receive`` would judge its push to the same
 name (:func:`kistore.check.reach.push_base`): the gate
-:func:`kistore.check.gate.check_range` runs from the remote's branch of that name when the
-ref fast-forwards it (``refs/remotes/REMOTE/X`` for ``refs/heads/X``), else from where the
+:func:`kistore.check.gate.check_range` runs from the remote's branch a push of it updates
+(:func:`kistore.check.reach.push_destination`: ``remote.REMOTE.push``, ``push.default``)
+when the ref fast-forwards it (``refs/remotes/REMOTE/X`` for ``refs/heads/X``), else from where the
 ref leaves it or the remote's main; from the first parent of its oldest commit the remote
 lacks when the clone knows neither; everything the ref's tree holds and all of its history
 when there is no base (as a first push to an empty remote).
@@ -35,20 +36,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..attest.levels import remote_ref
 from ..attest.notes import ask_remote_refs
 from ..core import layout
 from ..core.errors import InputError, StoreStateError, printable
-from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code, rule
+from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
 from ..core.layout import NOTES_REF
 from ..git.blobs import head_commit, ref_commit
 from ..git.names import reference
-from ..git.refs import RefsUnreadable, common_git_dir
 from ..git.remotes import unknown_remote
-from ._history import ancestry
 from ._refs import (
     REF_NOT_FAST_FORWARD,
     TAGS_PREFIX,
@@ -57,6 +55,7 @@ from ._refs import (
     protected_refs,
     tag_rewritten,
 )
+from ._stale import merges_between, stale_main, stale_tracking
 from .gate import RangeChecker, check_range, check_updates, whole_history
 from .lineage import strict as strict_findings
 from .reach import (
@@ -75,12 +74,6 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
 
 
-STALE_MAIN = rule(
-    "KI433", "remote-main-may-be-stale", WARNING,
-    "`git fetch REMOTE`, then run the check again: it then judges the push from the "
-    "remote's main as it is now")
-
-
 class Unpushed(NamedTuple):
     """One local ref with commits the remote lacks, and where a push of it is judged from.
 
@@ -92,9 +85,9 @@ class Unpushed(NamedTuple):
         first: the id of its oldest commit the remote lacks.
         stale: the remote-tracking ref of the remote's main that ``base`` was taken from
             (a new ref, or one that does not fast-forward its destination), when the last
-            fetch is older than ``tip``'s commit (:func:`fetched_before`): the remote's main
-            may have moved since, and its ``pre-receive`` judges from the real one; else
-            None. :func:`check_unpushed` says it (KI433) when the range holds a merge.
+            fetch is older than ``tip``'s commit (:func:`._stale.stale_tracking`): the
+            remote's main may have moved since, and its ``pre-receive`` judges from the real
+            one; else None. :func:`check_unpushed` says it (KI433) when the range holds a merge.
         rewrites: ``(REF, OLD)`` when the push is a non-fast-forward update of a protected
             ref of the remote (:func:`kistore.check._refs.protected_refs` of ``remote``, as
             ``pre-push`` judges it): the branch's destination REF, whose tip as last fetched
@@ -216,8 +209,8 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
         else:
             found = (check_range(store, f"{base}..{tip}", checkers=checkers) if base
                      else whole_history(store, tip))
-        if stale is not None and base and _merges(store, base, tip):
-            found = [_stale_main(ref, stale, base, remote), *found]  # said first
+        if stale is not None and base and merges_between(store, base, tip):
+            found = [stale_main(ref, stale, base, remote), *found]  # said first
         judged.append((ref, first, found, ""))
     for ref, finding in moved.items():  # moved onto commits the remote holds already
         judged.append((ref, finding.extra["new"], [finding],
@@ -368,29 +361,31 @@ def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str],
               landing: list[str], remote: str, protected: set[str]) -> Unpushed | None:
     """Return the :class:`Unpushed` of ``name`` when ``tip`` has a commit no ``held`` reaches.
 
-    A branch is taken as pushed to the remote branch ``git push REMOTE BRANCH`` updates
-    (:func:`kistore.check.reach.push_destination`: its own name, or its configured upstream
-    under ``push.default=upstream``), whose tip is that branch's remote-tracking ref; any
-    other ref as new to the remote. When that destination is in ``protected`` and ``tip``
-    does not descend from its tip, the entry's ``rewrites`` says so (KI407 in pre-push).
+    A branch is taken as pushed to the ref a push of it updates
+    (:func:`kistore.check.reach.push_destination`: a ``remote.REMOTE.push`` refspec's
+    destination, its configured upstream under ``push.default=upstream``, or its own
+    name), whose tip is that branch's remote-tracking ref (none for a ref outside
+    ``refs/heads/``); any other ref as new to the remote. When that destination is in
+    ``protected`` and ``tip`` does not descend from its tip, the entry's ``rewrites`` says
+    so (KI407 in pre-push).
     """
     old = None
     rewrites = None
     if name.startswith("refs/heads/"):
         to = push_destination(repo, name.removeprefix("refs/heads/"), remote)
-        tracked = ref_commit(repo, f"refs/remotes/{remote}/{to}")
+        # a branch of the remote is this clone's refs/remotes/REMOTE/X; any other ref
+        # (Gerrit's refs/for/main) is new to it each time
+        tracked = (ref_commit(repo, f"refs/remotes/{remote}/{to.removeprefix('refs/heads/')}")
+                   if to.startswith("refs/heads/") else None)
         old = str(tracked.id) if tracked is not None else None
-        if old is not None and f"refs/heads/{to}" in protected and old != tip \
+        if old is not None and to in protected and old != tip \
                 and not repo.descendant_of(tip, old):
-            rewrites = (f"refs/heads/{to}", old)
+            rewrites = (to, old)
     sent = push_base(repo, tip, old, held, landing)
     if sent is None:
         return None
-    stale = None
-    if landing and sent[0] != old and fetched_before(repo, remote, tip):
-        # judged from the remote's main as last fetched (a new ref, a force-push)
-        stale = next(ref for ref in (f"refs/remotes/{remote}/main", f"refs/remotes/{remote}/HEAD")
-                     if ref_commit(repo, ref) is not None)
+    # judged from the remote's main as last fetched (a new ref, a force-push)
+    stale = stale_tracking(repo, remote, tip) if landing and sent[0] != old else None
     return Unpushed(name, sent[0], tip, sent[1], stale, rewrites)
 
 
@@ -479,70 +474,3 @@ def _rewritten(ref: str, rewrites: tuple[str, str], tip: str) -> Finding:
                    f"{dest}{via} refused", extra={"ref": dest, "old": old, "new": tip,
                                                   "pushed": ref},
                    fix=fast_forward_fix(dest, tip))
-
-
-def fetched_before(repo: pygit2.Repository, remote: str, tip: str) -> bool:
-    """Whether this clone last fetched ``remote`` before ``tip`` was committed (or unknown).
-
-    The last fetch: ``FETCH_HEAD``'s modification time (every ``git fetch`` and ``git
-    pull`` writes it, in the work tree's git directory or the common one), or the newest
-    entry of the reflog of ``refs/remotes/REMOTE/main``, the later of the two. A clone
-    fetched after the branch's newest commit knows the remote's main of that moment; one
-    fetched before (``git checkout -b``, commits, ``git push``) may not.
-
-    Args:
-        repo: the pushing clone.
-        remote: the remote's name.
-        tip: the pushed commit's id (its committer time is compared).
-
-    Returns:
-        True when no fetch time is known or the last is before ``tip``'s committer time.
-        Raises nothing (an unreadable reflog counts as none).
-    """
-    # Lazy: pygit2 is loaded by the time a push is judged; the module's import stays cheap.
-    import pygit2
-
-    own = Path(repo.path)
-    dirs = [own]
-    try:  # a linked work tree's git directory names the common one
-        common = common_git_dir(own)
-    except RefsUnreadable:  # a damaged commondir: this work tree's own FETCH_HEAD only
-        common = own
-    if common != own:
-        dirs.append(common)
-    times = []
-    for where in dirs:
-        try:
-            times.append(int((where / "FETCH_HEAD").stat().st_mtime))
-        except OSError:
-            pass
-    try:
-        log = repo.references[f"refs/remotes/{remote}/main"].log()
-        times += [entry.committer.time for entry in log]
-    except (KeyError, ValueError, pygit2.GitError):
-        pass
-    return not times or max(times) < cast("pygit2.Commit", repo[tip]).commit_time
-
-
-def _merges(store: Store, base: str, tip: str) -> bool:
-    """Whether ``BASE..tip`` holds a merge (read after the gate walked it, guarded).
-
-    A line of commits on BASE leaves the remote's main where BASE is whatever main became
-    since (the merge base stays); a merge may have brought in commits the remote's main
-    holds by now (fresh99 H1: a pull request merged on the server and here), which move
-    the base the remote judges from.
-    """
-    return any(len(c.parent_ids) > 1 for c in ancestry(
-        store.repo, store.commit(tip), hide=store.commit(base)))
-
-
-def _stale_main(ref: str, tracking: str, base: str | None, remote: str) -> Finding:
-    """KI433: ``ref`` is judged from ``tracking``, this clone's copy of ``remote``'s main."""
-    at = f"{base[:12]}, where it leaves " if base else ""
-    return Finding(STALE_MAIN, f"{ref} is judged from {at}{tracking}, this repository's copy of "
-                   f"{remote}'s main as last fetched, before {ref}'s newest commit: {remote}'s "
-                   "main may have moved since (a pull request merged meanwhile), and its "
-                   "pre-receive judges the push from where it is now; run "
-                   f"`git fetch {remote}` first, then check again",
-                   file=None, extra={"ref": ref, "tracking": tracking},
-                   fix=f"`git fetch {remote}`, then run the check again")

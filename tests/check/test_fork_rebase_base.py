@@ -27,7 +27,8 @@ from kistore.store import Store
 
 from ..conftest import git
 
-REBASE = re.compile(r"`git rebase -i ([0-9a-f]{40})`")
+REBASE = re.compile(r"`git rebase -i ((?:--rebase-merges )?[0-9a-f]{40})`")
+"""A fix's rebase: its start, after ``--rebase-merges`` where it makes a merge again."""
 
 
 def _fork_clone(path: Path) -> tuple[str, str, str]:
@@ -45,9 +46,14 @@ def _fork_clone(path: Path) -> tuple[str, str, str]:
     git(path, "update-ref", "refs/remotes/origin/main", stale)
     git(path, "update-ref", "refs/remotes/upstream/main", upstream)
     git(path, "checkout", "-q", "-b", "bad", upstream)
+    return stale, upstream, edit_an_object(path)
+
+
+def edit_an_object(path: Path) -> str:
+    """Commit one digit of a stored object changed (KI401); return the commit."""
     bump(sorted((path / "store" / "objects").rglob("*.json"))[0])
     git(path, "commit", "-q", "--no-verify", "-am", "edit an object")
-    return stale, upstream, git(path, "rev-parse", "HEAD").strip()
+    return git(path, "rev-parse", "HEAD").strip()
 
 
 def bump(obj: Path) -> None:
@@ -70,7 +76,7 @@ def rebase_as_printed(path: Path, fix: str, drop: list[str]) -> None:
         f"out = ['drop ' + l[5:] if l.startswith('pick ') and any(d.startswith("
         f"l.split()[1]) for d in {drop!r}) else l for l in todo]\n"
         "open(sys.argv[1], 'w').write('\\n'.join(out) + '\\n')\n")
-    subprocess.run(["git", "rebase", "-q", "-i", start], cwd=path, check=True,
+    subprocess.run(["git", "rebase", "-q", "-i", *start.split()], cwd=path, check=True,
                    capture_output=True, env={**os.environ, "GIT_SEQUENCE_EDITOR":
                                              f"{sys.executable} {editor}"})
 

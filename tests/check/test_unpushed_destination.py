@@ -58,30 +58,30 @@ def test_a_branch_is_judged_as_pushed_to_its_configured_upstream(tmp_path):
     git(path, "checkout", "-q", "-b", "work", "--track", "server/feature")
     w1 = commit(path, "w1")
     repo = pygit2.Repository(str(path))
-    assert push_destination(repo, "work", "server") == "work"  # simple: its own name
+    assert push_destination(repo, "work", "server") == "refs/heads/work"  # simple: own name
     [entry] = [e for e in unpushed_refs(Store(path), "server") if e.ref == "refs/heads/work"]
     assert (entry.base, entry.first) == (m0, w1)  # a new ref: from where it leaves main
     git(path, "config", "push.default", "upstream")
-    assert push_destination(pygit2.Repository(str(path)), "work", "server") == "feature"
+    assert push_destination(pygit2.Repository(str(path)), "work", "server") == \
+        "refs/heads/feature"
     [entry] = [e for e in unpushed_refs(Store(path), "server") if e.ref == "refs/heads/work"]
     assert (entry.base, entry.tip, entry.first, entry.stale) == (f1, w1, w1, None)
     # git agrees: a bare `git push` updates feature, not work
     git(path, "push", "-q", "--no-verify", "server")
     assert git(tmp_path / "server.git", "rev-parse", "refs/heads/feature").strip() == w1
     assert "refs/heads/work" not in git(tmp_path / "server.git", "for-each-ref")
-    # another remote's upstream is not this remote's: its own name
+    # `git push server work` maps it to its upstream whichever remote that tracks (hist01:
+    # git's map_refspec does not ask; test_push_destination compares each setting with git)
     git(path, "config", "branch.work.remote", "elsewhere")
-    assert push_destination(pygit2.Repository(str(path)), "work", "server") == "work"
+    assert push_destination(pygit2.Repository(str(path)), "work", "server") == \
+        "refs/heads/feature"
 
 
-def test_a_stale_remote_main_is_said_and_after_the_fetch_the_moved_citation_is_refused(
-        main, kit, tmp_path, monkeypatch):
-    """fresh99 H1 with a stale copy of main: prA's merge reached the server's main, this
-    clone's refs/remotes/server/main still says main before it. A new branch merging prB
-    (the same run, committed earlier) on top was judged from the old main, the first merge
-    inside the range: ok, while pre-receive measures from the real main and refuses KI425.
-    The check now says KI433 and `git fetch server`; after it, KI425, as the server says."""
-    monkeypatch.setenv("KISTORE", KISTORE)
+def stale_release(main, kit, tmp_path: Path) -> tuple[Path, Path, str, str]:
+    """fresh99 H1 with a stale copy of main: prA's merge is the server's main (its
+    pre-receive installed), this clone's refs/remotes/server/main says main before it (m0);
+    the checked-out `release`, on prA's merge, merges prB (the same run, committed
+    earlier), committed after that fetch. Return (the clone, the server, m0, release)."""
     path = main["path"]
     server = tmp_path / "server.git"
     git(tmp_path, "init", "-q", "--bare", str(server))
@@ -105,6 +105,18 @@ def test_a_stale_remote_main_is_said_and_after_the_fetch_the_moved_citation_is_r
     git(path, "checkout", "-q", "-b", "release", merged)
     git(path, "branch", "-f", "main", m0)
     new = merge_dated(path, "prB", dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return path, server, m0, new
+
+
+def test_a_stale_remote_main_is_said_and_after_the_fetch_the_moved_citation_is_refused(
+        main, kit, tmp_path, monkeypatch):
+    """fresh99 H1 with a stale copy of main: prA's merge reached the server's main, this
+    clone's refs/remotes/server/main still says main before it. A new branch merging prB
+    (the same run, committed earlier) on top was judged from the old main, the first merge
+    inside the range: ok, while pre-receive measures from the real main and refuses KI425.
+    The check now says KI433 and `git fetch server`; after it, KI425, as the server says."""
+    monkeypatch.setenv("KISTORE", KISTORE)
+    path, server, m0, new = stale_release(main, kit, tmp_path)
 
     result = _check(path, "--unpushed", "server")
     assert result.exit_code == 0, result.output  # judged from the stale main: no KI425
@@ -145,11 +157,10 @@ def test_the_closing_note_agrees_with_one_or_more_clean_refs():
     assert "; refs/heads/c0 carries no error but waits for it; fix it as" in one
 
 
-def test_a_non_fast_forward_of_the_remote_main_under_upstream_is_ki407_as_pre_push_says(
-        tmp_path):
-    """fresh00b LOW: `rel` tracks server/main under push.default=upstream, one commit on
-    main~1: `git push -f server` sends it to main, which pre-push refuses as KI407;
-    `check --unpushed server` said "refs/heads/rel: ok". It now says the same KI407."""
+def rel_off_main(tmp_path: Path, *start: str) -> tuple[Path, str, str]:
+    """A store's clone of server.git whose main (m0, m1) is pushed and fetched, and branch
+    `rel` (made from ``start``, then reset to main~1) holding one commit r1; return (the
+    clone, m1, r1)."""
     path = tmp_path / "clone"
     made = CliRunner().invoke(cli, ["init", str(path)])
     assert made.exit_code == 0, made.output
@@ -159,9 +170,17 @@ def test_a_non_fast_forward_of_the_remote_main_under_upstream_is_ki407_as_pre_pu
     old = commit(path, "m1")
     git(path, "push", "-q", "--no-verify", "server", "main")
     git(path, "fetch", "-q", "server")
-    git(path, "checkout", "-q", "-b", "rel", "--track", "server/main")
+    git(path, "checkout", "-q", "-b", "rel", *start)
     git(path, "reset", "-q", "--hard", "HEAD~1")
-    new = commit(path, "r1")
+    return path, old, commit(path, "r1")
+
+
+def test_a_non_fast_forward_of_the_remote_main_under_upstream_is_ki407_as_pre_push_says(
+        tmp_path):
+    """fresh00b LOW: `rel` tracks server/main under push.default=upstream, one commit on
+    main~1: `git push -f server` sends it to main, which pre-push refuses as KI407;
+    `check --unpushed server` said "refs/heads/rel: ok". It now says the same KI407."""
+    path, old, new = rel_off_main(tmp_path, "--track", "server/main")
     git(path, "config", "push.default", "upstream")
 
     result = _check(path, "--unpushed", "server")
