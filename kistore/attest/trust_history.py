@@ -186,10 +186,14 @@ def trust_blobs(store: Store, at: str | None) -> list[str]:
 def listed_since(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
     """Return when each key of the trust file at ``rev`` was last added to it.
 
-    A key without ``validFrom`` counts from the commit that added it, never for the time
-    before (trust is not retroactive): its start is the time of the oldest first-parent
-    version of the file in the unbroken run of versions, up to ``rev``, that all list the
-    key (a key removed and added again counts from the second addition). A version's time
+    A key without ``validFrom`` counts from the commit that first added it, never for the
+    time before (trust is not retroactive): its start is the time of the oldest
+    first-parent version of the file, up to ``rev``, that lists the key. A key removed and
+    added again keeps that first start (since 2026-12-06, fresh01 F7: it counted from the
+    second addition, so deleting the file in one commit and restoring it in the next made
+    every key count from the restore, and every earlier maintainer withdrawal stopped
+    counting; the gate now refuses the removal, KI410, and ``verify`` reports one in
+    history: :mod:`kistore.check._evidence_kept`). A version's time
     is its commit's committer date, or a later ancestor's (as attestations are dated, by
     :class:`kistore.attest.notes._Clock`): a trust commit dated before the history it was
     built on gains nothing.
@@ -218,7 +222,8 @@ def added(repo: pygit2.Repository, rev: str) -> dict[str, tuple[datetime, str]]:
 
     Returns:
         keyid -> ``(instant (UTC), commit (40 hex digits))``: the oldest first-parent
-        version of the unbroken run listing the key, and its trusted time.
+        version listing the key, and its trusted time. Every version is read (each blob
+        once): O(versions of the trust file).
 
     Raises:
         InputError, ObjectUnreadable: as :func:`listed_since`.
@@ -230,14 +235,18 @@ def added(repo: pygit2.Repository, rev: str) -> dict[str, tuple[datetime, str]]:
     versions = _versions(repo, rev)  # newest first
     times = _times(repo, rev) if versions else {}
     since: dict[str, tuple[datetime, str]] = {}
-    alive: set[str] | None = None
-    for commit, blob in versions:
-        keys = (keyids_in(read_blob(repo, blob, layout.TRUST_FILE))  # guarded: gone or cut
-                if blob is not None else set())
-        alive = keys if alive is None else alive & keys
-        if not alive:
-            break
-        for keyid in alive:
+    listed: set[str] | None = None  # the keys of the version at ``rev``
+    read: dict[str, set[str]] = {}
+    for commit, blob in versions:  # back to the first version: the oldest listing wins
+        if blob is None:
+            keys: set[str] = set()
+        elif blob in read:
+            keys = read[blob]
+        else:  # guarded: gone or cut
+            keys = read[blob] = keyids_in(read_blob(repo, blob, layout.TRUST_FILE))
+        if listed is None:
+            listed = keys
+        for keyid in listed & keys:
             since[keyid] = (times[commit], commit)
     _SINCE_CACHE.clear()
     _SINCE_CACHE[(repo.path, rev)] = since
