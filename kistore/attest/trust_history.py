@@ -228,13 +228,39 @@ def added(repo: pygit2.Repository, rev: str) -> dict[str, tuple[datetime, str]]:
     Raises:
         InputError, ObjectUnreadable: as :func:`listed_since`.
     """
+    listed, first = _first_listed(repo, rev)
+    return {keyid: first[keyid] for keyid in listed}
+
+
+def first_listed(repo: pygit2.Repository, rev: str) -> dict[str, tuple[datetime, str]]:
+    """Return when each key any first-parent version of the trust file lists first entered.
+
+    :func:`added` of every key the file's history ever listed, the ones ``rev``'s file
+    no longer lists included: a key added again counts from this start (KI427 says so of
+    a range adding it back).
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        rev: a commit id (40 hex digits).
+
+    Returns:
+        keyid -> ``(instant (UTC), commit (40 hex digits))`` of the oldest version listing it.
+
+    Raises:
+        InputError, ObjectUnreadable: as :func:`listed_since`.
+    """
+    return _first_listed(repo, rev)[1]
+
+
+def _first_listed(repo: pygit2.Repository, rev: str
+                  ) -> tuple[set[str], dict[str, tuple[datetime, str]]]:
+    """Return the keys ``rev``'s trust file lists, and :func:`first_listed` (cached a rev)."""
     cached = _SINCE_CACHE.get((repo.path, rev))
     if cached is not None:
         return cached
-
     versions = _versions(repo, rev)  # newest first
     times = _times(repo, rev) if versions else {}
-    since: dict[str, tuple[datetime, str]] = {}
+    first: dict[str, tuple[datetime, str]] = {}
     listed: set[str] | None = None  # the keys of the version at ``rev``
     read: dict[str, set[str]] = {}
     for commit, blob in versions:  # back to the first version: the oldest listing wins
@@ -246,14 +272,14 @@ def added(repo: pygit2.Repository, rev: str) -> dict[str, tuple[datetime, str]]:
             keys = read[blob] = keyids_in(read_blob(repo, blob, layout.TRUST_FILE))
         if listed is None:
             listed = keys
-        for keyid in listed & keys:
-            since[keyid] = (times[commit], commit)
+        for keyid in keys:
+            first[keyid] = (times[commit], commit)
     _SINCE_CACHE.clear()
-    _SINCE_CACHE[(repo.path, rev)] = since
-    return since
+    _SINCE_CACHE[(repo.path, rev)] = (listed or set(), first)
+    return listed or set(), first
 
 
-_SINCE_CACHE: dict[tuple[str, str], dict[str, tuple[datetime, str]]] = {}
+_SINCE_CACHE: dict[tuple[str, str], tuple[set[str], dict[str, tuple[datetime, str]]]] = {}
 
 
 def _times(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:

@@ -10,6 +10,7 @@ Remote`); the printed fix is run, and the gate asked again.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import re
@@ -176,3 +177,30 @@ def test_a_withdrawal_file_deleted_and_restored_is_refused(remote):
                                          "file: at that commit what it says counts for nothing")
     run_fix(remote, finding["hint"], first, second)
     assert gate(remote, base) == []
+
+
+def first_start(remote: Remote) -> str:
+    """The committer date (UTC) of the server's first commit trusting the key."""
+    first = git(remote.bare, "log", "--format=%H", "--reverse", "main", "--", TRUST).split()[0]
+    when = dt.datetime.fromisoformat(git(remote.bare, "log", "-1", "--format=%cI", first).strip())
+    return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_a_key_removed_past_the_hook_and_added_again_keeps_its_first_start(remote):
+    trusted_at = remote.kistore("attestations", PUBLISHED["run"], "--json").stdout
+    assert remote.pr("untrust the maintainer", drop_key_entry, hook=False,
+                     date=soon(2)).accepted
+    assert not withdrawn(remote)
+    path = remote.clone.parent / "maintainer.pub"
+    again = remote.pr("trust the maintainer again", lambda c: remote.kistore(
+        "trust", "add", str(path), "--role", "maintainer"), date=soon(3))
+    assert again.accepted, again.output  # a re-add is reviewed: KI427 says what it does
+    said = " ".join(again.output.replace("remote:", " ").split())
+    assert (f"info KI427 key-newly-trusted: the range trusts key {KEYID} for maintainer: "
+            f"valid from {first_start(remote)}, when it first entered the trust file (a key "
+            "added again keeps its first start: what it signed since then counts), no "
+            "expiry") in said, said
+    assert ("attestations it signed that entered before this change now count: 1 withdrawal"
+            in said), said
+    assert withdrawn(remote)  # from its first start: the withdrawal counts again
+    assert remote.kistore("attestations", PUBLISHED["run"], "--json").stdout == trusted_at
