@@ -132,6 +132,7 @@ def test_taken_away_and_put_back_in_two_commits_is_refused(remote, change, said)
 def test_the_fresh01_sequence_landed_past_the_hook_keeps_the_withdrawal(remote):
     # history pushed before the fix: the deletion and the restore landed; every key counted
     # from the restore and the withdrawal was community (failed here before the fix)
+    before = remote.main()
     git(remote.clone, "rm", "-q", TRUST)
     assert remote.pr("drop trust", lambda c: None, hook=False, date=soon(2)).accepted
     dropped = remote.main()
@@ -146,6 +147,25 @@ def test_the_fresh01_sequence_landed_past_the_hook_keeps_the_withdrawal(remote):
     assert [(f["severity"], f["file"], f["extra"]["commit"]) for f in found] == [
         ("warning", TRUST, dropped)]
     assert found[0]["hint"].startswith("nothing to do at HEAD, which holds it again")
+    # the workflow's `landed` job says it of the move too
+    landed = remote.kistore("check", "--landed", f"{before}..{remote.main()}", check=False)
+    assert landed.returncode == 1
+    assert f"error KI410 append-only-file-removed: commit {dropped[:12]} deletes the trust " \
+           "file" in landed.stdout
+
+
+def test_a_pull_request_merged_with_a_merge_commit_is_judged_commit_by_commit(remote):
+    # GitHub's merge button: the range BASE..MERGE holds the branch's commits on a side line
+    clone = remote.clone
+    base = git(clone, "rev-parse", "HEAD").strip()
+    git(clone, "checkout", "-q", "-b", "topic")
+    _, first, second = two_commits(remote, drop_trust_file)
+    git(clone, "checkout", "-q", "main")
+    git(clone, "merge", "-q", "--no-ff", "-m", "Merge pull request #7", "topic")
+    [finding] = gate(remote, base)
+    assert (finding["rule"], finding["extra"]["commit"]) == ("KI410", first)
+    code, output = push(remote)
+    assert code != 0 and "KI410" in output
 
 
 def test_a_key_s_entry_removed_is_refused_revoking_it_is_not(remote):
@@ -204,3 +224,20 @@ def test_a_key_removed_past_the_hook_and_added_again_keeps_its_first_start(remot
             in said), said
     assert withdrawn(remote)  # from its first start: the withdrawal counts again
     assert remote.kistore("attestations", PUBLISHED["run"], "--json").stdout == trusted_at
+
+
+def test_pre_commit_restores_a_staged_key_entry_removal(remote):
+    # as hooks/pre-commit runs it: the index as a commit on HEAD
+    drop_key_entry(remote.clone)
+    git(remote.clone, "add", TRUST)
+    staged = git(remote.clone, "commit-tree", git(remote.clone, "write-tree").strip(), "-p",
+                 "HEAD", "-m", "kistore pre-commit: staged changes").strip()
+    done = remote.kistore("check", "--staged", f"HEAD..{staged}", "--json", check=False)
+    [finding] = [f for f in json.loads(done.stdout)["findings"] if f["severity"] == "error"]
+    assert finding["rule"] == "KI410" and finding["extra"]["keyid"] == KEYID
+    assert f"`git checkout HEAD -- {TRUST}`" in finding["hint"]
+    git(remote.clone, "checkout", "HEAD", "--", TRUST)
+    staged = git(remote.clone, "commit-tree", git(remote.clone, "write-tree").strip(), "-p",
+                 "HEAD", "-m", "kistore pre-commit: staged changes").strip()
+    done = remote.kistore("check", "--staged", f"HEAD..{staged}", "--json", check=False)
+    assert [f for f in json.loads(done.stdout)["findings"] if f["severity"] == "error"] == []
