@@ -186,10 +186,14 @@ def trust_blobs(store: Store, at: str | None) -> list[str]:
 def listed_since(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
     """Return when each key of the trust file at ``rev`` was last added to it.
 
-    A key without ``validFrom`` counts from the commit that added it, never for the time
-    before (trust is not retroactive): its start is the time of the oldest first-parent
-    version of the file in the unbroken run of versions, up to ``rev``, that all list the
-    key (a key removed and added again counts from the second addition). A version's time
+    A key without ``validFrom`` counts from the commit that first added it, never for the
+    time before (trust is not retroactive): its start is the time of the oldest
+    first-parent version of the file, up to ``rev``, that lists the key. A key removed and
+    added again keeps that first start (since 2026-12-06, fresh01 F7: it counted from the
+    second addition, so deleting the file in one commit and restoring it in the next made
+    every key count from the restore, and every earlier maintainer withdrawal stopped
+    counting; the gate now refuses the removal, KI410, and ``verify`` reports one in
+    history: :mod:`kistore.check._evidence_kept`). A version's time
     is its commit's committer date, or a later ancestor's (as attestations are dated, by
     :class:`kistore.attest.notes._Clock`): a trust commit dated before the history it was
     built on gains nothing.
@@ -218,33 +222,64 @@ def added(repo: pygit2.Repository, rev: str) -> dict[str, tuple[datetime, str]]:
 
     Returns:
         keyid -> ``(instant (UTC), commit (40 hex digits))``: the oldest first-parent
-        version of the unbroken run listing the key, and its trusted time.
+        version listing the key, and its trusted time. Every version is read (each blob
+        once): O(versions of the trust file).
 
     Raises:
         InputError, ObjectUnreadable: as :func:`listed_since`.
     """
+    listed, first = _first_listed(repo, rev)
+    return {keyid: first[keyid] for keyid in listed}
+
+
+def first_listed(repo: pygit2.Repository, rev: str) -> dict[str, tuple[datetime, str]]:
+    """Return when each key any first-parent version of the trust file lists first entered.
+
+    :func:`added` of every key the file's history ever listed, the ones ``rev``'s file
+    no longer lists included: a key added again counts from this start (KI427 says so of
+    a range adding it back).
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        rev: a commit id (40 hex digits).
+
+    Returns:
+        keyid -> ``(instant (UTC), commit (40 hex digits))`` of the oldest version listing it.
+
+    Raises:
+        InputError, ObjectUnreadable: as :func:`listed_since`.
+    """
+    return _first_listed(repo, rev)[1]
+
+
+def _first_listed(repo: pygit2.Repository, rev: str
+                  ) -> tuple[set[str], dict[str, tuple[datetime, str]]]:
+    """Return the keys ``rev``'s trust file lists, and :func:`first_listed` (cached a rev)."""
     cached = _SINCE_CACHE.get((repo.path, rev))
     if cached is not None:
         return cached
-
     versions = _versions(repo, rev)  # newest first
     times = _times(repo, rev) if versions else {}
-    since: dict[str, tuple[datetime, str]] = {}
-    alive: set[str] | None = None
-    for commit, blob in versions:
-        keys = (keyids_in(read_blob(repo, blob, layout.TRUST_FILE))  # guarded: gone or cut
-                if blob is not None else set())
-        alive = keys if alive is None else alive & keys
-        if not alive:
-            break
-        for keyid in alive:
-            since[keyid] = (times[commit], commit)
+    first: dict[str, tuple[datetime, str]] = {}
+    listed: set[str] | None = None  # the keys of the version at ``rev``
+    read: dict[str, set[str]] = {}
+    for commit, blob in versions:  # back to the first version: the oldest listing wins
+        if blob is None:
+            keys: set[str] = set()
+        elif blob in read:
+            keys = read[blob]
+        else:  # guarded: gone or cut
+            keys = read[blob] = keyids_in(read_blob(repo, blob, layout.TRUST_FILE))
+        if listed is None:
+            listed = keys
+        for keyid in keys:
+            first[keyid] = (times[commit], commit)
     _SINCE_CACHE.clear()
-    _SINCE_CACHE[(repo.path, rev)] = since
-    return since
+    _SINCE_CACHE[(repo.path, rev)] = (listed or set(), first)
+    return listed or set(), first
 
 
-_SINCE_CACHE: dict[tuple[str, str], dict[str, tuple[datetime, str]]] = {}
+_SINCE_CACHE: dict[tuple[str, str], tuple[set[str], dict[str, tuple[datetime, str]]]] = {}
 
 
 def _times(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:

@@ -1,7 +1,7 @@
 """The protected branch's first-parent line only grows: KI430, KI431 (r81 F12, F15; r82 F7; r84 F2).
 
 kistore reads main along its first-parent line: a key without ``validFrom`` counts from the
-oldest first-parent version of ``store/trust/keys.json`` in the unbroken run that lists it
+oldest first-parent version of ``store/trust/keys.json`` that lists it
 (:func:`kistore.attest.trust_history.listed_since`), revocations are gathered along it, and
 the site dates its pages by it. That line is a property of the tip commit. A fast-forward
 of main to a merge whose FIRST parent is an old fork (``git merge main`` on a stale branch,

@@ -50,6 +50,7 @@ from ._claims import check_claims, judge_claims
 from ._commits import unparsable_finding
 from ._dates import check_commit_dates
 from ._edited_deleted import verify_edited_then_deleted
+from ._evidence_kept import check_evidence_history
 from ._fixes import HINT_BASE, Base, brought_fix, rebase_command, rebase_fix, staged_fix
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
@@ -1840,7 +1841,7 @@ CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, che
                                  check_tree_names, check_ignored,
                                  check_shallow, check_replace_refs, check_clone_attributes,
                                  check_commit_dates, check_observed, check_products,
-                                 check_claims)
+                                 check_claims, check_evidence_history)
 """The checks :func:`verify` runs after the contents check: the verified revision's
 ``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
 :func:`._settings.check_settings`), history, policy, attestations, a shallow clone

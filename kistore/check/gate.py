@@ -86,6 +86,7 @@ from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
 from ._every_commit import LAYOUT_RULES, every_commit, stays_in_history
+from ._evidence_kept import evidence_kept
 from ._first_parent import first_parent_findings
 from ._fixes import HINT_BASE, Base, brought_fix, staged_fix, unread_remotes_said
 from ._focus import range_paths
@@ -393,6 +394,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
                              before=store.view(str(base.id)))
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(store_changes)
+    findings += evidence_kept(store, commits, named, (base, head))  # KI410 at each commit
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits, named, (base.tree, head.tree), metadata_edits)
     # KI115, KI118, KI112

@@ -43,7 +43,7 @@ from ..attest.evidence import (
 )
 from ..attest.notes import collect, parse_attestation_path
 from ..attest.trust import Trust, TrustedKey, format_time, load_trust
-from ..attest.trust_history import dated, held, listed_since
+from ..attest.trust_history import dated, first_listed, held, listed_since
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError, shorten
@@ -228,6 +228,10 @@ def newly_trusted(store: Store, base: str, head: str) -> list[Finding]:
             if entered is None:
                 entered = listed_since(store.repo, str(store.commit(base).id))
             joined = entered.get(keyid)
+        if had is None and key.valid_from is None:  # a key added again keeps its first
+            # start (fresh01 F7): when BASE's history listed it, what it signed since counts
+            again = first_listed(store.repo, str(store.commit(base).id)).get(keyid)
+            joined = again[0] if again is not None else None
         wider = widened(had, key, joined) if had is not None else {}
         if not roles and not wider:
             continue
@@ -244,7 +248,8 @@ def newly_trusted(store: Store, base: str, head: str) -> list[Finding]:
         if wider:
             said += " (" + "; ".join(wider.values()) + ")"
         findings.append(Finding(
-            KEY_TRUSTED, f"{said}: {_validity(key, joined)}", file=layout.TRUST_FILE,
+            KEY_TRUSTED, f"{said}: {_validity(key, joined, again=had is None)}",
+            file=layout.TRUST_FILE,
             pointer=f"/keys/{index}",
             extra={"keyid": keyid, "roles": roles, "widened": sorted(wider), "validity": {
                 "validFrom": _when(key.valid_from), "validUntil": _when(key.valid_until),
@@ -321,16 +326,20 @@ def _raw_trust(store: Store, rev: str) -> Trust:
         return Trust()
 
 
-def _validity(key: TrustedKey, entered: datetime | None = None) -> str:
+def _validity(key: TrustedKey, entered: datetime | None = None, *, again: bool = False) -> str:
     """Return when a key counts, as KI427 says it.
 
     ``entered``: when a key BASE already trusted without ``validFrom`` entered the trust
-    file (it counts from then, not from this change); None: a new key.
+    file (it counts from then, not from this change), or, ``again``, when a key BASE's
+    trust file no longer lists first entered it (added again, it keeps that start); None:
+    a new key.
     """
+    first = (", when it first entered the trust file (a key added again keeps its first "
+             "start: what it signed since then counts)" if again else
+             ", when it entered the trust file (what it signed since then counts)")
     since = (f"valid from {format_time(key.valid_from)} (what it signed since then counts)"
              if key.valid_from is not None else
-             f"valid from {format_time(entered)}, when it entered the trust file (what it "
-             "signed since then counts)" if entered is not None else
+             f"valid from {format_time(entered)}{first}" if entered is not None else
              "valid from when it enters the trust file")
     until = f", until {format_time(key.valid_until)}" if key.valid_until else ", no expiry"
     revoked = f", revoked at {format_time(key.revoked_at)}" if key.revoked_at else ""
