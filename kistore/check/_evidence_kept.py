@@ -363,7 +363,7 @@ def _gate_fix(repo: pygit2.Repository, commits: list[Any], removal: Removal,
         return restored_fix(changed or [removal.commit], "HEAD", base.rebase(), held,
                             "it", "the commit that removed it", listed=len(changed) > 1)
     return rebase_fix(what, [removal.commit], "putting it back", "the removal", "KI410",
-                      removal.path, base.rebase_id, revoke)
+                      removal.path, base.rebase_args, revoke)
 
 
 def _history_fix(removal: Removal, restored: bool, where: str) -> str:
