@@ -257,7 +257,7 @@ def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | Non
     cached = _entered_cached(repo, notes_at)
     if cached is None:
         return {}
-    result, unread, _numbers = cached
+    result, unread, _numbers, _lost = cached
     if unread and damaged is None:
         raise unread[0]
     if damaged is not None:
@@ -286,6 +286,32 @@ def note_line_numbers(repo: pygit2.Repository, *, notes_at: str | None = None
     return {} if cached is None else cached[2]
 
 
+def notes_lost(repo: pygit2.Repository, *, notes_at: str | None = None
+               ) -> dict[str, list[bytes]]:
+    """Return the lines an earlier notes commit held that the notes read lack (KI408).
+
+    Notes only grow: every notes commit holds every line of its history. One pushed before
+    the gate judged each notes commit a push brings (reviewer fresh01 F8: a withdrawal
+    removed in one notes commit, added back in the next) lacks lines an ancestor held, and
+    reading the notes at it (``--notes-at``) reads a state the rules refuse. Found on
+    :func:`notes_entered`'s walk of the history, from its cache: nothing more is read.
+
+    Args:
+        repo: the repository whose :data:`NOTES_REF` is read.
+        notes_at: as :func:`notes_entered` takes it.
+
+    Returns:
+        ``{annotated object id: [lines]}``, each line once, in the order first met (the
+        oldest commits first); empty when none is lacking (or no notes). A note whose blob
+        could not be read at the commit read is left out (``verify``'s KI117 says it).
+
+    Raises:
+        StoreStateError, ObjectUnreadable: as :func:`notes_entered`, whose walk it shares.
+    """
+    cached = _entered_cached(repo, notes_at)
+    return {} if cached is None else cached[3]
+
+
 def _entered_cached(repo: pygit2.Repository, notes_at: str | None = None) -> _Entered | None:
     """:func:`_entered` of the notes tip (or ``notes_at``), cached per tip (None: no notes)."""
     tip = notes_read(repo, NOTES_REF, notes_at)
@@ -299,9 +325,10 @@ def _entered_cached(repo: pygit2.Repository, notes_at: str | None = None) -> _En
 
 
 _Entered = tuple[dict[str, dict[bytes, datetime]], list[ObjectUnreadable],
-                 dict[str, dict[bytes, int]]]
+                 dict[str, dict[bytes, int]], dict[str, list[bytes]]]
 """What the notes history walk gives: each current line's entry time, the note blobs that
-could not be read, each current line's number (:func:`note_line_numbers`)."""
+could not be read, each current line's number (:func:`note_line_numbers`), the lines the
+history held that the tip lacks (:func:`notes_lost`)."""
 
 
 def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
@@ -338,8 +365,18 @@ def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
         numbered = numbers[a] = {}
         for number, line in numbered_lines(raw.get(b, b"")):  # as the editor shows it
             numbered.setdefault(line, number)  # a line twice: its first place
+    unreadable = {e.oid for e in unread}
+    lost: dict[str, list[bytes]] = {}
+    for a, seen_lines in times.items():
+        now = current.get(a)
+        if now is not None and now in unreadable:
+            continue  # no line read of it: KI117 says it
+        held_now = set(blobs[now]) if now is not None else set()
+        gone = [line for line in seen_lines if line not in held_now]
+        if gone:
+            lost[a] = gone
     return ({a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()},
-            unread, numbers)
+            unread, numbers, lost)
 
 
 _ENTERED_CACHE: dict[tuple[str, str], _Entered] = {}
