@@ -1667,8 +1667,11 @@ def _merge_into_notes(repo: pygit2.Repository, theirs: str, remote: str,
         if old is not None:
             _git(repo, "notes", f"--ref={scratch}", "merge", "--quiet", "-s", "cat_sort_uniq",
                  theirs)
+        merged = repo.references[scratch].target  # the merge, before anything settled
         settled = _settle(repo, scratch, old, remote, judge)
         new = repo.references[scratch].target
+        if not own and new != merged:
+            new = _folded(repo, merged, new, remote, settled)
         if own:
             tree = _tree_of(repo, new)
             if old is not None and _tree_of(repo, old) == tree:
@@ -1680,6 +1683,34 @@ def _merge_into_notes(repo: pygit2.Repository, theirs: str, remote: str,
         return settled if result.returncode == 0 else None
     finally:
         _git(repo, "update-ref", "-d", scratch, check=False)
+
+
+def _folded(repo: pygit2.Repository, merged: pygit2.Oid | str, settled_tip: pygit2.Oid | str,
+            remote: str, settled: Fetched) -> pygit2.Oid | str:
+    """Return the merge with what :func:`_settle` wrote on it folded in, when it is a merge.
+
+    Notes only grow in every notes commit a push brings (KI408 per commit, reviewer
+    fresh01 F8): a merge commit lacking a line of our side, put back by the commit on top,
+    would be refused in the next ``notes push``'s history. So a merge of two sides is
+    written again with the settled tree, on the same two parents, and the commit on top
+    left out; a fast-forward (theirs, already the remote's) keeps the commit on top.
+
+    Args:
+        repo: the repository.
+        merged: the scratch ref's tip after ``git notes merge`` (40 hex as an Oid).
+        settled_tip: its tip after :func:`_settle` wrote (one commit on ``merged``).
+        remote: named in the commit's message.
+        settled: what :func:`_settle` kept and left out (the message's words).
+
+    Returns:
+        The commit to move NOTES_REF to. Raises nothing but what a commit write raises.
+    """
+    parents = lookup(repo, merged, NOTES_REF).peel(pygit2.Commit).parent_ids
+    if len(parents) < 2:
+        return settled_tip
+    return _own_commit(repo, _tree_of(repo, settled_tip), list(parents),
+                       "; ".join([f"merge the notes of {printable(remote)}",
+                                  *_settled_words(remote, settled)]))
 
 
 def _settle(repo: pygit2.Repository, scratch: str, old: pygit2.Oid | str | None, remote: str,

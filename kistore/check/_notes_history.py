@@ -179,8 +179,9 @@ def entered_in(repo: pygit2.Repository, walked: list[BroughtNotes], obj: str, li
     What decides how a refused line at the pushed tip is left out: the commit holding it
     is one the remote lacks (the push brings it), so deleting the line at the tip (`git
     notes edit`, a new notes commit on top) leaves it in that commit, which the push still
-    sends, and the gate refuses it there (KI409, :func:`history_lines`) -- unless the
-    history's judgment lets it be (a valid line of a key not trusted for its role).
+    sends, and the gate refuses it there (KI409, :func:`history_lines`; a valid line of a
+    key not trusted for its role, which KI409 lets be there, is a removal there: KI408 in
+    that commit, :func:`lost_lines`).
 
     Args:
         repo: the pushing (or receiving) repository.

@@ -1263,8 +1263,9 @@ NOTES_LINE_INVALID = rule(
 _SUBJECT_NOT_HERE = (
     "the note's subject object {obj} is not in this repository: the run it is about was "
     "added on a branch or commit this server never received. Push that commit first, then "
-    "`kistore notes push` again; or remove the note (`git notes --ref kistore remove {obj}`) "
-    "and push the notes")
+    "`kistore notes push` again; or remove the note (`git notes --ref kistore remove {obj}`), "
+    "rebuild the notes without it (`kistore notes rebase REMOTE`: the removal is one in the "
+    "notes history a push brings, KI408) and push the notes")
 """KI409's message for a note on an object the server lacks (one finding per note)."""
 
 
@@ -1529,7 +1530,8 @@ def _history_findings(repo: pygit2.Repository, view: View | None,
     commit passed the tip-to-tip checks above, and every clone fetching the index's notes
     fetched that history, garbage included (:mod:`._notes_history`). Each such line is
     judged as a line at the tip is (:func:`note_line_problems`, canonical bytes); one that
-    would enter there is let be (a line its signer took back before pushing). ``remote``:
+    would enter there is not KI409's (a line its signer took back before pushing: its
+    removal is KI408's, :func:`_removed_in_history`). ``remote``:
     the remote pushed to, named in the fix (:func:`._notes_history.rebase_advice`).
     ``refused``: filled with ``(obj, line)`` per line refused (KI408 in the history says
     them no more: :func:`_removed_in_history`).
@@ -1559,7 +1561,7 @@ def _refused_in_history(repo: pygit2.Repository, view: View | None, obj: str, li
 
     :func:`note_line_problems`, a line on an object this repository lacks judged as bytes
     alone (is it a bundle), and canonical bundle bytes; trust is not judged (a valid line
-    its signer took back before the push is let be).
+    its signer took back before the push is KI408's, a removal: :func:`_removed_in_history`).
 
     Returns:
         ``(subject, problems)``: the line's subject (None: ``obj`` is not here) and why it

@@ -14,6 +14,7 @@ Each test pushes to a bare server running ``hooks/pre-receive`` (:class:`tests.p
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import pytest
 
 from kistore.attest import notes
 from kistore.core import layout
+from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import RUN, STRANGER, bundle
@@ -298,3 +300,46 @@ def test_a_path_off_the_note_paths_removed_again_in_the_pushed_history_is_refuse
         pushed.output
     assert pushed.output.count("error KI") == 1, pushed.output  # one path, one finding
     assert git(remote.bare, "rev-parse", "refs/notes/kistore").strip() == served
+
+
+def test_a_fetch_putting_back_a_line_the_server_removed_writes_one_merge_a_push_takes(
+        remote, tmp_path):
+    # `notes fetch` puts back a line the canonical remote's notes removed (r90 F11); on a
+    # merge it did so in a commit on top, the merge itself lacking it: since KI408 holds in
+    # every notes commit (fresh01 F8), the push giving the line back was refused there
+    blob, served, withdrawal = _withdrawn_then_pushed(remote)
+    other = tmp_path / "other"  # the server's notes lose it past the hook (before the gate)
+    git(tmp_path, "clone", "-q", str(remote.bare), str(other))
+    git(other, "fetch", "-q", "origin", "refs/notes/kistore:refs/notes/kistore")
+    notes_git(other, "remove", blob)
+    hook = remote.bare / "hooks" / "pre-receive"
+    hook.rename(hook.with_suffix(".off"))
+    try:
+        git(other, "push", "-q", "origin", "refs/notes/kistore")
+    finally:
+        hook.with_suffix(".off").rename(hook)
+    removed = git(remote.bare, "rev-parse", "refs/notes/kistore").strip()
+    # the clone's own line since, on another object (the run's note unchanged here, so
+    # git's merge takes the removal): the histories diverge
+    other_object = next(Digest.of((remote.clone / path).read_bytes()) for path in git(
+        remote.clone, "ls-files", "store/objects").split() if path != layout.object_path(RUN))
+    mine = bundle(STRANGER, "note", subject=other_object)
+    notes.attach(Store(remote.clone), other_object, mine)
+    ours = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+
+    done = subprocess.run([KISTORE, "notes", "fetch", "origin", "--json"], cwd=remote.clone,
+                          capture_output=True, text=True, env={**_env(), "KISTORE": KISTORE})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["kept"] == 1
+    tip = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    assert git(remote.clone, "rev-parse", f"{tip}^@").split() == [ours, removed]  # one merge
+    assert git(remote.clone, "log", "-1", "--format=%s", tip).strip() == (
+        "kistore: merge the notes of origin; keep 1 attestation line(s) the notes of origin "
+        "removed (notes only grow, KI408)")
+
+    done = subprocess.run([KISTORE, "notes", "push", "origin"], cwd=remote.clone,
+                          capture_output=True, text=True, env={**_env(), "KISTORE": KISTORE})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert git(remote.bare, "rev-parse", "refs/notes/kistore").strip() == tip
+    assert withdrawal in git(remote.bare, "notes", "--ref", REF, "show", blob).encode()
+    assert git(remote.bare, "notes", "--ref", REF, "list").count("\n") == 2
