@@ -257,7 +257,7 @@ def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | Non
     cached = _entered_cached(repo, notes_at)
     if cached is None:
         return {}
-    result, unread, _numbers = cached
+    result, unread, _numbers, _lost = cached
     if unread and damaged is None:
         raise unread[0]
     if damaged is not None:
@@ -286,6 +286,32 @@ def note_line_numbers(repo: pygit2.Repository, *, notes_at: str | None = None
     return {} if cached is None else cached[2]
 
 
+def notes_lost(repo: pygit2.Repository, *, notes_at: str | None = None
+               ) -> dict[str, list[bytes]]:
+    """Return the lines an earlier notes commit held that the notes read lack (KI408).
+
+    Notes only grow: every notes commit holds every line of its history. One pushed before
+    the gate judged each notes commit a push brings (reviewer fresh01 F8: a withdrawal
+    removed in one notes commit, added back in the next) lacks lines an ancestor held, and
+    reading the notes at it (``--notes-at``) reads a state the rules refuse. Found on
+    :func:`notes_entered`'s walk of the history, from its cache: nothing more is read.
+
+    Args:
+        repo: the repository whose :data:`NOTES_REF` is read.
+        notes_at: as :func:`notes_entered` takes it.
+
+    Returns:
+        ``{annotated object id: [lines]}``, each line once, in the order first met (the
+        oldest commits first); empty when none is lacking (or no notes). A note whose blob
+        could not be read at the commit read is left out (``verify``'s KI117 says it).
+
+    Raises:
+        StoreStateError, ObjectUnreadable: as :func:`notes_entered`, whose walk it shares.
+    """
+    cached = _entered_cached(repo, notes_at)
+    return {} if cached is None else cached[3]
+
+
 def _entered_cached(repo: pygit2.Repository, notes_at: str | None = None) -> _Entered | None:
     """:func:`_entered` of the notes tip (or ``notes_at``), cached per tip (None: no notes)."""
     tip = notes_read(repo, NOTES_REF, notes_at)
@@ -299,9 +325,10 @@ def _entered_cached(repo: pygit2.Repository, notes_at: str | None = None) -> _En
 
 
 _Entered = tuple[dict[str, dict[bytes, datetime]], list[ObjectUnreadable],
-                 dict[str, dict[bytes, int]]]
+                 dict[str, dict[bytes, int]], dict[str, list[bytes]]]
 """What the notes history walk gives: each current line's entry time, the note blobs that
-could not be read, each current line's number (:func:`note_line_numbers`)."""
+could not be read, each current line's number (:func:`note_line_numbers`), the lines the
+history held that the tip lacks (:func:`notes_lost`)."""
 
 
 def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
@@ -338,8 +365,18 @@ def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
         numbered = numbers[a] = {}
         for number, line in numbered_lines(raw.get(b, b"")):  # as the editor shows it
             numbered.setdefault(line, number)  # a line twice: its first place
+    unreadable = {e.oid for e in unread}
+    lost: dict[str, list[bytes]] = {}
+    for a, seen_lines in times.items():
+        now = current.get(a)
+        if now is not None and now in unreadable:
+            continue  # no line read of it: KI117 says it
+        held_now = set(blobs[now]) if now is not None else set()
+        gone = [line for line in seen_lines if line not in held_now]
+        if gone:
+            lost[a] = gone
     return ({a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()},
-            unread, numbers)
+            unread, numbers, lost)
 
 
 _ENTERED_CACHE: dict[tuple[str, str], _Entered] = {}
@@ -1649,8 +1686,11 @@ def _merge_into_notes(repo: pygit2.Repository, theirs: str, remote: str,
         if old is not None:
             _git(repo, "notes", f"--ref={scratch}", "merge", "--quiet", "-s", "cat_sort_uniq",
                  theirs)
+        merged = repo.references[scratch].target  # the merge, before anything settled
         settled = _settle(repo, scratch, old, remote, judge)
         new = repo.references[scratch].target
+        if not own and new != merged:
+            new = _folded(repo, merged, new, remote, settled)
         if own:
             tree = _tree_of(repo, new)
             if old is not None and _tree_of(repo, old) == tree:
@@ -1662,6 +1702,34 @@ def _merge_into_notes(repo: pygit2.Repository, theirs: str, remote: str,
         return settled if result.returncode == 0 else None
     finally:
         _git(repo, "update-ref", "-d", scratch, check=False)
+
+
+def _folded(repo: pygit2.Repository, merged: pygit2.Oid | str, settled_tip: pygit2.Oid | str,
+            remote: str, settled: Fetched) -> pygit2.Oid | str:
+    """Return the merge with what :func:`_settle` wrote on it folded in, when it is a merge.
+
+    Notes only grow in every notes commit a push brings (KI408 per commit, reviewer
+    fresh01 F8): a merge commit lacking a line of our side, put back by the commit on top,
+    would be refused in the next ``notes push``'s history. So a merge of two sides is
+    written again with the settled tree, on the same two parents, and the commit on top
+    left out; a fast-forward (theirs, already the remote's) keeps the commit on top.
+
+    Args:
+        repo: the repository.
+        merged: the scratch ref's tip after ``git notes merge`` (40 hex as an Oid).
+        settled_tip: its tip after :func:`_settle` wrote (one commit on ``merged``).
+        remote: named in the commit's message.
+        settled: what :func:`_settle` kept and left out (the message's words).
+
+    Returns:
+        The commit to move NOTES_REF to. Raises nothing but what a commit write raises.
+    """
+    parents = lookup(repo, merged, NOTES_REF).peel(pygit2.Commit).parent_ids
+    if len(parents) < 2:
+        return settled_tip
+    return _own_commit(repo, _tree_of(repo, settled_tip), list(parents),
+                       "; ".join([f"merge the notes of {printable(remote)}",
+                                  *_settled_words(remote, settled)]))
 
 
 def _settle(repo: pygit2.Repository, scratch: str, old: pygit2.Oid | str | None, remote: str,

@@ -6,6 +6,12 @@ what the same ``--at X`` writes. Each states the notes commit it read (a page's 
 ``build.json``, ``_manifest.json``'s ``notes``); ``--notes-at N`` reads that notes commit
 again, so ``--at X --notes-at N`` rebuilds it byte for byte (page99, fresh98 MED 1; low00
 for ``export``). One rule for both commands: :func:`notes_commit`.
+
+A notes commit that lacks a line its history held (pushed before the gate judged every
+notes commit a push brings, KI408; reviewer fresh01 F8) is read as asked, with a warning
+(:func:`lost_warning`): it is on the server's history, and a page or an export that names
+it must still be rebuilt byte for byte; refusing it would break that permalink, and
+reading it silently would show a withdrawn run un-withdrawn with no word.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from ..core.errors import InputError
 from ..core.layout import NOTES_REF
 from ..git.blobs import ref_commit
 from ..git.notes import NO_NOTES
+from .notes import notes_lost
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -71,3 +78,45 @@ def notes_read_at(commit: Any) -> str:
         The commit's hex id, or :data:`kistore.git.notes.NO_NOTES` when None (read none).
     """
     return NO_NOTES if commit is None else str(commit.id)
+
+
+def lost_warning(store: Store, rev: str | None, commit: Any) -> str | None:
+    """Return the warning for ``--notes-at`` of a notes commit lacking lines its history held.
+
+    Notes only grow (KI408): every notes commit holds each line of its history. One that
+    does not (a line removed in it, added back in a later one: pushed before the gate
+    judged every notes commit a push brings, reviewer fresh01 F8) reads a state the rules
+    refuse: a withdrawal or a rerun gone. It is read as asked (a permalink names it), and
+    this says so. The tip read by default is not judged here (``kistore notes restore``
+    and KI313 speak of a clone's own notes).
+
+    Args:
+        store: the store.
+        rev: the ``--notes-at`` given (None: none, the tip: no warning).
+        commit: :func:`notes_commit` of it (None: no notes read: no warning).
+
+    Returns:
+        The warning (the commit, how many lines of how many notes, the first notes named
+        ``refs/notes/kistore:OBJ (N line(s))``, what to do), or None. Nothing more is read
+        than :func:`kistore.attest.notes.notes_entered`'s walk of the history, which the
+        reading of the notes makes (:func:`kistore.attest.notes.notes_lost`).
+
+    Raises:
+        StoreStateError, ObjectUnreadable: as :func:`kistore.attest.notes.notes_entered`.
+    """
+    if rev is None or commit is None:
+        return None
+    lost = notes_lost(store.repo, notes_at=str(commit.id))
+    if not lost:
+        return None
+    count = sum(map(len, lost.values()))
+    named = ", ".join(f"{NOTES_REF}:{obj} ({len(lines)} line(s))"
+                      for obj, lines in list(lost.items())[:3])
+    more = f", and {len(lost) - 3} more note(s)" if len(lost) > 3 else ""
+    return (f"--notes-at {rev}: notes commit {str(commit.id)[:12]} lacks {count} attestation "
+            f"line(s) an earlier notes commit of its history held: {named}{more}. Notes only "
+            "grow (KI408; a push that removed a line in one notes commit and added it back "
+            "in the next passed the gate before 2026-12-06): what is read at it (a withdrawal "
+            "or a rerun gone) is a state the rules refuse. Read as asked, for a page or "
+            f"export that names it; for the attestations as they count, leave out --notes-at "
+            f"(the tip of {NOTES_REF}) or give a later notes commit that holds the lines")

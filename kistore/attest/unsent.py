@@ -108,7 +108,9 @@ def unsent_message(repo: pygit2.Repository, remote: str, missing: list[str]) -> 
             "(KI409), nothing was pushed. The run is on a branch or commit not yet on "
             f"{remote}: push it first (`git push {typed} BRANCH`, then `kistore notes push "
             f"{typed}`), or remove the note(s) (`git notes --ref kistore remove "
-            + " ".join(missing) + "`); your notes are unchanged")
+            + " ".join(missing) + f"`, then `kistore notes rebase {typed}`: the removal is "
+            "one in the notes history a push brings, which the hook refuses too, KI408); "
+            "your notes are unchanged")
 
 
 def _remote_tips(repo: pygit2.Repository, remote: str) -> list[str]:

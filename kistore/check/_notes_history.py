@@ -12,10 +12,18 @@ id) and a later commit removes: :func:`history_paths` finds those (KI424, review
 break94 F1), as :func:`kistore.attest.notepaths.path_findings` does at the tip. Both read
 one walk of the brought commits, each diffed once against its parent
 (:func:`brought_notes`; rev95 item 3: each walked them and diffed each commit itself).
+
+Notes only grow in *every* notes commit, not only from tip to tip (KI408, reviewer fresh01
+F8): a push whose first notes commit removes a withdrawal line and whose second adds it
+back passed, and ``export --notes-at`` / ``site build --notes-at`` of the first read the
+run un-withdrawn. :func:`removals` finds each note a brought commit changes beside any of
+its parents (a diff of trees per parent, so the cost follows the pushed commits), and
+:func:`lost_lines` the lines of the parent's note it no longer holds.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -23,14 +31,17 @@ from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL, paths_fix, remote_words
 from ..attest.notes import lines_of, numbered_lines
 from ..core.findings import Finding
 from ..git.blobs import read_blob
-from ..git.notes import BadNotePath, note_blob, note_changes, notes_tree
+from ..git.notes import BadNotePath, changed_notes, note_blob, note_changes, notes_tree
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
-__all__ = ["BroughtNotes", "HistoryLine", "brought_notes", "entered_in", "history_blobs",
-           "history_lines", "history_paths", "rebase_advice", "restore_advice", "said",
-           "stuck_advice"]
+__all__ = ["BroughtNotes", "HistoryLine", "LostLines", "Removal", "brought_notes", "entered_in",
+           "history_blobs", "history_lines", "history_paths", "lost_lines", "rebase_advice",
+           "removals", "restore_advice", "said", "stuck_advice"]
+
+_HEX = re.compile(r"[0-9a-f]{40}")
+"""An annotated object's id (a note path naming none is KI424's)."""
 
 
 class BroughtNotes(NamedTuple):
@@ -168,8 +179,9 @@ def entered_in(repo: pygit2.Repository, walked: list[BroughtNotes], obj: str, li
     What decides how a refused line at the pushed tip is left out: the commit holding it
     is one the remote lacks (the push brings it), so deleting the line at the tip (`git
     notes edit`, a new notes commit on top) leaves it in that commit, which the push still
-    sends, and the gate refuses it there (KI409, :func:`history_lines`) -- unless the
-    history's judgment lets it be (a valid line of a key not trusted for its role).
+    sends, and the gate refuses it there (KI409, :func:`history_lines`; a valid line of a
+    key not trusted for its role, which KI409 lets be there, is a removal there: KI408 in
+    that commit, :func:`lost_lines`).
 
     Args:
         repo: the pushing (or receiving) repository.
@@ -283,6 +295,101 @@ def history_blobs(walked: Iterable[BroughtNotes]) -> list[str]:
         Raises nothing.
     """
     return [blob for commit in walked for blob in commit.notes.values()]
+
+
+class Removal(NamedTuple):
+    """A note a brought notes commit changes or removes beside one of its parents.
+
+    Attributes:
+        commit: the brought notes commit (40 hex).
+        parent: the parent it is compared with (40 hex).
+        obj: the annotated object's id (40 hex), the note's name.
+        was: the parent's note blob (40 hex).
+        now: the commit's note blob (40 hex); None: the commit holds no note on ``obj``.
+    """
+
+    commit: str
+    parent: str
+    obj: str
+    was: str
+    now: str | None
+
+
+def removals(repo: pygit2.Repository, brought: Iterable[pygit2.Commit]) -> list[Removal]:
+    """Return each note a brought commit changes or removes beside each of its parents.
+
+    One diff of trees per parent (:func:`kistore.git.notes.changed_notes`: only the
+    subtrees whose ids differ are read, no blob), so the cost follows what the pushed
+    commits change: a notes merge is compared with both sides it merges (a ``git notes
+    merge -s ours`` drops the other side's changed lines). A note git moved to another
+    fan-out path with the same blob is no change; a path naming no object id is left to
+    KI424.
+
+    Args:
+        repo: the receiving (or pushing) repository.
+        brought: the notes commits the push brings (:func:`._history.ancestry`, newest
+            first).
+
+    Returns:
+        The removals, oldest commit first, each commit's parents in order, notes sorted.
+
+    Raises:
+        ObjectUnreadable: a notes tree on the way is damaged or missing.
+    """
+    found = []
+    for commit in reversed(list(brought)):  # oldest first: the first removal is named
+        for parent in commit.parents:
+            for obj, (was, now) in changed_notes(repo, parent.tree, commit.tree).items():
+                if was is not None and _HEX.fullmatch(obj):
+                    found.append(Removal(str(commit.id), str(parent.id), obj, was, now))
+    return found
+
+
+class LostLines(NamedTuple):
+    """The lines of a parent's note that a brought notes commit no longer holds (KI408).
+
+    Attributes:
+        removal: where (:class:`Removal`).
+        lines: ``(number, line)`` per line lost: its number in the parent's note as the
+            editor ``git notes edit`` shows it (1-based, blank lines counted), its bytes.
+    """
+
+    removal: Removal
+    lines: list[tuple[int, bytes]]
+
+
+def lost_lines(repo: pygit2.Repository, found: Iterable[Removal], ref: str) -> list[LostLines]:
+    """Return, per :class:`Removal`, the lines of the parent's note the commit lacks.
+
+    Reads the two note blobs of each removal (what :func:`removal_blobs` names, for a
+    blob-less clone's one prefetch); a removal keeping every line (lines added, or sorted
+    again) is left out.
+
+    Args:
+        repo: the receiving (or pushing) repository.
+        found: :func:`removals` of the brought commits.
+        ref: the notes ref's name (for errors).
+
+    Returns:
+        One record per removal that loses a line, in ``found``'s order.
+
+    Raises:
+        ObjectUnreadable: a note blob is damaged or missing.
+    """
+    lost = []
+    for removal in found:
+        kept = set() if removal.now is None else set(lines_of(read_blob(
+            repo, removal.now, f"{ref}:{removal.obj}")))
+        gone = [(number, line) for number, line in numbered_lines(read_blob(
+            repo, removal.was, f"{ref}:{removal.obj}")) if line not in kept]
+        if gone:
+            lost.append(LostLines(removal, gone))
+    return lost
+
+
+def removal_blobs(found: Iterable[Removal]) -> list[str]:
+    """Return the note blobs :func:`lost_lines` reads (a blob-less clone's one prefetch)."""
+    return [blob for r in found for blob in (r.was, r.now) if blob is not None]
 
 
 def said(line: bytes, keep: int = 60) -> str:

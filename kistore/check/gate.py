@@ -76,7 +76,7 @@ from ..git.blobs import (
 from ..git.commit_header import header
 from ..git.first_added import first_commits
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
-from ..git.notes import changed_notes, notes_tree
+from ..git.notes import changed_notes, note_blob, notes_tree
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine, received_damage
 from ..git.range_guard import LooseVerdict, damage_named, line_to
@@ -103,12 +103,16 @@ from ._names import NAME_PATH_DISAGREES, NAME_PATH_MISSING
 from ._names_moved import NAMES_FILE
 from ._notes_history import (
     BroughtNotes,
+    Removal,
     brought_notes,
     entered_in,
     history_blobs,
     history_lines,
     history_paths,
+    lost_lines,
     rebase_advice,
+    removal_blobs,
+    removals,
     restore_advice,
     said,
     stuck_advice,
@@ -1370,8 +1374,9 @@ NOTES_LINE_INVALID = rule(
 _SUBJECT_NOT_HERE = (
     "the note's subject object {obj} is not in this repository: the run it is about was "
     "added on a branch or commit this server never received. Push that commit first, then "
-    "`kistore notes push` again; or remove the note (`git notes --ref kistore remove {obj}`) "
-    "and push the notes")
+    "`kistore notes push` again; or remove the note (`git notes --ref kistore remove {obj}`), "
+    "rebuild the notes without it (`kistore notes rebase REMOTE`: the removal is one in the "
+    "notes history a push brings, KI408) and push the notes")
 """KI409's message for a note on an object the server lacks (one finding per note)."""
 
 
@@ -1474,6 +1479,9 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     # tip: every clone fetching the notes fetches it (reviewer break94 F1); one said at
     # the tip is said there alone (kept apart from ``shape``: it exempts no tip line)
     walked = brought_notes(repo, brought, str(tip.id))  # each commit diffed once
+    # KI408 in every brought commit: each holds every line of each of its parents' notes
+    # (fresh01 F8: a line removed, then added back, passed the tip-to-tip check)
+    removed = removals(repo, brought)
     passed = [f for f in history_paths(walked, NOTES_REF, remote)
               if f.file not in {at_tip.file for at_tip in shape}]
     # the notes the push changes, read through their fan-out paths (`ab/cdef...`, as git
@@ -1490,7 +1498,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
         _fetch_changed_notes(repo, before, after,
                              [*(blob for rev in trust_revs for blob in trust_blobs(store, rev)),
                               *(_settings_blob(store) if settings is None else []),
-                              *history_blobs(walked)])
+                              *history_blobs(walked), *removal_blobs(removed)])
     limit = note_line_limit(store.settings() if settings is None else settings)
 
     def note(obj: str, blob: str) -> bytes:  # guarded: libgit2 loops on a cut loose blob
@@ -1558,23 +1566,86 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
             findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
                                     f"attestation line(s) from the note on {obj}",
                                     file=f"{NOTES_REF}:{obj}", fix=restore_advice(remote)))
-    findings += [f for f in _history_findings(repo, view, walked, old, new, limit, remote)
+    refused_lines: set[tuple[str, bytes]] = set()
+    findings += [f for f in _history_findings(repo, view, walked, old, new, limit, remote,
+                                              refused_lines)
                  if f.file not in {f"{NOTES_REF}:{obj}" for obj in doubled}]
+    said_at_tip = {f.file or "" for f in findings if f.rule is NOTES_LINE_REMOVED} | {
+        f"{NOTES_REF}:{obj}" for obj in doubled}
+    findings += _removed_in_history(repo, removed, new, said_at_tip, refused_lines, remote)
     return dated + shape + passed + findings + (
         _judged_now(store, fresh, trust_revs) if fresh else [])
 
 
+def _removed_in_history(repo: pygit2.Repository, removed: list[Removal], new: str,
+                        said_at_tip: set[str], refused: set[tuple[str, bytes]],
+                        remote: str | None) -> list[Finding]:
+    """KI408 per note a brought notes commit drops a line of, beside one of its parents.
+
+    Notes only grow in every notes commit a push brings, as from tip to tip (reviewer
+    fresh01 F8): a first notes commit removing a withdrawal line and a second adding it
+    back passed, and ``export --notes-at`` / ``site build --notes-at`` of the first read
+    the run un-withdrawn. A line a signer took back before the push is a removal too (the
+    notes commit holding it is published with the push). One finding per note, at its
+    first removal (oldest first); a note the tip's KI408 names, and a line KI409 refuses
+    in the history (garbage added, then deleted), are said there alone.
+
+    Args:
+        repo: the receiving (or pushing) repository.
+        removed: :func:`._notes_history.removals` of the brought commits.
+        new: the pushed tip (40 hex).
+        said_at_tip: the ``REF:OBJ`` files already named (the tip's KI408, KI424's).
+        refused: ``(obj, line)`` per history line KI409 refused (:func:`_history_findings`).
+        remote: the remote pushed to, named in the fix (:func:`._notes_history.rebase_advice`).
+
+    Returns:
+        KI408 errors naming the commit (``extra.commit``), the parent (``extra.parent``)
+        and the first lost line's number in the parent's note (``extra.line``).
+
+    Raises:
+        ObjectUnreadable: a note blob or tree on the way is damaged or missing.
+    """
+    tip = notes_tree(repo, new, NOTES_REF)
+    findings = []
+    named = set(said_at_tip)
+    for lost in lost_lines(repo, removed, NOTES_REF):
+        where, file = lost.removal, f"{NOTES_REF}:{lost.removal.obj}"
+        lines = [(n, line) for n, line in lost.lines if (where.obj, line) not in refused]
+        if file in named or not lines:
+            continue
+        named.add(file)
+        blob = note_blob(repo, tip, where.obj)
+        at_tip = set() if blob is None else set(lines_of(read_blob(repo, blob, file)))
+        again = ("the pushed tip holds them again" if all(line in at_tip for _, line in lines)
+                 else "a line taken back before the push is a removal too")
+        number, line = lines[0]
+        findings.append(Finding(
+            NOTES_LINE_REMOVED,
+            f"notes commit {where.commit[:12]}, in the history this push brings, removes "
+            f"{len(lines)} attestation line(s) of the note on {where.obj} that its parent "
+            f"{where.parent[:12]} held (line {number} there: {said(line)}); {again}, yet "
+            f"`--notes-at {where.commit[:12]}` (`site build`, `export`) would read the note "
+            "without them: notes only grow in every notes commit", file=file,
+            extra={"commit": where.commit, "parent": where.parent, "line": number},
+            fix=f"{rebase_advice(remote)}; then push again"))
+    return findings
+
+
 def _history_findings(repo: pygit2.Repository, view: View | None,
                       walked: list[BroughtNotes], old: str, new: str, limit: int,
-                      remote: str | None) -> list[Finding]:
+                      remote: str | None, refused: set[tuple[str, bytes]] | None = None
+                      ) -> list[Finding]:
     """KI409 per line a notes commit between the push's tips holds that no tip does.
 
     A fork's notes history that added a garbage line and removed it again in a later
     commit passed the tip-to-tip checks above, and every clone fetching the index's notes
     fetched that history, garbage included (:mod:`._notes_history`). Each such line is
     judged as a line at the tip is (:func:`note_line_problems`, canonical bytes); one that
-    would enter there is let be (a line its signer took back before pushing). ``remote``:
+    would enter there is not KI409's (a line its signer took back before pushing: its
+    removal is KI408's, :func:`_removed_in_history`). ``remote``:
     the remote pushed to, named in the fix (:func:`._notes_history.rebase_advice`).
+    ``refused``: filled with ``(obj, line)`` per line refused (KI408 in the history says
+    them no more: :func:`_removed_in_history`).
     """
     findings = []
     for found in history_lines(repo, walked, None if old == ZERO else old, new, NOTES_REF):
@@ -1582,6 +1653,8 @@ def _history_findings(repo: pygit2.Repository, view: View | None,
             continue  # a path that names no object: KI424 says it
         problems = _refused_in_history(repo, view, found.obj, found.line, limit)[1]
         if problems:
+            if refused is not None:
+                refused.add((found.obj, found.line))
             findings.append(Finding(
                 NOTES_LINE_INVALID,
                 f"notes commit {found.commit[:12]}, in the history this push brings, holds "
@@ -1599,7 +1672,7 @@ def _refused_in_history(repo: pygit2.Repository, view: View | None, obj: str, li
 
     :func:`note_line_problems`, a line on an object this repository lacks judged as bytes
     alone (is it a bundle), and canonical bundle bytes; trust is not judged (a valid line
-    its signer took back before the push is let be).
+    its signer took back before the push is KI408's, a removal: :func:`_removed_in_history`).
 
     Returns:
         ``(subject, problems)``: the line's subject (None: ``obj`` is not here) and why it

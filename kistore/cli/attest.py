@@ -972,9 +972,12 @@ def _way_out(found: list[Finding], remote: str) -> str:
     git and kistore read apart (KI424: a note at its flat and its fan-out path): no line
     need be wrong there, and the edit advice's ``git notes remove`` dropped every valid line
     of the note (fresh96 F9); the rebuild writes one path per object and adds back the
-    lines this clone holds. The rebuild is said first; an edit mends what is left (a line
-    by a key not trusted for its role, KI411, which the rebuild adds back: valid, the
-    history lets it be), said after it.
+    lines this clone holds. What no rebuild leaves out (a line by a key not trusted for
+    its role, KI411, which the rebuild adds back: valid; a note on an object the remote
+    lacks) is deleted at the tip first, then the rebuild: since notes only grow in every
+    notes commit a push brings (KI408, reviewer fresh01 F8), a deletion at the tip is a
+    removal in the history the push sends, and the edit alone, said until then, was
+    refused; the rebuild on the remote's notes leaves the deleted line out.
     """
     # Lazy: the refusal path only.
     import shlex
@@ -1031,14 +1034,17 @@ def _way_out(found: list[Finding], remote: str) -> str:
     elif history:
         said.append(f"the refused line or path is in the history of {NOTES_REF} only (its tip "
                     f"no longer holds it), so no edit takes it out: {rebuild()}")
-    if lines:  # after the rebuild, which adds them back: valid lines the history lets be
+    if lines:  # before the rebuild: a line deleted at the tip is a removal in the history
         edit = ("leave a line out: `git notes --ref kistore edit OBJ` and delete it, or `git "
                 "notes --ref kistore remove OBJ` when it is the note's only line (OBJ: "
-                f"{', '.join(objects)}), then `kistore notes push {typed}` again")
-        if said:
-            said[-1] += f"; then, to {edit}"
+                f"{', '.join(objects)})")
+        if said:  # the rebuild leaves the deleted line out with the rest
+            said[-1] = f"First, to {edit}; then: {said[-1]}"
         else:
-            said.append(f"To {edit}")
+            said.append(
+                f"To {edit}; then, as the line stays in the notes commit it entered in, "
+                "which the push brings, and its deletion is a removal (notes only grow in "
+                f"every notes commit, KI408): {rebuild()}")
     return ". ".join(said)
 
 

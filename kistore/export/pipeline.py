@@ -38,7 +38,7 @@ import orjson
 
 from .. import __version__
 from ..attest.evidence import judged_many, summarise
-from ..attest.notes_at import notes_commit, notes_read_at
+from ..attest.notes_at import lost_warning, notes_commit, notes_read_at
 from ..cite.citation import (
     object_first_commits,
     origin_url,
@@ -200,7 +200,8 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
     out = Path(out)
     store.refuse_output_inside(out, writes=WRITES, inside_work_tree=inside_work_tree)
     commit = _commit(store, at)
-    notes = notes_read_at(notes_commit(store, notes_at))  # read once: the export's notes
+    read = notes_commit(store, notes_at)
+    notes = notes_read_at(read)  # read once: the export's notes
     previous = _previous(out, store, since) if since is not None else None
     fmt = fmt or (previous["fileFormat"] if previous else "parquet")
     if fmt not in FORMATS:
@@ -217,6 +218,9 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
     generation = previous["generations"][-1]["generation"] + 1 if previous else 0
     result = ExportResult(out, str(commit.id), generation, fmt,
                           notes=None if notes == NO_NOTES else notes)
+    lost = lost_warning(store, notes_at, read)  # KI408 in its history (fresh01 F8)
+    if lost is not None:
+        result.warnings.append(lost)
     moved: list[Path] = []
     try:
         scratch = Scratch(temp / "scratch.sqlite")

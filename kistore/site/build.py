@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..attest.notes import note_blobs
 from ..attest.notes_at import NOTES_NONE as NOTES_NONE  # re-exported: its home moved
+from ..attest.notes_at import lost_warning
 from ..attest.notes_at import notes_commit as notes_commit
 from ..core.canonical_fast import loads_lenient
 from ..core.errors import InputError
@@ -318,6 +319,9 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
     if shallow is not None:
         report.warnings.append(shallow)
     report.warnings += prep.citations.date_warnings(prep.snap.store.repo)
+    lost = lost_warning(store, notes_at, notes)  # KI408 in its history (fresh01 F8)
+    if lost is not None:
+        report.warnings.append(lost)
     produced = set(keys)
     stale = [p for p in old_keys if p not in produced] if cache is not None else \
         sorted(_page_dirs(out) - produced)

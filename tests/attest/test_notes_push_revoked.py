@@ -64,8 +64,12 @@ def _refused(clone: Path, obj: str) -> None:  # noqa: F811 (fixtures of test_hoo
         "origin's pre-receive hook does, judged against this repository's main):\n"
         f"refs/notes/kistore:{obj}: error KI411 new-attestation-key-not-trusted: a new "
         f"withdrawal attestation by {KEYID} cannot enter now: key {KEYID} was revoked at "), said
-    assert (f"(OBJ: {obj}), then `kistore notes push origin` again; nothing was pushed, your "
-            "notes are unchanged") in " ".join(said.split())
+    # the edit, then the rebuild: the deletion is a removal in the history (fresh01 F8)
+    assert (f"(OBJ: {obj}); then, as the line stays in the notes commit it entered in, which "
+            "the push brings, and its deletion is a removal (notes only grow in every notes "
+            "commit, KI408): `kistore notes rebase origin` rebuilds") in " ".join(said.split())
+    assert " ".join(said.split()).endswith(
+        "then `kistore notes push origin` again; nothing was pushed, your notes are unchanged")
     assert git(clone, "rev-parse", "refs/notes/kistore").strip() == ours
 
 
@@ -88,11 +92,15 @@ def test_a_note_by_a_key_revoked_before_the_push_is_refused_before_it_is_sent(
                           capture_output=True).returncode == 0
     _refused(clone, obj)
     assert server_notes(server) == ""
-    # left out, the rest goes (here: nothing else; the push is accepted)
+    # deleted at the tip, it stays in the notes commit it entered in, and its deletion is a
+    # removal in the history the push brings (KI408 per notes commit, fresh01 F8): refused,
+    # the rebuild named (here origin holds no notes and nothing else is left: nothing to push)
     git(clone, "notes", "--ref", "kistore", "remove", obj)
     done = kistore(clone, "notes", "push", "origin")
-    assert done.returncode == 0, done.stderr
-    assert server_notes(server) == git(clone, "rev-parse", "refs/notes/kistore").strip()
+    assert done.returncode == 1, done.stderr
+    assert "error KI408 notes-line-removed: notes commit " in done.stderr, done.stderr
+    assert "`kistore notes rebase origin`" in done.stderr.splitlines()[-1]
+    assert server_notes(server) == ""
 
 
 def test_a_note_by_a_key_still_trusted_is_pushed(server, clone):  # noqa: F811 (fixtures of test_hooks)

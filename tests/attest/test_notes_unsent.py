@@ -72,7 +72,8 @@ def test_notes_push_refuses_naming_the_note_then_pushes_once_the_branch_is_there
         f"error: origin lacks the subject of 1 note(s) to push: refs/notes/kistore:{blob} "
         f"(on {subject}); its pre-receive hook would refuse the whole notes update (KI409), "
         "nothing was pushed.")
-    assert f"`git notes --ref kistore remove {blob}`" in said
+    assert f"`git notes --ref kistore remove {blob}`, then `kistore notes rebase origin`: " \
+        "the removal is one in the notes history a push brings" in said
     assert "`git push origin BRANCH`, then `kistore notes push origin`" in said
     assert server_notes(server) == ""
     assert git(clone, "rev-parse", "refs/notes/kistore").strip() == ours  # nothing dropped
@@ -89,6 +90,13 @@ def test_notes_push_refuses_naming_the_note_then_pushes_once_the_branch_is_there
 def test_notes_push_after_the_note_is_removed_pushes_the_rest(server, clone):  # noqa: F811 (fixtures of test_hooks)
     subject, blob = local_only_note(clone)
     git(clone, "notes", "--ref", "kistore", "remove", blob)
+    # the removal is one in the history the push brings (KI408 per notes commit, fresh01
+    # F8): refused, the rebuild said
+    refused = kistore(clone, "notes", "push", "origin")
+    assert refused.returncode == 1
+    assert "error KI408 notes-line-removed: notes commit " in refused.stderr, refused.stderr
+    assert "`kistore notes rebase origin`" in refused.stderr.splitlines()[-1]
+    assert kistore(clone, "notes", "rebase", "origin").returncode == 0
     done = kistore(clone, "notes", "push", "origin")
     assert done.returncode == 0, done.stderr
     assert server_notes(server) == git(clone, "rev-parse", "refs/notes/kistore").strip()

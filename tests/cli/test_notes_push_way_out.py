@@ -7,8 +7,9 @@ the bad line stays in the notes commit it entered in, which the push still sends
 removed line is still missing; only that second refusal named ``kistore notes rebase
 origin``. Now the refusal decides from what the notes history holds: a refused line that
 entered in a notes commit origin lacks, or a line the push removes, is mended by the
-rebuild, said first; a line the history lets be (a valid line by a key not trusted for its
-role, KI411) by the edit. Each test runs the printed command as printed, then pushes again.
+rebuild, said first; a line no rebuild leaves out (a valid line by a key not trusted for its
+role, KI411) by the edit, then the rebuild (since fresh01 F8 the deletion is a removal in the
+history the push brings). Each test runs the printed commands as printed, then pushes again.
 
 Each test pushes to a bare server running ``hooks/pre-receive`` (:class:`tests.prs.Remote`).
 """
@@ -144,11 +145,12 @@ def trusted(server: Remote) -> None:
     assert server.pr("trust", trust).accepted
 
 
-def test_the_edit_alone_where_it_mends_then_the_rebuild_first_where_not(
+def test_the_edit_then_the_rebuild_where_no_rebuild_alone_mends(
         remote, tmp_path):  # noqa: F811 (remote: a fixture)
     # a withdrawal by a key trusted for rerun alone (written by hand or by an older
-    # kistore; `kistore attest` refuses it now): valid, so the history lets it be once it
-    # is deleted at the tip: the edit alone is said, as before
+    # kistore; `kistore attest` refuses it now): valid, so the rebuild adds it back; it is
+    # deleted at the tip first, then the rebuild leaves the deletion out of the history
+    # (until fresh01 F8 the edit alone was said: a removal in the history the push brings)
     trusted(remote)
     blob = run_blob(remote.clone)
     withdrawal = bundle(RERUN_KEY, "withdrawal")
@@ -157,30 +159,40 @@ def test_the_edit_alone_where_it_mends_then_the_rebuild_first_where_not(
     assert refused.returncode == 1
     assert "error KI411 new-attestation-key-not-trusted" in refused.stderr, refused.stderr
     said = way_out(refused.stderr)
-    assert "kistore notes rebase" not in said
     assert said.startswith(f"To leave a line out: `git notes --ref kistore edit OBJ` and "
                            f"delete it, or `git notes --ref kistore remove OBJ` when it is "
-                           f"the note's only line (OBJ: {blob}), then `kistore notes push "
-                           "origin` again"), said
+                           f"the note's only line (OBJ: {blob}); then, as the line stays in "
+                           "the notes commit it entered in, which the push brings, and its "
+                           "deletion is a removal (notes only grow in every notes commit, "
+                           "KI408): `kistore notes rebase origin` rebuilds"), said
+    edit, _remove, rebuild, again = commands(said)[:4]
+    assert (rebuild, again) == ("kistore notes rebase origin", "kistore notes push origin")
+    run_as_printed(remote, edit.replace("OBJ", blob),  # "and delete it", in the editor
+                   GIT_EDITOR=editor_deleting(withdrawal, tmp_path))
+    run_as_printed(remote, rebuild)
+    run_as_printed(remote, again)
+    served = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob],
+                            cwd=remote.bare, check=True, capture_output=True).stdout
+    assert withdrawal not in served and bundle(STRANGER, "note") in served
 
-    # and a tampered line beside it: the rebuild first (it leaves the tampered line out
-    # and adds the withdrawal back), then the edit; each run as printed
+    # and a tampered line beside it: the edit first, then the rebuild (which leaves the
+    # tampered line out and the deleted one); each run as printed
+    notes.attach(Store(remote.clone), RUN, withdrawal)
     notes_git(remote.clone, "append", blob, data=tampered(ORIGINAL))
     refused = kistore(remote, "notes", "push", "origin", check=False)
     assert refused.returncode == 1
     assert "error KI411 new-attestation-key-not-trusted" in refused.stderr, refused.stderr
     said = way_out(refused.stderr)
-    rebuild, push, edit, _remove, again = commands(said)[:5]
-    assert (rebuild, push, again) == ("kistore notes rebase origin",
-                                      "kistore notes push origin",
-                                      "kistore notes push origin"), said
-    assert f"; then, to leave a line out: `git notes --ref kistore edit OBJ` and delete " \
-           f"it, or `git notes --ref kistore remove OBJ` when it is the note's only line " \
-           f"(OBJ: {blob})" in said
-    run_as_printed(remote, rebuild)
-    run_as_printed(remote, edit.replace("OBJ", blob),  # "and delete it", in the editor
+    assert said.startswith(f"First, to leave a line out: `git notes --ref kistore edit OBJ` "
+                           f"and delete it, or `git notes --ref kistore remove OBJ` when it "
+                           f"is the note's only line (OBJ: {blob}); then: the refused "
+                           "line(s) entered in notes commit(s) "), said
+    edit, _remove, rebuild, again = commands(said)[:4]
+    assert (rebuild, again) == ("kistore notes rebase origin", "kistore notes push origin")
+    run_as_printed(remote, edit.replace("OBJ", blob),
                    GIT_EDITOR=editor_deleting(withdrawal, tmp_path))
     assert withdrawal not in note_text(remote, blob)
+    run_as_printed(remote, rebuild)
     run_as_printed(remote, again)
     served = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob],
                             cwd=remote.bare, check=True, capture_output=True).stdout

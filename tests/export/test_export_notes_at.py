@@ -8,6 +8,7 @@ notes to export again. `--notes-at` takes the words and the check of `site build
 from __future__ import annotations
 
 import json
+import subprocess
 
 from kistore.core.layout import NOTES_REF
 
@@ -84,3 +85,38 @@ def test_the_export_line_names_the_notes_commit_that_notes_at_takes(runner, fixt
     none = export_ok(runner, store, tmp_path / "none", "--format", "jsonl", "--notes-at", "none")
     assert none.stdout.rstrip("\n").endswith(
         " file(s); no attestation notes (`--notes-at none` exports it so again)"), none.stdout
+
+
+def test_notes_at_a_commit_lacking_a_line_its_history_held_warns(runner, fixture, tmp_path):
+    """fresh01 F8: a note removed in one notes commit and added back in the next (pushed
+    before the gate judged each notes commit a push brings): ``--notes-at`` of the middle
+    one reads a state the rules refuse. It is read as asked (a page or an export names
+    it, and must be made again byte for byte), with a warning naming the note."""
+    store = fixture.store
+    blob = git(store.root, "notes", "--ref", "kistore", "list").split()[1]
+    note = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob], cwd=store.root,
+                          check=True, capture_output=True).stdout
+    git(store.root, "notes", "--ref", "kistore", "remove", blob)
+    middle = git(store.root, "rev-parse", NOTES_REF).strip()
+    subprocess.run(["git", "notes", "--ref", "kistore", "add", "-F", "-", blob],
+                   cwd=store.root, input=note, check=True, capture_output=True)
+    tip = git(store.root, "rev-parse", NOTES_REF).strip()
+
+    done = export_ok(runner, store, tmp_path / "middle", "--format", "jsonl", "--notes-at",
+                     middle[:12])
+    lines = len(note.splitlines())
+    assert done.stderr.splitlines()[0] == (
+        f"warning: --notes-at {middle[:12]}: notes commit {middle[:12]} lacks {lines} "
+        "attestation line(s) an earlier notes commit of its history held: "
+        f"{NOTES_REF}:{blob} ({lines} line(s)). Notes only grow (KI408; a push that removed "
+        "a line in one notes commit and added it back in the next passed the gate before "
+        "2026-12-06): what is read at it (a withdrawal or a rerun gone) is a state the rules "
+        "refuse. Read as asked, for a page or export that names it; for the attestations "
+        f"as they count, leave out --notes-at (the tip of {NOTES_REF}) or give a later "
+        "notes commit that holds the lines")
+    assert json.loads((tmp_path / "middle" / "_manifest.json").read_text())[
+        "generations"][0]["rows"]["attestations"] == 2 - lines  # read as asked
+    for args in (("--notes-at", tip), ()):  # the tip holds every line: no word
+        done = export_ok(runner, store, tmp_path / f"tip{len(args)}", "--format", "jsonl",
+                         *args)
+        assert "warning: --notes-at" not in done.stderr, done.stderr

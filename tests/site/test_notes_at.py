@@ -155,3 +155,33 @@ def _object_blob(store: Store) -> str:
     hexes = next(p.name for p in (store.root / "store/objects/sha256/38").iterdir()
                  if p.name.startswith("4a96d0ed687458"))
     return git(store.root, "rev-parse", f"HEAD:store/objects/sha256/38/{hexes}").strip()
+
+
+def test_notes_at_a_commit_lacking_a_line_its_history_held_warns(runner, fresh_demo, key,
+                                                                  tmp_path):
+    """fresh01 F8: the note removed in one notes commit, added back in the next (pushed
+    before the gate judged each notes commit): the middle one is built as asked, its
+    pages naming it, with a warning that it lacks a line its history held."""
+    _attest(runner, fresh_demo, key, "first look")
+    blob = _object_blob(fresh_demo)
+    note = git(fresh_demo.root, "notes", "--ref", "kistore", "show", blob)
+    git(fresh_demo.root, "notes", "--ref", "kistore", "remove", blob)
+    middle = git(fresh_demo.root, "rev-parse", NOTES_REF).strip()
+    git(fresh_demo.root, "notes", "--ref", "kistore", "add", "-m", note.rstrip("\n"), blob)
+    assert git(fresh_demo.root, "notes", "--ref", "kistore", "show", blob) == note
+
+    report = build_site(fresh_demo, tmp_path / "middle", notes_at=middle)
+    assert report.warnings[-1].startswith(
+        f"--notes-at {middle}: notes commit {middle[:12]} lacks 1 attestation line(s) an "
+        f"earlier notes commit of its history held: {NOTES_REF}:{blob} (1 line(s)). Notes "
+        "only grow (KI408;"), report.warnings
+    # read as asked: the run's page shows no note at it
+    assert "first look" not in (tmp_path / "middle" / RUN / "index.html").read_text()
+    done = runner.invoke(main, ["--store", str(fresh_demo.root), "site", "build",
+                                str(tmp_path / "cli"), "--notes-at", middle[:12]])
+    assert done.exit_code == 0, done.output
+    assert f"warning: --notes-at {middle[:12]}: notes commit {middle[:12]} lacks 1 " \
+        "attestation line(s)" in done.stderr
+    tip = build_site(fresh_demo, tmp_path / "tip", notes_at="refs/notes/kistore")
+    assert not any("--notes-at" in w for w in tip.warnings), tip.warnings
+    assert "first look" in (tmp_path / "tip" / RUN / "index.html").read_text()
