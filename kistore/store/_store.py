@@ -259,9 +259,14 @@ class Store:
         self.initialised = False
         """True when :meth:`init` made the repository or wrote a file or directory of the
         store; False for a store already complete (``init --hooks`` only adds hooks)."""
+        self.root: Path | None
+        if path is None and "GIT_DIR" in os.environ:  # git's own rule, not the cwd's .git
+            self._repo, self.root = _environment_repository()
+            self.git_dir = Path(self._repo.path)
+            return
         plain = _plain_work_tree(start)
         if plain is not None:  # the common case, found without importing pygit2
-            self.root: Path | None = plain
+            self.root = plain
             self.git_dir = git_dir_of(plain)  # .git, or a linked worktree's git directory
             return
         failed: pygit2.GitError | None = None
@@ -282,7 +287,7 @@ class Store:
                 "not inside a git repository; run `kistore init PATH` or pass --store PATH",
                 file=start,
             )
-        self._repo = open_repository(found)
+        self._repo = _open_around(start, found)
         workdir = self._repo.workdir
         self.root = Path(workdir) if workdir else None
         self.git_dir = Path(self._repo.path)
@@ -2490,6 +2495,73 @@ def _outside_stores(root: Path, name: str) -> Path:
     return candidate
 
 
+def _open_around(start: str, found: str) -> pygit2.Repository:
+    """Open the repository libgit2 found around ``start``, with the work tree git finds.
+
+    Opened from ``start`` (libgit2 searches upward as git does), never from ``found``, the
+    git directory: a git directory opened by itself takes its parent for the work tree
+    (unless ``core.worktree`` names one), which is wrong for a ``.git`` file naming a
+    directory elsewhere (``git clone --separate-git-dir``) and a ``.git`` symbolic link:
+    kistore then said "the work tree is not checked out" and advised a checkout that
+    changed nothing (fresh01 F6).
+
+    Args:
+        start: the directory the search started from.
+        found: the git directory ``pygit2.discover_repository(start)`` returned.
+
+    Returns:
+        The repository; its ``workdir`` is the directory holding the ``.git`` found
+        (``core.worktree``'s when set), None for a bare repository.
+
+    Raises:
+        NotOwned: another user owns it (:func:`kistore.git.opening.open_repository`).
+    """
+    try:
+        return open_repository(start)
+    except pygit2.GitError:  # start is no longer there, or not readable: as before
+        return open_repository(found)
+
+
+def _environment_repository() -> tuple[pygit2.Repository, Path | None]:
+    """Open the repository ``GIT_DIR`` names, with the work tree git takes for it.
+
+    git(1), "ENVIRONMENT": with ``GIT_DIR`` set git does not search; the work tree is
+    ``GIT_WORK_TREE``, else ``core.worktree``, else none for a bare repository, else the
+    current directory. Relative paths are taken from the current directory. The git
+    processes kistore starts inherit both variables, so they read the same repository.
+    kistore read the current directory's ``.git`` instead ("not inside a git repository",
+    or another repository than its git children's: fresh01 F6).
+
+    Returns:
+        The repository and its work tree (None: a bare repository, no work tree given).
+
+    Raises:
+        StoreStateError: ``GIT_DIR`` names no git directory, or ``GIT_WORK_TREE`` no
+            directory; the message names the variable, its value and what to do.
+        NotOwned: another user owns it (:func:`kistore.git.opening.open_repository`).
+    """
+    named = os.environ["GIT_DIR"]
+    git_dir = os.path.abspath(named)
+    try:
+        repo = open_repository(git_dir)
+    except pygit2.GitError:
+        raise StoreStateError(
+            f"GIT_DIR={named} names no git directory ({git_dir}); unset GIT_DIR (kistore "
+            "then finds the repository around the current directory, as git does) or set it "
+            "to one", file=git_dir) from None
+    tree = os.environ.get("GIT_WORK_TREE")
+    if tree:
+        if not os.path.isdir(tree):
+            raise StoreStateError(
+                f"GIT_WORK_TREE={tree} is not a directory; set it to the work tree of "
+                f"{git_dir}, or unset it", file=os.path.abspath(tree))
+        repo.workdir = os.path.abspath(tree)
+    elif repo.workdir is not None and "core.worktree" not in repo.config:
+        repo.workdir = os.getcwd()  # git: GIT_DIR alone makes the current directory the top
+    workdir = repo.workdir
+    return repo, (Path(workdir) if workdir else None)
+
+
 def _nearest_broken_dotgit(start: str) -> str | None:
     """Say what is wrong with the nearest ``.git`` at or above ``start`` that leads nowhere.
 
@@ -2710,7 +2782,7 @@ def _is_repository_top(root: Path) -> bool:
         return False
     if found is None:
         return False
-    repo = open_repository(found)
+    repo = _open_around(str(root), found)
     if repo.is_bare:
         if Path(found).resolve() == root.resolve():
             raise InputError(
