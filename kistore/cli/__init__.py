@@ -413,8 +413,8 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
 
     \b
     Example:
-      kistore init my-index && cd my-index
-      kistore add --commit ../examples/*.bundle.json --allow-dangling
+      kistore init ../my-index && cd ../my-index
+      kistore add --commit ../kistore/examples/*.bundle.json --allow-dangling
       kistore show BenchmarkRun/sol-submission-20464
     """
     handler = signal.getsignal(signal.SIGINT)

@@ -277,7 +277,7 @@ def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
 
     \b
     Example:
-      kistore digest ../examples/sol-execbench-submission-20464.bundle.json
+      kistore digest ../kistore/examples/sol-execbench-submission-20464.bundle.json
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..store.inputs import read_inputs
