@@ -1283,6 +1283,7 @@ class Store:
         commit: bool = False,
         message: str | Callable[[Sequence[AddResult]], str] | None = None,
         origins: Mapping[Digest, Any] | None = None,
+        places: Sequence[Any] | None = None,
         checks: Sequence[AdmissionCheck] = (),
         on_landed: Callable[[str | None], None] | None = None,
         refused: Sequence[KistoreError] = (),
@@ -1305,6 +1306,10 @@ class Store:
             origins: where each manifest came from, named in error messages: a file name,
                 or a :class:`kistore.store.inputs.Located` (file, line, pointer of the manifest
                 inside the file, e.g. ``/run`` in a bundle).
+            places: where each of ``manifests`` came from, in their order (as ``origins``'
+                values; None: ``origins``'); a digest given again with other metadata is
+                refused at each copy's own place
+                (:func:`kistore.store.admission.plan_add`).
             checks: the rules of the layers above the store to ask before anything is
                 written (:data:`AdmissionCheck`), each under the write lock with the new
                 manifests. Default none: the store's own rules (bytes, schema, names,
@@ -1390,8 +1395,9 @@ class Store:
             with names.resets_deferred(), self._write_lock(), one_write():
                 results = self._add(manifests, allow_dangling=allow_dangling,
                                     update_metadata=update_metadata, commit=commit,
-                                    message=message, origins=origins, checks=checks,
-                                    on_landed=note, refused=refused, withdrawn=withdrawn)
+                                    message=message, origins=origins, places=places,
+                                    checks=checks, on_landed=note, refused=refused,
+                                    withdrawn=withdrawn)
         except KeyboardInterrupt as e:
             if isinstance(e, AddInterrupted) or not landed or results is None:
                 raise
@@ -1438,6 +1444,7 @@ class Store:
         origins: Mapping[Digest, Any] | None,
         checks: Sequence[AdmissionCheck],
         on_landed: Callable[[str | None], None] | None,
+        places: Sequence[Any] | None = None,
         refused: Sequence[KistoreError] = (),
         withdrawn: Callable[[Iterable[str]], set[str]] | None = None,
     ) -> list[AddResult]:
@@ -1478,7 +1485,8 @@ class Store:
                     plan = plan_add(view, manifests, allow_dangling=allow_dangling,
                                     update_metadata=update_metadata, commit=commit,
                                     origins=origins, head_holds=self._head_holds(head),
-                                    head_read=head, landed=self._last_landed)
+                                    head_read=head, landed=self._last_landed,
+                                    places=places)
                 except PlanRefused as first:  # both passes' problems in one refusal (low00)
                     second = self._second_pass(_planned(checks, first.plan, withdrawn),
                                                manifests, first.plan.checked, origins)
