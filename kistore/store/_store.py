@@ -229,6 +229,11 @@ class AddInterrupted(KeyboardInterrupt):
 class Store:
     """A kistore store: a git repository holding ``kistore.toml`` and ``store/``.
 
+    The work tree is the one git finds: the directory holding the nearest ``.git`` (a
+    directory, a symbolic link to one, or a file naming one: a linked worktree, a ``git
+    clone --separate-git-dir``), or ``core.worktree``'s. With ``path`` None and ``GIT_DIR``
+    set, git's rule for the variables (:func:`_environment_repository`).
+
     Args:
         path: any directory inside the repository (default: the current directory), or a
             bare repository (then only ``at=REV`` reads work; the default is ``HEAD``).
@@ -236,7 +241,8 @@ class Store:
     Raises:
         StoreStateError: when ``path`` is not inside a git repository, or the nearest
             ``.git`` above it leads to no git directory (which, what it holds, what to do:
-            :func:`kistore.git.refs.broken_dotgit`).
+            :func:`kistore.git.refs.broken_dotgit`); or ``GIT_DIR`` names no git
+            directory, or ``GIT_WORK_TREE`` no directory.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
