@@ -39,7 +39,13 @@ from . import _streams
 from ._adding import INTERRUPTED
 from ._context import StoreContext as StoreContext  # re-exported: ctx.obj of every command
 from ._links import warn_linked
-from ._machine import COMMAND_ARGS, internal_error, machine_report, os_error_said
+from ._machine import (
+    COMMAND_ARGS,
+    internal_error,
+    machine_report,
+    os_error_said,
+    writes_nothing,
+)
 from ._machine import INTERNAL_ERROR as INTERNAL_ERROR  # re-exported: what a bug says
 
 BROKEN_PIPE = 128 + signal.SIGPIPE
@@ -227,9 +233,16 @@ class KistoreGroup(click.Group):
         except BrokenPipeError:
             raise  # not an OSError to report: the reader went away (invoke, BROKEN_PIPE)
         except OSError as e:  # a file we could not read or write: say which, no traceback
-            machine_report(self, ctx, e)
+            if e.filename != _streams.STDOUT:  # (a machine report to it would fail again)
+                machine_report(self, ctx, e)
             if ctx.params.get("debug"):
                 raise
+            if e.filename == _streams.STDOUT:  # what to do: no file of the user's failed
+                quiet = writes_nothing(ctx.meta.get(COMMAND_ARGS))
+                click.echo("error: " + _streams.STDOUT_FAILED.format(
+                    reason=e.strerror or e,
+                    done="" if quiet else "; nothing was left half-written"), err=True)
+                ctx.exit(1)
             where = f"{e.filename}: " if e.filename else ""
             click.echo(f"error: {where}{os_error_said(e, ctx.meta.get(COMMAND_ARGS))}",
                        err=True)
@@ -414,8 +427,8 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
 
     \b
     Example:
-      kistore init my-index && cd my-index
-      kistore add --commit ../examples/*.bundle.json --allow-dangling
+      kistore init ../my-index && cd ../my-index
+      kistore add --commit ../kistore/examples/*.bundle.json --allow-dangling
       kistore show BenchmarkRun/sol-submission-20464
     """
     handler = signal.getsignal(signal.SIGINT)

@@ -40,6 +40,15 @@ STDOUT_CLOSED = ("standard output is closed (`>&-`): the command's answer ({size
 """What the command line says after a command wrote to a closed stdout (exit 1)."""
 
 
+STDOUT_FAILED = ("standard output could not be written ({reason}): the command's answer was "
+                 "cut short{done}; send the output to a file on a disk with room, or to a "
+                 "pipe")
+"""What the command line says when writing stdout failed (``> /dev/full``: ENOSPC)."""
+
+STDOUT = "standard output"
+"""The ``filename`` a failed write to stdout carries (:meth:`WholeWrites.write`)."""
+
+
 class WholeWrites(io.FileIO):
     """A raw file whose ``write`` writes every byte or raises (EPIPE, EBADF, ...).
 
@@ -53,12 +62,21 @@ class WholeWrites(io.FileIO):
         """Write all of ``data`` (bytes-like); return its length in bytes.
 
         Raises:
-            OSError: a write failed (BrokenPipeError once the reader has gone).
+            OSError: a write failed (BrokenPipeError once the reader has gone); any other
+                carries :data:`STDOUT` as its ``filename`` (a write's error names no file:
+                ``ls > /dev/full`` said "error: No space left on device", fresh01 F4).
         """
         view = memoryview(data).cast("B")
         done = 0
         while done < len(view):
-            n = super().write(view[done:])
+            try:
+                n = super().write(view[done:])
+            except BrokenPipeError:
+                raise
+            except OSError as e:
+                if e.filename is None:
+                    e.filename = STDOUT
+                raise
             if n is None:  # a non-blocking descriptor that is full: wait until it is not
                 select.select([], [self.fileno()], [])
                 continue

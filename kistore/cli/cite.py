@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import shlex
 from typing import TYPE_CHECKING
 
 import click
@@ -43,7 +44,9 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     a permalink to the object file at that commit, the published date (the date of the
     commit that brought it onto the first-parent line, UTC: that commit itself in a linear
     history, else the merge) and the access date; warns (stderr) when that commit is on no
-    remote-tracking branch, as a commit never pushed has no permalink yet, when the
+    remote-tracking branch, as a commit never pushed has no permalink yet, when it is on
+    no remote's main line (a pull request's branch: a squash or rebase merge gives the
+    object another commit; cite it after it lands, `--at origin/main`), when the
     access date is before the published date, and when the run is likely in another unit
     (marked as `kistore rank` marks it: KI234, KI230; check it before citing). The permalink
     template is [cite] permalink in kistore.toml, else derived from the origin remote
@@ -76,11 +79,14 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..cite.citation import remote_branches_holding
 
-    if not remote_branches_holding(store, citation.commit):
+    held = remote_branches_holding(store, citation.commit)
+    if not held:
         click.echo(f"warning: commit {citation.commit} is on no remote-tracking branch (`git "
                    "branch -r --contains` lists none): the permalink leads nowhere until it "
                    "is pushed; push it (then `git fetch`) before you publish this citation",
                    err=True)
+    else:
+        _warn_off_main(store, ref, citation.commit, held)
     if citation.date_problem is not None:
         which = (f"commit {citation.landed}, which brought the object onto the first-parent "
                  "line" if citation.landed else
@@ -99,6 +105,35 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
         emit_json(citation.to_json())
     else:
         click.echo(render(citation, fmt), nl=False)
+
+
+def _warn_off_main(store: Store, ref: str, commit: str, held: list[str]) -> None:
+    """Warn on stderr when the cited commit is on no remote's main line (fresh01 F2).
+
+    A citation made on a pushed pull-request branch named the branch's commit with no
+    word: after a squash or rebase merge the run is in another commit, and the branch's,
+    deleted, is on no ref of the server (its permalink leads nowhere once the server
+    collects it). The main lines are :func:`kistore.cite.citation.remote_mains`'s.
+
+    Args:
+        store: the store cited from.
+        ref: the reference as typed (named in the advice).
+        commit: the commit cited (40 hex).
+        held: the remote-tracking branches holding it (not empty).
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..cite.citation import remote_mains
+
+    mains = remote_mains(store)
+    if set(held) & set(mains):
+        return
+    main = mains[0] if mains else "origin/main"
+    click.echo(f"warning: commit {commit} is on {', '.join(held)} only, not on a remote's "
+               f"main line ({', '.join(mains) or 'no remote has a HEAD or a main fetched'}): "
+               "a squash or rebase merge lands the object in another commit, and this one "
+               "may leave the server, so the permalink may move or lead nowhere; cite it "
+               f"after it lands: `git fetch`, then `kistore cite {shlex.quote(ref)} --at {main}`",
+               err=True)
 
 
 def _ranked(store: Store, citation: Citation, at: str | None) -> tuple[Record, Ranking] | None:

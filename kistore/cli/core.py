@@ -169,6 +169,7 @@ def _add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool,
         results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,
                             update_metadata=update_metadata, commit=do_commit,
                             message=message, origins={x.manifest.digest: x for x in located},
+                            places=located,
                             checks=checks, on_landed=landing.landed, refused=refused,
                             # a withdrawn claimant of a source record blocks no run (KI232)
                             withdrawn=withdrawn_runs(store))
@@ -277,7 +278,7 @@ def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
 
     \b
     Example:
-      kistore digest ../examples/sol-execbench-submission-20464.bundle.json
+      kistore digest ../kistore/examples/sol-execbench-submission-20464.bundle.json
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..store.inputs import read_inputs

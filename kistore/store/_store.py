@@ -229,6 +229,11 @@ class AddInterrupted(KeyboardInterrupt):
 class Store:
     """A kistore store: a git repository holding ``kistore.toml`` and ``store/``.
 
+    The work tree is the one git finds: the directory holding the nearest ``.git`` (a
+    directory, a symbolic link to one, or a file naming one: a linked worktree, a ``git
+    clone --separate-git-dir``), or ``core.worktree``'s. With ``path`` None and ``GIT_DIR``
+    set, git's rule for the variables (:func:`_environment_repository`).
+
     Args:
         path: any directory inside the repository (default: the current directory), or a
             bare repository (then only ``at=REV`` reads work; the default is ``HEAD``).
@@ -236,7 +241,8 @@ class Store:
     Raises:
         StoreStateError: when ``path`` is not inside a git repository, or the nearest
             ``.git`` above it leads to no git directory (which, what it holds, what to do:
-            :func:`kistore.git.refs.broken_dotgit`).
+            :func:`kistore.git.refs.broken_dotgit`); or ``GIT_DIR`` names no git
+            directory, or ``GIT_WORK_TREE`` no directory.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
@@ -259,9 +265,14 @@ class Store:
         self.initialised = False
         """True when :meth:`init` made the repository or wrote a file or directory of the
         store; False for a store already complete (``init --hooks`` only adds hooks)."""
+        self.root: Path | None
+        if path is None and "GIT_DIR" in os.environ:  # git's own rule, not the cwd's .git
+            self._repo, self.root = _environment_repository()
+            self.git_dir = Path(self._repo.path)
+            return
         plain = _plain_work_tree(start)
         if plain is not None:  # the common case, found without importing pygit2
-            self.root: Path | None = plain
+            self.root = plain
             self.git_dir = git_dir_of(plain)  # .git, or a linked worktree's git directory
             return
         failed: pygit2.GitError | None = None
@@ -282,7 +293,7 @@ class Store:
                 "not inside a git repository; run `kistore init PATH` or pass --store PATH",
                 file=start,
             )
-        self._repo = open_repository(found)
+        self._repo = _open_around(start, found)
         workdir = self._repo.workdir
         self.root = Path(workdir) if workdir else None
         self.git_dir = Path(self._repo.path)
@@ -1278,6 +1289,7 @@ class Store:
         commit: bool = False,
         message: str | Callable[[Sequence[AddResult]], str] | None = None,
         origins: Mapping[Digest, Any] | None = None,
+        places: Sequence[Any] | None = None,
         checks: Sequence[AdmissionCheck] = (),
         on_landed: Callable[[str | None], None] | None = None,
         refused: Sequence[KistoreError] = (),
@@ -1302,6 +1314,10 @@ class Store:
             origins: where each manifest came from, named in error messages: a file name,
                 or a :class:`kistore.store.inputs.Located` (file, line, pointer of the manifest
                 inside the file, e.g. ``/run`` in a bundle).
+            places: where each of ``manifests`` came from, in their order (as ``origins``'
+                values; None: ``origins``'); a digest given again with other metadata is
+                refused at each copy's own place
+                (:func:`kistore.store.admission.plan_add`).
             checks: the rules of the layers above the store to ask before anything is
                 written (:data:`AdmissionCheck`), each under the write lock with the new
                 manifests. Default none: the store's own rules (bytes, schema, names,
@@ -1387,8 +1403,9 @@ class Store:
             with names.resets_deferred(), self._write_lock(), one_write():
                 results = self._add(manifests, allow_dangling=allow_dangling,
                                     update_metadata=update_metadata, commit=commit,
-                                    message=message, origins=origins, checks=checks,
-                                    on_landed=note, refused=refused, withdrawn=withdrawn)
+                                    message=message, origins=origins, places=places,
+                                    checks=checks, on_landed=note, refused=refused,
+                                    withdrawn=withdrawn)
         except KeyboardInterrupt as e:
             if isinstance(e, AddInterrupted) or not landed or results is None:
                 raise
@@ -1435,6 +1452,7 @@ class Store:
         origins: Mapping[Digest, Any] | None,
         checks: Sequence[AdmissionCheck],
         on_landed: Callable[[str | None], None] | None,
+        places: Sequence[Any] | None = None,
         refused: Sequence[KistoreError] = (),
         withdrawn: Callable[[Iterable[str]], set[str]] | None = None,
     ) -> list[AddResult]:
@@ -1475,7 +1493,8 @@ class Store:
                     plan = plan_add(view, manifests, allow_dangling=allow_dangling,
                                     update_metadata=update_metadata, commit=commit,
                                     origins=origins, head_holds=self._head_holds(head),
-                                    head_read=head, landed=self._last_landed)
+                                    head_read=head, landed=self._last_landed,
+                                    places=places)
                 except PlanRefused as first:  # both passes' problems in one refusal (low00)
                     second = self._second_pass(_planned(checks, first.plan, withdrawn),
                                                manifests, first.plan.checked, origins)
@@ -2495,6 +2514,73 @@ def _outside_stores(root: Path, name: str) -> Path:
     return candidate
 
 
+def _open_around(start: str, found: str) -> pygit2.Repository:
+    """Open the repository libgit2 found around ``start``, with the work tree git finds.
+
+    Opened from ``start`` (libgit2 searches upward as git does), never from ``found``, the
+    git directory: a git directory opened by itself takes its parent for the work tree
+    (unless ``core.worktree`` names one), which is wrong for a ``.git`` file naming a
+    directory elsewhere (``git clone --separate-git-dir``) and a ``.git`` symbolic link:
+    kistore then said "the work tree is not checked out" and advised a checkout that
+    changed nothing (fresh01 F6).
+
+    Args:
+        start: the directory the search started from.
+        found: the git directory ``pygit2.discover_repository(start)`` returned.
+
+    Returns:
+        The repository; its ``workdir`` is the directory holding the ``.git`` found
+        (``core.worktree``'s when set), None for a bare repository.
+
+    Raises:
+        NotOwned: another user owns it (:func:`kistore.git.opening.open_repository`).
+    """
+    try:
+        return open_repository(start)
+    except pygit2.GitError:  # start is no longer there, or not readable: as before
+        return open_repository(found)
+
+
+def _environment_repository() -> tuple[pygit2.Repository, Path | None]:
+    """Open the repository ``GIT_DIR`` names, with the work tree git takes for it.
+
+    git(1), "ENVIRONMENT": with ``GIT_DIR`` set git does not search; the work tree is
+    ``GIT_WORK_TREE``, else ``core.worktree``, else none for a bare repository, else the
+    current directory. Relative paths are taken from the current directory. The git
+    processes kistore starts inherit both variables, so they read the same repository.
+    kistore read the current directory's ``.git`` instead ("not inside a git repository",
+    or another repository than its git children's: fresh01 F6).
+
+    Returns:
+        The repository and its work tree (None: a bare repository, no work tree given).
+
+    Raises:
+        StoreStateError: ``GIT_DIR`` names no git directory, or ``GIT_WORK_TREE`` no
+            directory; the message names the variable, its value and what to do.
+        NotOwned: another user owns it (:func:`kistore.git.opening.open_repository`).
+    """
+    named = os.environ["GIT_DIR"]
+    git_dir = os.path.abspath(named)
+    try:
+        repo = open_repository(git_dir)
+    except pygit2.GitError:
+        raise StoreStateError(
+            f"GIT_DIR={named} names no git directory ({git_dir}); unset GIT_DIR (kistore "
+            "then finds the repository around the current directory, as git does) or set it "
+            "to one", file=git_dir) from None
+    tree = os.environ.get("GIT_WORK_TREE")
+    if tree:
+        if not os.path.isdir(tree):
+            raise StoreStateError(
+                f"GIT_WORK_TREE={tree} is not a directory; set it to the work tree of "
+                f"{git_dir}, or unset it", file=os.path.abspath(tree))
+        repo.workdir = os.path.abspath(tree)
+    elif repo.workdir is not None and "core.worktree" not in repo.config:
+        repo.workdir = os.getcwd()  # git: GIT_DIR alone makes the current directory the top
+    workdir = repo.workdir
+    return repo, (Path(workdir) if workdir else None)
+
+
 def _nearest_broken_dotgit(start: str) -> str | None:
     """Say what is wrong with the nearest ``.git`` at or above ``start`` that leads nowhere.
 
@@ -2715,7 +2801,7 @@ def _is_repository_top(root: Path) -> bool:
         return False
     if found is None:
         return False
-    repo = open_repository(found)
+    repo = _open_around(str(root), found)
     if repo.is_bare:
         if Path(found).resolve() == root.resolve():
             raise InputError(

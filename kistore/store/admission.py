@@ -112,7 +112,8 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
              update_metadata: bool, commit: bool, origins: Mapping[Digest, Any] | None,
              head_holds: Callable[[str, bytes], bool],
              head_read: Callable[[str], bytes | None] | None = None,
-             landed: Callable[[str], bytes | None] | None = None) -> AddPlan:
+             landed: Callable[[str], bytes | None] | None = None,
+             places: Sequence[Any] | None = None) -> AddPlan:
     """Check a batch against the work tree; return what to write, or every refusal.
 
     Args:
@@ -135,6 +136,11 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             does not, or HEAD has none while it holds the object: that version is then the
             measure of the name and the ``kernelindex.dev/*`` annotations (last96 1b).
             None: HEAD's file is, parsed or not.
+        places: where each of ``manifests`` came from, in their order (as ``origins``'
+            values): a digest given again with other metadata is refused at that copy,
+            the second, third ... each at its own (``origins`` holds one place a digest;
+            fresh01 F5: an object given three times had both refusals at the third).
+            None: ``origins``' place.
 
     Returns:
         The :class:`AddPlan`.
@@ -154,17 +160,22 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     # Keyed by digest hex: a Digest hashes in Python, a str in C (a million lookups).
     unique: dict[str, Manifest] = {}
     errors: list[KistoreError] = []
-    for m in manifests:
+    given: dict[str, int] = {}  # how many times each digest came, once it came again
+    for i, m in enumerate(manifests):
         first = unique.setdefault(m.digest.hex, m)
+        if first is not m:
+            given[m.digest.hex] = given.get(m.digest.hex, 1) + 1
         if first.metadata_bytes != m.metadata_bytes:
             differs = metadata_difference(first.metadata_bytes, m.metadata_bytes,
                                           "first", "then")
+            times = given[m.digest.hex]
             errors.append(ConflictError(
-                f"{m.digest} appears twice in this input with different metadata "
-                f"({differs})",
+                f"{m.digest} appears {'twice' if times == 2 else f'{times} times'} in this "
+                f"input with different metadata ({differs})",
                 pointer="/metadata",
             ))
-            locate(errors[-1], (origins or {}).get(m.digest))
+            locate(errors[-1], places[i] if places is not None else
+                   (origins or {}).get(m.digest))
     names = view.name_owners(list({(m.kind, m.name) for m in unique.values()}))
     claims = _names_files(view, {(m.kind, m.name) for m in unique.values()})
     stored = _stored_objects(view, {*unique, *(h for m in unique.values()

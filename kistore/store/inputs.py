@@ -193,17 +193,22 @@ def _expand(name: str, errors: list[KistoreError], limits: Limits
     path = Path(name)
     if path.is_dir():
         files = []
-        for p in sorted(path.rglob("*")):
+        for p in _walk(path, name, errors):
             if any(part.startswith(".") for part in p.relative_to(path).parts):
                 continue
-            if p.is_file():
-                if p.suffix in MANIFEST_SUFFIXES:
-                    files.append(p)
-            elif not p.exists() and not p.is_symlink():
-                if p.suffix in MANIFEST_SUFFIXES:
-                    errors.append(InputError(_VANISHED.format(name), file=str(p)))
-            elif (skipped := _not_read(p)) is not None:
-                errors.append(InputError(skipped, file=str(p)))
+            try:
+                if p.is_file():
+                    if p.suffix in MANIFEST_SUFFIXES:
+                        files.append(p)
+                elif not p.exists() and not p.is_symlink():
+                    if p.suffix in MANIFEST_SUFFIXES:
+                        errors.append(InputError(_VANISHED.format(name), file=str(p)))
+                elif (skipped := _not_read(p)) is not None:
+                    errors.append(InputError(skipped, file=str(p)))
+            except OSError as e:  # a link into /proc/1 (EACCES): say it, read on
+                errors.append(InputError(
+                    f"cannot be looked at ({e.strerror or e}); give a narrower directory "
+                    "that holds only manifests", file=str(p)))
         if not files and not errors:
             errors.append(InputError("directory holds no .json, .jsonl or .ndjson files; name the "
                                      "manifest files, or rename them to end in .json",
@@ -215,14 +220,77 @@ def _expand(name: str, errors: list[KistoreError], limits: Limits
                 errors.append(e)
             except FileNotFoundError:  # removed after the listing (review r88 F6)
                 errors.append(InputError(_VANISHED.format(name), file=str(p)))
+            except OSError as e:
+                if e.filename is not None:  # open's error names the file: said as it is
+                    raise
+                errors.append(_unreadable(e, str(p)))
     elif path.exists():  # a file, or a pipe such as <(...) or /dev/stdin
         try:
             yield name, _read_file(name, limits)
         except InputError as e:
             errors.append(e)
+        except OSError as e:
+            if e.filename is not None:  # open's error names the file: said as it is
+                raise
+            errors.append(_unreadable(e, name))
     else:
         errors.append(InputError("no such file or directory; check the path (give - to read "
                                  "standard input)", file=name))
+
+
+_GONE_DIRECTORY = ("is a directory that was listed in {} but is gone: something removed it "
+                   "while the directory was read (under /proc, a process that ended); run the "
+                   "add again when nothing changes there, or give a narrower directory that "
+                   "holds only manifests")
+"""Said of a subdirectory removed between its parent's listing and its own."""
+
+
+def _walk(top: Path, name: str, errors: list[KistoreError]) -> list[Path]:
+    """Return every entry below ``top`` (files, directories, links), sorted, as ``rglob``.
+
+    ``Path.rglob`` raised FileNotFoundError for a subdirectory removed while it walked
+    (``add /`` met a process of ``/proc`` that ended), said as if the user had given a bad
+    path (fresh01 F4); here such a directory is a problem in ``errors``
+    (:data:`_GONE_DIRECTORY`) and the walk goes on; so is one that cannot be listed for
+    another reason (``/proc/PID/net``: EINVAL). Directories not permitted to be read are
+    passed over, as ``rglob`` does; symbolic links to directories are listed, not followed;
+    directories named with a leading dot are not descended into (their entries are
+    skipped by the caller).
+
+    Args:
+        top: the directory given.
+        name: it as typed (named in the message).
+        errors: where a vanished directory's problem is appended.
+    """
+    found: list[Path] = []
+
+    def failed(error: OSError) -> None:
+        if isinstance(error, PermissionError):
+            return
+        where = str(error.filename or top)
+        if isinstance(error, (FileNotFoundError, NotADirectoryError)):
+            errors.append(InputError(_GONE_DIRECTORY.format(name), file=where))
+        else:
+            errors.append(InputError(
+                f"is a directory that cannot be listed ({error.strerror or error}); give a "
+                "narrower directory that holds only manifests", file=where))
+
+    for directory, dirs, files in os.walk(top, onerror=failed):
+        here = Path(directory)
+        found += (here / entry for entry in (*dirs, *files))
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+    return sorted(found)
+
+
+def _unreadable(error: OSError, file: str) -> InputError:
+    """Say which input could not be read, why, and what to do (never a bare reason).
+
+    ``add /proc/self/mem`` said "error: Input/output error" (a read error carries no file
+    name; fresh01 F4).
+    """
+    return InputError(f"cannot be read ({error.strerror or error}); nothing was read from it: "
+                      "give a regular file holding manifests (copy what you meant to add "
+                      "into one), or check the disk it is on", file=file)
 
 
 def _not_read(path: Path) -> str | None:

@@ -374,6 +374,59 @@ def test_cite_warns_when_the_commit_is_on_no_remote_tracking_branch(runner, tmp_
     assert result.exit_code == 0 and result.stderr == "", result.output
 
 
+def test_cite_warns_when_the_commit_is_on_a_pull_request_branch_only(runner, tmp_path):
+    # fresh01 F2: cited on a pushed pull-request branch, the PR's commit was named with no
+    # word; after a squash merge the run is in another commit, and the PR's is on no ref
+    # of the server.
+    template = '\n[cite]\npermalink = "https://example.org/r/{commit}/{path}"\n'
+    server = tmp_path / "server.git"
+    store = new_store(tmp_path / "store", remote=None, cite_table=template)
+    git(tmp_path, "clone", "-q", "--bare", str(store), str(server))
+    alice = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", str(server), str(alice))
+    git(alice, "checkout", "-q", "-b", "feat", "origin/main")
+    add(alice, BUNDLE)
+    pr = commit_all(alice, "add the published record", day=1)
+    git(alice, "push", "-q", "origin", "feat")
+    git(alice, "fetch", "-q")
+    assert git(alice, "branch", "-r", "--contains", pr).split() == ["origin/feat"]
+    said = (f"warning: commit {pr} is on origin/feat only, not on a remote's main line "
+            "(origin/main): a squash or rebase merge lands the object in another commit, "
+            "and this one may leave the server, so the permalink may move or lead nowhere; "
+            "cite it after it lands: `git fetch`, then `kistore cite {ref} --at "
+            "origin/main`\n")
+    result = run_cli(runner, alice, "BenchmarkRun/sol-submission-20464", "--accessed",
+                     "2026-11-29")
+    assert result.exit_code == 0, result.output
+    assert f"https://example.org/r/{pr}/{RUN_PATH}" in result.stdout
+    assert result.stderr == said.format(ref="BenchmarkRun/sol-submission-20464")
+    # the squash merge, the branch deleted: the PR's commit is on no ref of the server
+    git(alice, "checkout", "-q", "main")
+    git(alice, "merge", "-q", "--squash", "feat")
+    squash = commit_all(alice, "squash feat", day=2)
+    git(alice, "push", "-q", "origin", "main", ":feat")
+    git(alice, "fetch", "-q", "--prune")
+    assert git(server, "for-each-ref", "--contains", pr) == ""
+    git(alice, "checkout", "-q", "feat")  # still on the branch: the warning stands
+    result = run_cli(runner, alice, "384a96d0", "--accessed", "2026-11-29")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (f"warning: commit {pr} is on no remote-tracking branch (`git "
+                             "branch -r --contains` lists none): the permalink leads nowhere "
+                             "until it is pushed; push it (then `git fetch`) before you "
+                             "publish this citation\n")
+    # what the warning advised: the commit main holds, and no warning
+    result = run_cli(runner, alice, "384a96d0", "--at", "origin/main", "--accessed",
+                     "2026-11-29")
+    assert result.exit_code == 0, result.output
+    assert (f"https://example.org/r/{squash}/{RUN_PATH}" in result.stdout, result.stderr) == (
+        True, "")
+    # a remote fetched without its HEAD: its main is the main line
+    git(alice, "remote", "set-head", "origin", "--delete")
+    git(alice, "checkout", "-q", "main")
+    result = run_cli(runner, alice, "384a96d0", "--accessed", "2026-11-29")
+    assert (result.exit_code, result.stderr) == (0, "")
+
+
 def test_cli_unknown_ref_exit_1(runner, tmp_path):
     path, _ = published_store(tmp_path)
     result = run_cli(runner, path, "00000000")

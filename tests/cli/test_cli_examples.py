@@ -7,6 +7,7 @@ import os
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -32,13 +33,23 @@ def my_index(tmp_path_factory):
 
 
 def build_my_index(top):
-    """`kistore init my-index && cd my-index`, then `kistore --help`'s add, in a clone."""
-    (top / "examples").symlink_to(EXAMPLES)
-    subprocess.run([sys.executable, "-m", "kistore", "init", "my-index"], cwd=top, check=True,
-                   capture_output=True)
+    """`kistore --help`'s example as written, from the top of a clone named ``kistore``.
+
+    Its init made the store inside the clone (``my-index``), which README warns against:
+    the site and exports README writes next were refused there (fresh01 F3). It is now
+    README's first line, a store beside the clone.
+    """
+    clone = top / "kistore"
+    clone.mkdir()
+    (clone / "examples").symlink_to(EXAMPLES)
+    init, add = examples(main)[:2]
+    assert init == "kistore init ../my-index && cd ../my-index"
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert f"\n    {init}     # a store beside the clone, not in it\n" in readme
+    subprocess.run([sys.executable, "-m", "kistore", "init", "../my-index"], cwd=clone,
+                   check=True, capture_output=True)
     store = top / "my-index"
-    add = examples(main)[1]
-    assert add.startswith("kistore add --commit ../examples/*.bundle.json")
+    assert add.startswith("kistore add --commit ../kistore/examples/*.bundle.json")
     subprocess.run(f"{shlex.quote(sys.executable)} -m {add}", shell=True, cwd=store,
                    check=True, capture_output=True)
     return store

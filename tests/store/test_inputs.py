@@ -387,3 +387,35 @@ def test_json_lines_with_one_bad_line_keep_their_errors_a_line():
     data = jsonl(5) + b"{\"a\": 1\n"
     found = errors_of(data, "x.jsonl")
     assert len(found) == 1 and found[0].startswith("x.jsonl:6:")
+
+
+def test_cli_add_places_each_copy_of_an_object_given_three_times_at_its_own_entry(
+        runner, store_path, tmp_path):
+    """fresh01 F5: both conflicts were placed at the third copy (``/third``, line 3), and
+    the third was said to appear "twice"."""
+    from kistore.core.model import Manifest
+
+    from ..conftest import snapshot
+
+    run = list(manifests(30))[5]
+    copies = {}
+    for key in ("first", "second", "third"):
+        copy = json.loads(json.dumps(run))
+        copy["metadata"]["title"] = f"tri-{key}"
+        copies[key] = copy
+    digest = Manifest.from_document(run).digest
+    one = tmp_path / "tri.json"
+    one.write_text(json.dumps(copies, indent=1))
+    lines = tmp_path / "tri.jsonl"
+    lines.write_text("".join(json.dumps(d) + "\n" for d in copies.values()))
+    before = snapshot(store_path)
+    said = "{} appears {} in this input with different metadata (/title: first \"tri-first\", " \
+           "then \"tri-{}\")"
+    for path, second, third in ((one, "/second/", "/third/"), (lines, "2:1:/", "3:1:/")):
+        result = add(runner, store_path, "--commit", "--allow-dangling", str(path))
+        assert result.exit_code == 1
+        assert result.stderr.splitlines() == [
+            f"error: {path}:{second}metadata: " + said.format(digest, "twice", "second"),
+            f"error: {path}:{third}metadata: " + said.format(digest, "3 times", "third"),
+            "error: 2 problems in all; nothing was added"]
+        assert snapshot(store_path) == before
