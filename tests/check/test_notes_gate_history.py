@@ -145,8 +145,8 @@ def test_a_line_removed_and_added_back_in_the_pushed_history_is_refused(remote, 
     assert removal_said(blob, middle, served, withdrawal, "the pushed tip holds them again"
                         ) in pushed.output, pushed.output
     assert ("push a notes history without that commit (`kistore notes rebase REMOTE` rebuilds "
-            "a clone's notes on REMOTE's without it, REMOTE being your clone's name for this "
-            "repository;") in pushed.output
+            "a repository's notes on REMOTE's without it, REMOTE being your repository's name "
+            "for this one;") in pushed.output
     assert pushed.output.count("error KI") == 1, pushed.output
     assert git(remote.bare, "rev-parse", "refs/notes/kistore").strip() == served
 
