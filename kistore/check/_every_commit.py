@@ -148,7 +148,7 @@ _OBJECTS = layout.OBJECTS_DIR + "/"
 _METADATA = layout.METADATA_DIR + "/"
 
 
-def _as_held(repo: pygit2.Repository, tree: Any, path: str, blob: str) -> Finding | None:
+def _as_held(repo: pygit2.Repository, tree: pygit2.Tree, path: str, blob: str) -> Finding | None:
     """KI203 or KI212 of a metadata or names file ``blob`` at ``path`` in a commit's ``tree``.
 
     A metadata file: one lookup of its object's path. A names file: its bytes read, then
@@ -185,7 +185,7 @@ def _read(repo: pygit2.Repository, blob: str) -> bytes | None:
     return None if isinstance(data, int) else data
 
 
-def _field(repo: pygit2.Repository, tree: Any, path: str, key: str) -> str | None:
+def _field(repo: pygit2.Repository, tree: pygit2.Tree, path: str, key: str) -> str | None:
     """Return the string ``key`` of the JSON object at ``path`` in ``tree``, or None.
 
     An object's ``kind``, a metadata file's ``name``; None: absent, unread, not JSON, no

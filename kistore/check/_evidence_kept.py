@@ -282,7 +282,7 @@ def check_evidence_history(store: Store, at: str | None = None) -> list[Finding]
     return told
 
 
-def _keys_at(repo: pygit2.Repository, tree: Any) -> set[str] | None:
+def _keys_at(repo: pygit2.Repository, tree: pygit2.Tree) -> set[str] | None:
     """Return the keyids the trust file of ``tree`` lists, or None (none, or unreadable)."""
     blob = blob_at(repo, tree, layout.TRUST_FILE)
     if blob is None:

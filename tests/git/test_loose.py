@@ -10,7 +10,7 @@ import pytest
 
 from kistore.git import _loose
 
-from .conftest import commit_writes_failing, pack_refs_beside
+from .conftest import _blocked, commit_writes_failing, pack_refs_beside
 
 _VANISHED = "failed to rename lockfile to '.git/objects/d3/0520': No such file or directory"
 
@@ -180,3 +180,16 @@ def test_a_commit_whose_directory_keeps_vanishing_is_given_up(tmp_path, monkeypa
                        r"directory\)\)\. Nothing was lost: running the command again is safe"):
         _loose.commit(repo, signature, "m\n", tree, [])
     assert len(failed) == _loose.ATTEMPTS
+
+
+@pytest.mark.parametrize("blocker", ["vanished", "file"])
+def test_the_seam_keeps_the_other_objects_of_the_blocked_directory_readable(tmp_path, blocker):
+    # ci145, ci152: a note's blob sharing the blocked commit's two hex digits was set aside
+    # unpacked, and its write met the blocker; prune-packed removes only packed objects
+    repo = pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
+    blob = str(repo.create_blob(b"hello"))
+    assert blob == "b6fc4c620b67d95f953a5c1c1230aaab5db5a1b0"  # git hash-object of "hello"
+    with _blocked(Path(repo.path), "b6" + "0" * 38, blocker):
+        assert str(repo.create_blob(b"hello")) == blob  # found packed: nothing to write
+        assert repo.odb.exists(blob)
+    assert (Path(repo.path) / "objects" / "b6" / blob[2:]).is_file()  # put back as it was
