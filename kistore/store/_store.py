@@ -226,6 +226,31 @@ class AddInterrupted(KeyboardInterrupt):
         self.commit = commit
 
 
+
+def _first_places(manifests: Sequence[Manifest], places: Sequence[Any]) -> dict[Digest, Any]:
+    """Return each digest's place (``Store.add``'s ``places``) at its first copy.
+
+    Args:
+        manifests: an add's manifests, in input order.
+        places: where each came from, in the same order.
+
+    Returns:
+        ``{digest: place}``: a digest given several times at the first (the copy the add
+        stores: :func:`kistore.store.admission.plan_add` keeps it).
+    """
+    first: dict[Digest, Any] = {}
+    for m, place in zip(manifests, places, strict=True):
+        first.setdefault(m.digest, place)
+    return first
+
+
+def _first_copies(manifests: Iterable[Manifest]) -> dict[Digest, Manifest]:
+    """Return each digest's first manifest, in input order: the copy an add stores."""
+    first: dict[Digest, Manifest] = {}
+    for m in manifests:
+        first.setdefault(m.digest, m)
+    return first
+
 class Store:
     """A kistore store: a git repository holding ``kistore.toml`` and ``store/``.
 
@@ -1317,7 +1342,10 @@ class Store:
             places: where each of ``manifests`` came from, in their order (as ``origins``'
                 values; None: ``origins``'); a digest given again with other metadata is
                 refused at each copy's own place
-                (:func:`kistore.store.admission.plan_add`).
+                (:func:`kistore.store.admission.plan_add`), and every other problem of
+                that digest at its first copy's, the one the add would store (fresh02 G4:
+                "already stored with other metadata ... given 'tri-first'" was placed at
+                the third copy, ``origins`` holding the last one's place).
             checks: the rules of the layers above the store to ask before anything is
                 written (:data:`AdmissionCheck`), each under the write lock with the new
                 manifests. Default none: the store's own rules (bytes, schema, names,
@@ -1457,6 +1485,8 @@ class Store:
         withdrawn: Callable[[Iterable[str]], set[str]] | None = None,
     ) -> list[AddResult]:
         """:meth:`add` under the write lock."""
+        if places is not None:  # a digest given again: its problems at its first copy
+            origins = {**(origins or {}), **_first_places(manifests, places)}
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import BranchCommit, check_ready
@@ -1635,7 +1665,7 @@ class Store:
         # Lazy: the write path (admission is large, docs/speed.md).
         from .admission import locate
 
-        new = list({m.digest: m for m in manifests if m.digest.hex in checked}.values())
+        new = list(_first_copies(m for m in manifests if m.digest.hex in checked).values())
         warned: dict[Digest, list[str]] = {}
         if not new:
             return warned
@@ -1682,7 +1712,7 @@ class Store:
                    if r.status == "metadata-updated" and r.kind == "BenchmarkRun"}
         if not updated:
             return
-        runs = list({m.digest: m for m in manifests if m.digest in updated}.values())
+        runs = list(_first_copies(m for m in manifests if m.digest in updated).values())
         problems = metadata_boards_admitted(self, runs)
         for digest, problem in problems:
             locate(problem, (origins or {}).get(digest))

@@ -419,3 +419,46 @@ def test_cli_add_places_each_copy_of_an_object_given_three_times_at_its_own_entr
             f"error: {path}:{third}metadata: " + said.format(digest, "3 times", "third"),
             "error: 2 problems in all; nothing was added"]
         assert snapshot(store_path) == before
+
+
+def test_cli_add_places_the_stored_copys_problems_at_the_first_entry(runner, store_path,
+                                                                     tmp_path):
+    """fresh02 G4: an object stored, given three times with other names: "already stored
+    with other metadata (... given "tri-first")" and KI209's "not 'tri-first'" were placed
+    at the third entry (``/third``, line 3), ``origins`` holding the last copy's place;
+    they are the first copy's, the one the add would store."""
+    from kistore.core.model import Manifest
+
+    from ..conftest import EXAMPLES, snapshot
+
+    bundle = EXAMPLES / "sol-execbench-submission-20464.bundle.json"
+    assert add(runner, store_path, "--allow-dangling", str(bundle)).exit_code == 0
+    run = json.loads(bundle.read_text())["run"]
+    digest = Manifest.from_document(run).digest
+    copies = {}
+    for key in ("first", "second", "third"):
+        copy = json.loads(json.dumps(run))
+        copy["metadata"]["name"] = f"tri-{key}"
+        copies[key] = copy
+    one = tmp_path / "tri.json"
+    one.write_text(json.dumps(copies, indent=1))
+    lines = tmp_path / "tri.jsonl"
+    lines.write_text("".join(json.dumps(d) + "\n" for d in copies.values()))
+    before = snapshot(store_path)
+    again = "{} appears {} in this input with different metadata (/name: first \"tri-first\", " \
+            "then \"tri-{}\")"
+    for path, first, second, third in ((one, "/first/", "/second/", "/third/"),
+                                       (lines, "1:1:/", "2:1:/", "3:1:/")):
+        result = add(runner, store_path, "--allow-dangling", str(path))
+        assert result.exit_code == 1
+        assert result.stderr.splitlines() == [
+            f"error: {path}:{second}metadata: " + again.format(digest, "twice", "second"),
+            f"error: {path}:{third}metadata: " + again.format(digest, "3 times", "third"),
+            f"error: {path}:{first}metadata: {digest} is already stored with other metadata "
+            "(/name: stored \"sol-submission-20464\", given \"tri-first\"); pass "
+            "--update-metadata to replace it",
+            f"error: {path}:{first}metadata/name: sol-execbench run '20464' must be named "
+            "'sol-kernel-N-submission-20464' or 'sol-submission-20464' or 'sol-local-20464', "
+            "not 'tri-first'",
+            "error: 4 problems in all; nothing was added"]
+        assert snapshot(store_path) == before
