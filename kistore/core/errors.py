@@ -32,6 +32,7 @@ class KistoreError(Exception):
         pointer: RFC 6901 JSON Pointer of the offending value, ``""`` for the whole document.
         line: 1-based line in the file's text, when the problem has a place in the text.
         column: 1-based column (in characters) on that line.
+        rule_id: the id of the rule whose check raised it (``KI226``), where one did.
     """
 
     exit_code = 1
@@ -43,6 +44,11 @@ class KistoreError(Exception):
     records there, so that a refusal is told at the source record and, under
     ``--skip-invalid``, that record is left out (:mod:`kistore.importers._refused`)."""
 
+    rule_id: str | None = None
+    """The id of the rule whose check raised this problem (``KI226``), else None. An import
+    reads who is at fault from it (:data:`kistore.core.findings.NOT_THE_VALUES`): the
+    source's record, the store's state or kistore's own files, each with its advice."""
+
     def __init__(
         self,
         message: str,
@@ -51,8 +57,11 @@ class KistoreError(Exception):
         pointer: str | None = None,
         line: int | None = None,
         column: int | None = None,
+        rule_id: str | None = None,
     ) -> None:
         self.message = message
+        if rule_id is not None:
+            self.rule_id = rule_id
         self.file = file
         self.pointer = pointer
         self.line = line

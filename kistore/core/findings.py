@@ -53,6 +53,49 @@ def rule(id: str, name: str, severity: str, hint: str) -> Rule:
     return new
 
 
+STORE = "store"
+""":attr:`Fault.who` of a rule refusing a manifest for what the store holds already."""
+KISTORE = "kistore"
+""":attr:`Fault.who` of a rule refusing a manifest for kistore's own files being stale."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """Who is at fault when a rule refuses a manifest whose values are right.
+
+    Attributes:
+        who: :data:`STORE` (what the store holds: the refusal's own message says the fix)
+            or :data:`KISTORE` (kistore's own files: :attr:`fix` says what to do).
+        fix: what to do, for :data:`KISTORE`; ``""`` for :data:`STORE`.
+    """
+
+    who: str
+    fix: str = ""
+
+
+NOT_THE_VALUES: dict[str, Fault] = {
+    # kistore's catalogue of KernelBench runs (kistore/core/kernelbench_runs.txt) lacks a
+    # run its own importer makes: the importer changed without `make catalogue` (KI226's fix)
+    "KI226": Fault(KISTORE, (
+        "its catalogue of the KernelBench runs its importer makes "
+        "(kistore/core/kernelbench_runs.txt) lacks this run: the importer changed without "
+        "`make catalogue`; run `make catalogue` in kistore's source tree, review the added "
+        "lines and import again (an installed kistore: report it to kistore's maintainers)")),
+    "KI202": Fault(STORE),  # a stored run names the arriving digest as another kind
+    "KI210": Fault(STORE),  # the stored runs of its comparison group state another unit
+    "KI213": Fault(STORE),  # it names manifests in the work tree not committed (add --commit)
+    "KI232": Fault(STORE),  # a stored run claims the same record of the source
+}
+"""Who is at fault, by rule id (:attr:`~kistore.core.errors.KistoreError.rule_id`), when an
+add-time rule refuses a manifest an importer built whose values are the source record's
+and right: the store's state (a stored run's claim, a group's unit, a reference's kind, an
+uncommitted reference) or kistore's own files (KI226). Every other rule (KI209,
+KI222-KI224, KI227, KI228, KI233, KI238; a schema, a number) refuses the manifest's own
+values: its author's to correct, and for ``kistore import`` the source record's, which
+cannot be imported as it is. :func:`kistore.importers.common.import_advice` says each its
+advice (adv01: "report it upstream" was said of KI226's stale catalogue)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One problem found, located as exactly as it can be.

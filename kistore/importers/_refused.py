@@ -24,7 +24,7 @@ from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, shorten
 from ..core.model import Manifest
 from ..core.numbers import is_number
-from .common import IMPORT_ADVICE, Record, ms_to_ns
+from .common import IMPORT_ADVICE, Record, import_advice, ms_to_ns
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,7 +84,11 @@ def at_records(error: KistoreError) -> set[int] | None:
     :func:`told`'s (``kernel 10 submission 20171: its BenchmarkRun
     'sol-kernel-10-submission-20171' is refused at /spec/sourceNative/metrics/sol_score,
     the record's 1.7: ... (KI223); the record is the source's ...``), saying how many
-    other records built a manifest several built.
+    other records built a manifest several built, and ending with the advice of whoever
+    the refusing rule says is at fault (:func:`.common.import_advice`): the record's
+    values (KI223: ``--skip-invalid`` leaves it out, report it upstream), the store's
+    state (KI232: the rule's fix, then import again) or kistore's own files (KI226: its
+    catalogue stale, ``make catalogue``).
 
     Args:
         error: what ``Store.add`` raised.
@@ -104,7 +108,7 @@ def at_records(error: KistoreError) -> set[int] | None:
         first, m = origin.records[0], origin.manifest
         problem.pointer, problem.message = told(
             first, m.kind, m.name, problem.pointer or "", problem.message,
-            others=len(origin.records) - 1)
+            others=len(origin.records) - 1, advice=import_advice(problem.rule_id))
         problem.file, problem.line = origin.file, first.line
         problem.column = None
         problem.args = (problem.format(),)
@@ -113,7 +117,7 @@ def at_records(error: KistoreError) -> set[int] | None:
 
 
 def told(record: Record, kind: str, name: str, pointer: str, message: str, *,
-         others: int = 0) -> tuple[str, str]:
+         others: int = 0, advice: str = IMPORT_ADVICE) -> tuple[str, str]:
     """Tell a refusal of a manifest's value at the record it came from.
 
     The one place an import says a refused manifest: at build (its schema, its canonical
@@ -130,12 +134,14 @@ def told(record: Record, kind: str, name: str, pointer: str, message: str, *,
         pointer: the problem's JSON Pointer into the manifest (``""``: the whole of it).
         message: what is wrong there, without advice to a manifest's author.
         others: how many other records built the same manifest.
+        advice: what to do (:func:`.common.import_advice` of the refusing rule): by
+            default :data:`.common.IMPORT_ADVICE`, the record's values being at fault.
 
     Returns:
         ``(pointer, message)``: the JSON Pointer in the record's file (the record's, then
         the field's inside it), and ``LABEL: its KIND 'NAME' is refused at POINTER, the
-        record's VALUE: MESSAGE; ADVICE`` (:data:`.common.IMPORT_ADVICE`), or ``... at POINTER (a
-        pointer into the KIND, not the record): ...`` where the field is not known.
+        record's VALUE: MESSAGE; ADVICE``, or ``... at POINTER (a pointer into the KIND, not
+        the record): ...`` where the field is not known.
     """
     built = f" (built from {others} other record(s) too)" if others else ""
     where = record.source_of(kind, pointer)
@@ -143,13 +149,13 @@ def told(record: Record, kind: str, name: str, pointer: str, message: str, *,
     if where is None or not known:
         return record.pointer, (
             f"{record.label}: its {kind} {name!r}{built} is refused at {pointer or '/'} (a "
-            f"pointer into the {kind}, not the record): {message}; {IMPORT_ADVICE}")
+            f"pointer into the {kind}, not the record): {message}; {advice}")
     stated = _shown(value)
     if where.unit == "ms" and is_number(value):
         stated = f"{stated} ms = {_shown(ms_to_ns(value))} ns"
     return record.pointer + where.pointer, (
         f"{record.label}: its {kind} {name!r}{built} is refused at {pointer}, the "
-        f"record's {stated}: {message}; {IMPORT_ADVICE}")
+        f"record's {stated}: {message}; {advice}")
 
 
 def _shown(value: Any) -> str:

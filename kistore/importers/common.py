@@ -28,6 +28,7 @@ from ..core.canonical import escape_pointer, unescape_pointer
 from ..core.contradictions import TRACE_STATUSES as TRACE_STATUSES  # re-exported
 from ..core.digest import Digest
 from ..core.errors import AdvisedError, InputError, KistoreError, MultipleErrors
+from ..core.findings import KISTORE, NOT_THE_VALUES
 from ..core.limits import DEFAULT, read_bounded
 from ..core.model import Manifest, object_document
 from ..core.naming import slug
@@ -379,6 +380,38 @@ IMPORT_ADVICE = ("the record is the source's and cannot be imported as it is: "
 """What to do about a source's record kistore cannot import: the source is a third party's,
 not a manifest of the person's to correct (fresh01 F1: "write it in a larger unit" was said
 of a FlashInfer trace's latency)."""
+
+STORE_ADVICE = ("the record is not at fault, what the store holds is: do as {rule}'s fix "
+                "says, then import again; --skip-invalid leaves the record out meanwhile")
+"""What to do when the rule ``{rule}`` refuses a record's manifest for the store's state
+(:data:`kistore.core.findings.NOT_THE_VALUES`, :data:`~kistore.core.findings.STORE`): a
+stored run claiming the same record (KI232), a group stating another unit (KI210). The
+record is right; the refusal's message says the rule's fix."""
+
+
+def import_advice(rule_id: str | None) -> str:
+    """Return what an import says to do when the rule ``rule_id`` refuses a record's manifest.
+
+    Each rule declares who is at fault (:data:`kistore.core.findings.NOT_THE_VALUES`): the
+    record's own values (every rule not listed there, and a problem no rule raised: a
+    schema, a number), the store's state, or kistore's own files (KI226: its catalogue is
+    stale, ``make catalogue``).
+
+    Args:
+        rule_id: the refusing rule's id (:attr:`~kistore.core.errors.KistoreError.rule_id`),
+            or None.
+
+    Returns:
+        :data:`IMPORT_ADVICE` (the record's values), :data:`STORE_ADVICE` naming the rule
+        (the store's), or ``the record is not at fault, kistore is: FIX`` (kistore's, its
+        rule's fix).
+    """
+    fault = NOT_THE_VALUES.get(rule_id or "")
+    if rule_id is None or fault is None:
+        return IMPORT_ADVICE
+    if fault.who == KISTORE:
+        return f"the record is not at fault, kistore is: {fault.fix}"
+    return STORE_ADVICE.format(rule=rule_id)
 
 
 def for_import(error: KistoreError) -> KistoreError:

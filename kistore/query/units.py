@@ -97,7 +97,7 @@ def units_admitted(store: Store, manifests: Sequence[Manifest]
             else:
                 problems.append((digest, InputError(
                     f"{finding.message}; {UNIT_DISAGREES.hint} (KI210: `check` and `verify` "
-                    "refuse it)", pointer=finding.pointer)))
+                    "refuse it)", pointer=finding.pointer, rule_id=UNIT_DISAGREES.id)))
     return problems
 
 

@@ -288,7 +288,8 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             fresh or status != "unchanged") else None
         if facts is not None:  # verify's KI209, before writing
             if facts.id_disagreement is not None:
-                problems.append(InputError(facts.id_disagreement, pointer="/metadata/name"))
+                problems.append(InputError(facts.id_disagreement, pointer="/metadata/name",
+                                           rule_id="KI209"))
             problems += _unproven_claim(facts)  # KI226: a new run, or its new metadata
         if fresh:
             checked.add(hex_)
@@ -408,7 +409,7 @@ def _problems_as_new(view: WorkTreeView, m: Manifest, facts: RunFacts | None,
     """
     problems = _wrong_kinds(view, m, batch, stored, kinds_read) if m.reference_hex else []
     if facts is not None:
-        problems += [InputError(f"{c.message} ({c.rule})", pointer=c.pointer)
+        problems += [InputError(f"{c.message} ({c.rule})", pointer=c.pointer, rule_id=c.rule)
                      for c in facts.contradictions]
     if allow_dangling:
         return problems
@@ -439,7 +440,8 @@ def _unproven_claim(facts: RunFacts) -> list[KistoreError]:
     if unproven is None:
         return []
     where = "/metadata" if unproven.in_metadata else ""
-    return [InputError(f"{unproven.message} ({unproven.rule})", pointer=where + unproven.pointer)]
+    return [InputError(f"{unproven.message} ({unproven.rule})", pointer=where + unproven.pointer,
+                       rule_id=unproven.rule)]
 
 
 Earlier = dict[str, dict[str, tuple[bytes, dict[str, str]]]]
@@ -522,7 +524,7 @@ def _answered_with_wrong_kind(view: WorkTreeView, batch: Mapping[str, Manifest],
                 problems.append((m.digest, ResolutionError(wrong_kind_answer(
                     f"{m.kind} {m.name} ({m.digest})", shown,
                     f"{layout.object_path(run)}:/spec/{field_name}", m.kind),
-                    pointer="/kind")))
+                    pointer="/kind", rule_id="KI202")))
     return problems
 
 
@@ -568,7 +570,7 @@ def _uncommitted_references(view: WorkTreeView, batch: Mapping[str, Manifest],
                 "fails `kistore verify --at HEAD` and the gate (KI213): commit them first "
                 "(`kistore add --commit FILE` of their files, or `git add store && git "
                 "commit`), or give their files to this same `add --commit`",
-                pointer="/spec"))
+                pointer="/spec", rule_id="KI213"))
             locate(errors[-1], (origins or {}).get(m.digest))
     return errors
 
@@ -710,7 +712,7 @@ def _wrong_kinds(view: WorkTreeView, m: Manifest, batch: Mapping[str, Manifest],
                 f"{m.kind} {m.name} ({m.digest}): {field_name} {Digest(ref)} is "
                 f"{with_article(kind)}, not {with_article(expected)}; point it at "
                 f"the {expected} the run measured",
-                pointer=f"/spec/{field_name}"))
+                pointer=f"/spec/{field_name}", rule_id="KI202"))
     return problems
 
 

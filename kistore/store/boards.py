@@ -163,7 +163,8 @@ def _run_board(run: Manifest) -> Board | None:
 
 def _refused(said: str, pointer: str) -> InputError:
     """Return the refusal: the disagreement, what to do, the rule's id."""
-    return InputError(f"{said}; {BOARD_DISAGREES.hint} ({BOARD_DISAGREES.id})", pointer=pointer)
+    return InputError(f"{said}; {BOARD_DISAGREES.hint} ({BOARD_DISAGREES.id})", pointer=pointer,
+                      rule_id=BOARD_DISAGREES.id)
 
 
 _BOARDS = Referenced("workloadDigest", "Workload", _run_board,

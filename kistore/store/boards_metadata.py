@@ -68,7 +68,7 @@ def metadata_boards_admitted(store: Store, runs: Sequence[Manifest]
                 f"{message}; keep {fields} as stored: --update-metadata replaces what the run "
                 "states, never where it was measured (a run measured elsewhere is another "
                 f"run, added with its own workload) ({BOARD_DISAGREES.id})",
-                pointer="/metadata")))
+                pointer="/metadata", rule_id=BOARD_DISAGREES.id)))
     return problems
 
 

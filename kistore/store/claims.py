@@ -170,7 +170,7 @@ def claims_admitted(store: Store, manifests: Sequence[Manifest],
                 "completes)")
             problems.append((digest, InputError(
                 f"{claim_message(claim, others)}{completed}; {fix} ({CLAIMED_TWICE.id}: the "
-                "gate refuses it too)", file=file, pointer=POINTER)))
+                "gate refuses it too)", file=file, pointer=POINTER, rule_id=CLAIMED_TWICE.id)))
         earlier[(directory, claim)].append(shown)
     return problems
 

@@ -68,7 +68,7 @@ def observed_admitted(store: Store, manifests: Sequence[Manifest], *,
         if broken is OBSERVED_AFTER_ENTRY:
             problems.append((digest, InputError(
                 f"{said}; state when the run was measured (RFC 3339) and add it again "
-                f"({broken.id})", pointer=POINTER)))
+                f"({broken.id})", pointer=POINTER, rule_id=broken.id)))
         elif not said_once:
             said_once = True
             problems.append((digest, AdmissionWarning(

@@ -29,6 +29,12 @@ UPSTREAM = ("github.com/ScalingIntelligence/KernelBench@"
 CLAIMING = {"kernelindex.dev/source": "kernelbench", "kernelindex.dev/license": "MIT",
             "kernelindex.dev/upstream": UPSTREAM}
 SHORT = "claims kernelbench, not an import (KI226)"
+STALE_CATALOGUE = (
+    "the record is not at fault, kistore is: its catalogue of the KernelBench runs its "
+    "importer makes (kistore/core/kernelbench_runs.txt) lacks this run: the importer changed "
+    "without `make catalogue`; run `make catalogue` in kistore's source tree, review the "
+    "added lines and import again (an installed kistore: report it to kistore's maintainers)")
+"""An import's advice when KI226 refuses a run kistore's own importer makes (adv01)."""
 
 
 def _message(digest: str, claims: str) -> str:
@@ -302,11 +308,26 @@ def test_import_refuses_runs_its_catalogue_does_not_list(tmp_path, runner, monke
     timing = DATA / "kernelbench" / "H100_Modal" / "baseline_time_torch.json"
     done = runner.invoke(main, ["--store", str(root), "import", "kernelbench", str(timing)])
     assert done.exit_code == 1, done.output
-    # the rule's words, then the import's advice (imp01: told at the record)
-    refused = [line for line in done.stderr.splitlines() if "(KI226); the record is" in line]
+    # the rule's words, then the advice of who is at fault: not the record (adv01: it said
+    # "the record is the source's ...: report it upstream"), kistore's stale catalogue
+    refused = [line for line in done.stderr.splitlines() if "(KI226); " in line]
     assert len(refused) == 250
-    assert ("is refused at /spec/sourceNative/source (a pointer into the BenchmarkRun, not the "
-            "record): the run claims to be KernelBench's data") in refused[0]
+    assert all(line.endswith(f"(KI226); {STALE_CATALOGUE}") for line in refused)
+    assert not any("upstream;" in line or "report it upstream" in line for line in refused)
+    first = "sha256:bb1ce6354d4b07ff0d72ebb3812e288865f7b6074b27aab0367c26bacb94678e"
+    upstream = ("github.com/ScalingIntelligence/KernelBench@"
+                "1f8d20fa06357a9c343f4508887b6da22f114752")
+    assert refused[0] == (
+        f"error: {timing.as_posix()}:/level1/1_Square_matrix_multiplication_.py: "
+        "level1/1_Square_matrix_multiplication_.py: its BenchmarkRun "
+        "'kernelbench-h100-modal-eager-level1-1-square-matrix-multiplication' is refused at "
+        "/spec/sourceNative/source (a pointer into the BenchmarkRun, not the record): "
+        + _message(first, "object /spec/sourceNative/source 'kernelbench', metadata "
+                   "/annotations/kernelindex.dev~1source 'kernelbench', metadata "
+                   "/annotations/kernelindex.dev~1source-file 'kernelbench/H100_Modal/"
+                   f"baseline_time_torch.json', metadata /annotations/kernelindex.dev~1upstream "
+                   f"'{upstream}'").replace("the 750 it makes", "the 0 it makes")
+        + f" (KI226); {STALE_CATALOGUE}")
     assert not list((root / "store" / "objects").rglob("*.json"))
 
 
