@@ -757,7 +757,9 @@ class _Scanner:
                     advice=LARGER_UNIT_ADVICE,
                 )
             if is_float:
-                self.fail(f"number {quoted} is outside the IEEE 754 double range", pointer, start)
+                self.fail(f"number {quoted} is outside the IEEE 754 double range (expected "
+                          "at most 1.7976931348623157e308 either side of 0)", pointer, start,
+                          advice=LARGER_UNIT_ADVICE)
             self.fail(f"integer {quoted} is outside +/-(2**53 - 1)", pointer, start,
                       advice=LARGER_UNIT_ADVICE)
 

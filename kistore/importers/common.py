@@ -27,7 +27,7 @@ from ..core import canonical
 from ..core.canonical import escape_pointer, unescape_pointer
 from ..core.contradictions import TRACE_STATUSES as TRACE_STATUSES  # re-exported
 from ..core.digest import Digest
-from ..core.errors import AdvisedError, InputError, KistoreError, MultipleErrors
+from ..core.errors import AdvisedError, InputError, KistoreError, MultipleErrors, shorten
 from ..core.findings import KISTORE, NOT_THE_VALUES
 from ..core.limits import DEFAULT, read_bounded
 from ..core.model import Manifest, object_document
@@ -473,11 +473,15 @@ def check_shape(value: Any, schema: dict[str, Any], *, file: str, line: int | No
 
     Raises:
         MultipleErrors: one InputError per violation, at its JSON Pointer, saying what
-            the source format expects.
+            the source format expects, the value the record states there (a number, string,
+            true, false or null; when the words do not say it already: ``expected a
+            number or null, found a string: the record states "x"``), and
+            :data:`IMPORT_ADVICE` (fresh02, F1 retry: ``-3`` and ``"x"`` said no advice).
     """
     errors: list[KistoreError] = [
         InputError(
-            f"{describe_error(error)} (expected by the importer's reading of the source format)",
+            f"{_with_value(describe_error(error), error.instance)} (expected by the "
+            f"importer's reading of the source format); {IMPORT_ADVICE}",
             file=file, line=line,
             pointer=pointer + "".join(f"/{escape_pointer(str(p))}" for p in error.absolute_path),
         )
@@ -485,6 +489,19 @@ def check_shape(value: Any, schema: dict[str, Any], *, file: str, line: int | No
     ]
     if errors:
         raise MultipleErrors(errors)
+
+
+def _with_value(said: str, value: Any) -> str:
+    """Return ``said`` with ``: the record states VALUE`` after it, for a scalar it omits.
+
+    Args:
+        said: a schema error in words (:func:`~kistore.core.schema.describe_error`).
+        value: the value it is about; an object or array is not quoted (the pointer names it).
+    """
+    if isinstance(value, dict | list):
+        return said
+    text = shorten(json.dumps(value, ensure_ascii=False))
+    return said if text in said else f"{said}: the record states {text}"
 
 
 def _freeze(schema: dict[str, Any]) -> str:
@@ -535,21 +552,35 @@ def latency_ns(stats_ms: dict[str, Any], *, file: str, pointer: str,
 
     Raises:
         MultipleErrors: a latency that is not positive (``std`` may be 0), or a mean
-            outside ``[min, max]``: a source error that would otherwise rank first.
+            outside ``[min, max]``: a source error that would otherwise rank first. Each
+            says the value as the record states it (JSON's form: ``-0.0``), what was
+            expected and :data:`IMPORT_ADVICE` (fresh02, F1 retry: ``0`` said no advice).
     """
     ns = {k: ms_to_ns(v) for k, v in stats_ms.items()}
-    problems = [fail(f"latency {k} = {stats_ms[k]} ms is not positive; a passed run takes time",
+    problems = [fail(f"latency {k} = {_stated(stats_ms[k])} ms is {_UNDER[k == 'std']}: a "
+                     f"passed run takes time); {IMPORT_ADVICE}",
                      file=file, pointer=f"{pointer}/{k}", line=line)
                 for k, v in ns.items() if (v < 0 if k == "std" else v <= 0)]
     low, high = ns.get("min"), ns.get("max")
     for k in ("mean", "median"):
         if k in ns and ((low is not None and ns[k] < low) or (high is not None and ns[k] > high)):
-            problems.append(fail(f"latency {k} = {stats_ms[k]} ms lies outside [min, max] = "
-                                 f"[{stats_ms.get('min')}, {stats_ms.get('max')}] ms",
+            problems.append(fail(f"latency {k} = {_stated(stats_ms[k])} ms lies outside [min, "
+                                 f"max] = [{_stated(stats_ms.get('min'))}, "
+                                 f"{_stated(stats_ms.get('max'))}] ms (expected within them); "
+                                 f"{IMPORT_ADVICE}",
                                  file=file, pointer=f"{pointer}/{k}", line=line))
     if problems:
         raise MultipleErrors(list(problems))
     return ns
+
+
+_UNDER = {False: "not positive (expected more than 0 ms", True: "negative (expected 0 ms or more"}
+"""What :func:`latency_ns` says of a statistic below its floor: any but ``std`` (True)."""
+
+
+def _stated(value: Any) -> str:
+    """Return a record's number as JSON writes it (``0``, ``-0.0``, ``1e-12``), cut to fit."""
+    return shorten(json.dumps(value))
 
 
 def ms_to_ns(ms: float | int) -> int | float:

@@ -29,8 +29,10 @@ SOL_SCORE_ERROR = (
     "is the source's and cannot be imported as it is: --skip-invalid leaves it out; report it "
     "upstream")
 LATENCY_ERROR = ("/response/data/rankings/7/latency_ms: kernel 10 submission 19917: field "
-                 "'latency_ms': expected a number, found a string (expected by the importer's "
-                 "reading of the source format)")
+                 "'latency_ms': expected a number, found a string: the record states \"fast\" "
+                 "(expected by the importer's reading of the source format); the record is the "
+                 "source's and cannot be imported as it is: --skip-invalid leaves it out; "
+                 "report it upstream")
 
 
 def _board(tmp_path: Path, *, latency: bool = True) -> Path:

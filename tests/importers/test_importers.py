@@ -375,8 +375,10 @@ def test_flashinfer_trace_with_zero_latency_is_refused_not_ranked_first(store, s
     assert (problem.file, problem.line, problem.pointer) == (
         traces.as_posix(), index + 1,
         "/evaluation/performance/latency_ms")
-    assert problem.message == ("trace: latency latency_ms = 0 ms is not positive; a passed run "
-                               "takes time")  # what the record is (low00), then the problem
+    assert problem.message == (  # what the record is (low00), the problem, import advice
+        "trace: latency latency_ms = 0 ms is not positive (expected more than 0 ms: a passed "
+        "run takes time); the record is the source's and cannot be imported as it is: "
+        "--skip-invalid leaves it out; report it upstream")
     assert snapshot(store_path) == before
     report = import_files(store, "flashinfer-trace", [str(data)], skip_invalid=True)
     assert report.runs == 171 and len(report.skipped) == 1
@@ -484,9 +486,19 @@ def test_impossible_latencies_are_refused_not_ranked_first():
                       pointer="/p") == {"mean": 3680000, "std": 0, "min": 3650000, "max": 3740000}
     with pytest.raises(MultipleErrors) as caught:
         latency_ns({"mean": 0, "min": 7.93, "max": 8.75}, file="f", pointer="/level1/x")
-    assert [(e.pointer, e.message.split(";")[0]) for e in caught.value.errors] == [
-        ("/level1/x/mean", "latency mean = 0 ms is not positive"),
-        ("/level1/x/mean", "latency mean = 0 ms lies outside [min, max] = [7.93, 8.75] ms")]
+    advice = ("the record is the source's and cannot be imported as it is: --skip-invalid "
+              "leaves it out; report it upstream")
+    assert [(e.pointer, e.message) for e in caught.value.errors] == [
+        ("/level1/x/mean", "latency mean = 0 ms is not positive (expected more than 0 ms: a "
+                           f"passed run takes time); {advice}"),
+        ("/level1/x/mean", "latency mean = 0 ms lies outside [min, max] = [7.93, 8.75] ms "
+                           f"(expected within them); {advice}")]
+    with pytest.raises(MultipleErrors) as caught:  # std may be 0, not less; -0.0 as stated
+        latency_ns({"mean": -0.0, "std": -1e-3}, file="f", pointer="/p")
+    assert [e.message.split(";")[0] for e in caught.value.errors] == [
+        "latency mean = -0.0 ms is not positive (expected more than 0 ms: a passed run takes "
+        "time)",
+        "latency std = -0.001 ms is negative (expected 0 ms or more: a passed run takes time)"]
     with pytest.raises(MultipleErrors):
         latency_ns({"mean": 1e-9, "min": 7.93, "max": 8.75}, file="f", pointer="/p")
 
