@@ -389,6 +389,21 @@ def test_json_lines_with_one_bad_line_keep_their_errors_a_line():
     assert len(found) == 1 and found[0].startswith("x.jsonl:6:")
 
 
+def _three_copies(run, field, tmp_path):
+    """``run`` three times, its metadata ``field`` tri-first, tri-second, tri-third: a bundle
+    (``/first`` ...) and JSON Lines (lines 1-3); returns both paths."""
+    copies = {}
+    for key in ("first", "second", "third"):
+        copy = json.loads(json.dumps(run))
+        copy["metadata"][field] = f"tri-{key}"
+        copies[key] = copy
+    one = tmp_path / "tri.json"
+    one.write_text(json.dumps(copies, indent=1))
+    lines = tmp_path / "tri.jsonl"
+    lines.write_text("".join(json.dumps(d) + "\n" for d in copies.values()))
+    return one, lines
+
+
 def test_cli_add_places_each_copy_of_an_object_given_three_times_at_its_own_entry(
         runner, store_path, tmp_path):
     """fresh01 F5: both conflicts were placed at the third copy (``/third``, line 3), and
@@ -398,16 +413,8 @@ def test_cli_add_places_each_copy_of_an_object_given_three_times_at_its_own_entr
     from ..conftest import snapshot
 
     run = list(manifests(30))[5]
-    copies = {}
-    for key in ("first", "second", "third"):
-        copy = json.loads(json.dumps(run))
-        copy["metadata"]["title"] = f"tri-{key}"
-        copies[key] = copy
+    one, lines = _three_copies(run, "title", tmp_path)
     digest = Manifest.from_document(run).digest
-    one = tmp_path / "tri.json"
-    one.write_text(json.dumps(copies, indent=1))
-    lines = tmp_path / "tri.jsonl"
-    lines.write_text("".join(json.dumps(d) + "\n" for d in copies.values()))
     before = snapshot(store_path)
     said = "{} appears {} in this input with different metadata (/title: first \"tri-first\", " \
            "then \"tri-{}\")"
@@ -435,15 +442,7 @@ def test_cli_add_places_the_stored_copys_problems_at_the_first_entry(runner, sto
     assert add(runner, store_path, "--allow-dangling", str(bundle)).exit_code == 0
     run = json.loads(bundle.read_text())["run"]
     digest = Manifest.from_document(run).digest
-    copies = {}
-    for key in ("first", "second", "third"):
-        copy = json.loads(json.dumps(run))
-        copy["metadata"]["name"] = f"tri-{key}"
-        copies[key] = copy
-    one = tmp_path / "tri.json"
-    one.write_text(json.dumps(copies, indent=1))
-    lines = tmp_path / "tri.jsonl"
-    lines.write_text("".join(json.dumps(d) + "\n" for d in copies.values()))
+    one, lines = _three_copies(run, "name", tmp_path)
     before = snapshot(store_path)
     again = "{} appears {} in this input with different metadata (/name: first \"tri-first\", " \
             "then \"tri-{}\")"
