@@ -13,8 +13,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pygit2
 import pytest
 from click.testing import CliRunner
+from pygit2.enums import ConfigLevel
 
 from kistore.cite.main_lines import MainLines, remote_main_lines
 from kistore.cli import main
@@ -29,6 +31,20 @@ REF = "BenchmarkRun/sol-submission-20464"
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def no_user_git_config(tmp_path_factory):
+    """libgit2 reads no global or XDG file of this machine (its init.defaultBranch would
+    change the answers); git children already run with GIT_CONFIG_GLOBAL=/dev/null."""
+    empty = tmp_path_factory.mktemp("no-user-config")
+    levels = (ConfigLevel.GLOBAL, ConfigLevel.XDG)
+    saved = [pygit2.settings.search_path[level] for level in levels]
+    for level in levels:
+        pygit2.settings.search_path[level] = str(empty)
+    yield
+    for level, path in zip(levels, saved, strict=True):
+        pygit2.settings.search_path[level] = path
 
 
 def cite(runner: CliRunner, path: Path, *args: str) -> tuple[int, str, str]:
