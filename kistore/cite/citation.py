@@ -89,8 +89,7 @@ before it)."""
 __all__ = ["FORMATS", "Citation", "Remote", "beyond_shallow_edge", "cite", "citation_of",
            "first_commit", "first_commits", "marked_withdrawn", "object_first_commits",
            "origin_url", "parse_remote", "permalink", "read_cite_settings",
-           "remote_branches_holding", "remote_mains", "render", "shallow_boundary", "shallow_cut",
-           "shallow_doubt", "short_citation"]
+           "render", "shallow_boundary", "shallow_cut", "shallow_doubt", "short_citation"]
 
 _EXAMPLE_TEMPLATE = 'permalink = "https://HOST/OWNER/REPO/blob/{commit}/{path}"'
 
@@ -810,69 +809,6 @@ def _code_id() -> bytes | None:
     except OSError:
         return None
     return hashes.blake2b(source + b"\0" + sys.version.encode(), digest_size=32).digest()
-
-
-def remote_branches_holding(store: Store, commit: str) -> list[str]:
-    """Return the remote-tracking branches (``origin/main`` ...) whose history holds ``commit``.
-
-    A citation's permalink names a commit; on no remote-tracking branch, it has (as far as
-    this clone knows) never been pushed, and the permalink leads nowhere until it is.
-
-    Args:
-        store: a :class:`kistore.store.Store`.
-        commit: a commit id (40 hex).
-
-    Returns:
-        The short names (``REMOTE/BRANCH``) of ``refs/remotes/*`` holding it, sorted; empty
-        when none does (a clone with no remote, or a commit not pushed yet).
-    """
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
-    repo, found = store.repo, []
-    for name in sorted(repo.references):
-        if not name.startswith("refs/remotes/") or name.endswith("/HEAD"):
-            continue
-        try:
-            tip = str(repo.references[name].peel(pygit2.Commit).id)
-        except (pygit2.GitError, ValueError, KeyError):
-            continue
-        if tip == commit or repo.descendant_of(tip, commit):
-            found.append(name.removeprefix("refs/remotes/"))
-    return found
-
-
-def remote_mains(store: Store) -> list[str]:
-    """Return the remote-tracking refs of the remotes' main lines (``origin/main`` ...).
-
-    A commit on a pull-request branch only (``origin/feat``) is not its run's final
-    commit: a squash or rebase merge lands the run in another commit, and the branch's,
-    deleted after the merge, is on no ref of the server (a plain git server drops it at
-    its next gc): a permalink to it moves or leads nowhere (fresh01 F2). A remote's main
-    line is the branch its ``refs/remotes/R/HEAD`` names (``git clone`` and ``git remote
-    set-head`` write it), and ``R/main`` (a remote fetched without its ``HEAD``).
-
-    Args:
-        store: a :class:`kistore.store.Store`.
-
-    Returns:
-        The short names (``REMOTE/BRANCH``), sorted, without repeats; empty when no remote
-        has a ``HEAD`` or a ``main`` fetched here.
-    """
-    refs, found = store.repo.references, set()
-    for name in refs:
-        if not name.startswith("refs/remotes/"):
-            continue
-        if name.endswith("/HEAD"):
-            try:
-                target = refs[name].target
-            except (KeyError, ValueError):
-                continue
-            if isinstance(target, str) and target.startswith("refs/remotes/"):
-                found.add(target.removeprefix("refs/remotes/"))
-        elif name.endswith("/main"):
-            found.add(name.removeprefix("refs/remotes/"))
-    return sorted(found)
 
 
 def origin_url(store: Store, name: str = "origin") -> str | None:

@@ -46,7 +46,9 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     history, else the merge) and the access date; warns (stderr) when that commit is on no
     remote-tracking branch, as a commit never pushed has no permalink yet, when it is on
     no remote's main line (a pull request's branch: a squash or rebase merge gives the
-    object another commit; cite it after it lands, `--at origin/main`), when the
+    object another commit; cite it after it lands, `--at origin/main`; the main line is
+    the branch origin/HEAD names, else the remote's only branch, else its
+    init.defaultBranch, main or master; when none tells, a note says how to set it), when the
     access date is before the published date, and when the run is likely in another unit
     (marked as `kistore rank` marks it: KI234, KI230; check it before citing). The permalink
     template is [cite] permalink in kistore.toml, else derived from the origin remote
@@ -77,7 +79,7 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
             raise settings_read_at(store, e, at) from e
     warn_shared_names(store, [citation], at)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..cite.citation import remote_branches_holding
+    from ..cite.main_lines import remote_branches_holding
 
     held = remote_branches_holding(store, citation.commit)
     if not held:
@@ -86,7 +88,7 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
                    "is pushed; push it (then `git fetch`) before you publish this citation",
                    err=True)
     else:
-        _warn_off_main(store, ref, citation.commit, held)
+        _warn_off_main(store, ref, citation.commit, held, at)
     if citation.date_problem is not None:
         which = (f"commit {citation.landed}, which brought the object onto the first-parent "
                  "line" if citation.landed else
@@ -107,33 +109,51 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
         click.echo(render(citation, fmt), nl=False)
 
 
-def _warn_off_main(store: Store, ref: str, commit: str, held: list[str]) -> None:
+def _warn_off_main(store: Store, ref: str, commit: str, held: list[str], at: str | None
+                   ) -> None:
     """Warn on stderr when the cited commit is on no remote's main line (fresh01 F2).
 
     A citation made on a pushed pull-request branch named the branch's commit with no
     word: after a squash or rebase merge the run is in another commit, and the branch's,
     deleted, is on no ref of the server (its permalink leads nowhere once the server
-    collects it). The main lines are :func:`kistore.cite.citation.remote_mains`'s.
+    collects it). The main lines are :func:`kistore.cite.main_lines.remote_main_lines`'s;
+    when a remote holding the commit has none known here (no ``R/HEAD`` fetched, several
+    branches, none named main: fresh02 G5), one note says so and how to set it, instead
+    of a warning no ``--at`` could silence.
 
     Args:
         store: the store cited from.
         ref: the reference as typed (named in the advice).
         commit: the commit cited (40 hex).
         held: the remote-tracking branches holding it (not empty).
+        at: ``--at`` as typed (a remote-tracking branch it names counts as its remote's
+            main line when that is not known).
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..cite.citation import remote_mains
+    from ..cite.main_lines import off_main
 
-    mains = remote_mains(store)
-    if set(held) & set(mains):
+    off = off_main(store, held, at)
+    if off is None:
         return
-    main = mains[0] if mains else "origin/main"
-    click.echo(f"warning: commit {commit} is on {', '.join(held)} only, not on a remote's "
-               f"main line ({', '.join(mains) or 'no remote has a HEAD or a main fetched'}): "
+    on = f"commit {commit} is on {', '.join(held)}"
+    if off.advice is None:
+        remotes = sorted(off.unknown)
+        first = remotes[0]
+        which = " or ".join(f"{r}'s" for r in remotes)
+        fetched = "; ".join(f"{r} has {', '.join(off.unknown[r])}" for r in remotes)
+        click.echo(f"note: {on}; which branch is {which} main line is not known here (no "
+                   f"`refs/remotes/{first}/HEAD`: `git clone` sets it, `git remote add` and "
+                   f"`git fetch` do not; {fetched}, none named main or master), so whether "
+                   "a squash or rebase merge will land the object in another commit cannot "
+                   f"be told; set it with `git remote set-head {first} --auto` (asks the "
+                   f"server) or `git remote set-head {first} BRANCH`, or cite with `--at "
+                   f"{first}/BRANCH`, the main line", err=True)
+        return
+    click.echo(f"warning: {on} only, not on a remote's main line ({', '.join(off.mains)}): "
                "a squash or rebase merge lands the object in another commit, and this one "
                "may leave the server, so the permalink may move or lead nowhere; cite it "
-               f"after it lands: `git fetch`, then `kistore cite {shlex.quote(ref)} --at {main}`",
-               err=True)
+               "after it lands: `git fetch`, then `kistore cite "
+               f"{shlex.quote(ref)} --at {off.advice}`", err=True)
 
 
 def _ranked(store: Store, citation: Citation, at: str | None) -> tuple[Record, Ranking] | None:
