@@ -1974,7 +1974,9 @@ class Rebased(NamedTuple):
             notes, and the notes were rebuilt from an empty root (a commit with no parent).
         old: :data:`NOTES_REF`'s tip before, as the command found it, before its fetch
             (40 hex; None: there was none).
-        added: ``{annotated object id: [lines added back on base]}``.
+        added: ``{annotated object id: [lines added back on base]}``; empty: no line of
+            ours stays, :data:`NOTES_REF` is the remote's tip (deleted when ``base`` is None
+            and ``old`` is not: nothing is left to push).
         left_out: ``{annotated object id: {line: why}}`` of the lines the judge refused.
         fetched: what the fetch first did (:func:`fetch`: lines gained, kept, left out).
     """
@@ -2004,7 +2006,11 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
     tip to rebuild on"). A bundle's signature is over its statement, not over any commit,
     so a line written again verifies as before. Lines the old history held and its tip no
     longer does (the ones deleted on purpose) stay out; a tip's line ``judge`` refuses
-    stays out too, named.
+    stays out too, named. When no line of ours stays (our tip holds none the remote's
+    lacks, or each is left out), our notes become the remote's: its tip, or, when it holds
+    none, no notes at all (:data:`NOTES_REF` deleted; until 2026-12-06 that was refused, "no
+    line would stay", while the refused push had named this rebuild: notes01's leftover).
+    Nothing is left to push then.
 
     Args:
         store: the clone.
@@ -2013,16 +2019,15 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
             None: every one is let in.
 
     Returns:
-        :class:`Rebased` (``added`` empty and :data:`NOTES_REF` the remote's tip when the
-        old tip held no line the remote's lacks; ``base`` and ``old`` None and nothing
-        changed when neither holds notes).
+        :class:`Rebased` (``added`` empty and :data:`NOTES_REF` the remote's tip, or
+        deleted when ``base`` is None, when no line of ours stays; ``base`` and ``old``
+        None and nothing changed when neither holds notes).
 
     Raises:
         InputError: ``remote`` starts with ``-``.
-        StoreStateError: the fetch failed or was refused (:func:`fetch`), every line of
-            ours would be left out of an empty root (nothing to rebuild with), or the
-            notes ref kept moving under concurrent writers. Nothing is changed then
-            (but what the fetch merged, as ``kistore notes fetch`` would).
+        StoreStateError: the fetch failed or was refused (:func:`fetch`), or the notes ref
+            kept moving under concurrent writers. Nothing is changed then (but what the
+            fetch merged, as ``kistore notes fetch`` would).
     """
     _refuse_option(remote)
     repo = store.repo
@@ -2041,11 +2046,11 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
             fetch_blobs(repo, set(ours.values()))
         added, left = _judged_apart(_lacking(repo, {} if base is None else _notes_of(
             repo, base), sorted(ours.items()), {}), judge)
-        if base is None and not added:
-            raise StoreStateError(
-                f"{remote} holds no notes, and no line of {NOTES_REF} would stay in notes "
-                "rebuilt from an empty root (each is left out: it does not verify, KI409); "
-                "nothing was changed")
+        if base is None and not added:  # no line stays: ours become the remote's, none
+            if _git(repo, "update-ref", "-d", NOTES_REF, str(old), check=False
+                    ).returncode == 0:
+                return Rebased(None, before, {}, left, fetched)
+            continue
         scratch = f"refs/notes/kistore-rebase-{uuid.uuid4().hex}"
         named = printable(remote)  # a commit message is UTF-8: a non-UTF-8 name escaped
         try:

@@ -747,6 +747,8 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import push
     from ..check.gate import note_line_judge
+    from ..core.errors import printable
+    from ..core.layout import NOTES_REF
 
     store = ctx.store()
     # kistore.toml read once a command (tests/cli/test_reads_once.py): the version here,
@@ -756,9 +758,13 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote, settings),
                    fetched=partial(_say_kept, store, remote, pushing=True),
                    line_judge=note_line_judge(store, settings))
+    pushed = NOTES_REF in store.repo.references  # none: neither side holds notes
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
-                   "pushed": True})
+                   "pushed": pushed})
+    elif not pushed:  # after a rebase that kept no line for a remote holding none
+        click.echo(f"nothing to push: neither this repository nor {printable(remote)} holds "
+                   f"notes ({NOTES_REF})")
     else:
         click.echo(f"pushed refs/notes/kistore to {remote}, after merging the "
                    f"{fetched.gained} attestation(s) {remote} had that this repository lacked")
@@ -845,8 +851,10 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
     elif done.base is None and done.old is None:
         click.echo(f"{printable(remote)} holds no notes, nor does this repository: nothing to "
                    "rebuild")
-    elif done.old == done.base:
+    elif done.old == done.base or (done.old is None and not done.added):  # as fetched
         click.echo(f"{NOTES_REF} is {printable(remote)}'s notes tip: nothing to rebuild")
+    elif not done.added and done.old is not None:  # no line of ours stays (notes01's leftover)
+        click.echo(printable(_nothing_left(remote, done.base, done.old, bool(done.left_out))))
     else:
         on = f", on {named_notes(store.repo, done.added)}" if done.added else ""
         back = "" if done.old is None else (
@@ -858,6 +866,39 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
         click.echo(printable(
             f"rebuilt {NOTES_REF} {where} with {count} attestation line(s) this repository "
             f"holds{lack}{on}{back}; `kistore notes push {shlex.quote(remote)}` sends them"))
+
+
+def _nothing_left(remote: str, base: str | None, old: str, left_out: bool) -> str:
+    """Say that a rebuild kept no line of this clone's: its notes are the remote's now.
+
+    Args:
+        remote: as given to ``notes rebase``.
+        base: the remote's notes tip, which :data:`NOTES_REF` is now; None: the remote holds
+            no notes, and :data:`NOTES_REF` was deleted (:class:`kistore.attest.notes.Rebased`).
+        old: :data:`NOTES_REF`'s tip before (40 hex).
+        left_out: some line of ours was left out as it does not verify (KI409).
+
+    Returns:
+        The sentence: what the notes are now, that nothing is left to push, and the ``git
+        update-ref`` that puts the old tip back. Raises nothing.
+    """
+    # Lazy: the rebase's output only.
+    from ..core.layout import NOTES_REF
+
+    if base is None:
+        why = ("each is left out: it does not verify, KI409" if left_out
+               else "its tip holds none")
+        now = (f"{remote} holds no notes, and no line of {NOTES_REF} would stay ({why}): "
+               f"deleted {NOTES_REF}, as {remote} holds none")
+        kept = " until `git gc` prunes it"
+    else:
+        verified = " that verifies (each other is left out, KI409)" if left_out else ""
+        now = (f"reset {NOTES_REF} to {remote}'s notes tip ({base[:12]}): {remote}'s "
+               f"notes hold every line of this repository's{verified}")
+        kept = ""
+    return (f"{now}; this repository's notes are {remote}'s, nothing is left to push; the "
+            f"old tip {old[:12]} stays in git{kept}: `git update-ref {NOTES_REF} {old}` puts "
+            "it back")
 
 
 def _say_kept(store: Store, remote: str, fetched: Fetched, *, pushing: bool = False) -> None:
