@@ -57,14 +57,21 @@ def test_restore_of_a_line_this_clone_removed_writes_what_the_push_takes(remote)
     assert again == {"restored": 0, "notes": [], "leftOut": 0}
 
 
+def _added_and_removed(published, tmp_path, kind: str) -> tuple[Remote, str, bytes]:
+    """A server holding no notes; its clone's one line (a ``kind`` attestation on RUN) added
+    and removed in two notes commits. The server, the note's object, the line's note."""
+    here = Remote(published, tmp_path)
+    blob = run_blob(here.clone)
+    notes.attach(Store(here.clone), RUN, bundle(STRANGER, kind))
+    text = note_text(here, blob)
+    notes_git(here.clone, "remove", blob)
+    return here, blob, text
+
+
 def test_restore_of_a_line_the_remote_removed_keeps_the_history(published, tmp_path):
     # r90 F11's recovery: the removal is in origin's notes history already (pushed before
     # the gate judged every notes commit): the commit on top brings nothing refused
-    here = Remote(published, tmp_path)
-    blob = run_blob(here.clone)
-    notes.attach(Store(here.clone), RUN, bundle(STRANGER, "reproduction"))
-    text = note_text(here, blob)
-    notes_git(here.clone, "remove", blob)
+    here, blob, text = _added_and_removed(published, tmp_path, "reproduction")
     without_hook(here, "refs/notes/kistore")  # landed past the gate
     served = git(here.bare, "rev-parse", "refs/notes/kistore").strip()
     kistore(here, "notes", "fetch", "origin")
@@ -82,11 +89,7 @@ def test_restore_of_a_line_the_remote_removed_keeps_the_history(published, tmp_p
 
 
 def test_restore_for_a_remote_holding_no_notes_starts_from_an_empty_root(published, tmp_path):
-    here = Remote(published, tmp_path)
-    blob = run_blob(here.clone)
-    notes.attach(Store(here.clone), RUN, bundle(STRANGER, "note"))
-    text = note_text(here, blob)
-    notes_git(here.clone, "remove", blob)
+    here, blob, text = _added_and_removed(published, tmp_path, "note")
     old = removing = git(here.clone, "rev-parse", "refs/notes/kistore").strip()
     refused = kistore(here, "notes", "push", "origin", check=False)  # as restore found it
     assert refused.returncode == 1 and "error KI408 notes-line-removed" in refused.stderr
