@@ -1893,8 +1893,32 @@ def _write_back(repo: pygit2.Repository, scratch: str, notes: dict[str, set[byte
     written(lambda: repo.references[scratch].set_target(one, f"kistore: {what}"), ref=scratch)
 
 
-def restore(store: Store, judge: LineJudge | None = None
-            ) -> tuple[dict[str, list[bytes]], dict[str, dict[bytes, str]]]:
+class Restored(NamedTuple):
+    """What :func:`restore` did to :data:`NOTES_REF`.
+
+    Attributes:
+        restored: ``{annotated object id: [lines put back]}`` (empty: the tip holds every
+            line that may enter; nothing was written).
+        left_out: ``{annotated object id: {line: why}}`` of the lines the judge refused.
+        onto: None: the lines were written on :data:`NOTES_REF`'s tip, its history kept;
+            else the canonical remote on whose notes, as last fetched, the notes were
+            rebuilt (its history held a notes commit that remote lacks removing lines).
+        base: with ``onto``: that remote's notes tip rebuilt on (40 hex; None: its notes
+            were never fetched, or it holds none: an empty root).
+        old: with ``onto``: :data:`NOTES_REF`'s tip before (40 hex).
+        removing: with ``onto``: the oldest notes commit found that the remote lacks and
+            that removes a line of a parent's note (40 hex).
+    """
+
+    restored: dict[str, list[bytes]]
+    left_out: dict[str, dict[bytes, str]]
+    onto: str | None = None
+    base: str | None = None
+    old: str | None = None
+    removing: str | None = None
+
+
+def restore(store: Store, judge: LineJudge | None = None) -> Restored:
     """Put back every line the first-parent history of :data:`NOTES_REF` held that its tip lacks.
 
     The recovery for a clone whose notes a remote's removal already reached (a ``kistore
@@ -1907,24 +1931,37 @@ def restore(store: Store, judge: LineJudge | None = None
     push`` advises) comes back too, unless ``judge`` refuses it: a line that does not
     verify (a fetch took it in before 2026-12-04) stays out (reviewer r90b F11).
 
+    A push brings every notes commit the remote lacks, and refuses one that removes a line
+    of a parent's note (KI408 per notes commit, reviewer fresh01 F8): a commit on top of
+    such a history was refused at the next push (notes01's leftover). So when a notes
+    commit the canonical remote lacks (as last fetched: ``refs/notes/remotes/R/kistore``)
+    removes a line (:func:`_removing`), the notes are rebuilt on that remote's notes
+    instead, as :func:`rebase` does (without its fetch: restore reads nothing from a
+    remote): its tip, plus every line our tip holds and every line put back that it lacks,
+    in one notes commit (an empty root when its notes were never fetched or it holds none);
+    ``notes push`` then merges what the remote gained since. Our tip's lines are written
+    again as they are (``judge`` reads only the lines put back: a bad line at the tip is
+    the push's to name); the lines our history added and removed, which the push would
+    refuse in that history, stay out with it; the lines written anew enter at this
+    commit's time, as in a rebase. A clone with no canonical remote keeps its history.
+
     Args:
         store: the clone.
         judge: a :data:`LineJudge` of each line to put back; None: every one is.
 
     Returns:
-        ``(restored, left_out)``: ``{annotated object id: [lines put back]}`` (empty when
-        the tip holds every line that may enter) and ``{annotated object id: {line: why}}``
-        of those ``judge`` refused.
+        :class:`Restored`.
 
     Raises:
         StoreStateError: the notes ref kept moving under concurrent writers; a partial
             clone whose remote could not give the note blobs.
     """
     repo = store.repo
+    remote = canonical_remote(r.name or "" for r in repo.remotes)
     for _ in range(_CAS_ATTEMPTS):
         ref = repo.references.get(NOTES_REF)
         if ref is None:
-            return {}, {}
+            return Restored({}, {})
         old = ref.target
         read_loose_history(repo, old)  # libgit2 loops on a cut loose commit (F3)
         walker = repo.walk(old)
@@ -1934,23 +1971,76 @@ def restore(store: Store, judge: LineJudge | None = None
                                                                trees).items()}
         if is_partial_clone(repo):
             fetch_blobs(repo, {blob for _obj, blob in held})
-        lost, left = _judged_apart(_lacking(repo, _notes_of(repo, old), sorted(held), {}),
-                                   judge)
+        read: dict[str, set[bytes]] = {}
+        ours = _notes_of(repo, old)
+        lost, left = _judged_apart(_lacking(repo, ours, sorted(held), read), judge)
         if not lost:
-            return lost, left
+            return Restored(lost, left)
+        tracking = None if remote is None else reference(repo, remote_ref(remote))
+        base = None if tracking is None else str(tracking.target)
+        removing = None if remote is None else _removing(repo, old, base)
         scratch = f"refs/notes/kistore-restore-{uuid.uuid4().hex}"
+        count = sum(map(len, lost.values()))
         try:
-            _git(repo, "update-ref", scratch, str(old))
-            _write_back(repo, scratch, _with(repo, scratch, lost),
-                        f"keep {sum(map(len, lost.values()))} attestation line(s) its "
-                        "history held (notes only grow, KI408)")
-            new = repo.references[scratch].target
-            if _git(repo, "update-ref", NOTES_REF, str(new), str(old),
-                    check=False).returncode == 0:
-                return lost, left
+            if removing is None:  # on our tip, its history kept
+                _git(repo, "update-ref", scratch, str(old))
+                _write_back(repo, scratch, _with(repo, scratch, lost),
+                            f"keep {count} attestation line(s) its history held (notes only "
+                            "grow, KI408)")
+            else:
+                named = printable(str(remote))  # a commit message is UTF-8
+                if base is not None:
+                    _git(repo, "update-ref", scratch, base)
+                theirs = {} if base is None else _notes_of(repo, base)
+                wanted = _lacking(repo, theirs, sorted(ours.items()), read)
+                for obj, lines in lost.items():
+                    have = set() if obj not in theirs else set(_lines(read_blob(
+                        repo, theirs[obj], f"{NOTES_REF}:{obj}")))
+                    wanted[obj] = sorted(set(wanted.get(obj, [])) | (set(lines) - have))
+                wanted = {obj: lines for obj, lines in wanted.items() if lines}
+                if wanted:
+                    _write_back(repo, scratch, _with(repo, scratch, wanted) if base is not None
+                                else {obj: set(lines) for obj, lines in wanted.items()},
+                                f"keep {count} attestation line(s) its history held (notes only "
+                                f"grow, KI408), with this repository's, on {named}'s notes: "
+                                f"notes commit {removing[:12]} removed lines")
+            new = str(repo.references[scratch].target)  # base, or a commit written
+            if _git(repo, "update-ref", NOTES_REF, new, str(old), check=False).returncode == 0:
+                return (Restored(lost, left) if removing is None
+                        else Restored(lost, left, remote, base, str(old), removing))
         finally:
             _git(repo, "update-ref", "-d", scratch, check=False)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def _removing(repo: pygit2.Repository, tip: pygit2.Oid | str, theirs: str | None
+              ) -> str | None:
+    """Return the oldest notes commit a push of ``tip`` brings that removes a line, or None.
+
+    What the push gate refuses in the history a notes push brings (KI408 per notes commit,
+    :func:`kistore.check._notes_history.removals`): a commit lacking a line of one of its
+    parents' notes. The commits are those ``tip`` reaches and ``theirs`` does not; each
+    is diffed against each parent (:func:`kistore.git.notes.changed_notes`: only the
+    subtrees that differ), and only the changed notes' blobs are read.
+
+    Args:
+        repo: the clone.
+        tip: the notes commit to push.
+        theirs: the remote's notes tip as last fetched (None: none; every commit is brought).
+    """
+    walker = repo.walk(tip, _parents_first())
+    if theirs is not None:
+        walker.hide(theirs)
+    changed = [(str(commit.id), obj, was, now) for commit in walker for parent in commit.parents
+               for obj, (was, now) in changed_notes(repo, parent.tree, commit.tree).items()
+               if was is not None]
+    if is_partial_clone(repo):
+        fetch_blobs(repo, {blob for *_, was, now in changed for blob in (was, now) if blob})
+    read: dict[str, set[bytes]] = {}
+    for commit, obj, was, now in changed:
+        if _lacking(repo, {} if now is None else {obj: now}, [(obj, was)], read):
+            return commit
+    return None
 
 
 def _judged_apart(lines: dict[str, list[bytes]], judge: LineJudge | None
@@ -1974,7 +2064,9 @@ class Rebased(NamedTuple):
             notes, and the notes were rebuilt from an empty root (a commit with no parent).
         old: :data:`NOTES_REF`'s tip before, as the command found it, before its fetch
             (40 hex; None: there was none).
-        added: ``{annotated object id: [lines added back on base]}``.
+        added: ``{annotated object id: [lines added back on base]}``; empty: no line of
+            ours stays, :data:`NOTES_REF` is the remote's tip (deleted when ``base`` is None
+            and ``old`` is not: nothing is left to push).
         left_out: ``{annotated object id: {line: why}}`` of the lines the judge refused.
         fetched: what the fetch first did (:func:`fetch`: lines gained, kept, left out).
     """
@@ -2004,7 +2096,11 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
     tip to rebuild on"). A bundle's signature is over its statement, not over any commit,
     so a line written again verifies as before. Lines the old history held and its tip no
     longer does (the ones deleted on purpose) stay out; a tip's line ``judge`` refuses
-    stays out too, named.
+    stays out too, named. When no line of ours stays (our tip holds none the remote's
+    lacks, or each is left out), our notes become the remote's: its tip, or, when it holds
+    none, no notes at all (:data:`NOTES_REF` deleted; until 2026-12-06 that was refused, "no
+    line would stay", while the refused push had named this rebuild: notes01's leftover).
+    Nothing is left to push then.
 
     Args:
         store: the clone.
@@ -2013,16 +2109,15 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
             None: every one is let in.
 
     Returns:
-        :class:`Rebased` (``added`` empty and :data:`NOTES_REF` the remote's tip when the
-        old tip held no line the remote's lacks; ``base`` and ``old`` None and nothing
-        changed when neither holds notes).
+        :class:`Rebased` (``added`` empty and :data:`NOTES_REF` the remote's tip, or
+        deleted when ``base`` is None, when no line of ours stays; ``base`` and ``old``
+        None and nothing changed when neither holds notes).
 
     Raises:
         InputError: ``remote`` starts with ``-``.
-        StoreStateError: the fetch failed or was refused (:func:`fetch`), every line of
-            ours would be left out of an empty root (nothing to rebuild with), or the
-            notes ref kept moving under concurrent writers. Nothing is changed then
-            (but what the fetch merged, as ``kistore notes fetch`` would).
+        StoreStateError: the fetch failed or was refused (:func:`fetch`), or the notes ref
+            kept moving under concurrent writers. Nothing is changed then (but what the
+            fetch merged, as ``kistore notes fetch`` would).
     """
     _refuse_option(remote)
     repo = store.repo
@@ -2041,11 +2136,11 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
             fetch_blobs(repo, set(ours.values()))
         added, left = _judged_apart(_lacking(repo, {} if base is None else _notes_of(
             repo, base), sorted(ours.items()), {}), judge)
-        if base is None and not added:
-            raise StoreStateError(
-                f"{remote} holds no notes, and no line of {NOTES_REF} would stay in notes "
-                "rebuilt from an empty root (each is left out: it does not verify, KI409); "
-                "nothing was changed")
+        if base is None and not added:  # no line stays: ours become the remote's, none
+            if _git(repo, "update-ref", "-d", NOTES_REF, str(old), check=False
+                    ).returncode == 0:
+                return Rebased(None, before, {}, left, fetched)
+            continue
         scratch = f"refs/notes/kistore-rebase-{uuid.uuid4().hex}"
         named = printable(remote)  # a commit message is UTF-8: a non-UTF-8 name escaped
         try:

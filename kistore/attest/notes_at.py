@@ -19,14 +19,18 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import InputError
+from ..core import layout
+from ..core.digest import Digest
+from ..core.errors import InputError, KistoreError
 from ..core.layout import NOTES_REF
+from ..core.model import lenient_object, metadata_name
 from ..git.blobs import ref_commit
+from ..git.lazy import pygit2
 from ..git.notes import NO_NOTES
 from .notes import notes_lost
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from ..store import Store
+    from ..store import Store, View
 
 NOTES_NONE = "none"
 """``--notes-at none``: read no attestation note."""
@@ -80,7 +84,7 @@ def notes_read_at(commit: Any) -> str:
     return NO_NOTES if commit is None else str(commit.id)
 
 
-def lost_warning(store: Store, rev: str | None, commit: Any) -> str | None:
+def lost_warning(store: Store, rev: str | None, commit: Any, at: str = "HEAD") -> str | None:
     """Return the warning for ``--notes-at`` of a notes commit lacking lines its history held.
 
     Notes only grow (KI408): every notes commit holds each line of its history. One that
@@ -94,12 +98,17 @@ def lost_warning(store: Store, rev: str | None, commit: Any) -> str | None:
         store: the store.
         rev: the ``--notes-at`` given (None: none, the tip: no warning).
         commit: :func:`notes_commit` of it (None: no notes read: no warning).
+        at: the store commit read (``--at``, full id or a revision): the runs are named by
+            its metadata.
 
     Returns:
-        The warning (the commit, how many lines of how many notes, the first notes named
-        ``refs/notes/kistore:OBJ (N line(s))``, what to do), or None. Nothing more is read
-        than :func:`kistore.attest.notes.notes_entered`'s walk of the history, which the
-        reading of the notes makes (:func:`kistore.attest.notes.notes_lost`).
+        The warning (the commit, how many lines of how many notes, the first three named
+        by the run they are on, ``KIND/NAME (N line(s))`` (:func:`_on_run`; until
+        2026-12-06 by the note's git object id, ``refs/notes/kistore:OBJ``, which no user
+        recognises: notes01's leftover), what to do), or None. Nothing more is read than
+        :func:`kistore.attest.notes.notes_entered`'s walk of the history, which the
+        reading of the notes makes (:func:`kistore.attest.notes.notes_lost`), and, when
+        lines are lacking, the first three annotated objects and their metadata files.
 
     Raises:
         StoreStateError, ObjectUnreadable: as :func:`kistore.attest.notes.notes_entered`.
@@ -110,7 +119,8 @@ def lost_warning(store: Store, rev: str | None, commit: Any) -> str | None:
     if not lost:
         return None
     count = sum(map(len, lost.values()))
-    named = ", ".join(f"{NOTES_REF}:{obj} ({len(lines)} line(s))"
+    view = store.view(at)
+    named = ", ".join(f"{_on_run(store, view, obj)} ({len(lines)} line(s))"
                       for obj, lines in list(lost.items())[:3])
     more = f", and {len(lost) - 3} more note(s)" if len(lost) > 3 else ""
     return (f"--notes-at {rev}: notes commit {str(commit.id)[:12]} lacks {count} attestation "
@@ -120,3 +130,33 @@ def lost_warning(store: Store, rev: str | None, commit: Any) -> str | None:
             "or a rerun gone) is a state the rules refuse. Read as asked, for a page or "
             f"export that names it; for the attestations as they count, leave out --notes-at "
             f"(the tip of {NOTES_REF}) or give a later notes commit that holds the lines")
+
+
+def _on_run(store: Store, view: View, obj: str) -> str:
+    """Name the stored object a note is on as a user knows it: ``KIND/NAME``.
+
+    Args:
+        store: the store (the annotated object's bytes are read from its repository).
+        view: the store commit read, whose metadata file gives the name.
+        obj: the annotated git object id (40 hex): an object file's blob.
+
+    Returns:
+        ``KIND/NAME`` (the object's ``kind``, its metadata's ``name``); ``KIND sha256:...``
+        when the commit holds no readable metadata name for it; ``refs/notes/kistore:OBJ``
+        when the object is no stored manifest here (not in this clone, not a blob, no
+        ``kind``). Never raises: a damaged file is another check's (KI117).
+    """
+    try:
+        found = store.repo.get(obj)
+    except ValueError:  # not an object id
+        found = None
+    data = found.data if isinstance(found, pygit2.Blob) else None
+    kind = lenient_object(data).get("kind")
+    if data is None or not isinstance(kind, str):
+        return f"{NOTES_REF}:{obj}"
+    digest = Digest.of(data)
+    try:
+        name = metadata_name(view.read(layout.metadata_path(digest)))
+    except KistoreError:  # unreadable: KI117's
+        name = None
+    return f"{kind}/{name}" if name else f"{kind} {digest}"

@@ -27,7 +27,7 @@ from ._machine import emit_json, emit_jsonl, writes
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..attest.keyfile import Skipped
     from ..attest.levels import Evidence
-    from ..attest.notes import Fetched
+    from ..attest.notes import Fetched, Restored
     from ..core.digest import Digest
     from ..core.errors import InputError
     from ..core.findings import Finding
@@ -747,6 +747,8 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import push
     from ..check.gate import note_line_judge
+    from ..core.errors import printable
+    from ..core.layout import NOTES_REF
 
     store = ctx.store()
     # kistore.toml read once a command (tests/cli/test_reads_once.py): the version here,
@@ -756,9 +758,13 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote, settings),
                    fetched=partial(_say_kept, store, remote, pushing=True),
                    line_judge=note_line_judge(store, settings))
+    pushed = NOTES_REF in store.repo.references  # none: neither side holds notes
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
-                   "pushed": True})
+                   "pushed": pushed})
+    elif not pushed:  # after a rebase that kept no line for a remote holding none
+        click.echo(f"nothing to push: neither this repository nor {printable(remote)} holds "
+                   f"notes ({NOTES_REF})")
     else:
         click.echo(f"pushed refs/notes/kistore to {remote}, after merging the "
                    f"{fetched.gained} attestation(s) {remote} had that this repository lacked")
@@ -776,7 +782,10 @@ def notes_restore(ctx: StoreContext, as_json: bool) -> None:
     withdrawal gone after a fetch from a fork or mirror) still holds the lines in its notes
     history (first parent): this puts them back in one notes commit. A line you left out
     on purpose (git notes edit) comes back too, unless it does not verify (KI409): those
-    stay out, each note named on stderr. Then push them where they are lacking.
+    stay out, each note named on stderr. Then push them where they are lacking. When a
+    notes commit of that history, not yet on the canonical remote (as last fetched),
+    removed a line, which a push refuses (KI408), the notes are rebuilt on that remote's
+    notes instead, with this clone's lines; the old tip is printed.
 
     \b
     Example:
@@ -785,23 +794,60 @@ def notes_restore(ctx: StoreContext, as_json: bool) -> None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import named_notes, restore
     from ..check.gate import note_line_judge
+    from ..core.errors import printable
 
     store = ctx.store()
     settings = store.settings()  # read once a command: the version, then the line limit
     settings.refuse_other_version("kistore notes restore")  # it writes our notes ref
-    restored, left = restore(store, note_line_judge(store, settings))
-    _say_left_out(store, left, "its history held")
+    done = restore(store, note_line_judge(store, settings))
+    restored = done.restored
+    _say_left_out(store, done.left_out, "its history held")
     count = sum(map(len, restored.values()))
     if as_json:
+        rebuilt = {} if done.onto is None else {  # only then: the keys said until now
+            "rebuiltOn": done.onto, "base": done.base, "old": done.old}
         emit_json({"restored": count, "notes": sorted(restored),
-                   "leftOut": sum(map(len, left.values()))})
+                   "leftOut": sum(map(len, done.left_out.values())), **rebuilt})
     elif restored:
-        click.echo(f"{count} attestation line(s) restored on {len(restored)} note(s): "
-                   f"{named_notes(store.repo, restored)}; `kistore notes push REMOTE` gives "
-                   "them to a remote that lacks them")
+        said = (f"{count} attestation line(s) restored on {len(restored)} note(s): "
+                f"{named_notes(store.repo, restored)}")
+        if done.onto is None:
+            click.echo(f"{said}; `kistore notes push REMOTE` gives them to a remote that "
+                       "lacks them")
+        else:
+            click.echo(printable(f"{said}; {_restored_on(done)}"))
     else:
         click.echo("0 attestation line(s) restored: refs/notes/kistore holds every line "
                    "its history held")
+
+
+def _restored_on(done: Restored) -> str:
+    """Say where ``notes restore`` wrote when it rebuilt on the canonical remote's notes.
+
+    Args:
+        done: :func:`kistore.attest.notes.restore`'s answer, ``onto`` a remote's name.
+
+    Returns:
+        Where the lines went (the remote's notes as last fetched, or an empty root), why
+        (the notes commit the remote lacks that removed lines: a push refuses it, KI408),
+        the ``git update-ref`` that puts the old tip back, and the push. Raises nothing.
+    """
+    # Lazy: said only when restore rebuilt.
+    import shlex
+
+    # Lazy: as above.
+    from ..core.layout import NOTES_REF
+
+    onto, old = str(done.onto), str(done.old)
+    where = (f"on {onto}'s notes as last fetched ({done.base[:12]})" if done.base is not None
+             else f"from an empty root ({onto}'s notes were never fetched here, or it holds "
+             "none)")
+    return (f"written {where}, with this repository's lines, not on this repository's notes "
+            f"history: its notes commit {str(done.removing)[:12]}, which {onto} lacks, removed "
+            f"lines, and a notes push refuses every notes commit it brings that removes a line "
+            f"(notes only grow, KI408); the old tip {old[:12]} stays in git: `git update-ref "
+            f"{NOTES_REF} {old}` puts it back; `kistore notes push {shlex.quote(onto)}` gives "
+            f"them to {onto}")
 
 
 @_remote_command("rebase")
@@ -815,8 +861,9 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
     notes commit, every line this clone's notes hold that REMOTE's lack: signatures are
     over the bundles, not the commits, so they stay valid. A REMOTE holding no notes: the
     lines go in a notes commit of their own, with no history. A line that does not verify
-    (KI409) is left out, named on stderr. The old tip is printed: `git update-ref
-    refs/notes/kistore OLD` puts it back.
+    (KI409) is left out, named on stderr. When no line of this clone's stays, its notes
+    become REMOTE's (none at all when REMOTE holds none), and nothing is left to push.
+    The old tip is printed: `git update-ref refs/notes/kistore OLD` puts it back.
 
     \b
     Example:
@@ -845,8 +892,10 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
     elif done.base is None and done.old is None:
         click.echo(f"{printable(remote)} holds no notes, nor does this repository: nothing to "
                    "rebuild")
-    elif done.old == done.base:
+    elif done.old == done.base or (done.old is None and not done.added):  # as fetched
         click.echo(f"{NOTES_REF} is {printable(remote)}'s notes tip: nothing to rebuild")
+    elif not done.added and done.old is not None:  # no line of ours stays (notes01's leftover)
+        click.echo(printable(_nothing_left(remote, done.base, done.old, bool(done.left_out))))
     else:
         on = f", on {named_notes(store.repo, done.added)}" if done.added else ""
         back = "" if done.old is None else (
@@ -858,6 +907,39 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
         click.echo(printable(
             f"rebuilt {NOTES_REF} {where} with {count} attestation line(s) this repository "
             f"holds{lack}{on}{back}; `kistore notes push {shlex.quote(remote)}` sends them"))
+
+
+def _nothing_left(remote: str, base: str | None, old: str, left_out: bool) -> str:
+    """Say that a rebuild kept no line of this clone's: its notes are the remote's now.
+
+    Args:
+        remote: as given to ``notes rebase``.
+        base: the remote's notes tip, which :data:`NOTES_REF` is now; None: the remote holds
+            no notes, and :data:`NOTES_REF` was deleted (:class:`kistore.attest.notes.Rebased`).
+        old: :data:`NOTES_REF`'s tip before (40 hex).
+        left_out: some line of ours was left out as it does not verify (KI409).
+
+    Returns:
+        The sentence: what the notes are now, that nothing is left to push, and the ``git
+        update-ref`` that puts the old tip back. Raises nothing.
+    """
+    # Lazy: the rebase's output only.
+    from ..core.layout import NOTES_REF
+
+    if base is None:
+        why = ("each is left out: it does not verify, KI409" if left_out
+               else "its tip holds none")
+        now = (f"{remote} holds no notes, and no line of {NOTES_REF} would stay ({why}): "
+               f"deleted {NOTES_REF}, as {remote} holds none")
+        kept = " until `git gc` prunes it"
+    else:
+        verified = " that verifies (each other is left out, KI409)" if left_out else ""
+        now = (f"reset {NOTES_REF} to {remote}'s notes tip ({base[:12]}): {remote}'s "
+               f"notes hold every line of this repository's{verified}")
+        kept = ""
+    return (f"{now}; this repository's notes are {remote}'s, nothing is left to push; the "
+            f"old tip {old[:12]} stays in git{kept}: `git update-ref {NOTES_REF} {old}` puts "
+            "it back")
 
 
 def _say_kept(store: Store, remote: str, fetched: Fetched, *, pushing: bool = False) -> None:

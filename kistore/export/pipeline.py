@@ -218,7 +218,7 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
     generation = previous["generations"][-1]["generation"] + 1 if previous else 0
     result = ExportResult(out, str(commit.id), generation, fmt,
                           notes=None if notes == NO_NOTES else notes)
-    lost = lost_warning(store, notes_at, read)  # KI408 in its history (fresh01 F8)
+    lost = lost_warning(store, notes_at, read, str(commit.id))  # KI408 in its history (F8)
     if lost is not None:
         result.warnings.append(lost)
     moved: list[Path] = []

@@ -319,7 +319,7 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
     if shallow is not None:
         report.warnings.append(shallow)
     report.warnings += prep.citations.date_warnings(prep.snap.store.repo)
-    lost = lost_warning(store, notes_at, notes)  # KI408 in its history (fresh01 F8)
+    lost = lost_warning(store, notes_at, notes, prep.snap.rev)  # KI408 in its history (F8)
     if lost is not None:
         report.warnings.append(lost)
     produced = set(keys)

@@ -78,7 +78,7 @@ def test_restore_whose_notes_commits_failed_beside_prune_packed_lands(record_sto
     git(store_path, "notes", "--ref=kistore", "remove", blob)  # a removal reached the tip
     by_note = note_commits_failing(monkeypatch, 1)
     by_commit = commit_writes_failing(monkeypatch, 1)
-    assert notes.restore(record_store) == ({blob: [bundle_bytes(1)]}, {})
+    assert notes.restore(record_store) == ({blob: [bundle_bytes(1)]}, {}, None, None, None, None)
     tip = git(store_path, "rev-parse", NOTES_REF).strip()
     assert by_commit == [(tip, False)]
     assert [(what, on_disk) for what, _oid, on_disk in by_note] == [("create_note", False)]

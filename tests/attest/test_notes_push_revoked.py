@@ -101,6 +101,16 @@ def test_a_note_by_a_key_revoked_before_the_push_is_refused_before_it_is_sent(
     assert "error KI408 notes-line-removed: notes commit " in done.stderr, done.stderr
     assert "`kistore notes rebase origin`" in done.stderr.splitlines()[-1]
     assert server_notes(server) == ""
+    # the rebuild, run as printed, leaves nothing to push (notes01: it refused, "no line
+    # would stay"), and the next push says so
+    rebased = kistore(clone, "notes", "rebase", "origin")
+    assert rebased.returncode == 0, rebased.stderr
+    assert ("deleted refs/notes/kistore, as origin holds none; this repository's notes are "
+            "origin's, nothing is left to push; ") in rebased.stdout
+    pushed = kistore(clone, "notes", "push", "origin")
+    assert pushed.returncode == 0, pushed.stderr
+    assert pushed.stdout.startswith("nothing to push: ")
+    assert server_notes(server) == ""
 
 
 def test_a_note_by_a_key_still_trusted_is_pushed(server, clone):  # noqa: F811 (fixtures of test_hooks)

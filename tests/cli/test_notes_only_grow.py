@@ -228,16 +228,24 @@ def test_notes_restore_puts_back_what_a_fetch_before_the_fix_removed(index, tmp_
     assert kistore(clone, "notes", "fetch", "origin").stdout == \
         "0 attestation(s) gained from origin\n"
 
+    old = out(clone, "rev-parse", "refs/notes/kistore")
+    served = out(clone, "rev-parse", "refs/notes/remotes/origin/kistore")
     restored = kistore(clone, "notes", "restore")
     assert (restored.exit_code, restored.stderr) == (0, ""), restored.output
+    # the fork's removal, which origin lacks, would be refused by a push to origin (KI408
+    # per notes commit, fresh01 F8): the notes are origin's again, which hold the line
     assert restored.stdout == (
         f"1 attestation line(s) restored on 1 note(s): refs/notes/kistore:{fast_blob(clone)} "
-        f"(on {run_of(Store(clone), 'fast')}); `kistore notes push REMOTE` gives them to a "
-        "remote that lacks them\n")
+        f"(on {run_of(Store(clone), 'fast')}); written on origin's notes as last fetched "
+        f"({served[:12]}), with this repository's lines, not on this repository's notes "
+        f"history: its notes commit {old[:12]}, which origin lacks, removed lines, and a "
+        "notes push refuses every notes commit it brings that removes a line (notes only "
+        f"grow, KI408); the old tip {old[:12]} stays in git: `git update-ref "
+        f"refs/notes/kistore {old}` puts it back; `kistore notes push origin` gives them to "
+        "origin\n")
     assert withdrawal_line(clone) == line
     assert fast_rank(clone) == (None, "")
-    assert out(clone, "log", "-1", "--format=%s", "refs/notes/kistore") == (
-        "kistore: keep 1 attestation line(s) its history held (notes only grow, KI408)")
+    assert out(clone, "rev-parse", "refs/notes/kistore") == served
     again = kistore(clone, "notes", "restore", "--json")
     assert json.loads(again.stdout) == {"restored": 0, "notes": [], "leftOut": 0}
 

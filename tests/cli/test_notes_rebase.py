@@ -15,6 +15,8 @@ Each test pushes to a bare server running ``hooks/pre-receive`` (:class:`tests.p
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
 
 import pytest
@@ -240,19 +242,85 @@ def test_neither_side_holding_notes_rebuilds_nothing(published, tmp_path):
     assert git(remote.clone, "for-each-ref", "refs/notes/kistore") == ""
 
 
-def test_an_empty_root_no_line_of_ours_would_stay_in_is_refused(published, tmp_path):
+def printed_rebase(refused: subprocess.CompletedProcess[str]) -> list[str]:
+    """The `kistore notes rebase ...` the refusal's last line names, as a command to run."""
+    (command,) = set(re.findall(r"`kistore (notes rebase [^`]+)`", refused.stderr.splitlines()[-1]))
+    return shlex.split(command)
+
+
+def test_an_empty_root_no_line_of_ours_would_stay_in_leaves_no_notes(published, tmp_path):
+    # notes01's leftover: refused, "no line would stay", while a refused push named it
     remote = Remote(published, tmp_path)
     blob = run_blob(remote.clone)
     notes_git(remote.clone, "add", blob, data=GARBAGE)
     old = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
-    refused = kistore(remote, "notes", "rebase", "origin", check=False)
-    assert refused.returncode == 1
-    assert refused.stderr == (
-        "error: origin holds no notes, and no line of refs/notes/kistore would stay in notes "
-        "rebuilt from an empty root (each is left out: it does not verify, KI409); nothing "
-        "was changed\n")
-    assert git(remote.clone, "rev-parse", "refs/notes/kistore").strip() == old
+    done = kistore(remote, "notes", "rebase", "origin")
+    assert done.stdout == (
+        "origin holds no notes, and no line of refs/notes/kistore would stay (each is left "
+        "out: it does not verify, KI409): deleted refs/notes/kistore, as origin holds none; "
+        "this repository's notes are origin's, nothing is left to push; the old tip "
+        f"{old[:12]} stays in git until `git gc` prunes it: `git update-ref "
+        f"refs/notes/kistore {old}` puts it back\n")
+    assert done.stderr.startswith(
+        f"warning: 1 attestation line(s) this repository's notes held on refs/notes/kistore:"
+        f"{blob} (on {RUN}) left out: "), done.stderr
+    assert git(remote.clone, "for-each-ref", "refs/notes/") == ""
+    pushed = kistore(remote, "notes", "push", "origin")
+    assert pushed.stdout == ("nothing to push: neither this repository nor origin holds notes "
+                             "(refs/notes/kistore)\n")
+    assert git(remote.bare, "for-each-ref", "refs/notes/") == ""
+    git(remote.clone, "update-ref", "refs/notes/kistore", old)  # as printed: it is back
+    assert GARBAGE in note_text(remote, blob)
 
+
+def test_a_clone_whose_only_line_is_taken_back_is_told_nothing_is_left_to_push(published,
+                                                                                tmp_path):
+    # notes01's leftover: origin holds no notes, the clone's one line added and taken
+    # back: the push named `kistore notes rebase origin`, which refused ("no line would stay")
+    remote = Remote(published, tmp_path)
+    blob = run_blob(remote.clone)
+    notes.attach(Store(remote.clone), RUN, bundle(STRANGER, "note"))
+    notes_git(remote.clone, "remove", blob)
+    refused = kistore(remote, "notes", "push", "origin", check=False)
+    assert refused.returncode == 1
+    assert "error KI408 notes-line-removed: notes commit " in refused.stderr, refused.stderr
+    old = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    done = kistore(remote, *printed_rebase(refused))  # run as printed
+    assert done.stdout == (
+        "origin holds no notes, and no line of refs/notes/kistore would stay (its tip holds "
+        "none): deleted refs/notes/kistore, as origin holds none; this repository's notes are "
+        f"origin's, nothing is left to push; the old tip {old[:12]} stays in git until `git "
+        f"gc` prunes it: `git update-ref refs/notes/kistore {old}` puts it back\n")
+    assert done.stderr == ""
+    pushed = kistore(remote, "notes", "push", "origin")
+    assert pushed.stdout == ("nothing to push: neither this repository nor origin holds notes "
+                             "(refs/notes/kistore)\n")
+    assert git(remote.bare, "for-each-ref", "refs/notes/") == ""
+    unpushed = kistore(remote, "check", "--unpushed", "origin")  # the pre-push hook's view
+    assert unpushed.returncode == 0
+
+
+def test_a_clone_whose_own_line_is_taken_back_is_reset_to_the_remote_s_notes(remote):
+    # origin holds notes: the rebuild wrote nothing and said "rebuilt ... with 0
+    # attestation line(s) ...; `kistore notes push origin` sends them"
+    blob = run_blob(remote.clone)
+    served = git(remote.bare, "rev-parse", "refs/notes/kistore").strip()
+    notes_git(remote.clone, "add", "-f", blob,
+              data=git(remote.bare, "notes", "--ref", "kistore", "show", blob).encode())
+    refused = kistore(remote, "notes", "push", "origin", check=False)
+    assert refused.returncode == 1
+    assert "error KI408 notes-line-removed: notes commit " in refused.stderr, refused.stderr
+    old = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    done = kistore(remote, *printed_rebase(refused))
+    assert done.stdout == (
+        f"reset refs/notes/kistore to origin's notes tip ({served[:12]}): origin's notes hold "
+        "every line of this repository's; this repository's notes are origin's, nothing is "
+        f"left to push; the old tip {old[:12]} stays in git: `git update-ref "
+        f"refs/notes/kistore {old}` puts it back\n")
+    assert git(remote.clone, "rev-parse", "refs/notes/kistore").strip() == served
+    assert kistore(remote, "notes", "push", "origin").returncode == 0
+    assert git(remote.bare, "rev-parse", "refs/notes/kistore").strip() == served
+    assert kistore(remote, "check", "--unpushed", "origin").returncode == 0
 
 
 def test_a_note_at_both_its_paths_at_the_tip_is_advised_the_rebuild_not_a_removal(remote):

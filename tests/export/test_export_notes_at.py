@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import subprocess
 
-from kistore.core.layout import NOTES_REF
+from kistore.core.digest import Digest
+from kistore.core.layout import NOTES_REF, object_path
 
 from ..conftest import git
 from .conftest import MAINTAINER_KEY, attach, cli, export_ok, files
@@ -93,7 +94,8 @@ def test_notes_at_a_commit_lacking_a_line_its_history_held_warns(runner, fixture
     one reads a state the rules refuse. It is read as asked (a page or an export names
     it, and must be made again byte for byte), with a warning naming the note."""
     store = fixture.store
-    blob = git(store.root, "notes", "--ref", "kistore", "list").split()[1]
+    run = Digest.from_str(fixture.digests["b200-a"])  # its withdrawal, one line
+    blob = git(store.root, "rev-parse", f"HEAD:{object_path(run)}").strip()
     note = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob], cwd=store.root,
                           check=True, capture_output=True).stdout
     git(store.root, "notes", "--ref", "kistore", "remove", blob)
@@ -105,10 +107,11 @@ def test_notes_at_a_commit_lacking_a_line_its_history_held_warns(runner, fixture
     done = export_ok(runner, store, tmp_path / "middle", "--format", "jsonl", "--notes-at",
                      middle[:12])
     lines = len(note.splitlines())
+    assert lines == 1
     assert done.stderr.splitlines()[0] == (
         f"warning: --notes-at {middle[:12]}: notes commit {middle[:12]} lacks {lines} "
         "attestation line(s) an earlier notes commit of its history held: "
-        f"{NOTES_REF}:{blob} ({lines} line(s)). Notes only grow (KI408; a push that removed "
+        f"BenchmarkRun/b200-a ({lines} line(s)). Notes only grow (KI408; a push that removed "
         "a line in one notes commit and added it back in the next passed the gate before "
         "2026-12-06): what is read at it (a withdrawal or a rerun gone) is a state the rules "
         "refuse. Read as asked, for a page or export that names it; for the attestations "

@@ -173,7 +173,7 @@ def test_notes_at_a_commit_lacking_a_line_its_history_held_warns(runner, fresh_d
     report = build_site(fresh_demo, tmp_path / "middle", notes_at=middle)
     assert report.warnings[-1].startswith(
         f"--notes-at {middle}: notes commit {middle[:12]} lacks 1 attestation line(s) an "
-        f"earlier notes commit of its history held: {NOTES_REF}:{blob} (1 line(s)). Notes "
+        f"earlier notes commit of its history held: {RUN_REF} (1 line(s)). Notes "
         "only grow (KI408;"), report.warnings
     # read as asked: the run's page shows no note at it
     assert "first look" not in (tmp_path / "middle" / RUN / "index.html").read_text()
