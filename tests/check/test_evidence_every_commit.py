@@ -268,9 +268,9 @@ def dated_commits(remote: Remote, *changes) -> list[str]:
     return made
 
 
-def restore(*rels: str):
-    """A change putting ``rels`` back as the server's main holds them, byte for byte."""
-    return lambda clone: git(clone, "checkout", "-q", "origin/main", "--", *rels)
+def restore(*rels: str, rev: str = "origin/main"):
+    """A change putting ``rels`` back as ``rev`` (the server's main) holds them, byte for byte."""
+    return lambda clone: git(clone, "checkout", "-q", rev, "--", *rels)
 
 
 def edit_json(rel: str, edit):
@@ -551,3 +551,25 @@ def test_a_policy_flipped_and_restored_is_warned_of(remote):
     done = remote.kistore("check", f"{base}..HEAD", "--json")
     assert [f["rule"] for f in json.loads(done.stdout)["findings"]
             if f["severity"] != "info"] == []
+
+
+def test_verify_warns_of_each_door_landed_past_the_hook(remote):
+    # history pushed where no hook ran: `verify` names each commit (a warning: history is
+    # never rewritten), and HEAD's answers hold
+    path, base = attestation_path(remote), remote.main()
+    doors = [edit_trust(lambda d: d["keys"][0].update(extra=1)), restore(TRUST, rev=base),
+             gutted(path), restore(path, rev=base), edit_trust(NARROWINGS["role"][0]),
+             restore(TRUST, rev=base)]
+    landed = []
+    for hours, change in enumerate(doors, start=2):
+        assert remote.pr(f"door {hours}", change, hook=False, date=soon(hours)).accepted
+        landed.append(remote.main())
+    assert withdrawn(remote)
+    verified = remote.kistore("verify", "--json", check=False)
+    found = [f for f in json.loads(verified.stdout)["findings"] if f["rule"] == "KI410"]
+    assert [(f["severity"], f["file"], f["extra"]["commit"], f["extra"].get("change"))
+            for f in found] == [
+        ("warning", TRUST, landed[4], "roles maintainer -> rerun"),
+        ("warning", path, landed[2], "rewritten"),
+        ("warning", TRUST, landed[0], UNKNOWN)]
+    assert all(f["hint"].startswith("nothing to do at HEAD, which holds it again") for f in found)
