@@ -515,22 +515,25 @@ def _policies_between(repo: pygit2.Repository, commits: list[Any], base: Base,
     differing from each parent's) that ranks some family otherwise than BASE's and HEAD's
     do is said, with the families and fields; an invalid version is KI410's error
     (:func:`removals`), a policy either end lacks or holds invalid is not compared.
-    The cost: a blob id a commit, a read and parse only of a version that differs.
+    The cost: a blob id a commit and parent; the ends' policies and each version read
+    and parsed only when a commit of the range changes the file.
 
     Returns:
         The warnings, newest commit first; fix: squash or drop the commits.
     """
+    changing = changing_commits(repo, commits, layout.POLICY_FILE)
+    if not changing:
+        return []
     ranked = [_ranking(repo, end.tree) for end in ends]
-    if any(r is None for r in ranked) or not commits:
+    if any(r is None for r in ranked):
         return []
     told = []
-    for commit in changing_commits(repo, commits, layout.POLICY_FILE):
+    for commit in changing:
         ranking = _ranking(repo, commit.tree)
         if ranking is None or ranking in ranked:
             continue
         said = _ranking_said(ranking, ranked[1] or {})
-        changed = [str(c.id)[:12] for c in reversed(
-            changing_commits(repo, commits, layout.POLICY_FILE))]
+        changed = [str(c.id)[:12] for c in reversed(changing)]
         who = str(commit.id)
         told.append(Finding(
             POLICY_BETWEEN, f"commit {who[:12]} ranks by a policy neither BASE nor HEAD "
