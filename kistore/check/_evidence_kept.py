@@ -10,10 +10,16 @@ F7). The same held for a withdrawal file or the policy deleted and restored: a c
 which ``rank --at`` ranks the withdrawn run, or falls back to the shipped policy.
 
 So, as objects (KI401, KI402) and names files (KI208) are, these files are judged commit
-by commit, each commit against each parent: a commit that deletes one (or makes the trust
-file unreadable, which trusts no key), or removes a key's entry from the trust file, is
+by commit, each commit against each parent: a commit that deletes one, makes the trust
+file invalid (which trusts no key) or the policy invalid (every ``rank`` fails), changes
+an attestation file's bytes, or removes or narrows a key's entry in the trust file, is
 KI410 whatever a later commit does (a revocation is how trust ends: ``kistore trust
-revoke``, KI412 keeps it). A merge is held to what it changes itself. The cost follows the
+revoke``, KI412 keeps it). fresh02 found the doors trust01 left: a schema-invalid trust
+file (G7), an attestation file emptied or reformatted (G7b), a role dropped or a window
+shortened into the past (G1), each undone by the next commit with 0 findings. A merge is
+held to what it changes itself, and said once however many parents it differs from (G3).
+A commit whose policy ranks otherwise than both ends is a warning
+(:func:`_policies_between`). The cost follows the
 change: three subtree ids a commit and parent, and only a commit whose ``store/trust``,
 ``store/policy`` or ``store/attestations`` tree differs from its parent's is read further.
 
@@ -25,20 +31,25 @@ what HEAD answers holds, a key counting from its first start:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..attest.notes import parse_attestation_path
-from ..attest.trust_history import ever_revoked, keyids_in
+from ..attest.trust import Trust, TrustedKey, format_time
+from ..attest.trust_history import added, ever_revoked, keyids_in
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
+from ..core.errors import KistoreError, MultipleErrors
 from ..core.findings import WARNING, Finding
 from ..git import treediff
 from ..git.blobs import read_blob
 from ..git.pathlog import blob_at
 from ._fixes import REBASE_BASE, Base, rebase_fix, restored_fix, staged_fix
 from ._history import ancestry
+from ._policy import policy_problems
 from .lineage import APPEND_ONLY_REMOVED, changing_commits
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -63,20 +74,100 @@ class Removal:
         commit: the commit (40 hex digits).
         parent: the parent it is compared with (40 hex digits).
         path: the file (repository path).
-        keyid: the key whose entry the commit removed from the trust file; ``""``: the
-            file itself was deleted (or, the trust file, made unreadable: ``unreadable``).
-        unreadable: the commit's trust file does not parse (it trusts no key).
+        keyid: the key whose entry the commit removed from the trust file (or narrowed:
+            ``narrowed``); ``""``: the file itself (deleted, made invalid, rewritten).
+        invalid: why the commit's trust file or policy fails validation (its first
+            problem; the parent's passes): the trust file then trusts no key (KI309 at
+            that commit), the policy makes every ``kistore rank`` fail (KI206).
+        rewritten: the commit changes the bytes of an attestation file its parent held as
+            written (hashing to its name): it no longer verifies there (KI305).
+        narrowed: what the commit took from the key's entry, as said (``roles maintainer,
+            rerun -> rerun``): a role, or a time the key counted before this commit.
+        was: the parent's blob of ``path`` (40 hex digits).
+        now: the commit's blob of ``path`` (``""``: none).
     """
 
     commit: str
     parent: str
     path: str
     keyid: str = ""
-    unreadable: bool = False
+    invalid: str = ""
+    rewritten: bool = False
+    narrowed: str = ""
+    was: str = ""
+    now: str = ""
+
+    @property
+    def kind(self) -> str:
+        """``deleted``, ``invalid``, ``rewritten``, ``key-removed`` or ``narrowed``."""
+        return ("narrowed" if self.narrowed else "key-removed" if self.keyid else
+                "invalid" if self.invalid else "rewritten" if self.rewritten else "deleted")
+
+
+class _Versions:
+    """The versions of the judged files a walk reads, each blob read and judged once."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+        self._keys: dict[str, set[str] | None] = {}
+        self._trust: dict[str, tuple[Trust | None, str]] = {}
+        self._policy: dict[str, str] = {}
+        self._bases: dict[tuple[str, str], Any] = {}
+        self._starts: dict[str, dict[str, datetime]] = {}
+
+    def keyids(self, blob: str | None) -> set[str] | None:
+        """Return the keyids a trust file's version lists, read leniently; None: unreadable."""
+        if blob is None:
+            return None
+        if blob not in self._keys:
+            data = read_blob(self.repo, blob, layout.TRUST_FILE)
+            self._keys[blob] = keyids_in(data) if _readable(data) else None
+        return self._keys[blob]
+
+    def trust(self, blob: str) -> tuple[Trust | None, str]:
+        """Return a trust file's version as kistore reads it, or None and why it is invalid.
+
+        Read by :meth:`kistore.attest.trust.Trust.from_bytes`, the one validation of the
+        file (``schemas/trust-keys.json``, each keyid its key's, no key twice): what
+        ``attestations``, ``rank`` and KI309 read.
+        """
+        if blob not in self._trust:
+            data = read_blob(self.repo, blob, layout.TRUST_FILE)
+            try:
+                self._trust[blob] = (Trust.from_bytes(data), "")
+            except KistoreError as e:
+                self._trust[blob] = (None, _first_problem(e))
+        return self._trust[blob]
+
+    def policy_invalid(self, blob: str) -> str:
+        """Return why a policy's version fails KI206's test (:func:`._policy.policy_problems`)."""
+        if blob not in self._policy:
+            problems = policy_problems(read_blob(self.repo, blob, layout.POLICY_FILE))[1]
+            self._policy[blob] = _first_problem(MultipleErrors(problems)) if problems else ""
+        return self._policy[blob]
+
+    def merge_base(self, parent: Any, other: Any) -> Any:
+        """Return the tree of two commits' merge base, or None (unrelated histories)."""
+        pair = (str(parent.id), str(other.id))
+        if pair not in self._bases:
+            found = self.repo.merge_base(parent.id, other.id)
+            self._bases[pair] = None if found is None else self.repo[found].tree
+        return self._bases[pair]
+
+    def start(self, parent: Any, keyid: str) -> datetime:
+        """Return when a key listed by ``parent``'s trust file (without validFrom) counts from.
+
+        Its first start (:func:`kistore.attest.trust_history.added`); ``parent``'s time when
+        the file's first-parent history does not list it (it came by a side line).
+        """
+        rev = str(parent.id)
+        if rev not in self._starts:
+            self._starts[rev] = {k: when for k, (when, _c) in added(self.repo, rev).items()}
+        return self._starts[rev].get(keyid, _time_of(parent))
 
 
 def removals(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Removal]:
-    """Return what each commit deletes of the evidence files or removes from the trust file.
+    """Return what each commit takes away from the evidence files: deletes, breaks, narrows.
 
     Args:
         repo: the ``pygit2.Repository``.
@@ -84,71 +175,259 @@ def removals(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Removal]:
 
     Returns:
         One :class:`Removal` per attestation file (on the layout's path), policy file or
-        trust file a commit deletes (or leaves no regular file at), per key whose entry it
-        removes from the trust file (keys read leniently, as
-        :func:`kistore.attest.trust_history.keyids_in` reads them), and per trust file it
-        leaves unreadable; in the order of ``commits``. A merge's difference from one
-        parent that another parent holds too is that side's, when the two parents' merge
-        base held what the merge lacks (reported in that side's history).
+        trust file a commit deletes (or leaves no regular file at); per trust file or
+        policy it leaves invalid where its parent's was valid (as
+        :meth:`kistore.attest.trust.Trust.from_bytes` and KI206's
+        :func:`._policy.policy_problems` read it: a commit whose trust file trusts no key,
+        or at which ``rank`` fails); per attestation file whose bytes it changes where its
+        parent held them as written; per key whose entry it removes from the trust file
+        (keys read leniently, as :func:`kistore.attest.trust_history.keyids_in` reads them)
+        or narrows (:func:`narrowing`: a role dropped, a time the key counted before the
+        commit taken away); in the order of ``commits``, one per commit, file, key and kind
+        (a merge's two parents say one removal once: fresh02 G3). A merge's difference from
+        one parent that another parent holds too is that side's, when the two parents'
+        merge base did not (reported in that side's history). A mode change alone is
+        KI114's (every commit of the range, :mod:`._every_commit`).
 
     Raises:
         ObjectUnreadable: a tree or blob read on the way is damaged.
     """
-    found: list[Removal] = []
-    keys: dict[str, set[str] | None] = {}
-    bases: dict[tuple[str, str], Any] = {}
-
-    def keyids(blob: str | None) -> set[str] | None:  # None: no readable trust file
-        if blob is None:
-            return None
-        if blob not in keys:
-            data = read_blob(repo, blob, layout.TRUST_FILE)
-            keys[blob] = keyids_in(data) if _readable(data) else None
-        return keys[blob]
-
-    def merge_base(parent: Any, other: Any) -> Any:
-        pair = (str(parent.id), str(other.id))
-        if pair not in bases:
-            found_base = repo.merge_base(parent.id, other.id)
-            bases[pair] = None if found_base is None else repo[found_base].tree
-        return bases[pair]
-
+    found: dict[tuple[str, str, str, str], Removal] = {}
+    read = _Versions(repo)
     for commit in commits:
         for parent in commit.parents:
-            others = [o for o in commit.parents if o.id != parent.id]
-            for directory in DIRECTORIES:
-                old = treediff.subtree_id(repo, parent.tree, directory)
-                new = treediff.subtree_id(repo, commit.tree, directory)
-                if old is None or old == new:
-                    continue
-                for path in sorted(treediff.changed_leaves(repo, old, new, directory + "/",
-                                                           added=False)):
-                    if not _judged(path):
-                        continue
-                    was, now = (blob_at(repo, c.tree, path) for c in (parent, commit))
-                    if was is None:
-                        continue
-                    if now is None:
-                        if not any(_theirs(repo, blob_at(repo, o.tree, path) is None,
-                                           merge_base(parent, o), path) for o in others):
-                            found.append(Removal(str(commit.id), str(parent.id), path))
-                        continue
-                    if path != layout.TRUST_FILE:
-                        continue  # an edit: the policy's is reviewed (KI413-KI415), an
-                        # attestation file's is the contents check's (its name is its hash)
-                    before, after = keyids(was), keyids(now)
-                    if before and after is None:
-                        found.append(Removal(str(commit.id), str(parent.id), path,
-                                             unreadable=True))
-                        continue
-                    for keyid in sorted((before or set()) - (after or set())):
-                        if not any(_theirs(repo, keyid not in (keyids(blob_at(
-                                               repo, o.tree, path)) or set()),
-                                           merge_base(parent, o), path, keyid, keyids)
-                                   for o in others):
-                            found.append(Removal(str(commit.id), str(parent.id), path,
-                                                 keyid))
+            sides = _sides(read, parent, [o for o in commit.parents if o.id != parent.id])
+            for removal in _taken(repo, read, commit, parent, sides):
+                found.setdefault((removal.commit, removal.path, removal.keyid, removal.kind),
+                                 removal)
+    return list(found.values())
+
+
+def _sides(read: _Versions, parent: Any, others: list[Any]) -> Callable[[Any, Any], bool]:
+    """Return ``sides(merge_is, base_was)``: whether a merge's change is another side's.
+
+    Another parent's tree is as the merge's is (``merge_is(tree)``) and that parent's
+    merge base with ``parent`` was not (``base_was(tree)``): that side's own commits made
+    the change, and say so. Otherwise (no such parent; the base lacked what is compared)
+    the change is the merge's own.
+    """
+    def sides(merge_is: Callable[[Any], bool], base_was: Callable[[Any], bool]) -> bool:
+        for other in others:
+            if merge_is(other.tree):
+                base = read.merge_base(parent, other)
+                if base is not None and base_was(base):
+                    return True
+        return False
+
+    return sides
+
+
+def _taken(repo: pygit2.Repository, read: _Versions, commit: Any, parent: Any,
+           sides: Callable[[Any, Any], bool]) -> list[Removal]:
+    """Return the :class:`Removal` of ``commit`` against one parent (see :func:`removals`)."""
+    found = []
+    for directory in DIRECTORIES:
+        old = treediff.subtree_id(repo, parent.tree, directory)
+        new = treediff.subtree_id(repo, commit.tree, directory)
+        if old is None or old == new:
+            continue
+        for path in sorted(treediff.changed_leaves(repo, old, new, directory + "/",
+                                                   added=False)):
+            if _judged(path):
+                found += _file_taken(repo, read, (commit, parent), path, sides)
     return found
+
+
+def _file_taken(repo: pygit2.Repository, read: _Versions, pair: tuple[Any, Any], path: str,
+                sides: Callable[[Any, Any], bool]) -> list[Removal]:
+    """Return what ``pair`` (a commit and one parent) takes away of the judged file ``path``."""
+    commit, parent = pair
+    was, now = (blob_at(repo, c.tree, path) for c in (parent, commit))
+    if was is None or was == now:
+        return []  # added, or a mode changed alone (KI114's, every commit)
+    ids = (str(commit.id), str(parent.id), path)
+    if now is None:
+        if sides(lambda t: blob_at(repo, t, path) is None,
+                 lambda t: blob_at(repo, t, path) is not None):
+            return []
+        return [Removal(*ids, was=was)]
+    if path == layout.TRUST_FILE:
+        return _trust_taken(repo, read, pair, (was, now), sides)
+    if path == layout.POLICY_FILE:
+        why = read.policy_invalid(now)
+        if not why or read.policy_invalid(was) or sides(
+                lambda t: _policy_invalid_in(repo, read, t),
+                lambda t: not _policy_invalid_in(repo, read, t)):
+            return []
+        return [Removal(*ids, invalid=why, was=was, now=now)]
+    if not _as_written(repo, path, was) or sides(
+            lambda t: blob_at(repo, t, path) == now,
+            lambda t: blob_at(repo, t, path) not in (None, now)):
+        return []
+    return [Removal(*ids, rewritten=True, was=was, now=now)]
+
+
+def _trust_taken(repo: pygit2.Repository, read: _Versions, pair: tuple[Any, Any],
+                 blobs: tuple[str, str], sides: Callable[[Any, Any], bool]) -> list[Removal]:
+    """Return what a commit takes from the trust file against one parent (both hold it).
+
+    The file made invalid (said alone: it trusts no key); else each key whose entry it
+    removes (read leniently) and, both versions valid, each entry it narrows.
+    """
+    commit, parent = pair
+    was, now = blobs
+    path = layout.TRUST_FILE
+    ids = (str(commit.id), str(parent.id), path)
+    (before, _), (after, why) = read.trust(was), read.trust(now)
+    if before is not None and after is None:
+        if sides(lambda t: _trust_invalid_in(repo, read, t),
+                 lambda t: not _trust_invalid_in(repo, read, t)):
+            return []
+        return [Removal(*ids, invalid=why, was=was, now=now)]
+    found = []
+    for keyid in sorted((read.keyids(was) or set()) - (read.keyids(now) or set())):
+        if not _key_sides(repo, read, keyid, sides):
+            found.append(Removal(*ids, keyid=keyid, was=was, now=now))
+    if before is None or after is None:
+        return found
+    when = _time_of(commit)
+    for keyid in sorted(set(before.keys) & set(after.keys)):
+        said = narrowing(before.keys[keyid], after.keys[keyid], when,
+                         _start_of(read, parent, keyid))
+        if said and not _narrowed_sides(repo, read, after.keys[keyid], when, sides) and \
+                not _given_back(repo, read, parent, after.keys[keyid], when):
+            found.append(Removal(*ids, keyid=keyid, narrowed=said, was=was, now=now))
+    return found
+
+
+def _key_sides(repo: pygit2.Repository, read: _Versions, keyid: str,
+               sides: Callable[[Any, Any], bool]) -> bool:
+    """Whether a merge's lack of ``keyid``'s entry is another side's removal."""
+    def listed(tree: Any) -> bool:
+        return keyid in (read.keyids(blob_at(repo, tree, layout.TRUST_FILE)) or set())
+
+    return sides(lambda t: not listed(t), listed)
+
+
+def _narrowed_sides(repo: pygit2.Repository, read: _Versions, entry: TrustedKey,
+                    when: datetime, sides: Callable[[Any, Any], bool]) -> bool:
+    """Whether a merge's narrowed ``entry`` is another side's (that side narrowed it)."""
+    return sides(lambda t: _entry_in(repo, read, t, entry.keyid) == entry,
+                 lambda t: bool(narrowing(_entry_in(repo, read, t, entry.keyid), entry, when,
+                                          lambda: when)))
+
+
+def _given_back(repo: pygit2.Repository, read: _Versions, parent: Any, entry: TrustedKey,
+                when: datetime) -> bool:
+    """Whether ``entry`` only takes back what ``parent`` gave the key (a do and its undo).
+
+    A commit restoring a role or a time that its parent took (fresh02 G1's second commit:
+    ``roles rerun -> maintainer`` after ``maintainer -> rerun``) narrows nothing the key
+    held before the parent: the parent's narrowing is the one said. Compared with the
+    parent's first parent when that holds the key's entry (no entry there: the key is new,
+    and the narrowing stands).
+    """
+    if not parent.parents:
+        return False
+    before = _entry_in(repo, read, parent.parents[0].tree, entry.keyid)
+    return before is not None and not narrowing(before, entry, when, lambda: when)
+
+
+def _start_of(read: _Versions, parent: Any, keyid: str) -> Callable[[], datetime]:
+    """Return ``start()`` of :func:`narrowing`: when ``keyid`` counts from, at ``parent``."""
+    return lambda: read.start(parent, keyid)
+
+
+def narrowing(old: TrustedKey | None, new: TrustedKey, when: datetime,
+              start: Callable[[], datetime]) -> str:
+    """Say what a change of a key's entry takes back of what the key counted for before ``when``.
+
+    Trust is never narrowed after the fact (fresh02 G1): dropping a role, setting a
+    ``validUntil`` (or moving it earlier) to before the change, or setting a ``validFrom``
+    (or moving it later) after when the key counted from, un-counts what the key signed
+    and entered meanwhile (a maintainer's withdrawal stops withdrawing, and its run ranks
+    again), as removing the entry does (KI410). A revocation (``revokedAt``) is how trust
+    ends, and is permanent (KI412); it is not judged here.
+
+    Args:
+        old: the entry before (None: no entry: nothing to narrow).
+        new: the entry after.
+        when: the changing commit's time (UTC): a ``validUntil`` at or after it takes
+            nothing back (what entered before it still counts).
+        start: when a key without ``validFrom`` counts from (its first start), asked only
+            when ``new`` sets one on such a key.
+
+    Returns:
+        What narrowed (``roles maintainer, rerun -> rerun; validUntil none ->
+        2026-01-01T00:00:00Z``), or ``""`` when nothing the key counted for before ``when``
+        is taken back (a key that did not count yet: its ``validFrom`` at or after
+        ``when``). Raises nothing but what ``start`` raises.
+    """
+    if old is None or (old.valid_from is not None and old.valid_from >= when):
+        return ""
+    said = []
+    if set(old.roles) - set(new.roles):
+        said.append(f"roles {', '.join(old.roles)} -> {', '.join(new.roles) or 'none'}")
+    until = new.valid_until
+    if until is not None and until < when and (old.valid_until is None
+                                               or until < old.valid_until):
+        said.append(f"validUntil {_shown(old.valid_until)} -> {format_time(until)}, before "
+                    "the change")
+    since = new.valid_from
+    if since is not None and old.valid_from is not None and since > old.valid_from:
+        said.append(f"validFrom {format_time(old.valid_from)} -> {format_time(since)}")
+    elif since is not None and old.valid_from is None and since > (first := start()):
+        said.append(f"validFrom none (from when it entered the trust file, "
+                    f"{format_time(first)}) -> {format_time(since)}")
+    return "; ".join(said)
+
+
+def _shown(when: datetime | None) -> str:
+    """Return an instant as the trust file writes it, or ``none``."""
+    return "none" if when is None else format_time(when)
+
+
+def _time_of(commit: Any) -> datetime:
+    """Return a commit's committer time (UTC)."""
+    return datetime.fromtimestamp(commit.commit_time, UTC)
+
+
+def _trust_invalid_in(repo: pygit2.Repository, read: _Versions, tree: Any) -> bool:
+    """Whether ``tree`` holds a trust file kistore reads as invalid."""
+    blob = blob_at(repo, tree, layout.TRUST_FILE)
+    return blob is not None and read.trust(blob)[0] is None
+
+
+def _policy_invalid_in(repo: pygit2.Repository, read: _Versions, tree: Any) -> bool:
+    """Whether ``tree`` holds a ranking policy KI206 refuses."""
+    blob = blob_at(repo, tree, layout.POLICY_FILE)
+    return blob is not None and bool(read.policy_invalid(blob))
+
+
+def _entry_in(repo: pygit2.Repository, read: _Versions, tree: Any, keyid: str
+              ) -> TrustedKey | None:
+    """Return ``keyid``'s entry in ``tree``'s trust file (None: no valid file, no entry)."""
+    blob = blob_at(repo, tree, layout.TRUST_FILE)
+    trust = None if blob is None else read.trust(blob)[0]
+    return None if trust is None else trust.keys.get(keyid)
+
+
+def _as_written(repo: pygit2.Repository, path: str, blob: str) -> bool:
+    """Whether an attestation file's version hashes to its name (as ``attest --file`` wrote it).
+
+    A version that does not (KI305 already) may be mended: its change takes nothing away.
+    """
+    parsed = parse_attestation_path(path)
+    return parsed is not None and hashlib.sha256(
+        read_blob(repo, blob, path)).hexdigest() == parsed[1]
+
+
+def _first_problem(error: KistoreError) -> str:
+    """Return an invalid file's first problem, as a message says it (pointer, words, count)."""
+    problems = error.problems
+    first = problems[0]
+    said = f"{first.pointer}: {first.message}" if first.pointer else first.message
+    return said + (f"; and {len(problems) - 1} more problem(s)" if len(problems) > 1 else "")
 
 
 def _judged(path: str) -> bool:
@@ -170,30 +449,16 @@ def _readable(data: bytes) -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("keys"), list)
 
 
-def _theirs(repo: pygit2.Repository, other_lacks: bool, base_tree: Any, path: str,
-            keyid: str = "", keyids: Any = None) -> bool:
-    """Whether a merge's lack of ``path`` (or of ``keyid``'s entry) is another parent's.
-
-    That parent lacks it too and the merge base held it: that side removed it, and its
-    own commits say so. Otherwise (the base lacked it) the merge dropped what one side
-    added: the merge's own removal.
-    """
-    if not other_lacks or base_tree is None:
-        return False
-    held = blob_at(repo, base_tree, path)
-    if held is None:
-        return False
-    return not keyid or keyid in (keyids(held) or set())
-
-
 def evidence_kept(store: Store, commits: list[Any], base: Base, ends: tuple[Any, Any]
                   ) -> list[Finding]:
-    """KI410 per commit of a range that deletes an evidence file or removes a key's entry.
+    """KI410 per commit of a range that takes evidence away (:func:`removals`).
 
     What the net diff shows (a file HEAD lacks: :func:`kistore.check.gate._removed_evidence`;
-    a revoked key HEAD no longer lists: KI412, :func:`.lineage.revocations_kept`) is said
-    there, once; this says the rest: a file or key entry a later commit put back (HEAD
-    holds it again, the net diff is empty) and an unrevoked key's entry HEAD lacks.
+    a trust file or policy HEAD holds invalid: KI309, KI206; an attestation file HEAD holds
+    with other bytes: KI305; a revoked key HEAD no longer lists: KI412,
+    :func:`.lineage.revocations_kept`) is said there, once; this says the rest: a file, a
+    valid version, a key's entry a later commit put back (HEAD holds it again, the net diff
+    is empty), an unrevoked key's entry HEAD lacks, and an entry HEAD holds narrowed.
 
     Args:
         store: the :class:`kistore.store.Store` checked.
@@ -203,7 +468,8 @@ def evidence_kept(store: Store, commits: list[Any], base: Base, ends: tuple[Any,
 
     Returns:
         KI410 findings on the file (``extra``: ``commit``, ``parent``, ``keyid`` for a key's
-        entry, ``restored``), each fix the branch's: drop the commits that changed the file
+        entry, ``change`` for a file made invalid, rewritten or an entry narrowed,
+        ``restored``), each fix the branch's: drop the commits that changed the file
         (``git rebase -i BASE``), or in the pre-commit hook restore the staged file.
 
     Raises:
@@ -211,40 +477,117 @@ def evidence_kept(store: Store, commits: list[Any], base: Base, ends: tuple[Any,
     """
     repo = store.repo
     found = removals(repo, commits)
+    between = _policies_between(repo, commits, base, ends)
     if not found:
-        return []
-    head_tree = ends[1].tree
-    head_keys = _keys_at(repo, head_tree)
+        return between
+    at_head = _Head(repo, ends[1])
     revoked: dict[str, Any] | None = None
     told = []
     for removal in found:
-        held = blob_at(repo, head_tree, removal.path) is not None
-        restored = held and (removal.keyid in (head_keys or set()) if removal.keyid else
-                             head_keys is not None if removal.unreadable else True)
-        if not held or (removal.unreadable and not restored):
-            continue  # HEAD lacks the file (the net diff's KI410) or its own is unreadable
-            # (KI309 at HEAD)
-        if removal.keyid and not restored:
+        restored = at_head.restored(removal)
+        if restored is None:
+            continue  # said of HEAD (the net diff's KI410, KI309, KI206, KI305)
+        if removal.kind == "key-removed" and not restored:
             if revoked is None:
                 revoked = ever_revoked(repo, str(ends[0].id), _range_versions(repo, commits))
             if removal.keyid in revoked:
                 continue  # a revoked key's entry gone from HEAD: KI412 says it
         told.append(replace(_finding(removal, restored, "range"),
                             fix=_gate_fix(repo, commits, removal, restored, base)))
+    return told + between
+
+
+POLICY_BETWEEN = replace(APPEND_ONLY_REMOVED, severity=WARNING)
+"""KI410 (a warning) of a commit of the range ranking by a policy neither end holds."""
+
+_RANKS_BY = ("comparison", "metric", "order", "unit", "unitPointer")
+"""The fields of a policy family that decide a ranking (``notes`` and the description do not)."""
+
+
+def _policies_between(repo: pygit2.Repository, commits: list[Any], base: Base,
+                      ends: tuple[Any, Any]) -> list[Finding]:
+    """KI410 (a warning) per commit of the range whose policy ranks otherwise than both ends.
+
+    A policy flipped in one commit and restored in the next (fresh02 G1 addendum) had no
+    finding: the net diff is empty, so KI415 lists nothing, yet ``rank --at`` that commit
+    ranks the family upside down on main's history (a single commit's change is KI415's
+    info, which a reviewer reads). Each version a commit of the range brings (its policy
+    differing from each parent's) that ranks some family otherwise than BASE's and HEAD's
+    do is said, with the families and fields; an invalid version is KI410's error
+    (:func:`removals`), a policy either end lacks or holds invalid is not compared.
+    The cost: a blob id a commit and parent; the ends' policies and each version read
+    and parsed only when a commit of the range changes the file.
+
+    Returns:
+        The warnings, newest commit first; fix: squash or drop the commits.
+    """
+    changing = changing_commits(repo, commits, layout.POLICY_FILE)
+    if not changing:
+        return []
+    ranked = [_ranking(repo, end.tree) for end in ends]
+    if any(r is None for r in ranked):
+        return []
+    told = []
+    for commit in changing:
+        ranking = _ranking(repo, commit.tree)
+        if ranking is None or ranking in ranked:
+            continue
+        said = _ranking_said(ranking, ranked[1] or {})
+        changed = [str(c.id)[:12] for c in reversed(changing)]
+        who = str(commit.id)
+        told.append(Finding(
+            POLICY_BETWEEN, f"commit {who[:12]} ranks by a policy neither BASE nor HEAD "
+            f"holds ({said}): the net diff a reviewer reads does not show it, yet `rank "
+            "--at`, `export --at` and `site build --at` that commit rank by it",
+            file=layout.POLICY_FILE, expected="BASE's or HEAD's ranking",
+            found=said, extra={"commit": who},
+            fix=(f"squash the commits that changed the policy ({', '.join(changed)}) so "
+                 f"that each commit of the branch ranks as BASE or HEAD does "
+                 f"({base.rebase()}, `squash` or `fixup` them into the last), or drop "
+                 "the ones the range undoes; on a branch already merged the history "
+                 "cannot change, and this warning says so for good")))
     return told
 
 
+def _ranking_said(ranking: dict[str, dict[str, Any]], head: dict[str, dict[str, Any]]) -> str:
+    """Say each family ``ranking`` ranks otherwise than ``head``: its fields, then HEAD's."""
+    said = []
+    for family in sorted(set(ranking) | set(head)):
+        mine, theirs = ranking.get(family, {}), head.get(family, {})
+        keys = [k for k in _RANKS_BY if mine.get(k) != theirs.get(k)]
+        if keys:
+            said.append(f"{family}: " + ", ".join(f"{k} {mine.get(k, 'none')}" for k in keys)
+                        + " (HEAD: " + ", ".join(f"{k} {theirs.get(k, 'none')}" for k in keys)
+                        + ")")
+    return "; ".join(said)
+
+
+def _ranking(repo: pygit2.Repository, tree: Any) -> dict[str, dict[str, Any]] | None:
+    """Return what a tree's valid policy ranks by: family -> its ranking fields; None: none."""
+    blob = blob_at(repo, tree, layout.POLICY_FILE)
+    if blob is None:
+        return None
+    document, problems = policy_problems(read_blob(repo, blob, layout.POLICY_FILE))
+    if problems:
+        return None
+    return {family: {k: entry[k] for k in _RANKS_BY if k in entry}
+            for family, entry in document["families"].items() if isinstance(entry, dict)}
+
+
 def check_evidence_history(store: Store, at: str | None = None) -> list[Finding]:
-    """KI410 (a warning) per commit of the history of ``at`` that removed evidence.
+    """KI410 (a warning) per commit of the history of ``at`` that took evidence away.
 
     ``verify``'s: a store whose history landed before the gate judged every commit (a
-    delete-and-restore of the trust file pushed through the old gate, fresh01 F7) is told
-    which commit did what; what HEAD answers holds regardless (a key counts from the
-    first commit that trusted it, an attestation file from the first commit holding it).
-    Said elsewhere and left out here: the policy HEAD lacks (KI207), a revoked key's entry
-    HEAD lacks (KI412). Every commit of the history is read against each parent (three
-    subtree ids; more only where the evidence directories differ): O(history), as the
-    name check (:func:`.lineage.check_names`).
+    delete-and-restore of the trust file pushed through the old gate, fresh01 F7; a trust
+    file made invalid, an attestation file rewritten, a key's entry narrowed, fresh02 G7,
+    G7b, G1) is told which commit did what; what HEAD answers holds regardless (a key
+    counts from the first commit that trusted it, an attestation file from the first
+    commit holding it). Said elsewhere and left out here: the policy HEAD lacks (KI207), a
+    revoked key's entry HEAD lacks (KI412), a trust file or policy HEAD holds invalid
+    (KI309, KI206), an attestation file HEAD holds with other bytes (KI305). Every commit
+    of the history is read against each parent (three subtree ids; more only where the
+    evidence directories differ): O(history), as the name check
+    (:func:`.lineage.check_names`).
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -263,16 +606,17 @@ def check_evidence_history(store: Store, at: str | None = None) -> list[Finding]
     if not found:
         return []
     where = at or "HEAD"
-    head_keys = _keys_at(repo, head.tree)
+    at_head = _Head(repo, head)
     revoked = None
     told = []
     for removal in found:
-        held = blob_at(repo, head.tree, removal.path) is not None
-        restored = held and (removal.keyid in (head_keys or set()) if removal.keyid else
-                             head_keys is not None if removal.unreadable else True)
-        if not restored and removal.path == layout.POLICY_FILE:
-            continue  # KI207 says the policy is missing
-        if removal.keyid and not restored:
+        restored = at_head.restored(removal)
+        if restored is None and removal.kind == "deleted" and removal.path != \
+                layout.POLICY_FILE:
+            restored = False  # an attestation file or the trust file HEAD lacks: said here
+        if restored is None:
+            continue  # KI207, KI309, KI206, KI305 say it of HEAD
+        if removal.kind == "key-removed" and not restored:
             revoked = ever_revoked(repo, str(head.id)) if revoked is None else revoked
             if removal.keyid in revoked:
                 continue  # KI412
@@ -280,6 +624,49 @@ def check_evidence_history(store: Store, at: str | None = None) -> list[Finding]
         told.append(replace(finding, rule=EVIDENCE_REMOVED_IN_HISTORY,
                             fix=_history_fix(removal, restored, where)))
     return told
+
+
+class _Head:
+    """What HEAD (the tree judged) holds of what a commit took away."""
+
+    def __init__(self, repo: pygit2.Repository, head: Any) -> None:
+        self.repo = repo
+        self.head = head
+        self.tree = head.tree
+        self.read = _Versions(repo)
+        self.keys = _keys_at(repo, self.tree)
+
+    def restored(self, removal: Removal) -> bool | None:
+        """Whether HEAD holds again what ``removal`` took away; None: HEAD's own finding says it.
+
+        None: HEAD lacks the file (the net diff's KI410; the policy: KI207), or holds the
+        trust file or policy invalid (KI309, KI206), or the attestation file with other
+        bytes (KI305).
+        """
+        blob = blob_at(self.repo, self.tree, removal.path)
+        if blob is None:
+            return None
+        kind = removal.kind
+        if kind == "key-removed":
+            return removal.keyid in (self.keys or set())
+        if kind == "invalid":
+            bad = (self.read.trust(blob)[0] is None if removal.path == layout.TRUST_FILE
+                   else bool(self.read.policy_invalid(blob)))
+            return None if bad else True
+        if kind == "rewritten":
+            return True if blob == removal.was else None
+        if kind == "narrowed":
+            trust = self.read.trust(blob)[0]
+            if trust is None:
+                return None
+            before = self.read.trust(removal.was)[0]
+            old = None if before is None else before.keys.get(removal.keyid)
+            new = trust.keys.get(removal.keyid)
+            commit = self.repo[removal.commit]
+            return new is not None and not narrowing(
+                old, new, _time_of(commit),
+                _start_of(self.read, self.repo[removal.parent], removal.keyid))
+        return True
 
 
 def _keys_at(repo: pygit2.Repository, tree: pygit2.Tree) -> set[str] | None:
@@ -308,6 +695,38 @@ _DONE = {layout.TRUST_FILE: "deletes the trust file: at that commit no key is tr
 """What a commit deleting the trust file or the policy did, as the message says it."""
 
 
+def _done(removal: Removal) -> str:
+    """Return what the commit did, as KI410's message says it (after ``commit X``)."""
+    kind = removal.kind
+    if kind == "key-removed":
+        return (f"removes the entry of key {removal.keyid} from the trust file: at that "
+                "commit what the key signed counts for nothing, and a key's entry is never "
+                "removed (trust ends by a revocation, `kistore trust revoke`, which KI412 "
+                "keeps)")
+    if kind == "narrowed":
+        return (f"narrows the entry of key {removal.keyid} in the trust file "
+                f"({removal.narrowed}): at that commit what the key signed before counts "
+                "no more for what was taken (a withdrawal it signed stops withdrawing its "
+                "run), and a key's trust is never narrowed after the fact, as its entry is "
+                "never removed (trust ends by a revocation, `kistore trust revoke`, which "
+                "KI412 keeps)")
+    if kind == "invalid" and removal.path == layout.TRUST_FILE:
+        return (f"leaves the trust file invalid ({removal.invalid}): at that commit no key "
+                "is trusted (KI309 there), so every maintainer withdrawal and trusted rerun "
+                "stops counting there")
+    if kind == "invalid":
+        return (f"leaves the ranking policy invalid ({removal.invalid}): at that commit "
+                "every `kistore rank` fails (KI206 there)")
+    if kind == "rewritten":
+        return ("rewrites this attestation file (its name is the sha256 of the bytes "
+                "written, and an attestation file is never changed): at that commit it "
+                "no longer verifies (KI305 there) and what it says counts for nothing (a "
+                "run it withdraws ranks again there)")
+    return _DONE.get(removal.path, "deletes this attestation file: at that commit what it "
+                                   "says counts for nothing (a run it withdraws ranks again "
+                                   "there)")
+
+
 def _finding(removal: Removal, restored: bool, seen: str) -> Finding:
     """Return the KI410 finding of ``removal`` (its fix left to the caller).
 
@@ -317,53 +736,79 @@ def _finding(removal: Removal, restored: bool, seen: str) -> Finding:
         seen: ``"range"`` (the gate) or ``"history"`` (``verify``): how the message ends.
     """
     who = f"commit {removal.commit[:12]}"
-    if removal.keyid:
-        done = (f"removes the entry of key {removal.keyid} from the trust file: at that "
-                "commit what the key signed counts for nothing, and a key's entry is never "
-                "removed (trust ends by a revocation, `kistore trust revoke`, which KI412 "
-                "keeps)")
-    elif removal.unreadable:
-        done = ("leaves the trust file unreadable (no object with a `keys` list): at that "
-                "commit no key is trusted")
-    else:
-        done = _DONE.get(removal.path, "deletes this attestation file: at that commit what "
-                                       "it says counts for nothing (a run it withdraws ranks "
-                                       "again there)")
+    done = _done(removal)
     if restored:
         later = ("a later commit of the range puts it back (HEAD holds it again), but" if
                  seen == "range" else "a later commit put it back, and what HEAD answers "
                  "holds (a key counts from the first commit that trusted it), but")
         done += (f"; {later} {who} stays in the history, where `rank --at`, `ls --at` and a "
                  "checkout of it answer without it")
-    what = (f"key {removal.keyid} listed" if removal.keyid else "a readable trust file"
-            if removal.unreadable else "the file")
+    kind = removal.kind
+    expected, found = {
+        "key-removed": (f"key {removal.keyid} listed", "no entry"),
+        "narrowed": (f"key {removal.keyid}'s entry as its parent holds it",
+                     f"narrowed ({removal.narrowed})"),
+        "invalid": ("a valid trust file" if removal.path == layout.TRUST_FILE else
+                    "a valid ranking policy", f"an invalid file ({removal.invalid})"),
+        "rewritten": (f"blob {removal.was}", f"blob {removal.now}"),
+    }.get(kind, ("the file", "no file"))
+    change = {"narrowed": removal.narrowed, "invalid": removal.invalid,
+              "rewritten": "rewritten"}.get(kind)
     return Finding(APPEND_ONLY_REMOVED, f"{who} {done}", file=removal.path,
-                   expected=what, found="no entry" if removal.keyid else
-                   "an unreadable file" if removal.unreadable else "no file",
+                   expected=expected, found=found,
                    extra={"commit": removal.commit, "parent": removal.parent,
                           **({"keyid": removal.keyid} if removal.keyid else {}),
+                          **({"change": change} if change else {}),
                           "restored": restored})
 
 
 def _gate_fix(repo: pygit2.Repository, commits: list[Any], removal: Removal,
               restored: bool, base: Base) -> str:
-    """Return the gate's fix of ``removal``: drop the commits of the branch that did it."""
-    what = (f"key {removal.keyid}'s entry removed" if removal.keyid else
-            "the trust file made unreadable" if removal.unreadable else "this file deleted")
-    revoke = ("to stop trusting a key, revoke it in a new commit instead: `kistore trust "
-              f"revoke {removal.keyid}` (nothing it signs from then counts; `--at` an earlier "
-              "time ends it earlier)") if removal.keyid else (
-              "attestation files, the trust file and the policy are never deleted")
+    """Return the gate's fix of ``removal``: drop the commits of the branch that did it.
+
+    The commits named are the removing one (a merge too, which differs from one parent
+    only: fresh02 G2 named the restoring commit "the commit that removed it") and every
+    other commit of the range that changed the file, in history order.
+    """
+    kind = removal.kind
+    what, held, then = {
+        "key-removed": (f"key {removal.keyid}'s entry removed", f"key {removal.keyid}'s entry",
+                        _REVOKE.format(keyid=removal.keyid)),
+        "narrowed": (f"key {removal.keyid}'s entry narrowed",
+                     f"key {removal.keyid}'s entry as it was",
+                     _REVOKE.format(keyid=removal.keyid) + "; a role or a time is never "
+                     "taken back from a key's entry: revoke the key and trust the holder's "
+                     "new key for what it keeps"),
+        "invalid": ("the trust file made invalid" if removal.path == layout.TRUST_FILE else
+                    "the ranking policy made invalid",
+                    "a valid trust file" if removal.path == layout.TRUST_FILE else
+                    "a valid ranking policy",
+                    "the trust file and the policy are valid at every commit (`kistore verify "
+                    "--at COMMIT` says KI309 or KI206 of one that is not)"),
+        "rewritten": ("this attestation file rewritten", "this file as it was written",
+                      "an attestation file is never changed: answer it with another "
+                      "attestation (a dispute)"),
+    }.get(kind, ("this file deleted", "this file",
+                 "attestation files, the trust file and the policy are never deleted"))
     if base.staged:
-        return staged_fix(what, removal.path, revoke)
-    changed = [str(c.id) for c in reversed(changing_commits(repo, commits, removal.path))]
+        return staged_fix(what, removal.path, then)
+    changing = {str(c.id) for c in changing_commits(repo, commits, removal.path)}
+    changed = [str(c.id) for c in reversed(commits)
+               if str(c.id) in changing or str(c.id) == removal.commit]
     if restored:
-        held = (f"key {removal.keyid}'s entry" if removal.keyid else
-                "a readable trust file" if removal.unreadable else "this file")
-        return restored_fix(changed or [removal.commit], "HEAD", base.rebase(), held,
-                            "it", "the commit that removed it", listed=len(changed) > 1)
-    return rebase_fix(what, [removal.commit], "putting it back", "the removal", "KI410",
-                      removal.path, base.rebase_args, revoke)
+        return restored_fix(changed, "HEAD", base.rebase(), held, "it",
+                            "the commit that changed it" if kind in ("narrowed", "invalid",
+                                                                     "rewritten")
+                            else "the commit that removed it", listed=len(changed) > 1)
+    return rebase_fix(what, [removal.commit], "putting it back", "the change" if kind ==
+                      "narrowed" else "the removal", "KI410", removal.path, base.rebase_args,
+                      then)
+
+
+_REVOKE = ("to stop trusting a key, revoke it in a new commit instead: `kistore trust revoke "
+           "{keyid}` (nothing it signs from then counts; `--at` an earlier time ends it "
+           "earlier)")
+"""The way trust ends, as KI410's fix of a key's entry removed or narrowed says it."""
 
 
 def _history_fix(removal: Removal, restored: bool, where: str) -> str:
@@ -373,6 +818,11 @@ def _history_fix(removal: Removal, restored: bool, where: str) -> str:
             "warning says so for good")
     if restored:
         return f"nothing to do at {where}, which holds it again: {drop}"
+    if removal.kind == "narrowed":
+        return (f"nothing to do if the narrowing was meant: at {where} what the key signed "
+                "before counts no more for what was taken. Widening the entry back (a "
+                "reviewed pull request; the gate lists what then counts, KI427) makes it "
+                "count again; trust ends by `kistore trust revoke` instead; " + drop)
     if removal.keyid:
         return (f"nothing to do: the key counts for nothing at {where}. Adding it back "
                 "(`kistore trust add`) makes it count from the first commit that trusted it, "

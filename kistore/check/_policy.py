@@ -477,6 +477,27 @@ def check_policy(store: Store, at: str | None = None) -> list[Finding]:
     data = store.view(at).read(POLICY_FILE)
     if data is None:
         return _policy_removed(store, at)
+    policy, problems = policy_problems(data)
+    return [Finding(POLICY_INVALID, p.message, file=POLICY_FILE, pointer=p.pointer,
+                    line=p.line, column=p.column) for p in problems] or [
+                        *unit_contradictions(policy), *slowest_first(policy)]
+
+
+def policy_problems(data: bytes) -> tuple[Any, list[KistoreError]]:
+    """Parse one version of the ranking policy and validate it (KI206's test).
+
+    The one validation of the policy's bytes at the check layer: :func:`check_policy`
+    (``verify``, the gate at HEAD) and the gate's judgement of every commit of a range
+    (:mod:`._evidence_kept`, KI410: a commit leaving the policy invalid) ask it.
+
+    Args:
+        data: the bytes of ``store/policy/ranking.json``.
+
+    Returns:
+        ``(document, problems)``: the parsed document (None when it is not strict JSON) and
+        each problem (not strict JSON, or each ``schemas/RankingPolicy.json`` violation,
+        with its JSON Pointer); no problems: the policy is valid. Raises nothing.
+    """
     policy: Any = None
     try:
         policy = canonical.loads(data, file=POLICY_FILE)
@@ -484,9 +505,7 @@ def check_policy(store: Store, at: str | None = None) -> list[Finding]:
                                                            file=POLICY_FILE))
     except KistoreError as e:
         problems = e.problems
-    return [Finding(POLICY_INVALID, p.message, file=POLICY_FILE, pointer=p.pointer,
-                    line=p.line, column=p.column) for p in problems] or [
-                        *unit_contradictions(policy), *slowest_first(policy)]
+    return policy, problems
 
 
 def _policy_removed(store: Store, at: str | None) -> list[Finding]:

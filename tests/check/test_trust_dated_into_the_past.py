@@ -99,12 +99,17 @@ def test_a_valid_from_set_on_a_key_that_had_none_is_listed(remote):
     assert remote.pr("trust", trust_maintainer(remote)).accepted
     since = listed_since(Store(remote.bare).repo, remote.main())[MAINTAINER_ID]
     entered = since.strftime("%Y-%m-%dT%H:%M:%SZ")
-    # a validFrom no earlier than the entry widens nothing: no KI427
-    _roles(remote, ["maintainer"], validFrom=(since + dt.timedelta(hours=1)).strftime(
-        "%Y-%m-%dT%H:%M:%SZ"))
+    # a validFrom no earlier than the entry widens nothing: no KI427; later than the entry,
+    # it takes back the time the key counted since (fresh02 G1): KI410, as removing it
+    later = (since + dt.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    _roles(remote, ["maintainer"], validFrom=later)
     git(remote.clone, "commit", "-q", "--no-verify", "-am", "a later date")
-    quiet = remote.kistore("check", "origin/main..HEAD")
+    quiet = remote.kistore("check", "origin/main..HEAD", check=False)
     assert "KI427" not in quiet.stdout + quiet.stderr
+    narrowing = git(remote.clone, "rev-parse", "HEAD").strip()
+    assert (f"error KI410 append-only-file-removed: commit {narrowing[:12]} narrows the entry "
+            f"of key {MAINTAINER_ID} in the trust file (validFrom none (from when it entered "
+            f"the trust file, {entered}) -> {later})") in quiet.stdout, quiet.stdout
     git(remote.clone, "reset", "-q", "--hard", "origin/main")
     pushed = remote.pr("note the key's date", lambda c: _roles(
         remote, ["maintainer"], validFrom="2020-01-01T00:00:00Z"))
