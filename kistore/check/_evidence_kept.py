@@ -303,7 +303,7 @@ def _trust_taken(repo: pygit2.Repository, read: _Versions, pair: tuple[Any, Any]
 def _key_sides(repo: pygit2.Repository, read: _Versions, keyid: str,
                sides: Callable[[Any, Any], bool]) -> bool:
     """Whether a merge's lack of ``keyid``'s entry is another side's removal."""
-    def listed(tree: Any) -> bool:
+    def listed(tree: pygit2.Tree) -> bool:
         return keyid in (read.keyids(blob_at(repo, tree, layout.TRUST_FILE)) or set())
 
     return sides(lambda t: not listed(t), listed)
@@ -392,19 +392,19 @@ def _time_of(commit: Any) -> datetime:
     return datetime.fromtimestamp(commit.commit_time, UTC)
 
 
-def _trust_invalid_in(repo: pygit2.Repository, read: _Versions, tree: Any) -> bool:
+def _trust_invalid_in(repo: pygit2.Repository, read: _Versions, tree: pygit2.Tree) -> bool:
     """Whether ``tree`` holds a trust file kistore reads as invalid."""
     blob = blob_at(repo, tree, layout.TRUST_FILE)
     return blob is not None and read.trust(blob)[0] is None
 
 
-def _policy_invalid_in(repo: pygit2.Repository, read: _Versions, tree: Any) -> bool:
+def _policy_invalid_in(repo: pygit2.Repository, read: _Versions, tree: pygit2.Tree) -> bool:
     """Whether ``tree`` holds a ranking policy KI206 refuses."""
     blob = blob_at(repo, tree, layout.POLICY_FILE)
     return blob is not None and bool(read.policy_invalid(blob))
 
 
-def _entry_in(repo: pygit2.Repository, read: _Versions, tree: Any, keyid: str
+def _entry_in(repo: pygit2.Repository, read: _Versions, tree: pygit2.Tree, keyid: str
               ) -> TrustedKey | None:
     """Return ``keyid``'s entry in ``tree``'s trust file (None: no valid file, no entry)."""
     blob = blob_at(repo, tree, layout.TRUST_FILE)
@@ -562,7 +562,7 @@ def _ranking_said(ranking: dict[str, dict[str, Any]], head: dict[str, dict[str, 
     return "; ".join(said)
 
 
-def _ranking(repo: pygit2.Repository, tree: Any) -> dict[str, dict[str, Any]] | None:
+def _ranking(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, dict[str, Any]] | None:
     """Return what a tree's valid policy ranks by: family -> its ranking fields; None: none."""
     blob = blob_at(repo, tree, layout.POLICY_FILE)
     if blob is None:
