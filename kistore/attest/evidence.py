@@ -325,9 +325,16 @@ def _ended_since(trust: Any, keyid: str, entered: datetime, source: str) -> str:
         if instant is not None and entered < instant <= now:
             return (f" when this entered ({format_time(entered)}); {what} since, at "
                     f"{format_time(instant)}: it counts, trust is not retroactive"
-                    + ("; a note not yet pushed enters a remote when pushed, and `kistore "
-                       "notes push` refuses it (KI411)" if source == "note" else ""))
+                    + (UNPUSHED_NOTE if source == "note" else ""))
     return ""
+
+
+UNPUSHED_NOTE = ("; a note not yet pushed enters a remote when pushed, and `kistore notes "
+                 "push` refuses it (KI411)")
+"""What :func:`_ended_since` adds for a note copy: advice on its transport, not a judgement.
+
+:func:`distinct` reads a note line and a file of the same bytes as one attestation though
+only the note's reason carries it (reviewer fresh03 H5: listed twice once the key ended)."""
 
 
 def _measured(predicate: dict[str, Any]) -> float | None:
@@ -439,6 +446,13 @@ def distinct(judgements: list[Judgement]) -> list[Judgement]:
     attestation (reviewer r85 F9: ``show`` said 7 of 4), found in both places. Copies
     judged apart (a file whose name is not its sha256, a doubled note: KI424) stay apart.
 
+    Judged alike means the same effect, validity and reason, but for the advice a note
+    copy's reason adds once its key was revoked or expired since it entered
+    (:data:`UNPUSHED_NOTE`): that is about sending the note, not about the bundle, and a
+    revocation changes what an attestation counts for, never which one it is (reviewer
+    fresh03 H5: from then on the note and the file were listed apart, "from note" and
+    "from file"). The first copy (a note before a file) keeps its reason, advice and all.
+
     Args:
         judgements: about one subject, in :func:`kistore.attest.notes.collect` order.
 
@@ -449,7 +463,7 @@ def distinct(judgements: list[Judgement]) -> list[Judgement]:
     out: list[Judgement] = []
     first: dict[tuple[str, str, bool, str], int] = {}
     for j in judgements:
-        same = (j.bundle, j.effect, j.valid, j.reason)
+        same = (j.bundle, j.effect, j.valid, j.reason.replace(UNPUSHED_NOTE, ""))
         i = first.get(same) if j.bundle else None
         if i is None:
             first[same] = len(out)

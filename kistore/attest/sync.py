@@ -14,8 +14,16 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.errors import InputError, KistoreError
 from ..git.blobs import write_blob
+from ..git.ids import blob_id
 from .evidence import INVALID, NOT_COUNTED, UNFIT, judge
-from .notes import Seen, add_lines, file_attestations, file_defect, parse_attestation_path
+from .notes import (
+    Seen,
+    add_lines,
+    file_attestations,
+    file_defect,
+    note_lines,
+    parse_attestation_path,
+)
 from .trust import Trust, load_trust
 from .trust_history import held
 
@@ -53,6 +61,17 @@ def sync(store: Store) -> SyncResult:
     push holding any such line (KI409, KI411), and every later push with it: a bad bundle
     is left out, with the reason, never written.
 
+    A file whose bytes are already a line of the note on its subject is ``present``, not
+    judged again: it was attached before (the note line and the file are one bundle), and
+    a key revoked or expired since changes what it counts for, never that it is attached.
+    Judged as a note made now, it was refused every run after the revocation, and the
+    command exited 1 for good (reviewer fresh03 H5). So a second sync finds nothing to do
+    whatever the trust file says since.
+
+    Returns:
+        The :class:`SyncResult`: bundles attached now, bundles found already attached,
+        and the files left out, each with why.
+
     Raises:
         StoreStateError: as :func:`add_lines`.
     """
@@ -78,6 +97,10 @@ def sync(store: Store) -> SyncResult:
         if object_bytes is None:
             problems.append(InputError(f"subject {subject} is not in the store", file=path))
             continue
+        blob = blob_id(object_bytes).hex()
+        if data in note_lines(store.repo, blob):  # attached before: trust never unmakes that
+            present += 1
+            continue
         # a note made now enters now: the server judges it so (KI409, KI411)
         judged = judge(Seen(data, subject, "note", path, datetime.now(UTC)), trust, view)
         if judged.effect in (INVALID, NOT_COUNTED, UNFIT):
@@ -88,8 +111,8 @@ def sync(store: Store) -> SyncResult:
                 "refuses such a note (KI409, KI411), which would block every later "
                 "`kistore notes push`; the file attestation stays as it is", file=path))
             continue
-        blob = write_blob(store.repo, object_bytes)  # a note needs its object in git
-        count = add_lines(store.repo, str(blob), [data], layout.object_path(subject))
+        written = write_blob(store.repo, object_bytes)  # a note needs its object in git
+        count = add_lines(store.repo, str(written), [data], layout.object_path(subject))
         added += count
         present += 1 - count
     return SyncResult(added, present, problems)

@@ -668,6 +668,7 @@ def notes_sync(ctx: StoreContext, as_json: bool) -> None:
     """Attach every store/attestations/ file of the work tree as a note on its subject.
 
     Exits 1 when a file could not be attached (each listed on stderr); the others are.
+    A file already attached is counted present, its key revoked or expired since or not.
 
     \b
     Example:
