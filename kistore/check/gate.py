@@ -99,6 +99,7 @@ from ._lowered import (
     own_limits,
     reads_settings_of,
 )
+from ._metadata_versions import metadata_versions
 from ._names import NAME_PATH_DISAGREES, NAME_PATH_MISSING
 from ._names_moved import NAMES_FILE
 from ._notes_history import (
@@ -135,6 +136,7 @@ from ._refs import (
     tag_rewritten,
     update_name,
 )
+from ._root_versions import root_versions
 from ._rules import (
     CHECKING_SETTINGS_INVALID,
     FILE_TOO_LARGE,
@@ -374,9 +376,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     changed, metadata_edits = _changed_paths(store_changes)
     base_settings = store.settings(str(base.id))
     committed = (base_settings.valid_limits(), head_settings.valid_limits())
-    findings += [_new_file_fix(f) for f in check_contents(
-        _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed, own),
-        focus=changed, base=named)]
+    files = _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed,
+                         own)
+    findings += [_new_file_fix(f) for f in check_contents(files, focus=changed, base=named)]
     # lowered from what BASE states, a value past its ceiling too (reviewer r79 F9)
     findings += lowered_limits(store, str(head.id), changed, base_settings.stated_limits(),
                                committed[1], head_settings.data)
@@ -430,6 +432,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         # (hist00): after the fixes above, which are of HEAD's files
         findings = _one_cause_brought(findings, every_commit(
             repo, walked, objects, store_changes, (base.tree, head.tree), named, commits))
+        # each version of a metadata file a commit brings, as HEAD's are judged (hist02)
+        findings += metadata_versions(store, objects, store_changes, (base.tree, head.tree),
+                                      named, commits, (files.limit, files.value_limits))
+        findings += root_versions(repo, commits, head.tree, named)  # KI113, KI119 (hist02)
     return sorted(unread_remotes_said(findings, skipped, named), key=sort_key)
 
 
