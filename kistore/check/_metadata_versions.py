@@ -119,8 +119,8 @@ def _judged(store: Store, commit: Any, path: str, limits: tuple[int, Limits]
 
 
 def version_said(repo: pygit2.Repository, head_tree: Any, findings: list[Finding],
-                 commit: Any, later: Any, base: Base, what: str = "a metadata file"
-                 ) -> list[Finding]:
+                 commit: Any, later: Any, base: Base, what: str = "a metadata file",
+                 path: str | None = None) -> list[Finding]:
     """Return ``findings`` of a file's version ``commit`` brings, naming it and the fix.
 
     Args:
@@ -132,6 +132,8 @@ def version_said(repo: pygit2.Repository, head_tree: Any, findings: list[Finding
             version, or its removal); None: none.
         base: the range's BASE, whose rebase the fix names.
         what: what the file is, as the fix names it.
+        path: the file the version is of; None: the findings' (a limit ``kistore.toml``
+            lowers is said on each stored file past it).
 
     Returns:
         Each finding with ``extra["commit"]``, its message saying a later commit replaced
@@ -142,7 +144,7 @@ def version_said(repo: pygit2.Repository, head_tree: Any, findings: list[Finding
         next one empty (it restores what the commit found), else ``edit`` alone (a drop
         would make it conflict). Raises ObjectUnreadable for a damaged tree on the way.
     """
-    path = findings[0].file or ""
+    path = path or findings[0].file or ""
     where = f"commit {str(commit.id)[:12]}"
     start = base.rebase_args
     parent = treediff.entry_at(repo, commit.parents[0].tree, path) if commit.parents else None

@@ -1,11 +1,13 @@
-"""Each version of ``.gitattributes`` and ``.gitignore`` a range brings, judged (hist02).
+"""Each version of ``.gitattributes``, ``.gitignore``, ``kistore.toml`` a range brings (hist02).
 
 The gate judged the top ``.gitattributes`` (KI113) and each ``.gitignore`` (KI119) as
 ``HEAD`` holds them: ``store/** text eol=crlf`` in one commit, or a line ignoring
 ``store/objects/sha256/ff/``, taken out again by the next, passed ``check`` and
 pre-receive with 0 findings (fresh03 H1), though a checkout of that commit converts the
 stored bytes (or a ``git add store`` there leaves files out) as a single commit's would.
-So the version of each such file at the top of the tree that a commit of the range
+So did a ``kistore.toml`` setting ``manifest-bytes = 300`` (or broken TOML): every query
+of a checkout of that commit errors. So the version of each such file (and of
+``kistore.toml``) at the top of the tree that a commit of the range
 brings (no parent holds it; a removed ``.gitattributes`` too, which KI113 refuses) and
 ``HEAD`` does not hold is judged by the same rules
 (:func:`kistore.core.gitattributes.check_gitattributes`,
@@ -22,39 +24,52 @@ from ..core.findings import Finding
 from ..core.git_names import special_file
 from ..core.gitattributes import check_gitattributes
 from ..core.gitignore import GITIGNORE
+from ..core.layout import SETTINGS_FILE
 from ..git.blobs import read_blob_within
 from ._fixes import Base
 from ._ignored import GITIGNORE_BYTES, gitignore_findings
+from ._lowered import lowered_limits
 from ._metadata_versions import version_said
 from ._rules import FILE_TOO_LARGE
+from ._settings import settings_findings
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
+    from ..core.limits import Limits
+    from ..store import Store
+
 GITATTRIBUTES = ".gitattributes"
 
 
-def root_versions(repo: pygit2.Repository, commits: list[Any], head_tree: Any, base: Base
-                  ) -> list[Finding]:
-    """KI113 and KI119 of each top ``.gitattributes``/``.gitignore`` version ``HEAD`` lacks.
+def root_versions(store: Store, commits: list[Any], head_tree: Any, base: Base,
+                  base_limits: Limits | None) -> list[Finding]:
+    """KI113, KI119, KI108, KI106/KI107 of each top file's version ``HEAD`` does not hold.
 
     Args:
-        repo: the repository.
+        store: the store checked.
         commits: the range's commits (``pygit2.Commit``), newest first.
         head_tree: ``HEAD``'s root tree.
         base: the range's BASE, whose rebase a finding's fix names.
+        base_limits: the ``[limits]`` BASE's ``kistore.toml`` states
+            (:meth:`kistore.store.Settings.stated_limits`), which a version lowering one
+            is judged from.
 
     Returns:
         Per commit bringing a version (its blob, or for ``.gitattributes`` its removal)
         that ``HEAD`` does not hold at that name: the findings of that version
         (:func:`kistore.core.gitattributes.check_gitattributes`; KI106 for one past 1 MiB;
-        :func:`._ignored.gitignore_findings`), each naming the commit, with the fix that
-        takes it out of it (:func:`._metadata_versions.version_said`). A version is read
-        once, however many commits bring it.
+        :func:`._ignored.gitignore_findings`; of ``kistore.toml``, as the gate judges
+        ``HEAD``'s, :func:`._settings.settings_findings` and
+        :func:`._lowered.lowered_limits`: a walk of that commit's stored files, paid only
+        for a version lowering a limit), each naming the commit, with the fix that takes
+        it out of it (:func:`._metadata_versions.version_said`). A version is judged once,
+        however many commits bring it.
 
     Raises:
         ObjectUnreadable: a blob or tree read on the way is damaged.
     """
+    repo = store.repo
     at_head = _root_files(head_tree)
     versions: dict[str, list[tuple[Any, str | None]]] = {}
     for commit in reversed(commits):  # oldest first
@@ -72,23 +87,36 @@ def root_versions(repo: pygit2.Repository, commits: list[Any], head_tree: Any, b
             if blob == at_head.get(name):
                 continue  # HEAD's: the contents check and range_gitignores judge it
             if (name, blob) not in judged:
-                judged[name, blob] = _judged(repo, name, blob)
+                judged[name, blob] = _settings(store, commit, base_limits) \
+                    if name == SETTINGS_FILE else _judged(repo, name, blob)
             if judged[name, blob]:
                 later = brought[n + 1][0] if n + 1 < len(brought) else None
                 found += version_said(repo, head_tree, judged[name, blob], commit, later,
-                                      base, name)
+                                      base, name, name)
     return found
+
+
+def _settings(store: Store, commit: Any, base_limits: Limits | None) -> list[Finding]:
+    """KI108 of the commit's ``kistore.toml``; KI106/KI107 of its files past a limit it lowers."""
+    settings = store.settings(str(commit.id))
+    return settings_findings(settings) + lowered_limits(
+        store, str(commit.id), set(), base_limits, settings.valid_limits(), settings.data)
 
 
 def _root_files(tree: Any) -> dict[str, str]:
     """Return ``{name: blob id}`` of a root tree's ``.gitattributes`` and ``.gitignore`` files.
 
-    ``.gitattributes`` as the contents check reads it (that name only); each name git
-    reads as ``.gitignore`` on some file system (:func:`._ignored.range_gitignores`' own).
+    ``.gitattributes`` and ``kistore.toml`` as the gate reads them (that name only); each
+    name git reads as ``.gitignore`` on some file system (:func:`._ignored.range_gitignores`'
+    own).
     """
     return {str(e.name): str(e.id) for e in tree
             if e.filemode in (0o100644, 0o100755)
-            and (str(e.name) == GITATTRIBUTES or special_file(str(e.name)) == GITIGNORE)}
+            and (str(e.name) in _NAMED or special_file(str(e.name)) == GITIGNORE)}
+
+
+_NAMED = (GITATTRIBUTES, SETTINGS_FILE)
+"""The top files judged by their own name (a ``.gitignore`` in any spelling git reads)."""
 
 
 def _judged(repo: pygit2.Repository, name: str, blob: str | None) -> list[Finding]:

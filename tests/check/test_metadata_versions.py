@@ -236,3 +236,39 @@ def test_gitignore_over_store_in_one_commit_is_refused(published):
     # a .gitignore that ignores nothing under store/, changed twice: nothing said
     _, _, head = _root_broken_then_restored(published, ".gitignore", b"/build/\n")
     assert _errors(published, f"{base}..{head}") == []
+
+
+def test_kistore_toml_broken_in_one_commit_is_refused(published):
+    """KI108 per commit: TOML that does not parse, restored by the next commit."""
+    base, first, second = _root_broken_then_restored(published, "kistore.toml", b"[[[\n")
+    errors = _errors(published, f"{base}..{second}")
+    assert [(f.rule.id, f.file, f.extra["commit"]) for f in errors] == [
+        ("KI108", "kistore.toml", f"commit {first[:12]}")]
+    assert errors[0].message == (
+        "not valid TOML: Invalid initial character for a key part; correct the file at that "
+        "line and column (TOML 1.0: https://toml.io/en/v1.0.0; `git diff kistore.toml` shows "
+        "what changed since the last commit), then run the command again"
+        + _later(base, first))
+    _drop_and_skip(published, errors[0].fix, first)
+    assert _errors(published, f"{base}..HEAD") == []
+
+
+def test_kistore_toml_lowering_a_limit_in_one_commit_is_refused(published):
+    """KI106 per commit: `manifest-bytes = 300` in one commit, restored by the next; each
+    stored file past it at that commit is said, naming the commit."""
+    kept = (published / "kistore.toml").read_bytes()
+    assert b"\n[limits]\n" in kept and b"\nmanifest-bytes" not in kept
+    base, first, second = _root_broken_then_restored(
+        published, "kistore.toml",
+        kept.replace(b"\n[limits]\n", b"\n[limits]\nmanifest-bytes = 300\n"))
+    errors = _errors(published, f"{base}..{second}")
+    lowers = "kistore.toml lowers manifest-bytes from 1,048,576 to 300 in this range: "
+    assert [(f.rule.id, f.file, f.message) for f in errors] == [
+        ("KI106", "kistore.toml", f"{lowers}2 stored file(s) hold more bytes than it, each "
+         "reported (KI106)" + _later(base, first)),
+        ("KI106", store_file(PUBLISHED["run"]), f"{lowers}the file holds 802 bytes, more "
+         "than the limit of 300 (manifest-bytes)" + _later(base, first)),
+        ("KI106", errors[2].file, f"{lowers}the file holds 539 bytes, more than the limit "
+         "of 300 (manifest-bytes)" + _later(base, first))]
+    assert {f.extra["commit"] for f in errors} == {f"commit {first[:12]}"}
+    assert "`git checkout " + second + " -- kistore.toml`" in errors[1].fix
