@@ -26,6 +26,7 @@ from ._every_commit import stays_in_history
 from ._fixes import Base, brought_fix
 from ._rules import GIT_OBJECT_UNREADABLE
 from .audit import Unit, check_unit
+from .lineage import changing_commits
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -69,28 +70,28 @@ def metadata_versions(store: Store, objects: list[tuple[str, str, str]],
         ObjectUnreadable: a tree on the way is damaged.
     """
     base_tree, head_tree = trees
-    by_where = {f"commit {str(c.id)[:12]}": c for c in commits}
-    order = {f"commit {str(c.id)[:12]}": i for i, c in enumerate(commits)}
-    brought: dict[str, list[tuple[int, str, str]]] = {}
+    order = {f"commit {str(c.id)[:12]}": c for c in commits}
+    brought: dict[str, dict[str, Any]] = {}  # path -> blob -> a commit bringing it
     for where, path, blob in objects:
         if path.startswith(_METADATA) and where in order:
-            brought.setdefault(path, []).append((order[where], where, blob))
-    judged: dict[tuple[str, str], list[Finding]] = {}
+            brought.setdefault(path, {}).setdefault(blob, order[where])
     found: list[Finding] = []
-    for path, versions in sorted(brought.items()):
+    for path, blobs in sorted(brought.items()):
         held = _held_at_head(store.repo, head, base_tree, path)
-        versions.sort(reverse=True)  # oldest first
-        for n, (_, where, blob) in enumerate(versions):
-            if blob == held:
-                continue  # the contents check judges HEAD's, and BASE's landed
-            key = (path, blob)
-            if key not in judged:
-                judged[key] = _judged(store, by_where[where], path, limits)
-            if not judged[key]:
-                continue
-            later = versions[n + 1][1] if n + 1 < len(versions) else None
-            found += version_said(store.repo, head_tree, judged[key], by_where[where],
-                                  None if later is None else by_where[later], base)
+        # each version once (the walk lists a tree once, at the newest commit bringing it)
+        judged = {blob: _judged(store, commit, path, limits)
+                  for blob, commit in blobs.items() if blob != held}
+        if not any(judged.values()):
+            continue
+        # the commits bringing a version that fails (every one, not only the one the walk
+        # named), and the next changing the file: a lookup per commit, for such a file only
+        changing = list(reversed(changing_commits(store.repo, commits, path)))
+        for n, commit in enumerate(changing):
+            entry = treediff.entry_at(store.repo, commit.tree, path)
+            said = judged.get(str(entry.id)) if entry is not None else None
+            if said:
+                later = changing[n + 1] if n + 1 < len(changing) else None
+                found += version_said(store.repo, head_tree, said, commit, later, base)
     return found
 
 

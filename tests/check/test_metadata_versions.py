@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kistore.check import gate
+from kistore.check import _metadata_versions, gate
 from kistore.cli import main as cli
 from kistore.store import Store
 
@@ -272,3 +272,23 @@ def test_kistore_toml_lowering_a_limit_in_one_commit_is_refused(published):
          "of 300 (manifest-bytes)" + _later(base, first))]
     assert {f.extra["commit"] for f in errors} == {f"commit {first[:12]}"}
     assert "`git checkout " + second + " -- kistore.toml`" in errors[1].fix
+
+
+def test_each_version_is_read_once_however_many_commits_bring_it(published, monkeypatch):
+    """O(change): the same broken bytes brought twice are judged once and said of both
+    commits; a range whose commits bring no metadata file judges none."""
+    calls = []
+    judge = _metadata_versions.check_unit
+    monkeypatch.setattr(_metadata_versions, "check_unit",
+                        lambda files, unit: calls.append(unit) or judge(files, unit))
+    broken = _duplicate(published)
+    base, first, _ = _broken_then_restored(published, broken)
+    _, again, head = _broken_then_restored(published, broken)
+    errors = _errors(published, f"{base}..{head}")
+    assert [(f.rule.id, f.extra["commit"]) for f in errors] == [
+        ("KI102", f"commit {first[:12]}"), ("KI102", f"commit {again[:12]}")]
+    assert len(calls) == 1 and calls[0].metadata_path == META
+    calls.clear()
+    (published / "notes.txt").write_text("no metadata\n")
+    later = commit_all(published, "a note")
+    assert _errors(published, f"{head}..{later}") == [] and calls == []
