@@ -269,7 +269,11 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         file under ``store/`` a commit brings where the layout has none, and KI101 of each
         one at an object's path ``BASE`` lacks whose bytes are another digest's, that
         ``HEAD`` does not hold so (:mod:`._every_commit`: the commit stays in the
-        history); KI119 per line of a
+        history); of each version of a metadata file a commit brings that ``HEAD`` does
+        not hold, what ``HEAD``'s would be told (KI102-KI107, KI104 of the schema:
+        :mod:`._metadata_versions`), and of each version of the top ``.gitattributes``,
+        ``.gitignore`` and ``kistore.toml`` likewise (KI113, KI119, KI108, KI106/KI107 of a
+        lowered limit: :mod:`._root_versions`), each naming its commit; KI119 per line of a
         ``.gitignore`` the range adds or changes that may match a path under ``store/``
         (:func:`._ignored.range_gitignores`); KI405 (info) per metadata file changed,
         naming the changed fields; KI406 (info) per object a commit re-added that
