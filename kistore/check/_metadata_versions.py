@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
-from ..core.findings import Finding
+from ..core.findings import ERROR, Finding
 from ..git import treediff
 from ._every_commit import stays_in_history
 from ._fixes import Base, brought_fix
@@ -56,9 +56,10 @@ def metadata_versions(store: Store, objects: list[tuple[str, str, str]],
             check holds ``HEAD``'s files to them (``gate._range_files``).
 
     Returns:
-        Each finding :func:`kistore.check.audit.check_unit` makes of the version's own
-        file (not of its object, whose bytes never change: judged where ``HEAD`` holds
-        it), once per commit bringing that version, with ``extra["commit"]``; its message
+        Each error :func:`kistore.check.audit.check_unit` makes of the version's own
+        file (not a warning; not of its object, whose bytes never change: judged where
+        ``HEAD`` holds it), once per commit bringing that version, with
+        ``extra["commit"]``; its message
         says the later commit replaced or removed it (:func:`._every_commit.
         stays_in_history`), and its fix takes it out of the commit bringing it: the next
         version of the file the branch brings checked out at that commit's ``edit`` stop
@@ -116,7 +117,10 @@ def _judged(store: Store, commit: Any, path: str, limits: tuple[int, Limits]
     files.value_limits = limits[1]
     unit = Unit(digest.hex, obj if obj in files.modes else None, path, False, True)
     found, _ = check_unit(files, unit)
-    return [f for f in found if f.file == path and f.rule is not GIT_OBJECT_UNREADABLE]
+    # errors only: a warning of a version HEAD no longer holds (KI219 of a title) is not
+    # worth rebuilding the branch for; a damaged blob is the history rules' to say
+    return [f for f in found if f.file == path and f.severity == ERROR
+            and f.rule is not GIT_OBJECT_UNREADABLE]
 
 
 def version_said(repo: pygit2.Repository, head_tree: Any, findings: list[Finding],
