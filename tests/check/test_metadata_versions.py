@@ -23,6 +23,7 @@ from kistore.cli import main as cli
 from kistore.store import Store
 
 from ..conftest import PUBLISHED, commit_all, git, store_file
+from .test_every_commit import _fix as brought
 from .test_tree_entries_gate import _server_and_clone
 
 KISTORE = str(Path(sys.executable).with_name("kistore"))
@@ -38,16 +39,12 @@ def _later(base: str, first: str, done: str = "replaces") -> str:
 
 
 def _fix(rules: str, base: str, later: str) -> str:
-    """The fix of a version a later commit restores (drop the commit, or edit it)."""
-    return (f"a version of a metadata file that does not pass ({rules}), brought by a commit "
-            "of the branch: take it out of that commit, not in a later one, which leaves it "
-            "in the history (a checkout of that commit meets it, and the gate judges every "
-            f"commit of a range, so it refuses that too): `git rebase -i {base}`, and drop "
-            "that commit (or, when it holds other changes, mark it `edit`, then `git checkout "
-            f"{later} -- {META}`, `git commit --amend`, `git rebase --continue`), and any "
-            "later one that only removes or restores it: kept, it is left empty and git stops "
-            "the rebase there (`git rebase --skip` it); the version HEAD holds is judged as "
-            "it is")
+    """The fix of a version a later commit restores (drop the commit, or edit it): the
+    branch's fix of a brought file (hist00's words), the next version checked out."""
+    return brought(f"a version of a metadata file that does not pass ({rules})", META,
+                   base).replace(f"`git rm -r {META}`", f"`git checkout {later} -- {META}`") \
+        .replace("nothing else is to be written or removed for it",
+                 "the version HEAD holds is judged as it is")
 
 
 def _broken_then_restored(root: Path, broken: bytes) -> tuple[str, str, str]:
