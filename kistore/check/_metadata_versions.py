@@ -78,10 +78,10 @@ def metadata_versions(store: Store, objects: list[tuple[str, str, str]],
             brought.setdefault(path, {}).setdefault(blob, order[where])
     found: list[Finding] = []
     for path, blobs in sorted(brought.items()):
-        held = _held_at_head(store.repo, head, base_tree, path)
+        held = _held(store.repo, head, base_tree, path)
         # each version once (the walk lists a tree once, at the newest commit bringing it)
         judged = {blob: _judged(store, commit, path, limits)
-                  for blob, commit in blobs.items() if blob != held}
+                  for blob, commit in blobs.items() if blob not in held}
         if not any(judged.values()):
             continue
         # the commits bringing a version that fails (every one, not only the one the walk
@@ -96,14 +96,17 @@ def metadata_versions(store: Store, objects: list[tuple[str, str, str]],
     return found
 
 
-def _held_at_head(repo: pygit2.Repository, head: dict[str, Any], base_tree: Any,
-                  path: str) -> str | None:
-    """Return the blob id ``HEAD`` holds at ``path`` (one lookup in ``BASE`` when unchanged)."""
+def _held(repo: pygit2.Repository, head: dict[str, Any], base_tree: Any, path: str
+          ) -> set[str | None]:
+    """Return the blob ids ``BASE`` and ``HEAD`` hold at ``path`` (a lookup when unchanged).
+
+    ``HEAD``'s version is the contents check's to judge; ``BASE``'s landed before the
+    range (a commit restoring it brings nothing new).
+    """
     if path in head:
-        after = head[path][1]
-        return None if after is None else str(after[0])
+        return {None if side is None else str(side[0]) for side in head[path]}
     entry = treediff.entry_at(repo, base_tree, path)
-    return None if entry is None else str(entry.id)
+    return {None if entry is None else str(entry.id)}
 
 
 def _judged(store: Store, commit: Any, path: str, limits: tuple[int, Limits]

@@ -42,14 +42,14 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 GITATTRIBUTES = ".gitattributes"
 
 
-def root_versions(store: Store, commits: list[Any], head_tree: Any, base: Base,
+def root_versions(store: Store, commits: list[Any], trees: tuple[Any, Any], base: Base,
                   base_limits: Limits | None) -> list[Finding]:
     """KI113, KI119, KI108, KI106/KI107 of each top file's version ``HEAD`` does not hold.
 
     Args:
         store: the store checked.
         commits: the range's commits (``pygit2.Commit``), newest first.
-        head_tree: ``HEAD``'s root tree.
+        trees: ``BASE``'s and ``HEAD``'s root trees.
         base: the range's BASE, whose rebase a finding's fix names.
         base_limits: the ``[limits]`` BASE's ``kistore.toml`` states
             (:meth:`kistore.store.Settings.stated_limits`), which a version lowering one
@@ -57,7 +57,8 @@ def root_versions(store: Store, commits: list[Any], head_tree: Any, base: Base,
 
     Returns:
         Per commit bringing a version (its blob, or for ``.gitattributes`` its removal)
-        that ``HEAD`` does not hold at that name: the findings of that version
+        that neither ``BASE`` (landed) nor ``HEAD`` (judged as it is) holds at that
+        name: the findings of that version
         (:func:`kistore.core.gitattributes.check_gitattributes`; KI106 for one past 1 MiB;
         :func:`._ignored.gitignore_findings`; of ``kistore.toml``, as the gate judges
         ``HEAD``'s, :func:`._settings.settings_findings` and
@@ -70,7 +71,8 @@ def root_versions(store: Store, commits: list[Any], head_tree: Any, base: Base,
         ObjectUnreadable: a blob or tree read on the way is damaged.
     """
     repo = store.repo
-    at_head = _root_files(head_tree)
+    base_tree, head_tree = trees
+    held = (_root_files(base_tree), _root_files(head_tree))
     versions: dict[str, list[tuple[Any, str | None]]] = {}
     for commit in reversed(commits):  # oldest first
         mine = _root_files(commit.tree)
@@ -84,8 +86,8 @@ def root_versions(store: Store, commits: list[Any], head_tree: Any, base: Base,
     found: list[Finding] = []
     for name, brought in sorted(versions.items()):
         for n, (commit, blob) in enumerate(brought):
-            if blob == at_head.get(name):
-                continue  # HEAD's: the contents check and range_gitignores judge it
+            if any(blob == files.get(name) for files in held):
+                continue  # BASE's landed; HEAD's the contents check and range_gitignores judge
             if (name, blob) not in judged:
                 judged[name, blob] = _settings(store, commit, base_limits) \
                     if name == SETTINGS_FILE else _judged(repo, name, blob)

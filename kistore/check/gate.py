@@ -440,7 +440,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         findings += metadata_versions(store, objects, store_changes, (base.tree, head.tree),
                                       named, commits, (files.limit, files.value_limits))
         # KI113, KI119, KI108, KI106/KI107 of the top files' versions (hist02)
-        findings += root_versions(store, commits, head.tree, named,
+        findings += root_versions(store, commits, (base.tree, head.tree), named,
                                   base_settings.stated_limits())
     return sorted(unread_remotes_said(findings, skipped, named), key=sort_key)
 
