@@ -59,7 +59,8 @@ _WHAT = {PATH_OUTSIDE_LAYOUT.id: "a file where the store layout has none",
 """What each rule's file is, as the branch's fix names it (:func:`._fixes.brought_fix`)."""
 
 
-def stays_in_history(message: str, where: str, base: str, done: str = "removes") -> str:
+def stays_in_history(message: str, where: str, base: str, done: str = "removes",
+                     meets: str = "the path") -> str:
     """Return ``message`` saying that ``where`` brings the path and a later commit ``done`` it.
 
     Args:
@@ -67,9 +68,11 @@ def stays_in_history(message: str, where: str, base: str, done: str = "removes")
         where: the commit bringing it, as messages name it (``commit 0123456789ab``).
         base: the range's BASE (full commit id: the rebase runs as written).
         done: what a later commit of the range does to it (``removes``, ``replaces``).
+        meets: what a checkout of that commit meets (``the path``; a metadata file's
+            version: ``these bytes``, hist02).
     """
     return (f"{message} ({where} brings it; a later commit of the range {done} it, but that "
-            "commit stays in the history, where a checkout of it meets the path: rebuild the "
+            f"commit stays in the history, where a checkout of it meets {meets}: rebuild the "
             f"range without it, e.g. {rebase_command(base)})")
 
 

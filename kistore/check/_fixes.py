@@ -208,7 +208,8 @@ def rebase_fix(what: str, commits: list[str], undo: str, change: str, rules: str
             f"in the history, {rebuild_without(rules, base, paths)}{then}")
 
 
-def brought_fix(what: str, path: str, base: str, then: str) -> str:
+def brought_fix(what: str, path: str, base: str, then: str, *, undo: str | None = None,
+                restored: bool = True) -> str:
     """Return the gate's fix of a file a commit of the branch brings that must not be there.
 
     A copy of a stored file (KI101, KI110), one of a case pair (KI112), any file where the
@@ -226,15 +227,30 @@ def brought_fix(what: str, path: str, base: str, then: str) -> str:
         path: the file to take out (repository path).
         base: the gate's BASE (full commit id, :func:`rebase_command`).
         then: the last clause.
+        undo: what takes it out at the ``edit`` stop, in backquotes; None: ``git rm -r
+            PATH`` (a file the layout has no place for). A version of a file that stays
+            (a metadata file, hist02) is replaced by the next version the branch brings:
+            ``git checkout NEXT -- PATH``.
+        restored: the later commit that changes the file again restores what the commit
+            bringing it found there (or removes it), so dropping the commit leaves that one
+            empty; False: it brings a version of its own, which dropping the commit would
+            turn into a conflict, so the fix says ``edit`` alone (an amend that is never
+            empty: the commit then holds that version).
 
     Returns:
         The fix, one sentence. Raises nothing.
     """
-    return (f"{what}, brought by a commit of the branch: take it out of that commit, not in "
+    undo = f"`git rm -r {path}`" if undo is None else undo
+    lead = (f"{what}, brought by a commit of the branch: take it out of that commit, not in "
             "a later one, which leaves it in the history (a checkout of that commit meets it, "
             "and the gate judges every commit of a range, so it refuses that too): "
-            f"{rebase_command(base)}, and drop that commit "
-            f"(or, when it holds other changes, mark it `edit`, then `git rm -r {path}`, `git "
+            f"{rebase_command(base)}, and ")
+    if not restored:
+        return (f"{lead}mark that commit `edit`, then {undo}, `git commit --amend`, `git "
+                "rebase --continue`; the later commit that brought that version may be left "
+                f"empty: git stops the rebase there (`git rebase --skip` it); {then}")
+    return (f"{lead}drop that commit "
+            f"(or, when it holds other changes, mark it `edit`, then {undo}, `git "
             f"commit --amend`, `git rebase --continue`), and any later one that only removes "
             "or restores it: kept, it is left empty and git stops the rebase there (`git "
             f"rebase --skip` it); {then}")

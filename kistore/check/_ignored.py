@@ -45,7 +45,7 @@ GITIGNORE_BYTES = DEFAULT.manifest_bytes
 gigabyte ``.gitignore`` is not inflated whole by the gate."""
 
 
-def _judged(path: str, data: bytes | int) -> list[Finding]:
+def gitignore_findings(path: str, data: bytes | int) -> list[Finding]:
     """:func:`check_gitignore` of a ``.gitignore``'s bytes; KI119 when it was too large to read.
 
     Args:
@@ -87,7 +87,8 @@ def range_gitignores(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree:
     for path in sorted(changed):
         entry = treediff.entry_at(repo, head_tree, path)
         if entry is not None and entry.type_str == "blob":
-            findings += _judged(path, read_blob_within(repo, entry.id, GITIGNORE_BYTES, path))
+            findings += gitignore_findings(
+                path, read_blob_within(repo, entry.id, GITIGNORE_BYTES, path))
     return findings
 
 
@@ -118,9 +119,10 @@ def check_ignored(store: Store, at: str | None = None) -> list[Finding]:
             return []
         tree = store.commit(at or "HEAD").tree
         return [f for name, oid in sorted(_root_ignores(tree).items())
-                for f in _judged(name, read_blob_within(repo, oid, GITIGNORE_BYTES, name))]
+                for f in gitignore_findings(
+                    name, read_blob_within(repo, oid, GITIGNORE_BYTES, name))]
     findings = [f for name, data in _work_tree_ignores(store.root)
-                for f in _judged(name, data)]
+                for f in gitignore_findings(name, data)]
     # Lazy: a git child process, for a work tree's verify only.
     from ..git.ignored import ignored_untracked
 

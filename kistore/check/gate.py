@@ -99,6 +99,7 @@ from ._lowered import (
     own_limits,
     reads_settings_of,
 )
+from ._metadata_versions import metadata_versions
 from ._names import NAME_PATH_DISAGREES, NAME_PATH_MISSING
 from ._names_moved import NAMES_FILE
 from ._notes_history import (
@@ -135,6 +136,7 @@ from ._refs import (
     tag_rewritten,
     update_name,
 )
+from ._root_versions import root_versions
 from ._rules import (
     CHECKING_SETTINGS_INVALID,
     FILE_TOO_LARGE,
@@ -267,7 +269,11 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         file under ``store/`` a commit brings where the layout has none, and KI101 of each
         one at an object's path ``BASE`` lacks whose bytes are another digest's, that
         ``HEAD`` does not hold so (:mod:`._every_commit`: the commit stays in the
-        history); KI119 per line of a
+        history); of each version of a metadata file a commit brings that ``HEAD`` does
+        not hold, what ``HEAD``'s would be told (KI102-KI107, KI104 of the schema:
+        :mod:`._metadata_versions`), and of each version of the top ``.gitattributes``,
+        ``.gitignore`` and ``kistore.toml`` likewise (KI113, KI119, KI108, KI106/KI107 of a
+        lowered limit: :mod:`._root_versions`), each naming its commit; KI119 per line of a
         ``.gitignore`` the range adds or changes that may match a path under ``store/``
         (:func:`._ignored.range_gitignores`); KI405 (info) per metadata file changed,
         naming the changed fields; KI406 (info) per object a commit re-added that
@@ -374,9 +380,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     changed, metadata_edits = _changed_paths(store_changes)
     base_settings = store.settings(str(base.id))
     committed = (base_settings.valid_limits(), head_settings.valid_limits())
-    findings += [_new_file_fix(f) for f in check_contents(
-        _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed, own),
-        focus=changed, base=named)]
+    files = _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed,
+                         own)
+    findings += [_new_file_fix(f) for f in check_contents(files, focus=changed, base=named)]
     # lowered from what BASE states, a value past its ceiling too (reviewer r79 F9)
     findings += lowered_limits(store, str(head.id), changed, base_settings.stated_limits(),
                                committed[1], head_settings.data)
@@ -430,6 +436,12 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         # (hist00): after the fixes above, which are of HEAD's files
         findings = _one_cause_brought(findings, every_commit(
             repo, walked, objects, store_changes, (base.tree, head.tree), named, commits))
+        # each version of a metadata file a commit brings, as HEAD's are judged (hist02)
+        findings += metadata_versions(store, objects, store_changes, (base.tree, head.tree),
+                                      named, commits, (files.limit, files.value_limits))
+        # KI113, KI119, KI108, KI106/KI107 of the top files' versions (hist02)
+        findings += root_versions(store, commits, (base.tree, head.tree), named,
+                                  base_settings.stated_limits())
     return sorted(unread_remotes_said(findings, skipped, named), key=sort_key)
 
 

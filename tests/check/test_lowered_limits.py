@@ -352,12 +352,18 @@ def test_a_range_breaking_the_settings_is_ki108_on_kistore_toml(
     findings = gate.check_updates(Store(bare), [(base, broken, "refs/heads/pr")])
     assert [(f.rule.id, f.file, f.message) for f in findings if f.severity == "error"] == [
         ("KI108", "kistore.toml", message)]
-    # and a range leaving the settings valid says nothing of them
+    # a range mending them in a later commit: HEAD's settings are valid, but the breaking
+    # commit stays in main's history (a checkout of it: add and import refuse the store),
+    # so it is said of that commit (hist02, fresh03 H1); a range that never breaks them
+    # says nothing of them
     git(published, "checkout", "-q", broken)
     settings.write_text(good)
     fixed = commit_all(published, "fix [limits]")
     again = gate.check_range(Store(published), f"{base}..{fixed}")
-    assert [f for f in again if f.rule.id == "KI108"] == []
+    assert [(f.rule.id, f.pointer, f.extra["commit"]) for f in again
+            if f.rule.id == "KI108"] == [("KI108", pointer, f"commit {broken[:12]}")]
+    assert [f for f in gate.check_range(Store(published), f"{broken}..{fixed}")
+            if f.rule.id == "KI108"] == []
 
 
 def test_a_range_with_one_bad_key_beside_valid_ones_is_ki108_per_bad_key(

@@ -52,12 +52,16 @@ def test_a_pretty_printed_metadata_file_s_fix_names_base(store, kit):
         "metadata is kept beside it, not derived from it, so no command rebuilds it): "
         f"BASE ({base[:12]}) holds it as kistore wrote it: restore it with `git checkout "
         f"{base} -- {path}` and commit it"), finding.hint
-    # run as printed: the range passes
+    # run as printed: HEAD holds BASE's bytes again; the two commits that broke the file
+    # stay in the history, and each is said of its version since hist02 (fresh03 H1)
     command = re.search(r"`(git checkout [^`]+)`", finding.hint).group(1)
     subprocess.run(command.split(), cwd=store.root, check=True)
     _commit(store, "restored")
     assert file.read_bytes() == held
-    assert _metadata_findings(store, base, path) == []
+    empty, pretty = (git(store.root, "rev-parse", rev).strip() for rev in ("HEAD~2", "HEAD~1"))
+    assert [(f.rule.id, f.extra.get("commit")) for f in _metadata_findings(
+        store, base, path)] == [("KI102", f"commit {empty[:12]}"),
+                                ("KI103", f"commit {pretty[:12]}")]
 
 
 def test_a_file_base_lacks_is_written_again(store, kit):
