@@ -105,7 +105,7 @@ def _settings(store: Store, commit: Any, base_limits: Limits | None) -> list[Fin
         store, str(commit.id), set(), base_limits, settings.valid_limits(), settings.data)
 
 
-def _root_files(tree: Any) -> dict[str, str]:
+def _root_files(tree: pygit2.Tree) -> dict[str, str]:
     """Return ``{name: blob id}`` of a root tree's ``.gitattributes`` and ``.gitignore`` files.
 
     ``.gitattributes`` and ``kistore.toml`` as the gate reads them (that name only); each
