@@ -32,6 +32,11 @@ class _Interrupted(SystemExit):
     """A Ctrl-C while starting: a SystemExit, so that what lets an exit through lets it through."""
 
 
+console = False
+"""True once :func:`run` has started: this process is the console script, and its signal
+handlers stay the command line's to its exit. A program that calls :func:`kistore.cli.main`
+itself (a test's ``CliRunner``) gets its own back when the command ends."""
+
 _seen: list[int] = []
 """The signals :func:`_interrupted_while_starting` took (non-empty: a Ctrl-C came)."""
 
@@ -111,6 +116,8 @@ def run() -> None:
     Raises:
         SystemExit: 130 after a Ctrl-C while starting; else as :func:`kistore.cli.main`.
     """
+    global console
+    console = True
     ours = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     if ours:
         signal.signal(signal.SIGINT, _interrupted_while_starting)

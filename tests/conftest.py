@@ -469,22 +469,54 @@ def _handlers() -> dict:
 _PYTEST_HANDLERS = _handlers()  # as pytest set them, before any test ran the CLI
 
 
-@pytest.fixture(autouse=True)
-def _signal_handlers_restored():
-    """The CLI runs in this process (CliRunner): it sets SIGTERM's handler, and ignores
-    SIGINT and SIGTERM once an add has landed (a module-scoped fixture may run it too).
-    Each test starts, and ends, with pytest's own handlers, and with no SIGALRM timer: the
-    SIGTERM handler re-arms one (10 ms) when the signal lands in a finaliser, and one left
-    armed raised KeyboardInterrupt in a later test."""
+_TAKEN = ("SIGINT", "SIGTERM", "SIGALRM")
+
+
+def _signal_state_left() -> list[str]:
+    """What differs from pytest's own signal state: handlers, the SIGALRM timer, the mask."""
+    import signal
+
+    left = [f"{signal.Signals(number).name}'s handler {signal.getsignal(number)!r}"
+            for number, handler in _PYTEST_HANDLERS.items()
+            if signal.getsignal(number) is not handler]
+    if signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0):
+        left.append(f"an armed SIGALRM timer {signal.getitimer(signal.ITIMER_REAL)}")
+    held = {s.name for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])} & set(_TAKEN)
+    if held:
+        left.append(f"{sorted(held)} blocked")
+    deferred = sys.modules.get("kistore.git.commit")
+    if deferred is not None and deferred._CAUGHT:
+        left.append(f"interrupts_deferred's noted signals {deferred._CAUGHT}")
+    return left
+
+
+def _signal_state_reset() -> None:
     import signal
 
     signal.setitimer(signal.ITIMER_REAL, 0)
     for number, handler in _PYTEST_HANDLERS.items():
         signal.signal(number, handler)
+    deferred = sys.modules.get("kistore.git.commit")
+    if deferred is not None:
+        deferred._CAUGHT.clear()
+    # last: a signal pending meanwhile (a run stopped by SIGTERM) meets pytest's own handler
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [getattr(signal, name) for name in _TAKEN])
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored():
+    """Each test starts with pytest's own SIGINT, SIGTERM and SIGALRM handlers, no SIGALRM
+    timer, none of them blocked and no signal noted by ``interrupts_deferred``, and must end
+    so. A command run in this process (CliRunner) gives them back when it ends
+    (``kistore.cli._given_back``); a test that sets one itself puts it back. Left behind,
+    a SIGTERM handler of the CLI's turned the SIGTERM that stopped a CI run into one test's
+    exit 130 and the run went on (ci152), and an armed timer raised KeyboardInterrupt in a
+    later test: what is left fails the test that left it, by name."""
+    _signal_state_reset()
     yield
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    for number, handler in _PYTEST_HANDLERS.items():
-        signal.signal(number, handler)
+    left = _signal_state_left()
+    _signal_state_reset()
+    assert not left, f"this test left in the process: {'; '.join(left)}"
 
 
 @pytest.fixture

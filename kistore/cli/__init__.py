@@ -19,6 +19,7 @@ warning of symlinked store directories left out).
 
 from __future__ import annotations
 
+import atexit
 import codecs
 import contextlib
 import importlib
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .. import _entry
 from .._entry import swallows
 from ..core.errors import KistoreError
 from ..git import watchdog
@@ -36,7 +38,7 @@ from ..git import watchdog
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from collections.abc import Callable
 from . import _streams
-from ._adding import INTERRUPTED
+from ._adding import INTERRUPTED, _hold_signals_to_the_end
 from ._context import StoreContext as StoreContext  # re-exported: ctx.obj of every command
 from ._links import warn_linked
 from ._machine import (
@@ -431,7 +433,10 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
       kistore add --commit ../kistore/examples/*.bundle.json --allow-dangling
       kistore show BenchmarkRun/sol-submission-20464
     """
-    handler = signal.getsignal(signal.SIGINT)
+    host = {number: signal.getsignal(number) for number in _TAKEN}
+    if not _entry.console:  # a program running the command in its own process (CliRunner)
+        ctx.call_on_close(lambda: _given_back(host))
+    handler = host[signal.SIGINT]
     if handler is signal.default_int_handler or \
             getattr(handler, "__module__", None) == "kistore._entry":
         # the console script's quiet exit while starting: a Ctrl-C is now the command's
@@ -481,6 +486,33 @@ def _escape_unencodable_output() -> None:
                 reconfigure(errors=ESCAPES)
             except (ValueError, OSError):  # pragma: no cover - a stream that cannot change
                 pass
+
+
+_TAKEN = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
+"""The signals a command takes while it runs (:func:`main`, :class:`._adding.Landing`)."""
+
+
+def _given_back(host: dict[signal.Signals, Any]) -> None:
+    """Give a program that ran a command in its own process its signal handling back.
+
+    The command takes SIGINT and SIGTERM (an interrupt: an add is undone), a landed add
+    takes them and SIGALRM (only noted), and an interrupt that landed in a finaliser arms a
+    10 ms SIGALRM (:func:`_terminated`). Left in place they outlived the command: a SIGTERM
+    sent to the program later raised KeyboardInterrupt in whatever code it then ran, or,
+    after an add, was only noted, so the program could no longer be stopped by it; an echo
+    still armed fired in the program's next code. The console script keeps them to its
+    exit (:data:`kistore._entry.console`; reviewer r80 F8).
+
+    Args:
+        host: each of :data:`_TAKEN`'s handlers as they were before the command
+            (``signal.getsignal``; None: not set from Python, left as it is).
+    """
+    if signal.getsignal(signal.SIGALRM) is not host[signal.SIGALRM]:
+        signal.setitimer(signal.ITIMER_REAL, 0)  # the echo of an interrupt: the command is over
+    for number, handler in host.items():
+        if handler is not None:
+            signal.signal(number, handler)
+    atexit.unregister(_hold_signals_to_the_end)  # the program's exit is its own
 
 
 def _terminated(signum: int, frame: Any) -> None:
