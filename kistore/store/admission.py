@@ -10,6 +10,7 @@ them (and commits them) under its write lock.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -932,6 +933,10 @@ def metadata_difference(old: bytes, new: bytes, was: str = "stored", now: str = 
             for key in sorted(a.keys() | b.keys()):
                 child = f"{pointer}/{canonical.escape_pointer(key)}"
                 walk(a.get(key, _ABSENT), b.get(key, _ABSENT), child)
+        elif a != b and _one_text(a, b):  # printed as they are, they look the same
+            changes.append(f"{pointer or '/'}: {was} {json.dumps(a)}, {now} {json.dumps(b)} "
+                           f"(one text in two Unicode normalisations: {was} "
+                           f"{_normal_form(a)}, {now} {_normal_form(b)})")
         elif a != b:
             shown = ["(absent)" if v is _ABSENT else json.dumps(v, ensure_ascii=False)
                      for v in (a, b)]
@@ -946,3 +951,17 @@ def metadata_difference(old: bytes, new: bytes, was: str = "stored", now: str = 
 
 
 _ABSENT = object()
+
+
+def _one_text(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are strings equal once both are in Unicode NFC (UAX #15)."""
+    return isinstance(a, str) and isinstance(b, str) and \
+        unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
+
+
+def _normal_form(text: str) -> str:
+    """Name the Unicode normalisation form ``text`` is in: NFC, NFD, or neither (UAX #15)."""
+    for form in ("NFC", "NFD"):
+        if unicodedata.is_normalized(form, text):
+            return form
+    return "neither NFC nor NFD"

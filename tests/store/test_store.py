@@ -1400,3 +1400,18 @@ def test_a_later_upper_case_store_line_is_refused_by_check_and_add_commit(store_
         "would convert stored bytes in a clone with core.ignorecase=true" in \
         " ".join(refused.output.split())
     assert git(store_path, "log", "-1", "--format=%s").strip() == "attributes: tidy"
+
+
+def test_metadata_differing_only_in_unicode_normalisation_is_told_so(store, bundle):
+    # fresh03 H6: stored "café", given "café" (NFC, then NFD) printed alike
+    protocol = copy.deepcopy(bundle["protocol"])
+    protocol["metadata"]["title"] = "caf\u00e9"
+    store.add([Manifest.from_document(protocol)], allow_dangling=True)
+    protocol["metadata"]["title"] = "cafe\u0301"
+    with pytest.raises(MultipleErrors) as caught:
+        store.add([Manifest.from_document(protocol)])
+    [conflict] = caught.value.errors
+    assert conflict.message == (
+        f"{Manifest.from_document(protocol).digest} is already stored with other metadata "
+        '(/title: stored "caf\\u00e9", given "cafe\\u0301" (one text in two Unicode '
+        "normalisations: stored NFC, given NFD))")
