@@ -545,6 +545,47 @@ def blob_reads(monkeypatch):
 
 
 @pytest.fixture
+def whole_reads(monkeypatch) -> list[str]:
+    """Start recording each object read whole; return the list of their ids (hex).
+
+    A loose file inflated past its header (:func:`kistore.git.blobs._inflated`), or an
+    object libgit2 reads through ``repo.odb.read`` (a packed one). For tests that a blob
+    past a limit is known by its header alone (fresh03 H3).
+    """
+    import pygit2
+
+    from kistore.git import blobs
+
+    seen: list[str] = []
+    real_inflated = blobs._inflated
+
+    def inflated(file, hex_, *args):
+        seen.append(hex_)
+        return real_inflated(file, hex_, *args)
+
+    monkeypatch.setattr(blobs, "_inflated", inflated)
+    real_odb = pygit2.Repository.odb
+
+    class Odb:
+        def __init__(self, odb):
+            self.odb = odb
+
+        def __getattr__(self, name):
+            return getattr(self.odb, name)
+
+        def __contains__(self, oid):
+            return oid in self.odb
+
+        def read(self, oid):
+            seen.append(str(oid))
+            return self.odb.read(oid)
+
+    monkeypatch.setattr(pygit2.Repository, "odb",
+                        property(lambda repo: Odb(real_odb.__get__(repo))))
+    return seen
+
+
+@pytest.fixture
 def shards_listed(monkeypatch):
     """Start recording each shard directory a work-tree view lists; return the list.
 

@@ -36,8 +36,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 
 def range_observed(repo: pygit2.Repository, base: pygit2.Commit, head: pygit2.Commit,
-                   changed: Iterable[str], verdict: LooseVerdict | None = None
-                   ) -> list[Finding]:
+                   changed: Iterable[str], verdict: LooseVerdict | None = None,
+                   limit: int | None = None) -> list[Finding]:
     """KI227 for the runs ``BASE..HEAD`` adds, against the commit adding each: errors, warnings.
 
     Args:
@@ -47,6 +47,9 @@ def range_observed(repo: pygit2.Repository, base: pygit2.Commit, head: pygit2.Co
         changed: repository paths the range adds or changes (object files among them).
         verdict: the gate run's guard verdict (:class:`kistore.git.range_guard.
             LooseVerdict`) for the walk of the range; None: a scan of its own.
+        limit: most bytes of an added run's blob read (the gate's checking ``[limits]
+            manifest-bytes``: a larger blob is the contents check's KI106, its size taken
+            from its header and its bytes never read, fresh03 H3); None: any.
 
     Returns:
         One finding per added run: an error when its ``observedAt`` lies more than a day
@@ -63,7 +66,8 @@ def range_observed(repo: pygit2.Repository, base: pygit2.Commit, head: pygit2.Co
     found = first_commits(repo, wanted, head, hide=str(base.id), verdict=verdict) \
         if wanted else {}
     return list(_judged(repo, ((path, wanted[path], commit)
-                               for path, commit in sorted(found.items())), entering=True))
+                               for path, commit in sorted(found.items())), limit=limit,
+                           entering=True))
 
 
 Added = tuple[str, str, Any]

@@ -396,7 +396,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     re_added = _re_added(repo, commits, base.tree)
     findings += _already_present(re_added)
     findings += _citations_moved(repo, re_added, base, head, named)  # KI425
-    findings += range_observed(repo, base, head, changed, verdict)  # KI227
+    findings += range_observed(repo, base, head, changed, verdict, files.limit)  # KI227
     findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
                                changed)  # KI229
     findings += range_claims(store.view(str(head.id)), changed,  # KI232

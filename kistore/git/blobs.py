@@ -25,7 +25,7 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, cast
 
@@ -309,11 +309,17 @@ def read_blob_within(repo: pygit2.Repository, oid: str | pygit2.Oid, limit: int 
                      path: str | None = None) -> bytes | int:
     """Return the bytes of the blob ``oid`` (as :func:`read_blob`), or its size past ``limit``.
 
-    One read: a loose blob is inflated once, by the guard (:func:`loose_object`), its
-    length taken from the bytes (before, :func:`blob_size` and :func:`read_blob` each
-    inflated it); a packed one's size comes from its pack header (~5 us), so a blob past
-    ``limit`` is never inflated. A blob a partial clone fetches now has no header: its
-    bytes are returned, whatever their length (the caller compares).
+    One read, and a blob past ``limit`` is never inflated: a loose blob's size comes from
+    its object header (the first bytes of its file inflated, :func:`_loose_within`; the
+    rest inflated, once, only when it is within ``limit``), a packed one's from its pack
+    header (~5 us). Until 2026-12-06 a loose blob was inflated whole first: a 1 GB blob of
+    zeros (a ~1 MB push, git unpacks it loose) cost the pull-request gate 47 s and 2 GB of
+    memory before its KI106 (fresh03 H3). A blob a partial clone fetches now has no
+    header: its bytes are returned, whatever their length (the caller compares).
+
+    A size taken from a header is not held to the object's id (the bytes are not read):
+    a damaged loose file whose header says more than ``limit`` reads as that size, as
+    ``git cat-file -s`` says it; within ``limit`` it is read whole and held to its id.
 
     Args:
         repo: the repository.
@@ -327,9 +333,13 @@ def read_blob_within(repo: pygit2.Repository, oid: str | pygit2.Oid, limit: int 
     Raises:
         ObjectUnreadable, StoreStateError: as :func:`read_blob`.
     """
-    loose = loose_object(repo, oid, path)  # libgit2 loops on a cut one (review F3)
+    # libgit2 loops on a cut loose file (review F3): read here; past the limit by its header
+    loose = loose_object(repo, oid, path) if limit is None else _loose_within(
+        repo, oid, limit, path)
+    if isinstance(loose, int):  # its header says more than limit bytes: never inflated
+        return loose
     if loose is not None:
-        if limit is not None and len(loose[1]) > limit:
+        if limit is not None and len(loose[1]) > limit:  # a tree, a commit: no header size
             return len(loose[1])
         if loose[0] == _GIT_BLOB:
             return loose[1]
@@ -1100,6 +1110,46 @@ def loose_tree(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
     Raises:
         ObjectUnreadable: as :func:`loose_object`.
     """
+    found = _loose_headed(repo, oid, path,
+                          lambda kind, _size: (kind, None) if kind != _TYPES[b"tree"] else None)
+    return cast("tuple[int, bytes | None] | None", found)
+
+
+def _loose_within(repo: pygit2.Repository, oid: str | pygit2.Oid, limit: int,
+                  path: str | None) -> tuple[int, bytes] | int | None:
+    """:func:`loose_object` of a loose object within ``limit`` bytes; past it, its size.
+
+    The size is its header's (the file's first bytes inflated): the rest of a loose object
+    larger than ``limit`` is neither read nor inflated (fresh03 H3).
+
+    Returns:
+        None when no loose file holds it; the size (an int) its header gives when more
+        than ``limit``; else ``(type, bytes)``, read whole and held to its id.
+
+    Raises:
+        ObjectUnreadable: as :func:`loose_object`.
+    """
+    found = _loose_headed(repo, oid, path, lambda _kind, size: size if size > limit else None)
+    return cast("tuple[int, bytes] | int | None", found)
+
+
+def _loose_headed(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes, path: str | None,
+                  early: Callable[[int, int], object]) -> object:
+    """Read ``oid``'s loose file header first; ``early`` of it may answer without the rest.
+
+    The loose file is opened once and its first 4 KiB read, its header inflated
+    (:func:`_header_type`); when ``early(type, size)`` gives something other than None that
+    is the answer, the rest of the file unread. Otherwise the rest is read and inflated on
+    the same stream and held to the id, as :func:`loose_object` does (a file whose first
+    bytes give no header is read whole, which says what is wrong with it).
+
+    Returns:
+        None when no loose file holds it (packed, or absent); what ``early`` gave; or
+        ``(type, bytes)`` of the whole loose object.
+
+    Raises:
+        ObjectUnreadable: as :func:`loose_object`.
+    """
     hex_, files = _loose_files(repo, oid)
     for file in files:
         opened = _open_loose(file, hex_, path)
@@ -1107,18 +1157,19 @@ def loose_tree(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
             continue
         fd, status = opened
         try:
-            data = os.read(fd, 4096)  # the header's, as _loose_type reads it
+            first = os.read(fd, 4096)  # the header's, as _loose_type reads it
             stream = zlib.decompressobj()
-            kind, head = _header_type(stream, data)
-            if kind is not None and kind != _TYPES[b"tree"]:
-                return kind, None  # a blob a directory entry names: the rest is not read
-            data += _rest(fd)
+            kind, head = _header_type(stream, first)
+            if kind is not None:
+                said = early(kind, int(head.partition(b"\0")[0].partition(b" ")[2]))
+                if said is not None:
+                    return said
+            rest = _rest(fd)
         finally:
             os.close(fd)
         if kind is None:  # no header: read whole, which says what is wrong with it
-            return _inflated(file, hex_, path, status, zlib.decompressobj(), data)
-        return _inflated(file, hex_, path, status, stream,
-                         stream.unconsumed_tail + data[4096:], head)
+            return _inflated(file, hex_, path, status, zlib.decompressobj(), first + rest)
+        return _inflated(file, hex_, path, status, stream, stream.unconsumed_tail + rest, head)
     return None
 
 

@@ -35,15 +35,14 @@ def repo(tmp_path) -> pygit2.Repository:
 def reads(monkeypatch) -> list[str]:
     """The ids of the loose files read whole (inflated and hashed) from now on."""
     seen: list[str] = []
-    real = blobs._read_loose
+    real = blobs._inflated
 
-    def counted(file: str, hex_: str, path: str | None):
-        found = real(file, hex_, path)
-        if found is not None:
-            seen.append(hex_)
+    def counted(file: str, hex_: str, *args):
+        found = real(file, hex_, *args)
+        seen.append(hex_)
         return found
 
-    monkeypatch.setattr(blobs, "_read_loose", counted)
+    monkeypatch.setattr(blobs, "_inflated", counted)
     return seen
 
 
@@ -106,11 +105,12 @@ def test_a_file_cut_in_place_is_read_again(repo, reads):
 
 def test_a_loose_blob_is_inflated_once_for_its_size_and_bytes(repo, reads):
     assert str(repo.create_blob(b"hello\n")) == HELLO
-    assert read_blob_within(repo, HELLO, 5) == 6  # past the limit: its size
+    assert read_blob_within(repo, HELLO, 5) == 6  # past the limit: its header's size
+    assert reads == []  # not inflated past its header (fresh03 H3)
     assert read_blob_within(repo, HELLO, 6) == b"hello\n"
     assert read_blob_within(repo, HELLO, None) == b"hello\n"
     assert read_blob(repo, HELLO) == b"hello\n"
-    assert reads == [HELLO] * 4  # one read each (blob_size, then read_blob, read it twice)
+    assert reads == [HELLO] * 3  # one read each (blob_size, then read_blob, read it twice)
 
 
 def test_a_packed_blob_past_the_limit_is_its_header_size(repo, reads):
@@ -143,7 +143,7 @@ def test_a_view_reads_a_loose_blob_once_and_refuses_one_past_the_limit(repo, rea
     with pytest.raises(FileTooLarge) as raised:
         view.read("store/f.json", 5)
     assert (raised.value.size, raised.value.limit) == (6, 5)
-    assert reads.count(HELLO) == 2  # one read a call
+    assert reads.count(HELLO) == 1  # one read; past the limit, its header alone
 
 
 def test_a_view_refuses_a_swapped_loose_blob_under_a_limit(repo, reads):
@@ -152,8 +152,9 @@ def test_a_view_refuses_a_swapped_loose_blob_under_a_limit(repo, reads):
     with pytest.raises(ObjectUnreadable, match="another object's bytes") as raised:
         view.read("store/f.json", 1000)
     assert (raised.value.oid, raised.value.path) == (HELLO, "store/f.json")
-    with pytest.raises(ObjectUnreadable, match="another object's bytes"):
-        view.read("store/f.json", 5)  # past the limit too: damage first, not its size
+    with pytest.raises(FileTooLarge) as raised:  # past the limit: its header's size, its
+        view.read("store/f.json", 5)  # bytes never read (fresh03 H3), as a packed one's
+    assert (raised.value.size, raised.value.limit) == (6, 5)
     view.files()  # lists the blob ids: holds compares ids, then asks the guard
     assert not view.holds("store/f.json", b"hello\n")  # the id matches; the file does not
 
