@@ -112,9 +112,15 @@ def _root_files(tree: pygit2.Tree) -> dict[str, str]:
     name git reads as ``.gitignore`` on some file system (:func:`._ignored.range_gitignores`'
     own).
     """
-    return {str(e.name): str(e.id) for e in tree
-            if e.filemode in (0o100644, 0o100755)
-            and (str(e.name) in _NAMED or special_file(str(e.name)) == GITIGNORE)}
+    files = {str(e.name): str(e.id) for e in tree
+             if e.filemode in (0o100644, 0o100755)
+             and (str(e.name) in _NAMED or special_file(str(e.name)) == GITIGNORE)}
+    entry = tree[SETTINGS_FILE] if SETTINGS_FILE in tree else None
+    if entry is not None and entry.filemode not in (0o100644, 0o100755):
+        # a symlink or a directory: the settings read of that commit says what it is
+        # (fresh04 H4: one in a middle commit, restored after, passed unjudged)
+        files[SETTINGS_FILE] = f"{entry.filemode:o}:{entry.id}"
+    return files
 
 
 _NAMED = (GITATTRIBUTES, SETTINGS_FILE)

@@ -289,3 +289,25 @@ def test_each_version_is_read_once_however_many_commits_bring_it(published, monk
     (published / "notes.txt").write_text("no metadata\n")
     later = commit_all(published, "a note")
     assert _errors(published, f"{head}..{later}") == [] and calls == []
+
+
+def test_kistore_toml_made_a_symlink_in_one_commit_is_refused(published):
+    # fresh04 H4: a symlink (not a regular file) in a middle commit, restored by the next
+    base = git(published, "rev-parse", "HEAD").strip()
+    kept = (published / "kistore.toml").read_bytes()
+    (published / "kistore.toml").unlink()
+    (published / "kistore.toml").symlink_to("/etc/passwd")
+    first = commit_all(published, "symlink")
+    (published / "kistore.toml").unlink()
+    (published / "kistore.toml").write_bytes(kept)
+    second = commit_all(published, "restore")
+    errors = _errors(published, f"{base}..{second}")
+    assert [(f.rule.id, f.file, f.extra["commit"]) for f in errors] == [
+        ("KI108", "kistore.toml", f"commit {first[:12]}")]
+    assert errors[0].message == (
+        f"a symlink in the commit {first}, not a regular file: kistore reads its settings "
+        "only from a regular file (it never follows a symlink: git commits the path a link "
+        "holds, not the settings) and will not use the defaults in their place; commit the "
+        "file itself in its place" + _later(base, first))
+    _drop_and_skip(published, errors[0].fix, first)
+    assert _errors(published, f"{base}..HEAD") == []
