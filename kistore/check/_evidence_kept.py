@@ -634,7 +634,7 @@ class _Head:
         self.head = head
         self.tree = head.tree
         self.read = _Versions(repo)
-        self.keys = _keys_at(repo, self.tree)
+        self.keys = self.read.keyids(blob_at(repo, self.tree, layout.TRUST_FILE))
 
     def restored(self, removal: Removal) -> bool | None:
         """Whether HEAD holds again what ``removal`` took away; None: HEAD's own finding says it.
@@ -667,15 +667,6 @@ class _Head:
                 old, new, _time_of(commit),
                 _start_of(self.read, self.repo[removal.parent], removal.keyid))
         return True
-
-
-def _keys_at(repo: pygit2.Repository, tree: pygit2.Tree) -> set[str] | None:
-    """Return the keyids the trust file of ``tree`` lists, or None (none, or unreadable)."""
-    blob = blob_at(repo, tree, layout.TRUST_FILE)
-    if blob is None:
-        return None
-    data = read_blob(repo, blob, layout.TRUST_FILE)
-    return keyids_in(data) if _readable(data) else None
 
 
 def _range_versions(repo: pygit2.Repository, commits: list[Any]) -> list[tuple[str, bytes]]:
