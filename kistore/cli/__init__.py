@@ -441,10 +441,8 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
             getattr(handler, "__module__", None) == "kistore._entry":
         # the console script's quiet exit while starting: a Ctrl-C is now the command's
         signal.signal(signal.SIGINT, _terminated)
-    if getattr(signal.getsignal(signal.SIGALRM), "__module__", None) == "kistore._entry":
-        # the echo of a start-up Ctrl-C something swallowed (kistore._entry): the command's
-        signal.signal(signal.SIGALRM, _terminated)
     signal.signal(signal.SIGTERM, _terminated)
+    _entry.started()  # a start-up Ctrl-C something swallowed ends the start here (exit 130)
     _streams.guard()
     _escape_unencodable_output()
     ctx.obj = StoreContext(store_path)
@@ -526,8 +524,14 @@ def _terminated(signum: int, frame: Any) -> None:
     (importlib's module-lock ``cb``, run as an import ends: ci140 saw the Ctrl-C swallowed
     there and ``add -`` read an empty input, exit 1), so there it comes back 10 ms later as
     SIGALRM, to the same handler.
+
+    Once the console script ends the process (:data:`kistore._entry.ending`: the command
+    is over, its status chosen) it does nothing: raised there, the interrupt escaped
+    ``run`` as a traceback, and an echo armed there outlived Python's handlers (flake130).
     """
     watchdog.answered()  # the main thread runs Python: not stuck in C (review F3)
+    if _entry.ending:
+        return
     caller = frame
     while caller is not None:
         if swallows(caller.f_code):
