@@ -32,6 +32,7 @@ import click
 
 from .. import _entry
 from .._entry import swallows
+from ..core import signals
 from ..core.errors import KistoreError
 from ..git import watchdog
 
@@ -441,7 +442,7 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
             getattr(handler, "__module__", None) == "kistore._entry":
         # the console script's quiet exit while starting: a Ctrl-C is now the command's
         signal.signal(signal.SIGINT, _terminated)
-    signal.signal(signal.SIGTERM, _terminated)
+    signals.take((signal.SIGTERM,), _terminated)  # unless the parent left it ignored (H7)
     _entry.started()  # a start-up Ctrl-C something swallowed ends the start here (exit 130)
     _streams.guard()
     _escape_unencodable_output()

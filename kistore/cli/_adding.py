@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from ..core import signals
 from ..core.errors import KistoreError, MetadataConflictError
 from ..git import watchdog
 
@@ -98,10 +99,10 @@ class Landing:
         """Note Ctrl-C and SIGTERM from here to the exit (the store's ``on_landed``).
 
         SIGALRM too: one that landed in a finaliser comes back as it (:func:`_terminated`).
+        One the process was started ignoring stays ignored (:mod:`kistore.core.signals`).
         """
         self.commit = commit
-        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM):
-            signal.signal(number, self._note)
+        signals.take((signal.SIGINT, signal.SIGTERM, signal.SIGALRM), self._note)
         atexit.unregister(_hold_signals_to_the_end)  # once, however many landings
         atexit.register(_hold_signals_to_the_end)
 

@@ -12,6 +12,7 @@ Nothing here imports another kistore package, pygit2, cryptography, click or sql
 * :mod:`.model` -- the Manifest value; :mod:`.layout` -- where each file lives;
 * :mod:`.findings` -- findings and rule ids; :mod:`.gitattributes` -- the KI113 guard;
 * :mod:`.comparison` -- the comparison key of a run; :mod:`.workers` -- forked workers;
+  :mod:`.signals` -- handlers installed, never over a signal the parent left ignored;
 * :mod:`.settings` -- the tables of ``kistore.toml`` and the ``[cite]`` rules.
 """
 

@@ -48,6 +48,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..core import signals
 from ..core.errors import StoreStateError, one_line
 from . import _gitindex as gitindex
 from . import _loose, pack, watchdog
@@ -661,7 +662,9 @@ def _stop_if_interrupted() -> None:
     The branch has not moved yet: stopping now loses nothing, and Ctrl-C need not wait
     out every retry of a busy branch.
     """
-    if _CAUGHT or signal.sigpending() & {signal.SIGINT, signal.SIGTERM}:
+    waiting = signal.sigpending() & {signal.SIGINT, signal.SIGTERM}
+    # (blocked, an ignored one waits too: left ignored by the parent, it is no interrupt)
+    if _CAUGHT or {number for number in waiting if not signals.ignored(number)}:
         _CAUGHT.clear()  # answered here: not delivered again when the block ends
         raise KeyboardInterrupt
 
@@ -703,7 +706,9 @@ def interrupts_deferred() -> Iterator[None]:
     An exception raised by a delivered signal then starts after the block's bookkeeping,
     never inside it (a ``finally`` that unblocks inside the function would let it replace
     the ``return``). A handler installed inside the block (``BranchCommit``'s
-    ``on_landed``) stays, and is the one the held signals are delivered to.
+    ``on_landed``) stays, and is the one the held signals are delivered to. A signal the
+    process was started ignoring stays ignored: neither noted nor delivered
+    (:mod:`kistore.core.signals`; fresh03 H7).
     """
     # The watcher of a command stuck in C code kills nothing while a write is held here.
     with watchdog.deferring():
@@ -711,10 +716,11 @@ def interrupts_deferred() -> Iterator[None]:
         old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
         # The mask holds the signal for this thread only: sent to the process while another
         # thread runs (a process pool's manager thread), it is handled at once, and Python
-        # raises it here. So the main thread also swaps in handlers that only note it.
+        # raises it here. So the main thread also swaps in handlers that only note it (not
+        # for one the parent left ignored: it stays ignored, kistore.core.signals).
         saved = {}
         if threading.current_thread() is threading.main_thread():
-            saved = {number: signal.signal(number, _note) for number in blocked}
+            saved = signals.take(blocked, _note)
         try:
             yield
         finally:
