@@ -99,6 +99,7 @@ from ._lowered import (
     own_limits,
     reads_settings_of,
 )
+from ._metadata_gaps import metadata_gaps
 from ._metadata_versions import metadata_versions
 from ._names import NAME_PATH_DISAGREES, NAME_PATH_MISSING
 from ._names_moved import NAMES_FILE
@@ -439,6 +440,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         # each version of a metadata file a commit brings, as HEAD's are judged (hist02)
         findings += metadata_versions(store, objects, store_changes, (base.tree, head.tree),
                                       named, commits, (files.limit, files.value_limits))
+        # an object's metadata file missing at a commit (KI204 there: fresh04 H2), HEAD's
+        # KI204 of one the range deleted fixed in the commit deleting it (hist03)
+        findings = metadata_gaps(repo, findings, commits, (base.tree, head.tree), named)
         # KI113, KI119, KI108, KI106/KI107 of the top files' versions (hist02)
         findings += root_versions(store, commits, (base.tree, head.tree), named,
                                   base_settings.stated_limits())
