@@ -82,6 +82,7 @@ from ..git.quarantine import admit_quarantine, received_damage
 from ..git.range_guard import LooseVerdict, damage_named, line_to
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
+from ._added_removed import added_then_removed
 from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
@@ -443,6 +444,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         # an object's metadata file missing at a commit (KI204 there: fresh04 H2), HEAD's
         # KI204 of one the range deleted fixed in the commit deleting it (hist03)
         findings = metadata_gaps(repo, findings, commits, (base.tree, head.tree), named)
+        # files brought and removed again: drop both commits, said once a rule (fresh04 M3)
+        findings = added_then_removed(repo, findings, commits, (base.tree, head.tree), named)
         # KI113, KI119, KI108, KI106/KI107 of the top files' versions (hist02)
         findings += root_versions(store, commits, (base.tree, head.tree), named,
                                   base_settings.stated_limits())
