@@ -9,7 +9,6 @@ commit it is KI204); at the middle commit ``show --at`` and ``rank --at`` said t
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..conftest import PUBLISHED, add_docs, commit_all, git, store_file
+from .test_metadata_versions import _drop_and_skip
 from .test_tree_entries_gate import _server_and_clone
 
 KISTORE = str(Path(sys.executable).with_name("kistore"))
@@ -79,14 +79,7 @@ def test_metadata_deleted_then_restored_is_ki204_of_the_deleting_commit(publishe
         f"FAILED: {base}..{second}: 1 error, 0 warnings, 0 info"]
     [landed] = _errors(published, f"{base}..{second}", landed=True)
     assert (landed.rule.id, landed.extra["commit"]) == ("KI204", f"commit {first[:12]}")
-    # the fix as printed: drop the deleting commit, skip the restore left empty
-    [args] = re.findall(r"`git rebase -i ([^`]+)`", fix)
-    env = {**os.environ, "GIT_SEQUENCE_EDITOR": f"sed -i -e '/^pick {first[:7]}/s/^pick/drop/'"}
-    stopped = subprocess.run(["git", "rebase", "-i", *args.split()], cwd=published, env=env,
-                             capture_output=True, text=True)
-    assert stopped.returncode != 0, stopped.stdout  # the restore, left empty, as said
-    subprocess.run(["git", "rebase", "--skip"], cwd=published, check=True, env=env,
-                   capture_output=True)
+    _drop_and_skip(published, fix, first)  # as printed: the restore, left empty, skipped
     assert git(published, "rev-parse", "HEAD").strip() == base
     assert _errors(published, f"{base}..HEAD") == []
 

@@ -41,17 +41,23 @@ def _drop_all(root, base: str) -> None:
         **os.environ, "GIT_SEQUENCE_EDITOR": "sed -i -e 's/^pick/drop/'"})
 
 
-def test_an_annotation_edited_then_restored_is_fixed_by_dropping_the_commits(store, kit):
+def _edited_then_restored(store, kit, was: bytes, now: bytes) -> tuple[str, str, str, str]:
+    """BASE, the run's metadata file, a commit writing ``now`` for ``was`` in it, and one
+    restoring it (checked out of BASE)."""
     digest = _committed_run(store, kit)
     base = git(store.root, "rev-parse", "HEAD").strip()
     path = layout.metadata_path(digest)
     held = (store.root / path).read_bytes()
-    (store.root / path).write_bytes(held.replace(b"lab-a", b"mylab"))
-    git(store.root, "commit", "-qam", "edit source")
+    (store.root / path).write_bytes(held.replace(was, now))
+    git(store.root, "commit", "-qam", "edit")
     edit = git(store.root, "rev-parse", "HEAD").strip()
     git(store.root, "checkout", base, "--", path)
-    git(store.root, "commit", "-qm", "restore source")
-    back = git(store.root, "rev-parse", "HEAD").strip()
+    git(store.root, "commit", "-qm", "restore")
+    return base, path, edit, git(store.root, "rev-parse", "HEAD").strip()
+
+
+def test_an_annotation_edited_then_restored_is_fixed_by_dropping_the_commits(store, kit):
+    base, _, edit, back = _edited_then_restored(store, kit, b"lab-a", b"mylab")
     errors = _errors(store.root, base)
     # the edit's finding only: the restore is its fix, not a second change (fresh04 L2)
     assert [(f["rule"], f["extra"]["commit"]) for f in errors] == [("KI432", edit)], errors
@@ -166,16 +172,8 @@ def test_verify_and_the_gate_give_a_deleted_names_file_one_fix(store, kit):
 def test_a_name_changed_then_restored_is_said_once(store, kit):
     """fresh04 L2: the restoring commit was a second KI208, "renames 'renamed' to 'fast': a
     name never moves"; the rename's finding alone is said, its fix dropping both commits."""
-    digest = _committed_run(store, kit)
-    base = git(store.root, "rev-parse", "HEAD").strip()
-    path = layout.metadata_path(digest)
-    held = (store.root / path).read_bytes()
-    (store.root / path).write_bytes(held.replace(b'"name":"fast"', b'"name":"renamed"'))
-    git(store.root, "commit", "-qam", "rename")
-    renamed = git(store.root, "rev-parse", "HEAD").strip()
-    git(store.root, "checkout", base, "--", path)
-    git(store.root, "commit", "-qm", "restore")
-    back = git(store.root, "rev-parse", "HEAD").strip()
+    base, path, renamed, back = _edited_then_restored(store, kit, b'"name":"fast"',
+                                                      b'"name":"renamed"')
     said = CliRunner().invoke(main, ["--store", str(store.root), "check", f"{base}..HEAD"])
     assert said.exit_code == 1
     assert said.output.splitlines() == [
