@@ -74,29 +74,46 @@ def metadata_gaps(repo: pygit2.Repository, findings: list[Finding], commits: lis
 def _openings(repo: pygit2.Repository, commits: list[Any]) -> list[tuple[Any, Any]]:
     """Return ``(commit, digest)`` per commit holding a gap none of its parents holds.
 
-    Only the objects a commit adds and the metadata files it deletes (against any parent)
-    are asked: any other gap a commit holds, a parent holds too.
+    Only the objects a commit adds and the metadata files it deletes (against a parent,
+    which then holds no gap there) are asked, one lookup each (the metadata file, or the
+    object, in the commit's tree); any other gap a commit holds, a parent holds too. A
+    merge's other parents are asked too (two lookups each).
     """
     openings = []
     for commit in commits:
-        asked: dict[str, Any] = {}
+        said: set[str] = set()
         for parent in commit.parents:
-            for top, added in ((layout.OBJECTS_DIR, True), (layout.METADATA_DIR, False)):
-                old = treediff.subtree_id(repo, parent.tree, top)
-                new = treediff.subtree_id(repo, commit.tree, top)
-                if old == new or (added and new is None) or (not added and old is None):
-                    continue
-                for path, (was, now) in treediff.changed_leaves(
-                        repo, old, new, top + "/", added=added).items():
-                    if (was is None) if added else (now is None):
-                        digest = layout.digest_from_path(path)
-                        if digest is not None:
-                            asked.setdefault(digest.hex, digest)
-        for digest in asked.values():
-            if _gap(repo, commit.tree, digest) and not any(
-                    _gap(repo, p.tree, digest) for p in commit.parents):
-                openings.append((commit, digest))
+            for digest in _brought_gaps(repo, commit, parent):
+                others = [p for p in commit.parents if p.id != parent.id]
+                if digest.hex not in said and not any(_gap(repo, p.tree, digest)
+                                                      for p in others):
+                    said.add(digest.hex)
+                    openings.append((commit, digest))
     return openings
+
+
+def _brought_gaps(repo: pygit2.Repository, commit: Any, parent: Any) -> list[Any]:
+    """Return the digests ``commit`` holds a gap of where ``parent`` holds none.
+
+    An object it adds against ``parent`` whose metadata file it lacks; a metadata file it
+    deletes against ``parent`` whose object it holds.
+    """
+    found = []
+    for top, added in ((layout.OBJECTS_DIR, True), (layout.METADATA_DIR, False)):
+        old = treediff.subtree_id(repo, parent.tree, top)
+        new = treediff.subtree_id(repo, commit.tree, top)
+        if old == new or (new if added else old) is None:
+            continue
+        for path, (was, now) in treediff.changed_leaves(repo, old, new, top + "/",
+                                                        added=added).items():
+            digest = layout.digest_from_path(path)
+            if digest is None or not ((was is None and now is not None) if added
+                                      else now is None):
+                continue
+            other = layout.metadata_path(digest) if added else layout.object_path(digest)
+            if (treediff.entry_at(repo, commit.tree, other) is None) == added:
+                found.append(digest)
+    return found
 
 
 def _gap(repo: pygit2.Repository, tree: Any, digest: Any) -> bool:
