@@ -275,7 +275,11 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         not hold, what ``HEAD``'s would be told (KI102-KI107, KI104 of the schema:
         :mod:`._metadata_versions`), and of each version of the top ``.gitattributes``,
         ``.gitignore`` and ``kistore.toml`` likewise (KI113, KI119, KI108, KI106/KI107 of a
-        lowered limit: :mod:`._root_versions`), each naming its commit; KI119 per line of a
+        lowered limit: :mod:`._root_versions`), each naming its commit; KI204 of each
+        commit at which an object's metadata file goes missing and a later one brings it
+        back (:mod:`._metadata_gaps`); the KI402, KI208 and KI410 of files the range both
+        brings and removes said once per rule, their fix dropping both commits
+        (:mod:`._added_removed`); KI119 per line of a
         ``.gitignore`` the range adds or changes that may match a path under ``store/``
         (:func:`._ignored.range_gitignores`); KI405 (info) per metadata file changed,
         naming the changed fields; KI406 (info) per object a commit re-added that
