@@ -28,6 +28,8 @@ from .lineage import changing_commits
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
+_METADATA = layout.METADATA_DIR + "/"
+
 
 def metadata_gaps(repo: pygit2.Repository, findings: list[Finding], commits: list[Any],
                   trees: tuple[Any, Any], base: Base) -> list[Finding]:
@@ -37,8 +39,9 @@ def metadata_gaps(repo: pygit2.Repository, findings: list[Finding], commits: lis
         repo: the repository.
         findings: the gate's findings so far: ``HEAD``'s KI204 of a metadata file the
             range deleted gets the branch's fix (:func:`head_gap_fixes`); a commit's KI101
-            on the object's path (a copy, not the object: :mod:`._every_commit`) says that
-            commit's gap.
+            on the object's path (a copy, not the object: :mod:`._every_commit`), or its
+            KI110/KI112 on the metadata file's name in another case or with a suffix (the
+            file moved there: fresh04's m1), says that commit's gap.
         commits: the range's commits (``pygit2.Commit``), newest first.
         trees: ``BASE``'s and ``HEAD``'s root trees.
         base: the range's BASE, whose rebase the fix names.
@@ -58,8 +61,16 @@ def metadata_gaps(repo: pygit2.Repository, findings: list[Finding], commits: lis
     found = head_gap_fixes(repo, findings, commits, base)
     copies = {(f.file, f.extra.get("commit")) for f in findings
               if f.rule is OBJECT_DIGEST_MISMATCH}
+    # a file the same commit brings under the metadata file's name in another case or
+    # with a suffix (`4A96...json`, `...json.bak`: KI110, KI112 of that commit) moved it
+    moved = [(str(f.extra.get("commit", "")), (f.file or "").lower()) for f in findings
+             if f.extra.get("commit") and (f.file or "").startswith(_METADATA)]
     for commit, digest in _openings(repo, commits):
-        if (layout.object_path(digest), f"commit {str(commit.id)[:12]}") in copies:
+        where = f"commit {str(commit.id)[:12]}"
+        meta = layout.metadata_path(digest).lower()
+        if (layout.object_path(digest), where) in copies or any(
+                said in (where, str(commit.id)) and path.startswith(meta)
+                for said, path in moved):
             continue
         meta = layout.metadata_path(digest)
         changing = list(reversed(changing_commits(repo, commits, meta)))  # oldest first

@@ -171,3 +171,17 @@ def test_pre_receive_refuses_the_gap_pushed_to_main(published, tmp_path, monkeyp
     assert f"remote: {OBJ}: error KI204 object-without-metadata: " \
         f"{_message(base, first, second)}" in pushed.stderr, pushed.stderr
     assert git(server, "rev-parse", "refs/heads/main") == before
+
+
+def test_a_metadata_file_moved_to_another_case_and_back_is_its_ki110_alone(published):
+    """fresh04's m1: `4a96...json` renamed `4A96...json`, then back. The commit's KI110 of the
+    moved name says the cause (and takes it out of that commit); no KI204 beside it."""
+    base = git(published, "rev-parse", "HEAD").strip()
+    upper = META.replace("/38/4a96", "/38/4A96")
+    git(published, "mv", META, upper)
+    first = commit_all(published, "up")
+    git(published, "mv", upper, META)
+    second = commit_all(published, "down")
+    errors = _errors(published, f"{base}..{second}")
+    assert [(f.rule.id, f.file, f.extra["commit"]) for f in errors] == [
+        ("KI110", upper, f"commit {first[:12]}")], [f.format() for f in errors]
