@@ -91,6 +91,45 @@ def lineage_fixes(repo: pygit2.Repository, findings: list[Finding], rebase: str,
             if f.rule.id in _RULES and "commit" in f.extra else f for f in findings]
 
 
+def undo_said_once(findings: list[Finding], commits: list[Any]) -> list[Finding]:
+    """Return ``findings`` without each KI208 or KI432 of a commit that only undoes another.
+
+    A name (or annotation, or names file) changed in one commit and put back in a later
+    one was said twice, the restore as a second rename (fresh04 L2: "commit C2 renames
+    'sol-submission-99999' to 'sol-submission-20464': a name never moves"). The restore is
+    the fix, not a second cause: the first change's finding, whose fix names every commit
+    that changed the file, the restoring one among them (:func:`lineage_fixes`), says it.
+
+    Args:
+        findings: the gate's KI208 and KI432 (with ``extra["commit"]``, full ids) and others.
+        commits: the range's commits, newest first (their order tells the first change).
+
+    Returns:
+        ``findings`` in their order, less each KI208/KI432 on a field (file and pointer)
+        that an older commit's finding changed first, whose new value is the value that
+        first finding changed (what the field held before the range). Raises nothing.
+    """
+    order = {str(c.id): n for n, c in enumerate(commits)}  # larger: older
+
+    def age(f: Finding) -> int:
+        return order.get(str(f.extra.get("commit", "")), -1) if f.rule.id in _RULES else -1
+
+    def field(f: Finding) -> tuple[str, str, str]:
+        return (f.rule.id, f.file or "", f.pointer or "")
+
+    first: dict[tuple[str, str, str], Finding] = {}  # the oldest commit's change of a field
+    for f in findings:
+        if age(f) >= 0 and (field(f) not in first or age(f) > age(first[field(f)])):
+            first[field(f)] = f
+
+    def undoes(f: Finding) -> bool:
+        was = first.get(field(f))
+        return age(f) >= 0 and was is not None and age(was) > age(f) and \
+            f.found == was.expected
+
+    return [f for f in findings if not undoes(f)]
+
+
 def deleted_names_fix(path: str, commits: list[str], rebase: str, where: str = "HEAD") -> str:
     """Return the fix of a names file deleted in ``commits`` that ``where`` still lacks.
 

@@ -82,6 +82,7 @@ from ..git.quarantine import admit_quarantine, received_damage
 from ..git.range_guard import LooseVerdict, damage_named, line_to
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
+from ._added_removed import added_then_removed
 from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
@@ -99,6 +100,7 @@ from ._lowered import (
     own_limits,
     reads_settings_of,
 )
+from ._metadata_gaps import metadata_gaps
 from ._metadata_versions import metadata_versions
 from ._names import NAME_PATH_DISAGREES, NAME_PATH_MISSING
 from ._names_moved import NAMES_FILE
@@ -273,7 +275,11 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         not hold, what ``HEAD``'s would be told (KI102-KI107, KI104 of the schema:
         :mod:`._metadata_versions`), and of each version of the top ``.gitattributes``,
         ``.gitignore`` and ``kistore.toml`` likewise (KI113, KI119, KI108, KI106/KI107 of a
-        lowered limit: :mod:`._root_versions`), each naming its commit; KI119 per line of a
+        lowered limit: :mod:`._root_versions`), each naming its commit; KI204 of each
+        commit at which an object's metadata file goes missing and a later one brings it
+        back (:mod:`._metadata_gaps`); the KI402, KI208 and KI410 of files the range both
+        brings and removes said once per rule, their fix dropping both commits
+        (:mod:`._added_removed`); KI119 per line of a
         ``.gitignore`` the range adds or changes that may match a path under ``store/``
         (:func:`._ignored.range_gitignores`); KI405 (info) per metadata file changed,
         naming the changed fields; KI406 (info) per object a commit re-added that
@@ -439,6 +445,11 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         # each version of a metadata file a commit brings, as HEAD's are judged (hist02)
         findings += metadata_versions(store, objects, store_changes, (base.tree, head.tree),
                                       named, commits, (files.limit, files.value_limits))
+        # an object's metadata file missing at a commit (KI204 there: fresh04 H2), HEAD's
+        # KI204 of one the range deleted fixed in the commit deleting it (hist03)
+        findings = metadata_gaps(repo, findings, commits, (base.tree, head.tree), named)
+        # files brought and removed again: drop both commits, said once a rule (fresh04 M3)
+        findings = added_then_removed(repo, findings, commits, (base.tree, head.tree), named)
         # KI113, KI119, KI108, KI106/KI107 of the top files' versions (hist02)
         findings += root_versions(store, commits, (base.tree, head.tree), named,
                                   base_settings.stated_limits())

@@ -62,7 +62,7 @@ from ._fixes import (
     staged_fix,
 )
 from ._history import ancestry
-from ._lineage_fixes import blob_entry, lineage_fixes
+from ._lineage_fixes import blob_entry, lineage_fixes, undo_said_once
 from ._side_renames import merged_rename
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -238,6 +238,7 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any], base: Base | Non
     found += ends_found
     if base is None or ends is None or not found:  # no fix: the rebase start unread (mend02)
         return found
+    found = undo_said_once(found, commits)  # a restore is the fix, not a cause (fresh04 L2)
     def changing(path: str) -> list[str]:
         return _past_addition(path, list(reversed(changing_commits(repo, commits, path))))
 

@@ -1,8 +1,9 @@
 """fresh00 M1: a pull request adds a run, then ``git rm``s it: each fix names the right commit.
 
 At the gate a group file and a names file the range both adds and deletes are fixed by
-dropping the deleting commit only (KI410 named the adding one too; KI208 gave the rename
-advice); the pre-commit hook's KI208 restores the staged deletion from ``HEAD`` (it named
+dropping the deleting commit to keep the run (KI208 gave the rename advice), or both
+commits when it is not wanted (hist03, fresh04 M3: the adding commit named as bringing
+it); the pre-commit hook's KI208 restores the staged deletion from ``HEAD`` (it named
 its own commit of the index and a ``git rebase -i HEAD`` git refuses on staged changes).
 """
 
@@ -47,12 +48,14 @@ def test_a_run_added_then_removed_is_fixed_by_dropping_the_deleting_commit(store
     fixes = {f.rule.id: f.fix for f in found if f.rule.id in ("KI208", "KI410")}
     assert set(fixes) == {"KI208", "KI410"}, [f.format() for f in found]
     for rule, fix in fixes.items():
-        assert adding[:12] not in fix, (rule, fix)  # the commit that added it deleted nothing
-        assert deleting[:12] in fix, (rule, fix)
+        # BASE holds none of the files: both commits are named, the adding one as bringing
+        # them (hist03, fresh04 M3), and dropping the deleting one alone keeps the run
+        assert f"the range brought it and removed it again (commits {adding[:12]}, " \
+            f"{deleting[:12]})" in fix, (rule, fix)
+        assert f"Wanted: drop {deleting[:12]} alone, which removed it" in fix, (rule, fix)
         assert f"`git rebase -i {base}`" in fix, (rule, fix)
     assert "keep its metadata.name" not in fixes["KI208"]
-    assert "deleted" in fixes["KI208"]
-    # run as printed: drop the deleting commit; the range then only adds the run
+    # run as printed, the run wanted: drop the deleting commit; the range then only adds it
     command = re.search(r"`(git rebase -i [0-9a-f]{40})`", fixes["KI208"]).group(1)
     env = {**os.environ, "GIT_SEQUENCE_EDITOR": f"sed -i -e 's/^pick {deleting[:7]}/drop "
            f"{deleting[:7]}/'"}

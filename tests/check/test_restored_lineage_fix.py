@@ -41,19 +41,26 @@ def _drop_all(root, base: str) -> None:
         **os.environ, "GIT_SEQUENCE_EDITOR": "sed -i -e 's/^pick/drop/'"})
 
 
-def test_an_annotation_edited_then_restored_is_fixed_by_dropping_the_commits(store, kit):
+def _edited_then_restored(store, kit, was: bytes, now: bytes) -> tuple[str, str, str, str]:
+    """BASE, the run's metadata file, a commit writing ``now`` for ``was`` in it, and one
+    restoring it (checked out of BASE)."""
     digest = _committed_run(store, kit)
     base = git(store.root, "rev-parse", "HEAD").strip()
     path = layout.metadata_path(digest)
     held = (store.root / path).read_bytes()
-    (store.root / path).write_bytes(held.replace(b"lab-a", b"mylab"))
-    git(store.root, "commit", "-qam", "edit source")
+    (store.root / path).write_bytes(held.replace(was, now))
+    git(store.root, "commit", "-qam", "edit")
     edit = git(store.root, "rev-parse", "HEAD").strip()
     git(store.root, "checkout", base, "--", path)
-    git(store.root, "commit", "-qm", "restore source")
-    back = git(store.root, "rev-parse", "HEAD").strip()
+    git(store.root, "commit", "-qm", "restore")
+    return base, path, edit, git(store.root, "rev-parse", "HEAD").strip()
+
+
+def test_an_annotation_edited_then_restored_is_fixed_by_dropping_the_commits(store, kit):
+    base, _, edit, back = _edited_then_restored(store, kit, b"lab-a", b"mylab")
     errors = _errors(store.root, base)
-    assert sorted(f["rule"] for f in errors) == ["KI432", "KI432"], errors
+    # the edit's finding only: the restore is its fix, not a second change (fresh04 L2)
+    assert [(f["rule"], f["extra"]["commit"]) for f in errors] == [("KI432", edit)], errors
     for f in errors:
         # the restoring commit is one of those listed: named once (last96 item 6)
         assert f["hint"].startswith(
@@ -109,7 +116,7 @@ def test_a_licence_restored_beside_a_title_fix_is_fixed_by_squashing(store, kit)
     git(store.root, "commit", "-qam", "restore source, fix the title")
     back = git(store.root, "rev-parse", "HEAD").strip()
     errors = _errors(store.root, base)
-    assert sorted(f["rule"] for f in errors) == ["KI432", "KI432"], errors
+    assert [(f["rule"], f["extra"]["commit"]) for f in errors] == [("KI432", edit)], errors
     for f in errors:
         assert f["hint"] == (
             "HEAD holds the annotation 'kernelindex.dev/source' as it was again, but the "
@@ -159,4 +166,26 @@ def test_verify_and_the_gate_give_a_deleted_names_file_one_fix(store, kit):
         f"HEAD holds this names file as BASE does again, but the commit that deleted it "
         f"({gone[:12]}) stays in the history"), found[0]["hint"]
     _drop_all(store.root, base)
+    assert _errors(store.root, base) == []
+
+
+def test_a_name_changed_then_restored_is_said_once(store, kit):
+    """fresh04 L2: the restoring commit was a second KI208, "renames 'renamed' to 'fast': a
+    name never moves"; the rename's finding alone is said, its fix dropping both commits."""
+    base, path, renamed, back = _edited_then_restored(store, kit, b'"name":"fast"',
+                                                      b'"name":"renamed"')
+    said = CliRunner().invoke(main, ["--store", str(store.root), "check", f"{base}..HEAD"])
+    assert said.exit_code == 1
+    assert said.output.splitlines() == [
+        f"{path}:/name: error KI208 name-changed: commit {renamed[:12]} renames 'fast' to "
+        "'renamed': a name never moves (expected fast, found renamed)",
+        "fix KI208 (1 finding): HEAD holds this metadata file as BASE does again, but the "
+        f"commits that changed it ({renamed[:12]}, {back[:12]}, the last restoring it) stay "
+        "in the history, which is read commit by commit: in a branch not yet merged, drop "
+        f"them (`git rebase -i {base}`), which loses all else they changed too (move any "
+        "other change to a new commit first); on a branch already merged the history cannot "
+        "change, and this error says so for good",
+        f"FAILED: {base}..HEAD: 1 error, 0 warnings, 0 info"]
+    _drop_all(store.root, base)
+    assert git(store.root, "rev-parse", "HEAD").strip() == base
     assert _errors(store.root, base) == []

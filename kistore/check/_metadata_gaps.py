@@ -1,0 +1,196 @@
+"""KI204 at every commit of a range: a stored object's metadata file gone, then back (hist03).
+
+The contents check reads ``HEAD``'s files: an object's metadata file one commit of a pull
+request deletes and the next restores is in no tree it reads, yet that commit stays in
+main's history (fresh04 H2). There ``verify --at`` fails (KI204), ``show --at`` and ``rank
+--at`` say the run "may have come later" (it was there before), and a checkout of it holds
+an object no metadata file describes. So each commit of the range at which an object's
+metadata file goes missing is judged: one that deletes the metadata file of an object it
+holds, or adds an object without one. The gap ``HEAD`` still holds is the contents
+check's (its KI204, whose fix :func:`head_gap_fixes` points at the deleting commit when
+the range deleted a file ``BASE`` held). The cost follows the change: the object and
+metadata trees each commit changes are compared with its parents' (identical subtrees
+skipped), and two path lookups are made per object added or metadata file deleted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..core import layout
+from ..core.findings import Finding
+from ..git import treediff
+from ._fixes import Base, brought_fix, rebase_command
+from ._rules import OBJECT_DIGEST_MISMATCH, OBJECT_WITHOUT_METADATA
+from .lineage import changing_commits
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+_METADATA = layout.METADATA_DIR + "/"
+
+
+def metadata_gaps(repo: pygit2.Repository, findings: list[Finding], commits: list[Any],
+                  trees: tuple[Any, Any], base: Base) -> list[Finding]:
+    """KI204 of each commit of the range at which an object's metadata file goes missing.
+
+    Args:
+        repo: the repository.
+        findings: the gate's findings so far: ``HEAD``'s KI204 of a metadata file the
+            range deleted gets the branch's fix (:func:`head_gap_fixes`); a commit's KI101
+            on the object's path (a copy, not the object: :mod:`._every_commit`), or its
+            KI110/KI112 on the metadata file's name in another case or with a suffix (the
+            file moved there: fresh04's m1), says that commit's gap.
+        commits: the range's commits (``pygit2.Commit``), newest first.
+        trees: ``BASE``'s and ``HEAD``'s root trees.
+        base: the range's BASE, whose rebase the fix names.
+
+    Returns:
+        ``findings`` (:func:`head_gap_fixes`), then one KI204 per commit that holds an
+        object no metadata file describes while none of its parents did so (it deletes
+        the metadata file, or adds the object without it), when a later commit of the
+        range brings the metadata file back (else ``HEAD`` holds the gap: the contents
+        check's KI204, or the object goes too: KI402). Each is on the object's path, with
+        ``extra["commit"]`` (the commit) and ``extra["metadata"]`` (the metadata file);
+        its fix takes the gap out of that commit (:func:`._fixes.brought_fix`): drop it
+        and skip the restore left empty, or ``edit`` it and check the metadata file out of
+        the commit that brings it back. Raises ObjectUnreadable
+        for a damaged tree on the way.
+    """
+    found = head_gap_fixes(repo, findings, commits, base)
+    copies = {(f.file, f.extra.get("commit")) for f in findings
+              if f.rule is OBJECT_DIGEST_MISMATCH}
+    # a file the same commit brings under the metadata file's name in another case or
+    # with a suffix (`4A96...json`, `...json.bak`: KI110, KI112 of that commit) moved it
+    moved = [(str(f.extra.get("commit", "")), (f.file or "").lower()) for f in findings
+             if f.extra.get("commit") and (f.file or "").startswith(_METADATA)]
+    for commit, digest in _openings(repo, commits):
+        where = f"commit {str(commit.id)[:12]}"
+        meta = layout.metadata_path(digest).lower()
+        if (layout.object_path(digest), where) in copies or any(
+                said in (where, str(commit.id)) and path.startswith(meta)
+                for said, path in moved):
+            continue
+        meta = layout.metadata_path(digest)
+        changing = list(reversed(changing_commits(repo, commits, meta)))  # oldest first
+        later = next((c for c in changing[_after(changing, commit):]
+                      if treediff.entry_at(repo, c.tree, meta) is not None), None)
+        if later is None:
+            continue  # HEAD's gap (the contents check's), or the object goes too (KI402)
+        found.append(_said(repo, commit, later, digest, base))
+    return found
+
+
+def _openings(repo: pygit2.Repository, commits: list[Any]) -> list[tuple[Any, Any]]:
+    """Return ``(commit, digest)`` per commit holding a gap none of its parents holds.
+
+    Only the objects a commit adds and the metadata files it deletes (against a parent,
+    which then holds no gap there) are asked, one lookup each (the metadata file, or the
+    object, in the commit's tree); any other gap a commit holds, a parent holds too. A
+    merge's other parents are asked too (two lookups each).
+    """
+    openings = []
+    for commit in commits:
+        said: set[str] = set()
+        for parent in commit.parents:
+            for digest in _brought_gaps(repo, commit, parent):
+                others = [p for p in commit.parents if p.id != parent.id]
+                if digest.hex not in said and not any(_gap(repo, p.tree, digest)
+                                                      for p in others):
+                    said.add(digest.hex)
+                    openings.append((commit, digest))
+    return openings
+
+
+def _brought_gaps(repo: pygit2.Repository, commit: Any, parent: Any) -> list[Any]:
+    """Return the digests ``commit`` holds a gap of where ``parent`` holds none.
+
+    An object it adds against ``parent`` whose metadata file it lacks; a metadata file it
+    deletes against ``parent`` whose object it holds.
+    """
+    found = []
+    for top, added in ((layout.OBJECTS_DIR, True), (layout.METADATA_DIR, False)):
+        old = treediff.subtree_id(repo, parent.tree, top)
+        new = treediff.subtree_id(repo, commit.tree, top)
+        if old == new or (new if added else old) is None:
+            continue
+        for path, (was, now) in treediff.changed_leaves(repo, old, new, top + "/",
+                                                        added=added).items():
+            digest = layout.digest_from_path(path)
+            if digest is None or not ((was is None and now is not None) if added
+                                      else now is None):
+                continue
+            other = layout.metadata_path(digest) if added else layout.object_path(digest)
+            if (treediff.entry_at(repo, commit.tree, other) is None) == added:
+                found.append(digest)
+    return found
+
+
+def _gap(repo: pygit2.Repository, tree: Any, digest: Any) -> bool:
+    """Whether ``tree`` holds ``digest``'s object file and no metadata file for it."""
+    return treediff.entry_at(repo, tree, layout.object_path(digest)) is not None and \
+        treediff.entry_at(repo, tree, layout.metadata_path(digest)) is None
+
+
+def _after(changing: list[Any], commit: Any) -> int:
+    """Return the index in ``changing`` (oldest first) just past ``commit`` (0: not in it)."""
+    ids = [c.id for c in changing]
+    return ids.index(commit.id) + 1 if commit.id in ids else 0
+
+
+def _said(repo: pygit2.Repository, commit: Any, later: Any, digest: Any, base: Base
+          ) -> Finding:
+    """Return the KI204 of the gap ``commit`` opens and ``later`` closes, with its fix."""
+    meta, obj = layout.metadata_path(digest), layout.object_path(digest)
+    where = f"commit {str(commit.id)[:12]}"
+    parent = next((p for p in commit.parents
+                   if treediff.entry_at(repo, p.tree, meta) is not None), None)
+    start = base.rebase_args
+    back = treediff.entry_at(repo, later.tree, meta)
+    if parent is not None:  # it deleted the metadata file
+        was = treediff.entry_at(repo, parent.tree, meta)
+        done, what = "deletes it", "the deletion of an object's metadata file"
+        restored = back is not None and was is not None and back.id == was.id
+        undo = f"`git checkout {parent.id if restored else later.id} -- {meta}`"
+    else:  # it added the object without one
+        done, what = "adds the object without it", "an object added without its metadata file"
+        restored, undo = False, f"`git checkout {later.id} -- {meta}`"
+    message = (f"no metadata file {meta} at {where}, which {done}: commit "
+               f"{str(later.id)[:12]} brings it back, but {where} stays in the history, "
+               "where `verify --at`, `show --at`, `rank --at` and a checkout of it find the "
+               "object without its metadata (the run is not there): rebuild the range "
+               f"without it, e.g. {rebase_command(start)}")
+    fix = brought_fix(what, meta, start, "an object's metadata file is there at every "
+                      "commit that holds the object", undo=undo, restored=restored)
+    return Finding(OBJECT_WITHOUT_METADATA, message, file=obj, fix=fix,
+                   extra={"commit": where, "metadata": meta})
+
+
+def head_gap_fixes(repo: pygit2.Repository, findings: list[Finding], commits: list[Any],
+                   base: Base) -> list[Finding]:
+    """Give ``HEAD``'s KI204 of a metadata file the range deleted the branch's fix.
+
+    The rule's hint (restore the metadata file from git) in a new commit leaves the
+    deleting commit in the history, which the gate reads commit by commit
+    (:func:`metadata_gaps`): the fix is to take the deletion out of that commit. One
+    lookup per commit of the range for each such finding; others are returned as given.
+    """
+    told = []
+    for f in findings:
+        digest = layout.digest_from_path(f.file or "") if f.rule is OBJECT_WITHOUT_METADATA \
+            and "commit" not in f.extra else None
+        if digest is not None:
+            meta = layout.metadata_path(digest)
+            deleting = next((c for c in reversed(changing_commits(repo, commits, meta))
+                             if treediff.entry_at(repo, c.tree, meta) is None), None)
+            if deleting is not None and deleting.parents:
+                parent = deleting.parents[0]
+                f = replace(f, fix=brought_fix(
+                    "the deletion of an object's metadata file (commit "
+                    f"{str(deleting.id)[:12]})",
+                    meta, base.rebase_args, "an object's metadata file is there at every "
+                    "commit that holds the object",
+                    undo=f"`git checkout {parent.id} -- {meta}`"))
+        told.append(f)
+    return told
