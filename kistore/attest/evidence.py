@@ -2,7 +2,7 @@
 
 This module is the seam between attestations and queries: queries ask
 :func:`evidence_for` and never read attestations themselves; ``verify`` asks
-:func:`check_attestations` for findings (rules KI301-KI313).
+:func:`check_attestations` for findings (rules KI301-KI314).
 
 How one attestation is judged (:func:`judge`):
 
@@ -16,7 +16,9 @@ How one attestation is judged (:func:`judge`):
 
    * key not in trust: a **community** attestation (listed and counted, no effect);
    * key in trust but lacking the role, expired, not yet valid or revoked then: **not
-     counted**, with the reason (an error finding: a role claim the key lacks);
+     counted**, with the reason (an error finding: a role claim the key lacks; an info
+     one, KI314, when a revocation recorded after it entered un-counts it:
+     :mod:`kistore.attest.revoked_since`);
    * key trusted for the role then: a ``rerun`` with outcome ``reproduced`` makes the run
      **verified** when its latency agrees with the run's within
      :data:`kistore.attest.subjects.REPRODUCTION_TOLERANCE` (else it is
@@ -867,7 +869,9 @@ def check_attestations(store: Store, at: str | None = None, *,
                        ) -> list[Finding]:
     """Check every attestation of the store (notes and files) and return findings.
 
-    Reports: invalid bundles (KI301), role claims a key lacks at entry time (KI302),
+    Reports: invalid bundles (KI301), role claims a key lacks at entry time (KI302; one
+    a revocation recorded after it entered un-counts is KI314, info:
+    :class:`kistore.attest.revoked_since.RevokedSince`),
     files whose subject is not in the store (KI303), notes on blobs that are no object of
     the view (KI304), a notes tree path git reads otherwise than kistore (KI424,
     :mod:`.notepaths`: a second path for one object, whose lines are then each invalid),
@@ -943,11 +947,15 @@ def check_attestations(store: Store, at: str | None = None, *,
     if damaged is not None and unread:  # the note's path: refs/notes/kistore:<its blob>
         damaged += [(e, blobs.get((e.path or "").rpartition(":")[2])) for e in unread]
     seen = collect(store, at=at, damaged=None if damaged is None else [])  # said above
+    # Lazy: the trust file's history, read only for an attestation a revocation un-counts.
+    from .revoked_since import RevokedSince
+
+    revoked_since = RevokedSince(store, at, trust)  # KI314, not KI302 (fresh04 M1)
     for s, j in zip(seen, judge_all(seen, trust, view), strict=True):
         if s.source == "note" and j.effect == INVALID and not s.defect:
             findings.append(_invalid_note_line(s, j))
         elif not s.defect:  # a defective file is already reported above (KI305)
-            findings.append(_finding(j))
+            findings.append(revoked_since.finding(s, j) or _finding(j))
         if j.text_problem:  # KI312: a text `attest` refuses, stored all the same
             findings.append(Finding(
                 ATTESTATION_TEXT_REFUSED, f"{j.type} by {j.keyid} ({j.source}): its text "

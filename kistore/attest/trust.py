@@ -285,7 +285,8 @@ def add_key(root: Path, key_text: str, roles: list[str], *, valid_from: datetime
 
     A key already listed gets the union of its roles and the given window (fields left
     None keep their value); a revocation is never lifted here. The file is replaced
-    atomically; commit it through a reviewed pull request.
+    atomically; commit it through a reviewed pull request. The entry written is
+    :func:`entry_added`'s (``kistore trust add`` asks it first, to refuse a narrowing).
 
     Args:
         root: the store's work tree.
@@ -302,6 +303,32 @@ def add_key(root: Path, key_text: str, roles: list[str], *, valid_from: datetime
         InputError: an unknown role, a window that ends before it starts, or no Ed25519
             (``ssh-ed25519`` or ``sk-ssh-ed25519@openssh.com``) key.
     """
+    new = entry_added(root, key_text, roles, valid_from=valid_from, valid_until=valid_until,
+                      comment=comment)
+    _write(root, Trust({**_read_work_tree(root).keys, new.keyid: new}))
+    return new
+
+
+def entry_added(root: Path, key_text: str, roles: list[str], *,
+                valid_from: datetime | None = None, valid_until: datetime | None = None,
+                comment: str | None = None) -> TrustedKey:
+    """Return the entry :func:`add_key` would write for a key, writing nothing.
+
+    Args:
+        root: the store's work tree (its trust file is read).
+        key_text: an OpenSSH public-key line or PEM public key.
+        roles: roles from :data:`ROLES`.
+        valid_from: first instant the key counts, or None (kept).
+        valid_until: instant it stops counting, or None (kept).
+        comment: who holds it, or None (kept).
+
+    Returns:
+        The key's entry after the change: the work tree's entry (if any) with the union of
+        its roles and these, and each given field replacing its value.
+
+    Raises:
+        InputError: as :func:`add_key`.
+    """
     unknown = sorted(set(roles) - set(ROLES))
     if not roles or unknown:
         raise InputError(f"role must be one of {', '.join(ROLES)}, got {unknown or roles}")
@@ -309,17 +336,13 @@ def add_key(root: Path, key_text: str, roles: list[str], *, valid_from: datetime
         raise InputError("--valid-until must be later than --valid-from")
     public = SshPublicKey.from_text(key_text)
     keyid = public.keyid()
-    trust = _read_work_tree(root)
-    old = trust.keys.get(keyid)
+    old = _read_work_tree(root).keys.get(keyid)
     if old is None:
-        new = TrustedKey(keyid, public.line(), tuple(sorted(set(roles))),
-                         valid_from, valid_until, None, comment)
-    else:
-        new = replace(old, roles=tuple(sorted(set(old.roles) | set(roles))),
-                      valid_from=valid_from or old.valid_from,
-                      valid_until=valid_until or old.valid_until, comment=comment or old.comment)
-    _write(root, Trust({**trust.keys, keyid: new}))
-    return new
+        return TrustedKey(keyid, public.line(), tuple(sorted(set(roles))),
+                          valid_from, valid_until, None, comment)
+    return replace(old, roles=tuple(sorted(set(old.roles) | set(roles))),
+                   valid_from=valid_from or old.valid_from,
+                   valid_until=valid_until or old.valid_until, comment=comment or old.comment)
 
 
 def revoke_key(root: Path, keyid: str, *, at: datetime | None = None) -> TrustedKey:

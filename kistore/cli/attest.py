@@ -1252,7 +1252,10 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
 
     A file of several key lines, as https://github.com/USER.keys serves them, trusts every
     Ed25519 key in it; each other line (an RSA key, a security key, garbage) is named with
-    its line and why it was skipped. Exits 1 when no line holds an Ed25519 key.
+    its line and why it was skipped. Exits 1 when no line holds an Ed25519 key, and when
+    the change would narrow the entry HEAD holds of a key (a --valid-until before now, a
+    later --valid-from), which the gate refuses (KI410): nothing is written then, and
+    `kistore trust revoke KEY --at TIME` is how a key's trust ends.
 
     \b
     Example:
@@ -1261,7 +1264,8 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
       git add store/trust && git commit -m "trust: CI rerun key"
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.trust import add_key, format_time, parse_time
+    from ..attest.trust import add_key, entry_added, format_time, parse_time
+    from ..check.trust_change import refuse_narrowing
     from ..core.errors import InputError, StoreStateError, printable
 
     store = ctx.store()
@@ -1277,7 +1281,14 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
         raise _no_key_to_trust(skipped)
     window = {"valid_from": parse_time(valid_from) if valid_from else None,
               "valid_until": parse_time(valid_until) if valid_until else None}
-    entries = [add_key(store.root, k.key.line(), list(roles), **window, comment=comment)
+    root = store.root
+    # fresh04 M2: a narrowing of a listed key's entry, refused by the gate (KI410), is
+    # refused here, all or none, before anything is written
+    refuse_narrowing(store, [entry_added(root, k.key.line(), list(roles), **window,
+                                         comment=comment) for k in keys],
+                     [printable(f"{key_arg}:{k.line}") for k in keys] if len(keys) > 1
+                     else None)
+    entries = [add_key(root, k.key.line(), list(roles), **window, comment=comment)
                for k in keys]
     for s in skipped:
         click.echo(f"warning: {s.format()}", err=True)

@@ -1,0 +1,115 @@
+"""Refuse, before writing, a change of a key's entry the gate would refuse (fresh04 M2).
+
+``kistore trust add KEY --valid-until PAST`` of a key the trust file already lists wrote
+the narrowing, exit 0, and the gate then refused the commit (KI410: a key's trust is never
+narrowed after the fact; :func:`kistore.check._evidence_kept.narrowing`). ``trust add``
+asks :func:`narrowed_by` first, the gate's own test of a narrowing, against the entry
+``HEAD`` holds (the parent the gate compares the commit with), at this machine's clock
+(the commit comes later, never earlier), and refuses with the way trust ends: ``kistore
+trust revoke KEY --at TIME``. A new key (``HEAD`` lists none) narrows nothing, whatever its
+window, and neither does a ``validUntil`` at or after now, as for the gate.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from ..attest.trust import TrustedKey, format_time, load_trust
+from ..attest.trust_history import added
+from ..core.errors import InputError, KistoreError
+from ._evidence_kept import narrowing
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
+
+
+def narrowed_by(store: Store, entries: list[TrustedKey]
+                ) -> list[tuple[TrustedKey, TrustedKey, str]]:
+    """Return the entries that narrow what ``HEAD``'s trust file holds of their key.
+
+    Args:
+        store: the store (its ``HEAD`` and history are read).
+        entries: each key's entry as it would be written (:func:`kistore.attest.trust.
+            entry_added`).
+
+    Returns:
+        ``(HEAD's entry, new entry, what narrows)`` of each that narrows (the words of
+        :func:`kistore.check._evidence_kept.narrowing`, as KI410 says them), in
+        ``entries`` order; empty when none does, when ``HEAD`` has no commit, or when its
+        trust file is invalid (the gate judges no narrowing of an invalid version either).
+
+    Raises:
+        ObjectUnreadable: a version of the trust file git cannot read.
+    """
+    head = store.head_or_none()
+    if head is None:
+        return []
+    try:
+        held = load_trust(head).keys
+    except KistoreError:
+        return []
+    commit = store.commit("HEAD")
+    now = datetime.now(UTC)
+    starts: dict[str, datetime] = {}
+
+    def start_of(keyid: str) -> Callable[[], datetime]:
+        def start() -> datetime:  # as the gate's: the key's first start, or the parent's time
+            if not starts:
+                starts.update({k: when for k, (when, _c) in
+                               added(store.repo, str(commit.id)).items()})
+            return starts.get(keyid, datetime.fromtimestamp(commit.commit_time, UTC))
+        return start
+
+    found = []
+    for new in entries:
+        old = held.get(new.keyid)
+        said = narrowing(old, new, now, start_of(new.keyid)) if old is not None else ""
+        if old is not None and said:
+            found.append((old, new, said))
+    return found
+
+
+def refuse_narrowing(store: Store, entries: list[TrustedKey],
+                     named: list[str] | None = None) -> None:
+    """Raise when an entry ``trust add`` would write narrows ``HEAD``'s (:func:`narrowed_by`).
+
+    Args:
+        store: the store.
+        entries: the entries as they would be written, one per key given.
+        named: where each key was given (``keys.pub:2``), in ``entries`` order, for a file
+            of several keys; None: the keyid alone.
+
+    Raises:
+        InputError: the first entry that narrows: the key, its entry as ``HEAD`` holds it,
+            the entry asked for, what narrows, that ``kistore check`` refuses it (KI410),
+            the revocation that ends trust instead, and that nothing was written (all or
+            none); and how many more narrow.
+    """
+    narrowed = narrowed_by(store, entries)
+    if not narrowed:
+        return
+    old, new, said = narrowed[0]
+    where = (f" ({named[entries.index(new)]})" if named else "")
+    at = format_time(new.valid_until) if new.valid_until and "validUntil" in said else "TIME"
+    more = len(narrowed) - 1
+    raise InputError(
+        f"key {new.keyid}{where}: not changed: its entry as HEAD holds it "
+        f"({_entry_said(old)}) would become ({_entry_said(new)}), which narrows it ({said}); "
+        "a key's trust is never narrowed after the fact (what it signed and entered before "
+        "would stop counting), and `kistore check` refuses such a change (KI410). To end "
+        f"the key's trust, revoke it: `kistore trust revoke {shlex.quote(new.keyid)} --at "
+        f"{at}` (nothing it signs from then counts; a revocation is kept for good, KI412)"
+        + (f"; {more} more key(s) given narrow too" if more else "")
+        + "; nothing was written")
+
+
+def _entry_said(entry: TrustedKey) -> str:
+    """Say a key's roles and window as the trust file holds them (``none``: not set)."""
+    said = (f"roles {', '.join(entry.roles)}; "
+            + "; ".join(f"{name} {format_time(value) if value else 'none'}"
+                        for name, value in (("validFrom", entry.valid_from),
+                                            ("validUntil", entry.valid_until))))
+    return said + (f"; revokedAt {format_time(entry.revoked_at)}" if entry.revoked_at else "")
