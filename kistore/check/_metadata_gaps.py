@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
+from ..core.digest import Digest
 from ..core.findings import Finding
 from ..git import treediff
 from ._fixes import Base, brought_fix, rebase_command
@@ -127,7 +128,7 @@ def _brought_gaps(repo: pygit2.Repository, commit: Any, parent: Any) -> list[Any
     return found
 
 
-def _gap(repo: pygit2.Repository, tree: Any, digest: Any) -> bool:
+def _gap(repo: pygit2.Repository, tree: pygit2.Tree, digest: Digest) -> bool:
     """Whether ``tree`` holds ``digest``'s object file and no metadata file for it."""
     return treediff.entry_at(repo, tree, layout.object_path(digest)) is not None and \
         treediff.entry_at(repo, tree, layout.metadata_path(digest)) is None
