@@ -22,6 +22,8 @@ import subprocess
 import pytest
 
 from kistore.attest import notes
+from kistore.check.gate import check_updates
+from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.store import Store
 
@@ -157,3 +159,39 @@ def test_a_trust_commit_dated_now_after_a_note_is_accepted_and_the_note_stays_co
     assert "KI434" not in pushed.output
     assert _effects(remote, "fast") == ["community"]
     assert ranked_names(remote) == ["fast", "mid", "slow"]
+
+
+def test_only_a_note_entered_after_the_trust_commit_and_before_the_push_is_named(remote, kit):
+    # in-process, at the second's edges: notes dated one second before the trust commit's
+    # time, in its second (unordered: a community attestation either way), one second
+    # after it, and after the push's clock; only the third counts as of before the push
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    clock, trusted = now + dt.timedelta(hours=2), now + dt.timedelta(hours=1)
+    digests: dict[str, str] = {}
+    digests.update(add_group(remote, kit, {"a": 10, "b": 20, "c": 30, "d": 40}))
+    _commit(remote, "group", _date(now + dt.timedelta(minutes=10)))
+    old = git(remote.clone, "rev-parse", "HEAD").strip()
+    trust_maintainer(remote)(remote.clone)
+    _commit(remote, "trust the maintainer key", _date(trusted))
+    new = git(remote.clone, "rev-parse", "HEAD").strip()
+    for name, when in (("a", trusted - dt.timedelta(seconds=1)), ("b", trusted),
+                       ("c", trusted + dt.timedelta(seconds=1)),
+                       ("d", clock + dt.timedelta(seconds=1))):
+        run = Digest.from_str(digests[name])
+        line = bundle(MAINTAINER_KEY, "withdrawal", subject=run).decode()
+        blob = git(remote.clone, "rev-parse", f"HEAD:{layout.object_path(run)}").strip()
+        subprocess.run(["git", "notes", "--ref", "refs/notes/kistore", "append", "-m", line,
+                        blob], cwd=remote.clone, check=True, capture_output=True,
+                       env={**os.environ, "GIT_COMMITTER_DATE": _date(when)})
+    found = [f for f in check_updates(Store(remote.clone), [(old, new, "refs/heads/main")],
+                                      protected={"refs/heads/main"}, now=clock)
+             if f.rule.id == "KI434"]
+    assert [(f.extra["subject"], f.extra["entered"], f.extra["effect"], f.extra["commit"],
+             f.extra["start"], f.pointer) for f in found] == [
+        (digests["c"], _date(trusted + dt.timedelta(seconds=1)), "withdraws", new,
+         _date(trusted), "/keys/0")]
+    assert f" 1 hour before this push ({_date(clock)}): " in found[0].message
+    # judged by a pre-push hook (the pushing clone's notes, which the server may lack): none
+    assert not [f for f in check_updates(Store(remote.clone), [(old, new, "refs/heads/main")],
+                                         protected={"refs/heads/main"}, now=clock,
+                                         held=[old]) if f.rule.id == "KI434"]
