@@ -36,9 +36,11 @@ nor by ``check --landed`` (it cannot tell a note pushed after the move from one 
 A ``validFrom`` in the past and a role added to a trusted key are explicit, reviewed
 choices (KI427, KI413 list what they make count), not this rule's.
 
-:func:`held_before` is the shared helper "which attestations of these keys entered the
-repository before the push, and when" (keyid -> the notes and files collected at NEW,
-each at its earliest entry time).
+:func:`held_before` is the shared helper "which attestations of these keys does the
+repository hold, and when did each enter" (keyid -> the note lines of the notes ref as it
+is, which in ``pre-receive`` is before the push, and the files at a commit, each with its
+own entry time; :func:`kistore.attest.evidence.judge_all` judges a bundle found twice at
+the earlier).
 """
 
 from __future__ import annotations
