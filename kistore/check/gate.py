@@ -83,12 +83,13 @@ from ..git.range_guard import LooseVerdict, damage_named, line_to
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
 from ._added_removed import added_then_removed
+from ._backdated import backdated_trust
 from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
 from ._every_commit import LAYOUT_RULES, every_commit, stays_in_history
 from ._evidence_kept import evidence_kept
-from ._first_parent import first_parent_findings
+from ._first_parent import FIRST_PARENT_LINE_BROKEN, first_parent_findings
 from ._fixes import HINT_BASE, Base, brought_fix, staged_fix, unread_remotes_said
 from ._focus import range_paths
 from ._gate_code import gate_code_changed
@@ -1149,7 +1150,10 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         ref's (:func:`._refs.stale_alias`). For a
         protected branch's update: KI430 when its old tip is not on the new tip's
         first-parent line, else KI431 per commit of that line after it dated more than a
-        day before ``now`` (:mod:`._first_parent`; not for ``refs/notes/kistore``). For
+        day before ``now`` (:mod:`._first_parent`; not for ``refs/notes/kistore``); when
+        OLD is on the line and ``held`` is None (``pre-receive``), KI434 per note line the
+        server held that a trust commit of the segment, dated before ``now``, makes count
+        as of before the push (:mod:`._backdated`). For
         ``refs/notes/kistore``: KI423 alone for a notes tree the push brings that git's
         fsck refuses (:func:`._trees.new_tree_findings`); else KI424 for a path the push
         adds or changes that git reads otherwise than kistore (a second fan-out path for an
@@ -1312,7 +1316,12 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                 # nothing lands on it dated more than a day before this push (KI431)
                 tip, was = store.commit(new), store.commit(old)
                 walked = ancestry(repo, tip, hide=was, verdict=verdict)
-                findings += first_parent_findings(was, tip, walked, name, now)
+                line = first_parent_findings(was, tip, walked, name, now)
+                findings += line
+                if held is None and not any(f.rule is FIRST_PARENT_LINE_BROKEN for f in line):
+                    # pre-receive: a key trusted from before this push over notes held
+                    # meanwhile (KI434; the pushing clone's notes are not the server's)
+                    findings += backdated_trust(store, was, tip, name, now)
     # KI109, KI421: this repository's, not a ref's
     return _once(findings, CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT)
 
