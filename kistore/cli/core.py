@@ -19,6 +19,7 @@ from ._answers import (
 from ._context import StoreContext, collector_off, one_look, settled_work_tree
 from ._machine import emit_json, writes
 from ._notes_at import NOTES_AT, notes_read
+from ._renamed_here import warn_renamed
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
@@ -355,6 +356,8 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
         catalog = run_catalog(store, [manifest.digest], at)
     if catalog is None or catalog.record(str(manifest.digest)) is None:
         manifest = _schema_checked(store, manifest, at)  # not indexed: check its schema
+    if catalog is not None:  # its name, or a referenced one's, edited in the work tree
+        warn_renamed(catalog, [manifest.digest, *manifest.references().values()])
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 

@@ -20,6 +20,7 @@ from ._context import StoreContext, one_look, settled_work_tree
 from ._formats import format_options, output_format
 from ._machine import emit_json, emit_jsonl, report_error, writes
 from ._notes_at import NOTES_AT, notes_read
+from ._renamed_here import warn_renamed
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..query.ranking import Row
@@ -82,6 +83,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
                                         min_evidence=min_evidence, catalog=catalog,
                                         policy=policy, notes_at=notes)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
+    warn_renamed(catalog, [row.record.digest for row in ranking.rows(include_excluded=True)])
     if notes_at is None:  # named notes are read as named: whether more were fetched is moot
         # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
         from ._attestations_here import warn_notes_missing
@@ -195,6 +197,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
             result = compare_runs(store, a, b, at=at, comparison=comparison,
                                   catalog=catalog, policy=policy, notes_at=notes)
     warn_unreadable(store, catalog, at)
+    warn_renamed(catalog, [result.a.record.digest, result.b.record.digest])
     if notes_at is None:  # named notes are read as named: whether more were fetched is moot
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ._attestations_here import warn_notes_missing
@@ -282,6 +285,7 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
         found = list_entries(store, catalog, kind=kind, workload=workload, hardware=hardware,
                              at=at, details=fmt != "text")
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
+    warn_renamed(catalog, [r.digest for r in found])
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
