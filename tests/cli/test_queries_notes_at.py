@@ -11,7 +11,6 @@ attested since; the option's words, errors and warning are `site build`'s and `e
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 from click.testing import CliRunner
@@ -19,7 +18,7 @@ from click.testing import CliRunner
 from kistore.cli import main
 from kistore.core.layout import NOTES_REF, object_path
 
-from ..conftest import git
+from ..conftest import git, note_taken_out_and_back
 from ..sparse import trust_maintainer, withdraw
 
 QUERIES = {"rank": ("rank", "BenchmarkRun/fast"),
@@ -120,12 +119,7 @@ def test_notes_at_a_commit_lacking_a_line_its_history_held_warns_as_export_does(
     store = pinned
     slow = store.view("HEAD").find_name("BenchmarkRun", "slow")
     blob = git(store.root, "rev-parse", f"HEAD:{object_path(slow)}").strip()
-    note = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob], cwd=store.root,
-                          check=True, capture_output=True).stdout
-    git(store.root, "notes", "--ref", "kistore", "remove", blob)
-    middle = git(store.root, "rev-parse", NOTES_REF).strip()
-    subprocess.run(["git", "notes", "--ref", "kistore", "add", "-F", "-", blob],
-                   cwd=store.root, input=note, check=True, capture_output=True)
+    middle, _ = note_taken_out_and_back(store.root, blob)
     warning = (f"warning: --notes-at {middle[:12]}: notes commit {middle[:12]} lacks 1 "
                "attestation line(s) an earlier notes commit of its history held: "
                "BenchmarkRun/slow (1 line(s)). Notes only grow (KI408; a push that removed a "
