@@ -323,7 +323,6 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     Example:
       kistore show BenchmarkRun/sol-submission-20464
       kistore show BenchmarkProtocol/sol-execbench-leaderboard-v1-1 --json
-      kistore show BenchmarkRun/sol-submission-20464 --at v1 --notes-at 5d1e0c9a8f47
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.digest import Digest

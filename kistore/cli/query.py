@@ -66,7 +66,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
       kistore rank BenchmarkRun/sol-submission-20464
       kistore rank 384a96d0 --comparison measured --json
       kistore rank 384a96d0 --format jsonl | jq -c 'select(.rank <= 3)'
-      kistore rank 384a96d0 --at v1 --notes-at 5d1e0c9a8f47   # the same answer later
+      kistore rank 384a96d0 --at HEAD --notes-at none
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..query.answers import rank as rank_group
