@@ -1,11 +1,15 @@
-"""``--notes-at``: which notes commit a publishing command reads (``site build``, ``export``).
+"""``--notes-at``: which notes commit a command reads (``site build``, ``export``, queries).
 
 Notes are no part of a commit: a site page or an export made at commit X reads the
 attestations of ``refs/notes/kistore`` as it is then, and one attestation made since changes
 what the same ``--at X`` writes. Each states the notes commit it read (a page's footer,
 ``build.json``, ``_manifest.json``'s ``notes``); ``--notes-at N`` reads that notes commit
 again, so ``--at X --notes-at N`` rebuilds it byte for byte (page99, fresh98 MED 1; low00
-for ``export``). One rule for both commands: :func:`notes_commit`.
+for ``export``). One rule for both commands: :func:`notes_commit`. The queries ``rank``,
+``show`` and ``compare`` take it too (:func:`notes_asked`; fresh03 H2: a tag fixes the
+manifests, names, trust and policy, but ``rank --at v1`` read the notes at their tip, so a
+withdrawal made later changed the answer "as of v1", and nothing could read it again):
+``--at T --notes-at N`` answers the same bytes whatever is attested later.
 
 A notes commit that lacks a line its history held (pushed before the gate judged every
 notes commit a push brings, KI408; reviewer fresh01 F8) is read as asked, with a warning
@@ -21,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import layout
 from ..core.digest import Digest
-from ..core.errors import InputError, KistoreError
+from ..core.errors import InputError, KistoreError, one_line
 from ..core.layout import NOTES_REF
 from ..core.model import lenient_object, metadata_name
 from ..git.blobs import ref_commit
@@ -52,24 +56,65 @@ def notes_commit(store: Store, rev: str | None) -> Any:
         The pygit2 Commit, or None: no notes are read.
 
     Raises:
-        InputError: ``rev`` names no commit, or a commit whose tree is no notes tree (a
-            notes tree holds only object ids and their two-hex-digit fan-out folders: a
-            branch of the store given by mistake would read as no notes at all).
-        ObjectUnreadable: the notes tip is damaged or missing (named with the ref).
+        InputError: ``rev`` names no commit (said as ``--notes-at REV``, with where the
+            notes commits are listed: until 2026-12-06 it was the ``--at`` words, "give a
+            branch, a tag or a commit id", which a notes commit is not), or a commit whose
+            tree is no notes tree (a notes tree holds only object ids and their
+            two-hex-digit fan-out folders: a branch of the store given by mistake would
+            read as no notes at all).
+        ObjectUnreadable: the notes tip, or the commit named, is damaged or missing (named
+            with the ref).
     """
     if rev is None:
         return ref_commit(store.repo, NOTES_REF)  # guarded: a tip cut short is said
     if rev == NOTES_NONE:
         return None
-    commit = store.commit(rev)
+    try:
+        commit = store.commit(rev)
+    except InputError:
+        raise InputError(
+            f"--notes-at {one_line(rev)}: no commit named '{one_line(rev)}' in this "
+            f"repository: {_GIVE}") from None
     odd = next((str(e.name) for e in commit.tree if not _NOTE_NAME.fullmatch(str(e.name))),
                None)
     if odd is not None:
         raise InputError(
             f"--notes-at {rev}: commit {str(commit.id)[:12]} is not a notes commit (its tree "
-            f"holds {odd!r}; a notes tree holds only object ids, in hex): give a commit of "
-            f"{NOTES_REF} (`git log --oneline {NOTES_REF}` lists them), or `{NOTES_NONE}`")
+            f"holds {odd!r}; a notes tree holds only object ids, in hex): {_GIVE}")
     return commit
+
+
+_GIVE = (f"give a commit of {NOTES_REF} (`git log --oneline {NOTES_REF}` lists them), or "
+         f"`{NOTES_NONE}`")
+"""What to give ``--notes-at`` instead, the end of both of :func:`notes_commit`'s errors."""
+
+
+def notes_asked(store: Store, rev: str | None, at: str | None) -> tuple[str | None, str | None]:
+    """Return what a query reads for ``--notes-at REV``, and the warning to print first.
+
+    The queries' side of the rule ``site build`` and ``export`` follow (their pipelines call
+    :func:`notes_commit` and :func:`lost_warning` themselves): the same commit read, the
+    same errors, the same warning.
+
+    Args:
+        store: the store.
+        rev: the ``--notes-at`` given; None: not given (the tip, read as before).
+        at: the store revision answered from (``--at``; None: the work tree), whose
+            metadata names the runs of :func:`lost_warning`.
+
+    Returns:
+        ``(notes_at, warning)``: ``notes_at`` as the readers take it (a notes commit id, or
+        :data:`kistore.git.notes.NO_NOTES` for ``none``), None when ``rev`` is None;
+        ``warning`` :func:`lost_warning`'s, or None.
+
+    Raises:
+        InputError, ObjectUnreadable: as :func:`notes_commit`.
+        StoreStateError: as :func:`lost_warning`.
+    """
+    if rev is None:
+        return None, None
+    commit = notes_commit(store, rev)
+    return notes_read_at(commit), lost_warning(store, rev, commit, at)
 
 
 def notes_read_at(commit: Any) -> str:
@@ -84,7 +129,8 @@ def notes_read_at(commit: Any) -> str:
     return NO_NOTES if commit is None else str(commit.id)
 
 
-def lost_warning(store: Store, rev: str | None, commit: Any, at: str = "HEAD") -> str | None:
+def lost_warning(store: Store, rev: str | None, commit: Any, at: str | None = "HEAD"
+                 ) -> str | None:
     """Return the warning for ``--notes-at`` of a notes commit lacking lines its history held.
 
     Notes only grow (KI408): every notes commit holds each line of its history. One that
@@ -98,8 +144,8 @@ def lost_warning(store: Store, rev: str | None, commit: Any, at: str = "HEAD") -
         store: the store.
         rev: the ``--notes-at`` given (None: none, the tip: no warning).
         commit: :func:`notes_commit` of it (None: no notes read: no warning).
-        at: the store commit read (``--at``, full id or a revision): the runs are named by
-            its metadata.
+        at: the store commit read (``--at``, full id or a revision; None: the work tree, a
+            query's): the runs are named by its metadata.
 
     Returns:
         The warning (the commit, how many lines of how many notes, the first three named

@@ -18,6 +18,8 @@ from ._answers import (
 )
 from ._context import StoreContext, collector_off, one_look, settled_work_tree
 from ._machine import emit_json, writes
+from ._notes_at import NOTES_AT, notes_read
+from ._renamed_here import warn_renamed
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
@@ -302,6 +304,7 @@ def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
 @click.option("--at", "at", metavar="REV", help="Read the store as of this commit.")
 @click.option("--comparison", type=click.Choice(["measured", "source-native"]),
               help="For a run: rank by this comparison instead of the policy's.")
+@NOTES_AT
 @click.option("--json", "as_json", is_flag=True,
               help="Print the manifest and digest (a run: its page) as JSON; not what `add` "
               "takes: `cat --manifest REF` prints that.")
@@ -309,7 +312,7 @@ def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
 @settled_work_tree
 @one_look
 def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
-         as_json: bool) -> None:
+         notes_at: str | None, as_json: bool) -> None:
     """Show a stored manifest. REF: digest, 8+ hex prefix, or KIND/NAME.
 
     A BenchmarkRun is shown as the index page: identity, primary measurement, rank N of M
@@ -326,6 +329,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     from ..core.errors import ResolutionError
 
     store = ctx.read_store(at)
+    notes = notes_read(store, notes_at, at)  # a bad one is refused whatever the kind
     catalog = None
     with explaining_misses(store, [ref], at, names_at_commits=True):
         try:  # schema-checked below unless the index vouches for it (no schema compiled)
@@ -351,6 +355,8 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
         catalog = run_catalog(store, [manifest.digest], at)
     if catalog is None or catalog.record(str(manifest.digest)) is None:
         manifest = _schema_checked(store, manifest, at)  # not indexed: check its schema
+    if catalog is not None:  # its name, or a referenced one's, edited in the work tree
+        warn_renamed(catalog, [manifest.digest, *manifest.references().values()])
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
@@ -358,11 +364,12 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     note = None
     if catalog is not None and manifest.kind == "BenchmarkRun":
         policy = ranking_policy(store, at)  # its rank is by that policy, as `rank` says
-        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-        from ._attestations_here import warn_notes_stale
+        if notes_at is None:  # named notes are read as named: when fetched is moot
+            # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+            from ._attestations_here import warn_notes_stale
 
-        warn_notes_stale(store)  # its evidence is of notes fetched before the branches
-        note = _show_run(store, catalog, manifest, at, comparison, as_json, policy)
+            warn_notes_stale(store)  # its evidence is of notes fetched before the branches
+        note = _show_run(store, catalog, manifest, at, comparison, as_json, policy, notes)
         if note is None:
             return
     if as_json:
@@ -381,11 +388,13 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
 
 
 def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None,
-              comparison: str | None, as_json: bool, policy: RankingPolicy | None
-              ) -> str | None:
+              comparison: str | None, as_json: bool, policy: RankingPolicy | None,
+              notes_at: str | None = None) -> str | None:
     """Print the run page of ``manifest`` and its citation line; return None once printed.
 
     ``policy``: the view's ranking policy as the command read it (None: the page reads it).
+    ``notes_at``: the notes commit read (``--notes-at``: :func:`._notes_at.notes_read`);
+    None: the tip.
 
     Returns:
         None when the page was printed; else why the run has no page (no comparison
@@ -399,7 +408,7 @@ def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None
 
     try:
         page = run_page(store, str(manifest.digest), at=at, comparison=comparison,
-                        catalog=catalog, policy=policy)
+                        catalog=catalog, policy=policy, notes_at=notes_at)
     except NoComparisonGroup as e:
         warn_unreadable(store, catalog, at)  # e.g. its protocol's file was deleted
         return e.message
@@ -419,7 +428,8 @@ def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None
             from ..attest.evidence import judged_many, listed_attestations
 
             listed = listed_attestations(
-                judged_many(store, [manifest.digest], at=at)[manifest.digest])
+                judged_many(store, [manifest.digest], at=at, notes_at=notes_at)[
+                    manifest.digest])
         for line in page.lines(listed):
             click.echo(line)
         # the index page ends with how to cite it: one line whatever the title holds

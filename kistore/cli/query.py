@@ -19,6 +19,8 @@ from ._answers import (
 from ._context import StoreContext, one_look, settled_work_tree
 from ._formats import format_options, output_format
 from ._machine import emit_json, emit_jsonl, report_error, writes
+from ._notes_at import NOTES_AT, notes_read
+from ._renamed_here import warn_renamed
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..query.ranking import Row
@@ -45,12 +47,14 @@ JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead 
 @click.option("--all", "show_all", is_flag=True,
               help="Also list runs not ranked for their status, withdrawal or evidence.")
 @AT
+@NOTES_AT
 @format_options
 @pass_ctx
 @settled_work_tree
 @one_look
 def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
-         show_all: bool, at: str | None, fmt: str | None, as_json: bool) -> None:
+         show_all: bool, at: str | None, notes_at: str | None, fmt: str | None,
+         as_json: bool) -> None:
     """Rank the comparison group of run REF (digest, 8+ hex prefix, or BenchmarkRun/NAME).
 
     Ranked: status passed, not withdrawn, not a reference implementation. Ties share a
@@ -62,6 +66,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
       kistore rank BenchmarkRun/sol-submission-20464
       kistore rank 384a96d0 --comparison measured --json
       kistore rank 384a96d0 --format jsonl | jq -c 'select(.rank <= 3)'
+      kistore rank 384a96d0 --at HEAD --notes-at none
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..query.answers import rank as rank_group
@@ -69,18 +74,21 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
 
     fmt = output_format(fmt, as_json)
     store = ctx.read_store(at)
+    notes = notes_read(store, notes_at, at)
     with explaining_misses(store, [ref], at):  # not checked out: said first, and alone
         catalog = run_catalog(store, [ref], at)  # a blob-less clone: the group's listing
         policy = ranking_policy(store, at)
         with _warning_before_no_group(store, catalog, at):
             asked, ranking = rank_group(store, ref, at=at, comparison=comparison,
                                         min_evidence=min_evidence, catalog=catalog,
-                                        policy=policy)
+                                        policy=policy, notes_at=notes)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
-    # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
-    from ._attestations_here import warn_notes_missing
+    warn_renamed(catalog, [row.record.digest for row in ranking.rows(include_excluded=True)])
+    if notes_at is None:  # named notes are read as named: whether more were fetched is moot
+        # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
+        from ._attestations_here import warn_notes_missing
 
-    warn_notes_missing(store, at)
+        warn_notes_missing(store, at)
     _warn_withdrawn(ref, asked.digest, ranking.rows(include_excluded=True), show_all)
     rows = ranking.rows(include_excluded=show_all)
     # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
@@ -158,11 +166,12 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
 @click.argument("b", required=False)
 @COMPARISON
 @AT
+@NOTES_AT
 @JSON
 @pass_ctx
 @settled_work_tree
 def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at: str | None,
-            as_json: bool) -> None:
+            notes_at: str | None, as_json: bool) -> None:
     """Compare run A with run B (default: rank 1 of A's comparison group).
 
     Lists each differing field of the runs, their environments and implementations, and
@@ -179,18 +188,21 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     from ..query.page import compare as compare_runs
 
     store = ctx.read_store(at)
+    notes = notes_read(store, notes_at, at)
     with explaining_misses(store, [a, b], at):  # not checked out: said first, and alone
         # a blob-less clone: A's group (which holds its #1) and B's, from their listings
         catalog = run_catalog(store, [a] if b is None else [a, b], at)
         policy = ranking_policy(store, at)
         with _warning_before_no_group(store, catalog, at):
             result = compare_runs(store, a, b, at=at, comparison=comparison,
-                                  catalog=catalog, policy=policy)
+                                  catalog=catalog, policy=policy, notes_at=notes)
     warn_unreadable(store, catalog, at)
-    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ._attestations_here import warn_notes_missing
+    warn_renamed(catalog, [result.a.record.digest, result.b.record.digest])
+    if notes_at is None:  # named notes are read as named: whether more were fetched is moot
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ._attestations_here import warn_notes_missing
 
-    warn_notes_missing(store, at)
+        warn_notes_missing(store, at)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
@@ -273,6 +285,7 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
         found = list_entries(store, catalog, kind=kind, workload=workload, hardware=hardware,
                              at=at, details=fmt != "text")
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
+    warn_renamed(catalog, [r.digest for r in found])
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 

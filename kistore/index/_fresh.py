@@ -409,6 +409,30 @@ class CheckedCatalog(Catalog):
     def recheck(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
         return self._checked(lambda c: c.recheck(digest))
 
+    def renamed(self, digests: Iterable[str]) -> list[tuple[str, str, str, str]]:
+        """Return those of ``digests`` whose work-tree metadata names them otherwise than HEAD.
+
+        A committed manifest's ``metadata.name`` edited by hand (fresh03 H4): its files
+        no longer hold ``HEAD``'s blobs, so the answer read it from the work tree
+        (:meth:`_checked`, by stat data as ``git status`` finds it) and shows the new name,
+        which no names file backs and ``verify`` refuses (KI211, KI212). Only manifests
+        read again so are asked about, each with one lookup of ``HEAD``'s record in the
+        index: nothing more is read than the answer read (an uncommitted add has no
+        ``HEAD`` record and is never named).
+
+        Args:
+            digests: digest strings the answer shows (records already checked).
+
+        Returns:
+            ``(digest, kind, HEAD's name, the work tree's name)`` in digest order.
+        """
+        found = []
+        for digest in sorted(self.overlaid.intersection(digests)):
+            now, then = self.inner.record(digest), self.base.record(digest)
+            if now is not None and then is not None and now.name != then.name:
+                found.append((digest, now.kind, then.name, now.name))
+        return found
+
     def lost(self, kind: str, name: str) -> str | None:  # noqa: D102 - after named()
         return self.inner.lost(kind, name)
 

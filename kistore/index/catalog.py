@@ -390,6 +390,19 @@ class Catalog:
         """
         return None
 
+    def renamed(self, digests: Iterable[str]) -> list[tuple[str, str, str, str]]:
+        """Return those of ``digests`` the work tree names otherwise than ``HEAD`` does.
+
+        Args:
+            digests: digest strings an answer shows.
+
+        Returns:
+            ``(digest, kind, HEAD's name, the work tree's name)`` per manifest, in digest
+            order. Empty here: only the work tree's catalog reads files that can differ
+            from a commit (:meth:`kistore.index._fresh.CheckedCatalog.renamed`).
+        """
+        return []
+
     def recheck(self, digest: str) -> Record | None:
         """Look ``digest`` up again after :meth:`record` found nothing for a readable manifest.
 

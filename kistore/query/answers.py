@@ -292,8 +292,9 @@ def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
         outside: with ``annotated``, in a sparse checkout, the files outside it
             (:attr:`Catalog.outside`): a run whose object file or attestation folder is
             outside the checkout is looked for in ``HEAD``, as git holds it.
-        notes_at: the notes commit read (``kistore site build --notes-at``); None: the tip
-            of ``refs/notes/kistore``.
+        notes_at: the notes commit read (``kistore site build --notes-at``, a query's
+            ``--notes-at``); None: the tip of ``refs/notes/kistore``, which ``annotated``
+            must be of.
 
     Returns:
         The :func:`kistore.attest.evidence.evidence_for` answer of every run, computed in one pass
@@ -315,7 +316,8 @@ def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
 
 def rank(store: Store, ref: str, *, at: str | None = None, comparison: str | None = None,
          min_evidence: str = SOURCE_NATIVE, catalog: Catalog | None = None,
-         policy: RankingPolicy | None = None) -> tuple[Record, Ranking]:
+         policy: RankingPolicy | None = None, notes_at: str | None = None
+         ) -> tuple[Record, Ranking]:
     """Rank the comparison group of run ``ref``.
 
     Args:
@@ -327,6 +329,9 @@ def rank(store: Store, ref: str, *, at: str | None = None, comparison: str | Non
         catalog: a catalog of the same view (default: :func:`open_catalog`).
         policy: the ranking policy of the same view, when the caller read it (a command
             reads ``store/policy/ranking.json`` once); None: read here.
+        notes_at: the notes commit whose attestations judge the runs (a commit id, or
+            ``NO_NOTES``: :func:`kistore.attest.notes_at.notes_asked`, ``--notes-at``);
+            None: the tip of ``refs/notes/kistore``.
 
     Returns:
         The run's record and its group's :class:`Ranking`.
@@ -342,8 +347,9 @@ def rank(store: Store, ref: str, *, at: str | None = None, comparison: str | Non
     policy = policy or load_policy(store.view(at))
     chosen = policy.comparison(record.family, record.statistic or "mean", comparison)
     group = catalog.group(key)
-    evidence = evidence_map(store, group, at=at, annotated=catalog.annotated,
-                            outside=catalog.outside)
+    # the catalog's annotated blobs are the tip's: a notes commit named may annotate others
+    evidence = evidence_map(store, group, at=at, outside=catalog.outside, notes_at=notes_at,
+                            annotated=catalog.annotated if notes_at is None else None)
     return record, rank_group(key, group, chosen, evidence, min_evidence=min_evidence)
 
 

@@ -321,7 +321,7 @@ def _observed(value: Any) -> str:
 
 def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str | None = None,
              min_evidence: str = SOURCE_NATIVE, catalog: Catalog | None = None,
-             policy: RankingPolicy | None = None) -> RunPage:
+             policy: RankingPolicy | None = None, notes_at: str | None = None) -> RunPage:
     """Gather the run page of run ``ref``.
 
     Args:
@@ -333,6 +333,9 @@ def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str |
         catalog: a catalog of the same view (default: :func:`open_catalog`).
         policy: the ranking policy of the same view, when the caller read it; None: read
             (:func:`kistore.query.answers.rank`).
+        notes_at: the notes commit read, as :func:`kistore.query.answers.rank` takes it;
+            named, the page says nothing of notes not fetched (``notes_not_fetched`` None):
+            the notes it read are the ones named, here or not, whatever is fetched later.
 
     Raises:
         ResolutionError, InputError: as :func:`kistore.query.answers.rank`.
@@ -340,7 +343,8 @@ def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str |
     """
     catalog = catalog or open_catalog(store, at)
     record, ranking = rank(store, ref, at=at, comparison=comparison,
-                           min_evidence=min_evidence, catalog=catalog, policy=policy)
+                           min_evidence=min_evidence, catalog=catalog, policy=policy,
+                           notes_at=notes_at)
     # the catalog's records were made from these same object bytes, schema-checked then
     manifest = store.read(Digest.from_str(record.digest), at=at, schema=False)
     row = ranking.row(record.digest)
@@ -352,7 +356,8 @@ def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str |
                                         schema=catalog.record(str(digest)) is None)
         except KistoreError:
             related[field] = None  # dangling: shown as its digest only
-    return RunPage(manifest, record, ranking, row, related, notes_not_fetched(store))
+    return RunPage(manifest, record, ranking, row, related,
+                   notes_not_fetched(store) if notes_at is None else None)
 
 
 class RunComparison(NamedTuple):
@@ -410,7 +415,8 @@ class RunComparison(NamedTuple):
 
 def compare(store: Store, a: str, b: str | None = None, *, at: str | None = None,
             comparison: str | None = None, catalog: Catalog | None = None,
-            policy: RankingPolicy | None = None) -> RunComparison:
+            policy: RankingPolicy | None = None, notes_at: str | None = None
+            ) -> RunComparison:
     """Compare run ``a`` with run ``b`` (default: rank 1 of a's comparison group).
 
     Args:
@@ -423,18 +429,21 @@ def compare(store: Store, a: str, b: str | None = None, *, at: str | None = None
             read its ``unreadable`` manifests afterwards.
         policy: the ranking policy of the same view, when the caller read it (the
             command: once); None: each run's page reads it.
+        notes_at: the notes commit read, as :func:`run_page` takes it.
 
     Raises:
         ResolutionError, InputError: as :func:`run_page`; no ``b`` given and nothing is
             ranked in a's group.
     """
     catalog = catalog or open_catalog(store, at)
-    page_a = run_page(store, a, at=at, comparison=comparison, catalog=catalog, policy=policy)
+    page_a = run_page(store, a, at=at, comparison=comparison, catalog=catalog, policy=policy,
+                      notes_at=notes_at)
     if b is None:
         if page_a.ranking.first is None:
             raise InputError(f"nothing is ranked in the group of {a}; name the run to compare")
         b = page_a.ranking.first.record.digest
-    page_b = run_page(store, b, at=at, comparison=comparison, catalog=catalog, policy=policy)
+    page_b = run_page(store, b, at=at, comparison=comparison, catalog=catalog, policy=policy,
+                      notes_at=notes_at)
     return compare_pages(page_a, page_b)
 
 

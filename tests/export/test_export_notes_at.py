@@ -8,12 +8,11 @@ notes to export again. `--notes-at` takes the words and the check of `site build
 from __future__ import annotations
 
 import json
-import subprocess
 
 from kistore.core.digest import Digest
 from kistore.core.layout import NOTES_REF, object_path
 
-from ..conftest import git
+from ..conftest import git, note_taken_out_and_back
 from .conftest import MAINTAINER_KEY, attach, cli, export_ok, files
 
 
@@ -96,12 +95,7 @@ def test_notes_at_a_commit_lacking_a_line_its_history_held_warns(runner, fixture
     store = fixture.store
     run = Digest.from_str(fixture.digests["b200-a"])  # its withdrawal, one line
     blob = git(store.root, "rev-parse", f"HEAD:{object_path(run)}").strip()
-    note = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob], cwd=store.root,
-                          check=True, capture_output=True).stdout
-    git(store.root, "notes", "--ref", "kistore", "remove", blob)
-    middle = git(store.root, "rev-parse", NOTES_REF).strip()
-    subprocess.run(["git", "notes", "--ref", "kistore", "add", "-F", "-", blob],
-                   cwd=store.root, input=note, check=True, capture_output=True)
+    middle, note = note_taken_out_and_back(store.root, blob)
     tip = git(store.root, "rev-parse", NOTES_REF).strip()
 
     done = export_ok(runner, store, tmp_path / "middle", "--format", "jsonl", "--notes-at",

@@ -440,8 +440,12 @@ def test_a_write_into_a_recorded_directory_after_the_add_is_found(added, runner)
     rename_over(metadata_path(root, old[4]), b'"name":"a"', b'"name":"c"')
     listed = runner.invoke(main, ["--store", str(root), "ls", "--kind", "BenchmarkRun"])
     assert listed.exit_code == 0, listed.output
-    assert [line.split()[2] for line in listed.output.splitlines()] == \
+    assert [line.split()[2] for line in listed.stdout.splitlines()] == \
         sorted(["b", "c", *run_names(root, new)])
+    # a committed name edited so is said (fresh03 H4: kistore.cli._renamed_here)
+    assert listed.stderr.startswith(
+        f"warning: {metadata_path(root, old[4]).relative_to(root)}: the work tree names it "
+        "BenchmarkRun/c, HEAD BenchmarkRun/a (its metadata edited by hand)"), listed.stderr
 
 
 # -- a store built by several `add --commit` from `kistore init` on, no query between ------

@@ -1,0 +1,60 @@
+"""A committed manifest renamed by hand in the work tree, said by the queries (fresh03 H4).
+
+``sed -i`` of a committed run's ``metadata.name`` made ``rank`` list it and ``show`` answer
+under the new name with stderr empty, while ``verify`` called it three errors (KI209,
+KI211, KI212: a name never moves) and ``show`` of the old name failed. A query of the work
+tree answers what the work tree holds (uncommitted adds, ``add --update-metadata``
+included): that is what a user who edited it expects to see, and answering one file from
+``HEAD`` would be a second rule to learn. So the answer stays the work tree's and
+:func:`warn_renamed` says, one line a file, what differs from ``HEAD`` and the way back.
+
+It costs nothing a query did not pay: the work tree's catalog finds a file that is no
+longer ``HEAD``'s by its stat data, as ``git status`` does through git's index
+(:mod:`kistore.index._fresh`), and reads it again; only manifests so read are compared
+with ``HEAD``'s record in the query index (:meth:`kistore.index.catalog.Catalog.renamed`).
+A title or other metadata edited is not said: ``verify`` accepts it (KI405, a correction
+waiting to be committed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import click
+
+from ..core.errors import one_line
+
+SAID_AT_MOST = 3
+"""Files named one a line; more are counted in one line after them."""
+
+
+def warn_renamed(catalog: Any, digests: Iterable[Any]) -> None:
+    """Say on stderr which manifests an answer shows under a name the work tree changed.
+
+    Args:
+        catalog: the catalog answered from (:class:`kistore.index.catalog.Catalog`; only
+            the work tree's names any).
+        digests: the digests the answer shows (strings or :class:`Digest`), None skipped.
+
+    Prints ``warning: PATH: the work tree names it KIND/NEW, HEAD KIND/OLD (...)`` per
+    file, at most :data:`SAID_AT_MOST`, then a count of the rest. Raises nothing of its own.
+    """
+    found = catalog.renamed({str(d) for d in digests if d is not None})
+    if not found:
+        return
+    # Lazy: the paths of a renamed manifest only (a warm answer loads nothing more).
+    from ..core import layout
+    from ..core.digest import Digest
+
+    for digest, kind, then, now in found[:SAID_AT_MOST]:
+        path = layout.metadata_path(Digest.from_str(digest))
+        click.echo(one_line(
+            f"warning: {path}: the work tree names it {kind}/{now}, HEAD {kind}/{then} (its "
+            f"metadata edited by hand): answered as {kind}/{now}, which `kistore verify` "
+            f"refuses (a name never moves: KI211, KI212); restore it with `git checkout "
+            f"HEAD -- {path}`"), err=True)
+    if len(found) > SAID_AT_MOST:
+        click.echo(f"warning: {len(found) - SAID_AT_MOST} more manifest(s) of this answer "
+                   "are named otherwise in the work tree than in HEAD: `kistore verify` "
+                   "lists them", err=True)
