@@ -604,6 +604,67 @@ def whole_reads(monkeypatch) -> list[str]:
 
 
 @pytest.fixture
+def file_reads(monkeypatch) -> dict[str, int]:
+    """Start recording the bytes read of each file; return ``{absolute path: bytes read}``.
+
+    Reads through ``os.open``/``os.read`` (the work tree's view) and ``Path.open``/
+    ``Path.read_bytes`` (the query index's freshness hash). For tests that a work-tree file
+    past the bound is known by its ``fstat`` alone, never read (fresh03 H3).
+    """
+    read: dict[str, int] = {}
+    fds: dict[int, str] = {}
+    real_open, real_read, real_close = os.open, os.read, os.close
+
+    def counted(path: str, data: bytes) -> bytes:
+        read[path] = read.get(path, 0) + len(data)
+        return data
+
+    def open_(path, flags, *args, **kwargs):
+        fd = real_open(path, flags, *args, **kwargs)
+        fds[fd] = os.path.abspath(os.fspath(path)) if "dir_fd" not in kwargs else "?"
+        return fd
+
+    def read_(fd, count):
+        data = real_read(fd, count)
+        return counted(fds[fd], data) if fd in fds else data
+
+    def close_(fd):
+        fds.pop(fd, None)
+        return real_close(fd)
+
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(os, "read", read_)
+    monkeypatch.setattr(os, "close", close_)
+    real_read_bytes, real_path_open = Path.read_bytes, Path.open
+
+    class Counted:
+        def __init__(self, file, path):
+            self.file, self.path = file, path
+
+        def __getattr__(self, name):
+            return getattr(self.file, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return self.file.__exit__(*exc)
+
+        def read(self, *args):
+            data = self.file.read(*args)
+            return counted(self.path, data) if isinstance(data, bytes) else data
+
+    def path_open(self, mode="r", *args, **kwargs):
+        file = real_path_open(self, mode, *args, **kwargs)
+        return Counted(file, str(self.absolute())) if "b" in mode and "r" in mode else file
+
+    monkeypatch.setattr(Path, "read_bytes",
+                        lambda self: counted(str(self.absolute()), real_read_bytes(self)))
+    monkeypatch.setattr(Path, "open", path_open)
+    return read
+
+
+@pytest.fixture
 def shards_listed(monkeypatch):
     """Start recording each shard directory a work-tree view lists; return the list.
 

@@ -930,7 +930,7 @@ def check_attestations(store: Store, at: str | None = None, *,
     unread: list[ObjectUnreadable] | None = None if damaged is None else []
     annotated = set(notes_entered(store.repo, unread))
     # hashing every object into a blob id is only needed when there are notes to place
-    blobs = {blob_id(view.read(layout.object_path(d)) or b"").hex(): d
+    blobs = {blob_id(view.read_within(layout.object_path(d)) or b"").hex(): d
              for d in view.digests()} if annotated or unread else {}
     unfetched = notes_on_unfetched(store, view, at, annotated - blobs.keys())
     edited = notes_on_edited(store, view, annotated - blobs.keys() - unfetched.keys())

@@ -63,13 +63,13 @@ from ..git.blobs import (
     is_partial_clone,
     lookup,
     missing_object_said,
-    read_blob,
     read_loose_history,
     write_blob,
 )
 from ..git.child import git_environment
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.names import reference
+from ..git.note_blobs import read_note
 from ..git.note_writes import notes_commit, write_note
 from ..git.notes import changed_notes, note_blob, notes_read, notes_ref_problem, notes_tree
 from ..git.notes import note_tree as _flatten
@@ -210,7 +210,9 @@ def note_data(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> bytes
 
     In a partial clone that lacks the note's blob, git fetches it (libgit2 cannot find a
     note whose blob is missing: that note is not taken for "no note", whose lines a write
-    on top would drop).
+    on top would drop). The note's blob is found by its one path in the notes tree, not by
+    libgit2's ``git_note_read`` (which reads the blob whole into the note's message: a
+    300 MB note was, fresh03 H3), and read within :data:`kistore.git.note_blobs.NOTE_BYTES`.
 
     Args:
         repo: the repository.
@@ -218,17 +220,18 @@ def note_data(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> bytes
         ref: the notes ref.
 
     Raises:
+        NoteTooLarge: the note's blob is past :data:`kistore.git.note_blobs.NOTE_BYTES`.
         StoreStateError: a partial clone whose remote could not give the note's blob.
     """
+    tip = repo.references.get(ref)
+    if tip is None:
+        return b""
     try:
-        note = repo.lookup_note(blob, ref)
-    except (KeyError, pygit2.GitError):
-        if not is_partial_clone(repo) or ref not in repo.references:
-            return b""
-        tree = notes_tree(repo, repo.references[ref].target, ref)  # guarded reads
-        found = note_blob(repo, tree, blob)  # its one path, not the whole tree
-        return b"" if found is None else read_blob(repo, found, f"{ref}:{blob}")
-    return read_blob(repo, note.id, f"{ref}:{blob}")
+        tree = notes_tree(repo, tip.target, ref)  # guarded reads
+    except (KeyError, ValueError, pygit2.GitError):  # a ref to no commit: no notes, as before
+        return b""
+    found = note_blob(repo, tree, blob)  # its one path, not the whole tree
+    return b"" if found is None else read_note(repo, found, f"{ref}:{blob}")
 
 
 def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | None = None,
@@ -347,7 +350,7 @@ def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
         for annotated, note_blob_id in _mapping(repo, history, tree).items():
             if note_blob_id not in blobs:
                 try:
-                    raw[note_blob_id] = read_blob(repo, note_blob_id,
+                    raw[note_blob_id] = read_note(repo, note_blob_id,
                                                   f"{NOTES_REF}:{annotated}")
                     blobs[note_blob_id] = _lines(raw[note_blob_id])
                 except ObjectUnreadable as e:  # a flipped bit: no line read from it
@@ -742,7 +745,7 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest],
     subjects = list(subjects)
     view.prefetch(layout.object_path(d) for d in subjects)  # a partial clone: in one fetch
     for digest in subjects:
-        data = view.read(layout.object_path(digest))
+        data = view.read_within(layout.object_path(digest))  # past the limit: KI106's
         if data is None:
             continue
         blob = blob_id(data).hex()
@@ -1619,7 +1622,7 @@ def _onto_theirs(repo: pygit2.Repository, ours: pygit2.Oid | str, theirs: str | 
         _git(repo, "update-ref", scratch, str(ours))
         write = {}
         for obj, (mine, their) in changed.items():
-            had, more = (set() if blob is None else set(_lines(read_blob(
+            had, more = (set() if blob is None else set(_lines(read_note(
                 repo, blob, f"{NOTES_REF}:{obj}"))) for blob in (mine, their))
             if more - had:
                 write[obj] = had | more
@@ -1769,7 +1772,7 @@ def _settle(repo: pygit2.Repository, scratch: str, old: pygit2.Oid | str | None,
             pass  # lacking here: not judged (the push says so)
 
     def lines(obj: str, blob: str | None) -> set[bytes]:
-        return set() if blob is None else set(_lines(read_blob(repo, blob, f"{NOTES_REF}:{obj}")))
+        return set() if blob is None else set(_lines(read_note(repo, blob, f"{NOTES_REF}:{obj}")))
 
     kept: dict[str, list[bytes]] = {}
     left: dict[str, dict[bytes, str]] = {}
@@ -1847,7 +1850,7 @@ def _lacking(repo: pygit2.Repository, after: dict[str, str],
     """
     def lines(obj: str, blob: str) -> set[bytes]:
         if blob not in read:
-            read[blob] = set(_lines(read_blob(repo, blob, f"{NOTES_REF}:{obj}")))
+            read[blob] = set(_lines(read_note(repo, blob, f"{NOTES_REF}:{obj}")))
         return read[blob]
 
     lost: dict[str, set[bytes]] = {}
@@ -1994,7 +1997,7 @@ def restore(store: Store, judge: LineJudge | None = None) -> Restored:
                 theirs = {} if base is None else _notes_of(repo, base)
                 wanted = _lacking(repo, theirs, sorted(ours.items()), read)
                 for obj, lines in lost.items():
-                    have = set() if obj not in theirs else set(_lines(read_blob(
+                    have = set() if obj not in theirs else set(_lines(read_note(
                         repo, theirs[obj], f"{NOTES_REF}:{obj}")))
                     wanted[obj] = sorted(set(wanted.get(obj, [])) | (set(lines) - have))
                 wanted = {obj: lines for obj, lines in wanted.items() if lines}
@@ -2182,7 +2185,7 @@ def _count_lines(repo: pygit2.Repository) -> int:
     counts: dict[str, int] = {}  # notes of equal bytes share a blob: read it once
     for annotated, blob in notes.items():
         if blob not in counts:
-            counts[blob] = len(set(_lines(read_blob(repo, blob, f"{NOTES_REF}:{annotated}"))))
+            counts[blob] = len(set(_lines(read_note(repo, blob, f"{NOTES_REF}:{annotated}"))))
     return sum(counts[blob] for blob in notes.values())
 
 

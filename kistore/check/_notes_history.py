@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL, paths_fix, remote_words
 from ..attest.notes import lines_of, numbered_lines
 from ..core.findings import Finding
-from ..git.blobs import read_blob
+from ..git.note_blobs import read_note
 from ..git.notes import BadNotePath, changed_notes, note_blob, note_changes, notes_tree
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -136,14 +136,14 @@ def history_lines(repo: pygit2.Repository, walked: Iterable[BroughtNotes], old: 
             for tree in tips:
                 blob = note_blob(repo, tree, obj)
                 if blob is not None:
-                    held[obj].update(read_blob(repo, blob, f"{ref}:{obj}").split(b"\n"))
+                    held[obj].update(read_note(repo, blob, f"{ref}:{obj}").split(b"\n"))
         return held[obj]
 
     found: list[HistoryLine] = []
     seen: set[tuple[str, bytes]] = set()
     for commit in walked:
         for obj, blob in sorted(commit.notes.items()):
-            data = read_blob(repo, blob, f"{ref}:{obj}")
+            data = read_note(repo, blob, f"{ref}:{obj}")
             for number, line in numbered_lines(data):  # as the editor shows the note
                 if (obj, line) in seen or line in at_tips(obj):
                     continue
@@ -200,7 +200,7 @@ def entered_in(repo: pygit2.Repository, walked: list[BroughtNotes], obj: str, li
     """
     for commit in reversed(walked):  # oldest first
         blob = commit.notes.get(obj)
-        if blob is not None and line in lines_of(read_blob(repo, blob, f"{ref}:{obj}")):
+        if blob is not None and line in lines_of(read_note(repo, blob, f"{ref}:{obj}")):
             return commit.commit
     return walked[0].commit
 
@@ -378,9 +378,9 @@ def lost_lines(repo: pygit2.Repository, found: Iterable[Removal], ref: str) -> l
     """
     lost = []
     for removal in found:
-        kept = set() if removal.now is None else set(lines_of(read_blob(
+        kept = set() if removal.now is None else set(lines_of(read_note(
             repo, removal.now, f"{ref}:{removal.obj}")))
-        gone = [(number, line) for number, line in numbered_lines(read_blob(
+        gone = [(number, line) for number, line in numbered_lines(read_note(
             repo, removal.was, f"{ref}:{removal.obj}")) if line not in kept]
         if gone:
             lost.append(LostLines(removal, gone))

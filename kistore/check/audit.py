@@ -41,6 +41,7 @@ from ..core.restore import renamed_advice, restore_advice
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
 from ..git.blobs import CommitUnparsable, ObjectUnreadable, is_partial_clone
+from ..git.note_blobs import NOTE_BYTES, NoteTooLarge, note_too_large
 from ..git.pack import blob_id
 from ..git.packs import PackDamage, check_packs, map_packs, unmap_packs
 from ..index.catalog import Loaded, parse_manifest
@@ -1830,10 +1831,18 @@ def _damaged_note(error: ObjectUnreadable, subject: Digest | None) -> Finding:
     ref, _, annotated = (error.path or "").rpartition(":")
     finding = unreadable_finding(error, error.path)
     on = f"the object of {subject}" if subject is not None else f"git object {annotated}"
+    extra = {**finding.extra, "notesRef": ref, "annotated": annotated,
+             **({} if subject is None else {"subject": str(subject)})}
+    if isinstance(error, NoteTooLarge):  # whole, but past the bound: unread (fresh03 H3)
+        return Finding(finding.rule, f"{note_too_large(error.size)} (git object {error.oid}): "
+                       f"it is the note in {ref} on {on}, whose attestations were not read",
+                       file=finding.file, extra={**extra, "size": error.size,
+                                                 "limit": NOTE_BYTES},
+                       fix="no attestation `kistore attest` writes comes near this size: "
+                       f"remove the note (`git notes --ref {ref.removeprefix('refs/notes/')} "
+                       f"remove {annotated}`)")
     return Finding(finding.rule, f"{finding.message}: it is the note in {ref} on {on}, whose "
-                   "attestations were not read", file=finding.file,
-                   extra={**finding.extra, "notesRef": ref, "annotated": annotated,
-                          **({} if subject is None else {"subject": str(subject)})})
+                   "attestations were not read", file=finding.file, extra=extra)
 
 
 CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, check_policy,

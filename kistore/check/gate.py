@@ -76,6 +76,7 @@ from ..git.blobs import (
 from ..git.commit_header import header
 from ..git.first_added import first_commits
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..git.note_blobs import read_note
 from ..git.notes import changed_notes, note_blob, notes_tree
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine, received_damage
@@ -121,6 +122,7 @@ from ._notes_history import (
     said,
     stuck_advice,
 )
+from ._notes_size import oversized_notes
 from ._observed import range_observed
 from ._paths import walk_judge
 from ._policy import check_policy
@@ -1532,9 +1534,14 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
                               *(_settings_blob(store) if settings is None else []),
                               *history_blobs(walked), *removal_blobs(removed)])
     limit = note_line_limit(store.settings() if settings is None else settings)
+    # a note blob past the bound, by its header: said alone, nothing of it read (fresh03 H3)
+    oversized = oversized_notes(repo, NOTES_LINE_INVALID, NOTES_REF, before, after, walked,
+                                remote)
+    if oversized:
+        return dated + shape + passed + oversized
 
     def note(obj: str, blob: str) -> bytes:  # guarded: libgit2 loops on a cut loose blob
-        return read_blob(repo, blob, f"{NOTES_REF}:{obj}")
+        return read_note(repo, blob, f"{NOTES_REF}:{obj}")
 
     def stuck(obj: str, line: bytes) -> dict[str, Any]:
         """Return where a refused tip line no edit takes out entered, and its fix (kwargs)."""
@@ -1647,7 +1654,7 @@ def _removed_in_history(repo: pygit2.Repository, removed: list[Removal], new: st
             continue
         named.add(file)
         blob = note_blob(repo, tip, where.obj)
-        at_tip = set() if blob is None else set(lines_of(read_blob(repo, blob, file)))
+        at_tip = set() if blob is None else set(lines_of(read_note(repo, blob, file)))
         again = ("the pushed tip holds them again" if all(line in at_tip for _, line in lines)
                  else "a line taken back before the push is a removal too")
         number, line = lines[0]

@@ -47,7 +47,7 @@ from typing import Any, BinaryIO, NamedTuple, overload
 
 from . import canonical_fast
 from .canonical import escape_pointer
-from .errors import QUOTE_WIDTH, InputError, MultipleErrors, shorten
+from .errors import QUOTE_WIDTH, InputError, MultipleErrors, VerificationError, shorten
 
 _CHUNK = 1 << 20
 """Bytes asked of the operating system per read (at most; less near a limit)."""
@@ -196,17 +196,42 @@ def bytes_past_limit(size: int | None, limit: int, key: str = "manifest-bytes") 
     return past_limit(f"{size:,} bytes", limit, key)
 
 
-def file_too_large(size: int | None, limit: int) -> str:
+def file_too_large(size: int | None, limit: int, key: str = "manifest-bytes") -> str:
     """Return what KI106 says of a stored file past ``manifest-bytes`` (``verify``, ``check``).
 
     Args:
         size: the file's size in bytes (None: not known, read only to ``limit`` + 1).
         limit: ``[limits] manifest-bytes``.
+        key: what the limit is, in parentheses (:data:`CEILING_KEY` for the bound of a
+            read asking no limit of the work tree).
 
     Returns:
         ``the file holds 1,308 bytes, more than the limit of 700 (manifest-bytes)``.
     """
-    return f"the file holds {bytes_past_limit(size, limit)}"
+    return f"the file holds {bytes_past_limit(size, limit, key)}"
+
+
+CEILING_KEY = "the ceiling of manifest-bytes"
+"""How a size past :data:`CEILING`'s ``manifest_bytes`` names its limit: the bound of a read
+of the work tree that asks no limit (a query reading a stray 1 GB file under ``store/``:
+fresh03 H3), not a ``[limits]`` value a store sets."""
+
+
+class PastLimit(VerificationError):
+    """A file or blob holding more bytes than a limit; it was not read past the limit.
+
+    The kind a reader outside the store layer catches (the query index, :mod:`kistore.
+    index.catalog`) of :class:`kistore.store.FileTooLarge`, which sets the attributes.
+
+    Attributes:
+        size: its size in bytes when known (a stat's, a blob header's), else None.
+        limit: the limit in bytes.
+        key: what the limit is (``manifest-bytes``, :data:`CEILING_KEY`).
+    """
+
+    size: int | None
+    limit: int
+    key: str = "manifest-bytes"
 
 
 def too_large(limit: int, key: str, *, what: str, fix: str = "") -> str:

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING
 
 from ..core import hashes, layout
 from ..core.digest import Digest, is_digest
+from ..core.limits import CEILING
 from ..git.ids import blob_id
 from ..git.realdirs import ABSENT, first_not_dir
 from ..git.sparse import SkipWorktree
@@ -251,9 +252,16 @@ def blob_id_of_file(path: Path) -> str | None:
     """Return the git blob id (SHA-1 of ``blob <size>\\0`` + bytes) of a file, as git hashes it.
 
     No conversion applies under ``store/`` (``.gitattributes``), so the bytes are the blob.
+    A file past the ceiling of ``manifest-bytes`` (16 MiB, no stored file's size) is not
+    read: None, as for no file, which no blob id equals (a stray 1 GB file at a tracked
+    path was read and hashed whole, twice, by a ``rank``'s freshness check: 100 s and
+    2 GB, fresh03 H3).
     """
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            if os.fstat(file.fileno()).st_size > CEILING.manifest_bytes:
+                return None
+            data = file.read()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
     return blob_id(data).hex()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import canonical, layout, schema
 from ..core.digest import Digest
 from ..core.errors import KistoreError
-from ..core.limits import LongValue, bytes_past_limit, past_limit
+from ..core.limits import LongValue, PastLimit, bytes_past_limit, past_limit
 from .checked import is_checked, record_checked
 from .records import Describer, Listed, Record
 
@@ -53,8 +53,11 @@ def load_manifest(view: StoreView, digest: Digest, *, validate: bool = False,
     Raises:
         InstallationError: with ``marks``, kistore's schemas cannot be read.
     """
-    data = view.read(layout.object_path(digest))
-    meta = view.read(layout.metadata_path(digest))
+    try:
+        data = view.read(layout.object_path(digest))
+        meta = view.read(layout.metadata_path(digest))
+    except PastLimit:  # past a limit, unread: :func:`damage` says so
+        return None
     if not (validate and marks is not None and data is not None and meta is not None):
         return parse_manifest(digest, data, meta, validate=validate)
     if is_checked(marks, data, meta):  # these bytes passed check_manifest under this checker
@@ -116,11 +119,28 @@ def damage(view: StoreView, digest: Digest) -> tuple[str, str]:
         A file read as absent that is there but no regular file (a symbolic link, a FIFO,
         a directory: never read) is said so, not "is missing" (review 2026-12-02 F17).
     """
-    path, said = problem(digest, view.read(layout.object_path(digest)),
-                         view.read(layout.metadata_path(digest)))
+    read = []
+    for path in (layout.object_path(digest), layout.metadata_path(digest)):
+        try:
+            read.append(view.read(path))
+        except PastLimit as e:  # said once, never read whole (fresh03 H3)
+            return path, too_large(e.size, e.limit, e.key)
+    path, said = problem(digest, *read)
     if said == "is missing":
         said = _not_regular(view, path) or said
     return path, said
+
+
+def is_there(view: StoreView, path: str) -> bool:
+    """Return whether a file is at ``path`` of ``view``: a regular one, read within its bound.
+
+    A file past the bound a view reads within (:data:`kistore.store.WORK_TREE_BYTES`, a
+    stray 1 GB file under ``store/``) is there, refused unread.
+    """
+    try:
+        return view.read(path) is not None
+    except PastLimit:
+        return True
 
 
 _NOT_REGULAR = {
@@ -156,19 +176,21 @@ _TOO_LARGE = "; `kistore verify` reports KI106"
 """How the problem of a file past ``[limits] manifest-bytes`` ends (:func:`too_large`)."""
 
 
-def too_large(size: int, limit: int) -> str:
+def too_large(size: int | None, limit: int, key: str = "manifest-bytes") -> str:
     """Return the problem of a stored file past ``[limits] manifest-bytes`` (not read).
 
     Args:
-        size: the file's size in bytes.
+        size: the file's size in bytes (None: not known).
         limit: the limit in bytes.
+        key: what the limit is (:data:`kistore.core.limits.CEILING_KEY`: the bound of a
+            work-tree read that asks no limit).
 
     Returns:
         e.g. ``holds 1,308 bytes, more than the limit of 700 (manifest-bytes); `kistore
         verify` reports KI106`` (:func:`kistore.core.limits.bytes_past_limit`), which
         :func:`is_too_large` recognises in the index's ``skipped`` list.
     """
-    return f"holds {bytes_past_limit(size, limit)}{_TOO_LARGE}"
+    return f"holds {bytes_past_limit(size, limit, key)}{_TOO_LARGE}"
 
 
 def is_too_large(problem: str) -> bool:
@@ -478,7 +500,7 @@ class MemoryCatalog(Catalog):
             m = load_manifest(view, d, validate=True)
             if m is not None:
                 loaded[str(d)] = m
-            elif view.read(layout.object_path(d)) is not None:  # there, and refused
+            elif is_there(view, layout.object_path(d)):  # there, and refused
                 path, why = damage(view, d)
                 refused[str(d)] = (path, why) if path else (layout.object_path(d),
                                                            "could not be read")
@@ -559,7 +581,7 @@ class OverlayCatalog(Catalog):
         present = {d: m for d, m in loaded.items() if m is not None}
         unreadable = tuple(sorted(
             d for d, m in loaded.items()
-            if m is None and view.read(layout.object_path(Digest.from_str(d))) is not None))
+            if m is None and is_there(view, layout.object_path(Digest.from_str(d)))))
         changes: dict[str, Record | None] = {d: None for d, m in loaded.items() if m is None}
         changes.update(describe_all(present, fallback))
         for r in base.referencing(set(loaded)):

@@ -58,6 +58,7 @@ from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest
 from ..core.hashes import blake2b
+from ..core.limits import PastLimit
 from . import _database as database
 from ._database import INDEXES, LARGE_READ, Damaged, Progress, index_path, log, seal
 from ._transaction import transaction
@@ -321,8 +322,11 @@ class NameIndex:
         for leaf in plan.reads:
             hex_ = shard + leaf[:-5]
             keys = (plan.objects[leaf], plan.metadata[leaf])
-            kind_name = _kind_and_name(source.read_file(f"objects/{shard}", leaf),
-                                       source.read_file(f"metadata/{shard}", leaf))
+            try:
+                kind_name = _kind_and_name(source.read_file(f"objects/{shard}", leaf),
+                                           source.read_file(f"metadata/{shard}", leaf))
+            except PastLimit:  # past the bound, unread: it names nothing (fresh03 H3)
+                kind_name = None
             if kind_name is None:
                 unnamed.append((scope, hex_))
             else:

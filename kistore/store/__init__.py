@@ -20,6 +20,7 @@ from ._store import (
     ValueWarning,
 )
 from ._views import (
+    WORK_TREE_BYTES,
     CommitView,
     Files,
     FileTooLarge,
@@ -84,6 +85,7 @@ __all__ = [
     "ValueWarning",
     "CommitView",
     "FileTooLarge",
+    "WORK_TREE_BYTES",
     "Files",
     "NamesFileDisagrees",
     "Settings",
