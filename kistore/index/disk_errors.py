@@ -15,6 +15,8 @@ import errno
 import os
 import sqlite3
 
+from ..core.disk_errors import REMEDIES
+
 _SQLITE_READONLY = 8
 _SQLITE_IOERR = 10
 _SQLITE_FULL = 13
@@ -68,8 +70,5 @@ def sqlite_os_error(error: sqlite3.Error, file: str | os.PathLike[str],
     number = _errno_of(error)
     if number is None:
         return None
-    remedy = {errno.ENOSPC: "free space on its file system and run the command again",
-              errno.EIO: "check the disk (dmesg) and run the command again",
-              errno.EROFS: "make it writable (a read-only file system or no write "
-                           "permission) and run the command again"}[number]
+    remedy = REMEDIES[number]
     return DiskError(number, f"{os.strerror(number)} writing {what}; {remedy}", os.fspath(file))
