@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ from ..core.times import out_of_range
 from ..git.blobs import ObjectUnreadable
 from ..git.landing import object_landing_commits
 from ..git.notes import NO_NOTES
+from ..index.disk_errors import sqlite_os_error
 from ..index.index import count_objects, open_catalog
 from ..query.policy import load_policy
 from . import outdir
@@ -95,6 +97,11 @@ unknown) and returns the function to call with each increment done."""
 NOT_INDEXED = ("is not in the index of this commit; run `kistore reindex --check` to see "
                "what the index lacks, `kistore reindex --at REV` to rebuild it")
 """The problem of a manifest the store holds and the index lacks (a row deleted from it)."""
+
+SCRATCH_SAID = ("the export's scratch database (a temporary file in a directory beside it, "
+                "removed again)")
+"""What a full disk stopped, said after OUT's name (:func:`kistore.index.disk_errors.
+sqlite_os_error`): the scratch file itself is never the name a user is told (it is gone)."""
 
 WRITES = (outdir.MANIFEST, outdir.state_path("runs"),
           "runs/source=s/hardware=h/part-00000.parquet", "manifests/kind=k/part-00000.parquet",
@@ -194,7 +201,9 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
         PartitionWriteError: a table's file could not be written (disk full,
             permissions): named by its partition and a row of it
             (:class:`kistore.export.writers.PartitionWriteError`).
-        OSError: another file could not be written. Nothing is left half-written either
+        OSError: another file could not be written; a full disk (or an I/O error, or a
+            read-only file system) stopping the scratch database is said naming ``out``
+            (:class:`kistore.index.disk_errors.DiskError`). Nothing is left half-written either
             way: a full export is removed, a ``--since`` one's new files are removed.
     """
     out = Path(out)
@@ -223,12 +232,19 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
         result.warnings.append(lost)
     moved: list[Path] = []
     try:
-        scratch = Scratch(temp / "scratch.sqlite")
         try:
-            shape = _stage(store, commit, scratch, result, previous, progress, notes)
-            manifest = _write(temp, scratch, result, shape, previous, store, progress, notes)
-        finally:
-            scratch.close()
+            scratch = Scratch(temp / "scratch.sqlite")
+            try:
+                shape = _stage(store, commit, scratch, result, previous, progress, notes)
+                manifest = _write(temp, scratch, result, shape, previous, store, progress,
+                                  notes)
+            finally:
+                scratch.close()
+        except sqlite3.OperationalError as e:  # full disk: named, not a bug (fresh05 MED 1)
+            said = sqlite_os_error(e, out, SCRATCH_SAID)
+            if said is None:
+                raise
+            raise said from e
         os.unlink(temp / "scratch.sqlite")
         if previous is not None and not result.files and previous["commit"] == result.commit:
             result.generation, result.appended = generation - 1, False  # nothing to add

@@ -24,6 +24,7 @@ from array import array
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any
 
+from ..core.disk_errors import named
 from ..core.errors import StoreStateError
 from ..core.workers import forking, start_worker
 from .realdirs import ABSENT, first_not_dir
@@ -151,6 +152,8 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> os.stat_result:
 
     Raises:
         OSError: the write failed; the temporary file is removed and ``path`` is unchanged.
+            One without a file name (``os.write``'s ENOSPC) is raised naming ``path``
+            (:func:`kistore.core.disk_errors.named`).
 
     The temporary name is unique per process (pid + counter) and created with O_EXCL, so
     writers never share one. The directory is created only when missing (a bulk add
@@ -186,13 +189,15 @@ def _write(path: str, data: bytes, *, fix_mode: bool) -> os.stat_result:
         os.replace(tmp, path)
         renamed = True
         return os.fstat(fd)  # after the rename, which changed the ctime
-    except BaseException:
+    except BaseException as e:
         # Not `fd >= 0`: an interrupt between os.open returning and `fd` being set left
         # the file behind (breaker8). The name is this process's own (pid and counter):
         # at worst it is a crashed process's leftover of that name, which is stale.
         if not renamed:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
+        if isinstance(e, OSError) and e.filename is None:  # os.write's ENOSPC: which file
+            raise named(e, path) from e  # (fresh05 LOW 2: "No space left on device" alone)
         raise
     finally:
         if fd >= 0:

@@ -9,9 +9,17 @@ took 9.8 s at 1,000,000 manifests). Writes go through :func:`transaction` instea
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from .disk_errors import sqlite_os_error
+
+INDEX_SAID = ("kistore's derived index (rebuilt from the store whenever needed: nothing of "
+              "the store was lost)")
+"""What a full disk stopped, said after the index file's name (fresh05 MED 1: ``reindex``
+said "internal error: this is a bug" at its ``COMMIT``)."""
 
 
 @contextmanager
@@ -29,15 +37,36 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
     Raises:
         sqlite3.OperationalError: the database stayed locked past the connection's timeout.
+        kistore.index.disk_errors.DiskError: the disk is full (or failed, or is read-only):
+            an ``OSError`` naming the database file, still a ``sqlite3.OperationalError``;
+            the transaction was rolled back (SQLite's journal: nothing half-written).
     """
     if conn.in_transaction:
         yield conn
         return
-    conn.execute("BEGIN IMMEDIATE")
     try:
-        yield conn
-    except BaseException:
-        if conn.in_transaction:  # a Ctrl-C just after a COMMIT inside finds none
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:  # a Ctrl-C just after a COMMIT inside finds none
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    except sqlite3.OperationalError as e:
+        said = sqlite_os_error(e, _file(conn), INDEX_SAID)
+        if said is None:
+            raise
+        if conn.in_transaction:  # a failed COMMIT leaves it open
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        raise said from e
+
+
+def _file(conn: sqlite3.Connection) -> str:
+    """Return the file of ``conn``'s main database (``""`` for one in memory)."""
+    try:
+        return next((row[2] for row in conn.execute("PRAGMA database_list")
+                     if row[1] == "main"), "") or ""
+    except sqlite3.Error:
+        return ""

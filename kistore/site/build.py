@@ -47,6 +47,7 @@ from ..attest.notes_at import NOTES_NONE as NOTES_NONE  # re-exported: its home 
 from ..attest.notes_at import lost_warning
 from ..attest.notes_at import notes_commit as notes_commit
 from ..core.canonical_fast import loads_lenient
+from ..core.disk_errors import named
 from ..core.errors import InputError
 from ..git.commit import interrupts_deferred
 from ..git.lazy import pygit2
@@ -341,7 +342,10 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
                   "notesTouches": None if prep.notes_touches is None
                   else prep.notes_touches.to_json(),
                   "pages": dict(sorted(keys.items()))}
-    staging = stage(out)
+    try:
+        staging = stage(out)
+    except OSError as e:  # the staging's marker, on a full disk: say OUT (fresh05 LOW 2)
+        raise named(e, out) from e
     try:
         for page, html, data in _rendered(prep, todo):
             for name, content in (("index.html", html), ("index.json", data)):
@@ -352,7 +356,10 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
             progress(len(prep.pages) - len(todo), len(prep.pages))
         for name, content in site_files.items():
             _write_if_changed(out, staging.path, name, content, report)
-        _write_cache(staging.path, cache_data)
+        try:
+            _write_cache(staging.path, cache_data)
+        except OSError as e:
+            raise named(e, out / CACHE_FILE, instead_of=staging.path) from e
         names = [n for n in (os.listdir(staging.path) if fresh else report.written)
                  if n not in (MARKER, CACHE_FILE)]
         moves = [*sorted(names, key=lambda rel: rel == BUILD_FILE), CACHE_FILE]
@@ -549,6 +556,10 @@ def _write_if_changed(out: Path, staging: str, rel: str, content: bytes,
         rel: the file, relative to both, ``/``-separated.
         content: the file's bytes.
         report: records ``rel`` as written, or counts it unchanged.
+
+    Raises:
+        OSError: ``rel`` could not be written (a full disk): named as it would be in
+            ``out`` (:func:`kistore.core.disk_errors.named`), never by the staging.
     """
     try:
         with open(os.path.join(out, rel), "rb") as f:
@@ -560,10 +571,16 @@ def _write_if_changed(out: Path, staging: str, rel: str, content: bytes,
     path = os.path.join(staging, rel)
     parent = os.path.dirname(path)
     if parent not in report.made:
-        os.makedirs(parent, exist_ok=True)
+        try:
+            os.makedirs(parent, exist_ok=True)
+        except OSError as e:
+            raise named(e, os.path.dirname(os.path.join(out, rel)), instead_of=staging) from e
         report.made.add(parent)
-    with open(path, "wb") as f:
-        f.write(content)
+    try:
+        with open(path, "wb") as f:
+            f.write(content)
+    except OSError as e:  # named as in OUT, not the staging (fresh05 LOW 2: no name at all)
+        raise named(e, os.path.join(out, rel), instead_of=staging) from e
     report.written.append(rel)
 
 
