@@ -212,6 +212,22 @@ class _Versions:
             blob_at(self.repo, parent.tree, s.path) is not None if s.path else
             self.now is not None or s.entered <= when)]
 
+    def lost(self, pair: tuple[Any, Any], old: TrustedKey, new: TrustedKey) -> Signed | None:
+        """Return what the key signed, held at ``pair[0]``, that ``old`` counts and ``new`` not.
+
+        Roles and time windows both weighed (:func:`._signed_held.uncounted`); None: nothing.
+        """
+        held = self.held(pair, new.keyid)
+        if not held:
+            return None
+        start = _start_of(self, pair[1], new.keyid)
+
+        def dated(entry: TrustedKey) -> TrustedKey:
+            return entry if entry.valid_from is not None else replace(entry,
+                                                                      valid_from=start())
+
+        return uncounted(dated(old), dated(new), held, roles=True)
+
     def narrows(self, pair: tuple[Any, Any], old: TrustedKey | None, new: TrustedKey) -> str:
         """Return :func:`narrowing` of a key's entry ``old`` -> ``new`` by ``pair``.
 
@@ -401,21 +417,27 @@ def _given_back(repo: pygit2.Repository, read: _Versions, pair: tuple[Any, Any],
     the one said. A commit taking back what its parent *gave* (a ``git revert`` of a role
     granted on main, a merge or a plain edit taking an older file: fresh04 H3) is neither:
     its narrowing stands, as the key's attestations that entered meanwhile stop counting.
+    History (``verify``) knows no BASE, nor which commits were main's tip: there such a
+    commit is said when an attestation the key signed, held by its time, counted under the
+    parent's entry and counts no more (a branch that gave and took back before it landed,
+    which the gate's BASE rule lets through, is not warned of for good).
     """
     parent = pair[1]
     base = read.base
     if base is not None and parent.id != base.id and not read.narrows(
             pair, _entry_in(repo, read, base.tree, entry.keyid), entry):
         return True
-    if not parent.parents:
-        return False
-    first = parent.parents[0]
-    before = _entry_in(repo, read, first.tree, entry.keyid)
     between = _entry_in(repo, read, parent.tree, entry.keyid)
-    if before is None or between is None:
-        return False  # the key is new there: the narrowing stands
-    took = narrowing(before, between, _time_of(parent), _start_of(read, first, entry.keyid))
-    return bool(took) and not read.narrows(pair, before, entry)
+    if between is None:
+        return False
+    first = parent.parents[0] if parent.parents else None
+    before = None if first is None else _entry_in(repo, read, first.tree, entry.keyid)
+    if before is not None:
+        if read.narrows(pair, before, entry):
+            return False  # it narrows what the key held before its parent too
+        if narrowing(before, between, _time_of(parent), _start_of(read, first, entry.keyid)):
+            return True  # the undo of the parent's narrowing, said of the parent
+    return base is None and read.lost(pair, between, entry) is None
 
 
 def _start_of(read: _Versions, parent: Any, keyid: str) -> Callable[[], datetime]:

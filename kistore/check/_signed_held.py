@@ -96,7 +96,8 @@ def signed_held(store: Store, at: str) -> dict[str, list[Signed]]:
     return found
 
 
-def uncounted(old: TrustedKey, new: TrustedKey, held: list[Signed]) -> Signed | None:
+def uncounted(old: TrustedKey, new: TrustedKey, held: list[Signed], *,
+              roles: bool = False) -> Signed | None:
     """Return the first of ``held`` the old entry counts and the new one's times do not.
 
     Both entries are judged as every query judges (:meth:`TrustedKey.judge`: at the entry
@@ -108,11 +109,13 @@ def uncounted(old: TrustedKey, new: TrustedKey, held: list[Signed]) -> Signed | 
         old: the entry before, its ``validFrom`` set (a key without one: its first start).
         new: the entry after, likewise.
         held: the key's attestations the changing commit's repository already holds.
+        roles: weigh ``new``'s roles too (``verify``'s history: whether a commit taking
+            back what its parent gave took anything that counted meanwhile).
 
     Returns:
         The attestation, or None when the change stops counting none of them.
     """
-    judged = replace(new, roles=old.roles, revoked_at=old.revoked_at)
+    judged = replace(new, roles=new.roles if roles else old.roles, revoked_at=old.revoked_at)
     return next((s for s in held if old.judge(s.role, s.entered, s.signed) is None
                  and judged.judge(s.role, s.entered, s.signed) is not None), None)
 

@@ -20,7 +20,7 @@ import subprocess
 
 import pytest
 
-from kistore.attest import signing
+from kistore.attest import notes, signing
 from kistore.check.gate import check_range
 from kistore.core.digest import Digest
 from kistore.store import Store
@@ -40,7 +40,6 @@ from .test_evidence_every_commit import (
     the_entry,
     withdrawn,
 )
-from .test_history_reruns import attest_file
 
 OTHER = signing.keyid(STRANGER.public_key())
 RUN = Digest.from_str(PUBLISHED["run"])
@@ -83,19 +82,31 @@ def other_entry(doc) -> dict:
 def granted(remote) -> tuple[Remote, str]:  # noqa: F811
     """Main: a second key trusted for rerun, then granted maintainer, then its withdrawal.
 
-    The withdrawal entered after the grant landed (fresh04 H3's ``k3``; a file here, dated
-    as the history is, ahead of the clock): it counts (``withdraws``). Returns the server
-    and the granting commit.
+    The withdrawal is a note line pushed after the grant landed (fresh04 H3's ``k3``), its
+    notes commit dated as the history is, ahead of the clock: it counts (``withdraws``).
+    Returns the server and the granting commit (main's tip).
     """
     assert remote.pr("trust a rerun key", lambda c: remote.kistore(
         "trust", "add", other_key(remote), "--role", "rerun"), date=soon(2)).accepted
     grant = edit_trust(lambda d: other_entry(d).update(roles=["maintainer", "rerun"]))
     assert remote.pr("grant it maintainer", grant, date=soon(3)).accepted
-    granting = remote.main()
-    assert remote.pr("its withdrawal", attest_file(remote, bundle(STRANGER, "withdrawal")),
-                     date=soon(4)).accepted
+    note_at(remote, bundle(STRANGER, "withdrawal"), soon(4))
     assert effects(remote, OTHER) == ["withdraws"]
-    return remote, granting
+    return remote, remote.main()
+
+
+def note_at(server: Remote, data: bytes, date: str) -> None:
+    """Attach ``data`` as a note line on the run, its notes commit dated ``date``; push it."""
+    clone = server.clone
+    notes.attach(Store(clone), RUN, data)
+    tip = git(clone, "rev-parse", "refs/notes/kistore").strip()
+    parents = git(clone, "rev-parse", f"{tip}^@").split()
+    dated = subprocess.run(
+        ["git", "commit-tree", f"{tip}^{{tree}}", *[a for p in parents for a in ("-p", p)],
+         "-m", "Notes added by kistore"], cwd=clone, check=True, capture_output=True,
+        text=True, env={**os.environ, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date})
+    git(clone, "update-ref", "refs/notes/kistore", dated.stdout.strip(), tip)
+    assert server.push("refs/notes/kistore").accepted
 
 
 def revert(server: Remote, grant: str) -> None:
@@ -182,8 +193,7 @@ def test_reverting_a_merged_grant_is_refused(remote):  # noqa: F811
     git(clone, "checkout", "-q", "main")
     merge = commit_at(clone, soon(3), "merge", "-q", "--no-ff", "-m", "Merge PR #7", "grant")
     assert push(remote)[0] == 0 and remote.main() == merge != base
-    assert remote.pr("its withdrawal", attest_file(remote, bundle(STRANGER, "withdrawal")),
-                     date=soon(4)).accepted
+    note_at(remote, bundle(STRANGER, "withdrawal"), soon(4))
     assert effects(remote, OTHER) == ["withdraws"]
     taking = commit_at(clone, soon(5), "revert", "--no-edit", "-m", "1", merge)
     said = "roles maintainer, rerun -> rerun"
@@ -212,6 +222,23 @@ def test_a_range_taking_back_what_it_gave_is_no_narrowing(remote):  # noqa: F811
     assert git(remote.clone, "diff", "--stat", base, "HEAD") == ""
     assert gate(remote, base) == []
     assert push(remote)[0] == 0
+    # nor does `verify` warn of it in history: nothing the key signed counted by the role
+    verified = remote.kistore("verify", "--json", check=False)
+    assert [f for f in json.loads(verified.stdout)["findings"] if f["rule"] == "KI410"] == []
+
+
+def test_a_grant_taken_back_past_the_hook_is_warned_of(granted):
+    # history that landed where no hook ran: `verify` names the commit, since the key's
+    # withdrawal counted under its parent's entry and counts no more
+    server, grant = granted
+    assert server.pr("trust as it was", restore(TRUST, rev=f"{grant}~1"), hook=False,
+                     date=soon(5)).accepted
+    taking = server.main()
+    verified = server.kistore("verify", "--json", check=False)
+    found = [f for f in json.loads(verified.stdout)["findings"] if f["rule"] == "KI410"]
+    assert [(f["severity"], f["extra"]) for f in found] == [("warning", {
+        "commit": taking, "parent": git(server.bare, "rev-parse", f"{taking}~1").strip(),
+        "keyid": OTHER, "change": "roles maintainer, rerun -> rerun", "restored": False})]
 
 
 def withdrawal_entered(server: Remote) -> dt.datetime:
