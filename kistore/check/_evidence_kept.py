@@ -50,7 +50,8 @@ from ..git.pathlog import blob_at
 from ._fixes import REBASE_BASE, Base, rebase_fix, restored_fix, staged_fix
 from ._history import ancestry
 from ._policy import policy_problems
-from .lineage import APPEND_ONLY_REMOVED, changing_commits
+from ._signed_held import Signed, counted_any, signed_held, uncounted
+from .lineage import APPEND_ONLY_REMOVED, REVOCATION_LIFTED, changing_commits
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -61,6 +62,11 @@ EVIDENCE_REMOVED_IN_HISTORY = replace(APPEND_ONLY_REMOVED, severity=WARNING)
 """KI410 of a commit of the history as ``verify`` reports it: history is never rewritten,
 and the answers at HEAD hold (a key counts from its first start, an attestation file from
 the first commit holding it)."""
+
+LIFTED_IN_HISTORY = replace(REVOCATION_LIFTED, severity=WARNING)
+"""KI412 of a commit of the history that lifted a revocation a later commit put back, as
+``verify`` reports it (queries hold every revocation any version made: what HEAD answers
+holds)."""
 
 DIRECTORIES = (layout.TRUST_DIR, layout.POLICY_DIR, layout.ATTESTATIONS_DIR)
 """The directories whose files are judged: the trust file's, the policy's, the attestations'."""
@@ -83,6 +89,8 @@ class Removal:
             written (hashing to its name): it no longer verifies there (KI305).
         narrowed: what the commit took from the key's entry, as said (``roles maintainer,
             rerun -> rerun``): a role, or a time the key counted before this commit.
+        lifted: the key's revocation the commit lifts or moves later, as said
+            (``revokedAt 2026-06-01T00:00:00Z -> none``): KI412 of that commit.
         was: the parent's blob of ``path`` (40 hex digits).
         now: the commit's blob of ``path`` (``""``: none).
     """
@@ -94,21 +102,42 @@ class Removal:
     invalid: str = ""
     rewritten: bool = False
     narrowed: str = ""
+    lifted: str = ""
     was: str = ""
     now: str = ""
 
     @property
     def kind(self) -> str:
-        """``deleted``, ``invalid``, ``rewritten``, ``key-removed`` or ``narrowed``."""
-        return ("narrowed" if self.narrowed else "key-removed" if self.keyid else
-                "invalid" if self.invalid else "rewritten" if self.rewritten else "deleted")
+        """``deleted``, ``invalid``, ``rewritten``, ``key-removed``, ``narrowed``, ``unrevoked``."""
+        return ("narrowed" if self.narrowed else "unrevoked" if self.lifted else "key-removed"
+                if self.keyid else "invalid" if self.invalid else "rewritten" if
+                self.rewritten else "deleted")
 
 
 class _Versions:
-    """The versions of the judged files a walk reads, each blob read and judged once."""
+    """The versions of the judged files a walk reads, each blob read and judged once.
 
-    def __init__(self, repo: pygit2.Repository) -> None:
+    Args:
+        repo: the ``pygit2.Repository``.
+        base: the gate's BASE commit (what landed): a commit taking back only what the
+            range itself gave, BASE's entry kept, narrows nothing that landed (fresh04 H3);
+            None: ``verify``'s history, which knows no BASE.
+        now: the gate's clock (the push's, in pre-receive): a change lands then, so a
+            ``validUntil`` before it takes back what entered meanwhile (fresh04 H1); None:
+            history, judged by its commits' and attestations' times alone.
+        signed: reads what each key signed that the repository holds
+            (:func:`._signed_held.signed_held`), asked at most once, and only for a change
+            of a key's time window its commit's own time does not already judge.
+    """
+
+    def __init__(self, repo: pygit2.Repository, *, base: Any = None,
+                 now: datetime | None = None,
+                 signed: Callable[[], dict[str, list[Signed]]] | None = None) -> None:
         self.repo = repo
+        self.base = base
+        self.now = now
+        self._signed = signed
+        self._held: dict[str, list[Signed]] | None = None
         self._keys: dict[str, set[str] | None] = {}
         self._trust: dict[str, tuple[Trust | None, str]] = {}
         self._policy: dict[str, str] = {}
@@ -165,13 +194,61 @@ class _Versions:
             self._starts[rev] = {k: when for k, (when, _c) in added(self.repo, rev).items()}
         return self._starts[rev].get(keyid, _time_of(parent))
 
+    def held(self, pair: tuple[Any, Any], keyid: str) -> list[Signed]:
+        """Return what ``keyid`` signed that the repository held when ``pair[0]`` was made.
 
-def removals(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Removal]:
+        An attestation file its parent ``pair[1]`` holds (it entered on the way to the
+        commit, whatever the commit's date says), and a note line: at the gate every line
+        the notes hold (the change lands now), in history one that entered by the commit's
+        own time.
+        """
+        if self._signed is None:
+            return []
+        if self._held is None:
+            self._held = self._signed()
+        commit, parent = pair
+        when = _time_of(commit)
+        return [s for s in self._held.get(keyid, []) if (
+            blob_at(self.repo, parent.tree, s.path) is not None if s.path else
+            self.now is not None or s.entered <= when)]
+
+    def lost(self, pair: tuple[Any, Any], old: TrustedKey, new: TrustedKey) -> Signed | None:
+        """Return what the key signed, held at ``pair[0]``, that ``old`` counts and ``new`` not.
+
+        Roles and time windows both weighed (:func:`._signed_held.uncounted`); None: nothing.
+        """
+        held = self.held(pair, new.keyid)
+        if not held:
+            return None
+        start = _start_of(self, pair[1], new.keyid)
+
+        def dated(entry: TrustedKey) -> TrustedKey:
+            return entry if entry.valid_from is not None else replace(entry,
+                                                                      valid_from=start())
+
+        return uncounted(dated(old), dated(new), held, roles=True)
+
+    def narrows(self, pair: tuple[Any, Any], old: TrustedKey | None, new: TrustedKey) -> str:
+        """Return :func:`narrowing` of a key's entry ``old`` -> ``new`` by ``pair``.
+
+        ``pair`` is the commit and the parent compared: judged at the commit's time and the
+        gate's clock, against what the key signed that was held then (:meth:`held`).
+        """
+        commit, parent = pair
+        return narrowing(old, new, _time_of(commit), _start_of(self, parent, new.keyid),
+                         held=lambda: self.held(pair, new.keyid), now=self.now)
+
+
+def removals(repo: pygit2.Repository, commits: Iterable[Any], *, read: _Versions | None = None
+             ) -> list[Removal]:
     """Return what each commit takes away from the evidence files: deletes, breaks, narrows.
 
     Args:
         repo: the ``pygit2.Repository``.
         commits: the commits judged (``pygit2.Commit``), each against each parent.
+        read: the versions' reader (:class:`_Versions`: the gate's BASE and clock, what
+            the keys signed); None: one knowing none of them (history's, without
+            attestations: a key's window judged by its commit's time).
 
     Returns:
         One :class:`Removal` per attestation file (on the layout's path), policy file or
@@ -183,17 +260,18 @@ def removals(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Removal]:
         parent held them as written; per key whose entry it removes from the trust file
         (keys read leniently, as :func:`kistore.attest.trust_history.keyids_in` reads them)
         or narrows (:func:`narrowing`: a role dropped, a time the key counted before the
-        commit taken away); in the order of ``commits``, one per commit, file, key and kind
-        (a merge's two parents say one removal once: fresh02 G3). A merge's difference from
-        one parent that another parent holds too is that side's, when the two parents'
-        merge base did not (reported in that side's history). A mode change alone is
-        KI114's (every commit of the range, :mod:`._every_commit`).
+        commit, or when an attestation it signed entered, taken away), or whose revocation
+        it lifts or moves later (:func:`lifting`); in the order of ``commits``, one per
+        commit, file, key and kind (a merge's two parents say one removal once: fresh02
+        G3). A merge's difference from one parent that another parent holds too is that
+        side's, when the two parents' merge base did not (reported in that side's
+        history). A mode change alone is KI114's (every commit of the range, :mod:`._every_commit`).
 
     Raises:
         ObjectUnreadable: a tree or blob read on the way is damaged.
     """
     found: dict[tuple[str, str, str, str], Removal] = {}
-    read = _Versions(repo)
+    read = _Versions(repo) if read is None else read
     for commit in commits:
         for parent in commit.parents:
             sides = _sides(read, parent, [o for o in commit.parents if o.id != parent.id])
@@ -292,11 +370,14 @@ def _trust_taken(repo: pygit2.Repository, read: _Versions, pair: tuple[Any, Any]
         return found
     when = _time_of(commit)
     for keyid in sorted(set(before.keys) & set(after.keys)):
-        said = narrowing(before.keys[keyid], after.keys[keyid], when,
-                         _start_of(read, parent, keyid))
-        if said and not _narrowed_sides(repo, read, after.keys[keyid], when, sides) and \
-                not _given_back(repo, read, parent, after.keys[keyid], when):
+        entry = after.keys[keyid]
+        said = read.narrows(pair, before.keys[keyid], entry)
+        if said and not _narrowed_sides(repo, read, entry, when, sides) and \
+                not _given_back(repo, read, pair, entry):
             found.append(Removal(*ids, keyid=keyid, narrowed=said, was=was, now=now))
+        lifted = lifting(before.keys[keyid], entry)
+        if lifted and not _lifted_sides(repo, read, entry, sides):
+            found.append(Removal(*ids, keyid=keyid, lifted=lifted, was=was, now=now))
     return found
 
 
@@ -317,20 +398,46 @@ def _narrowed_sides(repo: pygit2.Repository, read: _Versions, entry: TrustedKey,
                                           lambda: when)))
 
 
-def _given_back(repo: pygit2.Repository, read: _Versions, parent: Any, entry: TrustedKey,
-                when: datetime) -> bool:
-    """Whether ``entry`` only takes back what ``parent`` gave the key (a do and its undo).
+def _lifted_sides(repo: pygit2.Repository, read: _Versions, entry: TrustedKey,
+                  sides: Callable[[Any, Any], bool]) -> bool:
+    """Whether a merge's lifted revocation in ``entry`` is another side's (that side lifted it)."""
+    return sides(lambda t: _entry_in(repo, read, t, entry.keyid) == entry,
+                 lambda t: bool(lifting(_entry_in(repo, read, t, entry.keyid), entry)))
 
-    A commit restoring a role or a time that its parent took (fresh02 G1's second commit:
-    ``roles rerun -> maintainer`` after ``maintainer -> rerun``) narrows nothing the key
-    held before the parent: the parent's narrowing is the one said. Compared with the
-    parent's first parent when that holds the key's entry (no entry there: the key is new,
-    and the narrowing stands).
+
+def _given_back(repo: pygit2.Repository, read: _Versions, pair: tuple[Any, Any],
+                entry: TrustedKey) -> bool:
+    """Whether ``entry`` only takes back what its parent gave the key, and that never landed.
+
+    Two undos narrow nothing that counted: at the gate, a commit whose parent is of the
+    range (not BASE) and whose entry narrows nothing of BASE's (the range gave it and takes
+    it back before it lands); anywhere, a commit restoring a role or a time that its
+    parent took (fresh02 G1's second commit: ``roles rerun -> maintainer`` after
+    ``maintainer -> rerun``), compared with the parent's first parent: that narrowing is
+    the one said. A commit taking back what its parent *gave* (a ``git revert`` of a role
+    granted on main, a merge or a plain edit taking an older file: fresh04 H3) is neither:
+    its narrowing stands, as the key's attestations that entered meanwhile stop counting.
+    History (``verify``) knows no BASE, nor which commits were main's tip: there such a
+    commit is said when an attestation the key signed, held by its time, counted under the
+    parent's entry and counts no more (a branch that gave and took back before it landed,
+    which the gate's BASE rule lets through, is not warned of for good).
     """
-    if not parent.parents:
+    parent = pair[1]
+    base = read.base
+    if base is not None and parent.id != base.id and not read.narrows(
+            pair, _entry_in(repo, read, base.tree, entry.keyid), entry):
+        return True
+    between = _entry_in(repo, read, parent.tree, entry.keyid)
+    if between is None:
         return False
-    before = _entry_in(repo, read, parent.parents[0].tree, entry.keyid)
-    return before is not None and not narrowing(before, entry, when, lambda: when)
+    first = parent.parents[0] if parent.parents else None
+    before = None if first is None else _entry_in(repo, read, first.tree, entry.keyid)
+    if before is not None:
+        if read.narrows(pair, before, entry):
+            return False  # it narrows what the key held before its parent too
+        if narrowing(before, between, _time_of(parent), _start_of(read, first, entry.keyid)):
+            return True  # the undo of the parent's narrowing, said of the parent
+    return base is None and read.lost(pair, between, entry) is None
 
 
 def _start_of(read: _Versions, parent: Any, keyid: str) -> Callable[[], datetime]:
@@ -339,7 +446,9 @@ def _start_of(read: _Versions, parent: Any, keyid: str) -> Callable[[], datetime
 
 
 def narrowing(old: TrustedKey | None, new: TrustedKey, when: datetime,
-              start: Callable[[], datetime]) -> str:
+              start: Callable[[], datetime], *,
+              held: Callable[[], list[Signed]] | None = None,
+              now: datetime | None = None) -> str:
     """Say what a change of a key's entry takes back of what the key counted for before ``when``.
 
     Trust is never narrowed after the fact (fresh02 G1): dropping a role, setting a
@@ -347,7 +456,12 @@ def narrowing(old: TrustedKey | None, new: TrustedKey, when: datetime,
     (or moving it later) after when the key counted from, un-counts what the key signed
     and entered meanwhile (a maintainer's withdrawal stops withdrawing, and its run ranks
     again), as removing the entry does (KI410). A revocation (``revokedAt``) is how trust
-    ends, and is permanent (KI412); it is not judged here.
+    ends, and is permanent (KI412); it is not judged here (:func:`lifting` is).
+
+    The commit's date is the submitter's to write (KI428 lets it lie up to a day before
+    its parent): a ``validUntil`` after it is also a narrowing when it falls before an
+    attestation the key signed had entered (``held``: those times cannot lie), or before
+    the gate's clock (``now``: the change lands then; fresh04 H1).
 
     Args:
         old: the entry before (None: no entry: nothing to narrow).
@@ -355,24 +469,45 @@ def narrowing(old: TrustedKey | None, new: TrustedKey, when: datetime,
         when: the changing commit's time (UTC): a ``validUntil`` at or after it takes
             nothing back (what entered before it still counts).
         start: when a key without ``validFrom`` counts from (its first start), asked only
-            when ``new`` sets one on such a key.
+            when ``new`` sets one on such a key, or ``held`` is weighed.
+        held: the key's attestations the repository held at the change
+            (:class:`._signed_held.Signed`), asked only for a window the times above do
+            not judge; None: none weighed.
+        now: the gate's clock (UTC), or None (history: not known).
 
     Returns:
         What narrowed (``roles maintainer, rerun -> rerun; validUntil none ->
-        2026-01-01T00:00:00Z``), or ``""`` when nothing the key counted for before ``when``
-        is taken back (a key that did not count yet: its ``validFrom`` at or after
-        ``when``). Raises nothing but what ``start`` raises.
+        2026-01-01T00:00:00Z, before the change``), or ``""`` when nothing the key
+        counted for is taken back (a key that did not count yet: its ``validFrom`` at or
+        after ``when`` and ``now``, and none of ``held`` counted by it). Raises nothing
+        but what ``start`` and ``held`` raise.
     """
-    if old is None or (old.valid_from is not None and old.valid_from >= when):
+    if old is None:
+        return ""
+
+    def dated(entry: TrustedKey) -> TrustedKey:
+        return entry if entry.valid_from is not None else replace(entry, valid_from=start())
+
+    latest = when if now is None else max(when, now)
+    if old.valid_from is not None and old.valid_from >= latest and (
+            held is None or counted_any(old, held()) is None):
         return ""
     said = []
     if set(old.roles) - set(new.roles):
         said.append(f"roles {', '.join(old.roles)} -> {', '.join(new.roles) or 'none'}")
     until = new.valid_until
-    if until is not None and until < when and (old.valid_until is None
-                                               or until < old.valid_until):
-        said.append(f"validUntil {_shown(old.valid_until)} -> {format_time(until)}, before "
-                    "the change")
+    if until is not None and (old.valid_until is None or until < old.valid_until):
+        lost = None if until < when or held is None else uncounted(
+            dated(old), dated(replace(old, valid_until=until)), held())
+        if until < when:
+            said.append(f"validUntil {_shown(old.valid_until)} -> {format_time(until)}, "
+                        "before the change")
+        elif lost is not None:
+            said.append(f"validUntil {_shown(old.valid_until)} -> {format_time(until)}, "
+                        f"before {lost.said()}")
+        elif now is not None and until < now:
+            said.append(f"validUntil {_shown(old.valid_until)} -> {format_time(until)}, "
+                        f"before the gate's clock ({format_time(now)}), when it lands")
     since = new.valid_from
     if since is not None and old.valid_from is not None and since > old.valid_from:
         said.append(f"validFrom {format_time(old.valid_from)} -> {format_time(since)}")
@@ -380,6 +515,20 @@ def narrowing(old: TrustedKey | None, new: TrustedKey, when: datetime,
         said.append(f"validFrom none (from when it entered the trust file, "
                     f"{format_time(first)}) -> {format_time(since)}")
     return "; ".join(said)
+
+
+def lifting(old: TrustedKey | None, new: TrustedKey) -> str:
+    """Say how a change of a key's entry lifts its revocation, or moves it later ("": not).
+
+    A revocation is permanent (KI412): the gate held HEAD's file to every earlier version,
+    so a commit lifting one and the next putting it back passed (fresh04 L1), yet at that
+    commit the key's entry says it signs again. Returns ``revokedAt X -> none`` (or
+    ``-> Y``, a later time); raises nothing.
+    """
+    if old is None or old.revoked_at is None or (
+            new.revoked_at is not None and new.revoked_at <= old.revoked_at):
+        return ""
+    return f"revokedAt {format_time(old.revoked_at)} -> {_shown(new.revoked_at)}"
 
 
 def _shown(when: datetime | None) -> str:
@@ -449,8 +598,8 @@ def _readable(data: bytes) -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("keys"), list)
 
 
-def evidence_kept(store: Store, commits: list[Any], base: Base, ends: tuple[Any, Any]
-                  ) -> list[Finding]:
+def evidence_kept(store: Store, commits: list[Any], base: Base, ends: tuple[Any, Any],
+                  now: datetime | None = None) -> list[Finding]:
     """KI410 per commit of a range that takes evidence away (:func:`removals`).
 
     What the net diff shows (a file HEAD lacks: :func:`kistore.check.gate._removed_evidence`;
@@ -465,6 +614,8 @@ def evidence_kept(store: Store, commits: list[Any], base: Base, ends: tuple[Any,
         commits: the range's commits (``pygit2.Commit``), newest first.
         base: the gate's BASE (:class:`._fixes.Base`): the fixes name it.
         ends: BASE's and HEAD's commits (``pygit2.Commit``).
+        now: the gate's clock (aware; the push's in pre-receive); None: this machine's. A
+            change of a key's entry lands then: a ``validUntil`` before it is a narrowing.
 
     Returns:
         KI410 findings on the file (``extra``: ``commit``, ``parent``, ``keyid`` for a key's
@@ -476,11 +627,13 @@ def evidence_kept(store: Store, commits: list[Any], base: Base, ends: tuple[Any,
         ObjectUnreadable: a tree or blob read on the way is damaged.
     """
     repo = store.repo
-    found = removals(repo, commits)
+    read = _Versions(repo, base=ends[0], now=datetime.now(UTC) if now is None else now,
+                     signed=lambda: signed_held(store, str(ends[1].id)))
+    found = removals(repo, commits, read=read)
     between = _policies_between(repo, commits, base, ends)
     if not found:
         return between
-    at_head = _Head(repo, ends[1])
+    at_head = _Head(read, ends[1])
     revoked: dict[str, Any] | None = None
     told = []
     for removal in found:
@@ -602,11 +755,12 @@ def check_evidence_history(store: Store, at: str | None = None) -> list[Finding]
     if at is None and repo.head_is_unborn:
         return []
     head = store.commit(at or "HEAD")
-    found = removals(repo, ancestry(repo, head))
+    read = _Versions(repo, signed=lambda: signed_held(store, str(head.id)))
+    found = removals(repo, ancestry(repo, head), read=read)
     if not found:
         return []
     where = at or "HEAD"
-    at_head = _Head(repo, head)
+    at_head = _Head(read, head)
     revoked = None
     told = []
     for removal in found:
@@ -621,19 +775,20 @@ def check_evidence_history(store: Store, at: str | None = None) -> list[Finding]
             if removal.keyid in revoked:
                 continue  # KI412
         finding = _finding(removal, restored, "history")
-        told.append(replace(finding, rule=EVIDENCE_REMOVED_IN_HISTORY,
+        told.append(replace(finding, rule=LIFTED_IN_HISTORY if removal.kind == "unrevoked"
+                            else EVIDENCE_REMOVED_IN_HISTORY,
                             fix=_history_fix(removal, restored, where)))
     return told
 
 
 class _Head:
-    """What HEAD (the tree judged) holds of what a commit took away."""
+    """What HEAD (the tree judged) holds of what a commit took away (read as ``read`` reads)."""
 
-    def __init__(self, repo: pygit2.Repository, head: Any) -> None:
-        self.repo = repo
+    def __init__(self, read: _Versions, head: Any) -> None:
+        self.repo = repo = read.repo
         self.head = head
         self.tree = head.tree
-        self.read = _Versions(repo)
+        self.read = read
         self.keys = self.read.keyids(blob_at(repo, self.tree, layout.TRUST_FILE))
 
     def restored(self, removal: Removal) -> bool | None:
@@ -662,10 +817,15 @@ class _Head:
             before = self.read.trust(removal.was)[0]
             old = None if before is None else before.keys.get(removal.keyid)
             new = trust.keys.get(removal.keyid)
-            commit = self.repo[removal.commit]
-            return new is not None and not narrowing(
-                old, new, _time_of(commit),
-                _start_of(self.read, self.repo[removal.parent], removal.keyid))
+            pair = (self.repo[removal.commit], self.repo[removal.parent])
+            return new is not None and not self.read.narrows(pair, old, new)
+        if kind == "unrevoked":
+            trust = self.read.trust(blob)[0]
+            before = self.read.trust(removal.was)[0]
+            new = None if trust is None else trust.keys.get(removal.keyid)
+            old = None if before is None else before.keys.get(removal.keyid)
+            # HEAD revoking it as early: said here; else KI412 says it of HEAD
+            return True if new is not None and not lifting(old, new) else None
         return True
 
 
@@ -701,6 +861,10 @@ def _done(removal: Removal) -> str:
                 "run), and a key's trust is never narrowed after the fact, as its entry is "
                 "never removed (trust ends by a revocation, `kistore trust revoke`, which "
                 "KI412 keeps)")
+    if kind == "unrevoked":
+        return (f"lifts the revocation of key {removal.keyid} in the trust file "
+                f"({removal.lifted}): at that commit its entry says the key signs again, "
+                "and a revocation is permanent (KI412)")
     if kind == "invalid" and removal.path == layout.TRUST_FILE:
         return (f"leaves the trust file invalid ({removal.invalid}): at that commit no key "
                 "is trusted (KI309 there), so every maintainer withdrawal and trusted rerun "
@@ -728,24 +892,29 @@ def _finding(removal: Removal, restored: bool, seen: str) -> Finding:
     """
     who = f"commit {removal.commit[:12]}"
     done = _done(removal)
+    kind = removal.kind
     if restored:
         later = ("a later commit of the range puts it back (HEAD holds it again), but" if
                  seen == "range" else "a later commit put it back, and what HEAD answers "
                  "holds (a key counts from the first commit that trusted it), but")
-        done += (f"; {later} {who} stays in the history, where `rank --at`, `ls --at` and a "
-                 "checkout of it answer without it")
-    kind = removal.kind
+        done += (f"; {later} {who} stays in the history, " + (
+            "whose file lifts it there (`verify --at` it says KI412; queries hold every "
+            "revocation its history made)" if kind == "unrevoked" else "where `rank --at`, "
+            "`ls --at` and a checkout of it answer without it"))
     expected, found = {
         "key-removed": (f"key {removal.keyid} listed", "no entry"),
         "narrowed": (f"key {removal.keyid}'s entry as its parent holds it",
                      f"narrowed ({removal.narrowed})"),
+        "unrevoked": (f"key {removal.keyid}'s revocation as its parent holds it",
+                      f"lifted ({removal.lifted})"),
         "invalid": ("a valid trust file" if removal.path == layout.TRUST_FILE else
                     "a valid ranking policy", f"an invalid file ({removal.invalid})"),
         "rewritten": (f"blob {removal.was}", f"blob {removal.now}"),
     }.get(kind, ("the file", "no file"))
-    change = {"narrowed": removal.narrowed, "invalid": removal.invalid,
-              "rewritten": "rewritten"}.get(kind)
-    return Finding(APPEND_ONLY_REMOVED, f"{who} {done}", file=removal.path,
+    change = {"narrowed": removal.narrowed, "unrevoked": removal.lifted,
+              "invalid": removal.invalid, "rewritten": "rewritten"}.get(kind)
+    return Finding(REVOCATION_LIFTED if kind == "unrevoked" else APPEND_ONLY_REMOVED,
+                   f"{who} {done}", file=removal.path,
                    expected=expected, found=found,
                    extra={"commit": removal.commit, "parent": removal.parent,
                           **({"keyid": removal.keyid} if removal.keyid else {}),
@@ -770,6 +939,10 @@ def _gate_fix(repo: pygit2.Repository, commits: list[Any], removal: Removal,
                      _REVOKE.format(keyid=removal.keyid) + "; a role or a time is never "
                      "taken back from a key's entry: revoke the key and trust the holder's "
                      "new key for what it keeps"),
+        "unrevoked": (f"key {removal.keyid}'s revocation lifted",
+                      f"key {removal.keyid}'s revocation", "a revocation is permanent: "
+                      "keep the revoked key's entry with its revokedAt (an earlier time is "
+                      "fine)"),
         "invalid": ("the trust file made invalid" if removal.path == layout.TRUST_FILE else
                     "the ranking policy made invalid",
                     "a valid trust file" if removal.path == layout.TRUST_FILE else
@@ -789,7 +962,7 @@ def _gate_fix(repo: pygit2.Repository, commits: list[Any], removal: Removal,
     if restored:
         return restored_fix(changed, "HEAD", base.rebase(), held, "it",
                             "the commit that changed it" if kind in ("narrowed", "invalid",
-                                                                     "rewritten")
+                                                                     "rewritten", "unrevoked")
                             else "the commit that removed it", listed=len(changed) > 1)
     return rebase_fix(what, [removal.commit], "putting it back", "the change" if kind ==
                       "narrowed" else "the removal", "KI410", removal.path, base.rebase_args,

@@ -413,7 +413,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
                              before=store.view(str(base.id)))
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(store_changes)
-    findings += evidence_kept(store, commits, named, (base, head))  # KI410 at each commit
+    findings += evidence_kept(store, commits, named, (base, head), now)  # KI410 at each commit
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits, named, (base.tree, head.tree), metadata_edits)
     # KI115, KI118, KI112
