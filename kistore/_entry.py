@@ -59,14 +59,28 @@ _seen: list[int] = []
 def swallows(code: object) -> bool:
     """Return whether Python ignores an exception raised in ``code`` (a frame's code object).
 
-    A finaliser (``__del__``) and importlib's weakref callback that drops a module lock
-    (``cb`` in ``<frozen importlib._bootstrap>``): Python prints "Exception ignored in" and
+    A finaliser (``__del__``), importlib's weakref callback that drops a module lock
+    (``cb`` in ``<frozen importlib._bootstrap>``), and the callbacks by which
+    ``WeakKeyDictionary``, ``WeakValueDictionary`` and ``WeakSet`` drop a dead entry
+    (ci159 and ci160: a Ctrl-C's echo fired in ``WeakKeyDictionary``'s ``remove`` during an
+    ``ls`` and was lost, "Exception ignored in"): Python prints "Exception ignored in" and
     goes on, so an exception a signal handler raises there is lost (and raised part-way
     through ``cb`` it would leave importlib's lock table half-updated).
     """
     name = str(getattr(code, "co_name", ""))
     file = str(getattr(code, "co_filename", ""))
-    return name == "__del__" or (name == "cb" and file == "<frozen importlib._bootstrap>")
+    return name == "__del__" or (name == "cb" and file == "<frozen importlib._bootstrap>") or (
+        str(getattr(code, "co_qualname", "")) in _WEAKREF_CALLBACKS
+        and file.endswith(("/weakref.py", "/_weakrefset.py")))
+
+
+_WEAKREF_CALLBACKS = frozenset((
+    "WeakKeyDictionary.__init__.<locals>.remove",
+    "WeakValueDictionary.__init__.<locals>.remove",
+    "WeakSet.__init__.<locals>._remove",
+))
+"""The standard library's weakref callbacks (CPython 3.11 qualified names) that a dead
+key or value runs: their code is plain Python, so a signal handler can run inside them."""
 
 
 def _interrupted_while_starting(signum: int, frame: object) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib._bootstrap as bootstrap
 import signal
+import weakref
 from types import SimpleNamespace
 
 import pytest
@@ -47,3 +48,16 @@ def test_the_handler_in_a_swallowing_frame_re_arms_instead_of_raising(code, monk
             assert armed == []
     finally:
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("container", [weakref.WeakKeyDictionary, weakref.WeakValueDictionary,
+                                       weakref.WeakSet])
+def test_the_standard_librarys_weakref_callbacks_are_known_to_swallow(container):
+    # ci159/ci160: a Ctrl-C's echo fired in WeakKeyDictionary's `remove` and was lost
+    # ("Exception ignored in ... WeakKeyDictionary.__init__.<locals>.remove")
+    code = container()._remove.__code__
+    assert cli.swallows(code)
+    look_alike = SimpleNamespace(co_name=code.co_name, co_qualname=code.co_qualname,
+                                 co_filename="/home/someone/mine.py")
+    assert not cli.swallows(look_alike)
+
