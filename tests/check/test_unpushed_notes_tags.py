@@ -149,6 +149,9 @@ def test_a_tag_on_a_branch_that_merged_main_is_judged_as_its_branch(clone, kit):
     git(clone, "push", "-q", "--no-verify", "origin", "main")
     git(clone, "checkout", "-q", "pr")
     git(clone, "-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "--no-edit", "main")
+    # A fetch after the merge: else, once the merge's second is past the push's, the copy
+    # of origin's main may be stale by KI433's rule (the flake of ci151 and ci161).
+    git(clone, "fetch", "-q", "origin")
     git(clone, "tag", "v3")
     said = _unpushed(clone)
     first = git(clone, "rev-list", "--reverse", "pr", "^origin/main").split()[0]
