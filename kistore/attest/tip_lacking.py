@@ -147,7 +147,7 @@ def _candidates(store: Store) -> tuple[dict[str, dict[bytes, Any]],
     history lack, dated by that ref's notes history.
     """
     # Lazy: git is read only when the tips moved since nothing was last found lacking.
-    from ..git.blobs import ref_commit
+    from ..git.blobs import ObjectUnreadable, ref_commit
     from ..git.notes import changed_notes
     from .notes import notes_entered, notes_lost_entered
 
@@ -164,17 +164,21 @@ def _candidates(store: Store) -> tuple[dict[str, dict[bytes, Any]],
                                                theirs.tree).items():
             if held is None:
                 continue
-            have = set() if ours is None else set(_lines(repo, ours, obj))
+            try:
+                have = set() if ours is None else set(_lines(repo, ours, obj))
+                theirs_lines = _lines(repo, held, obj)
+            except ObjectUnreadable:  # a damaged note blob: KI117's (verify), not this
+                continue
             have |= set(history.get(obj, ()))
-            extra = [line for line in _lines(repo, held, obj) if line not in have]
+            extra = [line for line in theirs_lines if line not in have]
             if extra:
                 found[obj] = extra
         if found:
-            dated = notes_entered(repo, notes_at=str(theirs.id))
+            dated = notes_entered(repo, [], notes_at=str(theirs.id))
             tracking[name] = {obj: {line: dated.get(obj, {}).get(line) for line in lines}
                               for obj, lines in found.items()}
-    if tip is not None:
-        notes_entered(repo)  # the tip's walk cached again for the readers after (one state)
+    if tip is not None:  # the tip's walk cached again for the readers after (one state)
+        notes_entered(repo, [])
     return history, tracking
 
 
@@ -184,6 +188,7 @@ def _judged(store: Store, at: str | None, trust: Any,
     """Keep the lines that would count, each with its judgement; note who holds them."""
     # Lazy: judging loads keys and signatures; only when lines are lacking.
     from ..core.digest import Digest
+    from ..git.blobs import ObjectUnreadable
     from ..git.lazy import pygit2
     from ..git.notes import note_blob
     from .evidence import _trust_or_empty, judge
@@ -219,7 +224,10 @@ def _judged(store: Store, at: str | None, trust: Any,
         theirs = repo.references[name].peel(pygit2.Commit)
         for obj, lines in lost.items():
             note = note_blob(repo, theirs.tree, obj)
-            have = set() if note is None else set(_lines(repo, note, obj))
+            try:
+                have = set() if note is None else set(_lines(repo, note, obj))
+            except ObjectUnreadable:  # a damaged note blob: KI117's (verify), not this
+                continue
             if inside := [line for line in lines if line in have]:
                 held_by.setdefault(name, {})[obj] = inside
     return Lacking(lost, {name: judged for name, lines in tracking.items()

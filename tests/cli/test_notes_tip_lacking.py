@@ -21,7 +21,7 @@ from kistore.attest import attestation, notes, signing, tip_lacking
 from kistore.core import layout
 from kistore.store import Store
 
-from ..conftest import fixed_key, git
+from ..conftest import fixed_key, git, python_c
 from ..prs import KISTORE, Remote, _env
 from ..sparse import MAINTAINER, trust_maintainer, withdraw
 
@@ -166,3 +166,12 @@ def test_the_tips_found_whole_are_recorded_and_not_read_again(clone, monkeypatch
     git(clone.clone, "notes", "--ref", "kistore", "remove", clone.blob)
     with pytest.raises(AssertionError, match="read again"):  # moved: read
         tip_lacking.lacking(store, None)
+
+
+def test_the_same_tips_found_whole_load_no_git_library(clone):
+    # a warm query answers without libgit2 (tests/cli/test_cli_startup.py): this check too
+    code = ("import sys\nfrom kistore.store import Store\n"
+            "from kistore.attest.tip_lacking import lacking\n"
+            "print(lacking(Store(sys.argv[1]), None), 'pygit2' in sys.modules)")
+    assert python_c(code, str(clone.clone)).stdout == "None True\n"  # read: recorded
+    assert python_c(code, str(clone.clone)).stdout == "None False\n"
