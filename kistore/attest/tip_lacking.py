@@ -282,17 +282,24 @@ def lacking_said(store: Store, at: str | None, found: Lacking) -> list[tuple[str
         ``where`` is :data:`NOTES_REF` for the lines its history held, the tracking ref
         for a remote's; ``message`` ends with ``fix``, the command that puts them back.
     """
+    # Lazy: as _judged (only when lines are lacking).
+    from .levels import canonical_remote
+
     view = store.view(at)
     said = []
     if found.history:
         count = sum(map(len, found.history.values()))
         fix = "kistore notes restore"
+        remote = canonical_remote(r.name or "" for r in store.repo.remotes)
+        own = "" if remote is None else (
+            f" (a line of this repository's own, never pushed, that you meant to take back: "
+            f"`kistore notes rebase {shlex.quote(remote)}` rebuilds the notes without it)")
         said.append((NOTES_REF, (
             f"{NOTES_REF} lacks {count} attestation line(s) its own notes history held: "
             f"{_named(store, view, found.history)}; they were removed here (`git notes "
             "remove`, `git notes edit`), and notes only grow (KI408): what is read at this "
             "tip counts them as never made (a withdrawn run is ranked), a state the rules "
-            f"refuse; `{fix}` puts them back"), fix))
+            f"refuse; `{fix}` puts them back{own}"), fix))
     for name, lines in found.tracking.items():
         count = sum(map(len, lines.values()))
         fix = f"kistore notes fetch {shlex.quote(_remote(name))}"

@@ -31,7 +31,8 @@ REMOVED = ("refs/notes/kistore lacks 1 attestation line(s) its own notes history
            f"{SLOW}; they were removed here (`git notes remove`, `git notes edit`), and notes "
            "only grow (KI408): what is read at this tip counts them as never made (a "
            "withdrawn run is ranked), a state the rules refuse; `kistore notes restore` puts "
-           "them back")
+           "them back (a line of this repository's own, never pushed, that you meant to take "
+           "back: `kistore notes rebase origin` rebuilds the notes without it)")
 REWOUND = ("refs/notes/remotes/origin/kistore holds 1 attestation line(s) that "
            "refs/notes/kistore lacks and its history never held: "
            f"{SLOW}; refs/notes/kistore was moved back past them (`git update-ref`), and what "
@@ -135,6 +136,27 @@ def test_a_notes_ref_moved_back_is_said_until_notes_fetch_merges_it_back(clone):
     assert ki315(where) == []
     assert run(where, "rank", "BenchmarkRun/fast").stderr == ""
     assert _ranked(where)["slow"] is True
+
+
+def test_a_line_of_its_own_taken_back_before_a_push_is_said_until_notes_rebase(clone):
+    # the other way out the warning names: a line never pushed, removed on purpose
+    where = clone.clone
+    store = Store(where)
+    slow = store.view("HEAD").find_name("BenchmarkRun", "slow")
+    kept = git(where, "notes", "--ref", "kistore", "show", clone.blob)
+    statement = attestation.make_statement(slow, layout.object_path(slow), "note",
+                                           {"text": "oops", "createdAt": "2026-07-11T00:00:00Z"})
+    notes.attach(store, slow, attestation.sign_statement(statement, fixed_key(8)).to_bytes())
+    git(where, "notes", "--ref", "kistore", "add", "-f", "-m", kept.rstrip("\n"), clone.blob)
+    said = ki315(where)
+    assert [(f, m.split(": ")[1].split(";")[0]) for f, m, _ in said] == [
+        ("refs/notes/kistore",
+         f"BenchmarkRun/slow (note by {signing.keyid(fixed_key(8).public_key())})")]
+
+    rebased = run(where, "notes", "rebase", "origin")
+    assert rebased.returncode == 0, rebased.stderr
+    assert ki315(where) == []
+    assert git(where, "notes", "--ref", "kistore", "show", clone.blob) == kept
 
 
 def test_a_line_that_counts_for_nothing_removed_by_hand_is_not_said(clone):
