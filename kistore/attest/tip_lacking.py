@@ -10,9 +10,9 @@ line, and both are read here:
 * the tip's own notes history (the one check :func:`kistore.attest.notes.notes_lost` of
   ``--notes-at``'s warning, :func:`kistore.attest.notes_at.lost_warning`, made on the walk
   that dates the notes): ``kistore notes restore`` puts the lines back;
-* a remote's notes as last fetched, ``refs/notes/remotes/R/kistore`` of a configured remote
-  R, holding a line the tip lacks and its history never held (the ref moved back):
-  ``kistore notes fetch R`` merges them back.
+* the canonical remote's notes as last fetched and merged here, ``refs/notes/remotes/R/
+  kistore`` (:func:`_canonical_merged`), holding a line the tip lacks and its history
+  never held (the ref moved back): ``kistore notes fetch R`` merges them back.
 
 Only lines that count are said (:attr:`kistore.attest.evidence.Judgement.counted`, judged
 as if they were at the tip, at the time they first entered): a garbage line taken out by
@@ -155,7 +155,7 @@ def _candidates(store: Store) -> tuple[dict[str, dict[bytes, Any]],
     history = notes_lost_entered(repo)
     tip = ref_commit(repo, NOTES_REF)
     tracking: dict[str, dict[str, dict[bytes, Any]]] = {}
-    for name in _tracking_refs(store):
+    for name in _canonical_merged(store):
         theirs = ref_commit(repo, name)
         if theirs is None or (tip is not None and theirs.id == tip.id):
             continue
@@ -232,6 +232,28 @@ def _judged(store: Store, at: str | None, trust: Any,
                 held_by.setdefault(name, {})[obj] = inside
     return Lacking(lost, {name: judged for name, lines in tracking.items()
                           if (judged := counted(lines))}, held_by)
+
+
+def _canonical_merged(store: Store) -> list[str]:
+    """Return the canonical remote's tracking ref, when kistore merged its tip here.
+
+    The canonical remote (:func:`kistore.attest.levels.canonical_remote`: the index, whose
+    gate judged its notes history, dates included) only: a fork's notes are taken line by
+    line, and the lines its fetch left out (KI409, a run no canonical branch holds) stay
+    in its tracking ref, counting for nothing here. And only when its tip is one ``kistore
+    notes fetch`` or ``notes push`` merged (not in :attr:`kistore.attest.levels.NotesHere.
+    unmerged`): a tracking ref a plain ``git fetch`` moved is said by the queries' own
+    warning, with ``kistore notes fetch R``; a tip once merged whose lines the notes lack
+    and never held is a notes ref moved back.
+    """
+    # Lazy: as _judged.
+    from .levels import canonical_remote, notes_here
+
+    canonical = canonical_remote(r.name or "" for r in store.repo.remotes)
+    name = f"{_TRACKING}{canonical}/kistore"
+    if canonical is None or name not in store.repo.references:
+        return []
+    return [] if canonical in notes_here(store).unmerged else [name]
 
 
 def _tracking_refs(store: Store) -> list[str]:
