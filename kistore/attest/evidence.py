@@ -881,7 +881,9 @@ def check_attestations(store: Store, at: str | None = None, *,
     latency is off the run's by more than the tolerance (KI311, a warning), a text holding
     a control or bidirectional character (KI312, an error beside its judgement), a
     remote's notes force-pushed over lines its tip still lacks (KI313, a warning,
-    :func:`.rewritten.rewritten_findings`), and one KI308
+    :func:`.rewritten.rewritten_findings`), attestation lines that count which the notes
+    tip lacks, held by its own history or a remote's notes as last fetched (KI315, a
+    warning, :func:`.tip_lacking.lacking_findings`), and one KI308
     info saying how many attestations were seen from notes and from files (and how many
     files are not yet in notes), so a clone without notes knows what it is missing.
 
@@ -961,6 +963,10 @@ def check_attestations(store: Store, at: str | None = None, *,
                 ATTESTATION_TEXT_REFUSED, f"{j.type} by {j.keyid} ({j.source}): its text "
                 f"{j.text_problem}", file=j.location, extra=j.to_json()))
     findings += rewritten_findings(store)  # KI313: a remote's notes force-pushed (G8)
+    # Lazy: a module of its own (the queries import it without this one).
+    from .tip_lacking import lacking_findings
+
+    findings += lacking_findings(store, at, trust)  # KI315: lines the tip lacks (fresh05)
     noted = {s.data for s in seen if s.source == "note"}
     files = [s for s in seen if s.source == "file"]
     missing = sum(1 for s in files if s.data not in noted)

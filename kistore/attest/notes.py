@@ -312,7 +312,23 @@ def notes_lost(repo: pygit2.Repository, *, notes_at: str | None = None
         StoreStateError, ObjectUnreadable: as :func:`notes_entered`, whose walk it shares.
     """
     cached = _entered_cached(repo, notes_at)
-    return {} if cached is None else cached[3]
+    return {} if cached is None else {a: list(lines) for a, lines in cached[3].items()}
+
+
+def notes_lost_entered(repo: pygit2.Repository, *, notes_at: str | None = None
+                       ) -> dict[str, dict[bytes, datetime]]:
+    """Return :func:`notes_lost`'s lines with their entry times: ``{object: {line: time}}``.
+
+    The time a line first entered the notes history read (the earliest notes commit
+    holding it, as :func:`notes_entered` dates a current line): the time its trust is
+    judged at, should it be put back (:mod:`kistore.attest.tip_lacking`). From the same
+    walk's cache: nothing more is read.
+
+    Raises:
+        StoreStateError, ObjectUnreadable: as :func:`notes_entered`, whose walk it shares.
+    """
+    cached = _entered_cached(repo, notes_at)
+    return {} if cached is None else {a: dict(lines) for a, lines in cached[3].items()}
 
 
 def _entered_cached(repo: pygit2.Repository, notes_at: str | None = None) -> _Entered | None:
@@ -328,10 +344,10 @@ def _entered_cached(repo: pygit2.Repository, notes_at: str | None = None) -> _En
 
 
 _Entered = tuple[dict[str, dict[bytes, datetime]], list[ObjectUnreadable],
-                 dict[str, dict[bytes, int]], dict[str, list[bytes]]]
+                 dict[str, dict[bytes, int]], dict[str, dict[bytes, datetime]]]
 """What the notes history walk gives: each current line's entry time, the note blobs that
 could not be read, each current line's number (:func:`note_line_numbers`), the lines the
-history held that the tip lacks (:func:`notes_lost`)."""
+history held that the tip lacks, with their entry times (:func:`notes_lost`)."""
 
 
 def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
@@ -369,13 +385,13 @@ def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
         for number, line in numbered_lines(raw.get(b, b"")):  # as the editor shows it
             numbered.setdefault(line, number)  # a line twice: its first place
     unreadable = {e.oid for e in unread}
-    lost: dict[str, list[bytes]] = {}
+    lost: dict[str, dict[bytes, datetime]] = {}
     for a, seen_lines in times.items():
         now = current.get(a)
         if now is not None and now in unreadable:
             continue  # no line read of it: KI117 says it
         held_now = set(blobs[now]) if now is not None else set()
-        gone = [line for line in seen_lines if line not in held_now]
+        gone = {line: when for line, when in seen_lines.items() if line not in held_now}
         if gone:
             lost[a] = gone
     return ({a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()},

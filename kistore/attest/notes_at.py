@@ -137,8 +137,8 @@ def lost_warning(store: Store, rev: str | None, commit: Any, at: str | None = "H
     does not (a line removed in it, added back in a later one: pushed before the gate
     judged every notes commit a push brings, reviewer fresh01 F8) reads a state the rules
     refuse: a withdrawal or a rerun gone. It is read as asked (a permalink names it), and
-    this says so. The tip read by default is not judged here (``kistore notes restore``
-    and KI313 speak of a clone's own notes).
+    this says so. The tip read by default is not judged here: the same walk judges it in
+    :mod:`kistore.attest.tip_lacking` (KI315, with ``kistore notes restore``).
 
     Args:
         store: the store.
@@ -149,7 +149,7 @@ def lost_warning(store: Store, rev: str | None, commit: Any, at: str | None = "H
 
     Returns:
         The warning (the commit, how many lines of how many notes, the first three named
-        by the run they are on, ``KIND/NAME (N line(s))`` (:func:`_on_run`; until
+        by the run they are on, ``KIND/NAME (N line(s))`` (:func:`on_run`; until
         2026-12-06 by the note's git object id, ``refs/notes/kistore:OBJ``, which no user
         recognises: notes01's leftover), what to do), or None. Nothing more is read than
         :func:`kistore.attest.notes.notes_entered`'s walk of the history, which the
@@ -166,7 +166,7 @@ def lost_warning(store: Store, rev: str | None, commit: Any, at: str | None = "H
         return None
     count = sum(map(len, lost.values()))
     view = store.view(at)
-    named = ", ".join(f"{_on_run(store, view, obj)} ({len(lines)} line(s))"
+    named = ", ".join(f"{on_run(store, view, obj)} ({len(lines)} line(s))"
                       for obj, lines in list(lost.items())[:3])
     more = f", and {len(lost) - 3} more note(s)" if len(lost) > 3 else ""
     return (f"--notes-at {rev}: notes commit {str(commit.id)[:12]} lacks {count} attestation "
@@ -178,7 +178,7 @@ def lost_warning(store: Store, rev: str | None, commit: Any, at: str | None = "H
             f"(the tip of {NOTES_REF}) or give a later notes commit that holds the lines")
 
 
-def _on_run(store: Store, view: View, obj: str) -> str:
+def on_run(store: Store, view: View, obj: str) -> str:
     """Name the stored object a note is on as a user knows it: ``KIND/NAME``.
 
     Args:

@@ -317,7 +317,7 @@ def warn_notes_missing(store: Store, at: str | None) -> None:
     or verified, without a word (reviewer r85 F15; ``show`` says so on its attestations
     line). Said where :func:`require_attestations` would refuse to publish: a remote, no
     remote's notes fetched, and a trusted key at ``at`` (else the notes could change no
-    rank). Else :func:`warn_notes_stale`.
+    rank). Else :func:`warn_notes_stale`. Then :func:`warn_notes_lacking`.
 
     Args:
         store: the store queried.
@@ -330,12 +330,14 @@ def warn_notes_missing(store: Store, at: str | None) -> None:
     missing = notes_missing(store, at, here)
     if missing is None:
         warn_notes_stale(store, here)
+        warn_notes_lacking(store, at)  # lines the tip lacks that count (fresh05 MED 3)
         return
     why, trusted = missing
     if trusted:
         click.echo(f"warning: {why}: the remote's attestations (withdrawals, reruns) are not "
                    f"applied to this answer; `{fetch_command(store, here)}` fetches them",
                    err=True)
+    warn_notes_lacking(store, at)
 
 
 def warn_notes_stale(store: Store, here: NotesHere | None = None) -> None:
@@ -360,3 +362,33 @@ def warn_notes_stale(store: Store, here: NotesHere | None = None) -> None:
     stale = notes_stale(store, here)
     if stale is not None:
         click.echo(f"warning: {printable(stale)}", err=True)
+
+
+def warn_notes_lacking(store: Store, at: str | None) -> None:
+    """Warn on stderr for each attestation line that counts which the notes tip lacks.
+
+    A withdrawal removed from this clone's notes (``git notes remove``), or the notes ref
+    moved back past it, was read as never made by every query and publisher, without a
+    word (fresh05 MED 3): :func:`kistore.attest.tip_lacking.lacking` finds the lines the
+    tip's own history held, and those a remote's notes as last fetched hold; each part is
+    said with the command that puts them back (``kistore notes restore``, ``kistore notes
+    fetch R``). Called where the tip is read (no ``--notes-at``: a named notes commit is
+    said by :func:`kistore.attest.notes_at.lost_warning`). One file read when nothing was
+    lacking at the same tips before (no git library loaded).
+
+    Args:
+        store: the store read.
+        at: the revision answered from or published (None: the work tree): its trust
+            judges the lines, its metadata names the runs.
+    """
+    # Lazy: plain files only unless the notes moved since they were last found whole.
+    from ..attest.tip_lacking import lacking, lacking_said
+    from ..core.errors import KistoreError
+
+    try:
+        found = lacking(store, at)
+    except KistoreError:  # a damaged or unreachable note: the answer's own reads say it
+        return
+    if found is not None:
+        for _where, message, _fix in lacking_said(store, at, found):
+            click.echo(f"warning: {printable(message)}", err=True)

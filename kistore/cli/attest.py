@@ -573,6 +573,10 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
         from ._attestations_here import warn_notes_stale
 
         warn_notes_stale(store)
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ._attestations_here import warn_notes_lacking
+
+    warn_notes_lacking(store, at)  # lines the notes tip lacks that count (fresh05 MED 3)
     if fmt == "json":
         emit_json({"subject": str(digest), "evidenceLevel": evidence.level,
                    "withdrawn": evidence.withdrawn, "community": evidence.community,
@@ -725,6 +729,12 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
                    "rewritten": fetched.rewritten})
     else:
         click.echo(f"{fetched.gained} attestation(s) gained from {remote}")
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.tip_lacking import fetch_said
+
+    lacking = fetch_said(store, remote)  # lines it holds that our own removal took (fresh05)
+    if lacking is not None:
+        click.echo(f"warning: {printable(lacking)}", err=True)
     if none_marker(Path(store.git_dir), remote).exists() and NOTES_REF in store.repo.references:
         click.echo(f"{printable(remote)} holds no attestation notes (`kistore notes push "
                    f"{printable(remote)}` gives it this repository's)", err=True)

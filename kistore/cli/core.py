@@ -366,9 +366,10 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
         policy = ranking_policy(store, at)  # its rank is by that policy, as `rank` says
         if notes_at is None:  # named notes are read as named: when fetched is moot
             # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-            from ._attestations_here import warn_notes_stale
+            from ._attestations_here import warn_notes_lacking, warn_notes_stale
 
             warn_notes_stale(store)  # its evidence is of notes fetched before the branches
+            warn_notes_lacking(store, at)  # lines the notes tip lacks (fresh05 MED 3)
         note = _show_run(store, catalog, manifest, at, comparison, as_json, policy, notes)
         if note is None:
             return

@@ -10,7 +10,12 @@ from typing import Any
 import click
 
 from . import INSIDE_WORK_TREE, refuse_empty
-from ._attestations_here import NOTES_AT_HELP, WITHOUT_ATTESTATIONS, require_attestations
+from ._attestations_here import (
+    NOTES_AT_HELP,
+    WITHOUT_ATTESTATIONS,
+    require_attestations,
+    warn_notes_lacking,
+)
 from ._context import StoreContext
 from ._machine import emit_json, writes
 
@@ -75,6 +80,7 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
     store = ctx.read_store(at or "HEAD")
     if notes_at is None:  # named notes are a rebuild's: whether newer ones exist is moot
         require_attestations(store, without_attestations, "export", at or "HEAD")
+        warn_notes_lacking(store, at or "HEAD")  # lines the notes tip lacks (fresh05 MED 3)
     with ExitStack() as bars:
         result = run_export(store, out, fmt=file_format, at=at, since=since,
                             progress=_progress(bars), inside_work_tree=inside_work_tree,

@@ -12,7 +12,12 @@ import click
 
 from . import INSIDE_WORK_TREE
 from ._adding import Landing, interrupt_says
-from ._attestations_here import NOTES_AT_HELP, WITHOUT_ATTESTATIONS, require_attestations
+from ._attestations_here import (
+    NOTES_AT_HELP,
+    WITHOUT_ATTESTATIONS,
+    require_attestations,
+    warn_notes_lacking,
+)
 from ._context import StoreContext
 from ._machine import emit_json, writes
 
@@ -99,6 +104,7 @@ def build(ctx: StoreContext, out: Path, at: str, notes_at: str | None,
     store = ctx.read_store(at or "HEAD")
     if notes_at is None:  # named notes are a rebuild's: whether newer ones exist is moot
         require_attestations(store, without_attestations, "build the site", at or "HEAD")
+        warn_notes_lacking(store, at or "HEAD")  # lines the notes tip lacks (fresh05 MED 3)
     # Ctrl-C and SIGTERM are held over the install (kistore.site.install): before it the
     # site is as it was (exit 130); from it on they are only noted, and said (exit 0).
     landing = Landing()

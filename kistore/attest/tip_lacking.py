@@ -1,0 +1,384 @@
+"""Attestation lines the tip of ``refs/notes/kistore`` lacks that count (fresh05 MED 3).
+
+Notes only grow (KI408 guards pushes), but a clone's own notes ref is the clone's: a
+``git notes --ref kistore remove BLOB`` (or ``edit``) of a trusted withdrawal, or the ref
+moved back past it (``git update-ref refs/notes/kistore refs/notes/kistore~1``), went
+unnoticed: ``verify`` said ok, ``rank``, ``site build`` and ``export`` ranked the withdrawn
+run, while ``--notes-at`` of that same notes commit warned. Two places still hold such a
+line, and both are read here:
+
+* the tip's own notes history (the one check :func:`kistore.attest.notes.notes_lost` of
+  ``--notes-at``'s warning, :func:`kistore.attest.notes_at.lost_warning`, made on the walk
+  that dates the notes): ``kistore notes restore`` puts the lines back;
+* the canonical remote's notes as last fetched and merged here, ``refs/notes/remotes/R/
+  kistore`` (:func:`_canonical_merged`), holding a line the tip lacks and its history
+  never held (the ref moved back): ``kistore notes fetch R`` merges them back.
+
+Only lines that count are said (:attr:`kistore.attest.evidence.Judgement.counted`, judged
+as if they were at the tip, at the time they first entered): a garbage line taken out by
+hand counts for nothing, and ``notes restore`` leaves it out anyway.
+
+The cost: every query and publisher asks this. When nothing is lacking, the notes tip and
+the tracking tips (read from the files under ``.git``, no libgit2) are written to
+:data:`WHOLE_FILE`; the next command finding the same tips reads that one file and stops
+(a warm ``rank`` loads no git library, tests/cli/test_cli_startup.py). Otherwise the
+notes history is walked once (the walk the attestations' entry times need, cached), and
+each tracking tip's tree is diffed with the tip's, reading only the notes that differ.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..core.findings import WARNING, Finding, rule
+from ..core.layout import NOTES_REF
+from ..git import refs
+from ..git.refs import common_git_dir
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store, View
+
+__all__ = ["NOTES_TIP_LACKING", "Lacking", "fetch_said", "lacking", "lacking_findings",
+           "lacking_said"]
+
+NOTES_TIP_LACKING = rule(
+    "KI315", "notes-tip-lacking", WARNING,
+    "`kistore notes restore` puts back the lines the notes history held; `kistore notes "
+    "fetch REMOTE` merges back those a remote's notes hold (notes only grow, KI408)")
+
+WHOLE_FILE = "kistore/notes-whole"
+"""Under the common git directory: the notes tip and tracking tips last found lacking no
+line (one ``NAME SHA`` a line). A cache: deleting it loses nothing."""
+
+_TRACKING = "refs/notes/remotes/"
+_NAMED = 3
+"""Notes named at most in a message (then "and N more")."""
+
+
+class Lacking(NamedTuple):
+    """Lines that count which the notes tip lacks.
+
+    Attributes:
+        history: ``{annotated object id: {line: judgement}}``: lines the tip's own notes
+            history held (removed here).
+        tracking: ``{refs/notes/remotes/R/kistore: {object: {line: judgement}}}``: lines
+            R's notes as last fetched hold, the tip lacks and its history never held.
+        held_by: ``{refs/notes/remotes/R/kistore: {object: [lines]}}``: lines of
+            ``history`` R's notes as last fetched hold (what a fetch from R finds).
+    """
+
+    history: dict[str, dict[bytes, Any]]
+    tracking: dict[str, dict[str, dict[bytes, Any]]]
+    held_by: dict[str, dict[str, list[bytes]]]
+
+
+def lacking(store: Store, at: str | None, trust: Any = None) -> Lacking | None:
+    """Return the lines that count which :data:`NOTES_REF`'s tip lacks, or None.
+
+    Args:
+        store: the clone.
+        at: the revision whose trust and metadata judge and name the lines (None: the
+            work tree).
+        trust: the :class:`kistore.attest.trust.Trust` to judge with, when the caller
+            holds it (``verify``); read at ``at`` otherwise.
+
+    Returns:
+        :class:`Lacking`, or None when nothing that counts is lacking (then, when nothing
+        at all is, the tips are recorded in :data:`WHOLE_FILE`).
+
+    Raises:
+        StoreStateError, ObjectUnreadable: as :func:`kistore.attest.notes.notes_entered`
+            (a partial clone's remote without the note blobs; a damaged note blob).
+    """
+    git_dir = Path(store.git_dir)
+    key = _key(git_dir)
+    whole = common_git_dir(git_dir) / WHOLE_FILE
+    if key is not None:
+        if key == "":
+            return None  # no notes and no remote's: nothing to lack
+        with contextlib.suppress(OSError):
+            if whole.read_text(encoding="ascii") == key:
+                return None
+    history, tracking = _candidates(store)
+    if not history and not tracking:
+        if key is not None:
+            _record(whole, key)
+        return None
+    found = _judged(store, at, trust, history, tracking)
+    return found if found.history or found.tracking else None
+
+
+def _key(git_dir: Path) -> str | None:
+    """Return the tips as :data:`WHOLE_FILE` records them ("": none), None: not from files."""
+    try:
+        tip = refs.resolve(git_dir, NOTES_REF)
+        tracking = {name: sha for name, sha in refs.ref_values_under(git_dir, _TRACKING).items()
+                    if name.endswith("/kistore")}
+    except refs.RefsUnreadable:
+        return None
+    if tip is None and not tracking:
+        return ""
+    return "".join(f"{name} {sha}\n" for name, sha in
+                   [(NOTES_REF, tip or "-"), *sorted(tracking.items())])
+
+
+def _record(whole: Path, key: str) -> None:
+    """Write ``key`` to :data:`WHOLE_FILE` (atomically; a cache: an error is ignored)."""
+    scratch = whole.with_name(f".{whole.name}.{os.getpid()}")
+    try:
+        whole.parent.mkdir(parents=True, exist_ok=True)
+        scratch.write_text(key, encoding="ascii")
+        os.replace(scratch, whole)
+    except OSError:
+        with contextlib.suppress(OSError):
+            scratch.unlink()
+
+
+def _candidates(store: Store) -> tuple[dict[str, dict[bytes, Any]],
+                                       dict[str, dict[str, dict[bytes, Any]]]]:
+    """Return the lines lacking at the tip, with entry times, before any judging.
+
+    ``history``: :func:`kistore.attest.notes.notes_lost_entered` of the tip.
+    ``tracking``: per configured remote's tracking ref, its lines the tip and the tip's
+    history lack, dated by that ref's notes history.
+    """
+    # Lazy: git is read only when the tips moved since nothing was last found lacking.
+    from ..git.blobs import ObjectUnreadable, ref_commit
+    from ..git.notes import changed_notes
+    from .notes import notes_entered, notes_lost_entered
+
+    repo = store.repo
+    history = notes_lost_entered(repo)
+    tip = ref_commit(repo, NOTES_REF)
+    tracking: dict[str, dict[str, dict[bytes, Any]]] = {}
+    for name in _canonical_merged(store):
+        theirs = ref_commit(repo, name)
+        if theirs is None or (tip is not None and theirs.id == tip.id):
+            continue
+        found: dict[str, list[bytes]] = {}
+        for obj, (ours, held) in changed_notes(repo, None if tip is None else tip.tree,
+                                               theirs.tree).items():
+            if held is None:
+                continue
+            try:
+                have = set() if ours is None else set(_lines(repo, ours, obj))
+                theirs_lines = _lines(repo, held, obj)
+            except ObjectUnreadable:  # a damaged note blob: KI117's (verify), not this
+                continue
+            have |= set(history.get(obj, ()))
+            extra = [line for line in theirs_lines if line not in have]
+            if extra:
+                found[obj] = extra
+        if found:
+            dated = notes_entered(repo, [], notes_at=str(theirs.id))
+            tracking[name] = {obj: {line: dated.get(obj, {}).get(line) for line in lines}
+                              for obj, lines in found.items()}
+    if tip is not None:  # the tip's walk cached again for the readers after (one state)
+        notes_entered(repo, [])
+    return history, tracking
+
+
+def _judged(store: Store, at: str | None, trust: Any,
+            history: dict[str, dict[bytes, Any]],
+            tracking: dict[str, dict[str, dict[bytes, Any]]]) -> Lacking:
+    """Keep the lines that would count, each with its judgement; note who holds them."""
+    # Lazy: judging loads keys and signatures; only when lines are lacking.
+    from ..core.digest import Digest
+    from ..git.blobs import ObjectUnreadable
+    from ..git.lazy import pygit2
+    from ..git.notes import note_blob
+    from .evidence import _trust_or_empty, judge
+    from .notes import Seen
+
+    repo = store.repo
+    if trust is None:
+        trust = _trust_or_empty(store, at)[0]
+    view = store.view(at)
+    subjects: dict[str, Digest | None] = {}
+
+    def counted(lines: dict[str, dict[bytes, Any]]) -> dict[str, dict[bytes, Any]]:
+        kept: dict[str, dict[bytes, Any]] = {}
+        for obj, dated in lines.items():
+            if obj not in subjects:
+                found = repo.get(obj)
+                subjects[obj] = Digest.of(found.data) if isinstance(found, pygit2.Blob) \
+                    else None
+            subject = subjects[obj]
+            if subject is None:
+                continue  # an object not here: nothing it could change is read
+            for line, when in dated.items():
+                if when is None:
+                    continue
+                j = judge(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", when), trust, view)
+                if j.counted:
+                    kept.setdefault(obj, {})[line] = j
+        return kept
+
+    lost = counted(history)
+    held_by: dict[str, dict[str, list[bytes]]] = {}
+    for name in _tracking_refs(store):
+        theirs = repo.references[name].peel(pygit2.Commit)
+        for obj, lines in lost.items():
+            note = note_blob(repo, theirs.tree, obj)
+            try:
+                have = set() if note is None else set(_lines(repo, note, obj))
+            except ObjectUnreadable:  # a damaged note blob: KI117's (verify), not this
+                continue
+            if inside := [line for line in lines if line in have]:
+                held_by.setdefault(name, {})[obj] = inside
+    return Lacking(lost, {name: judged for name, lines in tracking.items()
+                          if (judged := counted(lines))}, held_by)
+
+
+def _canonical_merged(store: Store) -> list[str]:
+    """Return the canonical remote's tracking ref, when kistore merged its tip here.
+
+    The canonical remote (:func:`kistore.attest.levels.canonical_remote`: the index, whose
+    gate judged its notes history, dates included) only: a fork's notes are taken line by
+    line, and the lines its fetch left out (KI409, a run no canonical branch holds) stay
+    in its tracking ref, counting for nothing here. And only when its tip is one ``kistore
+    notes fetch`` or ``notes push`` merged (not in :attr:`kistore.attest.levels.NotesHere.
+    unmerged`): a tracking ref a plain ``git fetch`` moved is said by the queries' own
+    warning, with ``kistore notes fetch R``; a tip once merged whose lines the notes lack
+    and never held is a notes ref moved back.
+    """
+    # Lazy: as _judged.
+    from .levels import canonical_remote, notes_here
+
+    canonical = canonical_remote(r.name or "" for r in store.repo.remotes)
+    name = f"{_TRACKING}{canonical}/kistore"
+    if canonical is None or name not in store.repo.references:
+        return []
+    return [] if canonical in notes_here(store).unmerged else [name]
+
+
+def _tracking_refs(store: Store) -> list[str]:
+    """Return ``refs/notes/remotes/R/kistore`` of each configured remote R that has one.
+
+    A URL's (``kistore notes fetch URL``) or a removed remote's is left out: there is no
+    ``kistore notes fetch R`` to name.
+    """
+    repo = store.repo
+    remotes = {f"{_TRACKING}{r.name}/kistore" for r in repo.remotes if r.name}
+    return sorted(name for name in repo.references if name in remotes)
+
+
+def _lines(repo: Any, blob: str, obj: str) -> list[bytes]:
+    """Return the lines of the note blob ``blob`` on ``obj``."""
+    # Lazy: as _judged.
+    from ..git.note_blobs import read_note
+    from .notes import lines_of
+
+    return lines_of(read_note(repo, blob, f"{NOTES_REF}:{obj}"))
+
+
+def _named(store: Store, view: View, lines: dict[str, dict[bytes, Any]]) -> str:
+    """Name lacking lines by the run they are on and who signed them, three at most."""
+    # Lazy: as _judged.
+    from .notes_at import on_run
+
+    said = [f"{on_run(store, view, obj)} ({j.type} by {j.keyid})"
+            for obj, judged in lines.items() for j in judged.values()]
+    more = f", and {len(said) - _NAMED} more" if len(said) > _NAMED else ""
+    return ", ".join(said[:_NAMED]) + more
+
+
+def _remote(tracking: str) -> str:
+    """Return R of ``refs/notes/remotes/R/kistore``."""
+    return tracking[len(_TRACKING):-len("/kistore")]
+
+
+def lacking_said(store: Store, at: str | None, found: Lacking) -> list[tuple[str, str, str]]:
+    """Say each part of ``found``: ``(where, message, fix)``.
+
+    Args:
+        store: the clone.
+        at: the revision whose metadata names the runs (None: the work tree).
+        found: :func:`lacking`'s answer.
+
+    Returns:
+        ``where`` is :data:`NOTES_REF` for the lines its history held, the tracking ref
+        for a remote's; ``message`` ends with ``fix``, the command that puts them back.
+    """
+    # Lazy: as _judged (only when lines are lacking).
+    from .levels import canonical_remote
+
+    view = store.view(at)
+    said = []
+    if found.history:
+        count = sum(map(len, found.history.values()))
+        fix = "kistore notes restore"
+        remote = canonical_remote(r.name or "" for r in store.repo.remotes)
+        own = "" if remote is None else (
+            f" (a line of this repository's own, never pushed, that you meant to take back: "
+            f"`kistore notes rebase {shlex.quote(remote)}` rebuilds the notes without it)")
+        said.append((NOTES_REF, (
+            f"{NOTES_REF} lacks {count} attestation line(s) its own notes history held: "
+            f"{_named(store, view, found.history)}; they were removed here (`git notes "
+            "remove`, `git notes edit`), and notes only grow (KI408): what is read at this "
+            "tip counts them as never made (a withdrawn run is ranked), a state the rules "
+            f"refuse; `{fix}` puts them back{own}"), fix))
+    for name, lines in found.tracking.items():
+        count = sum(map(len, lines.values()))
+        fix = f"kistore notes fetch {shlex.quote(_remote(name))}"
+        said.append((name, (
+            f"{name} holds {count} attestation line(s) that {NOTES_REF} lacks and its "
+            f"history never held: {_named(store, view, lines)}; {NOTES_REF} was moved back "
+            f"past them (`git update-ref`), and what is read here counts them as never made "
+            f"(a withdrawn run is ranked); `{fix}` merges them back"), fix))
+    return said
+
+
+def lacking_findings(store: Store, at: str | None, trust: Any) -> list[Finding]:
+    """KI315 for each part of :func:`lacking` (``verify``).
+
+    Args:
+        store: the clone.
+        at: the revision verified (None: the work tree).
+        trust: the trust ``verify`` judges with.
+
+    Returns:
+        One warning for the lines the tip's history held, on :data:`NOTES_REF`, and one
+        per remote's tracking ref holding lines the tip lacks; ``extra.lines``: the count
+        per annotated object.
+    """
+    found = lacking(store, at, trust)
+    if found is None:
+        return []
+    parts = {NOTES_REF: found.history, **found.tracking}
+    return [Finding(NOTES_TIP_LACKING, message, file=where, fix=f"run `{fix}`",
+                    extra={"lines": {obj: len(lines) for obj, lines in parts[where].items()}})
+            for where, message, fix in lacking_said(store, at, found)]
+
+
+def fetch_said(store: Store, remote: str) -> str | None:
+    """Say the lines ``kistore notes fetch REMOTE`` found there that this tip lacks, or None.
+
+    A fetch merges nothing back that this repository's own notes history removed (its
+    notes descend from the remote's): it said "0 attestation(s) gained" while the remote
+    held a withdrawal the tip lacks (fresh05 MED 3).
+
+    Args:
+        store: the clone, after the fetch.
+        remote: the remote fetched (a configured remote's name).
+
+    Returns:
+        The warning (the lines, named by run and signer, and ``kistore notes restore``),
+        or None when the remote's notes hold no line that counts which the tip lacks.
+    """
+    found = lacking(store, None)
+    held = None if found is None else found.held_by.get(f"{_TRACKING}{remote}/kistore")
+    if found is None or not held:
+        return None
+    view = store.view(None)
+    lines = {obj: {line: found.history[obj][line] for line in kept}
+             for obj, kept in held.items()}
+    count = sum(map(len, lines.values()))
+    return (f"{remote}'s notes hold {count} attestation line(s) {NOTES_REF} lacks: "
+            f"{_named(store, view, lines)}; this repository's notes history removed them, and "
+            "a fetch takes back no removal made here, so none was gained: `kistore notes "
+            "restore` puts them back")
