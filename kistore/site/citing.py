@@ -177,26 +177,30 @@ class Citations:
         if self.template is None or not self.first_added:
             return []
         judged = unpushed(store, set(self.first_added.values()), at)
+        main = judged.mains[0] if judged.mains else "REMOTE/MAIN"
         warnings = []
         for commits, said in ((judged.nowhere, "on no remote-tracking branch (`git branch -r "
-                               "--contains` lists none): their permalinks lead nowhere until "
-                               "pushed; push the branch (then `git fetch`) and build again "
-                               "before you publish the site"),
+                               "--contains` lists none): {links} nowhere until pushed; push "
+                               "the branch (then `git fetch`) and build again before you "
+                               "publish the site"),
                               (judged.off_main, "only on branches that are no remote's main "
                                f"line ({', '.join(judged.mains) or 'none known'}): a squash "
                                "or rebase merge lands the objects in other commits, and these "
-                               "may leave the server, so the permalinks may move or lead "
-                               "nowhere; build the site after they land: `git fetch`, then "
-                               "`kistore site build OUT --at "
-                               f"{judged.mains[0] if judged.mains else 'REMOTE/MAIN'}`")):
+                               "may leave the server, so {links} may move or lead nowhere; "
+                               "build the site after they land: `git fetch`, then `kistore "
+                               f"site build OUT --at {main}`")):
             if not commits:
                 continue
             pages = sum(1 for c in self.first_added.values() if c in commits)
             shown = ", ".join(c[:12] for c in sorted(commits)[:3])
             more = f" and {len(commits) - 3} more" if len(commits) > 3 else ""
-            warnings.append(f"{pages} of {len(self.first_added)} run pages cite "
-                            f"{'a commit' if len(commits) == 1 else f'{len(commits)} commits'}"
-                            f" ({shown}{more}) {said}")
+            cited = "a commit" if len(commits) == 1 else f"{len(commits)} commits"
+            links = "its permalink leads" if pages == 1 else "their permalinks lead"
+            if commits is judged.off_main:
+                links = "its permalink" if pages == 1 else "their permalinks"
+            warnings.append(f"{pages} of {len(self.first_added)} run pages "
+                            f"{'cites' if pages == 1 else 'cite'} {cited} ({shown}{more}) "
+                            + said.replace("{links}", links))
         return warnings
 
     def date_warnings(self, repo: pygit2.Repository) -> list[str]:

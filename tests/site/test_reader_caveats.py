@@ -172,9 +172,9 @@ def test_permalinks_to_commits_no_remote_holds_are_warned_of_once(runner, fresh_
     built = build(runner, fresh_demo, tmp_path / "s3", "--permalink", PUSHED)
     assert built.exit_code == 0, built.output
     assert [line for line in built.stderr.splitlines() if "remote" in line] == [
-        f"warning: 1 of 15 run pages cite a commit ({head[:12]}) only on branches that are "
-        f"no remote's main line (origin/{branch}): a squash or rebase merge lands the "
-        "objects in other commits, and these may leave the server, so the permalinks may "
+        f"warning: 1 of 15 run pages cites a commit ({head[:12]}) only on branches that "
+        f"are no remote's main line (origin/{branch}): a squash or rebase merge lands the "
+        "objects in other commits, and these may leave the server, so its permalink may "
         "move or lead nowhere; build the site after they land: `git fetch`, then `kistore "
         f"site build OUT --at origin/{branch}`"]
     assert late  # the run the warning counts
