@@ -17,26 +17,22 @@ added all the same: a name may be written so on purpose.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..core.digest import Digest
 from ..core.errors import KistoreError
 from ..core.model import Manifest
 from ._store import AdmissionWarning
 
-if TYPE_CHECKING:  # pragma: no cover - typing only
-    from ._store import Store
-
 POINTER = "/spec/author"
 
 
-def labels_admitted(store: Store, manifests: Sequence[Manifest]
+def labels_admitted(_store: object, manifests: Sequence[Manifest]
                     ) -> list[tuple[Digest, KistoreError]]:
     """Warn of each new Implementation whose ``author`` mixes scripts (UTS #39 §5.2).
 
-    Args:
-        store: the store added to (unused: the rule reads each Implementation alone).
-        manifests: the manifests the add would add (new objects).
+    An :data:`kistore.store.AdmissionCheck`: its first argument, the store added to, is
+    not read (the rule reads each Implementation alone); ``manifests`` are the manifests
+    the add would add (new objects).
 
     Returns:
         ``(implementation digest, AdmissionWarning)`` at ``/spec/author`` per such

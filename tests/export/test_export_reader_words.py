@@ -31,21 +31,26 @@ def test_a_run_in_no_group_says_why_it_is_unranked_as_rank_says_it(runner, fixtu
                      "AND unrankedReason IS NULL") == [(0,)]
 
 
-def test_an_export_finished_meanwhile_into_the_new_directory_is_named(runner, fixture,
-                                                                      tmp_path, monkeypatch):
-    out = tmp_path / "out"
-    other = tmp_path / "other"
-    export_ok(runner, fixture.store, other)
+def _raced(runner, fixture, monkeypatch, out, meanwhile):
+    """Export into ``out``, ``meanwhile()`` run just before the export is renamed there."""
     write = outdir.write_manifest
 
-    def racing(root, manifest):  # the other export is renamed into OUT first
+    def racing(root, manifest):
         write(root, manifest)
-        other.rename(out)
+        meanwhile()
 
     monkeypatch.setattr(outdir, "write_manifest", racing)
     result = cli(runner, fixture.store, "export", str(out))
     assert result.exit_code != 0
-    assert result.stderr == (
+    return result.stderr
+
+
+def test_an_export_finished_meanwhile_into_the_new_directory_is_named(runner, fixture,
+                                                                      tmp_path, monkeypatch):
+    out, other = tmp_path / "out", tmp_path / "other"
+    export_ok(runner, fixture.store, other)
+    # the other export is renamed into OUT first
+    assert _raced(runner, fixture, monkeypatch, out, lambda: other.rename(out)) == (
         f"error: {out}: another `kistore export` wrote an export here while this one was "
         "writing it (the directory was empty when this export began); nothing of this export "
         "was written; that export is whole: use it, add what changed to it with --since REV, "
@@ -58,16 +63,8 @@ def test_files_written_meanwhile_into_the_new_directory_are_named(runner, fixtur
                                                                  monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
-    write = outdir.write_manifest
-
-    def racing(root, manifest):
-        write(root, manifest)
-        (out / "notes.txt").write_text("mine")
-
-    monkeypatch.setattr(outdir, "write_manifest", racing)
-    result = cli(runner, fixture.store, "export", str(out))
-    assert result.exit_code != 0
-    assert result.stderr == (
+    assert _raced(runner, fixture, monkeypatch, out,
+                  lambda: (out / "notes.txt").write_text("mine")) == (
         f"error: {out}: files were written here while this export was writing it (the "
         "directory was empty when this export began); nothing of this export was written; "
         "choose a new directory, or empty this one and export again\n")
