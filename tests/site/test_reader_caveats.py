@@ -24,7 +24,7 @@ from kistore.site.build import build_site
 
 from ..export.conftest import duck
 from .conftest import build
-from .demo import add_run, digest, run
+from .demo import add_run, digest, push_to_server, run
 
 RUN = "runs/384a96d0ed687458/"
 """The published record's page (its workload and implementation were never published)."""
@@ -154,12 +154,7 @@ def test_permalinks_to_commits_no_remote_holds_are_warned_of_once(runner, fresh_
         "permalinks lead nowhere until pushed; push the branch (then `git fetch`) and "
         "build again before you publish the site"]
     # pushed to a server's main: nothing to say
-    server = tmp_path / "server.git"
-    _git(tmp_path, "init", "-q", "--bare", str(server))
-    branch = _git(fresh_demo.root, "branch", "--show-current")
-    _git(fresh_demo.root, "remote", "add", "origin", str(server))
-    _git(fresh_demo.root, "push", "-q", "origin", f"HEAD:refs/heads/{branch}")
-    _git(fresh_demo.root, "fetch", "-q", "origin")
+    branch = push_to_server(fresh_demo, tmp_path / "server.git")
     built = build(runner, fresh_demo, tmp_path / "s2", "--permalink", PUSHED)
     assert built.exit_code == 0, built.output
     assert "remote" not in built.stderr, built.stderr
@@ -168,7 +163,6 @@ def test_permalinks_to_commits_no_remote_holds_are_warned_of_once(runner, fresh_
     head = _git(fresh_demo.root, "rev-parse", "HEAD")
     _git(fresh_demo.root, "push", "-q", "origin", "HEAD:refs/heads/pr-1")
     _git(fresh_demo.root, "fetch", "-q", "origin")
-    _git(fresh_demo.root, "remote", "set-head", "origin", branch)
     built = build(runner, fresh_demo, tmp_path / "s3", "--permalink", PUSHED)
     assert built.exit_code == 0, built.output
     assert [line for line in built.stderr.splitlines() if "remote" in line] == [
