@@ -132,7 +132,9 @@ RUNS = Table("runs", (
     _c("unit", STRING, "unit of `value`: `ns` (measured) or the policy's (`score`)"),
     _c("unrankedReason", STRING, "why the run has no rank: `status incorrect`, `withdrawn`, "
        "`reference, never ranked`, `no value at ...`, `null at ...: no value`, `\"0.5\" at "
-       "... is not a number`, `no unit at ...`, or why its group could not be ranked"),
+       "... is not a number`, `no unit at ...`, why its group could not be ranked, or, for a "
+       "run in no comparison group (null `comparisonKey`), `in no comparison group: its "
+       "protocol sha256:... is not in the store; add it` (what `kistore rank` says of it)"),
     _c("outlierRatio", DOUBLE, "KI234: on the run ranked 1 by `comparison` whose value beats "
        "the #2's by 100x or more, how many times (`kistore rank`'s `(!) 1,000x ahead of #2`: "
        "likely a value in another unit); null on every other run"),

@@ -33,12 +33,17 @@ class Context:
         workloads: workload digest -> ``metadata.name``.
         implementations: implementation digest -> ``metadata.name``.
         architectures: environment digest -> ``hardware.architecture`` (or None).
+        no_group: says why a run is in no comparison group, as ``rank`` says it
+            (:func:`kistore.query.answers.no_group_reason`: ``its protocol D is not in the
+            store; add it``); None: that its protocol or environment is not in the store.
     """
 
     def __init__(self, policy: RankingPolicy, evidence: Mapping[str, Evidence],
                  workloads: Mapping[str, str], implementations: Mapping[str, str],
-                 architectures: Mapping[str, str | None]) -> None:
+                 architectures: Mapping[str, str | None],
+                 no_group: Callable[[Record], str] | None = None) -> None:
         self.policy = policy
+        self.no_group = no_group
         self.evidence = evidence
         self.workloads = workloads
         self.implementations = implementations
@@ -86,6 +91,7 @@ def derive_group(key: str | None, runs: list[Record], context: Context, scratch:
     rankings: dict[str, Ranking] = {}
     errors: dict[str, str] = {}
     chosen: Comparison | None = None
+    unplaced = None  # why no comparison ranks the group's runs (fresh05 LOW 8: it was null)
     if key is not None:
         family, statistic = runs[0].family or "", runs[0].statistic or "mean"
         evidence = {r.digest: context.evidence[r.digest] for r in runs
@@ -100,15 +106,25 @@ def derive_group(key: str | None, runs: list[Record], context: Context, scratch:
                          errors.get(comparison.name), len(runs), context)
         try:
             chosen = context.policy.comparison(family, statistic)
-        except InputError:
-            chosen = None
+        except InputError as e:
+            chosen, unplaced = None, e.message
     placed = {name: {row.record.digest: row for row in ranking.rows(include_excluded=True)}
               for name, ranking in rankings.items()}
     outliers = (ranking_outliers(rankings[chosen.name])  # KI234, as `rank` marks them
                 if chosen is not None and chosen.name in rankings else {})
-    return [(r.digest, {**_values(r, rankings, placed, errors, chosen, context),
+    return [(r.digest, {"unrankedReason": unplaced if key is not None
+                        else _no_group(r, context),
+                        **_values(r, rankings, placed, errors, chosen, context),
                         "outlierRatio": outliers[r.digest].ratio if r.digest in outliers
                         else None}) for r in runs]
+
+
+def _no_group(record: Record, context: Context) -> str:
+    """Say why a run is in no comparison group (``unrankedReason``), as ``rank`` does."""
+    return "in no comparison group: " + (
+        context.no_group(record) if context.no_group is not None
+        else f"its protocol {record.protocol} or environment {record.environment} is not "
+             "in the store")
 
 
 def _comparisons(policy: RankingPolicy, family: str, statistic: str) -> list[Comparison]:

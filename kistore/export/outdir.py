@@ -17,6 +17,8 @@ of one commit are byte-identical.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import gzip
 import json
 import os
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.canonical_fast import loads_lenient
-from ..core.errors import InputError
+from ..core.errors import InputError, StoreStateError
 from .columns import TABLES
 from .writers import file_sha256
 
@@ -165,3 +167,49 @@ def require_parent(out: Path) -> None:
     if not out.absolute().parent.is_dir():
         raise InputError(f"the directory {out.absolute().parent} does not exist; create "
                               "it first", file=str(out))
+
+
+class ExportedMeanwhile(StoreStateError):
+    """Something was written into ``OUT`` while an export into it (absent or empty) ran.
+
+    A full export is renamed into place at its end; two exports into one new directory
+    at once both find it empty, and the one that renames second failed with the raw
+    "Directory not empty" (fresh05 LOW: a sequential second export is told what is there).
+    Nothing of this export is written; ``OUT`` keeps what the other wrote.
+
+    Args:
+        out: the export's directory.
+    """
+
+    def __init__(self, out: Path) -> None:
+        if (out / MANIFEST).is_file():
+            what = ("another `kistore export` wrote an export here while this one was "
+                    "writing it")
+            fix = ("that export is whole: use it, add what changed to it with --since REV, "
+                   "or choose a new directory")
+        else:
+            what = "files were written here while this export was writing it"
+            fix = "choose a new directory, or empty this one and export again"
+        super().__init__(f"{what} (the directory was empty when this export began); "
+                         f"nothing of this export was written; {fix}", file=str(out))
+
+
+def install_new(temp: Path, out: Path) -> None:
+    """Rename a finished full export ``temp`` into ``out``, which must be absent or empty.
+
+    Args:
+        temp: the export written beside ``out``.
+        out: the export's directory (absent, or an empty directory: removed first).
+
+    Raises:
+        ExportedMeanwhile: ``out`` holds something now (another export finished first).
+        OSError: the rename failed otherwise (the caller names it).
+    """
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            out.rmdir()  # an empty directory named as the target
+        os.rename(temp, out)
+    except OSError as e:
+        if e.errno in (errno.ENOTEMPTY, errno.EEXIST) and out.is_dir() and any(out.iterdir()):
+            raise ExportedMeanwhile(out) from None
+        raise

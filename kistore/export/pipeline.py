@@ -58,6 +58,7 @@ from ..git.landing import object_landing_commits
 from ..git.notes import NO_NOTES
 from ..index.disk_errors import sqlite_os_error
 from ..index.index import count_objects, open_catalog
+from ..query.answers import no_group_reason
 from ..query.policy import load_policy
 from . import outdir
 from .columns import (
@@ -250,9 +251,7 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
             result.generation, result.appended = generation - 1, False  # nothing to add
         elif previous is None:
             outdir.write_manifest(temp, manifest)
-            with contextlib.suppress(FileNotFoundError):
-                out.rmdir()  # an empty directory named as the target
-            os.rename(temp, out)
+            outdir.install_new(temp, out)
         else:
             _append(temp, out, result, manifest, moved)
     except BaseException:
@@ -300,7 +299,7 @@ def _stage(store: Store, commit: Any, scratch: Scratch, result: ExportResult,
     context = Context(
         policy, evidence, catalog.names("Workload"), catalog.names("Implementation"),
         {r.digest: _text(r.spec.get("hardware", {}).get("architecture"))
-         for r in environments})
+         for r in environments}, lambda r: no_group_reason(catalog, r))
     derive_all(catalog.run_groups(), context, scratch, _phase(progress, "ranking", None))
     if context.group_errors:
         result.warnings.append(f"{context.group_errors} comparison group(s) could not be "

@@ -320,6 +320,7 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
     if shallow is not None:
         report.warnings.append(shallow)
     report.warnings += prep.citations.date_warnings(prep.snap.store.repo)
+    report.warnings += prep.citations.push_warnings(store, at)  # as cite (fresh05 LOW 9)
     lost = lost_warning(store, notes_at, notes, prep.snap.rev)  # KI408 in its history (F8)
     if lost is not None:
         report.warnings.append(lost)

@@ -37,6 +37,7 @@ from ..cite.citation import (
     shallow_doubt,
 )
 from ..cite.formats import render
+from ..cite.main_lines import unpushed
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, StoreStateError
@@ -156,6 +157,51 @@ class Citations:
                 "holds their objects, and an older one may have added them); run `git fetch "
                 "--unshallow` (CI: check out the whole history, e.g. actions/checkout with "
                 "fetch-depth: 0) and build again")
+
+    def push_warnings(self, store: Store, at: str | None) -> list[str]:
+        """Return the build's warnings of permalinks to commits no remote's main line holds.
+
+        ``kistore cite`` warns of one such citation (fresh05 LOW 9: the site said nothing
+        of them): a commit on no remote-tracking branch (its permalink leads nowhere until
+        pushed), or only on branches that are no remote's main line (a pull request's: a
+        squash or rebase merge lands the object in another commit). One warning each, with
+        how many run pages and the fix; none without a permalink template (no page links).
+
+        Args:
+            store: the store built from.
+            at: ``site build --at`` as typed (:func:`kistore.cite.main_lines.unpushed`).
+
+        Returns:
+            Up to two warnings, as ``site build`` prints them.
+        """
+        if self.template is None or not self.first_added:
+            return []
+        judged = unpushed(store, set(self.first_added.values()), at)
+        main = judged.mains[0] if judged.mains else "REMOTE/MAIN"
+        warnings = []
+        for commits, said in ((judged.nowhere, "on no remote-tracking branch (`git branch -r "
+                               "--contains` lists none): {links} nowhere until pushed; push "
+                               "the branch (then `git fetch`) and build again before you "
+                               "publish the site"),
+                              (judged.off_main, "only on branches that are no remote's main "
+                               f"line ({', '.join(judged.mains) or 'none known'}): a squash "
+                               "or rebase merge lands the objects in other commits, and these "
+                               "may leave the server, so {links} may move or lead nowhere; "
+                               "build the site after they land: `git fetch`, then `kistore "
+                               f"site build OUT --at {main}`")):
+            if not commits:
+                continue
+            pages = sum(1 for c in self.first_added.values() if c in commits)
+            shown = ", ".join(c[:12] for c in sorted(commits)[:3])
+            more = f" and {len(commits) - 3} more" if len(commits) > 3 else ""
+            cited = "a commit" if len(commits) == 1 else f"{len(commits)} commits"
+            links = "its permalink leads" if pages == 1 else "their permalinks lead"
+            if commits is judged.off_main:
+                links = "its permalink" if pages == 1 else "their permalinks"
+            warnings.append(f"{pages} of {len(self.first_added)} run pages "
+                            f"{'cites' if pages == 1 else 'cite'} {cited} ({shown}{more}) "
+                            + said.replace("{links}", links))
+        return warnings
 
     def date_warnings(self, repo: pygit2.Repository) -> list[str]:
         """Return one warning per published commit dated outside years 1970-9999 (KI428).

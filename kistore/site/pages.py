@@ -509,6 +509,8 @@ def _group(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
     }
     data["policyCaveats"] = [caveat_said(f) for f in ranking_caveats(
         {"families": snap.policy.families}) if family_of(f) == head.family]  # KI231, KI236
+    data["caveats"] = group_caveats(data["workload"], [
+        r for r in runs if r.implementation and r.role is None])  # fresh05 LOW 5
     if isinstance(ranking, str):
         data.update(comparison=None, error=ranking, groupSize=0, ranked=[], unranked=[],
                     outliers=[],
@@ -528,6 +530,35 @@ def _group(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
                     ("ranked", ranking.ranked), ("unranked", ranking.unranked),
                     ("references", ranking.references), ("excluded", ranking.excluded))})
     return _tell_apart(snap, data)
+
+
+def group_caveats(workload: dict[str, Any], unknown: list[Record]) -> list[str]:
+    """Say what ``rank`` and ``show`` warn of a group, for its leaderboard (fresh05 LOW 5).
+
+    Args:
+        workload: the group's workload as lists show it (:func:`_workload_brief`).
+        unknown: the group's runs naming an Implementation the store does not hold (its
+            record's ``role`` is None then: :func:`kistore.index.records.describe`).
+
+    Returns:
+        Up to two lines: the workload not in the store (``rank``'s and ``show``'s caveat,
+        word for word: other runs of it are not ranked with these), and how many runs
+        rank as candidates for want of their Implementation (``rank``'s warning: a
+        reference implementation's run would rank as one).
+    """
+    said = []
+    if not workload["inStore"]:
+        said.append(f"the workload {workload['digest']} is not in this store, so the group "
+                    "holds only the runs of it stored here; other runs of the same workload "
+                    "elsewhere are not ranked with it")
+    if unknown:
+        said.append(f"run {unknown[0].name} names an Implementation this store does not "
+                    "hold: its project and role are unknown, so it ranks as a candidate"
+                    if len(unknown) == 1 else
+                    f"{len(unknown)} runs name Implementations this store does not hold: "
+                    "their project and role are unknown, so they rank as candidates")
+        said[-1] += " (a reference implementation's run would rank as one)"
+    return said
 
 
 def _tell_apart(snap: Snapshot, data: dict[str, Any]) -> dict[str, Any]:

@@ -61,6 +61,7 @@ def environment() -> Any:
         cases_text=pages.cases_text,
         latency=summary.latency, exact_ns=summary.exact_ns, number=summary.number,
         ratio=summary.ratio, short=short_digest, date=date, data_uri=data_uri,
+        observed_day=summary.observed_day,
         compact=compact, value=value_text,
         visible=visible, comparison_said=comparison_said, evidence_said=evidence_said,
         stated_by=stated_by)

@@ -1493,6 +1493,7 @@ class Store:
         from .admission import PlanRefused, plan_add
         from .boards import boards_admitted
         from .claims import claims_admitted
+        from .labels import labels_admitted
         from .latency import latency_admitted
         from .observed import observed_admitted
         from .products import products_admitted
@@ -1501,7 +1502,7 @@ class Store:
         # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233, KI238), always;
         # KI232's with the group directories the plan computed (below)
         checks = (statistics_admitted, observed_admitted, products_admitted, claims_admitted,
-                  latency_admitted, boards_admitted, *checks)
+                  latency_admitted, boards_admitted, labels_admitted, *checks)
         if allow_dangling:  # a dangling reference a slip off a stored manifest: said
             checks = (*checks, dangling_near)
         if self.root is None:

@@ -201,3 +201,30 @@ def add_run(store: Store, name: str, latency: float, **options: Any) -> str:
     store.add([Manifest.from_document(document)])
     commit(store.root, f"add {name}", DATES[4])
     return digest(document)
+
+
+def push_to_server(store: Store, server: Path) -> str:
+    """Push the store's branch to a bare repository ``server`` (made when absent) as
+    ``origin``'s main line, and fetch it: its commits are then on a remote's main line, as
+    a site meant to be cited from is built (``site build`` warns of permalinks to commits
+    no remote's main line holds, as ``kistore cite`` does). Returns the branch's name."""
+    if not server.exists():
+        subprocess.run(["git", "init", "-q", "--bare", str(server)], check=True)
+        _git(store, "remote", "add", "origin", str(server))
+    branch = _git(store, "branch", "--show-current")
+    _git(store, "push", "-q", "origin", f"HEAD:refs/heads/{branch}")
+    _git(store, "fetch", "-q", "origin")
+    _git(store, "remote", "set-head", "origin", branch)
+    return branch
+
+
+def as_fetched(store: Store) -> None:
+    """Point ``refs/remotes/origin/main`` at HEAD, as a fetch after a push would leave it
+    (no remote configured, so no other warning of a remote's notes): the permalinks of a
+    build then name commits on a remote's main line, and it warns of none."""
+    _git(store, "update-ref", "refs/remotes/origin/main", "HEAD")
+
+
+def _git(store: Store, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=store.root, check=True, capture_output=True,
+                          text=True).stdout.strip()

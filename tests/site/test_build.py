@@ -177,7 +177,10 @@ def test_published_record_page_shows_digest_protocol_environment_bytes_and_cite(
     # standing line prints the stored 0.51252 exactly
     summary = [item["text"] for item in twin(demo_site, RUN)["data"]["summary"]]
     assert " · ".join(summary) == PUBLISHED_SUMMARY.replace("x the", "× the")
-    assert "<span>SOL score 0.5125</span> · <span>1.04× the reference</span> · " \
+    # and which baseline the source's ratio is against (fresh05 LOW 10): the group holds no
+    # reference run to name
+    assert "<span>SOL score 0.5125</span> · <span>1.04× the reference</span> <small " \
+        "class=\"muted\">(the source&#39;s avg_speedup, against its own baseline)</small> · " \
         "<span>16 of 16 cases faster</span>" in page
     assert "sol_score, higher first</span>\n        · value 0.51252 score" in page
     # the canonical manifest, byte for byte: unescaped, it hashes to the digest
@@ -491,7 +494,9 @@ def test_published_record_page_has_every_section_of_the_published_page(demo_stor
     assert '<span class="what">mean latency · 13,634,148 ns</span>' in page
     assert '<span class="rank-badge">Rank 2</span> of 2 in its <a href="../../groups/' in page
     assert "by the source&#39;s own metric: sol_score, higher first" in page
-    assert '<time datetime="2026-07-10T06:41:58.611Z">2026-07-10</time>' in page
+    # the day in UTC, as the export's observedAt (fresh05 LOW 4), the stored time on hover
+    assert ('<time datetime="2026-07-10T06:41:58.611Z" title="2026-07-10T06:41:58.611Z">'
+            "2026-07-10 UTC</time>") in page
     assert 'href="../../runs/384a96d0ed687458/compare/index.html">Compare with #1</a>' in page
     # 5-15: the sections, in the published page's order
     ids = re.findall(r'<section id="([a-z-]+)"', page)

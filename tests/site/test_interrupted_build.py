@@ -36,7 +36,7 @@ from kistore.site.staging import MARKER
 from kistore.store import Store
 
 from .conftest import build, copy_site, files, tree
-from .demo import add_run
+from .demo import add_run, as_fetched
 
 STAGED = re.compile(r"(\.tmp-|\.kistore-staging-)[0-9a-f]{8}(/|$)")
 """A path in (or of) a staging directory."""
@@ -95,6 +95,7 @@ def prepare(runner, store: Store, tmp_path: Path, monkeypatch, where: str):
         assert build(runner, store, out).exit_code == 0
     old = tree(out)
     add_run(store, "gemm-late", 120_000)
+    as_fetched(store)  # its permalinks on a remote's main line: no warning of them
     assert build(runner, store, reference).exit_code == 0
     # as in a new process: a build's Landing notes signals "to the exit", which in this
     # process outlives the command (the autouse fixture restores the handlers after)
