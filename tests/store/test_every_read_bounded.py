@@ -12,6 +12,7 @@ says the file, its size, the limit and what to do. ``add`` of an input file past
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -21,12 +22,13 @@ import pytest
 
 from kistore.cli import main
 from kistore.core import layout, limits
+from kistore.core.digest import Digest
 from kistore.core.limits import FILE_BYTES, FileTooLarge
 from kistore.git import blobs
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import RUN
-from ..conftest import git
+from ..conftest import PUBLISHED, git
 
 MIB20 = 20 << 20
 OBJECT = layout.object_path(RUN)
@@ -160,3 +162,23 @@ def test_export_show_and_site_build_of_a_commit_with_a_200_mb_blob_stay_small(
     assert f"warning: {OBJECT}: holds 209,715,200 bytes, more than the limit of 1,048,576 " \
         "(manifest-bytes); `kistore verify` reports KI106; left out of the site" in err, err
     assert peak < 150_000, peak
+
+
+def test_add_of_a_run_whose_protocol_file_is_past_the_bound_stops_unread(
+        runner, published, tmp_path, file_reads):
+    """``add`` reads the stored manifests a new one references: that read is bounded too."""
+    shown = runner.invoke(main, ["--store", str(published), "cat", "--manifest", str(RUN)])
+    run = json.loads(shown.stdout)
+    run["metadata"]["name"] = "res02-another-run"
+    run["spec"]["observedAt"] = "2025-01-02T03:04:05Z"
+    (tmp_path / "run.json").write_text(json.dumps(run))
+    protocol = layout.object_path(Digest.from_str(PUBLISHED["protocol"]))
+    big = sparse(published / protocol, MIB20)
+    result = runner.invoke(main, ["--store", str(published), "add", str(tmp_path / "run.json")])
+    assert (result.exit_code, result.stderr) == (1, (
+        f"error: {protocol}: the file holds 20,971,520 bytes, more than the limit of "
+        "16,777,216 (the ceiling of manifest-bytes); not read: kistore writes no file this "
+        "large (`kistore verify` reports KI106): restore the file HEAD holds with `git "
+        f"checkout HEAD -- {protocol}`, or remove it if HEAD holds none\n"))
+    assert file_reads.get(big, 0) == 0
+    assert git(published, "status", "--porcelain", "-uall").splitlines() == [f" M {protocol}"]
