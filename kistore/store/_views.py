@@ -1,8 +1,9 @@
 """Views: read-only access to the store's files in the work tree or at one commit.
 
 A :class:`View` is the one reader of a store at a revision: it reads repository paths
-(never past a size limit, 16 MiB when none is given: :meth:`View.read`), lists every file under ``store/`` with its git
-mode (:meth:`View.files`, what ``verify`` and the pull-request gate check), re-hashes
+(never past a size limit, 16 MiB when none is given: :meth:`View.read`), lists every
+file under ``store/`` with its git mode (:meth:`View.files`, what ``verify`` and the
+pull-request gate check), re-hashes
 objects on read and answers name lookups through the names of the derived index
 (:mod:`kistore.index.names`). :class:`WorkTreeView` reads files; :class:`CommitView` reads
 git objects (it works in a bare repository). :class:`kistore.store.Store` hands them out;
