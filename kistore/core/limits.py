@@ -42,6 +42,8 @@ knows nothing of git or of the store.
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from typing import Any, BinaryIO, NamedTuple, overload
 
@@ -217,11 +219,22 @@ of the work tree that asks no limit (a query reading a stray 1 GB file under ``s
 fresh03 H3), not a ``[limits]`` value a store sets."""
 
 
+FILE_BYTES = CEILING.manifest_bytes
+"""The most bytes any read of a stored file returns when its caller asks no limit: 16 MiB,
+the ceiling of ``manifest-bytes`` (no stored file of any store may hold more). Every read
+of a store file -- the work tree's (:class:`kistore.store.WorkTreeView`, by its ``fstat``),
+a commit's (:class:`kistore.store.CommitView`, by its blob's header) and git's
+(:func:`kistore.git.blobs.read_blob`, by the header) -- is held to it before a byte of the
+file is read or inflated: a stray 1 GB file or blob was read whole by ``show --at``,
+``compare --at``, ``export`` and ``site build`` (36-130 s, 2.1 GB each; res02), and under
+``store/`` by a ``rank`` (fresh03 H3)."""
+
+
 class PastLimit(VerificationError):
     """A file or blob holding more bytes than a limit; it was not read past the limit.
 
     The kind a reader outside the store layer catches (the query index, :mod:`kistore.
-    index.catalog`) of :class:`kistore.store.FileTooLarge`, which sets the attributes.
+    index.catalog`); :class:`FileTooLarge` is the one raised.
 
     Attributes:
         size: its size in bytes when known (a stat's, a blob header's), else None.
@@ -234,7 +247,43 @@ class PastLimit(VerificationError):
     key: str = "manifest-bytes"
 
 
-def too_large(limit: int, key: str, *, what: str, fix: str = "") -> str:
+class FileTooLarge(PastLimit):
+    """A stored file holds more than the limit: it was not read past the limit + 1 bytes.
+
+    The one error of a store file (or git blob) past a limit, raised before it is read
+    (:data:`FILE_BYTES`). Its message says the file, its size, the limit and, when
+    ``fix`` is given, what to do: ``store/objects/sha256/ab/cd...json: the file holds
+    20,971,520 bytes, more than the limit of 16,777,216 (the ceiling of manifest-bytes);
+    not read: kistore writes no file this large; ...``.
+
+    Args:
+        path: the repository path (or a blob's id, when read for no path).
+        limit: the limit in bytes (``[limits] manifest-bytes``, or :data:`FILE_BYTES`).
+        size: the file's size when known (a git blob's header, a stat's), else None.
+        key: what the limit is, for the message (:data:`CEILING_KEY` for
+            :data:`FILE_BYTES`).
+        fix: what to do, after ``; not read: `` (None: the bare problem, for a caller that
+            reports it its own way: ``verify``'s KI106, a query's warning).
+    """
+
+    def __init__(self, path: str, limit: int, size: int | None = None,
+                 key: str = "manifest-bytes", fix: str | None = None) -> None:
+        self.limit = limit
+        self.size = size
+        self.key = key
+        self.fix = fix
+        said = file_too_large(size, limit, key)
+        super().__init__(said if fix is None else f"{said}; not read: {fix}", file=path)
+
+    def advised(self, fix: str) -> FileTooLarge:
+        """Return this error with ``fix`` said (what to do); itself when it says one already."""
+        if self.fix is not None or self.file is None:
+            return self
+        return FileTooLarge(self.file, self.limit, self.size, self.key, fix)
+
+
+def too_large(limit: int, key: str, *, what: str, fix: str = "",
+              size: int | None = None) -> str:
     """Return the message for an input past ``limit`` bytes: the limit, what to do.
 
     Args:
@@ -242,14 +291,18 @@ def too_large(limit: int, key: str, *, what: str, fix: str = "") -> str:
         key: its ``kistore.toml`` key (``manifest-bytes``).
         what: what was too large (``the input``, ``line 3``).
         fix: what else to do, after ``;`` (optional).
+        size: its size in bytes when known before reading (a regular file's ``fstat``):
+            then nothing of it was read; None: read to ``limit`` + 1 bytes.
 
     Returns:
         e.g. ``the input holds more than the limit of 700 bytes (manifest-bytes); nothing
         past it was read; raise [limits] manifest-bytes in kistore.toml if this size is
-        meant``.
+        meant``; with ``size``, ``the input holds 20,971,520 bytes, more than the limit of
+        700 (manifest-bytes); not read; ...``.
     """
     also = f"; {fix}" if fix else ""
-    return (f"{what} holds {bytes_past_limit(None, limit, key)}; nothing past it was read"
+    read = "nothing past it was read" if size is None else "not read"
+    return (f"{what} holds {bytes_past_limit(size, limit, key)}; {read}"
             f"{also}; {SETTINGS_HINT.format(key=key)}")
 
 
@@ -266,13 +319,18 @@ def read_bounded(name: str, limit: int, *, key: str = "manifest-bytes", fix: str
         The bytes (at most ``limit``).
 
     Raises:
-        InputError: the input holds more than ``limit`` bytes (``/dev/zero``, a 200 MB
-            file): said at once, after reading ``limit`` + 1 bytes.
+        InputError: the input holds more than ``limit`` bytes: a regular file said by its
+            size before a byte is read (its ``fstat``: a 200 MB manifest file), a stream
+            (``/dev/zero``, a pipe) at once after reading ``limit`` + 1 bytes.
         OSError: the file cannot be opened or read (the CLI names it).
     """
     if name == "-":
         return read_stream_bounded(sys.stdin.buffer, limit, file=name, key=key, fix=fix)
     with open(name, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+            raise InputError(too_large(limit, key, what="the input", fix=fix,
+                                       size=info.st_size), file=name)
         return read_stream_bounded(stream, limit, file=name, key=key, fix=fix)
 
 

@@ -31,6 +31,7 @@ from typing import Any, cast
 
 from ..core import hashes
 from ..core.errors import StoreStateError, not_text
+from ..core.limits import CEILING_KEY, FILE_BYTES, FileTooLarge
 from . import _loose
 from .child import git_environment
 from .commit_header import Header, commit_fault, first_line, header, subject
@@ -289,7 +290,10 @@ def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
     """Return the bytes of the blob ``oid``, fetching it through git in a partial clone.
 
     A loose blob's bytes are those the guard inflated (:func:`loose_object`: its SHA-1
-    is ``oid``), not inflated again by libgit2.
+    is ``oid``), not inflated again by libgit2. Held to :data:`~kistore.core.limits.
+    FILE_BYTES` (16 MiB, the ceiling of ``manifest-bytes``) by its header before it is
+    inflated, as every read of a stored file is (:meth:`kistore.store.View.read`): the
+    export and the index read a 1 GB blob whole (res02).
 
     Args:
         repo: the repository.
@@ -297,12 +301,23 @@ def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
         path: the repository path it is read for (named by :class:`ObjectUnreadable`).
 
     Raises:
+        FileTooLarge: the blob holds more than :data:`~kistore.core.limits.FILE_BYTES`
+            (named by ``path``, else by its id); not inflated.
         ObjectUnreadable: the object is damaged (libgit2 cannot read it), or missing from a
             repository that is no partial clone (a tree names it, so it must be here:
             :func:`missing`).
         StoreStateError: a partial clone whose remote could not give the blob.
     """
-    return cast("bytes", read_blob_within(repo, oid, None, path))  # no limit: no size
+    data = read_blob_within(repo, oid, FILE_BYTES, path)
+    size = data if isinstance(data, int) else len(data)
+    if size > FILE_BYTES:  # (a blob a partial clone fetched just now has no header)
+        raise FileTooLarge(path or str(oid), FILE_BYTES, size, CEILING_KEY, TOO_LARGE_FIX)
+    return cast("bytes", data)
+
+
+TOO_LARGE_FIX = ("kistore writes nothing this large and the pull-request gate refuses it "
+                 "(KI106; KI409 for a note): `kistore verify` lists every such file")
+"""What :func:`read_blob`'s :class:`~kistore.core.limits.FileTooLarge` says to do."""
 
 
 def read_blob_within(repo: pygit2.Repository, oid: str | pygit2.Oid, limit: int | None,
@@ -585,13 +600,20 @@ def blob_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
         oid: the blob's id.
         path: the repository path it is read for (named by :class:`ObjectUnreadable`).
 
+    A loose blob within :data:`~kistore.core.limits.FILE_BYTES` is inflated whole (held to
+    its id, :func:`loose_object`); past it, its size is its header's, the rest never
+    inflated (the index's size check of each file at a commit inflated a 1 GB blob, res02).
+
     Raises:
         ObjectUnreadable: the object is here but its header cannot be read (a damaged
             loose object: its header is compressed with it).
     """
-    loose = loose_object(repo, oid, path)  # libgit2 loops on a cut one (review F3)
+    loose = _loose_headed(repo, oid, path,  # libgit2 loops on a cut one (review F3)
+                          lambda _kind, size: size if size > FILE_BYTES else None)
+    if isinstance(loose, int):
+        return loose
     if loose is not None:
-        return len(loose[1])
+        return len(cast("tuple[int, bytes]", loose)[1])
     return _header_size(repo, oid, path)
 
 

@@ -212,7 +212,7 @@ def open_group_catalog(store: IndexedStore, at: str | None,
         log.warning("%s", MIGRATE_HINT.format(rev=rev))
         return None
     try:
-        return group_catalog(repo, tree, runs(), limits=lambda: store_limits(store),
+        return group_catalog(repo, tree, runs(), limits=lambda: store_limits(store, at),
                              prefetch=prefetch, also=also, alongside=alongside, rev=rev)
     except NoListing as e:
         log.warning("%s", e.hint)

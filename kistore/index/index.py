@@ -350,11 +350,16 @@ class Index:
     Args:
         store: a :class:`kistore.store.Store`.
         path: where the database lives (default: :func:`.database.index_path` of its git dir).
+        at: the revision whose ``kistore.toml`` sets the ``[limits]`` the rows are made
+            under (a query ``--at REV``: REV's, as ``verify --at REV`` reads them); None:
+            the work tree's (a bare repository's: ``HEAD``'s).
     """
 
-    def __init__(self, store: IndexedStore, path: Path | None = None) -> None:
+    def __init__(self, store: IndexedStore, path: Path | None = None, *,
+                 at: str | None = None) -> None:
         self.store = store
         self.path = path or database.index_path(store.git_dir)
+        self.at = at
 
     @property
     def repo(self) -> pygit2.Repository:
@@ -467,7 +472,7 @@ class Index:
         Another tree applies the tree diff; other limits read again the manifests they
         change (:meth:`_relimit`).
         """
-        key = settings_key(self.store)
+        key = settings_key(self.store, self.at)
         if get_meta(conn, "tree") == target and key is not None:
             held_key, _, held_said = (get_meta(conn, "settings") or "").partition("\n")
             if held_key == key:
@@ -475,7 +480,7 @@ class Index:
                 if held_said:  # the file still does not parse: every query says so (r60 F2)
                     _say(held_said)
                 return
-        limits, said = read_limits(self.store)
+        limits, said = read_limits(self.store, self.at)
         _say(said)
         wanted = held_limits(limits)
         with transaction(conn):  # one writer; re-read the tree under SQLite's lock
@@ -695,7 +700,7 @@ class Index:
                 used for the documents whose dictionary it is (:meth:`.rows.Writer.write`).
             limits: the limits the files are read under (default: :func:`store_limits`).
         """
-        limits = store_limits(self.store) if limits is None else limits
+        limits = store_limits(self.store, self.at) if limits is None else limits
         digests = changed if changed is not None else self._changed(old, tree)
         if digests is None:  # the old tree is gone from git: start over
             # interned digests and keys stay: ids are never reused within the file
@@ -916,7 +921,8 @@ def open_catalog(store: IndexedStore, at: str | None = None, *, use_index: bool 
             if catalog is not None:
                 return catalog
         tree = store.commit(at or "HEAD").tree  # (at is None only with a work tree)
-        return Index(store).catalog(str(tree.id), lambda: tree, progress)
+        # the commit's own [limits] (notesat01 leftover: the work tree's were read)
+        return Index(store, at=at).catalog(str(tree.id), lambda: tree, progress)
     except (OSError, sqlite3.Error) as e:  # e.g. a read-only .git: answer by scanning
         database.say_fallback(e)  # a link or a directory there: the user's to remove
         return MemoryCatalog.from_view(store.view(at))
@@ -942,7 +948,7 @@ def _head_catalog(store: IndexedStore, progress: Progress | None) -> IndexCatalo
             tree.append(store.commit(commit).tree)
         return tree[0]
 
-    index = Index(store)
+    index = Index(store, at="HEAD")  # HEAD's [limits], not the work tree's
     conn = index.open()
     try:
         tree_id = warm.tree_of(store, conn, commit)
@@ -1013,7 +1019,7 @@ def count_objects(repo: pygit2.Repository, tree: pygit2.Tree) -> int:
                if shard.type_str == "tree")
 
 
-def settings_key(store: IndexedStore) -> str | None:
+def settings_key(store: IndexedStore, at: str | None = None) -> str | None:
     """Return a key of the settings the store's limits are read from, without parsing them.
 
     :meth:`kistore.store.Store.limits` reads the work tree's ``kistore.toml`` (in a bare
@@ -1023,11 +1029,20 @@ def settings_key(store: IndexedStore) -> str | None:
     While it is what the index recorded, the limits the rows were made under still hold
     (:meth:`Index._sync`); when it is not, :func:`store_limits` parses the file.
 
+    With ``at`` (a query ``--at REV``), the key of REV's file's bytes; ``HEAD``'s commit id
+    read from the ref files for ``HEAD`` (its file is the commit's: no pygit2).
+
     Returns:
         The key; None when it cannot be had cheaply (refs that are not plain files, an
         unborn branch): the limit is then parsed every time.
     """
-    if store.root is not None:
+    if at is not None and at != "HEAD":
+        try:
+            data = store.settings_file(at)[0] or b""
+        except (KistoreError, OSError):
+            return None
+        return "at:" + hashes.blake2b(data, digest_size=16).hexdigest()
+    if store.root is not None and at is None:
         try:
             data = store.settings_file()[0] or b""
         except (KistoreError, OSError):
@@ -1040,7 +1055,7 @@ def settings_key(store: IndexedStore) -> str | None:
     return None if commit is None else f"head:{commit}"
 
 
-def store_limits(store: IndexedStore) -> Limits:
+def store_limits(store: IndexedStore, at: str | None = None) -> Limits:
     """Return the store's ``[limits]``; each bad key of a bad kistore.toml at its default.
 
     A query never fails on a bad kistore.toml (``add`` refuses it; ``verify`` and the gate
@@ -1052,15 +1067,21 @@ def store_limits(store: IndexedStore) -> Limits:
     file is bad, not only the one that parsed it: :meth:`Index._sync` keeps what was said
     with the settings key and says it again when the key still holds. A manifest past a
     limit is left out of the index and listed as skipped (the next query after the limits
-    changed reads it again: :meth:`Index._relimit`).
+    changed reads it again: :meth:`Index._relimit`). ``at``: a revision, whose
+    ``kistore.toml`` is read instead of the work tree's (:func:`read_limits`).
     """
-    limits, said = read_limits(store)
+    limits, said = read_limits(store, at)
     _say(said)
     return limits
 
 
-def read_limits(store: IndexedStore) -> tuple[Limits, str | None]:
+def read_limits(store: IndexedStore, at: str | None = None) -> tuple[Limits, str | None]:
     """Return the store's ``[limits]`` and the warning a query gives about them, unsaid.
+
+    Args:
+        store: the store.
+        at: a revision (a query ``--at REV``): its ``kistore.toml``'s limits, as ``verify
+            --at REV`` reads them; None: the work tree's (a bare repository's: ``HEAD``'s).
 
     Returns:
         ``(limits, None)`` when kistore.toml parses (or the store has no settings);
@@ -1070,7 +1091,7 @@ def read_limits(store: IndexedStore) -> tuple[Limits, str | None]:
         line of its own).
     """
     try:
-        limits, problems = store.limits_per_key()
+        limits, problems = store.limits_per_key(at)
     except KistoreError as e:  # the file could not be read at all
         limits, problems = DEFAULT, list(e.problems)
     except AttributeError:  # a store-like object of a test: no settings

@@ -1,8 +1,9 @@
 """Views: read-only access to the store's files in the work tree or at one commit.
 
 A :class:`View` is the one reader of a store at a revision: it reads repository paths
-(never past a size limit when given one), lists every file under ``store/`` with its git
-mode (:meth:`View.files`, what ``verify`` and the pull-request gate check), re-hashes
+(never past a size limit, 16 MiB when none is given: :meth:`View.read`), lists every
+file under ``store/`` with its git mode (:meth:`View.files`, what ``verify`` and the
+pull-request gate check), re-hashes
 objects on read and answers name lookups through the names of the derived index
 (:mod:`kistore.index.names`). :class:`WorkTreeView` reads files; :class:`CommitView` reads
 git objects (it works in a bare repository). :class:`kistore.store.Store` hands them out;
@@ -24,7 +25,8 @@ from typing import TypeVar
 from ..core import canonical, hashes, layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError, MultipleErrors, ResolutionError, VerificationError
-from ..core.limits import CEILING, CEILING_KEY, DEFAULT, Limits, PastLimit, file_too_large
+from ..core.limits import CEILING_KEY, DEFAULT, FILE_BYTES, Limits
+from ..core.limits import FileTooLarge as FileTooLarge  # re-exported: kistore.store's
 from ..core.model import Manifest, metadata_name
 from ..core.schema import KINDS, in_metadata_file
 from ..git import treediff
@@ -54,33 +56,13 @@ SPECIAL_FILE = 0o010000
 bits; git itself never commits one): ``verify`` reports it as not a regular file (KI111)."""
 
 
-class FileTooLarge(PastLimit):
-    """A stored file holds more than the limit: it was not read past the limit + 1 bytes.
-
-    Args:
-        path: the repository path.
-        limit: the limit in bytes (``[limits] manifest-bytes``).
-        size: the file's size when known (a git blob's, a stat's), else None.
-        key: what the limit is, for the message (:data:`kistore.core.limits.CEILING_KEY`
-            for :data:`WORK_TREE_BYTES`).
-    """
-
-    def __init__(self, path: str, limit: int, size: int | None = None,
-                 key: str = "manifest-bytes") -> None:
-        self.limit = limit
-        self.size = size
-        self.key = key
-        super().__init__(file_too_large(size, limit, key), file=path)
-
-
-WORK_TREE_BYTES = CEILING.manifest_bytes
-"""The most bytes :class:`WorkTreeView` reads of one file when asked no limit: 16 MiB, the
-ceiling of ``[limits] manifest-bytes`` (no stored file of any store may hold more). A stray
-1 GB file under ``store/`` (at an object or metadata path) was read whole six times by a
-``rank`` of an unrelated group (56 s, 1 GB: loading the changed manifests, the overlay's
-unreadable list, the warning's damage, the rename checks; fresh03 H3); each read is now
-refused by the file's ``fstat`` (:class:`FileTooLarge`, :data:`~kistore.core.limits.
-CEILING_KEY`), and the query says the file is too large once."""
+WORK_TREE_BYTES = FILE_BYTES
+"""The most bytes a :class:`View` reads of one file when asked no limit:
+:data:`kistore.core.limits.FILE_BYTES` (16 MiB, the ceiling of ``manifest-bytes``), for
+the work tree (refused by the file's ``fstat``) and a commit (by its blob's header) alike:
+:meth:`View.read` is the one place that sets it. A stray 1 GB file under ``store/`` was
+read whole six times by a ``rank`` of an unrelated group (fresh03 H3), a 1 GB blob at a
+commit by ``show --at``, ``export`` and ``site build`` (res02)."""
 
 
 _RECORD_LIMIT = 80
@@ -396,19 +378,52 @@ class View:
     name_index: NameIndex | None = None
 
     def read(self, path: str, limit: int | None = None) -> bytes | None:
-        """Return the bytes of the regular file at a repository path.
+        """Return the bytes of the regular file at a repository path, never past a bound.
+
+        The one read of a stored file: every read is held to ``limit``, or with none to
+        :data:`~kistore.core.limits.FILE_BYTES` (16 MiB, the ceiling of ``manifest-bytes``),
+        before a byte of the file is read (a work tree's ``fstat``, a blob's header); the
+        views implement :meth:`_read`, which is always given the bound.
 
         Args:
             path: a repository path (POSIX, from the top of the work tree).
-            limit: most bytes to return; None: no limit.
+            limit: most bytes to return; None: :data:`~kistore.core.limits.FILE_BYTES`.
 
         Returns:
             The file's bytes; None when there is no regular file there (absent, a
             directory, a symlink -- never followed -- a submodule, a FIFO or device).
 
         Raises:
-            FileTooLarge: the file holds more than ``limit`` bytes; nothing past
-                ``limit + 1`` bytes was read.
+            FileTooLarge: the file holds more than the bound; nothing past ``bound + 1``
+                bytes was read (a blob past it was not inflated). With no ``limit`` asked,
+                its message says what to do (:meth:`too_large_fix`); with one, the bare
+                problem, which the caller reports (``verify``'s KI106).
+        """
+        return self._within(path, limit, self._read)
+
+    def _within(self, path: str, limit: int | None,
+                read: Callable[[str, int, str], _T]) -> _T:
+        """Return ``read(path, bound, key)``: the bound of :meth:`read` set, its error advised."""
+        bound, key = (FILE_BYTES, CEILING_KEY) if limit is None else (limit, "manifest-bytes")
+        try:
+            return read(path, bound, key)
+        except FileTooLarge as e:
+            if limit is not None:
+                raise
+            raise e.advised(self.too_large_fix(path)) from None
+
+    def _read(self, path: str, limit: int, key: str) -> bytes | None:
+        """:meth:`read` of ``path`` held to ``limit`` bytes (``key``: what the limit is).
+
+        Raises:
+            FileTooLarge: the file holds more than ``limit`` bytes, its bare problem.
+        """
+        raise NotImplementedError
+
+    def too_large_fix(self, path: str) -> str:
+        """Return what to do about a file at ``path`` past :data:`~kistore.core.limits.FILE_BYTES`.
+
+        Said without reading anything more (a caller may catch the error and go on).
         """
         raise NotImplementedError
 
@@ -1028,20 +1043,29 @@ class WorkTreeView(View):
                     keys[entry.name] = freshness.stat_key(entry.stat())
         return keys
 
-    def read(self, path: str, limit: int | None = None) -> bytes | None:  # noqa: D102
-        return self.read_mode(path, limit)[0]
+    def _read(self, path: str, limit: int, key: str) -> bytes | None:  # noqa: D102
+        return self._read_mode(path, limit, key)[0]
+
+    def too_large_fix(self, path: str) -> str:
+        """Return what to do about a work-tree file past the bound: restore HEAD's, or remove it."""
+        return (f"kistore writes no file this large (`kistore verify` reports KI106): restore "
+                f"the file HEAD holds with `git checkout HEAD -- {path}`, or remove it if "
+                "HEAD holds none")
 
     def read_mode(self, path: str, limit: int | None = None) -> tuple[bytes | None, int]:
         """Return :meth:`read` of ``path`` and the git mode of the file read, from one fstat.
 
         The mode is what ``git add`` would stage: ``0o100755`` when the owner may execute
-        the file, else ``0o100644``; 0 when no regular file was read. With no ``limit``,
-        :data:`WORK_TREE_BYTES` bounds the read (the ceiling of ``manifest-bytes``).
+        the file, else ``0o100644``; 0 when no regular file was read. Bounded as
+        :meth:`read` (with no ``limit``, :data:`WORK_TREE_BYTES`), by the same ``fstat``.
 
         Raises:
-            FileTooLarge: as :meth:`read`; past :data:`WORK_TREE_BYTES` with no ``limit``
-                (said with :data:`kistore.core.limits.CEILING_KEY`).
+            FileTooLarge: as :meth:`read`.
         """
+        return self._within(path, limit, self._read_mode)
+
+    def _read_mode(self, path: str, limit: int, key: str) -> tuple[bytes | None, int]:
+        """:meth:`read_mode` held to ``limit`` bytes by the file's ``fstat`` (bare error)."""
         # Only a regular file is a stored file: a symlink (to /dev/zero: a query ran out of
         # memory) or a FIFO (a query hung) put in its place reads as no file (breaker8);
         # `verify` reports them (KI111). os.open/os.read: a third of the cost of open().
@@ -1058,9 +1082,6 @@ class WorkTreeView(View):
             if e.errno == errno.ELOOP:  # a symlink (O_NOFOLLOW)
                 return None, 0
             raise
-        key = "manifest-bytes"
-        if limit is None:  # never a whole read past the ceiling (fresh03 H3)
-            limit, key = WORK_TREE_BYTES, CEILING_KEY
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):  # a directory, a FIFO, a device
@@ -1198,11 +1219,11 @@ class SparseWorkTreeView(WorkTreeView):
         head = self.head() if self._outside(layout.object_path(digest)) else None
         return head is not None and head.has_object(digest)
 
-    def read(self, path: str, limit: int | None = None) -> bytes | None:  # noqa: D102
-        data = super().read(path, limit)
+    def _read(self, path: str, limit: int, key: str) -> bytes | None:  # noqa: D102
+        data = super()._read(path, limit, key)
         if data is None and self._outside(path):
             head = self.head()
-            return None if head is None else head.read(path, limit)
+            return None if head is None else head._read(path, limit, key)
         return data
 
     def prefetch(self, paths: Iterable[str]) -> int:
@@ -1543,7 +1564,14 @@ class CommitView(View):
             return False
         return raw.hex() in self.repo.odb or is_partial_clone(self.repo)
 
-    def read(self, path: str, limit: int | None = None) -> bytes | None:  # noqa: D102
+    def too_large_fix(self, path: str) -> str:
+        """Return what to do about a commit's file past the bound: committed past kistore."""
+        commit = str(self.commit.id)[:12]
+        return (f"commit {commit} holds it, which kistore never writes and the pull-request "
+                f"gate refuses (KI106): `kistore verify --at {commit}` lists every such file; "
+                "revert the commit that brought it")
+
+    def _read(self, path: str, limit: int, key: str) -> bytes | None:  # noqa: D102
         listed = self._ids.get(path)
         oid = listed.hex() if isinstance(listed, bytes) else listed  # files(): raw ids
         if oid is None:
@@ -1557,10 +1585,10 @@ class CommitView(View):
                               oid.raw if isinstance(oid, pygit2.Oid) else bytes.fromhex(oid),
                               limit)
         if isinstance(data, int):
-            raise FileTooLarge(path, limit, data)  # type: ignore[arg-type]
-        return data if data is not None else self._read_blob(path, oid, limit)
+            raise FileTooLarge(path, limit, data, key)
+        return data if data is not None else self._read_blob(path, oid, limit, key)
 
-    def _read_blob(self, path: str, oid: str | pygit2.Oid, limit: int | None) -> bytes:
+    def _read_blob(self, path: str, oid: str | pygit2.Oid, limit: int, key: str) -> bytes:
         """Return blob ``oid``'s bytes (read for ``path``), never inflating one past ``limit``.
 
         Raises:
@@ -1579,8 +1607,8 @@ class CommitView(View):
         # partial clone fetches it
         data = read_blob_within(self.repo, oid, limit, path)
         size = data if isinstance(data, int) else len(data)
-        if limit is not None and size > limit:  # also a blob fetched just now: no header
-            raise FileTooLarge(path, limit, size)
+        if size > limit:  # also a blob fetched just now: no header
+            raise FileTooLarge(path, limit, size, key)
         assert isinstance(data, bytes)  # within the limit: the bytes
         return data
 
@@ -1709,18 +1737,18 @@ class StagedView(CommitView):
             return False
         return blob_id(data).hex() == entry[1]
 
-    def read(self, path: str, limit: int | None = None) -> bytes | None:
-        """As :meth:`CommitView.read`; a staged path reads the index's blob.
+    def _read(self, path: str, limit: int, key: str) -> bytes | None:
+        """As :meth:`CommitView._read`; a staged path reads the index's blob.
 
         Raises:
             FileTooLarge: as :meth:`View.read`.
         """
         if path not in self.staged:
-            return super().read(path, limit)
+            return super()._read(path, limit, key)
         entry = self.staged[path]
         if entry is None or entry[0] not in REGULAR_MODES:
             return None
-        return self._read_blob(path, entry[1], limit)
+        return self._read_blob(path, entry[1], limit, key)
 
     def blob_id(self, path: str) -> str | None:  # noqa: D102 - on View
         if path in self.staged:

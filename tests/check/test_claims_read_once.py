@@ -51,20 +51,20 @@ def _add_past_ki232(store, docs):
 def reads(monkeypatch):
     """Count the reads of each object file (repository path), work tree and commits."""
     counted: Counter[str] = Counter()
-    work_read_mode = WorkTreeView.read_mode
+    work_read_mode = WorkTreeView._read_mode  # every work-tree read, bounded (View.read)
     commit_read_blob = CommitView._read_blob
 
-    def read_mode(self, path, limit=None):
+    def read_mode(self, path, limit, key):
         if path.startswith(layout.OBJECTS_DIR + "/"):
             counted[path] += 1
-        return work_read_mode(self, path, limit)
+        return work_read_mode(self, path, limit, key)
 
-    def read_blob(self, path, oid, limit):
+    def read_blob(self, path, oid, limit, key):
         if path.startswith(layout.OBJECTS_DIR + "/"):
             counted[path] += 1
-        return commit_read_blob(self, path, oid, limit)
+        return commit_read_blob(self, path, oid, limit, key)
 
-    monkeypatch.setattr(WorkTreeView, "read_mode", read_mode)
+    monkeypatch.setattr(WorkTreeView, "_read_mode", read_mode)
     monkeypatch.setattr(CommitView, "_read_blob", read_blob)
     return counted
 

@@ -206,8 +206,9 @@ def test_import_reads_a_source_file_only_to_its_limit(runner, store_path, tmp_pa
     source.write_text(json.dumps({"level1": {f"{i}_x.py": {} for i in range(100)}}))
     result = invoke(runner, store_path, "import", "kernelbench", str(source))
     assert result.exit_code == 1
-    assert (f"error: {source}: the input holds more than the limit of 1,000 bytes "
-            "(source-bytes)") in result.stderr
+    assert (f"error: {source}: the input holds {source.stat().st_size:,} bytes, more than "
+            "the limit of 1,000 (source-bytes); not read; raise [limits] source-bytes in "
+            "kistore.toml if this size is meant\n") in result.stderr  # by its size (res02)
     done = subprocess.run([*KISTORE, "--store", str(store_path), "import", "kernelbench",
                            "/dev/zero"], capture_output=True, text=True, timeout=120,
                           preexec_fn=small_memory)
