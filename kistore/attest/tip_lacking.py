@@ -40,6 +40,8 @@ from ..git import refs
 from ..git.refs import common_git_dir
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
     from ..store import Store, View
 
 __all__ = ["NOTES_TIP_LACKING", "Lacking", "fetch_said", "lacking", "lacking_findings",
@@ -267,7 +269,7 @@ def _tracking_refs(store: Store) -> list[str]:
     return sorted(name for name in repo.references if name in remotes)
 
 
-def _lines(repo: Any, blob: str, obj: str) -> list[bytes]:
+def _lines(repo: pygit2.Repository, blob: str, obj: str) -> list[bytes]:
     """Return the lines of the note blob ``blob`` on ``obj``."""
     # Lazy: as _judged.
     from ..git.note_blobs import read_note
