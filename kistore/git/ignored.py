@@ -62,17 +62,25 @@ def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]
     if os.environ.get("GIT_CONFIG_COUNT") or os.environ.get("GIT_CONFIG_PARAMETERS"):
         return True
     dirs = {""}
+    heads: set[str] = set()  # each path's head (``rpartition``): its dirname's one input
     for path in paths:
+        head = path.rpartition("/")[0]
+        if head in heads:  # a bulk add's ~79,000 paths at 20,000 hold ~4,500 (issue 22)
+            continue
+        heads.add(head)
         parent = posixpath.dirname(path)
         while parent not in dirs:
             dirs.add(parent)
             parent = posixpath.dirname(parent)
-    sources = [(posixpath.join(d, ".gitignore"), root / d / ".gitignore") for d in dirs]
-    sources += [(".gitignore", common_dir / "info" / "exclude"),
-                (".gitignore", xdg_config_home() / "git" / "ignore")]  # both read as the root's
+    top = os.fspath(root)
+    sources = [(posixpath.join(d, ".gitignore"), os.path.join(top, d, ".gitignore"))
+               for d in dirs]
+    sources += [(".gitignore", os.fspath(common_dir / "info" / "exclude")),
+                (".gitignore", os.fspath(xdg_config_home() / "git" / "ignore"))]  # as the root's
     for path, file in sources:
         try:
-            data = file.read_bytes()
+            with open(file, "rb") as opened:
+                data = opened.read()
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError:

@@ -405,7 +405,9 @@ def _judge(group: _Group, arrivals: Sequence[_Arrival], withdrawn: Withdrawn | N
 
 
 def _arrival(record: Record, policy: RankingPolicy, which: str | None = None,
-             clean: bool = False) -> tuple[Comparison, float, str | None] | None:
+             clean: bool = False,
+             comparisons: dict[tuple[str, str, str | None], Comparison] | None = None
+             ) -> tuple[Comparison, float, str | None] | None:
     """Return how an arriving run ranks and its value, or None when it cannot rank (#1).
 
     Args:
@@ -417,13 +419,23 @@ def _arrival(record: Record, policy: RankingPolicy, which: str | None = None,
             is ranked by its status and its value, without :func:`~.ranking.rank_group`
             asking its contradictions and claim again (issue 22: ~12 us a run of an add's
             serial stretch); the answer is the same.
+        comparisons: the policy's comparisons found so far, by (family, statistic,
+            ``which``), filled here (one :class:`Comparison` made a family, not one a run
+            of a bulk add: issue 22); None: asked of the policy each time.
     """
     if record.comparison_key is None or record.family is None or record.is_reference:
         return None
-    try:
-        comparison = policy.comparison(record.family, record.statistic or "mean", which)
-    except KistoreError:
-        return None  # a family with no metric: rank's to say
+    asked = (record.family, record.statistic or "mean", which)
+    if not isinstance(asked[1], str):  # a stored protocol's odd statistic: not a key
+        comparisons = None
+    comparison = comparisons.get(asked) if comparisons is not None else None
+    if comparison is None:
+        try:
+            comparison = policy.comparison(*asked)
+        except KistoreError:
+            return None  # a family with no metric: rank's to say
+        if comparisons is not None:
+            comparisons[asked] = comparison
     if clean:  # what rank_group finds of it alone, its exclusions known to be none
         if record.status != "passed":
             return None
@@ -461,8 +473,9 @@ def _judged(view: View, policy: RankingPolicy, records: Iterable[Record],
     arriving = sorted(records, key=lambda r: r.digest)
     skip = {r.digest for r in arriving}
     groups: dict[tuple[str, Comparison], list[_Arrival]] = {}
+    comparisons: dict[tuple[str, str, str | None], Comparison] = {}
     for record in arriving:
-        found = _arrival(record, policy, None, record.digest in clean)
+        found = _arrival(record, policy, None, record.digest in clean, comparisons)
         if found is not None:
             assert record.comparison_key is not None
             groups.setdefault((record.comparison_key, found[0]), []).append(

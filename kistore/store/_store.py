@@ -2295,6 +2295,32 @@ def _planned(checks: Sequence[AdmissionCheck], plan: Any,
                  for check in checks)
 
 
+def _manifest_dirs(files: Iterable[str]) -> set[str]:
+    """Return the directories of ``files`` that hold an object or metadata file.
+
+    That is, ``{path.rpartition("/")[0]}`` of each path :func:`kistore.core.layout.
+    digest_from_path` takes for a manifest file, asked once an add of ``files`` for
+    :func:`_dirs_before` and :func:`_names_before`: a path outside the object and metadata
+    trees is passed over by its prefix, and one whose directory is found already is not
+    matched again (issue 22: the pattern was matched twice for each of a bulk add's ~79,000
+    paths at 20,000 manifests, ~0.2 s of its serial stretch).
+
+    Args:
+        files: repository paths (``/``-separated).
+
+    Returns:
+        The directories (``store/objects/sha256/XX``, ``store/metadata/sha256/XX``).
+    """
+    prefixes = (f"{layout.OBJECTS_DIR}/", f"{layout.METADATA_DIR}/")
+    dirs: set[str] = set()
+    for path in files:
+        if path.startswith(prefixes):
+            directory = path.rpartition("/")[0]
+            if directory not in dirs and layout.digest_from_path(path) is not None:
+                dirs.add(directory)
+    return dirs
+
+
 def _dirs_before(store: Store, view: WorkTreeView, files: Mapping[str, bytes], commit: bool
                  ) -> AddedDirs | None:
     """Return the shard directories ``files`` go into whose work-tree rows are in step now.
@@ -2311,7 +2337,7 @@ def _dirs_before(store: Store, view: WorkTreeView, files: Mapping[str, bytes], c
     the add goes on.
     """
     name_index = view.name_index
-    dirs = {path.rpartition("/")[0] for path in files if layout.digest_from_path(path)}
+    dirs = _manifest_dirs(files)
     if name_index is None or not dirs or store.root is None or store.skipped() is not None:
         return None
     # Lazy: the index's work-tree rows are a query's; only a write loads them here.
@@ -2342,10 +2368,13 @@ def _names_before(store: Store, view: WorkTreeView, files: Mapping[str, bytes]
     goes on.
     """
     # Lazy: the names' add rows are the write path's; a query never loads them.
-    from ..index._names_added import names_before_add, shard_dir_of
+    from ..index._names_added import names_before_add
 
     name_index = view.name_index
-    dirs = {d for path in files if (d := shard_dir_of(path)) is not None}
+    dirs = set()  # shard_dir_of of each manifest file: objects/XX, metadata/XX
+    for directory in _manifest_dirs(files):  # store/objects/sha256/XX
+        _, top, _, shard = directory.split("/")
+        dirs.add(f"{top}/{shard}")
     if name_index is None or not dirs or store.root is None or store.skipped() is not None:
         return {}
     try:

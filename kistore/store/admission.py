@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -178,7 +178,10 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             locate(errors[-1], places[i] if places is not None else
                    (origins or {}).get(m.digest))
     names = view.name_owners(list({(m.kind, m.name) for m in unique.values()}))
-    claims = _names_files(view, {(m.kind, m.name) for m in unique.values()})
+    # each names file's path made once (its shard is a sha256 of the name)
+    name_paths = {key: layout.name_path(*key) for key in {(m.kind, m.name)
+                                                          for m in unique.values()}}
+    claims = _names_files(view, name_paths)
     stored = _stored_objects(view, {*unique, *(h for m in unique.values()
                                                for h in m.reference_hex if h)})
     batch_names: dict[tuple[str, str], Digest] = {}
@@ -301,7 +304,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
         if status != "unchanged" or object_path in files or (
                 commit and not head_holds(metadata_path, m.metadata_bytes)):
             files[metadata_path] = m.metadata_bytes
-        name_path, record = layout.name_path(m.kind, m.name), layout.name_record(digest)
+        name_path, record = name_paths[key], layout.name_record(digest)
         if object_path in files or claimed != digest or (
                 commit and not head_holds(name_path, record)):
             files[name_path] = record  # the name is claimed with the object (or repaired)
@@ -821,9 +824,11 @@ def _provenance_moved(stored: bytes, m: Manifest, committed: bool) -> list[Kisto
         for key, was, now in provenance_changes(old, new)]
 
 
-def _names_files(view: WorkTreeView, keys: Iterable[tuple[str, str]]
+def _names_files(view: WorkTreeView, paths: Mapping[tuple[str, str], str]
                  ) -> dict[tuple[str, str], Digest]:
-    """Return the digest each ``(kind, name)`` of ``keys`` has in its work-tree names file.
+    """Return the digest each ``(kind, name)`` of ``paths`` has in its work-tree names file.
+
+    ``paths``: each key's names file (:func:`kistore.core.layout.name_path`).
 
     A name is taken when its names file (:func:`kistore.core.layout.name_path`) exists,
     whatever the index's names say: a names file with no manifest beside it (a squatted
@@ -832,7 +837,6 @@ def _names_files(view: WorkTreeView, keys: Iterable[tuple[str, str]]
     out. From :data:`BULK_LOOKUP` names on, each shard directory is listed once instead of
     opening a file per name.
     """
-    paths = {key: layout.name_path(*key) for key in keys}
     if len(paths) >= BULK_LOOKUP:
         listed: dict[str, set[str]] = {}
         for path in paths.values():
