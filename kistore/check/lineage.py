@@ -755,7 +755,10 @@ def check_names(store: Store, at: str | None = None) -> list[Finding]:
 
     Returns:
         KI208 findings, and KI432 as warnings (history is never rewritten; see
-        :data:`PROVENANCE_CHANGED_IN_HISTORY`); none in a repository without commits.
+        :data:`PROVENANCE_CHANGED_IN_HISTORY`); none in a repository without commits. A
+        name or annotation changed and put back by a later commit is said once, as the
+        gate says it (:func:`._lineage_fixes.undo_said_once`): the change's finding, whose
+        fix names every commit that changed the file, the restoring one among them.
     """
     repo = store.repo
     if at is None and repo.head_is_unborn:
@@ -764,10 +767,14 @@ def check_names(store: Store, at: str | None = None) -> list[Finding]:
     def lookback(parent: Any, path: str) -> Landed | None:
         return last_measure(repo, str(parent.id), path)
 
-    found, deleted = _walk(repo, list(ancestry(repo, head)), None, lookback)
+    commits = list(ancestry(repo, head))
+    found, deleted = _walk(repo, commits, None, lookback)
     found = _told_once(found, _re_added(
         repo, _history_additions(repo, str(head.id), sorted(deleted)), lookback))
     found = lineage_fixes(repo, found, REBASE_BASE, None, head.tree, at or "HEAD")
+    # a restore is the fix, not a cause (fresh04 L2), left out once each fix is built from
+    # the findings' commits, so the restoring commit stays named in it
+    found = undo_said_once(found, commits)
     return [replace(f, rule=PROVENANCE_CHANGED_IN_HISTORY) if f.rule is PROVENANCE_CHANGED
             else f for f in found]
 
