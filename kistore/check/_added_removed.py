@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..core import layout
 from ..core.findings import Finding
 from ..git import treediff
 from ._fixes import Base
@@ -50,8 +51,10 @@ def added_then_removed(repo: pygit2.Repository, findings: list[Finding], commits
     """
     base_tree, head_tree = trees
     same = base_tree.id == head_tree.id
+    order = [str(c.id) for c in reversed(commits)]  # oldest first
     groups: dict[tuple[str, str, tuple[str, ...]], list[Finding]] = {}
     told: list[Finding | tuple[str, str, tuple[str, ...]]] = []
+    brought: list[tuple[Finding, set[str], str]] = []  # a finding, its commits, the first
     for f in findings:
         if f.rule.id not in _RULES or "commit" not in f.extra or not f.file or \
                 (f.rule.id != "KI402" and f.found != "no file") or \
@@ -59,11 +62,18 @@ def added_then_removed(repo: pygit2.Repository, findings: list[Finding], commits
                 treediff.entry_at(repo, head_tree, f.file) is not None:
             told.append(f)
             continue
-        changed = tuple(str(c.id) for c in reversed(changing_commits(repo, commits, f.file)))
-        key = (f.rule.id, str(f.extra["commit"]), changed)
+        changed, first = _changing(repo, commits, f.file, trees)
+        brought.append((f, changed, first))
+        told.append(f)
+    bringing = {first for _, _, first in brought}
+    for f, changed in _one_cause([(f, changed) for f, changed, _ in brought]):
+        named = tuple(c for c in order if c in changed)
+        key = (f.rule.id, str(f.extra["commit"]), named)
         if key not in groups:
             groups[key] = []
-            told.append(key)
+            told[told.index(f)] = key
+        else:
+            told.remove(f)
         groups[key].append(f)
     out = []
     for item in told:
@@ -76,12 +86,52 @@ def added_then_removed(repo: pygit2.Repository, findings: list[Finding], commits
         message = first.message if len(said) == 1 else (
             f"{first.message}; and {len(said) - 1} more file{'s' * (len(said) > 2)} the same "
             f"commit removes: {', '.join(files[1:])}")
-        out.append(replace(first, message=message, fix=both_fix(item[2], base, same, len(said)),
-                           extra={**first.extra, "files": files}))
+        removing = tuple(c for c in item[2] if c not in bringing) or item[2][-1:]
+        out.append(replace(first, message=message, extra={**first.extra, "files": files},
+                           fix=both_fix(item[2], base, same, len(said), removing)))
     return out
 
 
-def both_fix(changed: tuple[str, ...], base: Base, same: bool, files: int = 1) -> str:
+def _changing(repo: pygit2.Repository, commits: list[Any], path: str, trees: tuple[Any, Any]
+              ) -> tuple[set[str], str]:
+    """Return the ids of the range's commits that changed ``path``, and the oldest of them.
+
+    An object's metadata file that neither end holds counts as the object's: a commit
+    deleting it between the add and the removal is dropped with them, else the rebase
+    stops there, deleting a file no longer there (hist03's M3 edge).
+    """
+    changing = changing_commits(repo, commits, path)
+    digest = layout.digest_from_path(path) if path.startswith(layout.OBJECTS_DIR + "/") \
+        else None
+    meta = layout.metadata_path(digest) if digest is not None else None
+    if meta is not None and all(treediff.entry_at(repo, t, meta) is None for t in trees):
+        changing += changing_commits(repo, commits, meta)
+    ids = {str(c.id) for c in changing}
+    first = next((str(c.id) for c in reversed(commits) if str(c.id) in ids), "")
+    return ids, first
+
+
+def _one_cause(found: list[tuple[Finding, set[str]]]) -> list[tuple[Finding, set[str]]]:
+    """Return each finding with the commits of every finding whose commits meet its own.
+
+    Dropping a commit that brought a file drops it for every later commit that changes it:
+    those are dropped too, so the findings of one cause name one set of commits.
+    """
+    sets = [set(changed) for _, changed in found]
+    merged = True
+    while merged:
+        merged = False
+        for n, one in enumerate(sets):
+            for other in sets[n + 1:]:
+                if one & other and one != other:
+                    one |= other
+                    other |= one
+                    merged = True
+    return [(f, sets[n]) for n, (f, _) in enumerate(found)]
+
+
+def both_fix(changed: tuple[str, ...], base: Base, same: bool, files: int = 1,
+             removing: tuple[str, ...] = ()) -> str:
     """Return the fix of files the commits ``changed`` brought and removed again.
 
     Args:
@@ -89,14 +139,17 @@ def both_fix(changed: tuple[str, ...], base: Base, same: bool, files: int = 1) -
         base: the range's BASE.
         same: ``HEAD``'s tree is ``BASE``'s: the range changes nothing at all.
         files: how many files the fix is of (its words: "this file", "these files").
+        removing: the commits of ``changed`` that brought none of the files, dropped to
+            keep them (empty: the last of ``changed``).
 
     Returns:
         The fix: drop every one of those commits (``git rebase -i BASE``), or ``git reset
-        --hard BASE`` when the range changes nothing; drop the removing one alone to keep
+        --hard BASE`` when the range changes nothing; drop the removing ones alone to keep
         the files. Raises nothing.
     """
     named = ", ".join(c[:12] for c in changed)
-    last = changed[-1][:12] if changed else ""
+    kept = removing or changed[-1:]
+    last = ", ".join(c[:12] for c in kept) + (" alone" if len(kept) == 1 else "")
     these, them = ("these files", "them") if files > 1 else ("this file", "it")
     reset = (f" (the range changes nothing at all, HEAD's tree being BASE's: `git reset "
              f"--hard {base.id}` does the same, and drops uncommitted changes too)"
@@ -104,4 +157,4 @@ def both_fix(changed: tuple[str, ...], base: Base, same: bool, files: int = 1) -
     return (f"BASE holds none of {these}: the range brought {them} and removed {them} "
             f"again (commits {named}), and both stay in the history, which is read commit by "
             f"commit. Not wanted: drop the commits that brought and removed {them}, {named} "
-            f"({base.rebase()}){reset}. Wanted: drop {last} alone, which removed {them}")
+            f"({base.rebase()}){reset}. Wanted: drop {last}, which removed {them}")
