@@ -62,10 +62,10 @@ def added_then_removed(repo: pygit2.Repository, findings: list[Finding], commits
                 treediff.entry_at(repo, head_tree, f.file) is not None:
             told.append(f)
             continue
-        changed, first = _changing(repo, commits, f.file, trees)
-        brought.append((f, changed, first))
+        changed, oldest = _changing(repo, commits, f.file, trees)
+        brought.append((f, changed, oldest))
         told.append(f)
-    bringing = {first for _, _, first in brought}
+    bringing = {oldest for _, _, oldest in brought}
     for f, changed in _one_cause([(f, changed) for f, changed, _ in brought]):
         named = tuple(c for c in order if c in changed)
         key = (f.rule.id, str(f.extra["commit"]), named)
