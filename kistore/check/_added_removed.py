@@ -43,7 +43,8 @@ def added_then_removed(repo: pygit2.Repository, findings: list[Finding], commits
     Returns:
         ``findings`` in their order, except that the KI402, KI208 and KI410 removals
         (``extra["commit"]``; a KI208 or KI410 found ``no file``) of files neither end of
-        the range holds are said once per rule and set of commits that changed the files:
+        the range holds are said once per rule and set of commits that changed the files
+        (an object's metadata file with it; sets that meet joined: :func:`_one_cause`):
         the first such finding, its message naming the other files too
         (``extra["files"]``: every file, sorted), its fix :func:`both_fix`. Two lookups
         per such finding and one per commit of the range
@@ -53,8 +54,8 @@ def added_then_removed(repo: pygit2.Repository, findings: list[Finding], commits
     same = base_tree.id == head_tree.id
     order = [str(c.id) for c in reversed(commits)]  # oldest first
     groups: dict[tuple[str, str, tuple[str, ...]], list[Finding]] = {}
-    told: list[Finding | tuple[str, str, tuple[str, ...]]] = []
-    brought: list[tuple[Finding, set[str], str]] = []  # a finding, its commits, the first
+    told: list[Finding | tuple[str, str, tuple[str, ...]] | None] = []
+    brought: list[tuple[int, Finding, set[str], str]] = []  # place, finding, commits, first
     for f in findings:
         if f.rule.id not in _RULES or "commit" not in f.extra or not f.file or \
                 (f.rule.id != "KI402" and f.found != "no file") or \
@@ -63,20 +64,21 @@ def added_then_removed(repo: pygit2.Repository, findings: list[Finding], commits
             told.append(f)
             continue
         changed, oldest = _changing(repo, commits, f.file, trees)
-        brought.append((f, changed, oldest))
-        told.append(f)
-    bringing = {oldest for _, _, oldest in brought}
-    for f, changed in _one_cause([(f, changed) for f, changed, _ in brought]):
+        brought.append((len(told), f, changed, oldest))
+        told.append(None)
+    bringing = {oldest for _, _, _, oldest in brought}
+    causes = _one_cause([changed for _, _, changed, _ in brought])
+    for (place, f, _, _), changed in zip(brought, causes, strict=True):
         named = tuple(c for c in order if c in changed)
         key = (f.rule.id, str(f.extra["commit"]), named)
         if key not in groups:
             groups[key] = []
-            told[told.index(f)] = key
-        else:
-            told.remove(f)
+            told[place] = key
         groups[key].append(f)
     out = []
     for item in told:
+        if item is None:
+            continue  # a finding said in its group's
         if isinstance(item, Finding):
             out.append(item)
             continue
@@ -111,23 +113,31 @@ def _changing(repo: pygit2.Repository, commits: list[Any], path: str, trees: tup
     return ids, first
 
 
-def _one_cause(found: list[tuple[Finding, set[str]]]) -> list[tuple[Finding, set[str]]]:
-    """Return each finding with the commits of every finding whose commits meet its own.
+def _one_cause(found: list[set[str]]) -> list[set[str]]:
+    """Return, for each set of commits, the union of every set that meets it, transitively.
 
     Dropping a commit that brought a file drops it for every later commit that changes it:
-    those are dropped too, so the findings of one cause name one set of commits.
+    those are dropped too, so the findings of one cause name one set of commits. A union
+    of the commits (few), not a comparison of every two findings (a bulk add reverted
+    gives thousands).
     """
-    sets = [set(changed) for _, changed in found]
-    merged = True
-    while merged:
-        merged = False
-        for n, one in enumerate(sets):
-            for other in sets[n + 1:]:
-                if one & other and one != other:
-                    one |= other
-                    other |= one
-                    merged = True
-    return [(f, sets[n]) for n, (f, _) in enumerate(found)]
+    root: dict[str, str] = {}
+
+    def find(commit: str) -> str:
+        while root.setdefault(commit, commit) != commit:
+            commit = root[commit]
+        return commit
+
+    for changed in found:
+        if not changed:
+            continue
+        first, *rest = sorted(changed)
+        for other in rest:
+            root[find(other)] = find(first)
+    members: dict[str, set[str]] = {}
+    for commit in list(root):
+        members.setdefault(find(commit), set()).add(commit)
+    return [members.get(find(min(changed)), set()) if changed else set() for changed in found]
 
 
 def both_fix(changed: tuple[str, ...], base: Base, same: bool, files: int = 1,
