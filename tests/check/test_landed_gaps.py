@@ -21,7 +21,7 @@ from kistore.core import layout
 from kistore.store import Store
 
 from ..conftest import commit_all, git
-from .test_metadata_gaps import META, OBJ, _add, _deleted_then_restored
+from .test_metadata_gaps import META, OBJ, _deleted_then_restored, object_alone
 
 FIX = ("nothing is to be done but know it: history that landed is never rewritten, so at "
        "commit {c} `verify --at` fails (KI204) and `show --at` and `rank --at` do not find "
@@ -64,15 +64,8 @@ def test_verify_warns_of_a_metadata_file_deleted_then_restored(published):
 
 
 def test_verify_warns_of_an_object_added_without_its_metadata_file(published, kit):
-    base = git(published, "rev-parse", "HEAD").strip()
-    [digest] = _add(published, kit)
+    _, digest, first, second = object_alone(published, kit)
     obj, meta = layout.object_path(digest), layout.metadata_path(digest)
-    git(published, "reset", "-q", "--soft", base)
-    git(published, "reset", "-q")
-    git(published, "add", obj)
-    git(published, "commit", "-q", "--no-verify", "-m", "object")
-    first = git(published, "rev-parse", "HEAD").strip()
-    second = commit_all(published, "the rest")
     assert [(f["file"], f["severity"], f["message"]) for f in _gaps(published)] == [
         (obj, "warning", _said(meta, first, second, "adds the object without it"))]
 
