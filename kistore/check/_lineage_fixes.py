@@ -100,9 +100,15 @@ def undo_said_once(findings: list[Finding], commits: list[Any]) -> list[Finding]
     the fix, not a second cause: the first change's finding, whose fix names every commit
     that changed the file, the restoring one among them (:func:`lineage_fixes`), says it.
 
+    ``verify`` (:func:`kistore.check.lineage.check_names`) leaves them out after
+    :func:`lineage_fixes`, which there builds each fix from the findings' commits: the
+    restoring commit stays named in the fix of the finding kept.
+
     Args:
-        findings: the gate's KI208 and KI432 (with ``extra["commit"]``, full ids) and others.
-        commits: the range's commits, newest first (their order tells the first change).
+        findings: the gate's or ``verify``'s KI208 and KI432 (with ``extra["commit"]``,
+            full ids) and others.
+        commits: the range's commits (``verify``: the history's), newest first (their
+            order tells the first change).
 
     Returns:
         ``findings`` in their order, less each KI208/KI432 on a field (file and pointer)

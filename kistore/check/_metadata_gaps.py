@@ -9,8 +9,8 @@ metadata file goes missing is judged: one that deletes the metadata file of an o
 holds, or adds an object without one. The gap ``HEAD`` still holds is the contents
 check's (its KI204, whose fix :func:`head_gap_fixes` points at the deleting commit when
 the range deleted a file ``BASE`` held). The cost follows the change: the object and
-metadata trees each commit changes are compared with its parents' (identical subtrees
-skipped), and two path lookups are made per object added or metadata file deleted.
+metadata trees each commit changes are compared with its parents', the shards either
+changed listed (:mod:`._gap_openings`, whose judgement ``verify`` reads too).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
-from ..core.digest import Digest
 from ..core.findings import Finding
 from ..git import treediff
 from ._fixes import Base, brought_fix, rebase_command
+from ._gap_openings import commit_openings, deleted_from, gap_said
 from ._rules import OBJECT_DIGEST_MISMATCH, OBJECT_WITHOUT_METADATA
 from .lineage import changing_commits
 
@@ -86,52 +86,11 @@ def metadata_gaps(repo: pygit2.Repository, findings: list[Finding], commits: lis
 def _openings(repo: pygit2.Repository, commits: list[Any]) -> list[tuple[Any, Any]]:
     """Return ``(commit, digest)`` per commit holding a gap none of its parents holds.
 
-    Only the objects a commit adds and the metadata files it deletes (against a parent,
-    which then holds no gap there) are asked, one lookup each (the metadata file, or the
-    object, in the commit's tree); any other gap a commit holds, a parent holds too. A
-    merge's other parents are asked too (two lookups each).
+    :func:`._gap_openings.commit_openings` of each commit: the judgement ``verify`` reads
+    too.
     """
-    openings = []
-    for commit in commits:
-        said: set[str] = set()
-        for parent in commit.parents:
-            for digest in _brought_gaps(repo, commit, parent):
-                others = [p for p in commit.parents if p.id != parent.id]
-                if digest.hex not in said and not any(_gap(repo, p.tree, digest)
-                                                      for p in others):
-                    said.add(digest.hex)
-                    openings.append((commit, digest))
-    return openings
-
-
-def _brought_gaps(repo: pygit2.Repository, commit: Any, parent: Any) -> list[Any]:
-    """Return the digests ``commit`` holds a gap of where ``parent`` holds none.
-
-    An object it adds against ``parent`` whose metadata file it lacks; a metadata file it
-    deletes against ``parent`` whose object it holds.
-    """
-    found = []
-    for top, added in ((layout.OBJECTS_DIR, True), (layout.METADATA_DIR, False)):
-        old = treediff.subtree_id(repo, parent.tree, top)
-        new = treediff.subtree_id(repo, commit.tree, top)
-        if old == new or (new if added else old) is None:
-            continue
-        for path, (was, now) in treediff.changed_leaves(repo, old, new, top + "/",
-                                                        added=added).items():
-            digest = layout.digest_from_path(path)
-            if digest is None or not ((was is None and now is not None) if added
-                                      else now is None):
-                continue
-            other = layout.metadata_path(digest) if added else layout.object_path(digest)
-            if (treediff.entry_at(repo, commit.tree, other) is None) == added:
-                found.append(digest)
-    return found
-
-
-def _gap(repo: pygit2.Repository, tree: pygit2.Tree, digest: Digest) -> bool:
-    """Whether ``tree`` holds ``digest``'s object file and no metadata file for it."""
-    return treediff.entry_at(repo, tree, layout.object_path(digest)) is not None and \
-        treediff.entry_at(repo, tree, layout.metadata_path(digest)) is None
+    return [(commit, digest) for commit in commits
+            for digest in commit_openings(repo, commit)]
 
 
 def _after(changing: list[Any], commit: Any) -> int:
@@ -145,23 +104,19 @@ def _said(repo: pygit2.Repository, commit: Any, later: Any, digest: Any, base: B
     """Return the KI204 of the gap ``commit`` opens and ``later`` closes, with its fix."""
     meta, obj = layout.metadata_path(digest), layout.object_path(digest)
     where = f"commit {str(commit.id)[:12]}"
-    parent = next((p for p in commit.parents
-                   if treediff.entry_at(repo, p.tree, meta) is not None), None)
+    parent = deleted_from(repo, commit, digest)
     start = base.rebase_args
     back = treediff.entry_at(repo, later.tree, meta)
     if parent is not None:  # it deleted the metadata file
         was = treediff.entry_at(repo, parent.tree, meta)
-        done, what = "deletes it", "the deletion of an object's metadata file"
+        what = "the deletion of an object's metadata file"
         restored = back is not None and was is not None and back.id == was.id
         undo = f"`git checkout {parent.id if restored else later.id} -- {meta}`"
     else:  # it added the object without one
-        done, what = "adds the object without it", "an object added without its metadata file"
+        what = "an object added without its metadata file"
         restored, undo = False, f"`git checkout {later.id} -- {meta}`"
-    message = (f"no metadata file {meta} at {where}, which {done}: commit "
-               f"{str(later.id)[:12]} brings it back, but {where} stays in the history, "
-               "where `verify --at`, `show --at`, `rank --at` and a checkout of it find the "
-               "object without its metadata (the run is not there): rebuild the range "
-               f"without it, e.g. {rebase_command(start)}")
+    message = (gap_said(digest, commit, parent is not None, f"commit {str(later.id)[:12]}")
+               + f": rebuild the range without it, e.g. {rebase_command(start)}")
     fix = brought_fix(what, meta, start, "an object's metadata file is there at every "
                       "commit that holds the object", undo=undo, restored=restored)
     return Finding(OBJECT_WITHOUT_METADATA, message, file=obj, fix=fix,

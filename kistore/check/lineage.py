@@ -61,6 +61,7 @@ from ._fixes import (
     restored_fix,
     staged_fix,
 )
+from ._gap_openings import commit_openings, landed_gaps
 from ._history import ancestry
 from ._lineage_fixes import blob_entry, lineage_fixes, undo_said_once
 from ._side_renames import merged_rename
@@ -412,8 +413,8 @@ def _range_lookback(repo: pygit2.Repository, commits: list[Any]
 
 
 def _walk(repo: pygit2.Repository, commits: list[Any], base: Base | None,
-          lookback: Callable[[Any, str], Landed | None] | None = None
-          ) -> tuple[list[Finding], set[str]]:
+          lookback: Callable[[Any, str], Landed | None] | None = None,
+          gaps: list[tuple[Any, Any]] | None = None) -> tuple[list[Finding], set[str]]:
     """KI208, KI432, KI410, KI417 of each commit against each parent (:func:`names_kept`).
 
     Args:
@@ -425,6 +426,9 @@ def _walk(repo: pygit2.Repository, commits: list[Any], base: Base | None,
             version is compared with the last that parsed): ``verify``'s reads the whole
             path history (:func:`kistore.store.landed.last_measure`), the gate's the range
             and BASE (:func:`_range_lookback`); None: such a side is skipped.
+        gaps: ``verify``'s: ``(commit, digest)`` is added to it for each metadata gap a
+            commit opens (:func:`._gap_openings.commit_openings`), read in this walk, not
+            a second one (the gate reads them in :mod:`._metadata_gaps`); None: not read.
 
     Returns:
         The findings, and the metadata paths a commit deleted (a later one may add the
@@ -463,6 +467,8 @@ def _walk(repo: pygit2.Repository, commits: list[Any], base: Base | None,
                             repo, commit, parent, path, (was[0], now[0]), finding, base)
                     for one in told:
                         findings.setdefault(_key(one), one)
+        if gaps is not None:
+            gaps.extend((commit, digest) for digest in commit_openings(repo, commit))
     return list(findings.values()), deleted
 
 
@@ -755,7 +761,12 @@ def check_names(store: Store, at: str | None = None) -> list[Finding]:
 
     Returns:
         KI208 findings, and KI432 as warnings (history is never rewritten; see
-        :data:`PROVENANCE_CHANGED_IN_HISTORY`); none in a repository without commits.
+        :data:`PROVENANCE_CHANGED_IN_HISTORY`); none in a repository without commits. A
+        name or annotation changed and put back by a later commit is said once, as the
+        gate says it (:func:`._lineage_fixes.undo_said_once`): the change's finding, whose
+        fix names every commit that changed the file, the restoring one among them. Then
+        a KI204 warning per metadata gap a commit opened and a later one closed
+        (:func:`._gap_openings.landed_gaps`, judged in the same walk: fresh04 H2).
     """
     repo = store.repo
     if at is None and repo.head_is_unborn:
@@ -764,12 +775,17 @@ def check_names(store: Store, at: str | None = None) -> list[Finding]:
     def lookback(parent: Any, path: str) -> Landed | None:
         return last_measure(repo, str(parent.id), path)
 
-    found, deleted = _walk(repo, list(ancestry(repo, head)), None, lookback)
+    commits = list(ancestry(repo, head))
+    gaps: list[tuple[Any, Any]] = []
+    found, deleted = _walk(repo, commits, None, lookback, gaps)
     found = _told_once(found, _re_added(
         repo, _history_additions(repo, str(head.id), sorted(deleted)), lookback))
     found = lineage_fixes(repo, found, REBASE_BASE, None, head.tree, at or "HEAD")
+    # a restore is the fix, not a cause (fresh04 L2), left out once each fix is built from
+    # the findings' commits, so the restoring commit stays named in it
+    found = undo_said_once(found, commits)
     return [replace(f, rule=PROVENANCE_CHANGED_IN_HISTORY) if f.rule is PROVENANCE_CHANGED
-            else f for f in found]
+            else f for f in found] + landed_gaps(repo, commits, gaps, head)
 
 
 def _metadata(repo: pygit2.Repository, blob: str) -> dict[str, Any] | None:

@@ -130,3 +130,43 @@ def test_an_add_reverted_beside_other_work_offers_no_reset(store, kit):
                    env={**os.environ, "GIT_SEQUENCE_EDITOR": f"sed -i {edits}"})
     assert git(root, "show", "--name-only", "--format=", "HEAD").split() == ["NOTES.md"]
     assert _errors(root, f"{base}..HEAD") == []
+
+
+def _drop(root, base: str, drop: tuple[str, ...]) -> subprocess.CompletedProcess:
+    edits = " ".join(f"-e 's/^pick {c[:7]}/drop {c[:7]}/'" for c in drop)
+    return subprocess.run(["git", "rebase", "-i", base], cwd=root, capture_output=True,
+                          text=True, env={**os.environ, "GIT_SEQUENCE_EDITOR": f"sed -i {edits}"})
+
+
+def test_a_metadata_file_deleted_between_the_add_and_its_revert_is_dropped_too(store, kit):
+    """hist03's M3 edge: the metadata file deleted in a commit between the add and the
+    revert. The fix dropped the add and the revert alone, so the rebase stopped on the
+    deletion of a file no longer there; it names the deletion too, and both routes run."""
+    root = store.root
+    p, e, i, w = kit.protocol(), kit.environment(), kit.implementation(), kit.workload()
+    add_docs(store, [p, e, i, w, kit.run(p, e, i, w, latency=10, name="run-0")])
+    base = git(root, "rev-parse", "HEAD").strip()
+    [digest] = add_docs(store, [kit.run(p, e, i, w, latency=11, name="run-1")])
+    added = git(root, "rev-parse", "HEAD").strip()
+    git(root, "rm", "-q", layout.metadata_path(Digest.from_str(digest)))
+    deleting = commit_all(root, "delmeta")
+    git(root, "revert", "--no-edit", added)
+    reverted = git(root, "rev-parse", "HEAD").strip()
+    errors = _errors(root, f"{base}..HEAD")
+    fix = (f"BASE holds none of this file: the range brought it and removed it again (commits "
+           f"{added[:12]}, {deleting[:12]}, {reverted[:12]}), and both stay in the history, "
+           f"which is read commit by commit. Not wanted: drop the commits that brought and "
+           f"removed it, {added[:12]}, {deleting[:12]}, {reverted[:12]} (`git rebase -i "
+           f"{base}`) (the range changes nothing at all, HEAD's tree being BASE's: `git reset "
+           f"--hard {base}` does the same, and drops uncommitted changes too). Wanted: drop "
+           f"{deleting[:12]}, {reverted[:12]}, which removed it")
+    assert sorted(f.rule.id for f in errors) == ["KI208", "KI402", "KI410"]
+    assert [f.fix for f in errors] == [fix] * 3, [f.fix for f in errors]
+    # not wanted, as printed: the three commits dropped, BASE is all that is left
+    assert _drop(root, base, (added, deleting, reverted)).returncode == 0
+    assert git(root, "rev-parse", "HEAD").strip() == base
+    # wanted, as printed: the deletion and the revert dropped, the run kept whole
+    git(root, "reset", "-q", "--hard", reverted)
+    assert _drop(root, base, (deleting, reverted)).returncode == 0
+    assert git(root, "rev-parse", "HEAD").strip() == added
+    assert _errors(root, f"{base}..HEAD") == []

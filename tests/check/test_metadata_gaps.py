@@ -106,15 +106,8 @@ def test_head_s_ki204_of_a_deletion_names_the_deleting_commit(published):
 def test_an_object_added_without_its_metadata_file_is_ki204_of_that_commit(
         published, kit):
     """An object committed alone, its metadata file in the next commit: `edit` the first."""
-    base = git(published, "rev-parse", "HEAD").strip()
-    [digest] = _add(published, kit)
+    base, digest, first, second = object_alone(published, kit)
     obj, meta = layout.object_path(digest), layout.metadata_path(digest)
-    git(published, "reset", "-q", "--soft", base)
-    git(published, "reset", "-q")
-    git(published, "add", obj)
-    git(published, "commit", "-q", "--no-verify", "-m", "object")
-    first = git(published, "rev-parse", "HEAD").strip()
-    second = commit_all(published, "the rest")
     [error] = _errors(published, f"{base}..{second}")
     assert (error.rule.id, error.file, error.extra["commit"]) == (
         "KI204", obj, f"commit {first[:12]}")
@@ -133,6 +126,18 @@ def test_an_object_added_without_its_metadata_file_is_ki204_of_that_commit(
     subprocess.run(["git", "rebase", "--continue"], cwd=published, env=env,
                    capture_output=True)
     assert _errors(published, f"{base}..HEAD") == []
+
+
+def object_alone(root: Path, kit) -> tuple[str, Digest, str, str]:
+    """BASE, a new protocol's digest, a commit of its object alone, one of the rest."""
+    base = git(root, "rev-parse", "HEAD").strip()
+    [digest] = _add(root, kit)
+    git(root, "reset", "-q", "--soft", base)
+    git(root, "reset", "-q")
+    git(root, "add", layout.object_path(digest))
+    git(root, "commit", "-q", "--no-verify", "-m", "object")
+    first = git(root, "rev-parse", "HEAD").strip()
+    return base, digest, first, commit_all(root, "the rest")
 
 
 def _add(root: Path, kit) -> list:

@@ -189,3 +189,32 @@ def test_a_name_changed_then_restored_is_said_once(store, kit):
     _drop_all(store.root, base)
     assert git(store.root, "rev-parse", "HEAD").strip() == base
     assert _errors(store.root, base) == []
+
+
+def test_verify_says_a_name_changed_then_restored_once(store, kit):
+    """fresh04 L2 in ``verify``: the restoring commit was a second KI208 of the landed
+    history; the rename's finding alone is said, its fix naming both commits (hist04)."""
+    _, path, renamed, back = _edited_then_restored(store, kit, b'"name":"fast"',
+                                                   b'"name":"renamed"')
+    said = CliRunner().invoke(main, ["--store", str(store.root), "verify"])
+    assert said.exit_code == 1
+    assert [line for line in said.output.splitlines() if "KI208" in line] == [
+        f"{path}:/name: error KI208 name-changed: commit {renamed[:12]} renames 'fast' to "
+        "'renamed': a name never moves (expected fast, found renamed)",
+        "fix KI208 (1 finding): HEAD holds this metadata file as BASE does again, but the "
+        f"commits that changed it ({renamed[:12]}, {back[:12]}, the last restoring it) stay "
+        "in the history, which is read commit by commit: in a branch not yet merged, drop "
+        "them (`git rebase -i BASE` (BASE: the commit the branch starts from, `git "
+        "merge-base origin/main HEAD`)), which loses all else they changed too (move any "
+        "other change to a new commit first); on a branch already merged the history cannot "
+        "change, and this error says so for good"], said.output
+
+
+def test_verify_says_an_annotation_edited_then_restored_once(store, kit):
+    """The same of KI432 (a warning in ``verify``): the edit's, naming both commits."""
+    _, path, edit, back = _edited_then_restored(store, kit, b"lab-a", b"mylab")
+    found = [f for f in _verify(store.root) if f["rule"] == "KI432"]
+    assert [(f["severity"], f["extra"]["commit"]) for f in found] == [("warning", edit)], found
+    assert found[0]["hint"].startswith(
+        f"HEAD holds this metadata file as BASE does again, but the commits that changed it "
+        f"({edit[:12]}, {back[:12]}, the last restoring it) stay in the history"), found
