@@ -68,6 +68,7 @@ from .notes import (
     notes_not_fetched,
     parse_attestation_path,
 )
+from .notes_dated import entry_floor
 from .rewritten import rewritten_findings
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -627,8 +628,11 @@ def judged_entering_now(store: Store, data: bytes, subject: Digest, source: str)
         ``invalid``); what :meth:`kistore.store.Store.view` raises for an unreadable store.
     """
     trust, _problems = _trust_or_empty(store, None)  # invalid: every key community, as read
-    seen = Seen(data, subject, source, "(not written yet)", datetime.now(UTC),
-                committed=False)
+    # no earlier than the tip it is written on passes on (a notes tip dated ahead: fresh06 M1)
+    floor = entry_floor(store.repo, NOTES_REF if source == "note" else "HEAD")
+    now = datetime.now(UTC)
+    seen = Seen(data, subject, source, "(not written yet)",
+                now if floor is None else max(now, floor), committed=False)
     return judge(seen, trust, store.view())
 
 

@@ -13,6 +13,7 @@ time becomes the push's, which is what the server's readers give them anyway.
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..core.errors import printable
@@ -70,3 +71,34 @@ def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: s
         repo, signature, f"kistore: the notes {printable(remote)} lacks, made again at the "
         "push (a note line enters at its notes commit's date, KI437)\n", tree,
         [] if theirs is None else [pygit2.Oid(hex=theirs)])
+
+
+def entry_floor(repo: _pygit2.Repository, tip: str) -> datetime | None:
+    """Return the earliest entry time a commit made on ``tip`` can get (fresh06 M1).
+
+    A commit's trusted time is its date held up to its ancestors' (:class:`kistore.attest.
+    notes._Clock`), so what ``kistore attest`` writes on a notes tip (or a branch) dated
+    ahead enters then, not at the clock: a withdrawal judged at the clock was written, exit
+    0, and counted never (the key's planned ``validUntil`` fell between).
+
+    Args:
+        repo: the repository.
+        tip: a revision (``refs/notes/kistore``, ``HEAD``).
+
+    Returns:
+        ``tip``'s trusted time (UTC) over its whole history, read commit by commit (no
+        trees); None when ``tip`` names no commit (no notes yet, an unborn branch).
+        Raises what reading a commit raises.
+    """
+    # Lazy: notes imports this module (its push); the clock is notes' own.
+    from .notes import _Clock, _parents_first
+
+    try:
+        head = repo.revparse_single(tip).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    clock = _Clock()
+    when = None
+    for commit in repo.walk(head.id, _parents_first()):
+        when = clock.time_of(commit)
+    return when
