@@ -188,3 +188,41 @@ def test_the_window_at_the_server_clock_edges(remote, kit, offset, refused):
         (old or "0" * 40, new, NOTES)], protected={"refs/heads/main", NOTES}, now=clock)
         if f.rule.id == "KI437"]
     assert [f.extra["commit"] for f in found] == ([new] if refused else [])
+
+
+def test_a_withdrawal_file_landed_after_the_trust_counts_though_a_note_copy_entered_before(
+        remote, kit):
+    # fresh06 H3's other half: a copy of a pull request's withdrawal file, pushed as a note
+    # (dated now, accepted) before the key's trust landed, made the withdrawal community
+    # for good (an attestation held twice is judged at its earliest entry); the file, which
+    # entered after the trust commit through a reviewed pull request, counts from its own
+    # commit (docs/attestations.md, "Which dates are trusted")
+    fast = _group(remote, kit)
+    data = bundle(MAINTAINER_KEY, "withdrawal", subject=fast)
+    notes.attach(Store(remote.clone), fast, data)  # anyone's copy, the key not trusted yet
+    assert remote.push(NOTES).accepted
+    trusted = remote.pr("trust the maintainer key", trust_maintainer(remote))
+    assert trusted.accepted, trusted.output
+    landed = remote.pr("withdraw fast", lambda c: notes.attach(Store(c), fast, data,
+                                                               as_file=True))
+    assert landed.accepted, landed.output
+    # on BASE 6d3d3e30: ["community"], and `fast` stayed ranked
+    assert _effects(remote, "fast") == ["withdraws"]
+    assert ranked_names(remote) == ["mid", "slow"]
+
+
+def test_a_note_copy_entered_after_the_trust_does_not_make_an_earlier_file_count(remote, kit):
+    # the other way round stays as it was: a file that entered before the trust is a
+    # community attestation, and a note copy pushed after the trust (unreviewed) upgrades
+    # nothing (fresh02 G8: trust is not retroactive)
+    fast = _group(remote, kit)
+    data = bundle(MAINTAINER_KEY, "withdrawal", subject=fast)
+    landed = remote.pr("withdraw fast", lambda c: notes.attach(Store(c), fast, data,
+                                                               as_file=True))
+    assert landed.accepted, landed.output
+    trusted = remote.pr("trust the maintainer key", trust_maintainer(remote))
+    assert trusted.accepted, trusted.output
+    notes.attach(Store(remote.clone), fast, data)
+    assert remote.push(NOTES).accepted
+    assert _effects(remote, "fast") == ["community"]
+    assert ranked_names(remote) == ["fast", "mid", "slow"]
