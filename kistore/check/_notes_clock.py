@@ -53,11 +53,12 @@ def clock_fix(remote: str | None) -> str:
     Raises nothing.
     """
     typed, name = remote_words(remote)
-    which = ", REMOTE being your repository's name for this one" if remote is None else ""
-    return (f"push the notes with `kistore notes push {typed}`{which}: it makes the notes "
-            f"commits {name} lacks again, dated at the push, with the same lines, on "
-            f"{name}'s notes tip (a plain `git push` sends them as they are dated); check "
-            "this machine's clock when it is the clock that is off")
+    said = [f"push the notes with `kistore notes push {typed}`",
+            ", REMOTE being your repository's name for this one" if remote is None else "",
+            f": it makes the notes commits {name} lacks again, dated at the push, with the "
+            f"same lines, on {name}'s notes tip (a plain `git push` sends them as they are "
+            "dated); check this machine's clock when it is the clock that is off"]
+    return "".join(said)
 
 
 NOTES_COMMIT_OFF_CLOCK = rule("KI437", "notes-commit-off-clock", ERROR, clock_fix(None))
