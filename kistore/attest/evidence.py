@@ -68,6 +68,7 @@ from .notes import (
     notes_not_fetched,
     parse_attestation_path,
 )
+from .notes_dated import entry_floor
 from .rewritten import rewritten_findings
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -395,7 +396,12 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
     The same bundle bytes may be seen twice (as a note and as a file); both copies are
     judged at the earlier of their entry times, so they are judged alike (at a tie, in
     every commit either entered in; a note line's copy in none: it is not ordered with the
-    branch). ``view``: as
+    branch). But a committed file that entered later, judged at its own entry, counts as a
+    trusted key's (it verifies, withdraws, disagrees, is out of tolerance) where the
+    earlier copy is community: every copy is then judged at the file's entry (a file
+    enters by a reviewed pull request, ordered after the key's trust commit; an unreviewed
+    note copy pushed before the trust no longer neutralises it, fresh06 H3; a note copy
+    entered later upgrades nothing). ``view``: as
     :func:`judge` takes it. When one key made several trusted reruns of one run, only its
     latest (by entry time, then the order seen) stands; the earlier ones are judged
     ``superseded`` (a key that said ``reproduced`` and later ``not-reproduced`` no longer
@@ -413,6 +419,17 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
                                 else (*known[1], *where))
     judged = [judge(replace(s, entered_at=earliest[s.data][0],
                             entered_in=earliest[s.data][1] or ()), trust, view) for s in seen]
+    # a file entered later, through a reviewed pull request, counts from its own commit
+    # when its earliest copy (a note pushed before the key's trust) was community only
+    # (fresh06 H3: a copy of a new maintainer's withdrawal neutralised it for good)
+    own = {s.data: (s.entered_at, s.entered_in) for s, j in zip(seen, judged, strict=True)
+           if s.source == "file" and s.committed and j.effect == COMMUNITY
+           and s.entered_at > earliest[s.data][0]
+           and judge(s, trust, view).effect in _ON_ITS_OWN}
+    if own:
+        judged = [j if s.data not in own else judge(replace(
+            s, entered_at=own[s.data][0], entered_in=own[s.data][1]), trust, view)
+            for s, j in zip(seen, judged, strict=True)]
     latest: dict[tuple[str, str | None], int] = {}
     for i, (s, j) in enumerate(zip(seen, judged, strict=True)):
         if j.effect in _STANDING:
@@ -428,6 +445,9 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
                     f"{_when(last)})"))
     return judged
 
+
+_ON_ITS_OWN = (VERIFIES, WITHDRAWS, DISAGREES, OUT_OF_TOLERANCE)
+"""Effects a trusted key's attestation file has, judged at its own entry (:func:`judge_all`)."""
 
 _STANDING = (VERIFIES, DISAGREES, OUT_OF_TOLERANCE)
 """Effects of a trusted rerun: the same key's latest one stands (:func:`judge_all`)."""
@@ -627,8 +647,11 @@ def judged_entering_now(store: Store, data: bytes, subject: Digest, source: str)
         ``invalid``); what :meth:`kistore.store.Store.view` raises for an unreadable store.
     """
     trust, _problems = _trust_or_empty(store, None)  # invalid: every key community, as read
-    seen = Seen(data, subject, source, "(not written yet)", datetime.now(UTC),
-                committed=False)
+    # no earlier than the tip it is written on passes on (a notes tip dated ahead: fresh06 M1)
+    floor = entry_floor(store.repo, NOTES_REF if source == "note" else "HEAD")
+    now = datetime.now(UTC)
+    seen = Seen(data, subject, source, "(not written yet)",
+                now if floor is None else max(now, floor), committed=False)
     return judge(seen, trust, store.view())
 
 

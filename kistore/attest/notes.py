@@ -90,6 +90,7 @@ from .levels import (
 from .levels import notes_not_fetched as notes_not_fetched
 from .levels import remote_ref as remote_ref  # re-exported: readers judge freshness by it
 from .notepaths import doubled_notes, path_findings
+from .notes_dated import dated_at_push
 from .unsent import subjects_missing, unsent_message
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -1587,9 +1588,13 @@ def push(store: Store, remote: str, *,
             return gained  # nothing to push
         tracked = reference(repo, _tracking_ref(repo, remote))
         theirs = None if tracked is None else str(tracked.target)
-        pushed = repo.references[NOTES_REF].target
-        if remote != canonical_remote(r.name or "" for r in repo.remotes):
+        ours = pushed = repo.references[NOTES_REF].target
+        canonical = remote == canonical_remote(r.name or "" for r in repo.remotes)
+        if not canonical:
             pushed = _onto_theirs(repo, pushed, theirs)  # our history never takes theirs
+        # a line enters at its notes commit's date: what the remote lacks is dated at the
+        # push (KI437), so a clone that attested hours ago is not refused (fresh06)
+        pushed = dated_at_push(repo, pushed, theirs, remote)
         missing = subjects_missing(repo, remote, theirs, str(pushed))
         if missing:  # the server would refuse the whole update, and every later one (F24)
             raise StoreStateError(unsent_message(repo, remote, missing))
@@ -1599,6 +1604,9 @@ def push(store: Store, remote: str, *,
         if result.returncode == 0:  # the remote's notes are ours now: as if fetched
             tracking = _tracking_ref(repo, remote)
             _git(repo, "update-ref", tracking, str(pushed), check=False)
+            if canonical and pushed != ours and _tree_of(repo, pushed) == _tree_of(repo, ours):
+                # made again at the push (KI437): ours is what the remote holds, as fetched
+                _git(repo, "update-ref", NOTES_REF, str(pushed), str(ours), check=False)
             if pushed != repo.references[NOTES_REF].target and _tree_of(repo, pushed) == \
                     _tree_of(repo, repo.references[NOTES_REF].target):  # its every line ours
                 _git(repo, "update-ref", _taken_ref(tracking), str(pushed), check=False)

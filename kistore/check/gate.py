@@ -106,6 +106,7 @@ from ._metadata_gaps import metadata_gaps
 from ._metadata_versions import metadata_versions
 from ._names import NAME_PATH_DISAGREES, NAME_PATH_MISSING
 from ._names_moved import NAMES_FILE
+from ._notes_clock import notes_off_clock
 from ._notes_history import (
     BroughtNotes,
     Removal,
@@ -1502,6 +1503,10 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     # every line added since then "entered" at its date (reviewer r81 F5)
     dated = range_dates(repo, brought, now, fix=f"{rebase_advice(remote)}, on a machine "
                         "whose clock is right")
+    # KI437: ... and dated at the push, within minutes: a line enters at its notes commit's
+    # date, which a day's tolerance let the pusher choose (fresh06 H2, H3, M1)
+    dated += notes_off_clock(brought, now or datetime.now(UTC), remote, {
+        f.extra["commit"] for f in dated if f.extra.get("date") == "committer"})
     fresh: list[Seen] = []
     view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
 

@@ -480,6 +480,8 @@ def _refuse_a_role_the_key_lacks(store: Store, ref: str, digest: Digest, bundle:
     judged = judged_entering_now(store, bundle.to_bytes(), digest, "note" if as_note else "file")
     if judged.effect != NOT_COUNTED:
         return
+    _refuse_a_time_the_key_is_out(store, ref, bundle, type_name, role, as_note,
+                                  judged.reason)
     other, says = _COMMUNITY_WAY[type_name]
     # no file= prefix: it named store/trust/keys.json as what was "not written" (fresh99b);
     # the attestation is what is not written, the trust file only consulted
@@ -493,6 +495,47 @@ def _refuse_a_role_the_key_lacks(store: Store, ref: str, digest: Digest, bundle:
         f"{role}` in a reviewed pull request of its own, then attest; or say it as a "
         f"{other}, which any key may sign and which counts as community: `kistore attest "
         f"{shlex.quote(ref)} --type {other} {says} --key KEY`")
+
+
+def _refuse_a_time_the_key_is_out(store: Store, ref: str, bundle: Any, type_name: str,
+                                  role: str, as_note: bool, reason: str) -> None:
+    """Refuse a rerun or withdrawal by a key trusted for its role, but not when it enters.
+
+    What ``attest`` writes enters no earlier than the tip it is written on (a note: the
+    notes tip; a file: HEAD) passes on, which a notes commit dated ahead put hours past the
+    clock: a maintainer's withdrawal judged at the clock was written, exit 0, with a
+    warning ("it counts as not-counted"), after the key's planned ``validUntil`` (fresh06
+    M1), and ``verify`` failed for good (KI302). A key that lacks the role is said by the
+    caller. Returns when the key the bundle names is not trusted for ``role``.
+
+    Raises:
+        InputError: the reason (the key's end, the entry time), where that entry time comes
+            from when it is past the clock, and what to do; nothing is written.
+    """
+    # Lazy: the refusal path only (as the caller's).
+    from ..attest.attestation import bundle_keyid
+    from ..attest.notes_dated import entry_floor
+    from ..attest.trust import format_time, load_trust
+    from ..core import layout
+    from ..core.errors import InputError
+    from ..core.layout import NOTES_REF
+
+    key = load_trust(store.view()).keys.get(bundle_keyid(bundle) or "")
+    if key is None or role not in key.roles:
+        return
+    where = NOTES_REF if as_note else "HEAD"
+    floor = entry_floor(store.repo, where)
+    ahead = ""
+    if floor is not None and floor > datetime.now(UTC):
+        ahead = (f"; {where}'s tip is dated (or held to) {format_time(floor)}, and "
+                 f"a {'note' if as_note else 'file'} written on it enters no earlier (an "
+                 "entry time is never earlier than its history's)")
+    raise InputError(
+        f"the {type_name} about {ref} was not written: "
+        f"{reason.replace(' entered the repository at ', ' would enter the repository at ')}"
+        f"{ahead}; written, it would be listed as not counted (KI302: `kistore verify` fails "
+        f"on it). Sign it with a key {layout.TRUST_FILE} trusts for {role} then (`kistore "
+        "trust list`), or have this key's validity changed by a reviewed pull request first")
 
 
 _COMMUNITY_WAY = {"withdrawal": ("dispute", "-m WHY"),

@@ -139,3 +139,15 @@ CLOCK_SKEW = 86_400
 before a parent's, and still be believed (clocks of honest machines disagree a little).
 ``kistore check`` refuses commits past it (KI428); entry times of attestations
 (:mod:`kistore.attest.notes`) do not believe a date past the clock by more."""
+
+NOTES_AHEAD = 300
+"""Seconds (five minutes) a notes commit a push brings may be dated after the receiving
+server's clock (KI437, :mod:`kistore.check._notes_clock`): a note line enters the repository
+at its notes commit's date, so that date must be the push's; ``kistore notes push`` dates
+the notes commits it sends at the push."""
+
+NOTES_BEHIND = 600
+"""Seconds (ten minutes) a notes commit a push brings may be dated before the receiving
+server's clock (KI437): time for ``kistore attest`` then ``git push`` by hand; an older one
+is made again at the push by ``kistore notes push`` (:data:`NOTES_AHEAD`)."""
+

@@ -1,0 +1,77 @@
+"""``attest`` judges what it writes at the entry time it will get (fresh06 M1, KI302).
+
+A note line enters at its notes commit's date held up to its ancestors'. After a notes
+commit dated ahead (23 hours: KI428's tolerance, before KI437), a maintainer whose key's
+planned ``validUntil`` fell within those hours withdrew a run: ``attest`` judged it at the
+clock, wrote it (exit 0, a warning "it counts as not-counted"), and it never counted;
+``verify`` failed for good (KI302). docs: "`attest` refuses to write a rerun or withdrawal
+the trust file's key may not sign (... expired: it would be listed as not counted, KI302
+...)". Now it is refused, nothing written, the reason and the notes tip's date said.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+
+import pytest
+
+from kistore.attest import signing
+
+from ..conftest import fixed_key
+from .test_attestation_cli import RUN_REF, _notes_and_files, run
+
+
+@pytest.fixture
+def key_file(tmp_path):
+    path = tmp_path / "k"
+    path.write_bytes(signing.private_key_bytes(fixed_key(1)))
+    return path
+
+
+def _date(when: dt.datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _redate_notes_tip(store_path, when: dt.datetime) -> None:
+    def git(*args: str, env: dict[str, str] | None = None) -> str:
+        return subprocess.run(["git", *args], cwd=store_path, check=True, capture_output=True,
+                              text=True, env={**os.environ, **(env or {})}).stdout.strip()
+
+    tip = git("rev-parse", "refs/notes/kistore")
+    parents = git("rev-list", "--parents", "-n", "1", tip).split()[1:]
+    made = git("commit-tree", f"{tip}^{{tree}}", *(a for p in parents for a in ("-p", p)),
+               "-m", "notes", env={"GIT_COMMITTER_DATE": _date(when),
+                                   "GIT_AUTHOR_DATE": _date(when)})
+    git("update-ref", "refs/notes/kistore", made)
+
+
+def test_a_withdrawal_that_would_enter_after_its_key_expires_is_refused(
+        runner, record_store, store_path, key_file, tmp_path):
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    until = now + dt.timedelta(hours=2)
+    assert run(runner, store_path, "trust", "add", str(key_file), "--role", "maintainer",
+               "--valid-from", "2026-01-01", "--valid-until", _date(until)).exit_code == 0
+    subprocess.run(["git", "add", "store/trust"], cwd=store_path, check=True)
+    subprocess.run(["git", "commit", "-qm", "trust"], cwd=store_path, check=True)
+    stranger = tmp_path / "stranger"
+    stranger.write_bytes(signing.private_key_bytes(fixed_key(3)))
+    assert run(runner, store_path, "attest", RUN_REF, "--type", "dispute", "-m", "slow",
+               "--key", str(stranger)).exit_code == 0  # anyone's community note ...
+    ahead = now + dt.timedelta(hours=23)
+    _redate_notes_tip(store_path, ahead)  # ... in a notes commit dated 23 hours ahead
+    before = _notes_and_files(store_path)
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "withdrawal", "-m",
+                 "harness bug", "--key", str(key_file))
+    # on BASE 6d3d3e30: exit 0, "warning: this withdrawal does not withdraw the run: it
+    # counts as not-counted (key ... expired at ...)", and it was written
+    assert result.exit_code == 1, result.output
+    keyid = signing.keyid(fixed_key(1).public_key())
+    assert result.stderr.startswith(
+        f"error: the withdrawal about {RUN_REF} was not written: key {keyid} expired at "
+        f"{_date(until)}; the attestation would enter the repository at {_date(ahead)}")
+    assert ("refs/notes/kistore's tip is dated (or held to) "
+            f"{_date(ahead)}, and a note written on it enters no earlier") in result.stderr
+    assert _notes_and_files(store_path) == before
+    assert "Traceback" not in result.output
