@@ -18,7 +18,6 @@ instruction. The command then goes on for a second: a lost Ctrl-C lets it end 0.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import git
+from .test_inherited_ignore import one_run
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="POSIX signals, glibc raise")
 
@@ -151,12 +151,7 @@ def test_a_ctrl_c_python_swallows_interrupts_the_command_all_the_same(kind, stor
 @pytest.mark.parametrize("kind", ["a finaliser not named __del__", "weakref.finalize",
                                   "gc.callbacks"])
 def test_an_add_whose_ctrl_c_python_swallowed_is_undone(kind, store_path, kit, tmp_path):
-    protocol, environment = kit.protocol(), kit.environment()
-    workload, impl = kit.workload(), kit.implementation()
-    docs = [protocol, environment, workload, impl,
-            kit.run(protocol, environment, impl, workload, latency=5000)]
-    manifests = tmp_path / "in.jsonl"
-    manifests.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    manifests, _ = one_run(kit, tmp_path)
     before = git(store_path, "rev-parse", "HEAD").strip()
     done = _run(kind, store_path, "add", "--commit", str(manifests))
     # BASE: exit 0, the add landed, "Exception ignored in ..." on stderr
@@ -166,9 +161,9 @@ def test_an_add_whose_ctrl_c_python_swallowed_is_undone(kind, store_path, kit, t
     assert git(store_path, "status", "--porcelain", "--ignored") == ""
 
 
-# A Ctrl-C handled in a finaliser in the command's last moment (as ``ls`` says whether its
-# output was lost), then click's exit preempted for 50 ms: the echo fires in click's code.
-AT_THE_COMMANDS_END = r"""
+# Both: a real SIGINT handled in a finaliser (``in_a_finaliser()``) near the command's end;
+# argv: STORE; the script then patches its moment, and runs ``ls`` (RUN_LS).
+NEAR_THE_END = r"""
 import ctypes, itertools, operator, signal, sys, time
 import click
 raise_ = getattr(ctypes.CDLL(None), "raise")
@@ -179,13 +174,26 @@ class Dying:
         pass
 
 
+def in_a_finaliser():
+    list(itertools.starmap(operator.call, [(raise_, signal.SIGINT), ([Dying()].clear,)]))
+"""
+RUN_LS = r"""
+sys.argv = ["kistore", "--store", sys.argv[1], "ls"]
+from kistore._entry import run
+
+run()
+"""
+
+# As ``ls`` says whether its output was lost (after the command), then click's exit
+# preempted for 50 ms: the echo fires in click's code.
+AT_THE_COMMANDS_END = NEAR_THE_END + r"""
 from kistore.cli import _streams
 
 real_lost = _streams.lost_output
 
 
 def lost_output():
-    list(itertools.starmap(operator.call, [(raise_, signal.SIGINT), ([Dying()].clear,)]))
+    in_a_finaliser()
     return real_lost()
 
 
@@ -199,11 +207,7 @@ def exit(self, code=0):
 
 
 click.Context.exit = exit
-sys.argv = ["kistore", "--store", sys.argv[1], "ls"]
-from kistore._entry import run
-
-run()
-"""
+""" + RUN_LS
 
 
 def test_the_echo_of_a_ctrl_c_swallowed_as_the_command_ends_says_no_aborted(store_path):
@@ -213,35 +217,20 @@ def test_the_echo_of_a_ctrl_c_swallowed_as_the_command_ends_says_no_aborted(stor
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
-# ``ls`` itself ends with a Ctrl-C handled in a finaliser: the echo is still pending (10 ms)
-# as the command returns.
-IN_THE_LAST_10_MS = r"""
-import ctypes, itertools, operator, signal, sys
-import click
-raise_ = getattr(ctypes.CDLL(None), "raise")
-
-
-class Dying:
-    def __del__(self):
-        pass
-
-
+# ``ls`` itself ends so: the echo is still pending (10 ms) as the command returns.
+IN_THE_LAST_10_MS = NEAR_THE_END + r"""
 real_invoke = click.Command.invoke
 
 
 def invoke(self, ctx):
     result = real_invoke(self, ctx)
     if self.name == "ls":
-        list(itertools.starmap(operator.call, [(raise_, signal.SIGINT), ([Dying()].clear,)]))
+        in_a_finaliser()
     return result
 
 
 click.Command.invoke = invoke
-sys.argv = ["kistore", "--store", sys.argv[1], "ls"]
-from kistore._entry import run
-
-run()
-"""
+""" + RUN_LS
 
 
 def test_a_ctrl_c_swallowed_in_the_commands_last_10_ms_interrupts_it(store_path):

@@ -83,6 +83,21 @@ run()
 """
 
 
+def one_run(kit, tmp_path: Path) -> tuple[Path, list[dict]]:
+    """Write one run and the four manifests it names to ``tmp_path/in.jsonl``.
+
+    Returns:
+        The file, and the five documents in it (in order).
+    """
+    protocol, environment = kit.protocol(), kit.environment()
+    workload, impl = kit.workload(), kit.implementation()
+    docs = [protocol, environment, workload, impl,
+            kit.run(protocol, environment, impl, workload, latency=5000)]
+    manifests = tmp_path / "in.jsonl"
+    manifests.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    return manifests, docs
+
+
 def _ignoring(number: int):
     def ignore() -> None:  # in the child, before it runs Python: inherited, as from a shell
         signal.signal(number, signal.SIG_IGN)
@@ -94,12 +109,7 @@ def _ignoring(number: int):
 @pytest.mark.parametrize("moment", ["start", "reading", "writing", "landed", "exit"])
 def test_a_signal_inherited_as_ignored_leaves_an_add_to_land_whole(
         moment, name, store_path: Path, kit, tmp_path, runner):
-    protocol, environment = kit.protocol(), kit.environment()
-    workload, impl = kit.workload(), kit.implementation()
-    docs = [protocol, environment, workload, impl,
-            kit.run(protocol, environment, impl, workload, latency=5000)]
-    manifests = tmp_path / "in.jsonl"
-    manifests.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    manifests, docs = one_run(kit, tmp_path)
     before = git(store_path, "rev-parse", "HEAD").strip()
     done = subprocess.run([sys.executable, "-c", SENT_AT, moment, name, str(store_path),
                            str(manifests)], capture_output=True, text=True, timeout=300,
