@@ -10,13 +10,16 @@ process by the signal, as a shell reports 130; a Ctrl-C while Python imports its
 module is Python's "Fatal Python error", which no package's code can reach).
 
 A Ctrl-C is never lost while starting (low01): where Python ignores what a handler raises
-(a weakref callback, importlib's module-lock ``cb`` among them, or a finaliser: it printed
-"Exception ignored in ..." and the command went on) or a bare ``except:`` swallows it, the
-handler has noted it, and the start asks at each of its ends: :func:`run` once the command
-line is imported, the command line's root before a command runs (:func:`started`), and
-:func:`run` when click ended without running one (``--help``, ``--version``, a usage
-error); ``sys.unraisablehook`` keeps Python's traceback of it unsaid. No start-up step
-blocks, so each asks within the start's own few hundred milliseconds.
+(a weakref callback, importlib's module-lock ``cb`` among them, a ``gc.callbacks`` entry or
+a finaliser: it printed "Exception ignored in ..." and the command went on) or a bare
+``except:`` swallows it, the handler has noted it, and the start asks at each of its ends:
+:func:`run` once the command line is imported, the command line's root before a command
+runs (:func:`started`), and :func:`run` when click ended without running one (``--help``,
+``--version``, a usage error); ``sys.unraisablehook`` keeps Python's traceback of it
+unsaid. No start-up step blocks, so each asks within the start's own few hundred
+milliseconds. The handler raises wherever it runs (it no longer names the frames that
+swallow: a list missed some); once the command runs, the command line's hook brings a
+swallowed interrupt back (kistore.core.signals.catch_swallowed).
 
 No timer is armed for it (sig02): low01's 10 ms SIGALRM echo, which brought a swallowed
 Ctrl-C back, fired again while a loaded machine stopped the start, raised a second exit
@@ -56,40 +59,13 @@ _seen: list[int] = []
 """The signals :func:`_interrupted_while_starting` took (non-empty: a Ctrl-C came)."""
 
 
-def swallows(code: object) -> bool:
-    """Return whether Python ignores an exception raised in ``code`` (a frame's code object).
-
-    A finaliser (``__del__``), importlib's weakref callback that drops a module lock
-    (``cb`` in ``<frozen importlib._bootstrap>``), and the callbacks by which
-    ``WeakKeyDictionary``, ``WeakValueDictionary`` and ``WeakSet`` drop a dead entry
-    (ci159 and ci160: a Ctrl-C's echo fired in ``WeakKeyDictionary``'s ``remove`` during an
-    ``ls`` and was lost, "Exception ignored in"): Python prints "Exception ignored in" and
-    goes on, so an exception a signal handler raises there is lost (and raised part-way
-    through ``cb`` it would leave importlib's lock table half-updated).
-    """
-    name = str(getattr(code, "co_name", ""))
-    file = str(getattr(code, "co_filename", ""))
-    return name == "__del__" or (name == "cb" and file == "<frozen importlib._bootstrap>") or (
-        str(getattr(code, "co_qualname", "")) in _WEAKREF_CALLBACKS
-        and file.endswith(("/weakref.py", "/_weakrefset.py")))
-
-
-_WEAKREF_CALLBACKS = frozenset((
-    "WeakKeyDictionary.__init__.<locals>.remove",
-    "WeakValueDictionary.__init__.<locals>.remove",
-    "WeakSet.__init__.<locals>._remove",
-))
-"""The standard library's weakref callbacks (CPython 3.11 qualified names) that a dead
-key or value runs: their code is plain Python, so a signal handler can run inside them."""
-
-
 def _interrupted_while_starting(signum: int, frame: object) -> None:
     """SIGINT while the command line is imported: end the start.
 
-    Notes the Ctrl-C, then raises; in a frame :func:`swallows` names it raises nothing
-    (Python would ignore it there). A Ctrl-C so noted, or whose exception something
-    swallowed, is answered where the start next asks (:func:`run`, :func:`started`).
-    :func:`run` says the one line and exits 130. Does nothing once :data:`ending`.
+    Notes the Ctrl-C, then raises. One whose exception something swallowed (a finaliser,
+    a weakref callback, a bare ``except:``) is answered where the start next asks
+    (:func:`run`, :func:`started`); :func:`run` says the one line and exits 130. Does
+    nothing once :data:`ending`.
 
     Raises:
         _Interrupted: the start is over (exit 130, said by :func:`run`).
@@ -97,11 +73,6 @@ def _interrupted_while_starting(signum: int, frame: object) -> None:
     if ending:
         return
     _seen.append(signum)
-    caller = frame
-    while caller is not None:
-        if swallows(getattr(caller, "f_code", None)):
-            return
-        caller = getattr(caller, "f_back", None)
     raise _Interrupted(INTERRUPTED)
 
 
@@ -121,10 +92,17 @@ def started() -> None:
 
 
 def _unraisable(previous: object) -> object:
-    """``sys.unraisablehook`` that says nothing of a start-up Ctrl-C (noted: the start asks)."""
+    """``sys.unraisablehook`` that says nothing of a start-up Ctrl-C (noted: the start asks).
+
+    Nor of an interrupt swallowed once the process ends (:data:`ending`: its status is
+    chosen, nothing brings it back; while the command runs the command line's own hook,
+    chained before this one, does: kistore.core.signals.catch_swallowed).
+    """
 
     def hook(unraisable: object) -> None:
-        if isinstance(getattr(unraisable, "exc_value", None), _Interrupted):
+        swallowed = getattr(unraisable, "exc_value", None)
+        if isinstance(swallowed, _Interrupted) or (
+                ending and isinstance(swallowed, KeyboardInterrupt)):
             return
         previous(unraisable)  # type: ignore[operator]
 

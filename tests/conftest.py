@@ -531,8 +531,12 @@ def _signal_handlers_restored():
     exit 130 and the run went on (ci152), and an armed timer raised KeyboardInterrupt in a
     later test: what is left fails the test that left it, by name."""
     _signal_state_reset()
+    hook = sys.unraisablehook  # pytest's: a command's (kistore.core.signals) is given back
     yield
     left = _signal_state_left()
+    if sys.unraisablehook is not hook:
+        left.append(f"sys.unraisablehook {sys.unraisablehook!r}")
+        sys.unraisablehook = hook
     _signal_state_reset()
     assert not left, f"this test left in the process: {'; '.join(left)}"
 

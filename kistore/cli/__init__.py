@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import _entry
-from .._entry import swallows
 from ..core import signals
 from ..core.errors import KistoreError
 from ..git import watchdog
@@ -207,6 +206,10 @@ class KistoreGroup(click.Group):
             try:
                 result = self._invoke(ctx)
             finally:
+                # The command is over, its status chosen: from here the console script's
+                # handlers do nothing (an assignment: no handler runs before it). An echo
+                # or a Ctrl-C in what follows raised in click's code ("Aborted!", exit 1).
+                _entry.ending = _entry.console
                 context = ctx.obj
                 warn_linked(context.opened() if isinstance(context, StoreContext) else None)
         except BrokenPipeError:  # anywhere: the command, its error's report, the warning
@@ -224,6 +227,7 @@ class KistoreGroup(click.Group):
     def _invoke(self, ctx: click.Context) -> Any:
         try:
             result = super().invoke(ctx)
+            signals.catch_up()  # a Ctrl-C swallowed in its last 10 ms interrupts it too
             sys.stdout.flush()  # a closed pipe is met here, not by Python's flush at exit
             return result
         except KistoreError as e:
@@ -437,6 +441,8 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
     host = {number: signal.getsignal(number) for number in _TAKEN}
     if not _entry.console:  # a program running the command in its own process (CliRunner)
         ctx.call_on_close(lambda: _given_back(host))
+    # an interrupt Python swallows (a finaliser, a weakref or gc callback) comes back
+    signals.catch_swallowed(_terminated, _counts)
     handler = host[signal.SIGINT]
     if handler is signal.default_int_handler or \
             getattr(handler, "__module__", None) == "kistore._entry":
@@ -506,6 +512,7 @@ def _given_back(host: dict[signal.Signals, Any]) -> None:
         host: each of :data:`_TAKEN`'s handlers as they were before the command
             (``signal.getsignal``; None: not set from Python, left as it is).
     """
+    signals.release()  # the program's own unraisablehook; no echo left armed
     if signal.getsignal(signal.SIGALRM) is not host[signal.SIGALRM]:
         signal.setitimer(signal.ITIMER_REAL, 0)  # the echo of an interrupt: the command is over
     for number, handler in host.items():
@@ -519,28 +526,31 @@ def _terminated(signum: int, frame: Any) -> None:
 
     Python's default for SIGTERM ends the process on the spot: an add stopped mid-write
     left its files in the work tree. As KeyboardInterrupt it is undone and ``add`` says so
-    (:func:`._adding.interrupt_says`, exit 130; other commands: click's "Aborted!", exit 1).
+    (:func:`._adding.interrupt_says`, exit 130; other commands: "interrupted", exit 130).
     Python ignores an exception raised inside a finaliser (``__del__``: it printed
-    "Exception ignored in ... Index.__del__" and the add went on) or a weakref callback
+    "Exception ignored in ... Index.__del__" and the add went on), a weakref callback
     (importlib's module-lock ``cb``, run as an import ends: ci140 saw the Ctrl-C swallowed
-    there and ``add -`` read an empty input, exit 1), so there it comes back 10 ms later as
-    SIGALRM, to the same handler.
+    there and ``add -`` read an empty input, exit 1) or a ``gc.callbacks`` entry; the
+    unraisable hook the root installs (:func:`kistore.core.signals.catch_swallowed`) sees
+    each, says nothing, and 10 ms later SIGALRM runs this handler again: whatever swallowed
+    it, the interrupt comes back (the frame names once listed here missed some).
 
     Once the console script ends the process (:data:`kistore._entry.ending`: the command
     is over, its status chosen) it does nothing: raised there, the interrupt escaped
     ``run`` as a traceback, and an echo armed there outlived Python's handlers (flake130).
+
+    Raises:
+        KeyboardInterrupt: the interrupt (not inside the unraisable hook, which echoes it).
     """
     watchdog.answered()  # the main thread runs Python: not stuck in C (review F3)
     if _entry.ending:
         return
-    caller = frame
-    while caller is not None:
-        if swallows(caller.f_code):
-            signal.signal(signal.SIGALRM, _terminated)
-            signal.setitimer(signal.ITIMER_REAL, 0.01)
-            return
-        caller = caller.f_back
-    raise KeyboardInterrupt
+    signals.interrupt(frame)
+
+
+def _counts() -> bool:
+    """Whether an interrupt still counts (:func:`kistore.core.signals.catch_swallowed`)."""
+    return not _entry.ending
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,9 +2,11 @@
 
 A worker ignores Ctrl-C (the parent stops the pool and reports once), takes SIGTERM at its
 default (a pool's terminate sends it; the CLI's own handler, an interrupt, is not
-inherited), and dies with its parent: a parent killed with SIGKILL must not leave a worker
-blocked for ever on a pipe it holds, keeping the caller's stderr open (on Linux through
-``PR_SET_PDEATHSIG``, prctl(2); elsewhere only a parent already gone is noticed).
+inherited) unless the parent was started ignoring SIGTERM (then only the parent's own
+SIGTERM ends it: :func:`_only_the_parents_sigterm`), and dies with its parent: a parent
+killed with SIGKILL must not leave a worker blocked for ever on a pipe it holds, keeping
+the caller's stderr open (on Linux through ``PR_SET_PDEATHSIG``, prctl(2); elsewhere only a
+parent already gone is noticed).
 
 The parent holds Ctrl-C and SIGTERM while it forks (:func:`forking`): a signal landing
 inside a fork ran its handler in an at-fork hook (logging's ``_releaseLock``), where Python
@@ -18,7 +20,10 @@ import contextlib
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator
+
+from . import signals
 
 _PR_SET_PDEATHSIG = 1
 
@@ -75,9 +80,14 @@ def start_worker(parent_pid: int, *, ignore_sigterm: bool = False) -> None:
     Exits the worker at once (status 1) when that process is already gone.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN if ignore_sigterm else signal.SIG_DFL)
+    let_in = _HELD
+    if not ignore_sigterm and signals.ignored(signal.SIGTERM) and _only_the_parents_sigterm(
+            parent_pid):
+        let_in = _HELD - {signal.SIGTERM}  # taken by the thread that waits for it
+    else:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN if ignore_sigterm else signal.SIG_DFL)
     with contextlib.suppress(AttributeError, OSError):  # held by forking() in the parent
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, let_in)
     if sys.platform.startswith("linux"):
         try:
             # Lazy: ctypes loads only in a forked worker on Linux, for prctl.
@@ -88,3 +98,33 @@ def start_worker(parent_pid: int, *, ignore_sigterm: bool = False) -> None:
             pass
     if os.getppid() != parent_pid:  # the parent died before the request could take effect
         os._exit(1)
+
+
+def _only_the_parents_sigterm(parent_pid: int) -> bool:
+    """In a worker whose parent was started ignoring SIGTERM: only the parent's ends it.
+
+    The parent leaves such a SIGTERM ignored (:mod:`.signals`, fresh03 H7), but a worker at
+    SIGTERM's default died of the one sent to the whole process group (``kill -TERM
+    -PGID``, a supervisor stopping the group): the pool lost its task, and a
+    ``multiprocessing.Pool`` then waited for it for ever (a ``verify`` hung). Yet the
+    parent's pool stops its workers by SIGTERM (``terminate``). So SIGTERM stays held in
+    this thread (held since :func:`forking`) and a daemon thread takes each one
+    (``sigwaitinfo(2)``): sent by ``parent_pid``, the worker dies of it, at its default;
+    sent by anyone else, it is dropped, as the parent drops it.
+
+    Must run in the worker's only thread, SIGTERM blocked. Returns False (nothing done)
+    where ``sigwaitinfo`` does not exist.
+    """
+    if not hasattr(signal, "sigwaitinfo"):  # pragma: no cover - not Linux or BSD
+        return False
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # threads started inherit it
+
+    def wait() -> None:
+        while signal.sigwaitinfo({signal.SIGTERM}).si_pid != parent_pid:
+            pass
+        os.kill(os.getpid(), signal.SIGTERM)  # pending again: let in here, its default ends us
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+
+    threading.Thread(target=wait, name="kistore-sigterm", daemon=True).start()
+    return True

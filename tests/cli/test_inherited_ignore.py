@@ -83,6 +83,21 @@ run()
 """
 
 
+def one_run(kit, tmp_path: Path) -> tuple[Path, list[dict]]:
+    """Write one run and the four manifests it names to ``tmp_path/in.jsonl``.
+
+    Returns:
+        The file, and the five documents in it (in order).
+    """
+    protocol, environment = kit.protocol(), kit.environment()
+    workload, impl = kit.workload(), kit.implementation()
+    docs = [protocol, environment, workload, impl,
+            kit.run(protocol, environment, impl, workload, latency=5000)]
+    manifests = tmp_path / "in.jsonl"
+    manifests.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    return manifests, docs
+
+
 def _ignoring(number: int):
     def ignore() -> None:  # in the child, before it runs Python: inherited, as from a shell
         signal.signal(number, signal.SIG_IGN)
@@ -94,12 +109,7 @@ def _ignoring(number: int):
 @pytest.mark.parametrize("moment", ["start", "reading", "writing", "landed", "exit"])
 def test_a_signal_inherited_as_ignored_leaves_an_add_to_land_whole(
         moment, name, store_path: Path, kit, tmp_path, runner):
-    protocol, environment = kit.protocol(), kit.environment()
-    workload, impl = kit.workload(), kit.implementation()
-    docs = [protocol, environment, workload, impl,
-            kit.run(protocol, environment, impl, workload, latency=5000)]
-    manifests = tmp_path / "in.jsonl"
-    manifests.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    manifests, docs = one_run(kit, tmp_path)
     before = git(store_path, "rev-parse", "HEAD").strip()
     done = subprocess.run([sys.executable, "-c", SENT_AT, moment, name, str(store_path),
                            str(manifests)], capture_output=True, text=True, timeout=300,
@@ -113,3 +123,57 @@ def test_a_signal_inherited_as_ignored_leaves_an_add_to_land_whole(
     assert git(store_path, "status", "--porcelain") == ""
     verified = runner.invoke(main, ["--store", str(store_path), "verify"])
     assert verified.exit_code == 0, verified.output
+
+
+# argv: STORE. SIGALRM inherited ignored; a real Ctrl-C handled in a finaliser while ``ls``
+# starts (its echo, by SIGALRM, interrupts the command), and a SIGALRM sent (by someone
+# else, meant ignored) as the command says it was interrupted.
+ALARM_IGNORED = r"""
+import ctypes, itertools, operator, os, signal, sys, time
+import click
+import kistore.cli
+
+assert signal.getsignal(signal.SIGALRM) is signal.SIG_IGN  # inherited so
+raise_ = getattr(ctypes.CDLL(None), "raise")
+
+
+class Dying:
+    def __del__(self):
+        pass
+
+
+real_root_end = kistore.cli._escape_unencodable_output
+
+
+def root_end():
+    list(itertools.starmap(operator.call, [(raise_, signal.SIGINT), ([Dying()].clear,)]))
+    time.sleep(1)
+    real_root_end()
+
+
+kistore.cli._escape_unencodable_output = root_end
+real_echo = click.echo
+
+
+def echo(message=None, *args, **kwargs):
+    if message == "interrupted":
+        os.kill(os.getpid(), signal.SIGALRM)
+    real_echo(message, *args, **kwargs)
+
+
+click.echo = echo
+sys.argv = ["kistore", "--store", sys.argv[1], "ls"]
+from kistore._entry import run
+
+run()
+"""
+
+
+def test_a_sigalrm_inherited_as_ignored_stays_ignored_after_an_echo(store_path: Path):
+    # sig03 (sig02's leftover): BASE's echo took SIGALRM for the rest of the command, so
+    # the SIGALRM the parent left ignored raised a second interrupt in the report of the
+    # first: (1, '', '\nAborted!\n')
+    done = subprocess.run([sys.executable, "-c", ALARM_IGNORED, str(store_path)],
+                          capture_output=True, text=True, timeout=120,
+                          preexec_fn=_ignoring(signal.SIGALRM))
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "interrupted\n")

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import os
 import signal
-from types import SimpleNamespace
+import sys
+import time
 
 import pytest
 
 from kistore import _entry, cli
+from kistore.core import signals
 
 from ..conftest import BUNDLE
 
@@ -61,31 +63,63 @@ def test_a_landed_add_leaves_sigint_and_sigterm_to_the_program(store_path, runne
 def test_the_echo_of_an_interrupt_is_not_left_armed(store_path, runner, monkeypatch):
     # a Ctrl-C that landed in a finaliser near the command's end: its 10 ms echo would fire
     # in the program's next code (a later test's), as KeyboardInterrupt
-    def del_frame():
-        return SimpleNamespace(f_code=SimpleNamespace(co_name="__del__", co_filename="x.py"),
-                               f_back=None)
+    class Dying:
+        def __del__(self):
+            cli._terminated(signal.SIGINT, sys._getframe())  # raised here: swallowed
 
     real = cli.StoreContext.store
 
     def store(self):
-        cli._terminated(signal.SIGINT, del_frame())  # swallowed there: the echo is armed
+        Dying()  # the unraisable hook arms the echo
+        assert signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0)
         return real(self)
 
     monkeypatch.setattr(cli.StoreContext, "store", store)
-    before = _handlers()
-    runner.invoke(cli.main, ["--store", str(store_path), "ls"])
+    before, hook = _handlers(), sys.unraisablehook
+    result = runner.invoke(cli.main, ["--store", str(store_path), "ls"])
+    # the command's end raised the pending echo (kistore.core.signals.catch_up)
+    assert (result.exit_code, result.output) == (130, "interrupted\n")
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     assert _handlers() == before
+    assert sys.unraisablehook is hook  # the program's own
+
+
+def test_an_interrupt_swallowed_inside_the_command_comes_back_in_it(store_path, runner,
+                                                                     monkeypatch):
+    class Dying:
+        def __del__(self):
+            cli._terminated(signal.SIGINT, sys._getframe())
+
+    real = cli.StoreContext.store
+    came = []
+
+    def store(self):
+        Dying()
+        try:
+            time.sleep(2)  # the command goes on: the echo interrupts it 10 ms later
+        except KeyboardInterrupt:
+            came.append(time.monotonic())
+            raise
+        return real(self)
+
+    monkeypatch.setattr(cli.StoreContext, "store", store)
+    before, hook = _handlers(), sys.unraisablehook
+    result = runner.invoke(cli.main, ["--store", str(store_path), "ls"])
+    assert (result.exit_code, result.output, len(came)) == (130, "interrupted\n", 1)
+    assert _handlers() == before and sys.unraisablehook is hook
 
 
 def test_the_console_script_keeps_them_to_its_exit(store_path, runner, monkeypatch, host):
     monkeypatch.setattr(_entry, "console", True)
+    monkeypatch.setattr(_entry, "ending", False)  # the console's command end sets it
     before = _handlers()
     try:
         result = runner.invoke(cli.main, ["--store", str(store_path), "ls"])
         assert result.exit_code == 0, result.output
         assert signal.getsignal(signal.SIGTERM) is cli._terminated
         assert signal.getsignal(signal.SIGINT) is cli._terminated
+        assert sys.unraisablehook is signals._unraisable  # kept too
     finally:
-        for number, handler in before.items():  # this process is not the console script
+        signals.release()  # this process is not the console script
+        for number, handler in before.items():
             signal.signal(number, handler)

@@ -133,3 +133,49 @@ def test_a_sigterm_pending_from_the_fork_meets_the_worker_s_own_disposition(igno
         assert (said, os.waitstatus_to_exitcode(status)) == (b"1", 0)
     else:  # a pool worker: SIGTERM at its default ends it the moment it is let in
         assert (said, os.waitstatus_to_exitcode(status)) == (b"", -signal.SIGTERM)
+
+
+# A parent started with SIGTERM ignored (``nohup``, a supervisor, `trap '' TERM`) runs a
+# multiprocessing.Pool set up as check/audit.py's; someone else sends SIGTERM to the whole
+# process group while a task runs; then the parent's own pool stops its busy worker
+# (terminate: SIGTERM, sent by the parent).
+_GROUP_SIGTERM = r"""
+import multiprocessing, os, signal, subprocess, sys, time
+from kistore.core.workers import forking, start_worker
+
+assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN  # inherited so
+
+
+def task(x, seconds=1.0):
+    time.sleep(seconds)
+    return x * 2
+
+
+with forking():
+    pool = multiprocessing.get_context("fork").Pool(1, start_worker, (os.getpid(),))
+[worker] = pool._pool
+with pool:
+    result = pool.apply_async(task, (21,))
+    time.sleep(0.3)
+    subprocess.run(["kill", "-TERM", "--", f"-{os.getpgid(0)}"], check=True)
+    try:
+        print("answer", result.get(timeout=30), flush=True)
+    except multiprocessing.TimeoutError:
+        print("the task was lost: a Pool waits for it for ever", flush=True)
+        os._exit(3)
+    pool.apply_async(task, (1, 600))  # busy when the pool is stopped
+    time.sleep(0.3)
+worker.join(30)  # the pool's terminate (its SIGTERM, sent by this process) ended it
+print("worker", worker.exitcode, flush=True)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sigwaitinfo's si_pid")
+def test_a_worker_of_a_parent_started_ignoring_sigterm_outlives_a_group_sigterm():
+    # sig03: BASE's worker died of the group's SIGTERM (the parent ignored it, as it should):
+    # 'the task was lost', and the Pool's wait never ended (verify hung)
+    done = subprocess.run([sys.executable, "-c", _GROUP_SIGTERM], capture_output=True,
+                          text=True, timeout=120, start_new_session=True,
+                          preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, f"answer 42\nworker {-signal.SIGTERM}\n", "")
