@@ -95,8 +95,9 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
                 continue
             if signed is None:
                 signed = signed_held(store, str(head.id))
-            counted = _counted(repo, parent, old, start, new.valid_from is None,
-                               signed.get(new.keyid, []))
+            counted = [s for s in _counted(repo, parent, old, start, new.valid_from is None,
+                                           signed.get(new.keyid, []))
+                       if not _counted_before(repo, parent, new.keyid, s)]
             if counted:
                 findings.append(_finding(commit, place, old, new, start, counted, base))
     return findings
@@ -143,6 +144,32 @@ def _counted(repo: pygit2.Repository, parent: Any, old: TrustedKey, start: datet
             and old.judge(s.role, s.entered, s.signed) is not None
             and wider.judge(s.role, s.entered, s.signed) is None
             and not (from_start and not s.path and s.entered == start)]
+
+
+def _counted_before(repo: pygit2.Repository, parent: Any, keyid: str, signed: Signed) -> bool:
+    """Whether the entry of ``parent``'s first parent counted ``signed`` (a restore).
+
+    A commit giving back what its parent took (the parent narrowed the entry: KI410 of
+    that commit) is not said again.
+    """
+    if not parent.parents:
+        return False
+    older = parent.parents[0]
+    blob = blob_at(repo, older.tree, layout.TRUST_FILE)
+    if blob is None:
+        return False
+    try:
+        entry = Trust.from_bytes(read_blob(repo, blob, layout.TRUST_FILE)).keys.get(keyid)
+    except KistoreError:
+        return False
+    if entry is None:
+        return False
+    if entry.valid_from is None:
+        start = added(repo, str(older.id)).get(keyid)
+        if start is None:
+            return False
+        entry = replace(entry, valid_from=start[0])
+    return entry.judge(signed.role, signed.entered, signed.signed) is None
 
 
 def _finding(commit: Any, place: int, old: TrustedKey, new: TrustedKey, start: datetime,
