@@ -231,14 +231,10 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
         The :class:`Judgement` (never raises for bad bundles: they are judged invalid).
     """
     # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
-    from .attestation import (
-        ROLE_FOR_TYPE,
-        Bundle,
-        bundle_keyid,
-        stated_text,
-        text_problems,
-        verify_bundle,
-    )
+    from .attestation import ROLE_FOR_TYPE, Bundle, stated_text, text_problems
+
+    # Lazy: as above; each bundle checked once a process, whoever reads it (KI410's reader).
+    from .signed_by import keyid_of, verified
 
     # Lazy: as above (subjects reads the run only when an attestation is about it).
     from .subjects import rerun_disagreement, subject_problem
@@ -255,9 +251,9 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
             # line 1 of a note whose bad line was another (fresh95 F3); the column alone
             reason = re.sub(rf"^{re.escape(seen.location)}:1:(\d+): ", r"at column \1: ", reason)
         return Judgement(None, None, False, INVALID, f"{UNREADABLE_BUNDLE}{reason}", **base)
-    keyid = bundle_keyid(bundle)
+    keyid = keyid_of(bundle)
     try:
-        statement = verify_bundle(bundle, seen.subject)
+        statement = verified(bundle, seen.data, seen.subject)
     except KistoreError as e:
         return Judgement(_claimed_type(bundle.envelope.payload), keyid, False, INVALID,
                          e.message, **base)

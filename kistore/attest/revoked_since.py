@@ -32,7 +32,8 @@ from ..core.errors import KistoreError
 from ..core.findings import INFO, Finding, rule
 from ..git.blobs import read_blob
 from ..git.pathlog import blob_at
-from .trust_history import _times, _versions, revocations_in
+from .signed_by import held_when, signed_date
+from .trust_history import commit_times, revocations_in, trust_versions
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -100,7 +101,7 @@ class RevokedSince:
         if key is None or key.revoked_at is None:
             return None
         entered = judged.entered_at  # a bundle's copies are judged at the earliest's
-        signed = _signed(seen)
+        signed = signed_date(seen.data)
         lifted = replace(self.trust, keys={**self.trust.keys,
                                            key.keyid: replace(key, revoked_at=None)})
         role = _role(judged.type)
@@ -131,25 +132,34 @@ class RevokedSince:
         return None
 
     def _entered_before(self, seen: Any, entered: datetime, recorded: Recorded) -> bool:
-        """Whether ``seen`` (judged at ``entered``) was here before ``recorded`` was."""
+        """Whether ``seen`` (judged at ``entered``) was here before ``recorded`` was.
+
+        :func:`kistore.attest.signed_by.held_when` of the commit recording it (a file: its
+        first parent holds it; a note line: it entered before the commit's trusted time);
+        for the work tree's file, ``HEAD`` and the second the file was last written.
+        """
         repo = self.store.repo
-        if seen.source == "file":
-            if not seen.committed:
-                return False  # written after every commit: after the revocation too
-            if recorded.commit:
-                parents = cast("pygit2.Commit", repo[recorded.commit]).parents
-                return bool(parents) and blob_at(repo, parents[0].tree, seen.location) \
-                    is not None
-            head = self.store.head_or_none()
-            return head is not None and head.read(seen.location) is not None
+        path = seen.location if seen.source == "file" else ""
+        if path and not seen.committed:
+            return False  # written after every commit: after the revocation too
         if recorded.commit:
-            assert self._rev is not None  # set by _read, which found the commit
-            if self._times is None:
-                self._times = _times(repo, self._rev)
-            return entered < self._times[recorded.commit]
-        assert self.store.root is not None  # a work-tree revocation: a work tree
-        written = (self.store.root / layout.TRUST_FILE).lstat().st_mtime
-        return entered < datetime.fromtimestamp(int(written), UTC)
+            parents = cast("pygit2.Commit", repo[recorded.commit]).parents
+            time = None
+            if not path:
+                assert self._rev is not None  # set by _read, which found the commit
+                if self._times is None:
+                    self._times = commit_times(repo, self._rev)
+                time = self._times[recorded.commit]
+            return held_when(path, entered, lambda p: bool(parents) and blob_at(
+                repo, parents[0].tree, p) is not None, time, tie=False)
+        head = self.store.head_or_none()
+        time = None
+        if not path:
+            assert self.store.root is not None  # a work-tree revocation: a work tree
+            written = (self.store.root / layout.TRUST_FILE).lstat().st_mtime
+            time = datetime.fromtimestamp(int(written), UTC)
+        return held_when(path, entered, lambda p: head is not None and head.read(p)
+                         is not None, time, tie=False)
 
     def _read(self) -> dict[str, list[Recorded]]:
         """Return each key's revocations as the trust file's versions recorded them, oldest first.
@@ -168,7 +178,7 @@ class RevokedSince:
         versions: list[tuple[str, bytes]] = []
         if self._rev is not None:
             versions = [(commit, read_blob(repo, blob, layout.TRUST_FILE))
-                        for commit, blob in reversed(_versions(repo, self._rev))
+                        for commit, blob in reversed(trust_versions(repo, self._rev))
                         if blob is not None]
         if self.at is None and self.store.root is not None:
             data = self.store.view(None).read(layout.TRUST_FILE)
@@ -183,19 +193,6 @@ class RevokedSince:
                     last[keyid] = when
         self._records = records
         return records
-
-
-def _signed(seen: Any) -> datetime | None:
-    """Return the latest date ``seen``'s signed payload states (a valid bundle), or None."""
-    # Lazy: evidence imports this module when verify asks; its date reader lives there.
-    from .attestation import Bundle, parse_statement
-    from .evidence import signed_at
-
-    try:
-        return signed_at(parse_statement(Bundle.from_bytes(seen.data).envelope.payload)
-                         .predicate)
-    except (KistoreError, ValueError):
-        return None
 
 
 def _role(type_name: str | None) -> str | None:

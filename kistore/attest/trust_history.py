@@ -104,7 +104,7 @@ def ever_revoked(repo: pygit2.Repository, rev: str | None, more: Iterable[tuple[
     """
     versions: list[tuple[str, bytes]] = []
     if rev is not None:
-        for commit, blob in reversed(_versions(repo, rev)):
+        for commit, blob in reversed(trust_versions(repo, rev)):
             if blob is not None:  # oldest first: a revocation is named where it began
                 versions.append((commit, read_blob(repo, blob, layout.TRUST_FILE)))  # guarded
     versions += list(more)
@@ -120,11 +120,22 @@ def ever_revoked(repo: pygit2.Repository, rev: str | None, more: Iterable[tuple[
     return earliest
 
 
-def _versions(repo: pygit2.Repository, rev: str) -> list[tuple[str, str | None]]:
-    """Return :func:`first_parent_versions` of the trust file at ``rev``, their blobs here.
+def trust_versions(repo: pygit2.Repository, rev: str) -> list[tuple[str, str | None]]:
+    """Return every version of the trust file along ``rev``'s first-parent history.
 
-    A partial clone fetches the versions it lacks in one ``git fetch`` (libgit2 cannot
-    fetch one; git would, one process a blob); nothing is fetched in a full clone.
+    :func:`kistore.git.pathlog.first_parent_versions` of ``store/trust/keys.json``, read
+    once a commit id (shared with :func:`ever_revoked`, :func:`added` and
+    :func:`trust_blobs`). A partial clone fetches the versions it lacks in one ``git
+    fetch`` (libgit2 cannot fetch one; git would, one process a blob); nothing is fetched
+    in a full clone.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        rev: a commit id (40 hex digits; another revision is listed each time).
+
+    Returns:
+        ``(commit (40 hex digits), blob id or None)`` per first-parent commit that changed
+        the file, newest first; None where that commit deletes it. Each blob is here.
 
     Raises:
         InputError: ``rev`` names no commit.
@@ -258,8 +269,8 @@ def _first_listed(repo: pygit2.Repository, rev: str
     cached = _SINCE_CACHE.get((repo.path, rev))
     if cached is not None:
         return cached
-    versions = _versions(repo, rev)  # newest first
-    times = _times(repo, rev) if versions else {}
+    versions = trust_versions(repo, rev)  # newest first
+    times = commit_times(repo, rev) if versions else {}
     first: dict[str, tuple[datetime, str]] = {}
     listed: set[str] | None = None  # the keys of the version at ``rev``
     read: dict[str, set[str]] = {}
@@ -282,8 +293,23 @@ def _first_listed(repo: pygit2.Repository, rev: str
 _SINCE_CACHE: dict[tuple[str, str], tuple[set[str], dict[str, tuple[datetime, str]]]] = {}
 
 
-def _times(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
-    """Return the trusted time of every commit reachable from ``rev`` (by 40-hex id)."""
+def commit_times(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
+    """Return the trusted time of every commit reachable from ``rev``.
+
+    A commit's committer date held to its ancestors' (:class:`kistore.attest.notes._Clock`,
+    the time an attestation file entering at it is judged at, and a key added in it
+    counts from).
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        rev: a commit id (40 hex digits).
+
+    Returns:
+        commit id (40 hex digits) -> instant (UTC). One walk of the whole history.
+
+    Raises:
+        KeyError: ``rev`` is not in ``repo``.
+    """
     clock = _Clock()
     read_loose_history(repo, rev)  # libgit2 loops on a cut loose commit (F3)
     return {str(c.id): clock.time_of(c) for c in repo.walk(repo[rev].id, _parents_first())}

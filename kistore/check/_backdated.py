@@ -36,22 +36,21 @@ nor by ``check --landed`` (it cannot tell a note pushed after the move from one 
 A ``validFrom`` in the past and a role added to a trusted key are explicit, reviewed
 choices (KI427, KI413 list what they make count), not this rule's.
 
-:func:`held_before` is the shared helper "which attestations of these keys does the
-repository hold, and when did each enter" (keyid -> the note lines of the notes ref as it
-is, which in ``pre-receive`` is before the push, and the files at a commit, each with its
-own entry time; :func:`kistore.attest.evidence.judge_all` judges a bundle found twice at
-the earlier).
+Which attestations of those keys the repository holds, and when each entered, is read by
+:func:`kistore.attest.signed_by.by_key` (the note lines of the notes ref as it is, which in
+``pre-receive`` is before the push, and the files at a commit, each with its own entry
+time; :func:`kistore.attest.evidence.judge_all` judges a bundle found twice at the
+earlier).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..attest.attestation import Bundle, bundle_keyid
 from ..attest.evidence import DISAGREES, VERIFIES, WITHDRAWS, judge_all
-from ..attest.notes import Seen, collect
+from ..attest.signed_by import by_key
 from ..attest.trust import Trust, format_time, load_trust
 from ..attest.trust_history import added, dated, held
 from ..core import layout
@@ -113,7 +112,7 @@ def backdated_trust(store: Store, old: pygit2.Commit, new: pygit2.Commit, where:
               and trust.keys[k].added_in == s[1] and _after(repo, s[1], old)}
     if not starts:  # every key counts from a validFrom or from a start OLD already had
         return []
-    attested = held_before(store, head, starts)
+    attested = by_key(store, head, starts)
     seen = [s for found in attested.values() for s in found]
     if not seen:
         return []
@@ -144,40 +143,6 @@ def backdated_trust(store: Store, old: pygit2.Commit, new: pygit2.Commit, where:
                    "location": s.location, "subject": str(s.subject),
                    "entered": format_time(s.entered_at), "effect": then.effect}))
     return findings
-
-
-def held_before(store: Store, at: str, keys: Any) -> dict[str, list[Seen]]:
-    """Return the attestations each key signed, as the repository holds them, by keyid.
-
-    The note lines of ``refs/notes/kistore`` as it is (in ``pre-receive``: before the
-    push moves it) and the attestation files at ``at``
-    (:func:`kistore.attest.notes.collect`), each with its entry time (a note line: its
-    earliest notes commit's; a file: its first commit's on ``at``'s history). The signer
-    is read from the bundle without verifying it (judging does: an invalid bundle is
-    judged ``invalid``). A bundle that does not parse is left out.
-
-    Args:
-        store: a :class:`kistore.store.Store`.
-        at: the commit whose files (and objects, for the notes' subjects) are read.
-        keys: the keyids asked about (any container: ``in`` is asked).
-
-    Returns:
-        keyid -> :class:`kistore.attest.notes.Seen` items in ``collect``'s order (notes,
-        then files); keys with none are absent.
-
-    Raises:
-        ObjectUnreadable: a commit or tree of the history walked is damaged or missing (a
-            damaged note blob is read as holding no line).
-    """
-    found: dict[str, list[Seen]] = {}
-    for s in collect(store, at=at, damaged=[]):
-        try:
-            keyid = bundle_keyid(Bundle.from_bytes(s.data, file=s.location))
-        except KistoreError:
-            continue
-        if keyid is not None and keyid in keys:
-            found.setdefault(keyid, []).append(s)
-    return found
 
 
 def _after(repo: pygit2.Repository, commit: str, old: pygit2.Commit) -> bool:

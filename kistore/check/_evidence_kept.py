@@ -38,6 +38,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..attest.notes import parse_attestation_path
+from ..attest.signed_by import Signed, counted_any, held_when, signed_held, uncounted
 from ..attest.trust import Trust, TrustedKey, format_time
 from ..attest.trust_history import added, ever_revoked, keyids_in
 from ..core import layout
@@ -50,7 +51,6 @@ from ..git.pathlog import blob_at
 from ._fixes import REBASE_BASE, Base, rebase_fix, restored_fix, staged_fix
 from ._history import ancestry
 from ._policy import policy_problems
-from ._signed_held import Signed, counted_any, signed_held, uncounted
 from .lineage import APPEND_ONLY_REMOVED, REVOCATION_LIFTED, changing_commits
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -126,8 +126,9 @@ class _Versions:
             ``validUntil`` before it takes back what entered meanwhile (fresh04 H1); None:
             history, judged by its commits' and attestations' times alone.
         signed: reads what each key signed that the repository holds
-            (:func:`._signed_held.signed_held`), asked at most once, and only for a change
-            of a key's time window its commit's own time does not already judge.
+            (:func:`kistore.attest.signed_by.signed_held`), asked at most once, and only
+            for a change of a key's time window its commit's own time does not already
+            judge.
     """
 
     def __init__(self, repo: pygit2.Repository, *, base: Any = None,
@@ -207,15 +208,16 @@ class _Versions:
         if self._held is None:
             self._held = self._signed()
         commit, parent = pair
-        when = _time_of(commit)
-        return [s for s in self._held.get(keyid, []) if (
-            blob_at(self.repo, parent.tree, s.path) is not None if s.path else
-            self.now is not None or s.entered <= when)]
+        when = None if self.now is not None else _time_of(commit)
+        return [s for s in self._held.get(keyid, []) if held_when(
+            s.path, s.entered, lambda path: blob_at(self.repo, parent.tree, path) is not None,
+            when)]
 
     def lost(self, pair: tuple[Any, Any], old: TrustedKey, new: TrustedKey) -> Signed | None:
         """Return what the key signed, held at ``pair[0]``, that ``old`` counts and ``new`` not.
 
-        Roles and time windows both weighed (:func:`._signed_held.uncounted`); None: nothing.
+        Roles and time windows both weighed (:func:`kistore.attest.signed_by.uncounted`);
+        None: nothing.
         """
         held = self.held(pair, new.keyid)
         if not held:
@@ -471,7 +473,7 @@ def narrowing(old: TrustedKey | None, new: TrustedKey, when: datetime,
         start: when a key without ``validFrom`` counts from (its first start), asked only
             when ``new`` sets one on such a key, or ``held`` is weighed.
         held: the key's attestations the repository held at the change
-            (:class:`._signed_held.Signed`), asked only for a window the times above do
+            (:class:`kistore.attest.signed_by.Signed`), asked only for a window the times above do
             not judge; None: none weighed.
         now: the gate's clock (UTC), or None (history: not known).
 
