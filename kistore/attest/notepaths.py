@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..core.findings import ERROR, Finding, rule
 from ..core.layout import NOTES_REF
-from ..git.blobs import read_blob
+from ..git.note_blobs import NoteTooLarge, read_note
 from ..git.notes import bad_note_paths, notes_read, notes_tree
 from ..git.treediff import entry_at
 
@@ -141,9 +141,13 @@ def doubled_notes(repo: Repository, *, notes_at: str | None = None) -> dict[str,
         lines: set[bytes] = set()
         for path in bad.paths:
             entry = entry_at(repo, tree, path)
-            if entry is not None:
-                data = read_blob(repo, str(entry.id), f"{NOTES_REF}:{path}")
-                lines.update(line for line in data.split(b"\n") if line.strip())
+            if entry is None:
+                continue
+            try:
+                data = read_note(repo, str(entry.id), f"{NOTES_REF}:{path}")
+            except NoteTooLarge:  # unread: the note's own reading says KI117 of it
+                continue
+            lines.update(line for line in data.split(b"\n") if line.strip())
         found[bad.annotated] = Doubled(f"{bad.reason} (KI424)", tuple(sorted(lines)))
     _DOUBLED.clear()
     _DOUBLED[key] = found

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..core.findings import WARNING, Finding, rule
 from ..core.layout import NOTES_REF
-from ..git.blobs import lookup, read_blob
+from ..git.blobs import lookup
 from ..git.lazy import pygit2
+from ..git.note_blobs import read_note
 from ..git.notes import changed_notes
 from ..git.refs import ref_values_under, reflog_newest_first
 
@@ -88,9 +89,9 @@ def rewrite(repo: Repository, seen: str | None, tip: str) -> Rewrite | None:
     for obj, (was, now) in changed_notes(repo, old_tree, new_tree).items():
         if was is None:
             continue
-        kept = set() if now is None else set(read_blob(repo, now, f"{NOTES_REF}:{obj}")
+        kept = set() if now is None else set(read_note(repo, now, f"{NOTES_REF}:{obj}")
                                              .split(b"\n"))
-        missing = [line for line in read_blob(repo, was, f"{NOTES_REF}:{obj}").split(b"\n")
+        missing = [line for line in read_note(repo, was, f"{NOTES_REF}:{obj}").split(b"\n")
                    if line.strip() and line not in kept]
         if missing:
             lost[obj] = missing

@@ -454,8 +454,9 @@ def narrowing(old: TrustedKey | None, new: TrustedKey, when: datetime,
     """Say what a change of a key's entry takes back of what the key counted for before ``when``.
 
     Trust is never narrowed after the fact (fresh02 G1): dropping a role, setting a
-    ``validUntil`` (or moving it earlier) to before the change, or setting a ``validFrom``
-    (or moving it later) after when the key counted from, un-counts what the key signed
+    ``validUntil`` (or moving it earlier) to before the change, setting a ``validFrom``
+    (or moving it later) after when the key counted from, or removing a ``validFrom``
+    earlier than the key's start (it then counts from that start), un-counts what the key signed
     and entered meanwhile (a maintainer's withdrawal stops withdrawing, and its run ranks
     again), as removing the entry does (KI410). A revocation (``revokedAt``) is how trust
     ends, and is permanent (KI412); it is not judged here (:func:`lifting` is).
@@ -516,6 +517,11 @@ def narrowing(old: TrustedKey | None, new: TrustedKey, when: datetime,
     elif since is not None and old.valid_from is None and since > (first := start()):
         said.append(f"validFrom none (from when it entered the trust file, "
                     f"{format_time(first)}) -> {format_time(since)}")
+    elif since is None and old.valid_from is not None and (first := start()) > old.valid_from:
+        # Removed, a validFrom before the key's start moves it later, to that start
+        # (fresh06 H1): what the key signed between the two stops counting.
+        said.append(f"validFrom {format_time(old.valid_from)} -> none (from when it entered "
+                    f"the trust file, {format_time(first)})")
     return "; ".join(said)
 
 

@@ -271,9 +271,10 @@ def widened(before: TrustedKey, after: TrustedKey, entered: datetime | None = No
     Returns:
         ``{"validUntil": "validUntil 2026-01-01T00:00:00Z -> 2030-01-01T00:00:00Z"}`` when
         HEAD's expiry is later than BASE's or removed (``-> none``), and ``{"validFrom":
-        ...}`` likewise when its start is earlier or removed (``-> none``: from when it
-        entered the trust file, which may be earlier), or set where BASE had none earlier
-        than ``entered`` (``validFrom none (from when it entered the trust file, T) ->
+        ...}`` likewise when its start is earlier, or removed (``-> none``) where the key
+        entered the trust file before it (or ``entered`` is unknown; after it, removing it
+        is a narrowing, KI410), or set where BASE had none earlier than ``entered``
+        (``validFrom none (from when it entered the trust file, T) ->
         ...``: reviewers r81 F14, r82 F9); empty when neither widens. A window narrowed, a
         ``validFrom`` set no earlier than ``entered`` (or ``entered`` unknown), or an empty
         window at HEAD (``validUntil`` not after ``validFrom``: valid at no time) counts at
@@ -288,7 +289,10 @@ def widened(before: TrustedKey, after: TrustedKey, entered: datetime | None = No
         found["validUntil"] = (f"validUntil {format_time(before.valid_until)} -> "
                                f"{_when(after.valid_until) or 'none'}")
     if before.valid_from is not None and (
-            after.valid_from is None or after.valid_from < before.valid_from):
+            after.valid_from < before.valid_from if after.valid_from is not None
+            # removed: the key counts from when it entered, which widens only when that is
+            # earlier (fresh06 H1: a validFrom before it, removed, is KI410's narrowing)
+            else entered is None or entered < before.valid_from):
         found["validFrom"] = (f"validFrom {format_time(before.valid_from)} -> "
                               f"{_when(after.valid_from) or 'none'}")
     elif (before.valid_from is None and after.valid_from is not None and entered is not None

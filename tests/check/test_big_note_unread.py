@@ -129,3 +129,28 @@ def test_a_reader_refuses_a_note_past_the_bound_unread(runner, published, whole_
             f"size: remove the note (`git notes --ref kistore remove {annotated}`)\n"
             ) in result.output
     assert note not in whole_reads
+
+
+def test_a_doubled_note_past_the_bound_is_no_stop_of_verify(runner, published):
+    """review01 M1: a note past the bound at a second path of its object (a fanout path
+    beside the flat one, KI424) was read by ``read_blob``, whose ``FileTooLarge`` no reader
+    of notes catches: ``verify`` stopped, advising to run ``verify``. Read as a note, it is
+    KI117 of that note, and ``verify`` goes on."""
+    annotated, big = noted(published, b"a" * NOTE_BYTES + b"\n")
+    small = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=published,
+                           input=b"x\n", check=True, capture_output=True).stdout.decode().strip()
+    tip = git(published, "rev-parse", REF).strip()
+    flat = git(published, "ls-tree", f"{tip}^{{tree}}")
+    sub = subprocess.run(["git", "mktree"], cwd=published, check=True, capture_output=True,
+                         input=f"100644 blob {small}\t{annotated[2:]}\n".encode()
+                         ).stdout.decode().strip()
+    tree = subprocess.run(["git", "mktree"], cwd=published, check=True, capture_output=True,
+                          input=(flat + f"040000 tree {sub}\t{annotated[:2]}\n").encode()
+                          ).stdout.decode().strip()
+    doubled = git(published, "commit-tree", tree, "-p", tip, "-m", "doubled").strip()
+    git(published, "update-ref", REF, doubled)
+    result = runner.invoke(main, ["--store", str(published), "verify"])
+    assert "the file holds" not in result.output
+    assert f"{REF}:{annotated}: error KI117 git-object-unreadable: {said(NOTE_BYTES + 1)}" \
+        in result.output, result.output
+    assert big in result.output

@@ -119,3 +119,27 @@ def test_a_valid_from_set_on_a_key_that_had_none_is_listed(remote):
             f"entered the trust file, {entered}) -> 2020-01-01T00:00:00Z): valid from "
             "2020-01-01T00:00:00Z (what it signed since then counts), no expiry") \
         in pushed.output
+
+
+def test_a_valid_from_before_the_key_s_start_removed_is_a_narrowing(remote, withdrawn):
+    """fresh06 H1: a validFrom earlier than the key's start, removed (by hand or by a
+    `git revert` of the reviewed commit setting it), moves the key's start later, to its
+    first trust commit: the withdrawal it signed between the two stopped counting, and
+    every gate passed it (KI427 called it a widening)."""
+    assert remote.pr("the key's date", lambda c: _roles(
+        remote, ["maintainer", "rerun"], validFrom="2020-01-01T00:00:00Z")).accepted
+    assert ranked_names(remote) == ["mid", "slow"]  # the withdrawal counts from 2020
+
+    def removed(clone):
+        doc = remote.read_json(TRUST)
+        assert isinstance(doc, dict)
+        del doc["keys"][0]["validFrom"]
+        remote.write_json(TRUST, doc)
+
+    pushed = remote.pr("drop the key's date", removed)
+    assert not pushed.accepted, pushed.output
+    assert (f"narrows the entry of key {MAINTAINER_ID} in the trust file (validFrom "
+            "2020-01-01T00:00:00Z -> none (from when it entered the trust file, "
+            f"{withdrawn['since']}))") in pushed.output
+    assert "KI427" not in pushed.output
+    assert ranked_names(remote) == ["mid", "slow"]
