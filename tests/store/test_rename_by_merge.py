@@ -89,9 +89,11 @@ def test_migrate_names_the_side_commit_and_its_revert_works(tmp_path, kit):
     revert = git(store.root, "rev-parse", "HEAD~").strip()
     errors = [(f["rule"], f["extra"].get("commit")) for f in json.loads(verified.stdout)[
         "findings"] if f["severity"] == "error"]
-    assert [rule for rule, _ in errors] == ["KI208", "KI208"], verified.stdout
-    assert ("KI208", revert) in errors, verified.stdout  # (the other: verify's walk names
-    # the merge, first parents only: rename99's report)
+    # the rename and its revert are said once (hist04: verify as the gate, L2), its fix
+    # naming both commits, the revert as the last restoring it
+    assert [rule for rule, _ in errors] == ["KI208"], verified.stdout
+    (finding,) = [f for f in json.loads(verified.stdout)["findings"] if f["rule"] == "KI208"]
+    assert f"{side[:12]}, {revert[:12]}, the last restoring it" in finding["hint"], finding
 
 
 def test_a_merge_that_renamed_in_its_own_resolution_is_said_so(tmp_path, kit):
