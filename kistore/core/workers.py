@@ -68,7 +68,10 @@ def start_worker(parent_pid: int, *, ignore_sigterm: bool = False) -> None:
 
     Both signals' dispositions are set before they are let in: one sent to the process
     group while the worker forked is pending in it (held since the fork) and is taken
-    the moment they are, under the worker's own disposition, never an earlier one.
+    the moment they are, under the worker's own disposition, never an earlier one. The
+    parent's interrupt hook (:func:`kistore.core.signals.catch_swallowed`, inherited by
+    the fork) is released: a worker ignores Ctrl-C, so an interrupt swallowed in it is none
+    of its own to bring back, and it arms no SIGALRM echo (review01 L9).
 
     Args:
         parent_pid: the pid of the process that started the pool (``os.getpid()`` there).
@@ -80,6 +83,7 @@ def start_worker(parent_pid: int, *, ignore_sigterm: bool = False) -> None:
     Exits the worker at once (status 1) when that process is already gone.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signals.release()  # the parent's interrupt hook: no echo is ever armed here (review01 L9)
     let_in = _HELD
     if not ignore_sigterm and signals.ignored(signal.SIGTERM) and _only_the_parents_sigterm(
             parent_pid):
@@ -111,6 +115,15 @@ def _only_the_parents_sigterm(parent_pid: int) -> bool:
     this thread (held since :func:`forking`) and a daemon thread takes each one
     (``sigwaitinfo(2)``): sent by ``parent_pid``, the worker dies of it, at its default;
     sent by anyone else, it is dropped, as the parent drops it.
+
+    The thread runs Python, so it takes the parent's SIGTERM only once it holds the GIL:
+    a worker inside one long C call that keeps the GIL dies when that call returns, not at
+    once as at SIGTERM's default in the kernel (review01 L8). Such a call is bounded: a
+    worker reads one stored file at a time, at most 16 MiB
+    (:data:`kistore.core.limits.FILE_BYTES`; ``json.loads`` of it takes well under a
+    second), so a pool's ``terminate``/``join`` waits that long at most; no SIGKILL
+    fallback is sent (the parent's SIGKILL needs none: ``PR_SET_PDEATHSIG`` ends the
+    worker in the kernel).
 
     Must run in the worker's only thread, SIGTERM blocked. Returns False (nothing done)
     where ``sigwaitinfo`` does not exist.

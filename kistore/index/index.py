@@ -1099,7 +1099,7 @@ def read_limits(store: IndexedStore, at: str | None = None) -> tuple[Limits, str
     limits = limits if isinstance(limits, Limits) else DEFAULT
     said = [_settings_warning(problems)] if problems else []
     try:  # a newer kistore's store version: answers may be misread (review 2026-12-02, F29)
-        said += [str(p) for p in store.version_problems()]
+        said += [str(p) for p in store.version_problems(at)]  # REV's own (review01 L5)
     except KistoreError:  # not a regular file: the limits' problems said so
         pass
     # one warning a line (the caller says the first's ``warning:``)

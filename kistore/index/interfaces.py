@@ -86,8 +86,11 @@ class IndexedStore(Protocol):
         """Return the size limits, each bad key of ``[limits]`` at its default, and the problems."""
         ...
 
-    def version_problems(self) -> Sequence[KistoreError]:
-        """Return what a query says of a ``[store] version`` this kistore does not write."""
+    def version_problems(self, at: str | None = None) -> Sequence[KistoreError]:
+        """Return what a query says of a ``[store] version`` this kistore does not write.
+
+        ``at``: a revision whose ``kistore.toml`` is read (None: the work tree's).
+        """
         ...
 
     def settings_file(self, at: str | None = None) -> tuple[bytes | None, str]:

@@ -768,18 +768,26 @@ class Store:
         limits, problems = settings.limits_per_key()
         return limits, problems + settings.unread_problems()
 
-    def version_problems(self) -> list[InputError]:
+    def version_problems(self, at: str | None = None) -> list[InputError]:
         """Return what a query says of the ``[store] version`` of :meth:`limits_per_key`'s file.
 
-        The work tree's ``kistore.toml`` (a bare repository's: ``HEAD``'s), as for the
-        limits: :meth:`Settings.version_problems` (a newer kistore's store: answers may
-        be misread). Empty when the version is this kistore's, not set, or the file does
-        not parse (its limits' problems say so).
+        :meth:`Settings.version_problems` (a newer kistore's store: answers may be
+        misread) of the file the limits are read from.
+
+        Args:
+            at: a revision (a query ``--at REV``): its ``kistore.toml``, as its limits
+                (review01 L5: the work tree's was read, so ``--at REV`` warned of an
+                uncommitted edit and not of REV's own version); None: the work tree's
+                (a bare repository's: ``HEAD``'s).
+
+        Returns:
+            Empty when the version is this kistore's, not set, or the file does not parse
+            (its limits' problems say so).
 
         Raises:
             InputError: kistore.toml is not a regular file (as :meth:`limits_per_key`).
         """
-        return self.settings().version_problems()
+        return self.settings(at).version_problems()
 
     def require_store(self, at: str | None = None) -> None:
         """Refuse a repository that is no store: neither ``kistore.toml`` nor ``store/``.

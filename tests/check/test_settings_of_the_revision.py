@@ -290,7 +290,24 @@ def test_queries_of_a_store_of_a_newer_version_warn_each_time(runner, published)
     assert ls(published).stderr == ""
 
 
-def ls(root) -> subprocess.CompletedProcess[str]:
-    """Run ``kistore ls`` in a process of its own (its warnings go to stderr once each)."""
-    return subprocess.run([sys.executable, "-m", "kistore", "--store", str(root), "ls"],
+def test_a_query_at_a_revision_warns_of_that_revisions_store_version_not_the_work_trees(
+        published):
+    # review01 L5: docs/queries.md says "With --at REV nothing is read from the work tree",
+    # yet `--at REV` warned of the work tree's [store] version (an uncommitted edit), and
+    # not of REV's own
+    newer = commit_settings(published, TOP.replace("version = 1", "version = 2"), "v2")
+    older = commit_settings(published, TOP, "version 1 again")
+    (published / "kistore.toml").write_text(TOP.replace("version = 1", "version = 3"))
+    assert ls(published, "--at", older).stderr == ""  # on BASE 440899c7: version 3 said
+    assert ls(published, "--at", newer).stderr == (
+        "warning: kistore.toml:3:1:/store/version: [store] version = 2: a "
+        "store of version 2 is written by a newer kistore; this kistore reads and writes "
+        "store version 1 only and will not write into it: queries read it as store "
+        f"version 1 and may misread it; {STORE_FIX}\n")
+    assert "version = 3" in ls(published).stderr  # the work tree's, read without --at
+
+
+def ls(root, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``kistore ls ARGS`` in a process of its own (its warnings go to stderr once each)."""
+    return subprocess.run([sys.executable, "-m", "kistore", "--store", str(root), "ls", *args],
                           capture_output=True, text=True, check=False)

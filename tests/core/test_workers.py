@@ -179,3 +179,31 @@ def test_a_worker_of_a_parent_started_ignoring_sigterm_outlives_a_group_sigterm(
                           preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
     assert (done.returncode, done.stdout, done.stderr) == (
         0, f"answer 42\nworker {-signal.SIGTERM}\n", "")
+
+
+def _interrupt_hooks() -> tuple[bool, int]:
+    """In a worker: whether the parent's unraisable hook and echo handler are still here."""
+    from kistore.core import signals
+
+    return sys.unraisablehook is signals._unraisable, len(signals._handler)
+
+
+def test_a_worker_does_not_keep_the_parents_interrupt_hook():
+    # review01 L9 (sig03): a forked worker inherited `catch_swallowed`'s unraisable hook and
+    # the CLI's handler, so a KeyboardInterrupt swallowed in it would arm a SIGALRM echo
+    # there; a worker leaves Ctrl-C to its parent
+    import multiprocessing
+
+    from kistore.core import signals
+    from kistore.core.workers import start_worker
+
+    found = sys.unraisablehook
+    signals.catch_swallowed(lambda number, frame: None, lambda: True)
+    try:
+        with multiprocessing.get_context("fork").Pool(1, start_worker, (os.getpid(),)) as pool:
+            # on BASE 440899c7: (True, 1)
+            assert pool.apply(_interrupt_hooks) == (False, 0)
+        assert _interrupt_hooks() == (True, 1)  # the parent's own stay
+    finally:
+        signals.release()
+    assert sys.unraisablehook is found
