@@ -278,6 +278,13 @@ def _stage(store: Store, commit: Any, scratch: Scratch, result: ExportResult,
     hex_ = str(commit.id)
     repo, tree, view = store.repo, commit.tree, store.view(hex_)
     total = count_objects(repo, tree)
+    # kistore.toml's [cite] first: a blob that cannot be read stops the export here, before
+    # the catalog, which reads the same file's [limits] and would warn of it first
+    # ("queries use the default limits"), then the error of the same cause (review01)
+    link_warned = len(result.warnings)
+    link = _linker(store, hex_, result)
+    link_warnings = result.warnings[link_warned:]
+    del result.warnings[link_warned:]  # said in the order they were: after the caveats
     catalog = open_catalog(store, hex_, progress=_phase(progress, "indexing", None))
     policy = load_policy(view)
     if policy.source == layout.POLICY_FILE:  # as rank says them (r91 F3: export did not)
@@ -307,17 +314,17 @@ def _stage(store: Store, commit: Any, scratch: Scratch, result: ExportResult,
                                "error column")
     _history(store, commit, scratch, result)
     scratch.index_lookups()
-    link = _linker(store, hex_, result)
+    result.warnings += link_warnings
     known = {d for k in ("Workload", "BenchmarkProtocol", "Implementation")
              for d in catalog.names(k)} | {r.digest for r in environments}
-    shape = _read_objects(repo, tree, scratch, result, known, catalog.skipped(), link,
+    shape = _read_objects(repo, commit, scratch, result, known, catalog.skipped(), link,
                           _phase(progress, "reading", total), previous)
     scratch.index_rows()
     result.current = {name: scratch.count(name) for name in TABLES}
     return shape
 
 
-def _read_objects(repo: pygit2.Repository, tree: pygit2.Tree, scratch: Scratch,
+def _read_objects(repo: pygit2.Repository, commit: pygit2.Commit, scratch: Scratch,
                   result: ExportResult,
                   known: set[str], skipped: dict[str, tuple[str, str]],
                   link: Callable[[str, str, Any], str | None],
@@ -326,7 +333,8 @@ def _read_objects(repo: pygit2.Repository, tree: pygit2.Tree, scratch: Scratch,
 
     Args:
         repo: the pygit2 repository.
-        tree: the commit's root tree.
+        commit: the commit exported (its tree is read; a file past the bound is said as
+            its own: review01 L6).
         scratch: where rows go; it already holds ``derived`` and ``firsts``.
         result: gets each manifest not exported in ``skipped``.
         known: digests of the non-run manifests the index holds.
@@ -345,7 +353,7 @@ def _read_objects(repo: pygit2.Repository, tree: pygit2.Tree, scratch: Scratch,
     values: dict[str, dict[str, set[str]]] = {
         t.name: {c: set() for c in t.partition} for t in (RUNS, MANIFESTS)}
     at_latency, at_native = RUNS.index("latencyNs"), RUNS.index("sourceNative")
-    for shard in stored_shards(repo, tree):
+    for shard in stored_shards(repo, commit.tree, str(commit.id)):
         advance(len(shard))
         readable = []
         for stored in shard:

@@ -48,7 +48,8 @@ class Stored:
         return Digest.of(self.data) == self.digest
 
 
-def stored_shards(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[list[Stored]]:
+def stored_shards(repo: pygit2.Repository, tree: pygit2.Tree, commit: str | None = None
+                  ) -> Iterator[list[Stored]]:
     """Yield the object files of a root tree with their metadata, a shard at a time.
 
     Only paths :func:`kistore.core.layout.digest_from_path` accepts are objects; anything
@@ -57,6 +58,8 @@ def stored_shards(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[list[S
     Args:
         repo: the pygit2 repository.
         tree: the commit's root tree (pygit2).
+        commit: that commit's id, named by a file past the bound
+            (:func:`kistore.git.blobs.too_large_fix`).
 
     Yields:
         One list of :class:`Stored` per shard directory (``store/objects/sha256/XX``), in
@@ -82,8 +85,10 @@ def stored_shards(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[list[S
                 continue
             meta = metas.get(leaf)
             found.append(Stored(digest, str(blob),
-                                read_blob(repo, blob, layout.object_path(digest)),
-                                read_blob(repo, meta[0], layout.metadata_path(digest))
+                                read_blob(repo, blob, layout.object_path(digest),
+                                          commit=commit),
+                                read_blob(repo, meta[0], layout.metadata_path(digest),
+                                          commit=commit)
                                 if meta is not None and meta[1] == "blob" else None))
         yield found
 

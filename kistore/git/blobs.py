@@ -285,8 +285,8 @@ _LEAVES_TREES = re.compile(r"(^|[:+])(tree|sparse)(:|%3a)", re.IGNORECASE)
 (whose parts git writes URL-encoded: ``combine:tree%3A0+blob%3Anone``)."""
 
 
-def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None
-              ) -> bytes:
+def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None, *,
+              commit: str | None = None) -> bytes:
     """Return the bytes of the blob ``oid``, fetching it through git in a partial clone.
 
     A loose blob's bytes are those the guard inflated (:func:`loose_object`: its SHA-1
@@ -299,10 +299,14 @@ def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
         repo: the repository.
         oid: the blob's id (``pygit2.Oid`` or 40 hex digits).
         path: the repository path it is read for (named by :class:`ObjectUnreadable`).
+        commit: the commit whose tree holds it at ``path``, when the caller knows it (an
+            export of a commit): a blob past the bound is then said as that commit's
+            (:func:`too_large_fix`).
 
     Raises:
         FileTooLarge: the blob holds more than :data:`~kistore.core.limits.FILE_BYTES`
-            (named by ``path``, else by its id); not inflated.
+            (named by ``path``, else by its id); not inflated. Its fix names ``kistore
+            verify --at COMMIT``, or ``--at REV`` when no commit is given.
         ObjectUnreadable: the object is damaged (libgit2 cannot read it), or missing from a
             repository that is no partial clone (a tree names it, so it must be here:
             :func:`missing`).
@@ -311,13 +315,33 @@ def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
     data = read_blob_within(repo, oid, FILE_BYTES, path)
     size = data if isinstance(data, int) else len(data)
     if size > FILE_BYTES:  # (a blob a partial clone fetched just now has no header)
-        raise FileTooLarge(path or str(oid), FILE_BYTES, size, CEILING_KEY, TOO_LARGE_FIX)
+        raise FileTooLarge(path or str(oid), FILE_BYTES, size, CEILING_KEY,
+                           TOO_LARGE_FIX if commit is None else too_large_fix(commit))
     return cast("bytes", data)
 
 
 TOO_LARGE_FIX = ("kistore writes nothing this large and the pull-request gate refuses it "
-                 "(KI106; KI409 for a note): `kistore verify` lists every such file")
-"""What :func:`read_blob`'s :class:`~kistore.core.limits.FileTooLarge` says to do."""
+                 "(KI106; KI409 for a note): `kistore verify --at REV` lists every such file "
+                 "of a commit REV")
+"""What :func:`read_blob`'s :class:`~kistore.core.limits.FileTooLarge` says to do when the
+commit holding the blob is not known (until review01 L6 it named ``kistore verify``, which
+lists the work tree's files only, also for an export of a commit whose file it was not)."""
+
+
+def too_large_fix(commit: str) -> str:
+    """Return what to do about a file past the bound that ``commit`` holds.
+
+    Args:
+        commit: the commit's id (any length; 12 hex digits are said).
+
+    Returns:
+        That the commit holds it, that kistore and the gate never let it in (KI106), the
+        ``kistore verify --at COMMIT`` that lists every such file, and to revert.
+    """
+    short = commit[:12]
+    return (f"commit {short} holds it, which kistore never writes and the pull-request "
+            f"gate refuses (KI106): `kistore verify --at {short}` lists every such file; "
+            "revert the commit that brought it")
 
 
 def read_blob_within(repo: pygit2.Repository, oid: str | pygit2.Oid, limit: int | None,

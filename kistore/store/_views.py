@@ -37,6 +37,7 @@ from ..git.blobs import (
     lookup,
     loose_checked,
     read_blob_within,
+    too_large_fix,
 )
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
@@ -1566,10 +1567,7 @@ class CommitView(View):
 
     def too_large_fix(self, path: str) -> str:
         """Return what to do about a commit's file past the bound: committed past kistore."""
-        commit = str(self.commit.id)[:12]
-        return (f"commit {commit} holds it, which kistore never writes and the pull-request "
-                f"gate refuses (KI106): `kistore verify --at {commit}` lists every such file; "
-                "revert the commit that brought it")
+        return too_large_fix(str(self.commit.id))
 
     def _read(self, path: str, limit: int, key: str) -> bytes | None:  # noqa: D102
         listed = self._ids.get(path)

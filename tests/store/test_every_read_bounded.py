@@ -100,11 +100,18 @@ def test_a_commit_blob_past_the_bound_is_refused_by_its_header(published, monkey
     assert blobs.blob_size(repo, blob, OBJECT) == MIB20
     with pytest.raises(FileTooLarge) as caught:
         blobs.read_blob(repo, blob, OBJECT)
-    assert caught.value.format() == (
+    assert caught.value.format() == (  # read for no commit: which verify lists it is unknown
         f"{OBJECT}: the file holds 20,971,520 bytes, more than the limit of 16,777,216 (the "
         "ceiling of manifest-bytes); not read: kistore writes nothing this large and the "
-        "pull-request gate refuses it (KI106; KI409 for a note): `kistore verify` lists "
-        "every such file")
+        "pull-request gate refuses it (KI106; KI409 for a note): `kistore verify --at REV` "
+        "lists every such file of a commit REV")
+    with pytest.raises(FileTooLarge) as caught:  # read for a commit: its verify is named
+        blobs.read_blob(repo, blob, OBJECT, commit=commit)
+    assert caught.value.format() == (  # review01 L6: it said `kistore verify`
+        f"{OBJECT}: the file holds 20,971,520 bytes, more than the limit of 16,777,216 (the "
+        f"ceiling of manifest-bytes); not read: commit {commit} holds it, which kistore "
+        f"never writes and the pull-request gate refuses (KI106): `kistore verify --at "
+        f"{commit}` lists every such file; revert the commit that brought it")
     assert not [f for f in inflated if f.endswith(blob[2:])]  # its header read, not its bytes
 
 
@@ -144,11 +151,13 @@ def test_export_show_and_site_build_of_a_commit_with_a_200_mb_blob_stay_small(
     status, err, peak = _peak(published, "export", str(tmp_path / "x"), "--format", "csv",
                               "--without-attestations")
     assert status == 1
+    # review01 L6: it said "`kistore verify` lists every such file", which the work tree's
+    # verify does not (the work tree holds the file as it was): the commit read is named
     assert err.splitlines()[-1] == (
         f"error: {OBJECT}: the file holds 209,715,200 bytes, more than the limit of "
-        "16,777,216 (the ceiling of manifest-bytes); not read: kistore writes nothing this "
-        "large and the pull-request gate refuses it (KI106; KI409 for a note): `kistore "
-        "verify` lists every such file")
+        f"16,777,216 (the ceiling of manifest-bytes); not read: commit {commit} holds it, "
+        "which kistore never writes and the pull-request gate refuses (KI106): `kistore "
+        f"verify --at {commit}` lists every such file; revert the commit that brought it")
     assert peak < 150_000, peak
     status, err, peak = _peak(published, "show", str(RUN), "--at", "HEAD")
     assert (status, err) == (1, (
