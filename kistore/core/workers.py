@@ -118,12 +118,12 @@ def _only_the_parents_sigterm(parent_pid: int) -> bool:
 
     The thread runs Python, so it takes the parent's SIGTERM only once it holds the GIL:
     a worker inside one long C call that keeps the GIL dies when that call returns, not at
-    once as at SIGTERM's default in the kernel (review01 L8). Such a call is bounded: a
-    worker reads one stored file at a time, at most 16 MiB
-    (:data:`kistore.core.limits.FILE_BYTES`; ``json.loads`` of it takes well under a
-    second), so a pool's ``terminate``/``join`` waits that long at most; no SIGKILL
-    fallback is sent (the parent's SIGKILL needs none: ``PR_SET_PDEATHSIG`` ends the
-    worker in the kernel).
+    once as at SIGTERM's default in the kernel (review01 L8). A worker's calls work on one
+    stored file at a time, at most 16 MiB (:data:`kistore.core.limits.FILE_BYTES`;
+    ``json.loads`` of 12.7 MiB took 0.2 s on the loaded development machine), so a pool's
+    ``terminate``/``join`` waits about that long at most; no SIGKILL fallback is sent
+    (the parent's SIGKILL needs none: ``PR_SET_PDEATHSIG`` ends the worker in the
+    kernel).
 
     Must run in the worker's only thread, SIGTERM blocked. Returns False (nothing done)
     where ``sigwaitinfo`` does not exist.
