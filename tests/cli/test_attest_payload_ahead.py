@@ -15,22 +15,12 @@ import re
 
 import pytest
 
-from kistore.attest import signing
 from kistore.cli import attest as attest_cli
 
-from ..conftest import fixed_key
-from .test_attestation_cli import MEASURED, RUN_REF, _notes_and_files, run
+from .test_attest_entry_ahead import _date
+from .test_attestation_cli import MEASURED, RUN_REF, _notes_and_files, key_file, run
 
-
-@pytest.fixture
-def key_file(tmp_path):
-    path = tmp_path / "k"
-    path.write_bytes(signing.private_key_bytes(fixed_key(1)))
-    return path
-
-
-def _date(when: dt.datetime) -> str:
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+__all__ = ["key_file"]  # the fixture, used by name
 
 
 @pytest.mark.parametrize(("type_name", "field", "done", "extra"), [
