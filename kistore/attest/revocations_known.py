@@ -17,12 +17,16 @@ every commit it entered in (``entered_in``) is, or is an ancestor of, the first 
 the commit recording it (history orders it before the revocation, whatever the dates say);
 for a note line (not ordered with the branch), when that commit's trusted time
 (:func:`kistore.attest.trust_history.commit_times`) is not after the line's entry time.
-A revocation only in the work tree's file is recorded after everything that entered.
+A revocation only in the work tree's file (not committed yet) was recorded when the file
+was last written (its modification time, in whole seconds): after every committed file,
+and before a note line or an uncommitted file that entered since, as
+:mod:`kistore.attest.revoked_since` dates it.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ..core import layout
@@ -42,12 +46,17 @@ class KnownRevocations:
     Args:
         repo: the ``pygit2.Repository``.
         rev: the commit (40 hex digits) whose first-parent history records the
-            revocations; None: no history (every revocation is the work tree's).
+            revocations; None: no history.
+        work_tree: the work tree's trust file, for a judgement of the work tree (its
+            revocations not committed yet); None: a revision's.
     """
 
-    def __init__(self, repo: pygit2.Repository, rev: str | None) -> None:
+    def __init__(self, repo: pygit2.Repository, rev: str | None,
+                 work_tree: Path | None = None) -> None:
         self.repo = repo
         self.rev = rev
+        self.work_tree = work_tree
+        self._written: datetime | None = None
         self._records: dict[str, list[tuple[datetime, str]]] | None = None
         self._times: dict[str, datetime] | None = None
 
@@ -69,6 +78,8 @@ class KnownRevocations:
     def _recorded_by(self, commit: str, entered: datetime, entered_in: tuple[str, ...]
                      ) -> bool:
         """Whether ``commit`` had recorded its revocation when the attestation entered."""
+        if not commit:  # the work tree's: after every commit, at the file's last write
+            return not entered_in and self._written is not None and self._written <= entered
         if entered_in:
             parents = cast("pygit2.Commit", self.repo[commit]).parent_ids
             first = str(parents[0]) if parents else None
@@ -92,5 +103,15 @@ class KnownRevocations:
                                                         layout.TRUST_FILE)).items():
                 if all(when != r for r, _c in records.get(keyid, [])):
                     records.setdefault(keyid, []).append((when, commit))
+        if self.work_tree is not None:
+            try:
+                data = self.work_tree.read_bytes()
+                written = int(self.work_tree.lstat().st_mtime)
+            except OSError:  # no file: nothing revoked there
+                data, written = b"", 0
+            self._written = datetime.fromtimestamp(written, UTC)
+            for keyid, when in revocations_in(data).items():
+                if all(when != r for r, _c in records.get(keyid, [])):
+                    records.setdefault(keyid, []).append((when, ""))
         self._records = records
         return records

@@ -434,7 +434,8 @@ def held(store: Store, at: str | None, trust: Any) -> Any:
         # Lazy: revocations_known reads this module's history functions.
         from .revocations_known import KnownRevocations
 
-        trust = replace(trust, known=KnownRevocations(repo, rev))  # fresh06 M2
+        work_tree = store.root / layout.TRUST_FILE if at is None and store.root else None
+        trust = replace(trust, known=KnownRevocations(repo, rev, work_tree))  # fresh06 M2
     return trust
 
 
