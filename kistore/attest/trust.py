@@ -20,7 +20,7 @@ after the revocation and have it count). docs/attestations.md says which dates a
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -75,7 +75,8 @@ class TrustedKey:
     added_in: str = ""
     uncommitted: bool = False
 
-    def judge(self, role: str, when: datetime, signed: datetime | None = None) -> str | None:
+    def judge(self, role: str, when: datetime, signed: datetime | None = None,
+              known: Sequence[datetime] | None = None) -> str | None:
         """Return why this key may not sign for ``role``, or None when it may.
 
         Args:
@@ -87,6 +88,13 @@ class TrustedKey:
                 ``when`` and ``signed`` (a payload dated after the revocation was signed
                 after it, whatever the commit dates say); ``validFrom`` at ``when`` alone
                 (a payload dated in the future must not make a key valid early).
+            known: the ``revokedAt`` values of this key the repository had recorded when
+                the attestation entered (:mod:`kistore.attest.revocations_known`), or None
+                (not known: ``revoked_at`` is). ``signed`` counts against those alone: a
+                payload dated after a revocation recorded after the attestation entered
+                was not signed after it (a rerun farm's clock hours ahead, and a later
+                ``trust revoke`` at now un-counted its reruns: fresh06 M2). The entry
+                time counts against ``revoked_at`` whatever was recorded.
 
         Returns:
             Why the key may not sign (one sentence naming the key and the time), or None.
@@ -102,7 +110,9 @@ class TrustedKey:
         # Commit dates have whole seconds: one in the second a key was revoked (or expired)
         # may be after it, so that whole second counts as after (breaker8: a backdated
         # commit clamped to its parent at 06:31:55 passed a revocation at 06:31:55.358).
-        if self.revoked_at is not None and latest >= _second(self.revoked_at):
+        if self.revoked_at is not None and latest >= _second(self.revoked_at) and (
+                known is None or when >= _second(self.revoked_at)
+                or any(latest >= _second(r) for r in known)):
             return f"key {self.keyid} was revoked at {format_time(self.revoked_at)}; {entered}"
         if self.valid_from is not None and when < self.valid_from:
             return (f"key {self.keyid} is valid from {format_time(self.valid_from)}; the "
@@ -135,11 +145,19 @@ class Trust:
         follows: ``follows(commit, ancestor)``: whether ``commit`` is a proper descendant
             of ``ancestor`` (both 40 hex digits), for a key's ``added_in``; None: history is
             not known here, and an attestation in the key's own second does not count.
+        known: ``known(keyid, entered, entered_in)``: the key's ``revokedAt`` values the
+            repository had recorded when an attestation entered (at ``entered``, in the
+            commits ``entered_in``), which its payload's date is judged against
+            (:class:`kistore.attest.revocations_known.KnownRevocations`, set by
+            :func:`kistore.attest.trust_history.held`); None: history is not known here,
+            and the payload's date counts against every revocation.
     """
 
     keys: dict[str, TrustedKey] = field(default_factory=dict)
     unreadable: str = ""
     follows: Callable[[str, str], bool] | None = field(default=None, compare=False, repr=False)
+    known: Callable[[str, datetime, tuple[str, ...]], list[datetime]] | None = field(
+        default=None, compare=False, repr=False)
 
     def judge(self, keyid: str, role: str, when: datetime, signed: datetime | None = None,
               entered_in: tuple[str, ...] = ()) -> tuple[bool | None, str]:
@@ -186,7 +204,11 @@ class Trust:
                           f"time of commit {key.added_in}, which added it; the attestation "
                           "entered the repository in that second, not after that commit in "
                           f"history ({_where(entered_in)}): a community attestation")
-        reason = key.judge(role, when, signed)
+        known = None
+        if (self.known is not None and key.revoked_at is not None and signed is not None
+                and when < _second(key.revoked_at) <= signed):  # the payload's date alone
+            known = self.known(keyid, when, entered_in)
+        reason = key.judge(role, when, signed, known)
         return (False, reason) if reason else (True, "")
 
     def _after(self, key: TrustedKey, entered_in: tuple[str, ...]) -> bool:

@@ -403,7 +403,10 @@ def held(store: Store, at: str | None, trust: Any) -> Any:
 
     Returns:
         A :class:`~kistore.attest.trust.Trust`; ``trust`` itself when no key of it was
-        revoked earlier than it says (or it is unreadable, or lists no key).
+        revoked earlier than it says and none is revoked (or it is unreadable, or lists no
+        key). When a key is revoked, with ``known``
+        (:class:`kistore.attest.revocations_known.KnownRevocations`): a payload's date is
+        judged against the revocations recorded when its attestation entered (fresh06 M2).
 
     Raises:
         InputError: ``at`` names no commit.
@@ -424,10 +427,16 @@ def held(store: Store, at: str | None, trust: Any) -> Any:
         _REVOKED_CACHE[(repo.path, rev)] = cached
     lifted = {k: r.revoked_at for k, r in cached.items() if k in trust.keys and (
         trust.keys[k].revoked_at is None or r.revoked_at < trust.keys[k].revoked_at)}
-    if not lifted:
-        return trust
-    return replace(trust, keys={k: replace(v, revoked_at=lifted[k]) if k in lifted else v
-                                for k, v in trust.keys.items()})
+    if lifted:
+        trust = replace(trust, keys={k: replace(v, revoked_at=lifted[k]) if k in lifted else v
+                                     for k, v in trust.keys.items()})
+    if any(k.revoked_at is not None for k in trust.keys.values()):
+        # Lazy: revocations_known reads this module's history functions.
+        from .revocations_known import KnownRevocations
+
+        work_tree = store.root / layout.TRUST_FILE if at is None and store.root else None
+        trust = replace(trust, known=KnownRevocations(repo, rev, work_tree))  # fresh06 M2
+    return trust
 
 
 _REVOKED_CACHE: dict[tuple[str, str], dict[str, Revocation]] = {}

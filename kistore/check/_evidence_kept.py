@@ -38,6 +38,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..attest.notes import parse_attestation_path
+from ..attest.payload_dates import lost_said
 from ..attest.signed_by import Signed, counted_any, held_when, signed_held, uncounted
 from ..attest.trust import Trust, TrustedKey, format_time
 from ..attest.trust_history import added, ever_revoked, keyids_in
@@ -507,7 +508,7 @@ def narrowing(old: TrustedKey | None, new: TrustedKey, when: datetime,
                         "before the change")
         elif lost is not None:
             said.append(f"validUntil {_shown(old.valid_until)} -> {format_time(until)}, "
-                        f"before {lost.said()}")
+                        f"before {lost_said(lost, until)}")
         elif now is not None and until < now:
             said.append(f"validUntil {_shown(old.valid_until)} -> {format_time(until)}, "
                         f"before the gate's clock ({format_time(now)}), when it lands")
@@ -978,8 +979,10 @@ def _gate_fix(repo: pygit2.Repository, commits: list[Any], removal: Removal,
 
 
 _REVOKE = ("to stop trusting a key, revoke it in a new commit instead: `kistore trust revoke "
-           "{keyid}` (nothing it signs from then counts; `--at` an earlier time ends it "
-           "earlier)")
+           "{keyid}` (from now: nothing it signs from then on counts, and what it signed that "
+           "entered before stays counted; `--at` an earlier time is no way around this: it "
+           "un-counts what entered since, a withdrawal included, and is for a leaked key, "
+           "`kistore check` warning of each, KI413)")
 """The way trust ends, as KI410's fix of a key's entry removed or narrowed says it."""
 
 

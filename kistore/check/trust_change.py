@@ -5,9 +5,14 @@ the narrowing, exit 0, and the gate then refused the commit (KI410: a key's trus
 narrowed after the fact; :func:`kistore.check._evidence_kept.narrowing`). ``trust add``
 asks :func:`narrowed_by` first, the gate's own test of a narrowing, against the entry
 ``HEAD`` holds (the parent the gate compares the commit with), at this machine's clock
-(the commit comes later, never earlier), and refuses with the way trust ends: ``kistore
-trust revoke KEY --at TIME``. A new key (``HEAD`` lists none) narrows nothing, whatever its
-window, and neither does a ``validUntil`` at or after now, as for the gate.
+(the commit comes later, never earlier), and with what the key signed that the repository
+holds (every note line and ``HEAD``'s files, at their entry times and, against a
+``validUntil``, the dates their payloads state: a ``--valid-until`` an hour ahead of a key
+whose rerun is dated three hours ahead was written, exit 0, and refused by the gate,
+fresh06 M2), and refuses with the way trust ends: ``kistore trust revoke KEY`` (from now,
+or ``--at`` a planned end ahead: :func:`revoke_said`). A new key (``HEAD`` lists none)
+narrows nothing, whatever its window, and neither does a ``validUntil`` at or after now
+and after what the key signed, as for the gate.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from ..attest.signed_by import Signed, signed_held
 from ..attest.trust import TrustedKey, format_time, load_trust
 from ..attest.trust_history import added
 from ..core.errors import InputError, KistoreError
@@ -63,10 +69,20 @@ def narrowed_by(store: Store, entries: list[TrustedKey]
             return starts.get(keyid, datetime.fromtimestamp(commit.commit_time, UTC))
         return start
 
+    signed: dict[str, list[Signed]] = {}
+
+    def signed_by(keyid: str) -> Callable[[], list[Signed]]:
+        def held_signed() -> list[Signed]:  # as the gate's: every note line, HEAD's files
+            if not signed:
+                signed.update(signed_held(store, str(commit.id)) or {"": []})
+            return signed.get(keyid, [])
+        return held_signed
+
     found = []
     for new in entries:
         old = held.get(new.keyid)
-        said = narrowing(old, new, now, start_of(new.keyid)) if old is not None else ""
+        said = narrowing(old, new, now, start_of(new.keyid), held=signed_by(new.keyid),
+                         now=now) if old is not None else ""
         if old is not None and said:
             found.append((old, new, said))
     return found
@@ -93,17 +109,46 @@ def refuse_narrowing(store: Store, entries: list[TrustedKey],
         return
     old, new, said = narrowed[0]
     where = (f" ({named[entries.index(new)]})" if named else "")
-    at = format_time(new.valid_until) if new.valid_until and "validUntil" in said else "TIME"
     more = len(narrowed) - 1
     raise InputError(
         f"key {new.keyid}{where}: not changed: its entry as HEAD holds it "
         f"({_entry_said(old)}) would become ({_entry_said(new)}), which narrows it ({said}); "
         "a key's trust is never narrowed after the fact (what it signed and entered before "
         "would stop counting), and `kistore check` refuses such a change (KI410). To end "
-        f"the key's trust, revoke it: `kistore trust revoke {shlex.quote(new.keyid)} --at "
-        f"{at}` (nothing it signs from then counts; a revocation is kept for good, KI412)"
+        f"the key's trust, revoke it: {revoke_said(new.keyid, _planned(new, said))}"
         + (f"; {more} more key(s) given narrow too" if more else "")
         + "; nothing was written")
+
+
+def revoke_said(keyid: str, at: datetime | None) -> str:
+    """Say the revocation that ends a key's trust without narrowing it (fresh06 M3).
+
+    ``--at`` an earlier time is no way around a narrowing: it un-counts what the key
+    signed and entered since, as the narrowing would (the gate warns of each, KI413), and
+    is for a leaked key. So the revocation said is from now, or from a planned end still
+    ahead (recorded now, it is judged against the entry times of what entered before, not
+    the dates their payloads state).
+
+    Args:
+        keyid: the key.
+        at: a planned end after now (the ``--valid-until`` asked for), or None: now.
+
+    Returns:
+        The command and what it does, in words.
+    """
+    when = f" --at {format_time(at)}" if at is not None else ""
+    return (f"`kistore trust revoke {shlex.quote(keyid)}{when}` (nothing it signs from "
+            f"{'then' if at is not None else 'now'} on counts, and what it signed that "
+            "entered before stays counted; a revocation is kept for good, KI412; `--at` an "
+            "earlier time reaches back and un-counts what entered since, a withdrawal "
+            "included: for a leaked key, and `kistore check` warns of each, KI413)")
+
+
+def _planned(entry: TrustedKey, said: str) -> datetime | None:
+    """Return ``entry``'s ``validUntil`` when the narrowing is of it and it is ahead of now."""
+    until = entry.valid_until
+    return until if until is not None and "validUntil" in said and until > datetime.now(
+        UTC) else None
 
 
 def _entry_said(entry: TrustedKey) -> str:

@@ -296,6 +296,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                          f"--predicate FILE holding \"{needs}\")", file=predicate_file)
     predicate = attestation.build_predicate(type_name, given, outcome=outcome, message=message,
                                             now=format_time(datetime.now(UTC)))
+    _refuse_a_payload_dated_ahead(type_name, ref, predicate, predicate_file)
     refused = attestation.text_problems(  # said of -m when -m wrote it (KI312's rule)
         predicate, file="-m/--message" if message else predicate_file)
     if refused:
@@ -321,6 +322,28 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
         click.echo(f"{type_name} by {keyid} about {digest}: {location}")
     if type_name in _COUNTS_AS:
         _say_if_it_does_not_count(store, digest, type_name, location, keyid, predicate)
+
+
+def _refuse_a_payload_dated_ahead(type_name: str, ref: str, predicate: dict[str, Any],
+                                  predicate_file: str | None) -> None:
+    """Refuse a payload dated more than five minutes after this machine's clock (fresh06 M2).
+
+    Raises:
+        InputError: at the field's pointer in ``--predicate FILE``: its date, the clock,
+            what such a date does, and what to do; nothing is signed or written.
+    """
+    # Lazy: the rule's module, loaded to sign only.
+    from ..attest.payload_dates import ahead_problem
+    from ..core.errors import InputError
+
+    ahead = ahead_problem(predicate, datetime.now(UTC))
+    if ahead is not None:
+        name, why = ahead
+        raise InputError(
+            f"the {type_name} about {ref} was not written: {why}. State when it was "
+            f"{'observed' if name == 'observedAt' else 'made'} (RFC 3339, e.g. `date -u "
+            f"+%Y-%m-%dT%H:%M:%SZ`), or leave {name} out for now, or set this machine's "
+            "clock right, then attest again", file=predicate_file, pointer=f"/{name}")
 
 
 def _refuse_past_the_limit(settings: Settings, data: bytes, predicate_file: str | None
@@ -376,7 +399,7 @@ def _say_if_it_does_not_count(store: Store, digest: Digest, type_name: str,
     key's later rerun" was the later one itself).
     """
     # Lazy: judged once, after signing (attest of other types never loads it).
-    from ..attest.evidence import DISAGREES, SUPERSEDED, evidence_for
+    from ..attest.evidence import DISAGREES, NOT_COUNTED, SUPERSEDED, evidence_for
     from ..core.errors import one_line
 
     effect, words = _COUNTS_AS[type_name]
@@ -403,8 +426,11 @@ def _say_if_it_does_not_count(store: Store, digest: Digest, type_name: str,
                     "said last stands, so that one no longer counts"), err=True)
     if judged["effect"] in (effect, DISAGREES):
         return
-    click.echo(one_line(f"warning: this {type_name} does not {words}: it counts as "
-                        f"{judged['effect']} ({judged['reason'] or 'no key trusted for it'}); "
+    why = judged['reason'] or 'no key trusted for it'
+    # fresh06 L2: "it counts as not-counted" said nothing
+    counts = (f"it will not count: {why}" if judged["effect"] == NOT_COUNTED
+              else f"it counts as {judged['effect']} ({why})")
+    click.echo(one_line(f"warning: this {type_name} does not {words}: {counts}; "
                         f"`kistore attestations {digest}` lists it"), err=True)
 
 

@@ -12,7 +12,9 @@ reviewers:
   did not (a ``validUntil`` later or removed, a ``validFrom`` earlier or removed: who, for
   what, from and until when), even before it has signed anything;
 * KI413 per attestation that starts or stops counting (its judgement under the trust file
-  at ``BASE`` and at ``HEAD``, the same attestations judged at the same entry times);
+  at ``BASE`` and at ``HEAD``, the same attestations judged at the same entry times); a
+  warning when it counted and a revocation the range sets reaches back to before it
+  entered (:mod:`kistore.query.revoked_back`, fresh06 M3);
 * KI414 per run whose evidence level or withdrawal changes;
 * KI415 per comparison group whose ranking order changes (old and new order).
 
@@ -47,7 +49,7 @@ from ..attest.trust_history import dated, first_listed, held, listed_since
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError, shorten
-from ..core.findings import INFO, Finding, rule
+from ..core.findings import INFO, WARNING, Finding, rule
 from ..core.times import commit_datetime
 from ..index.groups import NoListing, group_catalog
 from ..index.index import open_catalog
@@ -56,6 +58,8 @@ from .outlier_rules import policy_marks
 from .policy import load_policy
 from .policy_families import protocol_families, unknown_families
 from .ranking import rank_group
+from .revoked_back import FIX as REVOKED_BACK_FIX
+from .revoked_back import revoked_back
 from .unheld_metric import dropped_rows, lost_group, unheld_metrics, unranked_runs
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -80,6 +84,10 @@ KEY_TRUSTED = rule(
     "review it like code: attestations this key signs (a withdrawal, a rerun) change "
     "evidence and rankings from now on, and, with a validFrom in the past, what it "
     "signed since then")
+
+REVOKED_BACK = replace(ATTESTATION_EFFECT, severity=WARNING, hint=REVOKED_BACK_FIX)
+"""KI413 as a warning: the range's revocation reaches back to before an attestation that
+counted entered, and un-counts it (:func:`kistore.query.revoked_back.revoked_back`)."""
 
 SHOWN = 8
 """Rows of a group's order shown in a KI415 message (the rest are counted)."""
@@ -124,7 +132,8 @@ def trust_and_policy_effects(store: Store, base: str, head: str, changed: set[st
     if trust_changed:
         seen = collect(store, at=head)
         view = store.view(head)
-        judged = [judge_all(seen, _trust(store, rev), view) for rev in (base, head)]
+        trusts = [_trust(store, rev) for rev in (base, head)]
+        judged = [judge_all(seen, trust, view) for trust in trusts]
         by_run: dict[str, tuple[list[Any], list[Any]]] = {}
         landed_at = commit_datetime(store.commit(base).commit_time)
         earlier: dict[str, Counter[str]] = {}  # keyid -> types that entered before and count
@@ -136,9 +145,11 @@ def trust_and_policy_effects(store: Store, base: str, head: str, changed: set[st
                     and new.entered_at <= landed_at and new.keyid is not None):
                 earlier.setdefault(new.keyid, Counter())[new.type or "attestation"] += 1
             if old.effect != new.effect:
+                back = revoked_back(old, new, *trusts)  # fresh06 M3: a warning
                 findings.append(Finding(
-                    ATTESTATION_EFFECT, f"{new.type or 'attestation'} by {new.keyid} on "
-                    f"{s.subject}: {_effect(old)} -> {_effect(new)}", file=s.location,
+                    REVOKED_BACK if back else ATTESTATION_EFFECT,
+                    f"{new.type or 'attestation'} by {new.keyid} on "
+                    f"{s.subject}: {_effect(old)} -> {_effect(new)}{back}", file=s.location,
                     extra={"subject": str(s.subject), "before": old.effect,
                            "after": new.effect}))
         for run, (old_j, new_j) in by_run.items():

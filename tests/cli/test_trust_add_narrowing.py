@@ -3,8 +3,9 @@
 ``kistore trust add KEY --role maintainer --valid-until PAST`` of a key HEAD already
 trusts wrote the narrowing, exit 0, and ``kistore check`` then refused the commit (KI410).
 It is refused before anything is written, with the entry HEAD holds, the one asked for,
-and ``kistore trust revoke KEY --at TIME``; what the gate allows stays allowed (a new key
-with a past validUntil, a validUntil after now), judged by the gate's own function.
+and ``kistore trust revoke KEY`` (fresh06 M3: not ``--at`` an earlier time); what the gate
+allows stays allowed (a new key with a past validUntil, a validUntil after now), judged by
+the gate's own function.
 """
 
 from __future__ import annotations
@@ -57,9 +58,12 @@ def test_a_past_valid_until_on_a_trusted_key_is_refused(runner, record_store, st
         f"validUntil {past}), which narrows it (validUntil none -> {past}, before the "
         "change); a key's trust is never narrowed after the fact (what it signed and "
         "entered before would stop counting), and `kistore check` refuses such a change "
-        f"(KI410). To end the key's trust, revoke it: `kistore trust revoke {KEYID} --at "
-        f"{past}` (nothing it signs from then counts; a revocation is kept for good, KI412); "
-        "nothing was written\n")
+        f"(KI410). To end the key's trust, revoke it: `kistore trust revoke {KEYID}` "
+        "(nothing it signs from now on counts, and what it signed that entered before stays "
+        "counted; a revocation is kept for good, KI412; `--at` an earlier time reaches back "
+        "and un-counts what entered since, a withdrawal included: for a leaked key, and "
+        "`kistore check` warns of each, KI413); nothing was written\n")
+    # fresh06 M3: it said `--at PAST`, an earlier time, as the way around the narrowing
     assert (store_path / TRUST).read_bytes() == before
     # a planned expiry narrows nothing, as for the gate
     future = when(24 * 30)
@@ -78,7 +82,8 @@ def test_a_later_valid_from_on_a_trusted_key_is_refused(runner, record_store, st
         "2026-01-01T00:00:00Z; validUntil none) would become (roles rerun; validFrom "
         "2026-03-01T00:00:00Z; validUntil none), which narrows it (validFrom "
         "2026-01-01T00:00:00Z -> 2026-03-01T00:00:00Z); ")
-    assert f"`kistore trust revoke {KEYID} --at TIME`" in refused.stderr
+    assert f"`kistore trust revoke {KEYID}` (nothing it signs from now on counts" in \
+        refused.stderr  # from now, not `--at TIME` (fresh06 M3)
 
 
 def test_a_new_key_with_a_past_valid_until_is_allowed(runner, record_store, store_path):
