@@ -104,6 +104,7 @@ from ._lowered import (
 )
 from ._metadata_gaps import metadata_gaps
 from ._metadata_versions import metadata_versions
+from ._mixed_authors import range_authors
 from ._names import NAME_PATH_DISAGREES, NAME_PATH_MISSING
 from ._names_moved import NAMES_FILE
 from ._notes_clock import notes_off_clock
@@ -410,6 +411,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += range_observed(repo, base, head, changed, verdict, files.limit)  # KI227
     findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
                                changed)  # KI229
+    findings += range_authors(store.view(str(head.id)), store.view(str(base.id)),
+                              changed)  # KI251
     findings += range_claims(store.view(str(head.id)), changed,  # KI232
                              withdrawn_runs(store, at=str(head.id)),
                              before=store.view(str(base.id)))
