@@ -89,7 +89,7 @@ from ._claims import range_claims
 from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
 from ._every_commit import LAYOUT_RULES, every_commit, stays_in_history
-from ._evidence_kept import evidence_kept
+from ._evidence_kept import evidence_kept, pushed_unreviewed
 from ._first_parent import FIRST_PARENT_LINE_BROKEN, first_parent_findings
 from ._fixes import HINT_BASE, Base, brought_fix, staged_fix, unread_remotes_said
 from ._focus import range_paths
@@ -1318,6 +1318,8 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             found = (whole_history(store, new, now) if base is None else
                      check_range(store, f"{base}..{new}", checkers=checkers, now=now,
                                  verdict=verdict))
+            if ref in protected:  # pushed: no reviewer reads it first (fresh06 L4)
+                found = pushed_unreviewed(found)
             findings += _of_ref(found, name) if several else found
             if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
                 # a protected branch's move: OLD stays on its first-parent line (KI430), and
