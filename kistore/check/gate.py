@@ -86,6 +86,7 @@ from ..store.migrate import plan_groups
 from ._added_removed import added_then_removed
 from ._backdated import backdated_trust
 from ._claims import range_claims
+from ._commit_clock import commits_ahead
 from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
 from ._every_commit import LAYOUT_RULES, every_commit, stays_in_history
@@ -384,8 +385,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
     own, warned = own_limits(store, own_settings)  # the defaults, and KI109
     findings = history_findings(repo, commits, base=named)  # KI401-KI403
-    findings += [replace(f, fix=make_again(named))  # KI428
-                 for f in range_dates(repo, commits, now, headers)]
+    dated = [replace(f, fix=make_again(named))  # KI428
+             for f in range_dates(repo, commits, now, headers)]
+    findings += dated + commits_ahead(commits, now, named, _committer_dated(dated))  # KI438
     if landed:  # KI430, KI431: main's first-parent line only grows
         findings += first_parent_findings(base, head, commits, spec, now, landed=True)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
@@ -1922,9 +1924,16 @@ def whole_history(store: Store, rev: str, now: datetime | None = None) -> list[F
     findings = check_contents(files) + _own_settings(own_settings, head_settings, warned)
     # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
-    findings += range_dates(store.repo, ancestry(store.repo, head), now,  # KI428
-                            fix=make_again(None))  # from the root: nothing to rebase onto
+    history = list(ancestry(store.repo, head))
+    dated = range_dates(store.repo, history, now,  # KI428
+                        fix=make_again(None))  # from the root: nothing to rebase onto
+    findings += dated + commits_ahead(history, now, None, _committer_dated(dated))  # KI438
     return findings + check_history(store, rev)
+
+
+def _committer_dated(dated: Iterable[Finding]) -> set[str]:
+    """Return the ids of the commits KI428 findings name for their committer date."""
+    return {f.extra["commit"] for f in dated if f.extra.get("date") == "committer"}
 
 
 def _settings_deleted(base: Settings, head: Settings, named: Base) -> list[Finding]:
