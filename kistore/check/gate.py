@@ -260,7 +260,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     Returns:
         KI428 per commit of the range whose author or committer date lies outside years
         1970-9999 or more than a day past ``now``, or whose committer date lies more than
-        a day before a parent's (:mod:`._dates`). With ``landed``: KI430 when ``BASE`` is
+        a day before a parent's (:mod:`._dates`); one KI438 when a commit's committer
+        date lies more than five minutes past ``now`` (:mod:`._commit_clock`). With
+        ``landed``: KI430 when ``BASE`` is
         not on ``HEAD``'s first-parent line, else KI431 per commit of that line after
         ``BASE`` dated more than a day before it. KI404 alone when ``BASE`` is not an
         ancestor of ``HEAD``; KI416 alone (an error) when it cannot be told because a
@@ -1907,7 +1909,8 @@ def whole_history(store: Store, rev: str, now: datetime | None = None) -> list[F
     What a first push to an empty remote, or a branch starting at a root commit, is checked
     with: everything ``rev``'s tree holds and all of its history, its files held to the
     checking limits and to ``rev``'s committed ones (what ``verify`` holds them to there);
-    KI428 for every commit of its history dated as :func:`._dates.range_dates` refuses;
+    KI428 for every commit of its history dated as :func:`._dates.range_dates` refuses,
+    and KI438 for one dated more than five minutes past ``now`` (:mod:`._commit_clock`);
     KI108 when ``rev``'s ``kistore.toml`` does not parse or holds what
     :func:`._settings.settings_findings` refuses; KI109 as :func:`check_range` says.
     ``now``: the checking clock KI428 holds the dates to (aware); None: this machine's.
