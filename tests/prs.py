@@ -36,11 +36,21 @@ class Push:
         return self.returncode == 0
 
 
-def soon(hours: int) -> str:
-    """A git date ``hours`` from now (UTC, whole seconds): later than the commits a test
-    just made, yet within the day past the clock the gate believes (KI428; a date such as
-    2030 is refused, and an entry time does not believe it)."""
-    when = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(hours=hours)
+STEP = 40
+"""Seconds between two of :func:`soon`'s steps: seven steps stay within the five minutes
+the gate lets a commit be dated past its clock (KI438, ``kistore.core.times.COMMIT_AHEAD``)."""
+
+
+def soon(steps: int) -> str:
+    """A git date ``steps`` times :data:`STEP` seconds from now (UTC, whole seconds).
+
+    Later than the commits a test just made (a test's history in order, whole seconds
+    apart), yet a commit dated so and pushed at once is within the five minutes past the
+    clock the gate admits (KI438; until 2026-12-06 these were hours, within KI428's day,
+    which let a commit dated 20 hours ahead pass: fresh06 L6). As a ``validFrom`` or
+    ``validUntil``, any number of steps.
+    """
+    when = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(seconds=STEP * steps)
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -45,7 +45,7 @@ from ..attest.trust_history import added, ever_revoked, keyids_in
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.errors import KistoreError, MultipleErrors
-from ..core.findings import WARNING, Finding
+from ..core.findings import WARNING, Finding, Rule
 from ..git import treediff
 from ..git.blobs import read_blob
 from ..git.pathlog import blob_at
@@ -62,7 +62,29 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 EVIDENCE_REMOVED_IN_HISTORY = replace(APPEND_ONLY_REMOVED, severity=WARNING)
 """KI410 of a commit of the history as ``verify`` reports it: history is never rewritten,
 and the answers at HEAD hold (a key counts from its first start, an attestation file from
-the first commit holding it)."""
+the first commit holding it). Its name is what the commit did (:func:`_rule_of`)."""
+
+_NAMES = {"key-removed": "trust-entry-removed", "narrowed": "trust-entry-narrowed",
+          "rewritten": "attestation-file-rewritten"}
+"""KI410's name for what a commit did other than deleting a file (fresh06 L5: every
+narrowing, invalid file and policy flip read "append-only-file-removed"). The id stays
+KI410 (ids are stable: a script filtering on it still sees every one)."""
+
+
+def _rule_of(removal: Removal) -> Rule:
+    """Return KI410 (an error) named for what ``removal``'s commit did (fresh06 L5).
+
+    ``append-only-file-removed`` for a deleted file, ``trust-entry-removed``,
+    ``trust-entry-narrowed``, ``attestation-file-rewritten``, ``trust-file-made-invalid``
+    and ``policy-made-invalid``; KI412's rule for a lifted revocation. Raises nothing.
+    """
+    if removal.kind == "unrevoked":
+        return REVOCATION_LIFTED
+    if removal.kind == "invalid":
+        return replace(APPEND_ONLY_REMOVED, name="trust-file-made-invalid"
+                       if removal.path == layout.TRUST_FILE else "policy-made-invalid")
+    name = _NAMES.get(removal.kind)
+    return APPEND_ONLY_REMOVED if name is None else replace(APPEND_ONLY_REMOVED, name=name)
 
 LIFTED_IN_HISTORY = replace(REVOCATION_LIFTED, severity=WARNING)
 """KI412 of a commit of the history that lifted a revocation a later commit put back, as
@@ -659,8 +681,16 @@ def evidence_kept(store: Store, commits: list[Any], base: Base, ends: tuple[Any,
     return told + between
 
 
-POLICY_BETWEEN = replace(APPEND_ONLY_REMOVED, severity=WARNING)
-"""KI410 (a warning) of a commit of the range ranking by a policy neither end holds."""
+POLICY_BETWEEN = replace(APPEND_ONLY_REMOVED, name="policy-held-by-neither-end")
+"""KI410 of a commit of the range ranking by a policy neither end holds: an error where no
+review happens, a push (``check --updates``: pre-receive, pre-push; fresh06 L4: a direct
+push to main landed a commit ranking a family upside down, a warning being a pass), a
+warning elsewhere (:data:`POLICY_BETWEEN_REVIEWED`). Named for what it says, not
+"append-only-file-removed" (fresh06 L5)."""
+
+POLICY_BETWEEN_REVIEWED = replace(POLICY_BETWEEN, severity=WARNING)
+"""KI410 of a policy neither end holds where a reviewer reads the range: ``check
+BASE..HEAD`` (the pull request's check), ``check --landed`` and ``check --staged``."""
 
 _RANKS_BY = ("comparison", "metric", "order", "unit", "unitPointer")
 """The fields of a policy family that decide a ranking (``notes`` and the description do not)."""
@@ -698,7 +728,7 @@ def _policies_between(repo: pygit2.Repository, commits: list[Any], base: Base,
         changed = [str(c.id)[:12] for c in reversed(changing)]
         who = str(commit.id)
         told.append(Finding(
-            POLICY_BETWEEN, f"commit {who[:12]} ranks by a policy neither BASE nor HEAD "
+            POLICY_BETWEEN_REVIEWED, f"commit {who[:12]} ranks by a policy neither BASE nor HEAD "
             f"holds ({said}): the net diff a reviewer reads does not show it, yet `rank "
             "--at`, `export --at` and `site build --at` that commit rank by it",
             file=layout.POLICY_FILE, expected="BASE's or HEAD's ranking",
@@ -706,9 +736,37 @@ def _policies_between(repo: pygit2.Repository, commits: list[Any], base: Base,
             fix=(f"squash the commits that changed the policy ({', '.join(changed)}) so "
                  f"that each commit of the branch ranks as BASE or HEAD does "
                  f"({base.rebase()}, `squash` or `fixup` them into the last), or drop "
-                 "the ones the range undoes; on a branch already merged the history "
-                 "cannot change, and this warning says so for good")))
+                 f"the ones the range undoes{_FOR_GOOD}")))
     return told
+
+
+_FOR_GOOD = ("; on a branch already merged the history cannot change, and this warning says "
+             "so for good")
+"""How the fix of :data:`POLICY_BETWEEN_REVIEWED` ends (a warning: a reviewer read it)."""
+
+
+def pushed_unreviewed(findings: list[Finding]) -> list[Finding]:
+    """Make each KI410 of a policy neither end holds an error: the range is a push (fresh06 L4).
+
+    A push to a protected branch (``check --updates``: ``pre-receive``, ``pre-push``) lands
+    the range with no reviewer reading it, and a warning is a pass there: a policy whose
+    ``order`` was flipped in one commit and restored in the next landed on main by a
+    direct push, and ``rank --at`` that commit ranked the family upside down. A pull
+    request's check keeps the warning (its reviewer reads it before merging).
+
+    Args:
+        findings: a range's findings (:func:`kistore.check.gate.check_range`).
+
+    Returns:
+        ``findings``, each :data:`POLICY_BETWEEN_REVIEWED` one made :data:`POLICY_BETWEEN`
+        (an error), its message saying why and its fix ending in a push again. Raises
+        nothing.
+    """
+    return [replace(f, rule=POLICY_BETWEEN, message=f"{f.message}; pushed to the protected "
+                    "branch, it lands with no review (a pull request's check warns of it, "
+                    "for its reviewer): refused",
+                    fix=(f.fix or "").replace(_FOR_GOOD, ", then push again"))
+            if f.rule is POLICY_BETWEEN_REVIEWED else f for f in findings]
 
 
 def _ranking_said(ranking: dict[str, dict[str, Any]], head: dict[str, dict[str, Any]]) -> str:
@@ -785,7 +843,7 @@ def check_evidence_history(store: Store, at: str | None = None) -> list[Finding]
                 continue  # KI412
         finding = _finding(removal, restored, "history")
         told.append(replace(finding, rule=LIFTED_IN_HISTORY if removal.kind == "unrevoked"
-                            else EVIDENCE_REMOVED_IN_HISTORY,
+                            else replace(_rule_of(removal), severity=WARNING),
                             fix=_history_fix(removal, restored, where)))
     return told
 
@@ -922,8 +980,7 @@ def _finding(removal: Removal, restored: bool, seen: str) -> Finding:
     }.get(kind, ("the file", "no file"))
     change = {"narrowed": removal.narrowed, "unrevoked": removal.lifted,
               "invalid": removal.invalid, "rewritten": "rewritten"}.get(kind)
-    return Finding(REVOCATION_LIFTED if kind == "unrevoked" else APPEND_ONLY_REMOVED,
-                   f"{who} {done}", file=removal.path,
+    return Finding(_rule_of(removal), f"{who} {done}", file=removal.path,
                    expected=expected, found=found,
                    extra={"commit": removal.commit, "parent": removal.parent,
                           **({"keyid": removal.keyid} if removal.keyid else {}),

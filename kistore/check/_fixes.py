@@ -209,7 +209,7 @@ def rebase_fix(what: str, commits: list[str], undo: str, change: str, rules: str
 
 
 def brought_fix(what: str, path: str, base: str, then: str, *, undo: str | None = None,
-                restored: bool = True) -> str:
+                restored: bool = True, merge: bool = False) -> str:
     """Return the gate's fix of a file a commit of the branch brings that must not be there.
 
     A copy of a stored file (KI101, KI110), one of a case pair (KI112), any file where the
@@ -236,6 +236,10 @@ def brought_fix(what: str, path: str, base: str, then: str, *, undo: str | None 
             empty; False: it brings a version of its own, which dropping the commit would
             turn into a conflict, so the fix says ``edit`` alone (an amend that is never
             empty: the commit then holds that version).
+        merge: the commit is a merge: ``git rebase -i --rebase-merges`` lists it as a
+            ``merge`` line, which cannot be marked ``edit`` (git 2.39: "commit X is a merge
+            but no -m option was given"), so the fix says to delete that line, or to add a
+            ``break`` line after it, where git stops with the merge made (fresh06 L1).
 
     Returns:
         The fix, one sentence. Raises nothing.
@@ -245,12 +249,18 @@ def brought_fix(what: str, path: str, base: str, then: str, *, undo: str | None 
             "a later one, which leaves it in the history (a checkout of that commit meets it, "
             "and the gate judges every commit of a range, so it refuses that too): "
             f"{rebase_command(base)}, and ")
+    stop, drop, kept = (
+        ("add a `break` line after that merge's `merge` line (a `merge` line cannot be marked "
+         "`edit`; git stops there, the merge made)", "delete that merge's `merge` line",
+         "add a `break` line after it (a `merge` line cannot be marked `edit`; git stops "
+         "there, the merge made)") if merge else
+        ("mark that commit `edit`", "drop that commit", "mark it `edit`"))
     if not restored:
-        return (f"{lead}mark that commit `edit`, then {undo}, `git commit --amend`, `git "
-                "rebase --continue`; the later commit that brought that version may be left "
-                f"empty: git stops the rebase there (`git rebase --skip` it); {then}")
-    return (f"{lead}drop that commit "
-            f"(or, when it holds other changes, mark it `edit`, then {undo}, `git "
+        return (f"{lead}{stop}, then {undo}, `git commit --amend`, `git rebase --continue`; "
+                "the later commit that brought that version may be left empty: git stops "
+                f"the rebase there (`git rebase --skip` it); {then}")
+    return (f"{lead}{drop} "
+            f"(or, when it holds other changes, {kept}, then {undo}, `git "
             f"commit --amend`, `git rebase --continue`), and any later one that only removes "
             "or restores it: kept, it is left empty and git stops the rebase there (`git "
             f"rebase --skip` it); {then}")

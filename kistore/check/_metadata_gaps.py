@@ -118,7 +118,8 @@ def _said(repo: pygit2.Repository, commit: Any, later: Any, digest: Any, base: B
     message = (gap_said(digest, commit, parent is not None, f"commit {str(later.id)[:12]}")
                + f": rebuild the range without it, e.g. {rebase_command(start)}")
     fix = brought_fix(what, meta, start, "an object's metadata file is there at every "
-                      "commit that holds the object", undo=undo, restored=restored)
+                      "commit that holds the object", undo=undo, restored=restored,
+                      merge=len(commit.parent_ids) > 1)
     return Finding(OBJECT_WITHOUT_METADATA, message, file=obj, fix=fix,
                    extra={"commit": where, "metadata": meta})
 
@@ -147,6 +148,7 @@ def head_gap_fixes(repo: pygit2.Repository, findings: list[Finding], commits: li
                     f"{str(deleting.id)[:12]})",
                     meta, base.rebase_args, "an object's metadata file is there at every "
                     "commit that holds the object",
-                    undo=f"`git checkout {parent.id} -- {meta}`"))
+                    undo=f"`git checkout {parent.id} -- {meta}`",
+                    merge=len(deleting.parent_ids) > 1))
         told.append(f)
     return told

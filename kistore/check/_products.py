@@ -10,8 +10,8 @@ product the whole store holds (:func:`check_products`, one of its checkers).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..core import layout
 from ..core.comparison import stored_spec
@@ -34,6 +34,41 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
 
 
+def specs_added(view: View, before: View, changed: Iterable[str], kind: str
+                ) -> Iterator[tuple[Digest, dict[str, Any] | None]]:
+    """Yield ``(digest, spec)`` per manifest of ``kind`` whose object a range adds.
+
+    Found through the names files the range adds (``store/names/KIND/XX/NAME``: every
+    manifest has one, KI211), so a range of other kinds reads nothing more.
+
+    Args:
+        view: the range's head.
+        before: its base.
+        changed: the repository paths the range adds, changes or deletes.
+        kind: the manifests' kind (``ExecutionEnvironment``, ``Implementation``).
+
+    Yields:
+        Each manifest's digest, with its spec as :func:`kistore.core.comparison.stored_spec`
+        reads it (None: not the object of its digest, not JSON, not of ``kind``). A names
+        file naming no manifest (KI212), one whose object the base holds, or an object past
+        the size limit (KI106) is passed over. Raises nothing but what reading the trees
+        raises.
+    """
+    for path in sorted(changed):
+        parsed = layout.name_from_path(path)
+        if parsed is None or parsed[0] != kind:
+            continue
+        try:
+            record = view.read(path, DEFAULT.manifest_bytes)
+            digest = None if record is None else layout.digest_from_record(record)
+            if digest is None or before.modes_of([layout.object_path(digest)]):
+                continue  # no manifest (KI212 says why), or one the base holds already
+            data = view.read(layout.object_path(digest), DEFAULT.manifest_bytes)
+        except FileTooLarge:
+            continue  # KI106 says it
+        yield digest, stored_spec(data, digest.hex, kind)
+
+
 def range_products(view: View, before: View, changed: Iterable[str]) -> list[Finding]:
     """KI229 (warnings) for the ExecutionEnvironments a range adds.
 
@@ -50,19 +85,8 @@ def range_products(view: View, before: View, changed: Iterable[str]) -> list[Fin
         ``/spec/hardware/product``, naming each such spelling and an environment with it.
     """
     arriving = []
-    for path in sorted(changed):
-        parsed = layout.name_from_path(path)
-        if parsed is None or parsed[0] != KIND:
-            continue
-        try:
-            record = view.read(path, DEFAULT.manifest_bytes)
-            digest = None if record is None else layout.digest_from_record(record)
-            if digest is None or before.modes_of([layout.object_path(digest)]):
-                continue  # no manifest (KI212 says why), or one the base holds already
-            data = view.read(layout.object_path(digest), DEFAULT.manifest_bytes)
-        except FileTooLarge:
-            continue  # KI106 says it
-        product = environment_product(stored_spec(data, digest.hex, KIND))
+    for digest, spec in specs_added(view, before, changed, KIND):
+        product = environment_product(spec)
         if product is not None:
             arriving.append((digest, product))
     if not arriving:

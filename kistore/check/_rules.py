@@ -296,11 +296,40 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
         findings.append(Finding(NOT_A_REGULAR_FILE, f"{what} under store/", file=path,
                                 expected="a regular file", found=what))
     if not _in_layout(path):
-        findings.append(Finding(PATH_OUTSIDE_LAYOUT, "not a path of the store layout: move or "
-                                "remove it (a .NAME.PID.N.tmp file is a temporary file of a "
-                                "killed `kistore add`: delete it, or the next add into its "
-                                "directory removes it)", file=path))
+        findings.append(Finding(PATH_OUTSIDE_LAYOUT, _outside_said(path), file=path))
     return findings
+
+
+_LAYOUT_DIRECTORY = re.compile(r"store/(objects|metadata|attestations)(/sha256(/([0-9a-f]{2})"
+                               r"(/[0-9a-f]{62})?)?)?")
+"""A directory of the layout's object, metadata and attestation files (a shard's too):
+a file at its path (``store/metadata/sha256/61`` a blob) is KI110 of its own words."""
+
+
+def _outside_said(path: str) -> str:
+    """Return KI110's message for ``path``, a path the layout does not have.
+
+    A file at the path of one of the layout's directories (fresh06 L3: a shard directory
+    replaced by a file was told about a killed ``kistore add``'s temporary file) says what
+    the directory holds; any other, the generic words. Raises nothing.
+    """
+    directory = _LAYOUT_DIRECTORY.fullmatch(path)
+    if directory is None:
+        return ("not a path of the store layout: move or remove it (a .NAME.PID.N.tmp file "
+                "is a temporary file of a killed `kistore add`: delete it, or the next add "
+                "into its directory removes it)")
+    files = {"objects": "object files", "metadata": "metadata files",
+             "attestations": "attestation files"}[directory.group(1)]
+    if directory.group(5):
+        held = f"the {files} about the object sha256:{directory.group(4)}{directory.group(5)[1:]}"
+    elif directory.group(4):
+        held = f"the {files} of the digests starting {directory.group(4)}"
+    else:
+        held = f"every one of the store's {files}"
+    return (f"a file where the store layout has a directory: {path}/ holds {held}, and a "
+            f"file in its place leaves each of them missing: remove the file (`git rm {path}`) "
+            f"and put the directory back (`git checkout COMMIT -- {path}`, COMMIT a commit "
+            "that holds it)")
 
 
 def _in_layout(path: str) -> bool:

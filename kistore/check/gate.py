@@ -86,10 +86,11 @@ from ..store.migrate import plan_groups
 from ._added_removed import added_then_removed
 from ._backdated import backdated_trust
 from ._claims import range_claims
+from ._commit_clock import commits_ahead
 from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
 from ._every_commit import LAYOUT_RULES, every_commit, stays_in_history
-from ._evidence_kept import evidence_kept
+from ._evidence_kept import evidence_kept, pushed_unreviewed
 from ._first_parent import FIRST_PARENT_LINE_BROKEN, first_parent_findings
 from ._fixes import HINT_BASE, Base, brought_fix, staged_fix, unread_remotes_said
 from ._focus import range_paths
@@ -104,6 +105,7 @@ from ._lowered import (
 )
 from ._metadata_gaps import metadata_gaps
 from ._metadata_versions import metadata_versions
+from ._mixed_authors import range_authors
 from ._names import NAME_PATH_DISAGREES, NAME_PATH_MISSING
 from ._names_moved import NAMES_FILE
 from ._notes_clock import notes_off_clock
@@ -258,7 +260,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     Returns:
         KI428 per commit of the range whose author or committer date lies outside years
         1970-9999 or more than a day past ``now``, or whose committer date lies more than
-        a day before a parent's (:mod:`._dates`). With ``landed``: KI430 when ``BASE`` is
+        a day before a parent's (:mod:`._dates`); one KI438 when a commit's committer
+        date lies more than five minutes past ``now`` (:mod:`._commit_clock`). With
+        ``landed``: KI430 when ``BASE`` is
         not on ``HEAD``'s first-parent line, else KI431 per commit of that line after
         ``BASE`` dated more than a day before it. KI404 alone when ``BASE`` is not an
         ancestor of ``HEAD``; KI416 alone (an error) when it cannot be told because a
@@ -383,8 +387,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
     own, warned = own_limits(store, own_settings)  # the defaults, and KI109
     findings = history_findings(repo, commits, base=named)  # KI401-KI403
-    findings += [replace(f, fix=make_again(named))  # KI428
-                 for f in range_dates(repo, commits, now, headers)]
+    dated = [replace(f, fix=make_again(named))  # KI428
+             for f in range_dates(repo, commits, now, headers)]
+    findings += dated + commits_ahead(commits, now, named, _committer_dated(dated))  # KI438
     if landed:  # KI430, KI431: main's first-parent line only grows
         findings += first_parent_findings(base, head, commits, spec, now, landed=True)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
@@ -410,6 +415,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += range_observed(repo, base, head, changed, verdict, files.limit)  # KI227
     findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
                                changed)  # KI229
+    findings += range_authors(store.view(str(head.id)), store.view(str(base.id)),
+                              changed)  # KI251
     findings += range_claims(store.view(str(head.id)), changed,  # KI232
                              withdrawn_runs(store, at=str(head.id)),
                              before=store.view(str(base.id)))
@@ -1315,6 +1322,8 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             found = (whole_history(store, new, now) if base is None else
                      check_range(store, f"{base}..{new}", checkers=checkers, now=now,
                                  verdict=verdict))
+            if ref in protected:  # pushed: no reviewer reads it first (fresh06 L4)
+                found = pushed_unreviewed(found)
             findings += _of_ref(found, name) if several else found
             if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
                 # a protected branch's move: OLD stays on its first-parent line (KI430), and
@@ -1900,7 +1909,8 @@ def whole_history(store: Store, rev: str, now: datetime | None = None) -> list[F
     What a first push to an empty remote, or a branch starting at a root commit, is checked
     with: everything ``rev``'s tree holds and all of its history, its files held to the
     checking limits and to ``rev``'s committed ones (what ``verify`` holds them to there);
-    KI428 for every commit of its history dated as :func:`._dates.range_dates` refuses;
+    KI428 for every commit of its history dated as :func:`._dates.range_dates` refuses,
+    and KI438 for one dated more than five minutes past ``now`` (:mod:`._commit_clock`);
     KI108 when ``rev``'s ``kistore.toml`` does not parse or holds what
     :func:`._settings.settings_findings` refuses; KI109 as :func:`check_range` says.
     ``now``: the checking clock KI428 holds the dates to (aware); None: this machine's.
@@ -1917,9 +1927,16 @@ def whole_history(store: Store, rev: str, now: datetime | None = None) -> list[F
     findings = check_contents(files) + _own_settings(own_settings, head_settings, warned)
     # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
-    findings += range_dates(store.repo, ancestry(store.repo, head), now,  # KI428
-                            fix=make_again(None))  # from the root: nothing to rebase onto
+    history = list(ancestry(store.repo, head))
+    dated = range_dates(store.repo, history, now,  # KI428
+                        fix=make_again(None))  # from the root: nothing to rebase onto
+    findings += dated + commits_ahead(history, now, None, _committer_dated(dated))  # KI438
     return findings + check_history(store, rev)
+
+
+def _committer_dated(dated: Iterable[Finding]) -> set[str]:
+    """Return the ids of the commits KI428 findings name for their committer date."""
+    return {f.extra["commit"] for f in dated if f.extra.get("date") == "committer"}
 
 
 def _settings_deleted(base: Settings, head: Settings, named: Base) -> list[Finding]:

@@ -134,6 +134,23 @@ def out_of_range(seconds: int) -> str | None:
             f"kistore can represent), read as {utc_text(bound)}")
 
 
+def duration_text(seconds: int) -> str:
+    """Say a duration in its largest whole unit: ``72000`` -> ``20 hours``.
+
+    Args:
+        seconds: the duration (not negative), in seconds.
+
+    Returns:
+        ``N day(s)``, ``N hour(s)``, ``N minute(s)`` or ``N second(s)``, rounded down.
+        Raises nothing.
+    """
+    for unit, size in (("day", 86_400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"
+
+
 CLOCK_SKEW = 86_400
 """Seconds (one day) a commit may be dated after the checking clock, or its committer date
 before a parent's, and still be believed (clocks of honest machines disagree a little).
@@ -150,4 +167,13 @@ NOTES_BEHIND = 600
 """Seconds (ten minutes) a notes commit a push brings may be dated before the receiving
 server's clock (KI437): time for ``kistore attest`` then ``git push`` by hand; an older one
 is made again at the push by ``kistore notes push`` (:data:`NOTES_AHEAD`)."""
+
+COMMIT_AHEAD = 300
+"""Seconds (five minutes) a commit a range brings may be dated after the checking clock
+(KI438, :mod:`kistore.check._commit_clock`): an attestation file enters the repository at
+the committer date of the commit that brings it, held up to its ancestors', so a commit
+dated hours ahead moves every later file's entry hours ahead (fresh06 L6). The clocks of
+honest machines agree within it; :data:`CLOCK_SKEW` is what history already landed is
+read with."""
+
 

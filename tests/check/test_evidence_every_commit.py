@@ -121,7 +121,8 @@ def test_taken_away_and_put_back_in_two_commits_is_refused(remote, change, said)
             f"{first[:12]} stays in the history") in finding["message"]
     assert f"({first[:12]}, {second[:12]}, the last restoring it)" in finding["hint"]
     code, output = push(remote)  # the server's pre-receive says the same
-    assert code != 0 and "KI410 append-only-file-removed" in output, output
+    name = "trust-entry-removed" if change is drop_key_entry else "append-only-file-removed"
+    assert code != 0 and f"KI410 {name}" in output, output
     assert git(remote.bare, "rev-parse", "main").strip() == base
     assert withdrawn(remote)
     run_fix(remote, finding["hint"], first, second)
@@ -249,7 +250,7 @@ def test_pre_commit_restores_a_staged_key_entry_removal(remote):
 def refused_then_dropped(remote: Remote, finding: dict, base: str, *drop: str) -> None:
     """The server refuses the push (KI410); the fix run as printed leaves a clean range."""
     code, output = push(remote)
-    assert code != 0 and "KI410 append-only-file-removed" in output, output
+    assert code != 0 and f"error KI410 {finding['name']}: " in output, output
     run_fix(remote, finding["hint"], *drop)
     assert gate(remote, base) == []
 
@@ -339,7 +340,7 @@ def test_a_trust_file_made_invalid_and_restored_is_refused(remote, change, why):
         f"HEAD holds a valid trust file again, but the commits that changed it ({first[:12]}, "
         f"{second[:12]}, the last restoring it) stay in the history")
     code, output = push(remote)
-    assert code != 0 and "KI410 append-only-file-removed" in output, output
+    assert code != 0 and "KI410 trust-file-made-invalid" in output, output
     run_fix(remote, finding["hint"], first, second)
     assert git(remote.clone, "rev-parse", "HEAD").strip() == base
     assert gate(remote, base) == []

@@ -165,7 +165,7 @@ def test_taking_back_a_role_granted_on_main_is_refused(granted, how):
     landed = server.kistore("check", "--landed", f"{base}..HEAD", check=False)
     assert landed.returncode == 1 and f"commit {taking[:12]} narrows" in landed.stdout
     code, output = push(server)
-    assert code != 0 and "KI410 append-only-file-removed" in output, output
+    assert code != 0 and "KI410 trust-entry-narrowed" in output, output
     assert git(server.bare, "rev-parse", "main").strip() == base
     assert effects(server, OTHER) == ["not-counted"]  # what the commit does
     if how in (revert, edit_back):  # the printed rebase, run as printed
@@ -276,7 +276,7 @@ def test_a_valid_until_before_a_withdrawal_entered_is_refused_though_backdated(r
     assert [f["rule"] for f in json.loads(verified.stdout)["findings"]
             if f["severity"] == "error"] == ["KI302"]
     code, output = push(remote)
-    assert code != 0 and f"KI410 append-only-file-removed: commit {narrowing[:12]}" in \
+    assert code != 0 and f"KI410 trust-entry-narrowed: commit {narrowing[:12]}" in \
         " ".join(output.replace("remote:", " ").split())
     run_fix(remote, finding["hint"], narrowing)
     assert gate(remote, base) == []

@@ -92,22 +92,28 @@ def test_a_gap_a_merge_takes_from_one_side_is_that_side_s_commit(published):
     assert merge not in str(_gaps(published))
 
 
+def evil_merge(root: Path) -> tuple[str, str, str]:
+    """BASE, a merge of a side branch that also deletes the run's metadata file (`git merge
+    --no-commit side; git rm META; git commit`), and a commit restoring it."""
+    base = git(root, "rev-parse", "HEAD").strip()
+    git(root, "checkout", "-q", "-b", "side")
+    (root / "SIDE.md").write_text("side\n")
+    commit_all(root, "side")
+    git(root, "checkout", "-q", "-")
+    (root / "NOTES.md").write_text("notes\n")
+    commit_all(root, "notes")
+    git(root, "merge", "-q", "--no-ff", "--no-commit", "side")
+    git(root, "rm", "-q", META)
+    git(root, "commit", "-q", "--no-verify", "-m", "evil merge")
+    merge = git(root, "rev-parse", "HEAD").strip()
+    git(root, "checkout", base, "--", META)
+    return base, merge, commit_all(root, "restore")
+
+
 def test_a_merge_deleting_the_metadata_file_itself_opens_the_gap(published):
     """An evil merge: neither parent lacks the metadata file, the merge deletes it: the
     merge is said, the restoring commit named."""
-    base = git(published, "rev-parse", "HEAD").strip()
-    git(published, "checkout", "-q", "-b", "side")
-    (published / "SIDE.md").write_text("side\n")
-    commit_all(published, "side")
-    git(published, "checkout", "-q", "-")
-    (published / "NOTES.md").write_text("notes\n")
-    commit_all(published, "notes")
-    git(published, "merge", "-q", "--no-ff", "--no-commit", "side")
-    git(published, "rm", "-q", META)
-    git(published, "commit", "-q", "--no-verify", "-m", "evil merge")
-    merge = git(published, "rev-parse", "HEAD").strip()
-    git(published, "checkout", base, "--", META)
-    back = commit_all(published, "restore")
+    base, merge, back = evil_merge(published)
     assert [(f["severity"], f["message"]) for f in _gaps(published)] == [
         ("warning", _said(META, merge, back))]
     assert _gate(published, f"{base}..{back}") == [("KI204", OBJ, f"commit {merge[:12]}")]

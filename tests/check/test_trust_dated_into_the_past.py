@@ -107,7 +107,7 @@ def test_a_valid_from_set_on_a_key_that_had_none_is_listed(remote):
     quiet = remote.kistore("check", "origin/main..HEAD", check=False)
     assert "KI427" not in quiet.stdout + quiet.stderr
     narrowing = git(remote.clone, "rev-parse", "HEAD").strip()
-    assert (f"error KI410 append-only-file-removed: commit {narrowing[:12]} narrows the entry "
+    assert (f"error KI410 trust-entry-narrowed: commit {narrowing[:12]} narrows the entry "
             f"of key {MAINTAINER_ID} in the trust file (validFrom none (from when it entered "
             f"the trust file, {entered}) -> {later})") in quiet.stdout, quiet.stdout
     git(remote.clone, "reset", "-q", "--hard", "origin/main")

@@ -1,0 +1,73 @@
+"""The pull-request check warns of a new Implementation whose ``author`` mixes scripts (KI251).
+
+review01 M4: ``kistore add`` warned of ``Qin Liu @ U\\u0421D`` (a Cyrillic ``С`` among
+Latin letters, printed on the leaderboard as another submitter's ``Qin Liu @ UCD``), but
+someone doing it on purpose writes the JSON by hand or ignores the warning, and ``check``,
+pre-receive and ``verify`` said nothing: the reviewer never saw it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from kistore.check.gate import check_range
+from kistore.cli import main
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.store import Store
+
+from ..conftest import commit_all, git
+from ..store.test_author_scripts import LOOK_ALIKE
+
+
+def _add_implementation(runner, root, kit, tmp_path, author: str) -> str:
+    impl = kit.implementation("p0", name=f"impl-{len(author)}")
+    impl["spec"]["author"] = author
+    path = tmp_path / "impl.json"
+    path.write_text(json.dumps(impl))
+    added = runner.invoke(main, ["--store", str(root), "add", str(path)])
+    assert added.exit_code == 0, added.output
+    commit_all(root, "an implementation")
+    return kit.digest(impl)
+
+
+def test_a_new_implementation_whose_author_mixes_scripts_is_a_gate_warning(
+        runner, published, kit, tmp_path):
+    base = git(published, "rev-parse", "HEAD").strip()
+    digest = _add_implementation(runner, published, kit, tmp_path, LOOK_ALIKE)
+    obj = layout.object_path(Digest.from_str(digest))
+    # on BASE 440899c7: `check` said nothing of it (0 warnings)
+    said = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
+    assert said.exit_code == 0, said.output
+    assert said.output.splitlines() == [
+        f"{obj}:/spec/author: warning KI251 author-mixes-scripts: 'Qin Liu @ U\u0421D' holds "
+        "U+0421 CYRILLIC CAPITAL LETTER ES at character 12, of the Cyrillic script, after "
+        "U+0051 LATIN CAPITAL LETTER Q at character 1, of the Latin script: a leaderboard "
+        "shows the author as the row's label, and a letter of one script that looks like "
+        "another's can make it print as another author's (Unicode TS #39 §5.2 allows one "
+        "script, or Latin with Japanese, Chinese or Korean writing)",
+        "fix KI251 (1 finding): if the mixed writing is not meant, retype the author in one "
+        "script: objects are never edited, so add the corrected Implementation as a new "
+        "object and drop this one from the branch (`kistore drop DIGEST` before committing, "
+        "or rewrite the branch without it); a name written so on purpose stays (a warning)",
+        f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"], said.output
+    [finding] = [f for f in check_range(Store(published), f"{base}..HEAD")
+                 if f.rule.id == "KI251"]
+    assert (finding.severity, finding.file, finding.pointer) == ("warning", obj, "/spec/author")
+    # once landed, the next range does not say it again; nor does `verify`
+    again = git(published, "rev-parse", "HEAD").strip()
+    (published / "NOTES.md").write_text("notes\n")
+    commit_all(published, "notes")
+    assert [f for f in check_range(Store(published), f"{again}..HEAD")
+            if f.rule.id == "KI251"] == []
+    verified = runner.invoke(main, ["--store", str(published), "verify", "--json"])
+    assert "KI251" not in verified.output
+
+
+def test_an_author_of_one_script_or_an_allowed_mix_is_not_said(runner, published, kit,
+                                                               tmp_path):
+    base = git(published, "rev-parse", "HEAD").strip()
+    _add_implementation(runner, published, kit, tmp_path, "\u5c71\u7530 Taro")
+    _add_implementation(runner, published, kit, tmp_path, "Jos\u00e9 M\u00fcller")
+    assert [f for f in check_range(Store(published), f"{base}..HEAD")
+            if f.rule.id == "KI251"] == []
