@@ -77,7 +77,7 @@ def entry_floor(repo: _pygit2.Repository, tip: str) -> datetime | None:
     """Return the earliest entry time a commit made on ``tip`` can get (fresh06 M1).
 
     A commit's trusted time is its date held up to its ancestors' (:class:`kistore.attest.
-    notes._Clock`), so what ``kistore attest`` writes on a notes tip (or a branch) dated
+    notes.Clock`), so what ``kistore attest`` writes on a notes tip (or a branch) dated
     ahead enters then, not at the clock: a withdrawal judged at the clock was written, exit
     0, and counted never (the key's planned ``validUntil`` fell between).
 
@@ -91,14 +91,14 @@ def entry_floor(repo: _pygit2.Repository, tip: str) -> datetime | None:
         Raises what reading a commit raises.
     """
     # Lazy: notes imports this module (its push); the clock is notes' own.
-    from .notes import _Clock, _parents_first
+    from .notes import Clock, parents_first
 
     try:
         head = repo.revparse_single(tip).peel(pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError):
         return None
-    clock = _Clock()
+    clock = Clock()
     when = None
-    for commit in repo.walk(head.id, _parents_first()):
+    for commit in repo.walk(head.id, parents_first()):
         when = clock.time_of(commit)
     return when

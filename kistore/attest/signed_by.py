@@ -3,7 +3,7 @@
 A key's trust is judged at the times its attestations entered the repository, the times
 that cannot lie (:meth:`kistore.attest.trust.TrustedKey.judge`): a note line at its notes
 commit's time, an attestation file at its first commit's on the branch's history (both by
-:class:`kistore.attest.notes._Clock`, as :func:`kistore.attest.notes.collect` gives
+:class:`kistore.attest.notes.Clock`, as :func:`kistore.attest.notes.collect` gives
 them). Three rules ask which attestations a key signed and when each entered:
 
 - KI410 (:mod:`kistore.check._evidence_kept`): a change of a key's ``validUntil`` that

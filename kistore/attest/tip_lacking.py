@@ -193,12 +193,12 @@ def _judged(store: Store, at: str | None, trust: Any,
     from ..git.blobs import ObjectUnreadable
     from ..git.lazy import pygit2
     from ..git.notes import note_blob
-    from .evidence import _trust_or_empty, judge
+    from .evidence import judge, trust_or_empty
     from .notes import Seen
 
     repo = store.repo
     if trust is None:
-        trust = _trust_or_empty(store, at)[0]
+        trust = trust_or_empty(store, at)[0]
     view = store.view(at)
     subjects: dict[str, Digest | None] = {}
 

@@ -3,7 +3,7 @@
 A key without ``validFrom`` counts from the trusted time T of the oldest first-parent commit
 that lists it (:func:`kistore.attest.trust_history.added`): its committer date, which the
 committer writes, held only to its ancestors' (the clock :class:`kistore.attest.notes.
-_Clock` reads) and, on main, to within a day of the push that lands it (KI431). A note line
+Clock` reads) and, on main, to within a day of the push that lands it (KI431). A note line
 is not ordered with main's history: it enters at its notes commit's time. So a key's holder
 who pushes a withdrawal as a note while nobody trusts the key (a community attestation: the
 gate accepts it, KI411 judges it so) and then pushes straight to main a trust commit dated

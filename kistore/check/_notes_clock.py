@@ -1,7 +1,7 @@
 """KI437: a notes commit a push brings is dated at the push, within minutes (fresh06 H2, H3, M1).
 
 A note line enters the repository at its notes commit's committer date, held up to its
-ancestors' (:class:`kistore.attest.notes._Clock`; docs/attestations.md, "Which dates are
+ancestors' (:class:`kistore.attest.notes.Clock`; docs/attestations.md, "Which dates are
 trusted"), and a key's trust, expiry and revocation are judged at that entry. The date is
 the pusher's to write, and the server accepted any date from the parent's to a day past its
 clock (KI428), so the pusher chose when a line entered:
