@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from ..attest.notepaths import remote_words
 from ..core.findings import ERROR, Finding, rule
 from ..core.layout import NOTES_REF
-from ..core.times import NOTES_AHEAD, NOTES_BEHIND, utc_text
+from ..core.times import NOTES_AHEAD, NOTES_BEHIND, duration_text, utc_text
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -62,15 +62,6 @@ def clock_fix(remote: str | None) -> str:
 
 
 NOTES_COMMIT_OFF_CLOCK = rule("KI437", "notes-commit-off-clock", ERROR, clock_fix(None))
-
-
-def _said(seconds: int) -> str:
-    """Say ``seconds`` (not negative) in the largest whole unit (``20 hours``)."""
-    for unit, size in (("day", 86_400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            count = seconds // size
-            return f"{count} {unit}{'s' if count != 1 else ''}"
-    return f"{seconds} second{'s' if seconds != 1 else ''}"
 
 
 def notes_off_clock(brought: Iterable[pygit2.Commit], now: datetime,
@@ -105,7 +96,7 @@ def notes_off_clock(brought: Iterable[pygit2.Commit], now: datetime,
     return [Finding(
         NOTES_COMMIT_OFF_CLOCK,
         f"notes commit {str(commit.id)[:12]}, which this push of {NOTES_REF} brings, is dated "
-        f"{utc_text(commit.commit_time)}, {_said(abs(delta))} {side} this push's clock "
+        f"{utc_text(commit.commit_time)}, {duration_text(abs(delta))} {side} this push's clock "
         f"({utc_text(clock)}){others}: a note line enters the repository at its notes "
         f"commit's date, so a notes commit a push brings must be dated at the push (at most "
         f"{NOTES_AHEAD // 60} minutes after it, {NOTES_BEHIND // 60} minutes before it): "
