@@ -48,9 +48,16 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 
 def clock_fix(remote: str | None) -> str:
-    """Return KI437's fix, naming ``remote`` as the pushing clone calls it (None: ``REMOTE``).
+    """Return KI437's fix, naming ``remote`` as the pushing clone calls it.
 
-    Raises nothing.
+    Args:
+        remote: the remote's name or URL as the pushing clone calls it; None
+            (``pre-receive``, the rule's own fix): the word ``REMOTE``.
+
+    Returns:
+        One sentence: push with ``kistore notes push REMOTE`` (shell-quoted), which makes
+        the notes commits the remote lacks again dated at the push, or check this
+        machine's clock. Raises nothing.
     """
     typed, name = remote_words(remote)
     said = [f"push the notes with `kistore notes push {typed}`",
