@@ -642,7 +642,7 @@ def judged_entering_now(store: Store, data: bytes, subject: Digest, source: str)
         sign for the type's role now). Raises nothing for a bundle (an invalid one is judged
         ``invalid``); what :meth:`kistore.store.Store.view` raises for an unreadable store.
     """
-    trust, _problems = _trust_or_empty(store, None)  # invalid: every key community, as read
+    trust, _problems = trust_or_empty(store, None)  # invalid: every key community, as read
     # no earlier than the tip it is written on passes on (a notes tip dated ahead: fresh06 M1)
     floor = entry_floor(store.repo, NOTES_REF if source == "note" else "HEAD")
     now = datetime.now(UTC)
@@ -730,7 +730,7 @@ def judged_many(store: Store, digests: Iterable[Any], *, at: str | None = None,
     seen = collect_many(store, digests, at=at, notes_at=notes_at)
     if not any(seen.values()):
         return {d: [] for d in seen}
-    trust, problems = _trust_or_empty(store, at)
+    trust, problems = trust_or_empty(store, at)
     if problems:  # every judgement is community: said, not silent (reviewer r92 F14)
         _warn_trust_invalid(problems[0], at)
     view = store.view(at)
@@ -756,8 +756,25 @@ def _warn_trust_invalid(problem: KistoreError, at: str | None) -> None:
     warn_once("kistore.attest", said)
 
 
-def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
+def trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
+    """Return the trust every reader judges by at ``at``, or an empty one and why.
 
+    The trust file as :func:`kistore.attest.trust.load_trust` reads it, each key counting
+    from when its history added it (:func:`kistore.attest.trust_history.dated`) and every
+    revocation its history ever made kept (:func:`~kistore.attest.trust_history.held`).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: a revision; None: the work tree's file (``HEAD``'s history).
+
+    Returns:
+        ``(trust, [])``: a :class:`kistore.attest.trust.Trust`; or, when the file (or its
+        history) cannot be read or is invalid, ``(Trust(unreadable=...), problems)``: no
+        key is trusted (every attestation is judged community), ``problems`` the
+        :class:`~kistore.core.errors.KistoreError` items that say why (an
+        :class:`~kistore.git.blobs.ObjectUnreadable` among them for a damaged object).
+        Raises nothing of kistore's own.
+    """
     # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
     from .trust import Trust, load_trust
     from .trust_history import dated, held
@@ -926,7 +943,7 @@ def check_attestations(store: Store, at: str | None = None, *,
     """
     view = store.view(at)
     findings: list[Finding] = []
-    trust, problems = _trust_or_empty(store, at)
+    trust, problems = trust_or_empty(store, at)
     for p in problems:
         if trust_damaged is not None and isinstance(p, ObjectUnreadable):
             trust_damaged.append(p)

@@ -17,7 +17,7 @@ Entry time (when an attestation first entered the repository; trust windows are 
 it): for a note line, the earliest time of a notes commit holding the line; for a file, the
 time of the first commit (on the branch read) holding the path; for an uncommitted file,
 now. A commit's time is its committer date, raised to the latest committer date of its
-ancestors (:class:`_Clock`): a commit cannot have been made before the commits it is built
+ancestors (:class:`Clock`): a commit cannot have been made before the commits it is built
 on, so one dated earlier than its parent is not believed. Dates are still what committers
 wrote; what stops a revoked key's holder from backdating a new attestation is the gate
 (:mod:`kistore.check.gate` refuses a new attestation by a key trust does not accept at the time
@@ -196,8 +196,13 @@ def parse_attestation_path(path: str) -> tuple[Digest, str] | None:
 # -- reading ---------------------------------------------------------------------------
 
 
-def _parents_first() -> pygit2.enums.SortMode:
-    """Return the walk order that yields each commit after its parents (git's topo order)."""
+def parents_first() -> pygit2.enums.SortMode:
+    """Return the walk order that yields each commit after its parents (git's topo order).
+
+    Returns:
+        ``TOPOLOGICAL | REVERSE``, for ``repo.walk(tip, parents_first())``: the order
+        :class:`Clock` needs its commits fed in (the tip comes last).
+    """
     return pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
 
 
@@ -419,10 +424,10 @@ def _history(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _History:
     key = (repo.path, str(tip))
     cached = _HISTORY_CACHE.get(key)
     if cached is None:
-        clock = _Clock()
+        clock = Clock()
         read_loose_history(repo, tip)  # libgit2 loops on a cut loose commit (F3)
         cached = _History([(clock.time_of(c), c.tree_id)
-                           for c in repo.walk(tip, _parents_first())], {})
+                           for c in repo.walk(tip, parents_first())], {})
         _HISTORY_CACHE.clear()
         _HISTORY_CACHE[key] = cached
     return cached
@@ -487,7 +492,7 @@ def _fetch_note_blobs(repo: pygit2.Repository, tips: Iterable[pygit2.Oid | str],
     return fetch_blobs(repo, {blob for mapping in trees.values() for blob in mapping.values()})
 
 
-class _Clock:
+class Clock:
     """Commit times that never run backwards, nor past the clock reading them.
 
     A committer date is whatever the committer wrote. A commit dated before its parent
@@ -505,7 +510,7 @@ class _Clock:
     (:func:`kistore.core.times.commit_datetime`). ``kistore check`` refuses such dates in
     new commits (KI428).
 
-    Feed commits parents first (:func:`_parents_first`).
+    Feed commits parents first (:func:`parents_first`).
 
     Args:
         now: the clock (UTC); None: this machine's, when the clock is made.
@@ -610,7 +615,7 @@ def files_entered_in(repo: pygit2.Repository, commit: pygit2.Commit | None
         commit: the tip to walk back from (the branch read), or None (nothing committed).
 
     Returns:
-        ``{path: (time, commits)}``: the earliest trusted time (:class:`_Clock`) of a
+        ``{path: (time, commits)}``: the earliest trusted time (:class:`Clock`) of a
         commit holding the path, and every commit holding it at that time (40 hex digits,
         parents first; more than one when the clock ties, e.g. a file in two branches).
         A commit whose parent holds the path too is left out: it descends from one listed.
@@ -628,9 +633,9 @@ def files_entered_in(repo: pygit2.Repository, commit: pygit2.Commit | None
         return cached
     first: dict[str, tuple[datetime, tuple[str, ...]]] = {}
     trees: dict[str, dict[str, str]] = {}
-    clock = _Clock()
+    clock = Clock()
     read_loose_history(repo, commit.id)  # libgit2 loops on a cut loose commit (F3)
-    for c in repo.walk(commit.id, _parents_first()):
+    for c in repo.walk(commit.id, parents_first()):
         when = clock.time_of(c)
         sub = entry_at(repo, c.tree, ATTESTATIONS_SHA256)  # guarded (a cut older tree)
         if sub is None or sub.type_str != "tree":  # a symlink or file there (KI110/KI111)
@@ -2055,7 +2060,7 @@ def _removing(repo: pygit2.Repository, tip: pygit2.Oid | str, theirs: str | None
         tip: the notes commit to push.
         theirs: the remote's notes tip as last fetched (None: none; every commit is brought).
     """
-    walker = repo.walk(tip, _parents_first())
+    walker = repo.walk(tip, parents_first())
     if theirs is not None:
         walker.hide(theirs)
     changed = [(str(commit.id), obj, was, now) for commit in walker for parent in commit.parents

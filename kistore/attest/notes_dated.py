@@ -77,28 +77,34 @@ def entry_floor(repo: _pygit2.Repository, tip: str) -> datetime | None:
     """Return the earliest entry time a commit made on ``tip`` can get (fresh06 M1).
 
     A commit's trusted time is its date held up to its ancestors' (:class:`kistore.attest.
-    notes._Clock`), so what ``kistore attest`` writes on a notes tip (or a branch) dated
+    notes.Clock`), so what ``kistore attest`` writes on a notes tip (or a branch) dated
     ahead enters then, not at the clock: a withdrawal judged at the clock was written, exit
     0, and counted never (the key's planned ``validUntil`` fell between).
 
+    Read by :func:`kistore.attest.trust_history.commit_times`, the walk every reader of
+    entry times makes: each loose commit of the history is read whole first
+    (:func:`kistore.git.blobs.read_loose_history`; libgit2's walk alone looped for ever on
+    one cut short, review F3), and that read is kept for the process (a ``--file``
+    attestation's readers walk ``HEAD`` again). One walk of the whole history, commits only
+    (no trees): uncached, as no reader walks this tip before ``attest`` writes on it.
+
     Args:
         repo: the repository.
-        tip: a revision (``refs/notes/kistore``, ``HEAD``).
+        tip: a reference naming a commit (``refs/notes/kistore``, ``HEAD``).
 
     Returns:
-        ``tip``'s trusted time (UTC) over its whole history, read commit by commit (no
-        trees); None when ``tip`` names no commit (no notes yet, an unborn branch).
-        Raises what reading a commit raises.
-    """
-    # Lazy: notes imports this module (its push); the clock is notes' own.
-    from .notes import _Clock, _parents_first
+        ``tip``'s trusted time (UTC) over its whole history; None when ``tip`` names no
+        commit (no notes yet, an unborn branch).
 
-    try:
-        head = repo.revparse_single(tip).peel(pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError):
+    Raises:
+        ObjectUnreadable: a commit of the history is damaged or missing (named by its id).
+        CommitUnparsable: a commit of the history is one libgit2 cannot parse.
+    """
+    # Lazy: notes (which trust_history imports) imports this module, for its push.
+    from .trust_history import commit_times
+
+    try:  # the ref's target, no object read (libgit2 loops on a loose one cut short)
+        head = str(repo.references[tip].resolve().target)
+    except (KeyError, ValueError, pygit2.GitError):  # no such ref, an unborn branch
         return None
-    clock = _Clock()
-    when = None
-    for commit in repo.walk(head.id, _parents_first()):
-        when = clock.time_of(commit)
-    return when
+    return commit_times(repo, head)[head]

@@ -17,7 +17,7 @@ whose ``revokedAt`` of the key covers the attestation (the work tree's file, for
 revocation not committed yet). A file entered before it when the first parent of the
 commit recording it already held the file (for the work tree's revocation: ``HEAD``
 holds it); a note line, when it entered before that commit's trusted time
-(:class:`kistore.attest.notes._Clock`; for the work tree's revocation, before the second
+(:class:`kistore.attest.notes.Clock`; for the work tree's revocation, before the second
 the file was last written).
 """
 

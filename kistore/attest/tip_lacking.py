@@ -187,37 +187,45 @@ def _candidates(store: Store) -> tuple[dict[str, dict[bytes, Any]],
 def _judged(store: Store, at: str | None, trust: Any,
             history: dict[str, dict[bytes, Any]],
             tracking: dict[str, dict[str, dict[bytes, Any]]]) -> Lacking:
-    """Keep the lines that would count, each with its judgement; note who holds them."""
+    """Keep the lines that would count, each with its judgement; note who holds them.
+
+    A line is judged as readers would judge it at the tip: with the attestations its
+    subject has there (:func:`kistore.attest.evidence.judge_all`: a lost older rerun the
+    same key's later one supersedes counts for nothing), and a line whose bytes the subject
+    still holds (a committed file copy) lacks nothing (review01 L12: each was judged alone).
+    """
     # Lazy: judging loads keys and signatures; only when lines are lacking.
     from ..core.digest import Digest
     from ..git.blobs import ObjectUnreadable
     from ..git.lazy import pygit2
     from ..git.notes import note_blob
-    from .evidence import _trust_or_empty, judge
-    from .notes import Seen
+    from .evidence import judge_all, trust_or_empty
+    from .notes import Seen, collect_many
 
     repo = store.repo
     if trust is None:
-        trust = _trust_or_empty(store, at)[0]
+        trust = trust_or_empty(store, at)[0]
     view = store.view(at)
     subjects: dict[str, Digest | None] = {}
+    for obj in {*history, *(obj for lines in tracking.values() for obj in lines)}:
+        found = repo.get(obj)
+        subjects[obj] = Digest.of(found.data) if isinstance(found, pygit2.Blob) else None
+    held = collect_many(store, {d for d in subjects.values() if d is not None}, at=at)
 
     def counted(lines: dict[str, dict[bytes, Any]]) -> dict[str, dict[bytes, Any]]:
         kept: dict[str, dict[bytes, Any]] = {}
         for obj, dated in lines.items():
-            if obj not in subjects:
-                found = repo.get(obj)
-                subjects[obj] = Digest.of(found.data) if isinstance(found, pygit2.Blob) \
-                    else None
             subject = subjects[obj]
             if subject is None:
                 continue  # an object not here: nothing it could change is read
-            for line, when in dated.items():
-                if when is None:
-                    continue
-                j = judge(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", when), trust, view)
+            here = held[subject]
+            have = {s.data for s in here}
+            lost = [Seen(line, subject, "note", f"{NOTES_REF}:{obj}", when)
+                    for line, when in dated.items() if when is not None and line not in have]
+            for s, j in zip(lost, judge_all([*here, *lost], trust, view)[len(here):],
+                            strict=True):
                 if j.counted:
-                    kept.setdefault(obj, {})[line] = j
+                    kept.setdefault(obj, {})[s.data] = j
         return kept
 
     lost = counted(history)

@@ -22,7 +22,7 @@ from ..core.errors import KistoreError
 from ..git.blobs import fetch_blobs, read_blob, read_loose_history
 from ..git.pathlog import first_parent_versions
 from . import signing
-from .notes import _Clock, _parents_first
+from .notes import Clock, parents_first
 from .trust import Trust, parse_time
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -206,7 +206,7 @@ def listed_since(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
     counting; the gate now refuses the removal, KI410, and ``verify`` reports one in
     history: :mod:`kistore.check._evidence_kept`). A version's time
     is its commit's committer date, or a later ancestor's (as attestations are dated, by
-    :class:`kistore.attest.notes._Clock`): a trust commit dated before the history it was
+    :class:`kistore.attest.notes.Clock`): a trust commit dated before the history it was
     built on gains nothing.
 
     Args:
@@ -296,7 +296,7 @@ _SINCE_CACHE: dict[tuple[str, str], tuple[set[str], dict[str, tuple[datetime, st
 def commit_times(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
     """Return the trusted time of every commit reachable from ``rev``.
 
-    A commit's committer date held to its ancestors' (:class:`kistore.attest.notes._Clock`,
+    A commit's committer date held to its ancestors' (:class:`kistore.attest.notes.Clock`,
     the time an attestation file entering at it is judged at, and a key added in it
     counts from).
 
@@ -310,9 +310,9 @@ def commit_times(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
     Raises:
         KeyError: ``rev`` is not in ``repo``.
     """
-    clock = _Clock()
+    clock = Clock()
     read_loose_history(repo, rev)  # libgit2 loops on a cut loose commit (F3)
-    return {str(c.id): clock.time_of(c) for c in repo.walk(repo[rev].id, _parents_first())}
+    return {str(c.id): clock.time_of(c) for c in repo.walk(repo[rev].id, parents_first())}
 
 
 def keyids_in(data: bytes) -> set[str]:

@@ -3,7 +3,7 @@
 A key without ``validFrom`` counts from the trusted time T of the oldest first-parent commit
 that lists it (:func:`kistore.attest.trust_history.added`): its committer date, which the
 committer writes, held only to its ancestors' (the clock :class:`kistore.attest.notes.
-_Clock` reads) and, on main, to within a day of the push that lands it (KI431). A note line
+Clock` reads) and, on main, to within a day of the push that lands it (KI431). A note line
 is not ordered with main's history: it enters at its notes commit's time. So a key's holder
 who pushes a withdrawal as a note while nobody trusts the key (a community attestation: the
 gate accepts it, KI411 judges it so) and then pushes straight to main a trust commit dated
@@ -56,6 +56,7 @@ from ..attest.trust_history import added, dated, held
 from ..core import layout
 from ..core.errors import KistoreError
 from ..core.findings import ERROR, Finding, rule
+from ..core.times import duration_text
 from ..git.pathlog import blob_at
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -131,8 +132,8 @@ def backdated_trust(store: Store, old: pygit2.Commit, new: pygit2.Commit, where:
         findings.append(Finding(
             TRUST_ENTRY_BACKDATED, f"{where}: commit {commit[:12]} trusts key {keyid} "
             f"(no validFrom) from the commit's time, {format_time(when)} (its committer date, "
-            f"held to its ancestors'), "
-            f"{_ago(when, clock)} before this push ({format_time(clock)}): the "
+            f"held to its ancestors'), {duration_text(int((clock - when).total_seconds()))} "
+            f"before this push ({format_time(clock)}): the "
             f"{then.type or 'attestation'} that key signed on {s.subject} ({s.location}), "
             f"which entered the repository at {format_time(s.entered_at)}, before the key "
             "was trusted, would stop being a community attestation and count "
@@ -148,13 +149,3 @@ def backdated_trust(store: Store, old: pygit2.Commit, new: pygit2.Commit, where:
 def _after(repo: pygit2.Repository, commit: str, old: pygit2.Commit) -> bool:
     """Whether ``commit`` is not ``old`` nor one of its ancestors: one the move brings."""
     return commit != str(old.id) and not repo.descendant_of(old.id, commit)
-
-
-def _ago(when: datetime, now: datetime) -> str:
-    """Say how long before ``now`` ``when`` is, in the largest whole unit (``3 minutes``)."""
-    seconds = max(0, int((now - when).total_seconds()))
-    for unit, size in (("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            count = seconds // size
-            return f"{count} {unit}{'s' if count != 1 else ''}"
-    return f"{seconds} second{'s' if seconds != 1 else ''}"

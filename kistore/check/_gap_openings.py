@@ -113,7 +113,20 @@ def _names(repo: pygit2.Repository, tree: str | None) -> tuple[set[str], set[str
 
 
 def gap_at(repo: pygit2.Repository, tree: pygit2.Tree, digest: Digest) -> bool:
-    """Whether ``tree`` holds ``digest``'s object file and no metadata file for it."""
+    """Whether ``tree`` holds ``digest``'s object file and no metadata file for it.
+
+    Args:
+        repo: the repository holding ``tree``.
+        tree: a commit's tree.
+        digest: the object's digest.
+
+    Returns:
+        True when the object file is there and its metadata file is not.
+
+    Raises:
+        ObjectUnreadable: a directory on the way to either file is damaged or missing
+            (:func:`kistore.git.treediff.entry_at`).
+    """
     return treediff.entry_at(repo, tree, layout.object_path(digest)) is not None and \
         treediff.entry_at(repo, tree, layout.metadata_path(digest)) is None
 
@@ -121,7 +134,18 @@ def gap_at(repo: pygit2.Repository, tree: pygit2.Tree, digest: Digest) -> bool:
 def deleted_from(repo: pygit2.Repository, commit: Any, digest: Digest) -> Any | None:
     """Return the parent of ``commit`` holding ``digest``'s metadata file, or None.
 
-    A parent: ``commit`` deletes the file; None: it adds the object without one.
+    Args:
+        repo: the repository.
+        commit: a ``pygit2.Commit`` whose tree lacks the metadata file.
+        digest: the object's digest.
+
+    Returns:
+        The first parent (in ``commit.parents`` order) holding the file: ``commit`` deletes
+        it; None: it adds the object without one.
+
+    Raises:
+        ObjectUnreadable: a directory of a parent's tree on the way to the file is damaged
+            or missing (:func:`kistore.git.treediff.entry_at`).
     """
     meta = layout.metadata_path(digest)
     return next((p for p in commit.parents

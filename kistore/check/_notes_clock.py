@@ -1,7 +1,7 @@
 """KI437: a notes commit a push brings is dated at the push, within minutes (fresh06 H2, H3, M1).
 
 A note line enters the repository at its notes commit's committer date, held up to its
-ancestors' (:class:`kistore.attest.notes._Clock`; docs/attestations.md, "Which dates are
+ancestors' (:class:`kistore.attest.notes.Clock`; docs/attestations.md, "Which dates are
 trusted"), and a key's trust, expiry and revocation are judged at that entry. The date is
 the pusher's to write, and the server accepted any date from the parent's to a day past its
 clock (KI428), so the pusher chose when a line entered:
@@ -48,9 +48,16 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 
 def clock_fix(remote: str | None) -> str:
-    """Return KI437's fix, naming ``remote`` as the pushing clone calls it (None: ``REMOTE``).
+    """Return KI437's fix, naming ``remote`` as the pushing clone calls it.
 
-    Raises nothing.
+    Args:
+        remote: the remote's name or URL as the pushing clone calls it; None
+            (``pre-receive``, the rule's own fix): the word ``REMOTE``.
+
+    Returns:
+        One sentence: push with ``kistore notes push REMOTE`` (shell-quoted), which makes
+        the notes commits the remote lacks again dated at the push, or check this
+        machine's clock. Raises nothing.
     """
     typed, name = remote_words(remote)
     said = [f"push the notes with `kistore notes push {typed}`",

@@ -111,8 +111,7 @@ def _identifying_problem(value: str, *, advise: bool = True) -> str | None:
     from . import _plain_text as text
 
     def at(i: int) -> str:
-        name = text.char_name(value[i])
-        return f"U+{ord(value[i]):04X}{' ' + name if name else ''} at character {i + 1}"
+        return _char_at(value, i)
 
     why = ("identifying strings must be plain text, or one GPU, name or key becomes "
            "two that print alike")
@@ -154,7 +153,7 @@ def _identifying_problem(value: str, *, advise: bool = True) -> str | None:
                 f"to a non-ASCII letter, as in the writing of its script; {why}): {write()}")
     mixed = text.mixed_script(value)
     if mixed is not None:
-        return _mixed_script_problem(value, *mixed, at=at)
+        return _mixed_script_problem(value, *mixed)
     return None
 
 
@@ -177,22 +176,76 @@ def _first(value: str, holds: Callable[[str], bool]) -> int | None:
     return next((i for i, c in enumerate(value) if holds(c)), None)
 
 
-def _mixed_script_problem(value: str, first: int, other: int, *,
-                          at: Callable[[int], str]) -> str:
-    """Return the finding of a mix of scripts (:func:`kistore.core._plain_text.mixed_script`).
+def mixed_script(value: str) -> tuple[int, int] | None:
+    """Return where ``value`` mixes scripts UTS #39 "highly restrictive" keeps apart, or None.
+
+    :func:`kistore.core._plain_text.mixed_script` (its Unicode tables loaded on first use),
+    for a rule outside this module that says such a mix in its own words with
+    :func:`mixed_script_said` (an Implementation's ``author``: :mod:`kistore.store.labels`).
+
+    Args:
+        value: a string.
+
+    Returns:
+        The 0-based indices of the first character of a script and of the first character
+        after it of a script that may not share a string with that one; None when its
+        letters and digits are of one script or of one set UTS #39 §5.2 allows (or none).
+    """
+    # Lazy: the rules of scripts, with the Unicode tables.
+    from ._plain_text import mixed_script as found
+
+    return found(value)
+
+
+def mixed_script_said(value: str, first: int, other: int) -> str:
+    """Say which two characters of ``value`` are of scripts that may not share a string.
+
+    The one wording of a mix of scripts: KI104's refusal of an identifying string
+    (:func:`identifying_problems`) and ``add``'s warning of an ``author``
+    (:mod:`kistore.store.labels`) each add why it matters to them.
+
+    Args:
+        value: the string.
+        first: the 0-based index of the first character of one script
+            (:func:`mixed_script`).
+        other: the 0-based index of a later character of a script that may not share a
+            string with it.
+
+    Returns:
+        ``'Qin Liu @ UСD' holds U+0421 CYRILLIC CAPITAL LETTER ES at character 12, of the
+        Cyrillic script, after U+0051 LATIN CAPITAL LETTER Q at character 1, of the Latin
+        script`` (positions 1-based; ``repr`` escapes what does not print).
+    """
+    # Lazy: the rules of scripts, with the Unicode tables.
+    from ._plain_text import script
+
+    theirs, ours = script(value[other]) or "", script(value[first]) or ""
+    return (f"{value!r} holds {_char_at(value, other)}, of the {theirs} script, after "
+            f"{_char_at(value, first)}, of the {ours} script")
+
+
+def _char_at(value: str, i: int) -> str:
+    """Name character ``i`` (0-based) of ``value``: ``U+0421 CYRILLIC ... at character 12``."""
+    # Lazy: the Unicode names, with the tables.
+    from ._plain_text import char_name
+
+    name = char_name(value[i])
+    return f"U+{ord(value[i]):04X}{' ' + name if name else ''} at character {i + 1}"
+
+
+def _mixed_script_problem(value: str, first: int, other: int) -> str:
+    """Return the finding of a mix of scripts (:func:`mixed_script`).
 
     ``first`` and ``other`` are the 0-based indices of two characters of ``value`` whose
-    scripts may not share a string; ``at(i)`` names character ``i``. Retyping is the advice
-    only between alphabets with look-alikes (Latin, Cyrillic, Greek...), not when one
-    script is East Asian.
+    scripts may not share a string. Retyping is the advice only between alphabets with
+    look-alikes (Latin, Cyrillic, Greek...), not when one script is East Asian.
     """
     # Lazy: the rules of scripts, with the Unicode tables.
     from ._plain_text import east_asian, script
 
     theirs, ours = script(value[other]) or "", script(value[first]) or ""
-    said = f"{value!r} holds {at(other)}, of the {theirs} script, after {at(first)}, of the " \
-        f"{ours} script (letters of one script, or Latin with Japanese, Chinese or Korean " \
-        "writing"
+    said = f"{mixed_script_said(value, first, other)} (letters of one script, or Latin with " \
+        "Japanese, Chinese or Korean writing"
     if east_asian(ours) or east_asian(theirs):
         # No letter of the one is a look-alike of the other's: retyping is no advice.
         return (f"{said}, so that no letter passes for a look-alike of another script's, such "

@@ -109,6 +109,28 @@ def commit_text(seconds: int) -> str:
     return utc_text(_clamped(seconds))
 
 
+def duration_text(seconds: int) -> str:
+    """Say a length of time in its largest whole unit, rounded down (``20 hours``).
+
+    The one wording of how far apart two times are in a message (KI434's "3 minutes before
+    this push", KI437's "19 hours after this push's clock").
+
+    Args:
+        seconds: the length in seconds (a negative one is said as ``0 seconds``).
+
+    Returns:
+        ``N days``, ``N hours``, ``N minutes`` or ``N seconds`` (the singular for 1): the
+        largest unit of which ``seconds`` holds one or more, e.g. ``3599`` -> ``59
+        minutes``, ``86400`` -> ``1 day``.
+    """
+    seconds = max(0, seconds)
+    for unit, size in (("day", 86_400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"
+
+
 def _clamped(seconds: int) -> int:
     """Return ``seconds`` moved into :data:`FIRST_SECOND`..:data:`LAST_SECOND`."""
     return min(max(seconds, FIRST_SECOND), LAST_SECOND)

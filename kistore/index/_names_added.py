@@ -49,8 +49,24 @@ def shard_dir_of(path: str) -> str | None:
     """
     if layout.digest_from_path(path) is None:
         return None
-    parts = path.split("/")
-    return f"{parts[-4]}/{parts[-2]}"
+    return shard_dir_at(path.rpartition("/")[0])
+
+
+def shard_dir_at(directory: str) -> str:
+    """Return the names' shard directory (``objects/XX``) of a manifest directory's path.
+
+    The inverse of :func:`_rel`, for a directory already known to hold manifest files
+    (as :func:`shard_dir_of` finds one, or an add's ``_manifest_dirs``).
+
+    Args:
+        directory: ``store/objects/sha256/ab`` or ``store/metadata/sha256/ab``.
+
+    Returns:
+        ``objects/ab`` or ``metadata/ab``. Raises nothing (not checked: see
+        :func:`shard_dir_of`).
+    """
+    parts = directory.split("/")
+    return f"{parts[-3]}/{parts[-1]}"
 
 
 def names_before_add(index: NameIndex, root: Path, shard_dirs: Iterable[str]

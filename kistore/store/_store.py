@@ -2376,13 +2376,11 @@ def _names_before(store: Store, view: WorkTreeView, files: Mapping[str, bytes]
     goes on.
     """
     # Lazy: the names' add rows are the write path's; a query never loads them.
-    from ..index._names_added import names_before_add
+    from ..index._names_added import names_before_add, shard_dir_at
 
     name_index = view.name_index
-    dirs = set()  # shard_dir_of of each manifest file: objects/XX, metadata/XX
-    for directory in _manifest_dirs(files):  # store/objects/sha256/XX
-        _, top, _, shard = directory.split("/")
-        dirs.add(f"{top}/{shard}")
+    # objects/XX, metadata/XX of each store/objects/sha256/XX, store/metadata/sha256/XX
+    dirs = {shard_dir_at(directory) for directory in _manifest_dirs(files)}
     if name_index is None or not dirs or store.root is None or store.skipped() is not None:
         return {}
     try:

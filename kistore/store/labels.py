@@ -10,7 +10,7 @@ writing), so ``Qin Liu @ U\\u0421D``, a Cyrillic ``С`` among Latin letters, was
 with no word and printed exactly as another submitter's ``Qin Liu @ UCD``, beside it and
 not told apart (fresh05 LOW 7). Such a label is said here, as Unicode Technical Standard
 #39 §5.2 judges a string ("highly restrictive": one script, or Latin with Han and Kana,
-Han and Bopomofo, or Han and Hangul: :func:`kistore.core._plain_text.mixed_script`), and
+Han and Bopomofo, or Han and Hangul: :func:`kistore.core.text_fields.mixed_script`), and
 added all the same: a name may be written so on purpose.
 """
 
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from ..core.digest import Digest
 from ..core.errors import KistoreError
 from ..core.model import Manifest
+from ..core.text_fields import mixed_script, mixed_script_said
 from ._store import AdmissionWarning
 
 POINTER = "/spec/author"
@@ -70,21 +71,10 @@ def mixed_label_said(label: str) -> str | None:
         script: ...`` with why it matters; None for a label of one script
         (or of one set UTS #39 "highly restrictive" allows).
     """
-    # Lazy: the Unicode tables, only for a non-ASCII label.
-    from ..core import _plain_text as text
-
-    mixed = text.mixed_script(label)
+    mixed = mixed_script(label)
     if mixed is None:
         return None
-    first, other = mixed
-
-    def at(i: int) -> str:
-        name = text.char_name(label[i])
-        return f"U+{ord(label[i]):04X}{' ' + name if name else ''} at character {i + 1}"
-
-    ours, theirs = text.script(label[first]) or "", text.script(label[other]) or ""
-    return (f"{label!r} holds {at(other)}, of the {theirs} script, after {at(first)}, of "
-            f"the {ours} script: a leaderboard shows the author as the row's label, and a "
-            "letter of one script that looks like another's can make it print as another "
-            "author's (Unicode TS #39 §5.2 allows one script, or Latin with Japanese, "
-            "Chinese or Korean writing)")
+    return (f"{mixed_script_said(label, *mixed)}: a leaderboard shows the author as the "
+            "row's label, and a letter of one script that looks like another's can make it "
+            "print as another author's (Unicode TS #39 §5.2 allows one script, or Latin with "
+            "Japanese, Chinese or Korean writing)")

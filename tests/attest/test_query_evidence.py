@@ -129,7 +129,7 @@ def test_batch_evidence_equals_per_run_evidence(attested, kit, monkeypatch):
         assert list(batch) == asked
         # the reference reads the whole store (every note, every file), then picks the run
         everything = notes.collect(attested, at=at)
-        trust = evidence._trust_or_empty(attested, at)[0]
+        trust = evidence.trust_or_empty(attested, at)[0]
         for digest in asked:
             mine = [s for s in everything if s.subject == digest]
             assert batch[digest] == evidence.summarise(

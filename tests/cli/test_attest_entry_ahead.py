@@ -75,3 +75,35 @@ def test_a_withdrawal_that_would_enter_after_its_key_expires_is_refused(
             f"{_date(ahead)}, and a note written on it enters no earlier") in result.stderr
     assert _notes_and_files(store_path) == before
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("where", [[], ["--file"]])
+def test_a_cut_loose_commit_under_the_tip_is_named_not_a_hang(
+        runner, record_store, store_path, key_file, tmp_path, where):
+    # entry_floor walked the notes tip's (or HEAD's) history with libgit2 alone: a loose
+    # commit of it cut short made `attest` loop for ever (review F3's hang; on BASE 440899c7
+    # still running after LIMIT seconds). Its walk is now the guarded one readers use.
+    from .test_truncated_loose_object import LIMIT, cut, kistore
+
+    stranger = tmp_path / "stranger"
+    stranger.write_bytes(signing.private_key_bytes(fixed_key(3)))
+    for text in ("slow", "slower"):  # two notes commits: the first is under the tip
+        assert run(runner, store_path, "attest", RUN_REF, "--type", "dispute", "-m", text,
+                   "--key", str(stranger)).exit_code == 0
+    ref = "refs/notes/kistore" if not where else "HEAD"
+    damaged = subprocess.run(["git", "rev-parse", f"{ref}~1"], cwd=store_path, check=True,
+                             capture_output=True, text=True).stdout.strip()
+    if where:  # HEAD's history: the record's commit, under a commit on top of it
+        subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "on top"],
+                       cwd=store_path, check=True)
+        damaged = subprocess.run(["git", "rev-parse", "HEAD~1"], cwd=store_path, check=True,
+                                 capture_output=True, text=True).stdout.strip()
+    cut(store_path, damaged)
+    before = _notes_and_files(store_path)
+    status, out, err = kistore(store_path, "attest", RUN_REF, "--type", "withdrawal", "-m",
+                               "harness bug", "--key", str(key_file), *where)
+    assert status is not None, f"still running after {LIMIT} s"
+    assert status == 1, out + err
+    assert f"git object {damaged} cannot be read (its loose object file is cut short" in err
+    assert "Traceback" not in out + err and "internal error" not in err
+    assert _notes_and_files(store_path) == before

@@ -197,3 +197,22 @@ def test_the_same_tips_found_whole_load_no_git_library(clone):
             "print(lacking(Store(sys.argv[1]), None), 'pygit2' in sys.modules)")
     assert python_c(code, str(clone.clone)).stdout == "None True\n"  # read: recorded
     assert python_c(code, str(clone.clone)).stdout == "None False\n"
+
+
+def test_a_removed_line_whose_committed_file_copy_still_counts_is_not_said(clone):
+    # review01 L12: KI315 judged each lacking line alone (judge), readers judge a run's
+    # attestations together (judge_all). The withdrawal's bytes, committed as a file too,
+    # withdraw the run whatever the notes hold: nothing readers count is lacking, and the
+    # warning's "a withdrawn run is ranked" was false (on BASE 440899c7 it said REMOVED)
+    where = clone.clone
+    store = Store(where)
+    slow = store.view("HEAD").find_name("BenchmarkRun", "slow")
+    line = git(where, "notes", "--ref", "kistore", "show", clone.blob).strip().encode()
+    notes.attach(store, slow, line, as_file=True)
+    git(where, "add", "store/attestations")
+    git(where, "commit", "-qm", "the withdrawal as a file too")
+    git(where, "notes", "--ref", "kistore", "remove", clone.blob)
+    assert _ranked(where)["slow"] is True  # withdrawn: by the file
+    assert ki315(where) == []
+    for query in READERS:
+        assert warned(where, *query) == [], query

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from kistore.core.times import parse_rfc3339, utc_text
+from kistore.core.times import duration_text, parse_rfc3339, utc_text
 
 
 @pytest.mark.parametrize(("seconds", "text"), [
@@ -46,3 +46,14 @@ def test_parse_rfc3339_keeps_the_stated_offset(text, stated):
                                   "July 10, 2026", ""])
 def test_parse_rfc3339_is_none_for_what_it_cannot_read(text):
     assert parse_rfc3339(text) is None
+
+
+@pytest.mark.parametrize(("seconds", "said"), [
+    (0, "0 seconds"), (1, "1 second"), (59, "59 seconds"), (60, "1 minute"),
+    (3599, "59 minutes"), (3600, "1 hour"), (7199, "1 hour"), (72_000, "20 hours"),
+    (86_399, "23 hours"), (86_400, "1 day"), (3 * 86_400 + 5, "3 days"), (-5, "0 seconds"),
+])
+def test_a_duration_is_said_in_its_largest_whole_unit(seconds, said):
+    # the one formatter of KI434's and KI437's messages (review01 L2: each had its own,
+    # KI434's without days)
+    assert duration_text(seconds) == said
