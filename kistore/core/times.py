@@ -156,23 +156,6 @@ def out_of_range(seconds: int) -> str | None:
             f"kistore can represent), read as {utc_text(bound)}")
 
 
-def duration_text(seconds: int) -> str:
-    """Say a duration in its largest whole unit: ``72000`` -> ``20 hours``.
-
-    Args:
-        seconds: the duration (not negative), in seconds.
-
-    Returns:
-        ``N day(s)``, ``N hour(s)``, ``N minute(s)`` or ``N second(s)``, rounded down.
-        Raises nothing.
-    """
-    for unit, size in (("day", 86_400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            count = seconds // size
-            return f"{count} {unit}{'s' if count != 1 else ''}"
-    return f"{seconds} second{'s' if seconds != 1 else ''}"
-
-
 CLOCK_SKEW = 86_400
 """Seconds (one day) a commit may be dated after the checking clock, or its committer date
 before a parent's, and still be believed (clocks of honest machines disagree a little).
