@@ -45,7 +45,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..attest.signed_by import Signed, held_when, signed_held
+from ..attest.signed_by import Signed, counts, held_when, signed_held
 from ..attest.trust import Trust, TrustedKey, format_time
 from ..attest.trust_history import commit_times, first_listed, trust_versions
 from ..core import layout
@@ -101,9 +101,9 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
                 continue
             if signed is None:
                 signed = signed_held(store, str(head.id))
-            counted = [s for s in _counted(store.repo, parent, old, start,
-                                           new.valid_from is None, signed.get(new.keyid, []))
-                       if not _restored(history, parent, new.keyid, s)]
+            held = _held(store.repo, parent, signed.get(new.keyid, []))
+            counted = [s for s in _counted(old, start, new.valid_from is None, held)
+                       if not _restored(history, parent, new.keyid, s, held)]
             if counted:
                 findings.append(_finding(commit, place, old, new, start, counted, base))
     return findings
@@ -203,25 +203,34 @@ def _widened(history: _History, parent: Any, commit: Any
     return found
 
 
-def _counted(repo: pygit2.Repository, parent: Any, old: TrustedKey, start: datetime,
-             from_start: bool, signed: list[Signed]) -> list[Signed]:
-    """Return what ``old`` did not count (before its ``validFrom``) and counts from ``start``.
+def _held(repo: pygit2.Repository, parent: Any, signed: list[Signed]) -> list[Signed]:
+    """Return the attestations of ``signed`` held at a commit of ``parent``.
 
-    Weighed are the attestations held at the commit (every note line, a file ``parent``
-    holds); ``from_start``: the new window opens at the key's start commit, so a note line
-    of that very second is unordered with it (left out).
+    Every note line (the change lands now), an attestation file ``parent``'s tree holds
+    (:func:`kistore.attest.signed_by.held_when`).
     """
     def holds(path: str) -> bool:
         return blob_at(repo, parent.tree, path) is not None
 
+    return [s for s in signed if held_when(s.path, s.entered, holds, None)]
+
+
+def _counted(old: TrustedKey, start: datetime, from_start: bool, held: list[Signed]
+             ) -> list[Signed]:
+    """Return what ``old`` did not count (before its ``validFrom``) and counts from ``start``.
+
+    Each of ``held`` judged as readers judge it, its copies with it
+    (:func:`kistore.attest.signed_by.counts`: a note line whose committed file copy
+    counts is counted already, review01 M5); ``from_start``: the new window opens at the
+    key's start commit, so a note line of that very second is unordered with it (left out).
+    """
     wider = replace(old, valid_from=start)
-    return [s for s in signed if held_when(s.path, s.entered, holds, None)
-            and old.judge(s.role, s.entered, s.signed) is not None
-            and wider.judge(s.role, s.entered, s.signed) is None
+    return [s for s in held if not counts(old, s, held) and counts(wider, s, held)
             and not (from_start and not s.path and s.entered == start)]
 
 
-def _restored(history: _History, parent: Any, keyid: str, signed: Signed) -> bool:
+def _restored(history: _History, parent: Any, keyid: str, signed: Signed,
+              held: list[Signed]) -> bool:
     """Whether ``signed`` counted, held, until a commit up to ``parent`` narrowed the entry.
 
     A commit giving back what an earlier one took is a restore, not a widening: that
@@ -242,7 +251,7 @@ def _restored(history: _History, parent: Any, keyid: str, signed: Signed) -> boo
             continue
         if entry.valid_from is None:
             entry = replace(entry, valid_from=history.start(parent, keyid))
-        if entry.judge(signed.role, signed.entered, signed.signed) is not None:
+        if not counts(entry, signed, held):
             continue
         narrowing = repo[made]
 

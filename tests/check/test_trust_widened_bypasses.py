@@ -23,8 +23,12 @@ import time
 
 import pytest
 
+from kistore.attest import notes
+from kistore.store import Store
+
+from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
 from ..conftest import git
-from ..prs import Remote
+from ..prs import Remote, soon
 from .test_evidence_every_commit import TRUST, edit_trust
 from .test_history_trust_effects import MAINTAINER_ID, trust_maintainer
 from .test_trust_entry_backdated import _date, _effects, _group, _withdraw_as_note
@@ -172,3 +176,32 @@ def test_a_key_dropped_past_the_hook_and_added_back_as_it_was_is_accepted(remote
     assert _gate(remote, base) == []
     assert remote.push("HEAD:main").accepted
     assert _effects(remote, "fast") == ["community"]
+
+
+def test_a_note_whose_committed_file_copy_counts_already_is_no_widening(remote, kit):
+    # review01 M5: readers judge a bundle's copies together (judge_all): its note copy
+    # entered before the key's validFrom, its committed file copy after it, so it counts
+    # already; KI435 judged the note copy alone ("would count"): a false refusal
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    fast = _group(remote, kit, now - dt.timedelta(minutes=10))
+    valid_from = _date(now + dt.timedelta(hours=1))
+    trusted = remote.pr("trust the maintainer key from a planned start", trust_maintainer(
+        remote, "--valid-from", valid_from))
+    assert trusted.accepted, trusted.output
+    withdrawal = bundle(MAINTAINER_KEY, "withdrawal", subject=fast)
+    newest = max(int(t) for t in git(remote.clone, "log", "--format=%ct", "main").split())
+    while time.time() < newest + 1:  # the note enters after main's commits
+        time.sleep(0.05)
+    notes.attach(Store(remote.clone), fast, withdrawal)
+    assert remote.push("refs/notes/kistore").accepted
+    assert _effects(remote, "fast") == ["community"]
+    filed = remote.pr("the withdrawal as a file", lambda c: notes.attach(
+        Store(c), fast, withdrawal, as_file=True), date=soon(2))  # entered after validFrom
+    assert filed.accepted, filed.output
+    assert _effects(remote, "fast") == ["withdraws"]
+    base = remote.main()
+    _commit(remote, edit_trust(lambda d: _entry(d).pop("validFrom")), "validFrom removed")
+    # on BASE 440899c7: KI435 "its withdrawal at refs/notes/kistore:... would count"
+    assert _gate(remote, base) == []
+    assert remote.push("HEAD:main").accepted
+    assert _effects(remote, "fast") == ["withdraws"]
