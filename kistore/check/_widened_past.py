@@ -139,10 +139,6 @@ class _History:
                 self._read[blob] = None
         return self._read[blob]
 
-    def at(self, commit: Any) -> Trust | None:
-        """Return the trust file ``commit``'s tree holds (None: none, or invalid)."""
-        return self.trust(blob_at(self.repo, commit.tree, layout.TRUST_FILE))
-
     def versions(self, commit: Any) -> list[tuple[str, str | None]]:
         """Return :func:`kistore.attest.trust_history.trust_versions` of ``commit``."""
         return trust_versions(self.repo, str(commit.id))
