@@ -24,6 +24,7 @@ import time
 import pytest
 
 from kistore.attest import notes
+from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
@@ -111,15 +112,21 @@ def test_a_landed_later_start_undone_over_notes_pushed_since_is_refused(remote, 
     _refused(remote, finding, base, commit, said)
 
 
-def _trusted_from_a_planned_start(remote: Remote, kit) -> tuple[str, str]:
-    """Land a group and the key trusted from an hour ahead; its holder pushes a withdrawal
-    of ``fast`` (community). Return the validFrom and the key's first start."""
+def _planned(remote: Remote, kit) -> tuple[Digest, str]:
+    """Land a group and the key trusted from an hour ahead; return ``fast`` and validFrom."""
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     fast = _group(remote, kit, now - dt.timedelta(minutes=10))
     valid_from = _date(now + dt.timedelta(hours=1))
     trusted = remote.pr("trust the maintainer key from a planned start", trust_maintainer(
         remote, "--valid-from", valid_from))
     assert trusted.accepted, trusted.output
+    return fast, valid_from
+
+
+def _trusted_from_a_planned_start(remote: Remote, kit) -> tuple[str, str]:
+    """:func:`_planned`; the key's holder pushes a withdrawal of ``fast`` (community).
+    Return the validFrom and the key's first start."""
+    fast, valid_from = _planned(remote, kit)
     start = _start(remote)
     _withdraw_as_note(remote, fast)
     assert _effects(remote, "fast") == ["community"]
@@ -182,12 +189,7 @@ def test_a_note_whose_committed_file_copy_counts_already_is_no_widening(remote, 
     # review01 M5: readers judge a bundle's copies together (judge_all): its note copy
     # entered before the key's validFrom, its committed file copy after it, so it counts
     # already; KI435 judged the note copy alone ("would count"): a false refusal
-    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    fast = _group(remote, kit, now - dt.timedelta(minutes=10))
-    valid_from = _date(now + dt.timedelta(hours=1))
-    trusted = remote.pr("trust the maintainer key from a planned start", trust_maintainer(
-        remote, "--valid-from", valid_from))
-    assert trusted.accepted, trusted.output
+    fast, _valid_from = _planned(remote, kit)
     withdrawal = bundle(MAINTAINER_KEY, "withdrawal", subject=fast)
     newest = max(int(t) for t in git(remote.clone, "log", "--format=%ct", "main").split())
     while time.time() < newest + 1:  # the note enters after main's commits
