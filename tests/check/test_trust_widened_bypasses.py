@@ -75,11 +75,12 @@ def test_a_landed_later_start_undone_over_notes_pushed_since_is_refused(remote, 
     # H1: G trusts the key, P (landed) moves its start later, the holder pushes a withdrawal
     # (community under P), C moves the start back: G's entry counted the note, and KI435
     # took C for a restore of what P took, though P took nothing (the note came after it).
-    # Through the gate: G's start is planned 45 s ahead and P moves it an hour ahead before
+    # Through the gate: G's start is planned 90 s ahead (two pushes take ~30 s on a loaded
+    # machine, a few on an idle one) and P moves it an hour ahead before
     # then (nothing counted yet: no KI410). Past the hook: G lists no validFrom.
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     fast = _group(remote, kit, now - dt.timedelta(minutes=10))
-    soon = now + dt.timedelta(seconds=45)
+    soon = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(seconds=90)
     first = () if landed == "past-the-hook" else ("--valid-from", _date(soon))
     trusted = remote.pr("trust the maintainer key", trust_maintainer(remote, *first))
     assert trusted.accepted, trusted.output
