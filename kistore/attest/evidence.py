@@ -418,10 +418,20 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
     # a file entered later, through a reviewed pull request, counts from its own commit
     # when its earliest copy (a note pushed before the key's trust) was community only
     # (fresh06 H3: a copy of a new maintainer's withdrawal neutralised it for good)
-    own = {s.data: (s.entered_at, s.entered_in) for s, j in zip(seen, judged, strict=True)
-           if s.source == "file" and s.committed and j.effect == COMMUNITY
-           and s.entered_at > earliest[s.data][0]
-           and judge(s, trust, view).effect in _ON_ITS_OWN}
+    # Lazy: signed_by imports this module (signed_at); it owns the copy rule (KI410, KI435).
+    from .signed_by import judged_copy
+
+    copies: dict[bytes, list[Any]] = {}
+    for s, j in zip(seen, judged, strict=True):
+        if j.effect == COMMUNITY:
+            copies.setdefault(s.data, []).append(s)
+    own = {}
+    for data, community in copies.items():
+        copy = judged_copy(community, earliest[data][0], lambda c: c.entered_at,
+                           lambda c: c.source == "file" and c.committed,
+                           lambda c: judge(c, trust, view).effect in _ON_ITS_OWN)
+        if copy is not None:
+            own[data] = (copy.entered_at, copy.entered_in)
     if own:
         judged = [j if s.data not in own else judge(replace(
             s, entered_at=own[s.data][0], entered_in=own[s.data][1]), trust, view)

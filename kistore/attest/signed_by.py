@@ -27,10 +27,10 @@ its bytes, its public key and the subject): a gate run judging every attestation
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.errors import KistoreError
 from .attestation import (
@@ -62,6 +62,8 @@ class Signed:
         signed: the latest date its signed payload states (UTC), or None.
         location: the note (``refs/notes/kistore:<blob>``) or the file's path.
         path: the file's path; ``""`` for a note line.
+        bundle: the sha256 (hex) of its bytes: copies of one bundle (a note line and an
+            attestation file) share it, and are judged together (:func:`counts`).
     """
 
     keyid: str
@@ -71,6 +73,7 @@ class Signed:
     signed: datetime | None
     location: str
     path: str = ""
+    bundle: str = ""
 
     def said(self) -> str:
         """Say it as a message does: ``its withdrawal at LOCATION entered ... at TIME``."""
@@ -145,7 +148,8 @@ def signed_held(store: Store, at: str) -> dict[str, list[Signed]]:
             if role is not None:
                 found.setdefault(keyid, []).append(Signed(
                     keyid, role, statement.type, s.entered_at, signed_at(statement.predicate),
-                    s.location, s.location if s.source == "file" else ""))
+                    s.location, s.location if s.source == "file" else "",
+                    hashlib.sha256(s.data).hexdigest()))
     return found
 
 
@@ -263,9 +267,10 @@ def uncounted(old: TrustedKey, new: TrustedKey, held: list[Signed], *,
     """Return the first of ``held`` the old entry counts and the new one's times do not.
 
     Both entries are judged as every query judges (:meth:`TrustedKey.judge`: at the entry
-    time, and for an expiry at the later of it and the signed date), the new one with the
-    old one's roles and revocation: a role dropped is said apart, and a revocation is how
-    trust ends (KI412 keeps it), so only ``validFrom`` and ``validUntil`` are weighed here.
+    time, and for an expiry at the later of it and the signed date; a bundle's copies
+    together, :func:`counts`), the new one with the old one's roles and revocation: a role
+    dropped is said apart, and a revocation is how trust ends (KI412 keeps it), so only
+    ``validFrom`` and ``validUntil`` are weighed here.
 
     Args:
         old: the entry before, its ``validFrom`` set (a key without one: its first start).
@@ -278,19 +283,79 @@ def uncounted(old: TrustedKey, new: TrustedKey, held: list[Signed], *,
         The attestation, or None when the change stops counting none of them.
     """
     judged = replace(new, roles=new.roles if roles else old.roles, revoked_at=old.revoked_at)
-    return next((s for s in held if old.judge(s.role, s.entered, s.signed) is None
-                 and judged.judge(s.role, s.entered, s.signed) is not None), None)
+    return next((s for s in held if counts(old, s, held) and not counts(judged, s, held)),
+                None)
 
 
 def counted_any(entry: TrustedKey, held: list[Signed]) -> Signed | None:
-    """Return the first of ``held`` that ``entry`` counts (:meth:`TrustedKey.judge`), or None.
+    """Return the first of ``held`` that ``entry`` counts (:func:`counts`), or None.
 
     A key whose ``validFrom`` lies after a change's date did not count yet, so moving it
     takes nothing back, unless an attestation it signed entered since and counts: the
     date was then written before the key's window opened, and the key counted.
     """
-    for signed in held:
-        if entry.judge(signed.role, signed.entered, signed.signed) is None:
-            return signed
-    return None
+    return next((s for s in held if counts(entry, s, held)), None)
 
+
+def counts(entry: TrustedKey, signed: Signed, held: Iterable[Signed]) -> bool:
+    """Whether ``entry`` counts ``signed`` as readers count it, its copies with it.
+
+    Readers judge every copy of a bundle (the same bytes as a note line and an attestation
+    file: :attr:`Signed.bundle`) alike (:func:`kistore.attest.evidence.judge_all`): at the
+    earliest copy's entry, or, when that leaves it a community attestation, at the entry of
+    a committed file copy that entered later and counts there (:func:`judged_copy`). So a
+    note copy pushed before a key's ``validFrom`` counts when its file copy entered after
+    it (review01 M5: KI435 said such a note "would count", and KI410 the other way round).
+
+    Args:
+        entry: the key's entry, its ``validFrom`` set (:meth:`TrustedKey.judge`).
+        signed: the attestation asked about.
+        held: the attestations held with it; its copies among them are weighed (a
+            :class:`Signed` without ``bundle`` stands alone).
+
+    Returns:
+        True when ``entry`` counts it (at the earliest copy's entry, or a later file
+        copy's). Raises nothing.
+    """
+    copies = [signed] if not signed.bundle else [
+        s for s in held if s.bundle == signed.bundle] or [signed]
+    earliest = min(s.entered for s in copies)
+    if entry.judge(signed.role, earliest, signed.signed) is None:
+        return True
+    return judged_copy(copies, earliest, lambda s: s.entered, lambda s: bool(s.path),
+                       lambda s: entry.judge(s.role, s.entered, s.signed) is None) is not None
+
+
+_Copy = TypeVar("_Copy")
+
+
+def judged_copy(copies: Sequence[_Copy], earliest: datetime,
+                entered: Callable[[_Copy], datetime], committed_file: Callable[[_Copy], bool],
+                counts_alone: Callable[[_Copy], bool]) -> _Copy | None:
+    """Return the copy at whose own entry a bundle whose earliest copy is community is judged.
+
+    The one statement of fresh06 H3's rule (:func:`kistore.attest.evidence.judge_all`
+    reads bundles by it, KI410 and KI435 by :func:`counts`): copies of a bundle are judged
+    at the earliest one's entry, but a committed attestation file that entered later (by a
+    reviewed pull request, ordered after the key's trust commit) and counts judged at its
+    own entry is judged so, and every copy with it; an unreviewed note copy pushed before
+    the trust does not neutralise it, and a note copy entered later upgrades nothing.
+
+    Args:
+        copies: the bundle's copies that are community at ``earliest`` (any type).
+        earliest: the earliest copy's entry time (UTC).
+        entered: a copy's entry time.
+        committed_file: whether a copy is an attestation file of a commit (not a note
+            line, not the work tree's).
+        counts_alone: whether a copy counts judged at its own entry; asked only of a
+            committed file copy entered after ``earliest``.
+
+    Returns:
+        The last such copy in ``copies``' order, or None (the bundle stays as judged at
+        ``earliest``). Raises what ``counts_alone`` raises.
+    """
+    found = None
+    for copy in copies:
+        if committed_file(copy) and entered(copy) > earliest and counts_alone(copy):
+            found = copy
+    return found

@@ -12,33 +12,42 @@ withdraw or verify (fresh02 G8's hole, past KI434, which weighs keys without ``v
 only).
 
 **KI435** (error), judged by ``check BASE..HEAD`` and so by ``check --updates``
-(``pre-receive``): per commit of the range against its first parent, per key both list
-whose parent's entry has a ``validFrom`` that the commit removes or moves earlier (to its
-new ``validFrom``, or, removed, to the key's start as of the parent,
-:func:`kistore.attest.trust_history.added`), when an attestation the key signed that the
-repository held then (:func:`kistore.attest.signed_by.held_when`: a note line at the notes
-tip, an attestation file the parent holds; each at its entry time) was not counted by the
-parent's entry (it entered before its ``validFrom``) and counts by the commit's window. A
-note line entered in the start's own second is left out (unordered with the commit: a
-community attestation either way, :meth:`kistore.attest.trust.Trust.judge`). One finding a
-commit and key, naming the first such attestation and how many there are. A change that
-makes nothing already held count (the key signed nothing before its ``validFrom``) is
-fine, and KI427 lists it, as it lists a new key's past ``validFrom``.
+(``pre-receive``): per commit of the range against its first parent, per key whose entry
+before the commit has a ``validFrom`` that the commit removes or moves earlier (to its new
+``validFrom``, or, removed, to the key's first start as of the parent,
+:func:`kistore.attest.trust_history.first_listed`), when an attestation the key signed
+that the repository held then (:func:`kistore.attest.signed_by.held_when`: a note line at
+the notes tip, an attestation file the parent holds; each at its entry time) was not
+counted by the entry before (it entered before its ``validFrom``) and counts by the
+commit's window. The entry before is the parent's, or, when the parent's file does not
+list the key (its entry dropped, the file deleted or invalid, in an earlier commit), the
+key's last listed entry: adding a key back without its ``validFrom`` widens it as removing
+the ``validFrom`` does (review01 H2). A note line entered in the start's own second is left
+out (unordered with the commit: a community attestation either way,
+:meth:`kistore.attest.trust.Trust.judge`). So is a restore: an attestation that an earlier
+version of the file (any number of commits back) counted, and that the repository held
+when the next version narrowed the entry (KI410's, said there); one that entered after
+that narrowing was a community attestation, whatever an older entry said (review01 H1).
+One finding a commit and key, naming the first such attestation and how many there are. A
+change that makes nothing already held count (the key signed nothing before its
+``validFrom``) is fine, and KI427 lists it, as it lists a new key's past ``validFrom``.
 
-Not judged: a key the parent does not list (a new key's past ``validFrom`` is an explicit,
+Not judged: a key no earlier version lists (a new key's past ``validFrom`` is an explicit,
 reviewed choice: KI427), ``validUntil`` moved later (an attestation entering after an
-expiry is refused by KI411), and ``verify``'s history.
+expiry is refused by KI411), and ``verify``'s history. A note line is ordered with a
+narrowing commit by times alone: one that entered before a narrowing commit dated ahead
+(KI428 lets a date lie up to a day ahead) is taken as held then.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..attest.signed_by import Signed, held_when, signed_held
+from ..attest.signed_by import Signed, counts, held_when, signed_held
 from ..attest.trust import Trust, TrustedKey, format_time
-from ..attest.trust_history import added
+from ..attest.trust_history import commit_times, first_listed, trust_versions
 from ..core import layout
 from ..core.errors import KistoreError
 from ..core.findings import ERROR, Finding, rule
@@ -69,107 +78,186 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
 
     Returns:
         The findings, oldest commit first, at the key's entry (``/keys/N`` of the commit's
-        file); ``extra``: ``commit``, ``keyid``, ``validFrom`` (the parent's), ``from``
-        (the commit's window start), ``location`` and ``entered`` (the first attestation),
-        ``count``. Empty when no commit changes a ``validFrom`` so.
+        file); ``extra``: ``commit``, ``keyid``, ``validFrom`` (the entry's before),
+        ``from`` (the commit's window start), ``location`` and ``entered`` (the first
+        attestation), ``count``. Empty when no commit changes a ``validFrom`` so.
 
     Raises:
         ObjectUnreadable: a tree, blob or commit read on the way is damaged.
+        StoreStateError: a partial clone whose remote could not give a trust file's version.
     """
-    repo = store.repo
+    history = _History(store.repo, str(head.id))
     signed: dict[str, list[Signed]] | None = None
     findings = []
     for commit in reversed(commits):
         if not commit.parents:
             continue
         parent = commit.parents[0]
-        entries = _widened(repo, parent, commit)
-        if not entries:
-            continue
-        starts = added(repo, str(parent.id))
-        for place, old, new in entries:
-            start = new.valid_from if new.valid_from is not None else starts.get(
-                new.keyid, (datetime.fromtimestamp(parent.commit_time, UTC), ""))[0]
+        for place, old, new in _widened(history, parent, commit):
+            start = new.valid_from if new.valid_from is not None else history.start(
+                parent, new.keyid)
             assert old.valid_from is not None  # _widened's
             if start >= old.valid_from:
                 continue
             if signed is None:
                 signed = signed_held(store, str(head.id))
-            counted = [s for s in _counted(repo, parent, old, start, new.valid_from is None,
-                                           signed.get(new.keyid, []))
-                       if not _counted_before(repo, parent, new.keyid, s)]
+            held = _held(store.repo, parent, signed.get(new.keyid, []))
+            counted = [s for s in _counted(old, start, new.valid_from is None, held)
+                       if not _restored(history, parent, new.keyid, s, held)]
             if counted:
                 findings.append(_finding(commit, place, old, new, start, counted, base))
     return findings
 
 
-def _widened(repo: pygit2.Repository, parent: Any, commit: Any
+class _History:
+    """The trust file's versions along a commit's first-parent history, each read once.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        head: the range's HEAD (40 hex digits): every commit asked about is its ancestor.
+    """
+
+    def __init__(self, repo: pygit2.Repository, head: str) -> None:
+        self.repo = repo
+        self._head = head
+        self._read: dict[str, Trust | None] = {}
+        self._times: dict[str, datetime] | None = None
+
+    def trust(self, blob: str | None) -> Trust | None:
+        """Return the trust file of a blob as :meth:`Trust.from_bytes` reads it; None: invalid.
+
+        A version that is invalid (KI309, KI410 at its commit) or deleted (``blob`` None)
+        lists no key.
+        """
+        if blob is None:
+            return None
+        if blob not in self._read:
+            try:
+                self._read[blob] = Trust.from_bytes(read_blob(self.repo, blob,
+                                                              layout.TRUST_FILE))
+            except KistoreError:
+                self._read[blob] = None
+        return self._read[blob]
+
+    def versions(self, commit: Any) -> list[tuple[str, str | None]]:
+        """Return :func:`kistore.attest.trust_history.trust_versions` of ``commit``."""
+        return trust_versions(self.repo, str(commit.id))
+
+    def last_entry(self, commit: Any, keyid: str) -> TrustedKey | None:
+        """Return the key's entry in the newest version up to ``commit`` listing it, or None.
+
+        A key that the file at ``commit`` lacks (its entry dropped, or the file deleted or
+        invalid, in an earlier commit) is compared with what it was when last listed:
+        adding it back is a change of that entry, not a new key (review01 H2).
+        """
+        for _made, blob in self.versions(commit):
+            trust = self.trust(blob)
+            if trust is not None and keyid in trust.keys:
+                return trust.keys[keyid]
+        return None
+
+    def start(self, commit: Any, keyid: str) -> datetime:
+        """Return when a key without ``validFrom`` counts from, as of ``commit``.
+
+        :func:`kistore.attest.trust_history.first_listed` (a key added again keeps its
+        first start); a key no version lists (nothing lists it to count from) from
+        ``commit``'s trusted time.
+        """
+        first = first_listed(self.repo, str(commit.id)).get(keyid)
+        return first[0] if first is not None else self.time(str(commit.id))
+
+    def time(self, commit: str) -> datetime:
+        """Return a commit's trusted time (:func:`kistore.attest.trust_history.commit_times`)."""
+        if self._times is None:
+            self._times = commit_times(self.repo, self._head)
+        return self._times[commit]
+
+
+def _widened(history: _History, parent: Any, commit: Any
              ) -> list[tuple[int, TrustedKey, TrustedKey]]:
     """Return ``(place, old, new)`` per key whose ``validFrom`` ``commit`` removes or moves earlier.
 
-    Both trust files read as :meth:`kistore.attest.trust.Trust.from_bytes` reads them; an
-    invalid one (KI309, KI410) or none gives nothing. ``place``: the entry's index in the
-    commit's file.
+    ``old`` is the key's entry at ``parent``, or when ``parent``'s file does not list it,
+    its last entry along the first-parent history (:meth:`_History.last_entry`). A file
+    at ``commit`` that is invalid (KI309, KI410) or absent gives nothing. ``place``: the
+    entry's index in the commit's file.
     """
+    repo = history.repo
     was, now = (blob_at(repo, c.tree, layout.TRUST_FILE) for c in (parent, commit))
-    if was is None or now is None or was == now:
+    after = history.trust(now)
+    if after is None or was == now:
         return []
-    try:
-        before, after = (Trust.from_bytes(read_blob(repo, b, layout.TRUST_FILE))
-                         for b in (was, now))
-    except KistoreError:
-        return []
+    before = history.trust(was)
     found = []
     for place, (keyid, new) in enumerate(after.keys.items()):
-        old = before.keys.get(keyid)
+        old = before.keys.get(keyid) if before is not None else None
+        if old is None:
+            old = history.last_entry(parent, keyid)
         if old is not None and old.valid_from is not None and (
                 new.valid_from is None or new.valid_from < old.valid_from):
             found.append((place, old, new))
     return found
 
 
-def _counted(repo: pygit2.Repository, parent: Any, old: TrustedKey, start: datetime,
-             from_start: bool, signed: list[Signed]) -> list[Signed]:
-    """Return what ``old`` did not count (before its ``validFrom``) and counts from ``start``.
+def _held(repo: pygit2.Repository, parent: Any, signed: list[Signed]) -> list[Signed]:
+    """Return the attestations of ``signed`` held at a commit of ``parent``.
 
-    Weighed are the attestations held at the commit (every note line, a file ``parent``
-    holds); ``from_start``: the new window opens at the key's start commit, so a note line
-    of that very second is unordered with it (left out).
+    Every note line (the change lands now), an attestation file ``parent``'s tree holds
+    (:func:`kistore.attest.signed_by.held_when`).
     """
     def holds(path: str) -> bool:
         return blob_at(repo, parent.tree, path) is not None
 
+    return [s for s in signed if held_when(s.path, s.entered, holds, None)]
+
+
+def _counted(old: TrustedKey, start: datetime, from_start: bool, held: list[Signed]
+             ) -> list[Signed]:
+    """Return what ``old`` did not count (before its ``validFrom``) and counts from ``start``.
+
+    Each of ``held`` judged as readers judge it, its copies with it
+    (:func:`kistore.attest.signed_by.counts`: a note line whose committed file copy
+    counts is counted already, review01 M5); ``from_start``: the new window opens at the
+    key's start commit, so a note line of that very second is unordered with it (left out).
+    """
     wider = replace(old, valid_from=start)
-    return [s for s in signed if held_when(s.path, s.entered, holds, None)
-            and old.judge(s.role, s.entered, s.signed) is not None
-            and wider.judge(s.role, s.entered, s.signed) is None
+    return [s for s in held if not counts(old, s, held) and counts(wider, s, held)
             and not (from_start and not s.path and s.entered == start)]
 
 
-def _counted_before(repo: pygit2.Repository, parent: Any, keyid: str, signed: Signed) -> bool:
-    """Whether the entry of ``parent``'s first parent counted ``signed`` (a restore).
+def _restored(history: _History, parent: Any, keyid: str, signed: Signed,
+              held: list[Signed]) -> bool:
+    """Whether ``signed`` counted, held, until a commit up to ``parent`` narrowed the entry.
 
-    A commit giving back what its parent took (the parent narrowed the entry: KI410 of
-    that commit) is not said again.
+    A commit giving back what an earlier one took is a restore, not a widening: that
+    earlier commit is KI410's (said there, not again here). So ``signed`` is left out when
+    a version of the trust file along ``parent``'s first-parent history (any number of
+    commits back, review01 L11) counted it, and the repository held it when the next
+    version was made (:func:`kistore.attest.signed_by.held_when`, a note line strictly
+    before that commit's trusted time: KI410's attestations). One that entered after the
+    narrowing was a community attestation when it entered, whatever an older entry says
+    (review01 H1).
     """
-    if not parent.parents:
-        return False
-    older = parent.parents[0]
-    blob = blob_at(repo, older.tree, layout.TRUST_FILE)
-    if blob is None:
-        return False
-    try:
-        entry = Trust.from_bytes(read_blob(repo, blob, layout.TRUST_FILE)).keys.get(keyid)
-    except KistoreError:
-        return False
-    if entry is None:
-        return False
-    if entry.valid_from is None:
-        start = added(repo, str(older.id)).get(keyid)
-        if start is None:
-            return False
-        entry = replace(entry, valid_from=start[0])
-    return entry.judge(signed.role, signed.entered, signed.signed) is None
+    repo = history.repo
+    versions = history.versions(parent)  # newest first
+    for (made, _blob), (_older, blob) in zip(versions, versions[1:], strict=False):
+        trust = history.trust(blob)
+        entry = trust.keys.get(keyid) if trust is not None else None
+        if entry is None:
+            continue
+        if entry.valid_from is None:
+            entry = replace(entry, valid_from=history.start(parent, keyid))
+        if not counts(entry, signed, held):
+            continue
+        narrowing = repo[made]
+
+        def holds(path: str, narrowing: Any = narrowing) -> bool:
+            return bool(narrowing.parents) and blob_at(
+                repo, narrowing.parents[0].tree, path) is not None
+
+        if held_when(signed.path, signed.entered, holds, history.time(made), tie=False):
+            return True
+    return False
 
 
 def _finding(commit: Any, place: int, old: TrustedKey, new: TrustedKey, start: datetime,

@@ -574,3 +574,24 @@ def test_verify_warns_of_each_door_landed_past_the_hook(remote):
         ("warning", path, landed[2], "rewritten"),
         ("warning", TRUST, landed[0], UNKNOWN)]
     assert all(f["hint"].startswith("nothing to do at HEAD, which holds it again") for f in found)
+
+
+def test_a_key_s_entry_narrowed_and_restored_two_commits_later_is_reported_once(remote):
+    # review01 L11: validFrom moved later in C1, an unrelated C2, restored in C3: KI435
+    # looked back one commit only, and said the restore again (KI435 beside KI410)
+    base = remote.main()
+    first, _middle, _third = dated_commits(
+        remote, edit_trust(NARROWINGS["from"][0]),
+        lambda c: (c / "unrelated.txt").write_text("unrelated\n"), restore(TRUST))
+    said = narrowed_said(remote, "from", first)
+    # on BASE 440899c7: [KI410 on C1, KI435 on C3]
+    errors = gate(remote, base)
+    assert [(f["rule"], f["extra"]["commit"]) for f in errors] == [("KI410", first)]
+    [finding] = errors
+    assert (finding["file"], finding["extra"]) == (TRUST, {
+        "commit": first, "parent": base, "keyid": KEYID, "change": said, "restored": True})
+    assert finding["message"] == NARROWS.format(c=first[:12], said=said) + RESTORED.format(
+        c=first[:12])
+    code, output = push(remote)
+    assert code != 0 and "KI410 append-only-file-removed" in output, output
+    assert "KI435" not in output
