@@ -43,11 +43,12 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..attest.notes import Seen
     from ..store import Store
 
-_FIX = ("set this machine's clock right (NTP: `timedatectl set-ntp true`) and push the notes "
-        "with `kistore notes push REMOTE`: it makes notes commits dated more than a minute "
-        "off the clock again, dated at the push, so the line enters then; a line within a "
-        "minute of a key's start: wait that minute, then `kistore notes push REMOTE`")
-ENTRY_VERDICT_DIFFERS = rule("KI439", "notes-line-judged-otherwise-at-entry", ERROR, _FIX)
+ENTRY_VERDICT_DIFFERS = rule(
+    "KI439", "notes-line-judged-otherwise-at-entry", ERROR,
+    "set this machine's clock right (NTP: `timedatectl set-ntp true`) and push the notes "
+    "with `kistore notes push REMOTE`: it makes notes commits dated more than a minute "
+    "off the clock again, dated at the push, so the line enters then; a line within a "
+    "minute of a key's start: wait that minute, then `kistore notes push REMOTE`")
 
 
 def entry_times(repo: pygit2.Repository, brought: Sequence[pygit2.Commit],
