@@ -7,7 +7,9 @@ notes commit KI437's (dated more than ten minutes before the clock), and so refu
 push of a branch, which does not send the notes; the notes themselves are sent by
 ``kistore notes push REMOTE``, which makes such commits again dated at its push. So here
 (and only here: ``pre-push`` and ``pre-receive`` judge the refs a push sends) KI437 is said
-as **KI440**, a warning naming ``kistore notes push REMOTE``. A plain ``git push REMOTE
+as **KI440**, a warning naming ``kistore notes push REMOTE``; so is KI439 (a line judged
+otherwise at its notes commit's date than now: one attested offline before a key's trust
+landed), for the same push dates it anew. A plain ``git push REMOTE
 refs/notes/kistore`` of them is still refused, by the remote's ``pre-receive`` (KI437).
 """
 
@@ -19,6 +21,7 @@ from dataclasses import replace
 from ..attest.notepaths import remote_words
 from ..core.findings import WARNING, Finding, rule
 from ..core.layout import NOTES_REF
+from ._entry_verdict import ENTRY_VERDICT_DIFFERS
 from ._notes_clock import NOTES_COMMIT_OFF_CLOCK
 
 
@@ -34,17 +37,18 @@ NOTES_OFF_CLOCK_UNSENT = rule("KI440", "unpushed-notes-off-clock", WARNING, _fix
 
 
 def as_warnings(findings: Iterable[Finding], remote: str) -> list[Finding]:
-    """Return ``findings`` of ``check --unpushed``'s notes update, KI437 said as KI440.
+    """Return ``findings`` of ``check --unpushed``'s notes update, KI437 and KI439 as KI440.
 
     Args:
         findings: :func:`kistore.check.gate.check_updates` of ``refs/notes/kistore``.
         remote: the remote pushed to, as given, named in the fix.
 
     Returns:
-        The findings in order, each KI437 replaced by a KI440 warning of the same message
+        The findings in order, each KI437 or KI439 replaced by a KI440 warning of the same message
         (plus why it is a warning here), ``extra`` and ``file``. Raises nothing.
     """
     return [replace(f, rule=NOTES_OFF_CLOCK_UNSENT, fix=_fix(remote), message=(
         f"{f.message} (a warning here: a push of branches does not send {NOTES_REF}, and "
         f"`kistore notes push {remote}` dates them at its push)"))
-            if f.rule is NOTES_COMMIT_OFF_CLOCK else f for f in findings]
+            if f.rule in (NOTES_COMMIT_OFF_CLOCK, ENTRY_VERDICT_DIFFERS) else f
+            for f in findings]
