@@ -91,6 +91,7 @@ from .levels import notes_not_fetched as notes_not_fetched
 from .levels import remote_ref as remote_ref  # re-exported: readers judge freshness by it
 from .notepaths import doubled_notes, path_findings
 from .notes_dated import dated_at_push
+from .push_clock import clock_refusal
 from .unsent import subjects_missing, unsent_message
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -1605,6 +1606,7 @@ def push(store: Store, remote: str, *,
             raise StoreStateError(unsent_message(repo, remote, missing))
         if judge is not None:
             judge(theirs, str(pushed))
+        sent_at = datetime.now(UTC)
         result = _git(repo, "push", "--quiet", remote, f"{pushed}:{NOTES_REF}", check=False)
         if result.returncode == 0:  # the remote's notes are ours now: as if fetched
             tracking = _tracking_ref(repo, remote)
@@ -1619,7 +1621,9 @@ def push(store: Store, remote: str, *,
             none_marker(Path(repo.path), remote).unlink(missing_ok=True)  # it holds ours
             return gained
         if not push_raced(result.stderr):
-            raise StoreStateError(f"git push {remote} failed: {result.stderr.strip()}")
+            # dated at this push: a KI437 refusal says the two clocks differ (fresh07 L2)
+            raise StoreStateError(clock_refusal(result.stderr, remote, sent_at)
+                                  or f"git push {remote} failed: {result.stderr.strip()}")
     raise StoreStateError(f"{remote} kept moving while pushing {NOTES_REF}; run it again")
 
 

@@ -89,6 +89,7 @@ from ._claims import range_claims
 from ._commit_clock import commits_ahead
 from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
+from ._entry_verdict import entry_times, judged_at_entry
 from ._every_commit import LAYOUT_RULES, every_commit, stays_in_history
 from ._evidence_kept import evidence_kept, pushed_unreviewed
 from ._first_parent import FIRST_PARENT_LINE_BROKEN, first_parent_findings
@@ -1628,6 +1629,10 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     said_at_tip = {f.file or "" for f in findings if f.rule is NOTES_LINE_REMOVED} | {
         f"{NOTES_REF}:{obj}" for obj in doubled}
     findings += _removed_in_history(repo, removed, new, said_at_tip, refused_lines, remote)
+    if fresh and trust_revs:  # KI439: judged at the entry readers give it (fresh07 M7)
+        was = None if old == ZERO else lookup(repo, old, NOTES_REF).peel(pygit2.Commit)
+        findings += judged_at_entry(store, fresh, trust_revs[-1], now or datetime.now(UTC),
+                                    walked, entry_times(repo, brought, was))
     return dated + shape + passed + findings + (
         _judged_now(store, fresh, trust_revs) if fresh else [])
 

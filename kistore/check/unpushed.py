@@ -56,6 +56,7 @@ from ._refs import (
     tag_rewritten,
 )
 from ._stale import merges_between, stale_main, stale_tracking
+from ._unpushed_clock import as_warnings
 from .gate import RangeChecker, check_range, check_updates, whole_history
 from .lineage import strict as strict_findings
 from .reach import (
@@ -218,9 +219,10 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
     notes = _unpushed_notes(store, remote, asked)
     if notes is not None:  # as pre-push judges a push of them (att01)
         theirs, ours, first = notes
-        judged.append((NOTES_REF, first, check_updates(
+        # KI437 said as KI440, a warning: a branch push does not send them (fresh07 M8)
+        judged.append((NOTES_REF, first, as_warnings(check_updates(
             store, [(theirs or ZERO, ours, NOTES_REF)], held=remote_tips(store.repo, remote),
-            checkers=checkers, remote=remote), ""))
+            checkers=checkers, remote=remote), remote), ""))
     verdicts = []
     carriers: dict[str, list[str]] = {}  # a finding's line -> the refs carrying it
     for ref, first, found, where in judged:

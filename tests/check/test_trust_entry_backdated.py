@@ -175,7 +175,9 @@ def test_a_trust_commit_dated_now_after_a_note_is_accepted_and_the_note_stays_co
 def test_only_a_note_entered_after_the_trust_commit_and_before_the_push_is_named(remote, kit):
     # in-process, at the second's edges: notes dated one second before the trust commit's
     # time, in its second (unordered: a community attestation either way), one second
-    # after it, and after the push's clock; only the third counts as of before the push
+    # after it, and after the push's clock; the third counts as of before the push, and so
+    # does the fourth: the server held it before the push, whatever its date says (it was
+    # not named until fresh07 H1, when KI437 let a note be dated minutes ahead)
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     clock, trusted = now + dt.timedelta(hours=2), now + dt.timedelta(hours=1)
     digests: dict[str, str] = {}
@@ -200,6 +202,8 @@ def test_only_a_note_entered_after_the_trust_commit_and_before_the_push_is_named
     assert [(f.extra["subject"], f.extra["entered"], f.extra["effect"], f.extra["commit"],
              f.extra["start"], f.pointer) for f in found] == [
         (digests["c"], _date(trusted + dt.timedelta(seconds=1)), "withdraws", new,
+         _date(trusted), "/keys/0"),
+        (digests["d"], _date(clock + dt.timedelta(seconds=1)), "withdraws", new,
          _date(trusted), "/keys/0")]
     assert f" 1 hour before this push ({_date(clock)}): " in found[0].message
     # judged by a pre-push hook (the pushing clone's notes, which the server may lack): none

@@ -1,0 +1,54 @@
+"""KI440: `check --unpushed` warns of unpushed notes commits dated off the clock (fresh07 M8).
+
+``check --unpushed REMOTE`` (the pre-commit framework's push hook, which is not told what is
+pushed) judges every local ref holding commits REMOTE lacks, ``refs/notes/kistore`` too, as
+a push of it made now would be. A note attested offline twenty minutes earlier made its
+notes commit KI437's (dated more than ten minutes before the clock), and so refused a plain
+push of a branch, which does not send the notes; the notes themselves are sent by
+``kistore notes push REMOTE``, which makes such commits again dated at its push. So here
+(and only here: ``pre-push`` and ``pre-receive`` judge the refs a push sends) KI437 is said
+as **KI440**, a warning naming ``kistore notes push REMOTE``; so is KI439 (a line judged
+otherwise at its notes commit's date than now: one attested offline before a key's trust
+landed), for the same push dates it anew. A plain ``git push REMOTE
+refs/notes/kistore`` of them is still refused, by the remote's ``pre-receive`` (KI437).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from ..attest.notepaths import remote_words
+from ..core.findings import WARNING, Finding, rule
+from ..core.layout import NOTES_REF
+from ._entry_verdict import ENTRY_VERDICT_DIFFERS
+from ._notes_clock import NOTES_COMMIT_OFF_CLOCK
+
+
+def _fix(remote: str | None) -> str:
+    """Return KI440's fix, naming ``remote`` (None: ``REMOTE``). Raises nothing."""
+    typed, _name = remote_words(remote)
+    return (f"push the notes with `kistore notes push {typed}`: it makes them again dated "
+            "at its push, with the same lines; a push of branches alone does not send them "
+            "(a plain `git push` of the notes ref is refused by the remote, KI437)")
+
+
+NOTES_OFF_CLOCK_UNSENT = rule("KI440", "unpushed-notes-off-clock", WARNING, _fix(None))
+
+
+def as_warnings(findings: Iterable[Finding], remote: str) -> list[Finding]:
+    """Return ``findings`` of ``check --unpushed``'s notes update, KI437 and KI439 as KI440.
+
+    Args:
+        findings: :func:`kistore.check.gate.check_updates` of ``refs/notes/kistore``.
+        remote: the remote pushed to, as given, named in the fix.
+
+    Returns:
+        The findings in order, each KI437 or KI439 replaced by a KI440 warning of the same message
+        (plus why it is a warning here), ``extra`` and ``file``. Raises nothing.
+    """
+    return [replace(f, rule=NOTES_OFF_CLOCK_UNSENT, fix=_fix(remote), message=(
+        f"{f.message} (a warning here: a push of branches does not send {NOTES_REF}, and "
+        f"`kistore notes push {remote}` dates them at its push)"))
+            if f.rule in (NOTES_COMMIT_OFF_CLOCK, ENTRY_VERDICT_DIFFERS) else f
+            for f in findings]
