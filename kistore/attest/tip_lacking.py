@@ -174,8 +174,6 @@ def _candidates(store: Store) -> tuple[dict[str, dict[bytes, Any]],
     repo = store.repo
     history = notes_lost_entered(repo)
     tip = ref_commit(repo, NOTES_REF)
-    if tip is not None:
-        _earlier(repo, tip, history)
     tracking: dict[str, dict[str, dict[bytes, Any]]] = {}
     for name in _canonical_merged(store):
         theirs = ref_commit(repo, name)
@@ -199,19 +197,24 @@ def _candidates(store: Store) -> tuple[dict[str, dict[bytes, Any]],
             dated = notes_entered(repo, [], notes_at=str(theirs.id))
             tracking[name] = {obj: {line: dated.get(obj, {}).get(line) for line in lines}
                               for obj, lines in found.items()}
-    if tip is not None:  # the tip's walk cached again for the readers after (one state)
-        notes_entered(repo, [])
+    if tip is not None:
+        # a remote's line is said with its fetch (it merges them back): not again here
+        fetched = {(obj, line) for lines in tracking.values() for obj, held in lines.items()
+                   for line in held}
+        _earlier(repo, tip, history, fetched)
+        notes_entered(repo, [])  # the tip's walk cached again for the readers after
     return history, tracking
 
 
 def _earlier(repo: pygit2.Repository, tip: pygit2.Commit,
-             history: dict[str, dict[bytes, Any]]) -> None:
+             history: dict[str, dict[bytes, Any]], fetched: set[tuple[str, bytes]]) -> None:
     """Add to ``history`` the lines of the earlier tips the reflog records that ``tip`` lacks.
 
     :func:`kistore.attest.notes_reflog.earlier_tips` (fresh07 M6: the ref moved back with
     no remote to compare with, a forced fetch over lines never pushed): each is diffed with
-    ``tip`` (only the notes that differ are read), and its lines ``tip``'s notes and
-    ``history`` lack are added, dated by that tip's own notes history. A note that cannot
+    ``tip`` (only the notes that differ are read), and its lines ``tip``'s notes,
+    ``history`` and ``fetched`` (``(object, line)``: a tracking ref's, said with ``kistore
+    notes fetch R``) lack are added, dated by that tip's own notes history. A note that cannot
     be read (past the size limit: KI117's) is skipped.
     """
     # Lazy: as _candidates.
@@ -228,7 +231,8 @@ def _earlier(repo: pygit2.Repository, tip: pygit2.Commit,
             try:
                 have = set() if ours is None else set(_lines(repo, ours, obj))
                 extra = [line for line in _lines(repo, held, obj)
-                         if line not in have and line not in history.get(obj, {})]
+                         if line not in have and line not in history.get(obj, {})
+                         and (obj, line) not in fetched]
             except ObjectUnreadable:
                 continue
             if extra:
