@@ -91,7 +91,7 @@ from .levels import notes_not_fetched as notes_not_fetched
 from .levels import remote_ref as remote_ref  # re-exported: readers judge freshness by it
 from .notepaths import doubled_notes, path_findings
 from .notes_dated import dated_at_push
-from .notes_reflog import REBASE_MESSAGE, earlier_tips
+from .notes_reflog import REBASE_MESSAGE, earlier_tips, mark_rebased
 from .unsent import subjects_missing, unsent_message
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -2250,6 +2250,7 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
             new = str(repo.references[scratch].target)
             if _git(repo, "update-ref", "-m", f"{REBASE_MESSAGE}{named}", NOTES_REF,
                     new, old or "0" * 40, check=False).returncode == 0:
+                mark_rebased(repo)  # the tips before are left on purpose (KI315's reflog)
                 return Rebased(base, before, added, left, fetched)
         finally:
             _git(repo, "update-ref", "-d", scratch, check=False)

@@ -9,22 +9,31 @@ pushed). git keeps the tips the ref held in its reflog (``core.logAllRefUpdates`
 every clone with a work tree, logs ``refs/notes/``), and ``kistore notes restore`` and KI315
 read the lines of those tips too.
 
-A rebuild that leaves lines out on purpose is recorded there as such: ``kistore notes
-rebase R`` (reflog message :data:`REBASE_MESSAGE` ``R``, the way out for a line of this
-clone's own, never pushed, taken back) ends what is read: the tips before it are not.
+A rebuild that leaves lines out on purpose ends what is read: ``kistore notes rebase R``
+(the way out for a line of this clone's own, never pushed, taken back) logs its move as
+:data:`REBASE_MESSAGE` ``R`` and records how many entries the reflog held then in
+:data:`REBASED_FILE` (git logs no move to the tip the ref already has: a rebuild equal to
+what its fetch made leaves no entry); the tips before it are not read.
 """
 
 from __future__ import annotations
 
+import contextlib
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.layout import NOTES_REF
 from ..git.lazy import pygit2
+from ..git.refs import common_git_dir
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
-__all__ = ["REBASE_MESSAGE", "earlier_tips"]
+__all__ = ["REBASED_FILE", "REBASE_MESSAGE", "earlier_tips", "mark_rebased"]
+
+REBASED_FILE = "kistore/notes-rebased"
+"""Under the common git directory: the number of reflog entries of the notes ref when
+``kistore notes rebase`` last rebuilt it (the older entries are not read)."""
 
 REBASE_MESSAGE = "kistore notes rebase "
 """How ``kistore notes rebase R`` names its move of the notes ref in the reflog (then R)."""
@@ -55,6 +64,9 @@ def earlier_tips(repo: pygit2.Repository, history_trees: set[str]) -> list[pygit
         entries = list(ref.log())
     except (pygit2.GitError, KeyError, ValueError):  # no reflog, or unreadable: nothing said
         return []
+    with contextlib.suppress(OSError, ValueError):
+        before = int((common_git_dir(Path(repo.path)) / REBASED_FILE).read_text(encoding="ascii"))
+        entries = entries[:max(0, len(entries) - before)]
     for entry in entries:  # newest first
         rebuilt = (entry.message or "").startswith(REBASE_MESSAGE)
         # a rebuild's old tip, and every tip before it, were left on purpose
@@ -71,3 +83,18 @@ def earlier_tips(repo: pygit2.Repository, history_trees: set[str]) -> list[pygit
         if rebuilt:
             break
     return found
+
+
+def mark_rebased(repo: pygit2.Repository) -> None:
+    """Record that ``kistore notes rebase`` rebuilt the notes now (:data:`REBASED_FILE`).
+
+    Raises nothing: a record that cannot be written leaves the older tips read (said).
+    """
+    ref = repo.references.get(NOTES_REF)
+    count = 0
+    with contextlib.suppress(pygit2.GitError, KeyError, ValueError):
+        count = 0 if ref is None else sum(1 for _ in ref.log())
+    with contextlib.suppress(OSError):
+        marker = common_git_dir(Path(repo.path)) / REBASED_FILE
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(str(count), encoding="ascii")

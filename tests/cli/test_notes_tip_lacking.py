@@ -236,7 +236,7 @@ def test_a_line_a_notes_merge_dropped_is_put_back_by_notes_restore(clone):
     where = clone.clone
     tip = git(where, "rev-parse", "refs/notes/kistore").strip()
     git(where, "update-ref", "refs/notes/kistore", "refs/notes/kistore~1")
-    _note_by(Store(where), "fast", 8, "local")
+    _note_by(Store(where), "slow", 8, "local")  # slow's note on both sides: ours kept
     git(where, "notes", "--ref", "kistore", "merge", "-s", "ours", tip)  # the withdrawal dropped
     assert _ranked(where)["slow"] is False
     assert ki315(where) == [("refs/notes/kistore", REMOVED, "run `kistore notes restore`")]
@@ -254,6 +254,7 @@ def test_a_notes_ref_moved_back_with_no_remote_is_said_from_its_reflog(group):
     # fresh07 M6 (a): no remote to compare with; the reflog holds the old tip
     trust_maintainer(group)
     store = Store(group.root)
+    _note_by(store, "fast", 8, "first")
     withdraw(store, store.view("HEAD").find_name("BenchmarkRun", "slow"), as_file=False)
     git(group.root, "update-ref", "refs/notes/kistore", "refs/notes/kistore~1")
     assert _ranked(group.root)["slow"] is False
