@@ -91,6 +91,7 @@ from .levels import notes_not_fetched as notes_not_fetched
 from .levels import remote_ref as remote_ref  # re-exported: readers judge freshness by it
 from .notepaths import doubled_notes, path_findings
 from .notes_dated import dated_at_push
+from .notes_reflog import REBASE_MESSAGE, earlier_tips, mark_rebased
 from .push_clock import clock_refusal
 from .unsent import subjects_missing, unsent_message
 
@@ -261,15 +262,17 @@ def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | Non
 
     Raises:
         StoreStateError: a partial clone whose remote could not give the note blobs.
-        ObjectUnreadable: a note blob is damaged and ``damaged`` is None; it names the
-            note (``refs/notes/kistore:<annotated blob>``) and the blob.
+        ObjectUnreadable: a note blob of the notes read is damaged (or past the size
+            limit) and ``damaged`` is None; it names the note (``refs/notes/kistore:
+            <annotated blob>``) and the blob. One only an older notes commit holds (KI117's
+            fix, ``git notes remove``, was run) is skipped: its lines are no current line.
     """
     cached = _entered_cached(repo, notes_at)
     if cached is None:
         return {}
-    result, unread, _numbers, _lost = cached
-    if unread and damaged is None:
-        raise unread[0]
+    result, unread, _numbers, _lost, at_tip = cached
+    if damaged is None and (stops := [e for e in unread if e.oid in at_tip]):
+        raise stops[0]  # one only the history holds has no current line (fresh07 M4)
     if damaged is not None:
         damaged += unread
     return result
@@ -351,10 +354,12 @@ def _entered_cached(repo: pygit2.Repository, notes_at: str | None = None) -> _En
 
 
 _Entered = tuple[dict[str, dict[bytes, datetime]], list[ObjectUnreadable],
-                 dict[str, dict[bytes, int]], dict[str, dict[bytes, datetime]]]
+                 dict[str, dict[bytes, int]], dict[str, dict[bytes, datetime]], set[str]]
 """What the notes history walk gives: each current line's entry time, the note blobs that
 could not be read, each current line's number (:func:`note_line_numbers`), the lines the
-history held that the tip lacks, with their entry times (:func:`notes_lost`)."""
+history held that the tip lacks, with their entry times (:func:`notes_lost`), and the ids
+of the unread blobs the notes read still hold (only those stop a reader: one the history
+alone holds has no current line, fresh07 M4)."""
 
 
 def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
@@ -402,7 +407,7 @@ def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
         if gone:
             lost[a] = gone
     return ({a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()},
-            unread, numbers, lost)
+            unread, numbers, lost, unreadable & set(current.values()))
 
 
 _ENTERED_CACHE: dict[tuple[str, str], _Entered] = {}
@@ -466,6 +471,41 @@ def note_history_blobs(repo: pygit2.Repository) -> set[str]:
     """
     tip = repo.references.get(NOTES_REF)
     return set() if tip is None else _blobs_of(repo, _history(repo, tip.target))
+
+
+def history_trees(repo: pygit2.Repository, tip: pygit2.Oid | str) -> set[str]:
+    """Return the tree id of every notes commit ``tip`` reaches (its one cached walk).
+
+    What :mod:`kistore.attest.notes_reflog` compares an earlier tip with: a tip whose tree
+    is among them holds no line this history does not.
+    """
+    return {str(tree) for _when, tree in _history(repo, tip).dated}
+
+
+def brought_by(repo: pygit2.Repository, blob: str) -> tuple[str, str | None] | None:
+    """Return the notes commit that first held the note blob ``blob``, when the tip does not.
+
+    KI117's fix for a note past the size limit is ``git notes remove``; the notes history
+    still holds it, and a push of that history is refused (fresh07 M4): the way out names
+    the notes commit before it.
+
+    Args:
+        repo: the repository.
+        blob: a note blob id (40 hex).
+
+    Returns:
+        ``(the oldest notes commit holding it, that commit's first parent or None)``, both
+        40 hex; None when the tip of :data:`NOTES_REF` holds it, or no notes commit does.
+        Raises nothing a damaged tree would not (ObjectUnreadable).
+    """
+    ref = repo.references.get(NOTES_REF)
+    if ref is None or blob in _notes_of(repo, ref.target).values():
+        return None
+    trees: dict[str, dict[str, str]] = {}
+    for commit in repo.walk(ref.target, parents_first()):
+        if blob in _flatten(repo, commit.tree, "", trees).values():
+            return str(commit.id), str(commit.parent_ids[0]) if commit.parent_ids else None
+    return None
 
 
 def _fetch_note_blobs(repo: pygit2.Repository, tips: Iterable[pygit2.Oid | str],
@@ -1955,14 +1995,20 @@ class Restored(NamedTuple):
 
 
 def restore(store: Store, judge: LineJudge | None = None) -> Restored:
-    """Put back every line the first-parent history of :data:`NOTES_REF` held that its tip lacks.
+    """Put back every line the history of :data:`NOTES_REF` or its reflog held that its tip lacks.
 
     The recovery for a clone whose notes a remote's removal already reached (a ``kistore
     notes fetch`` before 2026-12-04 applied it, reviewer r90 F11; a ``git fetch`` into
     ``refs/notes/kistore`` by hand): the lines are still in the notes history. The notes
     this clone's ref held are on its first-parent line (a fetch's merge has ours first; a
     fast-forward puts the remote's history there, whose lines were served as the remote's
-    too). One notes commit on top, moved in with a compare-and-swap (:func:`_write_back`).
+    too). Every parent is read, as KI315 reads them (:mod:`kistore.attest.tip_lacking`): a
+    ``git notes merge -s ours`` drops the lines of its second parent (fresh07 M1); and the
+    tips the reflog records since the last ``kistore notes rebase``
+    (:func:`kistore.attest.notes_reflog.earlier_tips`: the ref moved back, or a forced
+    fetch over lines never pushed, fresh07 M6), whose lines enter anew at the commit
+    written. A note that cannot be read (past the size limit) is skipped. One notes commit
+    on top, moved in with a compare-and-swap (:func:`_write_back`).
     A line left out on purpose (``git notes --ref kistore edit``, as a refused ``notes
     push`` advises) comes back too, unless ``judge`` refuses it: a line that does not
     verify (a fetch took it in before 2026-12-04) stays out (reviewer r90b F11).
@@ -2000,15 +2046,16 @@ def restore(store: Store, judge: LineJudge | None = None) -> Restored:
             return Restored({}, {})
         old = ref.target
         read_loose_history(repo, old)  # libgit2 loops on a cut loose commit (F3)
-        walker = repo.walk(old)
-        walker.simplify_first_parent()
         trees: dict[str, dict[str, str]] = {}
-        held = {pair for commit in walker for pair in _flatten(repo, commit.tree, "",
-                                                               trees).items()}
+        # every parent (as KI315 reads it: a `git notes merge -s ours` drops the other
+        # side's lines, fresh07 M1), and the earlier tips the reflog records (fresh07 M6)
+        commits = [*repo.walk(old), *earlier_tips(repo, history_trees(repo, old))]
+        held = {pair for commit in commits for pair in _flatten(repo, commit.tree, "",
+                                                                trees).items()}
         if is_partial_clone(repo):
             fetch_blobs(repo, {blob for _obj, blob in held})
-        read: dict[str, set[bytes]] = {}
         ours = _notes_of(repo, old)
+        read = _unreadable(repo, held - set(ours.items()))
         lost, left = _judged_apart(_lacking(repo, ours, sorted(held), read), judge)
         if not lost:
             return Restored(lost, left)
@@ -2047,6 +2094,24 @@ def restore(store: Store, judge: LineJudge | None = None) -> Restored:
         finally:
             _git(repo, "update-ref", "-d", scratch, check=False)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def _unreadable(repo: pygit2.Repository, notes: Iterable[tuple[str, str]]
+                ) -> dict[str, set[bytes]]:
+    """Return ``{note blob: set()}`` for each note of ``notes`` that cannot be read.
+
+    A note past :data:`kistore.git.note_blobs.NOTE_BYTES` (or damaged) that the history
+    held holds no line to put back (fresh07 M4: ``notes restore`` stopped on it, after
+    KI117's fix had removed it from the tip). Given to :func:`_lacking` as blobs read.
+    """
+    skipped: dict[str, set[bytes]] = {}
+    for obj, blob in notes:
+        if blob not in skipped:
+            try:
+                read_note(repo, blob, f"{NOTES_REF}:{obj}")
+            except ObjectUnreadable:
+                skipped[blob] = set()
+    return skipped
 
 
 def _removing(repo: pygit2.Repository, tip: pygit2.Oid | str, theirs: str | None
@@ -2192,8 +2257,9 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
                             f"repository's, from an empty root ({named} holds no notes; kistore "
                             "notes rebase)")
             new = str(repo.references[scratch].target)
-            if _git(repo, "update-ref", "-m", f"kistore notes rebase {named}", NOTES_REF,
+            if _git(repo, "update-ref", "-m", f"{REBASE_MESSAGE}{named}", NOTES_REF,
                     new, old or "0" * 40, check=False).returncode == 0:
+                mark_rebased(repo)  # the tips before are left on purpose (KI315's reflog)
                 return Rebased(base, before, added, left, fetched)
         finally:
             _git(repo, "update-ref", "-d", scratch, check=False)

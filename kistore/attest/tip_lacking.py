@@ -115,17 +115,35 @@ def lacking(store: Store, at: str | None, trust: Any = None) -> Lacking | None:
 
 
 def _key(git_dir: Path) -> str | None:
-    """Return the tips as :data:`WHOLE_FILE` records them ("": none), None: not from files."""
+    """Return what :data:`WHOLE_FILE` records ("": nothing to lack), None: not from files.
+
+    The notes tip, the tracking ref compared (the canonical remote's, named: once
+    ``upstream`` was added, queried and removed, ``origin``'s tip recorded uncompared kept
+    KI315 silent for good, fresh07 L1) and the size of the notes ref's reflog (its earlier
+    tips are read too: the ref moved away and back is no same state).
+    """
+    # Lazy: plain files, read on every query (as refs).
+    from ..git.config_files import remotes as configured_remotes
+
+    # Lazy: as above.
+    from .levels import canonical_remote
+
     try:
         tip = refs.resolve(git_dir, NOTES_REF)
-        tracking = {name: sha for name, sha in refs.ref_values_under(git_dir, _TRACKING).items()
-                    if name.endswith("/kistore")}
-    except refs.RefsUnreadable:
+        canonical = canonical_remote(configured_remotes(git_dir))
+        name = None if canonical is None else f"{_TRACKING}{canonical}/kistore"
+        tracking = None if name is None else refs.resolve(git_dir, name)
+    except (refs.RefsUnreadable, OSError):
         return None
-    if tip is None and not tracking:
+    if tip is None and tracking is None:
         return ""
-    return "".join(f"{name} {sha}\n" for name, sha in
-                   [(NOTES_REF, tip or "-"), *sorted(tracking.items())])
+    try:
+        logged = (common_git_dir(git_dir) / "logs" / NOTES_REF).stat().st_size
+    except OSError:
+        logged = 0
+    return "".join(f"{what} {value}\n" for what, value in
+                   [(NOTES_REF, tip or "-"), (name or "-", tracking or "-"),
+                    ("reflog", logged)])
 
 
 def _record(whole: Path, key: str) -> None:
@@ -179,9 +197,51 @@ def _candidates(store: Store) -> tuple[dict[str, dict[bytes, Any]],
             dated = notes_entered(repo, [], notes_at=str(theirs.id))
             tracking[name] = {obj: {line: dated.get(obj, {}).get(line) for line in lines}
                               for obj, lines in found.items()}
-    if tip is not None:  # the tip's walk cached again for the readers after (one state)
-        notes_entered(repo, [])
+    if tip is not None:
+        # a remote's line is said with its fetch (it merges them back): not again here
+        fetched = {(obj, line) for lines in tracking.values() for obj, held in lines.items()
+                   for line in held}
+        _earlier(repo, tip, history, fetched)
+        notes_entered(repo, [])  # the tip's walk cached again for the readers after
     return history, tracking
+
+
+def _earlier(repo: pygit2.Repository, tip: pygit2.Commit,
+             history: dict[str, dict[bytes, Any]], fetched: set[tuple[str, bytes]]) -> None:
+    """Add to ``history`` the lines of the earlier tips the reflog records that ``tip`` lacks.
+
+    :func:`kistore.attest.notes_reflog.earlier_tips` (fresh07 M6: the ref moved back with
+    no remote to compare with, a forced fetch over lines never pushed): each is diffed with
+    ``tip`` (only the notes that differ are read), and its lines ``tip``'s notes,
+    ``history`` and ``fetched`` (``(object, line)``: a tracking ref's, said with ``kistore
+    notes fetch R``) lack are added, dated by that tip's own notes history. A note that cannot
+    be read (past the size limit: KI117's) is skipped.
+    """
+    # Lazy: as _candidates.
+    from ..git.blobs import ObjectUnreadable
+    from ..git.notes import changed_notes
+    from .notes import history_trees, notes_entered
+    from .notes_reflog import earlier_tips
+
+    for earlier in earlier_tips(repo, history_trees(repo, tip.id)):
+        found: dict[str, list[bytes]] = {}
+        for obj, (ours, held) in changed_notes(repo, tip.tree, earlier.tree).items():
+            if held is None:
+                continue
+            try:
+                have = set() if ours is None else set(_lines(repo, ours, obj))
+                extra = [line for line in _lines(repo, held, obj)
+                         if line not in have and line not in history.get(obj, {})
+                         and (obj, line) not in fetched]
+            except ObjectUnreadable:
+                continue
+            if extra:
+                found[obj] = extra
+        if found:
+            dated = notes_entered(repo, [], notes_at=str(earlier.id))
+            for obj, lines in found.items():
+                for line in lines:
+                    history.setdefault(obj, {})[line] = dated.get(obj, {}).get(line)
 
 
 def _judged(store: Store, at: str | None, trust: Any,
@@ -297,6 +357,26 @@ def _named(store: Store, view: View, lines: dict[str, dict[bytes, Any]]) -> str:
     return ", ".join(said[:_NAMED]) + more
 
 
+_EFFECTS = {
+    "withdraws": "a withdrawn run is ranked, unless another line withdraws it",
+    "verifies": "a run a rerun verified reads as not verified",
+    "disagrees": "a rerun that did not reproduce its run is not read",
+    "community": "a community {type} is not listed",
+}
+"""What reading a tip without a line of each effect does (fresh07 L3: said for any line)."""
+
+
+def _undone(lines: dict[str, dict[bytes, Any]]) -> str:
+    """Say what is read wrongly without ``lines`` (their judgements' effects, each once)."""
+    said: list[str] = []
+    for judged in lines.values():
+        for j in judged.values():
+            words = _EFFECTS.get(j.effect, "a {type} is not read").format(type=j.type)
+            if words not in said:
+                said.append(words)
+    return "; ".join(said)
+
+
 def _remote(tracking: str) -> str:
     """Return R of ``refs/notes/remotes/R/kistore``."""
     return tracking[len(_TRACKING):-len("/kistore")]
@@ -327,11 +407,12 @@ def lacking_said(store: Store, at: str | None, found: Lacking) -> list[tuple[str
             f" (a line of this repository's own, never pushed, that you meant to take back: "
             f"`kistore notes rebase {shlex.quote(remote)}` rebuilds the notes without it)")
         said.append((NOTES_REF, (
-            f"{NOTES_REF} lacks {count} attestation line(s) its own notes history held: "
-            f"{_named(store, view, found.history)}; they were removed here (`git notes "
-            "remove`, `git notes edit`), and notes only grow (KI408): what is read at this "
-            "tip counts them as never made (a withdrawn run is ranked), a state the rules "
-            f"refuse; `{fix}` puts them back{own}"), fix))
+            f"{NOTES_REF} lacks {count} attestation line(s) its own notes history or an "
+            f"earlier tip of it (its reflog) held: {_named(store, view, found.history)}; "
+            "they were removed here (`git notes remove`, `git notes edit`, a notes merge, "
+            "the ref moved back or fetched over), and notes only grow (KI408): what is read "
+            f"at this tip counts them as never made ({_undone(found.history)}), a state the "
+            f"rules refuse; `{fix}` puts them back{own}"), fix))
     for name, lines in found.tracking.items():
         count = sum(map(len, lines.values()))
         fix = f"kistore notes fetch {shlex.quote(_remote(name))}"
@@ -339,7 +420,7 @@ def lacking_said(store: Store, at: str | None, found: Lacking) -> list[tuple[str
             f"{name} holds {count} attestation line(s) that {NOTES_REF} lacks and its "
             f"history never held: {_named(store, view, lines)}; {NOTES_REF} was moved back "
             f"past them (`git update-ref`), and what is read here counts them as never made "
-            f"(a withdrawn run is ranked); `{fix}` merges them back"), fix))
+            f"({_undone(lines)}); `{fix}` merges them back"), fix))
     return said
 
 

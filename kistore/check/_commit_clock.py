@@ -1,7 +1,7 @@
 """KI438: a commit a range brings is not dated ahead of the checking clock (fresh06 L6).
 
 An attestation file enters the repository at the committer date of the first commit that
-holds it, held up to its ancestors' (:class:`kistore.attest.notes._Clock`; docs/
+holds it, held up to its ancestors' (:class:`kistore.attest.notes.Clock`; docs/
 attestations.md, "Which dates are trusted"), and a key's trust, planned expiry and
 revocation are judged at that entry. The date is the committer's to write, and the gate
 believed any date up to a day past its clock (KI428 (b)): one commit dated 20 hours ahead

@@ -2,7 +2,7 @@
 
 The gate judges a new note line's key at the push's clock (KI411: the server's in
 ``pre-receive``), but every reader judges it at its entry time, its notes commit's date
-held up to its ancestors' (:class:`kistore.attest.notes._Clock`), which KI437 lets be five
+held up to its ancestors' (:class:`kistore.attest.notes.Clock`), which KI437 lets be five
 minutes after the server's clock or ten minutes before it. A maintainer whose clock was
 eight minutes slow, withdrawing within eight minutes of the key's trust landing, pushed a
 line the server judged valid (a trusted maintainer's: it withdraws) and readers dated before
@@ -55,7 +55,7 @@ def entry_times(repo: pygit2.Repository, brought: Sequence[pygit2.Commit],
                 old: pygit2.Commit | None) -> dict[str, datetime]:
     """Return each brought notes commit's time as readers give it: id (40 hex) -> UTC.
 
-    Its committer date held up to its ancestors' (:class:`kistore.attest.notes._Clock`):
+    Its committer date held up to its ancestors' (:class:`kistore.attest.notes.Clock`):
     the brought ones and the old tip's own date (the held history before it is taken as
     no later: KI437 held each within minutes of its push). Raises nothing.
     """

@@ -1823,10 +1823,10 @@ def check_notes_and_attestations(store: Store, at: str | None = None) -> list[Fi
     malformed = notes_tree_findings(store.repo)  # KI423: a notes tree git's fsck refuses
     findings = check_attestations(store, at, damaged=damaged, trust_damaged=trust_damaged)
     return [*malformed, *map(stopped_finding, trust_damaged),
-            *(_damaged_note(e, subject) for e, subject in damaged), *findings]
+            *(_damaged_note(store, e, subject) for e, subject in damaged), *findings]
 
 
-def _damaged_note(error: ObjectUnreadable, subject: Digest | None) -> Finding:
+def _damaged_note(store: Store, error: ObjectUnreadable, subject: Digest | None) -> Finding:
     """Return the KI117 finding of an unreadable note blob (``error.path``: ``REF:<blob>``)."""
     ref, _, annotated = (error.path or "").rpartition(":")
     finding = unreadable_finding(error, error.path)
@@ -1834,13 +1834,18 @@ def _damaged_note(error: ObjectUnreadable, subject: Digest | None) -> Finding:
     extra = {**finding.extra, "notesRef": ref, "annotated": annotated,
              **({} if subject is None else {"subject": str(subject)})}
     if isinstance(error, NoteTooLarge):  # whole, but past the bound: unread (fresh03 H3)
+        # Lazy: said only of a note past the bound (the notes module is loaded by then).
+        from ..attest.notes_big import history_way_out
+
+        held = history_way_out(store, error.oid)  # removed at the tip: the history's (M4)
         return Finding(finding.rule, f"{note_too_large(error.size)} (git object {error.oid}): "
-                       f"it is the note in {ref} on {on}, whose attestations were not read",
+                       f"it is the note in {ref} on {on}, whose attestations were not read"
+                       f"{'' if held is None else held[0]}",
                        file=finding.file, extra={**extra, "size": error.size,
                                                  "limit": NOTE_BYTES},
                        fix="no attestation `kistore attest` writes comes near this size: "
                        f"remove the note (`git notes --ref {ref.removeprefix('refs/notes/')} "
-                       f"remove {annotated}`)")
+                       f"remove {annotated}`)" if held is None else held[1])
     return Finding(finding.rule, f"{finding.message}: it is the note in {ref} on {on}, whose "
                    "attestations were not read", file=finding.file, extra=extra)
 

@@ -43,7 +43,8 @@ WITHOUT_ATTESTATIONS = click.option(
     "--without-attestations", is_flag=True,
     help=f"Publish even when this repository lacks {NOTES_REF} (git clone does not fetch it), "
          "or fetched it before its branches (git pull does not), or the remote's notes "
-         "moved since (asked with git ls-remote; this flag asks nothing): withdrawn runs "
+         "moved since (asked with git ls-remote; this flag asks nothing), or its notes lack "
+         "a line their history, reflog or the remote held (KI315): withdrawn runs "
          "are then ranked and no run is verified, or not those of attestations made since. "
          "Without it, such a clone whose commit trusts a key is refused.")
 """The flag of ``site build`` and ``export`` that publishes a clone lacking the notes."""
@@ -362,6 +363,46 @@ def warn_notes_stale(store: Store, here: NotesHere | None = None) -> None:
     stale = notes_stale(store, here)
     if stale is not None:
         click.echo(f"warning: {printable(stale)}", err=True)
+
+
+def require_notes_whole(store: Store, without: bool, doing: str, at: str) -> None:
+    """Refuse to publish a notes tip that lacks a line that counts (fresh07 M3).
+
+    A notes ref moved back behind its tracking ref (or a line removed here) published the
+    withdrawn run as #1, ``"withdrawn": false``, exit 0, with a warning on stderr a CI
+    publisher never reads, while the milder case (the remote's notes moved since the
+    fetch, :func:`_require_unmoved`) is refused: both are now.
+
+    Args:
+        store: the store published from.
+        without: ``--without-attestations``: warn on stderr and publish the tip as it is.
+        doing: what the command does (``build the site``, ``export``).
+        at: the published revision (its trust judges the lines).
+
+    Raises:
+        StoreStateError: :func:`kistore.attest.tip_lacking.lacking` found lines and
+            ``without`` is False: each part said, with the command that puts them back and
+            the flag (exit 1; nothing is written).
+    """
+    # Lazy: plain files only unless the notes moved since they were last found whole.
+    from ..attest.tip_lacking import lacking, lacking_said
+    from ..core.errors import KistoreError
+
+    try:
+        found = lacking(store, at)
+    except KistoreError:  # a damaged or unreachable note: the build's own reads say it
+        return
+    if found is None:
+        return
+    said = lacking_said(store, at, found)
+    if not without:
+        raise StoreStateError(
+            f"refusing to {doing}: " + "; ".join(printable(m) for _w, m, _f in said)
+            + f"; then {doing} again, or pass --without-attestations to {doing} with the "
+            "notes as they are")
+    for _where, message, _fix in said:
+        click.echo(f"warning: {doing} with the notes as they are (--without-attestations): "
+                   f"{printable(message)}", err=True)
 
 
 def warn_notes_lacking(store: Store, at: str | None) -> None:

@@ -860,7 +860,10 @@ def notes_restore(ctx: StoreContext, as_json: bool) -> None:
     Notes only grow: since 2026-12-04 `notes fetch` and `notes push` keep every line a
     remote's notes removed. A clone whose notes a remote's removal reached before (a
     withdrawal gone after a fetch from a fork or mirror) still holds the lines in its notes
-    history (first parent): this puts them back in one notes commit. A line you left out
+    history (every parent: a `git notes merge -s ours` drops the other side's), or in a tip
+    its reflog records (the ref moved back, a forced `git fetch` over lines never pushed;
+    not before a `kistore notes rebase`): this puts them back in one notes commit. A line
+    you left out
     on purpose (git notes edit) comes back too, unless it does not verify (KI409): those
     stay out, each note named on stderr. Then push them where they are lacking. When a
     notes commit of that history, not yet on the canonical remote (as last fetched),

@@ -14,7 +14,7 @@ from ._attestations_here import (
     NOTES_AT_HELP,
     WITHOUT_ATTESTATIONS,
     require_attestations,
-    warn_notes_lacking,
+    require_notes_whole,
 )
 from ._context import StoreContext
 from ._machine import emit_json, writes
@@ -80,7 +80,8 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
     store = ctx.read_store(at or "HEAD")
     if notes_at is None:  # named notes are a rebuild's: whether newer ones exist is moot
         require_attestations(store, without_attestations, "export", at or "HEAD")
-        warn_notes_lacking(store, at or "HEAD")  # lines the notes tip lacks (fresh05 MED 3)
+        # lines the notes tip lacks (fresh05 MED 3): refused, as stale notes are (M3)
+        require_notes_whole(store, without_attestations, "export", at or "HEAD")
     with ExitStack() as bars:
         result = run_export(store, out, fmt=file_format, at=at, since=since,
                             progress=_progress(bars), inside_work_tree=inside_work_tree,

@@ -16,7 +16,7 @@ from ._attestations_here import (
     NOTES_AT_HELP,
     WITHOUT_ATTESTATIONS,
     require_attestations,
-    warn_notes_lacking,
+    require_notes_whole,
 )
 from ._context import StoreContext
 from ._machine import emit_json, writes
@@ -104,7 +104,8 @@ def build(ctx: StoreContext, out: Path, at: str, notes_at: str | None,
     store = ctx.read_store(at or "HEAD")
     if notes_at is None:  # named notes are a rebuild's: whether newer ones exist is moot
         require_attestations(store, without_attestations, "build the site", at or "HEAD")
-        warn_notes_lacking(store, at or "HEAD")  # lines the notes tip lacks (fresh05 MED 3)
+        # lines the notes tip lacks (fresh05 MED 3): refused, as stale notes are (M3)
+        require_notes_whole(store, without_attestations, "build the site", at or "HEAD")
     # Ctrl-C and SIGTERM are held over the install (kistore.site.install): before it the
     # site is as it was (exit 130); from it on they are only noted, and said (exit 0).
     landing = Landing()

@@ -27,16 +27,27 @@ from ..sparse import MAINTAINER, trust_maintainer, withdraw
 
 KEYID = signing.keyid(MAINTAINER.public_key())
 SLOW = f"BenchmarkRun/slow (withdrawal by {KEYID})"
-REMOVED = ("refs/notes/kistore lacks 1 attestation line(s) its own notes history held: "
-           f"{SLOW}; they were removed here (`git notes remove`, `git notes edit`), and notes "
-           "only grow (KI408): what is read at this tip counts them as never made (a "
-           "withdrawn run is ranked), a state the rules refuse; `kistore notes restore` puts "
-           "them back (a line of this repository's own, never pushed, that you meant to take "
-           "back: `kistore notes rebase origin` rebuilds the notes without it)")
+WITHDRAWN = "a withdrawn run is ranked, unless another line withdraws it"
+
+
+def removed(named: str = SLOW, count: int = 1, undone: str = WITHDRAWN,
+            own: bool = True) -> str:
+    """KI315's message of lines the notes history or reflog held."""
+    return (f"refs/notes/kistore lacks {count} attestation line(s) its own notes history or "
+            f"an earlier tip of it (its reflog) held: {named}; they were removed here (`git "
+            "notes remove`, `git notes edit`, a notes merge, the ref moved back or fetched "
+            "over), and notes only grow (KI408): what is read at this tip counts them as "
+            f"never made ({undone}), a state the rules refuse; `kistore notes restore` puts "
+            "them back" + (" (a line of this repository's own, never pushed, that you meant "
+                           "to take back: `kistore notes rebase origin` rebuilds the notes "
+                           "without it)" if own else ""))
+
+
+REMOVED = removed()
 REWOUND = ("refs/notes/remotes/origin/kistore holds 1 attestation line(s) that "
            "refs/notes/kistore lacks and its history never held: "
            f"{SLOW}; refs/notes/kistore was moved back past them (`git update-ref`), and what "
-           "is read here counts them as never made (a withdrawn run is ranked); `kistore notes "
+           f"is read here counts them as never made ({WITHDRAWN}); `kistore notes "
            "fetch origin` merges them back")
 FETCHED = ("origin's notes hold 1 attestation line(s) refs/notes/kistore lacks: "
            f"{SLOW}; this repository's notes history removed them, and a fetch takes back no "
@@ -102,8 +113,17 @@ def test_a_withdrawal_removed_here_is_said_until_notes_restore_puts_it_back(clon
     assert f"refs/notes/kistore: warning KI315 notes-tip-lacking: {REMOVED}\n" in text
     for query in READERS:
         assert warned(where, *query) == [REMOVED], query
-    assert warned(where, "site", "build", str(tmp_path / "site")) == [REMOVED]
-    assert warned(where, "export", str(tmp_path / "out"), "--format", "jsonl") == [REMOVED]
+    for doing, publish in (("build the site", ("site", "build", str(tmp_path / "site"))),
+                           ("export", ("export", str(tmp_path / "out"), "--format", "jsonl"))):
+        refused = run(where, *publish)  # refused, as stale notes are (fresh07 M3)
+        assert (refused.returncode, refused.stderr) == (1, (
+            f"error: refusing to {doing}: {REMOVED}; then {doing} again, or pass "
+            f"--without-attestations to {doing} with the notes as they are\n")), doing
+        assert not (tmp_path / publish[-1 if doing == "build the site" else 1]).exists()
+        anyway = run(where, *publish, "--without-attestations")
+        assert anyway.returncode == 0, anyway.stderr
+        assert f"warning: {doing} with the notes as they are (--without-attestations): " \
+            f"{REMOVED}\n" in anyway.stderr
 
     fetched = run(where, "notes", "fetch", "origin")
     assert fetched.stdout == "0 attestation(s) gained from origin\n"
@@ -177,8 +197,10 @@ def test_the_tips_found_whole_are_recorded_and_not_read_again(clone, monkeypatch
     assert tip_lacking.lacking(store, None) is None
     whole = store.git_dir / tip_lacking.WHOLE_FILE
     tip = git(clone.clone, "rev-parse", "refs/notes/kistore").strip()
+    logged = (store.git_dir / "logs" / "refs" / "notes" / "kistore").stat().st_size
     assert whole.read_text() == (f"refs/notes/kistore {tip}\n"
-                                 f"refs/notes/remotes/origin/kistore {tip}\n")
+                                 f"refs/notes/remotes/origin/kistore {tip}\n"
+                                 f"reflog {logged}\n")
 
     def walked(*_):
         raise AssertionError("the notes were read again")
@@ -216,3 +238,123 @@ def test_a_removed_line_whose_committed_file_copy_still_counts_is_not_said(clone
     assert ki315(where) == []
     for query in READERS:
         assert warned(where, *query) == [], query
+
+
+def _note_by(store: Store, name: str, seed: int, text: str) -> str:
+    """A community note on run ``name`` signed by ``fixed_key(seed)``; return its naming."""
+    run_digest = store.view("HEAD").find_name("BenchmarkRun", name)
+    statement = attestation.make_statement(run_digest, layout.object_path(run_digest), "note",
+                                           {"text": text, "createdAt": "2026-07-11T00:00:00Z"})
+    notes.attach(store, run_digest,
+                 attestation.sign_statement(statement, fixed_key(seed)).to_bytes())
+    return f"BenchmarkRun/{name} (note by {signing.keyid(fixed_key(seed).public_key())})"
+
+
+def test_a_line_a_notes_merge_dropped_is_put_back_by_notes_restore(clone):
+    # fresh07 M1: KI315 read every parent, restore the first: "holds every line", a loop
+    where = clone.clone
+    tip = git(where, "rev-parse", "refs/notes/kistore").strip()
+    git(where, "update-ref", "refs/notes/kistore", "refs/notes/kistore~1")
+    _note_by(Store(where), "slow", 8, "local")  # slow's note on both sides: ours kept
+    git(where, "notes", "--ref", "kistore", "merge", "-s", "ours", tip)  # the withdrawal dropped
+    assert _ranked(where)["slow"] is False
+    assert ki315(where) == [("refs/notes/kistore", REMOVED, "run `kistore notes restore`")]
+
+    restored = run(where, "notes", "restore")
+    assert restored.returncode == 0, restored.stderr
+    assert restored.stdout.startswith("1 attestation line(s) restored on 1 note(s): ")
+    assert ki315(where) == []
+    assert _ranked(where)["slow"] is True
+    pushed = run(where, "notes", "push", "origin")  # the rebuilt notes go to the gate
+    assert pushed.returncode == 0, pushed.stderr
+
+
+def test_a_notes_ref_moved_back_with_no_remote_is_said_from_its_reflog(group):
+    # fresh07 M6 (a): no remote to compare with; the reflog holds the old tip
+    trust_maintainer(group)
+    store = Store(group.root)
+    _note_by(store, "fast", 8, "first")
+    withdraw(store, store.view("HEAD").find_name("BenchmarkRun", "slow"), as_file=False)
+    git(group.root, "update-ref", "refs/notes/kistore", "refs/notes/kistore~1")
+    assert _ranked(group.root)["slow"] is False
+    assert ki315(group.root) == [("refs/notes/kistore", removed(own=False),
+                                  "run `kistore notes restore`")]
+    assert warned(group.root, "rank", "BenchmarkRun/fast") == [removed(own=False)]
+
+    restored = run(group.root, "notes", "restore")
+    assert restored.returncode == 0, restored.stderr
+    assert restored.stdout.startswith("1 attestation line(s) restored on 1 note(s): ")
+    assert ki315(group.root) == []
+    assert _ranked(group.root)["slow"] is True
+
+
+def test_lines_never_pushed_dropped_by_a_forced_fetch_are_said_and_restored(clone):
+    # fresh07 M6 (b): `git fetch origin +refs/notes/kistore:refs/notes/kistore`
+    where = clone.clone
+    named = _note_by(Store(where), "fast", 8, "not pushed yet")
+    git(where, "fetch", "-q", "origin", "+refs/notes/kistore:refs/notes/kistore")
+    note = removed(named, undone="a community note is not listed")  # L3: what it does
+    assert ki315(where) == [("refs/notes/kistore", note, "run `kistore notes restore`")]
+
+    restored = run(where, "notes", "restore")
+    assert restored.returncode == 0, restored.stderr
+    assert restored.stdout.startswith("1 attestation line(s) restored on 1 note(s): ")
+    assert ki315(where) == []
+    assert run(where, "notes", "push", "origin").returncode == 0
+
+
+def test_kistore_notes_rebase_ends_what_the_reflog_says(clone):
+    # the way out for a line of one's own taken back on purpose: the tips before the
+    # rebuild are not read (else the line removed on purpose were said for good)
+    where = clone.clone
+    _note_by(Store(where), "fast", 8, "oops")
+    git(where, "update-ref", "refs/notes/kistore", "refs/notes/kistore~1")
+    assert len(ki315(where)) == 1
+    assert run(where, "notes", "rebase", "origin").returncode == 0
+    assert ki315(where) == []
+
+
+def test_an_upstream_remote_added_queried_and_removed_keeps_the_warning(clone):
+    # fresh07 L1: recorded whole while origin's ref was not the one compared
+    where = clone.clone
+    git(where, "update-ref", "refs/notes/kistore", "refs/notes/kistore~1")
+    git(where, "remote", "add", "upstream", git(where, "remote", "get-url", "origin").strip())
+    run(where, "rank", "BenchmarkRun/fast")
+    git(where, "remote", "remove", "upstream")
+    assert [f for f, _m, _h in ki315(where)] == ["refs/notes/remotes/origin/kistore"]
+    assert run(where, "rank", "BenchmarkRun/fast").stderr.count("refs/notes/kistore lacks") == 1
+
+
+def test_a_note_past_the_limit_removed_at_the_tip_stops_no_query(group):
+    # fresh07 M4: KI117's fix (git notes remove) left every query failing on the history
+    store = Store(group.root)
+    slow = store.view("HEAD").find_name("BenchmarkRun", "slow")
+    blob = git(group.root, "rev-parse", f"HEAD:{layout.object_path(slow)}").strip()
+    _note_by(store, "fast", 8, "kept")
+    kept = git(group.root, "rev-parse", "refs/notes/kistore").strip()
+    subprocess.run(["git", "notes", "--ref", "kistore", "add", "-f", "-F", "-", blob],
+                   cwd=group.root, input=b"x" * (17 * 1024 * 1024) + b"\n", check=True,
+                   capture_output=True)
+    assert run(group.root, "rank", "BenchmarkRun/fast").returncode == 1  # at the tip: KI117's
+    git(group.root, "notes", "--ref", "kistore", "remove", blob)  # KI117's fix
+
+    ranked = run(group.root, "rank", "BenchmarkRun/fast")
+    assert (ranked.returncode, ranked.stderr) == (0, "")
+    assert run(group.root, "notes", "restore").returncode == 0
+    done = run(group.root, "verify", "--json")
+    found = [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "KI117"]
+    brought = git(group.root, "rev-parse", "refs/notes/kistore~1").strip()  # the big note's
+    assert [(f["file"], f["hint"]) for f in found] == [(
+        f"refs/notes/kistore:{blob}",
+        f"`git update-ref refs/notes/kistore {kept}` moves the notes back to the commit "
+        "before it, then `kistore notes restore` puts back the lines entered since (read "
+        "from the reflog; the note past the limit is skipped)")]
+    assert found[0]["message"].endswith(
+        "; the tip of refs/notes/kistore no longer holds it (removed), but its notes history "
+        f"does, from notes commit {brought}, and a push of that history is refused (KI409)")
+
+    git(group.root, "update-ref", "refs/notes/kistore", kept)  # the fix, as said
+    assert run(group.root, "notes", "restore").returncode == 0
+    done = run(group.root, "verify", "--json")
+    assert [f["rule"] for f in json.loads(done.stdout)["findings"]
+            if f["rule"] in ("KI117", "KI315")] == []
