@@ -593,5 +593,5 @@ def test_a_key_s_entry_narrowed_and_restored_two_commits_later_is_reported_once(
     assert finding["message"] == NARROWS.format(c=first[:12], said=said) + RESTORED.format(
         c=first[:12])
     code, output = push(remote)
-    assert code != 0 and "KI410 append-only-file-removed" in output, output
+    assert code != 0 and "KI410 trust-entry-narrowed" in output, output
     assert "KI435" not in output
