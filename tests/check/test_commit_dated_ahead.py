@@ -59,9 +59,13 @@ def test_a_commit_dated_hours_ahead_is_refused_and_the_withdrawal_after_it_count
     assert remote.pr("a planned expiry in two hours", lambda c: None).accepted
     base = remote.main()
     (clone / "NOTES.txt").write_text("hi\n")
-    ahead = _commit(clone, "docs (dated +20 h)", now + dt.timedelta(hours=20))
-    message = (f"commit {ahead[:12]} is dated {_date(now + dt.timedelta(hours=20))}, 19 hours "
-               "after the clock of this check (")  # 19 h 59 min: whole hours
+    # 19 h 30 min ahead: said as "19 hours" whether the check runs in the same second as
+    # ``now`` (CI, alone) or minutes later (a loaded machine); +20 h said 20 on one, 19 on
+    # the other (ci167)
+    when = now + dt.timedelta(hours=19, minutes=30)
+    ahead = _commit(clone, "docs (dated +19 h 30 min)", when)
+    message = (f"commit {ahead[:12]} is dated {_date(when)}, 19 hours "
+               "after the clock of this check (")
     why = ("): an attestation file enters the repository at the date of the commit that "
            "brings it, held up to its ancestors', so every attestation file committed after "
            "this commit would enter then, after a key's planned expiry (a maintainer's "
@@ -83,7 +87,7 @@ def test_a_commit_dated_hours_ahead_is_refused_and_the_withdrawal_after_it_count
         assert found["message"].endswith(why), found["message"]
         assert found["hint"] == fix
         assert (found["extra"]["commit"], found["extra"]["commits"]) == (ahead, [ahead])
-        assert found["extra"]["seconds"] == int((now + dt.timedelta(hours=20)).timestamp())
+        assert found["extra"]["seconds"] == int(when.timestamp())
     pushed = remote.push("HEAD:main")
     assert not pushed.accepted
     assert f"error KI438 commit-dated-ahead: {message}" in pushed.output
