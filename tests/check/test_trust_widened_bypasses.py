@@ -29,7 +29,7 @@ from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
 from ..conftest import git
-from ..prs import Remote, soon
+from ..prs import Remote
 from .test_evidence_every_commit import TRUST, edit_trust
 from .test_history_trust_effects import MAINTAINER_ID, trust_maintainer
 from .test_trust_entry_backdated import _date, _effects, _group, _withdraw_as_note
@@ -113,11 +113,12 @@ def test_a_landed_later_start_undone_over_notes_pushed_since_is_refused(remote, 
     _refused(remote, finding, base, commit, said)
 
 
-def _planned(remote: Remote, kit) -> tuple[Digest, str]:
-    """Land a group and the key trusted from an hour ahead; return ``fast`` and validFrom."""
+def _planned(remote: Remote, kit, ahead: dt.timedelta = dt.timedelta(hours=1)
+             ) -> tuple[Digest, str]:
+    """Land a group and the key trusted from ``ahead`` (an hour); return ``fast``, validFrom."""
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     fast = _group(remote, kit, now - dt.timedelta(minutes=10))
-    valid_from = _date(now + dt.timedelta(hours=1))
+    valid_from = _date(now + ahead)
     trusted = remote.pr("trust the maintainer key from a planned start", trust_maintainer(
         remote, "--valid-from", valid_from))
     assert trusted.accepted, trusted.output
@@ -190,7 +191,9 @@ def test_a_note_whose_committed_file_copy_counts_already_is_no_widening(remote, 
     # review01 M5: readers judge a bundle's copies together (judge_all): its note copy
     # entered before the key's validFrom, its committed file copy after it, so it counts
     # already; KI435 judged the note copy alone ("would count"): a false refusal
-    fast, _valid_from = _planned(remote, kit)
+    # validFrom 3 minutes ahead: the file's commit is dated just past it, within the five
+    # minutes ahead the gate admits (KI438)
+    fast, valid_from = _planned(remote, kit, dt.timedelta(minutes=3))
     withdrawal = bundle(MAINTAINER_KEY, "withdrawal", subject=fast)
     newest = max(int(t) for t in git(remote.clone, "log", "--format=%ct", "main").split())
     while time.time() < newest + 1:  # the note enters after main's commits
@@ -199,7 +202,8 @@ def test_a_note_whose_committed_file_copy_counts_already_is_no_widening(remote, 
     assert remote.push("refs/notes/kistore").accepted
     assert _effects(remote, "fast") == ["community"]
     filed = remote.pr("the withdrawal as a file", lambda c: notes.attach(
-        Store(c), fast, withdrawal, as_file=True), date=soon(2))  # entered after validFrom
+        Store(c), fast, withdrawal, as_file=True),
+        date=_date(dt.datetime.fromisoformat(valid_from) + dt.timedelta(seconds=10)))
     assert filed.accepted, filed.output
     assert _effects(remote, "fast") == ["withdraws"]
     base = remote.main()
