@@ -216,10 +216,14 @@ def _finding(s: Seen, then: Judgement, keyid: str, start: tuple[datetime, str] |
         found=f"counting from {format_time(when)}", extra=extra,
         fix=f"set the key's validFrom in {layout.TRUST_FILE} after {entered} (`kistore "
             f"trust add KEY.pub --role ROLE --valid-from {format_time(s.entered_at + _SECOND)}` "
-            "on a clone without the entry), or wait until after it and make the trust "
-            "commit again dated then (`git commit --amend --no-edit`), and push that; the "
-            "attestation stays a community attestation: to make it count, its signer "
-            "attests again once the trust has landed")
+            "on a clone without the entry)" + (
+                # a key without validFrom counts from its commit: a commit dated after the
+                # line's date moves it; one with validFrom does not (fresh08 M1: waiting,
+                # the validFrom kept, landed the line counting)
+                ", or wait until after it and make the trust commit again dated then (`git "
+                "commit --amend --no-edit`)" if start is not None else "") + ", and push "
+            "that; the attestation stays a community attestation: to make it count, its "
+            "signer attests again once the trust has landed")
 
 
 def _after(repo: pygit2.Repository, commit: str, old: pygit2.Commit) -> bool:

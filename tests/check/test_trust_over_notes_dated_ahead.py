@@ -120,6 +120,13 @@ def test_a_new_key_whose_valid_from_falls_before_a_held_note_dated_ahead_is_refu
         f"refs/heads/main: store/trust/keys.json trusts key {MAINTAINER_ID} from its "
         f"validFrom, {_date(start)}, 1 minute after this push: the withdrawal that key signed "
         f"on {digests['a']} ")
+    # fresh08 M1: no "wait and commit again": the validFrom, kept, is what counts
+    assert found[0].fix == (
+        f"set the key's validFrom in store/trust/keys.json after {_date(ahead)} (`kistore "
+        "trust add KEY.pub --role ROLE --valid-from "
+        f"{_date(ahead + dt.timedelta(seconds=1))}` on a clone without the entry), and push "
+        "that; the attestation stays a community attestation: to make it count, its signer "
+        "attests again once the trust has landed")
     # a validFrom after the line's date: no finding (the line stays community)
     git(remote.clone, "reset", "-q", "--hard", old)
     trust_maintainer(remote, "--valid-from", _date(ahead + dt.timedelta(seconds=1)))(
