@@ -89,6 +89,9 @@ from ._claims import range_claims
 from ._commit_clock import commits_ahead
 from ._commits import commit_findings, unparsable_finding
 from ._dates import make_again, range_dates
+
+# re-exported: `kistore notes push` says KI439's way out
+from ._entry_verdict import ENTRY_VERDICT_DIFFERS as ENTRY_VERDICT_DIFFERS
 from ._entry_verdict import entry_times, judged_at_entry
 from ._every_commit import LAYOUT_RULES, every_commit, stays_in_history
 from ._evidence_kept import evidence_kept, pushed_unreviewed

@@ -1149,9 +1149,13 @@ def _way_out(found: list[Finding], remote: str) -> str:
 
     # Lazy: as above.
     from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL
-    from ..check.gate import NOTES_LINE_REMOVED
+    from ..check.gate import ENTRY_VERDICT_DIFFERS, NOTES_LINE_REMOVED
     from ..core.layout import NOTES_REF
 
+    # KI439 is about the clock, not the line: its own fix says what to do (its
+    # ``extra.entered`` is a time, not a notes commit: fresh08 L7 cut it to 12 characters)
+    clocked = [f for f in found if f.rule == ENTRY_VERDICT_DIFFERS]
+    found = [f for f in found if f.rule != ENTRY_VERDICT_DIFFERS]
     at_tip = [f for f in found if "commit" not in (f.extra or {})]
     paths = [f for f in at_tip if f.rule == NOTES_PATH_NOT_CANONICAL]
     entered = sorted({f.extra["entered"] for f in at_tip if "entered" in (f.extra or {})})
@@ -1210,6 +1214,11 @@ def _way_out(found: list[Finding], remote: str) -> str:
                 f"To {edit}; then, as the line stays in the notes commit it entered in, "
                 "which the push brings, and its deletion is a removal (notes only grow in "
                 f"every notes commit, KI408): {rebuild()}")
+    if clocked:
+        said.append(f"a line {ENTRY_VERDICT_DIFFERS.id} names is judged at its notes commit's "
+                    "date: set this machine's clock right, then run `kistore notes push "
+                    f"{typed}` again (it dates notes commits more than a minute "
+                    "off the clock at the push)")
     return ". ".join(said)
 
 
