@@ -67,12 +67,16 @@ def ahead_problem(predicate: dict[str, Any], now: datetime) -> tuple[str, str] |
 
 
 def _span(delta: timedelta) -> str:
-    """Say a positive duration in hours and minutes (``3 h 0 min``, ``7 min``)."""
-    minutes = int(delta.total_seconds()) // 60
+    """Say a positive duration: ``3 h 0 min``; under an hour with seconds, ``5 min 54 s``.
+
+    "5 min" alone read as within the 5 minutes allowed (fresh08 L4).
+    """
+    seconds = int(delta.total_seconds())
+    minutes, rest = divmod(seconds, 60)
     hours, minutes = divmod(minutes, 60)
     days, hours = divmod(hours, 24)
     return (f"{days} d " if days else "") + (f"{hours} h " if days or hours else "") + \
-        f"{minutes} min"
+        f"{minutes} min" + (f" {rest} s" if not (days or hours) and rest else "")
 
 
 def lost_said(lost: Signed, until: datetime) -> str:

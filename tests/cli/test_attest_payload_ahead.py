@@ -15,6 +15,7 @@ import re
 
 import pytest
 
+from kistore.attest.payload_dates import _span
 from kistore.cli import attest as attest_cli
 
 from .test_attest_entry_ahead import _date
@@ -79,3 +80,9 @@ def test_a_rerun_that_will_not_count_says_so(monkeypatch, capsys):
     assert capsys.readouterr().err == (
         f"warning: this rerun does not verify the run: it will not count: {reason}; "
         "`kistore attestations sha256:ab` lists it\n")
+
+
+def test_a_payload_a_little_more_than_five_minutes_ahead_says_its_seconds():
+    # fresh08 L4: "is 5 min after ..., more than the 5 minutes" for 5 min 54 s
+    assert [_span(dt.timedelta(seconds=s)) for s in (354, 420, 3 * 3600 + 59, 90_061)] == [
+        "5 min 54 s", "7 min", "3 h 0 min", "1 d 1 h 1 min"]
