@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING
 
 from ..core.findings import ERROR, Finding, rule
 from ..core.times import COMMIT_AHEAD, duration_text, utc_text
-from ._dates import make_again
 from ._fixes import HINT_BASE, Base
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -44,7 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 
 def ahead_fix(base: Base | None) -> str:
-    """Return KI438's fix: the clock set right, then KI428's (:func:`._dates.make_again`).
+    """Return KI438's fix: the clock set right, the commits made again dated now, or time.
 
     Args:
         base: the range's BASE (named by its id), :data:`._fixes.HINT_BASE` for the rule's
@@ -53,7 +52,15 @@ def ahead_fix(base: Base | None) -> str:
     Returns:
         The fix. Raises nothing.
     """
-    return f"set right the clock of the machine that made the commit, then {make_again(base)}"
+    onto = "--root" if base is None else base.rebase_id
+    # not KI428's make_again: `--reset-author` took the contributor's name too, and a date
+    # minutes ahead needs no rewrite, only time (fresh08 M3)
+    return ("set right the clock of the machine that made the commit, then make the commit "
+            "again dated now: `git commit --amend --no-edit --date=now` for the branch's last "
+            "commit (its author kept), `git rebase --force-rebase --ignore-date "
+            f"{onto}` for every commit of the branch; a commit dated only minutes ahead "
+            "passes once the clock reaches its date less five minutes: run the check again "
+            "then (a commit that landed, under `check --landed`, needs nothing else)")
 
 
 COMMIT_DATED_AHEAD = rule("KI438", "commit-dated-ahead", ERROR, ahead_fix(HINT_BASE))

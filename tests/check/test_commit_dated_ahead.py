@@ -72,10 +72,11 @@ def test_a_commit_dated_hours_ahead_is_refused_and_the_withdrawal_after_it_count
            "withdrawal refused, KI302) or its trust; a commit is dated at most 5 minutes "
            "after the clock")
     fix = ("set right the clock of the machine that made the commit, then make the commit "
-           "again with today's dates: `git commit --amend --reset-author --no-edit` for the "
-           "branch's last commit, `git rebase --force-rebase --ignore-date "
-           f"{base}` for every commit of the branch (both set author and committer dates to "
-           "now)")
+           "again dated now: `git commit --amend --no-edit --date=now` for the branch's last "
+           "commit (its author kept), `git rebase --force-rebase --ignore-date "
+           f"{base}` for every commit of the branch; a commit dated only minutes ahead "
+           "passes once the clock reaches its date less five minutes: run the check again "
+           "then (a commit that landed, under `check --landed`, needs nothing else)")
     # the pull request's check, the landed job's and the server's hook: each refuses it
     # (on BASE 440899c7: 0 errors each, and the push was accepted)
     for args in (("check", f"{base}..HEAD"), ("check", "--landed", f"{base}..HEAD")):
@@ -94,7 +95,7 @@ def test_a_commit_dated_hours_ahead_is_refused_and_the_withdrawal_after_it_count
     assert remote.main() == base
     # the printed fix, followed: the commit made again dated now lands, and the
     # maintainer's withdrawal after it enters now, before the expiry: it counts
-    subprocess.run(["git", "commit", "-q", "--amend", "--reset-author", "--no-edit"],
+    subprocess.run(["git", "commit", "-q", "--amend", "--no-edit", "--date=now"],
                    cwd=clone, check=True, capture_output=True)
     assert remote.push("HEAD:main").accepted
     attest_file(remote, _again())(clone)
