@@ -105,6 +105,7 @@ def test_publishing_reads_kistore_toml_and_the_trust_file_once(
     published = kistore(clone, *(str(tmp_path / "out") if a == "OUT" else a for a in command))
     assert published.exit_code == 0, published.output
     assert dict(bytes_read) == {
-        (layout.SETTINGS_FILE, "commit"): 1,  # HEAD's [cite] (site build: was 2)
-        (layout.SETTINGS_FILE, "work"): 1,  # the index's [limits] (was 3 building it)
+        # HEAD's [cite] (site build: was 2), and the index's [limits] and [store] version
+        # at HEAD too, read once (was the work tree's: 3 building it, then 1; doc02 L5)
+        (layout.SETTINGS_FILE, "commit"): 1,
         (layout.TRUST_FILE, "commit"): 1}  # was 2: is a key trusted, then the evidence
