@@ -34,7 +34,7 @@ from ..attest.trust_history import dated, held
 from ..core.errors import KistoreError
 from ..core.findings import ERROR, Finding, rule
 from ..core.layout import NOTES_REF
-from ..core.times import commit_datetime
+from ..core.times import commit_datetime, duration_text
 from ._notes_history import BroughtNotes, entered_in
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -124,7 +124,7 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
             ENTRY_VERDICT_DIFFERS,
             f"the {then.type or 'attestation'} by {then.keyid} on {item.subject} enters the "
             f"repository at its notes commit's date, {format_time(entered)}, "
-            f"{_minutes(abs(seconds))} {side} this push's clock ({format_time(clock)}), and "
+            f"{duration_text(abs(seconds))} {side} this push's clock ({format_time(clock)}), and "
             f"every reader judges it there: {then.effect} ({then.reason}), not "
             f"{at_now.effect} as at this push's clock",
             file=item.location,
@@ -133,10 +133,3 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
                    "now": at_now.effect}))
     return findings
 
-
-def _minutes(seconds: int) -> str:
-    """Say ``seconds`` (not negative) in whole minutes, or seconds under a minute."""
-    if seconds >= 60:
-        count = seconds // 60
-        return f"{count} minute{'s' if count != 1 else ''}"
-    return f"{seconds} second{'s' if seconds != 1 else ''}"
