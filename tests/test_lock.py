@@ -117,7 +117,7 @@ def test_every_pin_of_the_lock_carries_its_archives_hashes():
     text = LOCK.read_text()
     requirements = [" ".join(x.split()) for x in text.replace("\\\n", " ").splitlines()
                     if x.strip() and not x.startswith("#")]
-    assert len(requirements) == len(pins(text)) == 62
+    assert len(requirements) == len(pins(text)) == 63
     for requirement in requirements:
         digests = re.findall(r"--hash=sha256:([0-9a-f]{64})", requirement)
         assert digests and len(set(digests)) == len(digests), requirement
