@@ -6,7 +6,9 @@ UCD`` (fresh05 LOW 7). ``kistore add`` warns of it (:mod:`kistore.store.labels`)
 someone doing that on purpose writes the JSON by hand, or ignores the warning: the pull
 request's check said nothing, so its reviewer never saw it (review01 M4). The words are
 the add's (:func:`kistore.store.labels.mixed_label_said`, UTS #39 §5.2 "highly
-restrictive"); a warning, as there: a name may be written so on purpose.
+restrictive" by Unicode's Script_Extensions; and a styled letter, such as a black-letter
+``\u210c``, in an author of one script); a warning, as there: a name may be written so on
+purpose.
 
 Judged where a range adds an Implementation (``check BASE..HEAD``, ``--landed``,
 ``--updates``): found through the names files the range adds
@@ -29,10 +31,10 @@ KIND = "Implementation"
 
 AUTHOR_MIXES_SCRIPTS = rule(
     "KI251", "author-mixes-scripts", WARNING,
-    "if the mixed writing is not meant, retype the author in one script: objects are never "
-    "edited, so add the corrected Implementation as a new object and drop this one from the "
-    "branch (`kistore drop DIGEST` before committing, or rewrite the branch without it); a "
-    "name written so on purpose stays (a warning)")
+    "if the mixed or styled writing is not meant, retype the author in one script and plain "
+    "letters: objects are never edited, so add the corrected Implementation as a new object "
+    "and drop this one from the branch (`kistore drop DIGEST` before committing, or rewrite "
+    "the branch without it); a name written so on purpose stays (a warning)")
 
 
 def range_authors(view: View, before: View, changed: Iterable[str]) -> list[Finding]:

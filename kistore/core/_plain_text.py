@@ -1,8 +1,9 @@
 """What makes a string look like another one: whitespace, invisible characters, stray marks.
 
 The rules :func:`kistore.core.text_fields.identifying_problems` adds to its category C and
-NFC/NFKC rules (KI104), and what to write instead (:func:`plain`). Pure; only
-:mod:`unicodedata`, whose tables are Python's (Unicode 14.0 in Python 3.11, 15.0 in 3.12).
+NFC/NFKC rules (KI104), and what to write instead (:func:`plain`). Pure; :mod:`unicodedata`,
+whose tables are Python's (Unicode 14.0 in Python 3.11, 15.0 in 3.12), and for scripts
+fontTools' (Unicode 18.0 in the lock's 4.68.0).
 
 - **One kind of whitespace** (:func:`other_whitespace`): U+0020 SPACE is the only
   whitespace an identifying string may hold. Every other character Python's
@@ -35,28 +36,45 @@ NFC/NFKC rules (KI104), and what to write instead (:func:`plain`). Pure; only
   letters with no precomposed form (Yoruba ``ẹ́``, Navajo ``ą́``) are how those are
   written, and pass. Enclosing marks (U+20DD COMBINING ENCLOSING CIRCLE, the keycap
   U+20E3) draw a frame round their base and are no script's letters: refused everywhere.
-- **Scripts as UTS #39 "highly restrictive"** (:func:`script`, :func:`mixed_script`):
-  the restriction level of UTS #39 (Unicode Security Mechanisms) §5.2, simplified in how
-  a character's script is found. Each letter (category L) and each decimal digit outside
-  ASCII (Nd) belongs to the script that begins its Unicode name (``LATIN CAPITAL LETTER
-  A``: Latin; ``CYRILLIC CAPITAL LETTER A``: Cyrillic; ``CJK UNIFIED IDEOGRAPH-4E00``:
-  Han; ``ARABIC-INDIC DIGIT ONE``: Arabic); every other character (spaces, punctuation,
-  symbols, ASCII digits, combining marks) is Common or Inherited and ignored. A string is
-  accepted when its scripts are one script, or are all within one of the three sets
-  §5.2 names (:data:`HIGHLY_RESTRICTIVE`): Latin + Han + Hiragana + Katakana (Latin with
-  Japanese, ``Latn`` + ``Jpan``), Latin + Han + Bopomofo (with Chinese, ``Hanb``), Latin
-  + Han + Hangul (with Korean, ``Kore``). So real names such as ``摩尔线程 MTT S80``,
-  ``昇腾 910B`` or ``東京エレクトロン`` pass, while Latin with Cyrillic or Greek (the
-  scripts of look-alike letters, ``NVIDIA В200``), Hiragana with Hangul, or Cyrillic with
-  Han do not. A set is allowed exactly when each two of its scripts are (each set above
-  holds Latin and Han; Hiragana/Katakana, Bopomofo and Hangul share none), so the check
-  is pairwise (:func:`one_writing_system`). Not done: UTS #39's confusable skeletons
-  (§4), which would also catch look-alikes within one script (``nvıdia`` with a dotless
-  ``ı``, U+0131, is one Latin string); a symbol or emoji is Common and passes.
+- **Scripts as UTS #39 "highly restrictive"** (:func:`script_extensions`,
+  :func:`mixed_script`): the restriction level of UTS #39 (Unicode Security Mechanisms)
+  §5.2, with §5.1's resolved script set. A character's scripts are its Unicode
+  ``Script_Extensions`` property (UAX #24; ``ScriptExtensions.txt`` and ``Scripts.txt``),
+  read from the fontTools package (:mod:`fontTools.unicodedata`; Unicode 18.0 with the
+  lock's fontTools 4.68.0: not Python's :mod:`unicodedata`, whose version,
+  ``unicodedata.unidata_version``, is 14.0 in 3.11 and has no script property). Common and
+  Inherited characters (spaces, ASCII digits and punctuation, U+02BB the Hawaiian ʻokina,
+  U+00B5 MICRO SIGN, U+210C BLACK-LETTER CAPITAL H, most combining marks) count with every
+  script, and so, here, does Unknown (an unassigned or private-use code point, refused in
+  an identifying string anyway); a character used by a few scripts counts with each
+  (U+30FC KATAKANA-HIRAGANA PROLONGED SOUND MARK: Hiragana and Katakana; U+00B7 MIDDLE DOT:
+  Latin, Greek, Han and others). Han is augmented with Japanese, Korean and Han with
+  Bopomofo, Hiragana and Katakana with Japanese, Hangul with Korean, Bopomofo with Han with
+  Bopomofo (§5.1). A string is accepted when the intersection of its characters' sets is
+  not empty (one script: U+3005 IDEOGRAPHIC ITERATION MARK is Han, so ``佐々木`` is), or
+  when that of its characters not of Latin holds Japanese, Korean or Han with Bopomofo
+  (Latin + Han + Hiragana + Katakana, Latin + Han + Bopomofo, Latin + Han + Hangul:
+  :data:`HIGHLY_RESTRICTIVE`), as ICU's ``uspoof_getRestrictionLevel`` computes it. So
+  ``摩尔线程 MTT S80``, ``昇腾 910B``, ``東京エレクトロン``, ``さくらインターネット`` and
+  ``Hawaiʻi Compute`` pass, while Latin with Cyrillic or Greek (the scripts of look-alike
+  letters, ``NVIDIA В200``), Hiragana with Hangul, or Cyrillic with Han do not. Messages
+  name scripts by Unicode's names (``Latin``, ``Cyrillic``, ``Hiragana or Katakana``).
+  Until 2026-12-07 (fresh08 M4) a letter's script was the first word of its Unicode name:
+  U+02BB was the "Modifier script" and ``Hawaiʻi Compute`` was refused. Not done: UTS #39's
+  identifier profile and confusable skeletons (§4), which would also catch look-alikes
+  within one script (``nvıdia`` with a dotless ``ı``, U+0131, is one Latin string) and a
+  whole string in another script (``НРЕ``, Cyrillic); a symbol or emoji is Common and
+  passes.
+- **Styled letters** (:func:`styled_letter`): a letter or digit whose compatibility
+  decomposition is a font variant (``<font>``: mathematical bold ``𝐐``, black-letter
+  ``ℌ``) or a fullwidth form (``<wide>``: ``Ｕ``) prints as a plain letter drawn otherwise,
+  though its script is Common or the plain letter's. Identifying strings refuse them as not
+  NFKC; an ``author`` is warned of them (:mod:`kistore.store.labels`, KI251).
 """
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 DEFAULT_IGNORABLE = (
@@ -214,13 +232,6 @@ def _raised_and_lowered(value: str) -> str:
     return "".join(out)
 
 
-_SPLIT = str.maketrans("-", " ")
-
-_SCRIPT_ALIASES = {"Cjk": "Han", "Ideographic": "Han"}
-"""First words of names that are not their script's name: ``CJK UNIFIED IDEOGRAPH-4E00``,
-``CJK COMPATIBILITY IDEOGRAPH-F900`` and ``IDEOGRAPHIC ITERATION MARK`` (U+3005, U+3006)
-are Han (Scripts.txt)."""
-
 HIGHLY_RESTRICTIVE = (frozenset({"Latin", "Han", "Hiragana", "Katakana"}),
                       frozenset({"Latin", "Han", "Bopomofo"}),
                       frozenset({"Latin", "Han", "Hangul"}))
@@ -231,79 +242,174 @@ writing, as its augmented script sets (§5.1) define them."""
 EAST_ASIAN = frozenset({"Han", "Hiragana", "Katakana", "Bopomofo", "Hangul"})
 """The scripts of :data:`HIGHLY_RESTRICTIVE` other than Latin: East Asian writing."""
 
+_ANY = frozenset({"Zyyy", "Zinh", "Zzzz"})
+"""Script codes that go with every script (UTS #39 §5.1: Common and Inherited; and Unknown,
+an unassigned or private-use code point, of which no script can be said)."""
 
-def script(c: str) -> str | None:
-    """Return the script of ``c`` by the first word of its Unicode name, or None (Common).
+_AUGMENTED = {"Hani": ("Hanb", "Jpan", "Kore"), "Hira": ("Jpan",), "Kana": ("Jpan",),
+              "Hang": ("Kore",), "Bopo": ("Hanb",)}
+"""UTS #39 §5.1's augmented script sets: Han is also written in Japanese (``Jpan``), Korean
+(``Kore``) and Chinese with Bopomofo (``Hanb``); Hiragana and Katakana in Japanese;
+Hangul in Korean; Bopomofo in ``Hanb``."""
+
+_WRITINGS = frozenset({"Hanb", "Jpan", "Kore"})
+"""The writing systems of §5.2 "Highly Restrictive" that Latin may join."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _codes(c: str) -> frozenset[str]:
+    """Return the Script_Extensions of ``c`` as ISO 15924 codes (``{"Latn"}``), fontTools' data."""
+    # Lazy: fontTools' tables (~10 ms) only for a string past the ASCII fast path.
+    from fontTools import unicodedata as ucd
+
+    return frozenset(ucd.script_extension(c))
+
+
+def script_extensions(c: str) -> frozenset[str]:
+    """Return the Script_Extensions of ``c``: the scripts it is written in, by Unicode's names.
+
+    The ``Script_Extensions`` property (UAX #24; Unicode's ``ScriptExtensions.txt``, and for
+    a code point it does not list, the ``Script`` of ``Scripts.txt``) as the fontTools
+    package ships it (:mod:`fontTools.unicodedata`; the lock's fontTools 4.68.0 follows
+    Unicode 18.0, while Python's own :mod:`unicodedata` is 14.0 in 3.11).
 
     Args:
         c: one character.
 
     Returns:
-        For a letter (category L) or a decimal digit outside ASCII (Nd): the first word of
-        its name, up to a space or hyphen, capitalised (``Latin``, ``Cyrillic``, ``Greek``,
-        ``Hiragana``, ``Arabic``); ``EXTENDED`` is skipped (``EXTENDED ARABIC-INDIC DIGIT
-        ONE``: Arabic); ``CJK`` and ``IDEOGRAPHIC`` are ``Han``. None for every other
-        character (Common or Inherited: spaces, punctuation, symbols, marks, ``0``-``9``)
-        and for a letter without a name.
+        The long names of Unicode's ``Script`` property values (PropertyValueAliases.txt,
+        underscores as spaces): ``{"Latin"}``; ``{"Common"}`` for U+02BB (the Hawaiian
+        ʻokina), U+00B5 MICRO SIGN, U+210C BLACK-LETTER CAPITAL H, spaces, ASCII digits and
+        punctuation; ``{"Hiragana", "Katakana"}`` for U+30FC; ``{"Inherited"}`` or the
+        scripts a mark is used with for a combining mark; ``{"Unknown"}`` for an unassigned
+        or private-use code point.
     """
-    category = unicodedata.category(c)
-    if category[0] != "L" and (category != "Nd" or c.isascii()):
-        return None
-    words = unicodedata.name(c, "").translate(_SPLIT).split()
-    if words[:1] == ["EXTENDED"]:
-        words = words[1:]
-    if not words:
-        return None
-    first = words[0].capitalize()
-    return _SCRIPT_ALIASES.get(first, first)
+    # Lazy: fontTools' tables, loaded by _codes already.
+    from fontTools import unicodedata as ucd
+
+    return frozenset(ucd.script_name(code) for code in _codes(c))
 
 
-def one_writing_system(first: str, other: str) -> bool:
-    """Whether the scripts ``first`` and ``other`` may share a string (:func:`mixed_script`).
+def _sets(value: str) -> list[tuple[int, frozenset[str]]]:
+    """Return (index, augmented Script_Extensions codes) per character of ``value`` of a script.
 
-    Args:
-        first: a script name of :func:`script`.
-        other: another.
-
-    Returns:
-        True when they are the same, or both in one set of :data:`HIGHLY_RESTRICTIVE`
-        (Latin with Han or Katakana; Hiragana with Katakana; Han with Hangul); False
-        otherwise (Hiragana with Hangul, Latin with Cyrillic, Cyrillic with Han).
+    Left out: Common, Inherited and Unknown characters (UTS #39 §5.1: those go with all).
     """
-    return first == other or any(first in kin and other in kin for kin in HIGHLY_RESTRICTIVE)
+    out = []
+    for i, c in enumerate(value):
+        if c.isascii() and not c.isalpha():
+            continue  # the common case: ASCII digits, spaces, punctuation (all Common)
+        codes = _codes(c)
+        if codes & _ANY:
+            continue
+        out.append((i, codes.union(*(_AUGMENTED.get(code, ()) for code in codes))))
+    return out
+
+
+def _one_writing(sets: list[frozenset[str]]) -> bool:
+    """Whether characters of these augmented Script_Extensions may share a string (§5.2).
+
+    UTS #39 "Highly Restrictive", as ICU's ``uspoof_getRestrictionLevel`` computes it: their
+    resolved script set (the intersection of the sets) is not empty ("single script"), or
+    the resolved set of those without Latin holds Japanese, Korean or Han with Bopomofo.
+    """
+    if not sets or frozenset.intersection(*sets):
+        return True
+    others = [s for s in sets if "Latn" not in s]
+    return not others or bool(frozenset.intersection(*others) & _WRITINGS)
 
 
 def mixed_script(value: str) -> tuple[int, int] | None:
     """Return where ``value`` mixes scripts: (one letter's index, other script's), or None.
 
+    UTS #39 §5.1-5.2 "Highly Restrictive" (module docstring): each character counts with
+    the scripts of its Script_Extensions (:func:`script_extensions`), a Common, Inherited or
+    Unknown one with every script.
+
     Args:
         value: a string.
 
     Returns:
-        The 0-based indices of the first character of a script and of the first character
-        after it whose script may not share a string with that one
-        (:func:`one_writing_system`); None when all its letters and digits are of one
-        script, or of one set of :data:`HIGHLY_RESTRICTIVE` (or it has none).
+        The 0-based indices of two characters: the first character after which the string
+        is no longer of one script or one set of :data:`HIGHLY_RESTRICTIVE` (``other``), and
+        the first character before it that may not share a string with it alone
+        (``first``); when no one character may not (three characters of two scripts each,
+        no script common to all), the first character of a script. None when the string is
+        of one script, or of one set of :data:`HIGHLY_RESTRICTIVE` (or of none).
     """
-    seen: dict[str, int] = {}  # script -> index of its first character
-    for i, c in enumerate(value):
-        if c.isascii() and not c.isalpha():
-            continue  # the common case: ASCII digits, spaces, punctuation
-        found = script(c)
-        if found is None or found in seen:
+    if value.isascii():
+        return None  # ASCII letters are all Latin
+    sets = _sets(value)
+    every: frozenset[str] | None = None  # the resolved script set so far (None: all)
+    others: frozenset[str] | None = None  # ... of the characters not of Latin
+    for n, (i, found) in enumerate(sets):
+        every = found if every is None else every & found
+        if "Latn" not in found:
+            others = found if others is None else others & found
+        if every or others is None or others & _WRITINGS:
             continue
-        for other, first in seen.items():
-            if not one_writing_system(other, found):
-                return first, i
-        seen[found] = i
+        first = next((j for j, s in sets[:n] if not _one_writing([s, found])), sets[0][0])
+        return first, i
     return None
+
+
+def scripts_said(c: str) -> str:
+    """Name the scripts of ``c`` for a message: ``Latin``, ``Hiragana or Katakana``.
+
+    Args:
+        c: one character.
+
+    Returns:
+        Its Script_Extensions (:func:`script_extensions`), sorted, joined by ``or``.
+    """
+    names = sorted(script_extensions(c))
+    return " or ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+_STYLES = ("<font>", "<wide>")
+"""The compatibility tags (UnicodeData.txt decomposition field) of a styled copy of another
+character: a font variant (mathematical bold, italic, script, black-letter, double-struck:
+U+1D400-U+1D7FF, U+210C ...) and a fullwidth form (U+FF21 ...)."""
+
+
+def styled_letter(value: str) -> int | None:
+    """Return the index of the first styled letter or digit of ``value``, or None.
+
+    A letter or digit (category L or N) whose compatibility decomposition is a font
+    variant or a fullwidth form of another character (:data:`_STYLES`: ``ℌ``, U+210C, of
+    ``H``; ``𝐐``, U+1D410, of ``Q``; ``Ｕ``, U+FF35, of ``U``). It prints as a plain letter
+    drawn otherwise, while its script is Common (``ℌ``, ``𝐐``) or the letter's own (``Ｕ``):
+    no mix of scripts says it. Identifying strings refuse it as not NFKC; an ``author``
+    (:mod:`kistore.store.labels`) is warned of it. U+00B5 MICRO SIGN (``<compat>``) is none.
+
+    Args:
+        value: a string.
+    """
+    if value.isascii():
+        return None
+    return next((i for i, c in enumerate(value)
+                 if unicodedata.category(c)[0] in "LN"
+                 and unicodedata.decomposition(c).partition(" ")[0] in _STYLES), None)
+
+
+def styled_said(c: str) -> str:
+    """Say which character the styled ``c`` (:func:`styled_letter`) is a form of.
+
+    Returns:
+        ``a styled form of U+0048 LATIN CAPITAL LETTER H (Unicode's compatibility
+        decomposition <font>)``.
+    """
+    tag, _, code = unicodedata.decomposition(c).partition(" ")
+    plain = chr(int(code.split()[0], 16))
+    return (f"a styled form of U+{ord(plain):04X} {char_name(plain)} (Unicode's compatibility "
+            f"decomposition {tag})")
 
 
 def east_asian(name: str) -> bool:
     """Whether the script ``name`` is of East Asian writing (:data:`EAST_ASIAN`).
 
     Args:
-        name: a script name of :func:`script`.
+        name: a script name of :func:`script_extensions`.
 
     Returns:
         True for ``Han``, ``Hiragana``, ``Katakana``, ``Hangul`` and ``Bopomofo``.

@@ -187,9 +187,11 @@ def mixed_script(value: str) -> tuple[int, int] | None:
         value: a string.
 
     Returns:
-        The 0-based indices of the first character of a script and of the first character
-        after it of a script that may not share a string with that one; None when its
-        letters and digits are of one script or of one set UTS #39 §5.2 allows (or none).
+        The 0-based indices of a character of a script and of the first character after
+        it of a script that may not share a string with that one; None when its
+        characters are of one script or of one set UTS #39 §5.2 allows, each by its
+        Unicode Script_Extensions, Common and Inherited going with every script (U+02BB,
+        the Hawaiian ʻokina, and U+00B5 MICRO SIGN are Common: fresh08 M4).
     """
     # Lazy: the rules of scripts, with the Unicode tables.
     from ._plain_text import mixed_script as found
@@ -217,11 +219,37 @@ def mixed_script_said(value: str, first: int, other: int) -> str:
         script`` (positions 1-based; ``repr`` escapes what does not print).
     """
     # Lazy: the rules of scripts, with the Unicode tables.
-    from ._plain_text import script
+    from ._plain_text import scripts_said
 
-    theirs, ours = script(value[other]) or "", script(value[first]) or ""
+    theirs, ours = scripts_said(value[other]), scripts_said(value[first])
     return (f"{value!r} holds {_char_at(value, other)}, of the {theirs} script, after "
             f"{_char_at(value, first)}, of the {ours} script")
+
+
+def styled_letter_said(value: str) -> str | None:
+    """Say the first styled letter of ``value``, one no mix of scripts says, or None.
+
+    A letter or digit that prints as a plain one drawn otherwise (a font variant such as
+    ``ℌ`` or ``𝐐``, a fullwidth ``Ｕ``: :func:`kistore.core._plain_text.styled_letter`),
+    whose Script_Extensions are Common or the plain letter's own, for a rule outside this
+    module that says it in its own words (an Implementation's ``author``:
+    :mod:`kistore.store.labels`). Identifying strings refuse it anyway (not NFKC).
+
+    Args:
+        value: the string.
+
+    Returns:
+        ``'\u210cenry' holds U+210C BLACK-LETTER CAPITAL H at character 1, a styled form of
+        U+0048 LATIN CAPITAL LETTER H (Unicode's compatibility decomposition <font>)``; None
+        when it holds none.
+    """
+    # Lazy: the Unicode tables, only for a string past the ASCII fast path.
+    from ._plain_text import styled_letter, styled_said
+
+    at = styled_letter(value)
+    if at is None:
+        return None
+    return f"{value!r} holds {_char_at(value, at)}, {styled_said(value[at])}"
 
 
 def _char_at(value: str, i: int) -> str:
@@ -241,12 +269,13 @@ def _mixed_script_problem(value: str, first: int, other: int) -> str:
     look-alikes (Latin, Cyrillic, Greek...), not when one script is East Asian.
     """
     # Lazy: the rules of scripts, with the Unicode tables.
-    from ._plain_text import east_asian, script
+    from ._plain_text import east_asian, script_extensions, scripts_said
 
-    theirs, ours = script(value[other]) or "", script(value[first]) or ""
+    theirs, ours = scripts_said(value[other]), scripts_said(value[first])
     said = f"{mixed_script_said(value, first, other)} (letters of one script, or Latin with " \
         "Japanese, Chinese or Korean writing"
-    if east_asian(ours) or east_asian(theirs):
+    if any(east_asian(name) for c in (value[first], value[other])
+           for name in script_extensions(c)):
         # No letter of the one is a look-alike of the other's: retyping is no advice.
         return (f"{said}, so that no letter passes for a look-alike of another script's, such "
                 f"as a Cyrillic \u0412 in a Latin name): write the whole string in {ours} "

@@ -46,10 +46,11 @@ def test_a_new_implementation_whose_author_mixes_scripts_is_a_gate_warning(
         "shows the author as the row's label, and a letter of one script that looks like "
         "another's can make it print as another author's (Unicode TS #39 §5.2 allows one "
         "script, or Latin with Japanese, Chinese or Korean writing)",
-        "fix KI251 (1 finding): if the mixed writing is not meant, retype the author in one "
-        "script: objects are never edited, so add the corrected Implementation as a new "
-        "object and drop this one from the branch (`kistore drop DIGEST` before committing, "
-        "or rewrite the branch without it); a name written so on purpose stays (a warning)",
+        "fix KI251 (1 finding): if the mixed or styled writing is not meant, retype the author "
+        "in one script and plain letters: objects are never edited, so add the corrected "
+        "Implementation as a new object and drop this one from the branch (`kistore drop "
+        "DIGEST` before committing, or rewrite the branch without it); a name written so on "
+        "purpose stays (a warning)",
         f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"], said.output
     [finding] = [f for f in check_range(Store(published), f"{base}..HEAD")
                  if f.rule.id == "KI251"]
@@ -69,5 +70,9 @@ def test_an_author_of_one_script_or_an_allowed_mix_is_not_said(runner, published
     base = git(published, "rev-parse", "HEAD").strip()
     _add_implementation(runner, published, kit, tmp_path, "\u5c71\u7530 Taro")
     _add_implementation(runner, published, kit, tmp_path, "Jos\u00e9 M\u00fcller")
+    # fresh08 M4: on BASE d581adf8 each was KI251, "of the Modifier script", "of the Micro
+    # script" (a script taken from the first word of a character's name)
+    _add_implementation(runner, published, kit, tmp_path, "Ka\u02bbimi Nakamura")
+    _add_implementation(runner, published, kit, tmp_path, "\u00b5Kernel Labs")
     assert [f for f in check_range(Store(published), f"{base}..HEAD")
             if f.rule.id == "KI251"] == []

@@ -34,16 +34,19 @@ def test_add_warns_of_a_cyrillic_letter_in_a_latin_author(runner, store, kit, tm
         "the row's label, and a letter of one script that looks like another's can make it "
         "print as another author's (Unicode TS #39 §5.2 allows one script, or Latin with "
         "Japanese, Chinese or Korean writing); if that is not meant, retype it in one "
-        f"script: while this add is not committed, `kistore drop {digest}` takes it back "
-        "and you add the corrected file; once committed, add the corrected Implementation "
-        "as a new object (added all the same: a name may be written so on purpose)\n")
+        "script and plain letters: while this add is not committed, "
+        f"`kistore drop {digest}` takes it back and you add the corrected file; once "
+        "committed, add the corrected Implementation as a new object (added all the same: a "
+        "name may be written so on purpose)\n")
     assert store.read(digest).spec["author"] == LOOK_ALIKE  # added all the same
 
 
 @pytest.mark.parametrize("author", [
     "Qin Liu @ UCD", "Ivan Petrov", "\u0418\u0432\u0430\u043d \u041f\u0435\u0442\u0440\u043e\u0432",
     "\u5c71\u7530 Taro", "\u5c71\u7530\u592a\u90ce (\u3084\u307e\u3060)", "Jos\u00e9 M\u00fcller",
-    "\uae40\ubbfc\uc218 Kim"])
+    "\uae40\ubbfc\uc218 Kim",
+    # fresh08 M4: U+02BB (the Hawaiian \u02bbokina) and U+00B5 are Common, with any script
+    "Ka\u02bbimi Nakamura", "\u00b5Kernel Lab"])
 def test_one_script_or_a_mix_uts39_allows_is_not_said(author):
     assert mixed_label_said(author) is None
 
