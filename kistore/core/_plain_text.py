@@ -257,12 +257,20 @@ _WRITINGS = frozenset({"Hanb", "Jpan", "Kore"})
 
 
 @functools.lru_cache(maxsize=4096)
-def _codes(c: str) -> frozenset[str]:
-    """Return the Script_Extensions of ``c`` as ISO 15924 codes (``{"Latn"}``), fontTools' data."""
+def _augmented(c: str) -> frozenset[str] | None:
+    """Return the augmented Script_Extensions of ``c`` as ISO 15924 codes, or None for all.
+
+    fontTools' data (:func:`script_extensions`), with :data:`_AUGMENTED`'s codes added
+    (``{"Hani", "Hanb", "Jpan", "Kore"}`` for a Han character); None for a character that
+    goes with every script (:data:`_ANY`). Cached: a name repeats its letters.
+    """
     # Lazy: fontTools' tables (~10 ms) only for a string past the ASCII fast path.
     from fontTools import unicodedata as ucd
 
-    return frozenset(ucd.script_extension(c))
+    codes = frozenset(ucd.script_extension(c))
+    if codes & _ANY:
+        return None
+    return codes.union(*(_AUGMENTED[code] for code in codes if code in _AUGMENTED))
 
 
 def script_extensions(c: str) -> frozenset[str]:
@@ -284,10 +292,10 @@ def script_extensions(c: str) -> frozenset[str]:
         scripts a mark is used with for a combining mark; ``{"Unknown"}`` for an unassigned
         or private-use code point.
     """
-    # Lazy: fontTools' tables, loaded by _codes already.
+    # Lazy: fontTools' tables (~10 ms), only for a string past the ASCII fast path.
     from fontTools import unicodedata as ucd
 
-    return frozenset(ucd.script_name(code) for code in _codes(c))
+    return frozenset(ucd.script_name(code) for code in ucd.script_extension(c))
 
 
 def _sets(value: str) -> list[tuple[int, frozenset[str]]]:
@@ -295,15 +303,9 @@ def _sets(value: str) -> list[tuple[int, frozenset[str]]]:
 
     Left out: Common, Inherited and Unknown characters (UTS #39 §5.1: those go with all).
     """
-    out = []
-    for i, c in enumerate(value):
-        if c.isascii() and not c.isalpha():
-            continue  # the common case: ASCII digits, spaces, punctuation (all Common)
-        codes = _codes(c)
-        if codes & _ANY:
-            continue
-        out.append((i, codes.union(*(_AUGMENTED.get(code, ()) for code in codes))))
-    return out
+    return [(i, found) for i, c in enumerate(value)
+            if not (c.isascii() and not c.isalpha())  # ASCII digits, spaces, punctuation
+            and (found := _augmented(c)) is not None]
 
 
 def _one_writing(sets: list[frozenset[str]]) -> bool:
