@@ -41,17 +41,19 @@ fontTools' (Unicode 18.0 in the lock's 4.68.0).
   §5.2, with §5.1's resolved script set. A character's scripts are its Unicode
   ``Script_Extensions`` property (UAX #24; ``ScriptExtensions.txt`` and ``Scripts.txt``),
   read from the fontTools package (:mod:`fontTools.unicodedata`; Unicode 18.0 with the
-  lock's fontTools 4.68.0: not Python's :mod:`unicodedata`, whose version,
-  ``unicodedata.unidata_version``, is 14.0 in 3.11 and has no script property). Common and
-  Inherited characters (spaces, ASCII digits and punctuation, U+02BB the Hawaiian ʻokina,
-  U+00B5 MICRO SIGN, U+210C BLACK-LETTER CAPITAL H, most combining marks) count with every
-  script, and so, here, does Unknown (an unassigned or private-use code point, refused in
-  an identifying string anyway); a character used by a few scripts counts with each
-  (U+30FC KATAKANA-HIRAGANA PROLONGED SOUND MARK: Hiragana and Katakana; U+00B7 MIDDLE DOT:
-  Latin, Greek, Han and others). Han is augmented with Japanese, Korean and Han with
-  Bopomofo, Hiragana and Katakana with Japanese, Hangul with Korean, Bopomofo with Han with
-  Bopomofo (§5.1). A string is accepted when the intersection of its characters' sets is
-  not empty (one script: U+3005 IDEOGRAPHIC ITERATION MARK is Han, so ``佐々木`` is), or
+  lock's fontTools 4.68.0, 16.0 with 4.60, the oldest pyproject.toml admits: not Python's
+  :mod:`unicodedata`, whose version, ``unicodedata.unidata_version``, is 14.0 in 3.11 and
+  has no script property). Common and Inherited characters (spaces, ASCII digits and
+  punctuation, U+02BB the Hawaiian ʻokina, U+00B5 MICRO SIGN, U+210C BLACK-LETTER CAPITAL
+  H, many combining marks) count with every script, and so, here, does Unknown (an
+  unassigned or private-use code point, refused in an identifying string anyway); a
+  character used by a few scripts counts with each (U+30FC KATAKANA-HIRAGANA PROLONGED
+  SOUND MARK: Hiragana and Katakana; U+00B7 MIDDLE DOT: Latin, Greek, Han and others;
+  U+0301 COMBINING ACUTE ACCENT in Unicode 18.0: Latin, Greek, Cyrillic and others). Han
+  is augmented with Japanese, Korean and Han with Bopomofo, Hiragana and Katakana with
+  Japanese, Hangul with Korean, Bopomofo with Han with Bopomofo (§5.1). A string is
+  accepted when the intersection of its characters' sets is not empty (one script: U+3005
+  IDEOGRAPHIC ITERATION MARK is Han, so ``佐々木`` is), or
   when that of its characters not of Latin holds Japanese, Korean or Han with Bopomofo
   (Latin + Han + Hiragana + Katakana, Latin + Han + Bopomofo, Latin + Han + Hangul:
   :data:`HIGHLY_RESTRICTIVE`), as ICU's ``uspoof_getRestrictionLevel`` computes it. So
