@@ -28,7 +28,7 @@ from kistore.store import Store
 from ..conftest import fixed_key, git
 from ..prs import Remote
 from ..sparse import trust_maintainer, withdraw
-from .test_notes_tip_lacking import SLOW, WITHDRAWN, _note_by, _ranked, ki315, run
+from .test_notes_tip_lacking import NO_REMOTE, SLOW, WITHDRAWN, _note_by, _ranked, ki315, run
 
 FAST_NOTE = f"BenchmarkRun/fast (note by {signing.keyid(fixed_key(8).public_key())})"
 
@@ -44,8 +44,6 @@ def said(how: str, own: str = "", named: str = SLOW, undone: str = WITHDRAWN) ->
 
 HERE = ("here (`git notes remove`, `git notes edit`, a notes merge, the ref moved back or "
         "fetched over)")
-NO_REMOTE = (" (a line you meant to take back: this repository has no remote, so none was "
-             "pushed: `kistore notes rebase` drops them from its notes history for good)")
 ORIGIN = (" (a line of this repository's own, never pushed, that you meant to take back: "
           "`kistore notes rebase origin` rebuilds the notes without it)")
 
