@@ -28,7 +28,16 @@ from kistore.store import Store
 from ..conftest import fixed_key, git
 from ..prs import Remote
 from ..sparse import trust_maintainer, withdraw
-from .test_notes_tip_lacking import NO_REMOTE, SLOW, WITHDRAWN, _note_by, _ranked, ki315, run
+from .test_notes_tip_lacking import (
+    NO_REMOTE,
+    SLOW,
+    WITHDRAWN,
+    _note_by,
+    _ranked,
+    ki315,
+    moved_back,
+    run,
+)
 
 FAST_NOTE = f"BenchmarkRun/fast (note by {signing.keyid(fixed_key(8).public_key())})"
 
@@ -122,11 +131,7 @@ def test_no_remote_lines_added_after_the_mistake_are_kept_entering_now(mistaken)
 
 def test_no_remote_a_ref_moved_back_is_accepted_as_it_is(group):
     # the reflog half alone: the ref is not moved, the boundary is recorded
-    trust_maintainer(group)
-    store = Store(group.root)
-    _note_by(store, "fast", 8, "first")
-    withdraw(store, store.view("HEAD").find_name("BenchmarkRun", "slow"), as_file=False)
-    git(group.root, "update-ref", "refs/notes/kistore", "refs/notes/kistore~1")
+    moved_back(group)
     tip = git(group.root, "rev-parse", "refs/notes/kistore").strip()
     assert len(ki315(group.root)) == 1
     done = run(group.root, "notes", "rebase")
@@ -163,20 +168,13 @@ def test_with_a_remote_notes_rebase_names_the_remote_form(clone):
     assert git(where, "rev-parse", "refs/notes/kistore").strip() == tip
 
 
-def test_a_removal_fetched_with_the_history_is_named_by_its_commit(group, tmp_path):
+def test_a_removal_fetched_with_the_history_is_named_by_its_commit(mistaken, tmp_path):
     # fresh08 L1: a fresh clone, which removed nothing, was told "they were removed here"
-    trust_maintainer(group)
-    store = Store(group.root)
-    _note_by(store, "fast", 8, "first")
-    slow = store.view("HEAD").find_name("BenchmarkRun", "slow")
-    withdraw(store, slow, as_file=False)
-    blob = git(group.root, "rev-parse", f"HEAD:{layout.object_path(slow)}").strip()
-    git(group.root, "notes", "--ref", "kistore", "remove", blob)
-    removal = git(group.root, "rev-parse", "refs/notes/kistore").strip()
-    assert ki315(group.root)[0][1] == said(HERE, NO_REMOTE)  # the store that removed it
+    root, _first, removal, _blob = mistaken
+    assert ki315(root)[0][1] == said(HERE, NO_REMOTE)  # the store that removed it
 
     fresh = tmp_path / "fresh"
-    git(tmp_path, "clone", "-q", str(group.root), str(fresh))
+    git(tmp_path, "clone", "-q", str(root), str(fresh))
     fetched = run(fresh, "notes", "fetch", "origin")
     assert fetched.returncode == 0, fetched.stderr
     assert git(fresh, "rev-parse", "refs/notes/kistore").strip() == removal

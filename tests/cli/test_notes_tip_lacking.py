@@ -275,13 +275,18 @@ def test_a_line_a_notes_merge_dropped_is_put_back_by_notes_restore(clone):
     assert pushed.returncode == 0, pushed.stderr
 
 
-def test_a_notes_ref_moved_back_with_no_remote_is_said_from_its_reflog(group):
-    # fresh07 M6 (a): no remote to compare with; the reflog holds the old tip
+def moved_back(group) -> None:
+    """With no remote: a note on fast, slow's withdrawal, then the ref moved back past it."""
     trust_maintainer(group)
     store = Store(group.root)
     _note_by(store, "fast", 8, "first")
     withdraw(store, store.view("HEAD").find_name("BenchmarkRun", "slow"), as_file=False)
     git(group.root, "update-ref", "refs/notes/kistore", "refs/notes/kistore~1")
+
+
+def test_a_notes_ref_moved_back_with_no_remote_is_said_from_its_reflog(group):
+    # fresh07 M6 (a): no remote to compare with; the reflog holds the old tip
+    moved_back(group)
     assert _ranked(group.root)["slow"] is False
     assert ki315(group.root) == [("refs/notes/kistore", removed(own=False),
                                   "run `kistore notes restore`")]
