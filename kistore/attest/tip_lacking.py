@@ -550,7 +550,7 @@ def push_said(store: Store, remote: str) -> str | None:
     typed = shlex.quote(remote)
     return (f"pushed {NOTES_REF} to {remote} without {sum(map(len, lines.values()))} "
             f"attestation line(s) its notes history or reflog held: "
-            f"{_named(store, store.view(None), lines)}; {remote} never had them, and KI315 "
+            f"{_named(store, store.view(None), lines)}; {remote}'s notes lack them, and KI315 "
             f"says them until `kistore notes restore` then `kistore notes push {typed}` sends "
             f"them, or, for a line you meant to take back, `kistore notes rebase {typed}` "
             "drops them")

@@ -210,7 +210,7 @@ def test_notes_push_of_a_tip_lacking_an_own_line_warns_naming_it(clone):
                              "attestation(s) origin had that this repository lacked\n")
     assert pushed.stderr == (
         "warning: pushed refs/notes/kistore to origin without 1 attestation line(s) its "
-        f"notes history or reflog held: {FAST_NOTE}; origin never had them, and KI315 says "
+        f"notes history or reflog held: {FAST_NOTE}; origin's notes lack them, and KI315 says "
         "them until `kistore notes restore` then `kistore notes push origin` sends them, "
         "or, for a line you meant to take back, `kistore notes rebase origin` drops them\n")
     assert [m for _f, m, _h in ki315(where)] == [note]  # still said after the push
