@@ -13,7 +13,13 @@ A rebuild that leaves lines out on purpose ends what is read: ``kistore notes re
 (the way out for a line of this clone's own, never pushed, taken back) logs its move as
 :data:`REBASE_MESSAGE` ``R`` and records how many entries the reflog held then in
 :data:`REBASED_FILE` (git logs no move to the tip the ref already has: a rebuild equal to
-what its fetch made leaves no entry); the tips before it are not read.
+what its fetch made leaves no entry); the tips before it are not read. ``kistore notes
+rebase`` with no REMOTE, in a repository with no remote (:mod:`kistore.attest.notes_local`),
+records the same boundary.
+
+Without a reflog (``core.logAllRefUpdates=false``, ``git reflog expire``) nothing is read
+here: a ref moved back or fetched over is then not seen (fresh08 L2, documented in
+docs/rules.md's KI315).
 """
 
 from __future__ import annotations

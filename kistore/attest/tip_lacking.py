@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from ..store import Store, View
 
-__all__ = ["NOTES_TIP_LACKING", "Lacking", "fetch_said", "lacking", "lacking_findings",
+__all__ = ["NOTES_TIP_LACKING", "Lacking", "fetch_said", "lacking", "lacking_findings", "push_said",
            "lacking_said"]
 
 NOTES_TIP_LACKING = rule(
@@ -394,25 +394,18 @@ def lacking_said(store: Store, at: str | None, found: Lacking) -> list[tuple[str
         ``where`` is :data:`NOTES_REF` for the lines its history held, the tracking ref
         for a remote's; ``message`` ends with ``fix``, the command that puts them back.
     """
-    # Lazy: as _judged (only when lines are lacking).
-    from .levels import canonical_remote
-
     view = store.view(at)
     said = []
     if found.history:
         count = sum(map(len, found.history.values()))
         fix = "kistore notes restore"
-        remote = canonical_remote(r.name or "" for r in store.repo.remotes)
-        own = "" if remote is None else (
-            f" (a line of this repository's own, never pushed, that you meant to take back: "
-            f"`kistore notes rebase {shlex.quote(remote)}` rebuilds the notes without it)")
+        where = _where_removed(store, found.history)
         said.append((NOTES_REF, (
             f"{NOTES_REF} lacks {count} attestation line(s) its own notes history or an "
             f"earlier tip of it (its reflog) held: {_named(store, view, found.history)}; "
-            "they were removed here (`git notes remove`, `git notes edit`, a notes merge, "
-            "the ref moved back or fetched over), and notes only grow (KI408): what is read "
+            f"they were removed {where.said}, and notes only grow (KI408): what is read "
             f"at this tip counts them as never made ({_undone(found.history)}), a state the "
-            f"rules refuse; `{fix}` puts them back{own}"), fix))
+            f"rules refuse; `{fix}` puts them back{_own(store, where.here)}"), fix))
     for name, lines in found.tracking.items():
         count = sum(map(len, lines.values()))
         fix = f"kistore notes fetch {shlex.quote(_remote(name))}"
@@ -422,6 +415,58 @@ def lacking_said(store: Store, at: str | None, found: Lacking) -> list[tuple[str
             f"past them (`git update-ref`), and what is read here counts them as never made "
             f"({_undone(lines)}); `{fix}` merges them back"), fix))
     return said
+
+
+class _Where(NamedTuple):
+    """Where lines were removed: the words, and whether this clone removed some."""
+
+    said: str
+    here: bool
+
+
+def _where_removed(store: Store, lines: dict[str, dict[bytes, Any]]) -> _Where:
+    """Say where ``lines`` were removed: here, or in the notes history (fresh08 L1).
+
+    "here" only when this clone's reflog shows it made the removing notes commit (or only
+    an earlier tip it recorded held them); else the notes commit that removed them, which
+    came with the history fetched (:func:`kistore.attest.notes_removed.removals`).
+    """
+    # Lazy: as _judged (only when lines are lacking).
+    from .notes import notes_lost
+    from .notes_removed import removals
+
+    repo = store.repo
+    found = removals(repo, {obj: set(held) for obj, held in lines.items()}, notes_lost(repo))
+    here = ("here (`git notes remove`, `git notes edit`, a notes merge, the ref moved back "
+            "or fetched over)")
+    commits = ", ".join(c[:12] for c in found.elsewhere[:_NAMED])
+    more = (f", and {len(found.elsewhere) - _NAMED} more" if len(found.elsewhere) > _NAMED
+            else "")
+    history = f"in the notes history (notes commit {commits}{more})"
+    if not found.elsewhere:
+        return _Where(here, True)
+    return _Where(f"{here} and {history}" if found.here else history, found.here)
+
+
+def _own(store: Store, here: bool) -> str:
+    """Say the way out for a line taken back on purpose (the clause after the fix).
+
+    ``notes rebase R`` (the canonical remote), or with no remote ``notes rebase`` (fresh08
+    M5); "" when a remote is configured and no line was removed here.
+    """
+    # Lazy: as _judged (only when lines are lacking).
+    from .levels import canonical_remote
+
+    names = [r.name or "" for r in store.repo.remotes]
+    if not names:
+        return (" (a line you meant to take back: this repository has no remote, so none "
+                "was pushed: `kistore notes rebase` drops them from its notes history for "
+                "good)")
+    remote = canonical_remote(names)
+    if remote is None or not here:
+        return ""
+    return (f" (a line of this repository's own, never pushed, that you meant to take back: "
+            f"`kistore notes rebase {shlex.quote(remote)}` rebuilds the notes without it)")
 
 
 def lacking_findings(store: Store, at: str | None, trust: Any) -> list[Finding]:
@@ -473,3 +518,39 @@ def fetch_said(store: Store, remote: str) -> str | None:
             f"{_named(store, view, lines)}; this repository's notes history removed them, and "
             "a fetch takes back no removal made here, so none was gained: `kistore notes "
             "restore` puts them back")
+
+
+def push_said(store: Store, remote: str) -> str | None:
+    """Say the lines ``kistore notes push REMOTE`` sent without, or None (fresh07 M2).
+
+    A push whose notes commits were dated over a minute ago makes them again as one commit
+    holding the tip's lines (KI437): a line of this clone's own, never pushed, that the tip
+    lacks (``git notes remove`` by mistake) is not sent, and was not said; KI315 keeps
+    saying it after.
+
+    Args:
+        store: the clone, after the push.
+        remote: the remote pushed to (as given).
+
+    Returns:
+        The warning (the lines, named by run and signer, and the two ways: ``notes
+        restore`` then ``notes push``, or ``notes rebase REMOTE`` for a line taken back on
+        purpose), or None when the tip lacks no line that counts which REMOTE's notes, as
+        last fetched, lack.
+    """
+    found = lacking(store, None)
+    if found is None or not found.history:
+        return None
+    there = found.held_by.get(f"{_TRACKING}{remote}/kistore", {})
+    lines = {obj: kept for obj, judged in found.history.items()
+             if (kept := {line: j for line, j in judged.items()
+                          if line not in set(there.get(obj, ()))})}
+    if not lines:
+        return None
+    typed = shlex.quote(remote)
+    return (f"pushed {NOTES_REF} to {remote} without {sum(map(len, lines.values()))} "
+            f"attestation line(s) its notes history or reflog held: "
+            f"{_named(store, store.view(None), lines)}; {remote}'s notes lack them, and KI315 "
+            f"says them until `kistore notes restore` then `kistore notes push {typed}` sends "
+            f"them, or, for a line you meant to take back, `kistore notes rebase {typed}` "
+            "drops them")

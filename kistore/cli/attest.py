@@ -716,8 +716,9 @@ def notes() -> None:
 def _remote_command(name: str) -> Callable[[Callable[..., None]], click.Command]:
     """Declare ``kistore notes NAME REMOTE [--json]``, a notes command that writes.
 
-    ``fetch``, ``push`` and ``rebase`` take the same remote argument and ``--json`` flag:
-    declared once, so the three cannot drift apart (duplicates D1).
+    ``fetch`` and ``push`` take the same remote argument and ``--json`` flag: declared
+    once, so they cannot drift apart (duplicates D1); ``rebase``, whose REMOTE is optional
+    (none: a repository with no remote, fresh08 M5), declares its own.
 
     Args:
         name: the subcommand's name.
@@ -848,6 +849,13 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     else:
         click.echo(f"pushed refs/notes/kistore to {remote}, after merging the "
                    f"{fetched.gained} attestation(s) {remote} had that this repository lacked")
+    if pushed:
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..attest.tip_lacking import push_said
+
+        left = push_said(store, remote)  # an own line removed, re-dated away (fresh07 M2)
+        if left is not None:
+            click.echo(f"warning: {printable(left)}", err=True)
 
 
 @writes(True)
@@ -933,8 +941,14 @@ def _restored_on(done: Restored) -> str:
             f"them to {onto}")
 
 
-@_remote_command("rebase")
-def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
+@writes(True)
+@notes.command("rebase")
+@click.argument("remote", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
+@click.option("--dry-run", is_flag=True,
+              help="With no REMOTE: only list the lines that would be dropped.")
+@pass_ctx
+def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: bool) -> None:
     """Rebuild refs/notes/kistore on REMOTE's notes, adding back this clone's own lines.
 
     The way out when `kistore notes push REMOTE` is refused for a line or path only the
@@ -948,10 +962,27 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
     become REMOTE's (none at all when REMOTE holds none), and nothing is left to push.
     The old tip is printed: `git update-ref refs/notes/kistore OLD` puts it back.
 
+    With no REMOTE, in a repository with no remote only (none of its notes was pushed):
+    drops from the notes history, and from the tips its reflog records, every line the
+    tip lacks (a mistaken line taken back with git notes remove), named on stdout, and
+    keeps the tip's lines as they are (KI315 then says nothing of them). --dry-run lists
+    them and writes nothing. Exits 1, changing nothing, where a remote is configured.
+
     \b
     Example:
       kistore notes rebase origin && kistore notes push origin
+      kistore notes rebase --dry-run && kistore notes rebase
     """
+    if remote is None:
+        _rebase_here(ctx, as_json, dry_run)
+        return
+    if dry_run:
+        # Lazy: an error path.
+        from ..core.errors import InputError
+
+        raise InputError("--dry-run is for `kistore notes rebase` with no REMOTE (a "
+                         "repository with no remote); `kistore notes rebase REMOTE` prints "
+                         "the old tip, and `git update-ref refs/notes/kistore OLD` puts it back")
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     import shlex
 
@@ -990,6 +1021,63 @@ def notes_rebase(ctx: StoreContext, remote: str, as_json: bool) -> None:
         click.echo(printable(
             f"rebuilt {NOTES_REF} {where} with {count} attestation line(s) this repository "
             f"holds{lack}{on}{back}; `kistore notes push {shlex.quote(remote)}` sends them"))
+
+
+def _rebase_here(ctx: StoreContext, as_json: bool, dry_run: bool) -> None:
+    """``kistore notes rebase`` with no REMOTE (:func:`kistore.attest.notes_local.rebase_here`).
+
+    Args:
+        ctx: the command's context.
+        as_json: print ``{"dropped", "notes", "old", "new", "base", "enteringNow"}``.
+        dry_run: say what would be dropped, write nothing.
+
+    Raises:
+        InputError: the repository has a remote (exit 1, nothing changed).
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.notes_local import named_lines, rebase_here
+    from ..core.layout import NOTES_REF
+
+    store = ctx.store()
+    store.settings().refuse_other_version("kistore notes rebase")  # it writes our notes ref
+    done = rebase_here(store, dry_run=dry_run)
+    count = sum(map(len, done.lines.values()))
+    if as_json:
+        emit_json({"dropped": count if done.written else 0,
+                   "notes": sorted(done.lines), "old": done.old, "new": done.new,
+                   "base": done.base, "enteringNow": done.entering_now,
+                   **({"wouldDrop": count} if dry_run else {})})
+        return
+    if not done.lines:
+        click.echo(f"{NOTES_REF} holds every line its notes history and reflog held: "
+                   "nothing to drop")
+        return
+    lines = (f"{count} attestation line(s) the notes history or reflog of {NOTES_REF} held "
+             f"that its tip lacks: {named_lines(store, done.lines)}")
+    if dry_run:
+        click.echo(f"would drop {lines}; `kistore notes rebase` drops them (this repository "
+                   "has no remote: none was pushed)")
+        return
+    old = str(done.old)
+    if done.new == done.old:
+        now = (f"{NOTES_REF} stays at its tip, {old[:12]}, whose history holds none of "
+               "those; its reflog's earlier tips are no longer read (KI315)")
+    elif done.new is None:
+        now = f"{NOTES_REF} is deleted: its tip held no note"
+    elif done.new == done.base:
+        now = (f"{NOTES_REF} is now notes commit {done.new[:12]} of its history, which holds "
+               "every line of the tip and none of those")
+    else:
+        on = ("in a notes commit with no parent (no commit of its history holds none of "
+              "those)" if done.base is None else
+              f"in one notes commit on {done.base[:12]}, the newest of its history holding "
+              "none of those")
+        now = (f"{NOTES_REF} is now {done.new[:12]}: the tip's notes {on}; "
+               f"{done.entering_now} line(s) of the tip enter the repository at its time")
+    back = ("" if done.new == done.old else
+            f"; the old tip {old[:12]} stays in git: `git update-ref {NOTES_REF} {old}` "
+            "puts it back")
+    click.echo(f"dropped {lines}; {now}{back}")
 
 
 def _nothing_left(remote: str, base: str | None, old: str, left_out: bool) -> str:

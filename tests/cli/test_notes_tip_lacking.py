@@ -30,9 +30,13 @@ SLOW = f"BenchmarkRun/slow (withdrawal by {KEYID})"
 WITHDRAWN = "a withdrawn run is ranked, unless another line withdraws it"
 
 
+NO_REMOTE = (" (a line you meant to take back: this repository has no remote, so none was "
+             "pushed: `kistore notes rebase` drops them from its notes history for good)")
+
+
 def removed(named: str = SLOW, count: int = 1, undone: str = WITHDRAWN,
             own: bool = True) -> str:
-    """KI315's message of lines the notes history or reflog held."""
+    """KI315's message of lines the notes history or reflog held (``own``: with origin)."""
     return (f"refs/notes/kistore lacks {count} attestation line(s) its own notes history or "
             f"an earlier tip of it (its reflog) held: {named}; they were removed here (`git "
             "notes remove`, `git notes edit`, a notes merge, the ref moved back or fetched "
@@ -40,7 +44,7 @@ def removed(named: str = SLOW, count: int = 1, undone: str = WITHDRAWN,
             f"never made ({undone}), a state the rules refuse; `kistore notes restore` puts "
             "them back" + (" (a line of this repository's own, never pushed, that you meant "
                            "to take back: `kistore notes rebase origin` rebuilds the notes "
-                           "without it)" if own else ""))
+                           "without it)" if own else NO_REMOTE))
 
 
 REMOVED = removed()
@@ -217,6 +221,8 @@ def test_the_same_tips_found_whole_load_no_git_library(clone):
     code = ("import sys\nfrom kistore.store import Store\n"
             "from kistore.attest.tip_lacking import lacking\n"
             "print(lacking(Store(sys.argv[1]), None), 'pygit2' in sys.modules)")
+    # `notes push` (the fixture's) asks it too, for the lines it sent without: start cold
+    (Store(clone.clone).git_dir / tip_lacking.WHOLE_FILE).unlink()
     assert python_c(code, str(clone.clone)).stdout == "None True\n"  # read: recorded
     assert python_c(code, str(clone.clone)).stdout == "None False\n"
 
@@ -269,13 +275,18 @@ def test_a_line_a_notes_merge_dropped_is_put_back_by_notes_restore(clone):
     assert pushed.returncode == 0, pushed.stderr
 
 
-def test_a_notes_ref_moved_back_with_no_remote_is_said_from_its_reflog(group):
-    # fresh07 M6 (a): no remote to compare with; the reflog holds the old tip
+def moved_back(group) -> None:
+    """With no remote: a note on fast, slow's withdrawal, then the ref moved back past it."""
     trust_maintainer(group)
     store = Store(group.root)
     _note_by(store, "fast", 8, "first")
     withdraw(store, store.view("HEAD").find_name("BenchmarkRun", "slow"), as_file=False)
     git(group.root, "update-ref", "refs/notes/kistore", "refs/notes/kistore~1")
+
+
+def test_a_notes_ref_moved_back_with_no_remote_is_said_from_its_reflog(group):
+    # fresh07 M6 (a): no remote to compare with; the reflog holds the old tip
+    moved_back(group)
     assert _ranked(group.root)["slow"] is False
     assert ki315(group.root) == [("refs/notes/kistore", removed(own=False),
                                   "run `kistore notes restore`")]
