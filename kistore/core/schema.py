@@ -601,7 +601,7 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
                             f"{_json_type(document)}", file=file, pointer="")]
     kind = document.get("kind")
     if kind not in KINDS:
-        found = "it has none" if "kind" not in document else f"found {_json(kind)}"
+        found = "it has none" if "kind" not in document else f"found {_found(kind, KINDS)}"
         near = nearest_kind(kind) if isinstance(kind, str) else None
         return [SchemaError(
             f"a manifest's kind must be one of {', '.join(KINDS)}; {found}"
@@ -684,10 +684,11 @@ def describe_error(error: Any) -> str:
         message = f"expected {' or '.join(_A[w] if w in _A else w for w in wanted)}, found " \
                   f"{_json_type(error.instance)}"
     elif error.validator == "const":
-        message = f"expected {_json(error.validator_value)}, found {_json(error.instance)}"
+        message = f"expected {_json(error.validator_value)}, found " \
+                  f"{_found(error.instance, [error.validator_value])}"
     elif error.validator == "enum":
         message = f"expected one of {', '.join(_json(v) for v in error.validator_value)}, " \
-                  f"found {_json(error.instance)}"
+                  f"found {_found(error.instance, error.validator_value)}"
     elif error.validator == "contains" and isinstance(error.validator_value, dict) and \
             "const" in error.validator_value:  # an array that must list one value
         message = f"must list {_json(error.validator_value['const'])}, found " \
@@ -770,6 +771,26 @@ def _json_type(value: Any) -> str:
         if isinstance(value, kind):
             return name
     return type(value).__name__  # pragma: no cover - not from a JSON parser
+
+
+def _found(value: Any, expected: Any) -> str:
+    """Show a found value as :func:`_json` does, a look-alike of an ASCII one escaped and named.
+
+    When every ``expected`` value is ASCII and ``value`` is a string holding a character
+    that is not printable ASCII, the string is shown JSON-escaped (``"pa\\u0455sed"``) and
+    each such character named (:func:`kistore.core.text_fields.odd_characters_said`):
+    printed raw, ``"BenchmarkRun\\u200b"`` reads as the ``'BenchmarkRun'`` the message
+    suggests (fresh09 L2).
+    """
+    if not isinstance(value, str) or value.isascii() and value.isprintable() or \
+            not all(v.isascii() for v in expected if isinstance(v, str)):
+        return _json(value)
+    # Lazy: the Unicode names, with the text rules' tables, only for such a value.
+    from .text_fields import odd_characters_said
+
+    text = json.dumps(value)
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    return f"{shown} ({odd_characters_said(value)})"
 
 
 def _json(value: Any) -> str:
