@@ -14,6 +14,13 @@ import copy
 from kistore.core.schema import check_manifest
 
 
+def _status(bundle, value: str) -> str:
+    run = copy.deepcopy(bundle["run"])
+    run["spec"]["status"] = value
+    [error] = [e for e in check_manifest(run) if e.pointer == "/spec/status"]
+    return error.message
+
+
 def test_a_kind_with_a_zero_width_space_names_it(bundle):
     run = copy.deepcopy(bundle["run"])
     run["kind"] = "BenchmarkRun\u200b"
@@ -25,29 +32,22 @@ def test_a_kind_with_a_zero_width_space_names_it(bundle):
 
 
 def test_a_status_with_a_cyrillic_letter_names_it(bundle):
-    run = copy.deepcopy(bundle["run"])
-    run["spec"]["status"] = "pa\u0455sed"
-    [error] = [e for e in check_manifest(run) if e.pointer == "/spec/status"]
-    assert error.message == (
+    assert _status(bundle, "pa\u0455sed") == (
         "field 'status': expected one of \"passed\", \"incorrect\", \"runtime-error\", "
         "\"compile-error\", \"timeout\", \"failed\", found \"pa\\u0455sed\" "
         "(U+0455 CYRILLIC SMALL LETTER DZE at character 3)")
 
 
 def test_several_odd_characters_are_each_named_up_to_three(bundle):
-    run = copy.deepcopy(bundle["run"])
-    run["spec"]["status"] = "\u0440\u0430\u0455\u0455\u0435d"  # Cyrillic р а ѕ ѕ е, Latin d
-    [error] = [e for e in check_manifest(run) if e.pointer == "/spec/status"]
-    assert error.message.endswith(
+    # Cyrillic р а ѕ ѕ е, Latin d
+    assert _status(bundle, "\u0440\u0430\u0455\u0455\u0435d").endswith(
         'found "\\u0440\\u0430\\u0455\\u0455\\u0435d" (U+0440 CYRILLIC SMALL LETTER ER at '
         "character 1, U+0430 CYRILLIC SMALL LETTER A at character 2, U+0455 CYRILLIC SMALL "
         "LETTER DZE at character 3 and 2 more characters not printable ASCII)")
 
 
 def test_a_plain_ascii_value_is_shown_as_before(bundle):
+    assert _status(bundle, "pased").endswith(', "failed", found "pased"')
     run = copy.deepcopy(bundle["run"])
-    run["spec"]["status"] = "pased"
-    [error] = [e for e in check_manifest(run) if e.pointer == "/spec/status"]
-    assert error.message.endswith(', "failed", found "pased"')
     run["kind"] = "Widget"
     assert check_manifest(run)[0].message.endswith('; found "Widget"')
