@@ -677,7 +677,7 @@ def describe_error(error: Any) -> str:
             f"{shorten(quoted)} is not an RFC 3339 {error.validator_value} "
             "(e.g. 2026-07-10T06:41:58.611Z)")
     elif error.validator == "pattern" and isinstance(error.instance, str):
-        message = f"{shorten(quoted)} does not match {error.validator_value!r}"
+        message = _pattern_message(error, field)
     elif error.validator == "type":  # JSON's words, not Python's ("None is not of type")
         wanted = error.validator_value
         wanted = wanted if isinstance(wanted, list) else [wanted]
@@ -699,6 +699,31 @@ def describe_error(error: Any) -> str:
     if field is not None and not message.startswith(f"field {field!r}"):
         message = f"field {field!r}: {message}"
     return message
+
+
+def _pattern_message(error: Any, field: Any) -> str:
+    """Say a ``pattern`` error of a string (a value, or a key under ``propertyNames``).
+
+    In words when the pattern is one of kistore's
+    (:func:`kistore.core.pattern_words.pattern_said`: fresh09 L4), any character of the
+    value that is not printable ASCII named (:func:`_found`); else as jsonschema says it,
+    with the regular expression.
+    """
+    # Lazy: the table of patterns in words, only for a refused value.
+    from .pattern_words import pattern_said
+
+    value, pattern = error.instance, error.validator_value
+    quoted = shorten(repr(value))
+    if not (value.isascii() and value.isprintable()) and pattern.isascii():
+        # Lazy: the Unicode names, with the text rules' tables, only for such a value.
+        from .text_fields import odd_characters_said
+
+        quoted = f"{shorten(ascii(value))} ({odd_characters_said(value)})"
+    path = list(error.relative_schema_path)
+    key = len(path) >= 2 and path[-2] == "propertyNames"
+    said = pattern_said(pattern, quoted, bool(_ecma_regex(pattern).search(value.lower())),
+                        key_of=str(field) if key else None)
+    return said or f"{quoted} does not match {pattern!r}"
 
 
 def taken_at(manifest: Any, tokens: list[str]) -> str | None:
