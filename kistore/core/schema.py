@@ -601,7 +601,7 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
                             f"{_json_type(document)}", file=file, pointer="")]
     kind = document.get("kind")
     if kind not in KINDS:
-        found = "it has none" if "kind" not in document else f"found {_json(kind)}"
+        found = "it has none" if "kind" not in document else f"found {_found(kind, KINDS)}"
         near = nearest_kind(kind) if isinstance(kind, str) else None
         return [SchemaError(
             f"a manifest's kind must be one of {', '.join(KINDS)}; {found}"
@@ -677,17 +677,18 @@ def describe_error(error: Any) -> str:
             f"{shorten(quoted)} is not an RFC 3339 {error.validator_value} "
             "(e.g. 2026-07-10T06:41:58.611Z)")
     elif error.validator == "pattern" and isinstance(error.instance, str):
-        message = f"{shorten(quoted)} does not match {error.validator_value!r}"
+        message = _pattern_message(error, field)
     elif error.validator == "type":  # JSON's words, not Python's ("None is not of type")
         wanted = error.validator_value
         wanted = wanted if isinstance(wanted, list) else [wanted]
         message = f"expected {' or '.join(_A[w] if w in _A else w for w in wanted)}, found " \
                   f"{_json_type(error.instance)}"
     elif error.validator == "const":
-        message = f"expected {_json(error.validator_value)}, found {_json(error.instance)}"
+        message = f"expected {_json(error.validator_value)}, found " \
+                  f"{_found(error.instance, [error.validator_value])}"
     elif error.validator == "enum":
         message = f"expected one of {', '.join(_json(v) for v in error.validator_value)}, " \
-                  f"found {_json(error.instance)}"
+                  f"found {_found(error.instance, error.validator_value)}"
     elif error.validator == "contains" and isinstance(error.validator_value, dict) and \
             "const" in error.validator_value:  # an array that must list one value
         message = f"must list {_json(error.validator_value['const'])}, found " \
@@ -698,6 +699,31 @@ def describe_error(error: Any) -> str:
     if field is not None and not message.startswith(f"field {field!r}"):
         message = f"field {field!r}: {message}"
     return message
+
+
+def _pattern_message(error: Any, field: Any) -> str:
+    """Say a ``pattern`` error of a string (a value, or a key under ``propertyNames``).
+
+    In words when the pattern is one of kistore's
+    (:func:`kistore.core.pattern_words.pattern_said`: fresh09 L4), any character of the
+    value that is not printable ASCII named (:func:`_found`); else as jsonschema says it,
+    with the regular expression.
+    """
+    # Lazy: the table of patterns in words, only for a refused value.
+    from .pattern_words import pattern_said
+
+    value, pattern = error.instance, error.validator_value
+    quoted = shorten(repr(value))
+    if not (value.isascii() and value.isprintable()) and pattern.isascii():
+        # Lazy: the Unicode names, with the text rules' tables, only for such a value.
+        from .text_fields import odd_characters_said
+
+        quoted = f"{shorten(ascii(value))} ({odd_characters_said(value)})"
+    path = list(error.relative_schema_path)
+    key = len(path) >= 2 and path[-2] == "propertyNames"
+    said = pattern_said(pattern, quoted, bool(_ecma_regex(pattern).search(value.lower())),
+                        key_of=str(field) if key else None)
+    return said or f"{quoted} does not match {pattern!r}"
 
 
 def taken_at(manifest: Any, tokens: list[str]) -> str | None:
@@ -770,6 +796,26 @@ def _json_type(value: Any) -> str:
         if isinstance(value, kind):
             return name
     return type(value).__name__  # pragma: no cover - not from a JSON parser
+
+
+def _found(value: Any, expected: Any) -> str:
+    """Show a found value as :func:`_json` does, a look-alike of an ASCII one escaped and named.
+
+    When every ``expected`` value is ASCII and ``value`` is a string holding a character
+    that is not printable ASCII, the string is shown JSON-escaped (``"pa\\u0455sed"``) and
+    each such character named (:func:`kistore.core.text_fields.odd_characters_said`):
+    printed raw, ``"BenchmarkRun\\u200b"`` reads as the ``'BenchmarkRun'`` the message
+    suggests (fresh09 L2).
+    """
+    if not isinstance(value, str) or value.isascii() and value.isprintable() or \
+            not all(v.isascii() for v in expected if isinstance(v, str)):
+        return _json(value)
+    # Lazy: the Unicode names, with the text rules' tables, only for such a value.
+    from .text_fields import odd_characters_said
+
+    text = json.dumps(value)
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    return f"{shown} ({odd_characters_said(value)})"
 
 
 def _json(value: Any) -> str:

@@ -414,3 +414,28 @@ def prose_problem(value: str) -> str | None:
     return (f"{shorten(repr(value))} holds U+{ord(c):04X}{' ' + name if name else ''} at "
             f"character {found.start() + 1}, {what}: "
             f"{'replace it by a space' if c.isspace() else 'remove it'}")
+
+
+def odd_characters_said(value: str, *, most: int = 3) -> str | None:
+    """Name the characters of ``value`` that are not printable ASCII, or None when none is.
+
+    For a message that quotes a found string where ASCII values were expected (a kind, an
+    enum's value, a pattern's): ``"BenchmarkRun\\u200b"`` and ``"pa\\u0455sed"`` print as
+    the expected word, so each such character is named as KI104 names it (fresh09 L2).
+
+    Args:
+        value: the found string.
+        most: how many characters to name; the rest are counted.
+
+    Returns:
+        ``U+200B ZERO WIDTH SPACE at character 13`` (1-based), several joined by ``, ``,
+        then ``and N more characters not printable ASCII`` past ``most``; None when
+        ``value`` is all U+0020-U+007E.
+    """
+    odd = [i for i, c in enumerate(value) if not " " <= c <= "~"]
+    if not odd:
+        return None
+    said = ", ".join(_char_at(value, i) for i in odd[:most])
+    rest = len(odd) - most
+    return said + (f" and {rest} more character{'s' if rest > 1 else ''} not printable "
+                   "ASCII" if rest > 0 else "")

@@ -88,3 +88,21 @@ def stated_by(source: str | None) -> str:
         ``as the source reported it``, or ``as submitted`` for a run that names no source.
     """
     return "as the source reported it" if source else "as submitted"
+
+
+def workload_not_stored_said(digest: str | None) -> str:
+    """Say that a group's workload is not in the store, so its ranks are of the runs here.
+
+    The one wording of the caveat ``show``, the site's group page and the run page at its
+    rank say (fresh05 LOW 5, fresh09 L1: the run page said "Rank 1 of 1" with no caveat).
+
+    Args:
+        digest: the workload's digest, as the run states it.
+
+    Returns:
+        ``the workload sha256:... is not in this store, so the group holds only the runs
+        of it stored here; other runs of the same workload elsewhere are not ranked with it``.
+    """
+    return (f"the workload {digest} is not in this store, so the group holds only the runs "
+            "of it stored here; other runs of the same workload elsewhere are not ranked "
+            "with it")

@@ -16,7 +16,13 @@ from ..core.claims import claim_of, claimed_with, claimed_with_said
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, one_line
 from ..core.model import Manifest
-from ..core.words import NO_SOURCE, comparison_said, evidence_said, stated_by
+from ..core.words import (
+    NO_SOURCE,
+    comparison_said,
+    evidence_said,
+    stated_by,
+    workload_not_stored_said,
+)
 from ..index.catalog import Catalog
 from ..index.index import open_catalog
 from ..index.records import Record
@@ -250,9 +256,7 @@ class RunPage(NamedTuple):
             out.append("  " + claimed_with_said([(o["digest"], o["name"])
                                                   for o in d["claimedWith"]], page=True))
         if not work.get("inStore"):
-            out.append(f"  caveat: the workload {work.get('digest')} is not in this store, so "
-                       "the group holds only the runs of it stored here; other runs of the "
-                       "same workload elsewhere are not ranked with it")
+            out.append(f"  caveat: {workload_not_stored_said(work.get('digest'))}")
         for ref in self.reference_ratios():
             ranked_by = "" if comparison.unit == "ns" and ref["unit"] == "ns" else (
                 f"; its {_metric(comparison.metric)} {_value(ref['value'], ref['unit'])}"

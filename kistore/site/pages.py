@@ -35,6 +35,7 @@ from ..core.digest import Digest
 from ..core.errors import KistoreError
 from ..core.licences import run_licences
 from ..core.pathnames import component
+from ..core.words import workload_not_stored_said
 from ..index.records import Record
 from ..query.outliers import (
     Outlier,
@@ -345,6 +346,9 @@ def _run(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
     data["summary"] = summary.source_summary(manifest.spec, data["references"])
     data["identity"] = summary.identity(manifest.spec, data["implementation"])
     data["community"] = rp.row.evidence.community
+    # at its rank, as the group page says it: "Rank 1 of 1" of the runs here (fresh09 L1)
+    data["groupCaveat"] = workload_not_stored_said(data["workload"]["digest"]) \
+        if grouped and not data["workload"]["inStore"] else None
     data["artifacts"] = _artifacts(rp.related.get("implementationDigest"))
     first = data["first"]
     if first is not None:
@@ -548,9 +552,7 @@ def group_caveats(workload: dict[str, Any], unknown: list[Record]) -> list[str]:
     """
     said = []
     if not workload["inStore"]:
-        said.append(f"the workload {workload['digest']} is not in this store, so the group "
-                    "holds only the runs of it stored here; other runs of the same workload "
-                    "elsewhere are not ranked with it")
+        said.append(workload_not_stored_said(workload["digest"]))
     if unknown:
         said.append(f"run {unknown[0].name} names an Implementation this store does not "
                     "hold: its project and role are unknown, so it ranks as a candidate"

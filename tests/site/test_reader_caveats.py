@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -86,6 +87,26 @@ def test_the_group_of_a_workload_not_stored_says_rank_and_shows_caveat(demo_site
         "gemm-first", "triton-a", 100_000, title="Fast GEMM on H100"))[7:23] + "/")[
             "data"]["links"]["group"].removesuffix("index.html"))
     assert gemm["data"]["caveats"] == []
+
+
+def test_the_run_page_of_a_workload_not_stored_says_the_caveat_at_its_rank(demo_site):
+    """fresh09 L1: "Rank 1 of 1" / "#1 of its group" said with no caveat on the run page."""
+    data = _twin(demo_site, RUN)["data"]
+    workload = data["workload"]["digest"]
+    said = (f"the workload {workload} is not in this store, so the group holds only the runs "
+            "of it stored here; other runs of the same workload elsewhere are not ranked "
+            "with it")
+    assert (data["rank"], data["groupSize"], data["groupCaveat"]) == (2, 2, said)
+    page = _page(demo_site, RUN)
+    standing = page[page.index('id="standing"'):page.index('<p class="meta">')]
+    assert (f'Rank 2</span> of 2 in its <a href="../../{data["links"]["group"]}">comparison '
+            f'group</a></p><p class="outlier group-caveat"><span class="badge warn">(!) caveat'
+            f"</span> {said}</p>") in re.sub(r">\s+<", "><", standing)
+    # a run whose workload is stored says none
+    gemm = "runs/" + digest(run("gemm-first", "triton-a", 100_000,
+                                title="Fast GEMM on H100"))[7:23] + "/"
+    assert _twin(demo_site, gemm)["data"]["groupCaveat"] is None
+    assert "stored here" not in _page(demo_site, gemm)
 
 
 def test_the_run_page_names_the_baseline_of_each_ratio(demo_site):
