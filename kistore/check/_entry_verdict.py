@@ -88,7 +88,8 @@ def entry_times(repo: pygit2.Repository, brought: Sequence[pygit2.Commit],
 
 
 def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: datetime,
-                    walked: list[BroughtNotes], times: dict[str, datetime]) -> list[Finding]:
+                    walked: list[BroughtNotes], times: dict[str, datetime],
+                    old: pygit2.Commit | None = None) -> list[Finding]:
     """KI439 for each new note line judged otherwise at its entry time than at ``now``.
 
     Args:
@@ -98,11 +99,15 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
         now: the push's clock (aware).
         walked: :func:`._notes_history.brought_notes` of the commits the push brings.
         times: :func:`entry_times` of them.
+        old: the receiver's notes tip (:func:`entry_times`' ``old``), named when its date
+            holds a line's entry (:func:`held_by`); None: it holds none.
 
     Returns:
         One KI439 per line whose effect differs (``extra``: ``keyid``, ``entered``,
         ``clock``, ``effect``: at the entry, ``now``: at the clock); none where the trust
-        file does not parse (KI309) or the line is refused at the clock (KI411's).
+        file does not parse (KI309) or the line is refused at the clock (KI411's). A line
+        whose entry a notes commit it is built on holds (:func:`held_by`) is said with that
+        commit and its date, and the fix of its own, :func:`held_fix`.
 
     Raises:
         ObjectUnreadable: a note blob on the way is damaged or missing.
@@ -131,7 +136,7 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
         side = "after" if seconds > 0 else "before"
         said = (f"at its notes commit's date, {format_time(entered)}, "
                 f"{duration_text(abs(seconds))} {side} this push's clock ({format_time(clock)})")
-        parent = held_by(store.repo, cid, entered, times)
+        parent = held_by(store.repo, cid, entered, times, old)
         if parent is not None:  # not the pusher's clock: a notes commit it is built on
             own = commit_datetime(store.repo[cid].peel(pygit2.Commit).commit_time)
             said = (f"at {format_time(entered)}, {duration_text(abs(seconds))} {side} this "
@@ -155,7 +160,7 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
 
 
 def held_by(repo: pygit2.Repository, cid: str, entered: datetime,
-            times: dict[str, datetime]) -> tuple[str, bool] | None:
+            times: dict[str, datetime], old: pygit2.Commit | None) -> tuple[str, bool] | None:
     """Return the notes commit whose own date holds ``cid``'s entry, when not ``cid``'s own.
 
     Args:
@@ -163,28 +168,26 @@ def held_by(repo: pygit2.Repository, cid: str, entered: datetime,
         cid: the brought notes commit a line entered in (40 hex).
         entered: its entry time, :func:`entry_times`' (held up to its ancestors').
         times: :func:`entry_times` of the brought commits.
+        old: the receiver's notes tip (None: it holds none), :func:`entry_times`' floor.
 
     Returns:
-        ``(id, brought)``: the ancestor dated ``entered`` (40 hex) and whether the push
-        brings it (False: the receiver's notes tip, which :func:`entry_times` holds every
-        brought commit up to); None when ``cid``'s own date is ``entered`` (the clock that
-        dated it is the cause). Raises nothing for the commits :func:`entry_times` read.
+        ``(id, brought)``: the commit dated ``entered`` (40 hex) and whether the push brings
+        it (False: ``old``, which :func:`entry_times` holds every brought commit up to);
+        None when ``cid``'s own date is ``entered`` (the clock that dated it is the cause).
+        Raises nothing for the commits :func:`entry_times` read.
     """
     commit = repo[cid].peel(pygit2.Commit)
     if commit_datetime(commit.commit_time) >= entered:
         return None
     while True:
-        for parent in commit.parent_ids:
-            pid = str(parent)
-            if pid not in times:  # the receiver's tip: entry_times' floor
-                return pid, False
-            if times[pid] == entered:
-                commit = repo[pid].peel(pygit2.Commit)
-                if commit_datetime(commit.commit_time) >= entered:
-                    return pid, True
-                break
-        else:
-            return None
+        brought = [str(p) for p in commit.parent_ids if times.get(str(p)) == entered]
+        if not brought:  # held by no brought parent: by the receiver's tip
+            if old is None or commit_datetime(old.commit_time) < entered:
+                return None
+            return str(old.id), False
+        commit = repo[brought[0]].peel(pygit2.Commit)
+        if commit_datetime(commit.commit_time) >= entered:
+            return brought[0], True
 
 
 def held_fix(parent: str, brought: bool, entered: datetime, ended: bool) -> str:

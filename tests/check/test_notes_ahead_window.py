@@ -217,3 +217,16 @@ def test_notes_push_held_by_the_remotes_notes_tip_names_it_not_this_clock(remote
             "ahead), and no notes commit made on it enters earlier (nor does `kistore notes "
             f"rebase`): wait until after {_date(ahead)}, then `kistore notes push REMOTE`") in said
     assert "set this machine's clock right" not in said
+
+
+def test_a_line_held_by_a_notes_commit_the_same_push_brings_says_to_rebuild(remote, kit):
+    run, tip, parent, honest, later, _ = _held_finding(remote, kit, "--valid-until", "CLOCK+30")
+    found = _judged(remote, ZERO, honest, later)  # both notes commits brought by one push
+    assert [(f.rule.id, f.extra["effect"]) for f in found] == [("KI439", "not-counted")]
+    assert (f"its notes commit {honest[:12]} is dated {_date(later)}, and notes commit "
+            f"{tip[:12]}, which it is built on, is dated {_date(parent)}") in found[0].message
+    assert found[0].hint == (
+        f"notes commit {tip[:12]}, which this push brings and the line's notes commit is "
+        f"built on, is dated {_date(parent)}, ahead of this push's clock: make the notes this "
+        "push brings again on REMOTE's notes tip, dated now (`kistore notes rebase REMOTE`), "
+        "then `kistore notes push REMOTE`")
