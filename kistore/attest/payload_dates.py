@@ -7,12 +7,13 @@ judge`). A payload dated hours ahead (a rerun farm's clock, a predicate file wri
 hand) was signed and written without a word, and then stopped counting once its key's
 planned ``validUntil`` fell before that date (the gate refused the expiry, KI410, naming a
 date before the entry time). ``kistore attest`` refuses such a payload:
-:func:`ahead_problem`. The tolerance is :data:`PAYLOAD_AHEAD`, the five minutes the
-pre-receive hook allows a notes commit ahead of its clock (KI437,
-:data:`kistore.core.times.NOTES_AHEAD`): the payload is signed when the line is made, and
-honest clocks differ by that much at most; the day ``add`` allows a run's ``observedAt``
-(KI227, :data:`kistore.core.times.CLOCK_SKEW`) is for a measurement's own date, which
-judges no key.
+:func:`ahead_problem`. The tolerance is :data:`PAYLOAD_AHEAD`, the five minutes the gate
+allows a commit ahead of its clock (KI438, :data:`kistore.core.times.COMMIT_AHEAD`): the
+payload is dated by whatever measured or wrote it (a rerun farm's machine, a file written by
+hand), and honest clocks differ by that much at most; not KI437's minute for a notes commit
+(:data:`kistore.core.times.NOTES_AHEAD`), which ``kistore notes push`` dates itself. The
+day ``add`` allows a run's ``observedAt`` (KI227, :data:`kistore.core.times.CLOCK_SKEW`)
+is for a measurement's own date, which judges no key.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import InputError
-from ..core.times import NOTES_AHEAD
+from ..core.times import COMMIT_AHEAD
 from .trust import format_time, parse_time
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .signed_by import Signed
 
-PAYLOAD_AHEAD = NOTES_AHEAD
+PAYLOAD_AHEAD = COMMIT_AHEAD
 """Seconds (five minutes) a payload's ``observedAt``/``createdAt`` may lie after the clock
 signing it (:func:`ahead_problem`)."""
 

@@ -30,14 +30,14 @@ community attestation either way), one whose role the key lacks, one dated in th
 future, a bundle whose earlier copy (a file) entered before T.
 
 A line the server held before the push entered before it, whatever its notes commit's date
-says: KI437 lets a pushed notes commit be dated five minutes ahead of the server's clock,
-so a withdrawal signed by a key nobody trusted, pushed dated four minutes ahead, counted
-once the key's trust landed within those minutes (its date was after the trust commit's:
-fresh07 H1). So the second judgement takes each held note line at the earlier of its entry
-time and the push's clock; and a key the push adds with a ``validFrom`` after the push's
-clock is weighed too (its held lines are judged at their entry and before the push): a
-line readers date after the key's start, which the server held before it, is named, its
-fix to set the ``validFrom`` after the line's date or to wait past that date.
+says: KI437 lets a pushed notes commit be dated a minute ahead of the server's clock (five
+until 2026-12-07), so a withdrawal signed by a key nobody trusted, pushed dated four minutes
+ahead, counted once the key's trust landed within those minutes (its date was after the
+trust commit's: fresh07 H1). So the second judgement takes each held note line at the
+earlier of its entry time and the push's clock; and a key the push adds with a ``validFrom``
+after the push's clock is weighed too (its held lines are judged at their entry and before
+the push): a line readers date after the key's start, which the server held before it, is
+named, its fix to set the ``validFrom`` after the line's date or to wait past that date.
 
 Not applied to a pull request's range (``check BASE..HEAD``: the forge's merge button dates
 the key's start at the merge, which the range does not know), nor by ``pre-push`` (the
@@ -135,7 +135,7 @@ def backdated_trust(store: Store, old: pygit2.Commit, new: pygit2.Commit, where:
     from_now = Trust({k: replace(v, valid_from=now, added_in="") if k in starts else v
                       for k, v in trust.keys.items()}, follows=trust.follows)
     # held before this push: entered before now, whatever its notes commit's date says
-    # (KI437 lets it be five minutes ahead: fresh07 H1)
+    # (KI437 lets it be a minute ahead, five until 2026-12-07: fresh07 H1, fresh08 M1)
     before = now - _INSTANT
     capped = [replace(s, entered_at=min(s.entered_at, before)) if s.source == "note" else s
               for s in seen]

@@ -1,12 +1,12 @@
 """KI439: a new note line is judged at the entry time readers will give it (fresh07 M7).
 
 The gate judges a new note line's key at the push's clock (KI411: the server's in
-``pre-receive``), but every reader judges it at its entry time, its notes commit's date
-held up to its ancestors' (:class:`kistore.attest.notes.Clock`), which KI437 lets be five
-minutes after the server's clock or ten minutes before it. A maintainer whose clock was
-eight minutes slow, withdrawing within eight minutes of the key's trust landing, pushed a
-line the server judged valid (a trusted maintainer's: it withdraws) and readers dated before
-the key's start (a community attestation): accepted, and never counted, with no word.
+``pre-receive``), but every reader judges it at its entry time, its notes commit's date held
+up to its ancestors' (:class:`kistore.attest.notes.Clock`), which KI437 lets be a minute after the
+server's clock (five until 2026-12-07) or ten minutes before it. A maintainer whose clock
+was eight minutes slow, withdrawing within eight minutes of the key's trust landing, pushed
+a line the server judged valid (a trusted maintainer's: it withdraws) and readers dated
+before the key's start (a community attestation): accepted, and never counted, with no word.
 
 **KI439** (error), judged where a push of ``refs/notes/kistore`` is (``check --updates``),
 for each new line KI411 accepts: its verdict under the protected branch's trust as pushed
@@ -19,6 +19,14 @@ more than a minute off the clock again at the push); within a minute of a key's 
 that minute first. In a clone (``pre-push``, ``kistore notes push``'s own judgement) the
 clock is the one the commits were dated by, so the two agree and nothing is said: only the
 server, whose clock is another, sees it.
+
+Unless the line's entry is held by a notes commit it is built on (a parent dated ahead of
+the clock that received it, anyone's community note: fresh08 M2, up to KI437's minute):
+then the clock judging the push is right, and the message names that notes commit and its
+date, and the fix says so (:func:`held_fix`): wait until after that date, or, when the key
+may not sign by then, sign with another key; setting the clock or rebuilding the notes
+(``kistore notes rebase``, on the same tip) moves nothing. A parent the push brings itself
+is made again by ``kistore notes rebase REMOTE`` at the push's time.
 """
 
 from __future__ import annotations
@@ -31,15 +39,15 @@ from typing import TYPE_CHECKING
 from ..attest.evidence import NOT_COUNTED, judge
 from ..attest.trust import format_time, load_trust
 from ..attest.trust_history import dated, held
+from ..core import layout
 from ..core.errors import KistoreError
 from ..core.findings import ERROR, Finding, rule
 from ..core.layout import NOTES_REF
-from ..core.times import commit_datetime, duration_text
+from ..core.times import NOTES_AHEAD, commit_datetime, duration_text
+from ..git.lazy import pygit2  # imported on first use (as the gate's)
 from ._notes_history import BroughtNotes, entered_in
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    import pygit2
-
     from ..attest.notes import Seen
     from ..store import Store
 
@@ -80,7 +88,8 @@ def entry_times(repo: pygit2.Repository, brought: Sequence[pygit2.Commit],
 
 
 def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: datetime,
-                    walked: list[BroughtNotes], times: dict[str, datetime]) -> list[Finding]:
+                    walked: list[BroughtNotes], times: dict[str, datetime],
+                    old: pygit2.Commit | None = None) -> list[Finding]:
     """KI439 for each new note line judged otherwise at its entry time than at ``now``.
 
     Args:
@@ -90,11 +99,15 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
         now: the push's clock (aware).
         walked: :func:`._notes_history.brought_notes` of the commits the push brings.
         times: :func:`entry_times` of them.
+        old: the receiver's notes tip (:func:`entry_times`' ``old``), named when its date
+            holds a line's entry (:func:`held_by`); None: it holds none.
 
     Returns:
         One KI439 per line whose effect differs (``extra``: ``keyid``, ``entered``,
         ``clock``, ``effect``: at the entry, ``now``: at the clock); none where the trust
-        file does not parse (KI309) or the line is refused at the clock (KI411's).
+        file does not parse (KI309) or the line is refused at the clock (KI411's). A line
+        whose entry a notes commit it is built on holds (:func:`held_by`) is said with that
+        commit and its date, and the fix of its own, :func:`held_fix`.
 
     Raises:
         ObjectUnreadable: a note blob on the way is damaged or missing.
@@ -109,7 +122,8 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
     findings = []
     for item in fresh:
         obj = item.location[len(NOTES_REF) + 1:]
-        entered = times.get(entered_in(store.repo, walked, obj, item.data, NOTES_REF))
+        cid = entered_in(store.repo, walked, obj, item.data, NOTES_REF)
+        entered = times.get(cid)
         if entered is None or entered == clock:
             continue
         at_now = judge(replace(item, entered_at=now), trust, view)
@@ -120,16 +134,90 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
             continue
         seconds = int((entered - clock).total_seconds())
         side = "after" if seconds > 0 else "before"
+        said = (f"at its notes commit's date, {format_time(entered)}, "
+                f"{duration_text(abs(seconds))} {side} this push's clock ({format_time(clock)})")
+        parent = held_by(store.repo, cid, entered, times, old)
+        if parent is not None:  # not the pusher's clock: a notes commit it is built on
+            own = commit_datetime(store.repo[cid].peel(pygit2.Commit).commit_time)
+            said = (f"at {format_time(entered)}, {duration_text(abs(seconds))} {side} this "
+                    f"push's clock ({format_time(clock)}): its notes commit {cid[:12]} is dated "
+                    f"{format_time(own)}, and notes commit {parent[0][:12]}, which it is built "
+                    f"on, is dated {format_time(entered)} (an entry is never earlier than its "
+                    "history's)")
         findings.append(Finding(
             ENTRY_VERDICT_DIFFERS,
             f"the {then.type or 'attestation'} by {then.keyid} on {item.subject} enters the "
-            f"repository at its notes commit's date, {format_time(entered)}, "
-            f"{duration_text(abs(seconds))} {side} this push's clock ({format_time(clock)}), and "
-            f"every reader judges it there: {then.effect} ({then.reason}), not "
-            f"{at_now.effect} as at this push's clock",
+            f"repository {said}, and every reader judges it there: {then.effect} "
+            f"({then.reason}), not {at_now.effect} as at this push's clock",
             file=item.location,
+            fix=None if parent is None else held_fix(parent[0], parent[1], entered,
+                                                     then.effect == NOT_COUNTED),
             extra={"keyid": then.keyid, "entered": format_time(entered),
                    "clock": format_time(clock), "effect": then.effect,
                    "now": at_now.effect}))
     return findings
 
+
+
+def held_by(repo: pygit2.Repository, cid: str, entered: datetime,
+            times: dict[str, datetime], old: pygit2.Commit | None) -> tuple[str, bool] | None:
+    """Return the notes commit whose own date holds ``cid``'s entry, when not ``cid``'s own.
+
+    Args:
+        repo: the receiving (or pushing) repository.
+        cid: the brought notes commit a line entered in (40 hex).
+        entered: its entry time, :func:`entry_times`' (held up to its ancestors').
+        times: :func:`entry_times` of the brought commits.
+        old: the receiver's notes tip (None: it holds none), :func:`entry_times`' floor.
+
+    Returns:
+        ``(id, brought)``: the commit dated ``entered`` (40 hex) and whether the push brings
+        it (False: ``old``, which :func:`entry_times` holds every brought commit up to);
+        None when ``cid``'s own date is ``entered`` (the clock that dated it is the cause).
+        Raises nothing for the commits :func:`entry_times` read.
+    """
+    commit = repo[cid].peel(pygit2.Commit)
+    if commit_datetime(commit.commit_time) >= entered:
+        return None
+    while True:
+        brought = [str(p) for p in commit.parent_ids if times.get(str(p)) == entered]
+        if not brought:  # held by no brought parent: by the receiver's tip
+            if old is None or commit_datetime(old.commit_time) < entered:
+                return None
+            return str(old.id), False
+        commit = repo[brought[0]].peel(pygit2.Commit)
+        if commit_datetime(commit.commit_time) >= entered:
+            return brought[0], True
+
+
+def held_fix(parent: str, brought: bool, entered: datetime, ended: bool) -> str:
+    """Return KI439's fix for a line held to the date of a notes commit it is built on.
+
+    Args:
+        parent: that notes commit (40 hex).
+        brought: the push brings it (else the receiver holds it already).
+        entered: its date, the line's entry time.
+        ended: the key may not sign at ``entered`` (its end comes first: waiting cannot
+            help); else the verdicts differ otherwise (a ``validFrom`` in between).
+
+    Returns:
+        One sentence: that this machine's clock is not the cause, the commit and its date,
+        and what to do. Raises nothing.
+    """
+    when = format_time(entered)
+    if brought:
+        return (f"notes commit {parent[:12]}, which this push brings and the line's notes "
+                f"commit is built on, is dated {when}, ahead of this push's clock: make the "
+                "notes this push brings again on REMOTE's notes tip, dated now (`kistore "
+                "notes rebase REMOTE`), then `kistore notes push REMOTE`")
+    said = (f"this machine's clock is not the cause: notes commit {parent[:12]}, which the "
+            f"line's notes commit is built on, is dated {when}, ahead of the clock that "
+            f"received it (KI437 lets a notes commit be up to {duration_text(NOTES_AHEAD)} "
+            "ahead), and no notes commit made on it enters earlier (nor does `kistore notes "
+            "rebase`)")
+    if ended:
+        return (f"{said}; waiting does not help, as the key may not sign by then: sign the "
+                f"line with another key {layout.TRUST_FILE} trusts then, or have this key's "
+                "validity changed by a reviewed pull request first")
+    return (f"{said}: wait until after {when}, then `kistore notes push REMOTE`: the line "
+            "enters then, judged there alike by this push's clock and every reader")

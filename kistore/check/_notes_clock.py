@@ -16,9 +16,11 @@ clock (KI428), so the pusher chose when a line entered:
 **KI437** (error), judged where a push of ``refs/notes/kistore`` is (``check --updates``:
 ``pre-receive``, ``pre-push``, ``kistore notes push``'s own judgement, ``check --unpushed``,
 each at its own clock, the push's): every notes commit the push brings (none already held)
-must be dated no more than :data:`kistore.core.times.NOTES_AHEAD` (five minutes) after the
+must be dated no more than :data:`kistore.core.times.NOTES_AHEAD` (one minute) after the
 clock and no more than :data:`kistore.core.times.NOTES_BEHIND` (ten minutes) before it.
-So the server's receive time, within those minutes, is every new line's entry time. One
+So the server's receive time, within those minutes, is every new line's entry time. Ahead
+it was five minutes until 2026-12-07 (fresh08 M1, M2): the hold of a line's entry up to its
+ancestors' dates carried one community notes commit's five minutes to every later line. One
 finding for the push, naming how many commits are off, the one furthest off, its date and
 the clock (``extra``: ``commits``, ``commit``, ``seconds``, ``clock``). A commit KI428 names
 for its committer date already (outside years 1970-9999, a day ahead, a day before its
@@ -106,7 +108,7 @@ def notes_off_clock(brought: Iterable[pygit2.Commit], now: datetime,
         f"{utc_text(commit.commit_time)}, {duration_text(abs(delta))} {side} this push's clock "
         f"({utc_text(clock)}){others}: a note line enters the repository at its notes "
         f"commit's date, so a notes commit a push brings must be dated at the push (at most "
-        f"{NOTES_AHEAD // 60} minutes after it, {NOTES_BEHIND // 60} minutes before it): "
+        f"{duration_text(NOTES_AHEAD)} after it, {duration_text(NOTES_BEHIND)} before it): "
         "dated otherwise, it would choose when its lines entered, before a key's trust or "
         "after its expiry",
         extra={"commits": [str(c.id) for c, _ in off], "commit": str(commit.id),

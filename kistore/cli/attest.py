@@ -551,11 +551,30 @@ def _refuse_a_time_the_key_is_out(store: Store, ref: str, bundle: Any, type_name
         return
     where = NOTES_REF if as_note else "HEAD"
     floor = entry_floor(store.repo, where)
+    now = datetime.now(UTC)
+    what = "note" if as_note else "file"
     ahead = ""
-    if floor is not None and floor > datetime.now(UTC):
-        ahead = (f"; {where}'s tip is dated (or held to) {format_time(floor)}, and "
-                 f"a {'note' if as_note else 'file'} written on it enters no earlier (an "
-                 "entry time is never earlier than its history's)")
+    if floor is not None and floor > now:
+        ahead = (f"{where}'s tip is dated (or held to) {format_time(floor)}, ahead of this "
+                 f"machine's clock, and a {what} written on it enters no earlier (an entry "
+                 "time is never earlier than its history's)")
+        # the key may sign now and not then: say its end is to come (fresh08 M2: "expired
+        # at T" two minutes before T), and that waiting cannot help
+        ends = [(when, said) for when, said in ((key.valid_until, "is valid until"),
+                                                (key.revoked_at, "is revoked from"))
+                if when is not None and now < when <= floor]
+        if ends and key.judge(role, now) is None:
+            end, said = min(ends)
+            raise InputError(
+                f"the {type_name} about {ref} was not written: key {key.keyid} {said} "
+                f"{format_time(end)}, after this machine's clock ({format_time(now)}), but a "
+                f"{what} written now would enter the repository at {format_time(floor)}, "
+                f"after that: {ahead}; written, it would be listed as not counted (KI302: "
+                "`kistore verify` fails on it). Waiting does not help: the key's validity ends "
+                f"before that date. Sign it with a key {layout.TRUST_FILE} trusts for {role} "
+                "then (`kistore trust list`), or have this key's validity changed by a "
+                "reviewed pull request first")
+        ahead = f"; {ahead}"
     raise InputError(
         f"the {type_name} about {ref} was not written: "
         f"{reason.replace(' entered the repository at ', ' would enter the repository at ')}"
@@ -1302,11 +1321,18 @@ def _way_out(found: list[Finding], remote: str) -> str:
                 f"To {edit}; then, as the line stays in the notes commit it entered in, "
                 "which the push brings, and its deletion is a removal (notes only grow in "
                 f"every notes commit, KI408): {rebuild()}")
-    if clocked:
+    # KI439 gives a fix of its own only to a line held to the date of a notes commit it
+    # is built on: this clock is right then (fresh08 M2)
+    if any(f.fix is None for f in clocked):
         said.append(f"a line {ENTRY_VERDICT_DIFFERS.id} names is judged at its notes commit's "
                     "date: set this machine's clock right, then run `kistore notes push "
                     f"{typed}` again (it dates notes commits more than a minute "
                     "off the clock at the push)")
+    if any(f.fix is not None for f in clocked):
+        said.append(f"a line {ENTRY_VERDICT_DIFFERS.id} names enters at the date of a notes "
+                    "commit it is built on, dated ahead of its own: "
+                    f"{ENTRY_VERDICT_DIFFERS.id}'s fix above names it and says what to do "
+                    "(this machine's clock is not the cause)")
     return ". ".join(said)
 
 

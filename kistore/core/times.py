@@ -162,11 +162,26 @@ before a parent's, and still be believed (clocks of honest machines disagree a l
 ``kistore check`` refuses commits past it (KI428); entry times of attestations
 (:mod:`kistore.attest.notes`) do not believe a date past the clock by more."""
 
-NOTES_AHEAD = 300
-"""Seconds (five minutes) a notes commit a push brings may be dated after the receiving
+NOTES_AHEAD = 60
+"""Seconds (one minute) a notes commit a push brings may be dated after the receiving
 server's clock (KI437, :mod:`kistore.check._notes_clock`): a note line enters the repository
-at its notes commit's date, so that date must be the push's; ``kistore notes push`` dates
-the notes commits it sends at the push."""
+at its notes commit's date, so that date must be the push's.
+
+Much less than :data:`COMMIT_AHEAD`, because it is every note's lateness: a note line's
+entry is its notes commit's date held up to its ancestors' (:class:`kistore.attest.notes.
+Clock`), every notes commit is built on the notes tip, and anyone may push one (a community
+note), so a notes commit dated this far ahead holds every later line that late, a
+maintainer's honest withdrawal too, which then enters after its key's planned
+``validUntil`` (fresh08 M2); and a line the server held before a trust push, dated this far
+ahead, crosses a ``validFrom`` set between its receipt and its date (fresh08 M1). Honest
+notes commits are not dated ahead: ``kistore notes push`` dates the ones it sends at the
+push (:data:`kistore.attest.notes_dated.RECENT`), on the pushing machine's clock, before the
+server reads its own; so only the two clocks' difference is left, and NTP keeps it far
+under a minute. A reader cannot know the server's clock, so the window cannot be closed on
+the reading side: what is left of both findings is this minute (docs/attestations.md,
+"Which dates are trusted"). Commits of branches keep :data:`COMMIT_AHEAD`: they are made
+by hand, not dated at their push, and what lands on the protected branch is reviewed, so
+nobody moves its tip ahead at will as anyone can the notes'."""
 
 NOTES_BEHIND = 600
 """Seconds (ten minutes) a notes commit a push brings may be dated before the receiving

@@ -1,7 +1,7 @@
 """A new note line is judged at the entry time readers give it (fresh07 M7, KI439).
 
 The server judged a new note line's key at its own clock (KI411), readers at the line's
-notes commit's date, which KI437 lets be ten minutes behind the server's clock or five ahead.
+notes commit's date, which KI437 lets be ten minutes behind the server's clock or one ahead.
 A maintainer whose clock was eight minutes slow withdrew just after the key's trust landed:
 the server accepted a withdrawal (valid at its clock) that every reader dates before the
 key's start, a community attestation for good, with no word. Judged in-process with the
@@ -85,17 +85,19 @@ def test_a_withdrawal_dated_by_a_slow_clock_before_the_keys_start_is_refused(rem
 
 
 def test_a_line_dated_ahead_past_a_keys_valid_from_is_refused(remote, kit):
-    # the other way: a key whose validFrom is a minute after the push, and a line dated
-    # four minutes ahead (KI437 lets it in): community at the clock, a withdrawal for readers
+    # the other way: a key whose validFrom is half a minute after the push, and a line
+    # dated fifty seconds ahead (KI437 lets it in: a minute since 2026-12-07, fresh08;
+    # this test dated it four minutes ahead until then): community at the clock, a
+    # withdrawal for readers
     start = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(hours=1)
     digests, _ = _trusted(remote, kit, "--valid-from",
-                          _date(start + dt.timedelta(minutes=1)))
+                          _date(start + dt.timedelta(seconds=30)))
     clock = start + dt.timedelta(seconds=4)
     found = _push_judged(remote, Digest.from_str(digests["a"]),
-                         clock + dt.timedelta(minutes=4), clock)
+                         clock + dt.timedelta(seconds=50), clock)
     assert [(f.rule.id, f.extra["effect"], f.extra["now"]) for f in found] == [
         ("KI439", "withdraws", "community")]
-    assert ", 4 minutes after this push's clock (" in found[0].message
+    assert ", 50 seconds after this push's clock (" in found[0].message
 
 
 def test_a_line_dated_at_the_push_is_judged_alike(remote, kit):

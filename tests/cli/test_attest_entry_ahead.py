@@ -68,11 +68,21 @@ def test_a_withdrawal_that_would_enter_after_its_key_expires_is_refused(
     # counts as not-counted (key ... expired at ...)", and it was written
     assert result.exit_code == 1, result.output
     keyid = signing.keyid(fixed_key(1).public_key())
-    assert result.stderr.startswith(
-        f"error: the withdrawal about {RUN_REF} was not written: key {keyid} expired at "
-        f"{_date(until)}; the attestation would enter the repository at {_date(ahead)}")
-    assert ("refs/notes/kistore's tip is dated (or held to) "
-            f"{_date(ahead)}, and a note written on it enters no earlier") in result.stderr
+    # fresh08 M2: it said "key ... expired at T" before T; the key is valid until then, the
+    # note would enter after it, and waiting does not help
+    said = result.stderr
+    assert said.startswith(
+        f"error: the withdrawal about {RUN_REF} was not written: key {keyid} is valid until "
+        f"{_date(until)}, after this machine's clock (")
+    assert (f"), but a note written now would enter the repository at {_date(ahead)}, after "
+            "that: refs/notes/kistore's tip is dated (or held to) "
+            f"{_date(ahead)}, ahead of this machine's clock, and a note written on it "
+            "enters no earlier (an entry time is never earlier than its history's); written, "
+            "it would be listed as not counted (KI302: `kistore verify` fails on it). Waiting "
+            "does not help: the key's validity ends before that date. Sign it with a key "
+            "store/trust/keys.json trusts for maintainer then (`kistore trust list`), or have "
+            "this key's validity changed by a reviewed pull request first") in said
+    assert "expired" not in said
     assert _notes_and_files(store_path) == before
     assert "Traceback" not in result.output
 
