@@ -26,7 +26,7 @@ from ..core.errors import KistoreError, shorten
 from ..core.findings import WARNING, Finding, Rule, rule
 from ..core.limits import DEFAULT
 from ..core.settings import STORE_FIX, STORE_VALUE_FIX, TABLES, cite_table, template_fields
-from ..store import TOML_HELP, settings_place
+from ..store import TOML_HELP, committed_help, settings_place
 from ._fixes import HINT_BASE, Base
 from ._rules import CHECKING_SETTINGS_INVALID, SETTINGS_INVALID
 
@@ -54,6 +54,21 @@ PARSE_FIX = (f"correct kistore.toml where the finding says ({TOML_HELP}); until 
              "and `import` refuse the store, while queries (with a warning) and `verify` use "
              "the default limits")
 """The fix of KI108 on a file that does not parse (the rule's hint is about ``[limits]``)."""
+
+
+def parse_fix(settings: Settings) -> str:
+    """Return KI108's fix of a file that does not parse: :data:`PARSE_FIX`, or a commit's.
+
+    A committed file (``verify --at``, the gate's commits) is not seen with ``git diff``
+    nor corrected by an edit alone (fresh07 L4): a new commit corrects it, and ``git show
+    REV:kistore.toml`` shows it (:func:`kistore.store.committed_help`). Raises nothing.
+    """
+    if settings.at is None:
+        return PARSE_FIX
+    return (f"correct kistore.toml where the finding says, in a new commit "
+            f"({committed_help(settings.at)}); until then the commits holding it are read "
+            "with the default limits (queries warn, `verify` uses them)")
+
 
 _FIXES = {"table": TABLE_FIX, "key": KEY_FIX, "store": STORE_FIX,
           "store-value": STORE_VALUE_FIX, "cite": CITE_FIX}
@@ -225,7 +240,7 @@ def settings_findings(settings: Settings) -> list[Finding]:
         when the file is good.
     """
     findings = [settings_finding(SETTINGS_INVALID, p.message, settings.data, p,
-                                 fix=PARSE_FIX if p in settings.parse_error else None)
+                                 fix=parse_fix(settings) if p in settings.parse_error else None)
                 for p in settings.limit_problems()]
     findings += [settings_finding(SETTINGS_INVALID, p.message, settings.data, p,
                                   fix=_FIXES[kind])

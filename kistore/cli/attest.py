@@ -1216,6 +1216,7 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
     from ..core.errors import StoreStateError
     from ..core.findings import ERROR, fix_lines
     from ..core.layout import NOTES_REF
+    from ._notes_made_again import made_again, retold
 
     zero = "0" * 40
     found = [f for f in check_updates(store, [(theirs or zero, ours, NOTES_REF)],
@@ -1223,15 +1224,26 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
                                       remote=remote)
              if f.severity == ERROR]
     if found:
+        # made again at the push (its commits older than a minute): no commit of ours is
+        # sent, so none is named and an edit at the tip is enough (review01 L10)
+        again = made_again(store.repo, theirs, ours)
+        if again:
+            found = retold(found, ours, remote)
         raise StoreStateError(
             f"not pushed to {remote}: the gate refuses the notes this push would send (as "
             f"{remote}'s pre-receive hook does, judged against this repository's main):\n"
             + "\n".join(f.format() for f in found) + "\n" + "\n".join(fix_lines(found))
-            + "\n" + _way_out(found, remote) + "; nothing was pushed, your notes are unchanged")
+            + "\n" + _way_out(found, remote, again=again)
+            + "; nothing was pushed, your notes are unchanged")
 
 
-def _way_out(found: list[Finding], remote: str) -> str:
+def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
     """Say how to leave out what a refused notes push would send (``_judge_notes_push``).
+
+    ``again``: the push sends the notes made again as one commit dated now (its commits
+    are older than a minute, :mod:`._notes_made_again`): no history of ours is sent, so an
+    edit at the tip is enough. Otherwise a refusal for the history says so of this push
+    only: a push after the minute makes them again (review01 L10).
 
     Decided from what the notes history holds. A line or path only the history holds (a
     finding naming its notes commit, ``extra.commit``) is out of any edit's reach: the edit
@@ -1258,6 +1270,7 @@ def _way_out(found: list[Finding], remote: str) -> str:
     from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL
     from ..check.gate import ENTRY_VERDICT_DIFFERS, NOTES_LINE_REMOVED
     from ..core.layout import NOTES_REF
+    from ._notes_made_again import again_words, later_push
 
     # KI439 is about the clock, not the line: its own fix says what to do (its
     # ``extra.entered`` is a time, not a notes commit: fresh08 L7 cut it to 12 characters)
@@ -1306,16 +1319,21 @@ def _way_out(found: list[Finding], remote: str) -> str:
             why.append(f"a refused line or path only the history of {NOTES_REF} holds stays "
                        "out too")
         dropped = ", leaving out each line that does not verify"
-        said.append(f"{'; '.join(why)}: {rebuild(also=dropped)}")
+        later = later_push(remote) if entered or history else ""
+        said.append(f"{'; '.join(why)}: {rebuild(also=dropped)}{later}")
     elif history:
         said.append(f"the refused line or path is in the history of {NOTES_REF} only (its tip "
-                    f"no longer holds it), so no edit takes it out: {rebuild()}")
+                    f"no longer holds it), so no edit takes it out: {rebuild()}"
+                    f"{later_push(remote)}")
     if lines:  # before the rebuild: a line deleted at the tip is a removal in the history
         edit = ("leave a line out: `git notes --ref kistore edit OBJ` and delete it, or `git "
                 "notes --ref kistore remove OBJ` when it is the note's only line (OBJ: "
                 f"{', '.join(objects)})")
         if said:  # the rebuild leaves the deleted line out with the rest
             said[-1] = f"First, to {edit}; then: {said[-1]}"
+        elif again:  # no history of ours is sent: the edit is enough
+            said.append(f"To {edit}; then `kistore notes push {typed}` again: "
+                        f"{again_words(remote, 'it')}, not the deleted line")
         else:
             said.append(
                 f"To {edit}; then, as the line stays in the notes commit it entered in, "

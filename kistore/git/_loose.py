@@ -181,7 +181,8 @@ def _pause(attempt: int) -> None:
 
 
 def commit(repo: pygit2.Repository, signature: pygit2.Signature, message: str,
-           tree: pygit2.Oid, parents: list[pygit2.Oid]) -> pygit2.Oid:
+           tree: pygit2.Oid, parents: list[pygit2.Oid], *,
+           author: pygit2.Signature | None = None) -> pygit2.Oid:
     """Write a commit object (no ref moved) to success, as :func:`written` writes an object.
 
     ``repo.create_commit`` returns an id whether or not its write succeeded (see the module's
@@ -191,10 +192,12 @@ def commit(repo: pygit2.Repository, signature: pygit2.Signature, message: str,
 
     Args:
         repo: the repository written to.
-        signature: the commit's author and committer.
+        signature: the commit's committer, and its author unless ``author`` is given.
         message: the commit message.
         tree: the commit's tree (written before).
         parents: its parents' ids, first parent first.
+        author: the commit's author, when not the committer (``GIT_AUTHOR_NAME``:
+            :func:`kistore.git.idents.signatures`).
 
     Returns:
         The commit's id, of a commit ``repo`` holds.
@@ -205,7 +208,7 @@ def commit(repo: pygit2.Repository, signature: pygit2.Signature, message: str,
             rename lockfile to ...: No space left on device").
     """
     def write() -> pygit2.Oid:
-        oid = repo.create_commit(None, signature, signature, message, tree, parents)
+        oid = repo.create_commit(None, author or signature, signature, message, tree, parents)
         dropped = _last_error()  # before another libgit2 call replaces it
         if not repo.odb.exists(oid):
             raise pygit2.GitError(f"commit {oid} is missing after its write (libgit2's "

@@ -53,6 +53,7 @@ from ..core.errors import StoreStateError, one_line
 from . import _gitindex as gitindex
 from . import _loose, pack, watchdog
 from ._pending_index import PendingIndex, missing_from_index, stamp
+from .idents import signatures
 from .lazy import pygit2  # imported on first use (~0.2 s)
 from .locks import index_lock, lock_file
 from .names import create_ref, reference
@@ -89,9 +90,12 @@ def check_ready(repo: pygit2.Repository) -> None:
             state); ``.git/index.lock`` is held for longer than :data:`INDEX_WAIT_S`
             (a running git command, or one that crashed); the index is split or a sparse
             (libgit2 cannot write those). Each message says what to do.
+        InputError: the author's or committer's name or email cannot be written
+            (:func:`kistore.git.idents.signatures`).
     """
     git_dir = Path(repo.path)
     branch_tip(repo)
+    signatures(repo)  # a name or email libgit2 cannot write: refused before any file
     for marker, operation in _UNFINISHED:
         if (git_dir / marker).exists():
             verb = operation.split()[0]
@@ -256,16 +260,17 @@ class BranchCommit:
             if self._branch is not None and (parent.id if parent else None) != self._tip:
                 raise _tip_moved(branch, self._tip, parent)
             try:
-                signature = commit_signature(repo)
+                author, signature = signatures(repo)  # git's rules (fresh08 L6)
                 if len(files) >= PACK_THRESHOLD:  # the blobs in packs: a few files, not one each
                     blobs, keeps, oid, tree, written = self._commit_packed(
-                        parent, files, signature, message,
+                        parent, files, (author, signature), message,
                         ahead.result() if ahead is not None else {})
                 else:
                     blobs = {path: _loose.written(functools.partial(repo.create_blob, data))
                              for path, data in files.items()}
                     written = list(blobs.values())
-                    oid, tree = self._commit_on(parent, blobs, signature, message, written)
+                    oid, tree = self._commit_on(parent, blobs, (author, signature), message,
+                                                written)
             except (OSError, pygit2.GitError) as e:
                 raise _objects_error(e) from e
             self.blobs = blobs
@@ -399,11 +404,12 @@ class BranchCommit:
                 ", ".join(c[:12] for c in pending.carried))
 
     def _commit_on(self, parent: pygit2.Commit | None, blobs: dict[str, pygit2.Oid],
-                   signature: pygit2.Signature, message: str, written: list[pygit2.Oid]
-                   ) -> tuple[pygit2.Oid, pygit2.Oid]:
+                   who: tuple[pygit2.Signature, pygit2.Signature], message: str,
+                   written: list[pygit2.Oid]) -> tuple[pygit2.Oid, pygit2.Oid]:
         """Write the tree of ``parent`` with ``blobs`` inserted, and a commit of it.
 
-        Every tree written is appended to ``written``.
+        ``who``: the commit's author and committer. Every tree written is appended to
+        ``written``.
 
         Returns:
             The commit's id and the tree's id.
@@ -411,10 +417,10 @@ class BranchCommit:
         base = parent.tree if parent is not None else None
         tree = _build_tree(self.repo, base, _nest(blobs), written)
         parents = [parent.id] if parent is not None else []
-        return _loose.commit(self.repo, signature, message, tree, parents), tree
+        return _loose.commit(self.repo, who[1], message, tree, parents, author=who[0]), tree
 
     def _commit_packed(self, parent: pygit2.Commit | None, files: Mapping[str, bytes],
-                       signature: pygit2.Signature, message: str,
+                       who: tuple[pygit2.Signature, pygit2.Signature], message: str,
                        ahead: Mapping[bytes, tuple[bytes, bytes]]
                        ) -> tuple[dict[str, pygit2.Oid], list[Path], pygit2.Oid, pygit2.Oid,
                                   list[pygit2.Oid]]:
@@ -429,6 +435,7 @@ class BranchCommit:
 
         ``ahead`` maps blob contents to the ``(id, pack entry)`` made of them already
         (:class:`kistore.git.pack.PackAhead`); the other blobs are hashed and compressed here.
+        ``who``: the commit's author and committer.
 
         Returns:
             Path -> blob id, the packs' ``.keep`` files (the caller deletes them once the
@@ -457,7 +464,7 @@ class BranchCommit:
             written = [pygit2.Oid(raw=oid) for oid, _, _ in trees]
             tree_id = pygit2.Oid(raw=tree)
             parents = [parent.id] if parent is not None else []
-            commit = _loose.commit(self.repo, signature, message, tree_id, parents)
+            commit = _loose.commit(self.repo, who[1], message, tree_id, parents, author=who[0])
         except BaseException:
             for keep in keeps:
                 keep.unlink(missing_ok=True)
@@ -751,18 +758,20 @@ def objects_dir(repo: pygit2.Repository) -> Path:
 
 
 def commit_signature(repo: pygit2.Repository) -> pygit2.Signature:
-    """Return the author/committer for commits kistore writes.
+    """Return the committer of a commit kistore writes (a notes commit: author too).
 
     Args:
         repo: the repository.
 
     Returns:
-        git's configured ``user.name``/``user.email``, else ``kistore <kistore@localhost>``.
+        The committer as ``git commit`` names it (``GIT_COMMITTER_NAME``/``_EMAIL``, then
+        ``committer.*`` and ``user.*`` of git's configuration), else ``kistore
+        <kistore@localhost>``'s name or email; dated now (:mod:`kistore.git.idents`).
+
+    Raises:
+        InputError: a name or email libgit2 cannot write (:func:`kistore.git.idents.signatures`).
     """
-    try:
-        return repo.default_signature
-    except (KeyError, pygit2.GitError):
-        return pygit2.Signature("kistore", "kistore@localhost")
+    return signatures(repo)[1]
 
 
 def _nest(blobs: Mapping[str, Any]) -> dict[str, Any]:

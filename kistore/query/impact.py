@@ -45,7 +45,7 @@ from ..attest.evidence import (
 )
 from ..attest.notes import collect, parse_attestation_path
 from ..attest.trust import Trust, TrustedKey, format_time, load_trust
-from ..attest.trust_history import dated, first_listed, held, listed_since
+from ..attest.trust_history import added, dated, first_listed, held, listed_since
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError, shorten
@@ -246,6 +246,13 @@ def newly_trusted(store: Store, base: str, head: str) -> list[Finding]:
         wider = widened(had, key, joined) if had is not None else {}
         if not roles and not wider:
             continue
+        # no validFrom at HEAD: readers at HEAD count the key from when HEAD's own first-
+        # parent line lists it, which differs where HEAD merged BASE in (fresh07 L6)
+        at_head = None
+        if had is not None and key.valid_from is None and joined is not None:
+            at_head = added(store.repo, str(store.commit(head).id)).get(keyid)
+            if at_head is not None and at_head[0] == joined:
+                at_head = None
         holder = f" ({shorten(key.comment)})" if key.comment else ""
         if roles:
             also = f" too (already {', '.join(had.roles)})" if had is not None else ""
@@ -259,7 +266,7 @@ def newly_trusted(store: Store, base: str, head: str) -> list[Finding]:
         if wider:
             said += " (" + "; ".join(wider.values()) + ")"
         findings.append(Finding(
-            KEY_TRUSTED, f"{said}: {_validity(key, joined, again=had is None)}",
+            KEY_TRUSTED, f"{said}: {_validity(key, joined, again=had is None, at_head=at_head)}",
             file=layout.TRUST_FILE,
             pointer=f"/keys/{index}",
             extra={"keyid": keyid, "roles": roles, "widened": sorted(wider), "validity": {
@@ -341,17 +348,28 @@ def _raw_trust(store: Store, rev: str) -> Trust:
         return Trust()
 
 
-def _validity(key: TrustedKey, entered: datetime | None = None, *, again: bool = False) -> str:
+def _validity(key: TrustedKey, entered: datetime | None = None, *, again: bool = False,
+              at_head: tuple[datetime, str] | None = None) -> str:
     """Return when a key counts, as KI427 says it.
 
     ``entered``: when a key BASE already trusted without ``validFrom`` entered the trust
     file (it counts from then, not from this change), or, ``again``, when a key BASE's
     trust file no longer lists first entered it (added again, it keeps that start); None:
-    a new key.
+    a new key. ``at_head``: when and in which commit HEAD's own first-parent line first
+    lists the key, where that is not ``entered`` (a branch that merged BASE into a side
+    line trusting it): what readers at HEAD (``kistore attestations``) count it from,
+    said beside BASE's start, which a merge into BASE keeps (fresh07 L6: KI427 named
+    BASE's alone, ``attestations`` at HEAD the side commit's).
     """
     first = (", when it first entered the trust file (a key added again keeps its first "
              "start: what it signed since then counts)" if again else
              ", when it entered the trust file (what it signed since then counts)")
+    if at_head is not None:
+        first = (", when it entered BASE's trust file (what it signed since then counts once "
+                 "the range is merged into BASE, whose first-parent line keeps that start; "
+                 f"HEAD's own first-parent line lists it from {format_time(at_head[0])}, "
+                 f"commit {at_head[1][:12]}, the start readers at HEAD such as `kistore "
+                 "attestations` give it)")
     since = (f"valid from {format_time(key.valid_from)} (what it signed since then counts)"
              if key.valid_from is not None else
              f"valid from {format_time(entered)}{first}" if entered is not None else

@@ -12,6 +12,7 @@ only parses (:func:`parse_settings`: ``tomllib``, loaded on first use) and keeps
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,8 @@ class Settings:
             a directory): its settings are unknown, never taken for the defaults.
         parse_error: the one problem of bytes that do not parse (not UTF-8, not TOML,
             nested too deep); empty when they parse.
+        at: the revision whose committed file this is, as asked (``HEAD``, an id); None:
+            the work tree's. Named in the fix of a parse error (fresh07 L4).
     """
 
     data: bytes | None
@@ -51,17 +54,19 @@ class Settings:
     parsed: dict[str, Any] | None = None
     unreadable: InputError | None = None
     parse_error: list[KistoreError] = field(default_factory=list)
+    at: str | None = None
 
     @classmethod
-    def from_bytes(cls, data: bytes | None, file: str) -> Settings:
+    def from_bytes(cls, data: bytes | None, file: str, at: str | None = None) -> Settings:
         """Parse the bytes of a ``kistore.toml`` (None: no file, the default settings).
 
+        ``at``: the revision the bytes are committed at (None: the work tree's file).
         Never raises: a parse error is kept (:attr:`parse_error`).
         """
         try:
-            return cls(data, file, parse_settings(data or b"", file=file))
+            return cls(data, file, parse_settings(data or b"", file=file, at=at), at=at)
         except InputError as e:
-            return cls(data, file, parse_error=list(e.problems))
+            return cls(data, file, parse_error=list(e.problems), at=at)
 
     @classmethod
     def not_regular(cls, error: InputError, file: str) -> Settings:
@@ -241,8 +246,36 @@ TOML_HELP = ("TOML 1.0: https://toml.io/en/v1.0.0; `git diff kistore.toml` shows
 """Where to read TOML's syntax, and how to see one's own edit: said with a parse error."""
 
 
-def parse_settings(data: bytes, *, file: str) -> dict[str, Any]:
+def committed_help(at: str) -> str:
+    """Return how to see the ``kistore.toml`` committed at revision ``at`` (fresh07 L4).
+
+    ``git diff kistore.toml`` (:data:`TOML_HELP`) shows nothing of a committed file: ``rank
+    --at HEAD`` of a bad committed file said it all the same.
+
+    Args:
+        at: the revision as asked (``HEAD``, ``main~2``); a full commit id is cut to 12
+            digits.
+
+    Returns:
+        ``git show REV:kistore.toml`` and ``git log -p -- kistore.toml``, then TOML's
+        specification, shell-quoted as typed. Raises nothing.
+    """
+    rev = revision_said(at)
+    return (f"`git show {shlex.quote(rev + ':kistore.toml')}` shows it, `git log -p -- "
+            "kistore.toml` the commits that changed it; TOML 1.0: https://toml.io/en/v1.0.0")
+
+
+def revision_said(at: str) -> str:
+    """Return revision ``at`` as messages name it: a full commit id cut to 12 digits."""
+    return at[:12] if re.fullmatch(r"[0-9a-f]{40}", at) else at
+
+
+def parse_settings(data: bytes, *, file: str, at: str | None = None) -> dict[str, Any]:
     """Parse the bytes of a ``kistore.toml`` (empty bytes: no settings).
+
+    ``at``: the revision whose committed file the bytes are (None: the work tree's): the
+    error then says how to see it and that it is corrected in a new commit, a commit's
+    file never changing (:func:`committed_help`), not to edit the file and run again.
 
     Raises:
         InputError: the bytes are not UTF-8, start with a byte-order mark, or are not
@@ -265,8 +298,11 @@ def parse_settings(data: bytes, *, file: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         what, line, column = _toml_place(str(e), text)
-        raise InputError(f"not valid TOML: {what}; correct the file at that line and column "
-                         f"({TOML_HELP}), then run the command again",
+        fix = (f"correct the file at that line and column ({TOML_HELP}), then run the command "
+               "again" if at is None else "this is kistore.toml as committed at "
+               f"{revision_said(at)} ({committed_help(at)}): a commit's files never change, "
+               "so a new commit corrects it for the commits after it")
+        raise InputError(f"not valid TOML: {what}; {fix}",
                          file=file, line=line, column=column) from None
     except RecursionError:  # a value of 3,000 "[": a bad file, never a crash
         depth, line, column = _deepest_nesting(text)

@@ -854,7 +854,9 @@ class Store:
         parsed = self._parsed.get(data or b"")
         if parsed is not None:  # the same bytes (the work tree's and HEAD's, most often)
             return Settings(data, file, parsed)
-        settings = Settings.from_bytes(data, file)
+        # a commit's file (named kistore.toml, not by its path): its fix is a new commit
+        committed = (at or "HEAD") if file == layout.SETTINGS_FILE else None
+        settings = Settings.from_bytes(data, file, at=committed)
         if settings.parsed is not None:  # a bad file is parsed again: its errors name it
             if len(self._parsed) >= 8:  # a few revisions' files at most: keep it small
                 self._parsed.clear()
