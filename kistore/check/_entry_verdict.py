@@ -92,7 +92,7 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
         times: :func:`entry_times` of them.
 
     Returns:
-        One KI439 per line whose effect differs (``extra``: ``keyid``, ``entered``,
+        One KI439 per line whose effect differs (``extra``: ``keyid``, ``enteredAt``,
         ``clock``, ``effect``: at the entry, ``now``: at the clock); none where the trust
         file does not parse (KI309) or the line is refused at the clock (KI411's).
 
@@ -128,7 +128,7 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
             f"every reader judges it there: {then.effect} ({then.reason}), not "
             f"{at_now.effect} as at this push's clock",
             file=item.location,
-            extra={"keyid": then.keyid, "entered": format_time(entered),
+            extra={"keyid": then.keyid, "enteredAt": format_time(entered),
                    "clock": format_time(clock), "effect": then.effect,
                    "now": at_now.effect}))
     return findings
