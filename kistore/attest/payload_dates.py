@@ -60,8 +60,7 @@ def ahead_problem(predicate: dict[str, Any], now: datetime) -> tuple[str, str] |
             ahead = int((stated - now).total_seconds())  # precise: not "5 minutes" (fresh08 L4)
             return name, (
                 f"its {name}, {format_time(stated)}, is {duration_text(ahead, precise=True)} "
-                "after this "
-                f"machine's clock ({format_time(now)}), more than "
+                f"after this machine's clock ({format_time(now)}), more than "
                 f"the {PAYLOAD_AHEAD // 60} minutes a payload may be ahead: a signed date "
                 "counts against its own key (revoked or expired before that date, the key "
                 "no longer counts for it), so a date in the future would un-count it early")
