@@ -685,3 +685,31 @@ def shards_listed(monkeypatch):
 
     monkeypatch.setattr(WorkTreeView, "file_keys", file_keys)
     return listed
+
+
+@pytest.fixture
+def extra_keys_kept(monkeypatch):
+    """Hold every finding made in this process during the test to one meaning per ``extra`` key.
+
+    Each :class:`kistore.core.findings.Finding` built (directly or by
+    :func:`dataclasses.replace`) is kept; at the end, any whose ``extra`` breaks
+    :func:`kistore.core.extra_keys.extra_problems` (an ``entered`` that is not a notes
+    commit's id, an ``enteredAt`` that is not a time) fails the test, naming rule and key.
+    Use it as ``pytestmark = pytest.mark.usefixtures("extra_keys_kept")`` in a module whose
+    scenarios make the rules' findings in process; findings of a ``kistore`` or hook
+    subprocess are not seen. Yields the list of findings kept.
+    """
+    from kistore.core.extra_keys import extra_problems
+    from kistore.core.findings import Finding
+
+    made: list[Finding] = []
+    init = Finding.__init__
+
+    def kept(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(Finding, "__init__", kept)
+    yield made
+    broken = [f"{f.rule.id}: {said}" for f in made for said in extra_problems(f.extra)]
+    assert not broken, "\n".join(broken)

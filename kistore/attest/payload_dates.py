@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import InputError
-from ..core.times import COMMIT_AHEAD
+from ..core.times import COMMIT_AHEAD, duration_text
 from .trust import format_time, parse_time
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -58,26 +58,14 @@ def ahead_problem(predicate: dict[str, Any], now: datetime) -> tuple[str, str] |
         except InputError:  # not a date: the predicate's schema check names it
             continue
         if stated - now > timedelta(seconds=PAYLOAD_AHEAD):
+            ahead = int((stated - now).total_seconds())  # precise: not "5 minutes" (fresh08 L4)
             return name, (
-                f"its {name}, {format_time(stated)}, is {_span(stated - now)} after this "
-                f"machine's clock ({format_time(now)}), more than "
+                f"its {name}, {format_time(stated)}, is {duration_text(ahead, precise=True)} "
+                f"after this machine's clock ({format_time(now)}), more than "
                 f"the {PAYLOAD_AHEAD // 60} minutes a payload may be ahead: a signed date "
                 "counts against its own key (revoked or expired before that date, the key "
                 "no longer counts for it), so a date in the future would un-count it early")
     return None
-
-
-def _span(delta: timedelta) -> str:
-    """Say a positive duration: ``3 h 0 min``; under an hour with seconds, ``5 min 54 s``.
-
-    "5 min" alone read as within the 5 minutes allowed (fresh08 L4).
-    """
-    seconds = int(delta.total_seconds())
-    minutes, rest = divmod(seconds, 60)
-    hours, minutes = divmod(minutes, 60)
-    days, hours = divmod(hours, 24)
-    return (f"{days} d " if days else "") + (f"{hours} h " if days or hours else "") + \
-        f"{minutes} min" + (f" {rest} s" if not (days or hours) and rest else "")
 
 
 def lost_said(lost: Signed, until: datetime) -> str:

@@ -107,9 +107,9 @@ def backdated_trust(store: Store, old: pygit2.Commit, new: pygit2.Commit, where:
     Returns:
         One KI434 per (key, attestation) as the module says (``extra``: ``keyid``,
         ``commit``: the key's start commit, ``start``: its trusted time, ``location``,
-        ``entered``, ``effect``: the judgement at ``start``); empty when the trust file is
-        the same at both tips (one tree lookup each), or NEW's does not parse (KI309 and
-        KI410 are the gate's).
+        ``enteredAt``: its entry time, ``effect``: the judgement at ``start``); empty when
+        the trust file is the same at both tips (one tree lookup each), or NEW's does not
+        parse (KI309 and KI410 are the gate's).
 
     Raises:
         ObjectUnreadable: a git object the history walks read is damaged or missing.
@@ -181,7 +181,7 @@ def _finding(s: Seen, then: Judgement, keyid: str, start: tuple[datetime, str] |
             f"({s.location})")
     entered = format_time(s.entered_at)
     extra = {"keyid": keyid, "location": s.location, "subject": str(s.subject),
-             "entered": entered, "effect": then.effect}
+             "enteredAt": entered, "effect": then.effect}
     ahead = s.entered_at > clock
     if start is not None and not ahead:
         when, commit = start

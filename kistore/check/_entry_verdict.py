@@ -103,7 +103,7 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
             holds a line's entry (:func:`held_by`); None: it holds none.
 
     Returns:
-        One KI439 per line whose effect differs (``extra``: ``keyid``, ``entered``,
+        One KI439 per line whose effect differs (``extra``: ``keyid``, ``enteredAt``,
         ``clock``, ``effect``: at the entry, ``now``: at the clock); none where the trust
         file does not parse (KI309) or the line is refused at the clock (KI411's). A line
         whose entry a notes commit it is built on holds (:func:`held_by`) is said with that
@@ -152,7 +152,7 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
             file=item.location,
             fix=None if parent is None else held_fix(parent[0], parent[1], entered,
                                                      then.effect == NOT_COUNTED),
-            extra={"keyid": then.keyid, "entered": format_time(entered),
+            extra={"keyid": then.keyid, "enteredAt": format_time(entered),
                    "clock": format_time(clock), "effect": then.effect,
                    "now": at_now.effect}))
     return findings

@@ -25,6 +25,7 @@ from ..core.errors import KistoreError
 from ..core.findings import Finding
 from ..core.limits import DEFAULT
 from ..core.observed import POINTER, observed_problem, observed_rule, run_observed
+from ..core.times import commit_text
 from ..git.blobs import read_blob_within
 from ..git.first_added import first_commits, object_first_commits
 from ..git.range_guard import LooseVerdict
@@ -169,4 +170,4 @@ def _judged(repo: pygit2.Repository, added: Iterable[Added],
                                     f"commit {str(commit.id)[:12]} first added it")
             yield Finding(broken, str(said), file=path, pointer=POINTER,
                           extra={"commit": str(commit.id), "observed": observed,
-                                 "entered": commit.commit_time})
+                                 "enteredAt": commit_text(commit.commit_time)})

@@ -79,8 +79,8 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
     Returns:
         The findings, oldest commit first, at the key's entry (``/keys/N`` of the commit's
         file); ``extra``: ``commit``, ``keyid``, ``validFrom`` (the entry's before),
-        ``from`` (the commit's window start), ``location`` and ``entered`` (the first
-        attestation), ``count``. Empty when no commit changes a ``validFrom`` so.
+        ``from`` (the commit's window start), ``location`` and ``enteredAt`` (the first
+        attestation's, a time), ``count``. Empty when no commit changes a ``validFrom`` so.
 
     Raises:
         ObjectUnreadable: a tree, blob or commit read on the way is damaged.
@@ -282,5 +282,5 @@ def _finding(commit: Any, place: int, old: TrustedKey, new: TrustedKey, start: d
         fix=_FIX.replace("`git rebase -i BASE`", base.rebase()),
         extra={"commit": cid, "keyid": new.keyid, "validFrom": format_time(old.valid_from),
                "from": format_time(start), "location": first.location,
-               "entered": format_time(first.entered), "count": len(counted)})
+               "enteredAt": format_time(first.entered), "count": len(counted)})
 

@@ -1249,9 +1249,10 @@ def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
     finding naming its notes commit, ``extra.commit``) is out of any edit's reach: the edit
     advice, already followed, was printed again (and named ``junk.txt`` as an object), so
     ``kistore notes rebase`` is named (reviewer fresh95 F3). So is a refused line at the
-    tip that entered in a notes commit the push brings (``extra.entered``): deleted at the
-    tip, it stays in that commit, refused again, and the edit advice printed first was
-    that (reviewer fresh98 MED 2); and a line the push removes (KI408), which no edit here
+    tip that entered in a notes commit the push brings (``extra.entered``, its id, as in
+    every finding: :data:`kistore.core.extra_keys.COMMIT_KEYS`): deleted at the tip, it stays
+    in that commit, refused again, and the edit advice printed first was that (reviewer
+    fresh98 MED 2); and a line the push removes (KI408), which no edit here
     puts back and the rebuild on the remote's notes does. So it is for a path at the tip
     git and kistore read apart (KI424: a note at its flat and its fan-out path): no line
     need be wrong there, and the edit advice's ``git notes remove`` dropped every valid line
@@ -1272,8 +1273,9 @@ def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
     from ..core.layout import NOTES_REF
     from ._notes_made_again import again_words, later_push
 
-    # KI439 is about the clock, not the line: its own fix says what to do (its
-    # ``extra.entered`` is a time, not a notes commit: fresh08 L7 cut it to 12 characters)
+    # KI439 is about the clock, not the line: its own fix says what to do, and no edit or
+    # rebuild (its line verifies; until 2026-12-07 its time, then ``extra.entered``, was
+    # read as a notes commit and cut to 12 characters: fresh08 L7)
     clocked = [f for f in found if f.rule == ENTRY_VERDICT_DIFFERS]
     found = [f for f in found if f.rule != ENTRY_VERDICT_DIFFERS]
     at_tip = [f for f in found if "commit" not in (f.extra or {})]

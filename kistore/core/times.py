@@ -109,25 +109,34 @@ def commit_text(seconds: int) -> str:
     return utc_text(_clamped(seconds))
 
 
-def duration_text(seconds: int) -> str:
+def duration_text(seconds: int, *, precise: bool = False) -> str:
     """Say a length of time in its largest whole unit, rounded down (``20 hours``).
 
     The one wording of how far apart two times are in a message (KI434's "3 minutes before
-    this push", KI437's "19 hours after this push's clock").
+    this push", KI437's "19 hours after this push's clock", ``kistore attest``'s payload
+    date "5 minutes 54 seconds after this machine's clock").
 
     Args:
         seconds: the length in seconds (a negative one is said as ``0 seconds``).
+        precise: say what is left in the next smaller unit too, when it is one or more
+            (``354`` -> ``5 minutes 54 seconds``, ``10799`` -> ``2 hours 59 minutes``):
+            where a bound is named beside it ("more than the 5 minutes a payload may be
+            ahead"), ``5 minutes`` read as within it (fresh08 L4).
 
     Returns:
         ``N days``, ``N hours``, ``N minutes`` or ``N seconds`` (the singular for 1): the
         largest unit of which ``seconds`` holds one or more, e.g. ``3599`` -> ``59
-        minutes``, ``86400`` -> ``1 day``.
+        minutes``, ``86400`` -> ``1 day``; ``precise``: then the rest in the next unit.
     """
     seconds = max(0, seconds)
-    for unit, size in (("day", 86_400), ("hour", 3600), ("minute", 60)):
+    units = (("day", 86_400), ("hour", 3600), ("minute", 60), ("second", 1))
+    for (unit, size), (_, smaller) in zip(units, units[1:], strict=False):
         if seconds >= size:
-            count = seconds // size
-            return f"{count} {unit}{'s' if count != 1 else ''}"
+            count, rest = divmod(seconds, size)
+            said = f"{count} {unit}{'s' if count != 1 else ''}"
+            if precise and rest >= smaller:
+                said += f" {duration_text(rest - rest % smaller)}"
+            return said
     return f"{seconds} second{'s' if seconds != 1 else ''}"
 
 

@@ -26,6 +26,9 @@ from kistore.store import Store
 from ..attest.test_attestation_evidence import RUN, STRANGER, bundle
 from ..conftest import git
 
+# every finding made here keeps one meaning per extra key (`entered`: a commit id)
+pytestmark = pytest.mark.usefixtures("extra_keys_kept")
+
 ZERO = "0" * 40
 REF = "refs/notes/kistore"
 

@@ -32,6 +32,9 @@ from ..prs import KISTORE, Remote
 from .test_history_names import add_group
 from .test_history_trust_effects import ranked_names, trust_maintainer
 
+# every finding made here keeps one meaning per extra key (`entered`: a commit id)
+pytestmark = pytest.mark.usefixtures("extra_keys_kept")
+
 NOTES = "refs/notes/kistore"
 
 

@@ -28,6 +28,9 @@ from .test_history_names import add_group
 from .test_history_trust_effects import MAINTAINER_ID, trust_maintainer
 from .test_trust_entry_backdated import _commit, _date
 
+# every finding made here keeps one meaning per extra key (`entered`: a commit id)
+pytestmark = pytest.mark.usefixtures("extra_keys_kept")
+
 
 @pytest.fixture
 def remote(published, tmp_path) -> Remote:
@@ -68,7 +71,7 @@ def test_a_withdrawal_dated_by_a_slow_clock_before_the_keys_start_is_refused(rem
     slow = clock - dt.timedelta(minutes=8)  # within KI437's ten minutes behind
     found = _push_judged(remote, run, slow, clock)
     # on BASE 440899c7: [] (KI411 judged it at the clock: a trusted maintainer's, valid)
-    assert [(f.rule.id, f.file, f.extra["entered"], f.extra["effect"], f.extra["now"])
+    assert [(f.rule.id, f.file, f.extra["enteredAt"], f.extra["effect"], f.extra["now"])
             for f in found] == [("KI439", f"refs/notes/kistore:{blob}", _date(slow),
                                  "community", "withdraws")]
     assert found[0].message == (

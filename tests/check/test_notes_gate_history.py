@@ -29,6 +29,9 @@ from ..attest.test_attestation_evidence import RUN, STRANGER, bundle
 from ..conftest import git
 from ..prs import KISTORE, Remote, _env
 
+# every finding made here keeps one meaning per extra key (`entered`: a commit id)
+pytestmark = pytest.mark.usefixtures("extra_keys_kept")
+
 REF = "kistore"
 
 

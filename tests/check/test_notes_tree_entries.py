@@ -29,6 +29,9 @@ from ..attest.test_attestation_evidence import RUN, STRANGER, bundle
 from ..conftest import PUBLISHED, git
 from .test_tree_entries_gate import _server_and_clone
 
+# every finding made here keeps one meaning per extra key (`entered`: a commit id)
+pytestmark = pytest.mark.usefixtures("extra_keys_kept")
+
 KISTORE = str(Path(sys.executable).with_name("kistore"))
 
 

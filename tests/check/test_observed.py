@@ -27,8 +27,12 @@ from kistore.core.errors import KistoreError
 from kistore.core.findings import exit_code
 from kistore.core.model import Manifest
 from kistore.core.observed import EARLIEST, observed_problem, observed_seconds, run_observed
+from kistore.core.times import utc_text
 
 from ..conftest import add_docs, add_past_a_refusal, git
+
+# every finding made here keeps one meaning per extra key (`entered`: a commit id)
+pytestmark = pytest.mark.usefixtures("extra_keys_kept")
 
 DAY = 86_400
 
@@ -246,7 +250,7 @@ def test_verify_later_judges_against_the_adding_commit_not_the_clock(store, kit)
                    env=env, check=True)
     [finding] = check_observed(store)
     assert finding.file.startswith("store/objects/sha256/")
-    assert finding.extra["entered"] == now - 3 * DAY
+    assert finding.extra["enteredAt"] == utc_text(now - 3 * DAY)  # a time; `entered`: a commit
     # and a run observed before 2000 is warned of whenever it entered
     docs = _docs(kit, "1970-01-01T00:00:00Z", "epoch")
     add_docs(store, docs[4:])

@@ -34,6 +34,9 @@ from ..prs import KISTORE, Remote
 from .test_history_names import add_group
 from .test_history_trust_effects import MAINTAINER_ID, ranked_names, trust_maintainer
 
+# every finding made here keeps one meaning per extra key (`entered`: a commit id)
+pytestmark = pytest.mark.usefixtures("extra_keys_kept")
+
 
 def _date(when: dt.datetime) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -199,7 +202,7 @@ def test_only_a_note_entered_after_the_trust_commit_and_before_the_push_is_named
     found = [f for f in check_updates(Store(remote.clone), [(old, new, "refs/heads/main")],
                                       protected={"refs/heads/main"}, now=clock)
              if f.rule.id == "KI434"]
-    assert [(f.extra["subject"], f.extra["entered"], f.extra["effect"], f.extra["commit"],
+    assert [(f.extra["subject"], f.extra["enteredAt"], f.extra["effect"], f.extra["commit"],
              f.extra["start"], f.pointer) for f in found] == [
         (digests["c"], _date(trusted + dt.timedelta(seconds=1)), "withdraws", new,
          _date(trusted), "/keys/0"),

@@ -30,6 +30,9 @@ from .test_history_names import add_group
 from .test_history_trust_effects import MAINTAINER_ID, trust_maintainer
 from .test_trust_entry_backdated import _commit, _date
 
+# every finding made here keeps one meaning per extra key (`entered`: a commit id)
+pytestmark = pytest.mark.usefixtures("extra_keys_kept")
+
 
 @pytest.fixture
 def remote(published, tmp_path) -> Remote:
@@ -73,7 +76,7 @@ def test_a_held_note_dated_after_the_push_is_judged_at_the_push(remote, kit):
     run = layout.object_path(Digest.from_str(digests["a"]))
     blob = git(remote.clone, "rev-parse", f"HEAD:{run}").strip()
     # on BASE 440899c7: [] (the line's date, after the trust commit's, was believed)
-    assert [(f.extra["subject"], f.extra["entered"], f.extra["effect"], f.extra["start"],
+    assert [(f.extra["subject"], f.extra["enteredAt"], f.extra["effect"], f.extra["start"],
              f.pointer) for f in found] == [
         (digests["a"], _date(ahead), "withdraws", _date(trusted), "/keys/0")]
     assert found[0].message == (
@@ -113,7 +116,7 @@ def test_a_new_key_whose_valid_from_falls_before_a_held_note_dated_ahead_is_refu
     _note(remote, Digest.from_str(digests["a"]), ahead)
     found = _ki434(remote, old, new, clock)
     # on BASE 440899c7: [] (a key with a validFrom is not KI434's)
-    assert [(f.extra["entered"], f.extra["start"], f.expected, f.found) for f in found] == [
+    assert [(f.extra["enteredAt"], f.extra["start"], f.expected, f.found) for f in found] == [
         (_date(ahead), _date(start), f"key {MAINTAINER_ID} counting from after {_date(ahead)}",
          f"counting from {_date(start)}")]
     assert found[0].message.startswith(

@@ -109,7 +109,7 @@ def test_a_landed_later_start_undone_over_notes_pushed_since_is_refused(remote, 
     [finding] = _gate(remote, base)
     assert finding["extra"] == {
         "commit": commit, "keyid": MAINTAINER_ID, "validFrom": valid_from, "from": start,
-        "location": location, "entered": entered, "count": 1}
+        "location": location, "enteredAt": entered, "count": 1}
     _refused(remote, finding, base, commit, said)
 
 
@@ -165,7 +165,7 @@ def test_a_key_dropped_and_added_back_without_its_validfrom_is_refused(remote, k
     finding = found[-1]
     assert finding["extra"] == {
         "commit": again, "keyid": MAINTAINER_ID, "validFrom": valid_from, "from": start,
-        "location": location, "entered": entered, "count": 1}
+        "location": location, "enteredAt": entered, "count": 1}
     _refused(remote, finding, base, again, said)
 
 

@@ -26,6 +26,9 @@ from .test_evidence_every_commit import edit_trust
 from .test_history_trust_effects import MAINTAINER_ID, ranked_names, trust_maintainer
 from .test_trust_entry_backdated import _date, _effects, _group, _withdraw_as_note
 
+# every finding made here keeps one meaning per extra key (`entered`: a commit id)
+pytestmark = pytest.mark.usefixtures("extra_keys_kept")
+
 
 @pytest.fixture
 def remote(published, tmp_path) -> Remote:
@@ -105,7 +108,7 @@ def test_a_validfrom_taken_back_over_a_note_signed_before_is_refused(remote, kit
     assert finding["extra"] == {
         "commit": commit, "keyid": MAINTAINER_ID, "validFrom": valid_from,
         "from": start if how == "removed" else earlier, "location": location,
-        "entered": entered, "count": 1}
+        "enteredAt": entered, "count": 1}
     assert finding["hint"] == (
         "keep the key's validFrom as it was: drop the commit that removes it or moves it "
         f"earlier (`git rebase -i {base}`); trust is not retroactive: what the key signed "

@@ -1,8 +1,9 @@
 """``kistore notes push`` refused by KI439 says the clock's way out, not a cut date.
 
 KI439 (a new line whose verdict at its notes commit's date differs from the push clock's)
-carries ``extra.entered``, a time; the way out of a refused push read every
-``extra.entered`` as a notes commit id and printed "entered in notes commit(s)
+carried its entry time as ``extra.entered`` (``extra.enteredAt`` since 2026-12-07, as
+``entered`` names a notes commit in every other rule); the way out of a refused push read
+every ``extra.entered`` as a notes commit id and printed "entered in notes commit(s)
 2026-12-06T2" (fresh08 L7: a date cut to twelve characters) with a rebuild advice that
 does not touch the clock.
 """
@@ -18,7 +19,7 @@ def test_a_ki439_refusal_names_the_clock_not_a_notes_commit():
     found = Finding(
         ENTRY_VERDICT_DIFFERS, "the withdrawal by SHA256:k on sha256:ab enters ...",
         file="refs/notes/kistore:0123456789abcdef0123456789abcdef01234567",
-        extra={"keyid": "SHA256:k", "entered": "2026-12-06T22:01:49Z",
+        extra={"keyid": "SHA256:k", "enteredAt": "2026-12-06T22:01:49Z",
                "clock": "2026-12-06T22:09:49Z", "effect": "community", "now": "withdraws"})
     said = _way_out([found], "origin")
     # on 92d25970: "the refused line(s) entered in notes commit(s) 2026-12-06T2, which

@@ -57,3 +57,15 @@ def test_a_duration_is_said_in_its_largest_whole_unit(seconds, said):
     # the one formatter of KI434's and KI437's messages (review01 L2: each had its own,
     # KI434's without days)
     assert duration_text(seconds) == said
+
+
+@pytest.mark.parametrize(("seconds", "said"), [
+    (354, "5 minutes 54 seconds"), (300, "5 minutes"), (61, "1 minute 1 second"),
+    (59, "59 seconds"), (3 * 3600 + 59, "3 hours"), (3 * 3600 - 1, "2 hours 59 minutes"),
+    (90_061, "1 day 1 hour"), (2 * 86_400 + 3599, "2 days"), (-5, "0 seconds"),
+])
+def test_a_precise_duration_says_the_rest_in_the_next_unit(seconds, said):
+    # kistore attest's payload date beside its five-minute bound: "5 minutes" read as within
+    # it for 5 min 54 s (fresh08 L4); payload_dates had its own formatter for it until
+    # 2026-12-07 (a near-copy of this one)
+    assert duration_text(seconds, precise=True) == said
