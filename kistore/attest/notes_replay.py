@@ -101,8 +101,8 @@ def plan(repo: pygit2.Repository, tip: pygit2.Commit, dropped: dict[str, list[by
         whose time would still differ (none, a replay keeping every commit's dates and
         parents).
 
-    Raises:
-        ObjectUnreadable: a note blob holding a dropped line cannot be read.
+    Raises nothing of its own: a note blob that cannot be read (past the size limit) is
+    kept as it is (the lines dropped are those read).
     """
     # Lazy: notes.py loads the write path; only this command needs it.
     from .notes import Clock, parents_first
@@ -143,6 +143,7 @@ def _steps(repo: pygit2.Repository, history: list[pygit2.Commit],
     left holding what its parent holds.
     """
     # Lazy: as plan.
+    from ..git.blobs import ObjectUnreadable
     from ..git.note_blobs import read_note
 
     trees: dict[str, dict[str, str]] = {}
@@ -156,8 +157,11 @@ def _steps(repo: pygit2.Repository, history: list[pygit2.Commit],
                 continue
             key = f"{obj}:{blob}"
             if key not in edited:
-                edited[key] = _without(read_note(repo, blob, f"{NOTES_REF}:{obj}"),
-                                       set(dropped[obj]))
+                try:
+                    read = read_note(repo, blob, f"{NOTES_REF}:{obj}")
+                except ObjectUnreadable:  # past the size limit: no line of it is known
+                    read = b""  # (none dropped: the lines dropped were read elsewhere)
+                edited[key] = _without(read, set(dropped[obj]))
             if edited[key] != b"":  # b"": nothing dropped from it
                 changes[obj] = edited[key]
         held = dict(notes)
