@@ -985,7 +985,8 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     become REMOTE's (none at all when REMOTE holds none), and nothing is left to push.
     The old tip is printed: `git update-ref refs/notes/kistore OLD` puts it back.
 
-    With no REMOTE, in a repository with no remote only (none of its notes was pushed):
+    With no REMOTE, in a repository with no remote configured only (for lines it never
+    pushed):
     drops from the notes history, and from the tips its reflog records, every line the
     tip lacks (a mistaken line taken back with git notes remove), named on stdout, and
     keeps the tip's lines as they are (KI315 then says nothing of them). The notes history
