@@ -9,14 +9,17 @@ back with ``git notes --ref kistore remove`` blocked ``site build`` and ``export
 (fresh08 M5): the ways out were ``notes restore`` (the mistake back) or ``git update-ref``
 and ``git reflog expire`` by hand.
 
-Without a remote nothing was pushed, so no other clone holds the lines, and "notes only
-grow" is this repository's own history's rule: :func:`rebase_here` rewrites that history
-once, on the user's word, so that it holds exactly the tip's lines. The rebuilt notes are
-the newest notes commit of the tip's first-parent line whose whole history holds none of
-the lines dropped (their entry times kept), with the tip's tree on top in one notes commit
-when the tip holds lines that commit lacks (those enter at its time, as in ``notes rebase
-R``). The reflog is kept (the old tip stays in git): its entries before the rebuild are no
-longer read, as after ``notes rebase R`` (:func:`kistore.attest.notes_reflog.mark_rebased`).
+Without a remote configured, no push of these notes is known here, and "notes only grow"
+is this repository's own history's rule: :func:`rebase_here` rewrites that history once, on
+the user's word, so that it holds exactly the tip's lines. Until 2026-12-07 (fresh10 HIGH 1)
+the tip's notes went into one notes commit made at the rebase, and every line kept that the
+history after the mistake brought re-entered at now (a withdrawal signed by a key revoked
+since stopped counting); the history is now replayed without the lines dropped
+(:mod:`kistore.attest.notes_replay`): each commit keeps its author, committer, dates and
+message, so every line kept keeps the time it entered, or nothing is written. The reflog
+is kept (the old tip stays in git): its entries before the rebuild are no longer read, as
+after ``notes rebase R`` (:func:`kistore.attest.notes_reflog.mark_rebased`). A bare
+repository (a server) is refused: its notes move only by a push its pre-receive judges.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from ..store import Store
 
-__all__ = ["HERE_MESSAGE", "Dropped", "named_lines", "rebase_here"]
+__all__ = ["HERE_MESSAGE", "Dropped", "named_lines", "rebase_here", "refuse_bare"]
 
 HERE_MESSAGE = f"{REBASE_MESSAGE}(no remote)"
 """The reflog message of the move (:data:`kistore.attest.notes_reflog.REBASE_MESSAGE`
@@ -52,11 +55,15 @@ class Dropped(NamedTuple):
             nothing to drop, nothing changed.
         old: :data:`NOTES_REF`'s tip before (40 hex; None: no notes).
         new: its tip after (40 hex; None: deleted, or nothing written: ``written`` False).
-        base: the notes commit of the old history kept (40 hex; None: none was: the tip's
-            notes in a commit with no parent).
-        entering_now: how many of the tip's lines ``base`` lacks: written again in a notes
-            commit on it, they enter the repository at its time.
+        base: the newest notes commit of the old tip's first-parent line kept as it is
+            (40 hex; None: none was, or nothing is dropped).
+        entering_now: how many of the tip's lines enter at another time than they did:
+            0, the history being replayed with its dates (or nothing written).
         written: False for a dry run (nothing changed).
+        replayed: the notes commits of the history written again without the lines
+            (their original ids, parents first).
+        left_out: the notes commits not written again, each left holding what its parent
+            holds (the mistake's commit, the ``git notes remove``).
     """
 
     lines: dict[str, list[bytes]]
@@ -65,6 +72,8 @@ class Dropped(NamedTuple):
     base: str | None
     entering_now: int
     written: bool
+    replayed: list[str]
+    left_out: list[str]
 
 
 def rebase_here(store: Store, *, dry_run: bool = False) -> Dropped:
@@ -79,26 +88,25 @@ def rebase_here(store: Store, *, dry_run: bool = False) -> Dropped:
         the tip lacks; otherwise nothing is written (``lines`` empty).
 
     Raises:
-        InputError: the repository has a remote: its notes may hold the lines (a line
-            pushed is never dropped); the message names ``kistore notes rebase R``.
-        StoreStateError: the notes ref kept moving under concurrent writers.
+        InputError: the repository is bare (a server, :func:`refuse_bare`), or has a
+            remote: its notes may hold the lines (a line pushed is never dropped); the
+            message names ``kistore notes rebase R``.
+        StoreStateError: the notes ref kept moving under concurrent writers, or the
+            replay would change a notes commit's trusted time (named; nothing written).
     """
     # Lazy: notes.py loads the write path; only this command needs it.
-    from .notes import (
-        _lacking,
-        _notes_of,
-        _own_commit,
-        _unreadable,
-        history_trees,
-        parents_first,
-    )
+    from .notes import _lacking, _notes_of, _unreadable, history_trees, parents_first
+
+    # Lazy: as above.
+    from .notes_replay import plan, write
 
     repo = store.repo
+    refuse_bare(repo)
     _refuse_remotes(repo)
     for _ in range(_CAS_ATTEMPTS):
         ref = repo.references.get(NOTES_REF)
         if ref is None:
-            return Dropped({}, None, None, None, 0, False)
+            return Dropped({}, None, None, None, 0, False, [], [])
         old = repo[ref.target].peel(pygit2.Commit)
         history = list(repo.walk(old.id, parents_first()))
         trees: dict[str, dict[str, str]] = {}
@@ -108,25 +116,47 @@ def rebase_here(store: Store, *, dry_run: bool = False) -> Dropped:
         ours = _notes_of(repo, old.id)
         read = _unreadable(repo, held - set(ours.items()))
         lost = _lacking(repo, ours, sorted(held), read)
-        if not lost or dry_run:
-            return Dropped(lost, str(old.id), None, None, 0, False)
-        base = _base(repo, old, history, lost, read, trees)
-        kept = {} if base is None else _notes_of(repo, base.id)
-        entering = sum(map(len, _lacking(repo, kept, sorted(ours.items()), read).values()))
-        if base is not None and base.tree_id == old.tree_id:
-            new: str | None = str(base.id)
-        elif not ours:
-            new = None  # the tip holds no note, nor does any commit kept: no notes
-        else:
-            new = str(_own_commit(
-                repo, old.tree_id, [] if base is None else [base.id],
-                f"the tip's notes, without {sum(map(len, lost.values()))} attestation line(s) "
-                "its history held (kistore notes rebase, no remote)"))
+        if not lost:
+            return Dropped(lost, str(old.id), None, None, 0, False, [], [])
+        planned = plan(repo, old, lost)
+        if planned.moved:
+            raise StoreStateError(printable(_moved_said(planned.moved)))
+        if dry_run:
+            return Dropped(lost, str(old.id), None, planned.base, 0, False, planned.replayed,
+                           planned.left_out)
+        new = write(repo, planned) if ours else None  # no note at the tip: no notes
         if _move(repo, new, str(old.id)):
             mark_rebased(repo)  # the tips before are left on purpose (KI315's reflog)
-            return Dropped(lost, str(old.id), new, None if base is None else str(base.id),
-                           entering, True)
+            return Dropped(lost, str(old.id), new, planned.base, 0, True, planned.replayed,
+                           planned.left_out)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def refuse_bare(repo: pygit2.Repository) -> None:
+    """Refuse ``kistore notes rebase`` in a bare repository (a server), changing nothing.
+
+    Args:
+        repo: the repository.
+
+    Raises:
+        InputError: ``repo`` is bare: its notes move only by a push its pre-receive hook
+            judges (KI408 refuses one that drops a line), never by a rewrite in place.
+    """
+    if repo.is_bare:
+        raise InputError(
+            "this repository is bare (a server): its refs/notes/kistore moves only by a "
+            "push that its pre-receive hook judges (notes only grow, KI408), so `kistore "
+            "notes rebase` rewrites no notes here; nothing was written")
+
+
+def _moved_said(moved: list[str]) -> str:
+    """Say the refusal when a replay would change a notes commit's trusted time."""
+    named = ", ".join(c[:12] for c in moved[:5]) + (
+        f", and {len(moved) - 5} more" if len(moved) > 5 else "")
+    return (f"the notes history replayed without those lines would change the trusted time "
+            f"(kistore.attest.notes.Clock) of notes commit(s) {named}, and every line they "
+            "brought would be judged at another time; nothing was written: restore the line "
+            "instead (`kistore notes restore`)")
 
 
 def _refuse_remotes(repo: pygit2.Repository) -> None:
@@ -147,38 +177,6 @@ def _refuse_remotes(repo: pygit2.Repository) -> None:
         f"KI408); `kistore notes rebase {shlex.quote(remote)}` rebuilds the notes on "
         f"{remote}'s, leaving out the lines of this repository's own, never pushed, that its "
         "tip lacks"))
-
-
-def _base(repo: pygit2.Repository, tip: pygit2.Commit, history: list[pygit2.Commit],
-          lost: dict[str, list[bytes]], read: dict[str, set[bytes]],
-          trees: dict[str, dict[str, str]]) -> pygit2.Commit | None:
-    """Return the newest commit of ``tip``'s first-parent line whose history holds no lost line.
-
-    ``history`` is ``tip``'s commits, parents first; a commit is tainted when one of its
-    notes holds a line of ``lost``, and so is each commit after it (a descendant); None
-    when the first-parent line reaches no untainted commit.
-    """
-    # Lazy: as rebase_here.
-    from ..git.note_blobs import read_note
-    from .notes import _lines
-
-    def holds_lost(obj: str, blob: str) -> bool:
-        if obj not in lost:
-            return False
-        if blob not in read:
-            read[blob] = set(_lines(read_note(repo, blob, f"{NOTES_REF}:{obj}")))
-        return bool(read[blob] & set(lost[obj]))
-
-    tainted: set[str] = set()
-    for commit in history:  # parents first
-        if any(str(p) in tainted for p in commit.parent_ids) or any(
-                holds_lost(obj, blob)
-                for obj, blob in note_tree(repo, commit.tree, "", trees).items()):
-            tainted.add(str(commit.id))
-    at: pygit2.Commit | None = tip
-    while at is not None and str(at.id) in tainted:
-        at = at.parents[0] if at.parents else None
-    return at
 
 
 def _move(repo: pygit2.Repository, new: str | None, old: str) -> bool:

@@ -459,9 +459,9 @@ def _own(store: Store, here: bool) -> str:
 
     names = [r.name or "" for r in store.repo.remotes]
     if not names:
-        return (" (a line you meant to take back: this repository has no remote, so none "
-                "was pushed: `kistore notes rebase` drops them from its notes history for "
-                "good)")
+        return (" (a line you meant to take back, never pushed: this repository has no "
+                "remote configured, and `kistore notes rebase` drops them from its notes "
+                "history for good)")
     remote = canonical_remote(names)
     if remote is None or not here:
         return ""
@@ -486,9 +486,30 @@ def lacking_findings(store: Store, at: str | None, trust: Any) -> list[Finding]:
     if found is None:
         return []
     parts = {NOTES_REF: found.history, **found.tracking}
-    return [Finding(NOTES_TIP_LACKING, message, file=where, fix=f"run `{fix}`",
+    alone = not any(r.name for r in store.repo.remotes)
+    return [Finding(NOTES_TIP_LACKING, message, file=where, fix=_fix_said(fix, alone),
                     extra={"lines": {obj: len(lines) for obj, lines in parts[where].items()}})
             for where, message, fix in lacking_said(store, at, found)]
+
+
+def _fix_said(fix: str, alone: bool) -> str:
+    """Say KI315's fix: run ``fix``; with no remote, the two ways (fresh10 MED 4).
+
+    Args:
+        fix: the command :func:`lacking_said` names (``kistore notes restore``, ``kistore
+            notes fetch R``).
+        alone: the repository has no remote configured.
+
+    Returns:
+        ``run `FIX```; in a repository with no remote, the restore for a line taken back
+        by mistake, or ``kistore notes rebase`` for one meant to be, never pushed (the
+        remote's ways named nothing there). Raises nothing.
+    """
+    if not alone or fix != "kistore notes restore":
+        return f"run `{fix}`"
+    return ("run `kistore notes restore` (a line taken back by mistake), or `kistore notes "
+            "rebase` (a line you meant to take back, never pushed: this repository has no "
+            "remote)")
 
 
 def fetch_said(store: Store, remote: str) -> str | None:

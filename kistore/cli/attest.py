@@ -926,9 +926,13 @@ def notes_restore(ctx: StoreContext, as_json: bool) -> None:
                        "lacks them")
         else:
             click.echo(printable(f"{said}; {_restored_on(done)}"))
+    elif done.left_out:  # every line lacking does not verify: it is not "held"
+        left = sum(map(len, done.left_out.values()))
+        click.echo(f"0 attestation line(s) restored: the {left} line(s) its history held "
+                   "that refs/notes/kistore lacks do not verify, and stay out (said above)")
     else:
         click.echo("0 attestation line(s) restored: refs/notes/kistore holds every line "
-                   "its history held")
+                   "its history, and its reflog since the last `kistore notes rebase`, held")
 
 
 def _restored_on(done: Restored) -> str:
@@ -981,17 +985,26 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     become REMOTE's (none at all when REMOTE holds none), and nothing is left to push.
     The old tip is printed: `git update-ref refs/notes/kistore OLD` puts it back.
 
-    With no REMOTE, in a repository with no remote only (none of its notes was pushed):
+    With no REMOTE, in a repository with no remote configured only (for lines it never
+    pushed):
     drops from the notes history, and from the tips its reflog records, every line the
     tip lacks (a mistaken line taken back with git notes remove), named on stdout, and
-    keeps the tip's lines as they are (KI315 then says nothing of them). --dry-run lists
-    them and writes nothing. Exits 1, changing nothing, where a remote is configured.
+    keeps the tip's lines as they are (KI315 then says nothing of them). The notes history
+    is replayed without them: each notes commit holding one, or built on one, is written
+    again with its own author, committer, date and message, so every line kept keeps the
+    time it entered (readers judge a line's trust at that time). --dry-run lists them and
+    the commits it would write again, and writes nothing. Exits 1, changing nothing, where
+    a remote is configured, and in a bare repository (a server) with or without REMOTE.
 
     \b
     Example:
       kistore notes rebase origin && kistore notes push origin
       kistore notes rebase --dry-run && kistore notes rebase
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.notes_local import refuse_bare
+
+    refuse_bare(ctx.store().repo)  # a server's notes move only by a judged push
     if remote is None:
         _rebase_here(ctx, as_json, dry_run)
         return
@@ -1047,7 +1060,8 @@ def _rebase_here(ctx: StoreContext, as_json: bool, dry_run: bool) -> None:
 
     Args:
         ctx: the command's context.
-        as_json: print ``{"dropped", "notes", "old", "new", "base", "enteringNow"}``.
+        as_json: print ``{"dropped", "notes", "old", "new", "base", "enteringNow",
+            "replayed", "leftOut"}`` (``wouldDrop`` too, dry).
         dry_run: say what would be dropped, write nothing.
 
     Raises:
@@ -1065,17 +1079,20 @@ def _rebase_here(ctx: StoreContext, as_json: bool, dry_run: bool) -> None:
         emit_json({"dropped": count if done.written else 0,
                    "notes": sorted(done.lines), "old": done.old, "new": done.new,
                    "base": done.base, "enteringNow": done.entering_now,
+                   "replayed": done.replayed, "leftOut": done.left_out,
                    **({"wouldDrop": count} if dry_run else {})})
         return
     if not done.lines:
-        click.echo(f"{NOTES_REF} holds every line its notes history and reflog held: "
-                   "nothing to drop")
+        click.echo(f"{NOTES_REF} holds every line its notes history, and its reflog since the "
+                   "last `kistore notes rebase`, held: nothing to drop")
         return
     lines = (f"{count} attestation line(s) the notes history or reflog of {NOTES_REF} held "
              f"that its tip lacks: {named_lines(store, done.lines)}")
+    replay = _replay_said(done.replayed, done.left_out)
     if dry_run:
-        click.echo(f"would drop {lines}; `kistore notes rebase` drops them (this repository "
-                   "has no remote: none was pushed)")
+        click.echo(f"would drop {lines}{replay}; `kistore notes rebase` drops them (this "
+                   "repository has no remote configured: a line it pushed by URL, or to a "
+                   "remote since removed, stays there)")
         return
     old = str(done.old)
     if done.new == done.old:
@@ -1083,20 +1100,36 @@ def _rebase_here(ctx: StoreContext, as_json: bool, dry_run: bool) -> None:
                "those; its reflog's earlier tips are no longer read (KI315)")
     elif done.new is None:
         now = f"{NOTES_REF} is deleted: its tip held no note"
-    elif done.new == done.base:
-        now = (f"{NOTES_REF} is now notes commit {done.new[:12]} of its history, which holds "
-               "every line of the tip and none of those")
+    elif not done.replayed:
+        now = (f"{NOTES_REF} is now notes commit {str(done.new)[:12]} of its history, which "
+               "holds every line of the tip and none of those")
     else:
-        on = ("in a notes commit with no parent (no commit of its history holds none of "
-              "those)" if done.base is None else
-              f"in one notes commit on {done.base[:12]}, the newest of its history holding "
-              "none of those")
-        now = (f"{NOTES_REF} is now {done.new[:12]}: the tip's notes {on}; "
-               f"{done.entering_now} line(s) of the tip enter the repository at its time")
+        now = f"{NOTES_REF} is now {str(done.new)[:12]}{replay}"
     back = ("" if done.new == done.old else
             f"; the old tip {old[:12]} stays in git: `git update-ref {NOTES_REF} {old}` "
             "puts it back")
     click.echo(f"dropped {lines}; {now}{back}")
+
+
+def _replay_said(replayed: list[str], left_out: list[str]) -> str:
+    """Say the notes commits a no-REMOTE ``notes rebase`` writes again ("" when none).
+
+    Args:
+        replayed: the notes commits written again without the lines (original ids).
+        left_out: those left out, holding what their parent holds once the lines are gone.
+
+    Returns:
+        ``, N notes commit(s) of its history written again without them (...)``, with the
+        commits left out named; "" when none is written again. Raises nothing.
+    """
+    if not replayed:
+        return ""
+    out = "" if not left_out else (
+        f"; {len(left_out)} left out, holding nothing else "
+        f"({', '.join(c[:12] for c in left_out)})")
+    return (f", {len(replayed)} notes commit(s) of its history written again without them, "
+            "each with its own author, committer, date and message, so every line kept "
+            f"keeps the time it entered{out}")
 
 
 def _nothing_left(remote: str, base: str | None, old: str, left_out: bool) -> str:

@@ -30,6 +30,7 @@ from ..prs import Remote
 from ..sparse import trust_maintainer, withdraw
 from .test_notes_tip_lacking import (
     NO_REMOTE,
+    NO_REMOTE_FIX,
     SLOW,
     WITHDRAWN,
     _note_by,
@@ -77,8 +78,7 @@ def mistaken(group):
 def test_no_remote_a_line_taken_back_is_dropped_by_notes_rebase(mistaken, tmp_path):
     # fresh08 M5: refused for good; `notes rebase` needed a REMOTE
     root, first, tip, _blob = mistaken
-    assert ki315(root) == [("refs/notes/kistore", said(HERE, NO_REMOTE),
-                            "run `kistore notes restore`")]
+    assert ki315(root) == [("refs/notes/kistore", said(HERE, NO_REMOTE), NO_REMOTE_FIX)]
     site = tmp_path / "site"
     assert run(root, "site", "build", str(site)).returncode == 1
 
@@ -87,7 +87,8 @@ def test_no_remote_a_line_taken_back_is_dropped_by_notes_rebase(mistaken, tmp_pa
     assert dry.stdout == (
         "would drop 1 attestation line(s) the notes history or reflog of refs/notes/kistore "
         f"held that its tip lacks: {SLOW}; `kistore notes rebase` drops them (this "
-        "repository has no remote: none was pushed)\n")
+        "repository has no remote configured: a line it pushed by URL, or to a remote since "
+        "removed, stays there)\n")
     assert git(root, "rev-parse", "refs/notes/kistore").strip() == tip
 
     done = run(root, "notes", "rebase")
@@ -105,11 +106,11 @@ def test_no_remote_a_line_taken_back_is_dropped_by_notes_rebase(mistaken, tmp_pa
     assert built.returncode == 0, built.stderr
     again = run(root, "notes", "rebase")
     assert (again.returncode, again.stdout) == (
-        0, "refs/notes/kistore holds every line its notes history and reflog held: nothing "
-           "to drop\n")
+        0, "refs/notes/kistore holds every line its notes history, and its reflog since the "
+           "last `kistore notes rebase`, held: nothing to drop\n")
 
 
-def test_no_remote_lines_added_after_the_mistake_are_kept_entering_now(mistaken):
+def test_no_remote_lines_added_after_the_mistake_are_kept_as_they_entered(mistaken):
     root, first, _tip, _blob = mistaken
     store = Store(root)
     named = _note_by(store, "slow", 9, "later, kept")
@@ -120,8 +121,12 @@ def test_no_remote_lines_added_after_the_mistake_are_kept_entering_now(mistaken)
     assert json.loads(done.stdout) == {
         "dropped": 1, "notes": [git(root, "rev-parse", "HEAD:" + layout.object_path(
             store.view("HEAD").find_name("BenchmarkRun", "slow"))).strip()],
-        "old": tip, "new": new, "base": first, "enteringNow": 1}
+        "old": tip, "new": new, "base": first, "enteringNow": 0, "replayed": [tip],
+        "leftOut": [git(root, "rev-parse", f"{tip}~{n}").strip() for n in (2, 1)]}
     assert git(root, "rev-parse", "refs/notes/kistore^").strip() == first
+    assert git(root, "log", "-1", "--format=%an %ae %ad %cn %ce %cd %B", "--date=raw",
+               new) == git(root, "log", "-1", "--format=%an %ae %ad %cn %ce %cd %B",
+                           "--date=raw", tip)  # replayed (fresh10 HIGH 1): entering then
     assert git(root, "rev-parse", "refs/notes/kistore^{tree}") == git(
         root, "rev-parse", f"{tip}^{{tree}}")  # the tip's notes, byte for byte
     assert ki315(root) == []

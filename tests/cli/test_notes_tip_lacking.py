@@ -30,8 +30,12 @@ SLOW = f"BenchmarkRun/slow (withdrawal by {KEYID})"
 WITHDRAWN = "a withdrawn run is ranked, unless another line withdraws it"
 
 
-NO_REMOTE = (" (a line you meant to take back: this repository has no remote, so none was "
-             "pushed: `kistore notes rebase` drops them from its notes history for good)")
+NO_REMOTE = (" (a line you meant to take back, never pushed: this repository has no remote "
+             "configured, and `kistore notes rebase` drops them from its notes history for "
+             "good)")
+NO_REMOTE_FIX = ("run `kistore notes restore` (a line taken back by mistake), or `kistore "
+                 "notes rebase` (a line you meant to take back, never pushed: this repository "
+                 "has no remote)")
 
 
 def removed(named: str = SLOW, count: int = 1, undone: str = WITHDRAWN,
@@ -288,8 +292,7 @@ def test_a_notes_ref_moved_back_with_no_remote_is_said_from_its_reflog(group):
     # fresh07 M6 (a): no remote to compare with; the reflog holds the old tip
     moved_back(group)
     assert _ranked(group.root)["slow"] is False
-    assert ki315(group.root) == [("refs/notes/kistore", removed(own=False),
-                                  "run `kistore notes restore`")]
+    assert ki315(group.root) == [("refs/notes/kistore", removed(own=False), NO_REMOTE_FIX)]
     assert warned(group.root, "rank", "BenchmarkRun/fast") == [removed(own=False)]
 
     restored = run(group.root, "notes", "restore")
