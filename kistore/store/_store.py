@@ -77,6 +77,7 @@ from ._settled import WORK_TREE_WAIT_S, Settled, settled_at, writing_note
 from ._views import CommitView, SparseWorkTreeView, StagedView, View, WorkTreeView
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
+    from ..git.idents import Identities
     from ..git.pack import PackAhead
     from ..git.writer import FileStat
     from ..index import AddedDirs
@@ -1517,8 +1518,8 @@ class Store:
             checks = (*checks, dangling_near)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
+        known = check_ready(self.repo) if commit else None  # git's author and committer
         if commit:
-            check_ready(self.repo)
             self._check_head_attributes()
             self._check_committed_limits(manifests)
         # nothing writes the work tree's store/ until this add does (the write lock): each
@@ -1567,7 +1568,7 @@ class Store:
                                                manifests=[w[0] for w in written],
                                                on_landed=on_landed, ahead=ahead,
                                                work_tree_only=plan.work_tree_only,
-                                               listed=listings)
+                                               listed=listings, known=known)
         finally:
             self._listings = None
             if ahead is not None:
@@ -1735,6 +1736,7 @@ class Store:
                on_landed: Callable[[str | None], None] | None = None,
                ahead: PackAhead | None = None, work_tree_only: Collection[str] = (),
                listed: Mapping[str, Collection[str]] | None = None,
+               known: Identities | None = None,
                ) -> tuple[Mapping[str, FileStat], pygit2.Oid | None, list[Prepared],
                           Mapping[str, pygit2.Oid]]:
         """Write ``files`` into the work tree, all or nothing, and commit them when asked.
@@ -1758,6 +1760,8 @@ class Store:
                 its write lock, after :func:`~kistore.git.writer.refuse_links`'s look:
                 none is a link), listed again by neither the stale temporaries' sweep nor
                 the writer.
+            known: the commit's author and committer as :func:`kistore.git.commit.
+                check_ready` named them (None: asked when it commits).
 
         Returns:
             The :data:`FileStat` of each file written, the new commit (None without
@@ -1782,7 +1786,7 @@ class Store:
         committed = _committed(files, work_tree_only)
         told = False  # on_landed was called without a commit
         landed = None if on_landed is None else (lambda oid: on_landed(str(oid)))
-        committer = BranchCommit(self.repo, self.root, landed) if commit else None
+        committer = BranchCommit(self.repo, self.root, landed, known) if commit else None
         prepared: list[Prepared] = []  # the index's rows of `files`, made while they are written
         # With --commit, git's index lock is held while the files are written, too: until
         # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
@@ -1870,8 +1874,8 @@ class Store:
         self.name_index().usable()
         with self._write_lock():
             view = self._work_view(self.root)
+            known = check_ready(self.repo) if commit else None
             if commit:
-                check_ready(self.repo)
                 self._check_head_attributes()
             head = self.head_or_none()
             holds = self._head_holds() if commit else None
@@ -1896,7 +1900,7 @@ class Store:
                      "groups as paths)"] if groups else []
             text = message or f"kistore migrate: {'; '.join(said)}"
             _, oid, _, _ = self._write(files, commit=commit, message=text, results=[],
-                                    on_landed=on_landed)
+                                    on_landed=on_landed, known=known)
             try:  # landed: an interrupt from here on undoes nothing
                 if oid is not None:
                     self._index_commit(oid, files)
