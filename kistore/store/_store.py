@@ -366,7 +366,10 @@ class Store:
             The store; its :attr:`initialised` is False when it was complete already.
 
         Raises:
-            InputError: ``path`` is a bare repository (a store needs a work tree).
+            InputError: ``path`` is a bare repository (a store needs a work tree); or, for a
+                new repository, git names no author or committer for its first commit
+                (:func:`kistore.git.idents.identities`): the repository just made is
+                removed, nothing is left.
             StoreStateError: ``path``'s ``.git`` is a file or symbolic link that leads to no
                 git directory (:func:`kistore.git.refs.broken_dotgit`): nothing was written.
                 Or a file init would write (``kistore.toml``, ``.gitattributes``,
@@ -383,14 +386,23 @@ class Store:
         if broken is not None:  # libgit2 said "internal error (AlreadyExistsError)"
             raise StoreStateError(f"cannot make a store here: {broken}")
         is_new = not _is_repository_top(root)
+        known = None  # the first commit's author and committer, as git names them
         if is_new:  # as `git init PATH`: inside another repository's work tree too
             # Lazy: git.pack stays off the read paths (docs/speed.md, start-up).
+            from ..git.idents import identities
             from ..git.pack import PACK_WINDOW
 
             repo = pygit2.init_repository(str(root), initial_head="main")
             # git's own delta window, wider: `git gc` packs the store in <= 800 bytes a
             # manifest (issue 22; kistore.git.pack.PACK_WINDOW says why).
             repo.config["pack.window"] = PACK_WINDOW
+            try:  # asked of the new repository (its includeIf "gitdir:" counts), before a file
+                known = identities(repo)
+            except KistoreError:
+                import shutil
+
+                shutil.rmtree(repo.path)  # the repository just made: nothing is left
+                raise
         store = cls(root)
         assert store.root is not None
         # A link committed at store/, .gitattributes or kistore.toml of an existing
@@ -432,7 +444,8 @@ class Store:
             from ..git.commit import BranchCommit
 
             files = {p: (store.root / p).read_bytes() for p in written}
-            BranchCommit(store.repo, store.root).run(files, "kistore init: new store")
+            BranchCommit(store.repo, store.root, known=known).run(files,
+                                                                  "kistore init: new store")
         else:
             store.uncommitted = tuple(written)
         return store

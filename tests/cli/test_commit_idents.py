@@ -17,9 +17,8 @@ import time
 import pygit2
 import pytest
 
-from kistore.cli import main
-
 from kistore.attest import signing
+from kistore.cli import main
 
 from ..conftest import BUNDLE, fixed_key, git, snapshot
 from .test_attestation_cli import RUN_REF
@@ -231,3 +230,28 @@ def test_attest_is_refused_before_anything_is_written_where_git_names_nobody(
         "error: git names no author for a commit here (`git var GIT_AUTHOR_IDENT`: Author "
         "identity unknown: no email was given and auto-detection is disabled)" + REFUSED))
     assert state(home) == before
+
+
+def test_init_refuses_where_git_names_nobody_and_leaves_nothing(runner, home, tmp_path):
+    where = tmp_path / "new"
+    config = tmp_path / "global.config"
+    config.write_text("[user]\n\tuseConfigOnly = true\n")
+    result = runner.invoke(main, ["init", str(where)], env={"GIT_CONFIG_GLOBAL": str(config)})
+    # before: exit 0, its first commit by kistore <kistore@localhost>
+    assert (result.exit_code, result.stdout, result.stderr) == (1, "", (
+        "error: git names no author for a commit here (`git var GIT_AUTHOR_IDENT`: Author "
+        "identity unknown: no email was given and auto-detection is disabled)" + REFUSED))
+    assert list(where.iterdir()) == []
+
+
+def test_git_not_installed_is_said(home, monkeypatch, tmp_path):
+    from kistore.core.errors import StoreStateError
+    from kistore.git.idents import identities
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git there
+    with pytest.raises(StoreStateError) as raised:
+        identities(pygit2.Repository(str(home)))
+    assert str(raised.value) == (
+        "git could not be run (No such file or directory) to name the author and committer "
+        "of the commit (kistore takes them from `git var GIT_AUTHOR_IDENT` and `git var "
+        "GIT_COMMITTER_IDENT`); install git, then run the command again; no commit was written")
