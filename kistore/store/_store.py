@@ -399,6 +399,7 @@ class Store:
             try:  # asked of the new repository (its includeIf "gitdir:" counts), before a file
                 known = identities(repo)
             except KistoreError:
+                # Lazy: only where git names nobody for a new store's first commit.
                 import shutil
 
                 shutil.rmtree(repo.path)  # the repository just made: nothing is left
