@@ -160,41 +160,41 @@ def test_an_included_file_names_them(runner, home, tmp_path):
         "I <i@example.org>|I <i@example.org>")
 
 
+def refused(runner, store_path, **env: str) -> tuple[int, str, str]:
+    """``add --commit`` under ``env``, checked to leave files, refs and objects as they were.
+
+    Returns:
+        Its exit code, stdout and stderr.
+    """
+    before = state(store_path)
+    result = runner.invoke(main, ["--store", str(store_path), "add", "--allow-dangling",
+                                  "--commit", str(BUNDLE)], env=env)
+    assert state(store_path) == before
+    assert git(store_path, "status", "--porcelain") == ""
+    return result.exit_code, result.stdout, result.stderr
+
+
 def test_use_config_only_with_no_identity_is_refused_before_anything_is_written(
         runner, home):
     git(home, "config", "user.useConfigOnly", "true")
-    before = state(home)
-    result = runner.invoke(main, ["--store", str(home), "add", "--allow-dangling", "--commit",
-                                  str(BUNDLE)])
     # before: exit 0, committed by kistore <kistore@localhost>
-    assert (result.exit_code, result.stdout, result.stderr) == (1, "", (
+    assert refused(runner, home) == (1, "", (
         "error: git names no author for a commit here (`git var GIT_AUTHOR_IDENT`: Author "
         "identity unknown: no email was given and auto-detection is disabled)" + REFUSED))
-    assert state(home) == before
-    assert git(home, "status", "--porcelain") == ""
 
 
 def test_an_empty_name_is_refused_before_any_file_is_written(runner, configured):
-    before = state(configured)
-    result = runner.invoke(main, ["--store", str(configured), "add", "--allow-dangling",
-                                  "--commit", str(BUNDLE)], env={"GIT_AUTHOR_NAME": ""})
-    assert (result.exit_code, result.stderr) == (1, (
+    assert refused(runner, configured, GIT_AUTHOR_NAME="") == (1, "", (
         "error: git names no author for a commit here (`git var GIT_AUTHOR_IDENT`: empty "
         "ident name (for <t@example.org>) not allowed)" + REFUSED))
-    assert state(configured) == before
-    assert git(configured, "status", "--porcelain") == ""
 
 
 def test_an_empty_email_libgit2_cannot_write_is_refused(runner, configured):
-    before = state(configured)
-    result = runner.invoke(main, ["--store", str(configured), "add", "--allow-dangling",
-                                  "--commit", str(BUNDLE)], env={"GIT_COMMITTER_EMAIL": ""})
-    assert (result.exit_code, result.stderr) == (1, (
+    assert refused(runner, configured, GIT_COMMITTER_EMAIL="") == (1, "", (
         "error: git names the committer 't' with an empty email (`git var "
         "GIT_COMMITTER_IDENT`), which a commit kistore writes (by libgit2) cannot hold; set "
         "GIT_COMMITTER_EMAIL or `git config user.email you@example.com`, then run the command "
         "again; no commit was written\n"))
-    assert state(configured) == before
 
 
 @pytest.fixture
