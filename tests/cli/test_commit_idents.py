@@ -255,3 +255,18 @@ def test_git_not_installed_is_said(home, monkeypatch, tmp_path):
         "git could not be run (No such file or directory) to name the author and committer "
         "of the commit (kistore takes them from `git var GIT_AUTHOR_IDENT` and `git var "
         "GIT_COMMITTER_IDENT`); install git, then run the command again; no commit was written")
+
+
+def test_a_file_attestation_needs_no_identity_and_notes_sync_refuses_before_a_write(
+        runner, record_store, home, key_file):
+    git(home, "config", "user.useConfigOnly", "true")
+    result = runner.invoke(main, ["--store", str(home), "attest", RUN_REF, "--type",
+                                  "reproduction", "--key", str(key_file), "--file"])
+    assert result.exit_code == 0, result.output  # a file: no commit, no identity asked
+    before = state(home)
+    result = runner.invoke(main, ["--store", str(home), "notes", "sync"])
+    # before: exit 0, the note's commit by kistore <kistore@localhost>
+    assert (result.exit_code, result.stdout, result.stderr) == (1, "", (
+        "error: git names no author for a commit here (`git var GIT_AUTHOR_IDENT`: Author "
+        "identity unknown: no email was given and auto-detection is disabled)" + REFUSED))
+    assert state(home) == before
