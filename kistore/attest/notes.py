@@ -98,6 +98,7 @@ from .unsent import subjects_missing, unsent_message
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
+    from ..git.idents import Identities
     from ..store import Store, View
     from .levels import NotesHere
 
@@ -863,7 +864,7 @@ def _commit_of(store: Store, at: str | None) -> pygit2.Commit | None:
 
 
 def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes],
-              named_by: str | None = None) -> int:
+              named_by: str | None = None, known: Identities | None = None) -> int:
     """Add bundle lines to the note on ``blob``, keeping it sorted and unique.
 
     The notes commit is built on a private ref, then :data:`NOTES_REF` is moved to it with a
@@ -875,12 +876,16 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes],
         blob: hex id of the subject object's blob (:func:`blob_id`).
         lines: bundle bytes (canonical, no newline).
         named_by: the file whose blob ``blob`` is (``store/objects/...``), for the error.
+        known: the notes commit's author and committer as git named them
+            (:func:`kistore.git.idents.identities`, asked before ``blob`` was written);
+            None: git is asked here, before any ref or object.
 
     Returns:
         How many of ``lines`` were new.
 
     Raises:
-        InputError: a line holds a newline (a bundle must be its canonical, one-line bytes).
+        InputError: a line holds a newline (a bundle must be its canonical, one-line bytes);
+            git names no committer (:func:`kistore.git.idents.identities`).
         StoreStateError: the notes ref kept moving under concurrent writers, or git lacks
             ``blob`` (:func:`kistore.git.blobs.missing_object_said`: what named it, how to
             get it; the callers write it first, so a `git gc --prune=now` beside them), or
@@ -900,7 +905,7 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes],
     # Lazy: the write path; reading notes (every run page) never signs a commit.
     from ..git.commit import commit_signature
 
-    signature = commit_signature(repo)
+    signature = commit_signature(repo, known)
     scratch = f"refs/kistore/notes-tmp-{uuid.uuid4().hex}"  # one per writer
     try:
         for attempt in range(_CAS_ATTEMPTS):
@@ -941,7 +946,8 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes],
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
 
 
-def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool = False) -> str:
+def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool = False,
+           known: Identities | None = None) -> str:
     """Store one bundle about ``subject``: as a note (default) or as a work-tree file.
 
     Args:
@@ -949,6 +955,9 @@ def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool 
         subject: the attested object's digest (it must be in the work tree or HEAD).
         bundle_bytes: the bundle's canonical bytes.
         as_file: write ``store/attestations/...`` (for a pull request) instead of a note.
+        known: a note's commit's author and committer, as
+            :func:`kistore.git.idents.identities` named them; None: git is asked here,
+            before anything is written.
 
     Returns:
         Where it went: ``refs/notes/kistore:<blob>`` or the file's repository path.
@@ -956,6 +965,7 @@ def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool 
     Raises:
         ResolutionError: the subject's object is not in the store.
         StoreStateError: no work tree (for a file), or the notes ref kept moving.
+        InputError: (a note) git names no committer: nothing was written.
     """
     object_bytes = store.view(None if store.root is not None else "HEAD").object_bytes(subject)
     if as_file:
@@ -966,8 +976,13 @@ def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool 
         refuse_links(store.root, [path.rpartition("/")[0]])  # a committed link: never write out
         atomic_write(store.root / path, bundle_bytes)
         return path
+    if known is None:
+        # Lazy: the write path (as add_lines).
+        from ..git.idents import identities
+
+        known = identities(store.repo)  # git refuses to name one: before the blob
     blob = str(write_blob(store.repo, object_bytes))  # a note needs its object in git
-    add_lines(store.repo, blob, [bundle_bytes], layout.object_path(subject))
+    add_lines(store.repo, blob, [bundle_bytes], layout.object_path(subject), known)
     return f"{NOTES_REF}:{blob}"
 
 

@@ -28,6 +28,7 @@ from .trust import Trust, load_trust
 from .trust_history import held
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..git.idents import Identities
     from ..store import Store
 
 __all__ = ["SyncResult", "sync"]
@@ -74,6 +75,8 @@ def sync(store: Store) -> SyncResult:
 
     Raises:
         StoreStateError: as :func:`add_lines`.
+        InputError: git names no committer for the notes commit (before anything is
+            written: :func:`kistore.git.idents.identities`).
     """
     view = store.view(None)
     try:  # with every revocation the file's history made: the server holds them (KI411)
@@ -82,6 +85,7 @@ def sync(store: Store) -> SyncResult:
         trust = Trust()
     added = present = 0
     problems: list[KistoreError] = []
+    known: Identities | None = None  # the notes commits' author and committer
     for path, data in file_attestations(view):
         parsed = parse_attestation_path(path)
         if parsed is None:
@@ -111,8 +115,14 @@ def sync(store: Store) -> SyncResult:
                 "refuses such a note (KI409, KI411), which would block every later "
                 "`kistore notes push`; the file attestation stays as it is", file=path))
             continue
+        if known is None:  # asked once, before the first write: git may refuse to name one
+            # Lazy: only when a note is written.
+            from ..git.idents import identities
+
+            known = identities(store.repo)
         written = write_blob(store.repo, object_bytes)  # a note needs its object in git
-        count = add_lines(store.repo, str(written), [data], layout.object_path(subject))
+        count = add_lines(store.repo, str(written), [data], layout.object_path(subject),
+                          known)
         added += count
         present += 1 - count
     return SyncResult(added, present, problems)

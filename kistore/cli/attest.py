@@ -273,6 +273,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     from ..attest.trust import format_time
     from ..core import canonical, layout
     from ..core.errors import InputError, MultipleErrors
+    from ..git.idents import identities
 
     store = ctx.store()
     store.require_checkout("kistore attest", writes=_ATTEST_NEEDS)
@@ -308,12 +309,14 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     problem = subject_problem(store.view(), type_name, digest, predicate)
     if problem:
         raise InputError(f"{ref}: {problem}", file=predicate_file)
+    # git names the notes commit's author and committer (or refuses) before the key signs
+    known = identities(store.repo) if as_note else None
     bundle = _sign(statement, key_path)
     keyid = attestation.bundle_keyid(bundle)
     _refuse_a_key_trust_no_longer_accepts(store, keyid)
     _refuse_a_role_the_key_lacks(store, ref, digest, bundle, type_name, as_note)
     _refuse_past_the_limit(settings, bundle.to_bytes(), predicate_file)
-    location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
+    location = attach(store, digest, bundle.to_bytes(), as_file=not as_note, known=known)
     if as_json:
         emit_json({"subject": str(digest), "type": type_name, "keyid": keyid,
                    "source": "note" if as_note else "file", "location": location,

@@ -101,9 +101,10 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     protocol or environment completes for earlier runs that lack them (written, and
     said on stderr). Nothing is written unless every manifest is valid.
 
-    With --commit, the commit's author and committer are named as git names them
-    (GIT_AUTHOR_NAME/EMAIL, GIT_COMMITTER_NAME/EMAIL, then git config author.*,
-    committer.*, user.name/user.email, then EMAIL; none: kistore <kistore@localhost>).
+    With --commit, the commit's author and committer are the ones git names (`git var
+    GIT_AUTHOR_IDENT`, `git var GIT_COMMITTER_IDENT`: GIT_AUTHOR_NAME/EMAIL and the
+    rest, every git config git reads, `git -c`, user.useConfigOnly); where git names none,
+    the add is refused with git's reason before anything is written.
     It is dated by this machine's clock: GIT_AUTHOR_DATE and GIT_COMMITTER_DATE are
     ignored, since a commit's date is when its files entered the store (a date ahead is
     refused by the gate, KI438; one set back gains nothing).

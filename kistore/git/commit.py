@@ -53,7 +53,7 @@ from ..core.errors import StoreStateError, one_line
 from . import _gitindex as gitindex
 from . import _loose, pack, watchdog
 from ._pending_index import PendingIndex, missing_from_index, stamp
-from .idents import signatures
+from .idents import Identities, identities, signatures
 from .lazy import pygit2  # imported on first use (~0.2 s)
 from .locks import index_lock, lock_file
 from .names import create_ref, reference
@@ -78,11 +78,15 @@ _UNFINISHED = (("MERGE_HEAD", "merge"), ("CHERRY_PICK_HEAD", "cherry-pick"),
                ("rebase-apply", "rebase or am"))
 
 
-def check_ready(repo: pygit2.Repository) -> None:
+def check_ready(repo: pygit2.Repository) -> Identities:
     """Refuse a commit up front, before any file is written, when it could not finish.
 
     Args:
         repo: the repository (with a work tree).
+
+    Returns:
+        The commit's author and committer as git names them (for :class:`BranchCommit`'s
+        ``known``: git is asked once).
 
     Raises:
         StoreStateError: HEAD is detached; a merge, cherry-pick, revert or rebase is
@@ -90,12 +94,12 @@ def check_ready(repo: pygit2.Repository) -> None:
             state); ``.git/index.lock`` is held for longer than :data:`INDEX_WAIT_S`
             (a running git command, or one that crashed); the index is split or a sparse
             (libgit2 cannot write those). Each message says what to do.
-        InputError: the author's or committer's name or email cannot be written
-            (:func:`kistore.git.idents.signatures`).
+        InputError, StoreStateError: git names no author or committer, or one libgit2
+            cannot write; git could not be run (:func:`kistore.git.idents.identities`).
     """
     git_dir = Path(repo.path)
     branch_tip(repo)
-    signatures(repo)  # a name or email libgit2 cannot write: refused before any file
+    known = identities(repo)  # git refuses to name one: refused before any file
     for marker, operation in _UNFINISHED:
         if (git_dir / marker).exists():
             verb = operation.split()[0]
@@ -118,6 +122,7 @@ def check_ready(repo: pygit2.Repository) -> None:
             gitindex.open_index(index_file)
         except pygit2.GitError as e:
             raise _index_error(index_file, e, "nothing was written") from None
+    return known
 
 
 def branch_tip(repo: pygit2.Repository) -> tuple[str, pygit2.Commit | None]:
@@ -144,6 +149,8 @@ class BranchCommit:
             held over the move are still held (:func:`interrupts_deferred`): a signal
             handler it installs is the one they are delivered to. For a command line that
             must not be stopped by a Ctrl-C once there is nothing left to undo.
+        known: the author and committer :func:`check_ready` returned; None: :meth:`run`
+            asks git (:func:`kistore.git.idents.identities`).
 
     Attributes:
         landed: True once the branch holds the commit. Set before any interrupt held
@@ -159,10 +166,12 @@ class BranchCommit:
     """
 
     def __init__(self, repo: pygit2.Repository, root: str | Path | None,
-                 on_landed: Callable[[pygit2.Oid], None] | None = None) -> None:
+                 on_landed: Callable[[pygit2.Oid], None] | None = None,
+                 known: Identities | None = None) -> None:
         self.repo = repo
         self.root = root
         self.on_landed = on_landed
+        self.known = known
         self.landed = False
         self.oid: pygit2.Oid | None = None
         self.blobs: dict[str, pygit2.Oid] = {}
@@ -260,7 +269,7 @@ class BranchCommit:
             if self._branch is not None and (parent.id if parent else None) != self._tip:
                 raise _tip_moved(branch, self._tip, parent)
             try:
-                author, signature = signatures(repo)  # git's rules (fresh08 L6)
+                author, signature = signatures(repo, self.known)  # as git names them
                 if len(files) >= PACK_THRESHOLD:  # the blobs in packs: a few files, not one each
                     blobs, keeps, oid, tree, written = self._commit_packed(
                         parent, files, (author, signature), message,
@@ -757,21 +766,25 @@ def objects_dir(repo: pygit2.Repository) -> Path:
     return common_git_dir(Path(repo.path)) / "objects"
 
 
-def commit_signature(repo: pygit2.Repository) -> pygit2.Signature:
+def commit_signature(repo: pygit2.Repository, known: Identities | None = None
+                     ) -> pygit2.Signature:
     """Return the committer of a commit kistore writes (a notes commit: author too).
 
     Args:
         repo: the repository.
+        known: :func:`kistore.git.idents.identities`' answer, asked before anything was
+            written; None: git is asked now.
 
     Returns:
-        The committer as ``git commit`` names it (``GIT_COMMITTER_NAME``/``_EMAIL``, then
-        ``committer.*`` and ``user.*`` of git's configuration), else ``kistore
-        <kistore@localhost>``'s name or email; dated now (:mod:`kistore.git.idents`).
+        The committer as git names it (``git var GIT_COMMITTER_IDENT``), dated now
+        (:mod:`kistore.git.idents`).
 
     Raises:
-        InputError: a name or email libgit2 cannot write (:func:`kistore.git.idents.signatures`).
+        InputError, StoreStateError: git names no committer, or one libgit2 cannot write;
+            git could not be run (:func:`kistore.git.idents.identities`; only when ``known``
+            is None).
     """
-    return signatures(repo)[1]
+    return signatures(repo, known)[1]
 
 
 def _nest(blobs: Mapping[str, Any]) -> dict[str, Any]:

@@ -77,6 +77,7 @@ from ._settled import WORK_TREE_WAIT_S, Settled, settled_at, writing_note
 from ._views import CommitView, SparseWorkTreeView, StagedView, View, WorkTreeView
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
+    from ..git.idents import Identities
     from ..git.pack import PackAhead
     from ..git.writer import FileStat
     from ..index import AddedDirs
@@ -365,7 +366,10 @@ class Store:
             The store; its :attr:`initialised` is False when it was complete already.
 
         Raises:
-            InputError: ``path`` is a bare repository (a store needs a work tree).
+            InputError: ``path`` is a bare repository (a store needs a work tree); or, for a
+                new repository, git names no author or committer for its first commit
+                (:func:`kistore.git.idents.identities`): the repository just made is
+                removed, nothing is left.
             StoreStateError: ``path``'s ``.git`` is a file or symbolic link that leads to no
                 git directory (:func:`kistore.git.refs.broken_dotgit`): nothing was written.
                 Or a file init would write (``kistore.toml``, ``.gitattributes``,
@@ -382,14 +386,24 @@ class Store:
         if broken is not None:  # libgit2 said "internal error (AlreadyExistsError)"
             raise StoreStateError(f"cannot make a store here: {broken}")
         is_new = not _is_repository_top(root)
+        known = None  # the first commit's author and committer, as git names them
         if is_new:  # as `git init PATH`: inside another repository's work tree too
             # Lazy: git.pack stays off the read paths (docs/speed.md, start-up).
+            from ..git.idents import identities
             from ..git.pack import PACK_WINDOW
 
             repo = pygit2.init_repository(str(root), initial_head="main")
             # git's own delta window, wider: `git gc` packs the store in <= 800 bytes a
             # manifest (issue 22; kistore.git.pack.PACK_WINDOW says why).
             repo.config["pack.window"] = PACK_WINDOW
+            try:  # asked of the new repository (its includeIf "gitdir:" counts), before a file
+                known = identities(repo)
+            except KistoreError:
+                # Lazy: only where git names nobody for a new store's first commit.
+                import shutil
+
+                shutil.rmtree(repo.path)  # the repository just made: nothing is left
+                raise
         store = cls(root)
         assert store.root is not None
         # A link committed at store/, .gitattributes or kistore.toml of an existing
@@ -431,7 +445,8 @@ class Store:
             from ..git.commit import BranchCommit
 
             files = {p: (store.root / p).read_bytes() for p in written}
-            BranchCommit(store.repo, store.root).run(files, "kistore init: new store")
+            BranchCommit(store.repo, store.root, known=known).run(files,
+                                                                  "kistore init: new store")
         else:
             store.uncommitted = tuple(written)
         return store
@@ -1517,8 +1532,8 @@ class Store:
             checks = (*checks, dangling_near)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
+        known = check_ready(self.repo) if commit else None  # git's author and committer
         if commit:
-            check_ready(self.repo)
             self._check_head_attributes()
             self._check_committed_limits(manifests)
         # nothing writes the work tree's store/ until this add does (the write lock): each
@@ -1567,7 +1582,7 @@ class Store:
                                                manifests=[w[0] for w in written],
                                                on_landed=on_landed, ahead=ahead,
                                                work_tree_only=plan.work_tree_only,
-                                               listed=listings)
+                                               listed=listings, known=known)
         finally:
             self._listings = None
             if ahead is not None:
@@ -1735,6 +1750,7 @@ class Store:
                on_landed: Callable[[str | None], None] | None = None,
                ahead: PackAhead | None = None, work_tree_only: Collection[str] = (),
                listed: Mapping[str, Collection[str]] | None = None,
+               known: Identities | None = None,
                ) -> tuple[Mapping[str, FileStat], pygit2.Oid | None, list[Prepared],
                           Mapping[str, pygit2.Oid]]:
         """Write ``files`` into the work tree, all or nothing, and commit them when asked.
@@ -1758,6 +1774,8 @@ class Store:
                 its write lock, after :func:`~kistore.git.writer.refuse_links`'s look:
                 none is a link), listed again by neither the stale temporaries' sweep nor
                 the writer.
+            known: the commit's author and committer as :func:`kistore.git.commit.
+                check_ready` named them (None: asked when it commits).
 
         Returns:
             The :data:`FileStat` of each file written, the new commit (None without
@@ -1782,7 +1800,7 @@ class Store:
         committed = _committed(files, work_tree_only)
         told = False  # on_landed was called without a commit
         landed = None if on_landed is None else (lambda oid: on_landed(str(oid)))
-        committer = BranchCommit(self.repo, self.root, landed) if commit else None
+        committer = BranchCommit(self.repo, self.root, landed, known) if commit else None
         prepared: list[Prepared] = []  # the index's rows of `files`, made while they are written
         # With --commit, git's index lock is held while the files are written, too: until
         # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
@@ -1870,8 +1888,8 @@ class Store:
         self.name_index().usable()
         with self._write_lock():
             view = self._work_view(self.root)
+            known = check_ready(self.repo) if commit else None
             if commit:
-                check_ready(self.repo)
                 self._check_head_attributes()
             head = self.head_or_none()
             holds = self._head_holds() if commit else None
@@ -1896,7 +1914,7 @@ class Store:
                      "groups as paths)"] if groups else []
             text = message or f"kistore migrate: {'; '.join(said)}"
             _, oid, _, _ = self._write(files, commit=commit, message=text, results=[],
-                                    on_landed=on_landed)
+                                    on_landed=on_landed, known=known)
             try:  # landed: an interrupt from here on undoes nothing
                 if oid is not None:
                     self._index_commit(oid, files)
