@@ -808,15 +808,19 @@ def bundle_copies(store: Store, seen: Seen, at: str) -> list[Seen]:
 
     Returns:
         :class:`Seen` files in path order (:func:`collect`'s), empty when none holds the
-        bytes; the history is walked only when one does.
+        bytes; the history is walked only when one does. Files are told by their git blob
+        id (the same bytes, the same id): no blob is read, nor fetched into a blob-less
+        clone (a ``pre-push`` hook's).
 
     Raises:
         InputError: ``at`` names no commit.
         ObjectUnreadable: a commit or tree of ``at``'s history is damaged or missing.
     """
     view = store.view(at)
-    same = [(path, data) for path, data in file_attestations(view, seen.subject)
-            if data == seen.data]
+    folder = layout.attestation_dir(seen.subject)
+    want = blob_id(seen.data).hex()
+    same = [(path, seen.data) for path in (f"{folder}/{name}" for name in sorted(
+        view.list_dir(folder))) if view.blob_ids([path]) == [want]]
     return list(_filed(store, at, same)) if same else []
 
 
