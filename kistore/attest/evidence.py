@@ -35,7 +35,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -450,6 +450,30 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
                     f"superseded by the same key's later rerun ({last.outcome}, entered "
                     f"{_when(last)})"))
     return judged
+
+
+def judged_among(seen: Any, copies: Sequence[Any], trust: Any,
+                 view: View | None = None) -> Judgement:
+    """Judge one attestation as readers do: with its bundle's other copies (:func:`judge_all`).
+
+    A note line pushed after its key's revocation counts, for every reader, when a
+    committed file copy of the same bundle entered before it (the bundle is judged at its
+    earliest copy's entry, or at a committed file's own); judged alone it was refused
+    (KI411) or said to be judged otherwise at its entry (KI439) though it counts. The one
+    rule the gate judges a new note line by.
+
+    Args:
+        seen: the attestation judged (a :class:`kistore.attest.notes.Seen`), at its own
+            entry time.
+        copies: the bundle's other copies (:func:`kistore.attest.notes.bundle_copies`);
+            empty: ``seen`` is judged alone, as :func:`judge` does.
+        trust: the :class:`kistore.attest.trust.Trust` judged by.
+        view: as :func:`judge` takes it.
+
+    Returns:
+        ``seen``'s :class:`Judgement` among its copies. Raises nothing for bad bundles.
+    """
+    return judge_all([*copies, seen], trust, view)[-1]
 
 
 _ON_ITS_OWN = (VERIFIES, WITHDRAWS, DISAGREES, OUT_OF_TOLERANCE)

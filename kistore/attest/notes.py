@@ -792,6 +792,39 @@ def collect_many(store: Store, subjects: Iterable[Digest], *, at: str | None = N
     return found
 
 
+def bundle_copies(store: Store, seen: Seen, at: str) -> list[Seen]:
+    """Return the committed attestation files at ``at`` that are copies of ``seen``'s bundle.
+
+    A copy is what every reader groups with ``seen`` (:func:`kistore.attest.evidence.
+    judge_all`): the same bundle bytes about the same subject, each with its own entry time
+    (a file: its first commit on ``at``'s history, :func:`files_entered_in`). For the gate,
+    which judges a new note line with its bundle's copies as readers will (KI411, KI439):
+    only files are read, as a new line is not among the note lines held on its object (it
+    would not be new), and a bundle's note lines are all on that one object.
+
+    Args:
+        store: a :class:`kistore.store.Store` (a bare one too: git objects only).
+        seen: the copy asked about (its ``data`` and ``subject`` are read).
+        at: the revision whose files are read (a commit id or name).
+
+    Returns:
+        :class:`Seen` files in path order (:func:`collect`'s), empty when none holds the
+        bytes; the history is walked only when one does. Files are told by their git blob
+        id (the same bytes, the same id): no blob is read, nor fetched into a blob-less
+        clone (a ``pre-push`` hook's).
+
+    Raises:
+        InputError: ``at`` names no commit.
+        ObjectUnreadable: a commit or tree of ``at``'s history is damaged or missing.
+    """
+    view = store.view(at)
+    folder = layout.attestation_dir(seen.subject)
+    want = blob_id(seen.data).hex()
+    same = [(path, seen.data) for path in (f"{folder}/{name}" for name in sorted(
+        view.list_dir(folder))) if view.blob_ids([path]) == [want]]
+    return list(_filed(store, at, same)) if same else []
+
+
 def _noted(store: Store, view: View, subjects: Iterable[Digest],
            damaged: list[ObjectUnreadable] | None = None, *, notes_at: str | None = None
            ) -> Iterator[Seen]:

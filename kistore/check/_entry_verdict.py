@@ -36,7 +36,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..attest.evidence import NOT_COUNTED, judge
+from ..attest.evidence import NOT_COUNTED, judged_among
+from ..attest.notes import bundle_copies
 from ..attest.trust import format_time, load_trust
 from ..attest.trust_history import dated, held
 from ..core import layout
@@ -104,8 +105,12 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
 
     Returns:
         One KI439 per line whose effect differs (``extra``: ``keyid``, ``enteredAt``,
-        ``clock``, ``effect``: at the entry, ``now``: at the clock); none where the trust
-        file does not parse (KI309) or the line is refused at the clock (KI411's). A line
+        ``clock``, ``effect``: at the entry, ``now``: at the clock), each judged with its
+        bundle's committed file copies at ``trust_rev``, as readers judge it
+        (:func:`kistore.attest.notes.bundle_copies`, :func:`kistore.attest.evidence.
+        judged_among`: a line whose file copy counts is judged so at both times); none
+        where the trust file does not parse (KI309) or the line is refused at the clock
+        (KI411's). A line
         whose entry a notes commit it is built on holds (:func:`held_by`) is said with that
         commit and its date, and the fix of its own, :func:`held_fix`.
 
@@ -126,10 +131,11 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
         entered = times.get(cid)
         if entered is None or entered == clock:
             continue
-        at_now = judge(replace(item, entered_at=now), trust, view)
+        copies = bundle_copies(store, item, trust_rev)  # judged with them, as readers do
+        at_now = judged_among(replace(item, entered_at=now), copies, trust, view)
         if at_now.effect == NOT_COUNTED:
             continue
-        then = judge(replace(item, entered_at=entered), trust, view)
+        then = judged_among(replace(item, entered_at=entered), copies, trust, view)
         if then.effect == at_now.effect:
             continue
         seconds = int((entered - clock).total_seconds())

@@ -38,13 +38,14 @@ from ..attest.evidence import (
     VERIFIES,
     WITHDRAWS,
     check_attestations,
-    judge,
+    judged_among,
     withdrawn_runs,
 )
 from ..attest.notepaths import path_findings
 from ..attest.notes import (
     ATTESTATIONS_SHA256,
     Seen,
+    bundle_copies,
     editor_line,
     lines_of,
     parse_attestation_path,
@@ -859,7 +860,8 @@ NEW_ATTESTATION_UNTRUSTED = rule(
     "a key store/trust/keys.json has revoked, that has expired, or that is not (yet) trusted "
     "for the attestation's role cannot add attestations: sign with a key trusted now, or "
     "leave the attestation out")
-def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) -> list[Finding]:
+def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str],
+                copies: bool = False) -> list[Finding]:
     """Refuse attestations entering now by a key trust does not accept now (KI411).
 
     An attestation new to the repository enters it now, whatever dates its commit or its
@@ -870,17 +872,26 @@ def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) ->
     attestation by a key it does not trust for the role, which counts under a later one
     (the change trusts its key, F19 of the 2026-12-01 review), is refused as well. Other
     community keys (not in trust) and invalid bundles are left to the other checks.
+
+    ``copies`` (new note lines): each is judged with its bundle's committed file copies at
+    each revision (:func:`kistore.attest.notes.bundle_copies`, :func:`kistore.attest.
+    evidence.judged_among`), as every reader judges it: a line whose file copy entered
+    before the key's revocation counts, and is not refused (until 2026-12-07 it was, judged
+    alone). An attestation file the range adds is judged alone (False): its own commit's
+    date is the pusher's to write.
     """
     trusts = []
     for rev in dict.fromkeys(trust_revs):
         try:  # with every revocation of the file's history, should one have been lifted
-            trusts.append(held(store, rev, load_trust(store.view(rev))))
+            trusts.append((rev, held(store, rev, load_trust(store.view(rev)))))
         except KistoreError:  # an invalid trust file is reported as KI309
             continue
     now = datetime.now(UTC)
     findings = []
     for item in seen:
-        verdicts = [judge(replace(item, entered_at=now), trust) for trust in trusts]
+        verdicts = [judged_among(replace(item, entered_at=now),
+                                 bundle_copies(store, item, rev) if copies else [], trust)
+                    for rev, trust in trusts]
         refused = next((j for j in verdicts if j.effect == NOT_COUNTED), None)
         if refused is not None:
             findings.append(Finding(
@@ -1637,7 +1648,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
         findings += judged_at_entry(store, fresh, trust_revs[-1], now or datetime.now(UTC),
                                     walked, entry_times(repo, brought, was), was)
     return dated + shape + passed + findings + (
-        _judged_now(store, fresh, trust_revs) if fresh else [])
+        _judged_now(store, fresh, trust_revs, copies=True) if fresh else [])
 
 
 def _removed_in_history(repo: pygit2.Repository, removed: list[Removal], new: str,
