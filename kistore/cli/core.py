@@ -19,7 +19,7 @@ from ._answers import (
 from ._context import StoreContext, collector_off, one_look, settled_work_tree
 from ._machine import emit_json, writes
 from ._notes_at import NOTES_AT, notes_read
-from ._renamed_here import warn_renamed
+from ._renamed_here import warn_provenance_edited, warn_renamed
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
@@ -364,6 +364,9 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
         manifest = _schema_checked(store, manifest, at)  # not indexed: check its schema
     if catalog is not None:  # its name, or a referenced one's, edited in the work tree
         warn_renamed(catalog, [manifest.digest, *manifest.references().values()])
+    if at is None:  # a kernelindex.dev/* annotation edited in the work tree (KI432)
+        warn_provenance_edited(store, catalog, [manifest.digest] if catalog is None else
+                               [manifest.digest, *manifest.references().values()])
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
