@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core import layout
-from ..core.findings import Finding
 from ..core.canonical import escape_pointer
+from ..core.findings import Finding
 from ..core.provenance import quoted_annotation
 from ..git import treediff
 from ..git.blobs import head_commit
@@ -112,7 +112,8 @@ def _differing(repo: pygit2.Repository, metadata_read: dict[str, bytes]) -> list
         held = head_shards.get(shard)
         if held is None or treediff.tree_id(files) == held.raw:
             continue  # HEAD holds no such shard (all added), or holds these very files
-        committed = {entry.name.encode(): entry.id.raw for entry in treediff.subtree(repo, held)}
+        committed = {(entry.name or "").encode(): entry.id.raw
+                     for entry in treediff.subtree(repo, held)}
         differing += [f"{layout.METADATA_DIR}/{shard}/{name.decode()}"
                       for name, (_, blob) in files.items()
                       if name in committed and committed[name] != blob]

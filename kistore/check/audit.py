@@ -57,7 +57,6 @@ from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history, worktree_changes
-from ._provenance_here import worktree_provenance
 from ._ignored import check_ignored
 from ._metadata_fix import metadata_fixes
 from ._metadata_moved import metadata_moved, name_edit_fixes, told_metadata_file
@@ -67,6 +66,7 @@ from ._observed import Added, check_observed, first_added, judge_observed
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._products import check_products
+from ._provenance_here import worktree_provenance
 from ._refs import check_replace_refs
 from ._rules import (
     CRLF_LINE_ENDS,
@@ -1512,8 +1512,8 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
     """Yield (units, their :data:`_Compact` results, entries) chunk by chunk, in order.
 
     Here or in a pool. Entries: with ``entries``, the units' object entries and metadata
-    blob ids as read (:func:`_read_pairs`, :data:`UNIT_ENTRY_SIZE` bytes each), else None. ``keep``: as
-    :func:`_check_chunk` takes it.
+    blob ids as read (:func:`_read_pairs`, :data:`UNIT_ENTRY_SIZE` bytes each), else None.
+    ``keep``: as :func:`_check_chunk` takes it.
     """
     global _worker_snapshot
     if workers is None:  # 2 CPUs, 20,000 manifests: 7.5 s alone, 5.7 s with a pool of 2

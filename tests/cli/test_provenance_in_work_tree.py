@@ -93,7 +93,8 @@ def test_show_rank_and_compare_say_a_licence_edited_in_the_work_tree(licensed, h
     ranked = _kistore(licensed, "rank", "BenchmarkRun/fast")
     assert ranked.stderr == warning
     shown = _kistore(licensed, "show", "BenchmarkRun/slow")
-    assert "  licence         CC0-1.0 (stated by this run)\n" in shown.stdout  # answered as the work tree holds it
+    # answered as the work tree holds it
+    assert "  licence         CC0-1.0 (stated by this run)\n" in shown.stdout
     assert shown.stderr == warning
     compared = _kistore(licensed, "compare", "BenchmarkRun/slow", "BenchmarkRun/fast", "--json")
     assert compared.stderr == warning
