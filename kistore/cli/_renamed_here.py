@@ -81,17 +81,17 @@ def warn_provenance_edited(store: Store, catalog: Any, digests: Iterable[Any]) -
 
     Args:
         store: the store answered from (:class:`kistore.store.Store`).
-        catalog: the catalog answered from (:class:`kistore.index.catalog.Catalog`), or
-            None when the answer read no catalog (``show`` of a manifest other than a run):
-            then each of ``digests`` is compared (two reads a manifest).
+        catalog: the catalog answered from (:class:`kistore.index.catalog.Catalog`; only
+            the work tree's finds any), or None (nothing is said).
         digests: the digests the answer shows (strings or :class:`Digest`), None skipped.
 
     Prints ``warning: PATH: the work tree changes the provenance annotation 'KEY' ('OLD' in
     HEAD, 'NEW' in the work tree, not committed): ...`` per annotation, at most
     :data:`SAID_AT_MOST`, then a count of the rest. Raises nothing of its own.
     """
-    shown = {str(d) for d in digests if d is not None}
-    edited = catalog.uncommitted(shown) if catalog is not None else sorted(shown)
+    if catalog is None:
+        return
+    edited = catalog.uncommitted({str(d) for d in digests if d is not None})
     if not edited:
         return
     # Lazy: only an answer with a manifest read again from the work tree gets here.
