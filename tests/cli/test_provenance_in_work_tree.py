@@ -13,7 +13,6 @@ default), never the work tree: they publish HEAD's annotation byte for byte.
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from click.testing import CliRunner
@@ -24,6 +23,7 @@ from kistore.core.digest import Digest
 from kistore.core.licences import LICENSE_ANNOTATION
 
 from ..conftest import add_docs
+from .test_renamed_in_work_tree import rewrite
 
 UNCLEAR = "UNCLEAR: no LICENSE found; do not republish"
 
@@ -59,13 +59,7 @@ def _relicense(store, name: str = "slow", how: str = "sed -i") -> tuple[str, str
     data = file.read_bytes()
     edited = data.replace(UNCLEAR.encode(), b"CC0-1.0")
     assert edited != data
-    if how == "sed -i":
-        (file.parent / "sedXYZ").write_bytes(edited)
-        os.replace(file.parent / "sedXYZ", file)
-    else:
-        with open(file, "r+b") as f:
-            f.write(edited)
-            f.truncate()
+    rewrite(file, edited, how)
     return str(digest), path
 
 
