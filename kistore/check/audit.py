@@ -66,6 +66,7 @@ from ._observed import Added, check_observed, first_added, judge_observed
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._products import check_products
+from ._provenance_here import worktree_provenance
 from ._refs import check_replace_refs
 from ._rules import (
     CRLF_LINE_ENDS,
@@ -273,6 +274,7 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                    progress: Progress | None = None, workers: int | None = None,
                    meanwhile: Callable[[], object] | None = None,
                    objects_read: dict[str, bytes] | None = None,
+                   metadata_read: dict[str, bytes] | None = None,
                    observed: dict[str, int | None] | None = None,
                    claims: dict[str, Claim | None] | None = None,
                    keep: frozenset[str] | None = None,
@@ -297,6 +299,10 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
             ``b"100755"``), a space and the blob id of the bytes (20 raw bytes); ``b""``
             for one not read whole (too large, not a regular file, no metadata file).
             What :func:`kistore.check._history.worktree_changes` compares with ``HEAD``.
+        metadata_read: when given (with ``objects_read``), filled with each metadata file
+            read whole beside its object (repository path) -> the blob id of the bytes
+            read (20 raw bytes): what :func:`kistore.check._provenance_here.
+            worktree_provenance` compares with ``HEAD`` (KI432 of the work tree).
         observed: when given, filled with each object file read whole (repository path)
             -> the ``observedAt`` of the run it holds in seconds, None for another kind or
             no readable time (:func:`kistore.core.observed.run_observed` of the bytes as
@@ -348,14 +354,19 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
 
     kept = None if loaded is None else keep or frozenset()
     for chunk_units, chunk, read in _check_units_compact(snap, chunks, workers, beside,
-                                                         entries=objects_read is not None,
+                                                         entries=objects_read is not None
+                                                         or metadata_read is not None,
                                                          keep=kept):
         results += chunk
-        if objects_read is not None and read is not None:
+        if read is not None:
             for i, unit in enumerate(chunk_units):
-                if unit.object_path is not None:
-                    entry = read[i * ENTRY_SIZE:(i + 1) * ENTRY_SIZE]
+                at = i * UNIT_ENTRY_SIZE
+                if objects_read is not None and unit.object_path is not None:
+                    entry = read[at:at + ENTRY_SIZE]
                     objects_read[unit.object_path] = b"" if entry == _NOT_READ else entry
+                if metadata_read is not None and unit.metadata_path is not None and \
+                        (blob := read[at + ENTRY_SIZE:at + UNIT_ENTRY_SIZE]) != _NO_BLOB:
+                    metadata_read[unit.metadata_path] = blob
         if progress is not None:
             progress(sum((u.object_path is not None) + (u.metadata_path is not None)
                          for u in chunk_units))
@@ -1500,9 +1511,9 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
                          ) -> Iterator[tuple[list[Unit], list[_Compact], bytes | None]]:
     """Yield (units, their :data:`_Compact` results, entries) chunk by chunk, in order.
 
-    Here or in a pool. Entries: with ``entries``, the units' object entries as read
-    (:func:`_read_pairs`, :data:`ENTRY_SIZE` bytes each), else None. ``keep``: as
-    :func:`_check_chunk` takes it.
+    Here or in a pool. Entries: with ``entries``, the units' object entries and metadata
+    blob ids as read (:func:`_read_pairs`, :data:`UNIT_ENTRY_SIZE` bytes each), else None.
+    ``keep``: as :func:`_check_chunk` takes it.
     """
     global _worker_snapshot
     if workers is None:  # 2 CPUs, 20,000 manifests: 7.5 s alone, 5.7 s with a pool of 2
@@ -1646,7 +1657,8 @@ def _read_pairs(snap: Files, units: list[Unit], start: int, entries: bytearray |
         units: the chunk's units (:data:`Unit`).
         start: the first unit to read.
         entries: when given, each unit read appends its object's git tree entry as read
-            (:data:`ENTRY_SIZE` bytes: :func:`_git_entry`).
+            (:data:`ENTRY_SIZE` bytes: :func:`_git_entry`), then its metadata file's blob id
+            (20 bytes; :data:`_NO_BLOB` when not read): :data:`UNIT_ENTRY_SIZE` in all.
 
     Returns:
         The units read (a run from ``start``) and, for each, (object bytes, metadata bytes)
@@ -1660,7 +1672,7 @@ def _read_pairs(snap: Files, units: list[Unit], start: int, entries: bytearray |
         unit = units[end]
         end += 1
         pair = None
-        entry = _NOT_READ
+        entry, metadata_blob = _NOT_READ, _NO_BLOB
         if unit.check_object and unit.check_metadata:  # both exist, both to be checked
             try:
                 if entries is None:
@@ -1669,13 +1681,17 @@ def _read_pairs(snap: Files, units: list[Unit], start: int, entries: bytearray |
                     object_data, mode = snap.read_mode(unit.object_path)  # type: ignore[arg-type]
                     entry = _git_entry(object_data, mode)
                 metadata_data = read(unit.metadata_path)  # type: ignore[arg-type]
+                if entries is not None and metadata_data is not None:
+                    metadata_blob = blob_id(metadata_data)
             except (FileTooLarge, ObjectUnreadable):  # check_unit reports it
                 object_data = metadata_data = None
+                metadata_blob = _NO_BLOB
             if object_data is not None and metadata_data is not None:
                 pair = object_data, metadata_data
                 size += len(object_data) + len(metadata_data)
         if entries is not None:
             entries += entry
+            entries += metadata_blob
         pairs.append(pair)
     return units[start:end], pairs
 
@@ -1685,6 +1701,12 @@ ENTRY_SIZE = 27
 
 _NOT_READ = bytes(ENTRY_SIZE)
 """The entry of an object not read (absent, too large, not a regular file)."""
+
+_NO_BLOB = bytes(20)
+"""The blob id :func:`_read_pairs` gives a metadata file it did not read whole."""
+
+UNIT_ENTRY_SIZE = ENTRY_SIZE + len(_NO_BLOB)
+"""Bytes :func:`_read_pairs` appends a unit: its object's entry, its metadata's blob id."""
 
 
 _MODE_FIELDS = {0o100644: b"100644 ", 0o100755: b"100755 "}
@@ -1918,6 +1940,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     # HEAD's objects) waits for the workers: the blob ids of the objects they read settle
     # it without git's status of every file (_history.worktree_changes).
     objects_read: dict[str, bytes] | None = None
+    metadata_read: dict[str, bytes] | None = None  # and KI432 of the work tree, by blob id
     history: list[int] = []  # where check_history's findings start and end in ``later``
     # KI227: the history walk meanwhile, judged after with the times the workers read;
     # KI232: judged after with the claims the workers read
@@ -1989,10 +2012,11 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     try:
         if at is None and store.root is not None and snap.view.scope == "work" and not any(
                 p.endswith("/" + GITATTRIBUTES) for p in snap.modes):  # git would read those
-            objects_read = {}
+            objects_read, metadata_read = {}, {}
         contents = check_contents(snap, progress=step if watching else progress,
                                   workers=workers, meanwhile=run_checkers,
-                                  objects_read=objects_read, observed=observed, claims=claims,
+                                  objects_read=objects_read, metadata_read=metadata_read,
+                                  observed=observed, claims=claims,
                                   keep=frozenset().union(*(k for k in keeps.values() if k)),
                                   loaded=loaded)
         # KI227, KI232 in their places among the checkers' findings (a damaged blob:
@@ -2006,10 +2030,18 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
             start, end = history
             try:
                 changes = worktree_changes(store, objects_read)
+                changes += worktree_provenance(store, metadata_read)  # KI432, uncommitted
             except ObjectUnreadable as e:  # a tree of HEAD's objects git's status can't read
                 stopped = stopped_finding(e)
                 changes = [] if stopped in later else [stopped]  # said once
             later[start:end] = sorted(later[start:end] + changes, key=sort_key)
+        elif check_history in checks and at is None and store.root is not None and \
+                snap.view.scope == "work":  # git's status of the metadata files says which
+            try:
+                later += worktree_provenance(store, None)
+            except ObjectUnreadable as e:
+                if (stopped := stopped_finding(e)) not in later:
+                    later.append(stopped)
         if packs:
             contents += pack_findings(store, packs, contents + later)  # a note's KI117 too
         later = verify_edited_then_deleted(store, at, snap, later)

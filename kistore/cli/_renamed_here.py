@@ -13,17 +13,22 @@ longer ``HEAD``'s by its stat data, as ``git status`` does through git's index
 (:mod:`kistore.index._fresh`), and reads it again; only manifests so read are compared
 with ``HEAD``'s record in the query index (:meth:`kistore.index.catalog.Catalog.renamed`).
 A title or other metadata edited is not said: ``verify`` accepts it (KI405, a correction
-waiting to be committed).
+waiting to be committed). A ``kernelindex.dev/*`` annotation edited is (KI432: the gate
+refuses it, and ``verify`` warns of it): :func:`warn_provenance_edited` compares the
+manifests so read again with ``HEAD``'s metadata files, annotation by annotation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..core.errors import one_line
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 SAID_AT_MOST = 3
 """Files named one a line; more are counted in one line after them."""
@@ -58,3 +63,50 @@ def warn_renamed(catalog: Any, digests: Iterable[Any]) -> None:
         click.echo(f"warning: {len(found) - SAID_AT_MOST} more manifest(s) of this answer "
                    "are named otherwise in the work tree than in HEAD: `kistore verify` "
                    "lists them", err=True)
+
+
+def warn_provenance_edited(store: Store, catalog: Any, digests: Iterable[Any]) -> None:
+    """Say on stderr each ``kernelindex.dev/*`` annotation the answer's work tree edits (KI432).
+
+    A committed manifest's provenance annotations never change (KI432: the gate refuses
+    the commit), yet a query of the work tree answers what the work tree holds: a licence
+    edited by hand, not committed, was shown as the source's own with no word. The answer
+    stays the work tree's (as for a name, :func:`warn_renamed`), and this says it.
+
+    Costs nothing in a clean work tree: only manifests the answer already read again from
+    the work tree (their files no longer ``HEAD``'s by stat data) are compared
+    (:meth:`kistore.index.catalog.Catalog.uncommitted`); no file is read, no module
+    imported, no child process started otherwise. A commit's catalog (``--at REV``)
+    compares none.
+
+    Args:
+        store: the store answered from (:class:`kistore.store.Store`).
+        catalog: the catalog answered from (:class:`kistore.index.catalog.Catalog`; only
+            the work tree's finds any), or None (nothing is said).
+        digests: the digests the answer shows (strings or :class:`Digest`), None skipped.
+
+    Prints ``warning: PATH: the work tree changes the provenance annotation 'KEY' ('OLD' in
+    HEAD, 'NEW' in the work tree, not committed): ...`` per annotation, at most
+    :data:`SAID_AT_MOST`, then a count of the rest. Raises nothing of its own.
+    """
+    if catalog is None:
+        return
+    edited = catalog.uncommitted({str(d) for d in digests if d is not None})
+    if not edited:
+        return
+    # Lazy: only an answer with a manifest read again from the work tree gets here.
+    from ..core import layout
+    from ..core.digest import Digest
+    from ..store.provenance_here import edit_said, provenance_edits
+
+    found = provenance_edits(store, [layout.metadata_path(Digest.from_str(d)) for d in edited])
+    for edit in found[:SAID_AT_MOST]:
+        click.echo(one_line(
+            f"warning: {edit.path}: {edit_said(edit)}: answered with the work tree's value, "
+            "which no commit may make (KI432: a committed manifest's kernelindex.dev/* "
+            "annotations are its importer's record and never change; the gate refuses it); "
+            f"restore it with `git checkout HEAD -- {edit.path}`"), err=True)
+    if len(found) > SAID_AT_MOST:
+        click.echo(f"warning: {len(found) - SAID_AT_MOST} more kernelindex.dev/* annotation(s) "
+                   "of this answer are edited in the work tree, not committed (KI432): "
+                   "`kistore verify` lists them", err=True)

@@ -19,7 +19,7 @@ from ._answers import (
 from ._context import StoreContext, collector_off, one_look, settled_work_tree
 from ._machine import emit_json, writes
 from ._notes_at import NOTES_AT, notes_read
-from ._renamed_here import warn_renamed
+from ._renamed_here import warn_provenance_edited, warn_renamed
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
@@ -365,6 +365,9 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
         manifest = _schema_checked(store, manifest, at)  # not indexed: check its schema
     if catalog is not None:  # its name, or a referenced one's, edited in the work tree
         warn_renamed(catalog, [manifest.digest, *manifest.references().values()])
+    if at is None:  # a kernelindex.dev/* annotation edited in the work tree (KI432)
+        warn_provenance_edited(store, catalog if catalog is not None else _probed(
+            store, manifest), [manifest.digest, *manifest.references().values()])
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
@@ -394,6 +397,27 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     from ..query.numbers import json_document
 
     click.echo(json_document(manifest.spec))  # numbers as stored: 1e-7, never 1e-07
+
+
+def _probed(store: Store, manifest: Manifest) -> Catalog | None:
+    """Return the work tree's query index with ``manifest``'s files checked against ``HEAD``.
+
+    For ``show`` of a kind other than a run, which reads no catalog: the index's stat check
+    (:class:`kistore.index._fresh.CheckedCatalog`) tells whether its files are still
+    ``HEAD``'s without opening git (as a run's page does), so that an annotation edited in
+    the work tree is said (KI432). None when the index cannot be opened (a blob-less clone,
+    a bare repository): nothing is said then.
+    """
+    # Lazy: only `show` of another kind than a run opens the index here.
+    from ..core.errors import KistoreError
+    from ..index.index import open_catalog
+
+    try:
+        catalog = open_catalog(store, None)
+        catalog.record(str(manifest.digest))  # checked by stat data: read again if edited
+    except (KistoreError, OSError):
+        return None
+    return catalog
 
 
 def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None,

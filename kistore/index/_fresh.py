@@ -433,6 +433,26 @@ class CheckedCatalog(Catalog):
                 found.append((digest, now.kind, then.name, now.name))
         return found
 
+    def uncommitted(self, digests: Iterable[str]) -> list[str]:
+        """Return those of ``digests`` ``HEAD`` holds whose work-tree files differ from it.
+
+        The manifests an answer read again from the work tree (:meth:`_checked`: their
+        files no longer hold ``HEAD``'s blobs, by stat data) that ``HEAD``'s index holds
+        (an uncommitted add is not among them): what :func:`kistore.cli._renamed_here.
+        warn_provenance_edited` compares with ``HEAD``'s (KI432). A clean work tree
+        overlays nothing: no file is read, no row looked up.
+
+        Args:
+            digests: digest strings the answer shows (records already checked).
+
+        Returns:
+            Digest strings, sorted.
+        """
+        if not self.overlaid:
+            return []
+        return [d for d in sorted(self.overlaid.intersection(digests))
+                if self.base.record(d) is not None]
+
     def lost(self, kind: str, name: str) -> str | None:  # noqa: D102 - after named()
         return self.inner.lost(kind, name)
 

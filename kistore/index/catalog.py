@@ -425,6 +425,19 @@ class Catalog:
         """
         return []
 
+    def uncommitted(self, digests: Iterable[str]) -> list[str]:
+        """Return those of ``digests`` ``HEAD`` holds that the work tree holds otherwise.
+
+        Args:
+            digests: digest strings an answer shows.
+
+        Returns:
+            Digest strings, sorted. Empty here: only the work tree's catalog reads files
+            that can differ from a commit (:meth:`kistore.index._fresh.CheckedCatalog.
+            uncommitted`).
+        """
+        return []
+
     def recheck(self, digest: str) -> Record | None:
         """Look ``digest`` up again after :meth:`record` found nothing for a readable manifest.
 

@@ -42,14 +42,20 @@ def _rename(store, how: str) -> tuple[str, str, str]:
     data = file.read_bytes()
     assert data.count(b'"name":"slow"') == 1
     new = "slow2" if how == "sed -i" else "slox"
-    edited = data.replace(b'"name":"slow"', f'"name":"{new}"'.encode())
+    rewrite(file, data.replace(b'"name":"slow"', f'"name":"{new}"'.encode()), how)
+    return str(digest), path, new
+
+
+def rewrite(file, edited: bytes, how: str) -> None:
+    """Write ``edited`` to ``file`` as ``sed -i`` does (a new file renamed over it) or in
+    place (``how`` "in place": its directory's mtime does not move)."""
     if how == "sed -i":
         (file.parent / "sedXYZ").write_bytes(edited)
         os.replace(file.parent / "sedXYZ", file)
     else:
         with open(file, "r+b") as f:
             f.write(edited)
-    return str(digest), path, new
+            f.truncate()
 
 
 @pytest.mark.parametrize("how", ["sed -i", "in place"])
