@@ -22,6 +22,10 @@ ASCII fast path with a letter of a script other than Latin (~40 ms, 0.9 MB): ``r
 - **Palochka** (U+04CF CYRILLIC SMALL LETTER PALOCHKA, ``ӏ``) is a vertical stroke, drawn as
   ``l`` or ``I`` with no dot; the table's prototype is ``i``, so ``аррӏе`` was said as
   ``appie`` (fresh11 LOW 6): it is said as ``l`` (:data:`_DRAWN`).
+- **How often**: on Debian's hunspell dictionaries (2026-12-07, each word alone), Russian
+  ``ru_RU`` 161 of 146,269 words are said (0.11%: ``ВВС``, ``Вегас``, ``Тарас``), 2.6%
+  written in capitals; Greek ``el_GR`` 1,403 of 828,806 word forms (0.17%: ``Άννα``),
+  3.7% in capitals. Each does print as Latin letters: a warning, not an error.
 - **Not said**: a letter whose prototype is a non-ASCII Latin letter (``к``, U+043A, whose
   prototype is U+0138 LATIN SMALL LETTER KRA: ``кок`` is not ``kok`` here), or a digit
   (``З`` is ``3``: ``АЗС`` is not ``A3C``); look-alikes within Latin (``nvıdia`` with a
