@@ -62,11 +62,11 @@ fontTools' (Unicode 18.0 in the lock's 4.68.0).
   letters, ``NVIDIA В200``), Hiragana with Hangul, or Cyrillic with Han do not. Messages
   name scripts by Unicode's names (``Latin``, ``Cyrillic``, ``Hiragana or Katakana``).
   Until 2026-12-07 (fresh08 M4) a letter's script was the first word of its Unicode name:
-  U+02BB was the "Modifier script" and ``Hawaiʻi Compute`` was refused. Not done: UTS #39's
-  identifier profile and confusable skeletons (§4), which would also catch look-alikes
-  within one script (``nvıdia`` with a dotless ``ı``, U+0131, is one Latin string) and a
-  whole string in another script (``НРЕ``, Cyrillic); a symbol or emoji is Common and
-  passes.
+  U+02BB was the "Modifier script" and ``Hawaiʻi Compute`` was refused. Not done here:
+  UTS #39's identifier profile and confusable skeletons (§4), which would also catch
+  look-alikes within one script (``nvıdia`` with a dotless ``ı``, U+0131, is one Latin
+  string) and a whole string in another script (``НРЕ``, Cyrillic: said of an ``author``
+  only, KI253, :mod:`kistore.core._look_alike`); a symbol or emoji is Common and passes.
 - **Styled letters** (:func:`styled_letter`): a letter or digit whose compatibility
   decomposition is a font variant (``<font>``: mathematical bold ``𝐐``, black-letter
   ``ℌ``), a fullwidth or halfwidth form (``<wide>``: ``Ｕ``; ``<narrow>``: ``ｱ``), a circled
