@@ -36,8 +36,9 @@ AUTHOR_MIXES_SCRIPTS = rule(
     "KI251", "author-mixes-scripts", WARNING,
     "if the mixed, styled or invisible writing is not meant, retype the author in one script, "
     "plain letters and U+0020 spaces: objects are never edited, so add the corrected "
-    "Implementation as a new object and drop this one from the branch (`kistore drop DIGEST` before committing, or rewrite "
-    "the branch without it); a name written so on purpose stays (a warning)")
+    "Implementation as a new object and drop this one from the branch (`kistore drop DIGEST` "
+    "before committing, or rewrite the branch without it); a name written so on purpose "
+    "stays (a warning)")
 
 AUTHOR_LOOKS_LATIN = rule(
     "KI253", "author-looks-latin", WARNING,

@@ -60,8 +60,7 @@ def _prototypes() -> dict[str, str]:
     prototype is ASCII: ``I`` is ``l``, ``m`` is ``rn``). A character with more entries is a
     prototype itself. Only non-ASCII characters whose prototype is ASCII are kept.
     """
-    # Lazy: confusable-homoglyphs' table (0.9 MB of JSON), only for a non-ASCII string with
-    # a letter of a script other than Latin (kistore's start and ASCII authors never read it).
+    # Lazy: the package's 0.9 MB table, only for a non-ASCII author of another script.
     from importlib import resources
 
     text = (resources.files("confusable_homoglyphs") / "confusables.json").read_text("utf-8")
