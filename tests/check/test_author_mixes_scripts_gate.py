@@ -31,15 +31,20 @@ def _add_implementation(runner, root, kit, tmp_path, author: str) -> str:
     return kit.digest(impl)
 
 
+def _checked(runner, published, base: str) -> list[str]:
+    """Return the lines ``kistore check BASE..HEAD`` prints, asserting it exits 0."""
+    said = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
+    assert said.exit_code == 0, said.output
+    return said.output.splitlines()
+
+
 def test_a_new_implementation_whose_author_mixes_scripts_is_a_gate_warning(
         runner, published, kit, tmp_path):
     base = git(published, "rev-parse", "HEAD").strip()
     digest = _add_implementation(runner, published, kit, tmp_path, LOOK_ALIKE)
     obj = layout.object_path(Digest.from_str(digest))
     # on BASE 440899c7: `check` said nothing of it (0 warnings)
-    said = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
-    assert said.exit_code == 0, said.output
-    assert said.output.splitlines() == [
+    assert _checked(runner, published, base) == [
         f"{obj}:/spec/author: warning KI251 author-mixes-scripts: 'Qin Liu @ U\u0421D' holds "
         "U+0421 CYRILLIC CAPITAL LETTER ES at character 12, of the Cyrillic script, after "
         "U+0051 LATIN CAPITAL LETTER Q at character 1, of the Latin script: a leaderboard "
@@ -52,7 +57,7 @@ def test_a_new_implementation_whose_author_mixes_scripts_is_a_gate_warning(
         "Implementation as a new object and drop this one from the branch (`kistore drop "
         "DIGEST` before committing, or rewrite the branch without it); a name written so on "
         "purpose stays (a warning)",
-        f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"], said.output
+        f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"]
     [finding] = [f for f in check_range(Store(published), f"{base}..HEAD")
                  if f.rule.id == "KI251"]
     assert (finding.severity, finding.file, finding.pointer) == ("warning", obj, "/spec/author")
@@ -103,9 +108,7 @@ def test_a_new_author_wholly_in_cyrillic_that_prints_as_latin_is_a_gate_warning(
     base = git(published, "rev-parse", "HEAD").strip()
     digest = _add_implementation(runner, published, kit, tmp_path, "\u041d\u0420\u0415")
     obj = layout.object_path(Digest.from_str(digest))
-    said = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
-    assert said.exit_code == 0, said.output
-    assert said.output.splitlines() == [
+    assert _checked(runner, published, base) == [
         f"{obj}:/spec/author: warning KI253 author-looks-latin: '\u041d\u0420\u0415' is written "
         "wholly in the Cyrillic script, yet each of its letters looks like a Latin one, U+041D "
         "CYRILLIC CAPITAL LETTER EN at character 1 first (as 'H'): its skeleton (Unicode TS "
@@ -117,6 +120,6 @@ def test_a_new_author_wholly_in_cyrillic_that_prints_as_latin_is_a_gate_warning(
         "Latin: objects are never edited, so add the corrected Implementation as a new object "
         "and drop this one from the branch (`kistore drop DIGEST` before committing, or rewrite "
         "the branch without it); a name written so on purpose stays (a warning)",
-        f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"], said.output
+        f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"]
     verified = runner.invoke(main, ["--store", str(published), "verify", "--json"])
     assert "KI253" not in verified.output

@@ -21,14 +21,19 @@ from kistore.store.labels import looks_latin_label_said, mixed_label_said
 LOOK_ALIKE = "Qin Liu @ U\u0421D"
 
 
-def test_add_warns_of_a_cyrillic_letter_in_a_latin_author(runner, store, kit, tmp_path):
-    impl = kit.implementation("p0", name="impl-h1")
-    impl["spec"]["author"] = LOOK_ALIKE
+def _added(runner, store, kit, tmp_path, author: str):
+    """Add an Implementation of ``author`` with the CLI: (its file, its digest, the result)."""
+    impl = kit.implementation("p0", name=f"impl-{len(author)}")
+    impl["spec"]["author"] = author
     path = tmp_path / "impl.json"
     path.write_text(json.dumps(impl))
-    digest = kit.digest(impl)
     added = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
     assert added.exit_code == 0, added.output
+    return path, kit.digest(impl), added
+
+
+def test_add_warns_of_a_cyrillic_letter_in_a_latin_author(runner, store, kit, tmp_path):
+    path, digest, added = _added(runner, store, kit, tmp_path, LOOK_ALIKE)
     assert added.stderr == (
         f"warning: {path}:/spec/author: 'Qin Liu @ U\u0421D' holds U+0421 CYRILLIC CAPITAL "
         "LETTER ES at character 12, of the Cyrillic script, after U+0051 LATIN CAPITAL "
@@ -134,13 +139,7 @@ def test_an_ascii_author_is_never_said(author):
 def test_add_warns_of_an_author_wholly_in_cyrillic_that_prints_as_latin(runner, store, kit,
                                                                        tmp_path):
     # conf01: on BASE 04156861 `add` said nothing of it (stderr empty)
-    impl = kit.implementation("p0", name="impl-hpe")
-    impl["spec"]["author"] = "\u041d\u0420\u0415"
-    path = tmp_path / "impl.json"
-    path.write_text(json.dumps(impl))
-    digest = kit.digest(impl)
-    added = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
-    assert added.exit_code == 0, added.output
+    path, digest, added = _added(runner, store, kit, tmp_path, "\u041d\u0420\u0415")
     assert added.stderr == (
         f"warning: {path}:/spec/author: '\u041d\u0420\u0415' is written wholly in the Cyrillic "
         "script, yet each of its letters looks like a Latin one, U+041D CYRILLIC CAPITAL "
