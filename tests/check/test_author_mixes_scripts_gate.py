@@ -31,6 +31,13 @@ def _add_implementation(runner, root, kit, tmp_path, author: str) -> str:
     return kit.digest(impl)
 
 
+def _added_since(runner, published, kit, tmp_path, author: str) -> tuple[str, str]:
+    """Add and commit an Implementation of ``author``: (the commit before, its object's path)."""
+    base = git(published, "rev-parse", "HEAD").strip()
+    digest = _add_implementation(runner, published, kit, tmp_path, author)
+    return base, layout.object_path(Digest.from_str(digest))
+
+
 def _checked(runner, published, base: str) -> list[str]:
     """Return the lines ``kistore check BASE..HEAD`` prints, asserting it exits 0."""
     said = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
@@ -40,9 +47,7 @@ def _checked(runner, published, base: str) -> list[str]:
 
 def test_a_new_implementation_whose_author_mixes_scripts_is_a_gate_warning(
         runner, published, kit, tmp_path):
-    base = git(published, "rev-parse", "HEAD").strip()
-    digest = _add_implementation(runner, published, kit, tmp_path, LOOK_ALIKE)
-    obj = layout.object_path(Digest.from_str(digest))
+    base, obj = _added_since(runner, published, kit, tmp_path, LOOK_ALIKE)
     # on BASE 440899c7: `check` said nothing of it (0 warnings)
     assert _checked(runner, published, base) == [
         f"{obj}:/spec/author: warning KI251 author-mixes-scripts: 'Qin Liu @ U\u0421D' holds "
@@ -88,9 +93,7 @@ def test_an_invisible_character_in_a_new_author_is_a_gate_warning(runner, publis
                                                                    tmp_path):
     # fresh10 MED 3: on BASE 04156861 `check` said nothing (0 warnings): 'Qin\u200b Liu @ UCD'
     # printed as another submitter's 'Qin Liu @ UCD' with no word anywhere
-    base = git(published, "rev-parse", "HEAD").strip()
-    digest = _add_implementation(runner, published, kit, tmp_path, "Qin\u200b Liu @ UCD")
-    obj = layout.object_path(Digest.from_str(digest))
+    base, obj = _added_since(runner, published, kit, tmp_path, "Qin\u200b Liu @ UCD")
     [finding] = [f for f in check_range(Store(published), f"{base}..HEAD")
                  if f.rule.id in ("KI251", "KI253")]
     assert (finding.rule.id, finding.file, finding.pointer, finding.message) == (
@@ -105,9 +108,7 @@ def test_an_invisible_character_in_a_new_author_is_a_gate_warning(runner, publis
 def test_a_new_author_wholly_in_cyrillic_that_prints_as_latin_is_a_gate_warning(
         runner, published, kit, tmp_path):
     # conf01: on BASE 04156861 `check` said nothing of 'НРЕ' (one script: no KI251)
-    base = git(published, "rev-parse", "HEAD").strip()
-    digest = _add_implementation(runner, published, kit, tmp_path, "\u041d\u0420\u0415")
-    obj = layout.object_path(Digest.from_str(digest))
+    base, obj = _added_since(runner, published, kit, tmp_path, "\u041d\u0420\u0415")
     assert _checked(runner, published, base) == [
         f"{obj}:/spec/author: warning KI253 author-looks-latin: '\u041d\u0420\u0415' is written "
         "wholly in the Cyrillic script, yet each of its letters looks like a Latin one, U+041D "
