@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from kistore.core import _look_alike
 from kistore.core._look_alike import latin_skeleton, looks_latin
-from kistore.store.labels import labels_admitted, looks_latin_label_said
+from kistore.store.labels import labels_admitted, looks_latin_label_said, mixed_label_said
 
 
 @pytest.mark.parametrize(("author", "skeleton"), [
@@ -80,3 +80,9 @@ def test_the_confusables_table_is_read_only_for_an_author_of_another_script(auth
     assert _look_alike._prototypes.cache_info().currsize == 0
     labels_admitted(None, [_Implementation("\u041d\u0420\u0415")])  # type: ignore[list-item]
     assert _look_alike._prototypes.cache_info().currsize == 1
+
+
+@given(st.text(max_size=30))
+def test_any_author_is_said_or_not_without_raising(author):
+    for said in (looks_latin_label_said(author), mixed_label_said(author)):
+        assert said is None or said.startswith(repr(author))
