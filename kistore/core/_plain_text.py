@@ -62,16 +62,18 @@ fontTools' (Unicode 18.0 in the lock's 4.68.0).
   letters, ``NVIDIA В200``), Hiragana with Hangul, or Cyrillic with Han do not. Messages
   name scripts by Unicode's names (``Latin``, ``Cyrillic``, ``Hiragana or Katakana``).
   Until 2026-12-07 (fresh08 M4) a letter's script was the first word of its Unicode name:
-  U+02BB was the "Modifier script" and ``Hawaiʻi Compute`` was refused. Not done: UTS #39's
-  identifier profile and confusable skeletons (§4), which would also catch look-alikes
-  within one script (``nvıdia`` with a dotless ``ı``, U+0131, is one Latin string) and a
-  whole string in another script (``НРЕ``, Cyrillic); a symbol or emoji is Common and
-  passes.
+  U+02BB was the "Modifier script" and ``Hawaiʻi Compute`` was refused. Not done here:
+  UTS #39's identifier profile and confusable skeletons (§4), which would also catch
+  look-alikes within one script (``nvıdia`` with a dotless ``ı``, U+0131, is one Latin
+  string) and a whole string in another script (``НРЕ``, Cyrillic: said of an ``author``
+  only, KI253, :mod:`kistore.core._look_alike`); a symbol or emoji is Common and passes.
 - **Styled letters** (:func:`styled_letter`): a letter or digit whose compatibility
   decomposition is a font variant (``<font>``: mathematical bold ``𝐐``, black-letter
-  ``ℌ``) or a fullwidth form (``<wide>``: ``Ｕ``) prints as a plain letter drawn otherwise,
-  though its script is Common or the plain letter's. Identifying strings refuse them as not
-  NFKC; an ``author`` is warned of them (:mod:`kistore.store.labels`, KI251).
+  ``ℌ``), a fullwidth or halfwidth form (``<wide>``: ``Ｕ``; ``<narrow>``: ``ｱ``), a circled
+  letter (``<circle>``: ``Ⓐ``) or a superscript or subscript (``<super>``, ``<sub>``)
+  prints as a plain letter drawn otherwise, though its script is Common or the plain
+  letter's. Identifying strings refuse them as not NFKC; an ``author`` is warned of them
+  (:mod:`kistore.store.labels`, KI251; the last four since 2026-12-07, fresh10 MED 3).
 """
 
 from __future__ import annotations
@@ -370,30 +372,45 @@ def scripts_said(c: str) -> str:
     return " or ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
-_STYLES = ("<font>", "<wide>")
+_STYLES = ("<font>", "<wide>", "<narrow>", "<circle>", "<super>", "<sub>")
 """The compatibility tags (UnicodeData.txt decomposition field) of a styled copy of another
 character: a font variant (mathematical bold, italic, script, black-letter, double-struck:
-U+1D400-U+1D7FF, U+210C ...) and a fullwidth form (U+FF21 ...)."""
+U+1D400-U+1D7FF, U+210C ...), a fullwidth or halfwidth form (U+FF21; U+FF71 HALFWIDTH
+KATAKANA LETTER A), a circled one (U+24B6 CIRCLED LATIN CAPITAL LETTER A) and a superscript
+or subscript (U+00B2, U+1D43 MODIFIER LETTER SMALL A, U+2090). Since 2026-12-07 (fresh10 MED
+3) the last four too: until then ``Ⓠin Liu`` and ``ᵠin`` were said of nothing. Not
+``<compat>`` (U+00B5 MICRO SIGN, the ligature U+FB01), ``<fraction>`` nor ``<noBreak>``
+(U+00A0 is said as a space other than U+0020)."""
 
 
 def styled_letter(value: str) -> int | None:
     """Return the index of the first styled letter or digit of ``value``, or None.
 
-    A letter or digit (category L or N) whose compatibility decomposition is a font
-    variant or a fullwidth form of another character (:data:`_STYLES`: ``ℌ``, U+210C, of
-    ``H``; ``𝐐``, U+1D410, of ``Q``; ``Ｕ``, U+FF35, of ``U``). It prints as a plain letter
-    drawn otherwise, while its script is Common (``ℌ``, ``𝐐``) or the letter's own (``Ｕ``):
-    no mix of scripts says it. Identifying strings refuse it as not NFKC; an ``author``
-    (:mod:`kistore.store.labels`) is warned of it. U+00B5 MICRO SIGN (``<compat>``) is none.
+    A character whose compatibility decomposition is one letter or digit (category L or N)
+    with a tag of :data:`_STYLES`: a font variant (``ℌ``, U+210C, of ``H``; ``𝐐``,
+    U+1D410, of ``Q``), a fullwidth or halfwidth form (``Ｕ``, U+FF35, of ``U``; ``ｱ``,
+    U+FF71, of ``ア``), a circled letter (``Ⓐ``, U+24B6, category So) or a superscript or
+    subscript (``ᵃ``, ``²``, ``₁``). It prints as a plain letter drawn otherwise, while its
+    script is Common (``ℌ``, ``𝐐``, ``Ⓐ``) or the letter's own (``Ｕ``): no mix of scripts
+    says it. Identifying strings refuse it as not NFKC; an ``author``
+    (:mod:`kistore.store.labels`) is warned of it. U+00B5 MICRO SIGN (``<compat>``) and
+    U+2122 TRADE MARK SIGN (``<super>`` of two letters) are none.
 
     Args:
         value: a string.
     """
     if value.isascii():
         return None
-    return next((i for i, c in enumerate(value)
-                 if unicodedata.category(c)[0] in "LN"
-                 and unicodedata.decomposition(c).partition(" ")[0] in _STYLES), None)
+    return next((i for i, c in enumerate(value) if _styled_form_of(c) is not None), None)
+
+
+def _styled_form_of(c: str) -> str | None:
+    """Return the letter or digit ``c`` is a styled form of (:data:`_STYLES`), or None."""
+    tag, _, code = unicodedata.decomposition(c).partition(" ")
+    if tag not in _STYLES or " " in code:
+        return None
+    plain = chr(int(code, 16))
+    return plain if unicodedata.category(plain)[0] in "LN" else None
 
 
 def styled_said(c: str) -> str:
@@ -403,8 +420,8 @@ def styled_said(c: str) -> str:
         ``a styled form of U+0048 LATIN CAPITAL LETTER H (Unicode's compatibility
         decomposition <font>)``.
     """
-    tag, _, code = unicodedata.decomposition(c).partition(" ")
-    plain = chr(int(code.split()[0], 16))
+    tag = unicodedata.decomposition(c).partition(" ")[0]
+    plain = _styled_form_of(c) or c
     return (f"a styled form of U+{ord(plain):04X} {char_name(plain)} (Unicode's compatibility "
             f"decomposition {tag})")
 

@@ -111,7 +111,7 @@ def _identifying_problem(value: str, *, advise: bool = True) -> str | None:
     from . import _plain_text as text
 
     def at(i: int) -> str:
-        return _char_at(value, i)
+        return char_at(value, i)
 
     why = ("identifying strings must be plain text, or one GPU, name or key becomes "
            "two that print alike")
@@ -125,16 +125,10 @@ def _identifying_problem(value: str, *, advise: bool = True) -> str | None:
         if value[i].isspace() and value[i - 1].isspace():
             return (f"{value!r} holds {at(i)}, whitespace after whitespace (one U+0020 SPACE "
                     f"between words; {why}): {write()}")
-    if (n := _first(value, text.other_whitespace)) is not None:
-        return (f"{value!r} holds {at(n)}, whitespace other than U+0020 SPACE (the only "
-                f"whitespace allowed, one between words; {why}): {write()}")
-    if (n := _first(value, lambda c: unicodedata.category(c)[0] == "C")) is not None:
-        category = unicodedata.category(value[n])
-        return (f"{value!r} holds {at(n)}, {_CATEGORY.get(category, category)} "
-                f"(Unicode category {category}; {why}): {write()}")
-    if (n := _first(value, text.default_ignorable)) is not None:
-        return (f"{value!r} holds {at(n)}, an invisible character (Unicode "
-                f"Default_Ignorable_Code_Point; {why}): {write()}")
+    unseen = _unseen(value)
+    if unseen is not None:
+        n, what, detail = unseen
+        return f"{value!r} holds {at(n)}, {what} ({detail}; {why}): {write()}"
     if not unicodedata.is_normalized("NFC", value):
         nfc = unicodedata.normalize("NFC", value)
         said = f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, " \
@@ -154,6 +148,43 @@ def _identifying_problem(value: str, *, advise: bool = True) -> str | None:
     mixed = text.mixed_script(value)
     if mixed is not None:
         return _mixed_script_problem(value, *mixed)
+    return None
+
+
+def _unseen(value: str, passes: Callable[[str], bool] = lambda _c: False
+            ) -> tuple[int, str, str] | None:
+    """Return KI104's first whitespace or invisible character of ``value`` and what it is.
+
+    The one owner of these predicates, in KI104's order (:func:`_identifying_problem`):
+    whitespace but U+0020 SPACE (:func:`kistore.core._plain_text.other_whitespace`), a
+    character of Unicode category C (Cf: U+200B ZERO WIDTH SPACE, U+200D, U+00AD SOFT
+    HYPHEN ...), a ``Default_Ignorable_Code_Point`` (variation selectors, Hangul fillers:
+    :func:`kistore.core._plain_text.default_ignorable`); an ``author``'s warning
+    (:func:`hidden_character_said`) asks it too.
+
+    Args:
+        value: a string past the ASCII fast path.
+        passes: characters not looked at (an author's line feeds, said by KI219).
+
+    Returns:
+        (0-based index, what it is: ``"an invisible format character"``, the Unicode
+        property that says so: ``"Unicode category Cf"``); None when there is none.
+    """
+    # Lazy: the Unicode tables, only for a string past the ASCII fast path.
+    import unicodedata
+
+    # Lazy: the rules of whitespace and invisible characters, with the tables.
+    from . import _plain_text as text
+
+    if (n := _first(value, lambda c: not passes(c) and text.other_whitespace(c))) is not None:
+        return (n, "whitespace other than U+0020 SPACE",
+                "the only whitespace allowed, one between words")
+    if (n := _first(value, lambda c: not passes(c)
+                    and unicodedata.category(c)[0] == "C")) is not None:
+        category = unicodedata.category(value[n])
+        return n, _CATEGORY.get(category, category), f"Unicode category {category}"
+    if (n := _first(value, lambda c: not passes(c) and text.default_ignorable(c))) is not None:
+        return n, "an invisible character", "Unicode Default_Ignorable_Code_Point"
     return None
 
 
@@ -222,8 +253,51 @@ def mixed_script_said(value: str, first: int, other: int) -> str:
     from ._plain_text import scripts_said
 
     theirs, ours = scripts_said(value[other]), scripts_said(value[first])
-    return (f"{value!r} holds {_char_at(value, other)}, of the {theirs} script, after "
-            f"{_char_at(value, first)}, of the {ours} script")
+    return (f"{value!r} holds {char_at(value, other)}, of the {theirs} script, after "
+            f"{char_at(value, first)}, of the {ours} script")
+
+
+def hidden_character_said(value: str) -> str | None:
+    """Say the first character of free text that KI104 refuses in a name as invisible, or None.
+
+    For an ``author`` (prose, which may hold them: :mod:`kistore.store.labels`, KI251): the
+    predicates of an identifying string's whitespace and invisible characters
+    (:func:`_unseen`: whitespace but U+0020 SPACE, such as U+00A0 NO-BREAK SPACE; category C,
+    such as U+200B ZERO WIDTH SPACE, U+200C, U+200D and U+00AD SOFT HYPHEN; a
+    ``Default_Ignorable_Code_Point``, such as a variation selector or U+3164 HANGUL FILLER),
+    then its NFC rule (an accent written as a combining mark NFC composes). What prose
+    refuses anyway (controls but LINE FEED, bidirectional controls: KI104) and line breaks
+    (U+000A, U+2028, U+2029: KI219) are not said here. Compatibility forms are
+    :func:`styled_letter_said`'s.
+
+    Args:
+        value: the string, not ASCII.
+
+    Returns:
+        ``'Qin\\u200b Liu @ UCD' holds U+200B ZERO WIDTH SPACE at character 4, an invisible
+        format character (Unicode category Cf)``; for a string not in NFC, ``'Jose\\u0301'``
+        (printed ``'José'``) ``holds U+0301 COMBINING ACUTE ACCENT at character 5, not in
+        Unicode NFC (which writes U+00E9 LATIN SMALL LETTER E WITH ACUTE at character 4
+        there)``; None when it holds none.
+    """
+    # Lazy: the Unicode tables, only for a string past the ASCII fast path.
+    import unicodedata
+
+    unseen = _unseen(value, lambda c: c in _LINE_BREAKS or _NOT_PROSE.match(c) is not None)
+    if unseen is not None:
+        n, what, detail = unseen
+        return f"{value!r} holds {char_at(value, n)}, {what} ({detail})"
+    if unicodedata.is_normalized("NFC", value):
+        return None
+    n = next(i for i in range(len(value)) if not unicodedata.is_normalized("NFC", value[:i + 1]))
+    nfc = unicodedata.normalize("NFC", value)
+    j = next((i for i, (a, b) in enumerate(zip(value, nfc, strict=False)) if a != b), n)
+    return (f"{value!r} holds {char_at(value, n)}, not in Unicode NFC (which writes "
+            f"{char_at(nfc, j)} there)")
+
+
+_LINE_BREAKS = "\n\u2028\u2029"
+"""The line breaks prose admits, which KI219 says of an ``author`` (a citation's line)."""
 
 
 def styled_letter_said(value: str) -> str | None:
@@ -249,11 +323,20 @@ def styled_letter_said(value: str) -> str | None:
     at = styled_letter(value)
     if at is None:
         return None
-    return f"{value!r} holds {_char_at(value, at)}, {styled_said(value[at])}"
+    return f"{value!r} holds {char_at(value, at)}, {styled_said(value[at])}"
 
 
-def _char_at(value: str, i: int) -> str:
-    """Name character ``i`` (0-based) of ``value``: ``U+0421 CYRILLIC ... at character 12``."""
+def char_at(value: str, i: int) -> str:
+    """Name character ``i`` (0-based) of ``value`` for a message.
+
+    Args:
+        value: a string.
+        i: a 0-based index into it.
+
+    Returns:
+        ``U+0421 CYRILLIC CAPITAL LETTER ES at character 12`` (1-based; a control by its
+        alias, :func:`kistore.core._plain_text.char_name`). Raises IndexError past the end.
+    """
     # Lazy: the Unicode names, with the tables.
     from ._plain_text import char_name
 
@@ -435,7 +518,7 @@ def odd_characters_said(value: str, *, most: int = 3) -> str | None:
     odd = [i for i, c in enumerate(value) if not " " <= c <= "~"]
     if not odd:
         return None
-    said = ", ".join(_char_at(value, i) for i in odd[:most])
+    said = ", ".join(char_at(value, i) for i in odd[:most])
     rest = len(odd) - most
     return said + (f" and {rest} more character{'s' if rest > 1 else ''} not printable "
                    "ASCII" if rest > 0 else "")

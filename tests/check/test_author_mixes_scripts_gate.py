@@ -31,27 +31,38 @@ def _add_implementation(runner, root, kit, tmp_path, author: str) -> str:
     return kit.digest(impl)
 
 
-def test_a_new_implementation_whose_author_mixes_scripts_is_a_gate_warning(
-        runner, published, kit, tmp_path):
+def _added_since(runner, published, kit, tmp_path, author: str) -> tuple[str, str]:
+    """Add and commit an Implementation of ``author``: (the commit before, its object's path)."""
     base = git(published, "rev-parse", "HEAD").strip()
-    digest = _add_implementation(runner, published, kit, tmp_path, LOOK_ALIKE)
-    obj = layout.object_path(Digest.from_str(digest))
-    # on BASE 440899c7: `check` said nothing of it (0 warnings)
+    digest = _add_implementation(runner, published, kit, tmp_path, author)
+    return base, layout.object_path(Digest.from_str(digest))
+
+
+def _checked(runner, published, base: str) -> list[str]:
+    """Return the lines ``kistore check BASE..HEAD`` prints, asserting it exits 0."""
     said = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
     assert said.exit_code == 0, said.output
-    assert said.output.splitlines() == [
+    return said.output.splitlines()
+
+
+def test_a_new_implementation_whose_author_mixes_scripts_is_a_gate_warning(
+        runner, published, kit, tmp_path):
+    base, obj = _added_since(runner, published, kit, tmp_path, LOOK_ALIKE)
+    # on BASE 440899c7: `check` said nothing of it (0 warnings)
+    assert _checked(runner, published, base) == [
         f"{obj}:/spec/author: warning KI251 author-mixes-scripts: 'Qin Liu @ U\u0421D' holds "
         "U+0421 CYRILLIC CAPITAL LETTER ES at character 12, of the Cyrillic script, after "
         "U+0051 LATIN CAPITAL LETTER Q at character 1, of the Latin script: a leaderboard "
         "shows the author as the row's label, and a letter of one script that looks like "
         "another's can make it print as another author's (Unicode TS #39 §5.2 allows one "
         "script, or Latin with Japanese, Chinese or Korean writing)",
-        "fix KI251 (1 finding): if the mixed or styled writing is not meant, retype the author "
-        "in one script and plain letters: objects are never edited, so add the corrected "
+        "fix KI251 (1 finding): if the mixed, styled or invisible writing is not meant, retype "
+        "the author in one script, plain letters and U+0020 spaces: objects are never edited, "
+        "so add the corrected "
         "Implementation as a new object and drop this one from the branch (`kistore drop "
         "DIGEST` before committing, or rewrite the branch without it); a name written so on "
         "purpose stays (a warning)",
-        f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"], said.output
+        f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"]
     [finding] = [f for f in check_range(Store(published), f"{base}..HEAD")
                  if f.rule.id == "KI251"]
     assert (finding.severity, finding.file, finding.pointer) == ("warning", obj, "/spec/author")
@@ -76,3 +87,40 @@ def test_an_author_of_one_script_or_an_allowed_mix_is_not_said(runner, published
     _add_implementation(runner, published, kit, tmp_path, "\u00b5Kernel Labs")
     assert [f for f in check_range(Store(published), f"{base}..HEAD")
             if f.rule.id == "KI251"] == []
+
+
+def test_an_invisible_character_in_a_new_author_is_a_gate_warning(runner, published, kit,
+                                                                   tmp_path):
+    # fresh10 MED 3: on BASE 04156861 `check` said nothing (0 warnings): 'Qin\u200b Liu @ UCD'
+    # printed as another submitter's 'Qin Liu @ UCD' with no word anywhere
+    base, obj = _added_since(runner, published, kit, tmp_path, "Qin\u200b Liu @ UCD")
+    [finding] = [f for f in check_range(Store(published), f"{base}..HEAD")
+                 if f.rule.id in ("KI251", "KI253")]
+    assert (finding.rule.id, finding.file, finding.pointer, finding.message) == (
+        "KI251", obj, "/spec/author",
+        "'Qin\\u200b Liu @ UCD' holds U+200B ZERO WIDTH SPACE at character 4, an invisible "
+        "format character (Unicode category Cf): a leaderboard shows the author as the row's "
+        "label, and a character that prints as nothing, as a plain space or as the same letter "
+        "otherwise encoded can make it print as another author's, differing only as text "
+        "(KI104 refuses it in a name)")
+
+
+def test_a_new_author_wholly_in_cyrillic_that_prints_as_latin_is_a_gate_warning(
+        runner, published, kit, tmp_path):
+    # conf01: on BASE 04156861 `check` said nothing of 'НРЕ' (one script: no KI251)
+    base, obj = _added_since(runner, published, kit, tmp_path, "\u041d\u0420\u0415")
+    assert _checked(runner, published, base) == [
+        f"{obj}:/spec/author: warning KI253 author-looks-latin: '\u041d\u0420\u0415' is written "
+        "wholly in the Cyrillic script, yet each of its letters looks like a Latin one, U+041D "
+        "CYRILLIC CAPITAL LETTER EN at character 1 first (as 'H'): its skeleton (Unicode TS "
+        "#39 §4, marks dropped) is 'HPE', that of the Latin letters it prints as, and a "
+        "leaderboard shows the author as the row's label, where it can pass for a Latin "
+        "author's",
+        "fix KI253 (1 finding): if the author is not meant to pass for the Latin name it prints "
+        "as, write it as it is known in Latin letters, or with a letter that does not look "
+        "Latin: objects are never edited, so add the corrected Implementation as a new object "
+        "and drop this one from the branch (`kistore drop DIGEST` before committing, or rewrite "
+        "the branch without it); a name written so on purpose stays (a warning)",
+        f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"]
+    verified = runner.invoke(main, ["--store", str(published), "verify", "--json"])
+    assert "KI253" not in verified.output

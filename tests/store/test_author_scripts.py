@@ -12,21 +12,28 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kistore.cli import main
-from kistore.store.labels import mixed_label_said
+from kistore.store.labels import looks_latin_label_said, mixed_label_said
 
 LOOK_ALIKE = "Qin Liu @ U\u0421D"
 
 
-def test_add_warns_of_a_cyrillic_letter_in_a_latin_author(runner, store, kit, tmp_path):
-    impl = kit.implementation("p0", name="impl-h1")
-    impl["spec"]["author"] = LOOK_ALIKE
+def _added(runner, store, kit, tmp_path, author: str):
+    """Add an Implementation of ``author`` with the CLI: (its file, its digest, the result)."""
+    impl = kit.implementation("p0", name=f"impl-{len(author)}")
+    impl["spec"]["author"] = author
     path = tmp_path / "impl.json"
     path.write_text(json.dumps(impl))
-    digest = kit.digest(impl)
     added = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
     assert added.exit_code == 0, added.output
+    return path, kit.digest(impl), added
+
+
+def test_add_warns_of_a_cyrillic_letter_in_a_latin_author(runner, store, kit, tmp_path):
+    path, digest, added = _added(runner, store, kit, tmp_path, LOOK_ALIKE)
     assert added.stderr == (
         f"warning: {path}:/spec/author: 'Qin Liu @ U\u0421D' holds U+0421 CYRILLIC CAPITAL "
         "LETTER ES at character 12, of the Cyrillic script, after U+0051 LATIN CAPITAL "
@@ -60,3 +67,88 @@ def test_a_mix_is_said_with_both_scripts(author, scripts):
     assert said is not None
     assert f"of the {scripts[0]} script, after" in said and \
         f"of the {scripts[1]} script:" in said
+
+
+# fresh10 MED 3: on BASE 04156861 each of these was said of nothing (None): an invisible or
+# compatibility character that KI104 refuses in a name passed an author with no word.
+_TAIL = (": a leaderboard shows the author as the row's label, and a character that prints as "
+         "nothing, as a plain space or as the same letter otherwise encoded can make it print "
+         "as another author's, differing only as text (KI104 refuses it in a name)")
+
+
+@pytest.mark.parametrize(("author", "said"), [
+    ("Qin\u200b Liu @ UCD", "'Qin\\u200b Liu @ UCD' holds U+200B ZERO WIDTH SPACE at character "
+     "4, an invisible format character (Unicode category Cf)"),
+    ("Qin\u200dLiu", "'Qin\\u200dLiu' holds U+200D ZERO WIDTH JOINER at character 4, an "
+     "invisible format character (Unicode category Cf)"),
+    ("Qin\u200cLiu", "'Qin\\u200cLiu' holds U+200C ZERO WIDTH NON-JOINER at character 4, an "
+     "invisible format character (Unicode category Cf)"),
+    ("Qin Li\u00adu", "'Qin Li\\xadu' holds U+00AD SOFT HYPHEN at character 7, an invisible "
+     "format character (Unicode category Cf)"),
+    ("Qin\u00a0Liu", "'Qin\\xa0Liu' holds U+00A0 NO-BREAK SPACE at character 4, whitespace "
+     "other than U+0020 SPACE (the only whitespace allowed, one between words)"),
+    ("Qin\u3000Liu", "'Qin\\u3000Liu' holds U+3000 IDEOGRAPHIC SPACE at character 4, whitespace "
+     "other than U+0020 SPACE (the only whitespace allowed, one between words)"),
+    ("Q\ufe0fin Liu", "'Q\ufe0fin Liu' holds U+FE0F VARIATION SELECTOR-16 at character 2, an "
+     "invisible character (Unicode Default_Ignorable_Code_Point)"),
+    ("\u3164Kim", "'\u3164Kim' holds U+3164 HANGUL FILLER at character 1, an invisible "
+     "character (Unicode Default_Ignorable_Code_Point)"),
+    ("Jose\u0301 Liu", "'Jose\u0301 Liu' holds U+0301 COMBINING ACUTE ACCENT at character 5, not "
+     "in Unicode NFC (which writes U+00E9 LATIN SMALL LETTER E WITH ACUTE at character 4 "
+     "there)"),
+])
+def test_an_invisible_or_non_nfc_character_in_an_author_is_said(author, said):
+    assert mixed_label_said(author) == said + _TAIL
+
+
+@pytest.mark.parametrize(("author", "said"), [
+    ("\u24c6in Liu", "'\u24c6in Liu' holds U+24C6 CIRCLED LATIN CAPITAL LETTER Q at character "
+     "1, a styled form of U+0051 LATIN CAPITAL LETTER Q (Unicode's compatibility "
+     "decomposition <circle>)"),
+    ("Qin L\u1d62u", "'Qin L\u1d62u' holds U+1D62 LATIN SUBSCRIPT SMALL LETTER I at character "
+     "6, a styled form of U+0069 LATIN SMALL LETTER I (Unicode's compatibility decomposition "
+     "<sub>)"),
+    ("Lab\u00b2", "'Lab\u00b2' holds U+00B2 SUPERSCRIPT TWO at character 4, a styled form of "
+     "U+0032 DIGIT TWO (Unicode's compatibility decomposition <super>)"),
+    ("\uff71\uff72", "'\uff71\uff72' holds U+FF71 HALFWIDTH KATAKANA LETTER A at character 1, "
+     "a styled form of U+30A2 KATAKANA LETTER A (Unicode's compatibility decomposition "
+     "<narrow>)"),
+])
+def test_a_circled_superscript_subscript_or_halfwidth_letter_is_said(author, said):
+    # fresh10 MED 3: on BASE 04156861 each was None (only <font> and <wide> were said)
+    assert mixed_label_said(author) == said + (
+        ": a leaderboard shows the author as the row's label, and a letter drawn in another "
+        "style can make it print as another author's (one script by Unicode TS #39 §5.2, but "
+        "not in plain letters)")
+
+
+@pytest.mark.parametrize("author", [
+    "Jos\u00e9 M\u00fcller", "\u00b5Kernel Lab", "Acme\u2122 Labs",  # U+2122: two letters
+    "Qin Liu\nUCD",  # a line break is KI219's
+    "\u0645\u062d\u0645\u062f"])
+def test_plain_prose_is_not_said_as_invisible(author):
+    assert mixed_label_said(author) is None
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7E), max_size=40))
+def test_an_ascii_author_is_never_said(author):
+    assert mixed_label_said(author) is None
+    assert looks_latin_label_said(author) is None
+
+
+def test_add_warns_of_an_author_wholly_in_cyrillic_that_prints_as_latin(runner, store, kit,
+                                                                       tmp_path):
+    # conf01: on BASE 04156861 `add` said nothing of it (stderr empty)
+    path, digest, added = _added(runner, store, kit, tmp_path, "\u041d\u0420\u0415")
+    assert added.stderr == (
+        f"warning: {path}:/spec/author: '\u041d\u0420\u0415' is written wholly in the Cyrillic "
+        "script, yet each of its letters looks like a Latin one, U+041D CYRILLIC CAPITAL "
+        "LETTER EN at character 1 first (as 'H'): its skeleton (Unicode TS #39 §4, marks "
+        "dropped) is 'HPE', that of the Latin letters it prints as, and a leaderboard shows "
+        "the author as the row's label, where it can pass for a Latin author's; if it is not "
+        "meant to pass for that Latin name, write it as it is known in Latin letters, or with "
+        "a letter that does not look Latin: while this add is not committed, "
+        f"`kistore drop {digest}` takes it back and you add the corrected file; once "
+        "committed, add the corrected Implementation as a new object (added all the same: a "
+        "name may be written so on purpose)\n")
+    assert store.read(digest).spec["author"] == "\u041d\u0420\u0415"  # added all the same
