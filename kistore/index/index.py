@@ -1153,6 +1153,7 @@ def _settings_warning(problems: Sequence[KistoreError], at: str | None = None) -
         # Lazy: said of a bad file only (a warm query loads no settings code)
         import shlex
 
+        # Lazy: as shlex, the words of a bad committed file only
         from ..core.settings import committed_help, revision_said
 
         rev = revision_said(at)
