@@ -90,7 +90,7 @@ from .levels import (
 from .levels import notes_not_fetched as notes_not_fetched
 from .levels import remote_ref as remote_ref  # re-exported: readers judge freshness by it
 from .notepaths import doubled_notes, path_findings
-from .notes_dated import dated_at_push
+from .notes_dated import Redated, dated_at_push
 from .notes_reflog import REBASE_MESSAGE, earlier_tips, mark_rebased
 from .push_clock import clock_refusal
 from .unsent import subjects_missing, unsent_message
@@ -158,12 +158,16 @@ class Fetched:
         rewritten: what a remote's notes tip that does not descend from the one last
             fetched here did (:func:`kistore.attest.rewritten.rewrite_message`: a forced
             push, reviewer G8), or None.
+        redated: of a push (:func:`push`): the notes commits it made again dated at the
+            push, as sent (:func:`kistore.attest.notes_dated.dated_at_push`); empty when
+            it sent them as they were.
     """
 
     gained: int = 0
     kept: dict[str, list[bytes]] = field(default_factory=dict)
     left_out: dict[str, dict[bytes, str]] = field(default_factory=dict)
     rewritten: str | None = None
+    redated: tuple[Redated, ...] = ()
 
     def __add__(self, other: Fetched) -> Fetched:
         """Return both fetches' counts summed and their kept and left-out lines together."""
@@ -174,7 +178,7 @@ class Fetched:
         for obj, why in other.left_out.items():
             left.setdefault(obj, {}).update(why)
         return Fetched(self.gained + other.gained, kept, left,
-                       self.rewritten or other.rewritten)
+                       self.rewritten or other.rewritten, self.redated + other.redated)
 
 
 def attestation_path(subject: Digest, bundle_bytes: bytes) -> str:
@@ -1665,7 +1669,8 @@ def push(store: Store, remote: str, *,
     commit pushed is made for the push (:func:`_onto_theirs`): a fast-forward there.
 
     Returns:
-        :class:`Fetched` of the fetches along the way (lines gained, lines kept).
+        :class:`Fetched` of the fetches along the way (lines gained, lines kept), and the
+        notes commits the push that succeeded made again dated at it (``redated``).
 
     Raises:
         StoreStateError: git failed; the remote kept moving for several attempts; or it
@@ -1688,7 +1693,8 @@ def push(store: Store, remote: str, *,
             pushed = _onto_theirs(repo, pushed, theirs)  # our history never takes theirs
         # a line enters at its notes commit's date: what the remote lacks is dated at the
         # push (KI437), so a clone that attested hours ago is not refused (fresh06)
-        pushed = dated_at_push(repo, pushed, theirs, remote)
+        redated: list[Redated] = []
+        pushed = dated_at_push(repo, pushed, theirs, remote, redated)
         missing = subjects_missing(repo, remote, theirs, str(pushed))
         if missing:  # the server would refuse the whole update, and every later one (F24)
             raise StoreStateError(unsent_message(repo, remote, missing))
@@ -1707,7 +1713,7 @@ def push(store: Store, remote: str, *,
                 _git(repo, "update-ref", _taken_ref(tracking), str(pushed), check=False)
             _mark_fetched(repo, tracking)
             none_marker(Path(repo.path), remote).unlink(missing_ok=True)  # it holds ours
-            return gained
+            return replace(gained, redated=tuple(redated))
         if not push_raced(result.stderr):
             # dated at this push: a KI437 refusal says the two clocks differ (fresh07 L2)
             raise StoreStateError(clock_refusal(result.stderr, remote, sent_at)

@@ -13,6 +13,7 @@ time becomes the push's, which is what the server's readers give them anyway.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -29,9 +30,40 @@ as it is (the server allows minutes, :data:`kistore.core.times.NOTES_AHEAD` and
 ``NOTES_BEHIND``: a minute leaves room for the push and a server's clock a little off)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Redated:
+    """A notes commit a ``kistore notes push`` made again dated at the push (msg03).
+
+    Attributes:
+        old: the commit replaced (40 hex), which no push sends.
+        new: the commit sent in its place (40 hex).
+        seconds: how far ``old``'s committer date was from the push's clock, in seconds
+            (positive: ahead of it; negative: behind it).
+        kept: True when ``new`` keeps ``old``'s tree, author and message (only its
+            committer date, and parents made again, differ); False when the commits the
+            remote lacks were made again as one (``new`` holds the tip's lines).
+    """
+
+    old: str
+    new: str
+    seconds: int
+    kept: bool = True
+
+
+AS_ONE = "made again at the push (a note line enters at its notes commit's date, KI437)"
+"""The words of the message of the one notes commit :func:`dated_at_push` makes of many
+(:func:`kistore.cli._notes_made_again.made_again` tells it by them)."""
+
+
 def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,
-                  remote: str) -> _pygit2.Oid | str:
-    """Return the notes commit to push: ``pushed``, or its tree made again now on ``theirs``.
+                  remote: str, redated: list[Redated] | None = None) -> _pygit2.Oid | str:
+    """Return the notes commit to push: ``pushed``, or its history REMOTE lacks dated now.
+
+    A notes commit dated ahead of this machine's clock, by however little, is made again
+    (msg03, fresh11 LOW 8): one dated 59 s ahead, within :data:`RECENT`, was sent as it
+    was and refused by a server whose clock was 30 s slow (89 s after it, past KI437's
+    minute, :data:`kistore.core.times.NOTES_AHEAD`), and no clock was wrong enough to set
+    right. Only commits REMOTE lacks are made again: one it holds keeps its date.
 
     Args:
         repo: the pushing clone.
@@ -40,13 +72,19 @@ def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: s
             ``theirs`` whose tree holds every line of it.
         theirs: the remote's notes tip as just fetched (None: it holds no notes).
         remote: as given to ``notes push`` (named in the commit's message).
+        redated: when given, each commit made again is appended to it (:class:`Redated`),
+            for the push to say.
 
     Returns:
         ``pushed`` when every notes commit it brings that ``theirs`` lacks is dated within
-        :data:`RECENT` seconds of this machine's clock, or when it is not a descendant of
-        ``theirs`` (the server refuses that push as a rewrite, KI407, whatever its
-        dates); else a new notes commit (no ref moved) of ``pushed``'s tree, its one
-        parent ``theirs`` (none: a root), author and committer dated now.
+        :data:`RECENT` seconds before this machine's clock and none after it, or when it
+        is not a descendant of ``theirs`` (the server refuses that push as a rewrite,
+        KI407, whatever its dates). A commit dated more than :data:`RECENT` seconds off
+        the clock: a new notes commit (no ref moved) of ``pushed``'s tree, its one parent
+        ``theirs`` (none: a root), author and committer dated now. Else (some dated
+        ahead, within :data:`RECENT`): the commits from the first one dated ahead up to
+        ``pushed`` made again (no ref moved), each with its tree, author, committer's
+        name and message, its parents as made again, committer dated now.
 
     Raises:
         StoreStateError: the commit could not be written (:func:`kistore.git.note_writes.
@@ -59,18 +97,68 @@ def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: s
     walker = repo.walk(pushed, pygit2.enums.SortMode.NONE)
     if theirs is not None:
         walker.hide(theirs)
-    if all(abs(commit.commit_time - now) <= RECENT for commit in walker):
+    brought = list(walker)
+    if all(-RECENT <= commit.commit_time - now <= 0 for commit in brought):
         return pushed
+    if any(commit.commit_time - now > RECENT or now - commit.commit_time > RECENT
+           for commit in brought):
+        return _as_one(repo, pushed, theirs, remote, now, brought, redated)
+    return _ahead_again(repo, pushed, theirs, now, redated)
+
+
+def _as_one(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,
+            remote: str, now: int, brought: list[_pygit2.Commit],
+            redated: list[Redated] | None) -> _pygit2.Oid:
+    """Make ``brought`` (the commits REMOTE lacks) again as one notes commit dated ``now``.
+
+    Its tree ``pushed``'s, its one parent ``theirs`` (none: a root); each of ``brought``
+    is appended to ``redated`` (when given) as replaced by it. Raises StoreStateError as
+    :func:`kistore.git.note_writes.notes_commit`.
+    """
     # Lazy: the write path only (as kistore.attest.notes' commits).
     from ..git.commit import commit_signature
 
     who = commit_signature(repo)
     signature = pygit2.Signature(who.name, who.email, now, 0)
     tree = repo[pushed].peel(pygit2.Commit).tree_id
-    return notes_commit(
-        repo, signature, f"kistore: the notes {printable(remote)} lacks, made again at the "
-        "push (a note line enters at its notes commit's date, KI437)\n", tree,
+    made = notes_commit(
+        repo, signature, f"kistore: the notes {printable(remote)} lacks, {AS_ONE}\n", tree,
         [] if theirs is None else [pygit2.Oid(hex=theirs)])
+    if redated is not None:
+        redated += [Redated(str(c.id), str(made), c.commit_time - now, False)
+                    for c in brought]
+    return made
+
+
+def _ahead_again(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,
+                 now: int, redated: list[Redated] | None) -> _pygit2.Oid | str:
+    """Make again, dated ``now``, each commit REMOTE lacks from the first dated ahead of it.
+
+    Parents first (a topological walk from ``pushed`` hiding ``theirs``): a commit dated
+    after ``now``, or one with a parent made again, is written anew with its tree, author,
+    message and committer's name and offset, committer dated ``now``, its parents as made
+    again; the others, and every commit ``theirs`` holds, are kept as they are. Each
+    commit made again is appended to ``redated`` (when given).
+
+    Returns:
+        The commit made again for ``pushed``. Raises StoreStateError as
+        :func:`kistore.git.note_writes.notes_commit`.
+    """
+    walker = repo.walk(pushed, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+    if theirs is not None:
+        walker.hide(theirs)
+    made: dict[str, pygit2.Oid] = {}
+    for commit in walker:
+        parents = [made.get(str(p), p) for p in commit.parent_ids]
+        if commit.commit_time <= now and not any(str(p) in made for p in commit.parent_ids):
+            continue
+        who = commit.committer
+        signature = pygit2.Signature(who.name, who.email, now, who.offset)
+        made[str(commit.id)] = again = notes_commit(
+            repo, signature, commit.message, commit.tree_id, parents, author=commit.author)
+        if redated is not None:
+            redated.append(Redated(str(commit.id), str(again), commit.commit_time - now))
+    return made.get(str(pushed), pushed)
 
 
 def entry_floor(repo: _pygit2.Repository, tip: str) -> datetime | None:

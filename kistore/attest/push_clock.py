@@ -14,6 +14,7 @@ import re
 from datetime import UTC, datetime
 
 from ..core.errors import printable
+from ..core.times import NOTES_AHEAD, NOTES_BEHIND, duration_text
 
 _CLOCK = re.compile(r"KI437 notes-commit-off-clock: .*?this push's clock "
                     r"\((\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\)")
@@ -29,8 +30,9 @@ def clock_refusal(stderr: str, remote: str, now: datetime) -> str | None:
 
     Returns:
         One message naming the hook's clock (as its KI437 says it), this machine's, how
-        far apart they are and what to do; None when the refusal is not KI437's or names
-        no clock. Raises nothing.
+        far apart they are (to the second, :func:`kistore.core.times.duration_text`'s
+        precise mode, beside what KI437 allows) and what to do; None when the refusal is
+        not KI437's or names no clock. Raises nothing.
     """
     found = _CLOCK.search(stderr)
     if found is None:
@@ -39,12 +41,13 @@ def clock_refusal(stderr: str, remote: str, now: datetime) -> str | None:
     ours = now.astimezone(UTC).replace(microsecond=0)
     seconds = int((ours - theirs).total_seconds())
     side = "ahead of" if seconds > 0 else "behind"
-    minutes = max(1, round(abs(seconds) / 60))
     name = printable(remote)
     return (f"git push {name} refused the notes as dated off its clock (KI437): `kistore "
             f"notes push` dated them at this push, {ours.strftime('%Y-%m-%dT%H:%M:%SZ')} by "
             f"this machine's clock, and {name}'s hook read its clock as "
             f"{theirs.strftime('%Y-%m-%dT%H:%M:%SZ')}: this machine's clock is about "
-            f"{minutes} minute{'s' if minutes != 1 else ''} {side} {name}'s. Set this "
+            f"{duration_text(abs(seconds), precise=True)} {side} {name}'s, where KI437 "
+            f"allows a notes commit dated up to {duration_text(NOTES_AHEAD)} after the "
+            f"server's clock and {duration_text(NOTES_BEHIND)} before it. Set this "
             f"machine's clock right (NTP: `timedatectl set-ntp true`), then run `kistore notes "
             f"push {name}` again: it makes the notes commits again, dated at the push")

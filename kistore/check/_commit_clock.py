@@ -92,14 +92,15 @@ def commits_ahead(commits: Iterable[pygit2.Commit], now: datetime | None,
     commit = max(ahead, key=lambda c: c.commit_time)
     when = commit.commit_time
     message = (f"commit {str(commit.id)[:12]} is dated {utc_text(when)}, "
-               f"{duration_text(when - clock)} after the clock of this check ({utc_text(clock)})")
+               f"{duration_text(when - clock, precise=True)} after the clock of this check "
+               f"({utc_text(clock)})")
     if len(ahead) > 1:
         message += f"; {len(ahead) - 1} other commit(s) it brings are dated ahead of it too"
     message += (": an attestation file enters the repository at the date of the commit that "
                 "brings it, held up to its ancestors', so every attestation file committed "
                 "after this commit would enter then, after a key's planned expiry (a "
                 "maintainer's withdrawal refused, KI302) or its trust; a commit is dated at "
-                f"most {COMMIT_AHEAD // 60} minutes after the clock")
+                f"most {duration_text(COMMIT_AHEAD)} after the clock")
     return [Finding(COMMIT_DATED_AHEAD, message,
                     expected=f"a committer date no later than {utc_text(clock + COMMIT_AHEAD)}",
                     found=utc_text(when),

@@ -105,7 +105,8 @@ def notes_off_clock(brought: Iterable[pygit2.Commit], now: datetime,
     return [Finding(
         NOTES_COMMIT_OFF_CLOCK,
         f"notes commit {str(commit.id)[:12]}, which this push of {NOTES_REF} brings, is dated "
-        f"{utc_text(commit.commit_time)}, {duration_text(abs(delta))} {side} this push's clock "
+        f"{utc_text(commit.commit_time)}, {duration_text(abs(delta), precise=True)} {side} this "
+        f"push's clock "
         f"({utc_text(clock)}){others}: a note line enters the repository at its notes "
         f"commit's date, so a notes commit a push brings must be dated at the push (at most "
         f"{duration_text(NOTES_AHEAD)} after it, {duration_text(NOTES_BEHIND)} before it): "

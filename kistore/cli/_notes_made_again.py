@@ -1,9 +1,11 @@
 """A refused ``kistore notes push`` told as the push sends it: as is, or made again (doc02 L10).
 
 ``kistore notes push`` sends the notes commits the remote lacks as they are while every one
-is dated within a minute of this machine's clock; otherwise it makes them again as one
-commit dated now, holding the tip's lines (:func:`kistore.attest.notes_dated.dated_at_push`,
-KI437). The gate judges the commit sent. Made again, a refused line at the tip "entered in
+is dated within a minute of this machine's clock and none ahead of it; otherwise it makes
+them again: as one commit dated now, holding the tip's lines, when one is more than a
+minute off (:func:`kistore.attest.notes_dated.dated_at_push`, KI437); one by one, from the
+first dated ahead, when they are only ahead of it within the minute (msg03). The gate
+judges the commit sent. Made again, a refused line at the tip "entered in
 notes commit X, which the push brings, so deleting it at the tip ... leaves it in the history
 the push sends, refused again" named X, a commit made for the push that no ref of the
 clone points to, and the deletion at the tip was in fact enough: the next push makes the
@@ -22,12 +24,17 @@ import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..attest.notes_dated import AS_ONE
 from ..core.layout import NOTES_REF
+from ..core.times import NOTES_AHEAD, NOTES_BEHIND, commit_text, duration_text
 from ..git.lazy import pygit2
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Sequence
+
     import pygit2 as _pygit2
 
+    from ..attest.notes_dated import Redated
     from ..core.findings import Finding
 
 
@@ -40,10 +47,13 @@ def made_again(repo: _pygit2.Repository, theirs: str | None, pushed: str) -> boo
         pushed: the notes commit the push sends (40 hex).
 
     Returns:
-        True when ``pushed`` is in no history of this clone's ``refs/notes/kistore`` and its
-        parents are ``theirs`` alone (none without it): what ``dated_at_push`` makes. False
-        for our tip or an ancestor, and for the commit made for a fork whose parents are
-        our tip and the fork's (its history is ours). Raises nothing.
+        True when ``pushed`` is in no history of this clone's ``refs/notes/kistore``, its
+        parents are ``theirs`` alone (none without it) and its message says it was made
+        again as one (:data:`kistore.attest.notes_dated.AS_ONE`): what ``dated_at_push``
+        makes of commits more than a minute off the clock. False for our tip or an
+        ancestor, for the commit made for a fork whose parents are our tip and the
+        fork's (its history is ours), and for our commits made again one by one, dated
+        ahead within the minute (their history is ours, dated anew). Raises nothing.
     """
     ref = repo.references.get(NOTES_REF)
     if ref is None:
@@ -51,8 +61,9 @@ def made_again(repo: _pygit2.Repository, theirs: str | None, pushed: str) -> boo
     tip = str(ref.target)
     if pushed == tip or repo.descendant_of(tip, pushed):
         return False
-    parents = [str(p) for p in repo[pushed].peel(pygit2.Commit).parent_ids]
-    return parents == ([] if theirs is None else [theirs])
+    commit = repo[pushed].peel(pygit2.Commit)
+    parents = [str(p) for p in commit.parent_ids]
+    return parents == ([] if theirs is None else [theirs]) and AS_ONE in commit.message
 
 
 def again_words(remote: str, who: str = "") -> str:
@@ -99,3 +110,40 @@ def later_push(remote: str) -> str:
             f"of this machine's clock: a later `kistore notes push {shlex.quote(remote)}` sends "
             "them made again as one notes commit dated now, holding the tip's lines only "
             "(KI437), so an edit at the tip is then enough and a line taken back is not sent)")
+
+
+def redated_words(repo: _pygit2.Repository, redated: Sequence[Redated], remote: str) -> str:
+    """Say which notes commits a push made again dated at it, and by how much (msg03).
+
+    Args:
+        repo: the pushing clone (holding the commits made).
+        redated: what the push made again (:attr:`kistore.attest.notes.Fetched.redated`),
+            not empty.
+        remote: the remote as the message names it (printable).
+
+    Returns:
+        One line for stderr, e.g. ``note: 1 notes commit origin lacked was dated 59 seconds
+        after this machine's clock: made again dated at the push, 2026-12-07T07:00:00Z
+        (its tree, author and message kept), since a server whose clock is behind this
+        machine's refuses a notes commit dated more than 1 minute after its clock
+        (KI437)``. Raises nothing.
+    """
+    count = len(redated)
+    furthest = max(redated, key=lambda r: abs(r.seconds))
+    side = "after" if furthest.seconds > 0 else "before"
+    by = duration_text(abs(furthest.seconds), precise=True)
+    at = commit_text(repo[furthest.new].peel(pygit2.Commit).commit_time)
+    what = f"{count} notes commit{'s' if count != 1 else ''} {remote} lacked"
+    dated = (f"was dated {by} {side}" if count == 1
+             else f"were dated up to {by} {side}")
+    if all(r.kept for r in redated):
+        how = (f"made again dated at the push, {at} ({'its' if count == 1 else 'their'} "
+               f"tree{'s' if count != 1 else ''}, author{'s' if count != 1 else ''} and "
+               f"message{'s' if count != 1 else ''} kept)")
+    else:
+        how = f"made again as one notes commit dated at the push, {at}, holding the tip's lines"
+    why = (f"a server whose clock is behind this machine's refuses a notes commit dated more "
+           f"than {duration_text(NOTES_AHEAD)} after its clock (KI437)" if furthest.seconds > 0
+           else "a note line enters the repository at its notes commit's date, which a "
+           f"server allows up to {duration_text(NOTES_BEHIND)} before its clock (KI437)")
+    return f"note: {what} {dated} this machine's clock: {how}, since {why}"

@@ -852,6 +852,7 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     from ..check.gate import note_line_judge
     from ..core.errors import printable
     from ..core.layout import NOTES_REF
+    from ._notes_made_again import redated_words
 
     store = ctx.store()
     # kistore.toml read once a command (tests/cli/test_reads_once.py): the version here,
@@ -862,9 +863,13 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
                    fetched=partial(_say_kept, store, remote, pushing=True),
                    line_judge=note_line_judge(store, settings))
     pushed = NOTES_REF in store.repo.references  # none: neither side holds notes
+    if fetched.redated:  # said, not done silently (msg03, fresh11 LOW 8)
+        click.echo(redated_words(store.repo, fetched.redated, printable(remote)), err=True)
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
-                   "pushed": pushed})
+                   "pushed": pushed, "redated": [
+                       {"old": r.old, "new": r.new, "seconds": r.seconds, "kept": r.kept}
+                       for r in fetched.redated]})
     elif not pushed:  # after a rebase that kept no line for a remote holding none
         click.echo(f"nothing to push: neither this repository nor {printable(remote)} holds "
                    f"notes ({NOTES_REF})")

@@ -11,6 +11,8 @@ version is not written into). :mod:`kistore.core.limits` owns ``[limits]``.
 
 from __future__ import annotations
 
+import re
+import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -380,3 +382,29 @@ def store_fix(settings: dict[str, Any]) -> str:
     newer = isinstance(version, int) and not isinstance(version, bool) \
         and version > STORE_VERSION
     return STORE_FIX if newer else STORE_VALUE_FIX
+
+
+def committed_help(at: str) -> str:
+    """Return how to see the ``kistore.toml`` committed at revision ``at`` (fresh07 L4).
+
+    ``git diff kistore.toml`` (:data:`kistore.store._settings.TOML_HELP`) shows nothing
+    of a committed file: ``rank --at HEAD`` of a bad committed file said it all the same.
+    Here in the core since 2026-12-07 (msg03): a query's warning of a revision's file
+    (:mod:`kistore.index`, below the store) says it too.
+
+    Args:
+        at: the revision as asked (``HEAD``, ``main~2``); a full commit id is cut to 12
+            digits.
+
+    Returns:
+        ``git show REV:kistore.toml`` and ``git log -p -- kistore.toml``, then TOML's
+        specification, shell-quoted as typed. Raises nothing.
+    """
+    rev = revision_said(at)
+    return (f"`git show {shlex.quote(rev + ':kistore.toml')}` shows it, `git log -p -- "
+            "kistore.toml` the commits that changed it; TOML 1.0: https://toml.io/en/v1.0.0")
+
+
+def revision_said(at: str) -> str:
+    """Return revision ``at`` as messages name it: a full commit id cut to 12 digits."""
+    return at[:12] if re.fullmatch(r"[0-9a-f]{40}", at) else at

@@ -103,17 +103,20 @@ def _held(new: object, before: object) -> str:
 
 
 def notes_commit(repo: pygit2.Repository, signature: pygit2.Signature, message: str,
-                 tree: pygit2.Oid, parents: list[pygit2.Oid]) -> pygit2.Oid:
+                 tree: pygit2.Oid, parents: list[pygit2.Oid], *,
+                 author: pygit2.Signature | None = None) -> pygit2.Oid:
     """Write a notes commit of ``tree`` on ``parents`` (no ref moved), to success; return its id.
 
     :func:`kistore.git._loose.commit`, its failures said plainly.
 
     Args:
         repo: the repository.
-        signature: the commit's author and committer.
+        signature: the commit's committer, and its author unless ``author`` is given.
         message: the commit message.
         tree: the notes tree (written before).
         parents: its parents' ids, first parent first.
+        author: the commit's author, when not the committer (a notes commit made again
+            at a push keeps its own: :func:`kistore.attest.notes_dated.dated_at_push`).
 
     Returns:
         The id of a commit ``repo`` holds.
@@ -122,6 +125,6 @@ def notes_commit(repo: pygit2.Repository, signature: pygit2.Signature, message: 
         StoreStateError: the commit could not be written (libgit2's words, what to do).
     """
     try:
-        return _loose.commit(repo, signature, message, tree, parents)
+        return _loose.commit(repo, signature, message, tree, parents, author=author)
     except (pygit2.GitError, OSError) as e:
         raise StoreStateError(f"a notes commit could not be written ({e}): {_ADVICE}") from e

@@ -1029,8 +1029,9 @@ def settings_key(store: IndexedStore, at: str | None = None) -> str | None:
     While it is what the index recorded, the limits the rows were made under still hold
     (:meth:`Index._sync`); when it is not, :func:`store_limits` parses the file.
 
-    With ``at`` (a query ``--at REV``), the key of REV's file's bytes; ``HEAD``'s commit id
-    read from the ref files for ``HEAD`` (its file is the commit's: no pygit2).
+    With ``at`` (a query ``--at REV``), the key of REV's file's bytes and of ``REV`` as
+    given (the warning of a bad file, kept with the key, names the revision); ``HEAD``'s
+    commit id read from the ref files for ``HEAD`` (its file is the commit's: no pygit2).
 
     Returns:
         The key; None when it cannot be had cheaply (refs that are not plain files, an
@@ -1041,7 +1042,9 @@ def settings_key(store: IndexedStore, at: str | None = None) -> str | None:
             data = store.settings_file(at)[0] or b""
         except (KistoreError, OSError):
             return None
-        return "at:" + hashes.blake2b(data, digest_size=16).hexdigest()
+        # the revision too: what a query says of a bad file names it (msg03)
+        named = at.encode("utf-8", "surrogateescape") + b"\0" + data
+        return "at:" + hashes.blake2b(named, digest_size=16).hexdigest()
     if store.root is not None and at is None:
         try:
             data = store.settings_file()[0] or b""
@@ -1097,7 +1100,7 @@ def read_limits(store: IndexedStore, at: str | None = None) -> tuple[Limits, str
     except AttributeError:  # a store-like object of a test: no settings
         return DEFAULT, None
     limits = limits if isinstance(limits, Limits) else DEFAULT
-    said = [_settings_warning(problems)] if problems else []
+    said = [_settings_warning(problems, at)] if problems else []
     try:  # a newer kistore's store version: answers may be misread (review 2026-12-02, F29)
         said += [str(p) for p in store.version_problems(at)]  # REV's own (review01 L5)
     except KistoreError:  # not a regular file: the limits' problems said so
@@ -1112,18 +1115,25 @@ def _say(said: str | None) -> None:
         warn_once("kistore.index", said)
 
 
-def _settings_warning(problems: Sequence[KistoreError]) -> str:
+def _settings_warning(problems: Sequence[KistoreError], at: str | None = None) -> str:
     """Return what a query says of a kistore.toml whose ``[limits]`` it reads per key.
 
     Args:
         problems: :meth:`kistore.store.Store.limits_per_key`'s (at least one).
+        at: the revision whose committed file was read (a query's ``--at REV``); None:
+            the work tree's file.
 
     Returns:
         One line: each problem (``FILE:/limits/KEY: what is wrong``) with what applies
         instead (``string-length = 65536, its default``; an unknown key, a table or a key
         of ``[store]``/``[cite]`` kistore does not read: ``ignored``), then
         that queries use the file's other limits until it is fixed, and how. A problem of
-        the whole file (not TOML, ``[limits]`` no table): every limit at its default.
+        the whole file (not TOML, ``[limits]`` no table): every limit at its default. At
+        a revision, the fix fits a commit (msg03: "until kistore.toml is fixed: correct or
+        remove each key named" was said of a past commit, whose file no edit changes):
+        a new commit corrects it for the commits after it, and how to see it
+        (:func:`kistore.core.settings.committed_help`; once only: a parse error at a
+        revision says it already), and ``kistore verify --at REV``.
     """
     fields = {name.replace("_", "-"): name for name in Limits._fields}
     parts = []
@@ -1139,6 +1149,22 @@ def _settings_warning(problems: Sequence[KistoreError]) -> str:
             whole = True
             parts.append(str(problem))
     said = "; ".join(parts)
+    if at is not None:  # a commit's file: no edit changes what a query at it reads
+        # Lazy: said of a bad file only (a warm query loads no settings code)
+        import shlex
+
+        # Lazy: as shlex, the words of a bad committed file only
+        from ..core.settings import committed_help, revision_said
+
+        rev = revision_said(at)
+        used = "the default limits" if whole else "the file's other limits"
+        verify = f"`kistore verify --at {shlex.quote(rev)}` reports it, KI108"
+        if "as committed at" in said:  # the problem said the commit's fix (parse_settings)
+            return f"{said}; queries at {rev} use {used} ({verify})"
+        fix = "corrects the file" if whole else "corrects or removes each key named"
+        return (f"{said}; queries at {rev} use {used}: this is kistore.toml as committed at "
+                f"{rev} ({committed_help(at)}): a commit's files never change, so a new "
+                f"commit that {fix} fixes it for the commits after it ({verify})")
     if whole:
         return (f"{said}; queries use the default limits until kistore.toml is fixed "
                 "(`kistore verify` reports it; `add` refuses it)")

@@ -32,9 +32,10 @@ from ._views import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each loads on first use
+    from ..core.settings import committed_help
     from ..git.commit import PACK_THRESHOLD
     from ..git.writer import atomic_write, refuse_links
-    from ._settings import TOML_HELP, Settings, committed_help, parse_settings, settings_place
+    from ._settings import TOML_HELP, Settings, parse_settings, settings_place
     from .admission import AddResult
     from .migrate import ForwardWritten, GroupWritten, NameWritten, ObjectSkipped
 
@@ -50,7 +51,7 @@ _FIRST_USE = {"PACK_THRESHOLD": "kistore.git.commit", "AddResult": "kistore.stor
                "parse_settings": "kistore.store._settings",
                "settings_place": "kistore.store._settings",
                "TOML_HELP": "kistore.store._settings",
-               "committed_help": "kistore.store._settings"}
+               "committed_help": "kistore.core.settings"}
 """Names imported on first use: the write path's, and kistore.toml's reader; a read
 (``show``, ``rank``) loads none of them."""
 

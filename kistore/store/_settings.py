@@ -12,7 +12,6 @@ only parses (:func:`parse_settings`: ``tomllib``, loaded on first use) and keeps
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +23,8 @@ from ..core.settings import (
     STORE_VERSION,
     cite_problems,
     cite_table,
+    committed_help,
+    revision_said,
     store_fix,
     store_problems,
     table_key_problems,
@@ -244,30 +245,6 @@ class Settings:
 TOML_HELP = ("TOML 1.0: https://toml.io/en/v1.0.0; `git diff kistore.toml` shows what changed "
              "since the last commit")
 """Where to read TOML's syntax, and how to see one's own edit: said with a parse error."""
-
-
-def committed_help(at: str) -> str:
-    """Return how to see the ``kistore.toml`` committed at revision ``at`` (fresh07 L4).
-
-    ``git diff kistore.toml`` (:data:`TOML_HELP`) shows nothing of a committed file: ``rank
-    --at HEAD`` of a bad committed file said it all the same.
-
-    Args:
-        at: the revision as asked (``HEAD``, ``main~2``); a full commit id is cut to 12
-            digits.
-
-    Returns:
-        ``git show REV:kistore.toml`` and ``git log -p -- kistore.toml``, then TOML's
-        specification, shell-quoted as typed. Raises nothing.
-    """
-    rev = revision_said(at)
-    return (f"`git show {shlex.quote(rev + ':kistore.toml')}` shows it, `git log -p -- "
-            "kistore.toml` the commits that changed it; TOML 1.0: https://toml.io/en/v1.0.0")
-
-
-def revision_said(at: str) -> str:
-    """Return revision ``at`` as messages name it: a full commit id cut to 12 digits."""
-    return at[:12] if re.fullmatch(r"[0-9a-f]{40}", at) else at
 
 
 def parse_settings(data: bytes, *, file: str, at: str | None = None) -> dict[str, Any]:

@@ -203,7 +203,8 @@ class ValueWarning(AdmissionWarning):
 
     ``add`` names the value's line and column in a ``.json`` input beside its JSON Pointer
     (:func:`kistore.store.admission.locate`; reviewer break97 L7: KI221 named
-    ``run.json:/spec/...`` where JSON Lines give a line). Other problems keep
+    ``run.json:/spec/...`` where JSON Lines give a line): KI221's warnings, and KI230's and
+    KI233's (:mod:`kistore.store.latency`, since 2026-12-07, msg03). Other problems keep
     ``FILE:/POINTER`` for such an input (extending it to them: a follow-up).
     """
 

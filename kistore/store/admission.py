@@ -890,10 +890,10 @@ def locate(problem: KistoreError, origin: Any) -> None:
     ``origin`` is a file name, or an object with ``file``, ``line`` and ``pointer`` (the
     manifest's place in its file) and, optionally, ``position`` (where a pointer's value
     is, :meth:`kistore.store.inputs.Located.position`), or None. A
-    :class:`kistore.store.ValueWarning` (KI221's) at a pointer into a manifest of a
-    one-value input is placed at that value's line and column (reviewer break97 L7: it
-    named ``run.json:/spec/...`` without them, while a JSON Lines input gave its line); a
-    JSON Lines input gives the manifest's line, as before. ``problem.origin`` is set to
+    :class:`kistore.store.ValueWarning` (KI221's, KI230's, KI233's) at a pointer into a
+    manifest of a one-value input is placed at that value's line and column (reviewer
+    break97 L7: it named ``run.json:/spec/...`` without them, while a JSON Lines input gave
+    its line); a JSON Lines input gives the manifest's line, as before. ``problem.origin`` is set to
     ``origin`` (:attr:`kistore.core.errors.KistoreError.origin`): a caller tells a refusal
     at its own input from it (an import's record, fresh98 MED 5).
     """

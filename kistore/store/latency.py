@@ -23,7 +23,7 @@ from ..core.contradictions import LATENCY_UNITS_DISAGREE
 from ..core.digest import Digest
 from ..core.errors import KistoreError
 from ..core.model import Manifest
-from ._store import AdmissionWarning
+from ._store import ValueWarning
 from .run_facts import facts_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -45,7 +45,9 @@ def latency_admitted(store: Store, manifests: Sequence[Manifest]
         (ns) below the floor, at ``/spec/timing/latencyNs/S`` of the lowest such ``S``
         (KI230), and per run whose ``timing.latencyNs.mean`` and
         ``sourceNative.metrics.latency_ms`` disagree, at ``/spec/timing/latencyNs/mean``
-        (KI233); each run is added all the same.
+        (KI233); each run is added all the same. Each a :class:`kistore.store.
+        ValueWarning`: in a ``.json`` input, placed at the value's line and column, as
+        KI221's (msg03: ``run.json:/spec/timing/latencyNs/mean`` until 2026-12-07).
     """
     problems: list[tuple[Digest, KistoreError]] = []
     for m in manifests:
@@ -53,11 +55,11 @@ def latency_admitted(store: Store, manifests: Sequence[Manifest]
             continue
         facts = facts_of(m)  # the run's spec parsed once for every rule (issue 22)
         for c in facts.latencies:
-            problems.append((m.digest, AdmissionWarning(
+            problems.append((m.digest, ValueWarning(
                 f"{c.message} ({c.rule}: {_ADDED})", pointer=c.pointer)))
         slip = facts.latency_slip
         if slip is not None:
-            problems.append((m.digest, AdmissionWarning(
+            problems.append((m.digest, ValueWarning(
                 f"{slip.message}; {LATENCY_UNITS_DISAGREE.hint} ({LATENCY_UNITS_DISAGREE.id}: "
                 f"{_ADDED})", pointer=slip.pointer)))
     return problems

@@ -86,5 +86,7 @@ def test_add_warns_of_a_run_in_ms_written_as_ns_and_adds_it(store, kit, runner, 
     path.write_text(json.dumps(again))
     done = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
     assert done.exit_code == 0, done.output
-    assert f"warning: {path}:/spec/timing/latencyNs/min: the run states latencyNs min 3.49, " \
-           "mean 3.52 (nanoseconds), below 100 ns" in done.stderr
+    # at the value's line and column (msg03: `again.json:/spec/...` until 2026-12-07)
+    column = path.read_text().index('"min": 3.49') + len('"min": ') + 1
+    assert f"warning: {path}:1:{column}:/spec/timing/latencyNs/min: the run states latencyNs " \
+           "min 3.49, mean 3.52 (nanoseconds), below 100 ns" in done.stderr

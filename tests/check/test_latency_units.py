@@ -7,10 +7,14 @@ The SOL-ExecBench and FlashInfer importers write ``timing.latencyNs.mean`` and
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from click.testing import CliRunner
 
 from kistore.check.audit import verify
 from kistore.check.gate import check_range
+from kistore.cli import main
 from kistore.core import layout
 from kistore.core.contradictions import latency_units_disagree
 from kistore.core.digest import Digest
@@ -96,3 +100,41 @@ def test_r90_f8_a_numeric_string_is_judged_as_its_number():
         "from one number, so one was written in another unit or changed")
     assert latency_units_disagree(_spec(570.8, "0.0005708")) is None   # agrees
     assert latency_units_disagree(_spec(13634148, "13.634148")) is None
+
+
+def _where(path, text: str) -> str:
+    """Return ``PATH:LINE:COLUMN`` of the first ``text`` in the file (1-based, characters)."""
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if text in line:
+            return f"{path}:{number}:{line.index(text) + 1}"
+    raise AssertionError(f"{text} not in {path}")
+
+
+def test_add_places_ki230_and_ki233_at_the_value_s_line_and_column(store, kit, tmp_path):
+    # msg03: `add` of a `.json` run named `run.json:/spec/timing/latencyNs/mean` for KI230
+    # and KI233, where KI221 (a ValueWarning) names the value's line:column
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation("p", name="i")
+    add_docs(store, [protocol, env, workload, impl])
+    slip = kit.run(protocol, env, impl, workload, latency=13634148, name="slip",
+                   native={"metrics": {"latency_ms": 99999.0}})
+    slip["spec"]["sourceNative"]["source"] = "sol-execbench"
+    small = kit.run(protocol, env, impl, workload, latency=42, name="small")
+    said = {}
+    for name, run, rule, value in (("slip.json", slip, "KI233", "13634148"),
+                                   ("small.json", small, "KI230", "42")):
+        path = tmp_path / name
+        path.write_text(json.dumps(run, indent=2) + "\n")
+        done = CliRunner().invoke(main, ["--store", str(store.root), "add", str(path)])
+        assert done.exit_code == 0, done.output
+        [line] = [x for x in done.stderr.splitlines() if f"({rule}: added" in x]
+        said[rule] = line
+        # on BASE 04156861: f"warning: {path}:/spec/timing/latencyNs/mean: ..."
+        assert line.startswith(
+            f"warning: {_where(path, value)}:/spec/timing/latencyNs/mean: the run states "), line
+    assert said["KI230"] == (
+        f"warning: {_where(tmp_path / 'small.json', '42')}:/spec/timing/latencyNs/mean: the "
+        "run states latencyNs mean 42 (nanoseconds), below 100 ns, which no GPU kernel launch "
+        "reaches (the shortest kernel a GPU timer reports takes about 1 us): a value in "
+        "milliseconds or microseconds written as nanoseconds reads so (42 ms is 42,000,000 "
+        "ns) (KI230: added all the same; `check` and `verify` warn too)")

@@ -29,6 +29,11 @@ WORK_TREE = ("correct the file at that line and column (TOML 1.0: https://toml.i
              "command again")
 QUERIES = ("; queries use the default limits until kistore.toml is fixed (`kistore verify` "
            "reports it; `add` refuses it)\n")
+QUERIES_AT = ("; queries at {rev} use the default limits (`kistore verify --at {rev}` reports "
+              "it, KI108)\n")
+"""What a query ``--at REV`` says after the commit's fix (msg03: until 2026-12-07 it said
+:data:`QUERIES`, "until kistore.toml is fixed", and ``verify`` and ``add``, of the work
+tree)."""
 
 
 @pytest.fixture
@@ -57,7 +62,7 @@ def test_a_bad_committed_file_is_advised_as_a_commit_s(runner, committed_bad, co
     done = kistore(store_path, *command, "--at", rev)
     assert done.returncode == 0, done.stderr
     said = [line for line in done.stderr.splitlines(True) if "kistore.toml" in line]
-    assert said == [f"warning: {WHAT}{COMMITTED.format(rev=rev)}{QUERIES}"]
+    assert said == [f"warning: {WHAT}{COMMITTED.format(rev=rev)}{QUERIES_AT.format(rev=rev)}"]
     assert "git diff" not in done.stderr  # before: the work tree's advice, nothing to diff
     plain = kistore(store_path, *command)
     assert plain.returncode == 0 and "kistore.toml" not in plain.stderr
@@ -82,3 +87,28 @@ def test_verify_at_a_commit_says_the_commit_s_fix(runner, committed_bad):
             "the commits that changed it; TOML 1.0: https://toml.io/en/v1.0.0); until then the "
             "commits holding it are read with the default limits (queries warn, `verify` uses "
             "them)\n") in done.stdout, done.stdout
+
+
+def test_a_bad_key_of_a_past_commit_is_advised_as_a_commit_s(runner, store_path):
+    # msg03: `ls --at HEAD~1` of a commit whose [limits] misspelt a key, corrected in the
+    # next commit, said "queries use the file's other limits until kistore.toml is fixed:
+    # correct or remove each key named (`kistore verify` reports it, KI108; `add` refuses
+    # it)": no edit of the work tree's file changes what a query at HEAD~1 reads
+    good = (store_path / "kistore.toml").read_text()
+    (store_path / "kistore.toml").write_text(good.replace("[limits]\n",
+                                                          "[limits]\nstring-lenght = 100\n"))
+    git(store_path, "commit", "-qam", "a misspelt limit")
+    (store_path / "kistore.toml").write_text(good)
+    git(store_path, "commit", "-qam", "the limit's name corrected")
+    done = kistore(store_path, "ls", "--at", "HEAD~1")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        "warning: kistore.toml:/limits/string-lenght: unknown limit 'string-lenght'; the "
+        "limits are manifest-bytes, source-bytes, string-length, array-length, "
+        "object-members (ignored); queries at HEAD~1 use the file's other limits: this is "
+        "kistore.toml as committed at HEAD~1 (`git show 'HEAD~1:kistore.toml'` shows it, "
+        "`git log -p -- kistore.toml` the commits that changed it; TOML 1.0: "
+        "https://toml.io/en/v1.0.0): a commit's files never change, so a new commit that "
+        "corrects or removes each key named fixes it for the commits after it (`kistore "
+        "verify --at 'HEAD~1'` reports it, KI108)\n")
+    assert kistore(store_path, "ls").stderr == ""  # the work tree's file is the corrected one
