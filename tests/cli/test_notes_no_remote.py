@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from datetime import UTC, datetime, timedelta
 
@@ -213,7 +214,14 @@ def test_notes_push_of_a_tip_lacking_an_own_line_warns_naming_it(clone):
     assert pushed.returncode == 0, pushed.stderr
     assert pushed.stdout == ("pushed refs/notes/kistore to origin, after merging the 0 "
                              "attestation(s) origin had that this repository lacked\n")
-    assert pushed.stderr == (
+    redated, lacking = pushed.stderr.splitlines(keepends=True)
+    assert re.fullmatch(  # msg03: said, the two commits 5 minutes old made again as one
+        r"note: 2 notes commits origin lacked were dated up to 5 minutes( \d+ seconds?)? "
+        r"before this machine's clock: made again as one notes commit dated at the push, "
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, holding the tip's lines, since a note line "
+        r"enters the repository at its notes commit's date, which a server allows up to "
+        r"10 minutes before its clock \(KI437\)\n", redated)
+    assert lacking == (
         "warning: pushed refs/notes/kistore to origin without 1 attestation line(s) its "
         f"notes history or reflog held: {FAST_NOTE}; origin's notes lack them, and KI315 says "
         "them until `kistore notes restore` then `kistore notes push origin` sends them, "
