@@ -91,6 +91,11 @@ class CommittedNames:
         if self._head is None or not named:
             return {}
         if self._edited is None:
+            # Lazy: the guard only when git compares the work tree (fresh11 M3: a FIFO
+            # among the attributes files and `git diff` waits for ever)
+            from ..git.attr_guard import refuse_blocking_attributes
+
+            refuse_blocking_attributes(self._repo, "`git diff HEAD -- store/metadata`")
             self._edited = work_tree_changes(self._root, "HEAD", layout.METADATA_DIR)
         edited = self._edited
         found: dict[Digest, Moved] = {}
