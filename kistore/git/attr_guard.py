@@ -92,7 +92,7 @@ def _judge(full: Path, shown: str, origin: str | None = None) -> Blocking | None
 
 
 def _store_attributes(workdir: Path) -> Blocking | None:
-    """The first ``.gitattributes`` under ``store/`` on disk that is not a regular file.
+    """Return the first ``.gitattributes`` under ``store/`` on disk that is not a regular file.
 
     Each directory is listed once (``scandir``); only a ``.gitattributes`` it lists is
     stat'ed. Symbolic links to directories are not followed (git does not either).
@@ -116,8 +116,10 @@ def _store_attributes(workdir: Path) -> Blocking | None:
 
 
 def _tree_attributes(workdir: Path, tree: pygit2.Tree | None) -> Blocking | None:
-    """The first ``.gitattributes`` of a directory ``tree`` holds outside ``store/`` (and the
-    top's) that is not a regular file: one ``stat`` per directory, blobs not read.
+    """Return the first bad ``.gitattributes`` of a directory ``tree`` holds outside ``store/``.
+
+    The top's too; one that is not a regular file. One ``stat`` per directory, blobs not
+    read.
 
     Args:
         workdir: the top of the work tree.
@@ -132,13 +134,15 @@ def _tree_attributes(workdir: Path, tree: pygit2.Tree | None) -> Blocking | None
         if node is None:
             continue
         for entry in node:
-            if entry.type_str != "tree" or (not prefix and entry.name == layout.STORE_DIR):
+            name = entry.name
+            if entry.type_str != "tree" or name is None or (
+                    not prefix and name == layout.STORE_DIR):
                 continue
             try:
-                sub = cast("pygit2.Tree", node[entry.name])  # pygit2 types it as an Object
+                sub = cast("pygit2.Tree", node[name])  # pygit2 types it as an Object
             except (KeyError, _pygit2.GitError):  # a missing tree: said by those who read it
                 continue
-            pending.append((f"{prefix}{entry.name}/", sub))
+            pending.append((f"{prefix}{name}/", sub))
     return None
 
 
@@ -165,8 +169,10 @@ def _configured(workdir: Path) -> tuple[Path, str] | None:
 
 
 def _outside(workdir: Path) -> list[tuple[Path, str | None]]:
-    """Every attributes file outside the repository git or libgit2 may read, with the
-    origin of ``core.attributesFile`` (None for the defaults)."""
+    """Return every attributes file outside the repository git or libgit2 may read.
+
+    Each with the origin of ``core.attributesFile`` (None for the defaults).
+    """
     configured = _configured(workdir)
     files: list[tuple[Path, str | None]] = (
         [configured] if configured is not None
