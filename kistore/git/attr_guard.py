@@ -18,9 +18,10 @@ fresh11 M3). The files (gitattributes(5); libgit2's ``attr_setup``):
 
 :func:`refuse_blocking_attributes` stats them all (``os.stat``: a symbolic link is
 judged by what it names) and refuses, naming the first that is not a regular file, what
-it is and how to remove it. It costs a walk of ``store/``'s directories (``scandir``,
-which reads each directory once), one ``stat`` per other directory and a ``git config``
-child: asked only right before git compares the work tree (verify's work-tree status,
+it is and how to remove it. It costs a walk of ``store/``'s directories (a ``stat`` of
+each, the few that hold directories listed), one ``stat`` per other directory and a ``git
+config`` child (about a third of a clean libgit2 status of the same work tree: docs/speed.md):
+asked only right before git compares the work tree (verify's work-tree status,
 ``migrate``'s ``git diff``), never on verify's fast path, which asks git nothing.
 What it does not cover: ``git status`` or ``git commit`` typed by hand wait on such a file
 all the same, inside git, before any hook runs (docs/threats.md).
@@ -94,25 +95,48 @@ def _judge(full: Path, shown: str, origin: str | None = None) -> Blocking | None
 def _store_attributes(workdir: Path) -> Blocking | None:
     """Return the first ``.gitattributes`` under ``store/`` on disk that is not a regular file.
 
-    Each directory is listed once (``scandir``); only a ``.gitattributes`` it lists is
-    stat'ed. Symbolic links to directories are not followed (git does not either).
+    A directory's ``.gitattributes`` is stat'ed, never looked for in a listing: a directory
+    whose link count says it holds no subdirectory (``st_nlink == 2``, as ext4, xfs and
+    tmpfs count: the shards of objects, metadata and names) is not listed at all, which
+    halves the walk; one counted otherwise (btrfs counts 1) is listed. Symbolic links to
+    directories are not followed (git does not either).
     """
-    pending = [workdir / layout.STORE_DIR]
+    top = os.fspath(workdir)
+    pending = [os.path.join(top, layout.STORE_DIR)]
     while pending:
         directory = pending.pop()
+        found = _judge_str(directory, top)
+        if found is not None:
+            return found
         try:
-            entries = list(os.scandir(directory))
+            listing = os.scandir(directory)
         except OSError:  # absent, not a directory, unreadable
             continue
-        for entry in entries:
-            if entry.name == _ATTRIBUTES:
-                found = _judge(Path(entry.path),
-                               Path(entry.path).relative_to(workdir).as_posix())
-                if found is not None:
+        with listing:
+            for entry in listing:
+                if not entry.is_dir(follow_symlinks=False):
+                    continue
+                try:
+                    leaf = entry.stat(follow_symlinks=False).st_nlink == 2
+                except OSError:
+                    continue
+                if not leaf:
+                    pending.append(entry.path)
+                elif (found := _judge_str(entry.path, top)) is not None:
                     return found
-            elif entry.is_dir(follow_symlinks=False):
-                pending.append(Path(entry.path))
     return None
+
+
+def _judge_str(directory: str, top: str) -> Blocking | None:
+    """Return :func:`_judge` of ``directory``'s ``.gitattributes``, said from ``top``."""
+    full = os.path.join(directory, _ATTRIBUTES)
+    try:
+        mode = os.stat(full).st_mode
+    except OSError:  # absent (nearly always): no Path made
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return _judge(Path(full), Path(os.path.relpath(full, top)).as_posix())
 
 
 def _tree_attributes(workdir: Path, tree: pygit2.Tree | None) -> Blocking | None:
