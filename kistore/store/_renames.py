@@ -91,8 +91,8 @@ class CommittedNames:
         if self._head is None or not named:
             return {}
         if self._edited is None:
-            # Lazy: the guard only when git compares the work tree (fresh11 M3: a FIFO
-            # among the attributes files and `git diff` waits for ever)
+            # git diff waits for ever on a FIFO among the attributes files (fresh11 M3)
+            # Lazy: the guard only when git compares the work tree.
             from ..git.attr_guard import refuse_blocking_attributes
 
             refuse_blocking_attributes(self._repo, "`git diff HEAD -- store/metadata`")
