@@ -558,6 +558,12 @@ def _worktree_changes(repo: pygit2.Repository, skipped: SkipWorktree | None = No
     try:
         if objects is not None and _objects_unchanged(repo, objects, skipped):
             return []
+        # git opens every attributes file to filter the files it hashes: a FIFO among them
+        # and it waits for ever (fresh11 M3); looked at here, never on the path above
+        # Lazy: the guard (and its git child) only when git's status is asked.
+        from ..git.attr_guard import refuse_blocking_attributes
+
+        refuse_blocking_attributes(repo, "git's status of the work tree")
         if skipped is not None and skipped.sparse_index:
             statuses = _git_status(repo, flags)
         else:

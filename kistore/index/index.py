@@ -964,6 +964,10 @@ def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | Non
     except refs.RefsUnreadable:
         commit = None if store.repo.head_is_unborn else str(store.commit("HEAD").id)
     if commit is None:  # unborn branch: no tree to compare with, and a small store
+        # Lazy: the guard only here (a FIFO among the attributes files: status waits for ever).
+        from ..git.attr_guard import refuse_blocking_attributes
+
+        refuse_blocking_attributes(store.repo, "git's status of the work tree")
         changed = {d for path in store.repo.status()
                    if (d := layout.digest_from_path(path)) is not None}
         return OverlayCatalog.over(MemoryCatalog({}), store.view(None), changed,

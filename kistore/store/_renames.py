@@ -91,6 +91,11 @@ class CommittedNames:
         if self._head is None or not named:
             return {}
         if self._edited is None:
+            # git diff waits for ever on a FIFO among the attributes files (fresh11 M3)
+            # Lazy: the guard only when git compares the work tree.
+            from ..git.attr_guard import refuse_blocking_attributes
+
+            refuse_blocking_attributes(self._repo, "`git diff HEAD -- store/metadata`")
             self._edited = work_tree_changes(self._root, "HEAD", layout.METADATA_DIR)
         edited = self._edited
         found: dict[Digest, Moved] = {}

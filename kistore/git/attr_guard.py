@@ -1,0 +1,294 @@
+"""Every attributes file git may read, looked at (never opened) before git is asked.
+
+git and libgit2 read the attributes files before they compare a work-tree file with the
+index or a commit (``git status``, ``git diff``, libgit2's status: the filters a file
+passes through are attributes). They open each one and read it: a FIFO there makes the
+read wait for ever, inside git's C code, where Ctrl-C does not reach (fifo02, attr03,
+fresh11 M3). The files (gitattributes(5); libgit2's ``attr_setup``):
+
+- a ``.gitattributes`` in each directory of the work tree: every directory under
+  ``store/`` on disk (:func:`_store_attributes`), and each other directory ``HEAD``'s tree
+  holds (:func:`_tree_attributes`, one ``stat`` each);
+- ``$GIT_COMMON_DIR/info/attributes``;
+- outside the repository: ``core.attributesFile`` as git reads it (its includes,
+  ``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_*`` and ``-c`` count: :func:`_configured`), else its
+  default ``$XDG_CONFIG_HOME/git/attributes`` (``~/.config/git/attributes``); git's system
+  file ``/etc/gitattributes`` (unless ``GIT_ATTR_NOSYSTEM``) and libgit2's,
+  ``gitattributes`` in its system search path.
+
+:func:`refuse_blocking_attributes` stats them all (``os.stat``: a symbolic link is
+judged by what it names) and refuses, naming the first that is not a regular file, what
+it is and how to remove it. It costs a walk of ``store/``'s directories (a ``stat`` of
+each, the few that hold directories listed), one ``stat`` per other directory and a ``git
+config`` child (about a third of a clean libgit2 status of the same work tree: docs/speed.md):
+asked only right before git compares the work tree (verify's work-tree status,
+``migrate``'s ``git diff``), never on verify's fast path, which asks git nothing.
+What it does not cover: ``git status`` or ``git commit`` typed by hand wait on such a file
+all the same, inside git, before any hook runs (docs/threats.md).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from ..core import layout
+from ..core.errors import StoreStateError
+from .child import git_environment
+from .config_files import xdg_config_home
+from .lazy import pygit2 as _pygit2  # imported on first use
+from .refs import common_git_dir
+
+if TYPE_CHECKING:
+    import pygit2
+
+__all__ = ["Blocking", "blocking_attributes", "refuse_blocking_attributes"]
+
+_ATTRIBUTES = ".gitattributes"
+
+
+@dataclass(frozen=True)
+class Blocking:
+    """An attributes file git would read that is not a regular file.
+
+    Attributes:
+        path: the file as said to the user (a repository path for a file of the work
+            tree, ``.git/info/attributes``, else absolute).
+        full: the file's absolute path (for ``rm``).
+        kind: what it is (``a FIFO``, ``a socket``, ``a directory``, ...).
+        origin: for ``core.attributesFile``, where git found the setting (``file:PATH``
+            or ``command line:``), else None.
+    """
+
+    path: str
+    full: Path
+    kind: str
+    origin: str | None = None
+
+
+def _kind(mode: int) -> str | None:
+    """Return what a file of ``mode`` is, None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _judge(full: Path, shown: str, origin: str | None = None) -> Blocking | None:
+    """Return :class:`Blocking` when ``full`` exists and is not a regular file (a stat)."""
+    try:
+        mode = os.stat(full).st_mode
+    except OSError:  # absent, a broken link, unreadable: git reads nothing either
+        return None
+    kind = _kind(mode)
+    return None if kind is None else Blocking(shown, full, kind, origin)
+
+
+def _store_attributes(workdir: Path) -> Blocking | None:
+    """Return the first ``.gitattributes`` under ``store/`` on disk that is not a regular file.
+
+    A directory's ``.gitattributes`` is stat'ed, never looked for in a listing: a directory
+    whose link count says it holds no subdirectory (``st_nlink == 2``, as ext4, xfs and
+    tmpfs count: the shards of objects, metadata and names) is not listed at all, which
+    halves the walk; one counted otherwise (btrfs counts 1) is listed. Symbolic links to
+    directories are not followed (git does not either).
+    """
+    top = os.fspath(workdir)
+    pending = [os.path.join(top, layout.STORE_DIR)]
+    while pending:
+        directory = pending.pop()
+        found = _judge_str(directory, top)
+        if found is not None:
+            return found
+        try:
+            listing = os.scandir(directory)
+        except OSError:  # absent, not a directory, unreadable
+            continue
+        with listing:
+            for entry in listing:
+                if not entry.is_dir(follow_symlinks=False):
+                    continue
+                try:
+                    leaf = entry.stat(follow_symlinks=False).st_nlink == 2
+                except OSError:
+                    continue
+                if not leaf:
+                    pending.append(entry.path)
+                elif (found := _judge_str(entry.path, top)) is not None:
+                    return found
+    return None
+
+
+def _judge_str(directory: str, top: str) -> Blocking | None:
+    """Return :func:`_judge` of ``directory``'s ``.gitattributes``, said from ``top``."""
+    full = os.path.join(directory, _ATTRIBUTES)
+    try:
+        mode = os.stat(full).st_mode
+    except OSError:  # absent (nearly always): no Path made
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return _judge(Path(full), Path(os.path.relpath(full, top)).as_posix())
+
+
+def _tree_attributes(workdir: Path, tree: pygit2.Tree | None) -> Blocking | None:
+    """Return the first bad ``.gitattributes`` of a directory ``tree`` holds outside ``store/``.
+
+    The top's too; one that is not a regular file. One ``stat`` per directory, blobs not
+    read.
+
+    Args:
+        workdir: the top of the work tree.
+        tree: ``HEAD``'s tree, or None (an unborn branch: only the top is looked at).
+    """
+    pending: list[tuple[str, pygit2.Tree | None]] = [("", tree)]
+    while pending:
+        prefix, node = pending.pop()
+        found = _judge(workdir / prefix / _ATTRIBUTES, prefix + _ATTRIBUTES)
+        if found is not None:
+            return found
+        if node is None:
+            continue
+        for entry in node:
+            name = entry.name
+            if entry.type_str != "tree" or name is None or (
+                    not prefix and name == layout.STORE_DIR):
+                continue
+            try:
+                sub = cast("pygit2.Tree", node[name])  # pygit2 types it as an Object
+            except (KeyError, _pygit2.GitError):  # a missing tree: said by those who read it
+                continue
+            pending.append((f"{prefix}{name}/", sub))
+    return None
+
+
+def _configured(workdir: Path) -> tuple[Path, str] | None:
+    """Return ``core.attributesFile`` as git reads it, with its origin; None when unset.
+
+    ``git config --show-origin -z --path --get core.attributesFile`` run at the top of the
+    work tree: the repository's config, the global and system files, includes,
+    ``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n`` and ``git -c``
+    (``GIT_CONFIG_PARAMETERS``) all count, as for any git command kistore runs. A relative
+    value is read from the top of the work tree. None too when git cannot be run.
+    """
+    try:
+        done = subprocess.run(
+            ["git", "-C", os.fspath(workdir), "config", "--show-origin", "-z", "--path",
+             "--get", "core.attributesFile"], capture_output=True, env=git_environment())
+    except OSError:  # no git command: only libgit2 reads, and it reads the same files
+        return None
+    parts = done.stdout.split(b"\0")
+    if done.returncode != 0 or len(parts) < 2 or not parts[1]:
+        return None
+    origin, value = os.fsdecode(parts[0]), Path(os.fsdecode(parts[1]))
+    return workdir / value, origin
+
+
+def _outside(workdir: Path) -> list[tuple[Path, str | None]]:
+    """Return every attributes file outside the repository git or libgit2 may read.
+
+    Each with the origin of ``core.attributesFile`` (None for the defaults).
+    """
+    configured = _configured(workdir)
+    files: list[tuple[Path, str | None]] = (
+        [configured] if configured is not None
+        else [(xdg_config_home() / "git" / "attributes", None)])
+    if os.environ.get("GIT_ATTR_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
+        files.append((Path("/etc/gitattributes"), None))  # git's ($(prefix)/etc: /usr)
+    search = _pygit2.option(_pygit2.enums.Option.GET_SEARCH_PATH,
+                            _pygit2.enums.ConfigLevel.SYSTEM)
+    for directory in (search or "").split(os.pathsep):  # libgit2's (it ignores NOSYSTEM)
+        if directory and (Path(directory) / "gitattributes", None) not in files:
+            files.append((Path(directory) / "gitattributes", None))
+    return files
+
+
+def blocking_attributes(repo: pygit2.Repository) -> Blocking | None:
+    """Return the first attributes file git may read that is not a regular file.
+
+    Looked at in git's order of reading, the files outside the repository last (see the
+    module's docstring); each only stat'ed, never opened.
+
+    Args:
+        repo: a repository with a work tree (a bare one: only ``info/attributes`` and the
+            files outside).
+
+    Returns:
+        The file, or None when every one is a regular file or absent.
+    """
+    workdir = Path(repo.workdir) if repo.workdir else None
+    if workdir is not None:
+        try:
+            tree = None if repo.head_is_unborn else repo.head.peel(_pygit2.Tree)
+        except _pygit2.GitError:  # HEAD unreadable: said by those who read it
+            tree = None
+        found = _tree_attributes(workdir, tree) or _store_attributes(workdir)
+        if found is not None:
+            return found
+    found = _judge(common_git_dir(Path(repo.path)) / "info" / "attributes",
+                   ".git/info/attributes")
+    if found is not None:
+        return found
+    for path, origin in _outside(workdir or Path(repo.path)):
+        found = _judge(path, os.fspath(path), origin)
+        if found is not None:
+            return found
+    return None
+
+
+def refuse_blocking_attributes(repo: pygit2.Repository, asking: str) -> None:
+    """Refuse, before git is asked, when an attributes file it reads would make it wait.
+
+    Args:
+        repo: the repository.
+        asking: what kistore was about to ask git, for the message (``git's status of
+            the work tree``).
+
+    Raises:
+        StoreStateError: :func:`blocking_attributes` found a file (exit status 1); the
+            message names it, what it is, and the fix (``rm PATH``; for
+            ``core.attributesFile`` also the config file setting it and how to unset it).
+    """
+    found = blocking_attributes(repo)
+    if found is None:
+        return
+    fix = f"remove it (`rm {_quoted(found.full)}`)"
+    what = "an attributes file git reads"
+    if found.origin is not None:
+        what = f"core.attributesFile ({_said_origin(found.origin)})"
+        if found.origin.startswith("file:"):
+            fix += (" or stop naming it (`git config --file "
+                    f"{_quoted(Path(found.origin[len('file:'):]))} --unset "
+                    "core.attributesFile`)")
+        else:
+            fix += " or stop setting it there"
+    raise StoreStateError(
+        f"{what} is {found.kind}, not a regular file: git opens and reads it before it "
+        f"compares a work-tree file, and would wait for ever; {asking} was not asked, "
+        f"nothing was written. {fix[0].upper()}{fix[1:]}, then run the command again",
+        file=found.path)
+
+
+def _said_origin(origin: str) -> str:
+    """Return where git found a setting, in words (``set in FILE``, ``set by git -c ...``)."""
+    if origin.startswith("file:"):
+        return f"set in {origin[len('file:'):]}"
+    if origin.startswith("command line:"):
+        return "set by `git -c` or a GIT_CONFIG_* environment variable"
+    return f"set in {origin}"
+
+
+def _quoted(path: Path) -> str:
+    """Return ``path`` as a shell word (quoted only when it needs it)."""
+    # Lazy: shlex only when a refusal is said.
+    import shlex
+
+    return shlex.quote(os.fspath(path))
