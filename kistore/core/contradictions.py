@@ -230,7 +230,8 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
     Every statistic that is a latency (all but ``std``) lies in [``min``, ``max``], and
     quantiles are ordered: ``pA`` <= ``pB`` for A < B, ``median`` (the 0.5 quantile) among
     them, each with :data:`STATISTIC_SLACK` relative slack. ``mean`` and ``geomean`` are
-    bounded by ``min`` and ``max`` only. Of one trial (``trials`` 1) ``std`` is 0; with
+    bounded by ``min`` and ``max`` only. Of one trial (``trials`` 1) every latency
+    statistic is that trial's value (:func:`single_trial_differs`), and ``std`` is 0; with
     ``min`` and ``max`` stated, ``std`` is bounded by their range (:func:`std_bound`, as
     :func:`_std_contradictions` reads it).
     Values that are not numbers are the schema's.
@@ -240,7 +241,10 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
         trials: the run's ``spec.timing.trials`` (:func:`trials_of`); None: not stated.
 
     Returns:
-        One contradiction per pair out of order (the lower statistic's name first in the pair
+        With ``trials`` 1 and latency statistics differing beyond their rounding, the one
+        contradiction of :func:`single_trial_differs` (at ``/spec/timing/latencyNs``: it
+        names every pair out of order, which is not said again); otherwise one
+        contradiction per pair out of order (the lower statistic's name first in the pair
         as a sample orders them), at the pointer of the one that should be lower, its
         message naming both pointers and values. Then, at ``/spec/timing/latencyNs/std``,
         a ``std`` above 0 of one trial, or above :func:`std_bound`.
@@ -248,7 +252,10 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
     values = {k: v for k, v in latency.items() if k not in _SPREAD
               and is_number(v)}
     found = []
-    if len(values) >= 2:  # most runs state one statistic: nothing to order
+    single = single_trial_differs(values) if trials == 1 else None
+    if single is not None:
+        found.append(single)
+    elif len(values) >= 2:  # most runs state one statistic: nothing to order
         for low, high in _ordered_pairs(tuple(sorted(values))):
             a, b = values[low], values[high]
             if a <= b:  # in order: a - b <= 0 is never above the slack
@@ -259,6 +266,43 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
     if is_number(spread):
         found += _std_contradictions(spread, values, trials)
     return found
+
+
+def single_trial_differs(values: dict[str, float]) -> Contradiction | None:
+    """KI228 of a run of one trial whose latency statistics are not one value.
+
+    Of one trial, ``min``, ``max``, ``mean``, ``median``, ``geomean`` and every
+    percentile are that trial's latency. They contradict when the highest and the lowest
+    stated differ by more than :data:`ONE_TRIAL_SLACK_NS` plus :data:`STATISTIC_SLACK`
+    relative to the highest.
+
+    Args:
+        values: a run's latency statistics (``std`` left out), name -> ns, numbers only.
+
+    Returns:
+        The contradiction at ``/spec/timing/latencyNs``, naming every stated statistic with
+        its value (lowest first, then by name); None when they can be one value (or fewer
+        than two are stated).
+    """
+    if len(values) < 2:
+        return None
+    low, high = min(values.values()), max(values.values())
+    if high - low <= ONE_TRIAL_SLACK_NS + STATISTIC_SLACK * max(abs(low), abs(high)):
+        return None
+    stated = ", ".join(f"{k} {v!r}" for v, k in sorted((v, k) for k, v in values.items()))
+    return Contradiction(
+        "KI228", LATENCY_POINTER,
+        f"the run states 1 trial (/spec/timing/trials) and latencyNs {stated} "
+        f"({LATENCY_POINTER}): the min, max, mean, median, geomean and percentiles of one "
+        f"trial are all its one latency, and these differ by more than rounding gives "
+        f"({ONE_TRIAL_SLACK_NS:g} ns, and a relative {STATISTIC_SLACK:g})",
+        f"latencyNs {stated} differ with 1 trial")
+
+
+ONE_TRIAL_SLACK_NS = 1.0
+"""Nanoseconds two latency statistics of one trial may differ by (KI228): the one latency
+written as whole nanoseconds, rounded one way for one statistic and another way (down, to
+nearest) for the next. Beyond it, :data:`STATISTIC_SLACK` relative (floating point)."""
 
 
 def resolution(value: float) -> float:
@@ -285,6 +329,9 @@ def resolution(value: float) -> float:
         k += 1
     return float(10 ** k)
 
+
+LATENCY_POINTER = "/spec/timing/latencyNs"
+"""Where a run states its latency statistics (a KI228 finding on them all)."""
 
 STD_POINTER = "/spec/timing/latencyNs/std"
 """Where a run states its latency spread (KI228 of a ``std`` too large)."""

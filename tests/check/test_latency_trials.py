@@ -1,4 +1,4 @@
-"""KI228 with the run's trial count: a std no trials give.
+"""KI228 with the run's trial count: a std no trials give, one trial's statistics that differ.
 
 Found by new users (warn01, stat04): ``std`` was "bound by nothing", so a run of
 ``trials: 1`` stating a ``std`` of 5 ns was added (one value deviates from itself by
@@ -43,6 +43,32 @@ def test_a_std_of_one_trial_is_refused_whatever_else_is_stated():
     assert _found({"mean": 1000, "std": 0}, 1) == []
     assert _found({"mean": 1000, "std": 5}, 2) == []  # two trials: a std, unbounded alone
     assert _found({"mean": 1000, "std": 5}) == []
+
+
+ONE_DIFFERS = (
+    "the run states 1 trial (/spec/timing/trials) and latencyNs min 1000, mean 1200, max 2000 "
+    "(/spec/timing/latencyNs): the min, max, mean, median, geomean and percentiles of one "
+    "trial are all its one latency, and these differ by more than rounding gives (1 ns, and a "
+    "relative 1e-09)")
+
+
+def test_one_trials_statistics_that_differ_are_one_finding():
+    assert _found({"min": 1000, "mean": 1200, "max": 2000}, 1) == [(
+        "KI228", "/spec/timing/latencyNs", ONE_DIFFERS,
+        "latencyNs min 1000, mean 1200, max 2000 differ with 1 trial")]
+    # out of order too: said once, naming every value (no pair findings beside it)
+    assert [c[1:4:2] for c in _found({"min": 2000, "max": 10, "p50": 20}, 1)] == [
+        ("/spec/timing/latencyNs", "latencyNs max 10, p50 20, min 2000 differ with 1 trial")]
+    # one trial rounded two ways: 1 ns apart is its rounding; 2 ns is not
+    assert _found({"min": 1000, "mean": 1000.7, "median": 1001, "geomean": 1000}, 1) == []
+    assert [c[3] for c in _found({"min": 1000, "median": 1002}, 1)] == [
+        "latencyNs min 1000, median 1002 differ with 1 trial"]
+    # relative 1e-9 beyond the nanosecond: a floating point mean of one huge value
+    assert _found({"min": 1e12, "mean": 1e12 * (1 + 5e-10) + 1}, 1) == []
+    # two trials may differ: the order rule alone judges them
+    assert _found({"min": 1000, "mean": 1200, "max": 2000}, 2) == []
+    assert [c[3] for c in _found({"min": 2000, "max": 1000}, 2)] == [
+        "latencyNs min 2000 > max 1000"]
 
 
 STD_40 = ("the run states std 40 ns (/spec/timing/latencyNs/std) of trials from min 11 ns to "
