@@ -47,6 +47,12 @@ def _where(path, key: str) -> str:
     raise AssertionError(f"{key} not in {path}")
 
 
+def _warning(path, run: dict, said: str) -> str:
+    """Return the warning line ``add`` prints of ``run`` (in ``path``): its words ``said``."""
+    return (f"warning: {_where(path, LATENCY)}:/spec/timing/latencyNs: {_named(run)} {said}; "
+            f"{HINT}")
+
+
 @pytest.fixture
 def setting(store, kit):
     """A stored protocol measuring the mean, its environment and workload."""
@@ -76,11 +82,10 @@ def test_agreeing_statistic_not_stated_is_said_and_rank_agrees(setting, tmp_path
     run, path, said = _add_run(store, kit, tmp_path, protocol, env, workload, "agree",
                                {"primaryStatistic": "mean", "latencyNs": {"median": 5000,
                                                                           "min": 4000}})
-    assert said == [
-        f"warning: {_where(path, LATENCY)}:/spec/timing/latencyNs: {_named(run)} "
+    assert said == [_warning(path, run, (
         f"states timing.primaryStatistic 'mean', the statistic its protocol "
         f"{_named(protocol)} measures, but no 'mean' in timing.latencyNs (it states median, "
-        f"min): {RANK_READS.format(s='mean')}; {HINT}"]
+        f"min): {RANK_READS.format(s='mean')}"))]
     _, ranking = rank(store, "BenchmarkRun/agree")
     assert [r.record.name for r in ranking.unranked] == ["agree"] and ranking.ranked == []
     # stating the mean: nothing said, and ranked
@@ -95,12 +100,11 @@ def test_disagreeing_statistic_says_which_one_rank_reads(setting, tmp_path):
     store, kit, protocol, env, workload = setting
     run, path, said = _add_run(store, kit, tmp_path, protocol, env, workload, "other",
                                {"primaryStatistic": "median", "latencyNs": {"median": 5000}})
-    assert said == [
-        f"warning: {_where(path, LATENCY)}:/spec/timing/latencyNs: {_named(run)} "
+    assert said == [_warning(path, run, (
         f"states no 'mean' in timing.latencyNs (it states median), the statistic its "
         f"protocol {_named(protocol)} measures (measurement.primaryStatistic): ranking reads "
         f"the protocol's 'mean', not the run's own 'median' (KI218): "
-        f"{RANK_READS.format(s='mean')}; {HINT}"]
+        f"{RANK_READS.format(s='mean')}"))]
     _, ranking = rank(store, "BenchmarkRun/other")
     assert [r.record.name for r in ranking.unranked] == ["other"] and ranking.ranked == []
 
@@ -131,14 +135,13 @@ def test_protocol_not_stored_judges_the_runs_own_statistic(store, kit, tmp_path)
     path = _write(tmp_path / "dangling.json", run)
     added = _cli(store, "add", "--allow-dangling", str(path))
     ref = f"sha256:{Manifest.from_document(protocol).digest.hex}"
-    assert [x for x in added.stderr.splitlines() if "KI252" in x] == [
-        f"warning: {_where(path, LATENCY)}:/spec/timing/latencyNs: {_named(run)} "
+    assert [x for x in added.stderr.splitlines() if "KI252" in x] == [_warning(path, run, (
         f"states timing.primaryStatistic 'mean' but no 'mean' in timing.latencyNs (it states "
         f"median); its protocol {ref} is not stored, and ranking reads the statistic the "
         f"protocol measures (measurement.primaryStatistic, KI218): if that is 'mean', in a "
         f"family ranked by measured latency (the default), `rank` will read "
         f"timing.latencyNs.mean and will list this run unranked (a family the ranking policy "
-        f"ranks by its source's own metric does not read timing.latencyNs); {HINT}"]
+        f"ranks by its source's own metric does not read timing.latencyNs)"))]
 
 
 def test_a_failed_run_or_one_without_latencies_is_not_judged(setting, tmp_path):
