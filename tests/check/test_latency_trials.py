@@ -164,3 +164,16 @@ def test_true_statistics_rounded_as_kernelbench_does_are_never_refused(trials, s
     stats = {k: _three_digits_in_ms(v) for k, v in _true(trials, sample).items()}
     chosen = data.draw(st.lists(st.sampled_from(sorted(stats)), unique=True, min_size=1))
     assert _found({k: stats[k] for k in chosen}, len(trials)) == []
+
+
+def test_no_imported_run_is_refused_or_warned_by_the_new_rules(imported_store):
+    """The real data (KernelBench's 21 rows of min = max beside a std among them): no KI228
+    in ``verify``, and no KI228 or KI252 at the gate over the whole import."""
+    from kistore.check.audit import verify
+    from kistore.check.gate import check_range
+
+    from ..conftest import git
+    first = git(imported_store.root, "rev-list", "--max-parents=0", "HEAD").strip()
+    found = [f.rule.id for f in verify(imported_store) + check_range(
+        imported_store, f"{first}..HEAD")]
+    assert "KI228" not in found and "KI252" not in found
