@@ -61,10 +61,14 @@ from ..core.schema import (
     reserved_on_windows,
 )
 from ..core.statistics import (
+    LATENCY_POINTER,
     RUN_POINTER,
     STATISTIC_DISAGREES,
+    STATISTIC_UNSTATED,
     disagreement,
+    latency_names,
     statistic_of,
+    unstated,
 )
 from ..core.statistics import named as named_manifest
 from ..core.text_fields import identifying_problems
@@ -224,9 +228,10 @@ METRIC_KEYS_DIFFER_IN_CASE = rule(
 LATENCY_STATISTICS_CONTRADICT = rule(
     "KI228", "latency-statistics-contradict", ERROR,
     "state the latency statistics as the trials gave them (min <= every statistic <= max, "
-    "percentiles in order): a unit or field mixed up (ms written as ns, min and max "
-    "swapped) is the usual cause; objects are never edited: add the corrected run as a new "
-    "object (a stored one is left out of rankings)")
+    "percentiles in order, a std no more than min, max and timing.trials allow; of one "
+    "trial, every statistic its one latency and std 0): a unit or field mixed up (ms "
+    "written as ns, min and max swapped) is the usual cause; objects are never edited: add "
+    "the corrected run as a new object (a stored one is left out of rankings)")
 LATENCY_BELOW_FLOOR = rule(
     "KI230", "latency-below-floor", WARNING,
     "state timing.latencyNs in nanoseconds (a 0.42 ms kernel is 420000, not 0.42); objects "
@@ -816,6 +821,8 @@ class Entry:
             states (:func:`kistore.core.statistics.statistic_of`), else None (KI218).
         board: the board a SOL-ExecBench run (``sourceNative.benchmark``) or a workload
             (``definition``) states (:func:`kistore.core.boards.board_of`), else None (KI238).
+        latency: the statistics a passed run's ``timing.latencyNs`` states
+            (:func:`kistore.core.statistics.latency_names`), else None (KI252).
         name_of: set when the metadata file was not read: the gate's lookup of a manifest
             a run references (:func:`kistore.check._focus.entry_at` with ``metadata=False``),
             whose kind, statistic and board its object states. Called when a message names
@@ -834,6 +841,7 @@ class Entry:
     statistic: str | None = None
     board: Board | None = None
     name_of: Callable[[], str | None] | None = None
+    latency: tuple[str, ...] | None = None
 
 
 def shown_name(entry: Entry) -> str | None:
@@ -869,7 +877,8 @@ def entry_from(digest: Digest, obj: Any, metadata: Any, *, has_object: bool,
         references = {f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))}
     return Entry(digest, kind, name if isinstance(name, str) else None, references,
                  has_object, has_metadata, statistic=statistic_of(kind, spec),
-                 board=board_of(kind, spec, name, metadata))
+                 board=board_of(kind, spec, name, metadata),
+                 latency=latency_names(spec) if kind == "BenchmarkRun" else None)
 
 
 def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = None,
@@ -949,6 +958,9 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                 if ref not in near and len(near) < MEANT_LOOKED:
                     near[ref] = _stored_near(ref, REFERENCE_KINDS.get(field_name), by_text)
                 meant = near.get(ref)
+                if field_name == "protocolDigest" and focus is not None \
+                        and digest in arrived:  # type: ignore[operator]
+                    findings += _statistic_unstated(e, None, ref)
                 findings.append(Finding(
                     REFERENCE_UNRESOLVED, f"{ref} is not in the store" + (
                         f"; {meant.digest} ({meant.kind}/{shown_name(meant)}) is "
@@ -963,6 +975,8 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
             elif field_name == "protocolDigest" and (
                     arrived is None or digest in arrived or target.digest in arrived):
                 findings += _statistic_disagrees(e, target)
+                if focus is not None and digest in arrived:  # type: ignore[operator]
+                    findings += _statistic_unstated(e, target, ref)
             elif field_name == "workloadDigest" and focus is None:
                 findings += _board_disagrees(e, target, BOARD_DISAGREES_STORED, by_text)
             elif field_name == "workloadDigest":  # arrived, or its metadata (title) changed
@@ -1042,6 +1056,39 @@ def _statistic_disagrees(run: Entry, protocol: Entry) -> list[Finding]:
     return _stated_disagrees(run, protocol, "BenchmarkProtocol", (run.statistic,
                              protocol.statistic), disagreement, STATISTIC_DISAGREES,
                              RUN_POINTER)
+
+
+def _statistic_unstated(run: Entry, protocol: Entry | None, ref: str) -> list[Finding]:
+    """KI252 when an arriving ``run``'s ``timing.latencyNs`` lacks the statistic ranking reads.
+
+    Args:
+        run: the run's entry (judged when it is a passed run stating latencies).
+        protocol: the entry its ``protocolDigest`` names, None when not in the tree (the
+            run's own statistic is judged); judged only when an intact, present
+            BenchmarkProtocol (else KI201, KI202 or KI101 say what is wrong).
+        ref: the run's ``protocolDigest`` (``sha256:...``), named when not stored.
+
+    Returns:
+        The finding on the run's object at ``/spec/timing/latencyNs`` (``expected`` the
+        statistic judged, ``found`` the statistics stated), or nothing.
+    """
+    if run.kind != "BenchmarkRun" or run.latency is None:
+        return []
+    if protocol is not None and (protocol.kind != "BenchmarkProtocol" or not (
+            protocol.has_object and protocol.intact) or protocol.statistic is None):
+        return []
+    if protocol is not None and protocol.statistic in run.latency:
+        return []  # stated: no message, no name read for one
+    said = unstated(named_manifest("BenchmarkRun", shown_name(run), str(run.digest)),
+                    run.latency, run.statistic, ref if protocol is None else named_manifest(
+                        "BenchmarkProtocol", shown_name(protocol), str(protocol.digest)),
+                    None if protocol is None else protocol.statistic)
+    if said is None:
+        return []
+    judged = run.statistic if protocol is None else protocol.statistic
+    return [Finding(STATISTIC_UNSTATED, said, file=layout.object_path(run.digest),
+                    pointer=LATENCY_POINTER, expected=judged, found=", ".join(run.latency),
+                    extra={"protocol": ref})]
 
 
 def _board_disagrees(run: Entry, workload: Entry, rule_: Rule,

@@ -39,6 +39,7 @@ from ..core.model import REFERENCE_FIELDS
 from ..core.observed import observed_seconds, run_observed
 from ..core.restore import renamed_advice, restore_advice
 from ..core.schema import KINDS, fast_validator
+from ..core.statistics import latency_names
 from ..core.workers import forking, start_worker
 from ..git.blobs import CommitUnparsable, ObjectUnreadable, is_partial_clone
 from ..git.note_blobs import NOTE_BYTES, NoteTooLarge, note_too_large
@@ -407,7 +408,8 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                                 unit.object_path is not None, unit.metadata_path is not None,
                                 intact=not any(f.rule.id == OBJECT_DIGEST_MISMATCH.id
                                                for f in result.findings or ()),
-                                statistic=result.statistic, board=result.board)
+                                statistic=result.statistic, board=result.board,
+                                latency=result.latency)
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
         d for d in entries if wanted(layout.object_path(d)) or wanted(layout.metadata_path(d))}
     arrived = None if focus_digests is None else {  # their object: added by the range
@@ -1491,6 +1493,8 @@ class _Compact(NamedTuple):
             :func:`kistore.core.boards.board_of`; else None).
         loaded: when a :class:`FromParse` asked (``keep`` not None), the manifest as its
             judge takes it (:func:`_loaded`; None when it is not taken).
+        latency: the statistics a passed run's ``timing.latencyNs`` states (KI252,
+            :func:`kistore.core.statistics.latency_names`; else None).
     """
 
     findings: list[Finding] | None
@@ -1503,6 +1507,7 @@ class _Compact(NamedTuple):
     claim: Claim | str | None
     board: Board | None
     loaded: Loaded | None
+    latency: tuple[str, ...] | None = None
 
 
 def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int | None,
@@ -1593,7 +1598,8 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
                     observed_seconds(clean.spec) if clean.kind == "BenchmarkRun" else None,
                     clean.claim, clean.board,
                     None if keep is None or clean.name is None else
-                    _loaded(clean.kind, clean.name, clean.spec, keep)))
+                    _loaded(clean.kind, clean.name, clean.spec, keep),
+                    latency_names(clean.spec) if clean.kind == "BenchmarkRun" else None))
                 continue
             findings, entry = check_unit(snap, unit)
             parsed = None if keep is None or pair is None else \
@@ -1604,7 +1610,7 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
                 entry.statistic, _UNREAD if pair is None else None if entry.kind is None
                 else run_observed(pair[0]),  # edited bytes (is_edit) state no time either
                 _UNREAD if pair is None else stored_claim(pair[0], unit.hex), entry.board,
-                None if parsed is None else _loaded(*parsed, None)))
+                None if parsed is None else _loaded(*parsed, None), entry.latency))
         start += len(batch)
     return [_with_names_path(result, _names_confirmed(snap, unit.hex, result.kind,
                                                       result.name))

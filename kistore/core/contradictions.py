@@ -24,7 +24,10 @@ error, and ``rank`` leaves a stored one out, saying why.
 * **KI228** (``latency-statistics-contradict``): two statistics of ``timing.latencyNs``
   that no set of trials can give together (:func:`latency_contradictions`): ``min`` above
   another statistic, ``max`` below one, or a lower percentile above a higher one (review
-  r88 F4: ``min`` 20,000,000 > ``mean`` 13,634,148 > ``max`` 10 ranked).
+  r88 F4: ``min`` 20,000,000 > ``mean`` 13,634,148 > ``max`` 10 ranked); a ``std`` above
+  what ``min``, ``max`` and ``timing.trials`` allow (:func:`std_bound`), or above 0 of one
+  trial; one trial's statistics that are not one value (:func:`single_trial_differs`;
+  new users warn01, stat04).
 
 Beside them, not a contradiction and never refused: **KI230** (``latency-below-floor``, a
 warning of ``check`` and ``verify``), a latency statistic below :data:`LATENCY_FLOOR_NS`
@@ -172,8 +175,23 @@ def run_contradictions(spec: Any) -> list[Contradiction]:
     timing = spec.get("timing")
     latency = timing.get("latencyNs") if isinstance(timing, dict) else None
     if isinstance(latency, dict):
-        found += latency_contradictions(latency)
+        found += latency_contradictions(latency, trials_of(timing))
     return found
+
+
+def trials_of(timing: Any) -> int | None:
+    """Return a run's ``timing.trials`` when it is a count (an integer, 1 or more), else None.
+
+    Args:
+        timing: a BenchmarkRun's ``spec.timing`` (anything: another shape yields None).
+
+    Returns:
+        The number of trials the run states its statistics over; None when it states none
+        (or a value the schema refuses: ``true``, ``0``, ``2.5``).
+    """
+    trials = timing.get("trials") if isinstance(timing, dict) else None
+    return trials if isinstance(trials, int) and not isinstance(trials, bool) \
+        and trials >= 1 else None
 
 
 def _json_type(value: Any) -> str:
@@ -208,34 +226,189 @@ def _rank(name: str) -> float | None:
     return int(matched.group(1)) / 100 if matched else None
 
 
-def latency_contradictions(latency: dict[str, Any]) -> list[Contradiction]:
-    """KI228: pairs of ``timing.latencyNs`` statistics no set of trials gives together.
+def latency_contradictions(latency: dict[str, Any], trials: int | None = None
+                           ) -> list[Contradiction]:
+    """KI228: ``timing.latencyNs`` statistics no set of trials gives together.
 
     Every statistic that is a latency (all but ``std``) lies in [``min``, ``max``], and
     quantiles are ordered: ``pA`` <= ``pB`` for A < B, ``median`` (the 0.5 quantile) among
     them, each with :data:`STATISTIC_SLACK` relative slack. ``mean`` and ``geomean`` are
-    bounded by ``min`` and ``max`` only. Values that are not numbers are the schema's.
+    bounded by ``min`` and ``max`` only. Of one trial (``trials`` 1) every latency
+    statistic is that trial's value (:func:`single_trial_differs`), and ``std`` is 0; with
+    ``min`` and ``max`` stated, ``std`` is bounded by their range (:func:`std_bound`, as
+    :func:`_std_contradictions` reads it).
+    Values that are not numbers are the schema's.
 
     Args:
         latency: a run's ``spec.timing.latencyNs`` (statistic name -> nanoseconds).
+        trials: the run's ``spec.timing.trials`` (:func:`trials_of`); None: not stated.
 
     Returns:
-        One contradiction per pair out of order (the lower statistic's name first in the
-        pair as a sample orders them), at the pointer of the one that should be lower; its
-        message names both pointers and values.
+        With ``trials`` 1 and latency statistics differing beyond their rounding, the one
+        contradiction of :func:`single_trial_differs` (at ``/spec/timing/latencyNs``: it
+        names every pair out of order, which is not said again); otherwise one
+        contradiction per pair out of order (the lower statistic's name first in the pair
+        as a sample orders them), at the pointer of the one that should be lower, its
+        message naming both pointers and values. Then, at ``/spec/timing/latencyNs/std``,
+        a ``std`` above 0 of one trial, or above :func:`std_bound`.
     """
     values = {k: v for k, v in latency.items() if k not in _SPREAD
               and is_number(v)}
-    if len(values) < 2:
-        return []  # most runs state one statistic: nothing to order
     found = []
-    for low, high in _ordered_pairs(tuple(sorted(values))):
-        a, b = values[low], values[high]
-        if a <= b:  # in order: a - b <= 0 is never above the slack
-            continue
-        if a - b > STATISTIC_SLACK * max(abs(a), abs(b)):
-            found.append(out_of_order(low, a, high, b))
+    single = single_trial_differs(values) if trials == 1 else None
+    if single is not None:
+        found.append(single)
+    elif len(values) >= 2:  # most runs state one statistic: nothing to order
+        for low, high in _ordered_pairs(tuple(sorted(values))):
+            a, b = values[low], values[high]
+            if a <= b:  # in order: a - b <= 0 is never above the slack
+                continue
+            if a - b > STATISTIC_SLACK * max(abs(a), abs(b)):
+                found.append(out_of_order(low, a, high, b))
+    spread = latency.get("std")
+    if is_number(spread):
+        found += _std_contradictions(spread, values, trials)
     return found
+
+
+def single_trial_differs(values: dict[str, float]) -> Contradiction | None:
+    """KI228 of a run of one trial whose latency statistics are not one value.
+
+    Of one trial, ``min``, ``max``, ``mean``, ``median``, ``geomean`` and every
+    percentile are that trial's latency. They contradict when the highest and the lowest
+    stated differ by more than :data:`ONE_TRIAL_SLACK_NS` plus :data:`STATISTIC_SLACK`
+    relative to the highest.
+
+    Args:
+        values: a run's latency statistics (``std`` left out), name -> ns, numbers only.
+
+    Returns:
+        The contradiction at ``/spec/timing/latencyNs``, naming every stated statistic with
+        its value (lowest first, then by name); None when they can be one value (or fewer
+        than two are stated).
+    """
+    if len(values) < 2:
+        return None
+    low, high = min(values.values()), max(values.values())
+    if high - low <= ONE_TRIAL_SLACK_NS + STATISTIC_SLACK * max(abs(low), abs(high)):
+        return None
+    stated = ", ".join(f"{k} {v!r}" for v, k in sorted((v, k) for k, v in values.items()))
+    return Contradiction(
+        "KI228", LATENCY_POINTER,
+        f"the run states 1 trial (/spec/timing/trials) and latencyNs {stated} "
+        f"({LATENCY_POINTER}): the min, max, mean, median, geomean and percentiles of one "
+        f"trial are all its one latency, and these differ by more than rounding gives "
+        f"({ONE_TRIAL_SLACK_NS:g} ns, and a relative {STATISTIC_SLACK:g})",
+        f"latencyNs {stated} differ with 1 trial")
+
+
+ONE_TRIAL_SLACK_NS = 1.0
+"""Nanoseconds two latency statistics of one trial may differ by (KI228): the one latency
+written as whole nanoseconds, rounded one way for one statistic and another way (down, to
+nearest) for the next. Beyond it, :data:`STATISTIC_SLACK` relative (floating point)."""
+
+
+def resolution(value: float) -> float:
+    """Return the nanoseconds a written ``min``, ``max`` or ``std`` may have been rounded to.
+
+    A value written with k trailing zeros as a whole number of nanoseconds may be rounded
+    to 10**k ns: KernelBench publishes milliseconds to three significant digits (36.8 ms,
+    36,800,000 ns, resolution 100,000 ns), and 21 of its 750 rows state ``min`` = ``max``
+    beside a ``std`` above 0, the trials' spread lost in the rounding. Any other value
+    (13,634,148 ns, 10.5 ns, 0) is taken as rounded to the nanosecond: 1. Only the bound
+    of ``std`` (:func:`std_bound`) reads it, so it is never refused for rounding.
+
+    Args:
+        value: a statistic in nanoseconds (a JSON number).
+
+    Returns:
+        10**k for a whole nonzero ``value`` ending in k zeros (1 for k = 0); else 1.0.
+    """
+    if not math.isfinite(value) or value == 0 or value != int(value):
+        return 1.0
+    whole, k = abs(int(value)), 0
+    while whole % 10 == 0:
+        whole //= 10
+        k += 1
+    return float(10 ** k)
+
+
+LATENCY_POINTER = "/spec/timing/latencyNs"
+"""Where a run states its latency statistics (a KI228 finding on them all)."""
+
+STD_POINTER = "/spec/timing/latencyNs/std"
+"""Where a run states its latency spread (KI228 of a ``std`` too large)."""
+
+
+def std_bound(low: float, high: float, trials: int | None) -> float:
+    """Return the largest std ``trials`` latencies in [``low``, ``high``] can have (ns).
+
+    Popoviciu's inequality bounds the population variance of values in an interval of
+    width w = ``high - low`` by w**2 / 4 (half of them at each end); the sample variance is
+    n / (n - 1) times the population's, so ``w / 2 * sqrt(n / (n - 1))`` bounds the sample
+    std and, being larger, the population std too: a run may state either. With the count
+    unknown, its largest value (n = 2), ``w / sqrt(2)``, bounds every count.
+
+    Args:
+        low: the lowest latency any trial took (ns).
+        high: the highest (ns).
+        trials: the number of trials, 2 or more; None: not known.
+
+    Returns:
+        The bound in nanoseconds (0 when ``low`` >= ``high``).
+    """
+    width = max(high - low, 0.0)
+    if trials is None:
+        return width / math.sqrt(2)
+    return width / 2 * math.sqrt(trials / (trials - 1))
+
+
+def _std_contradictions(spread: float, values: dict[str, float], trials: int | None
+                        ) -> list[Contradiction]:
+    """KI228 of a stated ``std`` no set of trials with the run's other statistics has.
+
+    Of one trial (``trials`` 1), any ``std`` above 0: one value deviates from itself by
+    nothing, whatever else the run states. With ``min`` and ``max`` stated, a ``std`` above
+    :func:`std_bound` of the range they may stand for (each widened by half its
+    :func:`resolution`), less half the ``std``'s own resolution, beyond
+    :data:`STATISTIC_SLACK` relative to the larger of ``min`` and ``max``.
+
+    Args:
+        spread: the run's ``latencyNs.std`` (ns).
+        values: its latency statistics (``std`` left out).
+        trials: its ``timing.trials``; None: not stated.
+
+    Returns:
+        The contradiction at ``/spec/timing/latencyNs/std``, or nothing.
+    """
+    if trials == 1:
+        if spread <= 0:
+            return []
+        return [Contradiction(
+            "KI228", STD_POINTER,
+            f"the run states std {spread!r} ns ({STD_POINTER}) of 1 trial "
+            "(/spec/timing/trials): one value deviates from itself by nothing, so the std "
+            "of one trial is 0",
+            f"latencyNs std {spread!r} > 0 with 1 trial")]
+    low, high = values.get("min"), values.get("max")
+    if low is None or high is None:
+        return []
+    bound = std_bound(low - resolution(low) / 2, high + resolution(high) / 2, trials)
+    if spread - resolution(spread) / 2 - bound <= STATISTIC_SLACK * max(abs(low), abs(high)):
+        return []
+    shown = f"[{low - resolution(low) / 2:,.6g}, {high + resolution(high) / 2:,.6g}] ns"
+    over = f"{trials} trials" if trials is not None else "any number of trials"
+    formula = ("(max - min) / 2 x sqrt(n / (n - 1)), which bounds the sample std and so the "
+               "population std too" if trials is not None else
+               "(max - min) / sqrt(2), the sample std's bound (max - min) / 2 x "
+               "sqrt(n / (n - 1)) at its largest, n = 2, as no /spec/timing/trials is stated")
+    return [Contradiction(
+        "KI228", STD_POINTER,
+        f"the run states std {spread!r} ns ({STD_POINTER}) of trials from min {low!r} ns to "
+        f"max {high!r} ns (/spec/timing/latencyNs/min, /spec/timing/latencyNs/max): "
+        f"{over} in {shown} (min and max each read as rounded to their last nonzero "
+        f"digit, at least 1 ns) have a std of at most {bound:,.6g} ns ({formula})",
+        f"latencyNs std {spread!r} > {bound:.6g} (min {low!r}, max {high!r}, {over})")]
 
 
 def out_of_order(low: str, a: float, high: str, b: float) -> Contradiction:

@@ -17,6 +17,7 @@ Pure: the rule and its words. ``verify`` and ``check`` apply it across files
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from .findings import WARNING, rule
@@ -27,6 +28,16 @@ STATISTIC_DISAGREES = rule(
     "the protocol's measurement.primaryStatistic as timing.primaryStatistic, with that "
     "statistic's value in timing.latencyNs, or point protocolDigest at a protocol measuring "
     "the statistic the run reports")
+
+STATISTIC_UNSTATED = rule(
+    "KI252", "primary-statistic-unstated", WARNING,
+    "state the statistic ranking reads (the protocol's measurement.primaryStatistic) in "
+    "timing.latencyNs, with its value from the same trials, or point protocolDigest at a "
+    "protocol measuring a statistic the run states; a stored run is never edited: add the "
+    "corrected run as a new object")
+
+LATENCY_POINTER = "/spec/timing/latencyNs"
+"""Where a run states its latency statistics (KI252's JSON Pointer, on the run's object)."""
 
 RUN_POINTER = "/spec/timing/primaryStatistic"
 """Where a run states its statistic (the finding's JSON Pointer, on the run's object)."""
@@ -81,3 +92,73 @@ def disagreement(run: str, run_statistic: str, protocol: str, protocol_statistic
 def named(kind: str, name: str | None, digest: str) -> str:
     """Return ``KIND/NAME (digest)``, or ``KIND digest`` when the name is unknown."""
     return f"{kind}/{name} ({digest})" if name else f"{kind} {digest}"
+
+
+def latency_names(spec: Any) -> tuple[str, ...] | None:
+    """Return the statistics a passed run's ``timing.latencyNs`` states (KI252), sorted.
+
+    Args:
+        spec: a BenchmarkRun's ``spec`` (anything: another shape yields None).
+
+    Returns:
+        The statistic names, sorted; None for a run whose ``status`` is not ``passed``
+        (never ranked, whatever it states) or that states no ``timing.latencyNs`` or an
+        empty one (a run ranked by its source's own metric may state none: KI252 judges
+        only a run that states latencies).
+    """
+    if not isinstance(spec, dict) or spec.get("status") != "passed":
+        return None
+    timing = spec.get("timing")
+    latency = timing.get("latencyNs") if isinstance(timing, dict) else None
+    return tuple(sorted(latency)) if isinstance(latency, dict) and latency else None
+
+
+def _rank_reads(statistic: str, *, known: bool = True) -> str:
+    """Return what ``rank`` does with a run lacking ``statistic``, true of every family."""
+    reads, lists = ("reads", "lists") if known else ("will read", "will list")
+    return (f"in a family ranked by measured latency (the default), `rank` {reads} "
+            f"timing.latencyNs.{statistic} and {lists} this run unranked (a family the ranking "
+            "policy ranks by its source's own metric does not read timing.latencyNs)")
+
+
+def unstated(run: str, names: Collection[str], run_statistic: str | None, protocol: str,
+             protocol_statistic: str | None) -> str | None:
+    """KI252: say how a run's ``timing.latencyNs`` lacks the statistic ranking reads.
+
+    Ranking reads the protocol's ``measurement.primaryStatistic`` (KI218), so that is the
+    statistic judged; with the protocol not stored, the run's own
+    ``timing.primaryStatistic`` (what ranking will read if the protocol agrees).
+
+    Args:
+        run: the run as the message names it (``BenchmarkRun/NAME (sha256:...)``).
+        names: the statistics its ``timing.latencyNs`` states (:func:`latency_names`).
+        run_statistic: its ``timing.primaryStatistic`` (None: none stated).
+        protocol: its protocol as the message names it (``BenchmarkProtocol/NAME
+            (sha256:...)``, or the bare digest when not stored).
+        protocol_statistic: the protocol's ``measurement.primaryStatistic``; None when the
+            protocol is not stored.
+
+    Returns:
+        One of three sentences (the protocol agreeing with the run's statistic; disagreeing,
+        KI218's case, naming the one ranking reads; not stored), or None when
+        ``timing.latencyNs`` states the statistic (or nothing is known to judge).
+    """
+    stated = ", ".join(sorted(names))
+    if protocol_statistic is None:
+        if run_statistic is None or run_statistic in names:
+            return None
+        return (f"{run} states timing.primaryStatistic {run_statistic!r} but no "
+                f"{run_statistic!r} in timing.latencyNs (it states {stated}); its protocol "
+                f"{protocol} is not stored, and ranking reads the statistic the protocol "
+                f"measures (measurement.primaryStatistic, KI218): if that is "
+                f"{run_statistic!r}, {_rank_reads(run_statistic, known=False)}")
+    if protocol_statistic in names:
+        return None
+    if run_statistic == protocol_statistic:
+        return (f"{run} states timing.primaryStatistic {run_statistic!r}, the statistic its "
+                f"protocol {protocol} measures, but no {run_statistic!r} in timing.latencyNs "
+                f"(it states {stated}): {_rank_reads(protocol_statistic)}")
+    return (f"{run} states no {protocol_statistic!r} in timing.latencyNs (it states {stated}), "
+            f"the statistic its protocol {protocol} measures (measurement.primaryStatistic): "
+            f"ranking reads the protocol's {protocol_statistic!r}, not the run's own "
+            f"{run_statistic!r} (KI218): {_rank_reads(protocol_statistic)}")

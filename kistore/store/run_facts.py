@@ -45,6 +45,7 @@ from ..core.contradictions import (
 from ..core.model import Manifest
 from ..core.naming import external_id_disagreement
 from ..core.provenance import UnprovenClaim, catalogue, unproven_claim
+from ..core.statistics import latency_names
 
 
 class RunFacts(NamedTuple):
@@ -65,6 +66,8 @@ class RunFacts(NamedTuple):
         ranked: the spec cut to the keys :func:`keeping_ranked` named when the facts were
             found (what KI221 and KI234 read of a run: :func:`ranked_spec`); None when
             no keys were named (no add asked, or the store has no readable policy).
+        latency_names: :func:`~kistore.core.statistics.latency_names` (KI252): the
+            statistics a passed run's ``timing.latencyNs`` states, None for another run.
     """
 
     contradictions: tuple[Contradiction, ...]
@@ -75,6 +78,7 @@ class RunFacts(NamedTuple):
     board: Board | None
     claim: Claim | None
     ranked: dict[str, Any] | None = None
+    latency_names: tuple[str, ...] | None = None
 
 
 _ranked_keys: Callable[[], frozenset[str] | None] | frozenset[str] | None = None
@@ -194,7 +198,7 @@ def plain(run: Manifest) -> tuple[Any, ...] | None:
             None if found.unproven is None else tuple(found.unproven),
             tuple(tuple(c) for c in found.latencies),
             None if found.latency_slip is None else tuple(found.latency_slip),
-            found.board, found.claim, found.ranked)
+            found.board, found.claim, found.ranked, found.latency_names)
 
 
 def restored(run: Manifest, values: tuple[Any, ...] | None) -> Manifest:
@@ -210,13 +214,15 @@ def restored(run: Manifest, values: tuple[Any, ...] | None) -> Manifest:
 
 def _rebuilt(values: tuple[Any, ...]) -> RunFacts:
     """Return the :class:`RunFacts` of :func:`plain`'s values."""
-    contradictions, disagreement, unproven, latencies, slip, board, claim, ranked = values
+    (contradictions, disagreement, unproven, latencies, slip, board, claim, ranked,
+     names) = values
     return RunFacts(tuple(Contradiction(*c) for c in contradictions), disagreement,
                     None if unproven is None else UnprovenClaim(*unproven),
                     tuple(Contradiction(*c) for c in latencies),
                     None if slip is None else Contradiction(*slip),
                     None if board is None else tuple(tuple(pair) for pair in board),
-                    None if claim is None else tuple(claim), ranked)
+                    None if claim is None else tuple(claim), ranked,
+                    None if names is None else tuple(names))
 
 
 def _found(run: Manifest) -> RunFacts:
@@ -234,4 +240,5 @@ def _found(run: Manifest) -> RunFacts:
     return RunFacts(tuple(run_contradictions(spec)), external_id_disagreement(spec, run.name),
                     unproven, tuple(implausible_latencies(spec)), latency_units_disagree(spec),
                     board, claim_of(spec) if may_claim(run.object_bytes) else None,
-                    None if keys is None else {k: v for k, v in spec.items() if k in keys})
+                    None if keys is None else {k: v for k, v in spec.items() if k in keys},
+                    latency_names(spec))

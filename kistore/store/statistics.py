@@ -1,4 +1,8 @@
-"""KI218 before an add writes: a run stating another primary statistic than its protocol.
+"""KI218 and KI252 before an add writes: a run's statistic against its protocol's.
+
+KI218: a run stating another primary statistic than its protocol. KI252: a run whose
+``timing.latencyNs`` lacks the statistic ranking reads (its protocol's, KI218), warned for
+each added run (:func:`unstated_admitted`).
 
 :meth:`kistore.store.Store.add` asks :func:`statistics_admitted` with the new manifests
 (an :data:`kistore.store.AdmissionCheck` it always runs). Nothing is refused: each
@@ -26,14 +30,18 @@ from ..core.digest import Digest
 from ..core.errors import KistoreError
 from ..core.model import REFERENCE_FIELDS, Manifest, lenient_object, metadata_name, name_in
 from ..core.statistics import (
+    LATENCY_POINTER,
     RUN_POINTER,
     STATISTIC_DISAGREES,
+    STATISTIC_UNSTATED,
     disagreement,
     named,
     protocol_statistic,
     run_statistic,
+    unstated,
 )
-from ._store import AdmissionWarning
+from ._store import AdmissionWarning, ValueWarning
+from .run_facts import facts_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ._store import Store
@@ -45,7 +53,7 @@ PROTOCOL_POINTER = "/spec/measurement/primaryStatistic"
 
 def statistics_admitted(store: Store, manifests: Sequence[Manifest]
                         ) -> list[tuple[Digest, KistoreError]]:
-    """KI218 warnings for the runs and protocols an add would add.
+    """KI218 and KI252 warnings for the runs and protocols an add would add.
 
     Args:
         store: the store added to (its work tree).
@@ -58,12 +66,73 @@ def statistics_admitted(store: Store, manifests: Sequence[Manifest]
         AdmissionWarning)`` per earlier stored run the added protocol's forward records
         list that disagrees with it (at ``/spec/measurement/primaryStatistic``). Each
         message names the run, the protocol, both statistics and the one ranking uses.
+        Then KI252, ``(run digest, ValueWarning)`` per added passed run whose
+        ``timing.latencyNs`` lacks the statistic ranking reads (:func:`unstated_admitted`).
     """
-    return referenced_admitted(store, manifests, Referenced(
-        "protocolDigest", "BenchmarkProtocol", stated, protocol_statistic,
-        lambda spec, _name: run_statistic(spec), _said,
-        lambda said, pointer: AdmissionWarning(said, pointer=pointer), RUN_POINTER,
-        PROTOCOL_POINTER))
+    targets: dict[str, tuple[str, str | None] | None] = {}
+    found = referenced_admitted(store, manifests, _PROTOCOL_STATISTIC, targets)
+    return found + unstated_admitted(store, manifests, targets)
+
+
+def unstated_admitted(store: Store, manifests: Sequence[Manifest],
+                      targets: dict[str, tuple[str, str | None] | None]
+                      ) -> list[tuple[Digest, KistoreError]]:
+    """KI252 warnings: added runs whose ``timing.latencyNs`` lacks the statistic ranking reads.
+
+    Ranking reads the protocol's ``measurement.primaryStatistic`` (KI218), so a run stating
+    latencies but not that one ranks nowhere a family is ranked by measured latency
+    (:func:`kistore.core.statistics.unstated`). A run that is not ``passed``, or states no
+    ``timing.latencyNs``, is not judged (:func:`kistore.core.statistics.latency_names`).
+
+    Args:
+        store: the store added to (its work tree).
+        manifests: the manifests the add would add (new objects).
+        targets: what KI218 read of each protocol (hex -> (statistic, name), None when
+            absent, tampered or another kind: :func:`referenced_admitted`); a protocol it did
+            not read is read here (the batch's, or one read of the stored object).
+
+    Returns:
+        ``(run digest, ValueWarning)`` at ``/spec/timing/latencyNs`` (``add`` gives its line
+        and column in a ``.json`` input), naming the run, its protocol, the statistics it
+        states and the one ranking reads; for a protocol not stored (nor in the batch), the
+        run's own statistic is judged. Nothing is refused.
+    """
+    view = store.view(None)
+    batch = {m.digest.hex: m for m in manifests}
+    index = REFERENCE_FIELDS.index("protocolDigest")
+    problems: list[tuple[Digest, KistoreError]] = []
+    for m in manifests:
+        if m.kind != "BenchmarkRun" or len(m.reference_hex) <= index \
+                or not m.reference_hex[index]:
+            continue
+        names = facts_of(m).latency_names
+        if names is None:
+            continue
+        hex_ = m.reference_hex[index]
+        own = stated(m)
+        if hex_ not in targets:
+            other = batch.get(hex_)
+            targets[hex_] = (_stored_target(view, hex_, _PROTOCOL_STATISTIC) if other is None
+                             else _batch_target(other))
+        known = targets[hex_]
+        if known is None and (hex_ in batch
+                              or view.read(layout.object_path(Digest(hex_))) is not None):
+            continue  # another kind, tampered, or stating no statistic: KI202, KI101 say it
+        said = unstated(named(m.kind, m.name, str(m.digest)), names, own,
+                        f"sha256:{hex_}" if known is None
+                        else named("BenchmarkProtocol", known[1], f"sha256:{hex_}"),
+                        None if known is None else known[0])
+        if said is not None:
+            problems.append((m.digest, ValueWarning(
+                f"{said}; {STATISTIC_UNSTATED.hint} ({STATISTIC_UNSTATED.id}: added all the "
+                "same; `check` warns too)", pointer=LATENCY_POINTER)))
+    return problems
+
+
+def _batch_target(m: Manifest) -> tuple[str, str | None] | None:
+    """Return a batch manifest's (statistic, name) when it is a protocol stating one."""
+    value = protocol_statistic(m.spec) if m.kind == "BenchmarkProtocol" else None
+    return None if value is None else (value, m.name)
 
 
 V = TypeVar("V")
@@ -246,3 +315,11 @@ def _stored_run(view: View, hex_: str, rule_: Referenced[V]
     target_hex = ref[7:] if isinstance(ref, str) and ref.startswith("sha256:") else None
     metadata = lenient_object(view.read(layout.metadata_path(digest)))
     return target_hex, rule_.stored_run_value(spec, metadata), name_in(metadata)
+
+
+_PROTOCOL_STATISTIC: Referenced[str] = Referenced(
+    "protocolDigest", "BenchmarkProtocol", stated, protocol_statistic,
+    lambda spec, _name: run_statistic(spec), _said,
+    lambda said, pointer: AdmissionWarning(said, pointer=pointer), RUN_POINTER,
+    PROTOCOL_POINTER)
+"""KI218 as :func:`referenced_admitted` judges it: a run's statistic, its protocol's."""

@@ -278,7 +278,7 @@ def test_check_chunk_answers_as_each_unit_alone(published, monkeypatch, read_ahe
                          tuple(entry.references.get(f) for f in REFERENCE_FIELDS), confirmed,
                          entry.statistic,  # edited bytes (kind None) state no time
                          None if entry.kind is None else run_observed(object_data),
-                         stored_claim(object_data, unit[0]), entry.board, None))
+                         stored_claim(object_data, unit[0]), entry.board, None, entry.latency))
     got = audit._check_chunk(snap, units)
     assert got == expected
     assert sum(r[0] is not None for r in got) == 2  # the two damaged manifests

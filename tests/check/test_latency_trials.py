@@ -1,0 +1,179 @@
+"""KI228 with the run's trial count: a std no trials give, one trial's statistics that differ.
+
+Found by new users (warn01, stat04): ``std`` was "bound by nothing", so a run of
+``trials: 1`` stating a ``std`` of 5 ns was added (one value deviates from itself by
+nothing), and a run of one trial stating ``min`` 10 and ``max`` 20 passed too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kistore.cli import main
+from kistore.core.contradictions import run_contradictions
+
+from ..conftest import add_docs
+
+
+def _found(latency: dict, trials: int | None = None) -> list[tuple[str, str, str, str]]:
+    timing: dict = {"latencyNs": latency, "primaryStatistic": "mean"}
+    if trials is not None:
+        timing["trials"] = trials
+    return [tuple(c) for c in run_contradictions({"timing": timing})]
+
+
+ONE_STD = ("the run states std 5 ns (/spec/timing/latencyNs/std) of 1 trial "
+           "(/spec/timing/trials): one value deviates from itself by nothing, so the std of "
+           "one trial is 0")
+
+
+def test_a_std_of_one_trial_is_refused_whatever_else_is_stated():
+    """The new user's run: trials 1, a mean and a std, no min or max (it passed)."""
+    said = ("KI228", "/spec/timing/latencyNs/std", ONE_STD, "latencyNs std 5 > 0 with 1 trial")
+    assert _found({"mean": 1000, "std": 5}, 1) == [said]
+    assert _found({"std": 5}, 1) == [said]
+    assert _found({"mean": 1000, "min": 1000, "max": 1000, "std": 5}, 1) == [said]
+    assert _found({"mean": 1000, "std": 0}, 1) == []
+    assert _found({"mean": 1000, "std": 5}, 2) == []  # two trials: a std, unbounded alone
+    assert _found({"mean": 1000, "std": 5}) == []
+
+
+ONE_DIFFERS = (
+    "the run states 1 trial (/spec/timing/trials) and latencyNs min 1000, mean 1200, max 2000 "
+    "(/spec/timing/latencyNs): the min, max, mean, median, geomean and percentiles of one "
+    "trial are all its one latency, and these differ by more than rounding gives (1 ns, and a "
+    "relative 1e-09)")
+
+
+def test_one_trials_statistics_that_differ_are_one_finding():
+    assert _found({"min": 1000, "mean": 1200, "max": 2000}, 1) == [(
+        "KI228", "/spec/timing/latencyNs", ONE_DIFFERS,
+        "latencyNs min 1000, mean 1200, max 2000 differ with 1 trial")]
+    # out of order too: said once, naming every value (no pair findings beside it)
+    assert [c[1:4:2] for c in _found({"min": 2000, "max": 10, "p50": 20}, 1)] == [
+        ("/spec/timing/latencyNs", "latencyNs max 10, p50 20, min 2000 differ with 1 trial")]
+    # one trial rounded two ways: 1 ns apart is its rounding; 2 ns is not
+    assert _found({"min": 1000, "mean": 1000.7, "median": 1001, "geomean": 1000}, 1) == []
+    assert [c[3] for c in _found({"min": 1000, "median": 1002}, 1)] == [
+        "latencyNs min 1000, median 1002 differ with 1 trial"]
+    # relative 1e-9 beyond the nanosecond: a floating point mean of one huge value
+    assert _found({"min": 1e12, "mean": 1e12 * (1 + 5e-10) + 1}, 1) == []
+    # two trials may differ: the order rule alone judges them
+    assert _found({"min": 1000, "mean": 1200, "max": 2000}, 2) == []
+    assert [c[3] for c in _found({"min": 2000, "max": 1000}, 2)] == [
+        "latencyNs min 2000 > max 1000"]
+
+
+STD_40 = ("the run states std 40 ns (/spec/timing/latencyNs/std) of trials from min 11 ns to "
+          "max 21 ns (/spec/timing/latencyNs/min, /spec/timing/latencyNs/max): 4 trials in "
+          "[10.5, 21.5] ns (min and max each read as rounded to their last nonzero digit, at "
+          "least 1 ns) have a std of at most 6.35085 ns ((max - min) / 2 x sqrt(n / (n - 1)), "
+          "which bounds the sample std and so the population std too)")
+
+
+def test_a_std_above_what_min_and_max_allow_is_refused():
+    assert _found({"min": 11, "max": 21, "std": 40}, 4) == [(
+        "KI228", "/spec/timing/latencyNs/std", STD_40,
+        "latencyNs std 40 > 6.35085 (min 11, max 21, 4 trials)")]
+    # with no count, the bound of every count: n = 2, (max - min) / sqrt(2)
+    assert [c[3] for c in _found({"min": 11, "max": 21, "std": 40})] == [
+        "latencyNs std 40 > 7.77817 (min 11, max 21, any number of trials)"]
+    assert _found({"min": 11, "max": 21, "std": 7.7}) == []
+    # half at each end: the population std is (max - min) / 2, the sample std more
+    assert _found({"min": 1001, "max": 2001, "std": 500}, 4) == []
+    assert _found({"min": 1001, "max": 2001, "std": 500 * math.sqrt(4 / 3)}, 4) == []
+    assert len(_found({"min": 1001, "max": 2001, "std": 579}, 4)) == 1  # 1,001 ns wide read
+
+
+def test_kernelbenchs_rounded_rows_pass():
+    """21 of KernelBench's rows: ms to three significant digits, min = max, a std above 0."""
+    from kistore.core.contradictions import resolution
+    row = {"mean": 36800000, "std": 6060, "min": 36800000, "max": 36800000}
+    assert _found(row, 100) == []
+    assert resolution(36800000) == 100000 and resolution(6060) == 10
+    assert resolution(13634148) == resolution(10.5) == resolution(0) == 1
+    # but not a std as wide as the rounding cannot explain
+    assert [c[3] for c in _found(dict(row, std=60000), 100)] == [
+        "latencyNs std 60000 > 50251.9 (min 36800000, max 36800000, 100 trials)"]
+
+
+def test_add_refuses_the_new_users_run(store, kit, runner, tmp_path):
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation("proj", name="impl")
+    run = kit.run(protocol, env, impl, workload, latency={"mean": 1000, "std": 5}, name="one")
+    run["spec"]["timing"]["trials"] = 1
+    add_docs(store, [protocol, env, workload, impl])
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(run))
+    done = runner.invoke(main, ["--store", str(store.root), "add", "--commit", str(path)])
+    assert done.exit_code == 1, done.output
+    assert f"{path}:/spec/timing/latencyNs/std: {ONE_STD} (KI228)" in done.stderr
+
+
+def test_std_bound_holds_both_forms():
+    from kistore.core.contradictions import std_bound
+    assert std_bound(0, 10, 2) == pytest.approx(10 / 2 * math.sqrt(2))
+    assert std_bound(0, 10, None) == pytest.approx(std_bound(0, 10, 2))
+    assert std_bound(5, 5, 100) == 0 and std_bound(6, 5, 3) == 0
+
+
+_TRIALS = st.lists(st.floats(min_value=1, max_value=1e12, allow_nan=False), min_size=1,
+                   max_size=30)
+
+
+def _true(trials: list[float], sample: bool) -> dict[str, float]:
+    """Every statistic the schema admits, as a source computes them over ``trials``."""
+    if len(trials) == 1:  # one value: each statistic is it, its deviation 0
+        return {k: trials[0] for k in ("min", "max", "mean", "median", "geomean", "p0",
+                                       "p1", "p50", "p99")} | {"std": 0.0}
+    cuts = statistics.quantiles(trials, n=100, method="inclusive")
+    std = statistics.stdev(trials) if sample else statistics.pstdev(trials)
+    return {"min": min(trials), "max": max(trials), "mean": statistics.fmean(trials),
+            "median": statistics.median(trials), "geomean": statistics.geometric_mean(trials),
+            "std": std, "p0": min(trials),
+            **{f"p{n}": cuts[n - 1] for n in (1, 5, 10, 50, 90, 99)}}
+
+
+@given(_TRIALS, st.booleans(), st.booleans(), st.data())
+def test_true_statistics_of_counted_trials_are_never_refused(trials, sample, counted, data):
+    stats = _true(trials, sample)
+    chosen = data.draw(st.lists(st.sampled_from(sorted(stats)), unique=True, min_size=1))
+    assert _found({k: stats[k] for k in chosen}, len(trials) if counted else None) == []
+
+
+def _three_digits_in_ms(ns: float) -> float:
+    """``ns`` as KernelBench publishes it: ms to three significant digits, back in ns."""
+    if ns == 0:
+        return 0
+    ms = Decimal(repr(ns)) / 10**6
+    rounded = round(ms, 2 - ms.adjusted())
+    value = rounded * 10**6
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+@given(st.lists(st.floats(min_value=1e3, max_value=1e11, allow_nan=False), min_size=1,
+                max_size=30), st.booleans(), st.data())
+def test_true_statistics_rounded_as_kernelbench_does_are_never_refused(trials, sample, data):
+    stats = {k: _three_digits_in_ms(v) for k, v in _true(trials, sample).items()}
+    chosen = data.draw(st.lists(st.sampled_from(sorted(stats)), unique=True, min_size=1))
+    assert _found({k: stats[k] for k in chosen}, len(trials)) == []
+
+
+def test_no_imported_run_is_refused_or_warned_by_the_new_rules(imported_store):
+    """The real data (KernelBench's 21 rows of min = max beside a std among them): no KI228
+    in ``verify``, and no KI228 or KI252 at the gate over the whole import."""
+    from kistore.check.audit import verify
+    from kistore.check.gate import check_range
+
+    from ..conftest import git
+    first = git(imported_store.root, "rev-list", "--max-parents=0", "HEAD").strip()
+    found = [f.rule.id for f in verify(imported_store) + check_range(
+        imported_store, f"{first}..HEAD")]
+    assert "KI228" not in found and "KI252" not in found

@@ -1,0 +1,171 @@
+"""KI252 primary-statistic-unstated: a run whose ``timing.latencyNs`` lacks what ranking reads.
+
+Found by a new user (stat04): a run under a protocol measuring ``mean`` stating
+``latencyNs: {"median": ...}`` was added without a word, and ``rank`` listed it unranked.
+Ranking reads the protocol's ``measurement.primaryStatistic`` (KI218), not the run's own.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kistore.cli import main
+from kistore.core import layout
+from kistore.core.model import Manifest
+from kistore.query.answers import rank
+
+from ..conftest import add_docs, git
+
+LATENCY = "\"latencyNs"
+RANK_READS = ("in a family ranked by measured latency (the default), `rank` reads "
+              "timing.latencyNs.{s} and lists this run unranked (a family the ranking policy "
+              "ranks by its source's own metric does not read timing.latencyNs)")
+HINT = ("state the statistic ranking reads (the protocol's measurement.primaryStatistic) in "
+        "timing.latencyNs, with its value from the same trials, or point protocolDigest at a "
+        "protocol measuring a statistic the run states; a stored run is never edited: add the "
+        "corrected run as a new object (KI252: added all the same; `check` warns too)")
+
+
+def _named(doc: dict) -> str:
+    return f"{doc['kind']}/{doc['metadata']['name']} ({Manifest.from_document(doc).digest})"
+
+
+def _cli(store, *args, code=0):
+    from click.testing import CliRunner
+    result = CliRunner().invoke(main, ["--store", str(store.root), *args])
+    assert result.exit_code == code, result.output
+    return result
+
+
+def _where(path, key: str) -> str:
+    """Return ``PATH:LINE:COLUMN`` of the value of the first ``key`` (1-based, characters)."""
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if key in line:
+            return f"{path}:{number}:{line.index(key) + len(key) + 4}"  # after '": '
+    raise AssertionError(f"{key} not in {path}")
+
+
+def _warning(path, run: dict, said: str) -> str:
+    """Return the warning line ``add`` prints of ``run`` (in ``path``): its words ``said``."""
+    return (f"warning: {_where(path, LATENCY)}:/spec/timing/latencyNs: {_named(run)} {said}; "
+            f"{HINT}")
+
+
+@pytest.fixture
+def setting(store, kit):
+    """A stored protocol measuring the mean, its environment and workload."""
+    protocol, env, workload = kit.protocol(name="proto"), kit.environment(), kit.workload()
+    add_docs(store, [protocol, env, workload])
+    return store, kit, protocol, env, workload
+
+
+def _add_run(store, kit, tmp_path, protocol, env, workload, name, timing):
+    """Add one run (and its implementation) from a pretty ``.json`` file; (run, stderr lines)."""
+    impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
+    _cli(store, "add", "--commit", str(_write(tmp_path / f"impl-{name}.json", impl)))
+    run = kit.run(protocol, env, impl, workload, name=name)
+    run["spec"]["timing"] = timing
+    path = _write(tmp_path / f"{name}.json", run)
+    added = _cli(store, "add", "--commit", str(path))
+    return run, path, [x for x in added.stderr.splitlines() if "KI252" in x]
+
+
+def _write(path, document):
+    path.write_text(json.dumps(document, indent=2) + "\n")
+    return path
+
+
+def test_agreeing_statistic_not_stated_is_said_and_rank_agrees(setting, tmp_path):
+    store, kit, protocol, env, workload = setting
+    run, path, said = _add_run(store, kit, tmp_path, protocol, env, workload, "agree",
+                               {"primaryStatistic": "mean", "latencyNs": {"median": 5000,
+                                                                          "min": 4000}})
+    assert said == [_warning(path, run, (
+        f"states timing.primaryStatistic 'mean', the statistic its protocol "
+        f"{_named(protocol)} measures, but no 'mean' in timing.latencyNs (it states median, "
+        f"min): {RANK_READS.format(s='mean')}"))]
+    _, ranking = rank(store, "BenchmarkRun/agree")
+    assert [r.record.name for r in ranking.unranked] == ["agree"] and ranking.ranked == []
+    # stating the mean: nothing said, and ranked
+    _, _, said = _add_run(store, kit, tmp_path, protocol, env, workload, "stated",
+                          {"primaryStatistic": "mean", "latencyNs": {"mean": 5000}})
+    assert said == []
+    _, ranking = rank(store, "BenchmarkRun/stated")
+    assert [r.record.name for r in ranking.ranked] == ["stated"]
+
+
+def test_disagreeing_statistic_says_which_one_rank_reads(setting, tmp_path):
+    store, kit, protocol, env, workload = setting
+    run, path, said = _add_run(store, kit, tmp_path, protocol, env, workload, "other",
+                               {"primaryStatistic": "median", "latencyNs": {"median": 5000}})
+    assert said == [_warning(path, run, (
+        f"states no 'mean' in timing.latencyNs (it states median), the statistic its "
+        f"protocol {_named(protocol)} measures (measurement.primaryStatistic): ranking reads "
+        f"the protocol's 'mean', not the run's own 'median' (KI218): "
+        f"{RANK_READS.format(s='mean')}"))]
+    _, ranking = rank(store, "BenchmarkRun/other")
+    assert [r.record.name for r in ranking.unranked] == ["other"] and ranking.ranked == []
+
+
+def test_rank_lists_unranked_exactly_the_runs_ki252_names(setting, tmp_path):
+    """KI252's claim held to `rank`'s outcome, run by run, in a family ranked by latency."""
+    store, kit, protocol, env, workload = setting
+    cases = {"m1": {"primaryStatistic": "mean", "latencyNs": {"mean": 5000, "std": 3}},
+             "m2": {"primaryStatistic": "median", "latencyNs": {"mean": 6000, "median": 1}},
+             "m3": {"primaryStatistic": "mean", "latencyNs": {"p90": 7000}},
+             "m4": {"primaryStatistic": "median", "latencyNs": {"median": 8000}},
+             "m5": {"primaryStatistic": "mean", "latencyNs": {"min": 9000, "std": 1}}}
+    named = {name for name, timing in cases.items()
+             if _add_run(store, kit, tmp_path, protocol, env, workload, name, timing)[2]}
+    assert named == {"m3", "m4", "m5"}
+    _, ranking = rank(store, "BenchmarkRun/m1")
+    assert {r.record.name for r in ranking.unranked} == named
+    assert {r.record.name for r in ranking.ranked} == set(cases) - named
+
+
+def test_protocol_not_stored_judges_the_runs_own_statistic(store, kit, tmp_path):
+    protocol, env, workload = kit.protocol(name="later"), kit.environment(), kit.workload()
+    add_docs(store, [env, workload])
+    impl = kit.implementation("proj-d", name="impl-d")
+    add_docs(store, [impl])
+    run = kit.run(protocol, env, impl, workload, name="dangling")
+    run["spec"]["timing"] = {"primaryStatistic": "mean", "latencyNs": {"median": 5000}}
+    path = _write(tmp_path / "dangling.json", run)
+    added = _cli(store, "add", "--allow-dangling", str(path))
+    ref = f"sha256:{Manifest.from_document(protocol).digest.hex}"
+    assert [x for x in added.stderr.splitlines() if "KI252" in x] == [_warning(path, run, (
+        f"states timing.primaryStatistic 'mean' but no 'mean' in timing.latencyNs (it states "
+        f"median); its protocol {ref} is not stored, and ranking reads the statistic the "
+        f"protocol measures (measurement.primaryStatistic, KI218): if that is 'mean', in a "
+        f"family ranked by measured latency (the default), `rank` will read "
+        f"timing.latencyNs.mean and will list this run unranked (a family the ranking policy "
+        f"ranks by its source's own metric does not read timing.latencyNs)"))]
+
+
+def test_a_failed_run_or_one_without_latencies_is_not_judged(setting, tmp_path):
+    store, kit, protocol, env, workload = setting
+    assert _add_run(store, kit, tmp_path, protocol, env, workload, "none",
+                    {"primaryStatistic": "mean"})[2] == []
+    impl = kit.implementation("proj-f", name="impl-f")
+    run = kit.run(protocol, env, impl, workload, name="failed", status="incorrect",
+                  latency={"median": 5})
+    path = _write(tmp_path / "failed.jsonl", impl)
+    path.write_text(json.dumps(impl) + "\n" + json.dumps(run) + "\n")
+    assert "KI252" not in _cli(store, "add", str(path)).stderr
+
+
+def test_check_warns_of_the_run_a_range_adds(setting, tmp_path):
+    store, kit, protocol, env, workload = setting
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    run, _, _ = _add_run(store, kit, tmp_path, protocol, env, workload, "gate",
+                         {"primaryStatistic": "mean", "latencyNs": {"median": 5000}})
+    checked = _cli(store, "check", f"{base}..HEAD")
+    obj = layout.object_path(Manifest.from_document(run).digest)
+    assert [x for x in checked.output.splitlines() if "warning KI252" in x] == [
+        f"{obj}:/spec/timing/latencyNs: warning KI252 primary-statistic-unstated: "
+        f"{_named(run)} states timing.primaryStatistic 'mean', the statistic its protocol "
+        f"{_named(protocol)} measures, but no 'mean' in timing.latencyNs (it states median): "
+        f"{RANK_READS.format(s='mean')} (expected mean, found median)"]
+    assert "0 errors, 1 warning, 0 info" in checked.output
