@@ -32,6 +32,7 @@ from ..conftest import git
 from ..prs import KISTORE, Remote
 from .test_history_names import add_group
 from .test_history_trust_effects import ranked_names, trust_maintainer
+from .test_payload_dated_ahead import next_second
 
 # every finding made here keeps one meaning per extra key (`entered`: a commit id)
 pytestmark = pytest.mark.usefixtures("extra_keys_kept")
@@ -156,6 +157,9 @@ def test_an_honest_clone_that_attested_hours_ago_pushes_with_notes_push(remote, 
     tree = git(remote.clone, "rev-parse", f"{old}^{{tree}}").strip()
     refused = remote.push(NOTES)  # a plain git push of it: refused, the fix names notes push
     assert not refused.accepted and "KI437" in refused.output
+    # the line enters at the push: past the trust commit's second, or the two are unordered
+    # (a community attestation, KI439): ci175 pushed in the trust commit's own second
+    next_second()
     done = _notes_push(remote)
     assert "pushed refs/notes/kistore to origin" in done.stdout
     served = git(remote.bare, "rev-parse", NOTES).strip()
@@ -209,8 +213,10 @@ def test_a_withdrawal_file_landed_after_the_trust_counts_though_a_note_copy_ente
     data = bundle(MAINTAINER_KEY, "withdrawal", subject=fast)
     notes.attach(Store(remote.clone), fast, data)  # anyone's copy, the key not trusted yet
     assert remote.push(NOTES).accepted
+    next_second()  # each entry in a second of its own: within one second they are unordered,
     trusted = remote.pr("trust the maintainer key", trust_maintainer(remote))
     assert trusted.accepted, trusted.output
+    next_second()  # and the copies judged alike, community (ci175 landed all in one second)
     landed = remote.pr("withdraw fast", lambda c: notes.attach(Store(c), fast, data,
                                                                as_file=True))
     assert landed.accepted, landed.output
