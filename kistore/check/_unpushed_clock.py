@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import replace
 
-from ..attest.levels import TRACKING_PREFIX
+from ..attest.levels import remote_ref
 from ..attest.notepaths import remote_words
 from ..core.findings import WARNING, Finding, rule
 from ..core.layout import NOTES_REF
@@ -82,7 +82,7 @@ def notes_dated_ahead(repo: pygit2.Repository, now: int | None = None) -> list[F
         it at the push, KI437), naming the one furthest ahead, its date, how far (to the
         second) and how many others are ahead (``extra``: ``commits``, ``commit``,
         ``seconds`` its date, ``clock``, as KI437's); else empty. Its fix names the remote
-        when the repository has one, else ``REMOTE``. Raises nothing (an unreadable commit
+        when the repository has exactly one, else ``REMOTE``. Raises nothing (an unreadable commit
         ends the walk: ``verify``'s history checks say it).
     """
     ref = repo.references.get(NOTES_REF)
@@ -92,8 +92,15 @@ def notes_dated_ahead(repo: pygit2.Repository, now: int | None = None) -> list[F
     if not remotes:
         return []
     tip = ref.resolve().target
-    held = [r.resolve().target for r in repo.references.iterator()
-            if r.name.startswith(TRACKING_PREFIX) and r.name.endswith("/kistore")]
+    # each remote's tracking notes ref (and a URL's, ``notes fetch URL``): one ref read each
+    held = []
+    for name in [*remotes, "url"]:
+        try:
+            tracked = repo.references.get(remote_ref(name))
+        except ValueError:  # a name no ref can hold: git fetched nothing there
+            continue
+        if tracked is not None:
+            held.append(tracked.resolve().target)
     if tip in held:  # pushed (or fetched): nothing of ours is unsent
         return []
     clock = int(time.time()) if now is None else now
