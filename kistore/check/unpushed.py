@@ -57,7 +57,6 @@ from ._refs import (
 )
 from ._stale import merges_between, stale_main, stale_tracking
 from ._unpushed_clock import as_warnings
-from ._unpushed_clock import notes_dated_ahead as notes_dated_ahead  # verify's KI440
 from .gate import RangeChecker, check_range, check_updates, whole_history
 from .lineage import strict as strict_findings
 from .reach import (

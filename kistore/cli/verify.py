@@ -153,7 +153,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
         except Exception as e:  # a damaged tree or commit stops it: KI117, said so
             findings = _damaged(e, store)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..check.unpushed import notes_dated_ahead
+    from ..check.notes_ahead import notes_dated_ahead
     from ._attestations_here import warn_notes_stale
 
     # KI440: a local notes commit a server would refuse for its date (refs read, and a

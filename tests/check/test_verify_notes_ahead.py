@@ -14,7 +14,7 @@ import subprocess
 
 import pygit2
 
-from kistore.check.unpushed import notes_dated_ahead
+from kistore.check.notes_ahead import notes_dated_ahead
 
 from ..attest.test_attestation_evidence import STRANGER, bundle
 from ..conftest import PUBLISHED, git, store_file
