@@ -140,12 +140,13 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
             continue
         seconds = int((entered - clock).total_seconds())
         side = "after" if seconds > 0 else "before"
+        far = duration_text(abs(seconds), precise=True)  # to the second, as KI437's
         said = (f"at its notes commit's date, {format_time(entered)}, "
-                f"{duration_text(abs(seconds))} {side} this push's clock ({format_time(clock)})")
+                f"{far} {side} this push's clock ({format_time(clock)})")
         parent = held_by(store.repo, cid, entered, times, old)
         if parent is not None:  # not the pusher's clock: a notes commit it is built on
             own = commit_datetime(store.repo[cid].peel(pygit2.Commit).commit_time)
-            said = (f"at {format_time(entered)}, {duration_text(abs(seconds))} {side} this "
+            said = (f"at {format_time(entered)}, {far} {side} this "
                     f"push's clock ({format_time(clock)}): its notes commit {cid[:12]} is dated "
                     f"{format_time(own)}, and notes commit {parent[0][:12]}, which it is built "
                     f"on, is dated {format_time(entered)} (an entry is never earlier than its "

@@ -11,6 +11,9 @@ as **KI440**, a warning naming ``kistore notes push REMOTE``; so is KI439 (a lin
 otherwise at its notes commit's date than now: one attested offline before a key's trust
 landed), for the same push dates it anew. A plain ``git push REMOTE
 refs/notes/kistore`` of them is still refused, by the remote's ``pre-receive`` (KI437).
+
+``kistore verify`` says KI440 too, of one case: :mod:`kistore.check.notes_ahead`, where the
+rule is defined (a module ``verify`` loads without the gate).
 """
 
 from __future__ import annotations
@@ -18,22 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from ..attest.notepaths import remote_words
-from ..core.findings import WARNING, Finding, rule
+from ..core.findings import Finding
 from ..core.layout import NOTES_REF
 from ._entry_verdict import ENTRY_VERDICT_DIFFERS
 from ._notes_clock import NOTES_COMMIT_OFF_CLOCK
-
-
-def _fix(remote: str | None) -> str:
-    """Return KI440's fix, naming ``remote`` (None: ``REMOTE``). Raises nothing."""
-    typed, _name = remote_words(remote)
-    return (f"push the notes with `kistore notes push {typed}`: it makes them again dated "
-            "at its push, with the same lines; a push of branches alone does not send them "
-            "(a plain `git push` of the notes ref is refused by the remote, KI437)")
-
-
-NOTES_OFF_CLOCK_UNSENT = rule("KI440", "unpushed-notes-off-clock", WARNING, _fix(None))
+from .notes_ahead import NOTES_OFF_CLOCK_UNSENT
+from .notes_ahead import unsent_fix as _fix
 
 
 def as_warnings(findings: Iterable[Finding], remote: str) -> list[Finding]:
@@ -52,3 +45,4 @@ def as_warnings(findings: Iterable[Finding], remote: str) -> list[Finding]:
         f"`kistore notes push {remote}` dates them at its push)"))
             if f.rule in (NOTES_COMMIT_OFF_CLOCK, ENTRY_VERDICT_DIFFERS) else f
             for f in findings]
+

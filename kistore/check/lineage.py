@@ -523,7 +523,9 @@ def _moved(commit: Any, path: str, old: dict[str, Any] | None, new: dict[str, An
             parse or was gone): the message says so, naming its commit, and ``extra``
             holds it (``since``: its commit id).
         through: the message's whole subject instead of ``commit X`` (the gate's end to
-            end comparison, :func:`_end_to_end`).
+            end comparison, :func:`_end_to_end`); with neither, in the pre-commit hook
+            (``base.staged``) ``the staged metadata file PATH (the index)``, not the
+            hook's own commit of the index.
         fix: the fix of every finding instead (the end to end comparison's); None: as
             above.
 
@@ -534,7 +536,10 @@ def _moved(commit: Any, path: str, old: dict[str, Any] | None, new: dict[str, An
     """
     if old is None or new is None:
         return []
-    who = through or f"commit {str(commit.id)[:12]}"
+    # the pre-commit hook's commit of the index is one the user never sees: the staged
+    # file is what changed (msg05, fresh10 LOW 6)
+    who = through or (f"the staged metadata file {one_line(path)} (the index)"
+                      if base is not None and base.staged else f"commit {str(commit.id)[:12]}")
     said = "" if since is None else (
         f" (compared with the last version of this file that parses, commit "
         f"{since.commit[:12]}'s: the version before it does not parse, or is gone)")

@@ -104,12 +104,20 @@ def retold(found: list[Finding], pushed: str, remote: str) -> list[Finding]:
 def later_push(remote: str) -> str:
     """Say, of a refusal for the notes history, what a push after the minute sends instead.
 
+    Within the minute a push sends the history of the commits ``remote`` lacks, as they are
+    or, from the first dated ahead of this machine's clock, made again one by one dated at
+    the push with their trees (msg04): either way a line deleted at the tip stays in it,
+    and the words say both (msg05: they said only "within a minute").
+
     ``remote``: as given to ``notes push``. Raises nothing.
     """
     return (f" (this holds while the notes commits {remote} lacks are dated within a minute "
-            f"of this machine's clock: a later `kistore notes push {shlex.quote(remote)}` sends "
-            "them made again as one notes commit dated now, holding the tip's lines only "
-            "(KI437), so an edit at the tip is then enough and a line taken back is not sent)")
+            "of this machine's clock: a push sends their history, as it is or, from the "
+            "first dated ahead of the clock, made again one by one dated at the push with "
+            f"the same lines; a `kistore notes push {shlex.quote(remote)}` more than a minute "
+            "after the earliest of them is dated sends them made again as one notes commit "
+            "dated then, holding the tip's lines only (KI437), so an edit at the tip is then "
+            "enough and a line taken back is not sent)")
 
 
 def redated_words(repo: _pygit2.Repository, redated: Sequence[Redated], remote: str) -> str:

@@ -153,7 +153,12 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
         except Exception as e:  # a damaged tree or commit stops it: KI117, said so
             findings = _damaged(e, store)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..check.notes_ahead import notes_dated_ahead
     from ._attestations_here import warn_notes_stale
+
+    # KI440: a local notes commit a server would refuse for its date (refs read, and a
+    # walk of the notes commits no remote holds only when the notes tip is unpushed)
+    findings = [*findings, *notes_dated_ahead(store.repo)]
 
     warn_notes_stale(store)  # KI308 judged notes fetched before the branches were
     # an add was writing while the work tree was read (KI418, first): said last too

@@ -108,3 +108,22 @@ def test_a_line_dated_at_the_push_is_judged_alike(remote, kit):
     clock = start + dt.timedelta(seconds=4)
     assert _push_judged(remote, Digest.from_str(digests["a"]),
                         clock - dt.timedelta(seconds=1), clock) == []
+
+
+def test_the_distance_is_said_to_the_second(remote, kit):
+    # msg05: KI439 said "8 minutes before this push's clock" of a line 8 minutes 30 seconds
+    # behind it (whole units), where KI437 and KI438 say their distances to the second
+    digests, start = _trusted(remote, kit)
+    run = Digest.from_str(digests["a"])
+    clock = start + dt.timedelta(seconds=4)
+    slow = clock - dt.timedelta(minutes=8, seconds=30)  # within KI437's ten minutes behind
+    found = _push_judged(remote, run, slow, clock)
+    assert [f.rule.id for f in found] == ["KI439"]
+    # on BASE b61742cb: "..., 8 minutes before this push's clock (...)"
+    assert found[0].message == (
+        f"the withdrawal by {MAINTAINER_ID} on {run} enters the repository at its notes "
+        f"commit's date, {_date(slow)}, 8 minutes 30 seconds before this push's clock "
+        f"({_date(clock)}), and every reader judges it there: community (key "
+        f"{MAINTAINER_ID} is trusted from {_date(start)}; the attestation entered the "
+        f"repository at {_date(slow)}, before: a community attestation), not withdraws as "
+        "at this push's clock")

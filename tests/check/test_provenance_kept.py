@@ -128,3 +128,28 @@ def test_add_update_metadata_refuses_to_change_committed_provenance(remote,
 ])
 def test_which_annotation_keys_are_provenance(key, reserved):
     assert is_provenance_key(key) is reserved
+
+
+def test_the_pre_commit_hook_names_the_staged_file_not_its_own_commit(remote, landed_import):
+    # fresh10 LOW 6: the hook's KI432 said "commit 1a2b3c4d5e6f changes ...", the hook's
+    # throw-away commit of the index, which the user never sees
+    metadata = layout.metadata_path(Digest.from_str(landed_import))
+    edit_metadata(remote, landed_import, relicense)
+    git(remote.clone, "add", metadata)
+    staged = git(remote.clone, "commit-tree", git(remote.clone, "write-tree").strip(), "-p",
+                 "HEAD", "-m", "kistore pre-commit: staged changes").strip()
+    done = remote.kistore("check", "--staged", f"HEAD..{staged}", "--json", check=False)
+    [found] = [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "KI432"]
+    # on BASE b61742cb: "commit {staged[:12]} changes the provenance annotation ..."
+    assert found["message"] == (
+        f"the staged metadata file {metadata} (the index) changes the provenance annotation "
+        f"'kernelindex.dev/license' of a landed manifest's metadata ('{CAUTION}' -> "
+        "'CC0-1.0'): its licence and source are its importer's record, not a pull request's "
+        "to edit")
+    assert f"(`git checkout HEAD -- {metadata}` restores the file)" in found["hint"]
+    # a commit of a branch is still named as one (the gate of a pull request)
+    git(remote.clone, "commit", "-q", "--no-verify", "-m", "relicense")
+    done = remote.kistore("check", "HEAD~..HEAD", "--json", check=False)
+    [found] = [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "KI432"]
+    head = git(remote.clone, "rev-parse", "HEAD").strip()
+    assert found["message"].startswith(f"commit {head[:12]} changes the provenance annotation")

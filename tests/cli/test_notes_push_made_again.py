@@ -86,10 +86,13 @@ def test_a_line_taken_back_within_the_minute_is_refused_and_after_it_is_not_sent
         "refs/notes/kistore on origin's notes tip and adds back each line this repository "
         "holds that origin's notes lack (signatures are over the bundles: they stay valid), "
         "then `kistore notes push origin` again (this holds while the notes commits origin "
-        "lacks are dated within a minute of this machine's clock: a later `kistore notes push "
-        "origin` sends them made again as one notes commit dated now, holding the tip's lines "
-        "only (KI437), so an edit at the tip is then enough and a line taken back is not "
-        "sent); nothing was pushed, your notes are unchanged")
+        "lacks are dated within a minute of this machine's clock: a push sends their "
+        "history, as it is or, from the first dated ahead of the clock, made again one by "
+        "one dated at the push with the same lines; a `kistore notes push origin` more than "
+        "a minute after the earliest of them is dated sends them made again as one notes "
+        "commit dated then, holding the tip's lines only (KI437), so an edit at the tip is "
+        "then enough and a line taken back is not sent); nothing was pushed, your notes are "
+        "unchanged")
 
     # the same take-back, its notes commit dated past the minute: made again, accepted
     notes_git(remote.clone, "add", "-f", blob, data=held)

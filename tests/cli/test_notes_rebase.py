@@ -118,9 +118,12 @@ def test_a_garbage_line_is_named_at_the_editor_s_line_and_the_way_out_rebuilds(r
             "this repository holds that origin's notes lack (signatures are over the bundles: "
             "they stay valid), then `kistore notes push origin` again (this holds while the "
             "notes commits origin lacks are dated within a minute of this machine's clock: a "
-            "later `kistore notes push origin` sends them made again as one notes commit dated "
-            "now, holding the tip's lines only (KI437), so an edit at the tip is then enough "
-            "and a line taken back is not sent); nothing was pushed, your notes are unchanged"
+            "push sends their history, as it is or, from the first dated ahead of the clock, "
+            "made again one by one dated at the push with the same lines; a `kistore notes "
+            "push origin` more than a minute after the earliest of them is dated sends them "
+            "made again as one notes commit dated then, holding the tip's lines only (KI437), "
+            "so an edit at the tip is then enough and a line taken back is not sent); nothing "
+            "was pushed, your notes are unchanged"
             ) in refused.stderr, refused.stderr
     assert remote.push("refs/notes/kistore").accepted is False  # the server says the same
 
