@@ -1252,10 +1252,10 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
             [None] * len(kinds) if latencies is None else latencies, strict=True)):
         if kind != "BenchmarkRun" or ref is None:
             continue
-        theirs = statistic_of_manifest[ref]
-        if theirs is not None and (statistic not in (None, theirs)  # KI218
-                                   or (latency is not None and theirs not in latency)):  # KI252
-            return False
+        measured = statistic_of_manifest[ref]  # the protocol's
+        if measured is not None and (statistic not in (None, measured)  # KI218
+                                     or (latency is not None and measured not in latency)):
+            return False  # KI218, or KI252: its latencies lack the protocol's statistic
     if boards is not None:  # KI238: each distinct (workload, board) a run states once
         board_of_manifest = dict(zip(keys, boards, strict=True))
         for kind, ref, impl, board in set(zip(
