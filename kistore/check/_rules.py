@@ -907,7 +907,10 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
         :func:`_answered_with_wrong_kind`), KI218 (warning) for a run stating another
         primary statistic than the intact protocol it names (with ``focus``: a run of
         ``arrived``, or one whose protocol is of ``arrived``, such as an earlier run whose
-        dangling reference the protocol answers), KI238 for a SOL-ExecBench run whose
+        dangling reference the protocol answers), KI252 (warning) for a passed run whose
+        ``timing.latencyNs`` lacks the statistic ranking reads, judged where KI218 is (and,
+        with ``focus``, an arriving run whose protocol is not stored, by its own statistic:
+        :func:`_statistic_unstated`), KI238 for a SOL-ExecBench run whose
         ``sourceNative.benchmark`` is not its intact workload's ``definition`` (an error
         with ``focus``, a run of ``arrived`` or one whose workload is of ``arrived``; a
         warning without: ``verify``, where history may hold one). Sorted by file.
@@ -939,6 +942,7 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
             protocol = by_text.get(e.references.get("protocolDigest", ""))
             if protocol is not None and protocol.digest in arrived:  # type: ignore[operator]
                 findings += _statistic_disagrees(e, protocol)
+                findings += _statistic_unstated(e, protocol, e.references["protocolDigest"])
             workload = by_text.get(e.references.get("workloadDigest", ""))
             if workload is not None and workload.digest in arrived:  # type: ignore[operator]
                 findings += _board_disagrees(e, workload, BOARD_DISAGREES, by_text)
@@ -975,8 +979,7 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
             elif field_name == "protocolDigest" and (
                     arrived is None or digest in arrived or target.digest in arrived):
                 findings += _statistic_disagrees(e, target)
-                if focus is not None and digest in arrived:  # type: ignore[operator]
-                    findings += _statistic_unstated(e, target, ref)
+                findings += _statistic_unstated(e, target, ref)
             elif field_name == "workloadDigest" and focus is None:
                 findings += _board_disagrees(e, target, BOARD_DISAGREES_STORED, by_text)
             elif field_name == "workloadDigest":  # arrived, or its metadata (title) changed
@@ -1059,7 +1062,12 @@ def _statistic_disagrees(run: Entry, protocol: Entry) -> list[Finding]:
 
 
 def _statistic_unstated(run: Entry, protocol: Entry | None, ref: str) -> list[Finding]:
-    """KI252 when an arriving ``run``'s ``timing.latencyNs`` lacks the statistic ranking reads.
+    """KI252 when ``run``'s ``timing.latencyNs`` lacks the statistic ranking reads.
+
+    Where KI218 is judged (:func:`check_entries`): every run in ``verify``, at the gate a
+    run the range adds or whose protocol it adds (an earlier run added dangling, found
+    through the protocol's forward records); and at the gate an arriving run whose
+    protocol is not stored.
 
     Args:
         run: the run's entry (judged when it is a passed run stating latencies).
@@ -1194,13 +1202,15 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
                   names: Sequence[str | None],
                   references: Sequence[tuple[str | None, ...]],
                   statistics: Sequence[str | None],
-                  boards: Sequence[Board | None] | None = None) -> bool:
+                  boards: Sequence[Board | None] | None = None,
+                  latencies: Sequence[tuple[str, ...] | None] | None = None) -> bool:
     """Answer, fast, whether :func:`check_entries` finds nothing in a tree of paired manifests.
 
     The cross-file checks of a clean store, without building an :class:`Entry` (and a
     :class:`~kistore.core.digest.Digest`) per manifest: every ``(kind, name)`` used once, every
     reference to an object of the kind its field names, every run stating the primary
-    statistic its protocol states (KI218). Only for trees where every digest
+    statistic its protocol states (KI218), every passed run stating latencies stating that
+    one among them (KI252). Only for trees where every digest
     has both its object and its metadata file (else KI203/KI204 apply). False means "run
     :func:`check_entries`", which decides and words the findings; a test holds the two to
     the same answer.
@@ -1214,6 +1224,8 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
         statistics: each one's primary statistic as :attr:`Entry.statistic` holds it.
         boards: each one's board as :attr:`Entry.board` holds it (KI238); None: none states
             one.
+        latencies: each one's latency statistics as :attr:`Entry.latency` holds it (KI252,
+            what each unit's check learnt: nothing read for it); None: none states any.
 
     Returns:
         True when :func:`check_entries` of the same manifests (``focus=None``) returns no
@@ -1232,13 +1244,18 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
             kind = kind_of.get(ref, missing)
             if kind is missing or (kind is not None and kind != expected):
                 return False  # KI201 unresolved or KI202 wrong kind
-    # each distinct (protocol, statistic) a run states once: a protocol's own must match
+    # each distinct (protocol, statistic, latencies) a run states once: a protocol's own
+    # statistic must match (KI218) and be among the latencies stated (KI252)
     statistic_of_manifest = dict(zip(keys, statistics, strict=True))
-    for kind, ref, statistic in set(zip(kinds, map(itemgetter(_PROTOCOL), references),
-                                        statistics, strict=True)):
-        if kind == "BenchmarkRun" and ref is not None and statistic is not None and \
-                statistic_of_manifest[ref] not in (None, statistic):
-            return False  # KI218: a run's statistic is not its protocol's
+    for kind, ref, statistic, latency in set(zip(
+            kinds, map(itemgetter(_PROTOCOL), references), statistics,
+            [None] * len(kinds) if latencies is None else latencies, strict=True)):
+        if kind != "BenchmarkRun" or ref is None:
+            continue
+        measured = statistic_of_manifest[ref]  # the protocol's
+        if measured is not None and (statistic not in (None, measured)  # KI218
+                                     or (latency is not None and measured not in latency)):
+            return False  # KI218, or KI252: its latencies lack the protocol's statistic
     if boards is not None:  # KI238: each distinct (workload, board) a run states once
         board_of_manifest = dict(zip(keys, boards, strict=True))
         for kind, ref, impl, board in set(zip(

@@ -397,7 +397,8 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                              for u in units):
         if entries_clean([u.hex for u in units], [r.kind for r in results],
                          [r.name for r in results], [r.references for r in results],
-                         [r.statistic for r in results], [r.board for r in results]):
+                         [r.statistic for r in results], [r.board for r in results],
+                         [r.latency for r in results]):
             return _told_renamed(snap, findings)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
     for unit, result in zip(units, results, strict=True):

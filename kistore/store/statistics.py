@@ -2,7 +2,8 @@
 
 KI218: a run stating another primary statistic than its protocol. KI252: a run whose
 ``timing.latencyNs`` lacks the statistic ranking reads (its protocol's, KI218), warned for
-each added run (:func:`unstated_admitted`).
+each added run (:func:`unstated_admitted`) and each earlier run an added protocol answers
+(:func:`unstated_earlier`, on KI218's read of that run).
 
 :meth:`kistore.store.Store.add` asks :func:`statistics_admitted` with the new manifests
 (an :data:`kistore.store.AdmissionCheck` it always runs). Nothing is refused: each
@@ -15,7 +16,7 @@ owns the rule and its words). Two ways a run and its protocol meet:
 * a protocol the batch adds, which earlier runs named while it was missing (``add
   --allow-dangling``): those runs are the ones its forward directory lists
   (:func:`kistore.core.layout.forward_dir`), as the gate finds them; one listing, and one
-  read per run listed. Warned on the protocol, naming each run.
+  read per run listed, which judges KI252 too. Warned on the protocol, naming each run.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from ..core.statistics import (
     STATISTIC_DISAGREES,
     STATISTIC_UNSTATED,
     disagreement,
+    latency_names,
     named,
     protocol_statistic,
     run_statistic,
@@ -66,12 +68,45 @@ def statistics_admitted(store: Store, manifests: Sequence[Manifest]
         AdmissionWarning)`` per earlier stored run the added protocol's forward records
         list that disagrees with it (at ``/spec/measurement/primaryStatistic``). Each
         message names the run, the protocol, both statistics and the one ranking uses.
+        KI252 of each such earlier run follows its KI218 (``(protocol digest,
+        ValueWarning)`` at the same pointer, from the same read: :func:`unstated_earlier`).
         Then KI252, ``(run digest, ValueWarning)`` per added passed run whose
         ``timing.latencyNs`` lacks the statistic ranking reads (:func:`unstated_admitted`).
     """
     targets: dict[str, tuple[str, str | None] | None] = {}
-    found = referenced_admitted(store, manifests, _PROTOCOL_STATISTIC, targets)
+    found = referenced_admitted(store, manifests, _PROTOCOL_STATISTIC, targets,
+                                earlier=unstated_earlier)
     return found + unstated_admitted(store, manifests, targets)
+
+
+def unstated_earlier(run: str, spec: Any, protocol: str, statistic: str) -> list[KistoreError]:
+    """KI252 of an earlier stored run an added protocol answers (added ``--allow-dangling``).
+
+    Called by :func:`referenced_admitted` on the run it read for KI218 (the protocol's
+    forward records list it, and it names the protocol): nothing is read again.
+
+    Args:
+        run: the run as the message names it (``BenchmarkRun/NAME (sha256:...)``).
+        spec: the run's parsed ``spec``.
+        protocol: the added protocol as the message names it.
+        statistic: the protocol's ``measurement.primaryStatistic``.
+
+    Returns:
+        One :class:`~kistore.store.ValueWarning` at the protocol's
+        ``/spec/measurement/primaryStatistic`` (``add`` gives its line and column in a
+        ``.json`` input) when the run is passed and its ``timing.latencyNs`` states
+        statistics but not ``statistic``; else none. Nothing is refused.
+    """
+    names = latency_names(spec)
+    said = None if names is None else unstated(run, names, run_statistic(spec), protocol,
+                                               statistic)
+    return [] if said is None else [ValueWarning(_unstated_said(said), pointer=PROTOCOL_POINTER)]
+
+
+def _unstated_said(said: str) -> str:
+    """Return KI252's warning of ``said`` (the rule's words): its fix and that it is added."""
+    return (f"{said}; {STATISTIC_UNSTATED.hint} ({STATISTIC_UNSTATED.id}: added all the same; "
+            "`check` and `verify` warn too)")
 
 
 def unstated_admitted(store: Store, manifests: Sequence[Manifest],
@@ -123,9 +158,8 @@ def unstated_admitted(store: Store, manifests: Sequence[Manifest],
                         else named("BenchmarkProtocol", known[1], f"sha256:{hex_}"),
                         None if known is None else known[0])
         if said is not None:
-            problems.append((m.digest, ValueWarning(
-                f"{said}; {STATISTIC_UNSTATED.hint} ({STATISTIC_UNSTATED.id}: added all the "
-                "same; `check` warns too)", pointer=LATENCY_POINTER)))
+            problems.append((m.digest, ValueWarning(_unstated_said(said),
+                                                    pointer=LATENCY_POINTER)))
     return problems
 
 
@@ -176,7 +210,8 @@ class Referenced(Generic[V]):
 
 
 def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Referenced[V],
-                        targets: dict[str, tuple[V, str | None] | None] | None = None
+                        targets: dict[str, tuple[V, str | None] | None] | None = None,
+                        earlier: Callable[[str, Any, str, V], list[KistoreError]] | None = None
                         ) -> list[tuple[Digest, KistoreError]]:
     """Judge what an add would add by ``rule_``: each run against what it names, both ways.
 
@@ -188,6 +223,11 @@ def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Refe
             name), None when it states none (or is absent, tampered or another kind), for
             a caller that reads the same manifests after (KI238's Implementation check
             reads each Workload once: :mod:`kistore.store.boards`); None: kept here only.
+        earlier: another rule judged on each earlier stored run read for ``rule_`` (one
+            naming the added manifest), from the same read: given the run as named, its
+            parsed ``spec``, the added manifest as named and its value, it returns problems
+            on the added manifest, after ``rule_``'s of that run (KI252:
+            :func:`unstated_earlier`); None: none.
 
     Returns:
         ``(run digest, problem at rule_.run_pointer or where rule_.pointer_of says)``
@@ -239,11 +279,16 @@ def referenced_admitted(store: Store, manifests: Sequence[Manifest], rule_: Refe
                 if run_hex in batch:
                     continue  # judged as a run of the batch
                 run = _stored_run(view, run_hex, rule_)
-                said = None if run is None or run[0] != m.digest.hex else judged(
-                    named("BenchmarkRun", run[2], f"sha256:{run_hex}"), run[1],
-                    named(m.kind, m.name, str(m.digest)), known[0])
+                if run is None or run[0] != m.digest.hex:
+                    continue
+                run_named = named("BenchmarkRun", run[2], f"sha256:{run_hex}")
+                target_named = named(m.kind, m.name, str(m.digest))
+                said = judged(run_named, run[1], target_named, known[0])
                 if said is not None:
                     problems.append((m.digest, rule_.problem(said, rule_.target_pointer)))
+                if earlier is not None:
+                    problems += [(m.digest, p) for p in earlier(run_named, run[3],
+                                                                target_named, known[0])]
     return problems
 
 
@@ -305,8 +350,8 @@ def earlier_runs(view: View, protocol: Digest) -> list[str]:
 
 
 def _stored_run(view: View, hex_: str, rule_: Referenced[V]
-                ) -> tuple[str | None, V | None, str | None] | None:
-    """Return a stored run's (referenced hex, value, name), or None when it is no run."""
+                ) -> tuple[str | None, V | None, str | None, dict[str, Any]] | None:
+    """Return a stored run's (referenced hex, value, name, spec), or None when it is no run."""
     digest = Digest(hex_)
     spec = stored_spec(view.read(layout.object_path(digest)), hex_, "BenchmarkRun")
     if spec is None:
@@ -314,7 +359,7 @@ def _stored_run(view: View, hex_: str, rule_: Referenced[V]
     ref = spec.get(rule_.field)
     target_hex = ref[7:] if isinstance(ref, str) and ref.startswith("sha256:") else None
     metadata = lenient_object(view.read(layout.metadata_path(digest)))
-    return target_hex, rule_.stored_run_value(spec, metadata), name_in(metadata)
+    return target_hex, rule_.stored_run_value(spec, metadata), name_in(metadata), spec
 
 
 _PROTOCOL_STATISTIC: Referenced[str] = Referenced(

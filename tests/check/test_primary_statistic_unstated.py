@@ -25,7 +25,8 @@ RANK_READS = ("in a family ranked by measured latency (the default), `rank` read
 HINT = ("state the statistic ranking reads (the protocol's measurement.primaryStatistic) in "
         "timing.latencyNs, with its value from the same trials, or point protocolDigest at a "
         "protocol measuring a statistic the run states; a stored run is never edited: add the "
-        "corrected run as a new object (KI252: added all the same; `check` warns too)")
+        "corrected run as a new object (KI252: added all the same; `check` and `verify` warn "
+        "too)")
 
 
 def _named(doc: dict) -> str:
@@ -169,3 +170,114 @@ def test_check_warns_of_the_run_a_range_adds(setting, tmp_path):
         f"{_named(protocol)} measures, but no 'mean' in timing.latencyNs (it states median): "
         f"{RANK_READS.format(s='mean')} (expected mean, found median)"]
     assert "0 errors, 1 warning, 0 info" in checked.output
+
+
+# -- an earlier run, added dangling, whose protocol arrives later (stat06) -----------------
+
+@pytest.fixture
+def earlier(store, kit):
+    """Runs added dangling (``add --allow-dangling``) before their protocol, measuring mean.
+
+    ``agree`` states mean but only a median; ``other`` states median (KI218 too); ``fine``
+    states its mean; ``failed`` is not passed. Returns (store, protocol, {name: run}).
+    """
+    protocol, env, workload = kit.protocol(name="late"), kit.environment(), kit.workload()
+    add_docs(store, [env, workload])
+    runs = {}
+    for name, statistic, latency, status in [("agree", "mean", {"median": 5000}, "passed"),
+                                             ("other", "median", {"median": 6000}, "passed"),
+                                             ("fine", "mean", {"mean": 7000}, "passed"),
+                                             ("failed", "mean", {"median": 8}, "incorrect")]:
+        impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
+        run = kit.run(protocol, env, impl, workload, latency=latency, name=name, status=status)
+        run["spec"]["timing"]["primaryStatistic"] = statistic
+        add_docs(store, [impl, run], allow_dangling=True)
+        runs[name] = run
+    return store, protocol, runs
+
+
+def _earlier_said(protocol: dict, run: dict) -> str:
+    """KI252's words of an earlier run ``agree`` or ``other`` once ``protocol`` is stored."""
+    if run["spec"]["timing"]["primaryStatistic"] == "mean":
+        return (f"{_named(run)} states timing.primaryStatistic 'mean', the statistic its "
+                f"protocol {_named(protocol)} measures, but no 'mean' in timing.latencyNs (it "
+                f"states median): {RANK_READS.format(s='mean')}")
+    return (f"{_named(run)} states no 'mean' in timing.latencyNs (it states median), the "
+            f"statistic its protocol {_named(protocol)} measures "
+            f"(measurement.primaryStatistic): ranking reads the protocol's 'mean', not the "
+            f"run's own 'median' (KI218): {RANK_READS.format(s='mean')}")
+
+
+def _by_digest(runs: dict, names) -> list[dict]:
+    """The runs named, in the order a protocol's forward directory lists them (digest)."""
+    return sorted((runs[n] for n in names), key=lambda r: str(Manifest.from_document(r).digest))
+
+
+def test_a_protocol_arriving_after_its_runs_names_each_in_its_add(earlier, tmp_path):
+    store, protocol, runs = earlier
+    path = _write(tmp_path / "late.json", protocol)
+    added = _cli(store, "add", "--commit", str(path))
+    where = _where(path, '"primaryStatistic')
+    assert [x for x in added.stderr.splitlines() if "KI252" in x] == [
+        f"warning: {where}:/spec/measurement/primaryStatistic: {_earlier_said(protocol, run)}"
+        f"; {HINT}" for run in _by_digest(runs, ["agree", "other"])]
+    _, ranking = rank(store, "BenchmarkRun/fine")
+    assert {r.record.name for r in ranking.unranked} == {"agree", "other"}
+    assert [r.record.name for r in ranking.ranked] == ["fine"]
+
+
+def test_the_protocol_s_add_result_carries_them_after_ki218(earlier):
+    store, protocol, runs = earlier
+    [result] = store.add([Manifest.from_document(protocol)], commit=True)
+    said = [w.split(": ", 1) for w in result.warnings]
+    assert [(at, "KI252" if "(KI252:" in w else "KI218") for at, w in said] == [
+        ("/spec/measurement/primaryStatistic", rule)
+        for run in _by_digest(runs, ["agree", "other"])
+        for rule in (["KI218", "KI252"] if run is runs["other"] else ["KI252"])]
+    assert [w for _, w in said if "(KI252:" in w] == [
+        f"{_earlier_said(protocol, run)}; {HINT}"
+        for run in _by_digest(runs, ["agree", "other"])]
+
+
+def _gate_line(protocol: dict, run: dict) -> str:
+    obj = layout.object_path(Manifest.from_document(run).digest)
+    return (f"{obj}:/spec/timing/latencyNs: warning KI252 primary-statistic-unstated: "
+            f"{_earlier_said(protocol, run)} (expected mean, found median)")
+
+
+def test_check_warns_of_the_earlier_runs_a_range_s_protocol_answers(earlier):
+    from kistore.check.gate import check_range
+
+    store, protocol, runs = earlier
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    add_docs(store, [protocol])
+    checked = _cli(store, "check", f"{base}..HEAD")
+    lines = sorted(_gate_line(protocol, runs[n]) for n in ("agree", "other"))
+    assert [x for x in checked.output.splitlines() if "warning KI252" in x] == lines
+    fast = check_range(store, f"{base}..HEAD")
+    assert fast == check_range(store, f"{base}..HEAD", whole_tree=True)
+    assert sorted(f.file for f in fast if f.rule.id == "KI252") == sorted(
+        layout.object_path(Manifest.from_document(runs[n]).digest) for n in ("agree", "other"))
+    # a later range touching only the protocol's metadata makes nothing new true
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    edited = json.loads(json.dumps(protocol))
+    edited["metadata"]["title"] = "Protocol measuring the mean"
+    store.add([Manifest.from_document(edited)], update_metadata=True, commit=True)
+    assert "KI252" not in _cli(store, "check", f"{base}..HEAD").output
+
+
+def test_verify_warns_of_every_stored_run_lacking_it(earlier):
+    from kistore.check.audit import verify
+
+    store, protocol, runs = earlier
+    add_docs(store, [protocol])
+    lines = sorted(_gate_line(protocol, runs[n]) for n in ("agree", "other"))
+    for at in ([], ["--at", "HEAD"]):
+        checked = _cli(store, "verify", *at)
+        assert [x for x in checked.output.splitlines() if "warning KI252" in x] == lines
+        assert "0 errors" in checked.output
+    for at in (None, "HEAD"):
+        assert [(f.rule.id, f.severity, f.expected, f.found, f.extra) for f in verify(store, at)
+                if f.rule.id == "KI252"] == [
+            ("KI252", "warning", "mean", "median",
+             {"protocol": str(Manifest.from_document(protocol).digest)})] * 2

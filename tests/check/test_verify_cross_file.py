@@ -1,6 +1,7 @@
 """verify's cross-file fast paths: ``entries_clean`` says "nothing to report" only when
 ``check_entries`` reports nothing (names used twice, dangling references, references to
-the wrong kind, runs stating another statistic than their protocol, KI218, and SOL-ExecBench
+the wrong kind, runs stating another statistic than their protocol, KI218, passed runs whose
+``timing.latencyNs`` lacks their protocol's statistic, KI252, and SOL-ExecBench
 runs stating another board than their workload's definition, KI238, must all
 send the tree to the exact checks), and the streamed pairing of
 object and metadata files makes the units and path findings the dict of pairs made."""
@@ -23,11 +24,12 @@ _manifest = st.tuples(
     st.sampled_from([None, "a", "b", "c"]),
     st.tuples(*[st.sampled_from(_REFS) for _ in REFERENCE_FIELDS]),
     st.sampled_from([None, "mean", "median"]),
-    st.sampled_from([None, "b1", "b2"]))
+    st.sampled_from([None, "b1", "b2"]),
+    st.sampled_from([None, ("mean",), ("median",), ("max", "mean"), ("median", "min")]))
 
 
 Manifest = tuple[str, "str | None", "str | None", tuple["str | None", ...], "str | None",
-                 "str | None"]
+                 "str | None", "tuple[str, ...] | None"]
 
 
 def _stated(kind: str | None, statistic: str | None) -> str | None:
@@ -41,10 +43,16 @@ def _board(kind: str | None, board: str | None) -> tuple[tuple[str, str], ...] |
         else None
 
 
+def _latency(kind: str | None, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """Latency statistics as verify learns them: only (passed) runs state them."""
+    return names if kind == "BenchmarkRun" else None
+
+
 def _clean(manifests: list[Manifest]) -> bool:
-    columns = [list(c) for c in zip(*manifests, strict=True)] if manifests else [[]] * 6
+    columns = [list(c) for c in zip(*manifests, strict=True)] if manifests else [[]] * 7
     columns[4] = [_stated(k, s) for k, s in zip(columns[1], columns[4], strict=True)]
     columns[5] = [_board(k, b) for k, b in zip(columns[1], columns[5], strict=True)]
+    columns[6] = [_latency(k, n) for k, n in zip(columns[1], columns[6], strict=True)]
     return verify.entries_clean(*columns)
 
 
@@ -52,8 +60,8 @@ def _entries(manifests: list[Manifest]) -> dict[Digest, verify.Entry]:
     return {Digest(h): verify.Entry(
         Digest(h), kind, name, {f: r for f, r in zip(REFERENCE_FIELDS, refs, strict=True)
                                 if r is not None}, True, True, statistic=_stated(kind, statistic),
-        board=_board(kind, board))
-        for h, kind, name, refs, statistic, board in manifests}
+        board=_board(kind, board), latency=_latency(kind, latency))
+        for h, kind, name, refs, statistic, board, latency in manifests}
 
 
 @settings(max_examples=1500, deadline=None)
@@ -64,12 +72,13 @@ def test_entries_clean_agrees_with_check_entries(drawn):
     assert _clean(manifests) == (verify.check_entries(_entries(manifests)) == [])
 
 
-def _tree(statistic: str = "mean", **run_refs: str) -> list[Manifest]:
+def _tree(statistic: str = "mean", latency: tuple[str, ...] | None = ("mean",),
+          **run_refs: str) -> list[Manifest]:
     none = (None,) * len(REFERENCE_FIELDS)
     refs = tuple(run_refs.get(f) for f in REFERENCE_FIELDS)
-    return [("1" * 64, "Workload", "w", none, None, "b1"),
-            ("2" * 64, "BenchmarkProtocol", "p", none, "mean", None),
-            ("3" * 64, "BenchmarkRun", "r", refs, statistic, "b1")]
+    return [("1" * 64, "Workload", "w", none, None, "b1", None),
+            ("2" * 64, "BenchmarkProtocol", "p", none, "mean", None, None),
+            ("3" * 64, "BenchmarkRun", "r", refs, statistic, "b1", latency)]
 
 
 def test_clean_tree_is_clean():
@@ -91,7 +100,7 @@ def test_reference_to_the_wrong_kind_goes_to_the_exact_checks():
 
 def test_name_used_twice_goes_to_the_exact_checks():
     manifests = [*_tree(), ("4" * 64, "Workload", "w", (None,) * len(REFERENCE_FIELDS), None,
-                            None)]
+                            None, None)]
     assert not _clean(manifests)
     assert [f.rule.id for f in verify.check_entries(_entries(manifests))] == ["KI205"]
 
@@ -112,9 +121,30 @@ def test_run_stating_another_statistic_than_its_protocol_goes_to_the_exact_check
     assert _clean(_tree("mean", protocolDigest="sha256:" + "2" * 64))
 
 
+def test_run_lacking_its_protocol_s_statistic_goes_to_the_exact_checks():
+    """KI252 in verify (stat06): from the latency names each unit's check learnt."""
+    manifests = _tree("mean", ("median", "min"), protocolDigest="sha256:" + "2" * 64)
+    assert not _clean(manifests)
+    [finding] = verify.check_entries(_entries(manifests))
+    assert (finding.rule.id, finding.severity, finding.file, finding.pointer, finding.expected,
+            finding.found, finding.extra) == (
+        "KI252", "warning", f"store/objects/sha256/33/{'3' * 62}.json",
+        "/spec/timing/latencyNs", "mean", "median, min", {"protocol": f"sha256:{'2' * 64}"})
+    assert finding.message == (
+        f"BenchmarkRun/r (sha256:{'3' * 64}) states timing.primaryStatistic 'mean', the "
+        f"statistic its protocol BenchmarkProtocol/p (sha256:{'2' * 64}) measures, but no "
+        "'mean' in timing.latencyNs (it states median, min): in a family ranked by measured "
+        "latency (the default), `rank` reads timing.latencyNs.mean and lists this run "
+        "unranked (a family the ranking policy ranks by its source's own metric does not "
+        "read timing.latencyNs)")
+    # stating it among others, or no latencies at all (None: not passed, or none stated)
+    for latency in (("max", "mean"), None):
+        assert _clean(_tree("mean", latency, protocolDigest="sha256:" + "2" * 64))
+
+
 def test_run_stating_another_board_than_its_workload_goes_to_the_exact_checks():
     manifests = _tree(workloadDigest="sha256:" + "1" * 64)
-    manifests[2] = (*manifests[2][:5], "b2")  # the run's sourceNative.benchmark
+    manifests[2] = (*manifests[2][:5], "b2", ("mean",))  # the run's sourceNative.benchmark
     assert not _clean(manifests)
     [finding] = verify.check_entries(_entries(manifests))  # verify: a warning
     assert (finding.rule.id, finding.severity, finding.pointer, finding.expected,
