@@ -116,11 +116,13 @@ def test_a_new_author_wholly_in_cyrillic_that_prints_as_latin_is_a_gate_warning(
         "#39 §4, marks dropped) is 'HPE', that of the Latin letters it prints as, and a "
         "leaderboard shows the author as the row's label, where it can pass for a Latin "
         "author's",
-        "fix KI253 (1 finding): if the author is not meant to pass for the Latin name it prints "
-        "as, write it as it is known in Latin letters, or with a letter that does not look "
-        "Latin: objects are never edited, so add the corrected Implementation as a new object "
-        "and drop this one from the branch (`kistore drop DIGEST` before committing, or rewrite "
-        "the branch without it); a name written so on purpose stays (a warning)",
+        # conf02: the fix names an environment's provider too, and a manifest
+        "fix KI253 (1 finding): if the author (or an environment's provider) is not meant to "
+        "pass for the Latin name it prints as, write it as it is known in Latin letters, or "
+        "with a letter that does not look Latin: objects are never edited, so add the "
+        "corrected manifest as a new object and drop this one from the branch (`kistore drop "
+        "DIGEST` before committing, or rewrite the branch without it); a name written so on "
+        "purpose stays (a warning)",
         f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"]
     verified = runner.invoke(main, ["--store", str(published), "verify", "--json"])
     assert "KI253" not in verified.output
