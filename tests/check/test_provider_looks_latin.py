@@ -131,3 +131,20 @@ def test_a_vendor_not_in_ascii_is_refused_by_its_schema(runner, store, kit, tmp_
         "(U+043D CYRILLIC SMALL LETTER EN at character 1, U+0440 CYRILLIC SMALL LETTER ER at "
         "character 2, U+0435 CYRILLIC SMALL LETTER IE at character 3) is not an identifier: "
         "lower-case ASCII letters a-z, digits 0-9 and '-', beginning with a letter or digit\n")
+
+
+def test_pre_receive_warns_of_it_and_accepts_the_push(remote, kit):
+    # on BASE b61742cb the hook said nothing of it
+    env = kit.environment(name="env-hpe")
+    env["spec"]["provider"] = HPE
+    obj = layout.object_path(Digest.from_str(kit.digest(env)))
+
+    def change(clone) -> None:
+        path = clone.parent / "env.json"
+        path.write_text(json.dumps(env))
+        remote.kistore("add", str(path))
+
+    pushed = remote.pr("an environment", change)
+    assert pushed.accepted, pushed.output
+    assert f"remote: {obj}:/spec/provider: warning KI253 author-looks-latin: {_SAID}" \
+        in [line.rstrip() for line in pushed.output.splitlines()]
