@@ -16,8 +16,8 @@ a provider's mixes and invisible or styled characters already (an identifying st
 KI251 is not said of it (:data:`kistore.store.labels.LABELS`). Warnings, as there: a name
 may be written so on purpose.
 
-Judged where a range adds an Implementation or an ExecutionEnvironment (``check BASE..HEAD``, ``--landed``,
-``--updates``): found through the names files the range adds
+Judged where a range adds an Implementation or an ExecutionEnvironment (``check
+BASE..HEAD``, ``--landed``, ``--updates``): found through the names files the range adds
 (``store/names/KIND/XX/NAME``: every manifest has one, KI211), so a range of runs
 alone reads nothing more. ``verify`` does not repeat it for stored ones (one the reviewer
 let in is meant).
@@ -46,8 +46,8 @@ AUTHOR_LOOKS_LATIN = rule(
     "if the author (or an environment's provider) is not meant to pass for the Latin name it "
     "prints as, write it as it is known in Latin letters, or with a letter that does not look "
     "Latin: objects are never edited, so add the corrected manifest as a new object and drop "
-    "this one from the branch (`kistore drop DIGEST` before committing, or rewrite the branch without it); a "
-    "name written so on purpose stays (a warning)")
+    "this one from the branch (`kistore drop DIGEST` before committing, or rewrite the branch "
+    "without it); a name written so on purpose stays (a warning)")
 
 _RULES = {r.id: r for r in (AUTHOR_MIXES_SCRIPTS, AUTHOR_LOOKS_LATIN)}
 """The two rules by id, as :func:`kistore.store.labels.label_problems` names them."""
