@@ -19,6 +19,16 @@ from kistore.store import Store
 from ..conftest import commit_all, git
 from ..store.test_author_scripts import LOOK_ALIKE
 
+KI253_FIX = (
+    # conf02: the fix names an environment's provider too, and a manifest
+    "fix KI253 (1 finding): if the author (or an environment's provider) is not meant to "
+    "pass for the Latin name it prints as, write it as it is known in Latin letters, or "
+    "with a letter that does not look Latin: objects are never edited, so add the "
+    "corrected manifest as a new object and drop this one from the branch (`kistore drop "
+    "DIGEST` before committing, or rewrite the branch without it); a name written so on "
+    "purpose stays (a warning)")
+"""The line ``check`` prints after one KI253 finding."""
+
 
 def _add_implementation(runner, root, kit, tmp_path, author: str) -> str:
     impl = kit.implementation("p0", name=f"impl-{len(author)}")
@@ -116,13 +126,7 @@ def test_a_new_author_wholly_in_cyrillic_that_prints_as_latin_is_a_gate_warning(
         "#39 §4, marks dropped) is 'HPE', that of the Latin letters it prints as, and a "
         "leaderboard shows the author as the row's label, where it can pass for a Latin "
         "author's",
-        # conf02: the fix names an environment's provider too, and a manifest
-        "fix KI253 (1 finding): if the author (or an environment's provider) is not meant to "
-        "pass for the Latin name it prints as, write it as it is known in Latin letters, or "
-        "with a letter that does not look Latin: objects are never edited, so add the "
-        "corrected manifest as a new object and drop this one from the branch (`kistore drop "
-        "DIGEST` before committing, or rewrite the branch without it); a name written so on "
-        "purpose stays (a warning)",
+        KI253_FIX,
         f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"]
     verified = runner.invoke(main, ["--store", str(published), "verify", "--json"])
     assert "KI253" not in verified.output

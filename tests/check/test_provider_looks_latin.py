@@ -24,6 +24,7 @@ from kistore.store import Store
 from kistore.store.labels import PROVIDER, label_problems
 
 from ..conftest import commit_all, git
+from .test_author_mixes_scripts_gate import KI253_FIX
 
 HPE = "\u041d\u0420\u0415"
 """``НРЕ``: three Cyrillic capitals that print as the Latin ``HPE``."""
@@ -82,12 +83,7 @@ def test_a_new_provider_that_prints_as_latin_is_a_gate_warning(runner, published
     assert said.exit_code == 0, said.output
     assert said.output.splitlines() == [
         f"{obj}:/spec/provider: warning KI253 author-looks-latin: {_SAID}",
-        "fix KI253 (1 finding): if the author (or an environment's provider) is not meant to "
-        "pass for the Latin name it prints as, write it as it is known in Latin letters, or "
-        "with a letter that does not look Latin: objects are never edited, so add the "
-        "corrected manifest as a new object and drop this one from the branch (`kistore drop "
-        "DIGEST` before committing, or rewrite the branch without it); a name written so on "
-        "purpose stays (a warning)",
+        KI253_FIX,
         f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"]
     [finding] = [f for f in check_range(Store(published), f"{base}..HEAD")
                  if f.rule.id in ("KI251", "KI253")]
