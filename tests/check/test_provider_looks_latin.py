@@ -15,13 +15,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kistore.check.gate import check_range
 from kistore.cli import main
 from kistore.core import layout
 from kistore.core.digest import Digest
+from kistore.core.text_fields import _identifying_problem
 from kistore.store import Store
-from kistore.store.labels import PROVIDER, label_problems
+from kistore.store.labels import PROVIDER, label_problems, mixed_label_said
 
 from ..conftest import commit_all, git
 from .test_author_mixes_scripts_gate import KI253_FIX
@@ -144,3 +147,15 @@ def test_pre_receive_warns_of_it_and_accepts_the_push(remote, kit):
     assert pushed.accepted, pushed.output
     assert f"remote: {obj}:/spec/provider: warning KI253 author-looks-latin: {_SAID}" \
         in [line.rstrip() for line in pushed.output.splitlines()]
+
+
+_ODD = ("Labe \u0430\u0410\u0421\u200b\u200c\u00a0\u3000\ufe0f\u3164\u0301\u210c\U0001d410"
+        "\uff35\u24c6\u1d60\uff71\u00b5\u02bb\u5c71\u30ab\u00e9")
+"""Letters and the characters KI251 says: another script, invisible, spaces, a mark, styled."""
+
+
+@given(st.text(alphabet=st.sampled_from(_ODD), min_size=1, max_size=8))
+def test_every_case_of_ki251_is_a_ki104_error_in_an_identifying_string(value):
+    # why KI251 is not said of a provider: KI104 refuses whatever it would say
+    if mixed_label_said(value) is not None:
+        assert _identifying_problem(value) is not None
