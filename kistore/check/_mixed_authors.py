@@ -8,7 +8,8 @@ request's check said nothing, so its reviewer never saw it (review01 M4). The wo
 the add's (:func:`kistore.store.labels.mixed_label_said`, UTS #39 §5.2 "highly
 restrictive" by Unicode's Script_Extensions; and a styled letter, such as a black-letter
 ``\u210c``, in an author of one script; since 2026-12-07 an invisible character, another
-space or an accent not in NFC, fresh10 MED 3). KI253 (conf01, since 2026-12-07) says an
+space or an accent not in NFC, fresh10 MED 3; since fresh12 F4 a U+0020 SPACE at either end
+or after another, in an ASCII author too). KI253 (conf01, since 2026-12-07) says an
 author wholly of one script other than Latin that prints as Latin letters (``НРЕ`` as
 ``HPE``: :func:`kistore.store.labels.looks_latin_label_said`), and (conf02) an
 ExecutionEnvironment's ``provider`` so (``НРЕ`` passing for the Latin ``HPE``); KI104 refuses
@@ -65,8 +66,9 @@ def range_authors(view: View, before: View, changed: Iterable[str]) -> list[Find
         For each field of :data:`kistore.store.labels.LABELS` (an Implementation's
         ``spec.author``, an ExecutionEnvironment's ``spec.provider``), one warning per
         manifest of its kind whose object the range adds (its names file among ``changed``,
-        its object absent at the base) and whose value, not ASCII, mixes scripts, holds an
-        invisible character or a styled letter (KI251, the author only:
+        its object absent at the base) and whose value has a U+0020 SPACE at either end or
+        after another, or, not ASCII, mixes scripts, holds an invisible character or a styled
+        letter (KI251, the author only:
         :func:`kistore.store.labels.mixed_label_said`), and one per such manifest whose value
         is wholly of one script other than Latin and prints as Latin letters (KI253:
         :func:`kistore.store.labels.looks_latin_label_said`), on its object at the field's

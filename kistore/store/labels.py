@@ -19,7 +19,10 @@ as invisible: whitespace but U+0020 (U+00A0 ...), a format character (U+200B ZER
 SPACE, U+200C, U+200D, U+00AD SOFT HYPHEN), a default-ignorable one (a variation selector,
 U+3164 HANGUL FILLER) or an accent not in NFC
 (:func:`kistore.core.text_fields.hidden_character_said`): ``Qin\\u200b Liu @ UCD`` printed as
-``Qin Liu @ UCD`` with no word. Each is added all the same: a name may be written so on purpose.
+``Qin Liu @ UCD`` with no word; and, since fresh12 F4, first of all, a U+0020 SPACE at either
+end or after another (:func:`kistore.core.text_fields.spacing_said`), ASCII or not: ``'HPE '``
+printed on the site as another author's ``HPE``. Each is added all the same: a name may be
+written so on purpose. A line break in an author is KI219's, said here in ``check``'s words.
 
 KI253 (since 2026-12-07) says an author wholly of one script other than Latin that prints as
 Latin letters (``НРЕ`` as ``HPE``), and (conf02) an ExecutionEnvironment's ``provider`` so;
@@ -37,8 +40,10 @@ from ..core.errors import KistoreError
 from ..core.model import Manifest
 from ..core.text_fields import (
     hidden_character_said,
+    line_break_said,
     mixed_script,
     mixed_script_said,
+    spacing_said,
     styled_letter_said,
 )
 from ._store import AdmissionWarning
@@ -54,11 +59,13 @@ class Label:
         kind: the manifests' kind.
         pointer: the field's JSON Pointer in the object (``/spec/author``).
         mixes: KI251 is said of it (a mix of scripts, an invisible, non-NFC or styled
-            character). False for an identifying string: KI104 refuses each of those as an
-            error already (one script by the same UTS #39 §5.2 predicate, NFC, NFKC, no
-            category C, no default-ignorable character, no whitespace but U+0020:
-            :mod:`kistore.core.text_fields`), so only KI253, which KI104 does not judge,
-            is said.
+            character, a U+0020 SPACE at either end or beside another), and ``add`` says
+            KI219 of a line break in it as ``check`` does (prose). False for an
+            identifying string: KI104 refuses each of those as an error already (one
+            script by the same UTS #39 §5.2 predicate, NFC, NFKC, no category C, no
+            default-ignorable character, no whitespace but U+0020, single and inner:
+            :mod:`kistore.core.text_fields`), so only KI253, which KI104 does not judge, is
+            said.
         shown: where the field prints and as what (ends KI253's message).
     """
 
@@ -100,9 +107,10 @@ def label_problems(label: Label, value: object) -> list[tuple[str, str]]:
     Returns:
         ``[(rule id, message)]``: ``("KI251", mixed_label_said(...))`` when ``label.mixes``
         and it is said, then ``("KI253", looks_latin_label_said(...))`` when said; empty for
-        an ASCII value (no Unicode table read). Raises nothing.
+        an ASCII value with no space at either end or beside another (no Unicode table
+        read). A line break is KI219's (:func:`labels_admitted`). Raises nothing.
     """
-    if not isinstance(value, str) or value.isascii():
+    if not isinstance(value, str) or (value.isascii() and spacing_said(value) is None):
         return []
     said: list[tuple[str, str]] = []
     if label.mixes and (mixed := mixed_label_said(value)) is not None:
@@ -120,7 +128,9 @@ def labels_admitted(_store: object, manifests: Sequence[Manifest]
     invisible character; a styled letter) of an Implementation's ``author``, and as KI253
     says (:func:`looks_latin_label_said`: wholly in one script other than Latin, printing
     as Latin letters) of it and of an ExecutionEnvironment's ``provider`` (:data:`LABELS`);
-    one warning per rule and field.
+    and as KI219 says in ``check`` of a line break in an ``author``
+    (:func:`kistore.core.text_fields.line_break_said`: its one owner, so KI251 does not say
+    it; fresh12 F4); one warning per rule and field.
 
     An :data:`kistore.store.AdmissionCheck`: its first argument, the store added to, is
     not read (the rule reads each manifest alone); ``manifests`` are the manifests
@@ -137,9 +147,17 @@ def labels_admitted(_store: object, manifests: Sequence[Manifest]
         for label in LABELS:
             if m.kind != label.kind:
                 continue
-            for rule_id, said in label_problems(label, m.spec.get(label.field)):
+            value = m.spec.get(label.field)
+            found = label_problems(label, value)
+            if label.mixes and isinstance(value, str) \
+                    and (breaks := line_break_said(label.field, value)) is not None:
+                found.append(("KI219", breaks))
+            for rule_id, said in found:
                 if rule_id == "KI251":
-                    advice = "if that is not meant, retype it in one script and plain letters"
+                    advice = ("if that is not meant, retype it in one script, plain letters "
+                              "and single U+0020 spaces between words")
+                elif rule_id == "KI219":
+                    advice = f"write the {label.field} on one line"
                 else:
                     advice = ("if it is not meant to pass for that Latin name, write it as "
                               "it is known in Latin letters, or with a letter that does not "
@@ -204,9 +222,19 @@ def mixed_label_said(label: str) -> str | None:
         character KI104 refuses in a name as whitespace other than U+0020, invisible or not in
         NFC (:func:`kistore.core.text_fields.hidden_character_said`, since 2026-12-07, fresh10
         MED 3), ``'Qin\\u200b Liu @ UCD' holds U+200B ZERO WIDTH SPACE at character 4, an
-        invisible format character (Unicode category Cf): ...``; None for a label of one
-        script (or of one set UTS #39 "highly restrictive" allows) with none of these.
+        invisible format character (Unicode category Cf): ...``; first of all, for a U+0020
+        SPACE at either end or after another (:func:`kistore.core.text_fields.spacing_said`,
+        fresh12 F4), ``'HPE ' holds U+0020 SPACE at character 4, trailing whitespace (...): a
+        leaderboard ... prints as 'HPE', ...``; None for a label of one script (or of one set
+        UTS #39 "highly restrictive" allows) with none of these (a line break: KI219's).
     """
+    spaced = spacing_said(label)
+    if spaced is not None:
+        shown = " ".join(word for word in label.split(" ") if word)
+        return (f"{spaced}: a leaderboard shows the author as the row's label, and a web page "
+                "prints a space at either end as nothing and two in a row as one, so it prints "
+                f"as {shown!r}, differing only as text from an author written so (KI104 refuses "
+                "it in a name)")
     mixed = mixed_script(label)
     if mixed is None:
         hidden = hidden_character_said(label)
