@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from kistore.check.gate import check_range
 from kistore.cli import main
 from kistore.core import layout
@@ -132,26 +134,22 @@ def test_a_new_author_wholly_in_cyrillic_that_prints_as_latin_is_a_gate_warning(
     assert "KI253" not in verified.output
 
 
-def test_a_new_author_with_a_trailing_space_is_a_gate_warning(runner, published, kit, tmp_path):
+@pytest.mark.parametrize(("author", "rule_id", "message"), [
     # fresh12 F4: on BASE 44ee2268 `check` said nothing: 'HPE ' printed on the site as 'HPE'
-    base, obj = _added_since(runner, published, kit, tmp_path, "HPE ")
+    ("HPE ", "KI251",
+     "'HPE ' holds U+0020 SPACE at character 4, trailing whitespace (one U+0020 SPACE "
+     "between words, none at either end): a leaderboard shows the author as the row's "
+     "label, and a web page prints a space at either end as nothing and two in a row as "
+     "one, so it prints as 'HPE', differing only as text from an author written so (KI104 "
+     "refuses it in a name)"),
+    # one owner of a line break, KI219, in `add` as in `check` (no KI251 too)
+    ("HPE\u2028", "KI219",
+     "the author holds U+2028 LINE SEPARATOR at character 4: a citation prints it within "
+     "one line (escaped, as \\n); written raw it would read as lines of the citation")])
+def test_a_spaced_author_is_kI251_and_a_broken_one_kI219_alone(runner, published, kit, tmp_path,
+                                                               author, rule_id, message):
+    base, obj = _added_since(runner, published, kit, tmp_path, author)
     [finding] = [f for f in check_range(Store(published), f"{base}..HEAD")
                  if f.rule.id in ("KI219", "KI251", "KI253")]
     assert (finding.rule.id, finding.file, finding.pointer, finding.message) == (
-        "KI251", obj, "/spec/author",
-        "'HPE ' holds U+0020 SPACE at character 4, trailing whitespace (one U+0020 SPACE "
-        "between words, none at either end): a leaderboard shows the author as the row's "
-        "label, and a web page prints a space at either end as nothing and two in a row as "
-        "one, so it prints as 'HPE', differing only as text from an author written so (KI104 "
-        "refuses it in a name)")
-
-
-def test_a_line_break_in_a_new_author_is_kI219_alone(runner, published, kit, tmp_path):
-    # fresh12 F4: one owner of a line break, KI219, in `add` as in `check` (no KI251 too)
-    base, obj = _added_since(runner, published, kit, tmp_path, "HPE\u2028")
-    [finding] = [f for f in check_range(Store(published), f"{base}..HEAD")
-                 if f.rule.id in ("KI219", "KI251", "KI253")]
-    assert (finding.rule.id, finding.file, finding.pointer, finding.message) == (
-        "KI219", obj, "/spec/author",
-        "the author holds U+2028 LINE SEPARATOR at character 4: a citation prints it within "
-        "one line (escaped, as \\n); written raw it would read as lines of the citation")
+        rule_id, obj, "/spec/author", message)
