@@ -24,7 +24,6 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ..core import canonical, canonical_fast, layout
-from ..core._plain_text import char_name
 from ..core.boards import (
     BOARD_DISAGREES,
     BOARD_DISAGREES_STORED,
@@ -71,7 +70,7 @@ from ..core.statistics import (
     unstated,
 )
 from ..core.statistics import named as named_manifest
-from ..core.text_fields import identifying_problems
+from ..core.text_fields import identifying_problems, line_break_said
 from ._fixes import HINT_BASE, Base
 
 OBJECT_DIGEST_MISMATCH = rule(
@@ -743,14 +742,11 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
     return findings + cited_text_findings(object_path, metadata_path, document, metadata)
 
 
-_LINE_BREAKS = re.compile("[\n\u2028\u2029]")
-"""The line breaks prose may hold (KI104 refuses every other control): LINE FEED, U+2028
-LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR."""
-
-
-
 def _may_break_line(data: bytes) -> bool:
-    """Whether canonical JSON bytes may spell a string holding :data:`_LINE_BREAKS`.
+    """Whether canonical JSON bytes may spell a string holding a line break prose may hold.
+
+    LINE FEED, U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR (KI104 refuses every other
+    control; :func:`kistore.core.text_fields.line_break_said` says them).
 
     RFC 8785 writes LF as the escape ``\\n`` and U+2028/U+2029 raw (UTF-8 E2 80 A8/A9);
     an escaped backslash before an ``n`` is taken for one too (True only sends the pair to
@@ -790,14 +786,10 @@ def cited_text_findings(object_path: str, metadata_path: str, document: Any, met
         found.append((object_path, "/spec/author", "author", spec.get("author")))
     findings = []
     for path, pointer, what, value in found:
-        hit = _LINE_BREAKS.search(value) if isinstance(value, str) else None
-        if hit is not None and isinstance(value, str):
-            c = hit.group()
+        said = line_break_said(what, value) if isinstance(value, str) else None
+        if said is not None and isinstance(value, str):
             findings.append(Finding(
-                CITED_TEXT_BREAKS_LINE,
-                f"the {what} holds U+{ord(c):04X} {char_name(c)} at character {hit.start() + 1}: "
-                "a citation prints it within one line (escaped, as \\n); written raw it "
-                "would read as lines of the citation",
+                CITED_TEXT_BREAKS_LINE, said,
                 file=path, pointer=pointer, expected="one line", found=one_line(shorten(value))))
     return findings
 

@@ -421,7 +421,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
                                changed)  # KI229
     findings += range_authors(store.view(str(head.id)), store.view(str(base.id)),
-                              changed)  # KI251
+                              changed)  # KI251, KI253
     findings += range_claims(store.view(str(head.id)), changed,  # KI232
                              withdrawn_runs(store, at=str(head.id)),
                              before=store.view(str(base.id)))

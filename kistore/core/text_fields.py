@@ -300,6 +300,59 @@ _LINE_BREAKS = "\n\u2028\u2029"
 """The line breaks prose admits, which KI219 says of an ``author`` (a citation's line)."""
 
 
+def spacing_said(value: str) -> str | None:
+    """Say the first U+0020 SPACE of free text that KI104 refuses in a name where it stands.
+
+    For an ``author`` (prose: :mod:`kistore.store.labels`, KI251, since fresh12 F4): a
+    space at either end, or after another, in KI104's order (:func:`_identifying_problem`:
+    leading, trailing, then doubled). A web page prints it as nothing, or the two as one,
+    so ``'HPE '`` printed as another author's ``HPE``. Other whitespace is
+    :func:`hidden_character_said`'s; a line break is KI219's.
+
+    Args:
+        value: the string (ASCII or not: no Unicode table is read).
+
+    Returns:
+        ``'HPE ' holds U+0020 SPACE at character 4, trailing whitespace (one U+0020 SPACE
+        between words, none at either end)``; ``whitespace after whitespace`` for the second
+        of two spaces in a row; None when every space stands alone between two other
+        characters.
+    """
+    if value.startswith(" "):
+        i, what = 0, "leading whitespace"
+    elif value.endswith(" "):
+        i, what = len(value) - 1, "trailing whitespace"
+    elif (i := value.find("  ")) >= 0:
+        i, what = i + 1, "whitespace after whitespace"
+    else:
+        return None
+    return (f"{value!r} holds {char_at(value, i)}, {what} (one U+0020 SPACE between words, "
+            "none at either end)")
+
+
+def line_break_said(what: str, value: str) -> str | None:
+    """Say the first line break of a string a citation prints within one line (KI219), or None.
+
+    The one wording of KI219: ``check`` says it of a title and an ``author``
+    (:func:`kistore.check._rules.cited_text_findings`), ``add`` of an ``author``
+    (:func:`kistore.store.labels.labels_admitted`, since fresh12 F4).
+
+    Args:
+        what: the field as the message names it (``"title"``, ``"author"``).
+        value: its value.
+
+    Returns:
+        ``the author holds U+2028 LINE SEPARATOR at character 4: a citation prints it within
+        one line (escaped, as \\n); written raw it would read as lines of the citation``
+        (U+000A LINE FEED, U+2028, U+2029; 1-based); None when it holds none.
+    """
+    i = _first(value, lambda c: c in _LINE_BREAKS)
+    if i is None:
+        return None
+    return (f"the {what} holds {char_at(value, i)}: a citation prints it within one line "
+            "(escaped, as \\n); written raw it would read as lines of the citation")
+
+
 def styled_letter_said(value: str) -> str | None:
     """Say the first styled letter of ``value``, one no mix of scripts says, or None.
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from kistore.check.gate import check_range
 from kistore.cli import main
 from kistore.core import layout
@@ -18,6 +20,16 @@ from kistore.store import Store
 
 from ..conftest import commit_all, git
 from ..store.test_author_scripts import LOOK_ALIKE
+
+KI253_FIX = (
+    # conf02: the fix names an environment's provider too, and a manifest
+    "fix KI253 (1 finding): if the author (or an environment's provider) is not meant to "
+    "pass for the Latin name it prints as, write it as it is known in Latin letters, or "
+    "with a letter that does not look Latin: objects are never edited, so add the "
+    "corrected manifest as a new object and drop this one from the branch (`kistore drop "
+    "DIGEST` before committing, or rewrite the branch without it); a name written so on "
+    "purpose stays (a warning)")
+"""The line ``check`` prints after one KI253 finding."""
 
 
 def _add_implementation(runner, root, kit, tmp_path, author: str) -> str:
@@ -116,11 +128,28 @@ def test_a_new_author_wholly_in_cyrillic_that_prints_as_latin_is_a_gate_warning(
         "#39 §4, marks dropped) is 'HPE', that of the Latin letters it prints as, and a "
         "leaderboard shows the author as the row's label, where it can pass for a Latin "
         "author's",
-        "fix KI253 (1 finding): if the author is not meant to pass for the Latin name it prints "
-        "as, write it as it is known in Latin letters, or with a letter that does not look "
-        "Latin: objects are never edited, so add the corrected Implementation as a new object "
-        "and drop this one from the branch (`kistore drop DIGEST` before committing, or rewrite "
-        "the branch without it); a name written so on purpose stays (a warning)",
+        KI253_FIX,
         f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"]
     verified = runner.invoke(main, ["--store", str(published), "verify", "--json"])
     assert "KI253" not in verified.output
+
+
+@pytest.mark.parametrize(("author", "rule_id", "message"), [
+    # fresh12 F4: on BASE 44ee2268 `check` said nothing: 'HPE ' printed on the site as 'HPE'
+    ("HPE ", "KI251",
+     "'HPE ' holds U+0020 SPACE at character 4, trailing whitespace (one U+0020 SPACE "
+     "between words, none at either end): a leaderboard shows the author as the row's "
+     "label, and a web page prints a space at either end as nothing and two in a row as "
+     "one, so it prints as 'HPE', differing only as text from an author written so (KI104 "
+     "refuses it in a name)"),
+    # one owner of a line break, KI219, in `add` as in `check` (no KI251 too)
+    ("HPE\u2028", "KI219",
+     "the author holds U+2028 LINE SEPARATOR at character 4: a citation prints it within "
+     "one line (escaped, as \\n); written raw it would read as lines of the citation")])
+def test_a_spaced_author_is_kI251_and_a_broken_one_kI219_alone(runner, published, kit, tmp_path,
+                                                               author, rule_id, message):
+    base, obj = _added_since(runner, published, kit, tmp_path, author)
+    [finding] = [f for f in check_range(Store(published), f"{base}..HEAD")
+                 if f.rule.id in ("KI219", "KI251", "KI253")]
+    assert (finding.rule.id, finding.file, finding.pointer, finding.message) == (
+        rule_id, obj, "/spec/author", message)
