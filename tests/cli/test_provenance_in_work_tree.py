@@ -4,7 +4,9 @@ The gate refuses a commit that changes a landed manifest's provenance annotation
 and `verify` warns of one in the history; but a hand edit of a committed metadata file's
 licence in the work tree was answered by `show`, `rank` and `compare` as the source's own,
 and `verify` said nothing. Now `verify` warns (KI432) and each query says it on stderr,
-naming the file, the annotation, HEAD's value and the work tree's, and the way back
+naming the file, the annotation, HEAD's value and the work tree's, what the answer did with
+it (fresh12 F5: `rank` and `compare` read no annotation; `show` prints the work tree's
+value where it prints one), and the way back, once the answer is made (fresh12 F6)
 (`kistore.store.provenance_here`, `kistore.cli._renamed_here.warn_provenance_edited`,
 `kistore.check._provenance_here`). `export` and `site build` read a commit (HEAD by
 default), never the work tree: they publish HEAD's annotation byte for byte.
@@ -265,16 +267,23 @@ def test_a_source_claim_edited_in_the_work_tree_is_said_as_ranked(licensed):
 
 def test_no_warning_ahead_of_a_failure_that_makes_it_moot(licensed):
     """fresh12 F6: an edit saved not in canonical form (an editor's save): `show` printed
-    the KI432 warning, then failed with KI103, exit 1; nothing was answered."""
+    the KI432 warning, then failed with KI103, exit 1; nothing was answered. Now the
+    failure is said alone; `rank` leaves the run out, and says nothing of its annotation."""
     digest = licensed.view("HEAD").find_name("BenchmarkRun", "slow")
     path = layout.metadata_path(digest)
     file = licensed.root / path
     meta = json.loads(file.read_bytes())
     meta["annotations"][LICENSE_ANNOTATION] = "CC0-1.0"
     file.write_text(json.dumps(meta, indent=2, sort_keys=True))
-    for args in (("show", "BenchmarkRun/slow"), ("show", "BenchmarkRun/slow", "--json"),
-                 ("rank", "BenchmarkRun/fast"),
-                 ("compare", "BenchmarkRun/slow", "BenchmarkRun/fast")):
-        result = CliRunner().invoke(main, ["--store", str(licensed.root), *args])
-        assert result.exit_code == 1, (args, result.output)
-        assert "KI103" in result.stderr and "warning" not in result.stderr, (args, result.stderr)
+    damaged = (f"{path}: the metadata file is not in canonical form (RFC 8785; `kistore "
+               "verify`: KI103); HEAD holds it as kistore wrote it: restore it with `git "
+               f"checkout HEAD -- {path}`")
+    failed = ", and run `kistore verify` to find any other damaged file\n"
+    for args in (("show", "BenchmarkRun/slow"), ("show", "BenchmarkRun/slow", "--json")):
+        assert _kistore(licensed, *args, code=1).stderr == f"error: {damaged}{failed}"
+    compared = _kistore(licensed, "compare", "BenchmarkRun/slow", "BenchmarkRun/fast", code=1)
+    assert compared.stderr == f"error: {path}: BenchmarkRun/slow: {damaged[len(path) + 2:]}{failed}"
+    ranked = _kistore(licensed, "rank", "BenchmarkRun/fast")
+    assert ranked.stderr == (
+        f"warning: 1 manifest(s) in the work tree do not verify and are left out: {digest}; "
+        f"run `kistore verify`\nwarning: {damaged}\n")
