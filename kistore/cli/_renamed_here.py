@@ -15,7 +15,12 @@ with ``HEAD``'s record in the query index (:meth:`kistore.index.catalog.Catalog.
 A title or other metadata edited is not said: ``verify`` accepts it (KI405, a correction
 waiting to be committed). A ``kernelindex.dev/*`` annotation edited is (KI432: the gate
 refuses it, and ``verify`` warns of it): :func:`warn_provenance_edited` compares the
-manifests so read again with ``HEAD``'s metadata files, annotation by annotation.
+manifests so read again with ``HEAD``'s metadata files, annotation by annotation, and says
+what the answer did with the edit (fresh12 F5: it said "answered with the work tree's
+value" of a ``kernelindex.dev/source`` claim that ``rank`` never reads): ``rank`` and
+``compare`` read no ``kernelindex.dev/*`` annotation, so their answer is what ``HEAD``'s
+value gives (a run is ranked by its object; a source claim is ``verify``'s KI226), and
+``show`` prints the work tree's value only where its page prints the annotation.
 """
 
 from __future__ import annotations
@@ -32,6 +37,25 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 SAID_AT_MOST = 3
 """Files named one a line; more are counted in one line after them."""
+
+RANK_READS = "`rank` reads no kernelindex.dev/* annotation: its answer is what HEAD's value gives"
+"""What ``rank`` answers with of an annotation edited in the work tree (KI432): a run is
+ranked by its object and the index's record, never by its metadata's annotations."""
+
+COMPARE_READS = ("`compare` reads no kernelindex.dev/* annotation: its answer is what HEAD's "
+                 "value gives")
+"""What ``compare`` answers with of an annotation edited in the work tree, as ``rank``."""
+
+SHOW_READS = ("`show` prints the work tree's value where it prints the annotation (a licence, "
+              "upstream or source file line; `--json`'s metadata); the run's source, rank and "
+              "evidence read no annotation: they are what HEAD's value gives")
+"""What ``show`` of a run answers with: its page's licence, upstream and source file lines
+(and ``--json``'s manifest) print the work tree's metadata; its source line is the object's
+``sourceNative.source`` and its rank and evidence read no annotation."""
+
+SHOW_OTHER_READS = ("`show` prints the work tree's value where it prints the annotation "
+                    "(`--json`'s metadata)")
+"""What ``show`` of another kind than a run answers with (its text prints no annotation)."""
 
 
 def warn_renamed(catalog: Any, digests: Iterable[Any]) -> None:
@@ -65,13 +89,16 @@ def warn_renamed(catalog: Any, digests: Iterable[Any]) -> None:
                    "lists them", err=True)
 
 
-def warn_provenance_edited(store: Store, catalog: Any, digests: Iterable[Any]) -> None:
+def warn_provenance_edited(store: Store, catalog: Any, digests: Iterable[Any],
+                           reads: str) -> None:
     """Say on stderr each ``kernelindex.dev/*`` annotation the answer's work tree edits (KI432).
 
     A committed manifest's provenance annotations never change (KI432: the gate refuses
     the commit), yet a query of the work tree answers what the work tree holds: a licence
-    edited by hand, not committed, was shown as the source's own with no word. The answer
-    stays the work tree's (as for a name, :func:`warn_renamed`), and this says it.
+    edited by hand, not committed, was shown as the source's own with no word. This says
+    it, and what the answer did with it (``reads``): the queries answer from committed or
+    validated data where they judge a run (its rank, source and evidence read no
+    annotation), and ``show`` prints the work tree's metadata where it prints any.
 
     Costs nothing in a clean work tree: only manifests the answer already read again from
     the work tree (their files no longer ``HEAD``'s by stat data) are compared
@@ -84,9 +111,14 @@ def warn_provenance_edited(store: Store, catalog: Any, digests: Iterable[Any]) -
         catalog: the catalog answered from (:class:`kistore.index.catalog.Catalog`; only
             the work tree's finds any), or None (nothing is said).
         digests: the digests the answer shows (strings or :class:`Digest`), None skipped.
+        reads: what the command answered with of the annotation, in its words
+            (:data:`RANK_READS`, :data:`COMPARE_READS`, :data:`SHOW_READS`,
+            :data:`SHOW_OTHER_READS`). Call it once the answer is made: a failure after
+            it would make the warning moot (fresh12 F6).
 
     Prints ``warning: PATH: the work tree changes the provenance annotation 'KEY' ('OLD' in
-    HEAD, 'NEW' in the work tree, not committed): ...`` per annotation, at most
+    HEAD, 'NEW' in the work tree, not committed): READS; no commit may make the edit
+    (KI432: ...); restore it with `git checkout HEAD -- PATH``` per annotation, at most
     :data:`SAID_AT_MOST`, then a count of the rest. Raises nothing of its own.
     """
     if catalog is None:
@@ -102,9 +134,9 @@ def warn_provenance_edited(store: Store, catalog: Any, digests: Iterable[Any]) -
     found = provenance_edits(store, [layout.metadata_path(Digest.from_str(d)) for d in edited])
     for edit in found[:SAID_AT_MOST]:
         click.echo(one_line(
-            f"warning: {edit.path}: {edit_said(edit)}: answered with the work tree's value, "
-            "which no commit may make (KI432: a committed manifest's kernelindex.dev/* "
-            "annotations are its importer's record and never change; the gate refuses it); "
+            f"warning: {edit.path}: {edit_said(edit)}: {reads}; no commit may make the edit "
+            "(KI432: a committed manifest's kernelindex.dev/* annotations are its importer's "
+            "record and never change; the gate refuses it, `kistore verify` warns of it); "
             f"restore it with `git checkout HEAD -- {edit.path}`"), err=True)
     if len(found) > SAID_AT_MOST:
         click.echo(f"warning: {len(found) - SAID_AT_MOST} more kernelindex.dev/* annotation(s) "

@@ -19,7 +19,7 @@ from ._answers import (
 from ._context import StoreContext, collector_off, one_look, settled_work_tree
 from ._machine import emit_json, writes
 from ._notes_at import NOTES_AT, notes_read
-from ._renamed_here import warn_provenance_edited, warn_renamed
+from ._renamed_here import SHOW_OTHER_READS, SHOW_READS, warn_provenance_edited, warn_renamed
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
@@ -365,9 +365,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
         manifest = _schema_checked(store, manifest, at)  # not indexed: check its schema
     if catalog is not None:  # its name, or a referenced one's, edited in the work tree
         warn_renamed(catalog, [manifest.digest, *manifest.references().values()])
-    if at is None:  # a kernelindex.dev/* annotation edited in the work tree (KI432)
-        warn_provenance_edited(store, catalog if catalog is not None else _probed(
-            store, manifest), [manifest.digest, *manifest.references().values()])
+    edited = [manifest.digest, *manifest.references().values()]
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
@@ -382,8 +380,13 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
             warn_notes_stale(store)  # its evidence is of notes fetched before the branches
             warn_notes_lacking(store, at)  # lines the notes tip lacks (fresh05 MED 3)
         note = _show_run(store, catalog, manifest, at, comparison, as_json, policy, notes)
-        if note is None:
+        if note is None:  # the page printed: its KI432 of the work tree said after it
+            if at is None:  # (fresh12 F6: said ahead of a KI103 that answered nothing)
+                warn_provenance_edited(store, catalog, edited, SHOW_READS)
             return
+    if at is None:  # a kernelindex.dev/* annotation edited in the work tree (KI432)
+        warn_provenance_edited(store, catalog if catalog is not None else _probed(
+            store, manifest), edited, SHOW_OTHER_READS)
     if as_json:
         emit_json({"digest": str(manifest.digest), **manifest.document})
         return

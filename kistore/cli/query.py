@@ -20,7 +20,7 @@ from ._context import StoreContext, one_look, settled_work_tree
 from ._formats import format_options, output_format
 from ._machine import emit_json, emit_jsonl, report_error, writes
 from ._notes_at import NOTES_AT, notes_read
-from ._renamed_here import warn_provenance_edited, warn_renamed
+from ._renamed_here import COMPARE_READS, RANK_READS, warn_provenance_edited, warn_renamed
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..query.ranking import Row
@@ -85,7 +85,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     shown = [row.record.digest for row in ranking.rows(include_excluded=True)]
     warn_renamed(catalog, shown)
-    warn_provenance_edited(store, catalog, shown)  # KI432 of the work tree
+    warn_provenance_edited(store, catalog, shown, RANK_READS)  # KI432 of the work tree
     if notes_at is None:  # named notes are read as named: whether more were fetched is moot
         # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
         from ._attestations_here import warn_notes_missing
@@ -200,7 +200,8 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
                                   catalog=catalog, policy=policy, notes_at=notes)
     warn_unreadable(store, catalog, at)
     warn_renamed(catalog, [result.a.record.digest, result.b.record.digest])
-    warn_provenance_edited(store, catalog, [result.a.record.digest, result.b.record.digest])
+    warn_provenance_edited(store, catalog, [result.a.record.digest, result.b.record.digest],
+                           COMPARE_READS)
     if notes_at is None:  # named notes are read as named: whether more were fetched is moot
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ._attestations_here import warn_notes_missing

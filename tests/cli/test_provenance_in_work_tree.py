@@ -4,7 +4,9 @@ The gate refuses a commit that changes a landed manifest's provenance annotation
 and `verify` warns of one in the history; but a hand edit of a committed metadata file's
 licence in the work tree was answered by `show`, `rank` and `compare` as the source's own,
 and `verify` said nothing. Now `verify` warns (KI432) and each query says it on stderr,
-naming the file, the annotation, HEAD's value and the work tree's, and the way back
+naming the file, the annotation, HEAD's value and the work tree's, what the answer did with
+it (fresh12 F5: `rank` and `compare` read no annotation; `show` prints the work tree's
+value where it prints one), and the way back, once the answer is made (fresh12 F6)
 (`kistore.store.provenance_here`, `kistore.cli._renamed_here.warn_provenance_edited`,
 `kistore.check._provenance_here`). `export` and `site build` read a commit (HEAD by
 default), never the work tree: they publish HEAD's annotation byte for byte.
@@ -68,13 +70,28 @@ def _canonical(meta: dict) -> str:
     return json.dumps(meta, separators=(",", ":"), sort_keys=True)
 
 
-def _warning(path: str) -> str:
-    return (f"warning: {path}: the work tree changes the provenance annotation "
-            f"'kernelindex.dev/license' ('{UNCLEAR}' in HEAD, 'CC0-1.0' in the work tree, not "
-            "committed): answered with the work tree's value, which no commit may make "
-            "(KI432: a committed manifest's kernelindex.dev/* annotations are its importer's "
-            "record and never change; the gate refuses it); restore it with `git checkout "
-            f"HEAD -- {path}`\n")
+KI432_SAID = ("no commit may make the edit (KI432: a committed manifest's kernelindex.dev/* "
+              "annotations are its importer's record and never change; the gate refuses it, "
+              "`kistore verify` warns of it)")
+
+RANK_READS = "`rank` reads no kernelindex.dev/* annotation: its answer is what HEAD's value gives"
+COMPARE_READS = ("`compare` reads no kernelindex.dev/* annotation: its answer is what HEAD's "
+                 "value gives")
+SHOW_READS = ("`show` prints the work tree's value where it prints the annotation (a licence, "
+              "upstream or source file line; `--json`'s metadata); the run's source, rank and "
+              "evidence read no annotation: they are what HEAD's value gives")
+SHOW_OTHER_READS = ("`show` prints the work tree's value where it prints the annotation "
+                    "(`--json`'s metadata)")
+
+
+def _said(path: str, key: str, was: str, now: str, reads: str, verb: str = "changes") -> str:
+    return (f"warning: {path}: the work tree {verb} the provenance annotation '{key}' ({was} in "
+            f"HEAD, {now} in the work tree, not committed): {reads}; {KI432_SAID}; restore it "
+            f"with `git checkout HEAD -- {path}`\n")
+
+
+def _warning(path: str, reads: str = RANK_READS) -> str:
+    return _said(path, LICENSE_ANNOTATION, f"'{UNCLEAR}'", "'CC0-1.0'", reads)
 
 
 @pytest.mark.parametrize("how", ["sed -i", "in place"])
@@ -82,16 +99,15 @@ def test_show_rank_and_compare_say_a_licence_edited_in_the_work_tree(licensed, h
     before = _kistore(licensed, "rank", "BenchmarkRun/fast")  # the index built, all clean
     assert before.stderr == ""
     digest, path = _relicense(licensed, how=how)
-    warning = _warning(path)
 
     ranked = _kistore(licensed, "rank", "BenchmarkRun/fast")
-    assert ranked.stderr == warning
+    assert ranked.stderr == _warning(path)
     shown = _kistore(licensed, "show", "BenchmarkRun/slow")
-    # answered as the work tree holds it
+    # the licence line prints the work tree's value, as the warning says
     assert "  licence         CC0-1.0 (stated by this run)\n" in shown.stdout
-    assert shown.stderr == warning
+    assert shown.stderr == _warning(path, SHOW_READS)
     compared = _kistore(licensed, "compare", "BenchmarkRun/slow", "BenchmarkRun/fast", "--json")
-    assert compared.stderr == warning
+    assert compared.stderr == _warning(path, COMPARE_READS)
     # `--at REV` reads a commit: nothing to say
     for args in (("rank", "BenchmarkRun/fast"), ("show", "BenchmarkRun/slow"),
                  ("compare", "BenchmarkRun/slow", "BenchmarkRun/fast")):
@@ -107,7 +123,7 @@ def test_show_of_another_kind_says_it_too(store, kit):
     path = layout.metadata_path(Digest.from_str(digest))
     file = store.root / path
     file.write_bytes(file.read_bytes().replace(UNCLEAR.encode(), b"CC0-1.0"))
-    assert _kistore(store, "show", "Workload/w").stderr == _warning(path)
+    assert _kistore(store, "show", "Workload/w").stderr == _warning(path, SHOW_OTHER_READS)
     assert _kistore(store, "show", "Workload/w", "--at", "HEAD").stderr == ""
 
 
@@ -120,7 +136,7 @@ def test_an_annotation_added_or_removed_is_said_so(licensed):
     meta["annotations"]["kernelindex.dev/upstream"] = "github.com/x/y"
     file.write_text(_canonical(meta))
     said = _kistore(licensed, "show", "BenchmarkRun/slow").stderr.splitlines()
-    assert [line[:line.index(": answered")] for line in said] == [
+    assert [line[:line.index("): ") + 1] for line in said] == [
         f"warning: {path}: the work tree removes the provenance annotation "
         f"'kernelindex.dev/license' ('{UNCLEAR}' in HEAD, (absent) in the work tree, not "
         "committed)",
@@ -216,3 +232,58 @@ def test_export_and_site_publish_heads_annotation_byte_for_byte(licensed, tmp_pa
     twin = json.loads((site / run_path(digest) / "index.json").read_text())
     assert twin["data"]["annotations"][LICENSE_ANNOTATION] == UNCLEAR
     assert "CC0-1.0" not in (site / run_path(digest) / "index.html").read_text()
+
+
+def test_a_source_claim_edited_in_the_work_tree_is_said_as_ranked(licensed):
+    """fresh12 F5: a `kernelindex.dev/source` edited to claim KernelBench. `verify` calls the
+    claim KI226 (an error), while `rank`, `compare` and `show` rank the run by its object,
+    as HEAD does: the warning said "answered with the work tree's value", untrue of them."""
+    ranked_before = _kistore(licensed, "rank", "BenchmarkRun/fast", "--json").stdout
+    page_before = json.loads(_kistore(licensed, "show", "BenchmarkRun/slow", "--json").stdout)
+    digest = licensed.view("HEAD").find_name("BenchmarkRun", "slow")
+    path = layout.metadata_path(digest)
+    file = licensed.root / path
+    meta = json.loads(file.read_bytes())
+    meta["annotations"]["kernelindex.dev/source"] = "kernelbench"
+    file.write_text(_canonical(meta))
+
+    found = json.loads(_kistore(licensed, "verify", "--json", code=1).stdout)["findings"]
+    assert [(f["rule"], f["severity"], f["file"]) for f in found if f["rule"] == "KI226"] == [
+        ("KI226", "error", path)]
+    ranked = _kistore(licensed, "rank", "BenchmarkRun/fast", "--json")
+    assert ranked.stdout == ranked_before  # HEAD's answer: the claim is not read
+    said = [_said(path, "kernelindex.dev/source", "'synthetic'", "'kernelbench'", reads)
+            for reads in (RANK_READS, COMPARE_READS, SHOW_READS)]
+    assert ranked.stderr == said[0]
+    assert _kistore(licensed, "compare", "BenchmarkRun/slow",
+                    "BenchmarkRun/fast").stderr == said[1]
+    shown = _kistore(licensed, "show", "BenchmarkRun/slow", "--json")
+    assert shown.stderr == said[2]
+    page = json.loads(shown.stdout)
+    assert (page["rank"], page["source"], page["evidenceLevel"]) == (
+        page_before["rank"], page_before["source"], page_before["evidenceLevel"])
+    assert page["manifest"]["metadata"]["annotations"]["kernelindex.dev/source"] == "kernelbench"
+
+
+def test_no_warning_ahead_of_a_failure_that_makes_it_moot(licensed):
+    """fresh12 F6: an edit saved not in canonical form (an editor's save): `show` printed
+    the KI432 warning, then failed with KI103, exit 1; nothing was answered. Now the
+    failure is said alone; `rank` leaves the run out, and says nothing of its annotation."""
+    digest = licensed.view("HEAD").find_name("BenchmarkRun", "slow")
+    path = layout.metadata_path(digest)
+    file = licensed.root / path
+    meta = json.loads(file.read_bytes())
+    meta["annotations"][LICENSE_ANNOTATION] = "CC0-1.0"
+    file.write_text(json.dumps(meta, indent=2, sort_keys=True))
+    damaged = (f"{path}: the metadata file is not in canonical form (RFC 8785; `kistore "
+               "verify`: KI103); HEAD holds it as kistore wrote it: restore it with `git "
+               f"checkout HEAD -- {path}`")
+    failed = ", and run `kistore verify` to find any other damaged file\n"
+    for args in (("show", "BenchmarkRun/slow"), ("show", "BenchmarkRun/slow", "--json")):
+        assert _kistore(licensed, *args, code=1).stderr == f"error: {damaged}{failed}"
+    compared = _kistore(licensed, "compare", "BenchmarkRun/slow", "BenchmarkRun/fast", code=1)
+    assert compared.stderr == f"error: {path}: BenchmarkRun/slow: {damaged[len(path) + 2:]}{failed}"
+    ranked = _kistore(licensed, "rank", "BenchmarkRun/fast")
+    assert ranked.stderr == (
+        f"warning: 1 manifest(s) in the work tree do not verify and are left out: {digest}; "
+        f"run `kistore verify`\nwarning: {damaged}\n")
