@@ -406,9 +406,9 @@ class Store:
                 import shutil
 
                 shutil.rmtree(repo.path)  # the repository just made: nothing is left
-                for directory in created:  # deepest first; rmdir: only an empty one goes
+                for gone in created:  # deepest first; rmdir: only an empty one goes
                     try:
-                        directory.rmdir()
+                        gone.rmdir()
                     except OSError:
                         break  # something else wrote there meanwhile: left as it is
                 raise
