@@ -24,12 +24,14 @@ repository (a server) is refused: its notes move only by a push its pre-receive 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..core.errors import InputError, StoreStateError, printable
 from ..core.layout import NOTES_REF
 from ..git.lazy import pygit2
 from ..git.notes import note_tree
+from ..git.refs import common_git_dir
 from .notes_reflog import REBASE_MESSAGE, earlier_tips, mark_rebased
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -155,10 +157,6 @@ def refuse_bare(repo: pygit2.Repository) -> None:
 
 def _shares_a_bare(repo: pygit2.Repository) -> bool:
     """Return whether ``repo`` is a linked work tree of a bare repository (refs shared)."""
-    # Lazy: as rebase_here.
-    from pathlib import Path
-
-    from ..git.refs import common_git_dir
     git_dir = Path(repo.path)
     common = common_git_dir(git_dir)
     return common != git_dir.resolve() and pygit2.Repository(str(common)).is_bare
