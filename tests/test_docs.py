@@ -214,3 +214,15 @@ def test_every_public_name_design_lists_is_in_the_package_all():
         assert names <= exported, (package, names - exported)
         checked += 1
     assert checked >= 8
+
+
+def test_the_readme_says_how_far_ahead_check_lets_a_commit_be_dated():
+    # fresh12 F16: the Citation section said "more than a day ahead"; KI438 refuses past
+    # COMMIT_AHEAD (five minutes)
+    from kistore.core.times import COMMIT_AHEAD
+
+    text = " ".join((ROOT / "README.md").read_text().split())
+    assert COMMIT_AHEAD == 300
+    assert "a day ahead" not in text
+    assert ("`kistore check` refuses commits dated more than five minutes ahead of its "
+            "clock, KI438, or more than a day behind their parent, KI428)") in text

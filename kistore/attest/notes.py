@@ -161,6 +161,8 @@ class Fetched:
         redated: of a push (:func:`push`): the notes commits it made again dated at the
             push, as sent (:func:`kistore.attest.notes_dated.dated_at_push`); empty when
             it sent them as they were.
+        held: of a push: the remote already held the notes commit it would send, so nothing
+            went out (fresh12 F10); False for a fetch.
     """
 
     gained: int = 0
@@ -168,6 +170,7 @@ class Fetched:
     left_out: dict[str, dict[bytes, str]] = field(default_factory=dict)
     rewritten: str | None = None
     redated: tuple[Redated, ...] = ()
+    held: bool = False
 
     def __add__(self, other: Fetched) -> Fetched:
         """Return both fetches' counts summed and their kept and left-out lines together."""
@@ -1669,8 +1672,9 @@ def push(store: Store, remote: str, *,
     commit pushed is made for the push (:func:`_onto_theirs`): a fast-forward there.
 
     Returns:
-        :class:`Fetched` of the fetches along the way (lines gained, lines kept), and the
-        notes commits the push that succeeded made again dated at it (``redated``).
+        :class:`Fetched` of the fetches along the way (lines gained, lines kept), the
+        notes commits the push that succeeded made again dated at it (``redated``), and
+        whether the remote held the commit sent already (``held``: nothing went out).
 
     Raises:
         StoreStateError: git failed; the remote kept moving for several attempts; or it
@@ -1713,7 +1717,7 @@ def push(store: Store, remote: str, *,
                 _git(repo, "update-ref", _taken_ref(tracking), str(pushed), check=False)
             _mark_fetched(repo, tracking)
             none_marker(Path(repo.path), remote).unlink(missing_ok=True)  # it holds ours
-            return replace(gained, redated=tuple(redated))
+            return replace(gained, redated=tuple(redated), held=theirs == str(pushed))
         if not push_raced(result.stderr):
             # dated at this push: a KI437 refusal says the two clocks differ (fresh07 L2)
             raise StoreStateError(clock_refusal(result.stderr, remote, sent_at)

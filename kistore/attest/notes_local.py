@@ -24,12 +24,14 @@ repository (a server) is refused: its notes move only by a push its pre-receive 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..core.errors import InputError, StoreStateError, printable
 from ..core.layout import NOTES_REF
 from ..git.lazy import pygit2
 from ..git.notes import note_tree
+from ..git.refs import common_git_dir
 from .notes_reflog import REBASE_MESSAGE, earlier_tips, mark_rebased
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -139,14 +141,25 @@ def refuse_bare(repo: pygit2.Repository) -> None:
         repo: the repository.
 
     Raises:
-        InputError: ``repo`` is bare: its notes move only by a push its pre-receive hook
-            judges (KI408 refuses one that drops a line), never by a rewrite in place.
+        InputError: ``repo`` is bare, or is a linked work tree (``git worktree add``) of a
+            bare repository, whose refs it shares (fresh12 F14): its notes move only by a
+            push its pre-receive hook judges (KI408 refuses one that drops a line), never by
+            a rewrite in place.
+        RefsUnreadable: a linked work tree's ``commondir`` cannot be read
+            (:func:`kistore.git.refs.common_git_dir`).
     """
-    if repo.is_bare:
+    if repo.is_bare or _shares_a_bare(repo):
         raise InputError(
             "this repository is bare (a server): its refs/notes/kistore moves only by a "
             "push that its pre-receive hook judges (notes only grow, KI408), so `kistore "
             "notes rebase` rewrites no notes here; nothing was written")
+
+
+def _shares_a_bare(repo: pygit2.Repository) -> bool:
+    """Return whether ``repo`` is a linked work tree of a bare repository (refs shared)."""
+    git_dir = Path(repo.path)
+    common = common_git_dir(git_dir)
+    return common != git_dir.resolve() and pygit2.Repository(str(common)).is_bare
 
 
 def _moved_said(moved: list[str]) -> str:

@@ -862,7 +862,8 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote, settings),
                    fetched=partial(_say_kept, store, remote, pushing=True),
                    line_judge=note_line_judge(store, settings))
-    pushed = NOTES_REF in store.repo.references  # none: neither side holds notes
+    held = NOTES_REF in store.repo.references  # none: neither side holds notes
+    pushed = held and not fetched.held  # it held them already: nothing went (fresh12 F10)
     if fetched.redated:  # said, not done silently (msg03, fresh11 LOW 8)
         click.echo(redated_words(store.repo, fetched.redated, printable(remote)), err=True)
     if as_json:
@@ -870,13 +871,16 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
                    "pushed": pushed, "redated": [
                        {"old": r.old, "new": r.new, "seconds": r.seconds, "kept": r.kept}
                        for r in fetched.redated]})
-    elif not pushed:  # after a rebase that kept no line for a remote holding none
+    elif not held:  # after a rebase that kept no line for a remote holding none
         click.echo(f"nothing to push: neither this repository nor {printable(remote)} holds "
                    f"notes ({NOTES_REF})")
+    elif not pushed:
+        click.echo(f"{printable(remote)} already holds {NOTES_REF} as this repository does: "
+                   "nothing pushed")
     else:
         click.echo(f"pushed refs/notes/kistore to {remote}, after merging the "
                    f"{fetched.gained} attestation(s) {remote} had that this repository lacked")
-    if pushed:
+    if held:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..attest.tip_lacking import push_said
 

@@ -370,7 +370,8 @@ class Store:
             InputError: ``path`` is a bare repository (a store needs a work tree); or, for a
                 new repository, git names no author or committer for its first commit
                 (:func:`kistore.git.idents.identities`): the repository just made is
-                removed, nothing is left.
+                removed, and so are ``path`` and the directories above it that init made
+                (fresh12 F3), never one that was there before: nothing is left.
             StoreStateError: ``path``'s ``.git`` is a file or symbolic link that leads to no
                 git directory (:func:`kistore.git.refs.broken_dotgit`): nothing was written.
                 Or a file init would write (``kistore.toml``, ``.gitattributes``,
@@ -382,6 +383,7 @@ class Store:
                 (:func:`kistore.git.writer.refuse_links`).
         """
         root = Path(path)
+        created = [d for d in (root, *root.parents) if not d.exists()]  # gone on refusal
         root.mkdir(parents=True, exist_ok=True)
         broken = broken_dotgit(root)
         if broken is not None:  # libgit2 said "internal error (AlreadyExistsError)"
@@ -404,6 +406,11 @@ class Store:
                 import shutil
 
                 shutil.rmtree(repo.path)  # the repository just made: nothing is left
+                for gone in created:  # deepest first; rmdir: only an empty one goes
+                    try:
+                        gone.rmdir()
+                    except OSError:
+                        break  # something else wrote there meanwhile: left as it is
                 raise
         store = cls(root)
         assert store.root is not None

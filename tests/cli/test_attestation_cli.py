@@ -401,6 +401,28 @@ def test_notes_push_and_fetch_between_clones(runner, record_store, store_path, k
     assert data["community"] == 1
 
 
+def test_notes_push_with_nothing_to_send_says_so(runner, record_store, store_path, key_file,
+                                                tmp_path):
+    # fresh12 F10: a second push said "pushed", and --json "pushed": true
+    origin = tmp_path / "origin.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(store_path), str(origin)], check=True)
+    assert run(runner, store_path, "attest", RUN_REF, "--type", "reproduction", "--key",
+               str(key_file)).exit_code == 0
+    subprocess.run(["git", "remote", "add", "origin", str(origin)], cwd=store_path, check=True)
+    assert run(runner, store_path, "notes", "push", "origin").exit_code == 0
+    tip = subprocess.run(["git", "rev-parse", "refs/notes/kistore"], cwd=origin, check=True,
+                         capture_output=True, text=True).stdout.strip()
+    again = run(runner, store_path, "notes", "push", "origin")
+    assert (again.exit_code, again.output) == (
+        0, "origin already holds refs/notes/kistore as this repository does: nothing pushed\n")
+    data = run(runner, store_path, "notes", "push", "origin", "--json")
+    assert data.exit_code == 0
+    assert json.loads(data.output) == {"remote": "origin", "gained": 0, "kept": 0,
+                                       "pushed": False, "redated": []}
+    assert subprocess.run(["git", "rev-parse", "refs/notes/kistore"], cwd=origin, check=True,
+                          capture_output=True, text=True).stdout.strip() == tip
+
+
 def test_notes_fetch_from_unknown_remote_exits_1(runner, record_store, store_path):
     result = run(runner, store_path, "notes", "fetch", "nowhere")
     assert result.exit_code == 1

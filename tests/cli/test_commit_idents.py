@@ -241,7 +241,22 @@ def test_init_refuses_where_git_names_nobody_and_leaves_nothing(runner, home, tm
     assert (result.exit_code, result.stdout, result.stderr) == (1, "", (
         "error: git names no author for a commit here (`git var GIT_AUTHOR_IDENT`: Author "
         "identity unknown: no email was given and auto-detection is disabled)" + REFUSED))
-    assert list(where.iterdir()) == []
+    assert not where.exists()  # fresh12 F3: the directory init made was left, empty
+
+
+@pytest.mark.parametrize("made", ["a/b/new", "existing", "existing/new"])
+def test_init_refused_removes_only_the_directories_it_made(runner, home, tmp_path, made):
+    # fresh12 F3: `kistore init DIR` left DIR (and the parents it made) behind
+    (tmp_path / "existing").mkdir()
+    (tmp_path / "existing" / "kept").write_text("mine\n")
+    config = tmp_path / "global.config"
+    config.write_text("[user]\n\tuseConfigOnly = true\n")
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    result = runner.invoke(main, ["init", str(tmp_path / made)],
+                           env={"GIT_CONFIG_GLOBAL": str(config)})
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith("error: git names no author for a commit here")
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
 
 
 def test_git_not_installed_is_said(home, monkeypatch, tmp_path):

@@ -180,6 +180,27 @@ def test_notes_rebase_in_a_bare_repository_is_refused(replayable, tmp_path):
     assert git(server, "rev-parse", "refs/notes/kistore").strip() == tip
 
 
+def test_notes_rebase_in_a_work_tree_of_a_bare_repository_is_refused(replayable, tmp_path):
+    # fresh12 F14: `git worktree add` from the server's bare repository shares its refs
+    root, _first, tip = replayable
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(root), str(server))
+    git(server, "fetch", "-q", str(root), "+refs/notes/kistore:refs/notes/kistore")
+    git(server, "remote", "remove", "origin")
+    work = tmp_path / "work"
+    git(server, "worktree", "add", "-q", str(work), "main")
+    refs = git(server, "for-each-ref")
+    for args in (("notes", "rebase"), ("notes", "rebase", "--dry-run")):
+        done = run(work, *args)
+        assert (done.returncode, done.stdout) == (1, "")
+        assert done.stderr == (
+            "error: this repository is bare (a server): its refs/notes/kistore moves only by "
+            "a push that its pre-receive hook judges (notes only grow, KI408), so `kistore "
+            "notes rebase` rewrites no notes here; nothing was written\n")
+    assert git(server, "for-each-ref") == refs
+    assert git(server, "rev-parse", "refs/notes/kistore").strip() == tip
+
+
 def test_ki315_fix_with_no_remote_names_both_ways(replayable):
     # fresh10 MED 4: the fix named the restore alone (and KI315's rule text, remotes)
     root, _first, _tip = replayable
