@@ -23,7 +23,6 @@ from urllib.parse import quote, unquote
 from ..core.layout import NOTES_REF
 from ..git.config_files import remote_urls
 from ..git.config_files import remotes as configured_remotes
-from ..git.remotes import configured
 from ..git.refs import (
     RefsUnreadable,
     common_git_dir,
@@ -34,6 +33,7 @@ from ..git.refs import (
     refs_under,
     resolve,
 )
+from ..git.remotes import configured
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store

@@ -116,3 +116,31 @@ def test_site_build_and_export_refuse_without_an_included_remotes_notes(clone, t
         assert (done.returncode, done.stderr) == (1, built.stderr.replace(
             "build the site", "export") if args[0] == "export" else built.stderr), args
         assert not (tmp_path / args[-1]).exists()
+
+
+def test_rank_and_show_ask_git_for_no_remote(clone, monkeypatch):  # noqa: F811
+    # a query pays no child for the remotes: its notes warnings read the config file
+    from click.testing import CliRunner
+
+    from kistore.cli import main
+
+    started: list[list[str]] = []
+    real_run, real_popen = subprocess.run, subprocess.Popen
+
+    def run_(args, *rest, **kwargs):
+        started.append(list(args))
+        return real_run(args, *rest, **kwargs)
+
+    class Popen(real_popen):  # type: ignore[misc,valid-type]
+        def __init__(self, args, *rest, **kwargs):
+            started.append(list(args))
+            super().__init__(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", run_)
+    monkeypatch.setattr(subprocess, "Popen", Popen)
+    runner = CliRunner()
+    for args in (["rank", "BenchmarkRun/fast", "--json"], ["show", "BenchmarkRun/fast"]):
+        done = runner.invoke(main, ["--store", str(clone.clone), *args])
+        assert done.exit_code == 0, (args, done.output)
+    assert started  # the queries' own children (rev-list) are seen
+    assert [args for args in started if "config" in args] == []  # no remotes asked
