@@ -114,12 +114,6 @@ def remote_names(repo: pygit2.Repository) -> list[str]:
     return list(configured(repo.path))
 
 
-def remote_url(repo: pygit2.Repository, name: str) -> str | None:
-    """Return the (first) URL git names for the remote ``name``, or None when it has none."""
-    urls = configured(repo.path).get(name, ([], []))[0]
-    return urls[0] if urls else None
-
-
 def unknown_remote(repo: pygit2.Repository, remote: str) -> str | None:
     """Say that ``remote`` is no remote of ``repo``, nor a URL or path; None when git reaches it.
 
