@@ -33,6 +33,7 @@ from ..git.refs import (
     refs_under,
     resolve,
 )
+from ..git.remotes import configured
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -203,7 +204,7 @@ def remote_ref(remote: str) -> str:
     return f"{TRACKING_PREFIX}{remote}/kistore"
 
 
-def notes_here(store: Store) -> NotesHere:
+def notes_here(store: Store, *, ask_git: bool = False) -> NotesHere:
     """Read :class:`NotesHere`: plain files first (a warm query loads no libgit2).
 
     A repository whose refs or config plain files cannot tell (reftable, an old-style
@@ -213,6 +214,10 @@ def notes_here(store: Store) -> NotesHere:
 
     Args:
         store: a :class:`kistore.store.Store`.
+        ask_git: take the remotes and their fetch refspecs from git
+            (:func:`kistore.git.remotes.configured`: one child, every configuration source
+            git reads, fresh12 F1), as a command that publishes does; False: from the
+            repository's own configuration file (a query pays no child).
 
     Returns:
         The notes ref, the remotes, each remote's last notes fetch (or fetch that found
@@ -225,7 +230,8 @@ def notes_here(store: Store) -> NotesHere:
     git_dir = Path(store.git_dir)
     try:
         local = resolve(git_dir, NOTES_REF) is not None
-        specs = configured_remotes(git_dir)
+        specs = ({name: fetch for name, (_urls, fetch) in configured(git_dir).items()}
+                 if ask_git else configured_remotes(git_dir))
         remotes = list(specs)
         by_git = any(_writes_notes(spec) for fetch in specs.values() for spec in fetch)
         tracking = refs_under(git_dir, TRACKING_PREFIX)

@@ -75,7 +75,7 @@ from ..git.notes import changed_notes, note_blob, notes_read, notes_ref_problem,
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
 from ..git.refs import common_git_dir
-from ..git.remotes import unknown_remote
+from ..git.remotes import remote_names, unknown_remote
 from ..git.treediff import entry_at, subtree
 from ..store import atomic_write, refuse_links
 from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
@@ -1152,7 +1152,7 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None, *,
     repo = store.repo
     _refuse_unknown(repo, remote)  # not git's "does not appear to be a git repository"
     tracking = _tracking_ref(repo, remote)
-    canonical = canonical_remote(r.name or "" for r in repo.remotes)
+    canonical = canonical_remote(remote_names(repo))
     taken = None if remote == canonical else _taken_ref(tracking)  # a fork: lines only
     held = reference(repo, tracking)  # a remote named in bytes not UTF-8: None
     before_fetch = None if held is None else str(held.target)
@@ -1692,7 +1692,7 @@ def push(store: Store, remote: str, *,
         tracked = reference(repo, _tracking_ref(repo, remote))
         theirs = None if tracked is None else str(tracked.target)
         ours = pushed = repo.references[NOTES_REF].target
-        canonical = remote == canonical_remote(r.name or "" for r in repo.remotes)
+        canonical = remote == canonical_remote(remote_names(repo))
         if not canonical:
             pushed = _onto_theirs(repo, pushed, theirs)  # our history never takes theirs
         # a line enters at its notes commit's date: what the remote lacks is dated at the
@@ -2097,7 +2097,7 @@ def restore(store: Store, judge: LineJudge | None = None) -> Restored:
             clone whose remote could not give the note blobs.
     """
     repo = store.repo
-    remote = canonical_remote(r.name or "" for r in repo.remotes)
+    remote = canonical_remote(remote_names(repo))
     for _ in range(_CAS_ATTEMPTS):
         ref = repo.references.get(NOTES_REF)
         if ref is None:
@@ -2353,7 +2353,7 @@ def _tracking_ref(repo: pygit2.Repository, remote: str) -> str:
     a ref name made pygit2 raise ValueError: an internal error) is fetched from as git
     resolves it, into ``refs/notes/remotes/url/kistore``; git says when it is no remote.
     """
-    return remote_ref(remote if remote in {r.name for r in repo.remotes} else "url")
+    return remote_ref(remote if remote in remote_names(repo) else "url")
 
 
 def _refuse_option(remote: str) -> None:

@@ -15,6 +15,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from ..core.layout import NOTES_REF
+from ..git.remotes import remote_names
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -45,7 +46,7 @@ def history_way_out(store: Store, blob: str) -> tuple[str, str] | None:
     commit, parent = found
     said = (f"; the tip of {NOTES_REF} no longer holds it (removed), but its notes history "
             f"does, from notes commit {commit}, and a push of that history is refused (KI409)")
-    remote = canonical_remote(r.name or "" for r in store.repo.remotes)
+    remote = canonical_remote(remote_names(store.repo))
     if remote is not None:
         return said, (f"`kistore notes rebase {shlex.quote(remote)}` rebuilds the notes on "
                       f"{remote}'s without that history, this repository's lines kept")

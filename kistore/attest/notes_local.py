@@ -32,6 +32,7 @@ from ..core.layout import NOTES_REF
 from ..git.lazy import pygit2
 from ..git.notes import note_tree
 from ..git.refs import common_git_dir
+from ..git.remotes import remote_names
 from .notes_reflog import REBASE_MESSAGE, earlier_tips, mark_rebased
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -180,7 +181,7 @@ def _refuse_remotes(repo: pygit2.Repository) -> None:
     # Lazy: as above.
     from .levels import canonical_remote
 
-    names = sorted(r.name or "" for r in repo.remotes)
+    names = remote_names(repo)
     if not names:
         return
     remote = canonical_remote(names) or names[0]

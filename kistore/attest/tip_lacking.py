@@ -38,6 +38,7 @@ from ..core.findings import WARNING, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git import refs
 from ..git.refs import common_git_dir
+from ..git.remotes import remote_names
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -457,7 +458,7 @@ def _own(store: Store, here: bool) -> str:
     # Lazy: as _judged (only when lines are lacking).
     from .levels import canonical_remote
 
-    names = [r.name or "" for r in store.repo.remotes]
+    names = remote_names(store.repo)
     if not names:
         return (" (a line you meant to take back, never pushed: this repository has no "
                 "remote configured, and `kistore notes rebase` drops them from its notes "
@@ -486,7 +487,7 @@ def lacking_findings(store: Store, at: str | None, trust: Any) -> list[Finding]:
     if found is None:
         return []
     parts = {NOTES_REF: found.history, **found.tracking}
-    alone = not any(r.name for r in store.repo.remotes)
+    alone = not remote_names(store.repo)
     return [Finding(NOTES_TIP_LACKING, message, file=where, fix=_fix_said(fix, alone),
                     extra={"lines": {obj: len(lines) for obj, lines in parts[where].items()}})
             for where, message, fix in lacking_said(store, at, found)]

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..git.blobs import ObjectUnreadable, read_loose_history, ref_commit
+from ..git.remotes import remote_names
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -143,7 +144,7 @@ def rebase_start(repo: pygit2.Repository, base: str, head: str,
     if repo.is_bare:
         return base
     start = base
-    for remote in sorted(name for name in repo.remotes.names() if name):
+    for remote in remote_names(repo):
         try:
             tips = landing_tips(repo, remote)
         except ObjectUnreadable as e:

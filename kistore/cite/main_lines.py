@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..git.remotes import remote_names
+
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
@@ -95,7 +97,7 @@ def _configured_remotes(store: Store) -> list[str]:
     import pygit2
 
     try:
-        return [str(name) for name in store.repo.remotes.names()]
+        return remote_names(store.repo)
     except (pygit2.GitError, ValueError):
         return []
 

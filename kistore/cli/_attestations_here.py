@@ -162,7 +162,8 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
     # Lazy: plain files (the notes transport only when the remote is asked).
     from ..attest.levels import LOCAL_ONLY, notes_here
 
-    here = notes_here(store)  # once: lacking, stale and moved are all asked of it
+    # once: lacking, stale and moved are all asked of it; the remotes as git names them
+    here = notes_here(store, ask_git=True)
     missing = notes_missing(store, at, here)
     if missing is not None and not without and missing[0] == LOCAL_ONLY and \
             _pushed_by_git(store, here):

@@ -5,19 +5,105 @@ URL or a path; a misspelt name is then a path that is not there, and git says "f
 'nosuch' does not appear to be a git repository ... Please make sure you have the correct
 access rights", which names neither the mistake nor the remotes (break96 L4, of ``kistore
 notes rebase nosuch``). :func:`unknown_remote` says it before git is run.
+
+Which remotes a repository has is git's answer (fresh12 F1): :func:`configured` asks ``git
+config --get-regexp`` once, so a remote that ``include.path``, ``GIT_CONFIG_GLOBAL``,
+``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` or ``git -c`` defines
+counts as git counts it (``git remote`` lists it). libgit2's configuration reads none of
+those; it is asked only where git cannot be run.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .child import git_environment
+from .config_files import user_config_files
+from .refs import common_git_dir
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
+_ASKED: dict[tuple[object, ...], dict[str, tuple[list[str], list[str]]]] = {}
+""":func:`configured`'s answers, by git directory, environment and config files' stat."""
+
+
+def configured(git_dir: Path | str) -> dict[str, tuple[list[str], list[str]]]:
+    """Return the remotes git names for a repository, with their URLs and fetch refspecs.
+
+    One ``git --git-dir GIT_DIR config -z --get-regexp ^remote\\.`` child, with the
+    caller's environment (:func:`kistore.git.child.git_environment`); its answer is kept for
+    the process while the environment and the repository's and user's configuration files
+    (size and time) are unchanged, so a command asks git once.
+
+    Args:
+        git_dir: the repository's git directory.
+
+    Returns:
+        ``{NAME: ([its url values, in order], [its fetch refspecs, in order])}`` for every
+        remote any ``remote.NAME.*`` key defines (a URL or not), sorted by name: the names
+        ``git remote`` lists.
+        Where git cannot be run or refuses (a configuration file it cannot parse), libgit2's
+        reading of the repository's configuration. Raises nothing.
+    """
+    # Lazy: subprocess (~2-3 ms of start-up) only where a command needs the remotes.
+    import subprocess
+
+    git_dir = Path(git_dir)
+    files = [common_git_dir(git_dir) / "config", *user_config_files(),
+             Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")]
+    key = (os.fspath(git_dir), tuple(sorted(os.environ.items())),
+           tuple(_stamp(file) for file in files))
+    if key in _ASKED:
+        return _ASKED[key]
+    try:
+        done = subprocess.run(["git", "--git-dir", os.fspath(git_dir), "config", "-z",
+                               "--get-regexp", r"^remote\."], capture_output=True,
+                              stdin=subprocess.DEVNULL, check=False, timeout=60,
+                              env=git_environment())
+    except (OSError, subprocess.SubprocessError):
+        return _by_libgit2(git_dir)
+    if done.returncode not in (0, 1):  # 1: no such key
+        return _by_libgit2(git_dir)
+    found: dict[str, tuple[list[str], list[str]]] = {}
+    for entry in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        name_var, _, value = entry.partition("\n")
+        name, _, var = name_var[len("remote."):].rpartition(".")
+        if name_var.startswith("remote.") and name:  # any key: `git remote` lists it
+            urls, fetch = found.setdefault(name, ([], []))
+            if var in ("url", "fetch"):
+                (urls if var == "url" else fetch).append(value)
+    answer = dict(sorted(found.items()))
+    _ASKED[key] = answer
+    return answer
+
+
+def _stamp(file: Path) -> tuple[int, int] | None:
+    """Return ``file``'s size and modification time in ns, or None when it cannot be read."""
+    try:
+        stat = file.stat()
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns
+
+
+def _by_libgit2(git_dir: Path) -> dict[str, tuple[list[str], list[str]]]:
+    """:func:`configured` as libgit2 reads it (git not runnable); empty when it cannot."""
+    # Lazy: pygit2 only on this rare path.
+    import pygit2
+
+    try:
+        repo = pygit2.Repository(os.fspath(git_dir))
+        return {str(r.name): ([str(r.url)] if r.url else [], list(r.fetch_refspecs))
+                for r in sorted(repo.remotes, key=lambda r: r.name or "") if r.name}
+    except (pygit2.GitError, ValueError, KeyError):
+        return {}
+
 
 def remote_names(repo: pygit2.Repository) -> list[str]:
-    """Return the names of ``repo``'s configured remotes, sorted.
+    """Return the names of ``repo``'s configured remotes, sorted: :func:`configured`'s.
 
     Args:
         repo: the repository.
@@ -25,7 +111,7 @@ def remote_names(repo: pygit2.Repository) -> list[str]:
     Returns:
         The names (``git remote`` lists the same). Raises nothing.
     """
-    return sorted(name for name in repo.remotes.names() if name is not None)
+    return list(configured(repo.path))
 
 
 def unknown_remote(repo: pygit2.Repository, remote: str) -> str | None:

@@ -33,9 +33,9 @@ def reads(monkeypatch) -> Counter[str]:
     counted: Counter[str] = Counter()
     notes_here, settings_file = levels.notes_here, Store.settings_file
 
-    def counting_notes_here(store):
+    def counting_notes_here(store, *, ask_git=False):
         counted["notes"] += 1
-        return notes_here(store)
+        return notes_here(store, ask_git=ask_git)
 
     def counting_settings_file(self, at=None):
         counted["kistore.toml"] += 1
