@@ -113,14 +113,13 @@ def _judge(full: Path, shown: str, origin: str | None = None,
 
 
 def _store_attributes(workdir: Path) -> Blocking | None:
-    """Return the first ``.gitattributes`` or ``.gitignore`` under ``store/`` on disk that is
-    not a regular file.
+    """Return the first ``.gitattributes`` or ``.gitignore`` under ``store/`` not a regular file.
 
-    A directory's ``.gitattributes`` and ``.gitignore`` are stat'ed, never looked for in a listing: a directory
-    whose link count says it holds no subdirectory (``st_nlink == 2``, as ext4, xfs and
-    tmpfs count: the shards of objects, metadata and names) is not listed at all, which
-    halves the walk; one counted otherwise (btrfs counts 1) is listed. Symbolic links to
-    directories are not followed (git does not either).
+    A directory's ``.gitattributes`` and ``.gitignore`` are stat'ed, never looked for in a
+    listing: a directory whose link count says it holds no subdirectory (``st_nlink ==
+    2``, as ext4, xfs and tmpfs count: the shards of objects, metadata and names) is not
+    listed at all, which halves the walk; one counted otherwise (btrfs counts 1) is
+    listed. Symbolic links to directories are not followed (git does not either).
     """
     top = os.fspath(workdir)
     pending = [os.path.join(top, layout.STORE_DIR)]
@@ -150,8 +149,10 @@ def _store_attributes(workdir: Path) -> Blocking | None:
 
 def _judge_str(directory: str, top: str, names: tuple[str, ...] = (_ATTRIBUTES, _IGNORE)
                ) -> Blocking | None:
-    """Return :func:`_judge` of ``directory``'s ``.gitattributes`` and ``.gitignore``
-    (``names``), said from ``top``."""
+    """Return :func:`_judge` of ``directory``'s ``names``, said from ``top``.
+
+    ``names``: ``.gitattributes`` and ``.gitignore`` unless told; the first not a regular file.
+    """
     for name in names:
         full = os.path.join(directory, name)
         try:
@@ -164,8 +165,9 @@ def _judge_str(directory: str, top: str, names: tuple[str, ...] = (_ATTRIBUTES, 
 
 
 def _tree_attributes(workdir: Path, tree: pygit2.Tree | None) -> Blocking | None:
-    """Return the first bad ``.gitattributes`` or ``.gitignore`` of a directory ``tree``
-    holds outside ``store/``.
+    """Return the first bad ``.gitattributes``/``.gitignore`` of a tree's directory.
+
+    Of each directory ``tree`` holds outside ``store/``.
 
     The top's too; one that is not a regular file. One ``stat`` per directory, blobs not
     read.
@@ -304,8 +306,7 @@ def blocking_attributes(repo: pygit2.Repository) -> Blocking | None:
 
 
 def refuse_blocking_attributes(repo: pygit2.Repository, asking: str) -> None:
-    """Refuse, before git is asked, when an attributes or ignore file it reads would make
-    it wait.
+    """Refuse, before git is asked, when an attributes or ignore file would make it wait.
 
     Args:
         repo: the repository.
@@ -323,8 +324,9 @@ def refuse_blocking_attributes(repo: pygit2.Repository, asking: str) -> None:
 
 def refuse_blocking_ignores(root: Path, common_dir: Path, dirs: Iterable[str],
                             asking: str) -> None:
-    """Refuse, before ``git check-ignore`` is asked, when an ignore file it reads would
-    make it wait (``add``: no store walk, no libgit2).
+    """Refuse, before ``git check-ignore`` is asked, when an ignore file would make it wait.
+
+    For ``add``: no store walk, no libgit2.
 
     Args:
         root: the work tree's root.

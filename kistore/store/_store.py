@@ -1618,10 +1618,10 @@ class Store:
         Raises:
             StoreStateError: an ignore file git reads is a FIFO or another file that is
                 not a regular one (:func:`kistore.git.attr_guard.refuse_blocking_ignores`:
-                git would wait on it for ever); git ignores a file the add would write (the first three
-                named, each with the rule that ignores it: source, line and pattern, as
-                ``git check-ignore -v`` reports it; and how many more); or git could not
-                be asked; nothing was written.
+                git would wait on it for ever); git ignores a file the add would write
+                (the first three named, each with the rule that ignores it: source, line
+                and pattern, as ``git check-ignore -v`` reports it; and how many more); or
+                git could not be asked; nothing was written.
         """
         # Lazy: the write path only (a read such as `kistore show` never asks).
         from ..git.attr_guard import refuse_blocking_ignores
