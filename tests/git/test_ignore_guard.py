@@ -13,35 +13,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DATA, ManifestKit, git, requires_data, snapshot
+from tests.git.test_attr_guard import _env, _run  # the same child, timeout and environment
 
 _ADD = "`git check-ignore` of the files this add writes"
 _LS = "`git ls-files --others --ignored --exclude-standard -- store`"
-
-
-def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """This process's environment, with HOME, XDG_CONFIG_HOME and GIT_CONFIG_GLOBAL in
-    ``tmp_path`` (the global file empty unless the test writes it)."""
-    home, xdg = tmp_path / "home", tmp_path / "xdg"
-    home.mkdir(exist_ok=True)
-    xdg.mkdir(exist_ok=True)
-    (tmp_path / "global").touch()
-    return {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(xdg),
-            "GIT_CONFIG_GLOBAL": str(tmp_path / "global"), **extra}
-
-
-def _run(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    """Run ``kistore --store ROOT ARGS`` as a child; a hang fails the test after 60 s."""
-    return subprocess.run(
-        [sys.executable, "-c", "import runpy; runpy.run_module('kistore', run_name='__main__')",
-         "--store", str(root), *args],
-        capture_output=True, text=True, timeout=60, env=env, cwd=root)
 
 
 def _refusal(path: str, full: Path, asking: str, what: str = "an ignore file git reads",
@@ -144,13 +124,13 @@ def test_verify_refuses_a_fifo_core_excludes_file_set_by_git_config_count(publis
 
 def test_regular_ignore_files_everywhere_still_add_and_verify(published, tmp_path):
     env = _env(tmp_path)
-    excludes = tmp_path / "exclude"
-    excludes.write_text("*.tmp\n")
-    Path(env["GIT_CONFIG_GLOBAL"]).write_text(f"[core]\n\texcludesFile = {excludes}\n")
-    (published / ".git" / "info" / "exclude").write_text("*.tmp\n")
     (tmp_path / "xdg" / "git").mkdir()
-    (tmp_path / "xdg" / "git" / "ignore").write_text("*.tmp\n")
-    (published / "store" / "objects" / ".gitignore").write_text("*.tmp\n")
+    Path(env["GIT_CONFIG_GLOBAL"]).write_text(
+        f"[core]\n\texcludesFile = {tmp_path / 'exclude'}\n")
+    for each in (tmp_path / "exclude", published / ".git" / "info" / "exclude",
+                 tmp_path / "xdg" / "git" / "ignore",
+                 published / "store" / "objects" / ".gitignore"):
+        each.write_text("*.tmp\n")  # a regular file at each: read, nothing refused
     done = _run(published, env, "add", "--commit", str(_manifest(tmp_path)))
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     done = _run(published, env, "verify")
