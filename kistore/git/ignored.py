@@ -25,6 +25,7 @@ from ..core.gitignore import check_gitignore
 from ..core.layout import STORE_DIR
 from .child import git_environment
 from .config_files import user_config_files, xdg_config_home
+from .refs import common_git_dir, git_dir_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -226,7 +227,16 @@ def output_ignored(root: Path, directory: str, writes: Iterable[str]) -> bool:
         True when git ignores each of them (a rule such as ``/public/``); False otherwise.
 
     Raises:
-        StoreStateError: git could not be run or failed (:func:`ignored_paths`).
+        StoreStateError: an ignore file ``git check-ignore`` reads is a FIFO or another
+            file that is not a regular one (git would wait on it for ever:
+            :func:`kistore.git.attr_guard.refuse_blocking_ignores`); git could not be run or
+            failed (:func:`ignored_paths`).
+        RefsUnreadable: ``root``'s ``.git`` is unreadable.
     """
+    # Lazy: the guard is for an output inside a work tree only.
+    from .attr_guard import refuse_blocking_ignores
+
     paths = {posixpath.join(directory, name) for name in writes}
+    refuse_blocking_ignores(root, common_git_dir(git_dir_of(root)), path_dirs(paths),
+                            "`git check-ignore` of the files this command writes")
     return {match.path for match in ignored_paths(root, paths)} >= paths

@@ -3,9 +3,11 @@
 ``add`` reads the ``.gitignore`` files on its paths, ``.git/info/exclude`` and the global
 ignore file (its KI119 prefilter) and asks ``git check-ignore``; ``verify`` asks ``git
 ls-files --others --ignored --exclude-standard``. A FIFO at any of them made ``add``,
-``add --commit``, ``import`` and ``verify`` wait for ever. Each test runs the command as a
-child with a timeout: on the base it hangs (the timeout fails the test), now it refuses
-with exit status 1, naming the file, what it is and how to remove it, and writes nothing.
+``add --commit``, ``import`` and ``verify`` wait for ever (``export`` and ``site build``
+into the work tree too: they ask ``git check-ignore`` of their output). Each test runs the
+command as a child with a timeout: on the base it hangs (the timeout fails the test), now
+it refuses with exit status 1, naming the file, what it is and how to remove it, and
+writes nothing.
 """
 
 from __future__ import annotations
@@ -136,3 +138,13 @@ def test_regular_ignore_files_everywhere_still_add_and_verify(published, tmp_pat
     done = _run(published, env, "verify")
     assert "FIFO" not in done.stdout + done.stderr
     assert "not a regular file" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("command", [("export", "exp/out"), ("site", "build", "exp/site")])
+def test_an_output_inside_the_work_tree_refuses_a_fifo_gitignore(published, tmp_path,
+                                                                 command):
+    (published / "exp").mkdir()
+    fifo = published / "exp" / ".gitignore"
+    os.mkfifo(fifo)
+    _refused(published, _env(tmp_path), command, _refusal(
+        "exp/.gitignore", fifo, "`git check-ignore` of the files this command writes"))
