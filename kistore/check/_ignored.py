@@ -128,7 +128,8 @@ def check_ignored(store: Store, at: str | None = None) -> list[Finding]:
     from ..git.ignored import ignored_untracked
 
     refuse_blocking_attributes(  # a FIFO .gitignore would make git wait for ever
-        store.repo, "`git ls-files --others --ignored --exclude-standard -- store`")
+        store.repo, "`git ls-files --others --ignored --exclude-standard -- store`",
+        attributes=False)
     found = ignored_untracked(store.repo)
     if isinstance(found, str):  # no git to ask, or it refused (a safe.directory): not told
         return findings

@@ -112,7 +112,8 @@ def _judge(full: Path, shown: str, origin: str | None = None,
     return None if kind is None else Blocking(shown, full, kind, origin, setting)
 
 
-def _store_attributes(workdir: Path) -> Blocking | None:
+def _store_attributes(workdir: Path, names: tuple[str, ...] = (_ATTRIBUTES, _IGNORE)
+                      ) -> Blocking | None:
     """Return the first ``.gitattributes`` or ``.gitignore`` under ``store/`` not a regular file.
 
     A directory's ``.gitattributes`` and ``.gitignore`` are stat'ed, never looked for in a
@@ -125,7 +126,7 @@ def _store_attributes(workdir: Path) -> Blocking | None:
     pending = [os.path.join(top, layout.STORE_DIR)]
     while pending:
         directory = pending.pop()
-        found = _judge_str(directory, top)
+        found = _judge_str(directory, top, names)
         if found is not None:
             return found
         try:
@@ -142,7 +143,7 @@ def _store_attributes(workdir: Path) -> Blocking | None:
                     continue
                 if not leaf:
                     pending.append(entry.path)
-                elif (found := _judge_str(entry.path, top)) is not None:
+                elif (found := _judge_str(entry.path, top, names)) is not None:
                     return found
     return None
 
@@ -164,7 +165,8 @@ def _judge_str(directory: str, top: str, names: tuple[str, ...] = (_ATTRIBUTES, 
     return None
 
 
-def _tree_attributes(workdir: Path, tree: pygit2.Tree | None) -> Blocking | None:
+def _tree_attributes(workdir: Path, tree: pygit2.Tree | None,
+                     names: tuple[str, ...] = (_ATTRIBUTES, _IGNORE)) -> Blocking | None:
     """Return the first bad ``.gitattributes``/``.gitignore`` of a tree's directory.
 
     Of each directory ``tree`` holds outside ``store/``.
@@ -175,11 +177,12 @@ def _tree_attributes(workdir: Path, tree: pygit2.Tree | None) -> Blocking | None
     Args:
         workdir: the top of the work tree.
         tree: ``HEAD``'s tree, or None (an unborn branch: only the top is looked at).
+        names: the files looked at in each directory.
     """
     pending: list[tuple[str, pygit2.Tree | None]] = [("", tree)]
     while pending:
         prefix, node = pending.pop()
-        found = _judge_str(os.path.join(workdir, prefix), os.fspath(workdir))
+        found = _judge_str(os.path.join(workdir, prefix), os.fspath(workdir), names)
         if found is not None:
             return found
         if node is None:
@@ -279,7 +282,8 @@ def _outside_files(workdir: Path, attributes: bool = True) -> Blocking | None:
     return None
 
 
-def blocking_attributes(repo: pygit2.Repository) -> Blocking | None:
+def blocking_attributes(repo: pygit2.Repository, attributes: bool = True
+                        ) -> Blocking | None:
     """Return the first attributes or ignore file git may read that is not a regular file.
 
     Looked at in git's order of reading, the files outside the repository last (see the
@@ -288,6 +292,8 @@ def blocking_attributes(repo: pygit2.Repository) -> Blocking | None:
     Args:
         repo: a repository with a work tree (a bare one: only ``info/attributes``,
             ``info/exclude`` and the files outside).
+        attributes: False: the ignore files only (for ``git ls-files``, which reads no
+            attributes: a FIFO ``.gitattributes`` stays KI113's finding there).
 
     Returns:
         The file, or None when every one is a regular file or absent.
@@ -298,20 +304,23 @@ def blocking_attributes(repo: pygit2.Repository) -> Blocking | None:
             tree = None if repo.head_is_unborn else repo.head.peel(_pygit2.Tree)
         except _pygit2.GitError:  # HEAD unreadable: said by those who read it
             tree = None
-        found = _tree_attributes(workdir, tree) or _store_attributes(workdir)
+        names = (_ATTRIBUTES, _IGNORE) if attributes else (_IGNORE,)
+        found = _tree_attributes(workdir, tree, names) or _store_attributes(workdir, names)
         if found is not None:
             return found
-    return (_repository_files(common_git_dir(Path(repo.path)))
-            or _outside_files(workdir or Path(repo.path)))
+    return (_repository_files(common_git_dir(Path(repo.path)), attributes)
+            or _outside_files(workdir or Path(repo.path), attributes))
 
 
-def refuse_blocking_attributes(repo: pygit2.Repository, asking: str) -> None:
+def refuse_blocking_attributes(repo: pygit2.Repository, asking: str,
+                               attributes: bool = True) -> None:
     """Refuse, before git is asked, when an attributes or ignore file would make it wait.
 
     Args:
         repo: the repository.
         asking: what kistore was about to ask git, for the message (``git's status of
             the work tree``).
+        attributes: False: the ignore files only (:func:`blocking_attributes`).
 
     Raises:
         StoreStateError: :func:`blocking_attributes` found a file (exit status 1); the
@@ -319,7 +328,7 @@ def refuse_blocking_attributes(repo: pygit2.Repository, asking: str) -> None:
             ``core.attributesFile`` or ``core.excludesFile`` also the config file setting
             it and how to unset it).
     """
-    _refuse(blocking_attributes(repo), asking)
+    _refuse(blocking_attributes(repo, attributes), asking)
 
 
 def refuse_blocking_ignores(root: Path, common_dir: Path, dirs: Iterable[str],
