@@ -124,8 +124,12 @@ def check_ignored(store: Store, at: str | None = None) -> list[Finding]:
     findings = [f for name, data in _work_tree_ignores(store.root)
                 for f in gitignore_findings(name, data)]
     # Lazy: a git child process, for a work tree's verify only.
+    from ..git.attr_guard import refuse_blocking_attributes
     from ..git.ignored import ignored_untracked
 
+    refuse_blocking_attributes(  # a FIFO .gitignore would make git wait for ever
+        store.repo, "`git ls-files --others --ignored --exclude-standard -- store`",
+        attributes=False)
     found = ignored_untracked(store.repo)
     if isinstance(found, str):  # no git to ask, or it refused (a safe.directory): not told
         return findings

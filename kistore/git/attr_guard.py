@@ -1,4 +1,4 @@
-"""Every attributes file git may read, looked at (never opened) before git is asked.
+"""Every attributes and ignore file git may read, looked at (never opened) before git is asked.
 
 git and libgit2 read the attributes files before they compare a work-tree file with the
 index or a commit (``git status``, ``git diff``, libgit2's status: the filters a file
@@ -23,6 +23,12 @@ each, the few that hold directories listed), one ``stat`` per other directory an
 config`` child (about a third of a clean libgit2 status of the same work tree: docs/speed.md):
 asked only right before git compares the work tree (verify's work-tree status,
 ``migrate``'s ``git diff``), never on verify's fast path, which asks git nothing.
+The ignore files (gitignore(5)) are looked at in the same walk (fresh12 F9: a FIFO
+there made ``add``, ``import`` and ``verify`` wait for ever): a ``.gitignore`` beside each
+``.gitattributes`` above, ``$GIT_COMMON_DIR/info/exclude`` and ``core.excludesFile`` (the
+same ``git config`` child), else ``$XDG_CONFIG_HOME/git/ignore``.
+:func:`refuse_blocking_ignores` looks only at those an ``add`` makes git read (the
+``.gitignore`` of the directories on its paths and the files outside the work tree).
 What it does not cover: ``git status`` or ``git commit`` typed by hand wait on such a file
 all the same, inside git, before any hook runs (docs/threats.md).
 """
@@ -32,6 +38,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -46,28 +53,40 @@ from .refs import common_git_dir
 if TYPE_CHECKING:
     import pygit2
 
-__all__ = ["Blocking", "blocking_attributes", "refuse_blocking_attributes"]
+__all__ = ["Blocking", "blocking_attributes", "refuse_blocking_attributes",
+           "refuse_blocking_ignores"]
 
 _ATTRIBUTES = ".gitattributes"
+_IGNORE = ".gitignore"
+_SETTINGS = {"core.attributesfile": "core.attributesFile",
+             "core.excludesfile": "core.excludesFile"}
 
 
 @dataclass(frozen=True)
 class Blocking:
-    """An attributes file git would read that is not a regular file.
+    """An attributes or ignore file git would read that is not a regular file.
 
     Attributes:
         path: the file as said to the user (a repository path for a file of the work
             tree, ``.git/info/attributes``, else absolute).
         full: the file's absolute path (for ``rm``).
         kind: what it is (``a FIFO``, ``a socket``, ``a directory``, ...).
-        origin: for ``core.attributesFile``, where git found the setting (``file:PATH``
-            or ``command line:``), else None.
+        origin: for ``core.attributesFile`` or ``core.excludesFile``, where git found
+            the setting (``file:PATH`` or ``command line:``), else None.
+        setting: that setting's name (``core.excludesFile``), else None.
     """
 
     path: str
     full: Path
     kind: str
     origin: str | None = None
+    setting: str | None = None
+
+    @property
+    def ignore(self) -> bool:
+        """True for an ignore file (``.gitignore``, ``info/exclude``, ``core.excludesFile``)."""
+        return (self.setting == "core.excludesFile" if self.setting is not None
+                else self.full.name in (_IGNORE, "exclude", "ignore"))
 
 
 def _kind(mode: int) -> str | None:
@@ -82,30 +101,32 @@ def _kind(mode: int) -> str | None:
     return "not a regular file"
 
 
-def _judge(full: Path, shown: str, origin: str | None = None) -> Blocking | None:
+def _judge(full: Path, shown: str, origin: str | None = None,
+           setting: str | None = None) -> Blocking | None:
     """Return :class:`Blocking` when ``full`` exists and is not a regular file (a stat)."""
     try:
         mode = os.stat(full).st_mode
     except OSError:  # absent, a broken link, unreadable: git reads nothing either
         return None
     kind = _kind(mode)
-    return None if kind is None else Blocking(shown, full, kind, origin)
+    return None if kind is None else Blocking(shown, full, kind, origin, setting)
 
 
-def _store_attributes(workdir: Path) -> Blocking | None:
-    """Return the first ``.gitattributes`` under ``store/`` on disk that is not a regular file.
+def _store_attributes(workdir: Path, names: tuple[str, ...] = (_ATTRIBUTES, _IGNORE)
+                      ) -> Blocking | None:
+    """Return the first ``.gitattributes`` or ``.gitignore`` under ``store/`` not a regular file.
 
-    A directory's ``.gitattributes`` is stat'ed, never looked for in a listing: a directory
-    whose link count says it holds no subdirectory (``st_nlink == 2``, as ext4, xfs and
-    tmpfs count: the shards of objects, metadata and names) is not listed at all, which
-    halves the walk; one counted otherwise (btrfs counts 1) is listed. Symbolic links to
-    directories are not followed (git does not either).
+    A directory's ``.gitattributes`` and ``.gitignore`` are stat'ed, never looked for in a
+    listing: a directory whose link count says it holds no subdirectory (``st_nlink ==
+    2``, as ext4, xfs and tmpfs count: the shards of objects, metadata and names) is not
+    listed at all, which halves the walk; one counted otherwise (btrfs counts 1) is
+    listed. Symbolic links to directories are not followed (git does not either).
     """
     top = os.fspath(workdir)
     pending = [os.path.join(top, layout.STORE_DIR)]
     while pending:
         directory = pending.pop()
-        found = _judge_str(directory, top)
+        found = _judge_str(directory, top, names)
         if found is not None:
             return found
         try:
@@ -122,25 +143,33 @@ def _store_attributes(workdir: Path) -> Blocking | None:
                     continue
                 if not leaf:
                     pending.append(entry.path)
-                elif (found := _judge_str(entry.path, top)) is not None:
+                elif (found := _judge_str(entry.path, top, names)) is not None:
                     return found
     return None
 
 
-def _judge_str(directory: str, top: str) -> Blocking | None:
-    """Return :func:`_judge` of ``directory``'s ``.gitattributes``, said from ``top``."""
-    full = os.path.join(directory, _ATTRIBUTES)
-    try:
-        mode = os.stat(full).st_mode
-    except OSError:  # absent (nearly always): no Path made
-        return None
-    if stat.S_ISREG(mode):
-        return None
-    return _judge(Path(full), Path(os.path.relpath(full, top)).as_posix())
+def _judge_str(directory: str, top: str, names: tuple[str, ...] = (_ATTRIBUTES, _IGNORE)
+               ) -> Blocking | None:
+    """Return :func:`_judge` of ``directory``'s ``names``, said from ``top``.
+
+    ``names``: ``.gitattributes`` and ``.gitignore`` unless told; the first not a regular file.
+    """
+    for name in names:
+        full = os.path.join(directory, name)
+        try:
+            mode = os.stat(full).st_mode
+        except OSError:  # absent (nearly always): no Path made
+            continue
+        if not stat.S_ISREG(mode):
+            return _judge(Path(full), Path(os.path.relpath(full, top)).as_posix())
+    return None
 
 
-def _tree_attributes(workdir: Path, tree: pygit2.Tree | None) -> Blocking | None:
-    """Return the first bad ``.gitattributes`` of a directory ``tree`` holds outside ``store/``.
+def _tree_attributes(workdir: Path, tree: pygit2.Tree | None,
+                     names: tuple[str, ...] = (_ATTRIBUTES, _IGNORE)) -> Blocking | None:
+    """Return the first bad ``.gitattributes``/``.gitignore`` of a tree's directory.
+
+    Of each directory ``tree`` holds outside ``store/``.
 
     The top's too; one that is not a regular file. One ``stat`` per directory, blobs not
     read.
@@ -148,11 +177,12 @@ def _tree_attributes(workdir: Path, tree: pygit2.Tree | None) -> Blocking | None
     Args:
         workdir: the top of the work tree.
         tree: ``HEAD``'s tree, or None (an unborn branch: only the top is looked at).
+        names: the files looked at in each directory.
     """
     pending: list[tuple[str, pygit2.Tree | None]] = [("", tree)]
     while pending:
         prefix, node = pending.pop()
-        found = _judge(workdir / prefix / _ATTRIBUTES, prefix + _ATTRIBUTES)
+        found = _judge_str(os.path.join(workdir, prefix), os.fspath(workdir), names)
         if found is not None:
             return found
         if node is None:
@@ -170,56 +200,100 @@ def _tree_attributes(workdir: Path, tree: pygit2.Tree | None) -> Blocking | None
     return None
 
 
-def _configured(workdir: Path) -> tuple[Path, str] | None:
-    """Return ``core.attributesFile`` as git reads it, with its origin; None when unset.
+def _configured(workdir: Path) -> dict[str, tuple[Path, str]]:
+    """Return ``core.attributesFile`` and ``core.excludesFile`` as git reads them.
 
-    ``git config --show-origin -z --path --get core.attributesFile`` run at the top of the
-    work tree: the repository's config, the global and system files, includes,
+    One ``git config --show-origin -z --path --get-regexp`` child for both, run at the top
+    of the work tree: the repository's config, the global and system files, includes,
     ``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n`` and ``git -c``
-    (``GIT_CONFIG_PARAMETERS``) all count, as for any git command kistore runs. A relative
-    value is read from the top of the work tree. None too when git cannot be run.
+    (``GIT_CONFIG_PARAMETERS``) all count, as for any git command kistore runs; the last
+    value set wins, as in git. A relative value is read from the top of the work tree.
+
+    Returns:
+        ``{setting: (file, origin)}`` keyed by the setting's name as written in docs
+        (``core.excludesFile``); a setting unset is absent, and both are when git cannot
+        be run.
     """
     try:
         done = subprocess.run(
             ["git", "-C", os.fspath(workdir), "config", "--show-origin", "-z", "--path",
-             "--get", "core.attributesFile"], capture_output=True, env=git_environment())
+             "--get-regexp", r"^core\.(attributesfile|excludesfile)$"],
+            capture_output=True, env=git_environment())
     except OSError:  # no git command: only libgit2 reads, and it reads the same files
-        return None
+        return {}
+    if done.returncode != 0:
+        return {}
     parts = done.stdout.split(b"\0")
-    if done.returncode != 0 or len(parts) < 2 or not parts[1]:
-        return None
-    origin, value = os.fsdecode(parts[0]), Path(os.fsdecode(parts[1]))
-    return workdir / value, origin
+    found: dict[str, tuple[Path, str]] = {}
+    for origin, pair in zip(parts[0::2], parts[1::2], strict=False):
+        key, _, value = pair.partition(b"\n")
+        setting = _SETTINGS.get(os.fsdecode(key).lower())
+        if setting is not None and value:
+            found[setting] = (workdir / os.fsdecode(value), os.fsdecode(origin))
+    return found
 
 
-def _outside(workdir: Path) -> list[tuple[Path, str | None]]:
-    """Return every attributes file outside the repository git or libgit2 may read.
+def _outside(workdir: Path, attributes: bool = True
+             ) -> list[tuple[Path, str | None, str | None]]:
+    """Return every attributes and ignore file outside the repository git or libgit2 may read.
 
-    Each with the origin of ``core.attributesFile`` (None for the defaults).
+    Each with the origin of ``core.attributesFile`` or ``core.excludesFile`` and the
+    setting's name (None, None for the defaults). ``attributes`` False: the ignore file only.
     """
     configured = _configured(workdir)
-    files: list[tuple[Path, str | None]] = (
-        [configured] if configured is not None
-        else [(xdg_config_home() / "git" / "attributes", None)])
+    files: list[tuple[Path, str | None, str | None]] = []
+    for setting, default in (("core.attributesFile", "attributes"),
+                             ("core.excludesFile", "ignore")):
+        if not attributes and default == "attributes":
+            continue
+        if setting in configured:
+            path, origin = configured[setting]
+            files.append((path, origin, setting))
+        else:
+            files.append((xdg_config_home() / "git" / default, None, None))
+    if not attributes:
+        return files
     if os.environ.get("GIT_ATTR_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
-        files.append((Path("/etc/gitattributes"), None))  # git's ($(prefix)/etc: /usr)
+        files.append((Path("/etc/gitattributes"), None, None))  # git's ($(prefix)/etc: /usr)
     search = _pygit2.option(_pygit2.enums.Option.GET_SEARCH_PATH,
                             _pygit2.enums.ConfigLevel.SYSTEM)
     for directory in (search or "").split(os.pathsep):  # libgit2's (it ignores NOSYSTEM)
-        if directory and (Path(directory) / "gitattributes", None) not in files:
-            files.append((Path(directory) / "gitattributes", None))
+        if directory and (Path(directory) / "gitattributes", None, None) not in files:
+            files.append((Path(directory) / "gitattributes", None, None))
     return files
 
 
-def blocking_attributes(repo: pygit2.Repository) -> Blocking | None:
-    """Return the first attributes file git may read that is not a regular file.
+def _repository_files(common_dir: Path, attributes: bool = True) -> Blocking | None:
+    """Return ``info/attributes`` or ``info/exclude`` of ``common_dir`` when not a regular file."""
+    for name, shown in ((("attributes", ".git/info/attributes"),) if attributes else ()) + (
+            ("exclude", ".git/info/exclude"),):
+        found = _judge(common_dir / "info" / name, shown)
+        if found is not None:
+            return found
+    return None
+
+
+def _outside_files(workdir: Path, attributes: bool = True) -> Blocking | None:
+    """Return the first file of :func:`_outside` that is not a regular file."""
+    for path, origin, setting in _outside(workdir, attributes):
+        found = _judge(path, os.fspath(path), origin, setting)
+        if found is not None:
+            return found
+    return None
+
+
+def blocking_attributes(repo: pygit2.Repository, attributes: bool = True
+                        ) -> Blocking | None:
+    """Return the first attributes or ignore file git may read that is not a regular file.
 
     Looked at in git's order of reading, the files outside the repository last (see the
     module's docstring); each only stat'ed, never opened.
 
     Args:
-        repo: a repository with a work tree (a bare one: only ``info/attributes`` and the
-            files outside).
+        repo: a repository with a work tree (a bare one: only ``info/attributes``,
+            ``info/exclude`` and the files outside).
+        attributes: False: the ignore files only (for ``git ls-files``, which reads no
+            attributes: a FIFO ``.gitattributes`` stays KI113's finding there).
 
     Returns:
         The file, or None when every one is a regular file or absent.
@@ -230,49 +304,79 @@ def blocking_attributes(repo: pygit2.Repository) -> Blocking | None:
             tree = None if repo.head_is_unborn else repo.head.peel(_pygit2.Tree)
         except _pygit2.GitError:  # HEAD unreadable: said by those who read it
             tree = None
-        found = _tree_attributes(workdir, tree) or _store_attributes(workdir)
+        names = (_ATTRIBUTES, _IGNORE) if attributes else (_IGNORE,)
+        found = _tree_attributes(workdir, tree, names) or _store_attributes(workdir, names)
         if found is not None:
             return found
-    found = _judge(common_git_dir(Path(repo.path)) / "info" / "attributes",
-                   ".git/info/attributes")
-    if found is not None:
-        return found
-    for path, origin in _outside(workdir or Path(repo.path)):
-        found = _judge(path, os.fspath(path), origin)
-        if found is not None:
-            return found
-    return None
+    return (_repository_files(common_git_dir(Path(repo.path)), attributes)
+            or _outside_files(workdir or Path(repo.path), attributes))
 
 
-def refuse_blocking_attributes(repo: pygit2.Repository, asking: str) -> None:
-    """Refuse, before git is asked, when an attributes file it reads would make it wait.
+def refuse_blocking_attributes(repo: pygit2.Repository, asking: str,
+                               attributes: bool = True) -> None:
+    """Refuse, before git is asked, when an attributes or ignore file would make it wait.
 
     Args:
         repo: the repository.
         asking: what kistore was about to ask git, for the message (``git's status of
             the work tree``).
+        attributes: False: the ignore files only (:func:`blocking_attributes`).
 
     Raises:
         StoreStateError: :func:`blocking_attributes` found a file (exit status 1); the
             message names it, what it is, and the fix (``rm PATH``; for
-            ``core.attributesFile`` also the config file setting it and how to unset it).
+            ``core.attributesFile`` or ``core.excludesFile`` also the config file setting
+            it and how to unset it).
     """
-    found = blocking_attributes(repo)
+    _refuse(blocking_attributes(repo, attributes), asking)
+
+
+def refuse_blocking_ignores(root: Path, common_dir: Path, dirs: Iterable[str],
+                            asking: str) -> None:
+    """Refuse, before ``git check-ignore`` is asked, when an ignore file would make it wait.
+
+    For ``add``: no store walk, no libgit2.
+
+    Args:
+        root: the work tree's root.
+        common_dir: the repository's common git directory (``info/exclude``).
+        dirs: repository directories (POSIX, ``""`` the root) whose ``.gitignore`` git
+            reads.
+        asking: what kistore was about to ask git, for the message.
+
+    Raises:
+        StoreStateError: a ``.gitignore`` of ``dirs``, ``info/exclude``,
+            ``core.excludesFile`` (else ``$XDG_CONFIG_HOME/git/ignore``) is not a regular
+            file (exit status 1; the message as :func:`refuse_blocking_attributes`').
+    """
+    top = os.fspath(root)
+    for directory in sorted(dirs):
+        found = _judge_str(os.path.join(top, directory), top, (_IGNORE,))
+        if found is not None:
+            _refuse(found, asking)
+    _refuse(_repository_files(common_dir, attributes=False)
+            or _outside_files(root, attributes=False), asking)
+
+
+def _refuse(found: Blocking | None, asking: str) -> None:
+    """Raise the refusal of :func:`refuse_blocking_attributes` for ``found`` (None: return)."""
     if found is None:
         return
     fix = f"remove it (`rm {_quoted(found.full)}`)"
-    what = "an attributes file git reads"
+    what = f"an {'ignore' if found.ignore else 'attributes'} file git reads"
     if found.origin is not None:
-        what = f"core.attributesFile ({_said_origin(found.origin)})"
+        what = f"{found.setting} ({_said_origin(found.origin)})"
         if found.origin.startswith("file:"):
             fix += (" or stop naming it (`git config --file "
                     f"{_quoted(Path(found.origin[len('file:'):]))} --unset "
-                    "core.attributesFile`)")
+                    f"{found.setting}`)")
         else:
             fix += " or stop setting it there"
+    before = ("lists or adds a work-tree file" if found.ignore
+              else "compares a work-tree file")
     raise StoreStateError(
         f"{what} is {found.kind}, not a regular file: git opens and reads it before it "
-        f"compares a work-tree file, and would wait for ever; {asking} was not asked, "
+        f"{before}, and would wait for ever; {asking} was not asked, "
         f"nothing was written. {fix[0].upper()}{fix[1:]}, then run the command again",
         file=found.path)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,6 +25,7 @@ from ..core.gitignore import check_gitignore
 from ..core.layout import STORE_DIR
 from .child import git_environment
 from .config_files import user_config_files, xdg_config_home
+from .refs import common_git_dir, git_dir_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -61,24 +63,15 @@ def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]
     """
     if os.environ.get("GIT_CONFIG_COUNT") or os.environ.get("GIT_CONFIG_PARAMETERS"):
         return True
-    dirs = {""}
-    heads: set[str] = set()  # each path's head (``rpartition``): its dirname's one input
-    for path in paths:
-        head = path.rpartition("/")[0]
-        if head in heads:  # a bulk add's ~79,000 paths at 20,000 hold ~4,500 (issue 22)
-            continue
-        heads.add(head)
-        parent = posixpath.dirname(path)
-        while parent not in dirs:
-            dirs.add(parent)
-            parent = posixpath.dirname(parent)
     top = os.fspath(root)
     sources = [(posixpath.join(d, ".gitignore"), os.path.join(top, d, ".gitignore"))
-               for d in dirs]
+               for d in path_dirs(paths)]
     sources += [(".gitignore", os.fspath(common_dir / "info" / "exclude")),
                 (".gitignore", os.fspath(xdg_config_home() / "git" / "ignore"))]  # as the root's
     for path, file in sources:
         try:
+            if not stat.S_ISREG(os.stat(file).st_mode):  # never opened: a FIFO would hang
+                return True  # git is asked, after kistore.git.attr_guard refuses it
             with open(file, "rb") as opened:
                 data = opened.read()
         except (FileNotFoundError, NotADirectoryError):
@@ -97,6 +90,25 @@ def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]
         if b"excludesfile" in text or b"include" in text:
             return True
     return False
+
+
+def path_dirs(paths: Iterable[str]) -> set[str]:
+    """Return every directory on ``paths`` (repository paths, POSIX), ``""`` (the root) too.
+
+    The directories whose ``.gitignore`` git reads to judge ``paths``.
+    """
+    dirs = {""}
+    heads: set[str] = set()  # each path's head (``rpartition``): its dirname's one input
+    for path in paths:
+        head = path.rpartition("/")[0]
+        if head in heads:  # a bulk add's ~79,000 paths at 20,000 hold ~4,500 (issue 22)
+            continue
+        heads.add(head)
+        parent = posixpath.dirname(path)
+        while parent not in dirs:
+            dirs.add(parent)
+            parent = posixpath.dirname(parent)
+    return dirs
 
 
 class IgnoreMatch(NamedTuple):
@@ -215,7 +227,16 @@ def output_ignored(root: Path, directory: str, writes: Iterable[str]) -> bool:
         True when git ignores each of them (a rule such as ``/public/``); False otherwise.
 
     Raises:
-        StoreStateError: git could not be run or failed (:func:`ignored_paths`).
+        StoreStateError: an ignore file ``git check-ignore`` reads is a FIFO or another
+            file that is not a regular one (git would wait on it for ever:
+            :func:`kistore.git.attr_guard.refuse_blocking_ignores`); git could not be run or
+            failed (:func:`ignored_paths`).
+        RefsUnreadable: ``root``'s ``.git`` is unreadable.
     """
+    # Lazy: the guard is for an output inside a work tree only.
+    from .attr_guard import refuse_blocking_ignores
+
     paths = {posixpath.join(directory, name) for name in writes}
+    refuse_blocking_ignores(root, common_git_dir(git_dir_of(root)), path_dirs(paths),
+                            "`git check-ignore` of the files this command writes")
     return {match.path for match in ignored_paths(root, paths)} >= paths

@@ -1623,17 +1623,23 @@ class Store:
         :func:`kistore.git.ignored.may_ignore` finds a rule that may match.
 
         Raises:
-            StoreStateError: git ignores a file the add would write (the first three
-                named, each with the rule that ignores it: source, line and pattern, as
-                ``git check-ignore -v`` reports it; and how many more); or git could not
-                be asked; nothing was written.
+            StoreStateError: an ignore file git reads is a FIFO or another file that is
+                not a regular one (:func:`kistore.git.attr_guard.refuse_blocking_ignores`:
+                git would wait on it for ever); git ignores a file the add would write
+                (the first three named, each with the rule that ignores it: source, line
+                and pattern, as ``git check-ignore -v`` reports it; and how many more); or
+                git could not be asked; nothing was written.
         """
         # Lazy: the write path only (a read such as `kistore show` never asks).
-        from ..git.ignored import ignored_paths, may_ignore
+        from ..git.attr_guard import refuse_blocking_ignores
+        from ..git.ignored import ignored_paths, may_ignore, path_dirs
 
+        common = common_git_dir(Path(self.git_dir))
         if self.root is None or not may_ignore(
-                Path(self.root), Path(self.git_dir), common_git_dir(Path(self.git_dir)), files):
+                Path(self.root), Path(self.git_dir), common, files):
             return  # no rule git reads could ignore them: no git process is started
+        refuse_blocking_ignores(Path(self.root), common, path_dirs(files),
+                                "`git check-ignore` of the files this add writes")
         ignored = ignored_paths(Path(self.root), files)
         if ignored:
             shown = ", ".join(f"{m.path} (by {m.rule()})" for m in ignored[:3]) + (
