@@ -161,44 +161,45 @@ def test_notes_rebase_says_the_commits_written_again(replayable):
         f"{tip[:12]} stays in git: `git update-ref refs/notes/kistore {tip}` puts it back\n")
 
 
-def test_notes_rebase_in_a_bare_repository_is_refused(replayable, tmp_path):
-    root, _first, tip = replayable
+BARE_REFUSED = (
+    "error: this repository is bare (a server): its refs/notes/kistore moves only by "
+    "a push that its pre-receive hook judges (notes only grow, KI408), so `kistore "
+    "notes rebase` rewrites no notes here; nothing was written\n")
+
+
+def _bare_server(root, tmp_path):
+    """A bare clone of ``root`` holding its notes and no remote, as a server's own is."""
     server = tmp_path / "server.git"
     git(tmp_path, "clone", "-q", "--bare", str(root), str(server))
     git(server, "fetch", "-q", str(root), "+refs/notes/kistore:refs/notes/kistore")
-    git(server, "remote", "remove", "origin")  # a server's own: no remote
+    git(server, "remote", "remove", "origin")
+    return server
+
+
+def _refused_in(where, server, tip, argsets):
+    """Each ``kistore ARGS`` run in ``where`` refuses as a bare repository, no ref moved."""
     refs = git(server, "for-each-ref")
-    for args in (("notes", "rebase"), ("notes", "rebase", "--dry-run"),
-                 ("notes", "rebase", "origin")):
-        done = run(server, *args)
-        assert (done.returncode, done.stdout) == (1, "")
-        assert done.stderr == (
-            "error: this repository is bare (a server): its refs/notes/kistore moves only by "
-            "a push that its pre-receive hook judges (notes only grow, KI408), so `kistore "
-            "notes rebase` rewrites no notes here; nothing was written\n")
+    for args in argsets:
+        done = run(where, *args)
+        assert (done.returncode, done.stdout, done.stderr) == (1, "", BARE_REFUSED)
     assert git(server, "for-each-ref") == refs
     assert git(server, "rev-parse", "refs/notes/kistore").strip() == tip
+
+
+def test_notes_rebase_in_a_bare_repository_is_refused(replayable, tmp_path):
+    root, _first, tip = replayable
+    server = _bare_server(root, tmp_path)
+    _refused_in(server, server, tip, (("notes", "rebase"), ("notes", "rebase", "--dry-run"),
+                                      ("notes", "rebase", "origin")))
 
 
 def test_notes_rebase_in_a_work_tree_of_a_bare_repository_is_refused(replayable, tmp_path):
     # fresh12 F14: `git worktree add` from the server's bare repository shares its refs
     root, _first, tip = replayable
-    server = tmp_path / "server.git"
-    git(tmp_path, "clone", "-q", "--bare", str(root), str(server))
-    git(server, "fetch", "-q", str(root), "+refs/notes/kistore:refs/notes/kistore")
-    git(server, "remote", "remove", "origin")
+    server = _bare_server(root, tmp_path)
     work = tmp_path / "work"
     git(server, "worktree", "add", "-q", str(work), "main")
-    refs = git(server, "for-each-ref")
-    for args in (("notes", "rebase"), ("notes", "rebase", "--dry-run")):
-        done = run(work, *args)
-        assert (done.returncode, done.stdout) == (1, "")
-        assert done.stderr == (
-            "error: this repository is bare (a server): its refs/notes/kistore moves only by "
-            "a push that its pre-receive hook judges (notes only grow, KI408), so `kistore "
-            "notes rebase` rewrites no notes here; nothing was written\n")
-    assert git(server, "for-each-ref") == refs
-    assert git(server, "rev-parse", "refs/notes/kistore").strip() == tip
+    _refused_in(work, server, tip, (("notes", "rebase"), ("notes", "rebase", "--dry-run")))
 
 
 def test_ki315_fix_with_no_remote_names_both_ways(replayable):
