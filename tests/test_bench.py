@@ -121,8 +121,12 @@ def test_bench_smoke_at_200(tmp_path):
     assert full["target"] == "<= 800 bytes" and full["met"] == (full["value"] <= 800)
     assert full["baseline"] == "fast-import repository after git repack -a -d -f"
     assert full["value"] < rows["repository after git gc"]["value"]
+    whole = rows["verify (whole store)"]  # issue 22's target is against sha256sum alone
+    assert whole["target"] == ">= 20,000/s and >= 0.33x"
+    assert whole["met"] == (whole["value"] >= 20_000 and whole["ratio"] >= 1 / 3)
     parse = rows["verify vs sha256sum + parse"]  # jq is installed where the suite runs
     assert parse["baseline"] == "sha256sum + jq parse"
+    assert parse["target"] == ">= 10,000/s and >= 0.5x"  # issue 8's
     assert parse["extra"]["jq_parse_s"] > 0 and 0 < parse["baseline_value"] < rows[
         "verify (whole store)"]["baseline_value"]
     warm = rows["rank p95 in-process (index warm)"]
