@@ -300,6 +300,32 @@ _LINE_BREAKS = "\n\u2028\u2029"
 """The line breaks prose admits, which KI219 says of an ``author`` (a citation's line)."""
 
 
+def prose_refuses(c: str) -> bool:
+    """Whether an author's character ``c`` is another rule's than KI251 (:mod:`kistore.store.labels`).
+
+    Args:
+        c: one character.
+
+    Returns:
+        True for a line break (U+000A, U+2028, U+2029: KI219's) and for what prose refuses
+        (a control but LINE FEED, a bidirectional control: KI104's, :data:`_NOT_PROSE`).
+    """
+    return c in _LINE_BREAKS or _NOT_PROSE.match(c) is not None
+
+
+def category_said(category: str) -> str:
+    """Say a Unicode general category "Other" (C*) as KI104 does.
+
+    Args:
+        category: ``Cf``, ``Cc``, ``Cs``, ``Co`` or ``Cn``.
+
+    Returns:
+        ``an invisible format character`` for ``Cf`` (:data:`_CATEGORY`); the category
+        itself for another.
+    """
+    return _CATEGORY.get(category, category)
+
+
 def spacing_said(value: str) -> str | None:
     """Say the first U+0020 SPACE of free text that KI104 refuses in a name where it stands.
 
