@@ -98,8 +98,8 @@ def range_authors(view: View, before: View, changed: Iterable[str]) -> list[Find
         only), naming every U+0020 SPACE at either end or after another, invisible,
         non-NFC or styled character and a mix of scripts; and KI253 (a warning) of a value
         that prints as Latin letters while wholly of another script; on its object at the
-        field's pointer (``/spec/author``, ``/spec/provider``), each with its own fix (what
-        to write). An object too large to read (KI106) or not the object of its digest
+        field's pointer (``/spec/author``, ``/spec/provider``), KI251 and KI254 each with
+        its own fix (what to write for what it holds; KI253's is its rule's hint). An object too large to read (KI106) or not the object of its digest
         (KI101) is left to those rules. Raises nothing but what reading the trees raises.
     """
     findings = []
@@ -107,10 +107,11 @@ def range_authors(view: View, before: View, changed: Iterable[str]) -> list[Find
         for digest, spec in specs_added(view, before, changed, label.kind):
             value = None if spec is None else spec.get(label.field)
             for said in label_problems(label, value):
-                kind = "manifest" if said.rule_id == AUTHOR_LOOKS_LATIN.id else label.kind
-                fix = f"{said.fix}: {_DROP.format(kind=kind)}" + (
-                    "" if said.rule_id == AUTHOR_BLANK.id
-                    else "; a name written so on purpose stays (a warning)")
+                fix = None  # KI253: its rule's hint, which names a provider too
+                if said.rule_id != AUTHOR_LOOKS_LATIN.id:  # what to write, for what it holds
+                    fix = f"{said.fix}: {_DROP.format(kind=label.kind)}" + (
+                        "" if said.rule_id == AUTHOR_BLANK.id
+                        else "; a name written so on purpose stays (a warning)")
                 findings.append(Finding(_RULES[said.rule_id], said.said,
                                         file=layout.object_path(digest),
                                         pointer=label.pointer, fix=fix))
