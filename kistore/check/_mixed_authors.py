@@ -99,8 +99,9 @@ def range_authors(view: View, before: View, changed: Iterable[str]) -> list[Find
         non-NFC or styled character and a mix of scripts; and KI253 (a warning) of a value
         that prints as Latin letters while wholly of another script; on its object at the
         field's pointer (``/spec/author``, ``/spec/provider``), KI251 and KI254 each with
-        its own fix (what to write for what it holds; KI253's is its rule's hint). An object too large to read (KI106) or not the object of its digest
-        (KI101) is left to those rules. Raises nothing but what reading the trees raises.
+        its own fix (what to write for what it holds; KI253's is its rule's hint). An
+        object too large to read (KI106) or not the object of its digest (KI101) is left to
+        those rules. Raises nothing but what reading the trees raises.
     """
     findings = []
     for label in LABELS:

@@ -1,4 +1,4 @@
-"""Before an add writes: an Implementation's ``author`` that mixes scripts (a warning).
+"""Before an add writes: an Implementation's ``author`` that prints as another's, or as nothing.
 
 :meth:`kistore.store.Store.add` asks :func:`labels_admitted` with the new manifests (an
 :data:`kistore.store.AdmissionCheck` it always runs). A leaderboard names a row by its
@@ -8,26 +8,34 @@ identifying string, refused when it mixes scripts (KI104:
 :mod:`kistore.core.text_fields`); ``author`` is free text (a person's name in any
 writing), so ``Qin Liu @ U\\u0421D``, a Cyrillic ``С`` among Latin letters, was added
 with no word and printed exactly as another submitter's ``Qin Liu @ UCD``, beside it and
-not told apart (fresh05 LOW 7). Such a label is said here, as Unicode Technical Standard
-#39 §5.2 judges a string ("highly restrictive": one script, or Latin with Han and Kana,
-Han and Bopomofo, or Han and Hangul, each character by its Unicode Script_Extensions:
-:func:`kistore.core.text_fields.mixed_script`), and so is a label of one script that holds
-a styled letter (``\u210cenry``, a black-letter ``H`` of the Common script; a circled,
-superscript, subscript or halfwidth one: :func:`kistore.core.text_fields.styled_letter_said`),
-and, since 2026-12-07 (fresh10 MED 3), a label that holds a character KI104 refuses in a name
-as invisible: whitespace but U+0020 (U+00A0 ...), a format character (U+200B ZERO WIDTH
-SPACE, U+200C, U+200D, U+00AD SOFT HYPHEN), a default-ignorable one (a variation selector,
-U+3164 HANGUL FILLER) or an accent not in NFC
-(:func:`kistore.core.text_fields.hidden_character_said`): ``Qin\\u200b Liu @ UCD`` printed as
-``Qin Liu @ UCD`` with no word; and, since fresh12 F4, first of all, a U+0020 SPACE at either
-end or after another (:func:`kistore.core.text_fields.spacing_said`), ASCII or not: ``'HPE '``
-printed on the site as another author's ``HPE``. Each is added all the same: a name may be
-written so on purpose. A line break in an author is KI219's, said here in ``check``'s words.
+not told apart (fresh05 LOW 7). KI251 (:func:`author_problems`, :func:`mixed_label_said`)
+says each character of an author that makes it print as another's: a mix of scripts, as
+Unicode Technical Standard #39 §5.2 judges a string ("highly restrictive": one script, or
+Latin with Han and Kana, Han and Bopomofo, or Han and Hangul, each character by its Unicode
+Script_Extensions: :func:`kistore.core.text_fields.mixed_script`); a styled letter
+(``\u210cenry``, a black-letter ``H`` of the Common script; a circled, superscript,
+subscript or halfwidth one: :func:`kistore.core._plain_text.styled_letter`); since
+2026-12-07 (fresh10 MED 3) a character KI104 refuses in a name as invisible: whitespace but
+U+0020 (U+00A0 ...), a format character (U+200B ZERO WIDTH SPACE, U+200C, U+200D, U+00AD
+SOFT HYPHEN), a default-ignorable one (a variation selector, U+3164 HANGUL FILLER) or an
+accent not in NFC; and, since fresh12 F4, a U+0020 SPACE at either end or after another,
+ASCII or not: ``'HPE '`` printed on the site as another author's ``HPE``. Each is added all
+the same: a name may be written so on purpose. A line break in an author is KI219's, said
+here in ``check``'s words.
+
+Since fresh13 (2026-12-07): every such character is said, in one warning with a fix that
+covers them all (MED 1: ``'  НРЕ\\u200b '`` was said of its first space alone, and its
+trailing space, its ZERO WIDTH SPACE and its look of ``HPE`` learnt one add at a time); the
+words of each kind are true of it (LOW 3: a space alone was fixed by "retype it in one
+script"); and an author that prints as nothing (``'    '``, ``'\\u200b'``) is refused,
+KI254, an error, as a blank provider is refused by KI104 (MED 2: it was added, warned that
+"it prints as ''").
 
 KI253 (since 2026-12-07) says an author wholly of one script other than Latin that prints as
-Latin letters (``НРЕ`` as ``HPE``), and (conf02) an ExecutionEnvironment's ``provider`` so;
-the provider is an identifying string, whose mixes, invisible, non-NFC and styled characters
-KI104 refuses already, so KI251 is not said of it (:data:`LABELS`, the one list of fields).
+Latin letters (``НРЕ`` as ``HPE``), judged as it prints (:func:`printed`), and (conf02) an
+ExecutionEnvironment's ``provider`` so; the provider is an identifying string, whose mixes,
+invisible, non-NFC and styled characters KI104 refuses already, so KI251 is not said of it
+(:data:`LABELS`, the one list of fields).
 """
 
 from __future__ import annotations
@@ -44,7 +52,6 @@ from ..core.text_fields import (
     mixed_script,
     mixed_script_said,
     prose_refuses,
-    spacing_said,
 )
 from ._store import AdmissionWarning
 
@@ -138,8 +145,14 @@ class Problem:
     said: str
 
 
+def _plain_ascii(value: str) -> bool:
+    """Whether ``value`` is printable ASCII with single inner U+0020 spaces: nothing to say."""
+    return value.isascii() and value.isprintable() and value == value.strip(" ") \
+        and "  " not in value
+
+
 def _places(value: str, at: Sequence[int]) -> str:
-    """Say character ``value[at[0]]`` and where it stands: ``U+0020 SPACE at characters 1 and 2``."""
+    """Say character ``value[at[0]]`` and its places: ``U+0020 SPACE at characters 1 and 2``."""
     # Lazy: the Unicode names, with the tables.
     from ..core._plain_text import char_name
 
@@ -173,7 +186,7 @@ def author_problems(value: str) -> list[Problem]:
         same reason), ordered by their first place; empty when there is none (ASCII with
         single inner spaces: no Unicode table read).
     """
-    if value.isascii() and value.isprintable() and spacing_said(value) is None:
+    if _plain_ascii(value):
         return []
     # Lazy: the Unicode tables, only for a string past the ASCII fast path.
     import unicodedata
@@ -298,8 +311,7 @@ def label_problems(label: Label, value: object) -> list[LabelSaid]:
         is. Empty for an ASCII value with single inner spaces (no Unicode table read). A
         line break is KI219's (:func:`labels_admitted`). Raises nothing.
     """
-    if not isinstance(value, str) or (value.isascii() and value.isprintable()
-                                      and spacing_said(value) is None):
+    if not isinstance(value, str) or _plain_ascii(value):
         return []
     said: list[LabelSaid] = []
     if label.mixes:
@@ -314,8 +326,8 @@ def label_problems(label: Label, value: object) -> list[LabelSaid]:
     looks = looks_latin_label_said(value, label)
     if looks is not None:
         said.append(LabelSaid(KI253, looks, (
-            f"if it is not meant to pass for that Latin name, write it as it is known in Latin "
-            f"letters, or with a letter that does not look Latin")))
+            "if it is not meant to pass for that Latin name, write it as it is known in Latin "
+            "letters, or with a letter that does not look Latin")))
     return said
 
 
@@ -369,8 +381,8 @@ def labels_admitted(_store: object, manifests: Sequence[Manifest]
 def blank_said(value: str) -> str | None:
     """Say an author that prints as nothing (KI254), or None.
 
-    Not empty (an empty author is as none: the site and citations label the row by its
-    project), yet :func:`printed` is empty: only spaces, other whitespace, line breaks or
+    Not empty (an empty author is as none: the site labels the row by its project, and
+    ``cite`` names the publisher), yet :func:`printed` is empty: only spaces, other whitespace, line breaks or
     invisible characters (``'    '``, ``'\\u200b'``). fresh13 MED 2: it was added with a
     warning that it "prints as ''", a leaderboard row labelled by nothing.
 
@@ -470,7 +482,7 @@ def _mixed_said(label: str, problems: Sequence[Problem]) -> str:
 
 
 def _kinds(problems: Sequence[Problem]) -> list[str]:
-    """The kinds of ``problems``, each once, in :data:`_WHY`'s order."""
+    """Return the kinds of ``problems``, each once, in :data:`_WHY`'s order."""
     held = {p.kind for p in problems}
     return [kind for kind in _WHY if kind in held]
 

@@ -18,8 +18,8 @@ from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..conftest import add_docs, commit_all, git
-from .test_author_mixes_scripts_gate import KI253_FIX
 from ..store.test_author_every_problem import _BLANK_FIX, COMBO, COMBO_LOOKS, COMBO_SAID
+from .test_author_mixes_scripts_gate import KI253_FIX
 
 _DROP = ("objects are never edited, so add the corrected {kind} as a new object and drop this "
          "one from the branch (`kistore drop DIGEST` before committing, or rewrite the branch "
