@@ -191,6 +191,7 @@ def author_problems(value: str) -> list[Problem]:
     # Lazy: the Unicode tables, only for a string past the ASCII fast path.
     import unicodedata
 
+    # Lazy: the rules of whitespace, invisible and styled characters, with the tables.
     from ..core import _plain_text as text
 
     lead = len(value) - len(value.lstrip(" "))
@@ -262,6 +263,7 @@ def printed(value: str) -> str:
     # Lazy: the Unicode tables, only for a string past the ASCII fast path.
     import unicodedata
 
+    # Lazy: the default-ignorable table, with the Unicode tables.
     from ..core._plain_text import default_ignorable
 
     kept = "".join(" " if c.isspace() else "" if unicodedata.category(c)[0] == "C"
@@ -382,8 +384,8 @@ def blank_said(value: str) -> str | None:
     """Say an author that prints as nothing (KI254), or None.
 
     Not empty (an empty author is as none: the site labels the row by its project, and
-    ``cite`` names the publisher), yet :func:`printed` is empty: only spaces, other whitespace, line breaks or
-    invisible characters (``'    '``, ``'\\u200b'``). fresh13 MED 2: it was added with a
+    ``cite`` names the publisher), yet :func:`printed` is empty: only spaces, other
+    whitespace, line breaks or invisible characters (``'    '``, ``'\\u200b'``). fresh13 MED 2: it was added with a
     warning that it "prints as ''", a leaderboard row labelled by nothing.
 
     Args:

@@ -17,7 +17,7 @@ from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.store import Store
 
-from ..conftest import add_docs, commit_all, git
+from ..conftest import ManifestKit, add_docs, commit_all, git
 from ..store.test_author_every_problem import _BLANK_FIX, COMBO, COMBO_LOOKS, COMBO_SAID
 from .test_author_mixes_scripts_gate import KI253_FIX
 
@@ -44,6 +44,14 @@ def _past_add(store: Store, monkeypatch, docs: list) -> None:
         add_docs(store, docs, commit=False)
 
 
+def _checked(runner, published, base: str, impl: dict, code: int) -> tuple[str, list[str]]:
+    """Commit the work tree, ``check BASE..HEAD``: (``impl``'s object path, the lines said)."""
+    commit_all(published, "an implementation")
+    said = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
+    assert said.exit_code == code, said.output
+    return layout.object_path(Digest.from_str(ManifestKit.digest(impl))), said.output.splitlines()
+
+
 def test_check_says_every_problem_of_a_new_author_and_kI253_beside(runner, published, kit,
                                                                    tmp_path):
     # on BASE b1992eea: one KI251 "author-mixes-scripts" of the leading space, no KI253
@@ -53,11 +61,8 @@ def test_check_says_every_problem_of_a_new_author_and_kI253_beside(runner, publi
     path = tmp_path / "impl.json"
     path.write_text(json.dumps(impl))
     assert runner.invoke(main, ["--store", str(published), "add", str(path)]).exit_code == 0
-    commit_all(published, "an implementation")
-    obj = layout.object_path(Digest.from_str(kit.digest(impl)))
-    said = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
-    assert said.exit_code == 0, said.output
-    assert said.output.splitlines() == [
+    obj, lines = _checked(runner, published, base, impl, 0)
+    assert lines == [
         f"{obj}:/spec/author: warning KI251 author-prints-as-another: {COMBO_SAID}",
         f"{obj}:/spec/author: warning KI253 author-looks-latin: {COMBO_LOOKS}",
         "fix KI251 (1 finding): if that is not meant, write it as it prints, "
@@ -75,11 +80,8 @@ def test_check_refuses_a_new_blank_author_and_verify_warns_of_a_landed_one(
     base = git(published, "rev-parse", "HEAD").strip()
     impl = _blank_implementation(kit)
     _past_add(store, monkeypatch, [impl])
-    commit_all(published, "a blank author")
-    obj = layout.object_path(Digest.from_str(kit.digest(impl)))
-    said = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
-    assert said.exit_code == 1, said.output
-    assert said.output.splitlines() == [
+    obj, lines = _checked(runner, published, base, impl, 1)
+    assert lines == [
         f"{obj}:/spec/author: error KI254 author-blank: {BLANK_SAID}",
         f"fix KI254 (1 finding): {_BLANK_FIX}: " + _DROP.format(kind="Implementation"),
         f"FAILED: {base}..HEAD: 1 error, 0 warnings, 0 info"]
