@@ -385,8 +385,8 @@ def blank_said(value: str) -> str | None:
 
     Not empty (an empty author is as none: the site labels the row by its project, and
     ``cite`` names the publisher), yet :func:`printed` is empty: only spaces, other
-    whitespace, line breaks or invisible characters (``'    '``, ``'\\u200b'``). fresh13 MED 2: it was added with a
-    warning that it "prints as ''", a leaderboard row labelled by nothing.
+    whitespace, line breaks or invisible characters (``'    '``, ``'\\u200b'``). fresh13
+    MED 2: it was added with a warning that it "prints as ''", a row labelled by nothing.
 
     Args:
         value: an author as stored.
