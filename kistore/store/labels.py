@@ -100,7 +100,7 @@ Its ``hardware.vendor`` is in no table: its schema pattern (``^[a-z0-9][a-z0-9-]
 admits ASCII only, so KI104 refuses every case of both warnings there."""
 
 LABELS = (AUTHOR, PROVIDER)
-"""The fields KI251 and KI253 judge, the one list ``add`` and ``check`` read
+"""The fields KI254, KI251 (an author's) and KI253 judge, the one list ``add`` and ``check`` read
 (:func:`labels_admitted`, :mod:`kistore.check._mixed_authors`)."""
 
 
