@@ -71,7 +71,9 @@ from ..core.statistics import (
 )
 from ..core.statistics import named as named_manifest
 from ..core.text_fields import identifying_problems, line_break_said
+from ..store.labels import printed
 from ._fixes import HINT_BASE, Base
+from ._mixed_authors import blank_author_findings
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
@@ -596,6 +598,10 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     if _may_break_line(metadata_data) or (obj["kind"] == "Implementation"
                                           and _may_break_line(object_data)):
         return None  # a title or author may break a line (KI219): the slow path says
+    if obj["kind"] == "Implementation" and type(obj.get("spec")) is dict \
+            and isinstance(author := obj["spec"].get("author"), str) and author \
+            and not printed(author):
+        return None  # a blank author (KI254): the slow path says
     spec = obj.get("spec")
     references: tuple[str | None, ...] = _NO_REFERENCES
     if obj["kind"] == "BenchmarkRun" and type(spec) is dict:
@@ -739,6 +745,7 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
             findings.append(Finding(SOURCE_CLAIM_UNPROVEN, unproven.message,
                                     file=metadata_path if unproven.in_metadata else object_path,
                                     pointer=unproven.pointer))
+    findings += blank_author_findings(object_path, document)  # KI254, a stored one: warning
     return findings + cited_text_findings(object_path, metadata_path, document, metadata)
 
 

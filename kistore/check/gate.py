@@ -110,7 +110,7 @@ from ._lowered import (
 )
 from ._metadata_gaps import metadata_gaps
 from ._metadata_versions import metadata_versions
-from ._mixed_authors import range_authors
+from ._mixed_authors import one_blank_author, range_authors
 from ._names import NAME_PATH_DISAGREES, NAME_PATH_MISSING
 from ._names_moved import NAMES_FILE
 from ._notes_clock import notes_off_clock
@@ -421,7 +421,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
                                changed)  # KI229
     findings += range_authors(store.view(str(head.id)), store.view(str(base.id)),
-                              changed)  # KI251, KI253
+                              changed)  # KI254, KI251, KI253
+    findings = one_blank_author(findings)  # KI254 an error of an author the range adds
     findings += range_claims(store.view(str(head.id)), changed,  # KI232
                              withdrawn_runs(store, at=str(head.id)),
                              before=store.view(str(base.id)))

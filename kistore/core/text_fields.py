@@ -160,7 +160,7 @@ def _unseen(value: str, passes: Callable[[str], bool] = lambda _c: False
     character of Unicode category C (Cf: U+200B ZERO WIDTH SPACE, U+200D, U+00AD SOFT
     HYPHEN ...), a ``Default_Ignorable_Code_Point`` (variation selectors, Hangul fillers:
     :func:`kistore.core._plain_text.default_ignorable`); an ``author``'s warning
-    (:func:`hidden_character_said`) asks it too.
+    (:func:`kistore.store.labels.author_problems`) asks the same predicates of each character.
 
     Args:
         value: a string past the ASCII fast path.
@@ -257,77 +257,36 @@ def mixed_script_said(value: str, first: int, other: int) -> str:
             f"{char_at(value, first)}, of the {ours} script")
 
 
-def hidden_character_said(value: str) -> str | None:
-    """Say the first character of free text that KI104 refuses in a name as invisible, or None.
-
-    For an ``author`` (prose, which may hold them: :mod:`kistore.store.labels`, KI251): the
-    predicates of an identifying string's whitespace and invisible characters
-    (:func:`_unseen`: whitespace but U+0020 SPACE, such as U+00A0 NO-BREAK SPACE; category C,
-    such as U+200B ZERO WIDTH SPACE, U+200C, U+200D and U+00AD SOFT HYPHEN; a
-    ``Default_Ignorable_Code_Point``, such as a variation selector or U+3164 HANGUL FILLER),
-    then its NFC rule (an accent written as a combining mark NFC composes). What prose
-    refuses anyway (controls but LINE FEED, bidirectional controls: KI104) and line breaks
-    (U+000A, U+2028, U+2029: KI219) are not said here. Compatibility forms are
-    :func:`styled_letter_said`'s.
-
-    Args:
-        value: the string, not ASCII.
-
-    Returns:
-        ``'Qin\\u200b Liu @ UCD' holds U+200B ZERO WIDTH SPACE at character 4, an invisible
-        format character (Unicode category Cf)``; for a string not in NFC, ``'Jose\\u0301'``
-        (printed ``'José'``) ``holds U+0301 COMBINING ACUTE ACCENT at character 5, not in
-        Unicode NFC (which writes U+00E9 LATIN SMALL LETTER E WITH ACUTE at character 4
-        there)``; None when it holds none.
-    """
-    # Lazy: the Unicode tables, only for a string past the ASCII fast path.
-    import unicodedata
-
-    unseen = _unseen(value, lambda c: c in _LINE_BREAKS or _NOT_PROSE.match(c) is not None)
-    if unseen is not None:
-        n, what, detail = unseen
-        return f"{value!r} holds {char_at(value, n)}, {what} ({detail})"
-    if unicodedata.is_normalized("NFC", value):
-        return None
-    n = next(i for i in range(len(value)) if not unicodedata.is_normalized("NFC", value[:i + 1]))
-    nfc = unicodedata.normalize("NFC", value)
-    j = next((i for i, (a, b) in enumerate(zip(value, nfc, strict=False)) if a != b), n)
-    return (f"{value!r} holds {char_at(value, n)}, not in Unicode NFC (which writes "
-            f"{char_at(nfc, j)} there)")
-
-
 _LINE_BREAKS = "\n\u2028\u2029"
 """The line breaks prose admits, which KI219 says of an ``author`` (a citation's line)."""
 
 
-def spacing_said(value: str) -> str | None:
-    """Say the first U+0020 SPACE of free text that KI104 refuses in a name where it stands.
+def prose_refuses(c: str) -> bool:
+    """Whether an author's character ``c`` is another rule's than KI251's (an author's rules).
 
-    For an ``author`` (prose: :mod:`kistore.store.labels`, KI251, since fresh12 F4): a
-    space at either end, or after another, in KI104's order (:func:`_identifying_problem`:
-    leading, trailing, then doubled). A web page prints it as nothing, or the two as one,
-    so ``'HPE '`` printed as another author's ``HPE``. Other whitespace is
-    :func:`hidden_character_said`'s; a line break is KI219's.
+    :func:`kistore.store.labels.author_problems` leaves it to that rule.
 
     Args:
-        value: the string (ASCII or not: no Unicode table is read).
+        c: one character.
 
     Returns:
-        ``'HPE ' holds U+0020 SPACE at character 4, trailing whitespace (one U+0020 SPACE
-        between words, none at either end)``; ``whitespace after whitespace`` for the second
-        of two spaces in a row; None when every space stands alone between two other
-        characters.
+        True for a line break (U+000A, U+2028, U+2029: KI219's) and for what prose refuses
+        (a control but LINE FEED, a bidirectional control: KI104's, :data:`_NOT_PROSE`).
     """
-    if value.startswith(" "):
-        i, what = 0, "leading whitespace"
-    elif value.endswith(" "):
-        i, what = len(value) - 1, "trailing whitespace"
-    elif (i := value.find("  ")) >= 0:
-        i, what = i + 1, "whitespace after whitespace"
-    else:
-        return None
-    return (f"{value!r} holds {char_at(value, i)}, {what} (one U+0020 SPACE between words, "
-            "none at either end)")
+    return c in _LINE_BREAKS or _NOT_PROSE.match(c) is not None
+
+
+def category_said(category: str) -> str:
+    """Say a Unicode general category "Other" (C*) as KI104 does.
+
+    Args:
+        category: ``Cf``, ``Cc``, ``Cs``, ``Co`` or ``Cn``.
+
+    Returns:
+        ``an invisible format character`` for ``Cf`` (:data:`_CATEGORY`); the category
+        itself for another.
+    """
+    return _CATEGORY.get(category, category)
 
 
 def line_break_said(what: str, value: str) -> str | None:
@@ -351,32 +310,6 @@ def line_break_said(what: str, value: str) -> str | None:
         return None
     return (f"the {what} holds {char_at(value, i)}: a citation prints it within one line "
             "(escaped, as \\n); written raw it would read as lines of the citation")
-
-
-def styled_letter_said(value: str) -> str | None:
-    """Say the first styled letter of ``value``, one no mix of scripts says, or None.
-
-    A letter or digit that prints as a plain one drawn otherwise (a font variant such as
-    ``ℌ`` or ``𝐐``, a fullwidth ``Ｕ``: :func:`kistore.core._plain_text.styled_letter`),
-    whose Script_Extensions are Common or the plain letter's own, for a rule outside this
-    module that says it in its own words (an Implementation's ``author``:
-    :mod:`kistore.store.labels`). Identifying strings refuse it anyway (not NFKC).
-
-    Args:
-        value: the string.
-
-    Returns:
-        ``'\u210cenry' holds U+210C BLACK-LETTER CAPITAL H at character 1, a styled form of
-        U+0048 LATIN CAPITAL LETTER H (Unicode's compatibility decomposition <font>)``; None
-        when it holds none.
-    """
-    # Lazy: the Unicode tables, only for a string past the ASCII fast path.
-    from ._plain_text import styled_letter, styled_said
-
-    at = styled_letter(value)
-    if at is None:
-        return None
-    return f"{value!r} holds {char_at(value, at)}, {styled_said(value[at])}"
 
 
 def char_at(value: str, i: int) -> str:

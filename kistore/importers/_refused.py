@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.digest import Digest
-from ..core.errors import InputError, KistoreError, shorten
+from ..core.errors import AdvisedError, InputError, KistoreError, shorten
 from ..core.model import Manifest
 from ..core.numbers import is_number
 from .common import IMPORT_ADVICE, Record, import_advice, ms_to_ns
@@ -106,8 +106,10 @@ def at_records(error: KistoreError) -> set[int] | None:
             skippable = False  # the store's state: a name or metadata stored, a file damaged
             continue
         first, m = origin.records[0], origin.manifest
+        # an AdvisedError's advice is to a manifest's author, not to the record's (KI254)
+        said = problem.problem if isinstance(problem, AdvisedError) else problem.message
         problem.pointer, problem.message = told(
-            first, m.kind, m.name, problem.pointer or "", problem.message,
+            first, m.kind, m.name, problem.pointer or "", said,
             others=len(origin.records) - 1, advice=import_advice(problem.rule_id))
         problem.file, problem.line = origin.file, first.line
         problem.column = None

@@ -1395,7 +1395,10 @@ class Store:
                 KI230, or whose latencyNs.mean and latency_ms disagree, KI233,
                 :func:`kistore.store.latency.latency_admitted`; the refusal of a
                 SOL-ExecBench run whose board is not its workload's definition, KI238,
-                :func:`kistore.store.boards.boards_admitted`) always apply,
+                :func:`kistore.store.boards.boards_admitted`; the refusal of an
+                Implementation whose author prints as nothing, KI254, and the warnings of
+                an author or provider that may print as another's, KI251, KI253 and KI219,
+                :func:`kistore.store.labels.labels_admitted`) always apply,
                 but a rule of the query layer only when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
@@ -1532,7 +1535,8 @@ class Store:
         from .products import products_admitted
         from .statistics import statistics_admitted
 
-        # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233, KI238), always;
+        # the store's own rules (KI218, KI227, KI229, KI230, KI232, KI233, KI238, KI251,
+        # KI253, KI254), always;
         # KI232's with the group directories the plan computed (below)
         checks = (statistics_admitted, observed_admitted, products_admitted, claims_admitted,
                   latency_admitted, boards_admitted, labels_admitted, *checks)

@@ -19,6 +19,7 @@ from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..conftest import commit_all, git
+from ..store.test_author_every_problem import KI104
 from ..store.test_author_scripts import LOOK_ALIKE
 
 KI253_FIX = (
@@ -62,15 +63,15 @@ def test_a_new_implementation_whose_author_mixes_scripts_is_a_gate_warning(
     base, obj = _added_since(runner, published, kit, tmp_path, LOOK_ALIKE)
     # on BASE 440899c7: `check` said nothing of it (0 warnings)
     assert _checked(runner, published, base) == [
-        f"{obj}:/spec/author: warning KI251 author-mixes-scripts: 'Qin Liu @ U\u0421D' holds "
-        "U+0421 CYRILLIC CAPITAL LETTER ES at character 12, of the Cyrillic script, after "
-        "U+0051 LATIN CAPITAL LETTER Q at character 1, of the Latin script: a leaderboard "
-        "shows the author as the row's label, and a letter of one script that looks like "
-        "another's can make it print as another author's (Unicode TS #39 §5.2 allows one "
-        "script, or Latin with Japanese, Chinese or Korean writing)",
-        "fix KI251 (1 finding): if the mixed, styled or invisible writing is not meant, retype "
-        "the author in one script, plain letters and U+0020 spaces: objects are never edited, "
-        "so add the corrected "
+        # fresh13 LOW 3: named author-prints-as-another (it was author-mixes-scripts)
+        f"{obj}:/spec/author: warning KI251 author-prints-as-another: 'Qin Liu @ U\u0421D' "
+        "holds U+0421 CYRILLIC CAPITAL LETTER ES at character 12, of the Cyrillic script, "
+        "after U+0051 LATIN CAPITAL LETTER Q at character 1, of the Latin script: a "
+        "leaderboard shows the author as the row's label, where a letter of one script that "
+        "looks like another's passes for it (Unicode TS #39 §5.2 allows one script, or Latin "
+        "with Japanese, Chinese or Korean writing) (KI104 refuses this " + KI104,
+        "fix KI251 (1 finding): if that is not meant, retype it in one script: objects are "
+        "never edited, so add the corrected "
         "Implementation as a new object and drop this one from the branch (`kistore drop "
         "DIGEST` before committing, or rewrite the branch without it); a name written so on "
         "purpose stays (a warning)",
@@ -112,9 +113,9 @@ def test_an_invisible_character_in_a_new_author_is_a_gate_warning(runner, publis
         "KI251", obj, "/spec/author",
         "'Qin\\u200b Liu @ UCD' holds U+200B ZERO WIDTH SPACE at character 4, an invisible "
         "format character (Unicode category Cf): a leaderboard shows the author as the row's "
-        "label, and a character that prints as nothing, as a plain space or as the same letter "
-        "otherwise encoded can make it print as another author's, differing only as text "
-        "(KI104 refuses it in a name)")
+        "label, where an invisible character prints as nothing and other whitespace as a "
+        "plain space: it prints as 'Qin Liu @ UCD', differing only as text from an author "
+        "written so (KI104 refuses this " + KI104)
 
 
 def test_a_new_author_wholly_in_cyrillic_that_prints_as_latin_is_a_gate_warning(
@@ -137,11 +138,10 @@ def test_a_new_author_wholly_in_cyrillic_that_prints_as_latin_is_a_gate_warning(
 @pytest.mark.parametrize(("author", "rule_id", "message"), [
     # fresh12 F4: on BASE 44ee2268 `check` said nothing: 'HPE ' printed on the site as 'HPE'
     ("HPE ", "KI251",
-     "'HPE ' holds U+0020 SPACE at character 4, trailing whitespace (one U+0020 SPACE "
-     "between words, none at either end): a leaderboard shows the author as the row's "
-     "label, and a web page prints a space at either end as nothing and two in a row as "
-     "one, so it prints as 'HPE', differing only as text from an author written so (KI104 "
-     "refuses it in a name)"),
+     "'HPE ' holds U+0020 SPACE at character 4, trailing whitespace: a leaderboard shows the "
+     "author as the row's label, where a web page prints a space at either end as nothing "
+     "and two in a row as one: it prints as 'HPE', differing only as text from an author "
+     "written so (KI104 refuses this " + KI104),
     # one owner of a line break, KI219, in `add` as in `check` (no KI251 too)
     ("HPE\u2028", "KI219",
      "the author holds U+2028 LINE SEPARATOR at character 4: a citation prints it within "

@@ -68,7 +68,8 @@ def test_add_warns_of_a_provider_wholly_in_cyrillic_that_prints_as_latin(runner,
         "name, write it as it is known in Latin letters, or with a letter that does not look "
         f"Latin: while this add is not committed, `kistore drop {digest}` takes it back and "
         "you add the corrected file; once committed, add the corrected ExecutionEnvironment "
-        "as a new object (added all the same: a name may be written so on purpose)\n")
+        "as a new object (KI253, a warning: added all the same, as a name may be written so on "
+        "purpose)\n")
     assert store.read(digest).spec["provider"] == HPE  # added all the same
 
 

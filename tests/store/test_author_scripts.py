@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from kistore.cli import main
 from kistore.store.labels import looks_latin_label_said, mixed_label_said
 
+from .test_author_every_problem import KI104
+
 LOOK_ALIKE = "Qin Liu @ U\u0421D"
 
 
@@ -38,14 +40,13 @@ def test_add_warns_of_a_cyrillic_letter_in_a_latin_author(runner, store, kit, tm
         f"warning: {path}:/spec/author: 'Qin Liu @ U\u0421D' holds U+0421 CYRILLIC CAPITAL "
         "LETTER ES at character 12, of the Cyrillic script, after U+0051 LATIN CAPITAL "
         "LETTER Q at character 1, of the Latin script: a leaderboard shows the author as "
-        "the row's label, and a letter of one script that looks like another's can make it "
-        "print as another author's (Unicode TS #39 §5.2 allows one script, or Latin with "
-        "Japanese, Chinese or Korean writing); if that is not meant, retype it in one "
-        "script, plain letters and single U+0020 spaces between words: while this add is "
-        "not committed, "  # auth04: "spaces" added
+        "the row's label, where a letter of one script that looks like another's passes for "
+        "it (Unicode TS #39 §5.2 allows one script, or Latin with Japanese, Chinese or Korean "
+        "writing) (KI104 refuses this " + KI104 + "; if that is not meant, retype it in one "
+        "script: while this add is not committed, "  # fresh13: the fix for what it holds
         f"`kistore drop {digest}` takes it back and you add the corrected file; once "
-        "committed, add the corrected Implementation as a new object (added all the same: a "
-        "name may be written so on purpose)\n")
+        "committed, add the corrected Implementation as a new object (KI251, a warning: added "
+        "all the same, as a name may be written so on purpose)\n")
     assert store.read(digest).spec["author"] == LOOK_ALIKE  # added all the same
 
 
@@ -72,34 +73,42 @@ def test_a_mix_is_said_with_both_scripts(author, scripts):
 
 # fresh10 MED 3: on BASE 04156861 each of these was said of nothing (None): an invisible or
 # compatibility character that KI104 refuses in a name passed an author with no word.
-_TAIL = (": a leaderboard shows the author as the row's label, and a character that prints as "
-         "nothing, as a plain space or as the same letter otherwise encoded can make it print "
-         "as another author's, differing only as text (KI104 refuses it in a name)")
+def _tail(why: str, shown: str | None) -> str:
+    """KI251's words after what an author holds (fresh13): why, what it prints as, KI104."""
+    prints = "" if shown is None else \
+        f": it prints as {shown!r}, differing only as text from an author written so"
+    return (f": a leaderboard shows the author as the row's label, where {why}{prints} (KI104 "
+            "refuses this " + KI104)
+
+
+_INVISIBLE = "an invisible character prints as nothing and other whitespace as a plain space"
+_SPACES = "a web page prints a space at either end as nothing and two in a row as one"
 
 
 @pytest.mark.parametrize(("author", "said"), [
     ("Qin\u200b Liu @ UCD", "'Qin\\u200b Liu @ UCD' holds U+200B ZERO WIDTH SPACE at character "
-     "4, an invisible format character (Unicode category Cf)"),
+     "4, an invisible format character (Unicode category Cf)" + _tail(_INVISIBLE, "Qin Liu @ UCD")),
     ("Qin\u200dLiu", "'Qin\\u200dLiu' holds U+200D ZERO WIDTH JOINER at character 4, an "
-     "invisible format character (Unicode category Cf)"),
+     "invisible format character (Unicode category Cf)" + _tail(_INVISIBLE, "QinLiu")),
     ("Qin\u200cLiu", "'Qin\\u200cLiu' holds U+200C ZERO WIDTH NON-JOINER at character 4, an "
-     "invisible format character (Unicode category Cf)"),
+     "invisible format character (Unicode category Cf)" + _tail(_INVISIBLE, "QinLiu")),
     ("Qin Li\u00adu", "'Qin Li\\xadu' holds U+00AD SOFT HYPHEN at character 7, an invisible "
-     "format character (Unicode category Cf)"),
+     "format character (Unicode category Cf)" + _tail(_INVISIBLE, "Qin Liu")),
     ("Qin\u00a0Liu", "'Qin\\xa0Liu' holds U+00A0 NO-BREAK SPACE at character 4, whitespace "
-     "other than U+0020 SPACE (the only whitespace allowed, one between words)"),
+     "other than U+0020 SPACE" + _tail(_INVISIBLE, "Qin Liu")),
     ("Qin\u3000Liu", "'Qin\\u3000Liu' holds U+3000 IDEOGRAPHIC SPACE at character 4, whitespace "
-     "other than U+0020 SPACE (the only whitespace allowed, one between words)"),
+     "other than U+0020 SPACE" + _tail(_INVISIBLE, "Qin Liu")),
     ("Q\ufe0fin Liu", "'Q\ufe0fin Liu' holds U+FE0F VARIATION SELECTOR-16 at character 2, an "
-     "invisible character (Unicode Default_Ignorable_Code_Point)"),
+     "invisible character (Unicode Default_Ignorable_Code_Point)" + _tail(_INVISIBLE, "Qin Liu")),
     ("\u3164Kim", "'\u3164Kim' holds U+3164 HANGUL FILLER at character 1, an invisible "
-     "character (Unicode Default_Ignorable_Code_Point)"),
+     "character (Unicode Default_Ignorable_Code_Point)" + _tail(_INVISIBLE, "Kim")),
     ("Jose\u0301 Liu", "'Jose\u0301 Liu' holds U+0301 COMBINING ACUTE ACCENT at character 5, not "
-     "in Unicode NFC (which writes U+00E9 LATIN SMALL LETTER E WITH ACUTE at character 4 "
-     "there)"),
+     "in Unicode NFC (which writes U+00E9 LATIN SMALL LETTER E WITH ACUTE for characters 4 "
+     "and 5)" + _tail("an accent written as a mark of its own prints as the letter Unicode "
+                      "NFC composes", "Jos\u00e9 Liu")),
 ])
 def test_an_invisible_or_non_nfc_character_in_an_author_is_said(author, said):
-    assert mixed_label_said(author) == said + _TAIL
+    assert mixed_label_said(author) == said
 
 
 @pytest.mark.parametrize(("author", "said"), [
@@ -111,16 +120,17 @@ def test_an_invisible_or_non_nfc_character_in_an_author_is_said(author, said):
      "<sub>)"),
     ("Lab\u00b2", "'Lab\u00b2' holds U+00B2 SUPERSCRIPT TWO at character 4, a styled form of "
      "U+0032 DIGIT TWO (Unicode's compatibility decomposition <super>)"),
-    ("\uff71\uff72", "'\uff71\uff72' holds U+FF71 HALFWIDTH KATAKANA LETTER A at character 1, "
+    ("\uff71\uff72", "'\uff71\uff72' holds (1) U+FF71 HALFWIDTH KATAKANA LETTER A at character 1, "
      "a styled form of U+30A2 KATAKANA LETTER A (Unicode's compatibility decomposition "
-     "<narrow>)"),
+     "<narrow>); (2) U+FF72 HALFWIDTH KATAKANA LETTER I at character 2, a styled form of "
+     "U+30A4 KATAKANA LETTER I (Unicode's compatibility decomposition <narrow>)"),
 ])
 def test_a_circled_superscript_subscript_or_halfwidth_letter_is_said(author, said):
     # fresh10 MED 3: on BASE 04156861 each was None (only <font> and <wide> were said)
-    assert mixed_label_said(author) == said + (
-        ": a leaderboard shows the author as the row's label, and a letter drawn in another "
-        "style can make it print as another author's (one script by Unicode TS #39 §5.2, but "
-        "not in plain letters)")
+    tail = _tail("a letter drawn in another style reads as the plain one", None)
+    if "(2)" in said:  # fresh13 MED 1: every one, not the first only
+        tail = tail.replace("refuses this", "refuses each of these")
+    assert mixed_label_said(author) == said + tail
 
 
 @pytest.mark.parametrize("author", [
@@ -141,28 +151,25 @@ def test_an_ascii_author_is_never_said(author):
 
 def _spaced(said: str, shown: str) -> str:
     """KI251's words of an author spaced so (auth04): ``said``, then why, ``shown`` printed."""
-    return (f"{said}: a leaderboard shows the author as the row's label, and a web page prints "
-            f"a space at either end as nothing and two in a row as one, so it prints as "
-            f"{shown!r}, differing only as text from an author written so (KI104 refuses it "
-            "in a name)")
+    return said + _tail(_SPACES, shown)
 
 
 # fresh12 F4: on BASE 44ee2268 each was None: 'HPE ' printed on the site as 'HPE' with no word
 @pytest.mark.parametrize(("author", "said", "shown"), [
-    (" HPE", "' HPE' holds U+0020 SPACE at character 1, leading whitespace (one U+0020 SPACE "
-     "between words, none at either end)", "HPE"),
-    ("HPE ", "'HPE ' holds U+0020 SPACE at character 4, trailing whitespace (one U+0020 SPACE "
-     "between words, none at either end)", "HPE"),
-    ("H  PE", "'H  PE' holds U+0020 SPACE at character 3, whitespace after whitespace (one "
-     "U+0020 SPACE between words, none at either end)", "H PE"),
-    ("Jos\u00e9  M\u00fcller ", "'Jos\u00e9  M\u00fcller ' holds U+0020 SPACE at character 13, "
-     "trailing whitespace (one U+0020 SPACE between words, none at either end)",
+    (" HPE", "' HPE' holds U+0020 SPACE at character 1, leading whitespace", "HPE"),
+    ("HPE ", "'HPE ' holds U+0020 SPACE at character 4, trailing whitespace", "HPE"),
+    ("H  PE", "'H  PE' holds U+0020 SPACE at character 3, whitespace after whitespace",
+     "H PE"),
+    # fresh13 MED 1: both, not the trailing one only (and a blank author is KI254's)
+    ("Jos\u00e9  M\u00fcller ", "'Jos\u00e9  M\u00fcller ' holds (1) U+0020 SPACE at character 6, "
+     "whitespace after whitespace; (2) U+0020 SPACE at character 13, trailing whitespace",
      "Jos\u00e9 M\u00fcller"),
-    ("  ", "'  ' holds U+0020 SPACE at character 1, leading whitespace (one U+0020 SPACE "
-     "between words, none at either end)", ""),
 ])
 def test_a_space_at_either_end_or_beside_another_is_said(author, said, shown):
-    assert mixed_label_said(author) == _spaced(said, shown)
+    expected = _spaced(said, shown)
+    if "(2)" in said:
+        expected = expected.replace("refuses this", "refuses each of these")
+    assert mixed_label_said(author) == expected
 
 
 @pytest.mark.parametrize("author", ["HPE\n", "\nHPE", "HPE\n\nreal", "HPE\u2028", "HPE\u2029",
@@ -176,13 +183,11 @@ def test_add_warns_of_a_trailing_space_in_an_author(runner, store, kit, tmp_path
     path, digest, added = _added(runner, store, kit, tmp_path, "HPE ")
     assert added.stderr == (
         f"warning: {path}:/spec/author: " + _spaced(
-            "'HPE ' holds U+0020 SPACE at character 4, trailing whitespace (one U+0020 SPACE "
-            "between words, none at either end)", "HPE") +
-        "; if that is not meant, retype it in one script, plain letters and single U+0020 "
-        "spaces between words: while this add is not committed, "
-        f"`kistore drop {digest}` takes it back and you add the corrected "
-        "file; once committed, add the corrected Implementation as a new object (added all "
-        "the same: a name may be written so on purpose)\n")
+            "'HPE ' holds U+0020 SPACE at character 4, trailing whitespace", "HPE") +
+        "; if that is not meant, write it as it prints, 'HPE': while this add is not "
+        f"committed, `kistore drop {digest}` takes it back and you add the corrected "
+        "file; once committed, add the corrected Implementation as a new object (KI251, a "
+        "warning: added all the same, as a name may be written so on purpose)\n")
 
 
 @pytest.mark.parametrize(("author", "said"), [
@@ -200,8 +205,8 @@ def test_add_says_kI219_of_a_line_break_in_an_author_as_check_does(runner, store
         "one line (escaped, as \\n); written raw it would read as lines of the citation; "
         "write the author on one line: while this add is not committed, "
         f"`kistore drop {digest}` takes it back and you add the corrected file; once "
-        "committed, add the corrected Implementation as a new object (added all the same: a "
-        "name may be written so on purpose)\n")
+        "committed, add the corrected Implementation as a new object (KI219, a warning: added "
+        "all the same, as a name may be written so on purpose)\n")
 
 
 def test_add_warns_of_an_author_wholly_in_cyrillic_that_prints_as_latin(runner, store, kit,
@@ -217,6 +222,6 @@ def test_add_warns_of_an_author_wholly_in_cyrillic_that_prints_as_latin(runner, 
         "meant to pass for that Latin name, write it as it is known in Latin letters, or with "
         "a letter that does not look Latin: while this add is not committed, "
         f"`kistore drop {digest}` takes it back and you add the corrected file; once "
-        "committed, add the corrected Implementation as a new object (added all the same: a "
-        "name may be written so on purpose)\n")
+        "committed, add the corrected Implementation as a new object (KI253, a warning: added "
+        "all the same, as a name may be written so on purpose)\n")
     assert store.read(digest).spec["author"] == "\u041d\u0420\u0415"  # added all the same
