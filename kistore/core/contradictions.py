@@ -25,9 +25,11 @@ error, and ``rank`` leaves a stored one out, saying why.
   that no set of trials can give together (:func:`latency_contradictions`): ``min`` above
   another statistic, ``max`` below one, or a lower percentile above a higher one (review
   r88 F4: ``min`` 20,000,000 > ``mean`` 13,634,148 > ``max`` 10 ranked); a ``std`` above
-  what ``min``, ``max`` and ``timing.trials`` allow (:func:`std_bound`), or above 0 of one
-  trial; one trial's statistics that are not one value (:func:`single_trial_differs`;
-  new users warn01, stat04).
+  what ``min``, ``max`` and ``timing.trials`` allow (:func:`std_bound`, each read to no
+  fewer than :data:`ROUNDED_DIGITS` significant digits, :func:`resolution`), or above 0 of
+  one trial; one trial's statistics that are not one value (:func:`single_trial_differs`;
+  new users warn01, stat04); two names of one quantile at two values (``p50`` and
+  ``median``: :func:`_one_quantile_differs`; fresh13 F5-F6).
 
 Beside them, not a contradiction and never refused: **KI230** (``latency-below-floor``, a
 warning of ``check`` and ``verify``), a latency statistic below :data:`LATENCY_FLOOR_NS`
