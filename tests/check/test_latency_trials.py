@@ -74,8 +74,9 @@ def test_one_trials_statistics_that_differ_are_one_finding():
 STD_40 = ("the run states std 40 ns (/spec/timing/latencyNs/std) of trials from min 11 ns to "
           "max 21 ns (/spec/timing/latencyNs/min, /spec/timing/latencyNs/max): 4 trials in "
           "[10.5, 21.5] ns (min and max each read as rounded to their last nonzero digit, but "
-          "to no fewer than 3 significant digits, and at least 1 ns) have a std of at most 6.35085 ns ((max - min) / 2 x sqrt(n / (n - 1)), "
-          "which bounds the sample std and so the population std too)")
+          "to no fewer than 3 significant digits, and at least 1 ns) have a std of at most "
+          "6.35085 ns ((max - min) / 2 x sqrt(n / (n - 1)), which bounds the sample std and so "
+          "the population std too)")
 
 
 def test_a_std_above_what_min_and_max_allow_is_refused():
