@@ -205,8 +205,18 @@ def _significant(ns: float, digits: int, unit: int) -> float:
     return int(value) if value == value.to_integral_value() else float(value)
 
 
+_CLUSTERED = st.builds(lambda base, offsets, spread: [base * (1 + o * spread) for o in offsets],
+                       st.floats(min_value=1, max_value=1e11), st.lists(
+                           st.sampled_from([0.0, 1.0]) | st.floats(min_value=0, max_value=1),
+                           min_size=1, max_size=30),
+                       st.sampled_from([1e-7, 1e-4, 1e-3, 4e-3, 1e-2, 1.0]))
+"""Trials close together, as a kernel's are, often at the two ends of their range (the
+largest std a range allows): rounded, min and max often become one value beside a std
+above 0 (KernelBench's 21 rows)."""
+
+
 @given(st.lists(st.floats(min_value=1, max_value=1e11, allow_nan=False), min_size=1,
-                max_size=30), st.booleans(), st.booleans(), st.integers(3, 7),
+                max_size=30) | _CLUSTERED, st.booleans(), st.booleans(), st.integers(3, 7),
        st.sampled_from([10**6, 10**3, 1]), st.data())
 def test_true_statistics_rounded_to_three_significant_digits_or_more_are_never_refused(
         trials, sample, counted, digits, unit, data):
