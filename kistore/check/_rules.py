@@ -229,10 +229,11 @@ METRIC_KEYS_DIFFER_IN_CASE = rule(
 LATENCY_STATISTICS_CONTRADICT = rule(
     "KI228", "latency-statistics-contradict", ERROR,
     "state the latency statistics as the trials gave them (min <= every statistic <= max, "
-    "percentiles in order, a std no more than min, max and timing.trials allow; of one "
-    "trial, every statistic its one latency and std 0): a unit or field mixed up (ms "
-    "written as ns, min and max swapped) is the usual cause; objects are never edited: add "
-    "the corrected run as a new object (a stored one is left out of rankings)")
+    "percentiles in order, p50 and median one value, a std no more than min, max and "
+    "timing.trials allow; of one trial, every statistic its one latency and std 0): a unit "
+    "or field mixed up (ms written as ns, min and max swapped) is the usual cause; objects "
+    "are never edited: add the corrected run as a new object (a stored one is left out of "
+    "rankings)")
 LATENCY_BELOW_FLOOR = rule(
     "KI230", "latency-below-floor", WARNING,
     "state timing.latencyNs in nanoseconds (a 0.42 ms kernel is 420000, not 0.42); objects "

@@ -25,9 +25,11 @@ error, and ``rank`` leaves a stored one out, saying why.
   that no set of trials can give together (:func:`latency_contradictions`): ``min`` above
   another statistic, ``max`` below one, or a lower percentile above a higher one (review
   r88 F4: ``min`` 20,000,000 > ``mean`` 13,634,148 > ``max`` 10 ranked); a ``std`` above
-  what ``min``, ``max`` and ``timing.trials`` allow (:func:`std_bound`), or above 0 of one
-  trial; one trial's statistics that are not one value (:func:`single_trial_differs`;
-  new users warn01, stat04).
+  what ``min``, ``max`` and ``timing.trials`` allow (:func:`std_bound`, each read to no
+  fewer than :data:`ROUNDED_DIGITS` significant digits, :func:`resolution`), or above 0 of
+  one trial; one trial's statistics that are not one value (:func:`single_trial_differs`;
+  new users warn01, stat04); two names of one quantile at two values (``p50`` and
+  ``median``: :func:`_one_quantile_differs`; fresh13 F5-F6).
 
 Beside them, not a contradiction and never refused: **KI230** (``latency-below-floor``, a
 warning of ``check`` and ``verify``), a latency statistic below :data:`LATENCY_FLOOR_NS`
@@ -232,7 +234,9 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
 
     Every statistic that is a latency (all but ``std``) lies in [``min``, ``max``], and
     quantiles are ordered: ``pA`` <= ``pB`` for A < B, ``median`` (the 0.5 quantile) among
-    them, each with :data:`STATISTIC_SLACK` relative slack. ``mean`` and ``geomean`` are
+    them, each with :data:`STATISTIC_SLACK` relative slack; two names of one quantile
+    (``p50`` and ``median``, ``p0`` and ``min``, ``p5`` and ``p05``) are one value, within
+    :data:`ONE_TRIAL_SLACK_NS` and that relative slack. ``mean`` and ``geomean`` are
     bounded by ``min`` and ``max`` only. Of one trial (``trials`` 1) every latency
     statistic is that trial's value (:func:`single_trial_differs`), and ``std`` is 0; with
     ``min`` and ``max`` stated, ``std`` is bounded by their range (:func:`std_bound`, as
@@ -249,7 +253,9 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
         names every pair out of order, which is not said again); otherwise one
         contradiction per pair out of order (the lower statistic's name first in the pair
         as a sample orders them), at the pointer of the one that should be lower, its
-        message naming both pointers and values. Then, at ``/spec/timing/latencyNs/std``,
+        message naming both pointers and values; then one per pair of names of one quantile
+        whose values differ (:func:`_one_quantile_differs`: ``p50`` beside ``median``,
+        ``p0`` beside ``min``; fresh13 F6). Then, at ``/spec/timing/latencyNs/std``,
         a ``std`` above 0 of one trial, or above :func:`std_bound`.
     """
     values = {k: v for k, v in latency.items() if k not in _SPREAD
@@ -265,6 +271,10 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
                 continue
             if a - b > STATISTIC_SLACK * max(abs(a), abs(b)):
                 found.append(out_of_order(low, a, high, b))
+        for first, second in _same_quantile_pairs(tuple(sorted(values))):
+            differ = _one_quantile_differs(first, values[first], second, values[second])
+            if differ is not None:
+                found.append(differ)
     spread = latency.get("std")
     if is_number(spread):
         found += _std_contradictions(spread, values, trials)
@@ -284,7 +294,8 @@ def single_trial_differs(values: dict[str, float]) -> Contradiction | None:
 
     Returns:
         The contradiction at ``/spec/timing/latencyNs``, naming every stated statistic with
-        its value (lowest first, then by name); None when they can be one value (or fewer
+        its value, lowest first (:func:`_lowest_first`: of equal values ``min`` first,
+        ``max`` last, the others by name); None when they can be one value (or fewer
         than two are stated).
     """
     if len(values) < 2:
@@ -292,7 +303,7 @@ def single_trial_differs(values: dict[str, float]) -> Contradiction | None:
     low, high = min(values.values()), max(values.values())
     if high - low <= ONE_TRIAL_SLACK_NS + STATISTIC_SLACK * max(abs(low), abs(high)):
         return None
-    stated = ", ".join(f"{k} {v!r}" for v, k in sorted((v, k) for k, v in values.items()))
+    stated = ", ".join(f"{k} {values[k]!r}" for k in _lowest_first(values))
     return Contradiction(
         "KI228", LATENCY_POINTER,
         f"the run states 1 trial (/spec/timing/trials) and latencyNs {stated} "
@@ -300,6 +311,48 @@ def single_trial_differs(values: dict[str, float]) -> Contradiction | None:
         f"trial are all its one latency, and these differ by more than rounding gives "
         f"({ONE_TRIAL_SLACK_NS:g} ns, and a relative {STATISTIC_SLACK:g})",
         f"latencyNs {stated} differ with 1 trial")
+
+
+def _lowest_first(values: dict[str, float]) -> list[str]:
+    """Return the names of ``values`` lowest value first, as a sample orders its statistics.
+
+    Of equal values ``min`` comes first and ``max`` last, the others by name between them
+    (fresh13 F7: ``mean 1000, min 1000, max 2000`` was printed as "lowest first").
+    """
+    return sorted(values, key=lambda k: (values[k], k != "min", k == "max", k))
+
+
+def _one_quantile_differs(first: str, a: float, second: str, b: float
+                          ) -> Contradiction | None:
+    """KI228 of two names of one quantile stated at two values (fresh13 F6).
+
+    ``median`` and ``p50`` are the 0.5 quantile, ``min`` and ``p0`` (``p00``) the 0
+    quantile, ``p5`` and ``p05`` the 0.05 quantile: one value, which a source writes twice
+    (rounded two ways at most, as one trial's statistics: :data:`ONE_TRIAL_SLACK_NS` plus
+    :data:`STATISTIC_SLACK` relative to the larger).
+
+    Args:
+        first: the earlier name in code-point order (``median``).
+        a: its value (ns).
+        second: the later name (``p50``), where the finding is.
+        b: its value (ns).
+
+    Returns:
+        The contradiction at ``second``'s pointer, naming both pointers and values (the
+        lower value first); None when they can be one value.
+    """
+    if abs(a - b) <= ONE_TRIAL_SLACK_NS + STATISTIC_SLACK * max(abs(a), abs(b)):
+        return None
+    pointer = f"/spec/timing/latencyNs/{escape_pointer(second)}"
+    low, high = sorted(((a, first), (b, second)))
+    stated = " and ".join(f"{k} {v!r} ns (/spec/timing/latencyNs/{escape_pointer(k)})"
+                          for v, k in (low, high))
+    return Contradiction(
+        "KI228", pointer,
+        f"the run states {stated}, two names of one quantile (the {_rank(second):g} "
+        f"quantile of the trials), which is one value: these differ by more than rounding "
+        f"gives ({ONE_TRIAL_SLACK_NS:g} ns, and a relative {STATISTIC_SLACK:g})",
+        f"latencyNs {low[1]} {low[0]!r} and {high[1]} {high[0]!r} differ, one quantile")
 
 
 ONE_TRIAL_SLACK_NS = 1.0
@@ -311,26 +364,40 @@ nearest) for the next. Beyond it, :data:`STATISTIC_SLACK` relative (floating poi
 def resolution(value: float) -> float:
     """Return the nanoseconds a written ``min``, ``max`` or ``std`` may have been rounded to.
 
-    A value written with k trailing zeros as a whole number of nanoseconds may be rounded
-    to 10**k ns: KernelBench publishes milliseconds to three significant digits (36.8 ms,
-    36,800,000 ns, resolution 100,000 ns), and 21 of its 750 rows state ``min`` = ``max``
-    beside a ``std`` above 0, the trials' spread lost in the rounding. Any other value
-    (13,634,148 ns, 10.5 ns, 0) is taken as rounded to the nanosecond: 1. Only the bound
-    of ``std`` (:func:`std_bound`) reads it, so it is never refused for rounding.
+    A whole number of nanoseconds ending in zeros may be rounded at its last nonzero digit,
+    but to no fewer than three significant digits: KernelBench, the coarsest source kistore
+    imports, publishes milliseconds to three significant digits (36.8 ms, 36,800,000 ns,
+    resolution 100,000 ns; 2.6 ms, 2,600,000 ns, 10,000 ns: "2.60"), and 21 of its 750 rows
+    state ``min`` = ``max`` beside a ``std`` above 0, the trials' spread lost in the
+    rounding. A value of four digits or more keeps its first three as stated (1,000 ns is
+    read as 1.00e3, rounded to 10 ns, not to 1,000: fresh13 F5, ``min`` = ``max`` = 1,000 of
+    two trials beside a ``std`` of 700 ns passed). Any other value (13,634,148 ns, 700,
+    10.5 ns, 0) is taken as rounded to the nanosecond: 1. Only the bound of ``std``
+    (:func:`std_bound`) reads it, so no value is refused for rounding.
 
     Args:
         value: a statistic in nanoseconds (a JSON number).
 
     Returns:
-        10**k for a whole nonzero ``value`` ending in k zeros (1 for k = 0); else 1.0.
+        10**k for a whole nonzero ``value`` of d digits ending in z zeros, k = min(z, d - 3)
+        (1 when k <= 0); else 1.0.
     """
     if not math.isfinite(value) or value == 0 or value != int(value):
         return 1.0
     whole, k = abs(int(value)), 0
-    while whole % 10 == 0:
+    coarsest = len(str(whole)) - ROUNDED_DIGITS  # keep ROUNDED_DIGITS significant digits
+    while k < coarsest and whole % 10 == 0:
         whole //= 10
         k += 1
     return float(10 ** k)
+
+
+ROUNDED_DIGITS = 3
+"""The fewest significant digits a source writes a latency statistic with (KI228's reading
+of ``min``, ``max`` and ``std``, :func:`resolution`): KernelBench's milliseconds to three
+significant digits, the coarsest of the sources kistore imports (SOL-ExecBench and
+FlashInfer Trace write ``latency_ms`` to the nanosecond, and state no ``min``, ``max`` or
+``std``)."""
 
 
 LATENCY_POINTER = "/spec/timing/latencyNs"
@@ -407,7 +474,8 @@ def _std_contradictions(spread: float, values: dict[str, float], trials: int | N
         f"the run states std {spread!r} ns ({STD_POINTER}) of trials from min {low!r} ns to "
         f"max {high!r} ns (/spec/timing/latencyNs/min, /spec/timing/latencyNs/max): "
         f"{over} in {shown} (min and max each read as rounded to their last nonzero "
-        f"digit, at least 1 ns) have a std of at most {bound:,.6g} ns ({formula})",
+        f"digit, but to no fewer than {ROUNDED_DIGITS} significant digits, and at least 1 ns) "
+        f"have a std of at most {bound:,.6g} ns ({formula})",
         f"latencyNs std {spread!r} > {bound:.6g} (min {low!r}, max {high!r}, {over})")]
 
 
@@ -488,11 +556,35 @@ def implausible_latencies(spec: Any) -> list[Contradiction]:
 
 
 def _ordered(low: str, high: str) -> bool:
-    """Whether statistic ``low`` can never exceed ``high`` (``min`` <= ``mean``, p50 <= p90)."""
+    """Whether statistic ``low`` can never exceed ``high`` (``min`` <= ``mean``, p50 <= p90).
+
+    Two names of one quantile (``min`` and ``p0``) are not ordered but one value:
+    :func:`_same_quantile_pairs`.
+    """
+    a, b = _rank(low), _rank(high)
+    if a is not None and a == b:
+        return False
     if low == "min" or high == "max":
         return True
-    a, b = _rank(low), _rank(high)
     return a is not None and b is not None and a < b
+
+
+@lru_cache(maxsize=1024)
+def _same_quantile_pairs(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Return every ``(first, second)`` of ``names`` (sorted) that name one quantile.
+
+    ``median`` and ``p50``, ``min`` and ``p0``, ``p5`` and ``p05``: equal :func:`_rank`,
+    ``first`` before ``second`` in code-point order. Cached as :func:`_ordered_pairs`.
+
+    Args:
+        names: the statistic names of a ``timing.latencyNs``, sorted.
+
+    Returns:
+        The pairs; empty for most runs, which state each quantile once.
+    """
+    ranks = [(name, _rank(name)) for name in names]
+    return tuple((first, second) for i, (first, a) in enumerate(ranks)
+                 for second, b in ranks[i + 1:] if a is not None and a == b)
 
 
 def _case_collisions(metrics: dict[str, Any]) -> list[Contradiction]:

@@ -229,15 +229,27 @@ def test_two_statistics_out_of_order_are_named_with_both_pointers(trials, pair, 
 
 
 def _pairwise(latency):
-    """KI228 as judged before the ordered pairs were cached: every pair of names asked."""
-    from kistore.core.contradictions import STATISTIC_SLACK, _ordered, out_of_order
+    """KI228 as judged before the ordered pairs were cached: every pair of names asked.
+
+    Then each pair of names of one quantile whose values differ (fresh13 F6), in order.
+    """
+    from kistore.core.contradictions import (
+        STATISTIC_SLACK,
+        _one_quantile_differs,
+        _ordered,
+        _rank,
+        out_of_order,
+    )
     values = {k: v for k, v in latency.items() if k != "std"
               and isinstance(v, int | float) and not isinstance(v, bool)}
     names = sorted(values) if len(values) >= 2 else []
+    one = [_one_quantile_differs(a, values[a], b, values[b]) for a in names for b in names
+           if a < b and _rank(a) is not None and _rank(a) == _rank(b)]
     return [out_of_order(low, values[low], high, values[high])
             for low in names for high in names
             if low != high and _ordered(low, high) and values[low] - values[high]
-            > STATISTIC_SLACK * max(abs(values[low]), abs(values[high]))]
+            > STATISTIC_SLACK * max(abs(values[low]), abs(values[high]))] + \
+        [c for c in one if c is not None]
 
 
 _NAMES = st.sampled_from(["min", "max", "mean", "median", "geomean", "std", "p0", "p1", "p5",
