@@ -116,14 +116,14 @@ def _as_one(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | N
     :func:`kistore.git.note_writes.notes_commit`.
     """
     # Lazy: the write path only (as kistore.attest.notes' commits).
-    from ..git.commit import commit_signature
+    from ..git.idents import signatures
 
-    who = commit_signature(repo)
-    signature = pygit2.Signature(who.name, who.email, now, 0)
+    author, committer = (pygit2.Signature(who.name, who.email, now, 0)
+                         for who in signatures(repo))
     tree = repo[pushed].peel(pygit2.Commit).tree_id
     made = notes_commit(
-        repo, signature, f"kistore: the notes {printable(remote)} lacks, {AS_ONE}\n", tree,
-        [] if theirs is None else [pygit2.Oid(hex=theirs)])
+        repo, committer, f"kistore: the notes {printable(remote)} lacks, {AS_ONE}\n", tree,
+        [] if theirs is None else [pygit2.Oid(hex=theirs)], author=author)
     if redated is not None:
         redated += [Redated(str(c.id), str(made), c.commit_time - now, False)
                     for c in brought]
@@ -196,3 +196,4 @@ def entry_floor(repo: _pygit2.Repository, tip: str) -> datetime | None:
     except (KeyError, ValueError, pygit2.GitError):  # no such ref, an unborn branch
         return None
     return commit_times(repo, head)[head]
+

@@ -75,7 +75,7 @@ def sync(store: Store) -> SyncResult:
 
     Raises:
         StoreStateError: as :func:`add_lines`.
-        InputError: git names no committer for the notes commit (before anything is
+        InputError: git names no author or committer for the notes commit (before anything is
             written: :func:`kistore.git.idents.identities`).
     """
     view = store.view(None)
