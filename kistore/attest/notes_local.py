@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from ..store import Store
 
-__all__ = ["HERE_MESSAGE", "Dropped", "named_lines", "rebase_here", "refuse_bare"]
+__all__ = ["HERE_MESSAGE", "Dropped", "leaves_out", "named_lines", "rebase_here", "refuse_bare"]
 
 HERE_MESSAGE = f"{REBASE_MESSAGE}(no remote)"
 """The reflog message of the move (:data:`kistore.attest.notes_reflog.REBASE_MESSAGE`
@@ -133,6 +133,39 @@ def rebase_here(store: Store, *, dry_run: bool = False) -> Dropped:
             return Dropped(lost, str(old.id), new, planned.base, 0, True, planned.replayed,
                            planned.left_out)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def leaves_out(store: Store, commit: str, now: int) -> bool:
+    """Return whether ``kistore notes rebase`` (no REMOTE) would mend a notes tip dated ahead.
+
+    True when it may run here (not bare, no remote), would leave ``commit`` out (a commit
+    that took a line back: :attr:`Dropped.left_out`), and every commit it keeps is dated
+    no later than ``now`` (a replay keeps their dates). Only said, never written: the
+    plan of its ``--dry-run`` (fresh12 F8: ``attest``'s refusal named no way out).
+
+    Args:
+        store: the repository.
+        commit: a notes commit of :data:`NOTES_REF`'s history (40 hex).
+        now: this machine's clock (seconds since the epoch).
+
+    Returns:
+        Whether the rebase would leave the notes tip dated no later than ``now``; False
+        when it cannot tell (any error of its dry run).
+    """
+    # Lazy: the refusal path only.
+    from ..core.errors import KistoreError
+    from .notes import parents_first
+
+    try:
+        planned = rebase_here(store, dry_run=True)
+    except KistoreError:
+        return False
+    if commit not in planned.left_out or planned.old is None:
+        return False
+    repo = store.repo
+    return all(c.commit_time <= now for c in repo.walk(pygit2.Oid(hex=planned.old),
+                                                       parents_first())
+               if str(c.id) not in planned.left_out)
 
 
 def refuse_bare(repo: pygit2.Repository) -> None:
