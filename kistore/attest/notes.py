@@ -587,23 +587,27 @@ class Clock:
         return when
 
 
-def file_attestations(view: View, subject: Digest | None = None) -> Iterator[tuple[str, bytes]]:
+def file_attestations(view: View, subject: Digest | None = None, *,
+                      unread: list[str] | None = None) -> Iterator[tuple[str, bytes]]:
     """Yield ``(path, bytes)`` of every file under ``store/attestations/sha256/`` of a view.
 
     Args:
         view: a :class:`kistore.store.View`.
         subject: only files about this digest, or None for all.
+        unread: when given, each path listed there that is no regular file (a FIFO, a
+            symlink, a directory: never opened, :meth:`kistore.store.View.read`) is
+            appended to it, for a caller that must say so (``notes sync``, fresh12 F13).
 
     Files whose path does not fit :func:`attestation_path` are yielded too (the checker
     reports them), except when ``subject`` is given.
     """
     if subject is not None:
-        yield from _read_files(view, [layout.attestation_dir(subject)])
+        yield from _read_files(view, [layout.attestation_dir(subject)], unread)
         return
     yield from _read_files(view, [f"{ATTESTATIONS_SHA256}/{shard}/{rest}"
                                   for shard in sorted(view.list_dir(ATTESTATIONS_SHA256))
                                   for rest in sorted(view.list_dir(
-                                      f"{ATTESTATIONS_SHA256}/{shard}"))])
+                                      f"{ATTESTATIONS_SHA256}/{shard}"))], unread)
 
 
 def file_attestations_many(view: View, subjects: Iterable[Digest]
@@ -631,11 +635,13 @@ def file_attestations_many(view: View, subjects: Iterable[Digest]
     yield from _read_files(view, folders)
 
 
-def _read_files(view: View, folders: list[str]) -> Iterator[tuple[str, bytes]]:
+def _read_files(view: View, folders: list[str], unread: list[str] | None = None
+                ) -> Iterator[tuple[str, bytes]]:
     """Yield ``(path, bytes)`` of the files in each folder, folder by folder, names sorted.
 
     A partial clone's commit fetches the blobs it lacks among them first, in one ``git
-    fetch`` (:meth:`kistore.store.View.prefetch`), not one per file as each is read.
+    fetch`` (:meth:`kistore.store.View.prefetch`), not one per file as each is read. A path
+    listed that reads as no file is appended to ``unread`` (when given).
     """
     paths = [f"{folder}/{name}" for folder in folders for name in sorted(view.list_dir(folder))]
     view.prefetch(paths)
@@ -643,6 +649,8 @@ def _read_files(view: View, folders: list[str]) -> Iterator[tuple[str, bytes]]:
         data = view.read(path)
         if data is not None:
             yield path, data
+        elif unread is not None:
+            unread.append(path)
 
 
 def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict[str, datetime]:
