@@ -1017,7 +1017,11 @@ def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool 
     object_bytes = store.view(None if store.root is not None else "HEAD").object_bytes(subject)
     if as_file:
         if store.root is None:
-            raise StoreStateError("this repository has no work tree; use a note instead")
+            # not "use a note instead": a bare repository refuses that too (fresh12 F15)
+            raise StoreStateError(
+                "this repository has no work tree (a bare repository, a server): attest in a "
+                "clone of it, with --file for a pull request, or as a note sent with "
+                "`kistore notes push origin`; nothing was written")
 
         path = attestation_path(subject, bundle_bytes)
         refuse_links(store.root, [path.rpartition("/")[0]])  # a committed link: never write out

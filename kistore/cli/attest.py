@@ -269,6 +269,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import attestation
     from ..attest.notes import attach
+    from ..attest.notes_local import ATTEST_REFUSED, refuse_bare
     from ..attest.subjects import subject_problem
     from ..attest.trust import format_time
     from ..core import canonical, layout
@@ -276,6 +277,8 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     from ..git.idents import identities
 
     store = ctx.store()
+    if as_note:  # a server's notes move only by a push its pre-receive judges (fresh12 F15)
+        refuse_bare(store.repo, ATTEST_REFUSED)
     store.require_checkout("kistore attest", writes=_ATTEST_NEEDS)
     settings = store.settings()  # read once: the version here, the line limit below
     settings.refuse_other_version("kistore attest")  # as add, import and migrate
@@ -809,10 +812,12 @@ def notes_sync(ctx: StoreContext, as_json: bool) -> None:
       kistore notes sync && kistore notes push origin
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.notes_local import SYNC_REFUSED, refuse_bare
     from ..attest.sync import sync
     from ..core.errors import MultipleErrors
 
     store = ctx.store()
+    refuse_bare(store.repo, SYNC_REFUSED)  # as attest (fresh12 F15)
     store.settings().refuse_other_version("kistore notes sync")  # as attest and trust add
     result = sync(store)
     if as_json:
