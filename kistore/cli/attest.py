@@ -609,6 +609,7 @@ def _ahead_way_out(store: Store, latest: str, now: int) -> str:
     # Lazy: the refusal path only.
     import shlex
 
+    # Lazy: as shlex above (`kistore attest --help` loads no store code).
     from ..attest.levels import canonical_remote
     from ..attest.notes_local import leaves_out
     from ..git.remotes import remote_names
