@@ -587,23 +587,27 @@ class Clock:
         return when
 
 
-def file_attestations(view: View, subject: Digest | None = None) -> Iterator[tuple[str, bytes]]:
+def file_attestations(view: View, subject: Digest | None = None, *,
+                      unread: list[str] | None = None) -> Iterator[tuple[str, bytes]]:
     """Yield ``(path, bytes)`` of every file under ``store/attestations/sha256/`` of a view.
 
     Args:
         view: a :class:`kistore.store.View`.
         subject: only files about this digest, or None for all.
+        unread: when given, each path listed there that is no regular file (a FIFO, a
+            symlink, a directory: never opened, :meth:`kistore.store.View.read`) is
+            appended to it, for a caller that must say so (``notes sync``, fresh12 F13).
 
     Files whose path does not fit :func:`attestation_path` are yielded too (the checker
     reports them), except when ``subject`` is given.
     """
     if subject is not None:
-        yield from _read_files(view, [layout.attestation_dir(subject)])
+        yield from _read_files(view, [layout.attestation_dir(subject)], unread)
         return
     yield from _read_files(view, [f"{ATTESTATIONS_SHA256}/{shard}/{rest}"
                                   for shard in sorted(view.list_dir(ATTESTATIONS_SHA256))
                                   for rest in sorted(view.list_dir(
-                                      f"{ATTESTATIONS_SHA256}/{shard}"))])
+                                      f"{ATTESTATIONS_SHA256}/{shard}"))], unread)
 
 
 def file_attestations_many(view: View, subjects: Iterable[Digest]
@@ -631,11 +635,13 @@ def file_attestations_many(view: View, subjects: Iterable[Digest]
     yield from _read_files(view, folders)
 
 
-def _read_files(view: View, folders: list[str]) -> Iterator[tuple[str, bytes]]:
+def _read_files(view: View, folders: list[str], unread: list[str] | None = None
+                ) -> Iterator[tuple[str, bytes]]:
     """Yield ``(path, bytes)`` of the files in each folder, folder by folder, names sorted.
 
     A partial clone's commit fetches the blobs it lacks among them first, in one ``git
-    fetch`` (:meth:`kistore.store.View.prefetch`), not one per file as each is read.
+    fetch`` (:meth:`kistore.store.View.prefetch`), not one per file as each is read. A path
+    listed that reads as no file is appended to ``unread`` (when given).
     """
     paths = [f"{folder}/{name}" for folder in folders for name in sorted(view.list_dir(folder))]
     view.prefetch(paths)
@@ -643,6 +649,8 @@ def _read_files(view: View, folders: list[str]) -> Iterator[tuple[str, bytes]]:
         data = view.read(path)
         if data is not None:
             yield path, data
+        elif unread is not None:
+            unread.append(path)
 
 
 def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict[str, datetime]:
@@ -925,7 +933,7 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes],
 
     Raises:
         InputError: a line holds a newline (a bundle must be its canonical, one-line bytes);
-            git names no committer (:func:`kistore.git.idents.identities`).
+            git names no author or committer (:func:`kistore.git.idents.identities`).
         StoreStateError: the notes ref kept moving under concurrent writers, or git lacks
             ``blob`` (:func:`kistore.git.blobs.missing_object_said`: what named it, how to
             get it; the callers write it first, so a `git gc --prune=now` beside them), or
@@ -941,11 +949,10 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes],
             + "; it was written just before, so if a `git gc --prune=now` ran meanwhile, "
             "run the command again")
 
-    # git.commit loads logging (docs/speed.md, start-up).
     # Lazy: the write path; reading notes (every run page) never signs a commit.
-    from ..git.commit import commit_signature
+    from ..git.idents import signatures
 
-    signature = commit_signature(repo, known)
+    who = signatures(repo, known)  # author and committer, as `git notes add` (fresh12 F2)
     scratch = f"refs/kistore/notes-tmp-{uuid.uuid4().hex}"  # one per writer
     try:
         for attempt in range(_CAS_ATTEMPTS):
@@ -964,7 +971,7 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes],
             if added == 0:
                 return 0
             text = b"".join(line + b"\n" for line in merged).decode("utf-8")
-            new = write_note(repo, scratch, blob, text, signature)  # a gc: written again
+            new = write_note(repo, scratch, blob, text, who)  # a gc: written again
             try:
                 if old is None:
                     repo.references.create(NOTES_REF, new)
@@ -1005,12 +1012,16 @@ def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool 
     Raises:
         ResolutionError: the subject's object is not in the store.
         StoreStateError: no work tree (for a file), or the notes ref kept moving.
-        InputError: (a note) git names no committer: nothing was written.
+        InputError: (a note) git names no author or committer: nothing was written.
     """
     object_bytes = store.view(None if store.root is not None else "HEAD").object_bytes(subject)
     if as_file:
         if store.root is None:
-            raise StoreStateError("this repository has no work tree; use a note instead")
+            # not "use a note instead": a bare repository refuses that too (fresh12 F15)
+            raise StoreStateError(
+                "this repository has no work tree (a bare repository, a server): attest in a "
+                "clone of it, with --file for a pull request, or as a note sent with "
+                "`kistore notes push origin`; nothing was written")
 
         path = attestation_path(subject, bundle_bytes)
         refuse_links(store.root, [path.rpartition("/")[0]])  # a committed link: never write out
@@ -1951,11 +1962,11 @@ def _own_commit(repo: pygit2.Repository, tree: pygit2.Oid, parents: list[pygit2.
                 what: str) -> pygit2.Oid:
     """Write a notes commit of ``tree`` on ``parents`` (no ref moved); return its id."""
     # Lazy: the write path (as add_lines).
-    from ..git.commit import commit_signature
+    from ..git.idents import signatures
 
-    signature = commit_signature(repo)
-    return notes_commit(repo, signature, f"kistore: {what}\n", tree,
-                        [pygit2.Oid(hex=str(p)) for p in parents])
+    author, committer = signatures(repo)
+    return notes_commit(repo, committer, f"kistore: {what}\n", tree,
+                        [pygit2.Oid(hex=str(p)) for p in parents], author=author)
 
 
 def _with(repo: pygit2.Repository, scratch: str, lines: dict[str, list[bytes]]
@@ -2014,16 +2025,16 @@ def _write_back(repo: pygit2.Repository, scratch: str, notes: dict[str, set[byte
             one a `git gc` beside broke is written again).
     """
     # Lazy: the write path (as add_lines).
-    from ..git.commit import commit_signature
+    from ..git.idents import signatures
 
-    signature = commit_signature(repo)
+    who = author, committer = signatures(repo)
     held = repo.references.get(scratch)  # None: the notes start here, from an empty root
     parents = [] if held is None else [pygit2.Oid(hex=str(held.target))]
     for obj, lines in notes.items():
         text = b"".join(line + b"\n" for line in sorted(lines)).decode("utf-8")
-        write_note(repo, scratch, obj, text or None, signature)  # None: removed
+        write_note(repo, scratch, obj, text or None, who)  # None: removed
     tree = lookup(repo, repo.references[scratch].target, scratch).peel(pygit2.Commit).tree_id
-    one = notes_commit(repo, signature, f"kistore: {what}\n", tree, parents)
+    one = notes_commit(repo, committer, f"kistore: {what}\n", tree, parents, author=author)
     written(lambda: repo.references[scratch].set_target(one, f"kistore: {what}"), ref=scratch)
 
 

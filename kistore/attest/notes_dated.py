@@ -116,14 +116,14 @@ def _as_one(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | N
     :func:`kistore.git.note_writes.notes_commit`.
     """
     # Lazy: the write path only (as kistore.attest.notes' commits).
-    from ..git.commit import commit_signature
+    from ..git.idents import signatures
 
-    who = commit_signature(repo)
-    signature = pygit2.Signature(who.name, who.email, now, 0)
+    author, committer = (pygit2.Signature(who.name, who.email, now, 0)
+                         for who in signatures(repo))
     tree = repo[pushed].peel(pygit2.Commit).tree_id
     made = notes_commit(
-        repo, signature, f"kistore: the notes {printable(remote)} lacks, {AS_ONE}\n", tree,
-        [] if theirs is None else [pygit2.Oid(hex=theirs)])
+        repo, committer, f"kistore: the notes {printable(remote)} lacks, {AS_ONE}\n", tree,
+        [] if theirs is None else [pygit2.Oid(hex=theirs)], author=author)
     if redated is not None:
         redated += [Redated(str(c.id), str(made), c.commit_time - now, False)
                     for c in brought]
@@ -196,3 +196,32 @@ def entry_floor(repo: _pygit2.Repository, tip: str) -> datetime | None:
     except (KeyError, ValueError, pygit2.GitError):  # no such ref, an unborn branch
         return None
     return commit_times(repo, head)[head]
+
+
+def dated_latest(repo: _pygit2.Repository, tip: str) -> str | None:
+    """Return the commit of ``tip``'s history dated latest: where :func:`entry_floor` comes from.
+
+    Called after :func:`entry_floor` read the same history (its guarded read: a loose
+    commit cut short is named there, before this walk), to name the commit a refusal
+    blames (fresh12 F8: "the tip is dated ahead" named no commit).
+
+    Args:
+        repo: the repository.
+        tip: a reference naming a commit (``refs/notes/kistore``, ``HEAD``).
+
+    Returns:
+        The id (40 hex) of the commit with the latest committer date, the earliest of
+        them (parents first) on a tie; None when ``tip`` names no commit.
+    """
+    # Lazy: as entry_floor's.
+    from .notes import parents_first
+
+    try:
+        head = repo.references[tip].resolve().target
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    latest: _pygit2.Commit | None = None
+    for commit in repo.walk(head, parents_first()):
+        if latest is None or commit.commit_time > latest.commit_time:
+            latest = commit
+    return None if latest is None else str(latest.id)

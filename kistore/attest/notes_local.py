@@ -40,7 +40,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from ..store import Store
 
-__all__ = ["HERE_MESSAGE", "Dropped", "named_lines", "rebase_here", "refuse_bare"]
+__all__ = ["ATTEST_REFUSED", "HERE_MESSAGE", "REBASE_REFUSED", "SYNC_REFUSED", "Dropped",
+           "leaves_out", "named_lines", "rebase_here", "refuse_bare"]
 
 HERE_MESSAGE = f"{REBASE_MESSAGE}(no remote)"
 """The reflog message of the move (:data:`kistore.attest.notes_reflog.REBASE_MESSAGE`
@@ -135,11 +136,64 @@ def rebase_here(store: Store, *, dry_run: bool = False) -> Dropped:
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
 
 
-def refuse_bare(repo: pygit2.Repository) -> None:
-    """Refuse ``kistore notes rebase`` in a bare repository (a server), changing nothing.
+def leaves_out(store: Store, commit: str, now: int) -> bool:
+    """Return whether ``kistore notes rebase`` (no REMOTE) would mend a notes tip dated ahead.
+
+    True when it may run here (not bare, no remote), would leave ``commit`` out (a commit
+    that took a line back: :attr:`Dropped.left_out`), and every commit it keeps is dated
+    no later than ``now`` (a replay keeps their dates). Only said, never written: the
+    plan of its ``--dry-run`` (fresh12 F8: ``attest``'s refusal named no way out).
+
+    Args:
+        store: the repository.
+        commit: a notes commit of :data:`NOTES_REF`'s history (40 hex).
+        now: this machine's clock (seconds since the epoch).
+
+    Returns:
+        Whether the rebase would leave the notes tip dated no later than ``now``; False
+        when it cannot tell (any error of its dry run).
+    """
+    # Lazy: the refusal path only.
+    from ..core.errors import KistoreError
+    from .notes import parents_first
+
+    try:
+        planned = rebase_here(store, dry_run=True)
+    except KistoreError:
+        return False
+    if commit not in planned.left_out or planned.old is None:
+        return False
+    repo = store.repo
+    return all(c.commit_time <= now for c in repo.walk(pygit2.Oid(hex=planned.old),
+                                                       parents_first())
+               if str(c.id) not in planned.left_out)
+
+
+REBASE_REFUSED = " (notes only grow, KI408), so `kistore notes rebase` rewrites no notes here"
+"""What :func:`refuse_bare` says of ``kistore notes rebase`` (its default)."""
+
+ATTEST_REFUSED = (", so `kistore attest` writes no note here: attest in a clone of it and send "
+                  "the note with `kistore notes push origin` there")
+"""What :func:`refuse_bare` says of ``kistore attest`` (a note; fresh12 F15: it wrote the
+server's notes directly, no pre-receive judging them)."""
+
+SYNC_REFUSED = (", so `kistore notes sync` attaches no note here: run it in a clone of it and "
+                "send the notes with `kistore notes push origin` there")
+"""What :func:`refuse_bare` says of ``kistore notes sync`` (as :data:`ATTEST_REFUSED`)."""
+
+
+def refuse_bare(repo: pygit2.Repository, refused: str = REBASE_REFUSED) -> None:
+    """Refuse a notes write in a bare repository (a server), changing nothing.
+
+    One refusal for every command that would move a server's notes itself: ``kistore
+    notes rebase`` (since fresh10), ``kistore attest`` and ``kistore notes sync`` (since
+    2026-12-07, fresh12 F15: they wrote ``refs/notes/kistore`` directly, while ``notes
+    rebase`` refused there saying the notes move only by a push).
 
     Args:
         repo: the repository.
+        refused: what the command does not do here, and the way (after "judges"):
+            :data:`REBASE_REFUSED`, :data:`ATTEST_REFUSED`, :data:`SYNC_REFUSED`.
 
     Raises:
         InputError: ``repo`` is bare, or is a linked work tree (``git worktree add``) of a
@@ -150,10 +204,9 @@ def refuse_bare(repo: pygit2.Repository) -> None:
             (:func:`kistore.git.refs.common_git_dir`).
     """
     if repo.is_bare or _shares_a_bare(repo):
-        raise InputError(
-            "this repository is bare (a server): its refs/notes/kistore moves only by a "
-            "push that its pre-receive hook judges (notes only grow, KI408), so `kistore "
-            "notes rebase` rewrites no notes here; nothing was written")
+        raise InputError("this repository is bare (a server): its refs/notes/kistore moves "
+                         f"only by a push that its pre-receive hook judges{refused}; nothing "
+                         "was written")
 
 
 def _shares_a_bare(repo: pygit2.Repository) -> bool:

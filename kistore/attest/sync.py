@@ -75,7 +75,7 @@ def sync(store: Store) -> SyncResult:
 
     Raises:
         StoreStateError: as :func:`add_lines`.
-        InputError: git names no committer for the notes commit (before anything is
+        InputError: git names no author or committer for the notes commit (before anything is
             written: :func:`kistore.git.idents.identities`).
     """
     view = store.view(None)
@@ -86,7 +86,8 @@ def sync(store: Store) -> SyncResult:
     added = present = 0
     problems: list[KistoreError] = []
     known: Identities | None = None  # the notes commits' author and committer
-    for path, data in file_attestations(view):
+    unread: list[str] = []  # listed, no regular file: said after (fresh12 F13)
+    for path, data in file_attestations(view, unread=unread):
         parsed = parse_attestation_path(path)
         if parsed is None:
             problems.append(InputError("not an attestation path (expected store/attestations/"
@@ -125,4 +126,49 @@ def sync(store: Store) -> SyncResult:
                           known)
         added += count
         present += 1 - count
+    problems += [said for said in (_not_regular(store, path) for path in unread)
+                 if said is not None]
     return SyncResult(added, present, problems)
+
+
+def _not_regular(store: Store, path: str) -> InputError | None:
+    """Say why ``path``, listed under ``store/attestations/`` but read as no file, is not attached.
+
+    The work tree's entry is ``lstat``-ed, never opened (a FIFO's open waits for a writer).
+    Until 2026-12-07 ``notes sync`` passed such an entry over unsaid (fresh12 F13: "0
+    attestation(s) attached", exit 0, for a FIFO named as a bundle).
+
+    Args:
+        store: the store (its work tree; none: a commit's entry, which git holds as a
+            symlink or submodule).
+        path: the repository path listed.
+
+    Returns:
+        The problem (its file ``path``: what it is, that it was not attached, what to do);
+        None when the entry is gone (removed meanwhile).
+    """
+    # Lazy: the rare path only.
+    import os
+    import shlex
+    import stat
+
+    remove = f"remove it (`rm {shlex.quote(path)}`)"
+    if store.root is None:
+        what = "not a regular file (a symlink or submodule: `kistore verify` reports it, KI111)"
+    else:
+        try:
+            mode = os.lstat(store.root / path).st_mode
+        except FileNotFoundError:
+            return None
+        if stat.S_ISLNK(mode):
+            what = ("a symbolic link, not a regular file: kistore never follows one under "
+                    "store/ (`kistore verify` reports it, KI111)")
+        elif stat.S_ISDIR(mode):
+            what = ("a directory, not a regular file: an attestation file holds one bundle "
+                    "(`kistore verify` reports it, KI110)")
+            remove = "move it out of store/"
+        else:
+            what = ("a FIFO, socket or device, not a regular file: kistore never opens it (a "
+                    "FIFO waits for a writer for ever; `kistore verify` reports it, KI111)")
+    return InputError(f"not attached: {what}; {remove}, and write the bundle as a regular "
+                      "file (`kistore attest --file`) to attach it", file=path)

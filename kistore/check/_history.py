@@ -563,7 +563,8 @@ def _worktree_changes(repo: pygit2.Repository, skipped: SkipWorktree | None = No
         # Lazy: the guard (and its git child) only when git's status is asked.
         from ..git.attr_guard import refuse_blocking_attributes
 
-        refuse_blocking_attributes(repo, "git's status of the work tree")
+        refuse_blocking_attributes(repo, "git's status of the work tree",
+                                   writes=False)  # verify and check read only (fresh13 9)
         if skipped is not None and skipped.sparse_index:
             statuses = _git_status(repo, flags)
         else:

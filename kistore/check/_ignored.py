@@ -129,7 +129,7 @@ def check_ignored(store: Store, at: str | None = None) -> list[Finding]:
 
     refuse_blocking_attributes(  # a FIFO .gitignore would make git wait for ever
         store.repo, "`git ls-files --others --ignored --exclude-standard -- store`",
-        attributes=False)
+        attributes=False, writes=False)  # verify reads only (fresh13 9)
     found = ignored_untracked(store.repo)
     if isinstance(found, str):  # no git to ask, or it refused (a safe.directory): not told
         return findings

@@ -272,6 +272,20 @@ REGULAR = 0o100644
 _MODE_NAMES = {0o120000: "a symlink", 0o160000: "a submodule (gitlink)", 0o040000: "a directory",
                0o010000: "a FIFO, socket or device"}
 
+_SPECIAL_FIX = ("remove the FIFO, socket or device (`rm {path}`): kistore never opens it (a "
+                "FIFO waits for a writer for ever) and git cannot commit one; put a regular "
+                "file there if one was meant")
+"""KI111's fix for a work tree's FIFO, socket or device (fresh12 F13: the rule's own fix
+spoke of a symlink or submodule); ``{path}``: the path, quoted for a shell."""
+
+
+def _special_fix(path: str) -> str:
+    """Return :data:`_SPECIAL_FIX` for ``path`` (a repository path)."""
+    # Lazy: a FIFO under store/ is rare; `verify`'s start-up does not pay for shlex.
+    import shlex
+
+    return _SPECIAL_FIX.format(path=shlex.quote(path))
+
 _HASHED_KEYS = {"apiVersion", "kind", "spec"}
 
 
@@ -301,7 +315,8 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
     elif mode not in FILE_MODES:
         what = _MODE_NAMES.get(mode, f"mode {mode:o}")
         findings.append(Finding(NOT_A_REGULAR_FILE, f"{what} under store/", file=path,
-                                expected="a regular file", found=what))
+                                expected="a regular file", found=what,
+                                fix=_special_fix(path) if mode == 0o010000 else None))
     if not _in_layout(path):
         findings.append(Finding(PATH_OUTSIDE_LAYOUT, _outside_said(path), file=path))
     return findings

@@ -713,13 +713,13 @@ def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_re
     walker = repo.walk(base)
     walker.hide(fork)
     lacked = list(walker)
-    landed = _landed_again(repo, lacked, head, fork)
+    landed, rewritten = _landed_again(repo, lacked, head, fork)
     if landed:  # a merge of BASE would re-add their objects under the branch's commits
         return (f"{base_rev} has {len(lacked)} commit(s) the branch lacks since they forked "
                 f"at {str(fork)[:12]}, and holds the change of {landed} commit(s) of the "
-                "branch already, under other commits (a pull request landed by GitHub's "
-                "\"Rebase and merge\", \"Squash and merge\" or a cherry-pick): rebase onto "
-                f"it (`git rebase {base_rev}`), which leaves those commits out, and check "
+                f"branch already, under other commits ({_how_held(base_rev, landed, rewritten)}"
+                f"): rebase onto it (`git rebase {base_rev}`), which leaves those commits out, "
+                "and check "
                 f"again; a merge of {base_rev} into the branch would add their objects a "
                 "second time (KI425)"), (
                 f"rebase onto {base_rev} (`git rebase {base_rev}`), not a merge: git leaves "
@@ -731,13 +731,33 @@ def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_re
             "on the branch are refused either way"), None
 
 
+def _how_held(base_rev: str, landed: int, rewritten: int) -> str:
+    """Say how BASE holds ``landed`` of the branch's commits' change (KI404's parenthesis).
+
+    ``rewritten`` of them were made again on the branch after BASE's copies
+    (:func:`_landed_again`): a rewrite of the branch's own, not a forge's landing (fresh12
+    F11: ``git rebase -i`` of published commits was blamed on "Rebase and merge").
+    """
+    forge = ("a pull request landed by GitHub's \"Rebase and merge\", \"Squash and merge\" "
+             "or a cherry-pick")
+    rewrite = (f"the branch made them again after {base_rev}'s, with the same change: it "
+               f"rewrote commits {base_rev} holds, by `git rebase -i` or `git commit --amend`; "
+               "nothing landed them")
+    if not rewritten:
+        return forge
+    if rewritten == landed:
+        return rewrite
+    return (f"{landed - rewritten} of them: {forge}; {rewritten}: "
+            f"{rewrite.replace('made them', 'made those')}")
+
+
 LANDED_AGAIN_LIMIT = 256
 """Commits of each side :func:`_landed_again` compares at most: the message's hint only,
 on a range already refused (a branch thousands of commits apart gets the plain advice)."""
 
 
 def _landed_again(repo: pygit2.Repository, lacked: list[pygit2.Commit], head: pygit2.Oid,
-                  fork: pygit2.Oid) -> int:
+                  fork: pygit2.Oid) -> tuple[int, int]:
     """Count the branch's commits whose change BASE holds under other commits.
 
     A commit counts when BASE has one of the same change (equal patch ids, git's
@@ -754,18 +774,35 @@ def _landed_again(repo: pygit2.Repository, lacked: list[pygit2.Commit], head: py
         fork: where the branch and BASE forked.
 
     Returns:
-        How many of the branch's commits since ``fork`` BASE holds so; 0 when either side
-        holds more than :data:`LANDED_AGAIN_LIMIT` commits. Raises nothing of its own.
+        ``(held, rewritten)``: how many of the branch's commits since ``fork`` BASE holds
+        so, and how many of those have an equal patch id in BASE whose every commit is
+        committer-dated before the branch's (made again on the branch after BASE had it: a
+        history rewritten, not a landing, which dates BASE's copy at the landing; fresh12
+        F11); ``(0, 0)`` when either side holds more than :data:`LANDED_AGAIN_LIMIT`
+        commits. Raises nothing of its own.
     """
     walker = repo.walk(head)
     walker.hide(fork)
     ours = list(walker)
     if not lacked or len(ours) > LANDED_AGAIN_LIMIT or len(lacked) > LANDED_AGAIN_LIMIT:
-        return 0
-    theirs = {_patch_id(repo, c) for c in lacked} - {None}
+        return 0, 0
+    theirs: dict[pygit2.Oid, int] = {}  # patch id -> its latest commit's date in BASE
+    for c in lacked:
+        patch = _patch_id(repo, c)
+        if patch is not None:
+            theirs[patch] = max(theirs.get(patch, c.commit_time), c.commit_time)
     base_tree = lacked[0].tree
-    return sum(1 for c in ours if len(c.parent_ids) == 1 and (
-        _patch_id(repo, c) in theirs or _objects_held(repo, c, base_tree)))
+    held = rewritten = 0
+    for c in ours:
+        if len(c.parent_ids) != 1:
+            continue
+        patch = _patch_id(repo, c)
+        if patch in theirs:
+            held += 1
+            rewritten += c.commit_time > theirs[patch]
+        elif _objects_held(repo, c, base_tree):
+            held += 1
+    return held, rewritten
 
 
 def _patch_id(repo: pygit2.Repository, commit: pygit2.Commit) -> pygit2.Oid | None:

@@ -269,6 +269,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import attestation
     from ..attest.notes import attach
+    from ..attest.notes_local import ATTEST_REFUSED, refuse_bare
     from ..attest.subjects import subject_problem
     from ..attest.trust import format_time
     from ..core import canonical, layout
@@ -276,6 +277,8 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     from ..git.idents import identities
 
     store = ctx.store()
+    if as_note:  # a server's notes move only by a push its pre-receive judges (fresh12 F15)
+        refuse_bare(store.repo, ATTEST_REFUSED)
     store.require_checkout("kistore attest", writes=_ATTEST_NEEDS)
     settings = store.settings()  # read once: the version here, the line limit below
     settings.refuse_other_version("kistore attest")  # as add, import and migrate
@@ -543,7 +546,7 @@ def _refuse_a_time_the_key_is_out(store: Store, ref: str, bundle: Any, type_name
     """
     # Lazy: the refusal path only (as the caller's).
     from ..attest.attestation import bundle_keyid
-    from ..attest.notes_dated import entry_floor
+    from ..attest.notes_dated import dated_latest, entry_floor
     from ..attest.trust import format_time, load_trust
     from ..core import layout
     from ..core.errors import InputError
@@ -556,11 +559,14 @@ def _refuse_a_time_the_key_is_out(store: Store, ref: str, bundle: Any, type_name
     floor = entry_floor(store.repo, where)
     now = datetime.now(UTC)
     what = "note" if as_note else "file"
-    ahead = ""
+    ahead = way = ""
     if floor is not None and floor > now:
-        ahead = (f"{where}'s tip is dated (or held to) {format_time(floor)}, ahead of this "
-                 f"machine's clock, and a {what} written on it enters no earlier (an entry "
-                 "time is never earlier than its history's)")
+        latest = dated_latest(store.repo, where) or ""
+        ahead = (f"{where}'s tip is dated (or held to) {format_time(floor)} by "
+                 f"{'notes ' if as_note else ''}commit {latest[:12]}, ahead of this machine's "
+                 f"clock, and a {what} written on it enters no earlier (an entry time is "
+                 "never earlier than its history's)")
+        way = _ahead_way_out(store, latest, int(now.timestamp())) if as_note else ""
         # the key may sign now and not then: say its end is to come (fresh08 M2: "expired
         # at T" two minutes before T), and that waiting cannot help
         ends = [(when, said) for when, said in ((key.valid_until, "is valid until"),
@@ -574,16 +580,52 @@ def _refuse_a_time_the_key_is_out(store: Store, ref: str, bundle: Any, type_name
                 f"{what} written now would enter the repository at {format_time(floor)}, "
                 f"after that: {ahead}; written, it would be listed as not counted (KI302: "
                 "`kistore verify` fails on it). Waiting does not help: the key's validity ends "
-                f"before that date. Sign it with a key {layout.TRUST_FILE} trusts for {role} "
-                "then (`kistore trust list`), or have this key's validity changed by a "
-                "reviewed pull request first")
+                f"before that date. {way}{'s' if way else 'S'}ign it with a key "
+                f"{layout.TRUST_FILE} trusts for {role} then (`kistore trust list`), or have "
+                "this key's validity changed by a reviewed pull request first")
         ahead = f"; {ahead}"
     raise InputError(
         f"the {type_name} about {ref} was not written: "
         f"{reason.replace(' entered the repository at ', ' would enter the repository at ')}"
         f"{ahead}; written, it would be listed as not counted (KI302: `kistore verify` fails "
-        f"on it). Sign it with a key {layout.TRUST_FILE} trusts for {role} then (`kistore "
-        "trust list`), or have this key's validity changed by a reviewed pull request first")
+        f"on it). {way}{'s' if way else 'S'}ign it with a key {layout.TRUST_FILE} trusts for "
+        f"{role} then (`kistore trust list`), or have this key's validity changed by a "
+        "reviewed pull request first")
+
+
+def _ahead_way_out(store: Store, latest: str, now: int) -> str:
+    """Say how to leave out ``latest``, the notes commit dated ahead, or "" (fresh12 F8).
+
+    Args:
+        store: the repository.
+        latest: the notes commit the tip's date comes from (40 hex).
+        now: this machine's clock (seconds since the epoch).
+
+    Returns:
+        With a remote: ``kistore notes rebase REMOTE``, which rebuilds the notes on the
+        remote's; with none: ``kistore notes rebase`` where its dry run leaves ``latest``
+        out and the rest dated no later than ``now``; else "". Ends "; or ".
+    """
+    # Lazy: the refusal path only.
+    import shlex
+
+    # Lazy: as shlex above (`kistore attest --help` loads no store code).
+    from ..attest.levels import canonical_remote
+    from ..attest.notes_local import leaves_out
+    from ..git.remotes import remote_names
+
+    names = remote_names(store.repo)
+    if names:
+        remote = shlex.quote(canonical_remote(names) or names[0])
+        return (f"`kistore notes rebase {remote}` rebuilds the notes on {remote}'s, leaving "
+                f"out the notes commits it lacks (notes commit {latest[:12]} among them, if "
+                "it was never pushed) and adding this repository's own lines back in one "
+                "notes commit dated now: run it, then attest again; or ")
+    if leaves_out(store, latest, now):
+        return (f"`kistore notes rebase` (this repository has no remote) leaves out notes "
+                f"commit {latest[:12]} and the line(s) it took back, and keeps every other "
+                "commit's date: run it, then attest again; or ")
+    return ""
 
 
 _COMMUNITY_WAY = {"withdrawal": ("dispute", "-m WHY"),
@@ -771,10 +813,12 @@ def notes_sync(ctx: StoreContext, as_json: bool) -> None:
       kistore notes sync && kistore notes push origin
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.notes_local import SYNC_REFUSED, refuse_bare
     from ..attest.sync import sync
     from ..core.errors import MultipleErrors
 
     store = ctx.store()
+    refuse_bare(store.repo, SYNC_REFUSED)  # as attest (fresh12 F15)
     store.settings().refuse_other_version("kistore notes sync")  # as attest and trust add
     result = sync(store)
     if as_json:

@@ -20,7 +20,6 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
     from .commit import PACK_THRESHOLD as PACK_THRESHOLD
     from .commit import BranchCommit as BranchCommit
     from .commit import check_ready as check_ready
-    from .commit import commit_signature as commit_signature
     from .ids import blob_id as blob_id
     from .notes import annotated_blobs as annotated_blobs
     from .notes import note_tree as note_tree
@@ -30,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
     from .writer import atomic_write as atomic_write
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
-    "commit": ["BranchCommit", "PACK_THRESHOLD", "check_ready", "commit_signature"],
+    "commit": ["BranchCommit", "PACK_THRESHOLD", "check_ready"],
     "notes": ["annotated_blobs", "note_tree"],
     "ids": ["blob_id"],
     "quarantine": ["admit_quarantine"],

@@ -313,7 +313,7 @@ def blocking_attributes(repo: pygit2.Repository, attributes: bool = True
 
 
 def refuse_blocking_attributes(repo: pygit2.Repository, asking: str,
-                               attributes: bool = True) -> None:
+                               attributes: bool = True, *, writes: bool = True) -> None:
     """Refuse, before git is asked, when an attributes or ignore file would make it wait.
 
     Args:
@@ -321,6 +321,9 @@ def refuse_blocking_attributes(repo: pygit2.Repository, asking: str,
         asking: what kistore was about to ask git, for the message (``git's status of
             the work tree``).
         attributes: False: the ignore files only (:func:`blocking_attributes`).
+        writes: whether the command may write (the message then says "nothing was
+            written"); False for one that only reads, ``verify``, ``check``, ``rank``
+            (fresh13 9: ``verify`` said "nothing was written", though it never writes).
 
     Raises:
         StoreStateError: :func:`blocking_attributes` found a file (exit status 1); the
@@ -328,7 +331,7 @@ def refuse_blocking_attributes(repo: pygit2.Repository, asking: str,
             ``core.attributesFile`` or ``core.excludesFile`` also the config file setting
             it and how to unset it).
     """
-    _refuse(blocking_attributes(repo, attributes), asking)
+    _refuse(blocking_attributes(repo, attributes), asking, writes)
 
 
 def refuse_blocking_ignores(root: Path, common_dir: Path, dirs: Iterable[str],
@@ -358,8 +361,11 @@ def refuse_blocking_ignores(root: Path, common_dir: Path, dirs: Iterable[str],
             or _outside_files(root, attributes=False), asking)
 
 
-def _refuse(found: Blocking | None, asking: str) -> None:
-    """Raise the refusal of :func:`refuse_blocking_attributes` for ``found`` (None: return)."""
+def _refuse(found: Blocking | None, asking: str, writes: bool = True) -> None:
+    """Raise the refusal of :func:`refuse_blocking_attributes` for ``found`` (None: return).
+
+    ``writes``: say "nothing was written" (False: a command that only reads).
+    """
     if found is None:
         return
     fix = f"remove it (`rm {_quoted(found.full)}`)"
@@ -376,8 +382,9 @@ def _refuse(found: Blocking | None, asking: str) -> None:
               else "compares a work-tree file")
     raise StoreStateError(
         f"{what} is {found.kind}, not a regular file: git opens and reads it before it "
-        f"{before}, and would wait for ever; {asking} was not asked, "
-        f"nothing was written. {fix[0].upper()}{fix[1:]}, then run the command again",
+        f"{before}, and would wait for ever; {asking} was not asked"
+        f"{', nothing was written' if writes else ''}. {fix[0].upper()}{fix[1:]}, then run "
+        "the command again",
         file=found.path)
 
 

@@ -766,27 +766,6 @@ def objects_dir(repo: pygit2.Repository) -> Path:
     return common_git_dir(Path(repo.path)) / "objects"
 
 
-def commit_signature(repo: pygit2.Repository, known: Identities | None = None
-                     ) -> pygit2.Signature:
-    """Return the committer of a commit kistore writes (a notes commit: author too).
-
-    Args:
-        repo: the repository.
-        known: :func:`kistore.git.idents.identities`' answer, asked before anything was
-            written; None: git is asked now.
-
-    Returns:
-        The committer as git names it (``git var GIT_COMMITTER_IDENT``), dated now
-        (:mod:`kistore.git.idents`).
-
-    Raises:
-        InputError, StoreStateError: git names no committer, or one libgit2 cannot write;
-            git could not be run (:func:`kistore.git.idents.identities`; only when ``known``
-            is None).
-    """
-    return signatures(repo, known)[1]
-
-
 def _nest(blobs: Mapping[str, Any]) -> dict[str, Any]:
     """Turn ``{"a/b/c": oid}`` into ``{"a": {"b": {"c": oid}}}``."""
     root: dict[str, Any] = {}

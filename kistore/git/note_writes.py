@@ -40,7 +40,7 @@ _ADVICE = ("a `git gc` or `git repack -d` kept removing the directory it is writ
 
 
 def write_note(repo: pygit2.Repository, ref: str, annotated: str, text: str | None,
-               signature: pygit2.Signature) -> pygit2.Oid:
+               who: tuple[pygit2.Signature, pygit2.Signature]) -> pygit2.Oid:
     """Set (or remove) the note on ``annotated`` at ``ref``: one notes commit, ``ref`` moved to it.
 
     A note call whose commit libgit2 failed to write (see the module's docstring) is made
@@ -53,7 +53,8 @@ def write_note(repo: pygit2.Repository, ref: str, annotated: str, text: str | No
         ref: the notes ref written (a private one: no other writer moves it meanwhile).
         annotated: the annotated object's id (hex).
         text: the note's whole text; None removes the note (it must exist).
-        signature: the notes commit's author and committer.
+        who: the notes commit's author and committer, as git names them
+            (:func:`kistore.git.idents.signatures`: ``git notes add`` writes the same).
 
     Returns:
         The new notes commit's id (``ref``'s target).
@@ -72,9 +73,9 @@ def write_note(repo: pygit2.Repository, ref: str, annotated: str, text: str | No
         held = repo.references.get(ref)
         before = None if held is None else held.target
         if text is None:
-            repo.lookup_note(annotated, ref).remove(signature, signature, ref)
+            repo.lookup_note(annotated, ref).remove(*who, ref)
         else:
-            repo.create_note(text, signature, signature, annotated, ref, True)
+            repo.create_note(text, *who, annotated, ref, True)
         after = repo.references.get(ref)
         new = None if after is None else after.target
         if not isinstance(new, pygit2.Oid) or new == before or \
@@ -104,19 +105,20 @@ def _held(new: object, before: object) -> str:
 
 def notes_commit(repo: pygit2.Repository, signature: pygit2.Signature, message: str,
                  tree: pygit2.Oid, parents: list[pygit2.Oid], *,
-                 author: pygit2.Signature | None = None) -> pygit2.Oid:
+                 author: pygit2.Signature) -> pygit2.Oid:
     """Write a notes commit of ``tree`` on ``parents`` (no ref moved), to success; return its id.
 
     :func:`kistore.git._loose.commit`, its failures said plainly.
 
     Args:
         repo: the repository.
-        signature: the commit's committer, and its author unless ``author`` is given.
+        signature: the commit's committer.
         message: the commit message.
         tree: the notes tree (written before).
         parents: its parents' ids, first parent first.
-        author: the commit's author, when not the committer (a notes commit made again
-            at a push keeps its own: :func:`kistore.attest.notes_dated.dated_at_push`).
+        author: the commit's author: the one git names (:func:`kistore.git.idents.
+            signatures`, as ``git notes add`` writes; fresh12 F2), or a notes commit's own
+            where it is made again at a push (:func:`kistore.attest.notes_dated.dated_at_push`).
 
     Returns:
         The id of a commit ``repo`` holds.

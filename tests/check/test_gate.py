@@ -390,3 +390,27 @@ def test_a_merge_that_changes_an_object_itself_is_reported_at_the_merge(
     git(published, "commit", "-q", "--no-verify", "-m", "evil merge")
     [message] = _ki401(runner, published, "HEAD^1..HEAD")  # once, however many parents
     assert message.startswith("modified in commit ") and "(evil merge)" in message
+
+
+def test_a_branch_that_rewrote_commits_base_holds_is_not_told_a_forge_landed_them(
+        runner, published, tmp_path):
+    # fresh12 F11: `git rebase -i` rewording commits origin/main held was blamed on a forge
+    # ("a pull request landed by GitHub's "Rebase and merge" ..."): nothing landed them
+    fork = head(published)
+    add_env(runner, published, tmp_path, "NVIDIA H100", "-m", "add c")
+    add_env(runner, published, tmp_path, "NVIDIA A100", "-m", "add d")
+    git(published, "branch", "pub")  # what the server holds
+    picked = git(published, "rev-list", "--reverse", f"{fork}..HEAD").split()
+    git(published, "reset", "-q", "--hard", fork)
+    subprocess.run(["git", "cherry-pick", "--no-gpg-sign", *picked], cwd=published,
+                   check=True, capture_output=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": soon(2)})  # made again, later
+    result = invoke(runner, published, "check", "pub..main")
+    assert result.exit_code == 1
+    assert (f"pub has 2 commit(s) the branch lacks since they forked at {fork[:12]}, and "
+            "holds the change of 2 commit(s) of the branch already, under other commits (the "
+            "branch made them again after pub's, with the same change: it rewrote commits pub "
+            "holds, by `git rebase -i` or `git commit --amend`; nothing landed them): rebase "
+            "onto it (`git rebase pub`), which leaves those commits out, and check again"
+            ) in result.output, result.output
+    assert "GitHub" not in result.output

@@ -12,6 +12,8 @@ kistore, before anything is written. The dates stay this machine's clock (KI438)
 
 from __future__ import annotations
 
+import os
+import subprocess
 import time
 
 import pygit2
@@ -285,3 +287,64 @@ def test_a_file_attestation_needs_no_identity_and_notes_sync_refuses_before_a_wr
         "error: git names no author for a commit here (`git var GIT_AUTHOR_IDENT`: Author "
         "identity unknown: no email was given and auto-detection is disabled)" + REFUSED))
     assert state(home) == before
+
+
+SPLIT = {"GIT_AUTHOR_NAME": "Alice", "GIT_AUTHOR_EMAIL": "alice@example.org",
+         "GIT_COMMITTER_NAME": "Bob", "GIT_COMMITTER_EMAIL": "bob@example.org"}
+"""An author and a committer who differ, as the environment names them."""
+
+BOTH = "Alice <alice@example.org>|Bob <bob@example.org>"
+"""What ``git notes add`` writes under :data:`SPLIT` (author, then committer)."""
+
+
+def notes_by(path, rev: str = "refs/notes/kistore") -> str:
+    """The author and committer of the notes commit ``rev``."""
+    return git(path, "log", "-1", "--format=%an <%ae>|%cn <%ce>", rev).strip()
+
+
+def test_attest_s_notes_commit_is_by_the_author_git_names_as_git_notes_add_s(
+        runner, record_store, configured, key_file):
+    # fresh12 F2: author = committer (Bob twice), yet an unusable author alone was refused
+    result = attested(runner, configured, key_file, **SPLIT)
+    assert result.exit_code == 0, result.output
+    assert notes_by(configured) == BOTH
+    subprocess.run(["git", "notes", "--ref", "t", "add", "-m", "x", "HEAD"], cwd=configured,
+                   check=True, env={**os.environ, **SPLIT})
+    assert notes_by(configured, "refs/notes/t") == BOTH  # git's own, the same
+
+
+def test_notes_sync_s_notes_commit_is_by_the_author_git_names(runner, record_store,
+                                                              configured, key_file):
+    result = runner.invoke(main, ["--store", str(configured), "attest", RUN_REF, "--type",
+                                  "reproduction", "--key", str(key_file), "--file"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["--store", str(configured), "notes", "sync"], env=SPLIT)
+    assert result.exit_code == 0, result.output
+    assert notes_by(configured) == BOTH  # before: Bob twice
+
+
+def test_the_notes_commits_a_fetch_restore_or_push_writes_are_by_the_author_git_names(
+        runner, record_store, configured, key_file, monkeypatch):
+    from kistore.attest import notes
+    from kistore.attest.notes_dated import dated_at_push
+
+    assert attested(runner, configured, key_file).exit_code == 0
+    for name, value in SPLIT.items():
+        monkeypatch.setenv(name, value)
+    repo = pygit2.Repository(str(configured))
+    tip = repo.references["refs/notes/kistore"].target
+    note = next(iter(repo.notes("refs/notes/kistore")))
+    scratch = "refs/kistore/notes-test"
+    repo.references.create(scratch, tip)
+    lines = set(note.message.encode().splitlines()) | {b"another"}
+    notes._write_back(repo, scratch, {str(note.annotated_id): lines}, "test")  # fetch, restore
+    assert notes_by(configured, scratch) == BOTH  # before: Bob twice
+
+    old = subprocess.run(  # a notes commit dated 3 minutes ago: a push makes it again
+        ["git", "commit-tree", "-m", "old", f"{tip}^{{tree}}"], cwd=configured, check=True,
+        capture_output=True, text=True,
+        env={**os.environ, "GIT_COMMITTER_DATE": f"@{int(time.time()) - 180} +0000"}
+    ).stdout.strip()
+    again = dated_at_push(repo, old, None, "origin")
+    assert str(again) != old
+    assert notes_by(configured, str(again)) == BOTH  # before: Bob twice

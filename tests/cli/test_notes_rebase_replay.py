@@ -202,6 +202,48 @@ def test_notes_rebase_in_a_work_tree_of_a_bare_repository_is_refused(replayable,
     _refused_in(work, server, tip, (("notes", "rebase"), ("notes", "rebase", "--dry-run")))
 
 
+def _refused_as_bare(where, server, tip, argsets, said: str) -> None:
+    """As :func:`_refused_in`, each refusal ``said`` after the words all three share."""
+    refs = git(server, "for-each-ref")
+    for args in argsets:
+        done = run(where, *args)
+        assert (done.returncode, done.stdout, done.stderr) == (1, "", BARE_REFUSED.replace(
+            " (notes only grow, KI408), so `kistore notes rebase` rewrites no notes here",
+            said)), done.stderr
+    assert git(server, "for-each-ref") == refs
+    assert git(server, "rev-parse", "refs/notes/kistore").strip() == tip
+
+
+@pytest.mark.parametrize("linked", [False, True])
+def test_attest_and_notes_sync_in_a_bare_repository_are_refused_as_notes_rebase(
+        replayable, tmp_path, linked):
+    # fresh12 F15: `attest` wrote the server's refs/notes/kistore directly (exit 0, no
+    # pre-receive judging it) where `notes rebase` refused, "moves only by a push"
+    root, _first, tip = replayable
+    server = _bare_server(root, tmp_path)
+    where = server
+    if linked:  # fresh12 F14's case: a linked work tree shares the server's refs
+        where = tmp_path / "work"
+        git(server, "worktree", "add", "-q", str(where), "main")
+    key = tmp_path / "k"
+    key.write_bytes(signing.private_key_bytes(fixed_key(3)))
+    _refused_as_bare(where, server, tip, [
+        ("attest", "BenchmarkRun/fast", "--type", "note", "-m", "on the server", "--key",
+         str(key))],
+        ", so `kistore attest` writes no note here: attest in a clone of it and send the note "
+        "with `kistore notes push origin` there")
+    _refused_as_bare(where, server, tip, [("notes", "sync")],
+                     ", so `kistore notes sync` attaches no note here: run it in a clone of it "
+                     "and send the notes with `kistore notes push origin` there")
+    if not linked:  # --file: no work tree; it said "use a note instead", refused too
+        done = run(where, "attest", "BenchmarkRun/fast", "--type", "note", "-m", "x", "--key",
+                   str(key), "--file")
+        assert (done.returncode, done.stdout, done.stderr) == (1, "", (
+            "error: this repository has no work tree (a bare repository, a server): attest "
+            "in a clone of it, with --file for a pull request, or as a note sent with "
+            "`kistore notes push origin`; nothing was written\n"))
+
+
 def test_ki315_fix_with_no_remote_names_both_ways(replayable):
     # fresh10 MED 4: the fix named the restore alone (and KI315's rule text, remotes)
     root, _first, _tip = replayable

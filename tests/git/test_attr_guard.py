@@ -47,12 +47,17 @@ def _stat_changed(root: Path, below: str = "store") -> None:
 
 def _refusal(path: str, full: Path, kind: str = "a FIFO",
              asking: str = "git's status of the work tree", what: str = (
-                 "an attributes file git reads"), fix: str = "") -> str:
-    """The refusal's line as the CLI prints it."""
+                 "an attributes file git reads"), fix: str = "", writes: bool = True) -> str:
+    """The refusal's line as the CLI prints it (``writes``: of a command that may write)."""
     return (f"error: {path}: {what} is {kind}, not a regular file: git opens and reads it "
             "before it compares a work-tree file, and would wait for ever; "
-            f"{asking} was not asked, nothing was written. Remove it (`rm {full}`){fix}, "
-            "then run the command again\n")
+            f"{asking} was not asked{', nothing was written' if writes else ''}. Remove it "
+            f"(`rm {full}`){fix}, then run the command again\n")
+
+
+def _verify_refusal(path: str, full: Path, **given: str) -> str:
+    """:func:`_refusal` of ``verify``, which writes nothing: not said (fresh13 9)."""
+    return _refusal(path, full, **given, writes=False)
 
 
 def _status_asked(root: Path) -> None:
@@ -69,7 +74,7 @@ def test_verify_refuses_a_fifo_gitattributes_under_store(published, tmp_path):
     before = snapshot(published)
     done = _run(published, _env(tmp_path), "verify")
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == _refusal("store/objects/.gitattributes", fifo)
+    assert done.stderr == _verify_refusal("store/objects/.gitattributes", fifo)
     assert snapshot(published) == before
 
 
@@ -84,7 +89,7 @@ def test_verify_refuses_a_fifo_gitattributes_outside_store(published, tmp_path):
     _stat_changed(published, "docs")
     done = _run(published, _env(tmp_path), "verify")
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == _refusal("docs/.gitattributes", fifo)
+    assert done.stderr == _verify_refusal("docs/.gitattributes", fifo)
 
 
 def test_verify_refuses_a_directory_gitattributes_under_store(published, tmp_path):
@@ -93,7 +98,7 @@ def test_verify_refuses_a_directory_gitattributes_under_store(published, tmp_pat
     _status_asked(published)
     done = _run(published, _env(tmp_path), "verify")
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == _refusal("store/names/.gitattributes", made, "a directory")
+    assert done.stderr == _verify_refusal("store/names/.gitattributes", made, kind="a directory")
 
 
 def test_verify_refuses_a_fifo_attributes_file_named_in_home_gitconfig(published, tmp_path):
@@ -106,7 +111,7 @@ def test_verify_refuses_a_fifo_attributes_file_named_in_home_gitconfig(published
     _status_asked(published)
     done = _run(published, env, "verify")
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == _refusal(
+    assert done.stderr == _verify_refusal(
         str(fifo), fifo, what=f"core.attributesFile (set in {config})",
         fix=f" or stop naming it (`git config --file {config} --unset core.attributesFile`)")
 
@@ -194,7 +199,7 @@ def test_verify_refuses_a_fifo_in_libgit2s_system_directory(published, tmp_path)
             "runpy.run_module('kistore', run_name='__main__')")
     done = _run(published, _env(tmp_path), "verify", code=code)
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == _refusal(str(fifo), fifo)
+    assert done.stderr == _verify_refusal(str(fifo), fifo)
 
 
 def test_regular_attributes_files_everywhere_still_verify(published, tmp_path):

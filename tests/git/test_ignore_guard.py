@@ -28,11 +28,13 @@ _LS = "`git ls-files --others --ignored --exclude-standard -- store`"
 
 def _refusal(path: str, full: Path, asking: str, what: str = "an ignore file git reads",
              fix: str = "", kind: str = "a FIFO") -> str:
-    """The refusal's line as the CLI prints it."""
+    """The refusal's line as the CLI prints it (of a command that may write)."""
+    # `verify` writes nothing, and no longer says "nothing was written" (fresh13 9)
+    written = "" if asking == _LS else ", nothing was written"
     return (f"error: {path}: {what} is {kind}, not a regular file: git opens and reads it "
             "before it lists or adds a work-tree file, and would wait for ever; "
-            f"{asking} was not asked, nothing was written. Remove it (`rm {full}`){fix}, "
-            "then run the command again\n")
+            f"{asking} was not asked{written}. Remove it (`rm {full}`){fix}, then run the "
+            "command again\n")
 
 
 def _manifest(tmp_path: Path) -> Path:
