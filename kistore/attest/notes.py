@@ -2327,11 +2327,7 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
                             "notes rebase)")
             new = str(repo.references[scratch].target)
             dropped = 0 if new != old else _reflog_lost(repo, new)
-            mark = None if not dropped else marker(repo, new, (
-                f"kistore: notes rebase {named} dropped {dropped} attestation line(s) only "
-                f"the reflog of {NOTES_REF} held\n\nThis commit holds its parent's notes "
-                f"({named}'s) and brings no line: it marks the rebase in the reflog, whose "
-                "earlier tips KI315 and `kistore notes restore` no longer read.\n"))
+            mark = None if not dropped else marker(repo, new, named, dropped)
             if _git(repo, "update-ref", "-m", f"{REBASE_MESSAGE}{named}", NOTES_REF,
                     mark or new, old or "0" * 40, check=False).returncode == 0:
                 forget_legacy(repo)  # logged: the tips before are left on purpose

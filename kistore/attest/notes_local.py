@@ -139,20 +139,12 @@ def rebase_here(store: Store, *, dry_run: bool = False) -> Dropped:
         new = write(repo, planned) if ours else None  # no note at the tip: no notes
         marked = new == str(old.id)  # the reflog's lines alone: git would log no move
         if marked:
-            new = marker(repo, str(old.id), _marker_message(sum(map(len, lost.values()))))
+            new = marker(repo, str(old.id), "(no remote)", sum(map(len, lost.values())))
         if _move(repo, new, str(old.id)):  # logged: the tips before are left on purpose
             forget_legacy(repo)
             return Dropped(lost, str(old.id), new, planned.base, 0, True, planned.replayed,
                            planned.left_out, marked)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
-
-
-def _marker_message(count: int) -> str:
-    """The message of the marker notes commit of a rebase that drops ``count`` reflog lines."""
-    return (f"kistore: notes rebase (no remote) dropped {count} attestation line(s) only the "
-            "reflog of refs/notes/kistore held\n\nThis commit holds its parent's notes and "
-            "brings no line: it marks the rebase in the reflog, whose earlier tips KI315 and "
-            "`kistore notes restore` no longer read.\n")
 
 
 def refuse_bare(repo: pygit2.Repository) -> None:

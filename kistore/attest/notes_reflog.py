@@ -119,7 +119,7 @@ def forget_legacy(repo: pygit2.Repository) -> None:
         (common_git_dir(Path(repo.path)) / REBASED_FILE).unlink(missing_ok=True)
 
 
-def marker(repo: pygit2.Repository, tip: str, message: str) -> str:
+def marker(repo: pygit2.Repository, tip: str, how: str, count: int) -> str:
     """Write the notes commit that marks a rebase moving no ref; return its id (40 hex).
 
     git logs no move of a ref to the tip it holds (``git update-ref -m M REF H H`` writes
@@ -131,7 +131,9 @@ def marker(repo: pygit2.Repository, tip: str, message: str) -> str:
     Args:
         repo: the repository.
         tip: the notes tip (40 hex), the marker's parent.
-        message: the commit message (the lines dropped, counted).
+        how: the rebase's words after ``kistore notes rebase``: ``(no remote)``, or the
+            remote R (printable: a commit message is UTF-8).
+        count: how many lines it dropped (the message says it).
 
     Returns:
         The marker's id; no ref is moved.
@@ -145,6 +147,10 @@ def marker(repo: pygit2.Repository, tip: str, message: str) -> str:
     from ..git.commit import commit_signature
     from ..git.note_writes import notes_commit
 
+    message = (f"kistore: notes rebase {how} dropped {count} attestation line(s) only the "
+               f"reflog of {NOTES_REF} held\n\nThis commit holds its parent's notes and "
+               "brings no line: it marks the rebase in the reflog, whose earlier tips KI315 "
+               "and `kistore notes restore` no longer read.\n")
     parent = repo[tip].peel(pygit2.Commit)
     return str(notes_commit(repo, commit_signature(repo), message, parent.tree_id,
                             [parent.id]))

@@ -182,6 +182,11 @@ def test_notes_rebase_remote_marks_a_drop_the_reflog_alone_held_and_the_push_sen
     assert git(where, "rev-parse", f"{marker}^{{tree}}") == git(where, "rev-parse",
                                                                 f"{origin}^{{tree}}")
     assert last_logged(where) == "kistore notes rebase origin"
+    assert git(where, "log", "-1", "--format=%B", marker) == (
+        "kistore: notes rebase origin dropped 1 attestation line(s) only the reflog of "
+        "refs/notes/kistore held\n\nThis commit holds its parent's notes and brings no line: "
+        "it marks the rebase in the reflog, whose earlier tips KI315 and `kistore notes "
+        "restore` no longer read.\n\n")
     assert ki315(where) == []
     shutil.rmtree(where / ".git" / "kistore")
     assert ki315(where) == []
