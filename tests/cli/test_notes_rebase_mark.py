@@ -19,6 +19,7 @@ from pathlib import Path
 
 from kistore.attest import notes_reflog
 from kistore.attest.notes import notes_entered
+from kistore.core import layout
 from kistore.store import Store
 
 from ..conftest import git
@@ -70,6 +71,12 @@ def gated(where: Path, new: str) -> list[dict]:
     return json.loads(done.stdout)["findings"]
 
 
+def slow_blob(root: Path) -> str:
+    """The blob of run slow's object, which its notes annotate."""
+    slow = Store(root).view("HEAD").find_name("BenchmarkRun", "slow")
+    return git(root, "rev-parse", f"HEAD:{layout.object_path(slow)}").strip()
+
+
 def dropped_from_the_reflog(group) -> tuple[Path, str]:
     """F12's store: slow's trusted withdrawal taken back by moving the ref back, then a later
     note; returns ``(root, the notes tip)`` (the mistake is in the reflog alone)."""
@@ -118,8 +125,13 @@ def test_the_mark_outlives_removing_dot_git_kistore(group):
 def test_a_line_lost_after_the_rebase_is_said_once_unreachable_entries_expire(group):
     # the count of entries hid the newest ones once `git reflog expire` (`git gc`, after 30
     # days) dropped the unreachable entries, those of the tips dropped
-    root, _old = dropped_from_the_reflog(group)
-    assert run(root, "notes", "rebase").returncode == 0
+    root, old = dropped_from_the_reflog(group)
+    done = run(root, "notes", "rebase", "--json")
+    assert done.returncode == 0, done.stderr
+    marker = tip(root)
+    assert json.loads(done.stdout) == {
+        "dropped": 1, "notes": [slow_blob(root)], "old": old, "new": marker, "base": old,
+        "enteringNow": 0, "replayed": [], "leftOut": [], "marker": marker}
     git(root, "reflog", "expire", "--expire-unreachable=now", "--all")
     assert ki315(root) == []
     later = _note_by(Store(root), "slow", 10, "lost later")
