@@ -91,7 +91,7 @@ from .levels import notes_not_fetched as notes_not_fetched
 from .levels import remote_ref as remote_ref  # re-exported: readers judge freshness by it
 from .notepaths import doubled_notes, path_findings
 from .notes_dated import Redated, dated_at_push
-from .notes_reflog import REBASE_MESSAGE, earlier_tips, mark_rebased
+from .notes_reflog import REBASE_MESSAGE, earlier_tips, forget_legacy, marker
 from .push_clock import clock_refusal
 from .unsent import subjects_missing, unsent_message
 
@@ -2239,6 +2239,11 @@ class Rebased(NamedTuple):
             and ``old`` is not: nothing is left to push).
         left_out: ``{annotated object id: {line: why}}`` of the lines the judge refused.
         fetched: what the fetch first did (:func:`fetch`: lines gained, kept, left out).
+        marker: the rebuild was the tip the notes ref held (the remote's), and earlier
+            tips its reflog records held lines that tip lacks: the marker notes commit
+            :data:`NOTES_REF` is now, on that tip, holding its notes (40 hex;
+            :func:`kistore.attest.notes_reflog.marker`, fresh12 F12); None: none written.
+        dropped: with ``marker``, how many such lines (no longer read by KI315).
     """
 
     base: str | None
@@ -2246,6 +2251,8 @@ class Rebased(NamedTuple):
     added: dict[str, list[bytes]]
     left_out: dict[str, dict[bytes, str]]
     fetched: Fetched = Fetched()
+    marker: str | None = None
+    dropped: int = 0
 
 
 def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased:
@@ -2288,6 +2295,9 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
         StoreStateError: the fetch failed or was refused (:func:`fetch`), or the notes ref
             kept moving under concurrent writers. Nothing is changed then (but what the
             fetch merged, as ``kistore notes fetch`` would).
+        InputError, StoreStateError: a marker notes commit is needed and git names no
+            committer (its reason), or it could not be written (nothing changed then, but
+            what the fetch merged).
     """
     _refuse_option(remote)
     repo = store.repo
@@ -2309,6 +2319,7 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
         if base is None and not added:  # no line stays: ours become the remote's, none
             if _git(repo, "update-ref", "-d", NOTES_REF, str(old), check=False
                     ).returncode == 0:
+                forget_legacy(repo)  # the reflog went with the ref
                 return Rebased(None, before, {}, left, fetched)
             continue
         scratch = f"refs/notes/kistore-rebase-{uuid.uuid4().hex}"
@@ -2326,13 +2337,25 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
                             f"repository's, from an empty root ({named} holds no notes; kistore "
                             "notes rebase)")
             new = str(repo.references[scratch].target)
+            dropped = 0 if new != old else _reflog_lost(repo, new)
+            mark = None if not dropped else marker(repo, new, named, dropped)
             if _git(repo, "update-ref", "-m", f"{REBASE_MESSAGE}{named}", NOTES_REF,
-                    new, old or "0" * 40, check=False).returncode == 0:
-                mark_rebased(repo)  # the tips before are left on purpose (KI315's reflog)
-                return Rebased(base, before, added, left, fetched)
+                    mark or new, old or "0" * 40, check=False).returncode == 0:
+                forget_legacy(repo)  # logged: the tips before are left on purpose
+                return Rebased(base, before, added, left, fetched, mark, dropped)
         finally:
             _git(repo, "update-ref", "-d", scratch, check=False)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def _reflog_lost(repo: pygit2.Repository, tip: str) -> int:
+    """Count the lines the reflog's earlier tips held that ``tip``'s notes lack (KI315's half)."""
+    trees: dict[str, dict[str, str]] = {}
+    held = {pair for commit in earlier_tips(repo, history_trees(repo, tip))
+            for pair in _flatten(repo, commit.tree, "", trees).items()}
+    ours = _notes_of(repo, tip)
+    lost = _lacking(repo, ours, sorted(held), _unreadable(repo, held - set(ours.items())))
+    return sum(map(len, lost.values()))
 
 
 def _notes_of(repo: pygit2.Repository, commit: pygit2.Oid | str) -> dict[str, str]:

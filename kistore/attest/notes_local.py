@@ -17,8 +17,10 @@ history after the mistake brought re-entered at now (a withdrawal signed by a ke
 since stopped counting); the history is now replayed without the lines dropped
 (:mod:`kistore.attest.notes_replay`): each commit keeps its author, committer, dates and
 message, so every line kept keeps the time it entered, or nothing is written. The reflog
-is kept (the old tip stays in git): its entries before the rebuild are no longer read, as
-after ``notes rebase R`` (:func:`kistore.attest.notes_reflog.mark_rebased`). A bare
+is kept (the old tip stays in git): its entries before the rebuild, logged as
+:data:`HERE_MESSAGE`, are no longer read, as after ``notes rebase R``; when the tip stays (a
+drop the reflog alone held) a marker notes commit on it is logged instead
+(:func:`kistore.attest.notes_reflog.marker`, fresh12 F12). A bare
 repository (a server) is refused: its notes move only by a push its pre-receive judges.
 """
 
@@ -33,7 +35,7 @@ from ..git.lazy import pygit2
 from ..git.notes import note_tree
 from ..git.refs import common_git_dir
 from ..git.remotes import remote_names
-from .notes_reflog import REBASE_MESSAGE, earlier_tips, mark_rebased
+from .notes_reflog import REBASE_MESSAGE, earlier_tips, forget_legacy, marker
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -68,6 +70,9 @@ class Dropped(NamedTuple):
             (their original ids, parents first).
         left_out: the notes commits not written again, each left holding what its parent
             holds (the mistake's commit, the ``git notes remove``).
+        marked: ``new`` is a marker notes commit on the old tip, holding its notes (the
+            lines were the reflog's alone: git logs no move to the tip the ref holds;
+            :func:`kistore.attest.notes_reflog.marker`).
     """
 
     lines: dict[str, list[bytes]]
@@ -78,6 +83,7 @@ class Dropped(NamedTuple):
     written: bool
     replayed: list[str]
     left_out: list[str]
+    marked: bool = False
 
 
 def rebase_here(store: Store, *, dry_run: bool = False) -> Dropped:
@@ -97,6 +103,9 @@ def rebase_here(store: Store, *, dry_run: bool = False) -> Dropped:
             message names ``kistore notes rebase R``.
         StoreStateError: the notes ref kept moving under concurrent writers, or the
             replay would change a notes commit's trusted time (named; nothing written).
+        InputError, StoreStateError: the lines were the reflog's alone and the marker notes
+            commit cannot be written: git names no committer (its reason), or git failed
+            (:func:`kistore.attest.notes_reflog.marker`; nothing written).
     """
     # Lazy: notes.py loads the write path; only this command needs it.
     from .notes import _lacking, _notes_of, _unreadable, history_trees, parents_first
@@ -129,10 +138,13 @@ def rebase_here(store: Store, *, dry_run: bool = False) -> Dropped:
             return Dropped(lost, str(old.id), None, planned.base, 0, False, planned.replayed,
                            planned.left_out)
         new = write(repo, planned) if ours else None  # no note at the tip: no notes
-        if _move(repo, new, str(old.id)):
-            mark_rebased(repo)  # the tips before are left on purpose (KI315's reflog)
+        marked = new == str(old.id)  # the reflog's lines alone: git would log no move
+        if marked:
+            new = marker(repo, str(old.id), "(no remote)", sum(map(len, lost.values())))
+        if _move(repo, new, str(old.id)):  # logged: the tips before are left on purpose
+            forget_legacy(repo)
             return Dropped(lost, str(old.id), new, planned.base, 0, True, planned.replayed,
-                           planned.left_out)
+                           planned.left_out, marked)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
 
 

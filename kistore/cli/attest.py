@@ -1052,6 +1052,11 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     the commits it would write again, and writes nothing. Exits 1, changing nothing, where
     a remote is configured, and in a bare repository (a server) with or without REMOTE.
 
+    Either form logs its move in the reflog of refs/notes/kistore ("kistore notes rebase
+    ..."): KI315 and notes restore read no earlier tip before it. When the notes would
+    stay where they are (the lines dropped were in the reflog alone), a marker notes
+    commit on the tip, holding the same notes, is written and moved to: it brings no line.
+
     \b
     Example:
       kistore notes rebase origin && kistore notes push origin
@@ -1090,10 +1095,20 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     if as_json:
         emit_json({"remote": remote, "base": done.base, "old": done.old, "added": count,
                    "gained": done.fetched.gained, "notes": sorted(done.added),
-                   "leftOut": sum(map(len, done.left_out.values()))})
+                   "leftOut": sum(map(len, done.left_out.values())),
+                   **({"marker": done.marker, "dropped": done.dropped} if done.marker
+                      else {})})
     elif done.base is None and done.old is None:
         click.echo(f"{printable(remote)} holds no notes, nor does this repository: nothing to "
                    "rebuild")
+    elif done.marker is not None:  # as fetched, and the reflog's lines dropped
+        click.echo(printable(
+            f"{NOTES_REF} holds {remote}'s notes tip ({str(done.base)[:12]}): nothing to "
+            f"rebuild; dropped {done.dropped} attestation line(s) only its reflog held: "
+            f"{NOTES_REF} is now notes commit {done.marker[:12]} on that tip, holding the "
+            "same notes: it brings no line and marks the rebase in the reflog, whose earlier "
+            f"tips are no longer read (KI315); `kistore notes push {shlex.quote(remote)}` "
+            "sends it"))
     elif done.old == done.base or (done.old is None and not done.added):  # as fetched
         click.echo(f"{NOTES_REF} is {printable(remote)}'s notes tip: nothing to rebuild")
     elif not done.added and done.old is not None:  # no line of ours stays (notes01's leftover)
@@ -1136,7 +1151,8 @@ def _rebase_here(ctx: StoreContext, as_json: bool, dry_run: bool) -> None:
                    "notes": sorted(done.lines), "old": done.old, "new": done.new,
                    "base": done.base, "enteringNow": done.entering_now,
                    "replayed": done.replayed, "leftOut": done.left_out,
-                   **({"wouldDrop": count} if dry_run else {})})
+                   **({"wouldDrop": count} if dry_run else {}),
+                   **({"marker": done.new} if done.marked else {})})
         return
     if not done.lines:
         click.echo(f"{NOTES_REF} holds every line its notes history, and its reflog since the "
@@ -1151,9 +1167,11 @@ def _rebase_here(ctx: StoreContext, as_json: bool, dry_run: bool) -> None:
                    "remote since removed, stays there)")
         return
     old = str(done.old)
-    if done.new == done.old:
-        now = (f"{NOTES_REF} stays at its tip, {old[:12]}, whose history holds none of "
-               "those; its reflog's earlier tips are no longer read (KI315)")
+    if done.marked:
+        now = (f"{NOTES_REF} is now notes commit {str(done.new)[:12]} on its tip {old[:12]}, "
+               "whose history holds none of those: holding the same notes, it brings no line "
+               "and marks the rebase in the reflog, whose earlier tips are no longer read "
+               "(KI315)")
     elif done.new is None:
         now = f"{NOTES_REF} is deleted: its tip held no note"
     elif not done.replayed:
@@ -1161,7 +1179,7 @@ def _rebase_here(ctx: StoreContext, as_json: bool, dry_run: bool) -> None:
                "holds every line of the tip and none of those")
     else:
         now = f"{NOTES_REF} is now {str(done.new)[:12]}{replay}"
-    back = ("" if done.new == done.old else
+    back = ("" if done.marked else
             f"; the old tip {old[:12]} stays in git: `git update-ref {NOTES_REF} {old}` "
             "puts it back")
     click.echo(f"dropped {lines}; {now}{back}")

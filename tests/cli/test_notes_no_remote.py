@@ -136,17 +136,20 @@ def test_no_remote_lines_added_after_the_mistake_are_kept_as_they_entered(mistak
 
 
 def test_no_remote_a_ref_moved_back_is_accepted_as_it_is(group):
-    # the reflog half alone: the ref is not moved, the boundary is recorded
+    # the reflog half alone: the tip's notes are kept, a marker notes commit on the tip is
+    # logged as the boundary (fresh12 F12: git logs no move to the tip the ref holds, and
+    # the boundary was a count under .git/kistore/; tests/cli/test_notes_rebase_mark.py)
     moved_back(group)
     tip = git(group.root, "rev-parse", "refs/notes/kistore").strip()
     assert len(ki315(group.root)) == 1
     done = run(group.root, "notes", "rebase")
     assert done.returncode == 0, done.stderr
+    marker = git(group.root, "rev-parse", "refs/notes/kistore").strip()
     assert done.stdout.startswith(f"dropped 1 attestation line(s) the notes history or reflog "
                                   f"of refs/notes/kistore held that its tip lacks: {SLOW}; "
-                                  "refs/notes/kistore stays at its tip, "
-                                  f"{tip[:12]}, whose history holds none of those; ")
-    assert git(group.root, "rev-parse", "refs/notes/kistore").strip() == tip
+                                  f"refs/notes/kistore is now notes commit {marker[:12]} on "
+                                  f"its tip {tip[:12]}, whose history holds none of those: ")
+    assert git(group.root, "rev-parse", "refs/notes/kistore^").strip() == tip
     assert ki315(group.root) == []
 
 
