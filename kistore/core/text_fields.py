@@ -278,7 +278,8 @@ def hidden_character_said(value: str) -> str | None:
         format character (Unicode category Cf)``; for a string not in NFC, ``'Jose\\u0301'``
         (printed ``'José'``) ``holds U+0301 COMBINING ACUTE ACCENT at character 5, not in
         Unicode NFC (which writes U+00E9 LATIN SMALL LETTER E WITH ACUTE at character 4
-        there)``; None when it holds none.
+        there)``; None when it holds none. Character positions are 1-based. Raises
+        nothing (Python's own Unicode tables only).
     """
     # Lazy: the Unicode tables, only for a string past the ASCII fast path.
     import unicodedata
@@ -316,7 +317,7 @@ def spacing_said(value: str) -> str | None:
         ``'HPE ' holds U+0020 SPACE at character 4, trailing whitespace (one U+0020 SPACE
         between words, none at either end)``; ``whitespace after whitespace`` for the second
         of two spaces in a row; None when every space stands alone between two other
-        characters.
+        characters. Character positions are 1-based. Raises nothing.
     """
     if value.startswith(" "):
         i, what = 0, "leading whitespace"
@@ -344,7 +345,8 @@ def line_break_said(what: str, value: str) -> str | None:
     Returns:
         ``the author holds U+2028 LINE SEPARATOR at character 4: a citation prints it within
         one line (escaped, as \\n); written raw it would read as lines of the citation``
-        (U+000A LINE FEED, U+2028, U+2029; 1-based); None when it holds none.
+        (U+000A LINE FEED, U+2028, U+2029; 1-based); None when it holds none. Raises
+        nothing.
     """
     i = _first(value, lambda c: c in _LINE_BREAKS)
     if i is None:

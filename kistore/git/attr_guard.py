@@ -296,7 +296,14 @@ def blocking_attributes(repo: pygit2.Repository, attributes: bool = True
             attributes: a FIFO ``.gitattributes`` stays KI113's finding there).
 
     Returns:
-        The file, or None when every one is a regular file or absent.
+        The file (:class:`Blocking`), or None when every one is a regular file or absent.
+
+    Raises:
+        RefsUnreadable: the repository's ``commondir`` file is there but cannot be read
+            (:func:`kistore.git.refs.common_git_dir`). Nothing else: a file that cannot be
+            stat'ed, a ``HEAD`` or tree that cannot be read, and a ``git config`` that
+            cannot run are each taken as nothing to look at (git reads nothing there
+            either, or says it itself).
     """
     workdir = Path(repo.workdir) if repo.workdir else None
     if workdir is not None:

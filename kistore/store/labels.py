@@ -187,8 +187,15 @@ def looks_latin_label_said(label: str, field: Label = AUTHOR) -> str | None:
     Returns:
         ``'НРЕ' is written wholly in the Cyrillic script, yet each of its letters looks like a
         Latin one, U+041D CYRILLIC CAPITAL LETTER EN at character 1 first ('H'): its skeleton
-        (Unicode TS #39 §4, marks dropped) is 'HPE', ...`` with why it matters; None
-        otherwise (``Москва``, ``АЗС``, an ASCII label, a mix of scripts).
+        (Unicode TS #39 §4, marks dropped) is 'HPE', ...`` with why it matters (character
+        positions 1-based); None otherwise (``Москва``, ``АЗС``, an ASCII label, a mix of
+        scripts).
+
+    Raises:
+        Nothing of its own for any string; past the ASCII fast path it reads the Unicode
+        tables of the ``fontTools`` and ``confusable-homoglyphs`` packages (dependencies of
+        kistore), whose absence raises ``ModuleNotFoundError``
+        (:func:`kistore.core._look_alike.looks_latin`).
     """
     # Lazy: the confusables table and fontTools' scripts, only past the ASCII fast path.
     from ..core._look_alike import latin_skeleton, looks_latin
