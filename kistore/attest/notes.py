@@ -1651,7 +1651,7 @@ def _refuse_unchecked(repo: pygit2.Repository, remote: str, tracking: str) -> No
 
 
 def push(store: Store, remote: str, *,
-         judge: Callable[[str | None, str], None] | None = None,
+         judge: Callable[[str | None, str, tuple[Redated, ...]], None] | None = None,
          fetched: Callable[[Fetched], None] | None = None,
          line_judge: LineJudge | None = None) -> Fetched:
     """Fetch and merge the remote's notes, then push ours; retry when the remote moved.
@@ -1664,8 +1664,9 @@ def push(store: Store, remote: str, *,
     Args:
         store: the clone.
         remote: a remote name or URL.
-        judge: called with the remote's notes commit as merged (None: it has none) and
-            ours, just before each push; raises to refuse it (``kistore notes push``
+        judge: called with the remote's notes commit as merged (None: it has none), ours
+            and what :func:`kistore.attest.notes_dated.dated_at_push` made again of it
+            (empty: nothing), just before each push; raises to refuse it (``kistore notes push``
             passes the pull-request gate's judgement of a notes update,
             :func:`kistore.check.gate.check_updates`, which this layer cannot import: a
             line by a key this clone's trust file has revoked, KI411, went out without a
@@ -1714,7 +1715,7 @@ def push(store: Store, remote: str, *,
         if missing:  # the server would refuse the whole update, and every later one (F24)
             raise StoreStateError(unsent_message(repo, remote, missing))
         if judge is not None:
-            judge(theirs, str(pushed))
+            judge(theirs, str(pushed), tuple(redated))
         sent_at = datetime.now(UTC)
         result = _git(repo, "push", "--quiet", remote, f"{pushed}:{NOTES_REF}", check=False)
         if result.returncode == 0:  # the remote's notes are ours now: as if fetched

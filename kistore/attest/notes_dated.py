@@ -52,7 +52,8 @@ class Redated:
 
 AS_ONE = "made again at the push (a note line enters at its notes commit's date, KI437)"
 """The words of the message of the one notes commit :func:`dated_at_push` makes of many
-(:func:`kistore.cli._notes_made_again.made_again` tells it by them)."""
+(:func:`kistore.cli._notes_made_again.made_again` tells it by :attr:`Redated.kept`, not
+by them: a commit made again one by one keeps its message, these words too)."""
 
 
 def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,

@@ -249,6 +249,11 @@ def write(repo: pygit2.Repository, planned: Plan) -> str | None:
     trees: dict[tuple[str, str], pygit2.Oid | None] = {}
 
     def resolved(key: str) -> str:
+        """Return the commit written for ``key`` (``replay:<40 hex>``), else ``key`` itself.
+
+        ``key``: a commit id (40 hex) kept as it is, or a replayed one's key; the answer
+        is 40 hex either way. Raises nothing.
+        """
         return written.get(key, key)
 
     for cid in planned.replayed:

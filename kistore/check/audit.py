@@ -41,6 +41,7 @@ from ..core.restore import renamed_advice, restore_advice
 from ..core.schema import KINDS, fast_validator
 from ..core.statistics import latency_names
 from ..core.workers import forking, start_worker
+from ..git.attr_guard import walking_once
 from ..git.blobs import CommitUnparsable, ObjectUnreadable, is_partial_clone
 from ..git.note_blobs import NOTE_BYTES, NoteTooLarge, note_too_large
 from ..git.pack import blob_id
@@ -2016,6 +2017,9 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     # none damaged: each packed blob read by hand (one look-up, one inflate; the workers
     # forked below inherit the maps), not through libgit2's three look-ups (ver99)
     mapped = snap.view.scope == "commit" and not packs and map_packs(store.repo)
+    # the FIFO guard walks the work tree once for `git ls-files` and git's status (doc01)
+    once = walking_once()
+    once.__enter__()
     try:
         if at is None and store.root is not None and snap.view.scope == "work" and not any(
                 p.endswith("/" + GITATTRIBUTES) for p in snap.modes):  # git would read those
@@ -2063,6 +2067,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
             return [written_meanwhile(store, busy), *contents, *later]
         return contents + later
     finally:  # a pack cut short later must not be read through a map (SIGBUS)
+        once.__exit__(None, None, None)
         if mapped:
             unmap_packs(store.repo)
 

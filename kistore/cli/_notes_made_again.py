@@ -24,8 +24,6 @@ import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..attest.notes_dated import AS_ONE
-from ..core.layout import NOTES_REF
 from ..core.times import NOTES_AHEAD, NOTES_BEHIND, commit_text, duration_text
 from ..git.lazy import pygit2
 
@@ -38,32 +36,24 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.findings import Finding
 
 
-def made_again(repo: _pygit2.Repository, theirs: str | None, pushed: str) -> bool:
+def made_again(redated: Sequence[Redated], pushed: str) -> bool:
     """Whether ``pushed`` is the notes commit a push made again dated now (not ours as is).
 
     Args:
-        repo: the pushing clone.
-        theirs: the remote's notes tip the push builds on (None: it has none).
+        redated: what the push made again before its gate was asked
+            (:func:`kistore.attest.notes_dated.dated_at_push`; empty: nothing).
         pushed: the notes commit the push sends (40 hex).
 
     Returns:
-        True when ``pushed`` is in no history of this clone's ``refs/notes/kistore``, its
-        parents are ``theirs`` alone (none without it) and its message says it was made
-        again as one (:data:`kistore.attest.notes_dated.AS_ONE`): what ``dated_at_push``
-        makes of commits more than a minute off the clock. False for our tip or an
-        ancestor, for the commit made for a fork whose parents are our tip and the
-        fork's (its history is ours), and for our commits made again one by one, dated
-        ahead within the minute (their history is ours, dated anew). Raises nothing.
+        True when ``pushed`` is the commit the push made of the commits the remote lacks
+        again as one (a :class:`kistore.attest.notes_dated.Redated` whose ``new`` it is and
+        whose ``kept`` is False): what ``dated_at_push`` makes of commits more than a minute
+        off the clock. False for our tip or an ancestor, for the commit made for a fork
+        whose parents are our tip and the fork's (its history is ours), and for our commits
+        made again one by one, dated ahead within the minute (``kept``: their history is
+        ours, dated anew), whatever their messages say. Raises nothing.
     """
-    ref = repo.references.get(NOTES_REF)
-    if ref is None:
-        return False
-    tip = str(ref.target)
-    if pushed == tip or repo.descendant_of(tip, pushed):
-        return False
-    commit = repo[pushed].peel(pygit2.Commit)
-    parents = [str(p) for p in commit.parent_ids]
-    return parents == ([] if theirs is None else [theirs]) and AS_ONE in commit.message
+    return any(r.new == pushed and not r.kept for r in redated)
 
 
 def again_words(remote: str, who: str = "") -> str:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..attest.keyfile import Skipped
     from ..attest.levels import Evidence
     from ..attest.notes import Fetched, Restored
+    from ..attest.notes_dated import Redated
     from ..core.digest import Digest
     from ..core.errors import InputError
     from ..core.findings import Finding
@@ -1295,7 +1296,7 @@ def _kept_count(fetched: Fetched) -> int:
 
 
 def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str | None,
-                      ours: str) -> None:
+                      ours: str, redated: tuple[Redated, ...]) -> None:
     """Refuse a notes push the gate refuses: the update ``theirs`` -> ``ours`` of the notes.
 
     What a server's pre-receive hook (and a clone's pre-push hook) runs on a notes update,
@@ -1313,6 +1314,8 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
             limit: not read again).
         theirs: the remote's notes commit, merged into ours (None: it has none).
         ours: the notes commit to push.
+        redated: what the push made again of the notes (``kept`` False: as one
+            commit, which is ``ours``, :func:`._notes_made_again.made_again`).
 
     Raises:
         StoreStateError: naming each error finding, its fix, and that nothing was pushed.
@@ -1333,7 +1336,7 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
     if found:
         # made again at the push (its commits older than a minute): no commit of ours is
         # sent, so none is named and an edit at the tip is enough (review01 L10)
-        again = made_again(store.repo, theirs, ours)
+        again = made_again(redated, ours)
         if again:
             found = retold(found, ours, remote)
         raise StoreStateError(

@@ -87,12 +87,19 @@ def latin_skeleton(value: str) -> tuple[str, int] | None:
     than Latin (:func:`looks_latin`).
 
     Args:
-        value: a string.
+        value: a string (``str``, any length).
 
     Returns:
-        ``("HPE", 0)`` for ``"НРЕ"``, ``("EO", 0)`` for ``"ЁО"``; None when a letter has no
-        ASCII letter for prototype (``Москва``: ``в``; ``АЗС``: ``З`` is ``3``) or there is
-        no letter.
+        (the skeleton, an ASCII ``str``; the 0-based index into ``value`` of its first
+        letter): ``("HPE", 0)`` for ``"НРЕ"``, ``("EO", 0)`` for ``"ЁО"``; None when a
+        letter has no ASCII letter for prototype (``Москва``: ``в``; ``АЗС``: ``З`` is
+        ``3``) or there is no letter.
+
+    Raises:
+        Nothing of its own for any string. The first call reads the confusables table of
+        the ``confusable-homoglyphs`` package (:func:`_prototypes`, cached): that package
+        missing (a dependency of kistore) raises ``ModuleNotFoundError``, its file
+        unreadable ``OSError``.
     """
     prototypes = _prototypes()
     out: list[str] = []
@@ -134,9 +141,14 @@ def looks_latin(value: str) -> tuple[str, int] | None:
         value: a string (an ``author``).
 
     Returns:
-        (skeleton, 0-based index of its first letter): ``("HPE", 0)`` for ``НРЕ``,
-        ``("AMB", 0)`` for Greek ``ΑΜΒ``; None for ``Москва``, ``АЗС``, an ASCII string or
-        one with a Latin letter.
+        (skeleton, an ASCII ``str``; 0-based index into ``value`` of its first letter):
+        ``("HPE", 0)`` for ``НРЕ``, ``("AMB", 0)`` for Greek ``ΑΜΒ``; None for ``Москва``,
+        ``АЗС``, an ASCII string or one with a Latin letter.
+
+    Raises:
+        Nothing of its own for any string; past the ASCII fast path it reads the Unicode
+        tables of the ``fontTools`` and ``confusable-homoglyphs`` packages (dependencies of
+        kistore), whose absence raises ``ModuleNotFoundError`` (:func:`latin_skeleton`).
     """
     if value.isascii():
         return None

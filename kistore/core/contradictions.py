@@ -188,8 +188,9 @@ def trials_of(timing: Any) -> int | None:
         timing: a BenchmarkRun's ``spec.timing`` (anything: another shape yields None).
 
     Returns:
-        The number of trials the run states its statistics over; None when it states none
-        (or a value the schema refuses: ``true``, ``0``, ``2.5``).
+        The number of trials the run states its statistics over (an ``int``, 1 or more);
+        None when it states none (or a value the schema refuses: ``true``, ``0``, ``2.5``).
+        Raises nothing, whatever ``timing`` is.
     """
     trials = timing.get("trials") if isinstance(timing, dict) else None
     return trials if isinstance(trials, int) and not isinstance(trials, bool) \
@@ -293,10 +294,12 @@ def single_trial_differs(values: dict[str, float]) -> Contradiction | None:
         values: a run's latency statistics (``std`` left out), name -> ns, numbers only.
 
     Returns:
-        The contradiction at ``/spec/timing/latencyNs``, naming every stated statistic with
-        its value, lowest first (:func:`_lowest_first`: of equal values ``min`` first,
-        ``max`` last, the others by name); None when they can be one value (or fewer
-        than two are stated).
+        The :class:`Contradiction` (KI228) at ``/spec/timing/latencyNs``, naming every
+        stated statistic with its value in ns, lowest first (:func:`_lowest_first`: of equal
+        values ``min`` first, ``max`` last, the others by name); None when they can be one
+        value (or fewer than two are stated). Raises nothing for a dict of numbers (a value
+        that is not one raises ``TypeError`` in the comparison; callers pass
+        :func:`kistore.core.numbers.is_number` values only).
     """
     if len(values) < 2:
         return None
@@ -376,11 +379,13 @@ def resolution(value: float) -> float:
     (:func:`std_bound`) reads it, so no value is refused for rounding.
 
     Args:
-        value: a statistic in nanoseconds (a JSON number).
+        value: a statistic in nanoseconds (a JSON number: ``int`` or ``float``).
 
     Returns:
-        10**k for a whole nonzero ``value`` of d digits ending in z zeros, k = min(z, d - 3)
-        (1 when k <= 0); else 1.0.
+        The resolution in nanoseconds, a ``float``: 10**k for a whole nonzero ``value`` of d
+        digits ending in z zeros, k = min(z, d - 3) (1 when k <= 0); else 1.0 (also for NaN
+        and infinities). Raises nothing for a number (``TypeError`` for another type, from
+        :func:`math.isfinite`).
     """
     if not math.isfinite(value) or value == 0 or value != int(value):
         return 1.0
@@ -417,12 +422,16 @@ def std_bound(low: float, high: float, trials: int | None) -> float:
     unknown, its largest value (n = 2), ``w / sqrt(2)``, bounds every count.
 
     Args:
-        low: the lowest latency any trial took (ns).
+        low: the lowest latency any trial took (ns, a ``float``).
         high: the highest (ns).
         trials: the number of trials, 2 or more; None: not known.
 
     Returns:
-        The bound in nanoseconds (0 when ``low`` >= ``high``).
+        The bound in nanoseconds, a ``float`` (0 when ``low`` >= ``high``).
+
+    Raises:
+        ZeroDivisionError: ``trials`` is 1 (n - 1 is 0); the one caller,
+            :func:`_std_contradictions`, judges a run of one trial before asking.
     """
     width = max(high - low, 0.0)
     if trials is None:

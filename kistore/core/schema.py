@@ -405,6 +405,11 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
     Returns:
         One :class:`SchemaError` per violation (empty when valid), sorted by JSON Pointer,
         each naming the field and what was expected.
+
+    Raises:
+        InstallationError: a ``$ref`` of the shipped schema resolves to nothing offline (a
+            broken install; :func:`check_schema_references` names the one, else the
+            message says to reinstall kistore).
     """
     fast = _fast_validator(schema)
     if fast is not None and fast.is_valid(document):

@@ -406,5 +406,12 @@ def committed_help(at: str) -> str:
 
 
 def revision_said(at: str) -> str:
-    """Return revision ``at`` as messages name it: a full commit id cut to 12 digits."""
+    """Return revision ``at`` as messages name it: a full commit id cut to 12 digits.
+
+    Args:
+        at: a revision as asked (``HEAD``, ``main~2``, a commit id of 40 lowercase hex).
+
+    Returns:
+        Its first 12 hex digits for a full commit id, else ``at`` unchanged. Raises nothing.
+    """
     return at[:12] if re.fullmatch(r"[0-9a-f]{40}", at) else at

@@ -101,10 +101,11 @@ def latency_names(spec: Any) -> tuple[str, ...] | None:
         spec: a BenchmarkRun's ``spec`` (anything: another shape yields None).
 
     Returns:
-        The statistic names, sorted; None for a run whose ``status`` is not ``passed``
-        (never ranked, whatever it states) or that states no ``timing.latencyNs`` or an
-        empty one (a run ranked by its source's own metric may state none: KI252 judges
-        only a run that states latencies).
+        The statistic names (``str``, the keys of ``latencyNs``), sorted; None for a run
+        whose ``status`` is not ``passed`` (never ranked, whatever it states) or that
+        states no ``timing.latencyNs`` or an empty one (a run ranked by its source's own
+        metric may state none: KI252 judges only a run that states latencies). Raises
+        nothing, whatever ``spec`` is.
     """
     if not isinstance(spec, dict) or spec.get("status") != "passed":
         return None
@@ -141,7 +142,8 @@ def unstated(run: str, names: Collection[str], run_statistic: str | None, protoc
     Returns:
         One of three sentences (the protocol agreeing with the run's statistic; disagreeing,
         KI218's case, naming the one ranking reads; not stored), or None when
-        ``timing.latencyNs`` states the statistic (or nothing is known to judge).
+        ``timing.latencyNs`` states the statistic (or nothing is known to judge). Raises
+        nothing.
     """
     stated = ", ".join(sorted(names))
     if protocol_statistic is None:

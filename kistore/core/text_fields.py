@@ -303,7 +303,8 @@ def line_break_said(what: str, value: str) -> str | None:
     Returns:
         ``the author holds U+2028 LINE SEPARATOR at character 4: a citation prints it within
         one line (escaped, as \\n); written raw it would read as lines of the citation``
-        (U+000A LINE FEED, U+2028, U+2029; 1-based); None when it holds none.
+        (U+000A LINE FEED, U+2028, U+2029; 1-based); None when it holds none. Raises
+        nothing.
     """
     i = _first(value, lambda c: c in _LINE_BREAKS)
     if i is None:

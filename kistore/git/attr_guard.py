@@ -7,8 +7,8 @@ read wait for ever, inside git's C code, where Ctrl-C does not reach (fifo02, at
 fresh11 M3). The files (gitattributes(5); libgit2's ``attr_setup``):
 
 - a ``.gitattributes`` in each directory of the work tree: every directory under
-  ``store/`` on disk (:func:`_store_attributes`), and each other directory ``HEAD``'s tree
-  holds (:func:`_tree_attributes`, one ``stat`` each);
+  ``store/`` on disk (:func:`_store_directories`), and each other directory ``HEAD``'s tree
+  holds (:func:`_tree_directories`, one ``stat`` each);
 - ``$GIT_COMMON_DIR/info/attributes``;
 - outside the repository: ``core.attributesFile`` as git reads it (its includes,
   ``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_*`` and ``-c`` count: :func:`_configured`), else its
@@ -31,6 +31,11 @@ same ``git config`` child), else ``$XDG_CONFIG_HOME/git/ignore``.
 ``.gitignore`` of the directories on its paths and the files outside the work tree).
 What it does not cover: ``git status`` or ``git commit`` typed by hand wait on such a file
 all the same, inside git, before any hook runs (docs/threats.md).
+
+``verify`` asks twice, the ignore files before ``git ls-files`` (KI119) and every file
+before git's status: within :func:`walking_once` the work tree is walked once a command
+(doc01), the second asking replaying the directories the first listed and stat'ing only
+the files it did not.
 """
 
 from __future__ import annotations
@@ -38,8 +43,10 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -54,7 +61,7 @@ if TYPE_CHECKING:
     import pygit2
 
 __all__ = ["Blocking", "blocking_attributes", "refuse_blocking_attributes",
-           "refuse_blocking_ignores"]
+           "refuse_blocking_ignores", "walking_once"]
 
 _ATTRIBUTES = ".gitattributes"
 _IGNORE = ".gitignore"
@@ -112,79 +119,78 @@ def _judge(full: Path, shown: str, origin: str | None = None,
     return None if kind is None else Blocking(shown, full, kind, origin, setting)
 
 
-def _store_attributes(workdir: Path, names: tuple[str, ...] = (_ATTRIBUTES, _IGNORE)
-                      ) -> Blocking | None:
-    """Return the first ``.gitattributes`` or ``.gitignore`` under ``store/`` not a regular file.
+def _store_directories(workdir: Path) -> Iterator[str]:
+    """Yield ``store/`` and each directory under it whose ``.gitattributes`` git may read.
 
-    A directory's ``.gitattributes`` and ``.gitignore`` are stat'ed, never looked for in a
-    listing: a directory whose link count says it holds no subdirectory (``st_nlink ==
-    2``, as ext4, xfs and tmpfs count: the shards of objects, metadata and names) is not
-    listed at all, which halves the walk; one counted otherwise (btrfs counts 1) is
-    listed. Symbolic links to directories are not followed (git does not either).
+    Absolute paths, in the order they are looked at. A directory's ``.gitattributes`` and
+    ``.gitignore`` are stat'ed, never looked for in a listing: a directory whose link count
+    says it holds no subdirectory (``st_nlink == 2``, as ext4, xfs and tmpfs count: the
+    shards of objects, metadata and names) is not listed at all, which halves the walk; one
+    counted otherwise (btrfs counts 1) is listed. Symbolic links to directories are not
+    followed (git does not either).
     """
-    top = os.fspath(workdir)
-    pending = [os.path.join(top, layout.STORE_DIR)]
+    pending = [os.path.join(os.fspath(workdir), layout.STORE_DIR)]
     while pending:
         directory = pending.pop()
-        found = _judge_str(directory, top, names)
-        if found is not None:
-            return found
+        yield directory
         try:
             listing = os.scandir(directory)
         except OSError:  # absent, not a directory, unreadable
             continue
+        entries: list[tuple[str, bool]] = []  # (path, leaf), the listing closed before a yield
         with listing:
             for entry in listing:
                 if not entry.is_dir(follow_symlinks=False):
                     continue
                 try:
-                    leaf = entry.stat(follow_symlinks=False).st_nlink == 2
+                    entries.append((entry.path,
+                                    entry.stat(follow_symlinks=False).st_nlink == 2))
                 except OSError:
                     continue
-                if not leaf:
-                    pending.append(entry.path)
-                elif (found := _judge_str(entry.path, top, names)) is not None:
-                    return found
-    return None
+        for path, leaf in entries:
+            if leaf:
+                yield path
+            else:
+                pending.append(path)
 
 
-def _judge_str(directory: str, top: str, names: tuple[str, ...] = (_ATTRIBUTES, _IGNORE)
-               ) -> Blocking | None:
+def _judge_str(directory: str, top: str, names: tuple[str, ...] = (_ATTRIBUTES, _IGNORE),
+               regular: set[str] | None = None) -> Blocking | None:
     """Return :func:`_judge` of ``directory``'s ``names``, said from ``top``.
 
     ``names``: ``.gitattributes`` and ``.gitignore`` unless told; the first not a regular file.
+    ``regular``: files (absolute) already found regular or absent, not stat'ed again; each
+    such file stat'ed here is added to it (None: none kept).
     """
     for name in names:
         full = os.path.join(directory, name)
+        if regular is not None and full in regular:
+            continue
         try:
             mode = os.stat(full).st_mode
         except OSError:  # absent (nearly always): no Path made
-            continue
+            mode = stat.S_IFREG
         if not stat.S_ISREG(mode):
             return _judge(Path(full), Path(os.path.relpath(full, top)).as_posix())
+        if regular is not None:
+            regular.add(full)
     return None
 
 
-def _tree_attributes(workdir: Path, tree: pygit2.Tree | None,
-                     names: tuple[str, ...] = (_ATTRIBUTES, _IGNORE)) -> Blocking | None:
-    """Return the first bad ``.gitattributes``/``.gitignore`` of a tree's directory.
+def _tree_directories(workdir: Path, tree: pygit2.Tree | None) -> Iterator[str]:
+    """Yield the top of the work tree and each directory ``tree`` holds outside ``store/``.
 
-    Of each directory ``tree`` holds outside ``store/``.
-
-    The top's too; one that is not a regular file. One ``stat`` per directory, blobs not
-    read.
+    Absolute paths, in the order they are looked at (one ``stat`` per file asked of each,
+    blobs not read).
 
     Args:
         workdir: the top of the work tree.
         tree: ``HEAD``'s tree, or None (an unborn branch: only the top is looked at).
-        names: the files looked at in each directory.
     """
     pending: list[tuple[str, pygit2.Tree | None]] = [("", tree)]
     while pending:
         prefix, node = pending.pop()
-        found = _judge_str(os.path.join(workdir, prefix), os.fspath(workdir), names)
-        if found is not None:
-            return found
+        yield os.path.join(workdir, prefix)
         if node is None:
             continue
         for entry in node:
@@ -197,7 +203,102 @@ def _tree_attributes(workdir: Path, tree: pygit2.Tree | None,
             except (KeyError, _pygit2.GitError):  # a missing tree: said by those who read it
                 continue
             pending.append((f"{prefix}{name}/", sub))
+
+
+@dataclass
+class _Walk:
+    """One walk of the work tree's directories, replayed to each later asking (doc01).
+
+    Attributes:
+        directories: the walk itself, not yet run past :attr:`seen`.
+        seen: the directories it yielded so far, in order.
+        regular: the files (absolute) found regular or absent so far.
+    """
+
+    directories: Iterator[str]
+    seen: list[str] = field(default_factory=list)
+    regular: set[str] = field(default_factory=set)
+
+    def __iter__(self) -> Iterator[str]:
+        """Yield :attr:`seen`, then the walk's next directories (each kept in :attr:`seen`)."""
+        i = 0
+        while True:
+            if i == len(self.seen):
+                directory = next(self.directories, None)
+                if directory is None:
+                    return
+                self.seen.append(directory)
+            yield self.seen[i]
+            i += 1
+
+
+@dataclass
+class _Once:
+    """What :func:`walking_once` keeps for its block.
+
+    Attributes:
+        walks: the walk of each (work tree, ``HEAD``'s tree id).
+        configured: :func:`_configured`'s answer for each work tree.
+    """
+
+    walks: dict[tuple[str, str | None], _Walk] = field(default_factory=dict)
+    configured: dict[str, dict[str, tuple[Path, str]]] = field(default_factory=dict)
+
+
+_ONCE: ContextVar[_Once | None] = ContextVar("kistore_attr_guard_once", default=None)
+"""Within :func:`walking_once`, what it keeps; else None (each asking walks anew)."""
+
+
+@contextmanager
+def walking_once() -> Iterator[None]:
+    """Walk the work tree once for every asking of the guard within (one command).
+
+    ``verify`` asks :func:`refuse_blocking_attributes` of the ignore files (``git
+    ls-files``, KI119) and, when git's status is asked, of every file: the second asking
+    replays the directories the first listed (no directory listed, no tree read again) and
+    stat's only the files the first did not find regular or absent; ``git config`` is run
+    once. Keyed on the work tree and ``HEAD``'s tree id; the answers and their order are
+    those of a walk of their own. Nothing is kept past the block: a file made between two
+    commands is seen by the next.
+
+    Yields:
+        None. Raises nothing of its own.
+    """
+    token = _ONCE.set(_Once())
+    try:
+        yield
+    finally:
+        _ONCE.reset(token)
+
+
+def _work_tree_files(workdir: Path, tree: pygit2.Tree | None, names: tuple[str, ...]
+                     ) -> Blocking | None:
+    """Return the first ``names`` file of the work tree's directories not a regular file.
+
+    The directories of ``tree`` outside ``store/`` (:func:`_tree_directories`), then
+    ``store/``'s (:func:`_store_directories`); within :func:`walking_once`, walked once.
+    """
+    top = os.fspath(workdir)
+    once = _ONCE.get()
+    if once is None:
+        for directory in _directories(workdir, tree):
+            if (found := _judge_str(directory, top, names)) is not None:
+                return found
+        return None
+    key = (top, None if tree is None else str(tree.id))
+    walk = once.walks.get(key)
+    if walk is None:
+        walk = once.walks[key] = _Walk(_directories(workdir, tree))
+    for directory in walk:
+        if (found := _judge_str(directory, top, names, walk.regular)) is not None:
+            return found
     return None
+
+
+def _directories(workdir: Path, tree: pygit2.Tree | None) -> Iterator[str]:
+    """Yield every directory whose ``.gitattributes`` and ``.gitignore`` git may read."""
+    yield from _tree_directories(workdir, tree)
+    yield from _store_directories(workdir)
 
 
 def _configured(workdir: Path) -> dict[str, tuple[Path, str]]:
@@ -240,7 +341,11 @@ def _outside(workdir: Path, attributes: bool = True
     Each with the origin of ``core.attributesFile`` or ``core.excludesFile`` and the
     setting's name (None, None for the defaults). ``attributes`` False: the ignore file only.
     """
-    configured = _configured(workdir)
+    once = _ONCE.get()
+    kept = None if once is None else once.configured.get(os.fspath(workdir))
+    configured = _configured(workdir) if kept is None else kept
+    if once is not None:
+        once.configured[os.fspath(workdir)] = configured
     files: list[tuple[Path, str | None, str | None]] = []
     for setting, default in (("core.attributesFile", "attributes"),
                              ("core.excludesFile", "ignore")):
@@ -296,7 +401,14 @@ def blocking_attributes(repo: pygit2.Repository, attributes: bool = True
             attributes: a FIFO ``.gitattributes`` stays KI113's finding there).
 
     Returns:
-        The file, or None when every one is a regular file or absent.
+        The file (:class:`Blocking`), or None when every one is a regular file or absent.
+
+    Raises:
+        RefsUnreadable: the repository's ``commondir`` file is there but cannot be read
+            (:func:`kistore.git.refs.common_git_dir`). Nothing else: a file that cannot be
+            stat'ed, a ``HEAD`` or tree that cannot be read, and a ``git config`` that
+            cannot run are each taken as nothing to look at (git reads nothing there
+            either, or says it itself).
     """
     workdir = Path(repo.workdir) if repo.workdir else None
     if workdir is not None:
@@ -305,7 +417,7 @@ def blocking_attributes(repo: pygit2.Repository, attributes: bool = True
         except _pygit2.GitError:  # HEAD unreadable: said by those who read it
             tree = None
         names = (_ATTRIBUTES, _IGNORE) if attributes else (_IGNORE,)
-        found = _tree_attributes(workdir, tree, names) or _store_attributes(workdir, names)
+        found = _work_tree_files(workdir, tree, names)
         if found is not None:
             return found
     return (_repository_files(common_git_dir(Path(repo.path)), attributes)

@@ -96,6 +96,13 @@ def path_dirs(paths: Iterable[str]) -> set[str]:
     """Return every directory on ``paths`` (repository paths, POSIX), ``""`` (the root) too.
 
     The directories whose ``.gitignore`` git reads to judge ``paths``.
+
+    Args:
+        paths: repository paths of files (POSIX, ``store/objects/sha256/ab/...``).
+
+    Returns:
+        The directories (POSIX, no trailing ``/``): ``{"", "store", "store/objects", ...}``;
+        ``{""}`` for no path. Raises nothing.
     """
     dirs = {""}
     heads: set[str] = set()  # each path's head (``rpartition``): its dirname's one input

@@ -446,7 +446,11 @@ class CheckedCatalog(Catalog):
             digests: digest strings the answer shows (records already checked).
 
         Returns:
-            Digest strings, sorted.
+            Digest strings (``sha256:<hex>``), sorted.
+
+        Raises:
+            IndexDamaged: ``HEAD``'s index holds a row it cannot trust and no rebuild
+                mends it (its ``record``, :meth:`kistore.index.index.Index.record`).
         """
         if not self.overlaid:
             return []

@@ -432,9 +432,9 @@ class Catalog:
             digests: digest strings an answer shows.
 
         Returns:
-            Digest strings, sorted. Empty here: only the work tree's catalog reads files
-            that can differ from a commit (:meth:`kistore.index._fresh.CheckedCatalog.
-            uncommitted`).
+            Digest strings (``sha256:<hex>``), sorted. Empty here: only the work tree's
+            catalog reads files that can differ from a commit
+            (:meth:`kistore.index._fresh.CheckedCatalog.uncommitted`). Raises nothing.
         """
         return []
 

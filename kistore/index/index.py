@@ -259,6 +259,10 @@ class IndexCatalog(Catalog):
         their keys were first indexed), read ``chunk`` rows at a time, decoded by a
         private codec that forgets the ids it resolved after each chunk: memory stays one
         chunk and one group, whatever the number of groups.
+
+        Raises:
+            StoreStateError: a row cannot be read or decoded (the derived index is
+                damaged; the message names it and says ``kistore reindex``).
         """
         try:
             cursor = self.conn.execute(

@@ -427,6 +427,12 @@ def looks_latin_label_said(label: str, field: Label = AUTHOR) -> str | None:
         (Unicode TS #39 §4, marks dropped) is 'HPE', ...`` with why it matters; for an author
         printed otherwise than written, ``'  НРЕ\\u200b ' prints as 'НРЕ', written wholly
         ...``; None otherwise (``Москва``, ``АЗС``, an ASCII label, a mix of scripts).
+
+    Raises:
+        Nothing of its own for any string; past the ASCII fast path it reads the Unicode
+        tables of the ``fontTools`` and ``confusable-homoglyphs`` packages (dependencies of
+        kistore), whose absence raises ``ModuleNotFoundError``
+        (:func:`kistore.core._look_alike.looks_latin`).
     """
     # Lazy: the confusables table and fontTools' scripts, only past the ASCII fast path.
     from ..core._look_alike import latin_skeleton, looks_latin

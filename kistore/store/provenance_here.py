@@ -87,8 +87,15 @@ def provenance_edits(store: Store, paths: Iterable[str]) -> list[ProvenanceEdit]
 def edit_said(edit: ProvenanceEdit) -> str:
     """Return what the work tree does to the annotation, for a message (one line).
 
-    Example: ``the work tree changes the provenance annotation 'kernelindex.dev/license'
-    ('UNCLEAR: ...' in HEAD, 'CC0-1.0' in the work tree, not committed)``.
+    Args:
+        edit: one annotation the work tree holds otherwise than ``HEAD``
+            (:func:`provenance_edits`).
+
+    Returns:
+        One line (controls and bidirectional marks escaped: :func:`kistore.core.errors.
+        one_line`), e.g. ``the work tree changes the provenance annotation
+        'kernelindex.dev/license' ('UNCLEAR: ...' in HEAD, 'CC0-1.0' in the work tree, not
+        committed)``. Raises nothing.
     """
     return one_line(
         f"the work tree {edit.verb} the provenance annotation {edit.annotation!r} "

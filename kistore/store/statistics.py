@@ -95,7 +95,8 @@ def unstated_earlier(run: str, spec: Any, protocol: str, statistic: str) -> list
         One :class:`~kistore.store.ValueWarning` at the protocol's
         ``/spec/measurement/primaryStatistic`` (``add`` gives its line and column in a
         ``.json`` input) when the run is passed and its ``timing.latencyNs`` states
-        statistics but not ``statistic``; else none. Nothing is refused.
+        statistics but not ``statistic``; else none. Nothing is refused, and nothing is
+        raised (the run is not read again).
     """
     names = latency_names(spec)
     said = None if names is None else unstated(run, names, run_statistic(spec), protocol,
@@ -131,6 +132,11 @@ def unstated_admitted(store: Store, manifests: Sequence[Manifest],
         and column in a ``.json`` input), naming the run, its protocol, the statistics it
         states and the one ranking reads; for a protocol not stored (nor in the batch), the
         run's own statistic is judged. Nothing is refused.
+
+    Raises:
+        FileTooLarge: a stored protocol's object or metadata file in the work tree holds
+            more than 16 MiB (:meth:`kistore.store.View.read`'s bound; kistore writes none
+            so large, ``verify`` says KI106).
     """
     view = store.view(None)
     batch = {m.digest.hex: m for m in manifests}

@@ -77,8 +77,10 @@ def test_a_notes_commit_59_seconds_ahead_passes_a_server_30_seconds_slow(remote,
     monkeypatch.setenv("KISTORE", KISTORE)  # the server's hook finds kistore
     theirs, ahead, now = _withdrawn_ahead(remote, kit, 59)
     sent: list[str] = []
+    judged: list[tuple[notes_dated.Redated, ...]] = []
     done = notes.push(Store(remote.clone), "origin",
-                      judge=lambda _theirs, ours: sent.append(ours))
+                      judge=lambda _theirs, ours, redated: (sent.append(ours),
+                                                            judged.append(redated)))
     pushed = sent[-1]
     slow = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=30)  # the server's clock
     found = [(f.rule.id, f.extra.get("commit")) for f in check_updates(
@@ -93,6 +95,7 @@ def test_a_notes_commit_59_seconds_ahead_passes_a_server_30_seconds_slow(remote,
     assert now.timestamp() <= when <= dt.datetime.now(dt.UTC).timestamp()
     ahead_at = int(git(remote.clone, "log", "-1", "--format=%ct", ahead).strip())
     assert done.redated == (notes_dated.Redated(ahead, pushed, ahead_at - when, True),)
+    assert judged[-1] == done.redated  # the gate is told what was made again (doc01 3)
     assert git(remote.bare, "rev-parse", NOTES).strip() == pushed
     assert git(remote.clone, "rev-parse", NOTES).strip() == pushed  # ours is what was sent
 

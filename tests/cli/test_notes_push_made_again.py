@@ -18,6 +18,9 @@ import re
 import subprocess
 import time
 
+from kistore.attest.notes_dated import Redated
+from kistore.cli._notes_made_again import made_again
+
 from ..attest.test_attestation_evidence import STRANGER, bundle
 from ..check.test_notes_gate_history import notes_git, run_blob
 from ..conftest import git
@@ -100,3 +103,17 @@ def test_a_line_taken_back_within_the_minute_is_refused_and_after_it_is_not_sent
     pushed = kistore(remote, "notes", "push", "origin")
     assert pushed.returncode == 0
     assert own.decode() not in server_history(remote)
+
+
+def test_made_again_reads_redated_kept_not_the_commit_message():
+    """doc01 part 3: which push it is comes from ``Redated.kept``, not the message's words.
+
+    On BASE b1992eea ``made_again(repo, theirs, pushed)`` read ``AS_ONE`` in the commit's
+    message, which a commit made again one by one keeps (its message copied).
+    """
+    as_one = [Redated("a" * 40, "b" * 40, -180, False), Redated("c" * 40, "b" * 40, -120, False)]
+    one_by_one = [Redated("d" * 40, "e" * 40, 30, True)]
+    assert made_again(as_one, "b" * 40) is True
+    assert made_again(one_by_one, "e" * 40) is False  # whatever its message says
+    assert made_again([], "b" * 40) is False  # sent as it is
+    assert made_again(as_one, "e" * 40) is False  # not the commit made again
