@@ -139,12 +139,12 @@ def marker(repo: pygit2.Repository, tip: str, how: str, count: int) -> str:
         The marker's id; no ref is moved.
 
     Raises:
-        InputError, StoreStateError: git names no committer (its reason,
-            :func:`kistore.git.commit.commit_signature`), or the commit could not be
+        InputError, StoreStateError: git names no author or no committer (its reason,
+            :func:`kistore.git.idents.signatures`), or the commit could not be
             written (:func:`kistore.git.note_writes.notes_commit`). Nothing is written then.
     """
     # Lazy: the write path only.
-    from ..git.commit import commit_signature
+    from ..git.idents import signatures
     from ..git.note_writes import notes_commit
 
     message = (f"kistore: notes rebase {how} dropped {count} attestation line(s) only the "
@@ -152,5 +152,6 @@ def marker(repo: pygit2.Repository, tip: str, how: str, count: int) -> str:
                "brings no line: it marks the rebase in the reflog, whose earlier tips KI315 "
                "and `kistore notes restore` no longer read.\n")
     parent = repo[tip].peel(pygit2.Commit)
-    return str(notes_commit(repo, commit_signature(repo), message, parent.tree_id,
-                            [parent.id]))
+    author, committer = signatures(repo)
+    return str(notes_commit(repo, committer, message, parent.tree_id, [parent.id],
+                            author=author))
