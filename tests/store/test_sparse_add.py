@@ -19,6 +19,7 @@ from kistore.git.commit import BranchCommit
 from kistore.store import AddInterrupted, Store
 
 from ..conftest import git, snapshot
+from ..git.test_commit_killed import _KILLED_BEFORE_INDEX_RENAME, _bundle, _killed_add
 from ..sparse import answers, skipped, sparse_clone_set
 
 QUERIES = [("ls",), ("ls", "--kind", "BenchmarkRun"), ("show", "Implementation/impl-sp-0"),
@@ -130,3 +131,17 @@ def test_ctrl_c_after_the_branch_moved_keeps_the_skipped_entries(group, tmp_path
     assert snapshot(sparse.root) == before
     new = set(git(sparse.root, "diff", "--name-only", "HEAD~", "HEAD").split())
     assert len(new) == 84 and new <= skipped(sparse.root)
+
+
+def test_a_commit_killed_before_its_index_landed_is_restaged_skip_worktree(store_path, kit,
+                                                                           tmp_path):
+    git(store_path, "sparse-checkout", "set", "--cone", "--no-sparse-index", "store/trust")
+    source, _, files = _bundle(kit, tmp_path / "bundle.json")
+    _killed_add(_KILLED_BEFORE_INDEX_RENAME, store_path, source)
+    (store_path / ".git" / "index.lock").unlink()  # what the user is told to do
+    before = snapshot(store_path)
+    other = Manifest.from_document(kit.workload("gemm", name="another-workload"))
+    Store(store_path).add([other], commit=True)
+    assert git(store_path, "status", "--porcelain", "--untracked-files=all") == ""
+    assert snapshot(store_path) == before
+    assert set(files) <= skipped(store_path)
