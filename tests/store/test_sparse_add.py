@@ -90,6 +90,9 @@ def test_a_plain_add_in_a_sparse_checkout_still_writes_its_files(group, tmp_path
     name = layout.name_path("Implementation", "impl-sp-0")
     assert (sparse.root / name).read_bytes() == layout.name_record(impl.digest)
     assert (sparse.root / layout.object_path(run.digest)).read_bytes() == run.object_bytes
+    sparse.add([impl, run], commit=True)  # the files there are committed as they are
+    assert git(sparse.root, "status", "--porcelain", "--untracked-files=all") == ""
+    assert name not in skipped(sparse.root) and (sparse.root / name).exists()
 
 
 def test_an_add_refused_in_a_sparse_checkout_writes_nothing(group, tmp_path, kit):
