@@ -391,6 +391,7 @@ def bulk_add(workdir: Path, n: int, prepared: dict[str, Any], chunk: int = 0) ->
     dirty = len(status.stdout.splitlines())
     first = first_query(store, n)  # before anything else reads the store
     floor_s = work_tree_floor(workdir, prepared["contents"])
+    sparse = [] if chunked else [sparse_bulk_add(workdir, n, prepared, store, git_s, git_cpu)]
     ki_rate, git_rate = n / ki_s, n / git_s
     ratio = ki_rate / git_rate
     per = chunk if chunked else n  # manifests the largest add held
@@ -416,7 +417,52 @@ def bulk_add(workdir: Path, n: int, prepared: dict[str, Any], chunk: int = 0) ->
                 "writing the same 3N files only (temp + rename)", n / floor_s,
                 ki_rate / (n / floor_s), "", None,
                 f"floor {floor_s:.1f} s: no parsing, validation or git; what bounds a "
-                "work-tree add on this disk", {"floor_s": floor_s})]
+                "work-tree add on this disk", {"floor_s": floor_s}), *sparse]
+
+
+SPARSE_CONE = ("store/policy", "store/trust")
+"""The directories the sparse row's checkout holds (``git sparse-checkout set``): what a
+contributor at ten million manifests checks out (docs/speed.md, "Ten million manifests")."""
+
+
+def sparse_bulk_add(workdir: Path, n: int, prepared: dict[str, Any], full: Path,
+                    git_s: float, git_cpu: float) -> Row:
+    """The same bulk ``add --commit`` into a cone-mode sparse checkout, against fast-import.
+
+    The add writes every file outside the checkout to git only (a skip-worktree index
+    entry, no work-tree file), so this is what an add costs when the disk is not written.
+    The store is removed afterwards (the other steps measure the full one).
+
+    Args:
+        full: the full checkout's store after the same add (its tree must be the same).
+        git_s: fast-import's wall seconds of the same stream; git_cpu: its CPU seconds.
+
+    Raises:
+        RuntimeError: the add or a git command failed.
+    """
+    store = workdir / "store-sparse"
+    run([kistore_bin(), "init", str(store)])
+    run(["git", "-C", str(store), "sparse-checkout", "set", "--cone", "--no-sparse-index",
+         *SPARSE_CONE])
+    seconds, cpu_s, _ = _add_commit(store, prepared["jsonl"], "bench")
+    _, status = run(["git", "-C", str(store), "status", "--porcelain"])
+    dirty = len(status.stdout.splitlines())
+    files = sum(len(names) for _, _, names in os.walk(store / "store"))
+    trees = [run(["git", "-C", str(s), "rev-parse", "HEAD^{tree}"])[1].stdout.strip()
+             for s in (store, full)]
+    shutil.rmtree(store)
+    rate = n / seconds
+    return Row(n, "bulk add --commit, sparse checkout", rate, "manifests/s",
+               "git fast-import, same bytes and paths", n / git_s, rate / (n / git_s),
+               ">= 0.33x", rate / (n / git_s) >= 1 / 3,
+               f"kistore {seconds:.1f} s, fast-import {git_s:.1f} s; CPU {cpu_s:.1f} s against "
+               f"{git_cpu:.1f} s ({git_cpu / cpu_s:.2f}x by CPU); checkout "
+               f"{' '.join(SPARSE_CONE)}: {files} work-tree file(s) under store/ after; tree "
+               f"{'the same as' if trees[0] == trees[1] else 'NOT the same as'} the full "
+               f"checkout's; git status after: {'clean' if dirty == 0 else f'{dirty} paths dirty'}",
+               {"kistore_s": seconds, "fast_import_s": git_s, "kistore_cpu_s": cpu_s,
+                "fast_import_cpu_s": git_cpu, "git_status_dirty": dirty,
+                "work_tree_files": files, "same_tree": trees[0] == trees[1]})
 
 
 RANK_TARGET = "BenchmarkRun/sol-submission-20000"

@@ -111,6 +111,11 @@ def test_bench_smoke_at_200(tmp_path):
     rows = {r["what"]: r for r in data["rows"]}
     assert rows["bulk add --commit"]["value"] > 0
     assert rows["bulk add --commit"]["extra"]["git_status_dirty"] == 0
+    sparse = rows["bulk add --commit, sparse checkout"]  # new files outside it: git only
+    assert sparse["baseline"] == "git fast-import, same bytes and paths"
+    assert sparse["target"] == ">= 0.33x" and sparse["value"] > 0
+    assert sparse["extra"]["git_status_dirty"] == 0 and sparse["extra"]["same_tree"]
+    assert sparse["extra"]["work_tree_files"] == 1  # store/policy/ranking.json
     if Path("/proc/self/smaps_rollup").exists():  # the add's peak memory (issue 22)
         assert rows["bulk add --commit"]["extra"]["peak_tree_pss_bytes"] > 10 * 2**20
         assert "MB Pss with its children" in done.stdout
@@ -183,8 +188,8 @@ def test_bench_only_export_builds_the_store_and_its_index_and_measures_only_that
     [result] = (tmp_path / "results").glob("*.json")
     rows = {r["what"]: r for r in json.loads(result.read_text())["rows"]}
     assert set(rows) == {"first rank after bulk add", "bulk add --commit",
-                         "bulk add vs work-tree floor", "export (parquet, whole store)",
-                         "export max RSS"}
+                         "bulk add vs work-tree floor", "bulk add --commit, sparse checkout",
+                         "export (parquet, whole store)", "export max RSS"}
     exported = rows["export (parquet, whole store)"]
     assert exported["note"].startswith("exit 0;")
     assert exported["extra"]["rows"]["manifests"] == 200  # nothing added after the bulk add

@@ -20,7 +20,7 @@ import os
 import shutil
 import struct
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -213,7 +213,8 @@ nothing but what the tree replaces."""
 
 def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
           stats: Mapping[str, FileStat], root: str | os.PathLike[str], *,
-          trees: tuple[pygit2.Tree, pygit2.Tree] | None = None) -> None:
+          trees: tuple[pygit2.Tree, pygit2.Tree] | None = None,
+          skip: Collection[str] = ()) -> None:
     """Add ``blobs`` to ``index`` (in memory; the caller writes it), in path order.
 
     Args:
@@ -231,6 +232,10 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
             or more holding exactly the parent's tree, the new tree is read into it first
             (:func:`_read_new_tree`): the same entries, stat data and all, in O(index)
             instead of O(paths x index).
+        skip: paths of ``blobs`` staged with git's *skip-worktree* bit and no stat data:
+            files outside a sparse checkout, written to git only (no work-tree file; git
+            neither reads nor writes one there until the checkout takes the path in). Only
+            where :func:`skip_settable` is True: the bit needs the entry's C struct.
 
     A file edited after it was written no longer matches its recorded stat data, so git
     hashes it and reports the edit as unstaged. Paths are added in sorted order: libgit2
@@ -239,13 +244,19 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
 
     Raises:
         pygit2.GitError: libgit2 refused an entry.
+        ValueError: ``skip`` is not empty where :func:`skip_settable` is False.
     """
     add_entry = _entry_adder(index)
+    if skip and add_entry is None:
+        raise ValueError("the skip-worktree bit cannot be set with this pygit2")
     if (trees is not None and add_entry is not None and len(blobs) >= BULK_STAGE
             and len(index) >= BULK_INDEX):
         _read_new_tree(index, *trees)
     for path in sorted(blobs):
         oid, st = blobs[path], stats.get(path)
+        if path in skip:
+            add_entry(path, oid, _NO_STAT, skip=True)
+            continue
         if st is None:
             st = _stat_if_holding(os.path.join(root, path), oid.raw)
         if st is not None and add_entry is not None:
@@ -285,13 +296,38 @@ _ENTRY_HEAD = struct.Struct("=iIiIIIIIII20s")
 """``git_index_entry`` up to its flags: ctime and mtime (int32 seconds, uint32 nanoseconds),
 dev, ino, mode, uid, gid, file_size (uint32 each), the 20-byte id (libgit2's git_index.h)."""
 _ENTRY_OFFSETS = {"ctime": 0, "mtime": 8, "dev": 16, "ino": 20, "mode": 24, "uid": 28,
-                  "gid": 32, "file_size": 36, "id": 40, "flags": 60}
+                  "gid": 32, "file_size": 36, "id": 40, "flags": 60, "flags_extended": 62}
 _INT32 = 1 << 31
 _NS = 1_000_000_000
 
 
+_NO_STAT: FileStat = (0, 0, 0, 0, 0, 0, 0)
+"""The stat data of an entry with no work-tree file (skip-worktree: git never compares it)."""
+
+_SKIP_WORKTREE = 1 << 14
+"""``GIT_INDEX_ENTRY_SKIP_WORKTREE`` of ``git_index_entry.flags_extended`` (libgit2's
+git_index.h; git's ``CE_SKIP_WORKTREE`` >> 16, as the index file stores it). libgit2
+writes an index of version 3 when an entry has it."""
+
+
+def skip_settable() -> bool:
+    """Return True when :func:`stage` can set the skip-worktree bit (its ``skip``).
+
+    pygit2 exposes its cffi binding and lays ``git_index_entry`` out as :data:`_ENTRY_HEAD`
+    says (not a SHA-256 build).
+    """
+    try:
+        # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
+        from pygit2.ffi import ffi
+
+        return all(ffi.offsetof("git_index_entry", name) == at
+                   for name, at in _ENTRY_OFFSETS.items())
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - another pygit2
+        return False
+
+
 def _entry_adder(index: pygit2.Index) -> Any:
-    """Return ``add(path, oid, stat)`` calling ``git_index_add`` directly, or None.
+    """Return ``add(path, oid, stat, skip=False)`` calling ``git_index_add`` directly, or None.
 
     Each entry's fixed fields are packed into its C struct in one copy (:data:`_ENTRY_HEAD`)
     rather than set one cffi attribute at a time (about half the Python of a bulk add's
@@ -306,18 +342,16 @@ def _entry_adder(index: pygit2.Index) -> Any:
         c_index = index._index
         entry = ffi.new("git_index_entry *")
         head = ffi.buffer(entry, _ENTRY_HEAD.size)
-        laid_out = all(ffi.offsetof("git_index_entry", name) == at
-                       for name, at in _ENTRY_OFFSETS.items())
     except (ImportError, AttributeError, TypeError):  # pragma: no cover - another pygit2
         return None
-    if not laid_out:  # pragma: no cover - another libgit2 build
+    if not skip_settable():  # pragma: no cover - another libgit2 build
         return None
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     from pygit2.errors import check_error
 
     add_entry, new, pack_head = C.git_index_add, ffi.new, _ENTRY_HEAD.pack_into
 
-    def add(path: str, oid: pygit2.Oid, st: FileStat) -> None:
+    def add(path: str, oid: pygit2.Oid, st: FileStat, skip: bool = False) -> None:
         mtime_ns, size, ino, ctime_ns, dev, uid, gid = st
         c_seconds, c_ns = divmod(ctime_ns, _NS)
         if not 0 <= c_seconds < _INT32:  # past 2038 or before 1970: as git truncates
@@ -327,6 +361,7 @@ def _entry_adder(index: pygit2.Index) -> Any:
             m_seconds, m_ns = _index_time(mtime_ns)
         pack_head(head, 0, c_seconds, c_ns, m_seconds, m_ns, dev & _U32, ino & _U32,
                   _REGULAR_FILE, uid & _U32, gid & _U32, size & _U32, oid.raw)
+        entry.flags_extended = _SKIP_WORKTREE if skip else 0
         c_path = new("char[]", path.encode("utf-8", "surrogateescape"))  # os.fsencode's
         entry.path = c_path  # libgit2 copies the entry, path included
         check_error(add_entry(c_index, entry))

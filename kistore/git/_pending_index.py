@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -152,8 +153,24 @@ class PendingIndex:
                     continue
                 if str(held) == added[0]:
                     missing[path] = held
-        gitindex.stage(index, missing, {}, root)
+        gitindex.stage(index, missing, {}, root, skip=_outside_checkout(repo, root, missing))
         return sorted(missing)
+
+
+def _outside_checkout(repo: pygit2.Repository, root: str | os.PathLike[str],
+                      paths: Iterable[str]) -> frozenset[str]:
+    """Return ``paths`` a sparse checkout leaves out and the work tree lacks (else empty).
+
+    Staged again with the skip-worktree bit, as the killed ``add --commit`` staged them
+    (:func:`kistore.git.sparse.git_only`): without it ``git status`` calls them deleted.
+    """
+    # Lazy: asked only when a killed commit is restaged (git runs in a sparse checkout).
+    from .sparse import git_only, skip_worktree
+
+    git_dir, work_tree = Path(repo.path), Path(root)
+    if skip_worktree(git_dir, work_tree) is None:
+        return frozenset()
+    return git_only(git_dir, work_tree, paths)
 
 
 def _head(repo: pygit2.Repository) -> Any | None:

@@ -230,7 +230,7 @@ class BranchCommit:
     def run(self, files: Mapping[str, bytes], message: str, *,
             before_move: Callable[[], None] | None = None,
             stats: Mapping[str, FileStat] | None = None,
-            ahead: pack.PackAhead | None = None) -> pygit2.Oid:
+            ahead: pack.PackAhead | None = None, skip: Collection[str] = ()) -> pygit2.Oid:
         """Commit ``files`` on top of the checked-out branch; move it with compare-and-swap.
 
         Args:
@@ -247,6 +247,9 @@ class BranchCommit:
                 process meanwhile (:class:`kistore.git.pack.PackAhead`, started by the
                 caller): a packed commit takes them instead of hashing and compressing
                 those blobs again. The caller stops it (``close``) when this returns.
+            skip: paths of ``files`` outside a sparse checkout that have no work-tree file:
+                staged with git's skip-worktree bit (:func:`kistore.git._gitindex.stage`),
+                so ``git status`` stays clean and the checkout sparse.
 
         Returns:
             The commit the branch now holds. When HEAD's tree already has every file (a
@@ -286,7 +289,7 @@ class BranchCommit:
             if before_move is not None:
                 before_move()
             return self._stage_and_land(blobs, branch, parent, oid, tree, written, message,
-                                        stats, keeps)
+                                        stats, keeps, skip)
         finally:
             for keep in keeps:  # the branch holds the objects now, or they are given up
                 keep.unlink(missing_ok=True)
@@ -294,8 +297,8 @@ class BranchCommit:
     def _stage_and_land(self, blobs: dict[str, pygit2.Oid], branch: str,
                         parent: pygit2.Commit | None, oid: pygit2.Oid, tree: pygit2.Oid,
                         written: list[pygit2.Oid], message: str,
-                        stats: Mapping[str, FileStat] | None, keeps: list[Path]
-                        ) -> pygit2.Oid:
+                        stats: Mapping[str, FileStat] | None, keeps: list[Path],
+                        skip: Collection[str] = ()) -> pygit2.Oid:
         """Stage the files, move the branch and put the index in place: :meth:`run`'s end."""
         repo = self.repo
         # Staging, the move and the bookkeeping are one step for interrupts (Ctrl-C and
@@ -313,7 +316,8 @@ class BranchCommit:
                 trees = None  # an index with no extended flags may take the new tree whole
                 if update.version == gitindex.INDEX_VERSION_PLAIN and parent is not None:
                     trees = (parent.tree, repo[tree].peel(pygit2.Tree))
-                gitindex.stage(update.index, blobs, stats or {}, self.root, trees=trees)
+                gitindex.stage(update.index, blobs, stats or {}, self.root, trees=trees,
+                               skip=skip)
                 update.write()
             try:
                 return self._land(branch, parent, oid, tree, written, message, update,

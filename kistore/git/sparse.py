@@ -39,13 +39,15 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..core import hashes, layout
 from ..core.errors import StoreStateError
 from .child import git_environment
 
-__all__ = ["SkipWorktree", "StagedEntry", "git_status", "skip_worktree"]
+__all__ = ["Cone", "SkipWorktree", "StagedEntry", "checkout_cone", "git_only", "git_status",
+           "skip_worktree"]
 
 StagedEntry = tuple[int, str] | None
 """What git's index holds at a path whose entry differs from ``HEAD``'s: ``(git mode, blob
@@ -380,3 +382,111 @@ def _git(work_tree: Path, args: list[str], why: str, file: Path, *, check: bool 
             f"({said[-1] if said else f'git exited {done.returncode}'}); run `git status` to "
             "see what git says", file=os.fspath(file))
     return done.stdout
+
+
+class Cone:
+    """The directories a cone-mode sparse checkout holds (``git sparse-checkout set DIR...``).
+
+    Git's cone mode (``Documentation/git-sparse-checkout.txt``, "Internals -- cone mode
+    handling") holds every top-level file, every file below a *recursive* directory (one
+    named to ``set``), and the files directly in each *parent* of one (``store/`` for
+    ``store/policy``); nothing else. Its patterns are gitignore patterns that mean exactly
+    that, so git reads them so with ``core.sparseCheckoutCone`` on or off.
+
+    Args:
+        recursive: the directories held whole (``/``-separated, no ``/`` at either end).
+        parents: the directories whose own files only are held.
+    """
+
+    def __init__(self, recursive: frozenset[str], parents: frozenset[str]) -> None:
+        self.recursive = recursive
+        self.parents = parents
+
+    def holds(self, path: str) -> bool:
+        """Return True when the file ``path`` (a repository path) is inside the checkout."""
+        directory = path.rpartition("/")[0]
+        if not directory or directory in self.parents:
+            return True
+        cut = len(directory)
+        while cut > 0:  # store/objects/sha256/ab, store/objects/sha256, store/objects, store
+            if directory[:cut] in self.recursive:
+                return True
+            cut = directory.rfind("/", 0, cut)
+        return False
+
+
+def checkout_cone(git_dir: Path) -> Cone | None:
+    """Return the cone of a sparse checkout, read from ``$GIT_DIR/info/sparse-checkout``.
+
+    Only the file is read (no git child). Call it where :func:`skip_worktree` said the
+    repository is a sparse checkout: the file stays when sparse checkout is turned off.
+
+    Args:
+        git_dir: the repository's git directory (a linked worktree's own).
+
+    Returns:
+        The :class:`Cone` the file's patterns mean; None when there is no such file, or
+        its patterns are not all of cone mode's forms (``/*``, ``!/*/``, ``/DIR/``,
+        ``!/DIR/*/``: a ``--no-cone`` checkout), whose files a caller cannot place
+        without git's pattern matching.
+    """
+    try:
+        text = (git_dir / "info" / "sparse-checkout").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    if lines[:2] != ["/*", "!/*/"]:
+        return None
+    named: set[str] = set()
+    parents: set[str] = set()
+    for line in lines[2:]:
+        match = _CONE_LINE.fullmatch(line)
+        if match is None:
+            return None
+        directory = re.sub(r"\\(.)", r"\1", match.group(2))  # git escapes glob characters
+        (parents if match.group(1) else named).add(directory)
+    return Cone(frozenset(named - parents), frozenset(parents))
+
+
+_CONE_LINE = re.compile(r"(!)?/((?:[^\\/*?\[]|\\.)+(?:/(?:[^\\/*?\[]|\\.)+)*)/(?(1)\*/|)")
+"""A cone-mode line after ``/*`` and ``!/*/``: ``/DIR/`` (held) or ``!/DIR/*/`` (its
+subdirectories not: DIR is a parent). Group 1: the ``!``; group 2: DIR, as escaped."""
+
+
+def git_only(git_dir: Path, work_tree: Path, paths: Iterable[str]) -> frozenset[str]:
+    """Return which of the new ``paths`` a commit in a sparse checkout writes to git only.
+
+    Those outside the checkout's cone (:func:`checkout_cone`) with no file in the work tree:
+    committed and staged with the skip-worktree bit (:func:`kistore.git._gitindex.stage`),
+    never written to the work tree, as ``git sparse-checkout`` itself leaves such a path.
+    A file there already (a plain ``kistore add`` or a ``git add --sparse`` put it there)
+    is written as in a full checkout. Call it where :func:`skip_worktree` found a sparse
+    checkout.
+
+    Args:
+        git_dir: the repository's git directory (a linked worktree's own).
+        work_tree: its work tree.
+        paths: repository paths of files about to be committed.
+
+    Returns:
+        The paths to write to git only; empty for a ``--no-cone`` checkout (its patterns
+        are git's to match: every file is written, as before) or where this pygit2 cannot
+        set the skip-worktree bit.
+    """
+    # Lazy: the write path's index code (pygit2, the writer); a read never loads it here.
+    from ._gitindex import skip_settable
+
+    cone = checkout_cone(git_dir)
+    if cone is None or not skip_settable():
+        return frozenset()
+    root = os.fspath(work_tree)
+    held: dict[str, bool] = {}  # directory -> it exists in the work tree
+
+    def absent(path: str) -> bool:
+        directory = path.rpartition("/")[0]
+        there = held.get(directory)
+        if there is None:
+            there = held[directory] = os.path.isdir(os.path.join(root, directory))
+        return not there or not os.path.lexists(os.path.join(root, path))
+
+    return frozenset(path for path in paths if not cone.holds(path) and absent(path))

@@ -69,7 +69,7 @@ from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.locks import index_lock
 from ..git.opening import open_repository
 from ..git.refs import RefsUnreadable, broken_dotgit, common_git_dir, git_dir_of
-from ..git.sparse import SkipWorktree, skip_worktree
+from ..git.sparse import SkipWorktree, git_only, skip_worktree
 from ..index.freshness import is_racy, one_write, stat_key
 from ..index.names import NameIndex, open_name_index
 from . import _write_lock
@@ -1774,7 +1774,9 @@ class Store:
         """Write ``files`` into the work tree, all or nothing, and commit them when asked.
 
         Under the write lock, after the checks. Files go to temporary names and are renamed
-        into place; any failure or Ctrl-C before the branch moved undoes them.
+        into place; any failure or Ctrl-C before the branch moved undoes them. In a sparse
+        checkout a commit writes a new file outside the checkout to git only
+        (:meth:`_git_only`): its blob, and an index entry with the skip-worktree bit.
 
         Args:
             files: repository path -> exact bytes.
@@ -1811,11 +1813,14 @@ class Store:
         from ..git.writer import FileBatch, refuse_links, remove_stale_temps
 
         assert self.root is not None
-        directories = {rel.rpartition("/")[0] for rel in files}
+        committed = _committed(files, work_tree_only)
+        skip = self._git_only(committed) if commit else frozenset()
+        on_disk = {path: data for path, data in files.items() if path not in skip} \
+            if skip else files
+        directories = {rel.rpartition("/")[0] for rel in on_disk}
         refuse_links(self.root, directories)  # before anything is written or removed
         remove_stale_temps(self.root, directories, listed)  # killed adds
-        batch = FileBatch(self.root, files, listed)
-        committed = _committed(files, work_tree_only)
+        batch = FileBatch(self.root, on_disk, listed)
         told = False  # on_landed was called without a commit
         landed = None if on_landed is None else (lambda oid: on_landed(str(oid)))
         committer = BranchCommit(self.repo, self.root, landed, known) if commit else None
@@ -1824,7 +1829,7 @@ class Store:
         # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
         with committer.index_held(committed.keys()) if committer else contextlib.nullcontext():
             try:
-                if committer is not None and len(files) >= _pack_threshold() and WRITERS:
+                if committer is not None and len(on_disk) >= _pack_threshold() and WRITERS:
                     # Child processes write the work-tree files while this one builds the
                     # git objects, then parses them for the index's rows: they overlap on a
                     # second core. The branch moves only once every file is in place.
@@ -1835,11 +1840,12 @@ class Store:
                         batch.wait()
 
                     committer.run(committed, message, before_move=before_move,
-                                  stats=batch.stats, ahead=ahead)
+                                  stats=batch.stats, ahead=ahead, skip=skip)
                 else:
                     batch.run()
                     if committer is not None:
-                        committer.run(committed, message, stats=batch.stats, ahead=ahead)
+                        committer.run(committed, message, stats=batch.stats, ahead=ahead,
+                                      skip=skip)
                     elif on_landed is not None:  # every file in place: nothing to undo
                         with interrupts_deferred():
                             told = True
@@ -1860,6 +1866,21 @@ class Store:
         if committer is None:
             return batch.stats, None, prepared, {}
         return batch.stats, committer.oid, prepared, committer.blobs
+
+    def _git_only(self, files: Mapping[str, bytes]) -> frozenset[str]:
+        """Return the paths of ``files`` a commit writes to git only, not to the work tree.
+
+        In a cone-mode sparse checkout, the new files outside it (:func:`kistore.git.sparse.
+        git_only`): ``git status`` stays clean, the checkout stays sparse, and ``git
+        sparse-checkout disable`` writes them with the committed bytes. Empty outside a
+        sparse checkout (one ``stat``, :meth:`skipped`).
+
+        Raises:
+            StoreStateError: as :meth:`skipped`.
+        """
+        if self.root is None or self.skipped() is None:
+            return frozenset()
+        return git_only(self.git_dir, self.root, files)
 
     def migrate(self, *, commit: bool = False, message: str | None = None,
                 on_landed: Callable[[str | None], None] | None = None,

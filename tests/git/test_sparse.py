@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore.git.sparse import SkipWorktree, skip_worktree
+from kistore.git.sparse import SkipWorktree, checkout_cone, skip_worktree
 from kistore.store import Store
 
 from ..conftest import git
@@ -119,3 +119,22 @@ def test_lookups_in_the_listing_match_a_set_of_its_skipped_files(items):
         below = {p[len(directory) + 1 if directory else 0:].partition("/")[0]
                  for p in skipped_files if p.startswith(directory + "/" if directory else "")}
         assert found.names_in(directory) == below
+
+
+def test_the_cone_of_a_sparse_checkout_is_read_from_its_patterns(tmp_path):
+    git(tmp_path, "init", "-q", "repo")
+    repo = tmp_path / "repo"
+    git(repo, "sparse-checkout", "set", "--cone", "--no-sparse-index", "store/policy",
+        "store/trust", "x/y z")
+    cone = checkout_cone(repo / ".git")
+    assert cone is not None
+    assert (cone.recursive, cone.parents) == (
+        frozenset({"store/policy", "store/trust", "x/y z"}), frozenset({"store", "x"}))
+    held = ["kistore.toml", "store/README", "store/policy/ranking.json", "store/trust/a/b",
+            "x/y z/f", "x/f"]
+    left = ["store/names/Workload/ab/n", "store/objects/sha256/ab/cd", "x/y/f",
+            "store/policyx/f", "other/f"]
+    assert [cone.holds(p) for p in held + left] == [True] * len(held) + [False] * len(left)
+    git(repo, "sparse-checkout", "set", "--no-cone", "/*", "!/store/objects/")
+    assert checkout_cone(repo / ".git") is None  # git's patterns: nothing placed here
+    assert checkout_cone(tmp_path) is None  # no sparse-checkout file
