@@ -1642,7 +1642,9 @@ def _refuse_unchecked(repo: pygit2.Repository, remote: str, tracking: str) -> No
 def push(store: Store, remote: str, *,
          judge: Callable[[str | None, str], None] | None = None,
          fetched: Callable[[Fetched], None] | None = None,
-         line_judge: LineJudge | None = None) -> Fetched:
+         line_judge: LineJudge | None = None,
+         made_again: Callable[[str | None, str, str], None] | None = None,
+         enter_now: bool = False) -> Fetched:
     """Fetch and merge the remote's notes, then push ours; retry when the remote moved.
 
     Refused, pushing nothing, when a note to push is on an object none of the remote's
@@ -1663,6 +1665,14 @@ def push(store: Store, remote: str, *,
             CLI says which lines the remote's notes removed and this clone kept, also when
             the push is then refused).
         line_judge: the lines each fetch would gain are judged by it (:func:`fetch`).
+        made_again: called after ``judge`` only when the push makes notes commits again
+            (``redated``), with the remote's notes commit, our notes tip (whose history
+            dates each line as this clone's readers do) and the commit made again; raises
+            to refuse the push (``kistore notes push``: a line whose effect the new entry
+            changes, fresh12 F7).
+        enter_now: make the notes commits the remote lacks again, dated at the push, even
+            when each is within a minute of the clock (``--enter-now``:
+            :func:`kistore.attest.notes_dated.dated_at_push`'s ``force``).
 
     Once pushed, the remote's notes are ours: the tracking ref
     (``refs/notes/remotes/REMOTE/kistore``) is set to the tip pushed, as if fetched (a
@@ -1698,12 +1708,14 @@ def push(store: Store, remote: str, *,
         # a line enters at its notes commit's date: what the remote lacks is dated at the
         # push (KI437), so a clone that attested hours ago is not refused (fresh06)
         redated: list[Redated] = []
-        pushed = dated_at_push(repo, pushed, theirs, remote, redated)
+        pushed = dated_at_push(repo, pushed, theirs, remote, redated, force=enter_now)
         missing = subjects_missing(repo, remote, theirs, str(pushed))
         if missing:  # the server would refuse the whole update, and every later one (F24)
             raise StoreStateError(unsent_message(repo, remote, missing))
         if judge is not None:
             judge(theirs, str(pushed))
+        if redated and made_again is not None:  # a line's entry moves: its effect too?
+            made_again(theirs, str(ours), str(pushed))
         sent_at = datetime.now(UTC)
         result = _git(repo, "push", "--quiet", remote, f"{pushed}:{NOTES_REF}", check=False)
         if result.returncode == 0:  # the remote's notes are ours now: as if fetched

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..attest.keyfile import Skipped
     from ..attest.levels import Evidence
     from ..attest.notes import Fetched, Restored
+    from ..check._redated import EffectChanged
     from ..core.digest import Digest
     from ..core.errors import InputError
     from ..core.findings import Finding
@@ -832,8 +833,16 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
                    f"{printable(remote)}` gives it this repository's)", err=True)
 
 
+_ENTER_NOW = click.option(
+    "--enter-now", is_flag=True,
+    help="Let each line whose effect changes as its notes commits are made again, dated "
+         "now, enter now and count as judged then (named on stderr).")
+"""``--enter-now`` of ``notes push`` and ``notes rebase REMOTE`` (fresh12 F7)."""
+
+
 @_remote_command("push")
-def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
+@_ENTER_NOW
+def notes_push(ctx: StoreContext, remote: str, as_json: bool, enter_now: bool) -> None:
     """Merge REMOTE's notes into ours, then push refs/notes/kistore (retried if it moved).
 
     Exits 1, pushing nothing, when a note to push is about an object none of REMOTE's
@@ -842,6 +851,13 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     Likewise when the notes it would send fail the gate a server's pre-receive hook runs
     (`kistore check --updates`), judged here against this clone's main: a line signed by
     a key its trust file has revoked, or whose validity ended, cannot enter now (KI411).
+
+    Notes commits REMOTE lacks that are more than a minute old, or dated ahead, are made
+    again dated at the push (KI437), and their lines enter then. Exits 1, pushing nothing,
+    when that changes a line's effect (a withdrawal signed before its key was trusted, a
+    community attestation here, would count): each is named. --enter-now lets them enter
+    at the push (making the commits again whatever their dates), named on stderr and in
+    --json's effectChanged.
 
     \b
     Example:
@@ -852,25 +868,32 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     from ..check.gate import note_line_judge
     from ..core.errors import printable
     from ..core.layout import NOTES_REF
-    from ._notes_made_again import redated_words
+    from ._notes_made_again import entering_now_words, redated_words
 
     store = ctx.store()
     # kistore.toml read once a command (tests/cli/test_reads_once.py): the version here,
     # the note line limit of the fetch's judge and of the gate's, each attempt's
     settings = store.settings()
     settings.refuse_other_version("kistore notes push")  # it merges into ours first
+    changed: list[EffectChanged] = []  # the lines --enter-now lets enter at the push
     fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote, settings),
                    fetched=partial(_say_kept, store, remote, pushing=True),
-                   line_judge=note_line_judge(store, settings))
+                   line_judge=note_line_judge(store, settings),
+                   made_again=partial(_judge_made_again, store, remote, "push", enter_now,
+                                      changed),
+                   enter_now=enter_now)
     held = NOTES_REF in store.repo.references  # none: neither side holds notes
     pushed = held and not fetched.held  # it held them already: nothing went (fresh12 F10)
     if fetched.redated:  # said, not done silently (msg03, fresh11 LOW 8)
         click.echo(redated_words(store.repo, fetched.redated, printable(remote)), err=True)
+    if changed:
+        click.echo(printable(entering_now_words(changed, "push")), err=True)
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
                    "pushed": pushed, "redated": [
                        {"old": r.old, "new": r.new, "seconds": r.seconds, "kept": r.kept}
-                       for r in fetched.redated]})
+                       for r in fetched.redated],
+                   "effectChanged": [c.as_json() for c in changed]})
     elif not held:  # after a rebase that kept no line for a remote holding none
         click.echo(f"nothing to push: neither this repository nor {printable(remote)} holds "
                    f"notes ({NOTES_REF})")
@@ -1280,6 +1303,37 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
             + "\n".join(f.format() for f in found) + "\n" + "\n".join(fix_lines(found))
             + "\n" + _way_out(found, remote, again=again)
             + "; nothing was pushed, your notes are unchanged")
+
+
+def _judge_made_again(store: Store, remote: str, command: str, enter_now: bool,
+                      changed: list[EffectChanged], theirs: str | None, ours: str,
+                      sent: str) -> None:
+    """Refuse notes made again when that changes a line's effect (fresh12 F7).
+
+    Args:
+        store: the clone.
+        remote: as given to the command.
+        command: ``push`` or ``rebase`` (``kistore notes COMMAND REMOTE``), as refused.
+        enter_now: ``--enter-now``: the lines are let in, kept in ``changed``.
+        changed: emptied, then given each such line when ``enter_now``.
+        theirs: the remote's notes tip the commit made again is built on (None: none).
+        ours: this clone's notes tip (its history dates each line as readers do now).
+        sent: the notes commit made again (what the push sends, or the rebuild writes).
+
+    Raises:
+        StoreStateError: a line's effect changes and not ``enter_now``: each line named,
+            with both entries and verdicts, and the ways out; nothing is sent or moved.
+    """
+    # Lazy: the gate loads only for notes made again.
+    from ..check.gate import notes_made_again
+    from ..core.errors import StoreStateError
+    from ._notes_made_again import effect_refusal
+
+    found = notes_made_again(store, remote, theirs, ours, sent)
+    changed.clear()  # one attempt's: a push retried when the remote moved judges again
+    if found and not enter_now:
+        raise StoreStateError(effect_refusal(found, remote, command))
+    changed += found
 
 
 def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
