@@ -2249,7 +2249,8 @@ class Rebased(NamedTuple):
     fetched: Fetched = Fetched()
 
 
-def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased:
+def rebase(store: Store, remote: str, judge: LineJudge | None = None, *,
+           made_again: Callable[[str | None, str, str], None] | None = None) -> Rebased:
     """Rebuild :data:`NOTES_REF` on a remote's notes tip with the lines this clone added.
 
     The way out when a notes push is refused for a line or path its notes *history* holds
@@ -2278,6 +2279,11 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
         remote: a remote name or URL (as :func:`fetch` takes it).
         judge: a :data:`LineJudge` of each line the fetch gains and each line written back;
             None: every one is let in.
+        made_again: called before the notes ref moves, when lines of ours are written
+            back, with the remote's tip (None: none), our tip and the commit written (each
+            line written back enters at its date, now); raises to refuse the rebuild,
+            nothing moved (``kistore notes rebase REMOTE``: a line whose effect that
+            changes, fresh12 F7).
 
     Returns:
         :class:`Rebased` (``added`` empty and :data:`NOTES_REF` the remote's tip, or
@@ -2327,6 +2333,8 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
                             f"repository's, from an empty root ({named} holds no notes; kistore "
                             "notes rebase)")
             new = str(repo.references[scratch].target)
+            if added and old is not None and made_again is not None:
+                made_again(base, old, new)  # each line written back enters now
             if _git(repo, "update-ref", "-m", f"{REBASE_MESSAGE}{named}", NOTES_REF,
                     new, old or "0" * 40, check=False).returncode == 0:
                 mark_rebased(repo)  # the tips before are left on purpose (KI315's reflog)

@@ -1005,8 +1005,10 @@ def _restored_on(done: Restored) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
 @click.option("--dry-run", is_flag=True,
               help="With no REMOTE: only list the lines that would be dropped.")
+@_ENTER_NOW
 @pass_ctx
-def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: bool) -> None:
+def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: bool,
+                 enter_now: bool) -> None:
     """Rebuild refs/notes/kistore on REMOTE's notes, adding back this clone's own lines.
 
     The way out when `kistore notes push REMOTE` is refused for a line or path only the
@@ -1018,7 +1020,11 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     lines go in a notes commit of their own, with no history. A line that does not verify
     (KI409) is left out, named on stderr. When no line of this clone's stays, its notes
     become REMOTE's (none at all when REMOTE holds none), and nothing is left to push.
-    The old tip is printed: `git update-ref refs/notes/kistore OLD` puts it back.
+    The old tip is printed: `git update-ref refs/notes/kistore OLD` puts it back. The
+    lines added back enter at that notes commit's date, now: exits 1, changing nothing
+    (but what its fetch merged), when that changes a line's effect (a withdrawal signed
+    before its key was trusted, a community attestation here, would count); each is named.
+    --enter-now lets them enter now, named on stderr and in --json's effectChanged.
 
     With no REMOTE, in a repository with no remote configured only (for lines it never
     pushed):
@@ -1040,13 +1046,18 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     from ..attest.notes_local import refuse_bare
 
     refuse_bare(ctx.store().repo)  # a server's notes move only by a judged push
-    if remote is None:
+    if remote is None and not enter_now:
         _rebase_here(ctx, as_json, dry_run)
         return
-    if dry_run:
+    if dry_run or remote is None:
         # Lazy: an error path.
         from ..core.errors import InputError
 
+        if remote is None:
+            raise InputError("--enter-now is for `kistore notes rebase REMOTE` (and `kistore "
+                             "notes push REMOTE`), whose notes commit made now brings lines "
+                             "in; `kistore notes rebase` with no REMOTE keeps each line's "
+                             "entry")
         raise InputError("--dry-run is for `kistore notes rebase` with no REMOTE (a "
                          "repository with no remote); `kistore notes rebase REMOTE` prints "
                          "the old tip, and `git update-ref refs/notes/kistore OLD` puts it back")
@@ -1058,18 +1069,25 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     from ..check.gate import note_line_judge
     from ..core.errors import printable
     from ..core.layout import NOTES_REF
+    from ._notes_made_again import entering_now_words
 
     store = ctx.store()
     settings = store.settings()  # read once a command: the version, then the line limit
     settings.refuse_other_version("kistore notes rebase")  # it writes our notes ref
-    done = rebase(store, remote, note_line_judge(store, settings))
+    changed: list[EffectChanged] = []  # the lines --enter-now lets enter now
+    done = rebase(store, remote, note_line_judge(store, settings),
+                  made_again=partial(_judge_made_again, store, remote, "rebase", enter_now,
+                                     changed))
     _say_kept(store, remote, done.fetched)  # what its fetch did, as notes fetch says it
     _say_left_out(store, done.left_out, "this repository's notes held")
+    if changed:
+        click.echo(printable(entering_now_words(changed, "rebase")), err=True)
     count = sum(map(len, done.added.values()))
     if as_json:
         emit_json({"remote": remote, "base": done.base, "old": done.old, "added": count,
                    "gained": done.fetched.gained, "notes": sorted(done.added),
-                   "leftOut": sum(map(len, done.left_out.values()))})
+                   "leftOut": sum(map(len, done.left_out.values())),
+                   "effectChanged": [c.as_json() for c in changed]})
     elif done.base is None and done.old is None:
         click.echo(f"{printable(remote)} holds no notes, nor does this repository: nothing to "
                    "rebuild")

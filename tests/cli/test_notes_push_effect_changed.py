@@ -144,3 +144,66 @@ def test_a_push_whose_making_again_changes_no_effect_pushes_as_before(remote):
     assert [line.split(":")[0] for line in pushed.stderr.splitlines()] == ["note"]
     assert "--enter-now" not in pushed.stderr
     assert _server_notes(remote) == git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+
+
+def test_a_rebuild_making_a_community_withdrawal_count_is_refused_then_enters_now(remote):
+    # fresh12's c9: the server holds notes the clone fetched; the clone's withdrawal is
+    # signed before its key's trust lands, then `kistore notes rebase origin` (the fix of
+    # KI301/KI408/KI409/KI424/KI428) wrote it again in a notes commit dated now: withdrawn
+    blob = run_blob(remote.clone)
+    _noted(remote, bundle(STRANGER, "reproduction"), _at(0))
+    assert remote.push("refs/notes/kistore").accepted
+    kistore(remote, "notes", "fetch", "origin")
+    base = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    next_second()
+    _noted(remote, WITHDRAWAL, _at(0))  # community: no trust file lists the key yet
+    signed = dt.datetime.fromtimestamp(int(git(
+        remote.clone, "log", "-1", "--format=%ct", "refs/notes/kistore")), dt.UTC)
+    ours = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    next_second()
+    assert remote.pr("trust the maintainer key", trust_maintainer(remote)).accepted
+    trusted = _committed(remote)
+    next_second()
+
+    refused = kistore(remote, "notes", "rebase", "origin", check=False)
+    # on BASE b1992eea: rebuilt (exit 0), and the run withdrawn
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    made = _made_at(refused.stderr)
+    assert refused.stderr == (
+        "error: not rebuilt: `kistore notes rebase origin` writes this repository's lines "
+        "again in one notes commit dated now, on origin's notes, and a note line enters the "
+        "repository at its notes commit's date: that changes what 1 attestation line does "
+        "for every reader, here and on origin:\n"
+        f"  {_line(blob, signed, trusted, made)}\n"
+        "ways out: `kistore notes rebase origin --enter-now` lets the line(s) named enter now "
+        "and count as judged there; or, to have a line count by a signature made now, its "
+        "signer attests again (`kistore attest`) and leaves the old line out as below; or, "
+        "to keep a line from counting, leave it out: `git notes --ref kistore edit OBJ` and "
+        "delete it, or `git notes --ref kistore remove OBJ` when it is the note's only line "
+        f"(OBJ: {blob}), then `kistore notes rebase origin` again; refs/notes/kistore is "
+        "unchanged (but for what the fetch from origin merged, as `kistore notes fetch` "
+        "does)\n")
+    assert git(remote.clone, "rev-parse", "refs/notes/kistore").strip() == ours  # not moved
+    assert _server_notes(remote) == base
+
+    rebuilt = kistore(remote, "notes", "rebase", "origin", "--enter-now", "--json")
+    made = _STAMP.findall(rebuilt.stderr.split("made again, it enters at ")[1])[0]
+    said = json.loads(rebuilt.stdout)
+    assert (said["added"], said["effectChanged"]) == (1, [{
+        "object": blob, "subject": str(RUN), "type": "withdrawal", "keyid": MAINTAINER_ID,
+        "enteredAt": _text(signed), "effect": "community", "entersAt": made,
+        "becomes": "withdraws"}])
+    assert rebuilt.stderr == (
+        "note: --enter-now: 1 attestation line enters now, written again in the notes commit "
+        "the rebuild made, and every reader judges it there, not as this repository did "
+        f"until now: {_line(blob, signed, trusted, made)}\n")
+    assert git(remote.clone, "rev-parse", "refs/notes/kistore").strip() != ours
+
+
+def test_enter_now_without_a_remote_is_refused(remote):
+    refused = kistore(remote, "notes", "rebase", "--enter-now", check=False)
+    assert refused.returncode == 1
+    assert refused.stderr == (
+        "error: --enter-now is for `kistore notes rebase REMOTE` (and `kistore notes push "
+        "REMOTE`), whose notes commit made now brings lines in; `kistore notes rebase` with "
+        "no REMOTE keeps each line's entry\n")
