@@ -1647,7 +1647,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     if fresh and trust_revs:  # KI439: judged at the entry readers give it (fresh07 M7)
         was = None if old == ZERO else lookup(repo, old, NOTES_REF).peel(pygit2.Commit)
         findings += judged_at_entry(store, fresh, trust_revs[-1], now or datetime.now(UTC),
-                                    walked, entry_times(repo, brought, was), was)
+                                    walked, entry_times(repo, brought, was), was,
+                                    pushing=remote is not None)
     return dated + shape + passed + findings + (
         _judged_now(store, fresh, trust_revs, copies=True) if fresh else [])
 

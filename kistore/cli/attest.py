@@ -1458,14 +1458,20 @@ def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
                 f"To {edit}; then, as the line stays in the notes commit it entered in, "
                 "which the push brings, and its deletion is a removal (notes only grow in "
                 f"every notes commit, KI408): {rebuild()}")
-    # KI439 gives a fix of its own only to a line held to the date of a notes commit it
-    # is built on: this clock is right then (fresh08 M2)
+    # KI439 gives a fix of its own to a line held to the date of a notes commit it is
+    # built on (fresh08 M2), and to one signed across its key's start (fresh12 F7): this
+    # clock is right then
     if any(f.fix is None for f in clocked):
         said.append(f"a line {ENTRY_VERDICT_DIFFERS.id} names is judged at its notes commit's "
                     "date: set this machine's clock right, then run `kistore notes push "
                     f"{typed}` again (it dates notes commits more than a minute "
                     "off the clock at the push)")
-    if any(f.fix is not None for f in clocked):
+    if any("keyStart" in (f.extra or {}) for f in clocked):  # signed across its key's start
+        said.append(f"a line {ENTRY_VERDICT_DIFFERS.id} names was signed on the other side of "
+                    "its key's start than this push's clock: "
+                    f"{ENTRY_VERDICT_DIFFERS.id}'s fix above names the ways out (this "
+                    "machine's clock is not the cause, and waiting does not help)")
+    if any(f.fix is not None and "keyStart" not in (f.extra or {}) for f in clocked):
         said.append(f"a line {ENTRY_VERDICT_DIFFERS.id} names enters at the date of a notes "
                     "commit it is built on, dated ahead of its own: "
                     f"{ENTRY_VERDICT_DIFFERS.id}'s fix above names it and says what to do "

@@ -207,3 +207,42 @@ def test_enter_now_without_a_remote_is_refused(remote):
         "error: --enter-now is for `kistore notes rebase REMOTE` (and `kistore notes push "
         "REMOTE`), whose notes commit made now brings lines in; `kistore notes rebase` with "
         "no REMOTE keeps each line's entry\n")
+
+
+def test_ki439_within_the_minute_names_the_ways_out_not_the_wait(remote):
+    # fresh12's c7, pushed within the minute: KI439 said "set this machine's clock right
+    # ...; a line within a minute of a key's start: wait that minute, then `kistore notes
+    # push REMOTE`", and that push (made again) made the community withdrawal count
+    blob = run_blob(remote.clone)
+    _noted(remote, WITHDRAWAL, _at(0))
+    signed = dt.datetime.fromtimestamp(int(git(
+        remote.clone, "log", "-1", "--format=%ct", "refs/notes/kistore")), dt.UTC)
+    next_second()
+    assert remote.pr("trust the maintainer key", trust_maintainer(remote)).accepted
+    trusted = _committed(remote)
+    next_second()
+
+    refused = kistore(remote, "notes", "push", "origin", check=False)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert ("fix KI439 (1 finding): this machine's clock is not the cause: it dated the "
+            f"line's notes commit, and key {MAINTAINER_ID} counts from {_text(trusted)}, "
+            "between the line's entry and this push's clock: the line was signed on the other "
+            "side of its key's start, and no wait mends it (a push after a minute makes the "
+            "notes again at the push, which changes the line's effect, refused as such): "
+            "`kistore notes push REMOTE --enter-now` lets it enter at the push and be judged "
+            "there; or its signer attests again and leaves the old line out; or, to keep it "
+            f"from counting, leave it out: `git notes --ref kistore edit {blob}` and delete "
+            "it, then `kistore notes rebase REMOTE` and `kistore notes push REMOTE`\n"
+            ) in refused.stderr, refused.stderr
+    assert "wait that minute" not in refused.stderr
+    assert refused.stderr.endswith(
+        "a line KI439 names was signed on the other side of its key's start than this push's "
+        "clock: KI439's fix above names the ways out (this machine's clock is not the cause, "
+        "and waiting does not help); nothing was pushed, your notes are unchanged\n")
+    assert _server_notes(remote) is None
+
+    pushed = kistore(remote, "notes", "push", "origin", "--enter-now", "--json")
+    changed = json.loads(pushed.stdout)["effectChanged"]
+    assert [(c["enteredAt"], c["effect"], c["becomes"]) for c in changed] == [
+        (_text(signed), "community", "withdraws")]
+    assert _server_notes(remote) == git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
