@@ -72,6 +72,22 @@ def _committed(remote: Remote) -> dt.datetime:
                                      dt.UTC)
 
 
+def _signed_then_trusted(remote: Remote) -> tuple[dt.datetime, dt.datetime]:
+    """The withdrawal noted now (community), then the key's trust a second later, pushed.
+
+    Returns the withdrawal's notes commit date and the trust commit's; the clock is then a
+    second past the trust commit's (a push enters after it).
+    """
+    _noted(remote, WITHDRAWAL, _at(0))  # community: no trust file lists the key yet
+    signed = dt.datetime.fromtimestamp(int(git(
+        remote.clone, "log", "-1", "--format=%ct", "refs/notes/kistore")), dt.UTC)
+    next_second()
+    assert remote.pr("trust the maintainer key", trust_maintainer(remote)).accepted
+    trusted = _committed(remote)
+    next_second()
+    return signed, trusted
+
+
 def _server_notes(remote: Remote) -> str | None:
     done = subprocess.run(["git", "rev-parse", "-q", "--verify", "refs/notes/kistore"],
                           cwd=remote.bare, capture_output=True, text=True)
@@ -156,14 +172,8 @@ def test_a_rebuild_making_a_community_withdrawal_count_is_refused_then_enters_no
     kistore(remote, "notes", "fetch", "origin")
     base = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
     next_second()
-    _noted(remote, WITHDRAWAL, _at(0))  # community: no trust file lists the key yet
-    signed = dt.datetime.fromtimestamp(int(git(
-        remote.clone, "log", "-1", "--format=%ct", "refs/notes/kistore")), dt.UTC)
+    signed, trusted = _signed_then_trusted(remote)
     ours = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
-    next_second()
-    assert remote.pr("trust the maintainer key", trust_maintainer(remote)).accepted
-    trusted = _committed(remote)
-    next_second()
 
     refused = kistore(remote, "notes", "rebase", "origin", check=False)
     # on BASE b1992eea: rebuilt (exit 0), and the run withdrawn
@@ -202,11 +212,10 @@ def test_a_rebuild_making_a_community_withdrawal_count_is_refused_then_enters_no
 
 def test_enter_now_without_a_remote_is_refused(remote):
     refused = kistore(remote, "notes", "rebase", "--enter-now", check=False)
-    assert refused.returncode == 1
-    assert refused.stderr == (
+    assert (refused.returncode, refused.stderr) == (1, (
         "error: --enter-now is for `kistore notes rebase REMOTE` (and `kistore notes push "
         "REMOTE`), whose notes commit made now brings lines in; `kistore notes rebase` with "
-        "no REMOTE keeps each line's entry\n")
+        "no REMOTE keeps each line's entry\n"))
 
 
 def test_ki439_within_the_minute_names_the_ways_out_not_the_wait(remote):
@@ -214,13 +223,7 @@ def test_ki439_within_the_minute_names_the_ways_out_not_the_wait(remote):
     # ...; a line within a minute of a key's start: wait that minute, then `kistore notes
     # push REMOTE`", and that push (made again) made the community withdrawal count
     blob = run_blob(remote.clone)
-    _noted(remote, WITHDRAWAL, _at(0))
-    signed = dt.datetime.fromtimestamp(int(git(
-        remote.clone, "log", "-1", "--format=%ct", "refs/notes/kistore")), dt.UTC)
-    next_second()
-    assert remote.pr("trust the maintainer key", trust_maintainer(remote)).accepted
-    trusted = _committed(remote)
-    next_second()
+    signed, trusted = _signed_then_trusted(remote)
 
     refused = kistore(remote, "notes", "push", "origin", check=False)
     assert refused.returncode == 1, refused.stdout + refused.stderr
