@@ -1653,7 +1653,9 @@ def _refuse_unchecked(repo: pygit2.Repository, remote: str, tracking: str) -> No
 def push(store: Store, remote: str, *,
          judge: Callable[[str | None, str, tuple[Redated, ...]], None] | None = None,
          fetched: Callable[[Fetched], None] | None = None,
-         line_judge: LineJudge | None = None) -> Fetched:
+         line_judge: LineJudge | None = None,
+         made_again: Callable[[str | None, str, str], None] | None = None,
+         enter_now: bool = False) -> Fetched:
     """Fetch and merge the remote's notes, then push ours; retry when the remote moved.
 
     Refused, pushing nothing, when a note to push is on an object none of the remote's
@@ -1675,6 +1677,14 @@ def push(store: Store, remote: str, *,
             CLI says which lines the remote's notes removed and this clone kept, also when
             the push is then refused).
         line_judge: the lines each fetch would gain are judged by it (:func:`fetch`).
+        made_again: called after ``judge`` only when the push makes notes commits again
+            (``redated``), with the remote's notes commit, our notes tip (whose history
+            dates each line as this clone's readers do) and the commit made again; raises
+            to refuse the push (``kistore notes push``: a line whose effect the new entry
+            changes, fresh12 F7).
+        enter_now: make the notes commits the remote lacks again, dated at the push, even
+            when each is within a minute of the clock (``--enter-now``:
+            :func:`kistore.attest.notes_dated.dated_at_push`'s ``force``).
 
     Once pushed, the remote's notes are ours: the tracking ref
     (``refs/notes/remotes/REMOTE/kistore``) is set to the tip pushed, as if fetched (a
@@ -1710,12 +1720,14 @@ def push(store: Store, remote: str, *,
         # a line enters at its notes commit's date: what the remote lacks is dated at the
         # push (KI437), so a clone that attested hours ago is not refused (fresh06)
         redated: list[Redated] = []
-        pushed = dated_at_push(repo, pushed, theirs, remote, redated)
+        pushed = dated_at_push(repo, pushed, theirs, remote, redated, force=enter_now)
         missing = subjects_missing(repo, remote, theirs, str(pushed))
         if missing:  # the server would refuse the whole update, and every later one (F24)
             raise StoreStateError(unsent_message(repo, remote, missing))
         if judge is not None:
             judge(theirs, str(pushed), tuple(redated))
+        if redated and made_again is not None:  # a line's entry moves: its effect too?
+            made_again(theirs, str(ours), str(pushed))
         sent_at = datetime.now(UTC)
         result = _git(repo, "push", "--quiet", remote, f"{pushed}:{NOTES_REF}", check=False)
         if result.returncode == 0:  # the remote's notes are ours now: as if fetched
@@ -2256,7 +2268,8 @@ class Rebased(NamedTuple):
     dropped: int = 0
 
 
-def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased:
+def rebase(store: Store, remote: str, judge: LineJudge | None = None, *,
+           made_again: Callable[[str | None, str, str], None] | None = None) -> Rebased:
     """Rebuild :data:`NOTES_REF` on a remote's notes tip with the lines this clone added.
 
     The way out when a notes push is refused for a line or path its notes *history* holds
@@ -2285,6 +2298,11 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
         remote: a remote name or URL (as :func:`fetch` takes it).
         judge: a :data:`LineJudge` of each line the fetch gains and each line written back;
             None: every one is let in.
+        made_again: called before the notes ref moves, when lines of ours are written
+            back, with the remote's tip (None: none), our tip and the commit written (each
+            line written back enters at its date, now); raises to refuse the rebuild,
+            nothing moved (``kistore notes rebase REMOTE``: a line whose effect that
+            changes, fresh12 F7).
 
     Returns:
         :class:`Rebased` (``added`` empty and :data:`NOTES_REF` the remote's tip, or
@@ -2338,6 +2356,8 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None) -> Rebased
                             f"repository's, from an empty root ({named} holds no notes; kistore "
                             "notes rebase)")
             new = str(repo.references[scratch].target)
+            if added and old is not None and made_again is not None:
+                made_again(base, old, new)  # each line written back enters now
             dropped = 0 if new != old else _reflog_lost(repo, new)
             mark = None if not dropped else marker(repo, new, named, dropped)
             if _git(repo, "update-ref", "-m", f"{REBASE_MESSAGE}{named}", NOTES_REF,

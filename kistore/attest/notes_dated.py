@@ -57,7 +57,8 @@ by them: a commit made again one by one keeps its message, these words too)."""
 
 
 def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,
-                  remote: str, redated: list[Redated] | None = None) -> _pygit2.Oid | str:
+                  remote: str, redated: list[Redated] | None = None, *,
+                  force: bool = False) -> _pygit2.Oid | str:
     """Return the notes commit to push: ``pushed``, or its history REMOTE lacks dated now.
 
     A notes commit dated ahead of this machine's clock, by however little, is made again
@@ -75,14 +76,18 @@ def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: s
         remote: as given to ``notes push`` (named in the commit's message).
         redated: when given, each commit made again is appended to it (:class:`Redated`),
             for the push to say.
+        force: make the commits REMOTE lacks again as one dated now, however close to
+            the clock they are dated (``kistore notes push --enter-now``: a line whose
+            entry moves enters at the push, fresh12 F7).
 
     Returns:
         ``pushed`` when every notes commit it brings that ``theirs`` lacks is dated within
         :data:`RECENT` seconds before this machine's clock and none after it, or when it
         is not a descendant of ``theirs`` (the server refuses that push as a rewrite,
         KI407, whatever its dates). A commit dated more than :data:`RECENT` seconds off
-        the clock: a new notes commit (no ref moved) of ``pushed``'s tree, its one parent
-        ``theirs`` (none: a root), author and committer dated now. Else (some dated
+        the clock (any commit, with ``force``): a new notes commit (no ref moved) of
+        ``pushed``'s tree, its one parent ``theirs`` (none: a root), author and committer
+        dated now. Else (some dated
         ahead, within :data:`RECENT`): the commits from the first one dated ahead up to
         ``pushed`` made again (no ref moved), each with its tree, author, committer's
         name and message, its parents as made again, committer dated now.
@@ -99,10 +104,11 @@ def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: s
     if theirs is not None:
         walker.hide(theirs)
     brought = list(walker)
-    if all(-RECENT <= commit.commit_time - now <= 0 for commit in brought):
+    if not brought or (not force and all(-RECENT <= commit.commit_time - now <= 0
+                                         for commit in brought)):
         return pushed
-    if any(commit.commit_time - now > RECENT or now - commit.commit_time > RECENT
-           for commit in brought):
+    if force or any(commit.commit_time - now > RECENT or now - commit.commit_time > RECENT
+                    for commit in brought):
         return _as_one(repo, pushed, theirs, remote, now, brought, redated)
     return _ahead_again(repo, pushed, theirs, now, redated)
 

@@ -15,10 +15,12 @@ and at the push's clock; when the effects differ (it would withdraw at the clock
 community attestation at its entry; or the reverse, a key whose ``validFrom`` falls between
 the two), the line is named with both verdicts and the two times. Its fix: set this
 machine's clock right, then ``kistore notes push REMOTE`` (which makes notes commits dated
-more than a minute off the clock again at the push); within a minute of a key's start, wait
-that minute first. In a clone (``pre-push``, ``kistore notes push``'s own judgement) the
-clock is the one the commits were dated by, so the two agree and nothing is said: only the
-server, whose clock is another, sees it.
+more than a minute off the clock again at the push). In a clone (``pre-push``, ``kistore
+notes push``'s own judgement) the clock is the one the commits were dated by, so the two
+agree, and a difference is a line signed on the other side of its key's start (``validFrom``
+or the trust commit) within the minute before the push: the clock is not the cause, and the
+fix names the ways out (:func:`started_fix`; it said "wait that minute, then push" until
+2026-12-07, and that push, making the notes again, made the line count: fresh12 F7).
 
 Unless the line's entry is held by a notes commit it is built on (a parent dated ahead of
 the clock that received it, anyone's community note: fresh08 M2, up to KI437's minute):
@@ -56,8 +58,10 @@ ENTRY_VERDICT_DIFFERS = rule(
     "KI439", "notes-line-judged-otherwise-at-entry", ERROR,
     "set this machine's clock right (NTP: `timedatectl set-ntp true`) and push the notes "
     "with `kistore notes push REMOTE`: it makes notes commits dated more than a minute "
-    "off the clock again, dated at the push, so the line enters then; a line within a "
-    "minute of a key's start: wait that minute, then `kistore notes push REMOTE`")
+    "off the clock again, dated at the push, so the line enters then; with the pushing "
+    "machine's clock right, the line was signed on the other side of its key's start, and "
+    "`kistore notes push REMOTE` refuses it, naming the ways out (`--enter-now`, attesting "
+    "again, or leaving the line out)")
 
 
 def entry_times(repo: pygit2.Repository, brought: Sequence[pygit2.Commit],
@@ -90,7 +94,8 @@ def entry_times(repo: pygit2.Repository, brought: Sequence[pygit2.Commit],
 
 def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: datetime,
                     walked: list[BroughtNotes], times: dict[str, datetime],
-                    old: pygit2.Commit | None = None) -> list[Finding]:
+                    old: pygit2.Commit | None = None, pushing: bool = False
+                    ) -> list[Finding]:
     """KI439 for each new note line judged otherwise at its entry time than at ``now``.
 
     Args:
@@ -102,6 +107,12 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
         times: :func:`entry_times` of them.
         old: the receiver's notes tip (:func:`entry_times`' ``old``), named when its date
             holds a line's entry (:func:`held_by`); None: it holds none.
+        pushing: judged in the pushing clone (``kistore notes push``, ``pre-push``), whose
+            clock dated its own notes commits: a line whose key's start (``validFrom``, or
+            the commit that added it) falls between its entry and the clock was signed on
+            the other side of that start, and the clock is not the cause: the fix says so
+            (:func:`started_fix`) and ``extra.keyStart`` holds the start (fresh12 F7: the
+            fix said "wait that minute, then push", and the push made the line count).
 
     Returns:
         One KI439 per line whose effect differs (``extra``: ``keyid``, ``enteredAt``,
@@ -144,6 +155,11 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
         said = (f"at its notes commit's date, {format_time(entered)}, "
                 f"{far} {side} this push's clock ({format_time(clock)})")
         parent = held_by(store.repo, cid, entered, times, old)
+        key = trust.keys.get(then.keyid or "")
+        start = None if key is None else key.valid_from
+        if parent is not None or not pushing or start is None or not (
+                min(entered, clock) <= start <= max(entered, clock)):
+            start = None  # the clock (or a parent's date) is the cause
         if parent is not None:  # not the pusher's clock: a notes commit it is built on
             own = commit_datetime(store.repo[cid].peel(pygit2.Commit).commit_time)
             said = (f"at {format_time(entered)}, {far} {side} this "
@@ -157,12 +173,41 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
             f"repository {said}, and every reader judges it there: {then.effect} "
             f"({then.reason}), not {at_now.effect} as at this push's clock",
             file=item.location,
-            fix=None if parent is None else held_fix(parent[0], parent[1], entered,
-                                                     then.effect == NOT_COUNTED),
+            fix=held_fix(parent[0], parent[1], entered, then.effect == NOT_COUNTED)
+            if parent is not None else None if start is None
+            else started_fix(str(then.keyid), start, obj),
             extra={"keyid": then.keyid, "enteredAt": format_time(entered),
                    "clock": format_time(clock), "effect": then.effect,
-                   "now": at_now.effect}))
+                   "now": at_now.effect,
+                   **({} if start is None else {"keyStart": format_time(start)})}))
     return findings
+
+
+def started_fix(keyid: str, start: datetime, obj: str) -> str:
+    """Return KI439's fix in the pushing clone for a line its key's start divides (F7).
+
+    Args:
+        keyid: the line's key.
+        start: when the key starts counting (``validFrom``, or the commit that added it).
+        obj: the annotated object (40 hex), the note to edit.
+
+    Returns:
+        One sentence: this machine's clock is not the cause (it dated the line's notes
+        commit and judges the push), the line was signed on the other side of the key's
+        start, and the ways out: ``--enter-now``, attesting again, or leaving the line out
+        and the rebuild. Not "wait that minute, then push": a push after the minute makes
+        the notes again at the push, which changes the line's effect (fresh12 F7).
+        Raises nothing.
+    """
+    return (f"this machine's clock is not the cause: it dated the line's notes commit, and "
+            f"key {keyid} counts from {format_time(start)}, between the line's entry and this "
+            "push's clock: the line was signed on the other side of its key's start, and no "
+            "wait mends it (a push after a minute makes the notes again at the push, which "
+            "changes the line's effect, refused as such): `kistore notes push REMOTE "
+            "--enter-now` lets it enter at the push and be judged there; or its signer attests "
+            "again and leaves the old line out; or, to keep it from counting, leave it out: "
+            f"`git notes --ref kistore edit {obj}` and delete it, then `kistore notes rebase "
+            "REMOTE` and `kistore notes push REMOTE`")
 
 
 

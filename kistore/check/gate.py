@@ -135,6 +135,7 @@ from ._observed import range_observed
 from ._paths import walk_judge
 from ._policy import check_policy
 from ._products import range_products
+from ._redated import EffectChanged, effects_made_again
 from ._refs import (
     REF_NOT_FAST_FORWARD,
     REPLACE_REFS_PRESENT,
@@ -1684,7 +1685,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     if fresh and trust_revs:  # KI439: judged at the entry readers give it (fresh07 M7)
         was = None if old == ZERO else lookup(repo, old, NOTES_REF).peel(pygit2.Commit)
         findings += judged_at_entry(store, fresh, trust_revs[-1], now or datetime.now(UTC),
-                                    walked, entry_times(repo, brought, was), was)
+                                    walked, entry_times(repo, brought, was), was,
+                                    pushing=remote is not None)
     return dated + shape + passed + findings + (
         _judged_now(store, fresh, trust_revs, copies=True) if fresh else [])
 
@@ -2058,3 +2060,33 @@ def _own_settings(own: Settings, head: Settings, warned: list[Finding]) -> list[
     if warned and head.valid_limits() is None and reads_settings_of(own, head):
         return []
     return warned
+
+
+def notes_made_again(store: Store, remote: str, theirs: str | None, ours: str, sent: str,
+                     now: datetime | None = None) -> list[EffectChanged]:
+    """Return each line whose effect the notes commits made again change (fresh12 F7).
+
+    ``kistore notes push`` (its commits made again dated at the push, KI437) and ``kistore
+    notes rebase REMOTE`` (this repository's lines written again in one notes commit dated
+    now) move each line's entry to now: judged here against the trust file of the
+    protected branch, as the gate judges a notes push (:func:`._redated.
+    effects_made_again`).
+
+    Args:
+        store: the pushing (or rebuilding) clone.
+        remote: as given to the command (whose default branch is the protected one).
+        theirs: the remote's notes tip the commit made again is built on (None: none).
+        ours: this clone's notes tip, whose history dates each line as readers do now.
+        sent: the notes commit made again.
+        now: the clock (aware); None: this machine's.
+
+    Returns:
+        :class:`._redated.EffectChanged` per line; empty when no protected branch exists.
+
+    Raises:
+        ObjectUnreadable: a notes commit, tree or blob on the way is damaged or missing.
+    """
+    revs = _branch_tips(store.repo, protected_refs(store, remote))
+    if not revs:
+        return []
+    return effects_made_again(store, theirs, ours, sent, revs[-1], now or datetime.now(UTC))

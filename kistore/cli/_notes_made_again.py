@@ -24,6 +24,7 @@ import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..core.layout import NOTES_REF
 from ..core.times import NOTES_AHEAD, NOTES_BEHIND, commit_text, duration_text
 from ..git.lazy import pygit2
 
@@ -33,6 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2 as _pygit2
 
     from ..attest.notes_dated import Redated
+    from ..check._redated import EffectChanged
     from ..core.findings import Finding
 
 
@@ -145,3 +147,73 @@ def redated_words(repo: _pygit2.Repository, redated: Sequence[Redated], remote: 
            else "a note line enters the repository at its notes commit's date, which a "
            f"server allows up to {duration_text(NOTES_BEHIND)} before its clock (KI437)")
     return f"note: {what} {dated} this machine's clock: {how}, since {why}"
+
+
+def effect_refusal(found: Sequence[EffectChanged], remote: str, command: str) -> str:
+    """Say why a ``notes push``/``notes rebase REMOTE`` making notes again is refused (F7).
+
+    Args:
+        found: each line whose effect changes (:func:`kistore.check.gate.notes_made_again`),
+            not empty.
+        remote: as given to the command.
+        command: ``push`` (its notes commits made again dated at the push, KI437) or
+            ``rebase`` (the lines written again in one notes commit dated now).
+
+    Returns:
+        The refusal: what makes the lines enter now, each line with both entries (UTC, to
+        the second) and both verdicts, the ways out (``--enter-now``, attesting again,
+        leaving the line out and the rebuild), and that nothing was sent or moved.
+        Raises nothing.
+    """
+    count = len(found)
+    lines = f"{count} attestation line{'s' if count != 1 else ''}"
+    if command == "push":
+        head = (f"not pushed to {remote}: the notes commits {remote} lacks are made again "
+                "at this push, dated at it (KI437), and a note line enters the repository "
+                "at its notes commit's date: that changes what")
+        tail = "nothing was pushed, your notes are unchanged"
+    else:
+        head = (f"not rebuilt: `kistore notes rebase {shlex.quote(remote)}` writes this "
+                f"repository's lines again in one notes commit dated now, on {remote}'s "
+                "notes, and a note line enters the repository at its notes commit's date: "
+                "that changes what")
+        tail = (f"{NOTES_REF} is unchanged (but for what the fetch from {remote} merged, as "
+                "`kistore notes fetch` does)")
+    return (f"{head} {lines} {'does' if count == 1 else 'do'} for every reader, here and on "
+            f"{remote}:\n" + "\n".join(f"  {c.said()}" for c in found)
+            + f"\n{_ways_out(found, remote, command)}; {tail}")
+
+
+def _ways_out(found: Sequence[EffectChanged], remote: str, command: str) -> str:
+    """Say the three ways out of :func:`effect_refusal` (fresh12 F7). Raises nothing."""
+    typed = shlex.quote(remote)
+    objects = ", ".join(sorted({c.obj for c in found}))
+    when = "at the push" if command == "push" else "now"
+    then = (f"`kistore notes rebase {typed}` and `kistore notes push {typed}`"
+            if command == "push" else f"`kistore notes rebase {typed}` again")
+    return (f"ways out: `kistore notes {command} {typed} --enter-now` lets the line(s) named "
+            f"enter {when} and count as judged there; or, to have a line count by a "
+            "signature made now, its signer attests again (`kistore attest`) and leaves the "
+            "old line out as below; or, to keep a line from counting, leave it out: `git "
+            "notes --ref kistore edit OBJ` and delete it, or `git notes --ref kistore remove "
+            f"OBJ` when it is the note's only line (OBJ: {objects}), then {then}")
+
+
+def entering_now_words(changed: Sequence[EffectChanged], command: str) -> str:
+    """Say, on stderr, the lines ``--enter-now`` let enter now (fresh12 F7).
+
+    Args:
+        changed: each line whose effect changed (not empty).
+        command: ``push`` or ``rebase``, as :func:`effect_refusal` takes it.
+
+    Returns:
+        One ``note:`` line naming each line, both entries and both verdicts. Raises nothing.
+    """
+    count = len(changed)
+    lines = f"{count} attestation line{'s' if count != 1 else ''}"
+    how = ("its notes commits made again at the push" if command == "push"
+           else "written again in the notes commit the rebuild made")
+    return (f"note: --enter-now: {lines} {'enters' if count == 1 else 'enter'} now, {how}, "
+            "and every reader judges "
+            f"{'it' if count == 1 else 'them'} there, not as this repository did until now: "
+            + "; ".join(c.said() for c in changed))

@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..attest.levels import Evidence
     from ..attest.notes import Fetched, Restored
     from ..attest.notes_dated import Redated
+    from ..check._redated import EffectChanged
     from ..core.digest import Digest
     from ..core.errors import InputError
     from ..core.findings import Finding
@@ -877,8 +878,16 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
                    f"{printable(remote)}` gives it this repository's)", err=True)
 
 
+_ENTER_NOW = click.option(
+    "--enter-now", is_flag=True,
+    help="Let each line whose effect changes as its notes commits are made again, dated "
+         "now, enter now and count as judged then (named on stderr).")
+"""``--enter-now`` of ``notes push`` and ``notes rebase REMOTE`` (fresh12 F7)."""
+
+
 @_remote_command("push")
-def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
+@_ENTER_NOW
+def notes_push(ctx: StoreContext, remote: str, as_json: bool, enter_now: bool) -> None:
     """Merge REMOTE's notes into ours, then push refs/notes/kistore (retried if it moved).
 
     Exits 1, pushing nothing, when a note to push is about an object none of REMOTE's
@@ -887,6 +896,13 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     Likewise when the notes it would send fail the gate a server's pre-receive hook runs
     (`kistore check --updates`), judged here against this clone's main: a line signed by
     a key its trust file has revoked, or whose validity ended, cannot enter now (KI411).
+
+    Notes commits REMOTE lacks that are more than a minute old, or dated ahead, are made
+    again dated at the push (KI437), and their lines enter then. Exits 1, pushing nothing,
+    when that changes a line's effect (a withdrawal signed before its key was trusted, a
+    community attestation here, would count): each is named. --enter-now lets them enter
+    at the push (making the commits again whatever their dates), named on stderr and in
+    --json's effectChanged.
 
     \b
     Example:
@@ -897,25 +913,32 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     from ..check.gate import note_line_judge
     from ..core.errors import printable
     from ..core.layout import NOTES_REF
-    from ._notes_made_again import redated_words
+    from ._notes_made_again import entering_now_words, redated_words
 
     store = ctx.store()
     # kistore.toml read once a command (tests/cli/test_reads_once.py): the version here,
     # the note line limit of the fetch's judge and of the gate's, each attempt's
     settings = store.settings()
     settings.refuse_other_version("kistore notes push")  # it merges into ours first
+    changed: list[EffectChanged] = []  # the lines --enter-now lets enter at the push
     fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote, settings),
                    fetched=partial(_say_kept, store, remote, pushing=True),
-                   line_judge=note_line_judge(store, settings))
+                   line_judge=note_line_judge(store, settings),
+                   made_again=partial(_judge_made_again, store, remote, "push", enter_now,
+                                      changed),
+                   enter_now=enter_now)
     held = NOTES_REF in store.repo.references  # none: neither side holds notes
     pushed = held and not fetched.held  # it held them already: nothing went (fresh12 F10)
     if fetched.redated:  # said, not done silently (msg03, fresh11 LOW 8)
         click.echo(redated_words(store.repo, fetched.redated, printable(remote)), err=True)
+    if changed:
+        click.echo(printable(entering_now_words(changed, "push")), err=True)
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
                    "pushed": pushed, "redated": [
                        {"old": r.old, "new": r.new, "seconds": r.seconds, "kept": r.kept}
-                       for r in fetched.redated]})
+                       for r in fetched.redated],
+                   "effectChanged": [c.as_json() for c in changed]})
     elif not held:  # after a rebase that kept no line for a remote holding none
         click.echo(f"nothing to push: neither this repository nor {printable(remote)} holds "
                    f"notes ({NOTES_REF})")
@@ -1027,8 +1050,10 @@ def _restored_on(done: Restored) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
 @click.option("--dry-run", is_flag=True,
               help="With no REMOTE: only list the lines that would be dropped.")
+@_ENTER_NOW
 @pass_ctx
-def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: bool) -> None:
+def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: bool,
+                 enter_now: bool) -> None:
     """Rebuild refs/notes/kistore on REMOTE's notes, adding back this clone's own lines.
 
     The way out when `kistore notes push REMOTE` is refused for a line or path only the
@@ -1040,7 +1065,11 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     lines go in a notes commit of their own, with no history. A line that does not verify
     (KI409) is left out, named on stderr. When no line of this clone's stays, its notes
     become REMOTE's (none at all when REMOTE holds none), and nothing is left to push.
-    The old tip is printed: `git update-ref refs/notes/kistore OLD` puts it back.
+    The old tip is printed: `git update-ref refs/notes/kistore OLD` puts it back. The
+    lines added back enter at that notes commit's date, now: exits 1, changing nothing
+    (but what its fetch merged), when that changes a line's effect (a withdrawal signed
+    before its key was trusted, a community attestation here, would count); each is named.
+    --enter-now lets them enter now, named on stderr and in --json's effectChanged.
 
     With no REMOTE, in a repository with no remote configured only (for lines it never
     pushed):
@@ -1067,13 +1096,18 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     from ..attest.notes_local import refuse_bare
 
     refuse_bare(ctx.store().repo)  # a server's notes move only by a judged push
-    if remote is None:
+    if remote is None and not enter_now:
         _rebase_here(ctx, as_json, dry_run)
         return
-    if dry_run:
+    if dry_run or remote is None:
         # Lazy: an error path.
         from ..core.errors import InputError
 
+        if remote is None:
+            raise InputError("--enter-now is for `kistore notes rebase REMOTE` (and `kistore "
+                             "notes push REMOTE`), whose notes commit made now brings lines "
+                             "in; `kistore notes rebase` with no REMOTE keeps each line's "
+                             "entry")
         raise InputError("--dry-run is for `kistore notes rebase` with no REMOTE (a "
                          "repository with no remote); `kistore notes rebase REMOTE` prints "
                          "the old tip, and `git update-ref refs/notes/kistore OLD` puts it back")
@@ -1085,20 +1119,27 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     from ..check.gate import note_line_judge
     from ..core.errors import printable
     from ..core.layout import NOTES_REF
+    from ._notes_made_again import entering_now_words
 
     store = ctx.store()
     settings = store.settings()  # read once a command: the version, then the line limit
     settings.refuse_other_version("kistore notes rebase")  # it writes our notes ref
-    done = rebase(store, remote, note_line_judge(store, settings))
+    changed: list[EffectChanged] = []  # the lines --enter-now lets enter now
+    done = rebase(store, remote, note_line_judge(store, settings),
+                  made_again=partial(_judge_made_again, store, remote, "rebase", enter_now,
+                                     changed))
     _say_kept(store, remote, done.fetched)  # what its fetch did, as notes fetch says it
     _say_left_out(store, done.left_out, "this repository's notes held")
+    if changed:
+        click.echo(printable(entering_now_words(changed, "rebase")), err=True)
     count = sum(map(len, done.added.values()))
     if as_json:
         emit_json({"remote": remote, "base": done.base, "old": done.old, "added": count,
                    "gained": done.fetched.gained, "notes": sorted(done.added),
                    "leftOut": sum(map(len, done.left_out.values())),
                    **({"marker": done.marker, "dropped": done.dropped} if done.marker
-                      else {})})
+                      else {}),
+                   "effectChanged": [c.as_json() for c in changed]})
     elif done.base is None and done.old is None:
         click.echo(f"{printable(remote)} holds no notes, nor does this repository: nothing to "
                    "rebuild")
@@ -1347,6 +1388,37 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
             + "; nothing was pushed, your notes are unchanged")
 
 
+def _judge_made_again(store: Store, remote: str, command: str, enter_now: bool,
+                      changed: list[EffectChanged], theirs: str | None, ours: str,
+                      sent: str) -> None:
+    """Refuse notes made again when that changes a line's effect (fresh12 F7).
+
+    Args:
+        store: the clone.
+        remote: as given to the command.
+        command: ``push`` or ``rebase`` (``kistore notes COMMAND REMOTE``), as refused.
+        enter_now: ``--enter-now``: the lines are let in, kept in ``changed``.
+        changed: emptied, then given each such line when ``enter_now``.
+        theirs: the remote's notes tip the commit made again is built on (None: none).
+        ours: this clone's notes tip (its history dates each line as readers do now).
+        sent: the notes commit made again (what the push sends, or the rebuild writes).
+
+    Raises:
+        StoreStateError: a line's effect changes and not ``enter_now``: each line named,
+            with both entries and verdicts, and the ways out; nothing is sent or moved.
+    """
+    # Lazy: the gate loads only for notes made again.
+    from ..check.gate import notes_made_again
+    from ..core.errors import StoreStateError
+    from ._notes_made_again import effect_refusal
+
+    found = notes_made_again(store, remote, theirs, ours, sent)
+    changed.clear()  # one attempt's: a push retried when the remote moved judges again
+    if found and not enter_now:
+        raise StoreStateError(effect_refusal(found, remote, command))
+    changed += found
+
+
 def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
     """Say how to leave out what a refused notes push would send (``_judge_notes_push``).
 
@@ -1451,14 +1523,20 @@ def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
                 f"To {edit}; then, as the line stays in the notes commit it entered in, "
                 "which the push brings, and its deletion is a removal (notes only grow in "
                 f"every notes commit, KI408): {rebuild()}")
-    # KI439 gives a fix of its own only to a line held to the date of a notes commit it
-    # is built on: this clock is right then (fresh08 M2)
+    # KI439 gives a fix of its own to a line held to the date of a notes commit it is
+    # built on (fresh08 M2), and to one signed across its key's start (fresh12 F7): this
+    # clock is right then
     if any(f.fix is None for f in clocked):
         said.append(f"a line {ENTRY_VERDICT_DIFFERS.id} names is judged at its notes commit's "
                     "date: set this machine's clock right, then run `kistore notes push "
                     f"{typed}` again (it dates notes commits more than a minute "
                     "off the clock at the push)")
-    if any(f.fix is not None for f in clocked):
+    if any("keyStart" in (f.extra or {}) for f in clocked):  # signed across its key's start
+        said.append(f"a line {ENTRY_VERDICT_DIFFERS.id} names was signed on the other side of "
+                    "its key's start than this push's clock: "
+                    f"{ENTRY_VERDICT_DIFFERS.id}'s fix above names the ways out (this "
+                    "machine's clock is not the cause, and waiting does not help)")
+    if any(f.fix is not None and "keyStart" not in (f.extra or {}) for f in clocked):
         said.append(f"a line {ENTRY_VERDICT_DIFFERS.id} names enters at the date of a notes "
                     "commit it is built on, dated ahead of its own: "
                     f"{ENTRY_VERDICT_DIFFERS.id}'s fix above names it and says what to do "

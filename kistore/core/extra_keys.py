@@ -32,6 +32,8 @@ COMMIT_KEYS: dict[str, str] = {
 
 TIME_KEYS: dict[str, str] = {
     "enteredAt": "when the attestation (or run) entered the repository",
+    "keyStart": "when the attestation's key starts counting (its validFrom, or the commit "
+                "that added it)",
 }
 """``extra`` keys whose value is an instant, RFC 3339 UTC: key -> what it is."""
 

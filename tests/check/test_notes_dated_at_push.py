@@ -28,7 +28,7 @@ from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
-from ..conftest import git
+from ..conftest import git, redate_history
 from ..prs import KISTORE, Remote
 from .test_history_names import add_group
 from .test_history_trust_effects import ranked_names, trust_maintainer
@@ -76,11 +76,12 @@ def _withdraw(remote: Remote, run: Digest) -> None:
     notes.attach(Store(remote.clone), run, bundle(MAINTAINER_KEY, "withdrawal", subject=run))
 
 
-def _notes_push(remote: Remote) -> subprocess.CompletedProcess[str]:
+def _notes_push(remote: Remote, *options: str, check: bool = True
+                ) -> subprocess.CompletedProcess[str]:
     """``kistore notes push origin`` in the clone, the server's hook finding kistore."""
-    done = subprocess.run([KISTORE, "notes", "push", "origin"], cwd=remote.clone,
+    done = subprocess.run([KISTORE, "notes", "push", "origin", *options], cwd=remote.clone,
                           capture_output=True, text=True, env={**os.environ, "KISTORE": KISTORE})
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert not check or done.returncode == 0, done.stdout + done.stderr
     return done
 
 
@@ -141,16 +142,35 @@ def test_a_notes_commit_dated_back_before_a_trust_commit_is_refused(remote, kit)
     assert (f"error KI437 notes-commit-off-clock: notes commit {back[:12]}, which this push "
             f"of {NOTES} brings, is dated {_date(now - dt.timedelta(hours=1))}, 1 hour before "
             "this push's clock (") in pushed.output
-    # made again at the push by `kistore notes push`: it enters now, after the trust: counts
-    _notes_push(remote)
+    # made again at the push by `kistore notes push`, it would enter now, after the trust,
+    # and count, where this clone dates it an hour before: refused, the line named (fresh12
+    # F7; until then it went out and counted, unsaid); --enter-now lets it enter now
+    refused = _notes_push(remote, check=False)
+    assert refused.returncode == 1
+    assert "entered this repository at " + _date(now - dt.timedelta(hours=1)) + (
+        ", where every reader here judges it: community") in refused.stderr, refused.stderr
+    assert sorted(_effects(remote, "fast")) == ["community", "does-not-fit"]
+    _notes_push(remote, "--enter-now")
     assert sorted(_effects(remote, "fast")) == ["does-not-fit", "withdraws"]
     assert ranked_names(remote) == ["mid", "slow"]
 
 
-def test_an_honest_clone_that_attested_hours_ago_pushes_with_notes_push(remote, kit):
+def test_an_honest_clone_that_attested_hours_ago_pushes_with_notes_push(published, tmp_path,
+                                                                       kit):
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    fast = _group(remote, kit)
-    trusted = remote.pr("trust the maintainer key", trust_maintainer(remote))
+    # the key trusted four hours ago (the history dated so: a commit's time is held up to
+    # its parents'), its withdrawal attested after that, three hours ago, offline since:
+    # made again at the push it counts as it did here (until fresh12 F7 the trust was
+    # dated now, after the withdrawal, a community attestation here made to count)
+    redate_history(published, _date(now - dt.timedelta(hours=5)))
+    remote = Remote(published, tmp_path)
+    digests: dict[str, str] = {}
+    assert remote.pr("group", lambda c: digests.update(add_group(
+        remote, kit, {"fast": 10, "mid": 20, "slow": 30})),
+        date=_date(now - dt.timedelta(hours=4, minutes=1))).accepted
+    fast = Digest.from_str(digests["fast"])
+    trusted = remote.pr("trust the maintainer key", trust_maintainer(remote),
+                        date=_date(now - dt.timedelta(hours=4)))
     assert trusted.accepted, trusted.output
     _withdraw(remote, fast)  # attested three hours ago, offline since
     old = _redate_tip(remote, now - dt.timedelta(hours=3))

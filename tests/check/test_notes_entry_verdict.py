@@ -80,11 +80,17 @@ def test_a_withdrawal_dated_by_a_slow_clock_before_the_keys_start_is_refused(rem
         f"and every reader judges it there: community (key {MAINTAINER_ID} is trusted from "
         f"{_date(start)}; the attestation entered the repository at {_date(slow)}, before: "
         "a community attestation), not withdraws as at this push's clock")
+    # the server (no pushing clone) cannot tell a slow clock from a line signed before its
+    # key's start: both are said, and no longer "wait that minute, then push" (fresh12 F7:
+    # that push, made again, made the line count)
+    assert "keyStart" not in found[0].extra
     assert found[0].hint == (
         "set this machine's clock right (NTP: `timedatectl set-ntp true`) and push the notes "
         "with `kistore notes push REMOTE`: it makes notes commits dated more than a minute "
-        "off the clock again, dated at the push, so the line enters then; a line within a "
-        "minute of a key's start: wait that minute, then `kistore notes push REMOTE`")
+        "off the clock again, dated at the push, so the line enters then; with the pushing "
+        "machine's clock right, the line was signed on the other side of its key's start, and "
+        "`kistore notes push REMOTE` refuses it, naming the ways out (`--enter-now`, "
+        "attesting again, or leaving the line out)")
 
 
 def test_a_line_dated_ahead_past_a_keys_valid_from_is_refused(remote, kit):

@@ -1,0 +1,202 @@
+"""A line whose effect changes when its notes commits are made again at a push (fresh12 F7).
+
+A note line enters the repository at the trusted time of the first notes commit holding
+it (:class:`kistore.attest.notes.Clock`). ``kistore notes push`` makes the notes commits a
+remote lacks again, dated at the push, once they are more than a minute old or dated ahead
+(:func:`kistore.attest.notes_dated.dated_at_push`, KI437), and ``kistore notes rebase
+REMOTE`` writes this repository's lines again in one notes commit dated now: either way a
+line enters (on the remote, and here once the push or rebuild lands) at that moment, not at
+the entry this repository's readers give it. A withdrawal signed while its key was not
+trusted yet (a community attestation here) then entered after the key's trust commit, and
+counted as the maintainer's, on the server too, with no word: what docs/attestations.md
+says never happens ("a withdrawal signed by a key nobody trusted yet does not take effect
+when the trust pull request lands").
+
+:func:`effects_made_again` judges each line the new notes bring, as KI439 does
+(:func:`kistore.attest.evidence.judged_among`, with its bundle's committed file copies,
+against the trust of the protected branch dated and held as readers date it): once at its
+entry in the original notes commits, as this repository's readers give it now, and once at
+its entry in the commits made again. A line whose effect differs is returned; the caller
+refuses, unless told to let such lines enter now (``--enter-now``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from ..attest.evidence import judged_among
+from ..attest.notes import Clock, Seen, bundle_copies, lines_of
+from ..attest.trust import format_time, load_trust
+from ..attest.trust_history import dated, held
+from ..core.digest import Digest
+from ..core.errors import KistoreError
+from ..core.layout import NOTES_REF
+from ..git.blobs import lookup
+from ..git.lazy import pygit2  # imported on first use (as the gate's)
+from ..git.note_blobs import read_note
+from ..git.notes import changed_notes, notes_tree
+from ._history import ancestry
+from ._notes_history import BroughtNotes, brought_notes
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Callable
+
+    from ..store import Store
+
+__all__ = ["EffectChanged", "effects_made_again"]
+
+
+@dataclass(frozen=True, slots=True)
+class EffectChanged:
+    """A note line whose effect its notes commits made again change (fresh12 F7).
+
+    Attributes:
+        obj: the annotated object's id (40 hex), the note's name.
+        subject: the digest the line is about (``sha256:...``).
+        type: the attestation's type (``withdrawal``, ...); None when unreadable.
+        keyid: the bundled key's fingerprint; None when unreadable.
+        entered: its entry as this repository's readers give it now (UTC, whole seconds).
+        effect: its effect there (``community``, ``withdraws``, ...).
+        reason: why (the judgement's reason; empty for a plain valid attestation).
+        enters: its entry in the notes commits made again (UTC, whole seconds).
+        becomes: its effect there.
+        then: why, there.
+    """
+
+    obj: str
+    subject: str
+    type: str | None
+    keyid: str | None
+    entered: datetime
+    effect: str
+    reason: str
+    enters: datetime
+    becomes: str
+    then: str
+
+    def said(self) -> str:
+        """Say the line, both entries (UTC, to the second) and both verdicts, in one line."""
+        why = f" ({self.reason})" if self.reason else ""
+        then = f" ({self.then})" if self.then else ""
+        return (f"the {self.type or 'attestation'} by {self.keyid} on {self.subject} (note on "
+                f"{self.obj}) entered this repository at {format_time(self.entered)}, where "
+                f"every reader here judges it: {self.effect}{why}; made again, it enters at "
+                f"{format_time(self.enters)}: {self.becomes}{then}")
+
+    def as_json(self) -> dict[str, str | None]:
+        """Return the line for ``--json``'s ``effectChanged`` (times RFC 3339 UTC)."""
+        return {"object": self.obj, "subject": self.subject, "type": self.type,
+                "keyid": self.keyid, "enteredAt": format_time(self.entered),
+                "effect": self.effect, "entersAt": format_time(self.enters),
+                "becomes": self.becomes}
+
+
+def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, trust_rev: str,
+                       now: datetime) -> list[EffectChanged]:
+    """Return each line ``sent`` brings whose effect differs from its entry in ``ours``.
+
+    Args:
+        store: the pushing (or rebuilding) repository.
+        theirs: the remote's notes tip ``sent`` is built on (None: it holds no notes).
+        ours: this repository's notes tip, whose history dates each line as its readers do.
+        sent: the notes commit made again (``theirs``'s descendant, or a root without it),
+            holding the lines to judge.
+        trust_rev: the protected branch's tip (its trust file judges, as the gate's).
+        now: the clock readers read trusted times at (aware, UTC).
+
+    Returns:
+        One :class:`EffectChanged` per line ``sent``'s notes hold that ``theirs``'s lack,
+        that this repository's notes history holds, entered at another time there than in
+        ``sent``'s history, and judged to another effect at the two; in object order, then
+        the note's line order. Empty where the trust file does not parse (KI309 says it).
+
+    Raises:
+        ObjectUnreadable: a notes commit, tree or blob on the way is damaged or missing.
+    """
+    repo = store.repo
+    try:
+        trust = held(store, trust_rev, dated(store, trust_rev, load_trust(
+            store.view(trust_rev))))
+    except KistoreError:
+        return []
+    old = None if theirs is None else lookup(repo, theirs, NOTES_REF).peel(pygit2.Commit)
+    new = _new_lines(repo, old, sent)
+    if not new:
+        return []
+    tip = lookup(repo, ours, NOTES_REF).peel(pygit2.Commit)
+    floor = old if old is not None and (ours == theirs or repo.descendant_of(ours, old.id)) \
+        else None
+    before = _entries(repo, tip, floor, now)
+    after = _entries(repo, lookup(repo, sent, NOTES_REF).peel(pygit2.Commit), old, now)
+    view = store.view(trust_rev)
+    changed = []
+    for obj, lines in new:
+        target = repo.get(obj)
+        if not isinstance(target, pygit2.Blob):
+            continue  # a note on no object file: KI409's, never judged for trust
+        subject = Digest.of(bytes(target.data))
+        for line in lines:
+            entered, enters = before(obj, line), after(obj, line)
+            if entered is None or enters is None or entered == enters:
+                continue
+            item = Seen(line, subject, "note", f"{NOTES_REF}:{obj}", entered)
+            copies = bundle_copies(store, item, trust_rev)  # judged with them, as readers do
+            was = judged_among(item, copies, trust, view)
+            becomes = judged_among(replace(item, entered_at=enters), copies, trust, view)
+            if was.effect != becomes.effect:
+                changed.append(EffectChanged(obj, str(subject), was.type, was.keyid, entered,
+                                             was.effect, was.reason, enters, becomes.effect,
+                                             becomes.reason))
+    return changed
+
+
+def _new_lines(repo: pygit2.Repository, old: pygit2.Commit | None, sent: str
+               ) -> list[tuple[str, list[bytes]]]:
+    """Return ``[(object, [lines])]`` ``sent``'s notes hold and ``old``'s lack, by object."""
+    before = None if old is None else old.tree
+    found = []
+    for obj, (was, now) in sorted(changed_notes(repo, before, notes_tree(
+            repo, sent, NOTES_REF)).items()):
+        if now is None:
+            continue
+        had = set() if was is None else set(lines_of(read_note(repo, was, f"{NOTES_REF}:{obj}")))
+        lines = [line for line in dict.fromkeys(lines_of(read_note(
+            repo, now, f"{NOTES_REF}:{obj}"))) if line not in had]
+        if lines:
+            found.append((obj, lines))
+    return found
+
+
+def _entries(repo: pygit2.Repository, tip: pygit2.Commit, floor: pygit2.Commit | None,
+             now: datetime) -> Callable[[str, bytes], datetime | None]:
+    """Return a function giving a line's entry in ``tip``'s history above ``floor``.
+
+    Each commit of the range is dated as readers date it (:class:`kistore.attest.notes.
+    Clock` at ``now``, parents first), ``floor`` at its own date (the history under it is
+    taken as no later, as :func:`._entry_verdict.entry_times` takes it); a line's entry is
+    its oldest commit's whose note holds it (None: no commit of the range holds it).
+    """
+    brought = list(ancestry(repo, tip, floor))
+    walked: list[BroughtNotes] = brought_notes(repo, brought, str(tip.id))
+    clock = Clock(now)
+    if floor is not None:
+        clock.time_of(floor)  # its own date: its parents are not read
+    for commit in reversed(brought):  # parents first
+        clock.time_of(commit)
+    times = {str(c.id): clock.times[c.id] for c in brought}
+    read: dict[str, set[bytes]] = {}
+
+    def entry(obj: str, line: bytes) -> datetime | None:
+        for commit in reversed(walked):  # oldest first
+            blob = commit.notes.get(obj)
+            if blob is None:
+                continue
+            if blob not in read:
+                read[blob] = set(lines_of(read_note(repo, blob, f"{NOTES_REF}:{obj}")))
+            if line in read[blob]:
+                return times[commit.commit]
+        return None
+
+    return entry
