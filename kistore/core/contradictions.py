@@ -229,6 +229,15 @@ def _rank(name: str) -> float | None:
     return int(matched.group(1)) / 100 if matched else None
 
 
+def quantile(name: str) -> float | None:
+    """Return the quantile statistic ``name`` is (``median`` and ``p50`` 0.5, ``min`` and
+    ``p0`` 0, ``p5`` and ``p05`` 0.05, ``max`` 1), or None for ``mean``, ``geomean``,
+    ``std`` or another name. Two names of one quantile are one statistic to KI228, but
+    ranking reads ``timing.latencyNs`` by the key as spelled (fresh14 F13). Raises nothing.
+    """
+    return _rank(name)
+
+
 def latency_contradictions(latency: dict[str, Any], trials: int | None = None
                            ) -> list[Contradiction]:
     """KI228: ``timing.latencyNs`` statistics no set of trials gives together.
