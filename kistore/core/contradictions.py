@@ -29,7 +29,9 @@ error, and ``rank`` leaves a stored one out, saying why.
   fewer than :data:`ROUNDED_DIGITS` significant digits, :func:`resolution`), or above 0 of
   one trial; one trial's statistics that are not one value (:func:`single_trial_differs`;
   new users warn01, stat04); two names of one quantile at two values (``p50`` and
-  ``median``: :func:`_one_quantile_differs`; fresh13 F5-F6).
+  ``median``: :func:`_one_quantile_differs`; fresh13 F5-F6); a ``mean``, ``geomean``,
+  ``median`` or ``std`` no ``trials`` latencies give (:func:`trials_contradictions`,
+  fresh14 F1).
 
 Beside them, not a contradiction and never refused: **KI230** (``latency-below-floor``, a
 warning of ``check`` and ``verify``), a latency statistic below :data:`LATENCY_FLOOR_NS`
@@ -246,8 +248,11 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
     quantiles are ordered: ``pA`` <= ``pB`` for A < B, ``median`` (the 0.5 quantile) among
     them, each with :data:`STATISTIC_SLACK` relative slack; two names of one quantile
     (``p50`` and ``median``, ``p0`` and ``min``, ``p5`` and ``p05``) are one value, within
-    :data:`ONE_TRIAL_SLACK_NS` and that relative slack. ``mean`` and ``geomean`` are
-    bounded by ``min`` and ``max`` only. Of one trial (``trials`` 1) every latency
+    :data:`ONE_TRIAL_SLACK_NS` and that relative slack. ``geomean`` is at most ``mean``;
+    with ``trials`` n >= 2, ``mean`` and ``geomean`` lie within what n trials from ``min``
+    to ``max`` give, of 2 trials ``median`` is ``mean``, and ``std`` is at least
+    ``(max - min) / sqrt(2n)`` (:func:`trials_contradictions`, :func:`_std_too_small`;
+    fresh14 F1). Of one trial (``trials`` 1) every latency
     statistic is that trial's value (:func:`single_trial_differs`), and ``std`` is 0; with
     ``min`` and ``max`` stated, ``std`` is bounded by their range (:func:`std_bound`, as
     :func:`_std_contradictions` reads it).
@@ -265,8 +270,9 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
         as a sample orders them), at the pointer of the one that should be lower, its
         message naming both pointers and values; then one per pair of names of one quantile
         whose values differ (:func:`_one_quantile_differs`: ``p50`` beside ``median``,
-        ``p0`` beside ``min``; fresh13 F6). Then, at ``/spec/timing/latencyNs/std``,
-        a ``std`` above 0 of one trial, or above :func:`std_bound`.
+        ``p0`` beside ``min``; fresh13 F6); then :func:`trials_contradictions` (not of one
+        trial). Then, at ``/spec/timing/latencyNs/std``, a ``std`` above 0 of one trial,
+        above :func:`std_bound`, or below :func:`_std_too_small`'s bound.
     """
     values = {k: v for k, v in latency.items() if k not in _SPREAD
               and is_number(v)}
