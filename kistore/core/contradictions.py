@@ -232,10 +232,11 @@ def _rank(name: str) -> float | None:
 
 
 def quantile(name: str) -> float | None:
-    """Return the quantile statistic ``name`` is (``median`` and ``p50`` 0.5, ``min`` and
-    ``p0`` 0, ``p5`` and ``p05`` 0.05, ``max`` 1), or None for ``mean``, ``geomean``,
-    ``std`` or another name. Two names of one quantile are one statistic to KI228, but
-    ranking reads ``timing.latencyNs`` by the key as spelled (fresh14 F13). Raises nothing.
+    """Return the quantile statistic ``name`` is, or None (``mean``, ``geomean``, ``std``).
+
+    ``median`` and ``p50`` 0.5, ``min`` and ``p0`` 0, ``p5`` and ``p05`` 0.05, ``max`` 1.
+    Two names of one quantile are one statistic to KI228, but ranking reads
+    ``timing.latencyNs`` by the key as spelled (fresh14 F13). Raises nothing.
     """
     return _rank(name)
 
@@ -759,14 +760,19 @@ ROUNDED_READING = (f"each value read as rounded to its last nonzero digit, but t
 
 
 def _half(value: float) -> float:
-    """Return half the :func:`resolution` of ``value``: how far a written value may lie
-    from the statistic it rounds (ns)."""
+    """Return half the :func:`resolution` of ``value`` (ns).
+
+    How far a written value may lie from the statistic it rounds. Raises nothing.
+    """
     return resolution(value) / 2
 
 
 def _ns(value: float) -> str:
-    """Return a bound in nanoseconds for a message: whole with commas from 10,000 ns
-    (``33,830,000``), else to 6 significant digits (``7.07107``)."""
+    """Return a bound in nanoseconds for a message.
+
+    Whole with commas from 10,000 ns (``33,830,000``), else to 6 significant digits
+    (``7.07107``). Raises nothing.
+    """
     return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:,.6g}"
 
 

@@ -92,10 +92,13 @@ def disagreement(run: str, run_statistic: str, protocol: str, protocol_statistic
 
 
 def _one_statistic(stated: str, read: str, *, primary: bool = True) -> str:
-    """Return ``; 'median' is 'p50' ...`` when ``stated`` and ``read`` name one quantile
-    (fresh14 F13: a run stating ``median`` under a ``p50`` protocol was left unranked, the
-    warnings not saying they are one statistic), else ``""``. ``primary``: the run's
-    ``timing.primaryStatistic`` is not ``read`` either, so the fix names it too."""
+    """Return ``; 'median' is 'p50' ...`` when ``stated`` and ``read`` name one quantile.
+
+    fresh14 F13: a run stating ``median`` under a ``p50`` protocol was left unranked, the
+    warnings not saying they are one statistic. ``primary``: the run's
+    ``timing.primaryStatistic`` is not ``read`` either, so the fix names it too. Returns
+    ``""`` for two names of two statistics (or one name). Raises nothing.
+    """
     if stated == read or quantile(stated) is None or quantile(stated) != quantile(read):
         return ""
     also = f", and timing.primaryStatistic {read!r}" if primary else ""
