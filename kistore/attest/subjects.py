@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
+from ..core.contradictions import latency_contradictions, trials_of
 from ..core.digest import Digest, is_digest
 from ..core.errors import with_article
 from ..core.numbers import is_number
@@ -143,6 +144,9 @@ def _rerun_problem(view: View, spec: dict[str, Any], predicate: dict[str, Any]) 
     value = latency.get(statistic) if isinstance(latency, dict) else None
     if not is_number(value):
         return f"the rerun states no latencyNs.{statistic} (the run's primary statistic)"
+    contradiction = timing_contradiction(timing)
+    if contradiction is not None:
+        return contradiction
     wanted = _product(view, spec.get("environmentDigest"))
     given = predicate.get("environmentDigest")
     named = Digest.from_str(given) if isinstance(given, str) and is_digest(given) else None
@@ -158,6 +162,35 @@ def _rerun_problem(view: View, spec: dict[str, Any], predicate: dict[str, Any]) 
         return (f"the rerun ran on {product!r}; the run was measured on {wanted!r}: a rerun "
                 "on another GPU does not reproduce it")
     return None
+
+
+def timing_contradiction(timing: dict[str, Any]) -> str | None:
+    """Say what a rerun's ``timing`` states against itself (KI228, as a run's), or None.
+
+    A rerun's ``timing`` has the shape of a BenchmarkRun's ``spec.timing``, and it is what
+    lifts a run to ``verified``, so it is held to the rule ``add`` holds the run to
+    (:func:`kistore.core.contradictions.latency_contradictions` with its ``trials``):
+    fresh14 F6, a ``min`` of 20,000,000 above a ``max`` of 10, of 1 trial, verified its run.
+
+    Args:
+        timing: the rerun predicate's ``timing`` (a dict; values of other types are the
+            predicate schema's and are skipped by the rule).
+
+    Returns:
+        ``the rerun's timing contradicts itself (KI228, refused in a run): ...`` with each
+        contradiction's words, its pointers those of the predicate (``/timing/...``),
+        joined by ``; ``; None when it states nothing contradictory. Raises nothing.
+    """
+    latency = timing.get("latencyNs")
+    if not isinstance(latency, dict):
+        return None
+    found = latency_contradictions(latency, trials_of(timing))
+    if not found:
+        return None
+    said = "; ".join(c.message.replace("the run states ", "the rerun states ")
+                     .replace("/spec/timing/", "/timing/") for c in found)
+    return (f"the rerun's timing contradicts itself (KI228, which refuses such a run): {said}; "
+            "it verifies no run: its signer attests again with the statistics measured")
 
 
 def _product(view: View, reference: Any) -> str | None:

@@ -29,7 +29,9 @@ error, and ``rank`` leaves a stored one out, saying why.
   fewer than :data:`ROUNDED_DIGITS` significant digits, :func:`resolution`), or above 0 of
   one trial; one trial's statistics that are not one value (:func:`single_trial_differs`;
   new users warn01, stat04); two names of one quantile at two values (``p50`` and
-  ``median``: :func:`_one_quantile_differs`; fresh13 F5-F6).
+  ``median``: :func:`_one_quantile_differs`; fresh13 F5-F6); a ``mean``, ``geomean``,
+  ``median`` or ``std`` no ``trials`` latencies give (:func:`trials_contradictions`,
+  fresh14 F1).
 
 Beside them, not a contradiction and never refused: **KI230** (``latency-below-floor``, a
 warning of ``check`` and ``verify``), a latency statistic below :data:`LATENCY_FLOOR_NS`
@@ -229,6 +231,16 @@ def _rank(name: str) -> float | None:
     return int(matched.group(1)) / 100 if matched else None
 
 
+def quantile(name: str) -> float | None:
+    """Return the quantile statistic ``name`` is, or None (``mean``, ``geomean``, ``std``).
+
+    ``median`` and ``p50`` 0.5, ``min`` and ``p0`` 0, ``p5`` and ``p05`` 0.05, ``max`` 1.
+    Two names of one quantile are one statistic to KI228, but ranking reads
+    ``timing.latencyNs`` by the key as spelled (fresh14 F13). Raises nothing.
+    """
+    return _rank(name)
+
+
 def latency_contradictions(latency: dict[str, Any], trials: int | None = None
                            ) -> list[Contradiction]:
     """KI228: ``timing.latencyNs`` statistics no set of trials gives together.
@@ -237,8 +249,11 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
     quantiles are ordered: ``pA`` <= ``pB`` for A < B, ``median`` (the 0.5 quantile) among
     them, each with :data:`STATISTIC_SLACK` relative slack; two names of one quantile
     (``p50`` and ``median``, ``p0`` and ``min``, ``p5`` and ``p05``) are one value, within
-    :data:`ONE_TRIAL_SLACK_NS` and that relative slack. ``mean`` and ``geomean`` are
-    bounded by ``min`` and ``max`` only. Of one trial (``trials`` 1) every latency
+    :data:`ONE_TRIAL_SLACK_NS` and that relative slack. ``geomean`` is at most ``mean``;
+    with ``trials`` n >= 2, ``mean`` and ``geomean`` lie within what n trials from ``min``
+    to ``max`` give, of 2 trials ``median`` is ``mean``, and ``std`` is at least
+    ``(max - min) / sqrt(2n)`` (:func:`trials_contradictions`, :func:`_std_too_small`;
+    fresh14 F1). Of one trial (``trials`` 1) every latency
     statistic is that trial's value (:func:`single_trial_differs`), and ``std`` is 0; with
     ``min`` and ``max`` stated, ``std`` is bounded by their range (:func:`std_bound`, as
     :func:`_std_contradictions` reads it).
@@ -256,8 +271,9 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
         as a sample orders them), at the pointer of the one that should be lower, its
         message naming both pointers and values; then one per pair of names of one quantile
         whose values differ (:func:`_one_quantile_differs`: ``p50`` beside ``median``,
-        ``p0`` beside ``min``; fresh13 F6). Then, at ``/spec/timing/latencyNs/std``,
-        a ``std`` above 0 of one trial, or above :func:`std_bound`.
+        ``p0`` beside ``min``; fresh13 F6); then :func:`trials_contradictions` (not of one
+        trial). Then, at ``/spec/timing/latencyNs/std``, a ``std`` above 0 of one trial,
+        above :func:`std_bound`, or below :func:`_std_too_small`'s bound.
     """
     values = {k: v for k, v in latency.items() if k not in _SPREAD
               and is_number(v)}
@@ -276,9 +292,13 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
             differ = _one_quantile_differs(first, values[first], second, values[second])
             if differ is not None:
                 found.append(differ)
+    if single is None:
+        found += trials_contradictions(values, trials)
     spread = latency.get("std")
     if is_number(spread):
         found += _std_contradictions(spread, values, trials)
+        if single is None and trials is not None and trials >= 2:
+            found += _std_too_small(spread, values, trials)
     return found
 
 
@@ -732,3 +752,164 @@ def latency_units_disagree(spec: Any) -> Contradiction | None:
         f"ns ({ratio} the mean): {native['source']}'s importer writes both from one number, "
         "so one was written in another unit or changed",
         f"latencyNs mean {stated_mean} vs latency_ms {stated_ms} (KI233)")
+
+
+ROUNDED_READING = (f"each value read as rounded to its last nonzero digit, but to no fewer "
+                   f"than {ROUNDED_DIGITS} significant digits, and at least 1 ns")
+"""How KI228's bounds read a stated value (:func:`resolution`), said in their messages."""
+
+
+def _half(value: float) -> float:
+    """Return half the :func:`resolution` of ``value`` (ns).
+
+    How far a written value may lie from the statistic it rounds. Raises nothing.
+    """
+    return resolution(value) / 2
+
+
+def _ns(value: float) -> str:
+    """Return a bound in nanoseconds for a message.
+
+    Whole with commas from 10,000 ns (``33,830,000``), else to 6 significant digits
+    (``7.07107``). Raises nothing.
+    """
+    return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:,.6g}"
+
+
+def _pointer(name: str) -> str:
+    """Return the JSON Pointer of latency statistic ``name`` in a run."""
+    return f"/spec/timing/latencyNs/{escape_pointer(name)}"
+
+
+def trials_contradictions(values: dict[str, float], trials: int | None
+                          ) -> list[Contradiction]:
+    """KI228 of a ``mean``, ``geomean`` or ``median`` no ``trials`` latencies give (fresh14 F1).
+
+    Each bound holds for every set of n positive trials, and each stated value is read as
+    rounded (:func:`resolution`, as :func:`_std_contradictions` reads ``min`` and ``max``),
+    beyond :data:`STATISTIC_SLACK` relative to the larger side, so rounded real data is
+    never refused:
+
+    * the arithmetic and geometric means (AM-GM): ``geomean`` <= ``mean``, any count;
+    * with n = ``trials`` >= 2 and ``min`` <= ``mean`` <= ``max`` stated (one trial at
+      each end, the others anywhere between): ``min + (max - min) / n <= mean <=
+      max - (max - min) / n``, and ``min**((n-1)/n) x max**(1/n) <= geomean <=
+      min**(1/n) x max**((n-1)/n)`` (a ``mean`` or ``geomean`` outside [``min``, ``max``]
+      is the pair out of order, said already);
+    * of 2 trials, ``median`` (their midpoint) = ``mean``. ``p50`` is not held to it: a
+      source may compute it by nearest rank, the lower trial.
+
+    Args:
+        values: a run's latency statistics (``std`` left out), name -> ns, numbers only.
+        trials: its ``timing.trials`` (:func:`trials_of`); None: not stated. A run of one
+            trial is :func:`single_trial_differs`'s, not judged here.
+
+    Returns:
+        The contradictions, in this order: ``mean`` out of its range, ``geomean`` out of
+        its range, ``geomean`` above ``mean``, ``median`` not the ``mean`` of 2 trials;
+        each at the pointer of the statistic it names first. Raises nothing for numbers.
+    """
+    found: list[Contradiction] = []
+    low, high = values.get("min"), values.get("max")
+    counted = trials is not None and trials >= 2
+    if counted and low is not None and high is not None and low < high:
+        n = float(trials)  # type: ignore[arg-type]
+        least, most = low - _half(low), high - _half(high)  # the lowest they may stand for
+        upper_low, upper_high = low + _half(low), high + _half(high)
+        mean = values.get("mean")
+        if mean is not None and low <= mean <= high:
+            floor = least + (most - least) / n
+            ceiling = upper_high - (upper_high - upper_low) / n
+            found += _out_of_range("mean", mean, floor, ceiling, low, high, trials, (
+                "the mean of n trials lies in [min + (max - min) / n, max - (max - min) / n] "
+                "(a trial at each end, the others anywhere between)"))
+        geomean = values.get("geomean")
+        if geomean is not None and low <= geomean <= high and least > 0:
+            floor = least ** ((n - 1) / n) * most ** (1 / n)
+            ceiling = upper_low ** (1 / n) * upper_high ** ((n - 1) / n)
+            found += _out_of_range("geomean", geomean, floor, ceiling, low, high, trials, (
+                "the geometric mean of n trials lies in [min^((n - 1) / n) x max^(1 / n), "
+                "min^(1 / n) x max^((n - 1) / n)] (a trial at each end, the others anywhere "
+                "between)"))
+    mean, geomean = values.get("mean"), values.get("geomean")
+    if mean is not None and geomean is not None and geomean - _half(geomean) - (
+            mean + _half(mean)) > STATISTIC_SLACK * max(abs(mean), abs(geomean)):
+        found.append(Contradiction(
+            "KI228", _pointer("geomean"),
+            f"the run states geomean {geomean!r} ns ({_pointer('geomean')}) above mean "
+            f"{mean!r} ns ({_pointer('mean')}): the geometric mean of positive trials is "
+            f"never above their arithmetic mean (the AM-GM inequality), and these differ by "
+            f"more than rounding gives ({ROUNDED_READING})",
+            f"latencyNs geomean {geomean!r} > mean {mean!r}"))
+    median = values.get("median")
+    if trials == 2 and mean is not None and median is not None and abs(median - mean) - (
+            _half(median) + _half(mean)) > STATISTIC_SLACK * max(abs(mean), abs(median)):
+        found.append(Contradiction(
+            "KI228", _pointer("median"),
+            f"the run states median {median!r} ns ({_pointer('median')}) and mean {mean!r} "
+            f"ns ({_pointer('mean')}) of 2 trials (/spec/timing/trials): the median of two "
+            f"trials is their midpoint, which is their mean, and these differ by more than "
+            f"rounding gives ({ROUNDED_READING})",
+            f"latencyNs median {median!r} != mean {mean!r} of 2 trials"))
+    return found
+
+
+def _out_of_range(name: str, value: float, floor: float, ceiling: float, low: float,
+                  high: float, trials: int | None, why: str) -> list[Contradiction]:
+    """KI228 of ``name`` stated at ``value`` ns outside [``floor``, ``ceiling``] (ns).
+
+    ``floor`` and ``ceiling`` are the bounds of the range ``min`` (``low``) and ``max``
+    (``high``) may stand for, rounded; ``value`` is read as rounded too (:func:`_half`),
+    then :data:`STATISTIC_SLACK` relative to ``high``. ``why`` says the bound in words.
+    Returns the contradiction at ``name``'s pointer, or nothing.
+    """
+    slack = STATISTIC_SLACK * max(abs(low), abs(high), abs(value))
+    if floor - (value + _half(value)) <= slack and value - _half(value) - ceiling <= slack:
+        return []
+    side, bound = ("<", floor) if value < floor else (">", ceiling)
+    return [Contradiction(
+        "KI228", _pointer(name),
+        f"the run states {name} {value!r} ns ({_pointer(name)}) of {trials} trials "
+        f"(/spec/timing/trials) from min {low!r} ns to max {high!r} ns "
+        f"(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max): {why}, here "
+        f"[{_ns(floor)}, {_ns(ceiling)}] ns ({ROUNDED_READING})",
+        f"latencyNs {name} {value!r} {side} {_ns(bound)} (min {low!r}, max {high!r}, "
+        f"{trials} trials)")]
+
+
+def _std_too_small(spread: float, values: dict[str, float], trials: int
+                   ) -> list[Contradiction]:
+    """KI228 of a ``std`` below what ``min``, ``max`` and ``trials`` >= 2 force (fresh14 F1).
+
+    n trials from ``min`` to ``max`` deviate by at least ``(max - min) / sqrt(2n)``, one
+    at each end and the others at their midpoint: the least population std (the sample
+    std's least, ``(max - min) / sqrt(2(n - 1))``, is larger, so a run may state either),
+    above 0 whenever ``min`` < ``max``: a ``std`` of 0 says every trial was equal. ``min``
+    and ``max`` are read as rounded inward, ``std`` upward (:func:`resolution`).
+
+    Args:
+        spread: the run's ``latencyNs.std`` (ns).
+        values: its latency statistics (``std`` left out).
+        trials: its ``timing.trials``, 2 or more.
+
+    Returns:
+        The contradiction at ``/spec/timing/latencyNs/std``, or nothing.
+    """
+    low, high = values.get("min"), values.get("max")
+    if low is None or high is None:
+        return []
+    width = (high - _half(high)) - (low + _half(low))
+    least = max(width, 0.0) / math.sqrt(2 * trials)
+    if least - (spread + _half(spread)) <= STATISTIC_SLACK * max(abs(low), abs(high)):
+        return []
+    return [Contradiction(
+        "KI228", STD_POINTER,
+        f"the run states std {spread!r} ns ({STD_POINTER}) of {trials} trials "
+        f"(/spec/timing/trials) from min {low!r} ns to max {high!r} ns "
+        f"(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max): n trials that far apart "
+        f"have a std of at least (max - min) / sqrt(2n), one trial at each end and the "
+        f"others at their midpoint (the population std's least; the sample std's, "
+        f"(max - min) / sqrt(2(n - 1)), is larger), here {_ns(least)} ns "
+        f"({ROUNDED_READING})",
+        f"latencyNs std {spread!r} < {_ns(least)} (min {low!r}, max {high!r}, "
+        f"{trials} trials)")]

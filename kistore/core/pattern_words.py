@@ -35,6 +35,11 @@ PATTERN_WORDS: dict[str, Words] = {
     "^(mean|median|min|max|std|geomean|p[0-9]{1,2})$": Words(
         "a statistic", "statistics", "mean, median, min, max, std, geomean, or p and a "
         "percentile of one or two digits (p0 to p99)", True),
+    "^(mean|median|min|max|geomean|p[0-9]{1,2})$": Words(
+        "a location statistic", "location statistics", "mean, median, min, max, geomean, or "
+        "p and a percentile of one or two digits (p0 to p99), a statistic saying where the "
+        "trials' latencies lie; not std, a spread, which would rank runs by how far their "
+        "trials lie apart", True),
     "^[a-z0-9][a-z0-9_.-]*$": Words(
         "an identifier", "identifiers", _IDENTIFIER.format(", '_', '.' and '-'"), True),
     "^[a-z0-9][a-z0-9.-]*$": Words(

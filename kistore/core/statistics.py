@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from .contradictions import quantile
 from .findings import WARNING, rule
 
 STATISTIC_DISAGREES = rule(
@@ -86,7 +87,24 @@ def disagreement(run: str, run_statistic: str, protocol: str, protocol_statistic
             f"{protocol} measures {protocol_statistic!r} (measurement.primaryStatistic); "
             f"ranking uses the protocol's {protocol_statistic!r}, not the run's: the run is "
             f"in the protocol's {protocol_statistic!r} comparison group, and a family "
-            f"ranked by measured latency reads its timing.latencyNs.{protocol_statistic}")
+            f"ranked by measured latency reads its timing.latencyNs.{protocol_statistic}"
+            f"{_one_statistic(run_statistic, protocol_statistic)}")
+
+
+def _one_statistic(stated: str, read: str, *, primary: bool = True) -> str:
+    """Return ``; 'median' is 'p50' ...`` when ``stated`` and ``read`` name one quantile.
+
+    fresh14 F13: a run stating ``median`` under a ``p50`` protocol was left unranked, the
+    warnings not saying they are one statistic. ``primary``: the run's
+    ``timing.primaryStatistic`` is not ``read`` either, so the fix names it too. Returns
+    ``""`` for two names of two statistics (or one name). Raises nothing.
+    """
+    if stated == read or quantile(stated) is None or quantile(stated) != quantile(read):
+        return ""
+    also = f", and timing.primaryStatistic {read!r}" if primary else ""
+    return (f"; {stated!r} is {read!r} (the {quantile(read):g} quantile, one statistic), but "
+            f"ranking reads timing.latencyNs by the key as spelled: state the value under "
+            f"the protocol's key, timing.latencyNs.{read}{also}")
 
 
 def named(kind: str, name: str | None, digest: str) -> str:
@@ -156,11 +174,15 @@ def unstated(run: str, names: Collection[str], run_statistic: str | None, protoc
                 f"{run_statistic!r}, {_rank_reads(run_statistic, known=False)}")
     if protocol_statistic in names:
         return None
+    synonym = next((name for name in sorted(names)
+                    if _one_statistic(name, protocol_statistic)), None)
+    also = "" if synonym is None else _one_statistic(
+        synonym, protocol_statistic, primary=run_statistic != protocol_statistic)
     if run_statistic == protocol_statistic:
         return (f"{run} states timing.primaryStatistic {run_statistic!r}, the statistic its "
                 f"protocol {protocol} measures, but no {run_statistic!r} in timing.latencyNs "
-                f"(it states {stated}): {_rank_reads(protocol_statistic)}")
+                f"(it states {stated}): {_rank_reads(protocol_statistic)}{also}")
     return (f"{run} states no {protocol_statistic!r} in timing.latencyNs (it states {stated}), "
             f"the statistic its protocol {protocol} measures (measurement.primaryStatistic): "
             f"ranking reads the protocol's {protocol_statistic!r}, not the run's own "
-            f"{run_statistic!r} (KI218): {_rank_reads(protocol_statistic)}")
+            f"{run_statistic!r} (KI218): {_rank_reads(protocol_statistic)}{also}")

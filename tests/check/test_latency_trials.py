@@ -65,8 +65,10 @@ def test_one_trials_statistics_that_differ_are_one_finding():
         "latencyNs min 1000, median 1002 differ with 1 trial"]
     # relative 1e-9 beyond the nanosecond: a floating point mean of one huge value
     assert _found({"min": 1e12, "mean": 1e12 * (1 + 5e-10) + 1}, 1) == []
-    # two trials may differ: the order rule alone judges them
-    assert _found({"min": 1000, "mean": 1200, "max": 2000}, 2) == []
+    # two trials may differ: their mean is their midpoint (fresh14 F1: 1200 is refused)
+    assert _found({"min": 1000, "mean": 1500, "max": 2000}, 2) == []
+    assert [c[3] for c in _found({"min": 1000, "mean": 1200, "max": 2000}, 2)] == [
+        "latencyNs mean 1200 < 1,495 (min 1000, max 2000, 2 trials)"]
     assert [c[3] for c in _found({"min": 2000, "max": 1000}, 2)] == [
         "latencyNs min 2000 > max 1000"]
 
@@ -280,3 +282,96 @@ def test_add_refuses_the_new_users_runs(store, kit, runner, tmp_path, latency, t
     done = runner.invoke(main, ["--store", str(store.root), "add", "--commit", str(path)])
     assert done.exit_code == 1, done.output
     assert f"{path}:/spec/timing/latencyNs/{pointer}: {said} (KI228)" in done.stderr
+
+
+# -- fresh14 F1: the bounds n >= 2 trials force on mean, geomean, median and std
+
+_ROUNDING = ("each value read as rounded to its last nonzero digit, but to no fewer than 3 "
+             "significant digits, and at least 1 ns")
+_MIN_MAX = "(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max)"
+
+MEAN_AT_MIN = (
+    "the run states mean 1000000 ns (/spec/timing/latencyNs/mean) of 3 trials "
+    f"(/spec/timing/trials) from min 1000000 ns to max 100000000 ns {_MIN_MAX}: the mean of n "
+    "trials lies in [min + (max - min) / n, max - (max - min) / n] (a trial at each end, the "
+    f"others anywhere between), here [33,830,000, 67,335,000] ns ({_ROUNDING})")
+GEOMEAN_AT_MIN = (
+    "the run states geomean 1000000 ns (/spec/timing/latencyNs/geomean) of 2 trials "
+    f"(/spec/timing/trials) from min 1000000 ns to max 11000000 ns {_MIN_MAX}: the geometric "
+    "mean of n trials lies in [min^((n - 1) / n) x max^(1 / n), min^(1 / n) x max^((n - 1) / "
+    "n)] (a trial at each end, the others anywhere between), here [3,300,795, 3,332,454] ns "
+    f"({_ROUNDING})")
+MEDIAN_OF_TWO = (
+    "the run states median 1000000 ns (/spec/timing/latencyNs/median) and mean 6000000 ns "
+    "(/spec/timing/latencyNs/mean) of 2 trials (/spec/timing/trials): the median of two trials "
+    "is their midpoint, which is their mean, and these differ by more than rounding gives "
+    f"({_ROUNDING})")
+GEOMEAN_ABOVE_MEAN = (
+    "the run states geomean 3800000 ns (/spec/timing/latencyNs/geomean) above mean 3700000 ns "
+    "(/spec/timing/latencyNs/mean): the geometric mean of positive trials is never above their "
+    "arithmetic mean (the AM-GM inequality), and these differ by more than rounding gives "
+    f"({_ROUNDING})")
+STD_ZERO = (
+    "the run states std 0 ns (/spec/timing/latencyNs/std) of 100 trials (/spec/timing/trials) "
+    f"from min 1000000 ns to max 9000000 ns {_MIN_MAX}: n trials that far apart have a std of "
+    "at least (max - min) / sqrt(2n), one trial at each end and the others at their midpoint "
+    "(the population std's least; the sample std's, (max - min) / sqrt(2(n - 1)), is larger), "
+    f"here 564,978 ns ({_ROUNDING})")
+
+
+def test_fresh14s_runs_are_refused_with_their_bounds():
+    """fresh14 F1: each was added (exit 0) and ranked; n trials bound the mean and geomean
+    tighter than [min, max], and the std from below."""
+    assert _found({"mean": 1000000, "min": 1000000, "max": 100000000}, 3) == [(
+        "KI228", "/spec/timing/latencyNs/mean", MEAN_AT_MIN,
+        "latencyNs mean 1000000 < 33,830,000 (min 1000000, max 100000000, 3 trials)")]
+    assert _found({"mean": 6000000, "median": 1000000, "min": 1000000, "max": 11000000},
+                  2) == [("KI228", "/spec/timing/latencyNs/median", MEDIAN_OF_TWO,
+                          "latencyNs median 1000000 != mean 6000000 of 2 trials")]
+    assert _found({"mean": 6000000, "geomean": 1000000, "min": 1000000, "max": 11000000},
+                  2) == [("KI228", "/spec/timing/latencyNs/geomean", GEOMEAN_AT_MIN,
+                          "latencyNs geomean 1000000 < 3,300,795 (min 1000000, max 11000000, "
+                          "2 trials)")]
+    assert [c[3] for c in _found({"mean": 3700000, "min": 3700000, "max": 9000000}, 2)] == [
+        "latencyNs mean 3700000 < 6,345,000 (min 3700000, max 9000000, 2 trials)"]
+    assert _found({"mean": 3700000, "geomean": 3800000, "min": 1000000, "max": 9000000},
+                  100) == [("KI228", "/spec/timing/latencyNs/geomean", GEOMEAN_ABOVE_MEAN,
+                            "latencyNs geomean 3800000 > mean 3700000")]
+    assert _found({"mean": 3700000, "std": 0, "min": 1000000, "max": 9000000}, 100) == [(
+        "KI228", "/spec/timing/latencyNs/std", STD_ZERO,
+        "latencyNs std 0 < 564,978 (min 1000000, max 9000000, 100 trials)")]
+    # of 2 trials: the mean (its midpoint) is stated right, the std not
+    assert [c[3] for c in _found({"mean": 5000000, "std": 1, "min": 1000000,
+                                  "max": 9000000}, 2)] == [
+        "latencyNs std 1 < 3,995,000 (min 1000000, max 9000000, 2 trials)"]
+
+
+def test_the_bounds_reach_exactly_their_extreme_trials():
+    """Each bound is reached by a set of trials: one at each end, the others at one end
+    (mean, geomean) or at the midpoint (std); a value rounded off it passes."""
+    # 3 trials 1000, 1000, 4000: mean 2000 = min + (max - min) / 3; (1000, 4000, 4000): 3000
+    assert _found({"min": 1000, "max": 4000, "mean": 2000}, 3) == []
+    assert _found({"min": 1000, "max": 4000, "mean": 3000}, 3) == []
+    assert [c[3] for c in _found({"min": 1001, "max": 4001, "mean": 1990}, 3)] == [
+        "latencyNs mean 1990 < 2,000.5 (min 1001, max 4001, 3 trials)"]
+    # 1000, 1000, 8000: geomean 2000 = 1000^(2/3) x 8000^(1/3)
+    assert _found({"min": 1001, "max": 8001, "geomean": 2002}, 3) == []
+    # 1000, 2000, 3000: population std sqrt(2/3) x 1000 = (max - min) / sqrt(6)
+    assert _found({"min": 1001, "max": 3001, "std": statistics.pstdev([1001, 2001, 3001])},
+                  3) == []
+    # no count stated: neither the range of the mean nor a least std (n may be any)
+    assert _found({"min": 1000, "max": 4000, "mean": 1001, "std": 0}) == []
+    # geomean above mean within rounding: 1.00e6 may be 995,000 to 1,005,000
+    assert _found({"mean": 1000000, "geomean": 1005000}, 100) == []
+
+
+@given(st.lists(st.floats(min_value=1e3, max_value=1e11, allow_nan=False), min_size=2,
+                max_size=30) | _CLUSTERED.filter(lambda t: len(t) >= 2), st.booleans(),
+       st.integers(3, 7), st.sampled_from([10**6, 10**3, 1]))
+def test_every_statistic_of_counted_trials_rounded_as_a_source_does_is_never_refused(
+        trials, sample, digits, unit):
+    """All of min, max, mean, geomean, median and std stated at once with the count (the
+    new bounds judge them together), rounded to 3-7 significant digits in ms, us or ns."""
+    stats = {k: _significant(v, digits, unit) for k, v in _true(trials, sample).items()
+             if k in ("min", "max", "mean", "geomean", "median", "std")}
+    assert _found(stats, len(trials)) == []

@@ -281,3 +281,39 @@ def test_verify_warns_of_every_stored_run_lacking_it(earlier):
                 if f.rule.id == "KI252"] == [
             ("KI252", "warning", "mean", "median",
              {"protocol": str(Manifest.from_document(protocol).digest)})] * 2
+
+
+def test_median_under_a_p50_protocol_is_said_to_be_p50(store, kit, tmp_path):
+    """fresh14 F13: ``median`` and ``p50`` are one statistic to KI228 but ranking reads the
+    key as spelled; the warnings (KI218, KI252) did not say so. Ranking still reads the
+    protocol's key only (rank, compare, show, the site and the export read one key)."""
+    protocol, env, workload = kit.protocol(name="proto-p50", statistic="p50"), \
+        kit.environment(), kit.workload()
+    add_docs(store, [protocol, env, workload])
+    run, path, said = _add_run(store, kit, tmp_path, protocol, env, workload, "p50-a", {
+        "primaryStatistic": "median", "latencyNs": {"median": 1000000, "mean": 1000000}})
+    one = ("'median' is 'p50' (the 0.5 quantile, one statistic), but ranking reads "
+           "timing.latencyNs by the key as spelled: state the value under the protocol's key, "
+           "timing.latencyNs.p50")
+    assert said == [_warning(path, run, (
+        f"states no 'p50' in timing.latencyNs (it states mean, median), the statistic its "
+        f"protocol {_named(protocol)} measures (measurement.primaryStatistic): ranking reads "
+        f"the protocol's 'p50', not the run's own 'median' (KI218): "
+        f"{RANK_READS.format(s='p50')}; {one}, and timing.primaryStatistic 'p50'"))]
+    # the run's primaryStatistic right, its value under 'median': the key alone to move
+    run, path, said = _add_run(store, kit, tmp_path, protocol, env, workload, "p50-b", {
+        "primaryStatistic": "p50", "latencyNs": {"median": 2000000}})
+    assert said == [_warning(path, run, (
+        f"states timing.primaryStatistic 'p50', the statistic its protocol {_named(protocol)} "
+        f"measures, but no 'p50' in timing.latencyNs (it states median): "
+        f"{RANK_READS.format(s='p50')}; {one}"))]
+
+
+def test_ki218_says_median_is_p50():
+    from kistore.core.statistics import disagreement
+    assert disagreement("R", "median", "P", "p50").endswith(
+        "reads its timing.latencyNs.p50; 'median' is 'p50' (the 0.5 quantile, one statistic), "
+        "but ranking reads timing.latencyNs by the key as spelled: state the value under the "
+        "protocol's key, timing.latencyNs.p50, and timing.primaryStatistic 'p50'")
+    assert disagreement("R", "mean", "P", "p50").endswith("reads its timing.latencyNs.p50")
+    assert disagreement("R", "p0", "P", "min").endswith("and timing.primaryStatistic 'min'")

@@ -89,8 +89,10 @@ def test_schema_errors_name_file_and_pointer_for_each_problem(runner, store_path
         f"error: {path}:/run/spec/observedAt: field 'observedAt': 'yesterday' is not an "
         "RFC 3339 date-time (e.g. 2026-07-10T06:41:58.611Z)",
         f"error: {path}:/protocol/spec/measurement/primaryStatistic: field 'primaryStatistic': "
-        "'best' is not a statistic: mean, median, min, max, std, geomean, or p and a percentile "
-        "of one or two digits (p0 to p99)",
+        "'best' is not a location statistic: mean, median, min, max, geomean, or p and a "
+        "percentile of one or two digits (p0 to p99), a statistic saying where the trials' "
+        "latencies lie; not std, a spread, which would rank runs by how far their trials lie "
+        "apart",
         "error: 2 problems in all; nothing was added",  # reviewer r85 F11
     ]
 

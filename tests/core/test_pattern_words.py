@@ -18,6 +18,9 @@ from kistore.core.schema import check_document, check_manifest, load_schema, sch
 DIGEST = "'sha256:' and 64 lower-case hex digits (0-9, a-f)"
 STATISTIC = ("mean, median, min, max, std, geomean, or p and a percentile of one or two "
              "digits (p0 to p99)")
+LOCATION = ("mean, median, min, max, geomean, or p and a percentile of one or two digits (p0 "
+            "to p99), a statistic saying where the trials' latencies lie; not std, a spread, "
+            "which would rank runs by how far their trials lie apart")
 
 
 def _patterns(schema: Any, found: set[str]) -> set[str]:
@@ -69,8 +72,26 @@ def test_a_latency_key_p100_is_told_the_statistics_in_words(bundle):
     del run["spec"]["timing"]["latencyNs"]["p100"]
     run["spec"]["timing"]["primaryStatistic"] = "Mean"
     assert _error(run, "/spec/timing/primaryStatistic") == (
-        f"field 'primaryStatistic': 'Mean' is not a statistic: {STATISTIC}; "
+        f"field 'primaryStatistic': 'Mean' is not a location statistic: {LOCATION}; "
         "write it in lower case")
+
+
+def test_std_is_no_primary_statistic_of_a_run_or_a_protocol(bundle):
+    """fresh14 F11: a protocol measuring ``std`` (and its runs) were added, and ``rank``
+    ranked runs by their spread "by measured latency"; ``latencyNs`` still states a std."""
+    run = copy.deepcopy(bundle["run"])
+    run["spec"]["timing"]["primaryStatistic"] = "std"
+    run["spec"]["timing"]["latencyNs"]["std"] = 3
+    assert _error(run, "/spec/timing/primaryStatistic") == (
+        f"field 'primaryStatistic': 'std' is not a location statistic: {LOCATION}")
+    protocol = copy.deepcopy(bundle["protocol"])
+    protocol["spec"]["measurement"]["primaryStatistic"] = "std"
+    assert _error(protocol, "/spec/measurement/primaryStatistic") == (
+        f"field 'primaryStatistic': 'std' is not a location statistic: {LOCATION}")
+    for statistic in ("mean", "median", "min", "max", "geomean", "p50", "p99", "p0"):
+        protocol["spec"]["measurement"]["primaryStatistic"] = statistic
+        assert [e for e in check_manifest(protocol)
+                if e.pointer == "/spec/measurement/primaryStatistic"] == []
 
 
 def test_a_look_alike_in_a_pattern_value_is_named(bundle):
@@ -79,7 +100,7 @@ def test_a_look_alike_in_a_pattern_value_is_named(bundle):
     [said] = [e.message for e in check_manifest(run) if e.message.startswith("field")]
     assert said == (  # and KI104's mixed-script finding beside it
         "field 'primaryStatistic': 'm\\u0435an' (U+0435 CYRILLIC SMALL LETTER IE at "
-        f"character 2) is not a statistic: {STATISTIC}")
+        f"character 2) is not a location statistic: {LOCATION}")
 
 
 def test_a_trust_key_id_is_told_in_words():
