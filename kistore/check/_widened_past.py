@@ -56,6 +56,8 @@ from ..git.pathlog import blob_at
 from ._fixes import Base
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Callable
+
     import pygit2
 
     from ..store import Store
@@ -96,16 +98,22 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
         for place, old, new in _widened(history, parent, commit):
             start = new.valid_from if new.valid_from is not None else history.start(
                 parent, new.keyid)
-            assert old.valid_from is not None  # _widened's
+            implied = None  # fresh14 F10: a key without validFrom counts from its start
+            if old.valid_from is None:
+                implied = history.first(parent, new.keyid)
+                old = replace(old, valid_from=implied[0])
+            assert old.valid_from is not None  # _widened's, or the key's start
             if start >= old.valid_from:
                 continue
             if signed is None:
                 signed = signed_held(store, str(head.id))
             held = _held(store.repo, parent, signed.get(new.keyid, []))
-            counted = [s for s in _counted(old, start, new.valid_from is None, held)
+            tied = None if implied is None else _tied(store.repo, *implied)
+            counted = [s for s in _counted(old, start, new.valid_from is None, held, tied)
                        if not _restored(history, parent, new.keyid, s, held)]
             if counted:
-                findings.append(_finding(commit, place, old, new, start, counted, base))
+                findings.append(_finding(commit, place, old, new, start, counted, base,
+                                         implied=implied is not None))
     return findings
 
 
@@ -163,8 +171,12 @@ class _History:
         first start); a key no version lists (nothing lists it to count from) from
         ``commit``'s trusted time.
         """
+        return self.first(commit, keyid)[0]
+
+    def first(self, commit: Any, keyid: str) -> tuple[datetime, str]:
+        """Return :meth:`start` and the commit it is the time of (40 hex digits)."""
         first = first_listed(self.repo, str(commit.id)).get(keyid)
-        return first[0] if first is not None else self.time(str(commit.id))
+        return first if first is not None else (self.time(str(commit.id)), str(commit.id))
 
     def time(self, commit: str) -> datetime:
         """Return a commit's trusted time (:func:`kistore.attest.trust_history.commit_times`)."""
@@ -193,9 +205,13 @@ def _widened(history: _History, parent: Any, commit: Any
         old = before.keys.get(keyid) if before is not None else None
         if old is None:
             old = history.last_entry(parent, keyid)
-        if old is not None and old.valid_from is not None and (
+        if old is None:
+            continue
+        if old.valid_from is not None and (
                 new.valid_from is None or new.valid_from < old.valid_from):
             found.append((place, old, new))
+        elif old.valid_from is None and new.valid_from is not None:
+            found.append((place, old, new))  # earlier than the key's start? (fresh14 F10)
     return found
 
 
@@ -211,18 +227,71 @@ def _held(repo: pygit2.Repository, parent: Any, signed: list[Signed]) -> list[Si
     return [s for s in signed if held_when(s.path, s.entered, holds, None)]
 
 
-def _counted(old: TrustedKey, start: datetime, from_start: bool, held: list[Signed]
-             ) -> list[Signed]:
+def _counted(old: TrustedKey, start: datetime, from_start: bool, held: list[Signed],
+             tied: Callable[[Signed], bool] | None = None) -> list[Signed]:
     """Return what ``old`` did not count (before its ``validFrom``) and counts from ``start``.
 
     Each of ``held`` judged as readers judge it, its copies with it
     (:func:`kistore.attest.signed_by.counts`: a note line whose committed file copy
     counts is counted already, review01 M5); ``from_start``: the new window opens at the
     key's start commit, so a note line of that very second is unordered with it (left out).
+    ``tied``: ``old``'s ``validFrom`` is the key's start, its trust commit's time (the
+    entry had none): whether an attestation entered in that second was a community
+    attestation then (:func:`_tied`), as readers judge it; None: an explicit ``validFrom``.
     """
     wider = replace(old, valid_from=start)
-    return [s for s in held if not counts(old, s, held) and counts(wider, s, held)
+    return [s for s in held
+            if (not counts(old, s, held) or (tied is not None and tied(s)))
+            and counts(wider, s, held)
             and not (from_start and not s.path and s.entered == start)]
+
+
+def widened_counted(repo: pygit2.Repository, old: TrustedKey, start: datetime,
+                    implied: tuple[datetime, str] | None, held: list[Signed]
+                    ) -> list[Signed]:
+    """Return what a ``validFrom`` moved earlier to ``start`` makes count (KI435's test).
+
+    The one test the gate (:func:`widened_past`) and ``kistore trust add`` (fresh14 F10:
+    it wrote such a change, exit 0) share.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        old: the key's entry before the change.
+        start: the new, explicit ``validFrom``.
+        implied: ``old`` has no ``validFrom``: the key's start and the commit it is the
+            time of (:func:`kistore.attest.trust_history.first_listed`); None: ``old``'s
+            ``validFrom`` is its start.
+        held: what the key signed that the repository holds
+            (:class:`kistore.attest.signed_by.Signed`).
+
+    Returns:
+        Each of ``held`` that entered before ``old``'s start (a community attestation
+        then) and counts from ``start``; empty when ``start`` is not earlier.
+
+    Raises:
+        ObjectUnreadable: the start commit's tree cannot be read.
+    """
+    before = replace(old, valid_from=implied[0]) if implied is not None else old
+    if before.valid_from is None or start >= before.valid_from:
+        return []
+    tied = None if implied is None else _tied(repo, *implied)
+    return _counted(before, start, False, held, tied)
+
+
+def _tied(repo: pygit2.Repository, start: datetime, commit: str) -> Callable[[Signed], bool]:
+    """Return whether an attestation entered in the second of a key's trust commit was community.
+
+    :meth:`kistore.attest.trust.Trust.judge`: a note line in that second is unordered
+    with the commit (community); an attestation file counts only when it entered in a
+    commit after the trust commit, so one the trust commit's own tree holds entered with
+    it, or before it: community.
+    """
+    tree = repo[commit].tree
+
+    def tied(signed: Signed) -> bool:
+        return signed.entered == start and (
+            not signed.path or blob_at(repo, tree, signed.path) is not None)
+    return tied
 
 
 def _restored(history: _History, parent: Any, keyid: str, signed: Signed,
@@ -260,22 +329,49 @@ def _restored(history: _History, parent: Any, keyid: str, signed: Signed,
     return False
 
 
+def widened_said(old_from: datetime, implied: bool, new_from: datetime | None,
+                 start: datetime, counted: list[Signed]) -> str:
+    """Say what a widening into the past makes count, as KI435 and ``trust add`` say it.
+
+    Args:
+        old_from: the entry's start before: its ``validFrom``, or (``implied``) the key's
+            start, when it entered the trust file.
+        implied: the entry had no ``validFrom`` (fresh14 F10).
+        new_from: the entry's ``validFrom`` after, or None (removed).
+        start: when the key counts from after.
+        counted: what counts now (:func:`widened_counted`), at least one.
+
+    Returns:
+        ``(validFrom OLD -> NEW): its withdrawal at LOC entered the repository at T, before
+        the key's validFrom, a community attestation then, would count (and N more)``.
+        Raises nothing.
+    """
+    was = (f"none (from when it entered the trust file, {format_time(old_from)}, its "
+           "commit's date)" if implied else format_time(old_from))
+    widened = f"validFrom {was} -> " + (
+        format_time(start) if new_from is not None else
+        f"none (from when it entered the trust file, {format_time(start)}, its commit's "
+        "date)")
+    more = f" (and {len(counted) - 1} more)" if len(counted) > 1 else ""
+    before = "start, when it entered the trust file" if implied else "validFrom"
+    return (f"({widened}): {counted[0].said()}, before the key's {before}, a community "
+            f"attestation then, would count{more}")
+
+
 def _finding(commit: Any, place: int, old: TrustedKey, new: TrustedKey, start: datetime,
-             counted: list[Signed], base: Base) -> Finding:
-    """Return KI435 of ``commit`` widening ``old`` -> ``new`` back to ``start``."""
+             counted: list[Signed], base: Base, *, implied: bool = False) -> Finding:
+    """Return KI435 of ``commit`` widening ``old`` -> ``new`` back to ``start``.
+
+    ``implied``: ``old``'s ``validFrom`` is the key's start (its entry had none).
+    """
     first = counted[0]
     assert old.valid_from is not None  # _widened's
-    widened = (f"validFrom {format_time(old.valid_from)} -> " + (
-        format_time(start) if new.valid_from is not None else
-        f"none (from when it entered the trust file, {format_time(start)}, its commit's "
-        "date)"))
-    more = f" (and {len(counted) - 1} more)" if len(counted) > 1 else ""
     cid = str(commit.id)
+    said = widened_said(old.valid_from, implied, new.valid_from, start, counted)
     return Finding(
         TRUST_WIDENED_INTO_THE_PAST,
         f"commit {cid[:12]} widens the entry of key {new.keyid} in the trust file into the "
-        f"past ({widened}): {first.said()}, before the key's validFrom, a community "
-        f"attestation then, would count{more}; trust is not retroactive",
+        f"past {said}; trust is not retroactive",
         file=layout.TRUST_FILE, pointer=f"/keys/{place}",
         expected=f"validFrom {format_time(old.valid_from)} or later",
         found=f"counting from {format_time(start)}",
