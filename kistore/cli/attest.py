@@ -1601,7 +1601,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
       git add store/trust && git commit -m "trust: CI rerun key"
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.trust import add_key, entry_added, format_time, parse_time
+    from ..attest.trust import add_key, comment_problem, entry_added, format_time, parse_time
     from ..check.trust_change import refuse_narrowing, refuse_widening
     from ..core.errors import InputError, StoreStateError, printable
 
@@ -1613,6 +1613,9 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     if comment is not None and not _is_utf8(comment):  # bytes that are not UTF-8
         raise InputError(f"--comment {printable(comment)!r} is not UTF-8 text: write it in "
                          "UTF-8")
+    said = comment_problem(comment) if comment else None  # fresh14 F7: as KI441 says
+    if said is not None:
+        raise InputError(f"--comment {said}; nothing was written")
     keys, skipped = _read_key_lines(key_arg)
     if not keys:
         raise _no_key_to_trust(skipped)
