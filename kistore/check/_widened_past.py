@@ -50,7 +50,7 @@ from ..attest.trust import Trust, TrustedKey, format_time
 from ..attest.trust_history import commit_times, first_listed, trust_versions
 from ..core import layout
 from ..core.errors import KistoreError
-from ..core.findings import ERROR, Finding, rule
+from ..core.findings import ERROR, WARNING, Finding, rule
 from ..git.blobs import read_blob
 from ..git.pathlog import blob_at
 from ._fixes import Base
@@ -67,6 +67,13 @@ _FIX = ("keep the key's validFrom as it was: drop the commit that removes it or 
         "its validFrom entered as a community attestation and stays one; to make it count, "
         "its signer attests again once the key is trusted (the new attestation enters then)")
 TRUST_WIDENED_INTO_THE_PAST = rule("KI435", "trust-widened-into-the-past", ERROR, _FIX)
+PRE_TRUST_COUNTS = rule(
+    "KI442", "pre-trust-attestation-counts", WARNING,
+    "review it: a past validFrom makes what the key signed before it was trusted count; if "
+    "its holder signed that and it should take effect, say so in the pull request and keep "
+    "it; otherwise give the key a validFrom after that attestation entered, or none (the "
+    "key then counts from the commit that trusts it), and have its signer attest again once "
+    "the key is trusted")
 
 
 def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> list[Finding]:
@@ -380,3 +387,74 @@ def _finding(commit: Any, place: int, old: TrustedKey, new: TrustedKey, start: d
                "from": format_time(start), "location": first.location,
                "enteredAt": format_time(first.entered), "count": len(counted)})
 
+
+
+def pre_trust_counted(store: Store, commits: list[Any], head: Any) -> list[Finding]:
+    """KI442 per commit of a range and key it trusts anew with a ``validFrom`` before it.
+
+    fresh14 F8: a key no earlier version of the trust file lists, added with a past
+    ``validFrom`` (an explicit, reviewed choice, so not KI435's error), makes a
+    withdrawal its holder signed while nobody trusted the key count when the trust lands;
+    the gate said it as KI413 info among infos. Each attestation the repository held then
+    (:func:`kistore.attest.signed_by.held_when`) that entered before the commit (a
+    community attestation, had the key no ``validFrom``, as :func:`widened_counted` judges
+    it from the commit's time) and counts by the ``validFrom`` is named, the first of them.
+
+    Args:
+        store: the :class:`kistore.store.Store` checked.
+        commits: the range's commits (``pygit2.Commit``), newest first.
+        head: HEAD's commit: its attestation files, and the notes tip, are what is held.
+
+    Returns:
+        The findings (warnings), oldest commit first, at the key's entry (``/keys/N``);
+        ``extra``: ``commit``, ``keyid``, ``validFrom``, ``location``, ``enteredAt``,
+        ``count``. Empty when no commit adds a key so.
+
+    Raises:
+        ObjectUnreadable: a tree, blob or commit read on the way is damaged.
+        StoreStateError: a partial clone whose remote could not give a trust file's version.
+    """
+    history = _History(store.repo, str(head.id))
+    signed: dict[str, list[Signed]] | None = None
+    findings = []
+    for commit in reversed(commits):
+        if not commit.parents:
+            continue
+        parent = commit.parents[0]
+        was, now = (blob_at(store.repo, c.tree, layout.TRUST_FILE) for c in (parent, commit))
+        after = history.trust(now)
+        if after is None or was == now:
+            continue
+        before = history.trust(was)
+        for place, (keyid, new) in enumerate(after.keys.items()):
+            if new.valid_from is None or (before is not None and keyid in before.keys) or (
+                    history.last_entry(parent, keyid) is not None):
+                continue
+            cid = str(commit.id)
+            if signed is None:
+                signed = signed_held(store, str(head.id))
+            held = _held(store.repo, parent, signed.get(keyid, []))
+            counted = widened_counted(store.repo, replace(new, valid_from=None),
+                                      new.valid_from, (history.time(cid), cid), held)
+            if counted:
+                findings.append(_pre_trust(cid, place, new, history.time(cid), counted))
+    return findings
+
+
+def _pre_trust(cid: str, place: int, new: TrustedKey, start: datetime,
+               counted: list[Signed]) -> Finding:
+    """Return KI442 of commit ``cid`` trusting ``new`` from before its own time ``start``."""
+    assert new.valid_from is not None  # pre_trust_counted's
+    first = counted[0]
+    more = f" (and {len(counted) - 1} more)" if len(counted) > 1 else ""
+    return Finding(
+        PRE_TRUST_COUNTS,
+        f"commit {cid[:12]} trusts key {new.keyid} anew from before it (validFrom "
+        f"{format_time(new.valid_from)}; the commit's time {format_time(start)}): "
+        f"{first.said()}, before the key was trusted, a community attestation then, counts "
+        f"from this commit{more}: what the key signed while nobody trusted it takes effect "
+        "when the trust lands",
+        file=layout.TRUST_FILE, pointer=f"/keys/{place}",
+        extra={"commit": cid, "keyid": new.keyid, "validFrom": format_time(new.valid_from),
+               "location": first.location, "enteredAt": format_time(first.entered),
+               "count": len(counted)})

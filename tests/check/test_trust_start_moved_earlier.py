@@ -46,10 +46,10 @@ def _next_second(remote: Remote) -> None:
         time.sleep(0.05)
 
 
-def _trusted_after_withdrawal(remote: Remote, kit, how: str) -> tuple[str, str, str]:
+def _withdrawn_untrusted(remote: Remote, kit, how: str) -> tuple[str, str]:
     """Land: a group; a withdrawal of ``fast`` by the untrusted maintainer key (an
-    attestation file in its own pull request, or a note); the key trusted without
-    ``validFrom``. Return the withdrawal's location, its entry time and the key's start."""
+    attestation file in its own pull request, or a note). Return the withdrawal's location
+    and its entry time."""
     digests: dict[str, str] = {}
     assert remote.pr("group", lambda c: digests.update(
         add_group(remote, kit, {"fast": 10, "mid": 20, "slow": 30}))).accepted
@@ -71,6 +71,13 @@ def _trusted_after_withdrawal(remote: Remote, kit, how: str) -> tuple[str, str, 
         entered = _date(dt.datetime.fromtimestamp(int(git(
             remote.clone, "log", "-1", "--format=%ct", "refs/notes/kistore").strip()), dt.UTC))
     time.sleep(1.1)  # the trust commit a second after the withdrawal entered
+    return location, entered
+
+
+def _trusted_after_withdrawal(remote: Remote, kit, how: str) -> tuple[str, str, str]:
+    """:func:`_withdrawn_untrusted`, then the key trusted without ``validFrom``. Return the
+    withdrawal's location, its entry time and the key's start."""
+    location, entered = _withdrawn_untrusted(remote, kit, how)
     pushed = remote.pr("trust the maintainer key", trust_maintainer(remote))
     assert pushed.accepted, pushed.output
     start = _date(dt.datetime.fromtimestamp(
@@ -142,3 +149,46 @@ def test_a_past_validfrom_over_nothing_signed_before_is_accepted(remote, kit):
     pushed = remote.pr("validFrom earlier", trust_maintainer(remote, "--valid-from", EARLY))
     assert pushed.accepted, pushed.output
     assert "KI435" not in pushed.output
+
+
+@pytest.mark.parametrize("how", ["file", "note"])
+def test_a_new_key_trusted_from_before_what_it_signed_untrusted_is_a_warning(remote, kit, how):
+    # fresh14 F8: on BASE 08d9480b accepted with KI413/KI414 info only (0 warnings)
+    location, entered = _withdrawn_untrusted(remote, kit, how)
+    pushed = remote.pr("trust the maintainer key",
+                       trust_maintainer(remote, "--valid-from", EARLY))
+    assert pushed.accepted, pushed.output
+    commit = remote.main()
+    start = _date(dt.datetime.fromtimestamp(
+        int(git(remote.clone, "log", "-1", "--format=%ct").strip()), dt.UTC))
+    assert entered < start
+    assert ("remote: store/trust/keys.json:/keys/0: warning KI442 pre-trust-attestation-counts: "
+            f"commit {commit[:12]} trusts key {MAINTAINER_ID} anew from before it (validFrom "
+            f"{EARLY}; the commit's time {start}): its withdrawal at {location} entered the "
+            f"repository at {entered}, before the key was trusted, a community attestation "
+            "then, counts from this commit: what the key signed while nobody trusted it takes "
+            "effect when the trust lands") in pushed.output
+    assert "remote: ok: 1 ref update(s): 0 errors, 1 warning, 4 info" in pushed.output
+    assert _effects(remote, "fast") == ["withdraws"]
+    # `check BASE..HEAD` says it too, with its fix
+    done = remote.kistore("check", f"{commit}~1..{commit}", "--json", check=False)
+    [finding] = [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "KI442"]
+    assert (finding["severity"], finding["extra"]) == ("warning", {
+        "commit": commit, "keyid": MAINTAINER_ID, "validFrom": EARLY, "location": location,
+        "enteredAt": entered, "count": 1})
+    assert finding["hint"] == (
+        "review it: a past validFrom makes what the key signed before it was trusted count; "
+        "if its holder signed that and it should take effect, say so in the pull request "
+        "and keep it; otherwise give the key a validFrom after that attestation entered, or "
+        "none (the key then counts from the commit that trusts it), and have its signer "
+        "attest again once the key is trusted")
+
+
+def test_a_new_key_trusted_from_before_it_over_nothing_signed_has_no_warning(remote, kit):
+    digests: dict[str, str] = {}
+    assert remote.pr("group", lambda c: digests.update(
+        add_group(remote, kit, {"fast": 10, "mid": 20, "slow": 30}))).accepted
+    pushed = remote.pr("trust the maintainer key",
+                       trust_maintainer(remote, "--valid-from", EARLY))
+    assert pushed.accepted, pushed.output
+    assert "KI442" not in pushed.output
