@@ -24,8 +24,8 @@ from kistore.store import Store
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
 from ..conftest import git
 from ..prs import Remote
-from .test_history_names import add_group
 from .test_evidence_every_commit import edit_trust
+from .test_history_names import add_group
 from .test_history_trust_effects import MAINTAINER_ID, ranked_names, trust_maintainer
 from .test_trust_entry_backdated import _date, _effects
 
