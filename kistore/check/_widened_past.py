@@ -98,10 +98,7 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
     history = _History(store.repo, str(head.id))
     signed: dict[str, list[Signed]] | None = None
     findings = []
-    for commit in reversed(commits):
-        if not commit.parents:
-            continue
-        parent = commit.parents[0]
+    for commit, parent in _with_parents(commits):
         for place, old, new in _widened(history, parent, commit):
             start = new.valid_from if new.valid_from is not None else history.start(
                 parent, new.keyid)
@@ -122,6 +119,14 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
                 findings.append(_finding(commit, place, old, new, start, counted, base,
                                          implied=implied is not None))
     return findings
+
+
+def _with_parents(commits: list[Any]) -> list[tuple[Any, Any]]:
+    """Return ``(commit, first parent)`` per non-root commit of a range, oldest first.
+
+    ``commits`` come newest first (``pygit2.Commit``); raises nothing.
+    """
+    return [(c, c.parents[0]) for c in reversed(commits) if c.parents]
 
 
 class _History:
@@ -417,10 +422,7 @@ def pre_trust_counted(store: Store, commits: list[Any], head: Any) -> list[Findi
     history = _History(store.repo, str(head.id))
     signed: dict[str, list[Signed]] | None = None
     findings = []
-    for commit in reversed(commits):
-        if not commit.parents:
-            continue
-        parent = commit.parents[0]
+    for commit, parent in _with_parents(commits):
         was, now = (blob_at(store.repo, c.tree, layout.TRUST_FILE) for c in (parent, commit))
         after = history.trust(now)
         if after is None or was == now:

@@ -108,9 +108,7 @@ def refuse_narrowing(store: Store, entries: list[TrustedKey],
     narrowed = narrowed_by(store, entries)
     if not narrowed:
         return
-    old, new, said = narrowed[0]
-    where = (f" ({named[entries.index(new)]})" if named else "")
-    more = len(narrowed) - 1
+    old, new, said, where, more = _first(narrowed, entries, named)
     raise InputError(
         f"key {new.keyid}{where}: not changed: its entry as HEAD holds it "
         f"({_entry_said(old)}) would become ({_entry_said(new)}), which narrows it ({said}); "
@@ -119,6 +117,14 @@ def refuse_narrowing(store: Store, entries: list[TrustedKey],
         f"the key's trust, revoke it: {revoke_said(new.keyid, _planned(new, said))}"
         + (f"; {more} more key(s) given narrow too" if more else "")
         + "; nothing was written")
+
+
+def _first(found: list[tuple[TrustedKey, TrustedKey, str]], entries: list[TrustedKey],
+           named: list[str] | None) -> tuple[TrustedKey, TrustedKey, str, str, int]:
+    """Return the first refused ``(old, new, said)``, where it was given and how many more."""
+    old, new, said = found[0]
+    where = f" ({named[entries.index(new)]})" if named else ""
+    return old, new, said, where, len(found) - 1
 
 
 def revoke_said(keyid: str, at: datetime | None) -> str:
@@ -214,9 +220,7 @@ def refuse_widening(store: Store, entries: list[TrustedKey],
                                                    new.valid_from, new.valid_from, counted)))
     if not widened:
         return
-    old, new, said = widened[0]
-    where = (f" ({named[entries.index(new)]})" if named else "")
-    more = len(widened) - 1
+    old, new, said, where, more = _first(widened, entries, named)
     raise InputError(
         f"key {new.keyid}{where}: not changed: its entry as HEAD holds it "
         f"({_entry_said(old)}) would become ({_entry_said(new)}), which widens it into the "
