@@ -73,6 +73,7 @@ from .rewritten import rewritten_findings
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store, View
+    from .trust import Trust
 
 INVALID = "invalid"
 UNREADABLE_BUNDLE = "unreadable bundle: "
@@ -137,9 +138,57 @@ ATTESTATION_TEXT_REFUSED = rule(
     "line feeds but no other control character (ESC) and no bidirectional control, as a "
     "manifest's prose; `kistore attest` refuses such a text. It is shown escaped; have its "
     "signer attest again with plain text.")
+TRUST_COMMENT_REFUSED = rule(
+    "KI441", "trust-comment-refused", ERROR,
+    "A key's `comment` in store/trust/keys.json says who holds it in one line: no control "
+    "character (ESC), no bidirectional control (U+202E), no line break; `kistore trust add` "
+    "refuses such a comment. Write a plain one in a commit: `kistore trust add KEY.pub "
+    "--role ROLE --comment 'NEW'` (the key's roles and window stay as they are).")
 TRUST_FILE_INVALID = rule(
     "KI309", "trust-file-invalid", ERROR,
     "Fix store/trust/keys.json (schemas/trust-keys.json), e.g. with `kistore trust add`.")
+
+
+def comment_findings(trust: Trust) -> list[Finding]:
+    """KI441 per key whose ``comment`` :func:`kistore.attest.trust.comment_problem` refuses.
+
+    An error in ``verify`` and in ``check`` of a range changing the trust file (fresh14 F7:
+    a comment holding U+202E or a line feed, written by ``trust add``, reversed or forged
+    the reviewer's KI427 line). An error, not a warning, for one already landed: the fix
+    is one commit replacing the comment (a trust file's history is never rewritten, but
+    the comment changes no judgement, so that commit takes nothing from it), as KI312 is
+    an error of an attestation text stored.
+
+    Args:
+        trust: the trust file read (:class:`kistore.attest.trust.Trust`).
+
+    Returns:
+        The findings, in the file's order, at ``/keys/N/comment``; ``extra``: ``keyid``.
+        Raises nothing.
+    """
+    # Lazy: trust imports the store layer.
+    from .trust import comment_problem
+
+    findings = []
+    for place, key in enumerate(trust.keys.values()):
+        problem = comment_problem(key.comment) if key.comment else None
+        if problem is not None:
+            findings.append(Finding(
+                TRUST_COMMENT_REFUSED, f"the comment of key {key.keyid}: {problem}",
+                file=layout.TRUST_FILE, pointer=f"/keys/{place}/comment",
+                extra={"keyid": key.keyid}))
+    return findings
+
+
+def _written_trust(view: View) -> Trust:
+    """Return the trust file of ``view`` as written (no history); an empty one if unreadable."""
+    # Lazy: trust imports the store layer.
+    from .trust import Trust, load_trust
+
+    try:
+        return load_trust(view)
+    except KistoreError:  # said as KI309
+        return Trust()
 
 
 @dataclass(frozen=True, slots=True)
@@ -984,6 +1033,8 @@ def check_attestations(store: Store, at: str | None = None, *,
             continue
         findings.append(Finding(TRUST_FILE_INVALID, p.message, file=p.file or layout.TRUST_FILE,
                                 pointer=p.pointer, line=p.line, column=p.column))
+    if not problems:  # the file as written: its order is /keys/N's
+        findings += comment_findings(_written_trust(view))
     for path, data in file_attestations(view):
         parsed = parse_attestation_path(path)
         if parsed is None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical
-from ..core.errors import InputError, KistoreError, MultipleErrors
+from ..core.errors import InputError, KistoreError, MultipleErrors, shorten
 from ..core.layout import TRUST_FILE
 from ..core.schema import check_document
 from ..store import CommitView, atomic_write, refuse_links
@@ -432,6 +432,38 @@ def revoke_keys(root: Path, keyids: list[str], *, at: datetime | None = None,
     if keys != trust.keys:
         _write(root, Trust(keys))
     return [keys[k] for k in keyids]
+
+
+def comment_problem(comment: str) -> str | None:
+    """Return why a key's ``comment`` may not be stored, or None (fresh14 F7).
+
+    The comment says who holds the key, and ``kistore check`` prints it inside the one line
+    a reviewer reads to approve trust (KI427). It is held to the rule of an attestation's
+    text and a manifest's prose (:func:`kistore.core.text_fields.prose_problem`: no control
+    character, no bidirectional control such as U+202E, which shows the rest of the line
+    reversed), and, being one line, to no line break either (LINE FEED, U+2028, U+2029:
+    it would write the reviewer's line for them).
+
+    Args:
+        comment: the comment.
+
+    Returns:
+        One sentence naming the first such character, its 1-based position and what to do;
+        None when it may be stored. Raises nothing.
+    """
+    # Lazy: the text rules' tables, only for a comment.
+    from ..core.text_fields import char_at, prose_problem
+
+    problem = prose_problem(comment)
+    if problem is not None:
+        return problem
+    breaks = [i for i, c in enumerate(comment) if c in "\n\u2028\u2029"]
+    if not breaks:
+        return None
+    return (f"{shorten(repr(comment))} holds {char_at(comment, breaks[0])}, a line break: a "
+            "key's comment is printed within one line (the gate's KI427 line a reviewer "
+            "reads to approve trust), and written raw it would read as lines of its own: "
+            "replace it by a space")
 
 
 def parse_time(text: str) -> datetime:

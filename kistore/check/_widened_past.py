@@ -50,12 +50,14 @@ from ..attest.trust import Trust, TrustedKey, format_time
 from ..attest.trust_history import commit_times, first_listed, trust_versions
 from ..core import layout
 from ..core.errors import KistoreError
-from ..core.findings import ERROR, Finding, rule
+from ..core.findings import ERROR, WARNING, Finding, rule
 from ..git.blobs import read_blob
 from ..git.pathlog import blob_at
 from ._fixes import Base
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Callable
+
     import pygit2
 
     from ..store import Store
@@ -65,6 +67,13 @@ _FIX = ("keep the key's validFrom as it was: drop the commit that removes it or 
         "its validFrom entered as a community attestation and stays one; to make it count, "
         "its signer attests again once the key is trusted (the new attestation enters then)")
 TRUST_WIDENED_INTO_THE_PAST = rule("KI435", "trust-widened-into-the-past", ERROR, _FIX)
+PRE_TRUST_COUNTS = rule(
+    "KI442", "pre-trust-attestation-counts", WARNING,
+    "review it: a past validFrom makes what the key signed before it was trusted count; if "
+    "its holder signed that and it should take effect, say so in the pull request and keep "
+    "it; otherwise give the key a validFrom after that attestation entered, or none (the "
+    "key then counts from the commit that trusts it), and have its signer attest again once "
+    "the key is trusted")
 
 
 def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> list[Finding]:
@@ -89,24 +98,35 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
     history = _History(store.repo, str(head.id))
     signed: dict[str, list[Signed]] | None = None
     findings = []
-    for commit in reversed(commits):
-        if not commit.parents:
-            continue
-        parent = commit.parents[0]
+    for commit, parent in _with_parents(commits):
         for place, old, new in _widened(history, parent, commit):
             start = new.valid_from if new.valid_from is not None else history.start(
                 parent, new.keyid)
-            assert old.valid_from is not None  # _widened's
+            implied = None  # fresh14 F10: a key without validFrom counts from its start
+            if old.valid_from is None:
+                implied = history.first(parent, new.keyid)
+                old = replace(old, valid_from=implied[0])
+            assert old.valid_from is not None  # _widened's, or the key's start
             if start >= old.valid_from:
                 continue
             if signed is None:
                 signed = signed_held(store, str(head.id))
             held = _held(store.repo, parent, signed.get(new.keyid, []))
-            counted = [s for s in _counted(old, start, new.valid_from is None, held)
+            tied = None if implied is None else _tied(store.repo, *implied)
+            counted = [s for s in _counted(old, start, new.valid_from is None, held, tied)
                        if not _restored(history, parent, new.keyid, s, held)]
             if counted:
-                findings.append(_finding(commit, place, old, new, start, counted, base))
+                findings.append(_finding(commit, place, old, new, start, counted, base,
+                                         implied=implied is not None))
     return findings
+
+
+def _with_parents(commits: list[Any]) -> list[tuple[Any, Any]]:
+    """Return ``(commit, first parent)`` per non-root commit of a range, oldest first.
+
+    ``commits`` come newest first (``pygit2.Commit``); raises nothing.
+    """
+    return [(c, c.parents[0]) for c in reversed(commits) if c.parents]
 
 
 class _History:
@@ -163,8 +183,12 @@ class _History:
         first start); a key no version lists (nothing lists it to count from) from
         ``commit``'s trusted time.
         """
+        return self.first(commit, keyid)[0]
+
+    def first(self, commit: Any, keyid: str) -> tuple[datetime, str]:
+        """Return :meth:`start` and the commit it is the time of (40 hex digits)."""
         first = first_listed(self.repo, str(commit.id)).get(keyid)
-        return first[0] if first is not None else self.time(str(commit.id))
+        return first if first is not None else (self.time(str(commit.id)), str(commit.id))
 
     def time(self, commit: str) -> datetime:
         """Return a commit's trusted time (:func:`kistore.attest.trust_history.commit_times`)."""
@@ -193,9 +217,13 @@ def _widened(history: _History, parent: Any, commit: Any
         old = before.keys.get(keyid) if before is not None else None
         if old is None:
             old = history.last_entry(parent, keyid)
-        if old is not None and old.valid_from is not None and (
+        if old is None:
+            continue
+        if old.valid_from is not None and (
                 new.valid_from is None or new.valid_from < old.valid_from):
             found.append((place, old, new))
+        elif old.valid_from is None and new.valid_from is not None:
+            found.append((place, old, new))  # earlier than the key's start? (fresh14 F10)
     return found
 
 
@@ -211,18 +239,71 @@ def _held(repo: pygit2.Repository, parent: Any, signed: list[Signed]) -> list[Si
     return [s for s in signed if held_when(s.path, s.entered, holds, None)]
 
 
-def _counted(old: TrustedKey, start: datetime, from_start: bool, held: list[Signed]
-             ) -> list[Signed]:
+def _counted(old: TrustedKey, start: datetime, from_start: bool, held: list[Signed],
+             tied: Callable[[Signed], bool] | None = None) -> list[Signed]:
     """Return what ``old`` did not count (before its ``validFrom``) and counts from ``start``.
 
     Each of ``held`` judged as readers judge it, its copies with it
     (:func:`kistore.attest.signed_by.counts`: a note line whose committed file copy
     counts is counted already, review01 M5); ``from_start``: the new window opens at the
     key's start commit, so a note line of that very second is unordered with it (left out).
+    ``tied``: ``old``'s ``validFrom`` is the key's start, its trust commit's time (the
+    entry had none): whether an attestation entered in that second was a community
+    attestation then (:func:`_tied`), as readers judge it; None: an explicit ``validFrom``.
     """
     wider = replace(old, valid_from=start)
-    return [s for s in held if not counts(old, s, held) and counts(wider, s, held)
+    return [s for s in held
+            if (not counts(old, s, held) or (tied is not None and tied(s)))
+            and counts(wider, s, held)
             and not (from_start and not s.path and s.entered == start)]
+
+
+def widened_counted(repo: pygit2.Repository, old: TrustedKey, start: datetime,
+                    implied: tuple[datetime, str] | None, held: list[Signed]
+                    ) -> list[Signed]:
+    """Return what a ``validFrom`` moved earlier to ``start`` makes count (KI435's test).
+
+    The one test the gate (:func:`widened_past`) and ``kistore trust add`` (fresh14 F10:
+    it wrote such a change, exit 0) share.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        old: the key's entry before the change.
+        start: the new, explicit ``validFrom``.
+        implied: ``old`` has no ``validFrom``: the key's start and the commit it is the
+            time of (:func:`kistore.attest.trust_history.first_listed`); None: ``old``'s
+            ``validFrom`` is its start.
+        held: what the key signed that the repository holds
+            (:class:`kistore.attest.signed_by.Signed`).
+
+    Returns:
+        Each of ``held`` that entered before ``old``'s start (a community attestation
+        then) and counts from ``start``; empty when ``start`` is not earlier.
+
+    Raises:
+        ObjectUnreadable: the start commit's tree cannot be read.
+    """
+    before = replace(old, valid_from=implied[0]) if implied is not None else old
+    if before.valid_from is None or start >= before.valid_from:
+        return []
+    tied = None if implied is None else _tied(repo, *implied)
+    return _counted(before, start, False, held, tied)
+
+
+def _tied(repo: pygit2.Repository, start: datetime, commit: str) -> Callable[[Signed], bool]:
+    """Return whether an attestation entered in the second of a key's trust commit was community.
+
+    :meth:`kistore.attest.trust.Trust.judge`: a note line in that second is unordered
+    with the commit (community); an attestation file counts only when it entered in a
+    commit after the trust commit, so one the trust commit's own tree holds entered with
+    it, or before it: community.
+    """
+    tree = repo[commit].tree
+
+    def tied(signed: Signed) -> bool:
+        return signed.entered == start and (
+            not signed.path or blob_at(repo, tree, signed.path) is not None)
+    return tied
 
 
 def _restored(history: _History, parent: Any, keyid: str, signed: Signed,
@@ -260,22 +341,49 @@ def _restored(history: _History, parent: Any, keyid: str, signed: Signed,
     return False
 
 
+def widened_said(old_from: datetime, implied: bool, new_from: datetime | None,
+                 start: datetime, counted: list[Signed]) -> str:
+    """Say what a widening into the past makes count, as KI435 and ``trust add`` say it.
+
+    Args:
+        old_from: the entry's start before: its ``validFrom``, or (``implied``) the key's
+            start, when it entered the trust file.
+        implied: the entry had no ``validFrom`` (fresh14 F10).
+        new_from: the entry's ``validFrom`` after, or None (removed).
+        start: when the key counts from after.
+        counted: what counts now (:func:`widened_counted`), at least one.
+
+    Returns:
+        ``(validFrom OLD -> NEW): its withdrawal at LOC entered the repository at T, before
+        the key's validFrom, a community attestation then, would count (and N more)``.
+        Raises nothing.
+    """
+    was = (f"none (from when it entered the trust file, {format_time(old_from)}, its "
+           "commit's date)" if implied else format_time(old_from))
+    widened = f"validFrom {was} -> " + (
+        format_time(start) if new_from is not None else
+        f"none (from when it entered the trust file, {format_time(start)}, its commit's "
+        "date)")
+    more = f" (and {len(counted) - 1} more)" if len(counted) > 1 else ""
+    before = "start, when it entered the trust file" if implied else "validFrom"
+    return (f"({widened}): {counted[0].said()}, before the key's {before}, a community "
+            f"attestation then, would count{more}")
+
+
 def _finding(commit: Any, place: int, old: TrustedKey, new: TrustedKey, start: datetime,
-             counted: list[Signed], base: Base) -> Finding:
-    """Return KI435 of ``commit`` widening ``old`` -> ``new`` back to ``start``."""
+             counted: list[Signed], base: Base, *, implied: bool = False) -> Finding:
+    """Return KI435 of ``commit`` widening ``old`` -> ``new`` back to ``start``.
+
+    ``implied``: ``old``'s ``validFrom`` is the key's start (its entry had none).
+    """
     first = counted[0]
     assert old.valid_from is not None  # _widened's
-    widened = (f"validFrom {format_time(old.valid_from)} -> " + (
-        format_time(start) if new.valid_from is not None else
-        f"none (from when it entered the trust file, {format_time(start)}, its commit's "
-        "date)"))
-    more = f" (and {len(counted) - 1} more)" if len(counted) > 1 else ""
     cid = str(commit.id)
+    said = widened_said(old.valid_from, implied, new.valid_from, start, counted)
     return Finding(
         TRUST_WIDENED_INTO_THE_PAST,
         f"commit {cid[:12]} widens the entry of key {new.keyid} in the trust file into the "
-        f"past ({widened}): {first.said()}, before the key's validFrom, a community "
-        f"attestation then, would count{more}; trust is not retroactive",
+        f"past {said}; trust is not retroactive",
         file=layout.TRUST_FILE, pointer=f"/keys/{place}",
         expected=f"validFrom {format_time(old.valid_from)} or later",
         found=f"counting from {format_time(start)}",
@@ -284,3 +392,71 @@ def _finding(commit: Any, place: int, old: TrustedKey, new: TrustedKey, start: d
                "from": format_time(start), "location": first.location,
                "enteredAt": format_time(first.entered), "count": len(counted)})
 
+
+
+def pre_trust_counted(store: Store, commits: list[Any], head: Any) -> list[Finding]:
+    """KI442 per commit of a range and key it trusts anew with a ``validFrom`` before it.
+
+    fresh14 F8: a key no earlier version of the trust file lists, added with a past
+    ``validFrom`` (an explicit, reviewed choice, so not KI435's error), makes a
+    withdrawal its holder signed while nobody trusted the key count when the trust lands;
+    the gate said it as KI413 info among infos. Each attestation the repository held then
+    (:func:`kistore.attest.signed_by.held_when`) that entered before the commit (a
+    community attestation, had the key no ``validFrom``, as :func:`widened_counted` judges
+    it from the commit's time) and counts by the ``validFrom`` is named, the first of them.
+
+    Args:
+        store: the :class:`kistore.store.Store` checked.
+        commits: the range's commits (``pygit2.Commit``), newest first.
+        head: HEAD's commit: its attestation files, and the notes tip, are what is held.
+
+    Returns:
+        The findings (warnings), oldest commit first, at the key's entry (``/keys/N``);
+        ``extra``: ``commit``, ``keyid``, ``validFrom``, ``location``, ``enteredAt``,
+        ``count``. Empty when no commit adds a key so.
+
+    Raises:
+        ObjectUnreadable: a tree, blob or commit read on the way is damaged.
+        StoreStateError: a partial clone whose remote could not give a trust file's version.
+    """
+    history = _History(store.repo, str(head.id))
+    signed: dict[str, list[Signed]] | None = None
+    findings = []
+    for commit, parent in _with_parents(commits):
+        was, now = (blob_at(store.repo, c.tree, layout.TRUST_FILE) for c in (parent, commit))
+        after = history.trust(now)
+        if after is None or was == now:
+            continue
+        before = history.trust(was)
+        for place, (keyid, new) in enumerate(after.keys.items()):
+            if new.valid_from is None or (before is not None and keyid in before.keys) or (
+                    history.last_entry(parent, keyid) is not None):
+                continue
+            cid = str(commit.id)
+            if signed is None:
+                signed = signed_held(store, str(head.id))
+            held = _held(store.repo, parent, signed.get(keyid, []))
+            counted = widened_counted(store.repo, replace(new, valid_from=None),
+                                      new.valid_from, (history.time(cid), cid), held)
+            if counted:
+                findings.append(_pre_trust(cid, place, new, history.time(cid), counted))
+    return findings
+
+
+def _pre_trust(cid: str, place: int, new: TrustedKey, start: datetime,
+               counted: list[Signed]) -> Finding:
+    """Return KI442 of commit ``cid`` trusting ``new`` from before its own time ``start``."""
+    assert new.valid_from is not None  # pre_trust_counted's
+    first = counted[0]
+    more = f" (and {len(counted) - 1} more)" if len(counted) > 1 else ""
+    return Finding(
+        PRE_TRUST_COUNTS,
+        f"commit {cid[:12]} trusts key {new.keyid} anew from before it (validFrom "
+        f"{format_time(new.valid_from)}; the commit's time {format_time(start)}): "
+        f"{first.said()}, before the key was trusted, a community attestation then, counts "
+        f"from this commit{more}: what the key signed while nobody trusted it takes effect "
+        "when the trust lands",
+        file=layout.TRUST_FILE, pointer=f"/keys/{place}",
+        extra={"commit": cid, "keyid": new.keyid, "validFrom": format_time(new.valid_from),
+               "location": first.location, "enteredAt": format_time(first.entered),
+               "count": len(counted)})

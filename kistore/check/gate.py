@@ -166,7 +166,7 @@ from ._settings import limits_raised, permalink_changed, settings_findings
 from ._stale import merges_between, stale_main, stale_tracking
 from ._taken import names_one_cause, taken_name_fixes
 from ._trees import TREE_ENTRY_INVALID, new_tree_findings, rebuild_fix
-from ._widened_past import widened_past
+from ._widened_past import pre_trust_counted, widened_past
 from .audit import GITATTRIBUTES, check_contents, checking_limits, gate_fixes, one_cause
 from .lineage import (
     APPEND_ONLY_REMOVED,
@@ -431,6 +431,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _removed_evidence(store_changes)
     findings += evidence_kept(store, commits, named, (base, head), now)  # KI410 at each commit
     findings += widened_past(store, commits, named, head)  # KI435 at each commit
+    findings += pre_trust_counted(store, commits, head)  # KI442 at each commit
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits, named, (base.tree, head.tree), metadata_edits)
     # KI115, KI118, KI112

@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING
 
 from ..attest.signed_by import Signed, signed_held
 from ..attest.trust import TrustedKey, format_time, load_trust
-from ..attest.trust_history import added
+from ..attest.trust_history import added, first_listed
 from ..core.errors import InputError, KistoreError
 from ._evidence_kept import narrowing
+from ._widened_past import widened_counted, widened_said
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -107,9 +108,7 @@ def refuse_narrowing(store: Store, entries: list[TrustedKey],
     narrowed = narrowed_by(store, entries)
     if not narrowed:
         return
-    old, new, said = narrowed[0]
-    where = (f" ({named[entries.index(new)]})" if named else "")
-    more = len(narrowed) - 1
+    old, new, said, where, more = _first(narrowed, entries, named)
     raise InputError(
         f"key {new.keyid}{where}: not changed: its entry as HEAD holds it "
         f"({_entry_said(old)}) would become ({_entry_said(new)}), which narrows it ({said}); "
@@ -118,6 +117,14 @@ def refuse_narrowing(store: Store, entries: list[TrustedKey],
         f"the key's trust, revoke it: {revoke_said(new.keyid, _planned(new, said))}"
         + (f"; {more} more key(s) given narrow too" if more else "")
         + "; nothing was written")
+
+
+def _first(found: list[tuple[TrustedKey, TrustedKey, str]], entries: list[TrustedKey],
+           named: list[str] | None) -> tuple[TrustedKey, TrustedKey, str, str, int]:
+    """Return the first refused ``(old, new, said)``, where it was given and how many more."""
+    old, new, said = found[0]
+    where = f" ({named[entries.index(new)]})" if named else ""
+    return old, new, said, where, len(found) - 1
 
 
 def revoke_said(keyid: str, at: datetime | None) -> str:
@@ -158,3 +165,69 @@ def _entry_said(entry: TrustedKey) -> str:
                         for name, value in (("validFrom", entry.valid_from),
                                             ("validUntil", entry.valid_until))))
     return said + (f"; revokedAt {format_time(entry.revoked_at)}" if entry.revoked_at else "")
+
+
+def refuse_widening(store: Store, entries: list[TrustedKey],
+                    named: list[str] | None = None) -> None:
+    """Raise when an entry ``trust add`` would write widens ``HEAD``'s into the past (KI435).
+
+    A ``--valid-from`` earlier than when a listed key counts from (its ``validFrom``, or,
+    without one, its start: when it entered the trust file, fresh14 F10) that makes an
+    attestation the repository holds count (it entered before that start, a community
+    attestation then: :func:`kistore.check._widened_past.widened_counted`, the gate's
+    test) is refused here, as the gate refuses the commit, before anything is written.
+
+    Args:
+        store: the store (its ``HEAD``, history and notes are read).
+        entries: the entries as they would be written, one per key given.
+        named: where each key was given (``keys.pub:2``), in ``entries`` order, for a file
+            of several keys; None: the keyid alone.
+
+    Raises:
+        InputError: the first entry that widens so: the key, its entry as ``HEAD`` holds
+            it, the entry asked for, KI435's words of what would count, and that nothing
+            was written (all or none); and how many more widen.
+        ObjectUnreadable: a version of the trust file or a tree git cannot read.
+    """
+    head = store.head_or_none()
+    if head is None:
+        return
+    try:
+        held = load_trust(head).keys
+    except KistoreError:
+        return
+    commit = str(store.commit("HEAD").id)
+    widened: list[tuple[TrustedKey, TrustedKey, str]] = []
+    signed: dict[str, list[Signed]] | None = None
+    for new in entries:
+        old = held.get(new.keyid)
+        if old is None or new.valid_from is None:
+            continue
+        implied = first_listed(store.repo, commit).get(new.keyid) if (
+            old.valid_from is None) else None
+        if old.valid_from is None and implied is None:
+            continue
+        before = old.valid_from if implied is None else implied[0]
+        assert before is not None  # an explicit validFrom, or the key's start
+        if new.valid_from >= before:
+            continue
+        if signed is None:
+            signed = signed_held(store, commit)
+        counted = widened_counted(store.repo, old, new.valid_from, implied,
+                                  signed.get(new.keyid, []))
+        if counted:
+            widened.append((old, new, widened_said(before, implied is not None,
+                                                   new.valid_from, new.valid_from, counted)))
+    if not widened:
+        return
+    old, new, said, where, more = _first(widened, entries, named)
+    raise InputError(
+        f"key {new.keyid}{where}: not changed: its entry as HEAD holds it "
+        f"({_entry_said(old)}) would become ({_entry_said(new)}), which widens it into the "
+        f"past {said}; trust is not retroactive, and `kistore check` refuses such a change "
+        "(KI435): what the key signed before it counted entered as a community attestation "
+        "and stays one; to make it count, its signer attests again once the key is trusted "
+        "(the new attestation enters then); keep the key's validFrom as it is (leave "
+        "--valid-from out, or give one no earlier)"
+        + (f"; {more} more key(s) given widen too" if more else "")
+        + "; nothing was written")

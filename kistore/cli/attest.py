@@ -1668,7 +1668,9 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     its line and why it was skipped. Exits 1 when no line holds an Ed25519 key, and when
     the change would narrow the entry HEAD holds of a key (a --valid-until before now, a
     later --valid-from), which the gate refuses (KI410): nothing is written then, and
-    `kistore trust revoke KEY --at TIME` is how a key's trust ends.
+    `kistore trust revoke KEY --at TIME` is how a key's trust ends. Likewise when a
+    --valid-from earlier than when a listed key counts from (its validFrom, or when it
+    entered the trust file) would make what it signed before count (KI435).
 
     \b
     Example:
@@ -1677,8 +1679,8 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
       git add store/trust && git commit -m "trust: CI rerun key"
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.trust import add_key, entry_added, format_time, parse_time
-    from ..check.trust_change import refuse_narrowing
+    from ..attest.trust import add_key, comment_problem, entry_added, format_time, parse_time
+    from ..check.trust_change import refuse_narrowing, refuse_widening
     from ..core.errors import InputError, StoreStateError, printable
 
     store = ctx.store()
@@ -1689,6 +1691,9 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     if comment is not None and not _is_utf8(comment):  # bytes that are not UTF-8
         raise InputError(f"--comment {printable(comment)!r} is not UTF-8 text: write it in "
                          "UTF-8")
+    said = comment_problem(comment) if comment else None  # fresh14 F7: as KI441 says
+    if said is not None:
+        raise InputError(f"--comment {said}; nothing was written")
     keys, skipped = _read_key_lines(key_arg)
     if not keys:
         raise _no_key_to_trust(skipped)
@@ -1697,10 +1702,11 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     root = store.root
     # fresh04 M2: a narrowing of a listed key's entry, refused by the gate (KI410), is
     # refused here, all or none, before anything is written
-    refuse_narrowing(store, [entry_added(root, k.key.line(), list(roles), **window,
-                                         comment=comment) for k in keys],
-                     [printable(f"{key_arg}:{k.line}") for k in keys] if len(keys) > 1
-                     else None)
+    asked = [entry_added(root, k.key.line(), list(roles), **window, comment=comment)
+             for k in keys]
+    named = [printable(f"{key_arg}:{k.line}") for k in keys] if len(keys) > 1 else None
+    refuse_narrowing(store, asked, named)
+    refuse_widening(store, asked, named)  # fresh14 F10: KI435's, before anything is written
     entries = [add_key(root, k.key.line(), list(roles), **window, comment=comment)
                for k in keys]
     for s in skipped:

@@ -48,7 +48,7 @@ from ..attest.trust import Trust, TrustedKey, format_time, load_trust
 from ..attest.trust_history import added, dated, first_listed, held, listed_since
 from ..core import layout
 from ..core.digest import Digest
-from ..core.errors import KistoreError, shorten
+from ..core.errors import KistoreError, one_line, shorten
 from ..core.findings import INFO, WARNING, Finding, rule
 from ..core.times import commit_datetime
 from ..index.groups import NoListing, group_catalog
@@ -253,7 +253,9 @@ def newly_trusted(store: Store, base: str, head: str) -> list[Finding]:
             at_head = added(store.repo, str(store.commit(head).id)).get(keyid)
             if at_head is not None and at_head[0] == joined:
                 at_head = None
-        holder = f" ({shorten(key.comment)})" if key.comment else ""
+        # one_line: a comment holding U+202E or a line feed (KI441) reversed or forged this
+        # line, what a reviewer reads to approve trust (fresh14 F7)
+        holder = f" ({one_line(shorten(key.comment))})" if key.comment else ""
         if roles:
             also = f" too (already {', '.join(had.roles)})" if had is not None else ""
             said = f"the range trusts key {keyid}{holder} for {', '.join(roles)}{also}"
