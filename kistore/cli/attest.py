@@ -840,9 +840,10 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     fork, fetch from the index (upstream), not from the fork. A line that does not verify
     (a forged signature, garbage: what a notes push refuses, KI409), or that the canonical
     remote's notes lack and whose key a notes push refuses now (revoked, expired, KI411),
-    is left out, said on stderr per note. From a remote that is not the canonical one (upstream, else origin),
-    such as a fork, its lines go into a notes commit of our own, never its notes history,
-    and a line about a run no branch of the canonical remote holds waits until one does.
+    is left out, said on stderr per note. From a remote that is not the canonical one
+    (upstream, else origin), such as a fork, its lines go into a notes commit of our own,
+    never its notes history, and a line about a run no branch of the canonical remote
+    holds waits until one does.
 
     \b
     Example:
