@@ -1923,7 +1923,13 @@ def note_line_judge(store: Store, settings: Settings) -> Callable[[str, bytes], 
     def refused_at_push(obj: str, line: bytes, subject: Digest) -> str | None:
         # KI411 as a push to the canonical remote judges a new line (fresh14 F5): a line
         # its notes (as last fetched) hold already is not new there, and is not judged
-        if index is None or line in _canonical_lines(repo, index, obj):
+        if index is None:
+            return None
+        tip = _ref_tip(repo, remote_ref(index))  # as last fetched: a fetch moves it
+        if (tip, obj) not in held_there:  # each note read once, however many lines gained
+            held_there[tip, obj] = set() if tip is None else set(
+                note_lines(repo, obj, remote_ref(index)))
+        if line in held_there[tip, obj]:
             return None
         if not trusts:
             trusts.append(_trusts_at(store, tips))
@@ -1933,27 +1939,14 @@ def note_line_judge(store: Store, settings: Settings) -> Callable[[str, bytes], 
 
     index = canonical_remote(remote_names(repo))  # whose notes a push is judged by
     trusts: list[list[tuple[str, Any]]] = []  # read once, at the first line judged for it
+    held_there: dict[tuple[str | None, str], set[bytes]] = {}
     return judge
 
 
-def _canonical_lines(repo: pygit2.Repository, canonical: str, obj: str) -> set[bytes]:
-    """Return the lines the canonical remote's notes, as last fetched, hold on ``obj``.
-
-    Args:
-        repo: the clone.
-        canonical: the canonical remote's name (:func:`kistore.attest.levels.
-            canonical_remote`).
-        obj: the annotated object (40 hex).
-
-    Returns:
-        The note's lines under ``refs/notes/remotes/CANONICAL/kistore``; none when that
-        ref is absent or holds no note on ``obj``. Raises what reading a note blob raises
-        (:func:`kistore.attest.notes.note_lines`).
-    """
-    ref = remote_ref(canonical)
-    if reference(repo, ref) is None:
-        return set()
-    return set(note_lines(repo, obj, ref))
+def _ref_tip(repo: pygit2.Repository, name: str) -> str | None:
+    """Return the commit id ref ``name`` names (40 hex), or None when there is no such ref."""
+    ref = reference(repo, name)
+    return None if ref is None else str(ref.target)
 
 
 def note_line_limit(settings: Settings) -> int:
