@@ -41,6 +41,7 @@ from ..attest.evidence import (
     judged_among,
     withdrawn_runs,
 )
+from ..attest.levels import canonical_remote, remote_ref
 from ..attest.notepaths import path_findings
 from ..attest.notes import (
     ATTESTATIONS_SHA256,
@@ -48,6 +49,7 @@ from ..attest.notes import (
     bundle_copies,
     editor_line,
     lines_of,
+    note_lines,
     parse_attestation_path,
 )
 from ..attest.subjects import subject_problem
@@ -77,11 +79,13 @@ from ..git.blobs import (
 from ..git.commit_header import header
 from ..git.first_added import first_commits
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..git.names import reference
 from ..git.note_blobs import read_note
 from ..git.notes import changed_notes, note_blob, notes_tree
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine, received_damage
 from ..git.range_guard import LooseVerdict, damage_named, line_to
+from ..git.remotes import remote_names
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
 from ._added_removed import added_then_removed
@@ -920,12 +924,32 @@ def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str],
     alone). An attestation file the range adds is judged alone (False): its own commit's
     date is the pusher's to write.
     """
+    return _judged_under(store, seen, _trusts_at(store, trust_revs), copies)
+
+
+def _trusts_at(store: Store, trust_revs: Iterable[str]) -> list[tuple[str, Any]]:
+    """Return ``(rev, trust)`` for each revision whose trust file parses (KI411's reading).
+
+    Each trust is held to every revocation of the file's history (:func:`kistore.attest.
+    trust_history.held`); a revision whose trust file is invalid is left out (KI309 says
+    it). Raises nothing else than what reading a revision's view raises.
+    """
     trusts = []
     for rev in dict.fromkeys(trust_revs):
         try:  # with every revocation of the file's history, should one have been lifted
             trusts.append((rev, held(store, rev, load_trust(store.view(rev)))))
         except KistoreError:  # an invalid trust file is reported as KI309
             continue
+    return trusts
+
+
+def _judged_under(store: Store, seen: Iterable[Any], trusts: list[tuple[str, Any]],
+                  copies: bool) -> list[Finding]:
+    """:func:`_judged_now` under trusts :func:`_trusts_at` read (KI411's one judge).
+
+    Returns:
+        KI411 findings, one per attestation of ``seen`` refused. Raises nothing of its own.
+    """
     now = datetime.now(UTC)
     findings = []
     for item in seen:
@@ -1859,6 +1883,13 @@ def note_line_judge(store: Store, settings: Settings) -> Callable[[str, bytes], 
     canonical bundle bytes), once taken in by ``kistore notes fetch``, could never be
     dropped (notes only grow) and blocked every later ``notes push`` (KI409). A line on an
     object this clone lacks is not judged (its branch is not fetched yet): the push says so.
+    A line that passes and that the canonical remote's notes (as last fetched) lack is
+    judged for its key as the push gate judges a new line, by the same judge (KI411,
+    :func:`_judged_under` under the trust of the protected branches' tips, at this
+    machine's clock): a withdrawal by a key the trust file revoked, taken from a fork, was
+    "gained" and refused every later ``notes push`` (fresh14 F5). A line those notes hold
+    entered there and is not new at a push: it is not judged for its key, nor is any line
+    when no remote is canonical (a repository with no remote pushes nowhere).
 
     Args:
         store: the clone.
@@ -1866,13 +1897,13 @@ def note_line_judge(store: Store, settings: Settings) -> Callable[[str, bytes], 
             settings`: once a command), whose ``manifest-bytes`` bounds a line.
 
     Returns:
-        ``judge(obj, line)``: why the line is left out (one sentence, ``KI409`` named), or
-        None when it may enter.
+        ``judge(obj, line)``: why the line is left out (one sentence, ``KI409`` or
+        ``KI411`` named), or None when it may enter.
 
     Raises:
         What :meth:`kistore.store.Store.view` of the last protected tip raises (nothing for
         a readable one); ``judge`` raises what :func:`note_line_problems` does for the line's
-        object.
+        object, and what reading the canonical remote's note on it raises.
     """
     repo = store.repo
     tips = _branch_tips(repo, protected_refs(store))
@@ -1887,10 +1918,38 @@ def note_line_judge(store: Store, settings: Settings) -> Callable[[str, bytes], 
             return too_large + " (KI409)"
         if not canonical.is_canonical(line):
             return "not canonical bundle bytes (what `kistore attest` writes) (KI409)"
-        _subject, problems = note_line_problems(repo, view, obj, line, limit)
-        return "; ".join(problems) + " (KI409)" if problems else None
+        subject, problems = note_line_problems(repo, view, obj, line, limit)
+        if problems or subject is None:
+            return "; ".join(problems) + " (KI409)" if problems else None
+        return refused_at_push(obj, line, subject)
 
+    def refused_at_push(obj: str, line: bytes, subject: Digest) -> str | None:
+        # KI411 as a push to the canonical remote judges a new line (fresh14 F5): a line
+        # its notes (as last fetched) hold already is not new there, and is not judged
+        if index is None:
+            return None
+        tip = _ref_tip(repo, remote_ref(index))  # as last fetched: a fetch moves it
+        if (tip, obj) not in held_there:  # each note read once, however many lines gained
+            held_there[tip, obj] = set() if tip is None else set(
+                note_lines(repo, obj, remote_ref(index)))
+        if line in held_there[tip, obj]:
+            return None
+        if not trusts:
+            trusts.append(_trusts_at(store, tips))
+        refused = _judged_under(store, [Seen(line, subject, "note", f"{NOTES_REF}:{obj}",
+                                             _EPOCH)], trusts[0], copies=True)
+        return "; ".join(f.message for f in refused) + " (KI411)" if refused else None
+
+    index = canonical_remote(remote_names(repo))  # whose notes a push is judged by
+    trusts: list[list[tuple[str, Any]]] = []  # read once, at the first line judged for it
+    held_there: dict[tuple[str | None, str], set[bytes]] = {}
     return judge
+
+
+def _ref_tip(repo: pygit2.Repository, name: str) -> str | None:
+    """Return the commit id ref ``name`` names (40 hex), or None when there is no such ref."""
+    ref = reference(repo, name)
+    return None if ref is None else str(ref.target)
 
 
 def note_line_limit(settings: Settings) -> int:

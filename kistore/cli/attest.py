@@ -839,10 +839,12 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     git pull never fetches notes: run it after each pull (show, rank, verify, site
     build and export warn when REMOTE's branches were fetched after its notes). In a
     fork, fetch from the index (upstream), not from the fork. A line that does not verify
-    (a forged signature, garbage: what a notes push refuses, KI409) is left out, said on
-    stderr per note. From a remote that is not the canonical one (upstream, else origin),
-    such as a fork, its lines go into a notes commit of our own, never its notes history,
-    and a line about a run no branch of the canonical remote holds waits until one does.
+    (a forged signature, garbage: what a notes push refuses, KI409), or that the canonical
+    remote's notes lack and whose key a notes push refuses now (revoked, expired, KI411),
+    is left out, said on stderr per note. From a remote that is not the canonical one
+    (upstream, else origin), such as a fork, its lines go into a notes commit of our own,
+    never its notes history, and a line about a run no branch of the canonical remote
+    holds waits until one does.
 
     \b
     Example:
@@ -971,7 +973,8 @@ def notes_restore(ctx: StoreContext, as_json: bool) -> None:
     its reflog records (the ref moved back, a forced `git fetch` over lines never pushed;
     not before a `kistore notes rebase`): this puts them back in one notes commit. A line
     you left out
-    on purpose (git notes edit) comes back too, unless it does not verify (KI409): those
+    on purpose (git notes edit) comes back too, unless it does not verify (KI409), or a
+    notes push would refuse its key (KI411, a line the canonical remote lacks): those
     stay out, each note named on stderr. Then push them where they are lacking. When a
     notes commit of that history, not yet on the canonical remote (as last fetched),
     removed a line, which a push refuses (KI408), the notes are rebuilt on that remote's

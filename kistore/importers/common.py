@@ -33,6 +33,7 @@ from ..core.limits import DEFAULT, read_bounded
 from ..core.model import Manifest, object_document
 from ..core.naming import slug
 from ..core.schema import API_VERSION, describe_error
+from ..store.inputs import not_regular
 
 ANNOTATION = "kernelindex.dev/"
 """Prefix of every provenance annotation key (``kernelindex.dev/source`` ...)."""
@@ -266,20 +267,24 @@ def expand(paths: Sequence[str], limit: int = DEFAULT.source_bytes,
         files left out), in argument order then sorted path order, each listed once.
 
     Raises:
-        MultipleErrors: an InputError for each path that does not exist.
+        MultipleErrors: an InputError for each path that does not exist, and for each
+            FIFO, socket or device a walked directory holds (named as ``kistore add DIR``
+            names one, :func:`kistore.store.inputs.not_regular`: looked at, never opened).
     """
     found: dict[Path, SourceFile] = {}
     errors: list[KistoreError] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            children = sorted(p for p in path.rglob("*") if p.is_file())
-            for child in children:
+            for child in sorted(path.rglob("*")):
                 if child.name == "SOURCE.md" or any(
                         part.startswith(".") for part in child.relative_to(path).parts):
                     continue
-                found.setdefault(child.resolve(),
-                                 SourceFile(child, data_name(child, source), False, limit))
+                if child.is_file():
+                    found.setdefault(child.resolve(),
+                                     SourceFile(child, data_name(child, source), False, limit))
+                elif (said := not_regular(child)) is not None:  # as `add DIR` (fresh14 F14)
+                    errors.append(InputError(said, file=str(child)))
         elif path.exists() and not path.is_dir():  # a file, or a device or pipe named
             found[path.resolve()] = SourceFile(path, data_name(path, source), True, limit)
         else:

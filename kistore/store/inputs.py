@@ -21,6 +21,7 @@ import gc
 import json
 import marshal
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from copy import deepcopy
@@ -318,6 +319,31 @@ def _not_read(path: Path) -> str | None:
         if path.suffix not in MANIFEST_SUFFIXES:
             return None
     if path.is_dir() or path.suffix not in MANIFEST_SUFFIXES:
+        return None
+    return not_regular(path)
+
+
+def not_regular(path: Path) -> str | None:
+    """Say that a walked directory's entry is a FIFO, socket or device, or None when not.
+
+    The one wording of ``add DIR`` (:func:`_not_read`) and ``import SOURCE DIR``
+    (:func:`kistore.importers.common.expand`; fresh14 F14: a FIFO there was walked past
+    unsaid, "0 files ignored"). The entry is only looked at (``stat``, a symlink followed),
+    never opened: opening a FIFO would wait for a writer forever.
+
+    Args:
+        path: an entry a directory walk met.
+
+    Returns:
+        The message, or None: a regular file, a directory, or an entry ``stat`` cannot
+        look at (a broken link). Raises nothing.
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+            or stat.S_ISBLK(mode)):
         return None
     return ("a FIFO, socket or device, not a regular file: kistore reads manifests only from "
             "regular files in a directory (it never opens this one); move it out of the "

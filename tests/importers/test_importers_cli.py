@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 from kistore.cli import main
@@ -61,6 +62,34 @@ def test_directory_walk_notes_ignored_files(runner, store_path, tmp_path):
     assert result.exit_code == 0, result.output
     assert (f"note: {folder.as_posix()}/H100_Modal/notes.txt: not an import format of kernelbench "
             "(ignored)") in result.stderr.splitlines()
+
+
+FIFO = ("a FIFO, socket or device, not a regular file: kistore reads manifests only from "
+        "regular files in a directory (it never opens this one); move it out of the "
+        "directory, or give it on the command line to read it as a stream")
+
+
+@requires_data
+def test_a_fifo_in_a_walked_folder_is_refused_as_add_refuses_it(runner, store_path, tmp_path):
+    # fresh14 F14: walked past unsaid, "0 files ignored"; now named as `add DIR` names it,
+    # looked at, never opened (opening it would wait for a writer: the test would hang)
+    folder = tmp_path / "kernelbench"
+    shutil.copytree(DATA / "kernelbench/H100_Modal", folder / "H100_Modal")
+    shutil.copy(DATA / "kernelbench/SOURCE.md", folder)
+    os.mkfifo(folder / "H100_Modal/extra.json")
+    os.mkfifo(folder / "notes.md")  # any name: no note would say it
+    before = snapshot(store_path)
+    result = run(runner, store_path, "import", "kernelbench", str(folder))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (f"error: {folder}/H100_Modal/extra.json: {FIFO}\n"
+                             f"error: {folder}/notes.md: {FIFO}\n"
+                             "error: 2 problems in all; nothing was added\n")
+    assert snapshot(store_path) == before
+    # the same words as `add DIR`'s
+    (tmp_path / "dd").mkdir()
+    os.mkfifo(tmp_path / "dd/x.jsonl")
+    added = run(runner, store_path, "add", str(tmp_path / "dd"))
+    assert (added.exit_code, added.stderr) == (1, f"error: {tmp_path}/dd/x.jsonl: {FIFO}\n")
 
 
 def _broken_board(tmp_path):
