@@ -11,6 +11,7 @@ and what to do; :func:`not_owned` recognises it in an error raised anywhere else
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -108,8 +109,19 @@ def open_repository(path: str) -> _pygit2.Repository:
 
     Raises:
         NotOwned: another user owns it and ``safe.directory`` does not list it (exit 1).
+        StoreStateError: a config file libgit2 reads is a FIFO (exit 1; it would wait for
+            ever: :func:`kistore.git.config_guard.refuse_blocking_config`).
         pygit2.GitError: git cannot open it for another reason.
     """
+    from .config_guard import refuse_blocking_config
+    from .refs import RefsUnreadable, git_dir_of
+
+    here = Path(path)
+    try:
+        git_dir: Path | None = here if (here / "HEAD").exists() else git_dir_of(here)
+    except RefsUnreadable:  # libgit2 says what is wrong there
+        git_dir = None
+    refuse_blocking_config(git_dir, git=False)
     pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, TREE_CACHE_LIMIT)
     try:
         return pygit2.Repository(path)
