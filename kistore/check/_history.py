@@ -29,8 +29,12 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError, StoreStateError
 from ..core.findings import ERROR, Finding, rule
-from ..core.gitattributes import (GITATTRIBUTES_LINE, GITATTRIBUTES_MISSING, check_gitattributes,
-                                  file_kind, not_regular_gitattributes)
+from ..core.gitattributes import (
+    GITATTRIBUTES_LINE,
+    check_gitattributes,
+    file_kind,
+    not_regular_gitattributes,
+)
 from ..core.limits import DEFAULT
 from ..git import treediff
 from ..git.blobs import head_commit, read_blob_within, read_loose_history

@@ -11,8 +11,8 @@ and what to do; :func:`not_owned` recognises it in an error raised anywhere else
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import StoreStateError

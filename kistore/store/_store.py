@@ -64,10 +64,10 @@ from ..git.blobs import (
     missing_target,
     read_revision_guarded,
 )
+from ..git.config_guard import use_repository
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.locks import index_lock
-from ..git.config_guard import use_repository
 from ..git.opening import open_repository
 from ..git.refs import RefsUnreadable, broken_dotgit, common_git_dir, git_dir_of
 from ..git.sparse import SkipWorktree, git_only, skip_worktree
