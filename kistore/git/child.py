@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import os
 
+from .config_guard import refuse_blocking_config
+
 NO_REPLACE_OBJECTS = {"GIT_NO_REPLACE_OBJECTS": "1"}
 """What :func:`git_environment` adds: git's switch that makes it ignore ``refs/replace/*``
 (git(1), "GIT_NO_REPLACE_OBJECTS"; the same as ``git --no-replace-objects``)."""
@@ -36,7 +38,5 @@ def git_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
         StoreStateError: a config file git would read is a FIFO (exit status 1;
             :func:`kistore.git.config_guard.refuse_blocking_config`): no child is started.
     """
-    from .config_guard import refuse_blocking_config
-
     refuse_blocking_config()
     return {**os.environ, **(extra or {}), **NO_REPLACE_OBJECTS}

@@ -37,6 +37,8 @@ from pathlib import Path
 
 from ..core.errors import StoreStateError
 from .config_files import xdg_config_home
+from .lazy import pygit2  # imported on first use: only before a libgit2 open
+from .refs import RefsUnreadable, common_git_dir
 
 __all__ = ["BlockingConfig", "blocking_config", "refuse_blocking_config", "use_repository"]
 
@@ -140,7 +142,8 @@ def _command_line_includes() -> list[Path]:
                       os.environ.get(f"GIT_CONFIG_VALUE_{i}", "")))
     parameters = os.environ.get("GIT_CONFIG_PARAMETERS")
     if parameters:
-        import shlex  # lazy: only under `git -c`
+        # Lazy: shlex only under `git -c`.
+        import shlex
 
         try:
             words = shlex.split(parameters)
@@ -167,9 +170,7 @@ def _roots(git: bool, git_dir: Path | None) -> list[tuple[Path, str, str]]:
         files.append((Path(system), "the system git config ($GIT_CONFIG_SYSTEM)",
                       " or unset GIT_CONFIG_SYSTEM") if system else
                      (Path("/etc/gitconfig"), "the system git config", ""))
-    if not git:
-        from .lazy import pygit2  # loaded already: libgit2 is about to open a repository
-
+    if not git:  # pygit2 is loaded already: libgit2 is about to open a repository
         search = pygit2.option(pygit2.enums.Option.GET_SEARCH_PATH,
                                pygit2.enums.ConfigLevel.SYSTEM)
         files += [(Path(d) / "gitconfig", "libgit2's system git config", "")
@@ -182,8 +183,6 @@ def _roots(git: bool, git_dir: Path | None) -> list[tuple[Path, str, str]]:
         files += [(Path.home() / ".gitconfig", "the global git config", ""),
                   (xdg_config_home() / "git" / "config", "the global git config", "")]
     if git_dir is not None:
-        from .refs import RefsUnreadable, common_git_dir
-
         try:
             common = common_git_dir(git_dir)
         except RefsUnreadable:  # said by whoever reads the repository
@@ -255,7 +254,8 @@ def refuse_blocking_config(git_dir: Path | None = None, *, git: bool = True) -> 
     found = blocking_config(git_dir, git=git)
     if found is None:
         return
-    import shlex  # lazy: only when a refusal is said
+    # Lazy: shlex only when a refusal is said.
+    import shlex
 
     reader, undone = (("git", "no git command was run") if git else
                       ("libgit2", "the repository was not opened"))

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import StoreStateError
+from .config_guard import refuse_blocking_config
 from .lazy import pygit2
+from .refs import RefsUnreadable, git_dir_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from collections.abc import Iterator
@@ -113,9 +115,6 @@ def open_repository(path: str) -> _pygit2.Repository:
             ever: :func:`kistore.git.config_guard.refuse_blocking_config`).
         pygit2.GitError: git cannot open it for another reason.
     """
-    from .config_guard import refuse_blocking_config
-    from .refs import RefsUnreadable, git_dir_of
-
     here = Path(path)
     try:
         git_dir: Path | None = here if (here / "HEAD").exists() else git_dir_of(here)
