@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..core import layout
 from ..core.errors import StoreStateError
+from ..core.gitattributes import file_kind
 from .child import git_environment
 from .config_files import xdg_config_home
 from .lazy import pygit2 as _pygit2  # imported on first use
@@ -98,14 +99,7 @@ class Blocking:
 
 def _kind(mode: int) -> str | None:
     """Return what a file of ``mode`` is, None for a regular file."""
-    if stat.S_ISREG(mode):
-        return None
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return name
-    return "not a regular file"
+    return None if stat.S_ISREG(mode) else file_kind(mode)
 
 
 def _judge(full: Path, shown: str, origin: str | None = None,

@@ -10,14 +10,14 @@ what names it and the fix, and writes nothing.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ManifestKit, git, snapshot
+from tests.conftest import git, snapshot
 from tests.git.test_attr_guard import _env, _run  # the same child, timeout and environment
+from tests.git.test_ignore_guard import _manifest, _refused  # nothing written, HEAD kept
 
 
 def _refusal(path: str, full: Path, what: str, fix: str = "", git_child: bool = True) -> str:
@@ -27,22 +27,6 @@ def _refusal(path: str, full: Path, what: str, fix: str = "", git_child: bool = 
     return (f"error: {path}: {what} is a FIFO, not a regular file: {reader} opens and reads "
             f"it before anything else, and would wait for ever; {undone}. Remove it "
             f"(`rm {full}`){fix}, then run the command again\n")
-
-
-def _manifest(tmp_path: Path) -> Path:
-    """A new workload manifest to add, outside the store."""
-    manifest = tmp_path / "w.json"
-    manifest.write_text(json.dumps(ManifestKit().workload("a", name="wa")))
-    return manifest
-
-
-def _refused(root: Path, env: dict[str, str], args: tuple[str, ...], expected: str) -> None:
-    """Run ``args``: refused with ``expected``, exit 1, nothing written, HEAD unchanged."""
-    before, head = snapshot(root), git(root, "rev-parse", "HEAD")
-    done = _run(root, env, *args)
-    assert (done.returncode, done.stdout, done.stderr) == (1, "", expected)
-    assert snapshot(root) == before
-    assert git(root, "rev-parse", "HEAD") == head
 
 
 def _commands(tmp_path: Path) -> list[tuple[str, ...]]:
