@@ -92,3 +92,20 @@ def test_add_refuses_a_fifo_attributes_file(published, tmp_path, commit, where):
     assert (done.returncode, done.stdout, done.stderr) == (1, "", expected)
     assert snapshot(published) == before
     assert git(published, "rev-parse", "HEAD") == head
+
+
+def test_a_fifo_info_attributes_is_ki116_alone(published):
+    # git's status check said KI113 of it too, with the top .gitattributes' fix
+    fifo = published / ".git" / "info" / "attributes"
+    fifo.unlink(missing_ok=True)
+    os.mkfifo(fifo)
+    done = subprocess.run([sys.executable, "-m", "kistore", "--store", str(published), "verify"],
+                          capture_output=True, text=True, timeout=120)
+    said = [line for line in done.stdout.splitlines() if " KI11" in line]
+    assert (done.returncode, said) == (1, [
+        ".git/info/attributes: error KI116 info-attributes-convert: is not a regular file (a "
+        "FIFO, a device or a directory, or a symbolic link to one): git's checkout would wait "
+        "on it or read it without end, and a line there may convert store/ (expected a "
+        "regular file of at most 1,048,576 bytes, found None)",
+        "fix KI116 (1 finding): remove .git/info/attributes or make it a small regular file "
+        "(this repository's own, never committed), then `git checkout -- store/`"])
