@@ -29,7 +29,12 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError, StoreStateError
 from ..core.findings import ERROR, Finding, rule
-from ..core.gitattributes import GITATTRIBUTES_LINE, GITATTRIBUTES_MISSING, check_gitattributes
+from ..core.gitattributes import (
+    GITATTRIBUTES_LINE,
+    check_gitattributes,
+    file_kind,
+    not_regular_gitattributes,
+)
 from ..core.limits import DEFAULT
 from ..git import treediff
 from ..git.blobs import head_commit, read_blob_within, read_loose_history
@@ -550,11 +555,9 @@ def _worktree_changes(repo: pygit2.Repository, skipped: SkipWorktree | None = No
     findings = []
     blocking = _unreadable_attributes(repo)
     if blocking is not None:  # libgit2 would open it to filter files, and wait for ever
-        return [Finding(GITATTRIBUTES_MISSING, "not a regular file (a FIFO, a device or a "
-                        "directory): git cannot read it, and `git status` waits on a FIFO for "
-                        "ever; what the work tree changes in committed objects was not "
-                        "checked. Put the store's .gitattributes back (`git checkout HEAD -- "
-                        ".gitattributes`)", file=blocking)]
+        shown, kind = blocking
+        # .git/info/attributes: KI116 says it ("not a regular file"), with its fix
+        return [not_regular_gitattributes(kind)] if shown == ".gitattributes" else []
     try:
         if objects is not None and _objects_unchanged(repo, objects, skipped):
             return []
@@ -741,11 +744,11 @@ def _no_conversion(repo: pygit2.Repository) -> bool:
         not check_gitattributes(data)
 
 
-def _unreadable_attributes(repo: pygit2.Repository) -> str | None:
+def _unreadable_attributes(repo: pygit2.Repository) -> tuple[str, str] | None:
     """Return the attributes file git would read that is not a regular file, else None.
 
     The work tree's top ``.gitattributes`` and ``.git/info/attributes`` (a symlink is
-    judged by what it points to).
+    judged by what it points to), with what it is (``a FIFO``).
     """
     for path, shown in ((Path(repo.workdir) / ".gitattributes", ".gitattributes"),
                         (Path(repo.path) / "info" / "attributes", ".git/info/attributes")):
@@ -754,7 +757,7 @@ def _unreadable_attributes(repo: pygit2.Repository) -> str | None:
         except OSError:
             continue
         if not stat.S_ISREG(mode):
-            return shown
+            return shown, file_kind(mode)
     return None
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from itertools import islice
@@ -33,7 +34,7 @@ from ..core.comparison import KEYED_REFERENCES, REFERENCE_KINDS, RunKeys
 from ..core.digest import Digest
 from ..core.errors import InputError, MultipleErrors
 from ..core.findings import WARNING, Finding, rule
-from ..core.gitattributes import check_gitattributes
+from ..core.gitattributes import check_gitattributes, file_kind, not_regular_gitattributes
 from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.observed import observed_seconds, run_observed
@@ -448,6 +449,14 @@ def _gitattributes_findings(snap: Files) -> list[Finding]:
     at its 58-byte ``.gitattributes`` (review 2026-12-02 F17). A ``.gitattributes`` past
     1 MiB is KI106 on it (and not read).
     """
+    root = getattr(snap.view, "root", None) if snap.view.scope == "work" else None
+    if root is not None:  # a FIFO: one finding, the one git's status check gives (fresh14 F3)
+        try:
+            mode = os.stat(Path(root) / GITATTRIBUTES).st_mode
+        except OSError:  # absent: the line is missing, said below
+            mode = stat.S_IFREG
+        if not stat.S_ISREG(mode):
+            return [not_regular_gitattributes(file_kind(mode))]
     try:
         return check_gitattributes(snap.read(GITATTRIBUTES, OWN_FILE_BYTES))
     except FileTooLarge as e:
@@ -2062,6 +2071,8 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         contents = metadata_fixes(store, at, contents)  # cat97 left: the one repair that works
         # KI402: in later
         contents, later = one_cause(contents, later), one_cause(later, contents)
+        # a FIFO .gitattributes: its read and git's status each find it, said once (fresh14 F3)
+        later = [f for f in later if f.file != GITATTRIBUTES or f not in contents]
         contents = names_one_cause(contents, later)  # a names file a commit deleted: KI208's
         if watching and (busy := busy or _held_lock(store)) is not None:
             return [written_meanwhile(store, busy), *contents, *later]

@@ -11,6 +11,7 @@ for paths under ``store/`` wins, since git applies the last matching line. Pure;
 from __future__ import annotations
 
 import re
+import stat
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -18,7 +19,8 @@ from .findings import ERROR, Finding, rule
 from .layout import GITATTRIBUTES_LINE
 
 __all__ = ["GITATTRIBUTES_LINE", "GITATTRIBUTES_MISSING", "INFO_ATTRIBUTES",
-           "INFO_ATTRIBUTES_CONVERT", "check_gitattributes", "check_info_attributes"]
+           "INFO_ATTRIBUTES_CONVERT", "check_gitattributes", "check_info_attributes",
+           "file_kind", "not_regular_gitattributes"]
 
 GITATTRIBUTES_MISSING = rule(
     "KI113", "gitattributes-missing", ERROR,
@@ -31,6 +33,41 @@ INFO_ATTRIBUTES_CONVERT = rule(
 
 INFO_ATTRIBUTES = ".git/info/attributes"
 """How findings name the clone's own attributes file (``$GIT_COMMON_DIR/info/attributes``)."""
+
+
+def file_kind(mode: int) -> str:
+    """Return what a file of ``mode`` (``os.stat``'s) that is not a regular one is, in words.
+
+    ``a FIFO``, ``a socket``, ``a directory``, ``a character device``, ``a block device``,
+    else ``not a regular file``. Raises nothing.
+    """
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def not_regular_gitattributes(kind: str) -> Finding:
+    """Return KI113 for a work tree whose top ``.gitattributes`` is not a regular file.
+
+    One finding, whichever check sees it first (``verify``'s read of the file and its
+    work-tree status both do: fresh14 F3 had two), with its own fix: the line is not to be
+    added to it, the committed file is to be put back (``git checkout`` writes over a FIFO).
+
+    Args:
+        kind: what it is (``a FIFO``, ``a directory``, ...).
+
+    Returns:
+        The finding. Raises nothing.
+    """
+    return Finding(GITATTRIBUTES_MISSING, f"not a regular file ({kind}): git cannot read it, "
+                   "and `git status` waits on a FIFO for ever; what the work tree changes in "
+                   "committed objects was not checked", file=".gitattributes",
+                   expected="a regular file", found=kind,
+                   fix="put the store's .gitattributes back: `git checkout HEAD -- "
+                   ".gitattributes` (a directory there: `rm -r .gitattributes` first)")
 
 
 def check_gitattributes(data: bytes | None) -> list[Finding]:
@@ -68,7 +105,11 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
                             f"line, so git would convert stored bytes{where}",
                             file=".gitattributes",
                             line=number, column=1, expected="no conversion under store/",
-                            found=line.text.strip(_BLANK))]
+                            found=line.text.strip(_BLANK),
+                            # the guard line is there (line `guarded`): adding it again
+                            # would not help, taking the override out does (fresh14 F3)
+                            fix=f"delete line {number} of .gitattributes (the store/** line, "
+                            f"line {guarded}, then holds)")]
     if guarded is not None:
         return []
     return [Finding(GITATTRIBUTES_MISSING, "nothing stops end-of-line or filter conversion of "

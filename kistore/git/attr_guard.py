@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..core import layout
 from ..core.errors import StoreStateError
+from ..core.gitattributes import file_kind
 from .child import git_environment
 from .config_files import xdg_config_home
 from .lazy import pygit2 as _pygit2  # imported on first use
@@ -60,8 +61,8 @@ from .refs import common_git_dir
 if TYPE_CHECKING:
     import pygit2
 
-__all__ = ["Blocking", "blocking_attributes", "refuse_blocking_attributes",
-           "refuse_blocking_ignores", "walking_once"]
+__all__ = ["Blocking", "blocking_attributes", "refuse_blocking_add_attributes",
+           "refuse_blocking_attributes", "refuse_blocking_ignores", "walking_once"]
 
 _ATTRIBUTES = ".gitattributes"
 _IGNORE = ".gitignore"
@@ -98,14 +99,7 @@ class Blocking:
 
 def _kind(mode: int) -> str | None:
     """Return what a file of ``mode`` is, None for a regular file."""
-    if stat.S_ISREG(mode):
-        return None
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return name
-    return "not a regular file"
+    return None if stat.S_ISREG(mode) else file_kind(mode)
 
 
 def _judge(full: Path, shown: str, origin: str | None = None,
@@ -471,6 +465,47 @@ def refuse_blocking_ignores(root: Path, common_dir: Path, dirs: Iterable[str],
             _refuse(found, asking)
     _refuse(_repository_files(common_dir, attributes=False)
             or _outside_files(root, attributes=False), asking)
+
+
+def refuse_blocking_add_attributes(root: Path, common_dir: Path, dirs: Iterable[str]) -> None:
+    """Refuse an ``add`` when an attributes file git reads for its files is not a regular file.
+
+    ``add`` asks git nothing of attributes, but ``git status`` and ``git add store``, the
+    next steps, read them and wait on a FIFO for ever (fresh14 F3: a FIFO top
+    ``.gitattributes`` let ``add`` and ``add --commit`` go on without a word). Looked at:
+    the ``.gitattributes`` of each directory on the paths (the top one among them) and
+    ``info/attributes``, a ``stat`` each; not the files outside the repository, which
+    ``verify`` looks at (:func:`refuse_blocking_attributes`: a ``git config`` child).
+
+    Args:
+        root: the work tree's root.
+        common_dir: the repository's common git directory (``info/attributes``).
+        dirs: repository directories (POSIX, ``""`` the root) on the add's paths.
+
+    Raises:
+        StoreStateError: one is not a regular file (exit status 1): the message names it,
+            what it is and the fix (the top ``.gitattributes``: ``git checkout HEAD --
+            .gitattributes``, which writes over it; another: ``rm PATH``).
+    """
+    top = os.fspath(root)
+    found = None
+    for directory in sorted(dirs):
+        found = _judge_str(os.path.join(top, directory), top, (_ATTRIBUTES,))
+        if found is not None:
+            break
+    found = found or _judge(common_dir / "info" / "attributes", ".git/info/attributes")
+    if found is None:
+        return
+    if found.path != _ATTRIBUTES:
+        fix = f"remove it (`rm {_quoted(found.full)}`)"
+    else:  # git checkout writes over a FIFO, not over a directory
+        first = f", after `rm -r {_ATTRIBUTES}`" if found.kind == "a directory" else ""
+        fix = f"put the store's back (`git checkout HEAD -- {_ATTRIBUTES}`{first})"
+    raise StoreStateError(
+        f"an attributes file git reads is {found.kind}, not a regular file: git opens and "
+        "reads it before it compares a work-tree file, so `git status` and `git add store` "
+        f"would wait for ever on the files this add writes; nothing was written. "
+        f"{fix[0].upper()}{fix[1:]}, then run the command again", file=found.path)
 
 
 def _refuse(found: Blocking | None, asking: str, writes: bool = True) -> None:

@@ -82,8 +82,10 @@ def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]
             return True
     for config in _config_files(git_dir, common_dir):
         try:
+            if not stat.S_ISREG(os.stat(config).st_mode):  # never opened: a FIFO would hang
+                return True  # git is asked, after kistore.git.config_guard refuses it
             text = config.read_bytes().lower()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError:
             return True

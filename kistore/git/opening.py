@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import StoreStateError
+from .config_guard import refuse_blocking_config
 from .lazy import pygit2
+from .refs import RefsUnreadable, git_dir_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from collections.abc import Iterator
@@ -108,8 +111,16 @@ def open_repository(path: str) -> _pygit2.Repository:
 
     Raises:
         NotOwned: another user owns it and ``safe.directory`` does not list it (exit 1).
+        StoreStateError: a config file libgit2 reads is a FIFO (exit 1; it would wait for
+            ever: :func:`kistore.git.config_guard.refuse_blocking_config`).
         pygit2.GitError: git cannot open it for another reason.
     """
+    here = Path(path)
+    try:
+        git_dir: Path | None = here if (here / "HEAD").exists() else git_dir_of(here)
+    except RefsUnreadable:  # libgit2 says what is wrong there
+        git_dir = None
+    refuse_blocking_config(git_dir, git=False)
     pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, TREE_CACHE_LIMIT)
     try:
         return pygit2.Repository(path)

@@ -64,6 +64,7 @@ from ..git.blobs import (
     missing_target,
     read_revision_guarded,
 )
+from ..git.config_guard import use_repository
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.locks import index_lock
@@ -296,11 +297,13 @@ class Store:
         if path is None and "GIT_DIR" in os.environ:  # git's own rule, not the cwd's .git
             self._repo, self.root = _environment_repository()
             self.git_dir = Path(self._repo.path)
+            use_repository(self.git_dir)  # its config files, before git (fresh14 F2)
             return
         plain = _plain_work_tree(start)
         if plain is not None:  # the common case, found without importing pygit2
             self.root = plain
             self.git_dir = git_dir_of(plain)  # .git, or a linked worktree's git directory
+            use_repository(self.git_dir)  # its config files, before git (fresh14 F2)
             return
         failed: pygit2.GitError | None = None
         try:
@@ -324,6 +327,7 @@ class Store:
         workdir = self._repo.workdir
         self.root = Path(workdir) if workdir else None
         self.git_dir = Path(self._repo.path)
+        use_repository(self.git_dir)  # its config files, before git (fresh14 F2)
 
     @property
     def repo(self) -> pygit2.Repository:
@@ -1635,10 +1639,12 @@ class Store:
                 git could not be asked; nothing was written.
         """
         # Lazy: the write path only (a read such as `kistore show` never asks).
-        from ..git.attr_guard import refuse_blocking_ignores
+        from ..git.attr_guard import refuse_blocking_add_attributes, refuse_blocking_ignores
         from ..git.ignored import ignored_paths, may_ignore, path_dirs
 
         common = common_git_dir(Path(self.git_dir))
+        if self.root is not None:  # git status would wait on a FIFO there (fresh14 F3)
+            refuse_blocking_add_attributes(Path(self.root), common, path_dirs(files))
         if self.root is None or not may_ignore(
                 Path(self.root), Path(self.git_dir), common, files):
             return  # no rule git reads could ignore them: no git process is started
@@ -2595,13 +2601,18 @@ def _plain_work_tree(start: str) -> Path | None:
                     return None
             if not (git_dir / "HEAD").is_file():
                 return None
-            try:
+            try:  # a config not a regular file is never opened (a FIFO would hang): libgit2
+                # opens the repository, after kistore.git.config_guard refuses it
+                if not stat.S_ISREG(os.stat(common / "config").st_mode):
+                    return None
                 config = (common / "config").read_text("utf-8", errors="replace").lower()
                 if "worktreeconfig" in config:  # `git sparse-checkout` sets it: read both
                     config = config.replace("worktreeconfig", "")
+                    worktree = git_dir / "config.worktree"
+                    if os.path.exists(worktree) and not stat.S_ISREG(os.stat(worktree).st_mode):
+                        return None
                     with contextlib.suppress(FileNotFoundError):
-                        config += (git_dir / "config.worktree").read_text(
-                            "utf-8", errors="replace").lower()
+                        config += worktree.read_text("utf-8", errors="replace").lower()
             except OSError:
                 return None
             return None if "worktree" in config else directory
