@@ -110,8 +110,7 @@ def refuse_narrowing(store: Store, entries: list[TrustedKey],
         return
     old, new, said, where, more = _first(narrowed, entries, named)
     raise InputError(
-        f"key {new.keyid}{where}: not changed: its entry as HEAD holds it "
-        f"({_entry_said(old)}) would become ({_entry_said(new)}), which narrows it ({said}); "
+        f"{_would_become(old, new, where)}, which narrows it ({said}); "
         "a key's trust is never narrowed after the fact (what it signed and entered before "
         "would stop counting), and `kistore check` refuses such a change (KI410). To end "
         f"the key's trust, revoke it: {revoke_said(new.keyid, _planned(new, said))}"
@@ -156,6 +155,23 @@ def _planned(entry: TrustedKey, said: str) -> datetime | None:
     until = entry.valid_until
     return until if until is not None and "validUntil" in said and until > datetime.now(
         UTC) else None
+
+
+def _would_become(old: TrustedKey, new: TrustedKey, where: str) -> str:
+    """Say the change ``trust add`` refuses: ``key K (where): not changed: ... would become ...``.
+
+    The one opening of its KI410 (narrowed) and KI435 (widened into the past) refusals.
+
+    Args:
+        old: the key's entry as ``HEAD`` holds it.
+        new: the entry asked for.
+        where: what :func:`_first` says of where the entry was given ('' or `` (...)``).
+
+    Returns:
+        The clause, without a trailing comma. Raises nothing.
+    """
+    return (f"key {new.keyid}{where}: not changed: its entry as HEAD holds it "
+            f"({_entry_said(old)}) would become ({_entry_said(new)})")
 
 
 def _entry_said(entry: TrustedKey) -> str:
@@ -222,8 +238,7 @@ def refuse_widening(store: Store, entries: list[TrustedKey],
         return
     old, new, said, where, more = _first(widened, entries, named)
     raise InputError(
-        f"key {new.keyid}{where}: not changed: its entry as HEAD holds it "
-        f"({_entry_said(old)}) would become ({_entry_said(new)}), which widens it into the "
+        f"{_would_become(old, new, where)}, which widens it into the "
         f"past {said}; trust is not retroactive, and `kistore check` refuses such a change "
         "(KI435): what the key signed before it counted entered as a community attestation "
         "and stays one; to make it count, its signer attests again once the key is trusted "
