@@ -128,6 +128,9 @@ def redated_words(repo: _pygit2.Repository, redated: Sequence[Redated], remote: 
         machine's refuses a notes commit dated more than 1 minute after its clock
         (KI437)``. Raises nothing.
     """
+    # Lazy: the attest layer loads only when a push made notes again (said here).
+    from ..attest.notes_dated import RECENT
+
     count = len(redated)
     furthest = max(redated, key=lambda r: abs(r.seconds))
     side = "after" if furthest.seconds > 0 else "before"
@@ -144,8 +147,10 @@ def redated_words(repo: _pygit2.Repository, redated: Sequence[Redated], remote: 
         how = f"made again as one notes commit dated at the push, {at}, holding the tip's lines"
     why = (f"a server whose clock is behind this machine's refuses a notes commit dated more "
            f"than {duration_text(NOTES_AHEAD)} after its clock (KI437)" if furthest.seconds > 0
-           else "a note line enters the repository at its notes commit's date, which a "
-           f"server allows up to {duration_text(NOTES_BEHIND)} before its clock (KI437)")
+           else "a note line enters the repository at its notes commit's date, and a "
+           "notes commit a remote lacks is sent as it is only when dated within "
+           f"{duration_text(RECENT)} of this machine's clock (a server refuses one dated "
+           f"more than {duration_text(NOTES_BEHIND)} before its clock, KI437)")
     return f"note: {what} {dated} this machine's clock: {how}, since {why}"
 
 
