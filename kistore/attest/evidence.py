@@ -36,8 +36,8 @@ import hashlib
 import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import canonical, layout
@@ -223,6 +223,15 @@ class Judgement:
         places: every ``(source, location)`` the same bundle was found at, judged alike
             (:func:`summarise`: a file attached as a note by ``kistore notes sync`` is one
             attestation found twice); empty means ``((source, location),)``.
+        signed: the latest date its verified payload states (:func:`signed_at`), None
+            when it states none or does not verify. Not in :meth:`to_json`.
+        entered_in: the commits it was judged as entered in
+            (:attr:`kistore.attest.notes.Seen.entered_in`; empty for a note line and a
+            work-tree file). Not in :meth:`to_json`.
+        place: for a trusted rerun (``verifies``, ``disagrees``, ``out-of-tolerance`` or
+            ``superseded``), its place among its key's trusted reruns of the subject in
+            the order they stand (:func:`rerun_order`; 0 the earliest, the highest the
+            one standing), else None. Not in :meth:`to_json`.
     """
 
     type: str | None
@@ -239,6 +248,9 @@ class Judgement:
     text_problem: str | None = None
     bundle: str = ""
     places: tuple[tuple[str, str], ...] = ()
+    signed: datetime | None = field(default=None, compare=False)
+    entered_in: tuple[str, ...] = field(default=(), compare=False)
+    place: int | None = field(default=None, compare=False)
 
     @property
     def counted(self) -> bool:
@@ -308,6 +320,8 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
                          e.message, **base)
     assert keyid is not None  # verify_bundle read the key
     outcome = statement.predicate.get("outcome")
+    signed = base["signed"] = signed_at(statement.predicate)
+    base["entered_in"] = seen.entered_in
     base["measured_ns"] = _measured(statement.predicate)
     base["text"] = stated_text(statement.type, statement.predicate)
     refused = text_problems(statement.predicate)
@@ -320,8 +334,7 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     role = ROLE_FOR_TYPE.get(statement.type)
     if role is None:
         return Judgement(statement.type, keyid, True, COMMUNITY, "", outcome=outcome, **base)
-    decision, reason = trust.judge(keyid, role, seen.entered_at, signed_at(statement.predicate),
-                                   seen.entered_in)
+    decision, reason = trust.judge(keyid, role, seen.entered_at, signed, seen.entered_in)
     if decision is None:
         return Judgement(statement.type, keyid, True, COMMUNITY, reason, outcome=outcome,
                          **base)
@@ -448,9 +461,12 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
     note copy pushed before the trust no longer neutralises it, fresh06 H3; a note copy
     entered later upgrades nothing). ``view``: as
     :func:`judge` takes it. When one key made several trusted reruns of one run, only its
-    latest (by entry time, then the order seen) stands; the earlier ones are judged
+    latest stands (by entry time; of those that entered together, by history, then the
+    date their payloads state, then ``not-reproduced``, then bytes: :func:`rerun_order`,
+    whatever order ``seen`` is in); the earlier ones whose outcome differs are judged
     ``superseded`` (a key that said ``reproduced`` and later ``not-reproduced`` no longer
-    verifies the run).
+    verifies the run), their reason naming the later one and, when both entered together,
+    why it is later. Each trusted rerun's :attr:`Judgement.place` is set.
     """
     earliest: dict[bytes, tuple[datetime, tuple[str, ...] | None]] = {}
     for s in seen:
@@ -485,20 +501,166 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
         judged = [j if s.data not in own else judge(replace(
             s, entered_at=own[s.data][0], entered_in=own[s.data][1]), trust, view)
             for s, j in zip(seen, judged, strict=True)]
-    latest: dict[tuple[str, str | None], int] = {}
+    reruns: dict[tuple[str, str | None], list[int]] = {}
     for i, (s, j) in enumerate(zip(seen, judged, strict=True)):
         if j.effect in _STANDING:
-            key = (str(s.subject), j.keyid)
-            if key not in latest or j.entered_at >= judged[latest[key]].entered_at:
-                latest[key] = i
-    for i, (s, j) in enumerate(zip(seen, judged, strict=True)):
-        if j.effect in _STANDING:
-            last = judged[latest[(str(s.subject), j.keyid)]]
-            if last.outcome != j.outcome:  # what the key said last stands
-                judged[i] = replace(j, effect=SUPERSEDED, reason=(
+            reruns.setdefault((str(s.subject), j.keyid), []).append(i)
+    follows = getattr(trust, "follows", None)
+    for members in reruns.values():
+        order = rerun_order([judged[i] for i in members], follows)
+        last = judged[members[order[-1]]]
+        for place, k in enumerate(order):
+            i = members[k]
+            j = replace(judged[i], place=place)
+            if j.outcome != last.outcome:  # what the key said last stands
+                j = replace(j, effect=SUPERSEDED, reason=(
                     f"superseded by the same key's later rerun ({last.outcome}, entered "
-                    f"{_when(last)})"))
+                    f"{_when(last)}{_tie_said(j, last, follows)})"))
+            judged[i] = j
     return judged
+
+
+def rerun_order(reruns: Sequence[Judgement],
+                follows: Callable[[str, str], bool] | None = None) -> list[int]:
+    """Return the order in which one key's trusted reruns of one subject stand, oldest first.
+
+    What the key said last stands (:func:`judge_all`): the latest by entry time. Entry
+    times have whole seconds and are shared (every file of one commit, every line of one
+    notes commit, every uncommitted file), so among reruns that entered together, in order
+    (fresh14 F12: until 2026-12-07 the file whose name, or the note line whose base64,
+    sorted last stood):
+
+    1. history: one whose entering commits all descend from every one of the other's is
+       later (``follows``, as :meth:`kistore.attest.trust.Trust.judge` orders a key added
+       in that second; a note line and a work-tree file have no commits, and are not
+       ordered so);
+    2. the date its signed payload states (:attr:`Judgement.signed`), counted at most
+       :data:`kistore.attest.payload_dates.PAYLOAD_AHEAD` (five minutes) after its entry,
+       the most ``kistore attest`` lets a payload be ahead; none stated is earliest;
+    3. ``not-reproduced`` (any outcome but ``reproduced``) is later: a full tie never
+       upgrades a run to ``verified``;
+    4. the bundle's SHA-256 (:attr:`Judgement.bundle`), so the order is total and the same
+       whatever order the statements were read in.
+
+    The payload's date decides no trust: the reruns given here already count (their
+    trust was judged at entry); it only orders one key's own statements about one run.
+
+    Args:
+        reruns: judgements of one key's trusted reruns of one subject (``verifies``,
+            ``disagrees``, ``out-of-tolerance``), in any order.
+        follows: ``follows(commit, ancestor)`` (:attr:`kistore.attest.trust.Trust.follows`):
+            whether ``commit`` is a proper descendant of ``ancestor``; None: history is not
+            known, and step 1 is skipped.
+
+    Returns:
+        Indices into ``reruns``, the earliest first and the standing one last. Raises
+        nothing. Costs one sort, and among reruns of one entry time with different commits
+        one ``follows`` a pair: no read, no child process.
+    """
+    by_time: dict[datetime, list[int]] = {}
+    for i, j in enumerate(reruns):
+        by_time.setdefault(j.entered_at, []).append(i)
+    latest_first: list[int] = []
+    for when in sorted(by_time, reverse=True):
+        latest_first.extend(_tied_latest_first(reruns, by_time[when], follows))
+    return latest_first[::-1]
+
+
+def _tied_latest_first(reruns: Sequence[Judgement], tied: list[int],
+                       follows: Callable[[str, str], bool] | None) -> list[int]:
+    """Order reruns that entered at one time, the latest first (:func:`rerun_order`).
+
+    The latest is, among those no other follows in history, the one of the highest
+    :func:`_tie_key`; then the same among the rest. A history that orders none (one commit,
+    note lines, work-tree files) is a sort by :func:`_tie_key`.
+    """
+    if len(tied) == 1:
+        return tied
+    before: dict[int, list[int]] = {i: [] for i in tied}  # i: those i follows in history
+    waiting = dict.fromkeys(tied, 0)  # i: how many follow it
+    if follows is not None and len({reruns[i].entered_in for i in tied}) > 1:
+        for i in tied:
+            for k in tied:
+                if i != k and _descends(reruns[i].entered_in, reruns[k].entered_in, follows):
+                    before[i].append(k)
+                    waiting[k] += 1
+    keys = {i: _tie_key(reruns[i]) for i in tied}
+    ready = [i for i in tied if not waiting[i]]
+    out: list[int] = []
+    while ready:
+        best = max(ready, key=keys.__getitem__)
+        ready.remove(best)
+        out.append(best)
+        for k in before[best]:
+            waiting[k] -= 1
+            if not waiting[k]:
+                ready.append(k)
+    if len(out) < len(tied):  # a history that is no order (never in git): by key alone
+        out.extend(sorted((i for i in tied if i not in out), key=keys.__getitem__,
+                          reverse=True))
+    return out
+
+
+def _descends(later: tuple[str, ...], earlier: tuple[str, ...],
+              follows: Callable[[str, str], bool]) -> bool:
+    """Whether every commit of ``later`` is a proper descendant of every one of ``earlier``."""
+    return bool(later) and bool(earlier) and all(
+        c != a and follows(c, a) for c in later for a in earlier)
+
+
+_NO_DATE = datetime.min.replace(tzinfo=UTC)
+"""The date a payload stating none is ordered at (:func:`_tie_key`): before any."""
+
+
+def _counted_date(j: Judgement) -> datetime:
+    """Return the payload date of ``j`` as :func:`rerun_order` counts it (at most entry + 5 min)."""
+    # Lazy: payload_dates imports trust, which imports the store layer.
+    from .payload_dates import PAYLOAD_AHEAD
+
+    if j.signed is None:
+        return _NO_DATE
+    return min(j.signed, j.entered_at + timedelta(seconds=PAYLOAD_AHEAD))
+
+
+def _tie_key(j: Judgement) -> tuple[datetime, bool, str]:
+    """Return what orders reruns that entered together and that history does not order."""
+    return _counted_date(j), j.outcome != "reproduced", j.bundle
+
+
+def _tie_said(j: Judgement, last: Judgement,
+              follows: Callable[[str, str], bool] | None) -> str:
+    """Say why ``last`` stands over ``j``, when both entered at one time; else ""."""
+    if j.entered_at != last.entered_at:
+        return ""
+    said = " with this one"
+    if follows is not None and _descends(last.entered_in, j.entered_in, follows):
+        return (f"{said}, in commit {last.entered_in[0][:12]}, which follows this one's "
+                f"({j.entered_in[0][:12]}) in history")
+    ours, theirs = _tie_key(j), _tie_key(last)
+    if theirs < ours:  # j is before another of the key's reruns in history
+        return f"{said}; this one is before another rerun of the key in history"
+    date, counted = last.signed, _counted_date(last)
+    if counted != ours[0]:
+        return f"{said}; its payload is dated later, {_stated(date, counted)}"
+    if theirs[1] != ours[1]:
+        return (f"{said}, its payload's date counting as this one's, "
+                f"{_stated(date, counted)}: at such a tie not-reproduced stands, never "
+                "upgrading the run to verified")
+    return (f"{said}, its payload's date counting as this one's, {_stated(date, counted)}; "
+            f"its bundle's SHA-256, {last.bundle[:12]}, sorts after this one's")
+
+
+def _stated(date: datetime | None, counted: datetime) -> str:
+    """Say a payload's date as :func:`rerun_order` counts it."""
+    # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
+    from .trust import format_time
+
+    if date is None:
+        return "none stated"
+    if counted != date:
+        return (f"{format_time(date)}, counted as {format_time(counted)} (five minutes after "
+                "it entered: a payload's date counts no later)")
+    return format_time(date)
 
 
 def judged_among(seen: Any, copies: Sequence[Any], trust: Any,

@@ -353,9 +353,14 @@ def dated(store: Store, at: str | None, trust: Any) -> Any:
         a key without one, :func:`listed_since`, with the commit that added it
         (``added_in``) and ``follows`` to order what entered in that same second by
         history (commit times have whole seconds: a tie of the clock says nothing).
+        ``follows`` is set whenever the file is readable, also when every key has a
+        ``validFrom``: it orders one key's reruns that entered in one second too
+        (:func:`kistore.attest.evidence.rerun_order`), and asks git only when called.
     """
-    if trust.unreadable or all(k.valid_from is not None for k in trust.keys.values()):
+    if trust.unreadable:
         return trust
+    if all(k.valid_from is not None for k in trust.keys.values()):
+        return replace(trust, follows=lambda c, a: bool(store.repo.descendant_of(c, a)))
     repo = store.repo
     now = datetime.now(UTC)
     if at is None:

@@ -405,17 +405,26 @@ def _say_if_it_does_not_count(store: Store, digest: Digest, type_name: str,
     latency are the predicate's: notes of one run share a location, and matching it alone
     judged another rerun of the same key (review r88 F12: a rerun "superseded by the same
     key's later rerun" was the later one itself).
+
+    The reruns it supersedes are named in the order they stand, oldest first
+    (:attr:`kistore.attest.evidence.Judgement.place`, :func:`kistore.attest.evidence.
+    rerun_order`, the one order every reader uses): until 2026-12-07 (fresh14 F12) they
+    were sorted by their entry time's text, and a rerun written beside an uncommitted
+    earlier one (both "entered" now) was told it "counts as superseded" by it when the
+    earlier file's name sorted last.
     """
     # Lazy: judged once, after signing (attest of other types never loads it).
-    from ..attest.evidence import DISAGREES, NOT_COUNTED, SUPERSEDED, evidence_for
+    from ..attest.evidence import DISAGREES, NOT_COUNTED, SUPERSEDED, distinct, judged_many
     from ..core.errors import one_line
 
     effect, words = _COUNTS_AS[type_name]
     timing = predicate.get("timing")
     latencies = timing.get("latencyNs") if isinstance(timing, dict) else None
     measured = list(latencies.values()) if isinstance(latencies, dict) else []
-    judged_all = evidence_for(store, digest).attestations
-    ours = [a for a in judged_all if a["type"] == type_name and a["keyid"] == keyid
+    # evidence_for's attestations, with each one's place among its key's reruns
+    judgements = distinct([j for _, j in judged_many(store, [digest])[digest]])
+    judged_all = [(j.to_json(), j.place) for j in judgements]
+    ours = [a for a, _ in judged_all if a["type"] == type_name and a["keyid"] == keyid
             and any(p["location"] == location for p in a["places"])
             and a["outcome"] == predicate.get("outcome")
             and (a["measuredNs"] is None or a["measuredNs"] in measured)]
@@ -423,7 +432,7 @@ def _say_if_it_does_not_count(store: Store, digest: Digest, type_name: str,
     if judged is None:
         return
     if type_name == "rerun" and judged["effect"] != SUPERSEDED:
-        for earlier in sorted(judged_all, key=lambda a: a["enteredAt"]):  # oldest first
+        for earlier, _ in sorted(judged_all, key=lambda a: -1 if a[1] is None else a[1]):
             if earlier is not judged and earlier["type"] == "rerun" and \
                     earlier["keyid"] == keyid and earlier["effect"] == SUPERSEDED:
                 was = ("" if earlier["measuredNs"] is None

@@ -15,6 +15,7 @@ import re
 
 import pytest
 
+from kistore.attest.evidence import Judgement
 from kistore.attest.payload_dates import ahead_problem
 from kistore.cli import attest as attest_cli
 
@@ -70,14 +71,13 @@ def test_a_payload_a_few_minutes_ahead_is_written(runner, record_store, store_pa
 def test_a_rerun_that_will_not_count_says_so(monkeypatch, capsys):
     # fresh06 L2: "it counts as not-counted (key ... expired at ...)"
     reason = "key SHA256:x expired at 2026-12-06T18:55:29Z; the attestation entered ..."
+    judged = Judgement("rerun", "SHA256:x", True, "not-counted", reason, "note",
+                       "refs/notes/kistore:ab", dt.datetime(2026, 12, 7, 15, 55, 33,
+                                                            tzinfo=dt.UTC),
+                       outcome="reproduced")
 
-    class Judged:
-        attestations = [{"type": "rerun", "keyid": "SHA256:x", "outcome": "reproduced",
-                         "measuredNs": None, "effect": "not-counted", "reason": reason,
-                         "enteredAt": "2026-12-07T15:55:33Z",
-                         "places": [{"location": "refs/notes/kistore:ab"}]}]
-
-    monkeypatch.setattr("kistore.attest.evidence.evidence_for", lambda store, digest: Judged)
+    monkeypatch.setattr("kistore.attest.evidence.judged_many",
+                        lambda store, digests: {digests[0]: [(None, judged)]})
     attest_cli._say_if_it_does_not_count(None, "sha256:ab", "rerun", "refs/notes/kistore:ab",
                                          "SHA256:x", {"outcome": "reproduced"})
     assert capsys.readouterr().err == (

@@ -1,0 +1,302 @@
+"""One key's reruns of one run that entered together: which stands (fresh14 F12).
+
+A key's latest rerun of a run stands (:func:`kistore.attest.evidence.judge_all`), by entry
+time. Entry times have whole seconds and are shared: every file of one commit, every line
+of one notes commit, every uncommitted file. Until 2026-12-07 such a tie went to the one
+read last: the file whose name (its bundle's SHA-256), or the note line whose base64, sorted
+last, so a rerun farm's later ``reproduced`` was superseded by its earlier
+``not-reproduced`` about half the time. Now (:func:`kistore.attest.evidence.rerun_order`):
+history, then the payload's signed date (counted at most five minutes after entry), then
+``not-reproduced``, then the bundle's SHA-256; whatever the read order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kistore.attest import evidence, notes, signing
+from kistore.attest.evidence import (
+    SOURCE_NATIVE,
+    VERIFIED,
+    Judgement,
+    evidence_for,
+    judge_all,
+    trust_or_empty,
+)
+from kistore.attest.notes import Seen
+from kistore.attest.trust import add_key, format_time, parse_time, revoke_key
+from kistore.core import layout
+
+from ..conftest import git, redate_history
+from .test_attestation_evidence import (  # noqa: F401 (a fixture)
+    RERUN_KEY,
+    RUN,
+    bundle,
+    keyid,
+    trusted,
+)
+
+ENTRY = parse_time("2026-03-01T12:00:00Z")
+"""When the tied reruns enter (their commit's, or notes commit's, date)."""
+
+
+def _at(seconds: float) -> str:
+    return format_time(ENTRY + timedelta(seconds=seconds))
+
+
+def _rerun(outcome: str, observed: str, variant: int = 0) -> bytes:
+    """A rerun by RERUN_KEY; ``variant`` changes its bytes (its mean, within tolerance)."""
+    return bundle(RERUN_KEY, outcome=outcome, observedAt=observed,
+                  timing={"latencyNs": {"mean": 13_500_000 + variant},
+                          "primaryStatistic": "mean"})
+
+
+def _name(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()  # a file's name
+
+
+def _sorting(first: tuple, second: tuple, *, second_last: bool) -> tuple[bytes, bytes]:
+    """Return two reruns (``(outcome, observedAt)`` each) whose file names sort as asked."""
+    a = _rerun(*first)
+    for variant in range(1, 200):
+        b = _rerun(*second, variant)
+        if (_name(a) < _name(b)) == second_last:
+            return a, b
+    raise AssertionError("no variant sorts so")  # pragma: no cover
+
+
+def _commit(root, date: str, message: str) -> str:
+    git(root, "add", "-A")
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", message], cwd=root, check=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date})
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def _files(store, date: str, *bundles: bytes) -> str:
+    for data in bundles:
+        notes.attach(store, RUN, data, as_file=True)
+    return _commit(store.root, date, "reruns")
+
+
+def _effects(store, at=None) -> tuple[str, dict[str, tuple[str, str]]]:
+    """The run's level and ``{outcome: (effect, reason)}`` of its reruns."""
+    found = evidence_for(store, RUN, at=at)
+    return found.level, {a["outcome"]: (a["effect"], a["reason"]) for a in found.attestations}
+
+
+def _superseded(outcome: str, why: str) -> tuple[str, str]:
+    return ("superseded", f"superseded by the same key's later rerun ({outcome}, entered "
+                          f"{format_time(ENTRY)} with this one{why})")
+
+
+def _stands(outcome: str) -> tuple[str, str]:
+    if outcome == "reproduced":
+        return "verifies", "trusted rerun key"
+    return "disagrees", f"trusted rerun key, outcome {outcome}"
+
+
+# -- two files in one commit: the later-signed one stands, whatever their names ----------
+
+@pytest.mark.parametrize("later", ["reproduced", "not-reproduced"])
+@pytest.mark.parametrize("later_sorts_last", [True, False])
+def test_of_two_files_in_one_commit_the_later_signed_stands(trusted, later,  # noqa: F811
+                                                           later_sorts_last):
+    earlier = "not-reproduced" if later == "reproduced" else "reproduced"
+    first, second = _sorting((earlier, _at(-50)), (later, _at(-20)),
+                             second_last=later_sorts_last)
+    _files(trusted, format_time(ENTRY), first, second)
+    level, effects = _effects(trusted)
+    # on BASE 548a13da: the file whose name sorted last stood (the level was wrong where the
+    # later-signed one's name sorts first), and no reason said why
+    assert level == (VERIFIED if later == "reproduced" else SOURCE_NATIVE)
+    assert effects == {later: _stands(later), earlier: _superseded(
+        later, f"; its payload is dated later, {_at(-20)}")}
+    assert _effects(trusted, "HEAD") == (level, effects)
+
+
+# -- two lines of one notes commit: the later-signed one stands, whatever their bytes ----
+
+@pytest.mark.parametrize("later_sorts_last", [True, False])
+def test_of_two_note_lines_in_one_notes_commit_the_later_signed_stands(
+        trusted, later_sorts_last):  # noqa: F811
+    # a line's bytes sort by its payload's base64, whose order its date decides first
+    first = _rerun("not-reproduced", _at(-50))
+    later, second = next((at, data) for at in (_at(-50 + s / 10) for s in range(1, 400))
+                         if ((data := _rerun("reproduced", at)) > first) == later_sorts_last)
+    blob = git(trusted.root, "rev-parse", f"HEAD:{layout.object_path(RUN)}").strip()
+    subprocess.run(["git", "notes", "--ref", "kistore", "add", "-m",
+                    f"{first.decode()}\n{second.decode()}", blob], cwd=trusted.root,
+                   check=True, capture_output=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": format_time(ENTRY)})
+    level, effects = _effects(trusted)
+    # on BASE 548a13da: the line whose bytes (base64) sorted last stood
+    assert level == VERIFIED
+    assert effects == {"reproduced": _stands("reproduced"), "not-reproduced": _superseded(
+        "reproduced", f"; its payload is dated later, {later}")}
+
+
+# -- a parent and a child commit in one second: history decides, not the dates -----------
+
+@pytest.mark.parametrize("child", ["reproduced", "not-reproduced"])
+def test_of_a_parent_and_a_child_commit_in_one_second_the_child_stands(trusted,  # noqa: F811
+                                                                      child):
+    parent = "not-reproduced" if child == "reproduced" else "reproduced"
+    # the child's rerun is dated before the parent's, and its name sorts first
+    first, second = _sorting((parent, _at(-20)), (child, _at(-50)), second_last=False)
+    older = _files(trusted, format_time(ENTRY), first)
+    newer = _files(trusted, format_time(ENTRY), second)
+    level, effects = _effects(trusted)
+    assert level == (VERIFIED if child == "reproduced" else SOURCE_NATIVE)
+    assert effects == {child: _stands(child), parent: _superseded(
+        child, f", in commit {newer[:12]}, which follows this one's ({older[:12]}) in history")}
+
+
+def test_history_decides_also_when_the_key_has_a_valid_from(record_store):
+    # a key with validFrom: the trust needs no history for it, and still orders by it
+    redate_history(record_store.root, "2026-01-01T00:00:00Z")
+    add_key(record_store.root, signing.public_key_line(RERUN_KEY.public_key()), ["rerun"],
+            valid_from=parse_time("2026-01-01"))
+    _commit(record_store.root, "2026-01-01T00:00:00Z", "trust")
+    first, second = _sorting(("reproduced", _at(-20)), ("not-reproduced", _at(-50)),
+                             second_last=False)
+    _files(record_store, format_time(ENTRY), first)
+    _files(record_store, format_time(ENTRY), second)
+    level, effects = _effects(record_store)
+    assert (level, effects["not-reproduced"][0], effects["reproduced"][0]) == (
+        SOURCE_NATIVE, "disagrees", "superseded")
+
+
+# -- a full tie of the dates: not-reproduced stands, never upgrading the run -------------
+
+@pytest.mark.parametrize("reproduced_sorts_last", [True, False])
+def test_at_equal_signed_dates_not_reproduced_stands(trusted, reproduced_sorts_last):  # noqa: F811
+    first, second = _sorting(("not-reproduced", _at(-30)), ("reproduced", _at(-30)),
+                             second_last=reproduced_sorts_last)
+    _files(trusted, format_time(ENTRY), first, second)
+    level, effects = _effects(trusted)
+    assert level == SOURCE_NATIVE
+    assert effects == {"not-reproduced": _stands("not-reproduced"), "reproduced": _superseded(
+        "not-reproduced", f", its payload's date counting as this one's, {_at(-30)}: at such "
+        "a tie not-reproduced stands, never upgrading the run to verified")}
+
+
+# -- a payload dated a day ahead: counted five minutes after entry at most ---------------
+
+def test_a_payload_dated_a_day_ahead_counts_no_later_than_five_minutes_after_entry(
+        trusted):  # noqa: F811
+    # unclamped, the day-ahead "reproduced" would be the later; clamped, it ties with the
+    # latest date an honest clock could give, and the tie is conservative
+    first, second = _sorting(("reproduced", _at(86_400)), ("not-reproduced", _at(300)),
+                             second_last=False)
+    _files(trusted, format_time(ENTRY), first, second)
+    level, effects = _effects(trusted)
+    assert level == SOURCE_NATIVE
+    assert effects == {"not-reproduced": _stands("not-reproduced"), "reproduced": _superseded(
+        "not-reproduced", f", its payload's date counting as this one's, {_at(300)}: at such "
+        "a tie not-reproduced stands, never upgrading the run to verified")}
+
+
+def test_a_payload_dated_a_day_ahead_is_said_as_counted(trusted):  # noqa: F811
+    first, second = _sorting(("reproduced", _at(240)), ("not-reproduced", _at(86_400)),
+                             second_last=False)
+    _files(trusted, format_time(ENTRY), first, second)
+    level, effects = _effects(trusted)
+    assert level == SOURCE_NATIVE
+    assert effects["reproduced"] == _superseded("not-reproduced", (
+        f"; its payload is dated later, {_at(86_400)}, counted as {_at(300)} (five minutes "
+        "after it entered: a payload's date counts no later)"))
+
+
+# -- a revoked key's rerun in the tie never stands -----------------------------------------
+
+def test_a_rerun_dated_after_its_keys_revocation_never_stands(trusted):  # noqa: F811
+    # the revocation, planned for ENTRY + 2 min, was recorded before the reruns entered
+    revoke_key(trusted.root, keyid(RERUN_KEY), at=ENTRY + timedelta(minutes=2))
+    _commit(trusted.root, _at(-3600), "revoke")
+    # dated after the revocation: not counted, though its date is the latest of the three
+    revoked = _rerun("reproduced", _at(180), 7)
+    # of the two that count, the one dated later stands; the earlier one's name sorts last
+    early, late = _sorting(("reproduced", _at(-50)), ("not-reproduced", _at(-20)),
+                           second_last=False)
+    _files(trusted, format_time(ENTRY), revoked, early, late)
+    found = evidence_for(trusted, RUN)
+    effects = sorted((a["outcome"], a["effect"]) for a in found.attestations)
+    # on BASE 548a13da: the earlier "reproduced" (its name sorting last) stood, verified
+    assert (found.level, effects) == (SOURCE_NATIVE, [
+        ("not-reproduced", "disagrees"), ("reproduced", "not-counted"),
+        ("reproduced", "superseded")])
+
+
+# -- uncommitted files: both "entered" now -------------------------------------------------
+
+@pytest.mark.parametrize("later_sorts_last", [True, False])
+def test_of_two_uncommitted_files_the_later_signed_stands(trusted, later_sorts_last):  # noqa: F811
+    now = datetime.now(UTC)
+    first, second = _sorting(("not-reproduced", format_time(now - timedelta(seconds=50))),
+                             ("reproduced", format_time(now - timedelta(seconds=20))),
+                             second_last=later_sorts_last)
+    notes.attach(trusted, RUN, first, as_file=True)
+    notes.attach(trusted, RUN, second, as_file=True)
+    found = evidence_for(trusted, RUN)
+    assert found.level == VERIFIED
+    assert {a["outcome"]: a["effect"] for a in found.attestations} == {
+        "reproduced": "verifies", "not-reproduced": "superseded"}
+
+
+# -- the order is the same whatever order the statements are read in ----------------------
+
+def test_the_standing_rerun_is_the_same_under_every_read_order(trusted):  # noqa: F811
+    older = _files(trusted, format_time(ENTRY), _rerun("reproduced", _at(-90), 1))
+    newer = _files(trusted, format_time(ENTRY), _rerun("reproduced", _at(-90), 2))
+    trust = trust_or_empty(trusted, None)[0]
+    view = trusted.view()
+    when = ENTRY
+    statements = [  # (label, Seen): all entered at ENTRY
+        ("note-nr", Seen(_rerun("not-reproduced", _at(-30)), RUN, "note", "n:1", when)),
+        ("note-r", Seen(_rerun("reproduced", _at(-20), 3), RUN, "note", "n:2", when)),
+        ("note-r-same-date", Seen(_rerun("reproduced", _at(-30), 4), RUN, "note", "n:3", when)),
+        ("parent", Seen(_rerun("reproduced", _at(60), 5), RUN, "file", "f:1", when,
+                        entered_in=(older,))),
+        ("child", Seen(_rerun("not-reproduced", _at(-60)), RUN, "file", "f:2", when,
+                       entered_in=(newer,))),
+    ]
+    # history first: "child" is after "parent"; of "child" and the notes (no history), the
+    # latest date, "note-r"; then "note-nr" (not-reproduced at -30 s) over "note-r-same-date"
+    expected = ["parent", "child", "note-r-same-date", "note-nr", "note-r"]
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.permutations(statements))
+    def same(order):
+        judged = judge_all([s for _, s in order], trust, view)
+        places = {label: j.place for (label, _), j in zip(order, judged, strict=True)}
+        assert sorted(places, key=places.__getitem__) == expected
+        effects = {label: j.effect for (label, _), j in zip(order, judged, strict=True)}
+        assert effects == {"note-r": "verifies", "note-r-same-date": "verifies",
+                           "parent": "verifies", "note-nr": "superseded",
+                           "child": "superseded"}
+
+    same()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["reproduced", "not-reproduced"]),
+                          st.integers(-120, 86_400)), min_size=2, max_size=6),
+       st.randoms(use_true_random=False))
+def test_rerun_order_of_one_tie_is_its_date_then_outcome_then_bytes(drawn, rnd):
+    reruns = [Judgement("rerun", "k", True, "verifies", "", "note", f"n:{i}", ENTRY,
+                        outcome=outcome, bundle=f"{i:02d}",
+                        signed=ENTRY + timedelta(seconds=seconds))
+              for i, (outcome, seconds) in enumerate(drawn)]
+    shuffled = list(reruns)
+    rnd.shuffle(shuffled)
+    expected = sorted(reruns, key=lambda r: (min(r.signed, ENTRY + timedelta(minutes=5)),
+                                             r.outcome != "reproduced", r.bundle))
+    assert [reruns[i] for i in evidence.rerun_order(reruns)] == expected
+    assert [shuffled[i] for i in evidence.rerun_order(shuffled)] == expected
