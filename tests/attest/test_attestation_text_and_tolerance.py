@@ -235,12 +235,13 @@ def test_a_rerun_disagrees_exactly_when_its_ratio_is_outside_half_to_two(ours, t
 
 # -- review r88 F12: the ratio said exactly, above the range as below, and what is superseded --
 
-def _attest_rerun(runner, store, run, env, tmp_path, mean, outcome="reproduced"):
+def _attest_rerun(runner, store, run, env, tmp_path, mean, outcome="reproduced",
+                  observed="2026-07-10T06:41:58Z"):
     key = tmp_path / "rerun-key"
     key.write_bytes(signing.private_key_bytes(RERUN_KEY))
     predicate = tmp_path / f"rerun-{mean}.json"
     predicate.write_text(json.dumps({
-        "outcome": outcome, "observedAt": "2026-07-10T06:41:58Z", "environmentDigest": env,
+        "outcome": outcome, "observedAt": observed, "environmentDigest": env,
         "timing": {"latencyNs": {"mean": mean}, "primaryStatistic": "mean"}}))
     return cli(runner, store, "attest", str(run), "--type", "rerun", "--outcome", outcome,
                "--predicate", str(predicate), "--key", str(key))
@@ -263,13 +264,13 @@ def test_attest_warns_of_a_rerun_just_outside_the_range_with_its_exact_ratio(
 
 def test_a_later_rerun_of_the_same_key_names_the_rerun_it_supersedes(group, runner, tmp_path):
     store, run, env = group
-    import time
-
+    # no wait between them (until 2026-12-07 it slept past each second: of reruns entered in
+    # one second, the line whose bytes sorted last stood); the dates they state order them
     first = _attest_rerun(runner, store, run, env, tmp_path, 14.999992)
-    time.sleep(1.1)  # entry times have whole seconds: "later" is a later second
-    second = _attest_rerun(runner, store, run, env, tmp_path, 60.000008)
-    time.sleep(1.1)
-    third = _attest_rerun(runner, store, run, env, tmp_path, 90, outcome="not-reproduced")
+    second = _attest_rerun(runner, store, run, env, tmp_path, 60.000008,
+                           observed="2026-07-10T06:41:59Z")
+    third = _attest_rerun(runner, store, run, env, tmp_path, 90, outcome="not-reproduced",
+                          observed="2026-07-10T06:42:00Z")
     assert [r.exit_code for r in (first, second, third)] == [0, 0, 0]
     # the second: the same outcome (both stand): its own warning, no other rerun named
     assert "a ratio of 2.0000003x, outside [0.5, 2]" in second.stderr
