@@ -174,33 +174,24 @@ def test_history_decides_also_when_the_key_has_a_valid_from(record_store):
 
 
 # -- a full tie of the dates: not-reproduced stands, never upgrading the run -------------
+# A payload dated a day ahead counts as dated five minutes after its entry: unclamped, the
+# day-ahead "reproduced" would be the later; clamped, it ties with the latest date an honest
+# clock could give, and the tie is conservative.
 
-@pytest.mark.parametrize("reproduced_sorts_last", [True, False])
-def test_at_equal_signed_dates_not_reproduced_stands(trusted, reproduced_sorts_last):  # noqa: F811
-    first, second = _sorting(("not-reproduced", _at(-30)), ("reproduced", _at(-30)),
+@pytest.mark.parametrize(("reproduced_at", "not_reproduced_at", "reproduced_sorts_last"), [
+    (-30, -30, True), (-30, -30, False), (86_400, 300, False)])
+def test_at_equal_signed_dates_not_reproduced_stands(trusted, reproduced_at,  # noqa: F811
+                                                     not_reproduced_at, reproduced_sorts_last):
+    first, second = _sorting(("not-reproduced", _at(not_reproduced_at)),
+                             ("reproduced", _at(reproduced_at)),
                              second_last=reproduced_sorts_last)
     _files(trusted, format_time(ENTRY), first, second)
     level, effects = _effects(trusted)
     assert level == SOURCE_NATIVE
     assert effects == {"not-reproduced": _stands("not-reproduced"), "reproduced": _superseded(
-        "not-reproduced", f", its payload's date counting as this one's, {_at(-30)}: at such "
-        "a tie not-reproduced stands, never upgrading the run to verified")}
-
-
-# -- a payload dated a day ahead: counted five minutes after entry at most ---------------
-
-def test_a_payload_dated_a_day_ahead_counts_no_later_than_five_minutes_after_entry(
-        trusted):  # noqa: F811
-    # unclamped, the day-ahead "reproduced" would be the later; clamped, it ties with the
-    # latest date an honest clock could give, and the tie is conservative
-    first, second = _sorting(("reproduced", _at(86_400)), ("not-reproduced", _at(300)),
-                             second_last=False)
-    _files(trusted, format_time(ENTRY), first, second)
-    level, effects = _effects(trusted)
-    assert level == SOURCE_NATIVE
-    assert effects == {"not-reproduced": _stands("not-reproduced"), "reproduced": _superseded(
-        "not-reproduced", f", its payload's date counting as this one's, {_at(300)}: at such "
-        "a tie not-reproduced stands, never upgrading the run to verified")}
+        "not-reproduced", f", its payload's date counting as this one's, "
+        f"{_at(not_reproduced_at)}: at such a tie not-reproduced stands, never upgrading the "
+        "run to verified")}
 
 
 def test_a_payload_dated_a_day_ahead_is_said_as_counted(trusted):  # noqa: F811
