@@ -40,6 +40,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import re
 import shlex
 import subprocess
 import time
@@ -1093,8 +1094,55 @@ def lines_of(data: bytes) -> list[bytes]:
 
 
 LineJudge = Callable[[str, bytes], str | None]
-"""``judge(annotated object id, line)``: why a note line may not enter, or None (KI409's,
-:func:`kistore.check.gate.note_line_judge`, which this layer cannot import)."""
+"""``judge(annotated object id, line)``: why a note line may not enter, or None (KI409's and
+KI411's, :func:`kistore.check.gate.note_line_judge`, which this layer cannot import). A
+reason ends with its rule, id and name as docs/rules.md gives them (``(KI409
+notes-line-invalid)``): :func:`left_out_rules` reads it."""
+
+LINE_INVALID = "KI409 notes-line-invalid"
+"""The rule a line no notes push may send breaks, as docs/rules.md names it
+(:data:`kistore.check.gate.NOTES_LINE_INVALID`, which this layer cannot import)."""
+
+_RULE_TAG = re.compile(r"\((KI[0-9]{3} [a-z0-9-]+)\)\Z")
+
+_TAKEN_ONLY = {"KI409": ("that verify", "do not verify"),
+               "KI411": ("whose key is trusted now, unless the canonical remote's notes hold "
+                         "them", "are signed by a key not trusted now")}
+"""Per rule of a left-out line (its id): which lines this repository's notes take in, and
+what the left-out ones are (fresh14 F5: a KI411 line was said not to verify)."""
+
+
+def left_out_rules(left: dict[str, dict[bytes, str]]) -> list[str]:
+    """Return the rules the lines of ``left`` were left out by, each once, in id order.
+
+    Args:
+        left: ``{annotated object id: {line: why}}``, each ``why`` a :data:`LineJudge`'s
+            reason, ending with its rule (``(KI411 new-attestation-key-not-trusted)``).
+
+    Returns:
+        ``["KI409 notes-line-invalid", ...]``; a reason with no rule at its end counts as
+        :data:`LINE_INVALID`'s. Raises nothing.
+    """
+    return sorted({m.group(1) if (m := _RULE_TAG.search(why)) else LINE_INVALID
+                   for lines in left.values() for why in lines.values()})
+
+
+def taken_only(rules: list[str]) -> str:
+    """Say which lines this repository's notes take in, by ``rules`` (:func:`left_out_rules`).
+
+    ``"that verify"`` for KI409 alone (as a notes push must send them). Raises nothing.
+    """
+    return " and ".join(_TAKEN_ONLY.get(r.split()[0], _TAKEN_ONLY["KI409"])[0] for r in rules)
+
+
+def left_out_are(rules: list[str]) -> str:
+    """Say what the left-out lines are, by ``rules`` (:func:`left_out_rules`), each rule named.
+
+    ``"do not verify (KI409 notes-line-invalid)"``; ``"are signed by a key not trusted now
+    (KI411 new-attestation-key-not-trusted)"``; both joined by "or". Raises nothing.
+    """
+    return " or ".join(f"{_TAKEN_ONLY.get(r.split()[0], _TAKEN_ONLY['KI409'])[1]} ({r})"
+                       for r in rules)
 
 
 def fetch(store: Store, remote: str, judge: LineJudge | None = None, *,
@@ -1293,9 +1341,8 @@ def _on_canonical_branches(repo: pygit2.Repository, canonical: str | None, remot
             "its branch is not merged here"
         return (f"its subject is on no branch of {where} (a run only {remote} holds: its "
                 f"pull request is not merged, or {fetching} yet); a notes push there would be "
-                f"refused (KI409), so it is taken by the next `kistore notes fetch "
-                f"{shlex.quote(remote)}` "
-                "once the run is there")
+                f"refused, so it is taken by the next `kistore notes fetch "
+                f"{shlex.quote(remote)}` once the run is there ({LINE_INVALID})")
 
     return on_canonical
 
@@ -1960,7 +2007,8 @@ def _settled_words(remote: str, settled: Fetched) -> list[str]:
                     f"notes of {remote} removed (notes only grow, KI408)")
     if settled.left_out:
         said.append(f"leave out {sum(map(len, settled.left_out.values()))} attestation "
-                    f"line(s) the notes of {remote} held that may not enter (KI409)")
+                    f"line(s) the notes of {remote} held that may not enter "
+                    f"({', '.join(left_out_rules(settled.left_out))})")
     return said
 
 

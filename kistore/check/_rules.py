@@ -269,8 +269,12 @@ FILE_MODES = {0o100644, 0o100755}
 REGULAR = 0o100644
 """The one file mode allowed under ``store/`` (0o100755, executable, is KI114)."""
 
+SPECIAL = 0o010000
+"""The mode a work tree's FIFO, socket or device reads as (:data:`kistore.store._views.
+SPECIAL_FILE`): never opened, and git cannot commit one."""
+
 _MODE_NAMES = {0o120000: "a symlink", 0o160000: "a submodule (gitlink)", 0o040000: "a directory",
-               0o010000: "a FIFO, socket or device"}
+               SPECIAL: "a FIFO, socket or device"}
 
 _SPECIAL_FIX = ("remove the FIFO, socket or device (`rm {path}`): kistore never opens it (a "
                 "FIFO waits for a writer for ever) and git cannot commit one; put a regular "
@@ -316,7 +320,7 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
         what = _MODE_NAMES.get(mode, f"mode {mode:o}")
         findings.append(Finding(NOT_A_REGULAR_FILE, f"{what} under store/", file=path,
                                 expected="a regular file", found=what,
-                                fix=_special_fix(path) if mode == 0o010000 else None))
+                                fix=_special_fix(path) if mode == SPECIAL else None))
     if not _in_layout(path):
         findings.append(Finding(PATH_OUTSIDE_LAYOUT, _outside_said(path), file=path))
     return findings

@@ -56,7 +56,7 @@ from ..git.pathlog import blob_at
 from ._fixes import Base
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable, Iterator
 
     import pygit2
 
@@ -95,10 +95,8 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
         ObjectUnreadable: a tree, blob or commit read on the way is damaged.
         StoreStateError: a partial clone whose remote could not give a trust file's version.
     """
-    history = _History(store.repo, str(head.id))
-    signed: dict[str, list[Signed]] | None = None
-    findings = []
-    for commit, parent in _with_parents(commits):
+    def judged(walk: _Walk, commit: Any, parent: Any) -> Iterator[Finding]:
+        history = walk.history
         for place, old, new in _widened(history, parent, commit):
             start = new.valid_from if new.valid_from is not None else history.start(
                 parent, new.keyid)
@@ -109,16 +107,27 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
             assert old.valid_from is not None  # _widened's, or the key's start
             if start >= old.valid_from:
                 continue
-            if signed is None:
-                signed = signed_held(store, str(head.id))
-            held = _held(store.repo, parent, signed.get(new.keyid, []))
+            held = walk.held(parent, new.keyid)
             tied = None if implied is None else _tied(store.repo, *implied)
             counted = [s for s in _counted(old, start, new.valid_from is None, held, tied)
                        if not _restored(history, parent, new.keyid, s, held)]
             if counted:
-                findings.append(_finding(commit, place, old, new, start, counted, base,
-                                         implied=implied is not None))
-    return findings
+                yield _finding(commit, place, old, new, start, counted, base,
+                               implied=implied is not None)
+
+    return _per_commit(store, commits, head, judged)
+
+
+def _per_commit(store: Store, commits: list[Any], head: Any,
+                judged: Callable[[_Walk, Any, Any], Iterable[Finding]]) -> list[Finding]:
+    """Return what ``judged(walk, commit, first parent)`` finds per non-root commit of a range.
+
+    KI435's and KI442's one walk (:func:`widened_past`, :func:`pre_trust_counted`): oldest
+    commit first, one :class:`_Walk` shared by every commit. ``commits``: newest first
+    (``pygit2.Commit``); ``head``: HEAD's commit. Raises what ``judged`` raises.
+    """
+    walk = _Walk(store, head)
+    return [f for commit, parent in _with_parents(commits) for f in judged(walk, commit, parent)]
 
 
 def _with_parents(commits: list[Any]) -> list[tuple[Any, Any]]:
@@ -225,6 +234,33 @@ def _widened(history: _History, parent: Any, commit: Any
         elif old.valid_from is None and new.valid_from is not None:
             found.append((place, old, new))  # earlier than the key's start? (fresh14 F10)
     return found
+
+
+class _Walk:
+    """What KI435 and KI442 read walking a range, each once.
+
+    The trust file's history, and the attestations HEAD holds (its attestation files and
+    the notes tip), read at the first :meth:`held` (a range that widens no key reads none).
+
+    Args:
+        store: the :class:`kistore.store.Store` checked.
+        head: HEAD's commit (``pygit2.Commit``).
+    """
+
+    def __init__(self, store: Store, head: Any) -> None:
+        self.history = _History(store.repo, str(head.id))
+        self._store, self._head = store, str(head.id)
+        self._signed: dict[str, list[Signed]] | None = None
+
+    def held(self, parent: Any, keyid: str) -> list[Signed]:
+        """Return the attestations by ``keyid`` HEAD holds that ``parent`` held (:func:`_held`).
+
+        Raises:
+            ObjectUnreadable: a blob or tree read on the way is damaged.
+        """
+        if self._signed is None:
+            self._signed = signed_held(self._store, self._head)
+        return _held(self._store.repo, parent, self._signed.get(keyid, []))
 
 
 def _held(repo: pygit2.Repository, parent: Any, signed: list[Signed]) -> list[Signed]:
@@ -419,28 +455,25 @@ def pre_trust_counted(store: Store, commits: list[Any], head: Any) -> list[Findi
         ObjectUnreadable: a tree, blob or commit read on the way is damaged.
         StoreStateError: a partial clone whose remote could not give a trust file's version.
     """
-    history = _History(store.repo, str(head.id))
-    signed: dict[str, list[Signed]] | None = None
-    findings = []
-    for commit, parent in _with_parents(commits):
+    def judged(walk: _Walk, commit: Any, parent: Any) -> Iterator[Finding]:
+        history = walk.history
         was, now = (blob_at(store.repo, c.tree, layout.TRUST_FILE) for c in (parent, commit))
         after = history.trust(now)
         if after is None or was == now:
-            continue
+            return
         before = history.trust(was)
         for place, (keyid, new) in enumerate(after.keys.items()):
             if new.valid_from is None or (before is not None and keyid in before.keys) or (
                     history.last_entry(parent, keyid) is not None):
                 continue
             cid = str(commit.id)
-            if signed is None:
-                signed = signed_held(store, str(head.id))
-            held = _held(store.repo, parent, signed.get(keyid, []))
+            held = walk.held(parent, keyid)
             counted = widened_counted(store.repo, replace(new, valid_from=None),
                                       new.valid_from, (history.time(cid), cid), held)
             if counted:
-                findings.append(_pre_trust(cid, place, new, history.time(cid), counted))
-    return findings
+                yield _pre_trust(cid, place, new, history.time(cid), counted)
+
+    return _per_commit(store, commits, head, judged)
 
 
 def _pre_trust(cid: str, place: int, new: TrustedKey, start: datetime,

@@ -77,10 +77,13 @@ from ._rules import (
     FILE_TOO_LARGE,
     GIT_OBJECT_UNREADABLE,
     JSON_PARSE_ERROR,
+    METADATA_WITHOUT_OBJECT,
     NOT_A_REGULAR_FILE,
     OBJECT_DIGEST_MISMATCH,
+    OBJECT_WITHOUT_METADATA,
     PATH_OUTSIDE_LAYOUT,
     REGULAR,
+    SPECIAL,
     Entry,
     check_case_collisions,
     check_clean_pair,
@@ -422,8 +425,20 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         # snap already: range_paths listed its forward directory (KI202 on those runs, and
         # KI218 when the manifest is their protocol).
         look_up_entries(snap.view, entries, focus_digests, snap.limit)
-    findings += check_entries(entries, focus_digests, arrived, base)
+    findings += [f for f in check_entries(entries, focus_digests, arrived, base)
+                 if not _pairs_a_special_file(snap, f)]
     return _told_renamed(snap, findings)
+
+
+def _pairs_a_special_file(snap: Files, finding: Finding) -> bool:
+    """Tell whether ``finding`` is KI203 or KI204 of a FIFO, socket or device (KI111's).
+
+    Such a file at an object's or a metadata file's path is no manifest: KI111's fix removes
+    it (``rm PATH``), and "add the object ... (`kistore add`)" or "re-add the manifest with
+    `kistore add`" beside it (fresh14 F4's leftover) asked to add what never was one.
+    """
+    return (finding.rule.id in (METADATA_WITHOUT_OBJECT.id, OBJECT_WITHOUT_METADATA.id)
+            and snap.modes.get(finding.file or "") == SPECIAL)
 
 
 def _told_renamed(snap: Files, findings: list[Finding]) -> list[Finding]:

@@ -1897,8 +1897,9 @@ def note_line_judge(store: Store, settings: Settings) -> Callable[[str, bytes], 
             settings`: once a command), whose ``manifest-bytes`` bounds a line.
 
     Returns:
-        ``judge(obj, line)``: why the line is left out (one sentence, ``KI409`` or
-        ``KI411`` named), or None when it may enter.
+        ``judge(obj, line)``: why the line is left out (one sentence ending with its rule,
+        ``(KI409 notes-line-invalid)`` or ``(KI411 new-attestation-key-not-trusted)``: the
+        tag :func:`kistore.attest.notes.left_out_rules` reads), or None when it may enter.
 
     Raises:
         What :meth:`kistore.store.Store.view` of the last protected tip raises (nothing for
@@ -1915,12 +1916,12 @@ def note_line_judge(store: Store, settings: Settings) -> Callable[[str, bytes], 
             return None
         too_large = line_too_large(line, limit)  # before parsing it
         if too_large:
-            return too_large + " (KI409)"
+            return too_large + invalid
         if not canonical.is_canonical(line):
-            return "not canonical bundle bytes (what `kistore attest` writes) (KI409)"
+            return "not canonical bundle bytes (what `kistore attest` writes)" + invalid
         subject, problems = note_line_problems(repo, view, obj, line, limit)
         if problems or subject is None:
-            return "; ".join(problems) + " (KI409)" if problems else None
+            return "; ".join(problems) + invalid if problems else None
         return refused_at_push(obj, line, subject)
 
     def refused_at_push(obj: str, line: bytes, subject: Digest) -> str | None:
@@ -1938,8 +1939,10 @@ def note_line_judge(store: Store, settings: Settings) -> Callable[[str, bytes], 
             trusts.append(_trusts_at(store, tips))
         refused = _judged_under(store, [Seen(line, subject, "note", f"{NOTES_REF}:{obj}",
                                              _EPOCH)], trusts[0], copies=True)
-        return "; ".join(f.message for f in refused) + " (KI411)" if refused else None
+        return "; ".join(f.message for f in refused) + untrusted if refused else None
 
+    invalid, untrusted = (f" ({r.id} {r.name})" for r in (NOTES_LINE_INVALID,
+                                                          NEW_ATTESTATION_UNTRUSTED))
     index = canonical_remote(remote_names(repo))  # whose notes a push is judged by
     trusts: list[list[tuple[str, Any]]] = []  # read once, at the first line judged for it
     held_there: dict[tuple[str | None, str], set[bytes]] = {}

@@ -1018,10 +1018,14 @@ def notes_restore(ctx: StoreContext, as_json: bool) -> None:
                        "lacks them")
         else:
             click.echo(printable(f"{said}; {_restored_on(done)}"))
-    elif done.left_out:  # every line lacking does not verify: it is not "held"
+    elif done.left_out:  # every line lacking may not enter: it is not "held"
+        # Lazy: said only when a line was left out.
+        from ..attest.notes import left_out_are, left_out_rules
+
         left = sum(map(len, done.left_out.values()))
         click.echo(f"0 attestation line(s) restored: the {left} line(s) its history held "
-                   "that refs/notes/kistore lacks do not verify, and stay out (said above)")
+                   f"that refs/notes/kistore lacks {left_out_are(left_out_rules(done.left_out))}"
+                   ", and stay out (said above)")
     else:
         click.echo("0 attestation line(s) restored: refs/notes/kistore holds every line "
                    "its history, and its reflog since the last `kistore notes rebase`, held")
@@ -1166,7 +1170,7 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     elif done.old == done.base or (done.old is None and not done.added):  # as fetched
         click.echo(f"{NOTES_REF} is {printable(remote)}'s notes tip: nothing to rebuild")
     elif not done.added and done.old is not None:  # no line of ours stays (notes01's leftover)
-        click.echo(printable(_nothing_left(remote, done.base, done.old, bool(done.left_out))))
+        click.echo(printable(_nothing_left(remote, done.base, done.old, done.left_out)))
     else:
         on = f", on {named_notes(store.repo, done.added)}" if done.added else ""
         back = "" if done.old is None else (
@@ -1260,7 +1264,8 @@ def _replay_said(replayed: list[str], left_out: list[str]) -> str:
             f"keeps the time it entered{out}")
 
 
-def _nothing_left(remote: str, base: str | None, old: str, left_out: bool) -> str:
+def _nothing_left(remote: str, base: str | None, old: str,
+                  left_out: dict[str, dict[bytes, str]]) -> str:
     """Say that a rebuild kept no line of this clone's: its notes are the remote's now.
 
     Args:
@@ -1268,23 +1273,27 @@ def _nothing_left(remote: str, base: str | None, old: str, left_out: bool) -> st
         base: the remote's notes tip, which :data:`NOTES_REF` is now; None: the remote holds
             no notes, and :data:`NOTES_REF` was deleted (:class:`kistore.attest.notes.Rebased`).
         old: :data:`NOTES_REF`'s tip before (40 hex).
-        left_out: some line of ours was left out as it does not verify (KI409).
+        left_out: ``{annotated object id: {line: why}}`` of the lines of ours left out as
+            no notes push may send them (KI409, KI411); empty: none was.
 
     Returns:
         The sentence: what the notes are now, that nothing is left to push, and the ``git
         update-ref`` that puts the old tip back. Raises nothing.
     """
     # Lazy: the rebase's output only.
+    from ..attest.notes import left_out_are, left_out_rules
     from ..core.layout import NOTES_REF
 
+    rules = left_out_rules(left_out)
     if base is None:
-        why = ("each is left out: it does not verify, KI409" if left_out
-               else "its tip holds none")
+        why = f"each is left out: they {left_out_are(rules)}" if left_out else \
+            "its tip holds none"
         now = (f"{remote} holds no notes, and no line of {NOTES_REF} would stay ({why}): "
                f"deleted {NOTES_REF}, as {remote} holds none")
         kept = " until `git gc` prunes it"
     else:
-        verified = " that verifies (each other is left out, KI409)" if left_out else ""
+        verified = (f" that may enter (each other is left out: they {left_out_are(rules)})"
+                    if left_out else "")
         now = (f"reset {NOTES_REF} to {remote}'s notes tip ({base[:12]}): {remote}'s "
                f"notes hold every line of this repository's{verified}")
         kept = ""
@@ -1321,7 +1330,12 @@ def _say_kept(store: Store, remote: str, fetched: Fetched, *, pushing: bool = Fa
 
 
 def _say_left_out(store: Store, left: dict[str, dict[bytes, str]], held: str) -> None:
-    """Warn on stderr, one line per note, of the lines left out as they do not verify.
+    """Warn on stderr, one line per note, of the lines left out as no notes push may send them.
+
+    Each warning gives the first reason, its rule named (KI409 notes-line-invalid: does not
+    verify; KI411 new-attestation-key-not-trusted: its key is not trusted now), and which
+    lines this repository's notes take in, by the rules of that note's left-out lines
+    (:func:`kistore.attest.notes.taken_only`).
 
     Args:
         store: the clone.
@@ -1331,7 +1345,7 @@ def _say_left_out(store: Store, left: dict[str, dict[bytes, str]], held: str) ->
     if not left:
         return
     # Lazy: said only when a line was left out.
-    from ..attest.notes import named_notes
+    from ..attest.notes import left_out_rules, named_notes, taken_only
     from ..core.errors import printable
 
     for obj, lines in sorted(left.items()):
@@ -1339,8 +1353,9 @@ def _say_left_out(store: Store, left: dict[str, dict[bytes, str]], held: str) ->
         more = f" (and {len(reasons) - 1} other reason(s))" if len(reasons) > 1 else ""
         click.echo("warning: " + printable(
             f"{len(lines)} attestation line(s) {held} on {named_notes(store.repo, [obj])} "
-            f"left out: {reasons[0]}{more}; this repository's notes take in only lines that "
-            "verify, as a notes push must send"), err=True)
+            f"left out: {reasons[0]}{more}; this repository's notes take in only lines "
+            f"{taken_only(left_out_rules({obj: lines}))}, as a notes push must send"),
+            err=True)
 
 
 def _kept_count(fetched: Fetched) -> int:

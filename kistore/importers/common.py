@@ -268,8 +268,9 @@ def expand(paths: Sequence[str], limit: int = DEFAULT.source_bytes,
 
     Raises:
         MultipleErrors: an InputError for each path that does not exist, and for each
-            FIFO, socket or device a walked directory holds (named as ``kistore add DIR``
-            names one, :func:`kistore.store.inputs.not_regular`: looked at, never opened).
+            FIFO, socket or device a walked directory holds, whatever its name, a
+            ``SOURCE.md`` too (named as ``kistore add DIR`` names one,
+            :func:`kistore.store.inputs.not_regular`: looked at, never opened).
     """
     found: dict[Path, SourceFile] = {}
     errors: list[KistoreError] = []
@@ -277,13 +278,15 @@ def expand(paths: Sequence[str], limit: int = DEFAULT.source_bytes,
         path = Path(given)
         if path.is_dir():
             for child in sorted(path.rglob("*")):
-                if child.name == "SOURCE.md" or any(
-                        part.startswith(".") for part in child.relative_to(path).parts):
+                if any(part.startswith(".") for part in child.relative_to(path).parts):
                     continue
                 if child.is_file():
-                    found.setdefault(child.resolve(),
-                                     SourceFile(child, data_name(child, source), False, limit))
-                elif (said := not_regular(child)) is not None:  # as `add DIR` (fresh14 F14)
+                    if child.name != "SOURCE.md":  # the folder's note: not a source file
+                        found.setdefault(child.resolve(), SourceFile(
+                            child, data_name(child, source), False, limit))
+                # as `add DIR` (fresh14 F14), a FIFO named SOURCE.md too: passed over unsaid,
+                # its folder was no source folder (fetch02's leftover)
+                elif (said := not_regular(child)) is not None:
                     errors.append(InputError(said, file=str(child)))
         elif path.exists() and not path.is_dir():  # a file, or a device or pipe named
             found[path.resolve()] = SourceFile(path, data_name(path, source), True, limit)

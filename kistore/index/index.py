@@ -971,7 +971,8 @@ def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | Non
         # Lazy: the guard only here (a FIFO among the attributes files: status waits for ever).
         from ..git.attr_guard import refuse_blocking_attributes
 
-        refuse_blocking_attributes(store.repo, "git's status of the work tree")
+        refuse_blocking_attributes(store.repo, "git's status of the work tree",
+                                   writes=False)  # a query's: it writes nothing (low01)
         changed = {d for path in store.repo.status()
                    if (d := layout.digest_from_path(path)) is not None}
         return OverlayCatalog.over(MemoryCatalog({}), store.view(None), changed,

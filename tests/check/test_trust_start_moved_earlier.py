@@ -28,6 +28,7 @@ from .test_evidence_every_commit import edit_trust
 from .test_history_names import add_group
 from .test_history_trust_effects import MAINTAINER_ID, ranked_names, trust_maintainer
 from .test_trust_entry_backdated import _date, _effects
+from .test_trust_widened_bypasses import refused_by_the_server
 
 pytestmark = pytest.mark.usefixtures("extra_keys_kept")
 
@@ -130,12 +131,7 @@ def test_a_past_validfrom_given_to_a_key_trusted_without_one_is_refused(remote, 
     assert finding["extra"] == {
         "commit": commit, "keyid": MAINTAINER_ID, "validFrom": start, "from": EARLY,
         "location": location, "enteredAt": entered, "count": 1}
-    pushed = remote.push("HEAD:main")
-    assert not pushed.accepted
-    assert ("remote: store/trust/keys.json:/keys/0: error KI435 trust-widened-into-the-past: "
-            + said) in pushed.output
-    assert remote.main() == base
-    git(remote.clone, "reset", "-q", "--hard", base)
+    refused_by_the_server(remote, base, said)
     assert ranked_names(remote) == ["fast", "mid", "slow"]
     assert _effects(remote, "fast") == ["community"]
 

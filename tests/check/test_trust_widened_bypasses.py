@@ -59,15 +59,20 @@ def _refused(remote: Remote, finding: dict, base: str, commit: str, said: str) -
     assert (finding["rule"], finding["file"], finding["pointer"], finding["message"]) == (
         "KI435", TRUST, "/keys/0", said)
     assert finding["hint"] == HINT.format(base=base)
+    refused_by_the_server(remote, base, said)  # the fix: drop the commit, as it holds
+    assert _gate(remote, base) == []
+    assert _effects(remote, "fast") == ["community"]
+
+
+def refused_by_the_server(remote: Remote, base: str, said: str) -> None:
+    """The server's pre-receive refuses HEAD to main with KI435 at the key's entry
+    (``/keys/0``) saying ``said``; main stays ``base``, and the clone is reset to it."""
     pushed = remote.push("HEAD:main")
     assert not pushed.accepted
     assert ("remote: store/trust/keys.json:/keys/0: error KI435 trust-widened-into-the-past: "
             + said) in pushed.output
     assert remote.main() == base
-    # the fix: drop the commit (what the server holds): the note stays community
     git(remote.clone, "reset", "-q", "--hard", base)
-    assert _gate(remote, base) == []
-    assert _effects(remote, "fast") == ["community"]
 
 
 @pytest.mark.parametrize("landed", ["through-the-gate", "past-the-hook"])

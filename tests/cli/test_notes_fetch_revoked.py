@@ -75,8 +75,9 @@ def _said(blob: str, held: str) -> str:
     return (f"warning: 1 attestation line\\(s\\) {held} on refs/notes/kistore:{blob} "
             f"\\(on {RUN}\\) left out: a new withdrawal attestation by {key} cannot enter "
             f"now: key {key} was revoked at {when}; the attestation entered the repository "
-            f"at {when} \\(KI411\\); this repository's notes take in only lines that "
-            "verify, as a notes push must send\n")
+            f"at {when} \\(KI411 new-attestation-key-not-trusted\\); this repository's "
+            "notes take in only lines whose key is trusted now, unless the canonical "
+            "remote's notes hold them, as a notes push must send\n")
 
 
 def test_f5_a_fork_s_line_by_a_revoked_key_is_left_out_and_every_push_goes(
@@ -89,6 +90,11 @@ def test_f5_a_fork_s_line_by_a_revoked_key_is_left_out_and_every_push_goes(
                                           "leftOut": 1, "rewritten": None}
     assert re.fullmatch(_said(blob, "fork's notes held"), fetched.stderr), fetched.stderr
     assert WITHDRAWAL not in _note(c4, blob)
+    # the notes commit says why by the rule that left the line out (it said KI409)
+    assert git(c4.clone, "log", "-1", "--format=%B", "refs/notes/kistore") == (
+        "kistore: take 0 attestation line(s) from the notes of fork, not its notes history "
+        "(fork is not the canonical remote); leave out 1 attestation line(s) the notes of "
+        "fork held that may not enter (KI411 new-attestation-key-not-trusted)\n\n")
 
     # nothing of the fork's blocks this clone: check --unpushed (the push hook), then a
     # note of its own pushed, and the fork fetched again leaves the line out again
@@ -117,6 +123,13 @@ def test_f5_restore_leaves_out_a_line_a_push_refuses_with_its_reason(trusted, tm
     assert json.loads(restored.stdout) == {"restored": 0, "notes": [], "leftOut": 1}
     assert re.fullmatch(_said(blob, "its history held"), restored.stderr), restored.stderr
     assert WITHDRAWAL not in _note(c5, blob)
+    said = kistore(c5, "notes", "restore")
+    # it said "do not verify" of a line that verifies
+    assert said.stdout == ("0 attestation line(s) restored: the 1 line(s) its history held "
+                           "that refs/notes/kistore lacks are signed by a key not trusted now "
+                           "(KI411 new-attestation-key-not-trusted), and stay out (said "
+                           "above)\n")
+    assert re.fullmatch(_said(blob, "its history held"), said.stderr), said.stderr
 
 
 def test_f5_a_line_origin_holds_is_taken_though_its_key_was_revoked_since(
@@ -149,3 +162,21 @@ def _note(remote: Remote, blob: str) -> bytes:
     return git(remote.clone, "notes", "--ref", "kistore", "show", blob).encode()
 
 
+
+
+def test_f5_rebase_leaves_out_its_own_line_a_push_refuses_and_says_why(
+        trusted, tmp_path):  # noqa: F811
+    # the maintainer's own unpushed withdrawal, its key revoked since: `notes rebase origin`
+    # rebuilds without it, naming KI411 (it said "it does not verify, KI409")
+    remote, _fork, blob = _revoked_and_forked(trusted, tmp_path)
+    old = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    rebased = kistore(remote, "notes", "rebase", "origin")
+    assert re.fullmatch(_said(blob, "this repository's notes held"), rebased.stderr), (
+        rebased.stderr)
+    assert rebased.stdout == (
+        "origin holds no notes, and no line of refs/notes/kistore would stay (each is left "
+        "out: they are signed by a key not trusted now (KI411 "
+        "new-attestation-key-not-trusted)): deleted refs/notes/kistore, as origin holds none; "
+        "this repository's notes are origin's, nothing is left to push; the old tip "
+        f"{old[:12]} stays in git until `git gc` prunes it: `git update-ref "
+        f"refs/notes/kistore {old}` puts it back\n")

@@ -112,7 +112,7 @@ def test_r91_f10_no_object_of_a_fork_s_notes_history_reaches_ours_or_the_server(
     assert out(clone, "log", "-1", "--format=%s", tip) == (
         "kistore: take 1 attestation line(s) from the notes of evil, not its notes history "
         "(evil is not the canonical remote); leave out 2 attestation line(s) the notes of "
-        "evil held that may not enter (KI409)")
+        "evil held that may not enter (KI409 notes-line-invalid)")
     assert out(clone, "notes", "--ref", "kistore", "show", slow_blob) == good
     ours = objects(clone, "refs/notes/kistore")
     assert not fork_commits & ours
@@ -170,9 +170,10 @@ def test_r91_f11_a_fork_s_note_on_a_run_only_it_holds_waits_for_the_run(
         f"warning: 1 attestation line(s) evil's notes held on refs/notes/kistore:{evil_blob} "
         f"(on {evil_run}) left out: its subject is on no branch of origin, the canonical "
         "remote (a run only evil holds: its pull request is not merged, or `git fetch "
-        "origin` has not brought it yet); a notes push there would be refused (KI409), so "
-        "it is taken by the next `kistore notes fetch evil` once the run is there; this "
-        "repository's notes take in only lines that verify, as a notes push must send\n")
+        "origin` has not brought it yet); a notes push there would be refused, so it is "
+        "taken by the next `kistore notes fetch evil` once the run is there (KI409 "
+        "notes-line-invalid); this repository's notes take in only lines that verify, as a "
+        "notes push must send\n")
     assert evil_blob not in out(clone, "notes", "--ref", "kistore", "list")
 
     blob, mine = note_line(Store(clone), "slow", "reviewed")  # the maintainer's own

@@ -275,8 +275,9 @@ def fork_adding(index: Store, tmp_path: Path, *lines: str) -> Path:
 def left_out_warning(clone: Path, held: str, why: str) -> str:
     """What a fetch (or restore) says of one line on ``fast``'s note it left out."""
     return (f"warning: 1 attestation line(s) {held} on refs/notes/kistore:{fast_blob(clone)} "
-            f"(on {run_of(Store(clone), 'fast')}) left out: {why} (KI409); this repository's "
-            "notes take in only lines that verify, as a notes push must send\n")
+            f"(on {run_of(Store(clone), 'fast')}) left out: {why} (KI409 notes-line-invalid); "
+            "this repository's notes take in only lines that verify, as a notes push must "
+            "send\n")
 
 
 def test_a_fetch_leaves_out_a_forged_line_and_a_push_still_works(index, tmp_path):
@@ -296,9 +297,9 @@ def test_a_fetch_leaves_out_a_forged_line_and_a_push_still_works(index, tmp_path
     assert warning.startswith(
         f"warning: 2 attestation line(s) fork's notes held on refs/notes/kistore:"
         f"{fast_blob(clone)} (on {run_of(Store(clone), 'fast')}) left out: ")
-    assert warning.endswith(": not canonical bundle bytes (what `kistore attest` writes) (KI409) "
-                            "(and 1 other reason(s)); this repository's notes take in only lines "
-                            "that verify, as a notes push must send\n")
+    assert warning.endswith(": not canonical bundle bytes (what `kistore attest` writes) (KI409 "
+                            "notes-line-invalid) (and 1 other reason(s)); this repository's "
+                            "notes take in only lines that verify, as a notes push must send\n")
     assert withdrawal_line(clone) == line  # the forged and the garbage lines are not here
     # nothing gained: nothing written, and the fork's history (its forged lines) is not
     # reachable from ours (r91 F10; before, our tip was a commit on top of the fork's)
@@ -330,10 +331,10 @@ def test_a_first_fetch_leaves_out_a_forged_line_and_keeps_the_good_one(index, tm
     assert fetched.stdout == "1 attestation(s) gained from fork\n"  # the good one
     head, why = fetched.stderr.split(" left out: ")
     assert head + " left out: " == left_out_warning(clone, "fork's notes held", "").split(
-        " (KI409)")[0]
+        " (KI409 notes-line-invalid)")[0]
     assert "signature does not verify" in why and why.endswith(
-        " (KI409); this repository's notes take in only lines that verify, as a notes push must "
-        "send\n")
+        " (KI409 notes-line-invalid); this repository's notes take in only lines that verify, "
+        "as a notes push must send\n")
     assert withdrawal_line(clone) == line
     rank, stderr = fast_rank(clone)  # withdrawn; a fork's notes alone are not the index's
     assert rank is None and stderr.startswith(  # (r91 F4)
@@ -357,8 +358,8 @@ def test_notes_restore_leaves_out_a_line_that_does_not_verify(index, tmp_path):
     assert restored.exit_code == 0, restored.output
     # fresh10 LOW 2: it said "refs/notes/kistore holds every line its history held"
     assert restored.stdout == ("0 attestation line(s) restored: the 1 line(s) its history "
-                               "held that refs/notes/kistore lacks do not verify, and stay "
-                               "out (said above)\n")
+                               "held that refs/notes/kistore lacks do not verify (KI409 "
+                               "notes-line-invalid), and stay out (said above)\n")
     warning, = restored.stderr.splitlines(keepends=True)
     assert warning.startswith(
         f"warning: 1 attestation line(s) its history held on refs/notes/kistore:"
@@ -391,8 +392,8 @@ def test_a_fetch_keeping_a_removed_line_and_leaving_out_a_bad_one_writes_one_com
     assert fetched.stderr == (
         f"warning: 1 attestation line(s) fork's notes held on refs/notes/kistore:{slow_blob} "
         f"(on {slow}) left out: not canonical bundle bytes (what `kistore attest` writes) "
-        "(KI409); this repository's notes take in only lines that verify, as a notes push must "
-        "send\n" + kept_warning(clone, "fork"))
+        "(KI409 notes-line-invalid); this repository's notes take in only lines that verify, "
+        "as a notes push must send\n" + kept_warning(clone, "fork"))
     assert withdrawal_line(clone) == line
     assert out(clone, "notes", "--ref", "kistore", "show", slow_blob) == good
     tip = out(clone, "rev-parse", "refs/notes/kistore")
@@ -401,7 +402,7 @@ def test_a_fetch_keeping_a_removed_line_and_leaving_out_a_bad_one_writes_one_com
         "kistore: take 1 attestation line(s) from the notes of fork, not its notes history "
         "(fork is not the canonical remote); keep 1 attestation line(s) the notes of fork "
         "removed (notes only grow, KI408); leave out 1 attestation line(s) the notes of fork "
-        "held that may not enter (KI409)")
+        "held that may not enter (KI409 notes-line-invalid)")
     assert kistore(clone, "verify").exit_code == 0
     assert kistore(clone, "notes", "push", "origin").exit_code == 0
 

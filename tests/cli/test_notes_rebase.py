@@ -264,7 +264,8 @@ def test_an_empty_root_no_line_of_ours_would_stay_in_leaves_no_notes(published, 
     done = kistore(remote, "notes", "rebase", "origin")
     assert done.stdout == (
         "origin holds no notes, and no line of refs/notes/kistore would stay (each is left "
-        "out: it does not verify, KI409): deleted refs/notes/kistore, as origin holds none; "
+        "out: they do not verify (KI409 notes-line-invalid)): deleted refs/notes/kistore, "
+        "as origin holds none; "
         "this repository's notes are origin's, nothing is left to push; the old tip "
         f"{old[:12]} stays in git until `git gc` prunes it: `git update-ref "
         f"refs/notes/kistore {old}` puts it back\n")

@@ -17,7 +17,7 @@ import pytest
 from kistore.core import layout
 from kistore.core.digest import Digest
 
-from ..conftest import PUBLISHED
+from ..conftest import PUBLISHED, store_file
 from .test_attestation_cli import run
 
 SUBJECT = Digest.from_str(PUBLISHED["run"])
@@ -74,3 +74,25 @@ def test_verify_s_ki111_fix_for_a_fifo_says_fifo(runner, record_store, store_pat
             f"{path}`): kistore never opens it (a FIFO waits for a writer for ever) and git "
             "cannot commit one; put a regular file there if one was meant\n") in result.output
     assert "symlink" not in result.output
+
+
+@pytest.mark.parametrize("base", ["objects", "metadata"])
+def test_verify_s_only_fix_for_a_fifo_at_a_manifest_path_is_to_remove_it(runner, record_store,
+                                                                       store_path, base):
+    # fresh14 F4's leftover: beside KI111's `rm PATH`, KI204 (a FIFO object) said "re-add
+    # the manifest with `kistore add`" and KI203 (a FIFO metadata file) "add the object the
+    # metadata belongs to (`kistore add`)": to add what never was a manifest
+    path = store_file("sha256:" + "ab" * 32, base)
+    (store_path / path).parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(store_path / path)
+    result = run(runner, store_path, "verify")
+    assert result.exit_code == 1
+    assert [line for line in result.output.splitlines() if line.startswith(path)] == [
+        f"{path}: error KI111 not-a-regular-file: a FIFO, socket or device under store/ "
+        "(expected a regular file, found a FIFO, socket or device)"]
+    fixes = [line for line in result.output.splitlines() if line.startswith("fix ")]
+    assert [f for f in fixes if not f.startswith("fix KI201 ")] == [
+        f"fix KI111 (1 finding): remove the FIFO, socket or device (`rm {path}`): kistore "
+        "never opens it (a FIFO waits for a writer for ever) and git cannot commit one; put a "
+        "regular file there if one was meant"]
+    assert "kistore add" not in result.output

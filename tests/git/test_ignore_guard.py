@@ -150,3 +150,24 @@ def test_an_output_inside_the_work_tree_refuses_a_fifo_gitignore(published, tmp_
     os.mkfifo(fifo)
     _refused(published, _env(tmp_path), command, _refusal(
         "exp/.gitignore", fifo, "`git check-ignore` of the files this command writes"))
+
+
+@pytest.mark.parametrize("query", [("ls",), ("rank", "BenchmarkRun/x")])
+def test_a_query_refusing_a_fifo_gitignore_does_not_say_nothing_was_written(tmp_path, query):
+    # an unborn branch's queries ask git's status of the work tree; they write nothing, yet
+    # said "nothing was written" as a writer does (low01's leftover of fresh13 9)
+    root = tmp_path / "unborn"
+    (root / "store").mkdir(parents=True)
+    git(root, "init", "-q", ".")
+    (root / "kistore.toml").touch()
+    fifo = root / ".gitignore"
+    os.mkfifo(fifo)
+    before = snapshot(root)
+    done = _run(root, _env(tmp_path), *query)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "error: .gitignore: an ignore file git reads is a FIFO, not a regular file: git opens "
+        "and reads it before it lists or adds a work-tree file, and would wait for ever; "
+        f"git's status of the work tree was not asked. Remove it (`rm {fifo}`), then run the "
+        "command again\n")
+    assert snapshot(root) == before

@@ -92,6 +92,21 @@ def test_a_fifo_in_a_walked_folder_is_refused_as_add_refuses_it(runner, store_pa
     assert (added.exit_code, added.stderr) == (1, f"error: {tmp_path}/dd/x.jsonl: {FIFO}\n")
 
 
+@requires_data
+def test_a_fifo_source_md_in_a_walked_folder_is_refused_as_add_refuses_it(runner, store_path,
+                                                                          tmp_path):
+    # fetch02's leftover: a FIFO SOURCE.md was passed over unsaid by its name, so its folder
+    # was simply no source folder (unsourced); now refused in `add DIR`'s words, unopened
+    folder = tmp_path / "kernelbench"
+    shutil.copytree(DATA / "kernelbench/H100_Modal", folder / "H100_Modal")
+    os.mkfifo(folder / "SOURCE.md")
+    before = snapshot(store_path)
+    result = run(runner, store_path, "import", "kernelbench", str(folder))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"error: {folder}/SOURCE.md: {FIFO}\n"
+    assert snapshot(store_path) == before
+
+
 def _broken_board(tmp_path):
     target = tmp_path / "board.json"
     value = json.loads(BOARD.read_text())
