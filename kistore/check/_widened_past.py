@@ -102,7 +102,6 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any, *,
         StoreStateError: a partial clone whose remote could not give a trust file's version.
     """
     history = landed or _History(store.repo, str(head.id))
-    signed: dict[str, list[Signed]] | None = None
     findings = []
     for commit, parent in _with_parents(commits):
         for place, old, new in _widened(history, parent, commit):
@@ -115,8 +114,7 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any, *,
             assert old.valid_from is not None  # _widened's, or the key's start
             if start >= old.valid_from:
                 continue
-            if signed is None:
-                signed = signed_held(store, str(head.id))
+            signed = history.signed(store)
             held = _held(store.repo, parent, signed.get(new.keyid, []),
                          None if landed is None else history.time(str(commit.id)))
             tied = None if implied is None else _tied(store.repo, *implied)
@@ -154,10 +152,12 @@ class _History:
         self._head = head
         self._read: dict[str, Trust | None] = {}
         self._times: dict[str, datetime] | None = None
+        self._signed: dict[str, list[Signed]] | None = None
         self._line = line or []
         self._older: dict[str, int] = {}  # a version's first parent -> where older ones start
         for place, (made, _blob) in enumerate(self._line):
-            parents = repo[made].parent_ids
+            made_commit: Any = repo[made]
+            parents = made_commit.parent_ids
             if parents:
                 self._older[str(parents[0])] = place + 1
 
@@ -176,6 +176,16 @@ class _History:
             except KistoreError:
                 self._read[blob] = None
         return self._read[blob]
+
+    def signed(self, store: Store) -> dict[str, list[Signed]]:
+        """Return :func:`kistore.attest.signed_by.signed_held` at HEAD, read once (KI435, KI442).
+
+        Raises:
+            ObjectUnreadable: a file or tree of HEAD, or a note, is damaged.
+        """
+        if self._signed is None:
+            self._signed = signed_held(store, self._head)
+        return self._signed
 
     def versions(self, commit: Any) -> list[tuple[str, str | None]]:
         """Return :func:`kistore.attest.trust_history.trust_versions` of ``commit``."""
@@ -453,7 +463,6 @@ def pre_trust_counted(store: Store, commits: list[Any], head: Any, *,
         StoreStateError: a partial clone whose remote could not give a trust file's version.
     """
     history = landed or _History(store.repo, str(head.id))
-    signed: dict[str, list[Signed]] | None = None
     findings = []
     for commit, parent in _with_parents(commits):
         was, now = (blob_at(store.repo, c.tree, layout.TRUST_FILE) for c in (parent, commit))
@@ -468,8 +477,7 @@ def pre_trust_counted(store: Store, commits: list[Any], head: Any, *,
             cid = str(commit.id)
             if new.valid_from >= history.time(cid):
                 continue  # from its commit on: nothing signed before counts (no read)
-            if signed is None:
-                signed = signed_held(store, str(head.id))
+            signed = history.signed(store)
             held = _held(store.repo, parent, signed.get(keyid, []),
                          None if landed is None else history.time(cid))
             counted = widened_counted(store.repo, replace(new, valid_from=None),
