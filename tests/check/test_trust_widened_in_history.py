@@ -62,6 +62,14 @@ def _verify(remote: Remote, rule: str) -> tuple[list[str], list[dict]]:
     return lines, [f for f in json.loads(done.stdout)["findings"] if f["rule"] == rule]
 
 
+def _group(remote: Remote, kit) -> dict[str, str]:
+    """Land a group of three runs (``fast``, ``mid``, ``slow``); return name -> digest."""
+    digests: dict[str, str] = {}
+    assert remote.pr("group", lambda c: digests.update(
+        add_group(remote, kit, {"fast": 10, "mid": 20, "slow": 30}))).accepted
+    return digests
+
+
 def _time_of(remote: Remote, rev: str = "HEAD") -> str:
     return _date(dt.datetime.fromtimestamp(
         int(git(remote.clone, "log", "-1", "--format=%ct", rev).strip()), dt.UTC))
@@ -100,9 +108,7 @@ def test_verify_warns_of_a_start_widened_into_the_past_landed_without_the_hook(
 
 
 def test_verify_says_nothing_of_a_past_validfrom_over_nothing_signed_before(remote, kit):
-    digests: dict[str, str] = {}
-    assert remote.pr("group", lambda c: digests.update(
-        add_group(remote, kit, {"fast": 10, "mid": 20, "slow": 30}))).accepted
+    _group(remote, kit)
     assert remote.pr("trust the maintainer key", trust_maintainer(remote)).accepted
     _next_second(remote)
     assert remote.pr("validFrom earlier", edit_trust(
@@ -156,9 +162,7 @@ def test_trust_add_and_verify_warn_of_a_new_key_trusted_from_before_what_it_sign
 
 
 def test_trust_add_of_a_new_key_from_before_over_nothing_signed_says_no_warning(remote, kit):
-    digests: dict[str, str] = {}
-    assert remote.pr("group", lambda c: digests.update(
-        add_group(remote, kit, {"fast": 10, "mid": 20, "slow": 30}))).accepted
+    _group(remote, kit)
     (remote.clone.parent / "maintainer.pub").write_text(MAINTAINER_PUB + "\n")
     done = remote.kistore("trust", "add", str(remote.clone.parent / "maintainer.pub"),
                           "--role", "maintainer", "--valid-from", EARLY)
@@ -167,9 +171,7 @@ def test_trust_add_of_a_new_key_from_before_over_nothing_signed_says_no_warning(
 
 @pytest.mark.parametrize("how", ["file", "note"])
 def test_trust_add_restores_a_validfrom_an_earlier_commit_narrowed(remote, kit, how):
-    digests: dict[str, str] = {}
-    assert remote.pr("group", lambda c: digests.update(
-        add_group(remote, kit, {"fast": 10, "mid": 20, "slow": 30}))).accepted
+    digests = _group(remote, kit)
     assert remote.pr("trust the maintainer key",
                      trust_maintainer(remote, "--valid-from", EARLY)).accepted
     _next_second(remote)
