@@ -125,7 +125,7 @@ def test_trust_add_and_verify_warn_of_a_new_key_trusted_from_before_what_it_sign
     before = time.time()
     done = remote.kistore("trust", "add", str(remote.clone.parent / "maintainer.pub"),
                           "--role", "maintainer", "--valid-from", EARLY, check=False)
-    now = _date(dt.datetime.fromtimestamp(int(before), dt.UTC))
+    after = time.time()
     # on BASE 548a13da: exit 0, "trusted ...", no warning
     assert (done.returncode, done.stdout) == (0, f"trusted {MAINTAINER_ID} for maintainer\n")
     assert done.stderr in {
@@ -138,7 +138,8 @@ def test_trust_add_and_verify_warn_of_a_new_key_trusted_from_before_what_it_sign
         "take effect, say so in the pull request and keep it; otherwise give the key a "
         "validFrom after that attestation entered, or none (the key then counts from the "
         "commit that trusts it), and have its signer attest again once the key is trusted\n"
-        for when in (now, _date(dt.datetime.fromtimestamp(int(before) + 1, dt.UTC)))}
+        for when in (_date(dt.datetime.fromtimestamp(second, dt.UTC))
+                     for second in range(int(before), int(after) + 1))}
     pushed = remote.pr("trust the maintainer key", lambda c: None, hook=False)
     assert pushed.accepted, pushed.output
     commit = remote.main()
