@@ -33,8 +33,10 @@ change that makes nothing already held count (the key signed nothing before its
 ``validFrom``) is fine, and KI427 lists it, as it lists a new key's past ``validFrom``.
 
 Not judged: a key no earlier version lists (a new key's past ``validFrom`` is an explicit,
-reviewed choice: KI427), ``validUntil`` moved later (an attestation entering after an
-expiry is refused by KI411), and ``verify``'s history. A note line is ordered with a
+reviewed choice: KI427; KI442 warns when it makes what the key signed untrusted count),
+and ``validUntil`` moved later (an attestation entering after an expiry is refused by
+KI411). ``verify`` judges the history's commits alike, as warnings
+(:func:`check_widened_history`). A note line is ordered with a
 narrowing commit by times alone: one that entered before a narrowing commit dated ahead
 (KI428 lets a date lie up to a day ahead) is taken as held then.
 """
@@ -53,7 +55,7 @@ from ..core.errors import KistoreError
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..git.blobs import read_blob
 from ..git.pathlog import blob_at
-from ._fixes import Base
+from ._fixes import HINT_BASE, REBASE_BASE, Base
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from collections.abc import Callable, Iterable, Iterator
@@ -76,7 +78,8 @@ PRE_TRUST_COUNTS = rule(
     "the key is trusted")
 
 
-def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> list[Finding]:
+def widened_past(store: Store, commits: list[Any], base: Base, head: Any, *,
+                 landed: _History | None = None) -> list[Finding]:
     """KI435 per commit of a range and key whose ``validFrom`` it removes or moves earlier.
 
     Args:
@@ -84,6 +87,9 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
         commits: the range's commits (``pygit2.Commit``), newest first.
         base: the gate's BASE (:class:`._fixes.Base`): the fix names its rebase.
         head: HEAD's commit: its attestation files, and the notes tip, are what is held.
+        landed: ``verify``'s history (:func:`check_widened_history`), read once for
+            KI435 and KI442: a note line was held when it entered by the commit's own
+            trusted time; None: the gate's range, which lands now, after every note line.
 
     Returns:
         The findings, oldest commit first, at the key's entry (``/keys/N`` of the commit's
@@ -95,8 +101,7 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
         ObjectUnreadable: a tree, blob or commit read on the way is damaged.
         StoreStateError: a partial clone whose remote could not give a trust file's version.
     """
-    def judged(walk: _Walk, commit: Any, parent: Any) -> Iterator[Finding]:
-        history = walk.history
+    def judged(history: _History, commit: Any, parent: Any) -> Iterator[Finding]:
         for place, old, new in _widened(history, parent, commit):
             start = new.valid_from if new.valid_from is not None else history.start(
                 parent, new.keyid)
@@ -107,7 +112,8 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
             assert old.valid_from is not None  # _widened's, or the key's start
             if start >= old.valid_from:
                 continue
-            held = walk.held(parent, new.keyid)
+            held = history.held(store, parent, new.keyid,
+                                None if landed is None else str(commit.id))
             tied = None if implied is None else _tied(store.repo, *implied)
             counted = [s for s in _counted(old, start, new.valid_from is None, held, tied)
                        if not _restored(history, parent, new.keyid, s, held)]
@@ -115,19 +121,19 @@ def widened_past(store: Store, commits: list[Any], base: Base, head: Any) -> lis
                 yield _finding(commit, place, old, new, start, counted, base,
                                implied=implied is not None)
 
-    return _per_commit(store, commits, head, judged)
+    return _per_commit(landed or _History(store.repo, str(head.id)), commits, judged)
 
 
-def _per_commit(store: Store, commits: list[Any], head: Any,
-                judged: Callable[[_Walk, Any, Any], Iterable[Finding]]) -> list[Finding]:
-    """Return what ``judged(walk, commit, first parent)`` finds per non-root commit of a range.
+def _per_commit(history: _History, commits: list[Any],
+                judged: Callable[[_History, Any, Any], Iterable[Finding]]) -> list[Finding]:
+    """Return what ``judged(history, commit, first parent)`` finds per non-root commit.
 
     KI435's and KI442's one walk (:func:`widened_past`, :func:`pre_trust_counted`): oldest
-    commit first, one :class:`_Walk` shared by every commit. ``commits``: newest first
-    (``pygit2.Commit``); ``head``: HEAD's commit. Raises what ``judged`` raises.
+    commit first, one :class:`_History` shared by every commit. ``commits``: newest first
+    (``pygit2.Commit``). Raises what ``judged`` raises.
     """
-    walk = _Walk(store, head)
-    return [f for commit, parent in _with_parents(commits) for f in judged(walk, commit, parent)]
+    return [f for commit, parent in _with_parents(commits)
+            for f in judged(history, commit, parent)]
 
 
 def _with_parents(commits: list[Any]) -> list[tuple[Any, Any]]:
@@ -144,13 +150,26 @@ class _History:
     Args:
         repo: the ``pygit2.Repository``.
         head: the range's HEAD (40 hex digits): every commit asked about is its ancestor.
+        line: HEAD's own versions (:func:`kistore.attest.trust_history.trust_versions`),
+            when the commits asked about are theirs (``verify``'s history): a version's
+            first parent's versions are the older ones, with no ``git rev-list`` of its
+            own; None: each listed when asked.
     """
 
-    def __init__(self, repo: pygit2.Repository, head: str) -> None:
+    def __init__(self, repo: pygit2.Repository, head: str,
+                 line: list[tuple[str, str | None]] | None = None) -> None:
         self.repo = repo
         self._head = head
         self._read: dict[str, Trust | None] = {}
         self._times: dict[str, datetime] | None = None
+        self._signed: dict[str, list[Signed]] | None = None
+        self._line = line or []
+        self._older: dict[str, int] = {}  # a version's first parent -> where older ones start
+        for place, (made, _blob) in enumerate(self._line):
+            made_commit: Any = repo[made]
+            parents = made_commit.parent_ids
+            if parents:
+                self._older[str(parents[0])] = place + 1
 
     def trust(self, blob: str | None) -> Trust | None:
         """Return the trust file of a blob as :meth:`Trust.from_bytes` reads it; None: invalid.
@@ -168,8 +187,27 @@ class _History:
                 self._read[blob] = None
         return self._read[blob]
 
+    def held(self, store: Store, parent: Any, keyid: str, landed: str | None) -> list[Signed]:
+        """Return the attestations by ``keyid`` held at ``parent`` (:func:`_held`).
+
+        HEAD's (:func:`kistore.attest.signed_by.signed_held`) are read once, at the first
+        call (a range that widens no key reads none). ``landed``: the commit judged, when it
+        is of ``verify``'s history (a note line held if it entered by that commit's trusted
+        time); None: the gate's range, which lands now, after every note line.
+
+        Raises:
+            ObjectUnreadable: a file or tree of HEAD, or a note, is damaged.
+        """
+        if self._signed is None:
+            self._signed = signed_held(store, self._head)
+        return _held(store.repo, parent, self._signed.get(keyid, []),
+                     None if landed is None else self.time(landed))
+
     def versions(self, commit: Any) -> list[tuple[str, str | None]]:
         """Return :func:`kistore.attest.trust_history.trust_versions` of ``commit``."""
+        older = self._older.get(str(commit.id))
+        if older is not None:
+            return self._line[older:]
         return trust_versions(self.repo, str(commit.id))
 
     def last_entry(self, commit: Any, keyid: str) -> TrustedKey | None:
@@ -236,43 +274,18 @@ def _widened(history: _History, parent: Any, commit: Any
     return found
 
 
-class _Walk:
-    """What KI435 and KI442 read walking a range, each once.
-
-    The trust file's history, and the attestations HEAD holds (its attestation files and
-    the notes tip), read at the first :meth:`held` (a range that widens no key reads none).
-
-    Args:
-        store: the :class:`kistore.store.Store` checked.
-        head: HEAD's commit (``pygit2.Commit``).
-    """
-
-    def __init__(self, store: Store, head: Any) -> None:
-        self.history = _History(store.repo, str(head.id))
-        self._store, self._head = store, str(head.id)
-        self._signed: dict[str, list[Signed]] | None = None
-
-    def held(self, parent: Any, keyid: str) -> list[Signed]:
-        """Return the attestations by ``keyid`` HEAD holds that ``parent`` held (:func:`_held`).
-
-        Raises:
-            ObjectUnreadable: a blob or tree read on the way is damaged.
-        """
-        if self._signed is None:
-            self._signed = signed_held(self._store, self._head)
-        return _held(self._store.repo, parent, self._signed.get(keyid, []))
-
-
-def _held(repo: pygit2.Repository, parent: Any, signed: list[Signed]) -> list[Signed]:
+def _held(repo: pygit2.Repository, parent: Any, signed: list[Signed],
+          time: datetime | None = None) -> list[Signed]:
     """Return the attestations of ``signed`` held at a commit of ``parent``.
 
-    Every note line (the change lands now), an attestation file ``parent``'s tree holds
-    (:func:`kistore.attest.signed_by.held_when`).
+    An attestation file ``parent``'s tree holds; a note line: every one (``time`` None:
+    the change lands now) or one that entered by ``time``, the commit's trusted time (a
+    commit of the history) (:func:`kistore.attest.signed_by.held_when`). Raises nothing.
     """
     def holds(path: str) -> bool:
         return blob_at(repo, parent.tree, path) is not None
 
-    return [s for s in signed if held_when(s.path, s.entered, holds, None)]
+    return [s for s in signed if held_when(s.path, s.entered, holds, time)]
 
 
 def _counted(old: TrustedKey, start: datetime, from_start: bool, held: list[Signed],
@@ -295,8 +308,8 @@ def _counted(old: TrustedKey, start: datetime, from_start: bool, held: list[Sign
 
 
 def widened_counted(repo: pygit2.Repository, old: TrustedKey, start: datetime,
-                    implied: tuple[datetime, str] | None, held: list[Signed]
-                    ) -> list[Signed]:
+                    implied: tuple[datetime, str] | None, held: list[Signed], *,
+                    parent: Any = None) -> list[Signed]:
     """Return what a ``validFrom`` moved earlier to ``start`` makes count (KI435's test).
 
     The one test the gate (:func:`widened_past`) and ``kistore trust add`` (fresh14 F10:
@@ -311,6 +324,10 @@ def widened_counted(repo: pygit2.Repository, old: TrustedKey, start: datetime,
             ``validFrom`` is its start.
         held: what the key signed that the repository holds
             (:class:`kistore.attest.signed_by.Signed`).
+        parent: the commit the change is made on (``pygit2.Commit``: ``trust add``'s
+            ``HEAD``): an attestation an earlier version of the file counted, held when
+            the next version narrowed the entry, is left out (a restore, KI410's, as the
+            gate leaves it out: trust03); None: none left out.
 
     Returns:
         Each of ``held`` that entered before ``old``'s start (a community attestation
@@ -323,7 +340,11 @@ def widened_counted(repo: pygit2.Repository, old: TrustedKey, start: datetime,
     if before.valid_from is None or start >= before.valid_from:
         return []
     tied = None if implied is None else _tied(repo, *implied)
-    return _counted(before, start, False, held, tied)
+    counted = _counted(before, start, False, held, tied)
+    if parent is None or not counted:
+        return counted
+    history = _History(repo, str(parent.id))
+    return [s for s in counted if not _restored(history, parent, old.keyid, s, held)]
 
 
 def _tied(repo: pygit2.Repository, start: datetime, commit: str) -> Callable[[Signed], bool]:
@@ -430,7 +451,8 @@ def _finding(commit: Any, place: int, old: TrustedKey, new: TrustedKey, start: d
 
 
 
-def pre_trust_counted(store: Store, commits: list[Any], head: Any) -> list[Finding]:
+def pre_trust_counted(store: Store, commits: list[Any], head: Any, *,
+                      landed: _History | None = None) -> list[Finding]:
     """KI442 per commit of a range and key it trusts anew with a ``validFrom`` before it.
 
     fresh14 F8: a key no earlier version of the trust file lists, added with a past
@@ -445,6 +467,7 @@ def pre_trust_counted(store: Store, commits: list[Any], head: Any) -> list[Findi
         store: the :class:`kistore.store.Store` checked.
         commits: the range's commits (``pygit2.Commit``), newest first.
         head: HEAD's commit: its attestation files, and the notes tip, are what is held.
+        landed: ``verify``'s history, as :func:`widened_past` takes it; None: the gate's.
 
     Returns:
         The findings (warnings), oldest commit first, at the key's entry (``/keys/N``);
@@ -455,8 +478,7 @@ def pre_trust_counted(store: Store, commits: list[Any], head: Any) -> list[Findi
         ObjectUnreadable: a tree, blob or commit read on the way is damaged.
         StoreStateError: a partial clone whose remote could not give a trust file's version.
     """
-    def judged(walk: _Walk, commit: Any, parent: Any) -> Iterator[Finding]:
-        history = walk.history
+    def judged(history: _History, commit: Any, parent: Any) -> Iterator[Finding]:
         was, now = (blob_at(store.repo, c.tree, layout.TRUST_FILE) for c in (parent, commit))
         after = history.trust(now)
         if after is None or was == now:
@@ -467,13 +489,15 @@ def pre_trust_counted(store: Store, commits: list[Any], head: Any) -> list[Findi
                     history.last_entry(parent, keyid) is not None):
                 continue
             cid = str(commit.id)
-            held = walk.held(parent, keyid)
+            if new.valid_from >= history.time(cid):
+                continue  # from its commit on: nothing signed before counts (no read)
+            held = history.held(store, parent, keyid, None if landed is None else cid)
             counted = widened_counted(store.repo, replace(new, valid_from=None),
                                       new.valid_from, (history.time(cid), cid), held)
             if counted:
                 yield _pre_trust(cid, place, new, history.time(cid), counted)
 
-    return _per_commit(store, commits, head, judged)
+    return _per_commit(landed or _History(store.repo, str(head.id)), commits, judged)
 
 
 def _pre_trust(cid: str, place: int, new: TrustedKey, start: datetime,
@@ -481,15 +505,85 @@ def _pre_trust(cid: str, place: int, new: TrustedKey, start: datetime,
     """Return KI442 of commit ``cid`` trusting ``new`` from before its own time ``start``."""
     assert new.valid_from is not None  # pre_trust_counted's
     first = counted[0]
-    more = f" (and {len(counted) - 1} more)" if len(counted) > 1 else ""
     return Finding(
         PRE_TRUST_COUNTS,
         f"commit {cid[:12]} trusts key {new.keyid} anew from before it (validFrom "
         f"{format_time(new.valid_from)}; the commit's time {format_time(start)}): "
-        f"{first.said()}, before the key was trusted, a community attestation then, counts "
-        f"from this commit{more}: what the key signed while nobody trusted it takes effect "
-        "when the trust lands",
+        + pre_trust_said(counted, "this commit"),
         file=layout.TRUST_FILE, pointer=f"/keys/{place}",
         extra={"commit": cid, "keyid": new.keyid, "validFrom": format_time(new.valid_from),
                "location": first.location, "enteredAt": format_time(first.entered),
                "count": len(counted)})
+
+
+def pre_trust_said(counted: list[Signed], trusting: str) -> str:
+    """Say what a new key's past ``validFrom`` makes count, as KI442 and ``trust add`` say it.
+
+    Args:
+        counted: what counts (at least one), first named.
+        trusting: the commit it counts from: ``this commit`` (the gate's), ``the commit
+            that trusts it`` (``trust add``'s, before any commit).
+
+    Returns:
+        ``its withdrawal at LOC entered the repository at T, before the key was trusted, a
+        community attestation then, counts from this commit (and N more): what the key
+        signed while nobody trusted it takes effect when the trust lands``. Raises nothing.
+    """
+    more = f" (and {len(counted) - 1} more)" if len(counted) > 1 else ""
+    return (f"{counted[0].said()}, before the key was trusted, a community attestation then, "
+            f"counts from {trusting}{more}: what the key signed while nobody trusted it takes "
+            "effect when the trust lands")
+
+
+WIDENED_IN_HISTORY = replace(TRUST_WIDENED_INTO_THE_PAST, severity=WARNING)
+"""KI435 of a commit of the history as ``verify`` reports it (a warning, as KI410's there):
+history is never rewritten, and what HEAD answers holds."""
+
+_LANDED = (f"in a branch not yet merged, drop the commit ({REBASE_BASE}); on a branch "
+           "already merged history cannot change, and this warning says so for good")
+
+
+def check_widened_history(store: Store, at: str | None = None) -> list[Finding]:
+    """KI435 and KI442 of each commit of the trust file's first-parent history (``verify``).
+
+    The gate judges a range (``check BASE..HEAD``, ``pre-receive``); a store whose history
+    came through a server without the hook, or before these rules, is audited here (trust03,
+    fresh14 F10/F8 left): each commit of ``at``'s first-parent line that changed the trust
+    file against its first parent, as :func:`widened_past` and :func:`pre_trust_counted`
+    judge a range's, with what the repository held when it was made (an attestation file
+    its parent holds; a note line that entered by its trusted time). KI435 is a warning
+    here, as KI410 is of the history: what ``at`` answers holds (the attestation counts).
+    Cost: the trust file's versions (:func:`kistore.attest.trust_history.trust_versions`,
+    the list KI412's check reads, cached); the attestations and every commit's time only
+    when a commit widens a key's start or trusts a new key from before it.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: a revision, or None for ``HEAD`` (the work tree's trust file is not history).
+
+    Returns:
+        KI435 (warnings) then KI442 (warnings), each oldest commit first; none in a
+        repository without commits.
+
+    Raises:
+        ObjectUnreadable: a tree, blob or commit read on the way is damaged.
+        StoreStateError: a partial clone whose remote could not give a trust file's version.
+    """
+    repo = store.repo
+    if at is None and repo.head_is_unborn:
+        return []
+    head = store.commit(at or "HEAD")
+    line = trust_versions(repo, str(head.id))
+    if not line:
+        return []
+    history = _History(repo, str(head.id), line)
+    commits = [repo[made] for made, _blob in line]
+    where = at or "HEAD"
+    widened = [replace(f, rule=WIDENED_IN_HISTORY, fix=(
+        f"history is never rewritten: at {where} what the key signed before its old start "
+        "counts (review whether that was meant: trust is not retroactive); " + _LANDED))
+        for f in widened_past(store, commits, HINT_BASE, head, landed=history)]
+    anew = [replace(f, fix=(
+        f"review it: at {where} what the key signed before it was trusted counts; " + _LANDED))
+        for f in pre_trust_counted(store, commits, head, landed=history)]
+    return widened + anew

@@ -100,6 +100,7 @@ from ._rules import (
 from ._settings import check_settings
 from ._taken import names_one_cause
 from ._trees import notes_tree_findings
+from ._widened_past import check_widened_history
 from .lineage import check_names, check_revocations, check_shallow
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -1909,7 +1910,8 @@ CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, che
                                  check_tree_names, check_ignored,
                                  check_shallow, check_replace_refs, check_clone_attributes,
                                  check_commit_dates, check_observed, check_products,
-                                 check_claims, check_evidence_history)
+                                 check_claims, check_evidence_history,
+                                 check_widened_history)
 """The checks :func:`verify` runs after the contents check: the verified revision's
 ``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
 :func:`._settings.check_settings`), history, policy, attestations, a shallow clone
@@ -1919,7 +1921,10 @@ CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, che
 (:func:`._dates.check_commit_dates`, KI428 as a warning), runs observed after the commit
 that added them or before 2000 (:func:`._observed.check_observed`, KI227), GPU products
 spelled two ways (:func:`._products.check_products`, KI229 as a warning), runs of one
-comparison group claiming one source record (:func:`._claims.check_claims`, KI232).
+comparison group claiming one source record (:func:`._claims.check_claims`, KI232), the
+history's evidence files (:func:`._evidence_kept.check_evidence_history`, KI410 as a
+warning) and trust widened into the past (:func:`._widened_past.check_widened_history`,
+KI435 and KI442 as warnings).
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -27,7 +28,7 @@ from ..attest.trust import TrustedKey, format_time, load_trust
 from ..attest.trust_history import added, first_listed
 from ..core.errors import InputError, KistoreError
 from ._evidence_kept import narrowing
-from ._widened_past import widened_counted, widened_said
+from ._widened_past import PRE_TRUST_COUNTS, pre_trust_said, widened_counted, widened_said
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -192,6 +193,9 @@ def refuse_widening(store: Store, entries: list[TrustedKey],
     attestation the repository holds count (it entered before that start, a community
     attestation then: :func:`kistore.check._widened_past.widened_counted`, the gate's
     test) is refused here, as the gate refuses the commit, before anything is written.
+    What an earlier version of the entry counted until a later commit narrowed it is a
+    restore, which the gate leaves to KI410 (said of the narrowing commit), and is
+    written (trust03: it was refused).
 
     Args:
         store: the store (its ``HEAD``, history and notes are read).
@@ -212,7 +216,8 @@ def refuse_widening(store: Store, entries: list[TrustedKey],
         held = load_trust(head).keys
     except KistoreError:
         return
-    commit = str(store.commit("HEAD").id)
+    parent = store.commit("HEAD")
+    commit = str(parent.id)
     widened: list[tuple[TrustedKey, TrustedKey, str]] = []
     signed: dict[str, list[Signed]] | None = None
     for new in entries:
@@ -230,7 +235,7 @@ def refuse_widening(store: Store, entries: list[TrustedKey],
         if signed is None:
             signed = signed_held(store, commit)
         counted = widened_counted(store.repo, old, new.valid_from, implied,
-                                  signed.get(new.keyid, []))
+                                  signed.get(new.keyid, []), parent=parent)
         if counted:
             widened.append((old, new, widened_said(before, implied is not None,
                                                    new.valid_from, new.valid_from, counted)))
@@ -246,3 +251,54 @@ def refuse_widening(store: Store, entries: list[TrustedKey],
         "--valid-from out, or give one no earlier)"
         + (f"; {more} more key(s) given widen too" if more else "")
         + "; nothing was written")
+
+
+def pre_trust_warnings(store: Store, entries: list[TrustedKey],
+                       named: list[str] | None = None) -> list[str]:
+    """Say KI442 of each new key ``trust add`` trusts from a past ``validFrom`` (fresh14 F8).
+
+    A key no version of ``HEAD``'s trust file history lists (:func:`kistore.attest.
+    trust_history.first_listed`), given a ``validFrom`` before this machine's clock, makes
+    what it signed that the repository holds count from the commit that trusts it: each
+    attestation that entered before now (a community attestation then) and counts by the
+    ``validFrom``, as the gate judges it (:func:`kistore.check._widened_past.
+    widened_counted`, the gate's test; KI442, a warning: a past ``validFrom`` is an
+    explicit, reviewed choice, so it is written).
+
+    Args:
+        store: the store (its ``HEAD``, history and notes are read).
+        entries: the entries as written, one per key given.
+        named: where each key was given (``keys.pub:2``), in ``entries`` order, for a file
+            of several keys; None: the keyid alone.
+
+    Returns:
+        One line per such key, without ``warning:``, in ``entries`` order: the key, its
+        ``validFrom`` and now, the gate's words of the first attestation that counts, and
+        KI442's hint. Empty when ``HEAD`` has no commit or no key is so.
+
+    Raises:
+        ObjectUnreadable: a version of the trust file, a tree or an attestation git cannot
+            read.
+    """
+    if store.head_or_none() is None:
+        return []
+    head = str(store.commit("HEAD").id)
+    listed = first_listed(store.repo, head)
+    now = datetime.now(UTC).replace(microsecond=0)
+    signed: dict[str, list[Signed]] | None = None
+    said = []
+    for place, new in enumerate(entries):
+        if new.valid_from is None or new.valid_from >= now or new.keyid in listed:
+            continue
+        if signed is None:
+            signed = signed_held(store, head)
+        counted = widened_counted(store.repo, replace(new, valid_from=None), new.valid_from,
+                                  (now, head), signed.get(new.keyid, []))
+        if counted:
+            where = f" ({named[place]})" if named else ""
+            said.append(
+                f"key {new.keyid}{where}: trusted anew from before now (validFrom "
+                f"{format_time(new.valid_from)}; now {format_time(now)}): "
+                f"{pre_trust_said(counted, 'the commit that trusts it')}; `kistore check` "
+                f"warns of it (KI442): {PRE_TRUST_COUNTS.hint}")
+    return said

@@ -1697,7 +1697,9 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     later --valid-from), which the gate refuses (KI410): nothing is written then, and
     `kistore trust revoke KEY --at TIME` is how a key's trust ends. Likewise when a
     --valid-from earlier than when a listed key counts from (its validFrom, or when it
-    entered the trust file) would make what it signed before count (KI435).
+    entered the trust file) would make what it signed before count (KI435). A new key
+    given a --valid-from before now over what it signed while nobody trusted it is
+    written, exit 0, with the gate's warning (KI442).
 
     \b
     Example:
@@ -1707,7 +1709,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust import add_key, comment_problem, entry_added, format_time, parse_time
-    from ..check.trust_change import refuse_narrowing, refuse_widening
+    from ..check.trust_change import pre_trust_warnings, refuse_narrowing, refuse_widening
     from ..core.errors import InputError, StoreStateError, printable
 
     store = ctx.store()
@@ -1738,6 +1740,8 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
                for k in keys]
     for s in skipped:
         click.echo(f"warning: {s.format()}", err=True)
+    for said in pre_trust_warnings(store, entries, named):  # fresh14 F8: KI442's words
+        click.echo(f"warning: {said}", err=True)
     if as_json:
         emit_json({"trusted": [e.to_json() for e in entries],
                    "skipped": [s.to_json() for s in skipped]})
