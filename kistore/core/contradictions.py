@@ -253,7 +253,9 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
     with ``trials`` n >= 2, ``mean`` and ``geomean`` lie within what n trials from ``min``
     to ``max`` give, of 2 trials ``median`` is ``mean``, and ``std`` is at least
     ``(max - min) / sqrt(2n)`` (:func:`trials_contradictions`, :func:`_std_too_small`;
-    fresh14 F1). Of one trial (``trials`` 1) every latency
+    fresh14 F1); ``min``, ``median`` and ``max`` together bound ``mean`` and ``geomean``
+    of n >= 3 trials, pin them and ``std`` of 3 (:func:`_std_of_three`), and the median of
+    2 is ``(min + max) / 2`` (fresh15 F1). Of one trial (``trials`` 1) every latency
     statistic is that trial's value (:func:`single_trial_differs`), and ``std`` is 0; with
     ``min`` and ``max`` stated, ``std`` is bounded by their range (:func:`std_bound`, as
     :func:`_std_contradictions` reads it).
@@ -273,7 +275,8 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
         whose values differ (:func:`_one_quantile_differs`: ``p50`` beside ``median``,
         ``p0`` beside ``min``; fresh13 F6); then :func:`trials_contradictions` (not of one
         trial). Then, at ``/spec/timing/latencyNs/std``, a ``std`` above 0 of one trial,
-        above :func:`std_bound`, or below :func:`_std_too_small`'s bound.
+        above :func:`std_bound`, or below :func:`_std_too_small`'s bound, or else, of 3
+        trials, not the std of ``min``, ``median`` and ``max`` (:func:`_std_of_three`).
     """
     values = {k: v for k, v in latency.items() if k not in _SPREAD
               and is_number(v)}
@@ -799,7 +802,12 @@ def trials_contradictions(values: dict[str, float], trials: int | None
       min**(1/n) x max**((n-1)/n)`` (a ``mean`` or ``geomean`` outside [``min``, ``max``]
       is the pair out of order, said already);
     * of 2 trials, ``median`` (their midpoint) = ``mean``. ``p50`` is not held to it: a
-      source may compute it by nearest rank, the lower trial.
+      source may compute it by nearest rank, the lower trial. With no ``mean`` stated,
+      ``median`` = ``(min + max) / 2`` (:func:`_median_of_two`; fresh15 F1);
+    * with n >= 3 and ``min``, ``median`` and ``max`` stated, a ``mean`` or ``geomean``
+      within the bounds of ``min`` and ``max`` alone is held to the tighter bounds the
+      three give together (:func:`_beside_median`, which derives them; of 3 trials, the
+      trials are those three; fresh15 F1).
 
     Args:
         values: a run's latency statistics (``std`` left out), name -> ns, numbers only.
@@ -807,9 +815,11 @@ def trials_contradictions(values: dict[str, float], trials: int | None
             trial is :func:`single_trial_differs`'s, not judged here.
 
     Returns:
-        The contradictions, in this order: ``mean`` out of its range, ``geomean`` out of
-        its range, ``geomean`` above ``mean``, ``median`` not the ``mean`` of 2 trials;
-        each at the pointer of the statistic it names first. Raises nothing for numbers.
+        The contradictions, in this order: ``mean`` out of its range (of ``min`` and
+        ``max``, else of the three with ``median``), ``geomean`` likewise, ``geomean``
+        above ``mean``, ``median`` not the ``mean`` of 2 trials (or, with no ``mean``, not
+        their midpoint); each at the pointer of the statistic it names first. Raises
+        nothing for numbers.
     """
     found: list[Contradiction] = []
     low, high = values.get("min"), values.get("max")
