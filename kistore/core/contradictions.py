@@ -835,7 +835,7 @@ def trials_contradictions(values: dict[str, float], trials: int | None
             said = _out_of_range("mean", mean, floor, ceiling, low, high, trials, (
                 "the mean of n trials lies in [min + (max - min) / n, max - (max - min) / n] "
                 "(a trial at each end, the others anywhere between)"))
-            found += said or _beside_median("mean", mean, values, trials)
+            found += said or _beside_median("mean", mean, values, int(n))
         geomean = values.get("geomean")
         if geomean is not None and low <= geomean <= high and least > 0:
             floor = least ** ((n - 1) / n) * most ** (1 / n)
@@ -844,7 +844,7 @@ def trials_contradictions(values: dict[str, float], trials: int | None
                 "the geometric mean of n trials lies in [min^((n - 1) / n) x max^(1 / n), "
                 "min^(1 / n) x max^((n - 1) / n)] (a trial at each end, the others anywhere "
                 "between)"))
-            found += said or _beside_median("geomean", geomean, values, trials)
+            found += said or _beside_median("geomean", geomean, values, int(n))
     mean, geomean = values.get("mean"), values.get("geomean")
     if mean is not None and geomean is not None and geomean - _half(geomean) - (
             mean + _half(mean)) > STATISTIC_SLACK * max(abs(mean), abs(geomean)):
@@ -907,9 +907,10 @@ def _median_of_two(median: float, low: float, high: float) -> list[Contradiction
 
 def _beside_median(name: str, value: float, values: dict[str, float], trials: int
                    ) -> list[Contradiction]:
-    """KI228 of a ``mean`` or ``geomean`` no n >= 3 trials with the stated ``min``,
-    ``median`` and ``max`` give (fresh15 F1: 3 trials of min 1000, median 1000 and max
-    4000 are 1000, 1000 and 4000, whose mean is 2000, yet mean 2500 was added).
+    """KI228 of a ``mean`` or ``geomean`` no n >= 3 trials of that min, median, max give.
+
+    fresh15 F1: 3 trials of min 1000, median 1000 and max 4000 are 1000, 1000 and 4000,
+    whose mean is 2000, yet mean 2500 was added.
 
     Derivation. Sort the n trials, x_1 <= ... <= x_n: x_1 = ``min`` (a), x_n = ``max``
     (b), and m = ``median``. Let h = ceil(n / 2) - 1 and l = floor(n / 2) (h + l = n - 1).
@@ -1008,8 +1009,9 @@ def _out_of_range(name: str, value: float, floor: float, ceiling: float, low: fl
 
 
 def _std_of_three(spread: float, values: dict[str, float]) -> list[Contradiction]:
-    """KI228 of a ``std`` of 3 trials other than that of ``min``, ``median`` and ``max``
-    (fresh15 F1): three trials are exactly those three values, so their std is known.
+    """KI228 of a ``std`` of 3 trials not that of ``min``, ``median`` and ``max``.
+
+    fresh15 F1: three trials are exactly those three values, so their std is known.
 
     A run may state the population std or the sample std (sqrt(3 / 2) times it), so either
     is accepted. Each of the three values is read as rounded (:func:`_half`): the std is

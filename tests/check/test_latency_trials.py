@@ -478,7 +478,8 @@ def test_few_trials_and_their_median_as_any_source_writes_them_are_never_refused
         trials, sample, nearest, digits, unit):
     """2 to 6 real trials (where min, median and max bind the most), every statistic stated
     with the count, the median the midpoint or (an even count of 4 or more) the lower
-    middle trial by nearest rank, rounded to 3-7 significant digits in ms, us or ns: never refused."""
+    middle trial by nearest rank, rounded to 3-7 significant digits in ms, us or ns: never
+    refused."""
     stats = _true(trials, sample)
     if nearest and len(trials) != 2:  # of 2 trials the median is their midpoint (stat08)
         stats["median"] = _nearest_rank(trials, 50)
