@@ -968,43 +968,38 @@ def _beside_median(name: str, value: float, values: dict[str, float], trials: in
                "(min x median^h x max^l)^(1 / n)]")
     else:
         return []
-    slack = STATISTIC_SLACK * max(abs(low), abs(high), abs(value))
-    if floor - (value + _half(value)) <= slack and value - _half(value) - ceiling <= slack:
-        return []
-    side, bound = ("<", floor) if value < floor else (">", ceiling)
-    return [Contradiction(
-        "KI228", _pointer(name),
-        f"the run states {name} {value!r} ns ({_pointer(name)}) of {trials} trials "
-        f"(/spec/timing/trials) from min {low!r} ns to max {high!r} ns with median "
-        f"{median!r} ns (/spec/timing/latencyNs/min, /spec/timing/latencyNs/max, "
-        f"/spec/timing/latencyNs/median): {why}, l = floor(n / 2) and h = ceil(n / 2) - 1 "
-        f"(a trial at each end, the median's, and the others at the median or an end; of 3 "
-        f"trials exactly min, median and max), here [{_ns(floor)}, {_ns(ceiling)}] ns "
-        f"({ROUNDED_READING})",
-        f"latencyNs {name} {value!r} {side} {_ns(bound)} (min {low!r}, median {median!r}, "
-        f"max {high!r}, {trials} trials)")]
+    return _out_of_range(name, value, floor, ceiling, low, high, trials, (
+        f"{why}, l = floor(n / 2) and h = ceil(n / 2) - 1 (a trial at each end, the "
+        f"median's, and the others at the median or an end; of 3 trials exactly min, median "
+        f"and max)"), median)
 
 
 def _out_of_range(name: str, value: float, floor: float, ceiling: float, low: float,
-                  high: float, trials: int | None, why: str) -> list[Contradiction]:
+                  high: float, trials: int | None, why: str, median: float | None = None
+                  ) -> list[Contradiction]:
     """KI228 of ``name`` stated at ``value`` ns outside [``floor``, ``ceiling``] (ns).
 
     ``floor`` and ``ceiling`` are the bounds of the range ``min`` (``low``) and ``max``
-    (``high``) may stand for, rounded; ``value`` is read as rounded too (:func:`_half`),
-    then :data:`STATISTIC_SLACK` relative to ``high``. ``why`` says the bound in words.
-    Returns the contradiction at ``name``'s pointer, or nothing.
+    (``high``) (and ``median``, when the bounds read it: :func:`_beside_median`) may stand
+    for, rounded; ``value`` is read as rounded too (:func:`_half`), then
+    :data:`STATISTIC_SLACK` relative to ``high``. ``why`` says the bound in words.
+    Returns the contradiction at ``name``'s pointer, or nothing. Raises nothing.
     """
     slack = STATISTIC_SLACK * max(abs(low), abs(high), abs(value))
     if floor - (value + _half(value)) <= slack and value - _half(value) - ceiling <= slack:
         return []
     side, bound = ("<", floor) if value < floor else (">", ceiling)
+    with_median, pointers, named = "", "", ""
+    if median is not None:
+        with_median, pointers = f" with median {median!r} ns", ", /spec/timing/latencyNs/median"
+        named = f", median {median!r}"
     return [Contradiction(
         "KI228", _pointer(name),
         f"the run states {name} {value!r} ns ({_pointer(name)}) of {trials} trials "
-        f"(/spec/timing/trials) from min {low!r} ns to max {high!r} ns "
-        f"(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max): {why}, here "
+        f"(/spec/timing/trials) from min {low!r} ns to max {high!r} ns{with_median} "
+        f"(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max{pointers}): {why}, here "
         f"[{_ns(floor)}, {_ns(ceiling)}] ns ({ROUNDED_READING})",
-        f"latencyNs {name} {value!r} {side} {_ns(bound)} (min {low!r}, max {high!r}, "
+        f"latencyNs {name} {value!r} {side} {_ns(bound)} (min {low!r}{named}, max {high!r}, "
         f"{trials} trials)")]
 
 

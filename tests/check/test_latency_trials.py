@@ -272,6 +272,12 @@ def test_one_trials_values_are_named_lowest_first_min_before_an_equal_value():
     ({"mean": 1000, "p50": 900, "median": 1100}, 100, "p50", P50_MEDIAN)])
 def test_add_refuses_the_new_users_runs(store, kit, runner, tmp_path, latency, trials,
                                         pointer, said):
+    _add_refused(store, kit, runner, tmp_path, latency, trials, pointer, said)
+
+
+def _add_refused(store, kit, runner, tmp_path, latency: dict, trials: int, pointer: str,
+                 said: str) -> None:
+    """``add --commit`` of a run stating ``latency`` over ``trials``: exit 1, KI228 said."""
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
     impl = kit.implementation("proj", name="impl")
     run = kit.run(protocol, env, impl, workload, latency=latency, name="round")
@@ -493,13 +499,4 @@ def test_few_trials_and_their_median_as_any_source_writes_them_are_never_refused
     ({"min": 1000, "max": 2000, "median": 1100}, 2, "median", MEDIAN_MIDPOINT)])
 def test_add_refuses_fresh15s_runs(store, kit, runner, tmp_path, latency, trials, pointer,
                                    said):
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
-    impl = kit.implementation("proj", name="impl")
-    run = kit.run(protocol, env, impl, workload, latency=latency, name="pinned")
-    run["spec"]["timing"]["trials"] = trials
-    add_docs(store, [protocol, env, workload, impl])
-    path = tmp_path / "pinned.json"
-    path.write_text(json.dumps(run))
-    done = runner.invoke(main, ["--store", str(store.root), "add", "--commit", str(path)])
-    assert done.exit_code == 1, done.output
-    assert f"{path}:/spec/timing/latencyNs/{pointer}: {said} (KI228)" in done.stderr
+    _add_refused(store, kit, runner, tmp_path, latency, trials, pointer, said)
