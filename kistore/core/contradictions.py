@@ -253,7 +253,9 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
     with ``trials`` n >= 2, ``mean`` and ``geomean`` lie within what n trials from ``min``
     to ``max`` give, of 2 trials ``median`` is ``mean``, and ``std`` is at least
     ``(max - min) / sqrt(2n)`` (:func:`trials_contradictions`, :func:`_std_too_small`;
-    fresh14 F1). Of one trial (``trials`` 1) every latency
+    fresh14 F1); ``min``, ``median`` and ``max`` together bound ``mean`` and ``geomean``
+    of n >= 3 trials, pin them and ``std`` of 3 (:func:`_std_of_three`), and the median of
+    2 is ``(min + max) / 2`` (fresh15 F1). Of one trial (``trials`` 1) every latency
     statistic is that trial's value (:func:`single_trial_differs`), and ``std`` is 0; with
     ``min`` and ``max`` stated, ``std`` is bounded by their range (:func:`std_bound`, as
     :func:`_std_contradictions` reads it).
@@ -273,7 +275,8 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
         whose values differ (:func:`_one_quantile_differs`: ``p50`` beside ``median``,
         ``p0`` beside ``min``; fresh13 F6); then :func:`trials_contradictions` (not of one
         trial). Then, at ``/spec/timing/latencyNs/std``, a ``std`` above 0 of one trial,
-        above :func:`std_bound`, or below :func:`_std_too_small`'s bound.
+        above :func:`std_bound`, or below :func:`_std_too_small`'s bound, or else, of 3
+        trials, not the std of ``min``, ``median`` and ``max`` (:func:`_std_of_three`).
     """
     values = {k: v for k, v in latency.items() if k not in _SPREAD
               and is_number(v)}
@@ -296,9 +299,11 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
         found += trials_contradictions(values, trials)
     spread = latency.get("std")
     if is_number(spread):
-        found += _std_contradictions(spread, values, trials)
+        said = _std_contradictions(spread, values, trials)
         if single is None and trials is not None and trials >= 2:
-            found += _std_too_small(spread, values, trials)
+            said += _std_too_small(spread, values, trials)
+        found += said or (_std_of_three(spread, values) if single is None and trials == 3
+                          else [])
     return found
 
 
@@ -797,7 +802,12 @@ def trials_contradictions(values: dict[str, float], trials: int | None
       min**(1/n) x max**((n-1)/n)`` (a ``mean`` or ``geomean`` outside [``min``, ``max``]
       is the pair out of order, said already);
     * of 2 trials, ``median`` (their midpoint) = ``mean``. ``p50`` is not held to it: a
-      source may compute it by nearest rank, the lower trial.
+      source may compute it by nearest rank, the lower trial. With no ``mean`` stated,
+      ``median`` = ``(min + max) / 2`` (:func:`_median_of_two`; fresh15 F1);
+    * with n >= 3 and ``min``, ``median`` and ``max`` stated, a ``mean`` or ``geomean``
+      within the bounds of ``min`` and ``max`` alone is held to the tighter bounds the
+      three give together (:func:`_beside_median`, which derives them; of 3 trials, the
+      trials are those three; fresh15 F1).
 
     Args:
         values: a run's latency statistics (``std`` left out), name -> ns, numbers only.
@@ -805,9 +815,11 @@ def trials_contradictions(values: dict[str, float], trials: int | None
             trial is :func:`single_trial_differs`'s, not judged here.
 
     Returns:
-        The contradictions, in this order: ``mean`` out of its range, ``geomean`` out of
-        its range, ``geomean`` above ``mean``, ``median`` not the ``mean`` of 2 trials;
-        each at the pointer of the statistic it names first. Raises nothing for numbers.
+        The contradictions, in this order: ``mean`` out of its range (of ``min`` and
+        ``max``, else of the three with ``median``), ``geomean`` likewise, ``geomean``
+        above ``mean``, ``median`` not the ``mean`` of 2 trials (or, with no ``mean``, not
+        their midpoint); each at the pointer of the statistic it names first. Raises
+        nothing for numbers.
     """
     found: list[Contradiction] = []
     low, high = values.get("min"), values.get("max")
@@ -820,17 +832,19 @@ def trials_contradictions(values: dict[str, float], trials: int | None
         if mean is not None and low <= mean <= high:
             floor = least + (most - least) / n
             ceiling = upper_high - (upper_high - upper_low) / n
-            found += _out_of_range("mean", mean, floor, ceiling, low, high, trials, (
+            said = _out_of_range("mean", mean, floor, ceiling, low, high, trials, (
                 "the mean of n trials lies in [min + (max - min) / n, max - (max - min) / n] "
                 "(a trial at each end, the others anywhere between)"))
+            found += said or _beside_median("mean", mean, values, int(n))
         geomean = values.get("geomean")
         if geomean is not None and low <= geomean <= high and least > 0:
             floor = least ** ((n - 1) / n) * most ** (1 / n)
             ceiling = upper_low ** (1 / n) * upper_high ** ((n - 1) / n)
-            found += _out_of_range("geomean", geomean, floor, ceiling, low, high, trials, (
+            said = _out_of_range("geomean", geomean, floor, ceiling, low, high, trials, (
                 "the geometric mean of n trials lies in [min^((n - 1) / n) x max^(1 / n), "
                 "min^(1 / n) x max^((n - 1) / n)] (a trial at each end, the others anywhere "
                 "between)"))
+            found += said or _beside_median("geomean", geomean, values, int(n))
     mean, geomean = values.get("mean"), values.get("geomean")
     if mean is not None and geomean is not None and geomean - _half(geomean) - (
             mean + _half(mean)) > STATISTIC_SLACK * max(abs(mean), abs(geomean)):
@@ -851,30 +865,190 @@ def trials_contradictions(values: dict[str, float], trials: int | None
             f"trials is their midpoint, which is their mean, and these differ by more than "
             f"rounding gives ({ROUNDED_READING})",
             f"latencyNs median {median!r} != mean {mean!r} of 2 trials"))
+    elif trials == 2 and mean is None and median is not None and low is not None \
+            and high is not None and low <= median <= high:
+        found += _median_of_two(median, low, high)
     return found
 
 
+def _median_of_two(median: float, low: float, high: float) -> list[Contradiction]:
+    """KI228 of a ``median`` of 2 trials not their midpoint, ``(min + max) / 2`` (fresh15 F1).
+
+    Of two trials ``min`` and ``max`` are the trials, and the median their midpoint; with a
+    ``mean`` stated, :func:`trials_contradictions` holds the median to it (and the mean to
+    the midpoint), so this is asked only when none is (a family ranking by ``median`` would
+    rank ``{"min": 1000, "max": 2000, "median": 1100}`` by 1,100 ns). Each value read as
+    rounded (:func:`_half`), then :data:`STATISTIC_SLACK` relative to the larger.
+
+    Args:
+        median: the run's ``latencyNs.median`` (ns), within [``low``, ``high``] (a value
+            outside is the pair out of order, said already).
+        low: its ``min`` (ns).
+        high: its ``max`` (ns).
+
+    Returns:
+        The contradiction at ``/spec/timing/latencyNs/median``, or nothing. Raises nothing.
+    """
+    floor = (low - _half(low) + high - _half(high)) / 2
+    ceiling = (low + _half(low) + high + _half(high)) / 2
+    slack = STATISTIC_SLACK * max(abs(low), abs(high), abs(median))
+    if floor - (median + _half(median)) <= slack and median - _half(median) - ceiling <= slack:
+        return []
+    return [Contradiction(
+        "KI228", _pointer("median"),
+        f"the run states median {median!r} ns ({_pointer('median')}) of 2 trials "
+        f"(/spec/timing/trials) from min {low!r} ns to max {high!r} ns "
+        f"(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max): the median of two "
+        f"trials is their midpoint, (min + max) / 2, here [{_ns(floor)}, {_ns(ceiling)}] ns "
+        f"({ROUNDED_READING})",
+        f"latencyNs median {median!r} != {_ns((low + high) / 2)} (min {low!r}, max {high!r}, "
+        f"2 trials)")]
+
+
+def _beside_median(name: str, value: float, values: dict[str, float], trials: int
+                   ) -> list[Contradiction]:
+    """KI228 of a ``mean`` or ``geomean`` no n >= 3 trials of that min, median, max give.
+
+    fresh15 F1: 3 trials of min 1000, median 1000 and max 4000 are 1000, 1000 and 4000,
+    whose mean is 2000, yet mean 2500 was added.
+
+    Derivation. Sort the n trials, x_1 <= ... <= x_n: x_1 = ``min`` (a), x_n = ``max``
+    (b), and m = ``median``. Let h = ceil(n / 2) - 1 and l = floor(n / 2) (h + l = n - 1).
+
+    * n odd, n = 2k + 1 (h = l = k): x_(k+1) = m, whatever the definition. Below it
+      x_2..x_k (k - 1 trials) lie in [a, m], above it x_(k+2)..x_(n-1) in [m, b]. The sum
+      is least with the first at a and the others at m: k a + k m + b = l a + h m + b;
+      greatest with the first at m and the others at b: a + h m + l b.
+    * n even, n = 2k >= 4 (h = k - 1, l = k): kistore reads the median as the midpoint
+      (x_k + x_(k+1)) / 2, but a source may have taken the lower or the upper middle trial
+      (nearest rank): the bounds hold for all three. Upper middle x_(k+1) = m: the sum is
+      least with x_2..x_k at a and x_(k+2)..x_(n-1) at m: k a + (k - 1) m + b =
+      l a + h m + b. Lower middle x_k = m, symmetrically, greatest a + h m + l b. The
+      midpoint's sums lie between: least (k - 1) a + k m + b (x_k = x_(k+1) = m), which is
+      the former plus m - a >= 0; greatest a + k m + (k - 1) b, the latter less b - m.
+    * n = 3 (h = l = 1): the trials are a, m and b, and both bounds are (a + m + b) / 3.
+
+    So (l a + h m + b) / n <= mean <= (a + h m + l b) / n, and, the same sums of
+    logarithms, (a^l m^h b)^(1 / n) <= geomean <= (a m^h b^l)^(1 / n): each bound is
+    reached by the trials named (sound and, for odd n, tight). Each of a, m and b is read as
+    rounded (:func:`_half`): the floor from the lowest values they may stand for, the
+    ceiling from the highest; the stated value too, then :data:`STATISTIC_SLACK`. Of 2
+    trials the median is the midpoint (:func:`_median_of_two`), not judged here.
+
+    Args:
+        name: ``mean`` or ``geomean``.
+        value: its stated value (ns), within the bounds ``min`` and ``max`` alone give (the
+            caller asks only then: a value out of those is said by them).
+        values: the run's latency statistics (``std`` left out), numbers only.
+        trials: its ``timing.trials``.
+
+    Returns:
+        The contradiction at ``name``'s pointer, or nothing (also with no ``median``, a
+        median outside [``min``, ``max``], fewer than 3 trials, or a ``min`` that may stand
+        for 0 or less, which no geometric mean reads). Raises nothing for numbers.
+    """
+    low, high, median = values.get("min"), values.get("max"), values.get("median")
+    if trials < 3 or low is None or high is None or median is None \
+            or not low <= median <= high:
+        return []
+    h, lo = (trials + 1) // 2 - 1, trials // 2
+    down = [v - _half(v) for v in (low, median, high)]
+    up = [v + _half(v) for v in (low, median, high)]
+    if name == "mean":
+        floor = (lo * down[0] + h * down[1] + down[2]) / trials
+        ceiling = (up[0] + h * up[1] + lo * up[2]) / trials
+        why = ("the mean of n trials lies in [(l x min + h x median + max) / n, (min + h x "
+               "median + l x max) / n]")
+    elif down[0] > 0:
+        floor = math.exp((lo * math.log(down[0]) + h * math.log(down[1])
+                          + math.log(down[2])) / trials)
+        ceiling = math.exp((math.log(up[0]) + h * math.log(up[1])
+                            + lo * math.log(up[2])) / trials)
+        why = ("the geometric mean of n trials lies in [(min^l x median^h x max)^(1 / n), "
+               "(min x median^h x max^l)^(1 / n)]")
+    else:
+        return []
+    return _out_of_range(name, value, floor, ceiling, low, high, trials, (
+        f"{why}, l = floor(n / 2) and h = ceil(n / 2) - 1 (a trial at each end, the "
+        f"median's, and the others at the median or an end; of 3 trials exactly min, median "
+        f"and max)"), median)
+
+
 def _out_of_range(name: str, value: float, floor: float, ceiling: float, low: float,
-                  high: float, trials: int | None, why: str) -> list[Contradiction]:
+                  high: float, trials: int | None, why: str, median: float | None = None
+                  ) -> list[Contradiction]:
     """KI228 of ``name`` stated at ``value`` ns outside [``floor``, ``ceiling``] (ns).
 
     ``floor`` and ``ceiling`` are the bounds of the range ``min`` (``low``) and ``max``
-    (``high``) may stand for, rounded; ``value`` is read as rounded too (:func:`_half`),
-    then :data:`STATISTIC_SLACK` relative to ``high``. ``why`` says the bound in words.
-    Returns the contradiction at ``name``'s pointer, or nothing.
+    (``high``) (and ``median``, when the bounds read it: :func:`_beside_median`) may stand
+    for, rounded; ``value`` is read as rounded too (:func:`_half`), then
+    :data:`STATISTIC_SLACK` relative to ``high``. ``why`` says the bound in words.
+    Returns the contradiction at ``name``'s pointer, or nothing. Raises nothing.
     """
     slack = STATISTIC_SLACK * max(abs(low), abs(high), abs(value))
     if floor - (value + _half(value)) <= slack and value - _half(value) - ceiling <= slack:
         return []
     side, bound = ("<", floor) if value < floor else (">", ceiling)
+    with_median, pointers, named = "", "", ""
+    if median is not None:
+        with_median, pointers = f" with median {median!r} ns", ", /spec/timing/latencyNs/median"
+        named = f", median {median!r}"
     return [Contradiction(
         "KI228", _pointer(name),
         f"the run states {name} {value!r} ns ({_pointer(name)}) of {trials} trials "
-        f"(/spec/timing/trials) from min {low!r} ns to max {high!r} ns "
-        f"(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max): {why}, here "
+        f"(/spec/timing/trials) from min {low!r} ns to max {high!r} ns{with_median} "
+        f"(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max{pointers}): {why}, here "
         f"[{_ns(floor)}, {_ns(ceiling)}] ns ({ROUNDED_READING})",
-        f"latencyNs {name} {value!r} {side} {_ns(bound)} (min {low!r}, max {high!r}, "
+        f"latencyNs {name} {value!r} {side} {_ns(bound)} (min {low!r}{named}, max {high!r}, "
         f"{trials} trials)")]
+
+
+def _std_of_three(spread: float, values: dict[str, float]) -> list[Contradiction]:
+    """KI228 of a ``std`` of 3 trials not that of ``min``, ``median`` and ``max``.
+
+    fresh15 F1: three trials are exactly those three values, so their std is known.
+
+    A run may state the population std or the sample std (sqrt(3 / 2) times it), so either
+    is accepted. Each of the three values is read as rounded (:func:`_half`): the std is
+    the length of the trials' deviations from their mean (a projection, which shortens no
+    difference) over sqrt(n) (population) or sqrt(n - 1) (sample), so values each within d_i
+    of the true trials give a std within sqrt(sum d_i^2) / sqrt(3) (sqrt(2), sample) of the
+    true one. Accepted: from the population std less that, to the sample std plus that, the
+    stated ``std`` read as rounded too, then :data:`STATISTIC_SLACK` relative to ``max``.
+
+    Args:
+        spread: the run's ``latencyNs.std`` (ns).
+        values: its latency statistics (``std`` left out), numbers only.
+
+    Returns:
+        The contradiction at ``/spec/timing/latencyNs/std``, or nothing (also with no
+        ``min``, ``median`` or ``max``, or a median outside [``min``, ``max``]). Raises
+        nothing for numbers.
+    """
+    low, high, median = values.get("min"), values.get("max"), values.get("median")
+    if low is None or high is None or median is None or not low <= median <= high:
+        return []
+    three = (low, median, high)
+    centre = sum(three) / 3
+    squares = sum((v - centre) ** 2 for v in three)
+    rounding = math.sqrt(sum(_half(v) ** 2 for v in three))
+    floor = max(math.sqrt(squares / 3) - rounding / math.sqrt(3), 0.0)
+    ceiling = math.sqrt(squares / 2) + rounding / math.sqrt(2)
+    slack = STATISTIC_SLACK * max(abs(low), abs(high))
+    if floor - (spread + _half(spread)) <= slack and spread - _half(spread) - ceiling <= slack:
+        return []
+    side, bound = ("<", floor) if spread < floor else (">", ceiling)
+    return [Contradiction(
+        "KI228", STD_POINTER,
+        f"the run states std {spread!r} ns ({STD_POINTER}) of 3 trials (/spec/timing/trials) "
+        f"from min {low!r} ns to max {high!r} ns with median {median!r} ns "
+        f"(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max, "
+        f"/spec/timing/latencyNs/median): 3 trials are exactly min, median and max, whose "
+        f"std is {_ns(math.sqrt(squares / 3))} ns (the population std) or "
+        f"{_ns(math.sqrt(squares / 2))} ns (the sample std), here [{_ns(floor)}, "
+        f"{_ns(ceiling)}] ns ({ROUNDED_READING})",
+        f"latencyNs std {spread!r} {side} {_ns(bound)} (min {low!r}, median {median!r}, "
+        f"max {high!r}, 3 trials)")]
 
 
 def _std_too_small(spread: float, values: dict[str, float], trials: int

@@ -272,6 +272,12 @@ def test_one_trials_values_are_named_lowest_first_min_before_an_equal_value():
     ({"mean": 1000, "p50": 900, "median": 1100}, 100, "p50", P50_MEDIAN)])
 def test_add_refuses_the_new_users_runs(store, kit, runner, tmp_path, latency, trials,
                                         pointer, said):
+    _add_refused(store, kit, runner, tmp_path, latency, trials, pointer, said)
+
+
+def _add_refused(store, kit, runner, tmp_path, latency: dict, trials: int, pointer: str,
+                 said: str) -> None:
+    """``add --commit`` of a run stating ``latency`` over ``trials``: exit 1, KI228 said."""
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
     impl = kit.implementation("proj", name="impl")
     run = kit.run(protocol, env, impl, workload, latency=latency, name="round")
@@ -375,3 +381,122 @@ def test_every_statistic_of_counted_trials_rounded_as_a_source_does_is_never_ref
     stats = {k: _significant(v, digits, unit) for k, v in _true(trials, sample).items()
              if k in ("min", "max", "mean", "geomean", "median", "std")}
     assert _found(stats, len(trials)) == []
+
+
+# -- fresh15 F1: min, median and max together pin 2 and 3 trials, and bound the mean of n
+
+_MIN_MAX_MEDIAN = ("(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max, "
+                   "/spec/timing/latencyNs/median)")
+MEAN_BESIDE_MEDIAN = (
+    "the run states mean 2500 ns (/spec/timing/latencyNs/mean) of 3 trials "
+    "(/spec/timing/trials) from min 1000 ns to max 4000 ns with median 1000 ns "
+    f"{_MIN_MAX_MEDIAN}: the mean of n trials lies in [(l x min + h x median + max) / n, "
+    "(min + h x median + l x max) / n], l = floor(n / 2) and h = ceil(n / 2) - 1 (a trial at "
+    "each end, the median's, and the others at the median or an end; of 3 trials exactly min, "
+    f"median and max), here [1,995, 2,005] ns ({_ROUNDING})")
+MEDIAN_MIDPOINT = (
+    "the run states median 1100 ns (/spec/timing/latencyNs/median) of 2 trials "
+    f"(/spec/timing/trials) from min 1000 ns to max 2000 ns {_MIN_MAX}: the median of two "
+    "trials is their midpoint, (min + max) / 2, here [1,495, 1,505] ns "
+    f"({_ROUNDING})")
+GEOMEAN_BESIDE_MEDIAN = (
+    "the run states geomean 2500 ns (/spec/timing/latencyNs/geomean) of 3 trials "
+    "(/spec/timing/trials) from min 1000 ns to max 8000 ns with median 1000 ns "
+    f"{_MIN_MAX_MEDIAN}: the geometric mean of n trials lies in [(min^l x median^h x "
+    "max)^(1 / n), (min x median^h x max^l)^(1 / n)], l = floor(n / 2) and h = ceil(n / 2) - 1 "
+    "(a trial at each end, the median's, and the others at the median or an end; of 3 trials "
+    "exactly min, median and max), here [1,992.91, 2,007.08] ns "
+    f"({_ROUNDING})")
+STD_OF_THREE = (
+    "the run states std 1300 ns (/spec/timing/latencyNs/std) of 3 trials (/spec/timing/trials) "
+    f"from min 1000 ns to max 4000 ns with median 1000 ns {_MIN_MAX_MEDIAN}: 3 trials are "
+    "exactly min, median and max, whose std is 1,414.21 ns (the population std) or 1,732.05 ns "
+    "(the sample std), here [1,409.21, 1,738.17] ns "
+    f"({_ROUNDING})")
+
+
+def test_fresh15s_runs_are_refused():
+    """fresh15 F1: (a) 3 trials of min 1000, median 1000 and max 4000 are 1000, 1000 and
+    4000 (mean 2000), yet mean 2500 passed; (b) of 2 trials the median is (min + max) / 2,
+    yet median 1100 beside min 1000 and max 2000 passed when no mean was stated."""
+    assert _found({"mean": 2500, "min": 1000, "max": 4000, "median": 1000}, 3) == [(
+        "KI228", "/spec/timing/latencyNs/mean", MEAN_BESIDE_MEDIAN,
+        "latencyNs mean 2500 > 2,005 (min 1000, median 1000, max 4000, 3 trials)")]
+    assert _found({"min": 1000, "max": 2000, "median": 1100}, 2) == [(
+        "KI228", "/spec/timing/latencyNs/median", MEDIAN_MIDPOINT,
+        "latencyNs median 1100 != 1,500 (min 1000, max 2000, 2 trials)")]
+    assert _found({"geomean": 2500, "min": 1000, "max": 8000, "median": 1000}, 3) == [(
+        "KI228", "/spec/timing/latencyNs/geomean", GEOMEAN_BESIDE_MEDIAN,
+        "latencyNs geomean 2500 > 2,007.08 (min 1000, median 1000, max 8000, 3 trials)")]
+    assert _found({"std": 1300, "min": 1000, "max": 4000, "median": 1000}, 3) == [(
+        "KI228", "/spec/timing/latencyNs/std", STD_OF_THREE,
+        "latencyNs std 1300 < 1,409.21 (min 1000, median 1000, max 4000, 3 trials)")]
+
+
+def test_the_median_bounds_pass_their_true_values_and_say_each_thing_once():
+    # the trials themselves: 1000, 1000, 4000 (population std 1,414; sample 1,732)
+    true = {"mean": 2000, "geomean": 2000, "min": 1000, "max": 4000, "median": 1000}
+    assert _found(dict(true, geomean=round((1000 * 1000 * 4000) ** (1 / 3))), 3) == []
+    assert _found(dict(true, geomean=1587, std=1414), 3) == []
+    assert _found(dict(true, geomean=1587, std=1732), 3) == []
+    assert _found({"min": 1000, "max": 2000, "median": 1500}, 2) == []
+    assert _found({"min": 1000, "max": 2000, "median": 1504}, 2) == []  # rounding: 5 ns
+    # with a mean stated, the 2-trial finding is stat08's (median != mean), said once
+    assert [c[3] for c in _found({"mean": 1500, "min": 1000, "max": 2000, "median": 1100},
+                                 2)] == ["latencyNs median 1100 != mean 1500 of 2 trials"]
+    # a mean out of min and max's own bounds: their finding alone, not the median's too
+    assert [c[3] for c in _found({"mean": 1000, "min": 1000, "max": 4000, "median": 1000},
+                                 3)] == ["latencyNs mean 1000 < 1,995 (min 1000, max 4000, "
+                                         "3 trials)"]
+    # n = 4: l = 2, h = 1; median read as the midpoint or either middle trial
+    # (1000, 1000, 1000, 9000) has median 1000, mean 3000; (1000, 1000, 9000, 9000) median
+    # 5000 by midpoint, 1000 by the lower middle: mean 5000; both in [3000, 5000]
+    assert _found({"mean": 5000, "min": 1000, "max": 9000, "median": 1000}, 4) == []
+    assert _found({"mean": 3000, "min": 1000, "max": 9000, "median": 1000}, 4) == []
+    assert [c[3] for c in _found({"mean": 5100, "min": 1000, "max": 9000, "median": 1000},
+                                 4)] == ["latencyNs mean 5100 > 5,005 (min 1000, median "
+                                         "1000, max 9000, 4 trials)"]
+    # no count stated, or a median out of order: not these rules'
+    assert _found({"mean": 2500, "min": 1000, "max": 4000, "median": 1000}) == []
+    assert [c[3] for c in _found({"mean": 2500, "min": 1000, "max": 4000, "median": 900},
+                                 3)] == ["latencyNs min 1000 > median 900"]
+
+
+def _nearest_rank(trials: list[float], p: int) -> float:
+    """The p-th percentile by nearest rank (the lower trial of an even count's middle)."""
+    ordered = sorted(trials)
+    return ordered[max(math.ceil(p / 100 * len(ordered)), 1) - 1]
+
+
+_FEW_CLUSTERED = st.builds(
+    lambda base, offsets, spread: [base * (1 + o * spread) for o in offsets],
+    st.floats(min_value=1, max_value=1e11), st.lists(
+        st.sampled_from([0.0, 0.5, 1.0]) | st.floats(min_value=0, max_value=1), min_size=2,
+        max_size=6), st.sampled_from([1e-7, 1e-4, 1e-3, 4e-3, 1e-2, 1.0]))
+"""2 to 6 trials close together, often repeated at the ends or the middle (as
+:data:`_CLUSTERED`, few: where ``min``, ``median`` and ``max`` bind the most)."""
+
+
+@given(st.lists(st.floats(min_value=1, max_value=1e11, allow_nan=False), min_size=2,
+                max_size=6) | _FEW_CLUSTERED,
+       st.booleans(), st.booleans(), st.integers(3, 7), st.sampled_from([10**6, 10**3, 1]))
+def test_few_trials_and_their_median_as_any_source_writes_them_are_never_refused(
+        trials, sample, nearest, digits, unit):
+    """2 to 6 real trials (where min, median and max bind the most), every statistic stated
+    with the count, the median the midpoint or (an even count of 4 or more) the lower
+    middle trial by nearest rank, rounded to 3-7 significant digits in ms, us or ns: never
+    refused."""
+    stats = _true(trials, sample)
+    if nearest and len(trials) != 2:  # of 2 trials the median is their midpoint (stat08)
+        stats["median"] = _nearest_rank(trials, 50)
+    stats = {k: _significant(v, digits, unit) for k, v in stats.items()
+             if k in ("min", "max", "mean", "geomean", "median", "std")}
+    assert _found(stats, len(trials)) == []
+
+
+@pytest.mark.parametrize("latency, trials, pointer, said", [
+    ({"mean": 2500, "min": 1000, "max": 4000, "median": 1000}, 3, "mean", MEAN_BESIDE_MEDIAN),
+    ({"min": 1000, "max": 2000, "median": 1100}, 2, "median", MEDIAN_MIDPOINT)])
+def test_add_refuses_fresh15s_runs(store, kit, runner, tmp_path, latency, trials, pointer,
+                                   said):
+    _add_refused(store, kit, runner, tmp_path, latency, trials, pointer, said)
