@@ -69,6 +69,7 @@ from ._observed import Added, check_observed, first_added, judge_observed
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._products import check_products
+from ._attestations_here import worktree_attestations_kept
 from ._provenance_here import worktree_provenance
 from ._refs import check_replace_refs
 from ._rules import (
@@ -2051,6 +2052,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
             try:
                 changes = worktree_changes(store, objects_read)
                 changes += worktree_provenance(store, metadata_read)  # KI432, uncommitted
+                changes += worktree_attestations_kept(store)  # KI410: a file the tree lost
             except ObjectUnreadable as e:  # a tree of HEAD's objects git's status can't read
                 stopped = stopped_finding(e)
                 changes = [] if stopped in later else [stopped]  # said once
@@ -2059,6 +2061,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
                 snap.view.scope == "work":  # git's status of the metadata files says which
             try:
                 later += worktree_provenance(store, None)
+                later += worktree_attestations_kept(store)  # KI410: a file the tree lost
             except ObjectUnreadable as e:
                 if (stopped := stopped_finding(e)) not in later:
                     later.append(stopped)
