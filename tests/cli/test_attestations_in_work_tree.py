@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from kistore.cli import main
 from kistore.store import Store
 
-from ..conftest import commit_all, python_c, snapshot
+from ..conftest import commit_all, snapshot
 from ..sparse import trust_maintainer, withdraw
 
 STATES = ("moved-out", "folder-removed", "fifo", "symlink", "directory", "changed")
@@ -105,21 +105,6 @@ def test_a_work_tree_answer_judges_the_file_as_head_holds_it(committed, tmp_path
     page = json.loads(_run(store.root, "show", "BenchmarkRun/fast", "--json")[1])
     assert page["withdrawn"] is True
     assert [(a["effect"], a["location"]) for a in page["attestations"]] == [("withdraws", path)]
-
-
-def test_a_removed_folder_is_found_through_the_index_cache(committed):
-    """The warm filter asks the index which runs HEAD holds a folder for: no pygit2."""
-    store, path = committed
-    assert _run(store.root, "rank", "BenchmarkRun/ref")[0] == 0  # warms the index
-    shutil.rmtree(store.root / path.rpartition("/")[0])
-    code = ("import sys\nfrom kistore.store import Store\nfrom kistore.index import "
-            "maybe_attested, open_catalog\nstore = Store(sys.argv[1])\n"
-            "catalog = open_catalog(store, None)\nruns = [store.view(None).find_name("
-            "'BenchmarkRun', n) for n in ('fast', 'slow', 'ref')]\n"
-            "found = maybe_attested(store.root, runs, catalog.annotated, catalog.outside, "
-            "catalog.committed)\nprint([str(d) for d in found], 'pygit2' in sys.modules)")
-    fast = store.view("HEAD").find_name("BenchmarkRun", "fast")
-    assert python_c(code, str(store.root)).stdout.split("\n")[-2] == f"['{fast}'] False"
 
 
 def test_more_than_three_files_name_three_and_a_count(group):
