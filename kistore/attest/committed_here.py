@@ -1,4 +1,4 @@
-"""Committed attestation files as a work-tree answer reads them: ``HEAD``'s where the work tree lost them.
+"""Committed attestation files as a work-tree answer reads them: ``HEAD``'s where it lost them.
 
 An attestation file, once committed, is never removed or changed: KI410 refuses, at every
 commit, a commit that deletes one or rewrites its bytes. A work tree can still lack one
@@ -112,7 +112,7 @@ def files_as_committed(store: Store, subjects: list[Digest], files: list[tuple[s
     if head is None or store.root is None:
         return files
     held = dict(files)
-    taken = [found for found in differing(store, head, folders_holding(head, subjects), held)]
+    taken = differing(store, head, folders_holding(head, subjects), held)
     if not taken:
         return files
     head.prefetch(t.path for t in taken)

@@ -49,6 +49,7 @@ from ..git.pack import blob_id
 from ..git.packs import PackDamage, check_packs, map_packs, unmap_packs
 from ..index.catalog import Loaded, parse_manifest
 from ..store import Files, FileTooLarge, index_lock
+from ._attestations_here import worktree_attestations_kept
 from ._board_fix import uncommitted_board_fixes
 from ._claims import check_claims, judge_claims
 from ._commits import unparsable_finding
@@ -69,7 +70,6 @@ from ._observed import Added, check_observed, first_added, judge_observed
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._products import check_products
-from ._attestations_here import worktree_attestations_kept
 from ._provenance_here import worktree_provenance
 from ._refs import check_replace_refs
 from ._rules import (

@@ -50,8 +50,8 @@ TABLES = ("head_shards", "shard_listings", "head_attested")
 ``shard_listings``: a shard tree id -> its ``{file name: blob id}`` (:func:`pack_listing`),
 for the shards of ``HEAD``, so comparing a freshly written work-tree directory needs no
 pygit2; ``head_attested``: the runs ``HEAD``'s tree holds an attestation folder for (meta
-``attested_tree``; :class:`HeadAttested`). The object blob ids with a note are meta ``annotated`` (JSON: the notes tip and the
-sorted ids)."""
+``attested_tree``; :class:`HeadAttested`). The object blob ids with a note are meta
+``annotated`` (JSON: the notes tip and the sorted ids)."""
 
 _LEAF = re.compile(r"[0-9a-f]{62}\.json")
 """A stored file's name in its shard directory: the digest's hex after the first two."""

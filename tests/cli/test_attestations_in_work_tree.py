@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -149,8 +148,8 @@ def test_a_new_file_not_committed_still_counts(committed):
     assert code == 0
     assert _ranks(out)["fast"] == (None, "withdrawn")
     assert _ranks(out)["slow"] == (None, "withdrawn")
-    assert _ranks(_run(store.root, "rank", "BenchmarkRun/ref", "--json", "--all", "--at", "HEAD")[1])[
-        "slow"] == (1, None)
+    at_head = _run(store.root, "rank", "BenchmarkRun/ref", "--json", "--all", "--at", "HEAD")
+    assert _ranks(at_head[1])["slow"] == (1, None)
     assert err.count("\n") == 1 and err.startswith(f"warning: {path}: committed in HEAD")
     assert slow not in err
 
