@@ -289,7 +289,7 @@ class HeadAttested:
     it as ``HEAD`` holds it (:func:`kistore.attest.committed_here.files_as_committed`;
     fresh14 F15: a folder removed from the work tree made a withdrawn run rank again, without
     a word). Table ``head_attested``: one row per run (its 32-byte digest), each sealed with
-    the tree it was read from (meta ``attested_tree``); read from ``HEAD``'s tree (two tree
+    the tree it was read from (meta ``attested_tree``: that tree's id and the rows' count); read from ``HEAD``'s tree (two tree
     reads a shard of ``store/attestations/sha256/``) when that tree is not the one cached,
     which happens once after ``HEAD``'s tree changed, when the index reads it through
     pygit2 anyway. A warm query asks for its runs' rows alone: one indexed look-up, no file
@@ -312,31 +312,43 @@ class HeadAttested:
     def among(self, digests: Iterable[Digest]) -> set[Digest]:
         """Return those of ``digests`` whose attestation folder ``HEAD``'s tree holds.
 
-        A row that does not match its seal, or a cache of another tree, is a miss: the
-        tree is read again and cached.
+        Meta ``attested_tree`` holds the tree id and how many rows were cached: none, and
+        nothing more is read; no more than ``digests``, and every row is read (a row
+        missing is a miss); more, and only the rows of ``digests`` are looked up. A row
+        that does not match its seal, or a cache of another tree, is a miss: the tree is
+        read again and cached.
         """
         wanted = {bytes.fromhex(d.hex): d for d in digests}
         if not wanted:
             return set()
-        if _meta(self.conn, "attested_tree") == self.id:
-            found = self._rows(list(wanted))
+        tree, _, count = (_meta(self.conn, "attested_tree") or "").partition(" ")
+        if tree == self.id and count.isdigit():
+            found = self._rows(list(wanted), int(count))
             if found is not None:
-                return {wanted[raw] for raw in found}
+                return {d for raw, d in wanted.items() if raw in found}
         held = self._fill()
         return {d for raw, d in wanted.items() if raw in held}
 
-    def _rows(self, raws: list[bytes]) -> set[bytes] | None:
-        """Return the cached rows among ``raws``; None when one does not match its seal."""
+    def _rows(self, raws: list[bytes], count: int) -> set[bytes] | None:
+        """Return the cached rows (all, or those of ``raws``); None when one was tampered with."""
+        if count == 0:
+            return set()
+        if count <= len(raws):  # one read of the whole table is cheaper than the look-ups
+            rows = self.conn.execute("SELECT digest, seal FROM head_attested").fetchall()
+            if len(rows) != count:
+                return None
+        else:
+            rows = []
+            for start in range(0, len(raws), _BATCH):
+                batch = raws[start:start + _BATCH]
+                rows += self.conn.execute(
+                    "SELECT digest, seal FROM head_attested WHERE digest IN "
+                    f"({', '.join('?' * len(batch))})", batch).fetchall()
         found: set[bytes] = set()
-        for start in range(0, len(raws), _BATCH):
-            batch = raws[start:start + _BATCH]
-            rows = self.conn.execute(
-                "SELECT digest, seal FROM head_attested WHERE digest IN "
-                f"({', '.join('?' * len(batch))})", batch).fetchall()
-            for raw, sealed in rows:
-                if sealed != seal((raw, self.id)):
-                    return None
-                found.add(bytes(raw))
+        for raw, sealed in rows:
+            if sealed != seal((raw, self.id)):
+                return None
+            found.add(bytes(raw))
         return found
 
     def _fill(self) -> set[bytes]:
@@ -349,23 +361,26 @@ class HeadAttested:
             top = None
         if top is not None and top.type_str == "tree":
             for shard in subtree(repo, top.id):
-                if shard.type_str != "tree" or not _HEX2.fullmatch(str(shard.name)):
+                if shard.type_str != "tree" or not _lower_hex(str(shard.name), 2):
                     continue
                 held.update(bytes.fromhex(f"{shard.name}{rest.name}")
                             for rest in subtree(repo, shard.id)
-                            if rest.type_str == "tree" and _HEX62.fullmatch(str(rest.name)))
+                            if rest.type_str == "tree" and _lower_hex(str(rest.name), 62))
         with transaction(self.conn):
             self.conn.execute("DELETE FROM head_attested")
             self.conn.executemany("INSERT INTO head_attested VALUES (?, ?)",
                                   [(raw, seal((raw, self.id))) for raw in sorted(held)])
-            set_meta(self.conn, attested_tree=self.id)
+            set_meta(self.conn, attested_tree=f"{self.id} {len(held)}")
         return held
 
 
 _BATCH = 500
 """Digests asked of ``head_attested`` in one statement (SQLite allows 999 parameters)."""
-_HEX2 = re.compile(r"[0-9a-f]{2}")
-_HEX62 = re.compile(r"[0-9a-f]{62}")
+
+
+def _lower_hex(name: str, size: int) -> bool:
+    """Whether ``name`` is ``size`` lowercase hex digits (a folder of the layout's digests)."""
+    return len(name) == size and not name.strip("0123456789abcdef")
 
 
 class OutsideCheckout:
