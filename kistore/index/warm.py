@@ -178,11 +178,19 @@ class HeadTree:
 
     def has_tree(self, path: str) -> bool:
         """Return True when this tree holds a directory at repository ``path`` (via pygit2)."""
+        return self.tree_at(path) is not None
+
+    def tree_at(self, path: str) -> pygit2.Oid | None:
+        """Return the id of the directory at repository ``path`` in this tree (via pygit2).
+
+        Returns:
+            None when the tree holds none there (nothing, or a file).
+        """
         try:
             entry = self._load()[path]
         except KeyError:
-            return False
-        return bool(entry.type_str == "tree")
+            return None
+        return entry.id if entry.type_str == "tree" else None
 
     def listing(self, shard_id: str | None) -> dict[str, str]:
         """Return ``{file name: blob id}`` of a shard tree (empty for None); cached by id.
@@ -289,25 +297,22 @@ class HeadAttested:
     it as ``HEAD`` holds it (:func:`kistore.attest.committed_here.files_as_committed`;
     fresh14 F15: a folder removed from the work tree made a withdrawn run rank again, without
     a word). Table ``head_attested``: one row per run (its 32-byte digest), each sealed with
-    the tree it was read from (meta ``attested_tree``: that tree's id and the rows' count); read from ``HEAD``'s tree (two tree
-    reads a shard of ``store/attestations/sha256/``) when that tree is not the one cached,
-    which happens once after ``HEAD``'s tree changed, when the index reads it through
-    pygit2 anyway. A warm query asks for its runs' rows alone: one indexed look-up, no file
-    read, no child process, no pygit2.
+    the tree it was read from (meta ``attested_tree``: that tree's id and the rows' count);
+    read from ``HEAD``'s tree (two tree reads a shard of ``store/attestations/sha256/``)
+    when that tree is not the one cached, which happens once after ``HEAD``'s tree changed,
+    when the index reads it through pygit2 anyway. A warm query reads its runs' rows (or
+    the whole table, when no larger than its group: :meth:`among`): no file read, no child
+    process, no pygit2 (docs/speed.md, 2026-12-07, branch ``wt02``).
 
     Args:
-        store: a :class:`kistore.store.Store` (its pygit2 repository is opened on a miss).
-        conn: the index connection.
-        tree_id: ``HEAD``'s tree id (hex).
-        load: returns that pygit2 Tree (called only on a miss).
+        head: ``HEAD``'s tree as the work-tree comparison reads it (:class:`HeadTree`: its
+            store, index connection, tree id, and pygit2 tree loaded only on a miss).
     """
 
-    def __init__(self, store: IndexedStore, conn: sqlite3.Connection, tree_id: str,
-                 load: Callable[[], pygit2.Tree]) -> None:
-        self.store = store
-        self.conn = conn
-        self.id = tree_id
-        self._load = load
+    def __init__(self, head: HeadTree) -> None:
+        self.head = head
+        self.conn = head.conn
+        self.id = head.id
 
     def among(self, digests: Iterable[Digest]) -> set[Digest]:
         """Return those of ``digests`` whose attestation folder ``HEAD``'s tree holds.
@@ -353,14 +358,11 @@ class HeadAttested:
 
     def _fill(self) -> set[bytes]:
         """Read the runs with a folder from ``HEAD``'s tree and cache them (sealed)."""
-        tree, repo = self._load(), self.store.repo
+        repo = self.head.store.repo
         held: set[bytes] = set()
-        try:
-            top = tree[f"{layout.ATTESTATIONS_DIR}/sha256"]
-        except KeyError:
-            top = None
-        if top is not None and top.type_str == "tree":
-            for shard in subtree(repo, top.id):
+        top = self.head.tree_at(f"{layout.ATTESTATIONS_DIR}/sha256")
+        if top is not None:
+            for shard in subtree(repo, top):
                 if shard.type_str != "tree" or not _lower_hex(str(shard.name), 2):
                     continue
                 held.update(bytes.fromhex(f"{shard.name}{rest.name}")
