@@ -79,6 +79,7 @@ from ..git.refs import common_git_dir
 from ..git.remotes import remote_names, unknown_remote
 from ..git.treediff import entry_at, subtree
 from ..store import atomic_write, refuse_links
+from .committed_here import files_as_committed, folders_holding
 from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
 from .levels import (
     TRACKING_PREFIX,
@@ -622,17 +623,7 @@ def file_attestations_many(view: View, subjects: Iterable[Digest]
         view: a :class:`kistore.store.View`.
         subjects: the digests asked about.
     """
-    shards = set(view.list_dir(ATTESTATIONS_SHA256))
-    rests: dict[str, set[str]] = {}
-    folders = []
-    for subject in subjects:
-        shard = subject.hex[:2]
-        if shard not in shards:
-            continue
-        if shard not in rests:
-            rests[shard] = set(view.list_dir(f"{ATTESTATIONS_SHA256}/{shard}"))
-        if subject.hex[2:] in rests[shard]:
-            folders.append(layout.attestation_dir(subject))
+    folders = folders_holding(view, subjects)
     yield from _read_files(view, folders)
 
 
@@ -784,6 +775,12 @@ def collect_many(store: Store, subjects: Iterable[Digest], *, at: str | None = N
     subjects, so a query about a comparison group of thousands of runs does not walk git
     once per run.
 
+    Of the work tree (``at`` None), a file ``HEAD`` committed in a subject's folder that the
+    work tree lacks or holds otherwise (a FIFO, a symbolic link, a directory, other bytes)
+    is read as ``HEAD`` holds it, as no commit may remove or change one (KI410), and
+    recorded in :attr:`kistore.store.Store.heads_files`
+    (:func:`kistore.attest.committed_here.files_as_committed`); new files count as read.
+
     Args:
         store: a :class:`kistore.store.Store`.
         subjects: the digests asked about (duplicates are answered once).
@@ -802,8 +799,10 @@ def collect_many(store: Store, subjects: Iterable[Digest], *, at: str | None = N
     wanted = list(dict.fromkeys(subjects))
     view = store.view(at)
     found: dict[Digest, list[Seen]] = {d: [] for d in wanted}
-    for seen in (*_noted(store, view, wanted, notes_at=notes_at), *_filed(store, at,
-                                                        file_attestations_many(view, wanted))):
+    files = list(file_attestations_many(view, wanted))
+    if at is None and store.root is not None:  # what HEAD committed, where the work tree lost it
+        files = files_as_committed(store, wanted, files)
+    for seen in (*_noted(store, view, wanted, notes_at=notes_at), *_filed(store, at, files)):
         found[seen.subject].append(seen)
     return found
 

@@ -49,6 +49,7 @@ from ..git.pack import blob_id
 from ..git.packs import PackDamage, check_packs, map_packs, unmap_packs
 from ..index.catalog import Loaded, parse_manifest
 from ..store import Files, FileTooLarge, index_lock
+from ._attestations_here import worktree_attestations_kept
 from ._board_fix import uncommitted_board_fixes
 from ._claims import check_claims, judge_claims
 from ._commits import unparsable_finding
@@ -2071,6 +2072,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
             try:
                 changes = worktree_changes(store, objects_read)
                 changes += worktree_provenance(store, metadata_read)  # KI432, uncommitted
+                changes += worktree_attestations_kept(store)  # KI410: a file the tree lost
             except ObjectUnreadable as e:  # a tree of HEAD's objects git's status can't read
                 stopped = stopped_finding(e)
                 changes = [] if stopped in later else [stopped]  # said once
@@ -2079,6 +2081,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
                 snap.view.scope == "work":  # git's status of the metadata files says which
             try:
                 later += worktree_provenance(store, None)
+                later += worktree_attestations_kept(store)  # KI410: a file the tree lost
             except ObjectUnreadable as e:
                 if (stopped := stopped_finding(e)) not in later:
                     later.append(stopped)

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 from . import _streams
 from ._adding import INTERRUPTED, _hold_signals_to_the_end
 from ._context import StoreContext as StoreContext  # re-exported: ctx.obj of every command
+from ._evidence_here import warn_evidence_here
 from ._links import warn_linked
 from ._machine import (
     COMMAND_ARGS,
@@ -199,8 +200,10 @@ class KistoreGroup(click.Group):
         document for every error that stops it (:func:`._machine.machine_report`), usage errors
         (exit 2) included, before the error is said on stderr as usual. Then the
         symlinked store directories its reads left out are named
-        (:func:`kistore.cli._links.warn_linked`). A command that succeeded but wrote to a
-        closed stdout exits 1 saying so (:func:`_said_lost_output`).
+        (:func:`kistore.cli._links.warn_linked`), and the committed attestation files a
+        work-tree answer read as ``HEAD`` holds them (:mod:`kistore.cli._evidence_here`). A
+        command that succeeded but wrote to a closed stdout exits 1 saying so
+        (:func:`_said_lost_output`).
         """
         try:
             try:
@@ -211,7 +214,9 @@ class KistoreGroup(click.Group):
                 # or a Ctrl-C in what follows raised in click's code ("Aborted!", exit 1).
                 _entry.ending = _entry.console
                 context = ctx.obj
-                warn_linked(context.opened() if isinstance(context, StoreContext) else None)
+                opened = context.opened() if isinstance(context, StoreContext) else None
+                warn_linked(opened)
+                warn_evidence_here(opened)  # committed evidence the work tree lost (F15)
         except BrokenPipeError:  # anywhere: the command, its error's report, the warning
             if ctx.params.get("debug"):
                 raise

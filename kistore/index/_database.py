@@ -46,7 +46,8 @@ LEGACY_FILES = ("catalog.sqlite",)
 """Files earlier kistore versions kept beside it (the name catalog), deleted on creation."""
 
 FORMAT = "kistore-index-10"
-"""The file's format, in ``meta``; any other value (or none) makes the file start again.
+"""The file's format, in ``meta``; any other value (or none) makes the file start again
+(as does a missing table: the ``head_attested`` cache, fresh14 F15, came so).
 10: rows held to ``[limits] object-members`` too (review r85 F18; an index of 9 kept a
 manifest with an object past it, and its tree and settings key were unchanged); 9: a
 ``skipped`` row's problem past a limit worded as every other message past a limit
@@ -85,6 +86,8 @@ TABLES: dict[str, str] = {
                    "seal BLOB NOT NULL)",
     "shard_listings": "CREATE TABLE shard_listings (shard TEXT PRIMARY KEY, "
                       "listing TEXT NOT NULL, seal BLOB NOT NULL)",
+    "head_attested": "CREATE TABLE head_attested (digest BLOB PRIMARY KEY, "
+                     "seal BLOB NOT NULL) WITHOUT ROWID",
     # the names (.names)
     "name_shards": "CREATE TABLE name_shards (scope TEXT, dir TEXT, key TEXT NOT NULL, "
                    "seal BLOB NOT NULL, PRIMARY KEY (scope, dir))",
@@ -96,7 +99,7 @@ TABLES: dict[str, str] = {
 ``meta`` (``format``; ``file``, a random id per file; ``tree``, the git tree the query rows
 describe; and the keys of :mod:`.warm`), the query rows (:mod:`._rows`), the work-tree
 caches (:mod:`._worktree`: ``worktree``; :mod:`._fresh`: ``manifest_stat``; :mod:`.warm`:
-``head_shards``, ``shard_listings``) and the names (:mod:`.names`).
+``head_shards``, ``shard_listings``, ``head_attested``) and the names (:mod:`.names`).
 
 Every row but ``manifest_stat``'s (whose one value is itself a hash of what it was derived
 from, :func:`.fresh.seen_key`) ends with a ``seal``: :func:`seal` of the row's other values,
@@ -111,7 +114,8 @@ reindex --check`` compares the whole file with a fresh derivation from the store
 QUERY_TABLES = ("digests", "keys", "records", "skipped", "dictionary")
 """The tables a rebuild of the query rows starts again (:meth:`.index.Index.rebuild`)."""
 
-CACHE_TABLES = ("worktree", "manifest_stat", "head_shards", "shard_listings")
+CACHE_TABLES = ("worktree", "manifest_stat", "head_shards", "shard_listings",
+                "head_attested")
 """Caches keyed by git and file-system state alone (a ``reindex`` keeps them)."""
 
 INDEXES: dict[str, str] = {

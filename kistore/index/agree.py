@@ -26,8 +26,8 @@ difference of its own ("does not match its seal"); a row whose seal was recomput
 as a difference of content. The rows' interned ids (``digests``, ``keys``), the
 compression dictionary, the limits and settings keys in ``meta``, and the caches keyed by
 git and file-system state (``worktree``, ``manifest_stat``, ``head_shards``,
-``shard_listings``, which a ``reindex`` keeps) are not compared: only what the rows decode
-to.
+``shard_listings``, ``head_attested``, which a ``reindex`` keeps) are not compared: only
+what the rows decode to.
 
 A difference is *stale* when the kept index is behind git, which it catches up with by
 itself at the next query: its query rows describe another tree than the one asked

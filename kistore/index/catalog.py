@@ -27,7 +27,7 @@ from .records import Describer, Listed, Record
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .interfaces import StoreView
-    from .warm import OutsideCheckout
+    from .warm import HeadAttested, OutsideCheckout
 
 Loaded = tuple[str, str, dict[str, Any]]
 """``(kind, name, spec)`` of a manifest read from the store."""
@@ -331,11 +331,15 @@ class Catalog:
         outside: for a work-tree catalog of a sparse checkout, the files outside it as
             ``HEAD`` holds them (:class:`kistore.index.warm.OutsideCheckout`), which
             ``annotated`` is checked against too; None: not a sparse checkout.
+        committed: for a work-tree catalog, the runs ``HEAD``'s tree holds an attestation
+            folder for (:class:`kistore.index.warm.HeadAttested`), which a work-tree answer
+            reads where the work tree lost them; None: not asked.
     """
 
     unreadable: tuple[str, ...] = ()
     annotated: frozenset[str] | None = None
     outside: OutsideCheckout | None = None
+    committed: HeadAttested | None = None
 
     def skipped(self) -> dict[str, tuple[str, str]]:
         """Return the committed manifests the index build left out, and why.

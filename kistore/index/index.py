@@ -1006,6 +1006,8 @@ def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | Non
     catalog: Catalog = CheckedCatalog(base, store.view(None), changed, check,
                                       marks=store.git_dir)
     catalog.annotated = warm.annotated_blobs(store, base.conn)
+    # runs HEAD holds attestation files of: read where the work tree lost them (F15)
+    catalog.committed = warm.HeadAttested(head)
     if skipped is not None:  # notes and attestation files outside the checkout: the index's
         catalog.outside = warm.OutsideCheckout(skipped, head)
     return catalog

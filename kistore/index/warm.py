@@ -44,13 +44,14 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from .interfaces import IndexedStore
 
-TABLES = ("head_shards", "shard_listings")
+TABLES = ("head_shards", "shard_listings", "head_attested")
 """The tables of :data:`kistore.index._database.TABLES` this module fills.
 ``head_shards``: shard directory -> git tree id in ``HEAD``'s tree (meta ``shards_tree``);
 ``shard_listings``: a shard tree id -> its ``{file name: blob id}`` (:func:`pack_listing`),
 for the shards of ``HEAD``, so comparing a freshly written work-tree directory needs no
-pygit2. The object blob ids with a note are meta ``annotated`` (JSON: the notes tip and the
-sorted ids)."""
+pygit2; ``head_attested``: the runs ``HEAD``'s tree holds an attestation folder for (meta
+``attested_tree``; :class:`HeadAttested`). The object blob ids with a note are meta
+``annotated`` (JSON: the notes tip and the sorted ids)."""
 
 _LEAF = re.compile(r"[0-9a-f]{62}\.json")
 """A stored file's name in its shard directory: the digest's hex after the first two."""
@@ -177,11 +178,19 @@ class HeadTree:
 
     def has_tree(self, path: str) -> bool:
         """Return True when this tree holds a directory at repository ``path`` (via pygit2)."""
+        return self.tree_at(path) is not None
+
+    def tree_at(self, path: str) -> pygit2.Oid | None:
+        """Return the id of the directory at repository ``path`` in this tree (via pygit2).
+
+        Returns:
+            None when the tree holds none there (nothing, or a file).
+        """
         try:
             entry = self._load()[path]
         except KeyError:
-            return False
-        return bool(entry.type_str == "tree")
+            return None
+        return entry.id if entry.type_str == "tree" else None
 
     def listing(self, shard_id: str | None) -> dict[str, str]:
         """Return ``{file name: blob id}`` of a shard tree (empty for None); cached by id.
@@ -280,6 +289,102 @@ def annotated_blobs(store: IndexedStore, conn: sqlite3.Connection) -> frozenset[
     return blobs
 
 
+class HeadAttested:
+    """The runs ``HEAD``'s tree holds an attestation folder for, cached in the index.
+
+    :func:`maybe_attested` asks it of a run whose folder the work tree lacks: a committed
+    attestation file, once committed, is never removed (KI410), so a work-tree answer reads
+    it as ``HEAD`` holds it (:func:`kistore.attest.committed_here.files_as_committed`;
+    fresh14 F15: a folder removed from the work tree made a withdrawn run rank again, without
+    a word). Table ``head_attested``: one row per run (its 32-byte digest), each sealed with
+    the tree it was read from (meta ``attested_tree``: that tree's id and the rows' count);
+    read from ``HEAD``'s tree (two tree reads a shard of ``store/attestations/sha256/``)
+    when that tree is not the one cached, which happens once after ``HEAD``'s tree changed,
+    when the index reads it through pygit2 anyway. A warm query reads its runs' rows (or
+    the whole table, when no larger than its group: :meth:`among`): no file read, no child
+    process, no pygit2 (docs/speed.md, 2026-12-07, branch ``wt02``).
+
+    Args:
+        head: ``HEAD``'s tree as the work-tree comparison reads it (:class:`HeadTree`: its
+            store, index connection, tree id, and pygit2 tree loaded only on a miss).
+    """
+
+    def __init__(self, head: HeadTree) -> None:
+        self.head = head
+        self.conn = head.conn
+        self.id = head.id
+
+    def among(self, digests: Iterable[Digest]) -> set[Digest]:
+        """Return those of ``digests`` whose attestation folder ``HEAD``'s tree holds.
+
+        Meta ``attested_tree`` holds the tree id and how many rows were cached: none, and
+        nothing more is read; no more than ``digests``, and every row is read (a row
+        missing is a miss); more, and only the rows of ``digests`` are looked up. A row
+        that does not match its seal, or a cache of another tree, is a miss: the tree is
+        read again and cached.
+        """
+        wanted = {bytes.fromhex(d.hex): d for d in digests}
+        if not wanted:
+            return set()
+        tree, _, count = (_meta(self.conn, "attested_tree") or "").partition(" ")
+        if tree == self.id and count.isdigit():
+            found = self._rows(list(wanted), int(count))
+            if found is not None:
+                return {d for raw, d in wanted.items() if raw in found}
+        held = self._fill()
+        return {d for raw, d in wanted.items() if raw in held}
+
+    def _rows(self, raws: list[bytes], count: int) -> set[bytes] | None:
+        """Return the cached rows (all, or those of ``raws``); None when one was tampered with."""
+        if count == 0:
+            return set()
+        if count <= len(raws):  # one read of the whole table is cheaper than the look-ups
+            rows = self.conn.execute("SELECT digest, seal FROM head_attested").fetchall()
+            if len(rows) != count:
+                return None
+        else:
+            rows = []
+            for start in range(0, len(raws), _BATCH):
+                batch = raws[start:start + _BATCH]
+                rows += self.conn.execute(
+                    "SELECT digest, seal FROM head_attested WHERE digest IN "
+                    f"({', '.join('?' * len(batch))})", batch).fetchall()
+        found: set[bytes] = set()
+        for raw, sealed in rows:
+            if sealed != seal((raw, self.id)):
+                return None
+            found.add(bytes(raw))
+        return found
+
+    def _fill(self) -> set[bytes]:
+        """Read the runs with a folder from ``HEAD``'s tree and cache them (sealed)."""
+        repo = self.head.store.repo
+        held: set[bytes] = set()
+        top = self.head.tree_at(f"{layout.ATTESTATIONS_DIR}/sha256")
+        if top is not None:
+            for shard in subtree(repo, top):
+                if shard.type_str != "tree" or not _lower_hex(str(shard.name), 2):
+                    continue
+                held.update(bytes.fromhex(f"{shard.name}{rest.name}")
+                            for rest in subtree(repo, shard.id)
+                            if rest.type_str == "tree" and _lower_hex(str(rest.name), 62))
+        with transaction(self.conn):
+            self.conn.execute("DELETE FROM head_attested")
+            self.conn.executemany("INSERT INTO head_attested VALUES (?, ?)",
+                                  [(raw, seal((raw, self.id))) for raw in sorted(held)])
+            set_meta(self.conn, attested_tree=f"{self.id} {len(held)}")
+        return held
+
+
+_BATCH = 500
+"""Digests asked of ``head_attested`` in one statement (SQLite allows 999 parameters)."""
+
+
+def _lower_hex(name: str, size: int) -> bool:
+    """Whether ``name`` is ``size`` lowercase hex digits (a folder of the layout's digests)."""
+    return len(name) == size and not name.strip("0123456789abcdef")
+
+
 class OutsideCheckout:
     """The files a sparse checkout leaves out of the work tree, as git's index holds them.
 
@@ -334,12 +439,14 @@ class OutsideCheckout:
 
 
 def maybe_attested(root: Path, digests: Iterable[Digest], annotated: frozenset[str],
-                   outside: OutsideCheckout | None = None) -> list[Digest]:
+                   outside: OutsideCheckout | None = None,
+                   committed: HeadAttested | None = None) -> list[Digest]:
     """Return the runs of the work tree that may have an attestation; the rest have none.
 
     A run may have one when its object file's git blob id carries a note, or when
-    ``store/attestations/sha256/XX/REST/`` exists for it (what :func:`kistore.attest.notes.
-    collect_many` reads). Every other run's evidence is ``source-native`` with no
+    ``store/attestations/sha256/XX/REST/`` exists for it in the work tree or in ``HEAD``'s
+    tree (what :func:`kistore.attest.notes.collect_many` reads: ``HEAD``'s committed files
+    where the work tree lost them). Every other run's evidence is ``source-native`` with no
     attestations, without reading notes or files.
 
     Args:
@@ -349,15 +456,19 @@ def maybe_attested(root: Path, digests: Iterable[Digest], annotated: frozenset[s
         outside: in a sparse checkout, the files outside it (:class:`OutsideCheckout`): an
             object file or attestation folder absent from the work tree is ``HEAD``'s
             when skipped. None: not a sparse checkout (only the work tree is looked at).
+        committed: the runs ``HEAD``'s tree holds a folder for (:class:`HeadAttested`: one
+            indexed look-up); None: not asked (the work tree's folders alone).
 
     Returns:
         The runs of ``digests`` (in their order) that may have an attestation.
     """
     top = os.fspath(root)
+    digests = list(digests)
+    at_head = committed.among(digests) if committed is not None else set()
     found = []
     for digest in digests:
         rel = layout.attestation_dir(digest)
-        if os.path.lexists(os.path.join(top, rel)) or (annotated and _blob_of(
+        if digest in at_head or os.path.lexists(os.path.join(top, rel)) or (annotated and _blob_of(
                 top, digest, outside) in annotated) or (
                 outside is not None and outside.has_folder(rel)):
             found.append(digest)

@@ -19,7 +19,7 @@ from ..index.catalog import Catalog, committed_fix, damage, limit_key
 from ..index.groups import listings_tree, open_group_catalog
 from ..index.index import open_catalog
 from ..index.records import Record
-from ..index.warm import OutsideCheckout, maybe_attested
+from ..index.warm import HeadAttested, OutsideCheckout, maybe_attested
 from .listing import check_kind
 from .policy import RankingPolicy, load_policy
 from .ranking import Ranking, rank_group
@@ -279,7 +279,8 @@ def run_catalog(store: Store, refs: Sequence[str | Digest], at: str | None = Non
 def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
                  annotated: frozenset[str] | None = None,
                  outside: OutsideCheckout | None = None,
-                 notes_at: str | None = None) -> dict[str, Evidence]:
+                 notes_at: str | None = None,
+                 committed: HeadAttested | None = None) -> dict[str, Evidence]:
     """Return each run's evidence (digest string -> evidence), reading attestations once.
 
     Args:
@@ -295,6 +296,9 @@ def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
         notes_at: the notes commit read (``kistore site build --notes-at``, a query's
             ``--notes-at``); None: the tip of ``refs/notes/kistore``, which ``annotated``
             must be of.
+        committed: with ``annotated``, the runs ``HEAD``'s tree holds attestation files
+            of (:attr:`Catalog.committed`): a run whose folder the work tree lost is judged
+            by ``HEAD``'s files (fresh14 F15); None: the work tree's folders alone.
 
     Returns:
         The :func:`kistore.attest.evidence.evidence_for` answer of every run, computed in one pass
@@ -303,7 +307,7 @@ def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
     digests = [Digest.from_str(r.digest) for r in records]
     asked = digests
     if at is None and annotated is not None and store.root is not None:
-        asked = maybe_attested(store.root, digests, annotated, outside)
+        asked = maybe_attested(store.root, digests, annotated, outside, committed)
     found: dict[Digest, Evidence] = {}
     if asked:
         # judging loads notes, findings and the KI3xx rules (~10 ms of start-up, docs/speed.md)
@@ -349,7 +353,8 @@ def rank(store: Store, ref: str, *, at: str | None = None, comparison: str | Non
     group = catalog.group(key)
     # the catalog's annotated blobs are the tip's: a notes commit named may annotate others
     evidence = evidence_map(store, group, at=at, outside=catalog.outside, notes_at=notes_at,
-                            annotated=catalog.annotated if notes_at is None else None)
+                            annotated=catalog.annotated if notes_at is None else None,
+                            committed=catalog.committed)
     return record, rank_group(key, group, chosen, evidence, min_evidence=min_evidence)
 
 

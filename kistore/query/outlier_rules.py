@@ -1203,7 +1203,8 @@ def _judge_groups(store: Store, at: str | None,
     judged = sorted(groups.items(), key=lambda g: g[0][0])
     evidence = evidence_map(store, [r for _, records in judged for r in records], at=at,
                             annotated=None if catalog is None else catalog.annotated,
-                            outside=None if catalog is None else catalog.outside)
+                            outside=None if catalog is None else catalog.outside,
+                            committed=None if catalog is None else catalog.committed)
     findings = []
     for (key, comparison), records in judged:
         try:

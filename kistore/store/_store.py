@@ -282,6 +282,11 @@ class Store:
         # change key): kistore.toml read once a process (site build read it 3-5 times)
         self._settings_read: dict[str, tuple[str, tuple[bytes, str]]] = {}
         self._linked: set[str] = set()  # the work views' record of symlinked directories
+        self.heads_files: dict[str, str] = {}
+        """Committed attestation files a work-tree answer read as ``HEAD`` holds them, the
+        work tree having lost them: path -> how the work tree holds it (``missing``, ``a
+        FIFO``, ...; :func:`kistore.attest.committed_here.files_as_committed`), for the
+        command line to say (:mod:`kistore.cli._evidence_here`)."""
         # the work views' directory listings while an add checks, under its write lock
         # (one listing of a directory for the plan, the rules and the writer: issue 22)
         self._listings: dict[str, list[str]] | None = None

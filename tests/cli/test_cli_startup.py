@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import sys
 
 import click
@@ -17,7 +18,8 @@ from click.testing import CliRunner
 
 from kistore.cli import SUBCOMMANDS, main
 
-from ..conftest import python_c
+from ..conftest import commit_all, python_c
+from ..sparse import trust_maintainer, withdraw
 
 HEAVY = ("pygit2", "jsonschema", "jsonschema_rs", "cryptography")
 COMMAND_MODULES = sorted({f"kistore.cli.{module}" for module, _, _ in SUBCOMMANDS.values()})
@@ -171,3 +173,26 @@ def test_the_entry_freezes_what_was_loaded_before_the_command_and_all_after_it()
     before, after = map(int, python_c(code).stdout.split())
     assert before > 10_000  # the interpreter's start, click and the command line
     assert after > before + 4_000  # and the 5,000 lists the command left
+
+
+def test_a_removed_attestation_folder_is_found_through_the_index_cache(group):
+    """The warm filter asks the index which runs HEAD holds a folder for: no pygit2.
+
+    A committed attestation folder removed from the work tree is read as HEAD holds it
+    (fresh14 F15); which runs have one is the index's ``head_attested`` cache, so the
+    filter of a warm answer still imports no git library.
+    """
+    trust_maintainer(group)
+    fast = group.view("HEAD").find_name("BenchmarkRun", "fast")
+    path = withdraw(group, fast, as_file=True)
+    commit_all(group.root, "withdraw fast")
+    store = group
+    assert _answered(store.root, ["rank", "BenchmarkRun/ref"])[0] == 0  # warms the index
+    shutil.rmtree(store.root / path.rpartition("/")[0])
+    code = ("import sys\nfrom kistore.store import Store\nfrom kistore.index import "
+            "maybe_attested, open_catalog\nstore = Store(sys.argv[1])\n"
+            "catalog = open_catalog(store, None)\nruns = [store.view(None).find_name("
+            "'BenchmarkRun', n) for n in ('fast', 'slow', 'ref')]\n"
+            "found = maybe_attested(store.root, runs, catalog.annotated, catalog.outside, "
+            "catalog.committed)\nprint([str(d) for d in found], 'pygit2' in sys.modules)")
+    assert python_c(code, str(store.root)).stdout.split("\n")[-2] == f"['{fast}'] False"
