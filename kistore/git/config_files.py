@@ -34,7 +34,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -169,6 +169,8 @@ class ConfigFile:
             finds false names it (here or above); None when kistore cannot tell (a
             condition other than ``gitdir:``/``gitdir/i:``). Every file is looked at all
             the same (a FIFO is refused whatever the condition).
+        text: its text as read when found (undecodable bytes replaced), None when not read
+            (not a regular file, unreadable, or below the include depth limit).
     """
 
     path: Path
@@ -176,6 +178,7 @@ class ConfigFile:
     fix: str
     stamp: Stamp | None
     read: bool | None = True
+    text: str | None = field(default=None, repr=False)
 
     @property
     def fifo(self) -> bool:
@@ -368,13 +371,15 @@ def _find(git_dir: Path | None, git: bool, search: str | None) -> list[ConfigFil
             continue
         seen.add(path)
         stamp = _stat(path)
-        files.append(ConfigFile(path, what, fix, stamp, read))
         if stamp is None or not stat.S_ISREG(stamp[0]) or depth >= _DEPTH:
+            files.append(ConfigFile(path, what, fix, stamp, read))
             continue
         try:
             text = path.read_text(errors="replace")
         except OSError:
+            files.append(ConfigFile(path, what, fix, stamp, read))
             continue
+        files.append(ConfigFile(path, what, fix, stamp, read, text))
         shown = said(path, git_dir)
         if what == REPOSITORY_CONFIG and git_dir is not None and (
                 "worktreeconfig" in text.lower()):
