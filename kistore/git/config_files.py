@@ -140,9 +140,6 @@ def _remote_values(git_dir: Path, key: re.Pattern[str]) -> dict[str, list[str]]:
 _DEPTH = 10
 """How deep includes are followed: git's own limit (``MAX_INCLUDE_DEPTH``)."""
 
-_HEADER = re.compile(r'[ \t]*\[[ \t]*([^\]"\s]*)[ \t]*(?:"((?:[^"\\\n]|\\.)*)")?[ \t]*\](.*)')
-"""A section header, its subsection (``includeIf "COND"``), and what follows on its line."""
-
 _PATH = re.compile(r'[ \t]*path[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|([^#;\n]*))',
                    re.IGNORECASE)
 """A ``path = VALUE`` line, quoted or not (a comment after an unquoted value cut off)."""
@@ -426,7 +423,7 @@ def _included(text: str, base: Path) -> list[tuple[Path, str, str | None]]:
     found: list[tuple[Path, str, str | None]] = []
     section, condition = "", None
     for line in text.splitlines():
-        header = _HEADER.match(line)
+        header = _SECTION.match(line)
         if header is not None:
             section = {"include": "include", "includeif": "includeIf"}.get(
                 header[1].lower(), "")
