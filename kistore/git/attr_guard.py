@@ -20,7 +20,9 @@ fresh11 M3). The files (gitattributes(5); libgit2's ``attr_setup``):
 judged by what it names) and refuses, naming the first that is not a regular file, what
 it is and how to remove it. It costs a walk of ``store/``'s directories (a ``stat`` of
 each, the few that hold directories listed), one ``stat`` per other directory and a ``git
-config`` child (about a third of a clean libgit2 status of the same work tree: docs/speed.md):
+config`` child (about a third of a clean libgit2 status of the same work tree: docs/speed.md;
+its answer kept for the process while git's config files are unchanged,
+:func:`kistore.git.config_files.kept`):
 asked only right before git compares the work tree (verify's work-tree status,
 ``migrate``'s ``git diff``), never on verify's fast path, which asks git nothing.
 The ignore files (gitignore(5)) are looked at in the same walk (fresh12 F9: a FIFO
@@ -54,9 +56,9 @@ from ..core import layout
 from ..core.errors import StoreStateError
 from ..core.gitattributes import file_kind
 from .child import git_environment
-from .config_files import xdg_config_home
+from .config_files import kept, xdg_config_home
 from .lazy import pygit2 as _pygit2  # imported on first use
-from .refs import common_git_dir
+from .refs import RefsUnreadable, common_git_dir, git_dir_of
 
 if TYPE_CHECKING:
     import pygit2
@@ -295,19 +297,39 @@ def _directories(workdir: Path, tree: pygit2.Tree | None) -> Iterator[str]:
     yield from _store_directories(workdir)
 
 
-def _configured(workdir: Path) -> dict[str, tuple[Path, str]]:
+def _configured(workdir: Path, git_dir: Path | None) -> dict[str, tuple[Path, str]]:
     """Return ``core.attributesFile`` and ``core.excludesFile`` as git reads them.
+
+    :func:`_asked` once per process while git's config files and the environment are
+    unchanged (:func:`kistore.git.config_files.kept`, keyed on the files
+    :func:`kistore.git.config_files.config_files` finds for ``git_dir``); asked anew when
+    ``git_dir`` is None (not known here).
+    """
+    if git_dir is None:
+        return _asked(workdir)[0]
+    return kept(git_dir, ("core.attributesFile", os.fspath(workdir)),
+                lambda: _asked(workdir))
+
+
+def _asked(workdir: Path) -> tuple[dict[str, tuple[Path, str]], bool]:
+    """Return ``core.attributesFile`` and ``core.excludesFile`` as git reads them, asked of git.
 
     One ``git config --show-origin -z --path --get-regexp`` child for both, run at the top
     of the work tree: the repository's config, the global and system files, includes,
     ``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n`` and ``git -c``
     (``GIT_CONFIG_PARAMETERS``) all count, as for any git command kistore runs; the last
     value set wins, as in git. A relative value is read from the top of the work tree.
+    git itself is asked, not the files' text read here: its answer is exact where a
+    reading of ours would have to follow git's quoting and escapes, ``includeIf``'s
+    ``onbranch:`` and ``hasconfig:`` conditions, ``%(prefix)/``, ``git -c``'s own quoting,
+    its refusal of a file it cannot parse and its spelling of each origin (``.git/config``
+    from the top of a work tree), every one said in a refusal; and kept, it costs one child
+    per process, not one per asking.
 
     Returns:
         ``{setting: (file, origin)}`` keyed by the setting's name as written in docs
-        (``core.excludesFile``); a setting unset is absent, and both are when git cannot
-        be run.
+        (``core.excludesFile``), a setting unset absent, both when git cannot be run; and
+        whether to keep the answer (False when git could not be run).
     """
     try:
         done = subprocess.run(
@@ -315,9 +337,9 @@ def _configured(workdir: Path) -> dict[str, tuple[Path, str]]:
              "--get-regexp", r"^core\.(attributesfile|excludesfile)$"],
             capture_output=True, env=git_environment())
     except OSError:  # no git command: only libgit2 reads, and it reads the same files
-        return {}
+        return {}, False
     if done.returncode != 0:
-        return {}
+        return {}, True
     parts = done.stdout.split(b"\0")
     found: dict[str, tuple[Path, str]] = {}
     for origin, pair in zip(parts[0::2], parts[1::2], strict=False):
@@ -325,10 +347,10 @@ def _configured(workdir: Path) -> dict[str, tuple[Path, str]]:
         setting = _SETTINGS.get(os.fsdecode(key).lower())
         if setting is not None and value:
             found[setting] = (workdir / os.fsdecode(value), os.fsdecode(origin))
-    return found
+    return found, True
 
 
-def _outside(workdir: Path, attributes: bool = True
+def _outside(workdir: Path, git_dir: Path | None, attributes: bool = True
              ) -> list[tuple[Path, str | None, str | None]]:
     """Return every attributes and ignore file outside the repository git or libgit2 may read.
 
@@ -336,8 +358,8 @@ def _outside(workdir: Path, attributes: bool = True
     setting's name (None, None for the defaults). ``attributes`` False: the ignore file only.
     """
     once = _ONCE.get()
-    kept = None if once is None else once.configured.get(os.fspath(workdir))
-    configured = _configured(workdir) if kept is None else kept
+    known = None if once is None else once.configured.get(os.fspath(workdir))
+    configured = _configured(workdir, git_dir) if known is None else known
     if once is not None:
         once.configured[os.fspath(workdir)] = configured
     files: list[tuple[Path, str | None, str | None]] = []
@@ -372,9 +394,10 @@ def _repository_files(common_dir: Path, attributes: bool = True) -> Blocking | N
     return None
 
 
-def _outside_files(workdir: Path, attributes: bool = True) -> Blocking | None:
+def _outside_files(workdir: Path, git_dir: Path | None, attributes: bool = True
+                   ) -> Blocking | None:
     """Return the first file of :func:`_outside` that is not a regular file."""
-    for path, origin, setting in _outside(workdir, attributes):
+    for path, origin, setting in _outside(workdir, git_dir, attributes):
         found = _judge(path, os.fspath(path), origin, setting)
         if found is not None:
             return found
@@ -415,7 +438,7 @@ def blocking_attributes(repo: pygit2.Repository, attributes: bool = True
         if found is not None:
             return found
     return (_repository_files(common_git_dir(Path(repo.path)), attributes)
-            or _outside_files(workdir or Path(repo.path), attributes))
+            or _outside_files(workdir or Path(repo.path), Path(repo.path), attributes))
 
 
 def refuse_blocking_attributes(repo: pygit2.Repository, asking: str,
@@ -463,8 +486,12 @@ def refuse_blocking_ignores(root: Path, common_dir: Path, dirs: Iterable[str],
         found = _judge_str(os.path.join(top, directory), top, (_IGNORE,))
         if found is not None:
             _refuse(found, asking)
+    try:
+        git_dir: Path | None = git_dir_of(root)
+    except RefsUnreadable:  # git says what is wrong there
+        git_dir = None
     _refuse(_repository_files(common_dir, attributes=False)
-            or _outside_files(root, attributes=False), asking)
+            or _outside_files(root, git_dir, attributes=False), asking)
 
 
 def refuse_blocking_add_attributes(root: Path, common_dir: Path, dirs: Iterable[str]) -> None:

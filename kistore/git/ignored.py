@@ -24,18 +24,11 @@ from ..core.errors import StoreStateError
 from ..core.gitignore import check_gitignore
 from ..core.layout import STORE_DIR
 from .child import git_environment
-from .config_files import user_config_files, xdg_config_home
+from .config_files import config_files, xdg_config_home
 from .refs import common_git_dir, git_dir_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
-
-
-def _config_files(git_dir: Path, common_dir: Path) -> list[Path]:
-    """Every git configuration file git reads for this repository (system, global, local)."""
-    system = os.environ.get("GIT_CONFIG_SYSTEM")
-    return [Path("/etc/gitconfig"), *user_config_files(), common_dir / "config",
-            git_dir / "config.worktree", *([Path(system)] if system else [])]
 
 
 def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]) -> bool:
@@ -48,9 +41,10 @@ def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]
     ``.gitignore`` in the work tree's root or a directory on ``paths``, ``info/exclude``
     and the global ignore file (``$XDG_CONFIG_HOME/git/ignore``, both anchored at the
     root) hold no line :func:`kistore.core.gitignore.check_gitignore` finds may match one
-    (the KI119 judge, held to ``git check-ignore``), and no configuration file names
-    ``core.excludesFile`` or includes another (read as text: a mention is enough to ask
-    git). Any doubt answers True.
+    (the KI119 judge, held to ``git check-ignore``), and no configuration file git reads
+    (:func:`kistore.git.config_files.config_files`, whose text it keeps) names
+    ``core.excludesFile`` or includes another (a mention is enough to ask git). Any doubt
+    answers True.
 
     Args:
         root: the work tree's root.
@@ -80,16 +74,13 @@ def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]
             return True
         if check_gitignore(path, data):
             return True
-    for config in _config_files(git_dir, common_dir):
-        try:
-            if not stat.S_ISREG(os.stat(config).st_mode):  # never opened: a FIFO would hang
-                return True  # git is asked, after kistore.git.config_guard refuses it
-            text = config.read_bytes().lower()
-        except (FileNotFoundError, NotADirectoryError):
+    for config in config_files(git_dir).files:  # each stat'ed, read only when regular
+        if config.stamp is None:  # absent
             continue
-        except OSError:
-            return True
-        if b"excludesfile" in text or b"include" in text:
+        if config.text is None:  # not a regular file (a FIFO: git is asked, after
+            return True  # kistore.git.config_guard refuses it), or unreadable
+        text = config.text.lower()
+        if "excludesfile" in text or "include" in text:
             return True
     return False
 

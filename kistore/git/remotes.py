@@ -20,14 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .child import git_environment
-from .config_files import user_config_files
-from .refs import common_git_dir
+from .config_files import kept
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
-
-_ASKED: dict[tuple[object, ...], dict[str, tuple[list[str], list[str]]]] = {}
-""":func:`configured`'s answers, by git directory, environment and config files' stat."""
 
 
 def configured(git_dir: Path | str) -> dict[str, tuple[list[str], list[str]]]:
@@ -35,8 +31,8 @@ def configured(git_dir: Path | str) -> dict[str, tuple[list[str], list[str]]]:
 
     One ``git --git-dir GIT_DIR config -z --get-regexp ^remote\\.`` child, with the
     caller's environment (:func:`kistore.git.child.git_environment`); its answer is kept for
-    the process while the environment and the repository's and user's configuration files
-    (size and time) are unchanged, so a command asks git once.
+    the process while the environment and every config file git reads, includes too, are
+    unchanged (:func:`kistore.git.config_files.kept`), so a command asks git once.
 
     Args:
         git_dir: the repository's git directory.
@@ -48,25 +44,27 @@ def configured(git_dir: Path | str) -> dict[str, tuple[list[str], list[str]]]:
         Where git cannot be run or refuses (a configuration file it cannot parse), libgit2's
         reading of the repository's configuration. Raises nothing.
     """
+    git_dir = Path(git_dir)
+    return kept(git_dir, ("remotes",), lambda: _asked(git_dir))
+
+
+def _asked(git_dir: Path) -> tuple[dict[str, tuple[list[str], list[str]]], bool]:
+    """Return :func:`configured`'s answer asked of git, and True (keep it).
+
+    libgit2's answer and False (not kept) when git cannot be run or refuses.
+    """
     # Lazy: subprocess (~2-3 ms of start-up) only where a command needs the remotes.
     import subprocess
 
-    git_dir = Path(git_dir)
-    files = [common_git_dir(git_dir) / "config", *user_config_files(),
-             Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")]
-    key = (os.fspath(git_dir), tuple(sorted(os.environ.items())),
-           tuple(_stamp(file) for file in files))
-    if key in _ASKED:
-        return _ASKED[key]
     try:
         done = subprocess.run(["git", "--git-dir", os.fspath(git_dir), "config", "-z",
                                "--get-regexp", r"^remote\."], capture_output=True,
                               stdin=subprocess.DEVNULL, check=False, timeout=60,
                               env=git_environment())
     except (OSError, subprocess.SubprocessError):
-        return _by_libgit2(git_dir)
+        return _by_libgit2(git_dir), False
     if done.returncode not in (0, 1):  # 1: no such key
-        return _by_libgit2(git_dir)
+        return _by_libgit2(git_dir), False
     found: dict[str, tuple[list[str], list[str]]] = {}
     for entry in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
         name_var, _, value = entry.partition("\n")
@@ -75,18 +73,7 @@ def configured(git_dir: Path | str) -> dict[str, tuple[list[str], list[str]]]:
             urls, fetch = found.setdefault(name, ([], []))
             if var in ("url", "fetch"):
                 (urls if var == "url" else fetch).append(value)
-    answer = dict(sorted(found.items()))
-    _ASKED[key] = answer
-    return answer
-
-
-def _stamp(file: Path) -> tuple[int, int] | None:
-    """Return ``file``'s size and modification time in ns, or None when it cannot be read."""
-    try:
-        stat = file.stat()
-    except OSError:
-        return None
-    return stat.st_size, stat.st_mtime_ns
+    return dict(sorted(found.items())), True
 
 
 def _by_libgit2(git_dir: Path) -> dict[str, tuple[list[str], list[str]]]:
