@@ -1,0 +1,60 @@
+"""Names whose shard directories are gone are not taken (fresh15 F6).
+
+``git stash -u`` of an uncommitted import removes its files and the directories they
+leave empty, ``store/objects`` and ``store/metadata`` included. The next add found no
+shard directory it wrote "in step" (the first missing name on the way was
+``store/objects``, not the shard), so it recorded its names with no shard row; a second
+``git stash -u`` removed those directories before any query synced, and the next sync saw
+no shard key anywhere, trusted the names as they were, and kept the stashed names for
+good: an add of another manifest under one of them was refused "already used by
+sha256:X", a digest no command could show.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kistore.core import layout
+from kistore.index import _names_added
+from kistore.store import Store
+
+from .test_names_summary import index_of, workload
+
+
+def stash_untracked(root: Path) -> None:
+    """Remove the store's manifest directories, as ``git stash -u`` of an uncommitted add."""
+    for top in ("objects", "metadata"):
+        shutil.rmtree(root / layout.STORE_DIR / top, ignore_errors=True)
+
+
+@pytest.mark.parametrize("in_step", ["as-found", "never"])
+def test_the_names_of_an_add_taken_away_with_its_directories_are_free(
+        store_path, monkeypatch, in_step):
+    if in_step == "never":  # the sync alone must see it, whatever the add recorded
+        monkeypatch.setattr(_names_added, "names_before_add", lambda *a: {})
+    stash_untracked(store_path)          # the first `git stash -u`: store/objects is gone
+    first = workload("taken-once", "gemm")
+    Store(store_path).add([first])
+    stash_untracked(store_path)          # the second: no query synced the names between
+    again = workload("taken-once", "gemm-2")
+    assert Store(store_path).view().name_owners([("Workload", "taken-once")]) == {}
+    results = Store(store_path).add([again])
+    assert [(r.digest, r.status) for r in results] == [(again.digest, "added")]
+    names = index_of(store_path).names("work", ["Workload"])
+    assert names == {("Workload", "taken-once"): again.digest}
+
+
+def test_a_names_row_with_no_shard_row_and_no_directory_is_dropped(store, store_path):
+    m = workload("orphan")
+    store.add([m])
+    index, view = index_of(store_path), Store(store_path).view()
+    index.sync(view)
+    shard = m.digest.hex[:2]
+    # the row stays, its shards' rows go (as an add records a shard not in step)
+    index.record("work", [], {}, stale=[f"objects/{shard}", f"metadata/{shard}"])
+    stash_untracked(store_path)
+    assert index.sync(Store(store_path).view()) == 1
+    assert index.names("work", ["Workload"]) == {}
