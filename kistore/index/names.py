@@ -237,7 +237,8 @@ class NameIndex:
         kept = {} if every_shard else _kept_by_listing(source, known, current)
         changed = sorted({d.rpartition("/")[2] for d in current.keys() | known.keys()
                           if every_shard or (d not in kept and (
-                              current.get(d) != known.get(d) or RECENT in current[d]))})
+                              current.get(d) != known.get(d) or RECENT in current[d]))}
+                         | _unkeyed_shards(db, scope, current.keys() | known.keys()))
         if not changed:
             # the rows agree: the next sync reads the summary alone (a file kistore cannot
             # write now, read-only or busy, is read as before); a racy row stays as it is
@@ -558,6 +559,45 @@ class NameIndex:
         rows = sorted((digest, kind, name) for kind, name, digest in self._rows(scope, "1", ())
                       if kind in wanted)
         return {(kind, name): Digest(digest) for digest, kind, name in rows}
+
+
+def _unkeyed_shards(db: sqlite3.Connection, scope: str, keyed: Iterable[str]) -> set[str]:
+    """Return the shards (two hex digits) holding name rows of ``scope`` that no key covers.
+
+    A shard is covered when the work tree (or commit) has one of its directories, or the
+    scope keeps a ``name_shards`` row of one. An add records its names with no shard row
+    for a directory that was not in step before its write (:mod:`._names_added`), to be
+    listed by the next sync; when the directory is gone before that sync (``git stash -u``
+    of the uncommitted add removes it and its parents), no key names the shard, and its
+    rows were kept for good: names taken by a digest no command could show (fresh15 F6).
+    One index seek per shard holding rows, and only on a sync the summary did not answer;
+    none when every one of the 256 shards is covered (every store past a few thousand
+    manifests).
+
+    Args:
+        db: the index connection.
+        scope: ``work`` or ``commit``.
+        keyed: the shard directories covered (``objects/XX``, ``metadata/XX``).
+
+    Raises:
+        sqlite3.Error: the index cannot be read.
+    """
+    covered = {d.rpartition("/")[2] for d in keyed} & _SHARDS
+    if len(covered) == len(_SHARDS):
+        return set()
+    found: set[str] = set()
+    after = ""
+    while (row := db.execute("SELECT substr(digest, 1, 2) FROM names WHERE scope=? AND "
+                             "digest >= ? ORDER BY digest LIMIT 1", (scope, after)).fetchone()):
+        shard = str(row[0])
+        if shard in _SHARDS and shard not in covered:  # (another digest: its seal tells)
+            found.add(shard)
+        after = shard + "\U0010ffff"  # past every digest of the shard
+    return found
+
+
+_SHARDS = frozenset(f"{i:02x}" for i in range(256))
+"""The two hex digits of every shard."""
 
 
 def _kept_by_listing(source: Source, known: Mapping[str, str], current: Mapping[str, str]

@@ -19,14 +19,16 @@ import pytest
 
 from kistore.core import layout
 from kistore.index import _names_added
+from kistore.index.names import _row
 from kistore.store import Store
 
 from .test_names_summary import index_of, workload
 
 
 def stash_untracked(root: Path) -> None:
-    """Remove the store's manifest directories, as ``git stash -u`` of an uncommitted add."""
-    for top in ("objects", "metadata"):
+    """Remove the store's manifest and names directories, as ``git stash -u`` of an
+    uncommitted add (on a store whose ``HEAD`` holds no manifest)."""
+    for top in ("objects", "metadata", "names"):
         shutil.rmtree(root / layout.STORE_DIR / top, ignore_errors=True)
 
 
@@ -58,3 +60,21 @@ def test_a_names_row_with_no_shard_row_and_no_directory_is_dropped(store, store_
     stash_untracked(store_path)
     assert index.sync(Store(store_path).view()) == 1
     assert index.names("work", ["Workload"]) == {}
+
+
+def test_an_add_does_not_refuse_a_name_held_by_a_digest_no_file_holds(store_path):
+    """The state an older kistore left (the preserved store of fresh15 F6): a sealed names
+    row of a manifest whose files are gone, with a summary that answers every sync."""
+    stash_untracked(store_path)
+    index, view = index_of(store_path), Store(store_path).view()
+    gone = workload("left-behind", "gemm")
+    index.sync(view)  # the summary of a store with no shard directory
+    with index.db:
+        index.db.execute("INSERT INTO names VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         _row("work", gone.digest.hex, "1", "1", "Workload", "left-behind"))
+    assert view.name_owners([("Workload", "left-behind")]) == {
+        ("Workload", "left-behind"): gone.digest}  # the summary answers: rows unread
+    again = workload("left-behind", "gemm-2")
+    results = Store(store_path).add([again])
+    assert [(r.digest, r.status) for r in results] == [(again.digest, "added")]
+    assert index.names("work", ["Workload"]) == {("Workload", "left-behind"): again.digest}
