@@ -13,13 +13,15 @@ sha256:X", a digest no command could show.
 from __future__ import annotations
 
 import shutil
+from hashlib import blake2b
 from pathlib import Path
 
 import pytest
 
 from kistore.core import layout
-from kistore.index import _names_added
-from kistore.index.names import _row
+from kistore.index import _names_added, freshness
+from kistore.index._database import seal
+from kistore.index.names import SUMMARY, _row
 from kistore.store import Store
 
 from .test_names_summary import index_of, workload
@@ -78,3 +80,35 @@ def test_an_add_does_not_refuse_a_name_held_by_a_digest_no_file_holds(store_path
     results = Store(store_path).add([again])
     assert [(r.digest, r.status) for r in results] == [(again.digest, "added")]
     assert index.names("work", ["Workload"]) == {("Workload", "left-behind"): again.digest}
+
+
+def test_the_first_sync_after_an_add_into_a_store_with_no_manifest_directory_lists_nothing(
+        store_path, monkeypatch):
+    """A shard directory whose parents are gone too is new: in step before the add, so the
+    add records its key (it was left stale: the next sync listed every shard it wrote)."""
+    monkeypatch.setattr(freshness, "RACY_NS", 0)
+    stash_untracked(store_path)
+    added = [workload(f"n{i}", f"e{i}") for i in range(6)]
+    Store(store_path).add(added)
+    index, view = index_of(store_path), Store(store_path).view()
+    wrote = {f"{top}/{m.digest.hex[:2]}" for m in added for top in ("objects", "metadata")}
+    assert index.shard_rows("work", wrote).keys() == wrote
+    assert index.sync(view) == 0
+    assert index.names("work", ["Workload"]) == {("Workload", m.name): m.digest for m in added}
+
+
+def test_a_summary_an_older_kistore_wrote_over_such_rows_is_not_trusted(store_path):
+    """The preserved store's own state: its summary (of the form before the rows no key
+    covers were looked for) stood for them; the first sync now lists them once."""
+    stash_untracked(store_path)
+    index, view = index_of(store_path), Store(store_path).view()
+    gone = workload("left-behind", "gemm")
+    index.sync(view)
+    old = blake2b(repr(sorted(view.shard_keys().items())).encode(), digest_size=16).hexdigest()
+    with index.db:
+        index.db.execute("INSERT INTO names VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         _row("work", gone.digest.hex, "1", "1", "Workload", "left-behind"))
+        index.db.execute("UPDATE name_shards SET key=?, seal=? WHERE dir=?",
+                         (old, seal(("work", SUMMARY, old)), SUMMARY))
+    assert index.sync(view) == 1
+    assert index.names("work", ["Workload"]) == {}
