@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,10 +48,17 @@ def shard_keys(conn: sqlite3.Connection, scope: str) -> dict[str, str]:
         (scope, SUMMARY)) if row[3] == seal(row[:3])}
 
 
-def moved_shards(kept: dict[str, str], fresh: dict[str, str]) -> set[str]:
-    """Return the shards (two hex digits) whose key moved: the next sync reads them again."""
+def moved_shards(kept: dict[str, str], fresh: dict[str, str],
+                 rows: Iterable[str] = ()) -> set[str]:
+    """Return the shards (two hex digits) the next sync reads again.
+
+    Those whose key moved, and those holding rows (``rows``: digests, hex) that no key of
+    either covers: the sync lists them too (:func:`.names._unkeyed_shards`; an add's rows
+    whose directories a ``git stash -u`` took away, fresh15 F6).
+    """
+    covered = {d.rpartition("/")[2] for d in kept.keys() | fresh.keys()}
     return {d.rpartition("/")[2] for d in kept.keys() | fresh.keys()
-            if kept.get(d) != fresh.get(d)}
+            if kept.get(d) != fresh.get(d)} | {h[:2] for h in rows} - covered
 
 
 def names_differ(scope: str, kept: dict[str, tuple[str, str]],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -459,4 +460,27 @@ def test_a_damaged_index_is_a_difference_that_says_to_reindex(runner, store_path
         f"(deleting {path} loses nothing)"]
     assert "writable" not in result.output
     assert run(runner, store_path, "reindex").exit_code == 0
+    assert check(runner, store_path).exit_code == 0
+
+
+def test_names_whose_directories_a_stash_took_are_stale_until_a_lookup(runner, store_path):
+    """fresh15 F6: an add's names kept with no shard row, their directories gone (`git stash
+    -u`): the next sync lists those shards, so they are stale, never "a bug in kistore"."""
+    added(runner, store_path)
+    assert run(runner, store_path, "ls").exit_code == 0  # the query rows: HEAD's
+    with kept(store_path) as conn:
+        conn.execute("DELETE FROM name_shards")  # as an add left shards not in step
+    for top in ("objects", "metadata", "names"):
+        shutil.rmtree(store_path / "store" / top)
+    result = check(runner, store_path)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2 + 3 and all(line.endswith("(stale)") for line in lines[1:-1])
+    assert f"names (work) {RUN} {RUN_NAME}: in the index, not in the store (a fresh build): " \
+        f'"{RUN_NAME}" (stale)' in lines
+    assert lines[-1] == (
+        "the index is behind git (a store directory changed since its names were read: the "
+        "next query or lookup by name (`kistore ls`, `kistore show KIND/NAME`, `kistore "
+        "add`) reads them again), or run `kistore reindex`")
+    follow(runner, store_path)
     assert check(runner, store_path).exit_code == 0
