@@ -48,6 +48,7 @@ git itself.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -589,9 +590,10 @@ def _unkeyed_shards(db: sqlite3.Connection, scope: str, keyed: Iterable[str]) ->
     listed by the next sync; when the directory is gone before that sync (``git stash -u``
     of the uncommitted add removes it and its parents), no key names the shard, and its
     rows were kept for good: names taken by a digest no command could show (fresh15 F6).
-    One index seek per shard holding rows, and only on a sync the summary did not answer;
-    none when every one of the 256 shards is covered (every store past a few thousand
-    manifests).
+    Asked only by a sync the summary did not answer: each index seek finds the next row
+    from an uncovered shard on, and the next seek starts at the first uncovered shard past
+    that row's; at most one seek more than the uncovered shards, or than the shards holding
+    rows, whichever are fewer (none when all 256 are covered: ~1.3 ms at 250 seeks).
 
     Args:
         db: the index connection.
@@ -601,17 +603,19 @@ def _unkeyed_shards(db: sqlite3.Connection, scope: str, keyed: Iterable[str]) ->
     Raises:
         sqlite3.Error: the index cannot be read.
     """
-    covered = {d.rpartition("/")[2] for d in keyed} & _SHARDS
-    if len(covered) == len(_SHARDS):
-        return set()
+    free = _SHARDS - {d.rpartition("/")[2] for d in keyed}
+    uncovered = sorted(free)
     found: set[str] = set()
-    after = ""
-    while (row := db.execute("SELECT substr(digest, 1, 2) FROM names WHERE scope=? AND "
-                             "digest >= ? ORDER BY digest LIMIT 1", (scope, after)).fetchone()):
+    at = 0
+    while at < len(uncovered):  # each seek passes one uncovered shard at least
+        row = db.execute("SELECT substr(digest, 1, 2) FROM names WHERE scope=? AND "
+                         "digest >= ? ORDER BY digest LIMIT 1", (scope, uncovered[at])).fetchone()
+        if row is None:
+            break
         shard = str(row[0])
-        if shard in _SHARDS and shard not in covered:  # (another digest: its seal tells)
+        if shard in free:  # (a digest that is not hex: its seal tells, not this)
             found.add(shard)
-        after = shard + "\U0010ffff"  # past every digest of the shard
+        at = bisect.bisect_right(uncovered, shard)
     return found
 
 
