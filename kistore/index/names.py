@@ -42,6 +42,12 @@ its listing alone, never by the summary. Every write of the shard rows but a syn
 (:meth:`NameIndex.record`, :meth:`NameIndex.forget`, a repair, :meth:`NameIndex.clear`)
 deletes it.
 
+A shard is listed by a sync when its key moved, and also when it holds rows that no key
+covers (no directory in the source, no ``name_shards`` row): an add records its names
+with no shard row for a directory not in step before its write, and a ``git stash -u``
+can take that directory away before any sync lists it (fresh15 F6: the stashed names
+were kept for good, taken by digests no command could show).
+
 The store layer hands in a :class:`Source` (the work tree or a commit); this module does no
 git itself.
 """

@@ -13,6 +13,7 @@ import rfc8785
 from kistore.cli import main
 from kistore.index import _database as database
 from kistore.index import _rows as rows
+from kistore.index import freshness
 from kistore.index.names import _row
 from kistore.store import Store
 
@@ -146,8 +147,10 @@ def test_an_edited_query_row_is_named_sealed_or_not(runner, store_path):
     assert PRODUCT != "NVIDIA H200"
 
 
-def test_extra_rows_are_named(runner, store_path):
+def test_extra_rows_are_named(runner, store_path, monkeypatch):
+    monkeypatch.setattr(freshness, "RACY_NS", 0)  # a sync writes the names' summary
     added(runner, store_path, "--commit")
+    follow(runner, store_path)  # the summary answers the next sync: nothing reads the rows
     ghost = hashlib.sha256(b"no such manifest").hexdigest()
     with kept(store_path) as conn:
         conn.execute("INSERT INTO names VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -162,6 +165,31 @@ def test_extra_rows_are_named(runner, store_path):
         'build): "Workload/ghost"',
         f"skipped sha256:{ghost} store/objects/sha256/x: in the index, not in the store (a "
         'fresh build): {"path":"store/objects/sha256/x","problem":"made up"}']
+
+
+def test_an_extra_name_row_is_stale_until_the_summary_answers(runner, store_path,
+                                                              monkeypatch):
+    """A row in a shard no key covers is listed by the next sync the summary does not
+    answer (fresh15 F6): stale after an add, which drops the summary; behind a summary that
+    answers, nothing reads it again: a difference, not stale."""
+    monkeypatch.setattr(freshness, "RACY_NS", 0)  # a sync writes the names' summary
+    added(runner, store_path, "--commit")
+    ghost = hashlib.sha256(b"no such manifest").hexdigest()
+    assert ghost[:2] not in {RUN[7:9], ENV[7:9]}  # a shard with no directory
+    line = (f"names (work) sha256:{ghost} Workload/ghost: in the index, not in the store (a "
+            'fresh build): "Workload/ghost"')
+    insert = ("INSERT INTO names VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+              _row("work", ghost, "1", "2", "Workload", "ghost"))
+    with kept(store_path) as conn:
+        conn.execute(*insert)
+    result = check(runner, store_path)
+    assert (result.exit_code, result.stdout.splitlines()[1]) == (1, f"{line} (stale)")
+    follow(runner, store_path)  # the sync drops the row and writes the summary
+    assert check(runner, store_path).exit_code == 0
+    with kept(store_path) as conn:
+        conn.execute(*insert)
+    result = check(runner, store_path)
+    assert (result.exit_code, result.stdout.splitlines()[1]) == (1, line)
 
 
 def test_an_edited_name_row_is_named(runner, store_path):
