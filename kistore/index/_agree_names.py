@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +19,7 @@ from ..git.treediff import subtree
 from . import _database as database
 from ._agree_difference import Difference, text
 from ._database import seal
-from .names import _COLUMNS, SUMMARY, NameIndex, name_key
+from .names import _COLUMNS, SUMMARY, NameIndex, name_key, summary_key
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -48,10 +48,30 @@ def shard_keys(conn: sqlite3.Connection, scope: str) -> dict[str, str]:
         (scope, SUMMARY)) if row[3] == seal(row[:3])}
 
 
-def moved_shards(kept: dict[str, str], fresh: dict[str, str]) -> set[str]:
-    """Return the shards (two hex digits) whose key moved: the next sync reads them again."""
+def summary_answers(conn: sqlite3.Connection, scope: str, fresh: dict[str, str]) -> bool:
+    """Return True when a scope's kept summary row answers the next sync by itself.
+
+    Its seal matches and it holds :func:`.names.summary_key` of the fresh build's shard
+    keys (``fresh``): the next sync reads no other row (:meth:`.names.NameIndex.sync`).
+    """
+    row = conn.execute("SELECT scope, dir, key, seal FROM name_shards WHERE scope = ? AND "
+                       "dir = ?", (scope, SUMMARY)).fetchone()
+    return row is not None and row[3] == seal(row[:3]) and row[2] == summary_key(fresh)
+
+
+def moved_shards(kept: dict[str, str], fresh: dict[str, str],
+                 rows: Iterable[str] = ()) -> set[str]:
+    """Return the shards (two hex digits) the next sync reads again.
+
+    Those whose key moved, and those holding rows (``rows``: digests, hex) that no key of
+    either covers: a sync the summary does not answer lists them too
+    (:func:`.names._unkeyed_shards`; an add's rows whose directories a ``git stash -u``
+    took away, fresh15 F6). The caller passes ``rows`` only when it does not
+    (:func:`summary_answers`).
+    """
+    covered = {d.rpartition("/")[2] for d in kept.keys() | fresh.keys()}
     return {d.rpartition("/")[2] for d in kept.keys() | fresh.keys()
-            if kept.get(d) != fresh.get(d)}
+            if kept.get(d) != fresh.get(d)} | {h[:2] for h in rows} - covered
 
 
 def names_differ(scope: str, kept: dict[str, tuple[str, str]],

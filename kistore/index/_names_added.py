@@ -78,7 +78,7 @@ def names_before_add(index: NameIndex, root: Path, shard_dirs: Iterable[str]
     directory as it is now: the mtime ``lstat`` gives after listing it (a row a sync
     recorded past the racy window), or that mtime with the directory's listing (a row kept
     by its listing). A directory absent from the work tree with no row is in step too (the
-    add creates it).
+    add creates it), whether or not the directories above it are there.
 
     Args:
         index: the names of the store's index.
@@ -100,7 +100,9 @@ def names_before_add(index: NameIndex, root: Path, shard_dirs: Iterable[str]
         rel, key = _rel(shard_dir), known.get(shard_dir)
         not_dir = first_not_dir(top, rel)
         if not_dir is not None:
-            if not_dir == (rel, ABSENT) and key is None:  # new: no manifest to be in step with
+            # new: no manifest to be in step with; it or a directory above it is absent
+            # (`git stash -u` of an add removes store/objects too: fresh15 F6)
+            if not_dir[1] == ABSENT and key is None:
                 found[shard_dir] = {}
             continue
         look = look_before(top, rel)

@@ -364,7 +364,8 @@ def dirs_before_add(root: Path, tree: str, keys: dict[str, str],
     for rel, key in keys.items():
         not_dir = first_not_dir(top, rel)
         if not_dir is not None:
-            if not_dir == (rel, ABSENT) and key == "":  # new here and in HEAD: nothing differs
+            # new here (it or a directory above it absent) and in HEAD: nothing differs
+            if not_dir[1] == ABSENT and key == "":
                 found[rel] = ({}, frozenset())
             continue
         look, row = look_before(top, rel), rows.get(rel)

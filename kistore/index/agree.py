@@ -257,8 +257,10 @@ def _compare_rows(store: IndexedStore, path: Path, kept: sqlite3.Connection,
     fresh_names, _ = names_check.names(fresh, scope)
     kept_names, untrusted = names_check.names(kept, scope)
     counts["names"] = len(fresh_names)
-    moved = names_check.moved_shards(names_check.shard_keys(kept, scope),
-                                     names_check.shard_keys(fresh, scope))
+    fresh_keys = names_check.shard_keys(fresh, scope)
+    moved = names_check.moved_shards(
+        names_check.shard_keys(kept, scope), fresh_keys,
+        () if names_check.summary_answers(kept, scope, fresh_keys) else kept_names)
     found += untrusted
     found += names_check.names_differ(scope, kept_names, fresh_names, moved)
     if scope != "commit":

@@ -18,7 +18,7 @@ import functools
 import os
 import sqlite3
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -669,6 +669,42 @@ class View:
             return {key: names[key] for key in keys if key in names}
 
         return self._from_index(ask, scan)
+
+    def stored_owners(self, owners: dict[tuple[str, str], Digest],
+                      ignore: Collection[str] = ()) -> dict[tuple[str, str], Digest]:
+        """Return ``owners`` (of :meth:`name_owners`) with each owner's object file confirmed.
+
+        A name the index's names give to a digest no object file holds (the index and the
+        work tree disagree: fresh15 F6, names of an add a ``git stash -u`` took away) is
+        not taken on the index's word: that digest's row and its shards' rows are dropped
+        (:meth:`kistore.index.names.NameIndex.forget`), and the name is looked up again
+        from a sync that lists those shards. One ``stat`` an owner asked about.
+
+        Args:
+            owners: ``(kind, name) -> digest`` as :meth:`name_owners` answered.
+            ignore: digests (64 hex) not to confirm (the caller's own manifests: an
+                unchanged one owns its name).
+
+        Returns:
+            ``owners``, with each name whose owner has no object file looked up again
+            (absent when free now).
+
+        Raises:
+            Nothing of the index's: a names table that cannot be written is scanned around
+            (:meth:`_from_index`).
+        """
+        gone = {key: owner for key, owner in owners.items()
+                if owner.hex not in ignore and not self.has_object(owner)}
+        index = self.name_index
+        if not gone or index is None:
+            return owners
+        try:
+            for owner in set(gone.values()):
+                index.forget(self.scope, owner)
+        except sqlite3.Error as e:
+            index.damaged(e)
+        again = self.name_owners(list(gone))
+        return {**{k: v for k, v in owners.items() if k not in gone}, **again}
 
     def find_name(self, kind: str, name: str) -> Digest | None:
         """Return the digest named ``KIND/NAME``, or None; a miss costs what a hit costs.

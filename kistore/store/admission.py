@@ -177,7 +177,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             ))
             locate(errors[-1], places[i] if places is not None else
                    (origins or {}).get(m.digest))
-    names = view.name_owners(list({(m.kind, m.name) for m in unique.values()}))
+    # a name held by a digest no object file holds is looked up again (fresh15 F6)
+    names = view.stored_owners(view.name_owners(list({(m.kind, m.name)
+                                                      for m in unique.values()})), unique)
     # each names file's path made once (its shard is a sha256 of the name)
     name_paths = {key: layout.name_path(*key) for key in {(m.kind, m.name)
                                                           for m in unique.values()}}

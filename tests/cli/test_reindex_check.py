@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import rfc8785
 from kistore.cli import main
 from kistore.index import _database as database
 from kistore.index import _rows as rows
+from kistore.index import freshness
 from kistore.index.names import _row
 from kistore.store import Store
 
@@ -145,8 +147,10 @@ def test_an_edited_query_row_is_named_sealed_or_not(runner, store_path):
     assert PRODUCT != "NVIDIA H200"
 
 
-def test_extra_rows_are_named(runner, store_path):
+def test_extra_rows_are_named(runner, store_path, monkeypatch):
+    monkeypatch.setattr(freshness, "RACY_NS", 0)  # a sync writes the names' summary
     added(runner, store_path, "--commit")
+    follow(runner, store_path)  # the summary answers the next sync: nothing reads the rows
     ghost = hashlib.sha256(b"no such manifest").hexdigest()
     with kept(store_path) as conn:
         conn.execute("INSERT INTO names VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -161,6 +165,31 @@ def test_extra_rows_are_named(runner, store_path):
         'build): "Workload/ghost"',
         f"skipped sha256:{ghost} store/objects/sha256/x: in the index, not in the store (a "
         'fresh build): {"path":"store/objects/sha256/x","problem":"made up"}']
+
+
+def test_an_extra_name_row_is_stale_until_the_summary_answers(runner, store_path,
+                                                              monkeypatch):
+    """A row in a shard no key covers is listed by the next sync the summary does not
+    answer (fresh15 F6): stale after an add, which drops the summary; behind a summary that
+    answers, nothing reads it again: a difference, not stale."""
+    monkeypatch.setattr(freshness, "RACY_NS", 0)  # a sync writes the names' summary
+    added(runner, store_path, "--commit")
+    ghost = hashlib.sha256(b"no such manifest").hexdigest()
+    assert ghost[:2] not in {RUN[7:9], ENV[7:9]}  # a shard with no directory
+    line = (f"names (work) sha256:{ghost} Workload/ghost: in the index, not in the store (a "
+            'fresh build): "Workload/ghost"')
+    insert = ("INSERT INTO names VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+              _row("work", ghost, "1", "2", "Workload", "ghost"))
+    with kept(store_path) as conn:
+        conn.execute(*insert)
+    result = check(runner, store_path)
+    assert (result.exit_code, result.stdout.splitlines()[1]) == (1, f"{line} (stale)")
+    follow(runner, store_path)  # the sync drops the row and writes the summary
+    assert check(runner, store_path).exit_code == 0
+    with kept(store_path) as conn:
+        conn.execute(*insert)
+    result = check(runner, store_path)
+    assert (result.exit_code, result.stdout.splitlines()[1]) == (1, line)
 
 
 def test_an_edited_name_row_is_named(runner, store_path):
@@ -459,4 +488,27 @@ def test_a_damaged_index_is_a_difference_that_says_to_reindex(runner, store_path
         f"(deleting {path} loses nothing)"]
     assert "writable" not in result.output
     assert run(runner, store_path, "reindex").exit_code == 0
+    assert check(runner, store_path).exit_code == 0
+
+
+def test_names_whose_directories_a_stash_took_are_stale_until_a_lookup(runner, store_path):
+    """fresh15 F6: an add's names kept with no shard row, their directories gone (`git stash
+    -u`): the next sync lists those shards, so they are stale, never "a bug in kistore"."""
+    added(runner, store_path)
+    assert run(runner, store_path, "ls").exit_code == 0  # the query rows: HEAD's
+    with kept(store_path) as conn:
+        conn.execute("DELETE FROM name_shards")  # as an add left shards not in step
+    for top in ("objects", "metadata", "names"):
+        shutil.rmtree(store_path / "store" / top)
+    result = check(runner, store_path)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2 + 3 and all(line.endswith("(stale)") for line in lines[1:-1])
+    assert f"names (work) {RUN} {RUN_NAME}: in the index, not in the store (a fresh build): " \
+        f'"{RUN_NAME}" (stale)' in lines
+    assert lines[-1] == (
+        "the index is behind git (a store directory changed since its names were read: the "
+        "next query or lookup by name (`kistore ls`, `kistore show KIND/NAME`, `kistore "
+        "add`) reads them again), or run `kistore reindex`")
+    follow(runner, store_path)
     assert check(runner, store_path).exit_code == 0
