@@ -70,6 +70,7 @@ from ._paths import check_tree_names
 from ._policy import check_policy
 from ._products import check_products
 from ._provenance_here import worktree_provenance
+from ._trust_here import worktree_trust
 from ._refs import check_replace_refs
 from ._rules import (
     CRLF_LINE_ENDS,
@@ -2051,6 +2052,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
             try:
                 changes = worktree_changes(store, objects_read)
                 changes += worktree_provenance(store, metadata_read)  # KI432, uncommitted
+                changes += worktree_trust(store)  # KI410 of the trust file (fresh14 F15)
             except ObjectUnreadable as e:  # a tree of HEAD's objects git's status can't read
                 stopped = stopped_finding(e)
                 changes = [] if stopped in later else [stopped]  # said once
@@ -2059,6 +2061,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
                 snap.view.scope == "work":  # git's status of the metadata files says which
             try:
                 later += worktree_provenance(store, None)
+                later += worktree_trust(store)  # KI410 of the trust file (fresh14 F15)
             except ObjectUnreadable as e:
                 if (stopped := stopped_finding(e)) not in later:
                     later.append(stopped)
