@@ -31,20 +31,24 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..core.canonical_fast import loads_lenient
 from ..core.errors import KistoreError
 from ..core.layout import TRUST_FILE
+from ..git.blobs import lookup
 from ..git.ids import blob_id
 from ..git.pathlog import blob_at
+from ..git.treediff import subtree
 from .trust import Trust, load_trust, parse_trust
 from .trust_history import revocations_in
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from pathlib import Path
+
+    import pygit2
 
     from ..store import Store
 
@@ -53,7 +57,6 @@ NOT_REGULAR = {"link": "is a symbolic link (never read through)", "directory": "
 """How :func:`trust_here`'s states of a work-tree file that cannot be read are said."""
 
 
-@dataclass(frozen=True, slots=True)
 class TrustHere:
     """The trust a work-tree answer judges by, and how the work tree's file stands to ``HEAD``'s.
 
@@ -69,13 +72,20 @@ class TrustHere:
             problem says it.
         head: ``HEAD``'s trust file (None when ``state`` is ``""``).
         work: the work tree's, when valid and not ``HEAD``'s (``state`` ``changed``).
+
+    A plain class, not a dataclass: made once a command, its class is made at import, and
+    a dataclass's generated methods cost ~1.5 ms of each judging process (docs/speed.md).
     """
 
-    trust: Trust
-    state: str = ""
-    invalid: str = ""
-    head: Trust | None = None
-    work: Trust | None = None
+    __slots__ = ("head", "invalid", "state", "trust", "work")
+
+    def __init__(self, trust: Trust, state: str = "", invalid: str = "",
+                 head: Trust | None = None, work: Trust | None = None) -> None:
+        self.trust = trust
+        self.state = state
+        self.invalid = invalid
+        self.head = head
+        self.work = work
 
 
 def trust_here(store: Store) -> TrustHere:
@@ -100,7 +110,8 @@ def trust_here(store: Store) -> TrustHere:
     if view.scope != "work" or store.root is None or repo.head_is_unborn:
         return TrustHere(load_trust(view))
     data = view.read(TRUST_FILE)  # None: absent, or no regular file (never read through)
-    committed = blob_at(repo, store.commit("HEAD").tree, TRUST_FILE)  # one tree lookup
+    tip = cast("pygit2.Commit", lookup(repo, repo.head.target, "HEAD"))  # guarded
+    committed = blob_at(repo, subtree(repo, tip.tree_id), TRUST_FILE)  # one tree lookup
     if committed is None or (data is not None and blob_id(data).hex() == committed):
         return TrustHere(Trust() if data is None else parse_trust(data))  # as before
     try:
@@ -198,7 +209,7 @@ command line says it once, after the answer (:func:`pending`)."""
 
 def note(store: Store, here: TrustHere) -> None:
     """Keep ``here`` to be said after the answer (its state not ``""``). Raises nothing."""
-    if here.state and all(h != here for _s, h in _PENDING):
+    if here.state and all(h is not here for _s, h in _PENDING):
         _PENDING.append((store, here))
 
 

@@ -70,7 +70,6 @@ from ._paths import check_tree_names
 from ._policy import check_policy
 from ._products import check_products
 from ._provenance_here import worktree_provenance
-from ._trust_here import worktree_trust
 from ._refs import check_replace_refs
 from ._rules import (
     CRLF_LINE_ENDS,
@@ -98,6 +97,7 @@ from ._rules import (
 from ._settings import check_settings
 from ._taken import names_one_cause
 from ._trees import notes_tree_findings
+from ._trust_here import worktree_trust
 from .lineage import check_names, check_revocations, check_shallow
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
