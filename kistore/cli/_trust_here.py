@@ -20,6 +20,9 @@ import click
 _MODULE = "kistore.attest.trust_here"
 """The module keeping what to say (looked up, never imported, here)."""
 
+_REPORTING = frozenset({"verify", "check"})
+"""Commands whose findings say it already (KI410 of the work tree): no line of their own."""
+
 
 def forget() -> None:
     """Drop what an earlier command in this process kept and did not say (it failed)."""
@@ -45,8 +48,8 @@ def say_after(*_results: object, **_options: object) -> None:
     if kept is None:
         return
     found = kept.pending()
-    if not found:
-        return
+    if not found or click.get_current_context().invoked_subcommand in _REPORTING:
+        return  # verify and check report it as a finding (KI410 of the work tree)
     # Lazy: only after an answer that judged by HEAD's trust file.
     from ..check._trust_here import said_here
 
