@@ -1001,16 +1001,24 @@ def _warn_trust_invalid(problem: KistoreError, at: str | None) -> None:
     warn_once("kistore.attest", said)
 
 
-def trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
+def trust_or_empty(store: Store, at: str | None, *, said: bool = True
+                   ) -> tuple[Any, list[Any]]:
     """Return the trust every reader judges by at ``at``, or an empty one and why.
 
     The trust file as :func:`kistore.attest.trust.load_trust` reads it, each key counting
     from when its history added it (:func:`kistore.attest.trust_history.dated`) and every
     revocation its history ever made kept (:func:`~kistore.attest.trust_history.held`).
+    For the work tree, since 2026-12-07 (fresh14 F15), :func:`kistore.attest.trust_here.
+    trust_here`'s: ``HEAD``'s file and the work tree's pending revocations and new keys
+    when the work tree's file is not ``HEAD``'s (missing, no regular file, invalid, other
+    bytes).
 
     Args:
         store: a :class:`kistore.store.Store`.
         at: a revision; None: the work tree's file (``HEAD``'s history).
+        said: a work-tree file judged otherwise than as written is kept for the command
+            line to say after the answer (:func:`kistore.attest.trust_here.note`); False:
+            not (``verify`` reports it, KI410).
 
     Returns:
         ``(trust, [])``: a :class:`kistore.attest.trust.Trust`; or, when the file (or its
@@ -1025,9 +1033,34 @@ def trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
     from .trust_history import dated, held
 
     try:  # keys count from when they were added, and a revocation is never lifted
+        if at is None:  # fresh14 F15: HEAD's file where the work tree's is not it
+            # Lazy: only judging reads trust.
+            from .trust_here import note, trust_here
+
+            here = trust_here(store)
+            if said:
+                note(store, here)
+            return held(store, at, dated(store, at, here.trust)), []
         return held(store, at, dated(store, at, load_trust(store.view(at)))), []
     except KistoreError as e:
         return Trust(unreadable=e.problems[0].format()), e.problems
+
+
+def _work_tree_invalid(view: View) -> list[Any]:
+    """Return why the work tree's trust file is invalid (its problems), or ``[]``.
+
+    Since 2026-12-07 (fresh14 F15) the work tree is judged by ``HEAD``'s file when its own
+    is invalid (:func:`trust_or_empty`), yet the file stays invalid: KI309, as before.
+    Raises nothing of kistore's own.
+    """
+    # Lazy: trust imports the store layer.
+    from .trust import load_trust
+
+    try:
+        load_trust(view)
+    except KistoreError as e:
+        return list(e.problems)
+    return []
 
 
 def _defective(seen: Any, base: dict[str, Any]) -> Judgement:
@@ -1188,7 +1221,9 @@ def check_attestations(store: Store, at: str | None = None, *,
     """
     view = store.view(at)
     findings: list[Finding] = []
-    trust, problems = trust_or_empty(store, at)
+    trust, problems = trust_or_empty(store, at, said=False)  # verify: KI410 of the work tree
+    if at is None and not problems:  # judged by HEAD's file: the work tree's is still KI309
+        problems = _work_tree_invalid(view)
     for p in problems:
         if trust_damaged is not None and isinstance(p, ObjectUnreadable):
             trust_damaged.append(p)

@@ -301,6 +301,15 @@ def _parse_cached(data: bytes) -> Trust:
     return Trust.from_bytes(data)
 
 
+def parse_trust(data: bytes) -> Trust:
+    """Return :meth:`Trust.from_bytes` of ``data``, parsed once a process per content.
+
+    Raises:
+        ParseError, MultipleErrors: as :meth:`Trust.from_bytes`.
+    """
+    return _parse_cached(data)
+
+
 def add_key(root: Path, key_text: str, roles: list[str], *, valid_from: datetime | None = None,
             valid_until: datetime | None = None, comment: str | None = None) -> TrustedKey:
     """Trust a public key for roles: write ``store/trust/keys.json`` in the work tree.

@@ -11,6 +11,8 @@ the file) and returns, per key, the earliest revocation any version recorded.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -26,6 +28,8 @@ from .notes import Clock, parents_first
 from .trust import Trust, parse_time
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from pathlib import Path
+
     import pygit2
 
     from ..store import Store
@@ -440,8 +444,18 @@ def held(store: Store, at: str | None, trust: Any) -> Any:
         from .revocations_known import KnownRevocations
 
         work_tree = store.root / layout.TRUST_FILE if at is None and store.root else None
+        if work_tree is not None and not _regular(work_tree):  # a FIFO would wait for ever
+            work_tree = None  # fresh14 F15: none of its revocations to read
         trust = replace(trust, known=KnownRevocations(repo, rev, work_tree))  # fresh06 M2
     return trust
 
 
 _REVOKED_CACHE: dict[tuple[str, str], dict[str, Revocation]] = {}
+
+
+def _regular(path: Path) -> bool:
+    """Whether ``path`` is a regular file (``lstat``: a link is not followed). Raises nothing."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False

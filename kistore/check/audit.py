@@ -102,6 +102,7 @@ from ._settings import check_settings
 from ._taken import names_one_cause
 from ._trees import notes_tree_findings
 from ._widened_past import check_widened_history
+from ._trust_here import worktree_trust
 from .lineage import check_names, check_revocations, check_shallow
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -2073,6 +2074,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
                 changes = worktree_changes(store, objects_read)
                 changes += worktree_provenance(store, metadata_read)  # KI432, uncommitted
                 changes += worktree_attestations_kept(store)  # KI410: a file the tree lost
+                changes += worktree_trust(store)  # KI410 of the trust file (fresh14 F15)
             except ObjectUnreadable as e:  # a tree of HEAD's objects git's status can't read
                 stopped = stopped_finding(e)
                 changes = [] if stopped in later else [stopped]  # said once
@@ -2082,6 +2084,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
             try:
                 later += worktree_provenance(store, None)
                 later += worktree_attestations_kept(store)  # KI410: a file the tree lost
+                later += worktree_trust(store)  # KI410 of the trust file (fresh14 F15)
             except ObjectUnreadable as e:
                 if (stopped := stopped_finding(e)) not in later:
                     later.append(stopped)

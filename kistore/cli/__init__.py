@@ -37,7 +37,7 @@ from ..git import watchdog
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from collections.abc import Callable
-from . import _streams
+from . import _streams, _trust_here
 from ._adding import INTERRUPTED, _hold_signals_to_the_end
 from ._context import StoreContext as StoreContext  # re-exported: ctx.obj of every command
 from ._evidence_here import warn_evidence_here
@@ -458,6 +458,10 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
     _streams.guard()
     _escape_unencodable_output()
     ctx.obj = StoreContext(store_path)
+    _trust_here.forget()  # an earlier command's, in this process, that failed
+
+
+main.result_callback()(_trust_here.say_after)  # fresh14 F15: after the answer
 
 
 ESCAPES = "kistore.escapes"

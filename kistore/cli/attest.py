@@ -465,11 +465,12 @@ def _refuse_a_key_trust_no_longer_accepts(store: Store, keyid: str | None) -> No
             (KI411).
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.trust import format_time, load_trust
+    from ..attest.trust import format_time
+    from ..attest.trust_here import trust_here  # fresh14 F15: as the queries judge
     from ..core import layout
     from ..core.errors import InputError
 
-    key = load_trust(store.view()).keys.get(keyid) if keyid is not None else None
+    key = trust_here(store).trust.keys.get(keyid) if keyid is not None else None
     if key is None:
         return  # not trusted: a community attestation, which is fine
     now = datetime.now(UTC)
@@ -558,12 +559,13 @@ def _refuse_a_time_the_key_is_out(store: Store, ref: str, bundle: Any, type_name
     # Lazy: the refusal path only (as the caller's).
     from ..attest.attestation import bundle_keyid
     from ..attest.notes_dated import dated_latest, entry_floor
-    from ..attest.trust import format_time, load_trust
+    from ..attest.trust import format_time
+    from ..attest.trust_here import trust_here  # fresh14 F15: as the queries judge
     from ..core import layout
     from ..core.errors import InputError
     from ..core.layout import NOTES_REF
 
-    key = load_trust(store.view()).keys.get(bundle_keyid(bundle) or "")
+    key = trust_here(store).trust.keys.get(bundle_keyid(bundle) or "")
     if key is None or role not in key.roles:
         return
     where = NOTES_REF if as_note else "HEAD"
@@ -1673,6 +1675,42 @@ def _no_key_to_trust(skipped: list[Skipped]) -> InputError:
         file=skipped[0].file if skipped else None)
 
 
+def _refuse_trust_file_not_heads(store: Store, command: str) -> None:
+    """Refuse ``trust add``/``revoke`` over a trust file HEAD holds and the work tree lacks.
+
+    A missing file was read as empty and a file of the given key alone written, which
+    the gate then refused (KI410: every other key's entry removed); a FIFO, link or
+    directory was refused, in words that did not say HEAD holds the file (fresh14 F15).
+
+    Args:
+        store: the store (a work tree).
+        command: ``add`` or ``revoke``.
+
+    Raises:
+        InputError: the work tree's file is missing or no regular file while HEAD holds
+            one: what it is, how many keys HEAD's lists, why, the checkout restoring it,
+            and that nothing was written.
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.trust_here import NOT_REGULAR, not_regular
+    from ..attest.trust_history import keyids_in
+    from ..core import layout
+    from ..core.errors import InputError
+
+    assert store.root is not None
+    state = not_regular(store.root / layout.TRUST_FILE)
+    committed = store.head_read(layout.TRUST_FILE) if state else None
+    if committed is None:
+        return
+    raise InputError(
+        f"the work tree's trust file {NOT_REGULAR[state]}, while HEAD holds it "
+        f"({len(keyids_in(committed))} key(s)): `kistore trust {command}` changes the work "
+        "tree's file, and one written in its place would lack HEAD's keys, which no commit "
+        f"may remove (KI410); restore it first with `git checkout HEAD -- "
+        f"{layout.TRUST_FILE}`, then run this again; nothing was written",
+        file=layout.TRUST_FILE)
+
+
 @writes(True)
 @trust.command("add")
 @click.argument("key_arg", metavar="KEY", callback=refuse_empty_key())
@@ -1717,6 +1755,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
         raise StoreStateError(NO_WORK_TREE_FOR_TRUST)
     store.require_checkout("kistore trust add", writes=_TRUST_NEEDS)
     store.settings().refuse_other_version("kistore trust add")  # as add, import and migrate
+    _refuse_trust_file_not_heads(store, "add")  # fresh14 F15
     if comment is not None and not _is_utf8(comment):  # bytes that are not UTF-8
         raise InputError(f"--comment {printable(comment)!r} is not UTF-8 text: write it in "
                          "UTF-8")
@@ -1787,6 +1826,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
         raise StoreStateError(NO_WORK_TREE_FOR_TRUST)
     store.require_checkout("kistore trust revoke", writes=_TRUST_NEEDS)
     store.settings().refuse_other_version("kistore trust revoke")
+    _refuse_trust_file_not_heads(store, "revoke")  # fresh14 F15
     when = parse_time(at) if at else None
     keyids, named, skipped = [keyid], None, list[Any]()
     if keyid.startswith("SHA256:"):
@@ -1834,7 +1874,9 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
     store = ctx.store()
     if at is None:  # a `git clone --no-checkout` has no trust file to list: not "no keys"
         store.require_checkout("kistore trust list")
-    keys = load_trust(store.view(at)).keys
+        keys = _listed_here(store)
+    else:
+        keys = load_trust(store.view(at)).keys
     if as_json:
         emit_json([keys[k].to_json() for k in sorted(keys)])
         return
@@ -1843,6 +1885,32 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
         window = " ".join(f"{f}={entry[f]}" for f in ("validFrom", "validUntil", "revokedAt")
                           if f in entry)
         click.echo(f"{k} {','.join(entry['roles'])}" + (f" {window}" if window else ""))
+
+
+def _listed_here(store: Store) -> dict[str, Any]:
+    """Return the keys ``trust list`` lists of the work tree (fresh14 F15).
+
+    The work tree's file as written, unless it is missing, no regular file, invalid, or
+    removes or narrows what HEAD holds: then the trust the queries judge by (HEAD's
+    entries, with the work tree's revocations, and its new keys), said after the list
+    (:mod:`kistore.cli._trust_here`).
+
+    Returns:
+        keyid -> :class:`kistore.attest.trust.TrustedKey`.
+
+    Raises:
+        ParseError, MultipleErrors: the work tree's file is invalid and HEAD holds no
+            valid one (as before).
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.trust_here import note, trust_here
+    from ..check._trust_here import departures
+
+    here = trust_here(store)
+    if here.work is not None and not departures(store, here):
+        return here.work.keys  # it only adds to HEAD's: as written, nothing to say
+    note(store, here)
+    return here.trust.keys
 
 
 @writes(True)

@@ -355,15 +355,29 @@ def test_renamed_attestation_file_is_never_counted(trusted, store_path):
         f"{notes.attestation_path(RUN, good)}` (KI305)")
 
 
-def test_invalid_trust_file_is_reported_and_trusts_nobody(trusted, store_path):
+def test_invalid_trust_file_is_reported_and_judged_by_heads(trusted, store_path):
+    # since 2026-12-07 (fresh14 F15): HEAD holds a valid file, which the work tree is judged
+    # by (it trusted no key: the run was source-native); the invalid file is still KI309
     notes.attach(trusted, RUN, bundle(RERUN_KEY))
     (store_path / "store/trust/keys.json").write_text('{"keys": [{"keyid": 1}]}')
     evidence = evidence_for(trusted, RUN)
+    assert evidence.level == VERIFIED
+    assert evidence_for(trusted, RUN, at="HEAD") == evidence
+    errors = [f for f in check_attestations(trusted) if f.severity == "error"]
+    assert {f.rule.id for f in errors} == {"KI309"}
+
+
+def test_invalid_trust_file_head_lacks_is_reported_and_trusts_nobody(record_store,
+                                                                      store_path):
+    add_key(record_store.root, signing.public_key_line(RERUN_KEY.public_key()), ["rerun"])
+    notes.attach(record_store, RUN, bundle(RERUN_KEY))  # HEAD holds no trust file
+    (store_path / "store/trust/keys.json").write_text('{"keys": [{"keyid": 1}]}')
+    evidence = evidence_for(record_store, RUN)
     assert evidence.level == SOURCE_NATIVE
     reason = only(evidence)["reason"]
     assert reason.startswith("store/trust/keys.json is invalid (store/trust/keys.json:")
     assert "no key is trusted until it is fixed" in reason
-    errors = [f for f in check_attestations(trusted) if f.severity == "error"]
+    errors = [f for f in check_attestations(record_store) if f.severity == "error"]
     assert {f.rule.id for f in errors} == {"KI309"}
 
 

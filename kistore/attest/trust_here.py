@@ -1,0 +1,220 @@
+"""The trust a work-tree answer judges by: ``HEAD``'s file, and what counts before a commit.
+
+fresh14 F15: a work tree whose ``store/trust/keys.json`` was deleted, emptied to
+``{"keys": []}``, replaced by a FIFO, a symbolic link (even to a copy of the same bytes) or
+a directory, or had a key's entry removed or narrowed, made ``rank``, ``show``, ``compare``
+and ``attestations`` judge every attestation a community one, without a word: a withdrawn
+run ranked again and a verified run lost its level. Only a file cut off was warned of, and
+it trusted no key either. No commit can make any of these states (the gate refuses each:
+KI410), so such an answer was one main can never give.
+
+Since 2026-12-07 (fresh14 F15), when the work tree's file is not ``HEAD``'s (its blob id
+differs, or it is no regular file), the answers of the work tree judge by ``HEAD``'s file,
+plus what counts before a commit: the work tree's revocations (read leniently, even from a
+file cut off: a revocation is never lost) and the keys only the work tree lists (as
+:func:`kistore.attest.trust_history.dated` dates them: one without ``validFrom`` counts
+from the commit that adds it, so nothing judged now counts by it). A committed key's entry
+widened in the work tree (a role added, an earlier ``validFrom``) counts from its commit,
+as a new key does. :func:`trust_here` says which state the work tree's file is in; the
+command line says it once, after the answer (:func:`pending`), when the file is missing,
+not a regular file, invalid, or removes or narrows what ``HEAD`` holds
+(:mod:`kistore.check._trust_here`), and ``kistore verify`` reports it (KI410, an error).
+
+With no ``HEAD`` (a branch without commits), no trust file in ``HEAD``, or ``HEAD``'s own
+invalid, the work tree's file is read as it is, as before. The cost on the attested path:
+one tree lookup (``HEAD``'s blob id of the file) and one SHA-1 of the bytes already read;
+when they agree, nothing else changes. A query of unattested runs never comes here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING, cast
+
+from ..core.canonical_fast import loads_lenient
+from ..core.errors import KistoreError
+from ..core.layout import TRUST_FILE
+from ..git.blobs import lookup
+from ..git.ids import blob_id
+from ..git.pathlog import blob_at
+from ..git.treediff import subtree
+from .trust import Trust, load_trust, parse_trust
+from .trust_history import revocations_in
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from pathlib import Path
+
+    import pygit2
+
+    from ..store import Store
+
+NOT_REGULAR = {"link": "is a symbolic link (never read through)", "directory": "is a directory",
+               "fifo": "is a FIFO", "other": "is not a regular file", "missing": "is missing"}
+"""How :func:`trust_here`'s states of a work-tree file that cannot be read are said."""
+
+
+class TrustHere:
+    """The trust a work-tree answer judges by, and how the work tree's file stands to ``HEAD``'s.
+
+    Attributes:
+        trust: the :class:`kistore.attest.trust.Trust` to judge by (its keys undated: the
+            caller dates them, :func:`kistore.attest.trust_history.dated`, and holds their
+            revocations, :func:`~kistore.attest.trust_history.held`).
+        state: ``""`` when the work tree's file is ``HEAD``'s (or there is none to hold it
+            to: no commit, none in ``HEAD``, ``HEAD``'s invalid); else one of
+            :data:`NOT_REGULAR`'s keys, ``invalid``, or ``changed`` (valid, other bytes:
+            :mod:`kistore.check._trust_here` tells a removal or narrowing from a widening).
+        invalid: why the work tree's file is invalid (``state`` ``invalid``), as its first
+            problem says it.
+        head: ``HEAD``'s trust file (None when ``state`` is ``""``).
+        work: the work tree's, when valid and not ``HEAD``'s (``state`` ``changed``).
+
+    A plain class, not a dataclass: made once a command, its class is made at import, and
+    a dataclass's generated methods cost ~1.5 ms of each judging process (docs/speed.md).
+    """
+
+    __slots__ = ("head", "invalid", "state", "trust", "work")
+
+    def __init__(self, trust: Trust, state: str = "", invalid: str = "",
+                 head: Trust | None = None, work: Trust | None = None) -> None:
+        self.trust = trust
+        self.state = state
+        self.invalid = invalid
+        self.head = head
+        self.work = work
+
+
+def trust_here(store: Store) -> TrustHere:
+    """Return the trust a work-tree answer judges by (module docstring).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+
+    Returns:
+        The :class:`TrustHere`: its ``trust`` the work tree's file as read when it is
+        ``HEAD``'s or there is no ``HEAD`` file to hold it to; else ``HEAD``'s entries (each
+        with the earlier of its ``revokedAt`` and the work tree's), plus the entries of
+        the keys only the work tree's (valid) file lists.
+
+    Raises:
+        ParseError, MultipleErrors: the work tree's file is invalid and there is no valid
+            ``HEAD`` file to judge by (as :func:`kistore.attest.trust.load_trust`).
+        ObjectUnreadable: ``HEAD``'s tree or file cannot be read.
+    """
+    view = store.view(None)
+    repo = store.repo
+    if view.scope != "work" or store.root is None or repo.head_is_unborn:
+        return TrustHere(load_trust(view))
+    data = view.read(TRUST_FILE)  # None: absent, or no regular file (never read through)
+    tip = cast("pygit2.Commit", lookup(repo, repo.head.target, "HEAD"))  # guarded
+    committed = blob_at(repo, subtree(repo, tip.tree_id), TRUST_FILE)  # one tree lookup
+    if committed is None or (data is not None and blob_id(data).hex() == committed):
+        return TrustHere(Trust() if data is None else parse_trust(data))  # as before
+    try:
+        head = load_trust(store.view("HEAD"))
+    except KistoreError:  # HEAD's own file is invalid: nothing valid to hold the work tree to
+        return TrustHere(load_trust(view))
+    state, invalid, work = "changed", "", None
+    if data is None:
+        state = not_regular(store.root / TRUST_FILE) or "other"
+    else:
+        try:
+            work = parse_trust(data)
+        except KistoreError as e:
+            state, invalid = "invalid", first_problem(e)
+    revoked = salvaged_revocations(data) if data else {}
+    keys = {}
+    for keyid, entry in head.keys.items():
+        later = revoked.get(keyid)
+        if later is not None and (entry.revoked_at is None or later < entry.revoked_at):
+            entry = replace(entry, revoked_at=later)  # a pending revocation counts now
+        keys[keyid] = entry
+    if work is not None:
+        keys.update({k: v for k, v in work.keys.items() if k not in head.keys})
+    return TrustHere(Trust(keys), state, invalid, head, work)
+
+
+def not_regular(path: Path) -> str:
+    """Return which of :data:`NOT_REGULAR`'s states the work tree's file at ``path`` is in.
+
+    ``lstat`` alone (a FIFO is never opened, a link never followed).
+
+    Returns:
+        A key of :data:`NOT_REGULAR`; ``""`` for a regular file. Raises nothing.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:  # absent, or a directory on the way is a file
+        return "missing"
+    if stat.S_ISREG(mode):
+        return ""
+    if stat.S_ISLNK(mode):
+        return "link"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    return "other"
+
+
+def salvaged_revocations(data: bytes) -> dict[str, datetime]:
+    """Return every revocation one version of ``keys.json`` records, even cut off or conflicted.
+
+    :func:`kistore.attest.trust_history.revocations_in` of the whole file; when it does not
+    read as JSON (an edit cut off, a merge's conflict markers), of each brace-delimited
+    entry in it, one by one (an entry holds no braces): a revocation is never lifted, so
+    one written anywhere in the file counts, the earliest of a key's.
+
+    Returns:
+        keyid -> revocation instant (UTC). Raises nothing.
+    """
+    found = revocations_in(data)
+    if found or _reads(data):
+        return found
+    for entry in _ENTRY.finditer(data):
+        for keyid, when in revocations_in(b'{"keys": [' + entry.group() + b"]}").items():
+            if keyid not in found or when < found[keyid]:
+                found[keyid] = when
+    return found
+
+
+_ENTRY = re.compile(rb"\{[^{}]*\}")
+"""One key's entry of a trust file: braces, and none within."""
+
+
+def _reads(data: bytes) -> bool:
+    """Whether ``data`` reads as JSON at all (leniently)."""
+    try:
+        loads_lenient(data)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return True
+
+
+def first_problem(error: KistoreError) -> str:
+    """Return an invalid file's first problem as a message says it (where, what, how many)."""
+    problems = error.problems
+    said = problems[0].format()
+    return said + (f"; and {len(problems) - 1} more problem(s)" if len(problems) > 1 else "")
+
+
+_PENDING: list[tuple[Store, TrustHere]] = []
+"""The work-tree trust file judged otherwise than as written, by the command running: the
+command line says it once, after the answer (:func:`pending`)."""
+
+
+def note(store: Store, here: TrustHere) -> None:
+    """Keep ``here`` to be said after the answer (its state not ``""``). Raises nothing."""
+    if here.state and all(h is not here for _s, h in _PENDING):
+        _PENDING.append((store, here))
+
+
+def pending() -> list[tuple[Store, TrustHere]]:
+    """Return, and forget, what :func:`note` kept since the command began. Raises nothing."""
+    found = list(_PENDING)
+    _PENDING.clear()
+    return found

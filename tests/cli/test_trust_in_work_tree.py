@@ -1,0 +1,334 @@
+"""A work tree's trust file that is not ``HEAD``'s is judged by ``HEAD``'s (fresh14 F15).
+
+A work tree whose ``store/trust/keys.json`` was deleted, emptied to ``{"keys": []}``,
+replaced by a FIFO, a symbolic link (even to the same bytes) or a directory, cut off, left
+with conflict markers, or had an entry removed or a role dropped, made ``rank`` and
+``show`` rank the withdrawn run and drop ``verified``, most of them without a word. No
+commit can make these states (KI410), so the work tree's answers now judge by ``HEAD``'s
+file, plus the work tree's pending revocations (and its new keys, which count from their
+commit), with one warning line after the answer; ``verify`` reports each state (KI410,
+an error) and ``trust add``/``trust revoke`` refuse to write over a missing file.
+
+The store: ``fast`` withdrawn by a trusted maintainer's note, ``slow`` verified by a trusted
+rerun key's reproduced rerun (a note), both keys trusted in one commit dated 2026-01-01.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kistore.attest import attestation, notes, signing
+from kistore.attest.trust import add_key
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.core.layout import TRUST_FILE
+from kistore.store import Store
+
+from ..conftest import add_docs, commit_all, fixed_key, git, redate_history
+from ..prs import KISTORE
+from ..sparse import MAINTAINER, withdraw
+
+RERUN = fixed_key(5)
+"""The rerun farm's key, trusted for ``rerun``: its reproduced rerun verifies ``slow``."""
+
+NEWCOMER = fixed_key(6)
+"""A maintainer key only the work tree lists (a pending ``trust add``)."""
+
+
+def key_line(key) -> str:
+    """The OpenSSH public-key line of a private key."""
+    return signing.public_key_line(key.public_key())
+
+
+def keyid(key) -> str:
+    """The OpenSSH fingerprint of a private key."""
+    return signing.keyid(key.public_key())
+
+
+def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The kistore CLI in a process of its own (a FIFO read would hang: a timeout)."""
+    return subprocess.run([KISTORE, "--store", str(root), *args], capture_output=True,
+                          text=True, check=False, timeout=120)
+
+
+@pytest.fixture
+def judged(store, kit) -> Store:
+    """The group store of ``conftest.group`` with ``fast`` withdrawn and ``slow`` verified."""
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    docs = [protocol, env, workload]
+    runs = {}
+    for name, latency in (("fast", 10), ("slow", 30), ("mid", 20)):
+        impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
+        runs[name] = kit.run(protocol, env, impl, workload, latency=latency, name=name)
+        docs += [impl, runs[name]]
+    add_docs(store, docs)
+    add_key(store.root, key_line(MAINTAINER), ["maintainer"], comment="m")
+    add_key(store.root, key_line(RERUN), ["rerun"], comment="farm")
+    commit_all(store.root, "trust")
+    redate_history(store.root, "2026-01-01T00:00:00Z")
+    withdraw(store, Digest.from_str(kit.digest(runs["fast"])), as_file=False)
+    slow = Digest.from_str(kit.digest(runs["slow"]))
+    statement = attestation.make_statement(slow, layout.object_path(slow), "rerun", {
+        "outcome": "reproduced", "observedAt": "2026-07-10T06:41:58Z",
+        "environmentDigest": kit.digest(env),
+        "timing": {"latencyNs": {"mean": 30}, "primaryStatistic": "mean"}})
+    notes.attach(store, slow, attestation.sign_statement(statement, RERUN).to_bytes())
+    return store
+
+
+def ranked(root: Path, *at: str) -> tuple[list[dict], str]:
+    """``rank BenchmarkRun/slow --all --json``'s rows and stderr (exit 0)."""
+    done = run(root, "rank", "BenchmarkRun/slow", "--all", "--json", *at)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), done.stderr
+
+
+def evidence_of(rows: list[dict]) -> dict[str, tuple[int | None, str]]:
+    """Each run's rank and evidence level (``withdrawn`` for a withdrawn run)."""
+    return {r["name"]: (r["rank"], "withdrawn" if r["withdrawn"] else r["evidenceLevel"])
+            for r in rows}
+
+
+def entry_removed(root: Path) -> None:
+    """Remove the rerun key's entry (the maintainer's kept)."""
+    doc = json.loads((root / TRUST_FILE).read_text())
+    doc["keys"] = [k for k in doc["keys"] if k["keyid"] != keyid(RERUN)]
+    (root / TRUST_FILE).write_text(json.dumps(doc, indent=2) + "\n")
+
+
+def role_dropped(root: Path) -> None:
+    """Give the maintainer's key the role ``rerun`` instead of ``maintainer``."""
+    doc = json.loads((root / TRUST_FILE).read_text())
+    for k in doc["keys"]:
+        if k["keyid"] == keyid(MAINTAINER):
+            k["roles"] = ["rerun"]
+    (root / TRUST_FILE).write_text(json.dumps(doc, indent=2) + "\n")
+
+
+def symlinked(root: Path) -> None:
+    """A symbolic link to a copy of the very same bytes, outside the repository."""
+    path = root / TRUST_FILE
+    copy = root.parent / "keys.bak"
+    copy.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(copy)
+
+
+def replaced_by(make: Callable[[Path], None]) -> Callable[[Path], None]:
+    """Remove the file, then make something else at its path."""
+    def damage(root: Path) -> None:
+        (root / TRUST_FILE).unlink()
+        make(root / TRUST_FILE)
+    return damage
+
+
+STATES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "deleted": (lambda root: (root / TRUST_FILE).unlink(), "is missing"),
+    "emptied": (lambda root: (root / TRUST_FILE).write_text('{"keys": []}\n'),
+                "removes the entry of key {maintainer} (maintainer) that HEAD holds "
+                "(and 1 more key entries removed or narrowed)"),
+    "fifo": (replaced_by(os.mkfifo), "is a FIFO"),
+    "symlink": (symlinked, "is a symbolic link (never read through)"),
+    "directory": (replaced_by(os.mkdir), "is a directory"),
+    "cut-off": (lambda root: (root / TRUST_FILE).write_text('{"keys": [\n'), "is invalid ("),
+    "conflict": (lambda root: (root / TRUST_FILE).write_text(
+        "<<<<<<< HEAD\n{}\n=======\n{}\n>>>>>>> theirs\n"), "is invalid ("),
+    "entry-removed": (entry_removed,
+                      "removes the entry of key {rerun} (rerun) that HEAD holds"),
+    "role-dropped": (role_dropped, "narrows the entry of key {maintainer} that HEAD holds "
+                                   "(roles maintainer -> rerun)"),
+}
+"""Each state of the work tree's trust file: how it is made, and how the warning says it."""
+
+RESTORE = f"git checkout HEAD -- {TRUST_FILE}"
+
+
+def said(state: str) -> str:
+    """The clause of :data:`STATES` for ``state``, keys filled in."""
+    return STATES[state][1].format(maintainer=keyid(MAINTAINER), rerun=keyid(RERUN))
+
+
+def warning(state: str) -> str:
+    """The whole warning line (up to its cause's own words for an invalid file)."""
+    fix = f"restore it with `{RESTORE}`"
+    if state in ("emptied", "entry-removed", "role-dropped"):
+        fix += (" (then make a pending `kistore trust add` or `revoke` again); a key's trust "
+                "ends with `kistore trust revoke KEY`, never by removing or narrowing its "
+                "entry")
+    return (f": these answers judge attestations by HEAD's {TRUST_FILE} (2 key(s)) and the "
+            "work tree's revocations, as no commit may delete it, leave it invalid, or "
+            "remove or narrow a key's entry (KI410; `kistore verify` reports it); " + fix)
+
+
+@pytest.mark.parametrize("state", list(STATES))
+def test_a_work_tree_trust_file_not_heads_is_judged_by_heads(judged, state):
+    root = Path(judged.root)
+    committed, quiet = ranked(root, "--at", "HEAD")
+    assert quiet == ""
+    assert evidence_of(committed) == {"fast": (None, "withdrawn"), "slow": (2, "verified"),
+                                      "mid": (1, "source-native")}
+    assert ranked(root) == (committed, "")  # the same file: the same answer, no word
+    show_committed = run(root, "show", "BenchmarkRun/slow", "--at", "HEAD")
+    STATES[state][0](root)
+
+    rows, stderr = ranked(root)
+
+    assert rows == committed  # before: fast ranked, slow source-native
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    start = f"warning: {TRUST_FILE} in the work tree {said(state)}"
+    assert lines[0].startswith(start), lines[0]
+    assert lines[0].endswith(warning(state)), lines[0]
+    shown = run(root, "show", "BenchmarkRun/slow")
+    assert (shown.returncode, shown.stdout) == (0, show_committed.stdout)
+    assert shown.stderr == stderr
+    fast = run(root, "show", "BenchmarkRun/fast")
+    assert fast.returncode == 0 and "withdrawn" in fast.stdout, fast.stdout
+
+
+def test_a_pending_revocation_counts_with_no_warning(judged):
+    root = Path(judged.root)
+    done = run(root, "trust", "revoke", keyid(MAINTAINER), "--at", "2026-02-01T00:00:00Z")
+    assert done.returncode == 0, done.stderr
+
+    rows, stderr = ranked(root)
+
+    assert stderr == ""
+    # the withdrawal entered after the revocation: it counts no more (not yet committed)
+    assert evidence_of(rows)["fast"] == (1, "source-native")
+    git(root, "checkout", "-q", "HEAD", "--", TRUST_FILE)
+    assert evidence_of(ranked(root)[0])["fast"] == (None, "withdrawn")
+
+
+def test_a_pending_revocation_counts_in_a_file_cut_off_too(judged):
+    root = Path(judged.root)
+    assert run(root, "trust", "revoke", keyid(MAINTAINER), "--at",
+               "2026-02-01T00:00:00Z").returncode == 0
+    text = (root / TRUST_FILE).read_text()
+    (root / TRUST_FILE).write_text(text[:text.index(keyid(RERUN))])  # cut after the revocation
+
+    rows, stderr = ranked(root)
+
+    assert evidence_of(rows) == {"fast": (1, "source-native"), "slow": (3, "verified"),
+                                 "mid": (2, "source-native")}
+    assert stderr.startswith(f"warning: {TRUST_FILE} in the work tree is invalid ("), stderr
+
+
+def test_a_pending_new_key_stays_community_and_a_widened_role_counts_from_its_commit(judged):
+    root = Path(judged.root)
+    (root.parent / "new.pub").write_text(key_line(NEWCOMER) + "\n")
+    (root.parent / "farm.pub").write_text(key_line(RERUN) + "\n")
+    assert run(root, "trust", "add", str(root.parent / "new.pub"), "--role",
+               "maintainer").returncode == 0
+    widened = run(root, "trust", "add", str(root.parent / "farm.pub"), "--role", "maintainer")
+    assert widened.returncode == 0, widened.stderr
+    digest = next(r["digest"] for r in ranked(root)[0] if r["name"] == "mid")
+    for key in (NEWCOMER, RERUN):
+        statement = attestation.make_statement(
+            Digest.from_str(digest), layout.object_path(Digest.from_str(digest)),
+            "withdrawal", {"reason": "harness bug", "createdAt": "2026-07-10T00:00:00Z"})
+        notes.attach(judged, Digest.from_str(digest),
+                     attestation.sign_statement(statement, key).to_bytes())
+
+    rows, stderr = ranked(root)
+
+    assert stderr == ""  # the file only widens HEAD's
+    assert evidence_of(rows)["mid"] == (1, "source-native")  # neither withdrawal counts yet
+    listed = run(root, "attestations", digest)
+    assert listed.returncode == 0 and listed.stderr == "", listed.stderr
+    assert f"key {keyid(NEWCOMER)} is listed in the work tree's {TRUST_FILE} but no commit " \
+           "adds it yet" in listed.stdout, listed.stdout
+    assert f"key {keyid(RERUN)} is trusted for rerun, not maintainer" in listed.stdout
+
+
+@pytest.mark.parametrize("state", list(STATES))
+def test_verify_reports_each_state_as_ki410_with_its_fix(judged, state):
+    root = Path(judged.root)
+    STATES[state][0](root)
+
+    done = run(root, "verify", "--json")
+
+    found = [f for f in json.loads(done.stdout)["findings"]
+             if f["rule"] == "KI410" and f.get("extra", {}).get("worktree")]
+    assert done.returncode == 1
+    assert found, done.stdout
+    first = found[0]
+    assert (first["severity"], first["file"]) == ("error", TRUST_FILE)
+    assert first["message"].startswith(f"the work tree's {TRUST_FILE} {said(state)}".split(
+        " (and ")[0]), first["message"]
+    assert first["message"].endswith(
+        ": no commit may delete it, leave it invalid, or remove or narrow a key's entry (the "
+        "gate refuses it), and every query of the work tree judges attestations by HEAD's "
+        "file and the work tree's revocations instead"), first["message"]
+    assert first["hint"].startswith(f"restore it with `{RESTORE}`")
+    name = {"cut-off": "trust-file-made-invalid", "conflict": "trust-file-made-invalid",
+            "emptied": "trust-entry-removed", "entry-removed": "trust-entry-removed",
+            "role-dropped": "trust-entry-narrowed"}.get(state, "append-only-file-removed")
+    assert first["name"] == name
+    assert len(found) == (2 if state == "emptied" else 1)
+
+
+def test_verify_of_a_widened_file_reports_no_ki410(judged):
+    root = Path(judged.root)
+    (root.parent / "new.pub").write_text(key_line(NEWCOMER) + "\n")
+    assert run(root, "trust", "add", str(root.parent / "new.pub"), "--role",
+               "rerun").returncode == 0
+    done = run(root, "verify", "--json")
+    assert [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "KI410"] == []
+
+
+@pytest.mark.parametrize("state", ["deleted", "directory", "fifo", "symlink"])
+@pytest.mark.parametrize("command", ["add", "revoke"])
+def test_trust_add_and_revoke_refuse_a_missing_or_non_regular_file(judged, state, command):
+    root = Path(judged.root)
+    (root.parent / "new.pub").write_text(key_line(NEWCOMER) + "\n")
+    STATES[state][0](root)
+    before = git(root, "status", "--porcelain")
+    args = (["add", str(root.parent / "new.pub"), "--role", "rerun"] if command == "add"
+            else ["revoke", keyid(RERUN)])
+
+    done = run(root, "trust", *args)
+
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"error: {TRUST_FILE}: the work tree's trust file {said(state)}, while HEAD holds it "
+        f"(2 key(s)): `kistore trust {command}` changes the work tree's file, and one "
+        "written in its place would lack HEAD's keys, which no commit may remove (KI410); "
+        f"restore it first with `{RESTORE}`, then run this again; nothing was written\n")
+    assert git(root, "status", "--porcelain") == before
+
+
+def test_attest_of_a_withdrawal_with_the_trust_file_deleted_says_no_false_community(
+        judged, tmp_path):
+    root = Path(judged.root)
+    key_file = tmp_path / "m.key"
+    key_file.write_bytes(signing.private_key_bytes(MAINTAINER))
+    key_file.chmod(0o600)
+    (root / TRUST_FILE).unlink()
+
+    done = run(root, "attest", "BenchmarkRun/mid", "--type", "withdrawal", "-m", "bad",
+               "--key", str(key_file))
+
+    assert done.returncode == 0, done.stderr
+    assert "community" not in done.stderr, done.stderr
+    assert done.stderr.splitlines()[-1].startswith(
+        f"warning: {TRUST_FILE} in the work tree is missing: "), done.stderr
+    rows, _ = ranked(root)
+    assert evidence_of(rows)["mid"] == (None, "withdrawn")
+
+
+def test_trust_list_lists_heads_keys_and_warns(judged):
+    root = Path(judged.root)
+    (root / TRUST_FILE).unlink()
+    done = run(root, "trust", "list")
+    assert done.returncode == 0
+    assert sorted(line.split()[0] for line in done.stdout.splitlines()) == sorted(
+        [keyid(MAINTAINER), keyid(RERUN)])
+    assert done.stderr.startswith(f"warning: {TRUST_FILE} in the work tree is missing: ")
+    assert len(done.stderr.splitlines()) == 1
