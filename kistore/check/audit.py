@@ -101,8 +101,8 @@ from ._rules import (
 from ._settings import check_settings
 from ._taken import names_one_cause
 from ._trees import notes_tree_findings
-from ._widened_past import check_widened_history
 from ._trust_here import worktree_trust
+from ._widened_past import check_widened_history
 from .lineage import check_names, check_revocations, check_shallow
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
