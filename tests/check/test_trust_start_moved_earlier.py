@@ -41,8 +41,10 @@ def remote(published, tmp_path) -> Remote:
 
 
 def _next_second(remote: Remote) -> None:
-    """Wait past the newest second of main (entries in one second are unordered)."""
-    newest = max(int(t) for t in git(remote.clone, "log", "--format=%ct", "main").split())
+    """Wait past the newest second of main and of the notes (entries in one second are
+    unordered: a note pushed just before a trust commit of its second would tie)."""
+    newest = max(int(t) for t in git(remote.clone, "log", "--format=%ct", "main",
+                                     "--glob=refs/notes").split())
     while time.time() < newest + 1.05:
         time.sleep(0.05)
 
