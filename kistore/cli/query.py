@@ -127,7 +127,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
 
     c = ranking.comparison
     click.echo(f"comparison group {ranking.key}: {ranking.group_size} ranked "
-               f"{comparison_said(c.name)}, {c.metric} {c.order} "
+               f"{comparison_said(c.name, c.metric)}, {c.metric} {c.order} "
                f"({c.unit or 'unit per run'})")
     workload = (rows[0].record.key_object or {}).get("workloadDigest") if rows else None
     if workload and catalog.record(workload) is None:

@@ -108,6 +108,26 @@ def default_ignorable(c: str) -> bool:
     return any(low <= point <= high for low, high in DEFAULT_IGNORABLE)
 
 
+BLANK_LOOKING = frozenset("\u2800")
+"""Characters drawn as an empty cell that are neither whitespace nor of Unicode category C nor
+``Default_Ignorable_Code_Point``: U+2800 BRAILLE PATTERN BLANK (category So), the usual
+"invisible name" of chat services beside U+3164 HANGUL FILLER (fresh15 F3: an author of it
+alone was added with no word). The other well-known fillers are ``Default_Ignorable`` already
+(U+115F, U+1160, U+3164, U+FFA0 HALFWIDTH HANGUL FILLER: :data:`DEFAULT_IGNORABLE`)."""
+
+
+def blank_looking(c: str) -> bool:
+    """Whether ``c`` prints as an empty cell yet is no whitespace nor invisible to Unicode.
+
+    Args:
+        c: one character.
+
+    Returns:
+        True for a character of :data:`BLANK_LOOKING` (U+2800 BRAILLE PATTERN BLANK).
+    """
+    return c in BLANK_LOOKING
+
+
 CONTROL_NAMES = {
     0x09: "CHARACTER TABULATION", 0x0A: "LINE FEED", 0x0B: "LINE TABULATION",
     0x0C: "FORM FEED", 0x0D: "CARRIAGE RETURN", 0x1C: "INFORMATION SEPARATOR FOUR",

@@ -64,6 +64,9 @@ LEFT: dict[str, str] = {
     "^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$":
         "common.json's name: metadata.name, said with its fix by "
         "kistore.core.schema.NAME_RULE and nearest_name",
+    "^/timing/latencyNs/std(/.*)?$":
+        "RankingPolicy.json's metric, under `not`: a policy metric may not point into a "
+        "spread statistic, said by the description beside it (fresh15 F4)",
 }
 """Patterns deliberately not in :data:`PATTERN_WORDS`, each with where it is said."""
 

@@ -8,7 +8,8 @@ its missing source had three names on the site ("_unspecified", "no source", "no
 stated"). Now:
 
 * a comparison is said by what it ranks: "by measured latency", "by the source's own
-  metric" (:func:`comparison_said`); ``measured`` and ``source-native`` stay the names of
+  metric" (:func:`comparison_said`; the latter only of a metric under ``/sourceNative/``,
+  fresh15 F4); ``measured`` and ``source-native`` stay the names of
   ``--comparison`` and of the ranking policy's ``comparison``;
 * an evidence level is labelled as one: "evidence: source-native" (:func:`evidence_said`);
   the levels themselves, ``source-native`` and ``verified``, are DESIGN's and unchanged;
@@ -28,16 +29,31 @@ NO_SOURCE = "no source"
 """The label of a run's source when it names none (``sourceNative.source`` absent)."""
 
 
-def comparison_said(name: str) -> str:
+def comparison_said(name: str, metric: str | None = None) -> str:
     """Return how a comparison is said: ``by measured latency``, ``by the source's own metric``.
+
+    "The source's own metric" is said only of a metric under ``/sourceNative/`` (fresh15 F4:
+    a ``source-native`` family of the ranking policy ranking ``/timing/latencyNs/std``, a
+    field kistore's schema defines, was said to rank by "the source's own metric"). A
+    ``source-native`` metric under ``/timing/latencyNs/`` is measured latency, named by its
+    statistic (``by measured latency (p90)``); another outside ``/sourceNative/`` is the
+    ranking policy's (``by the ranking policy's metric``).
 
     Args:
         name: the comparison's name (``measured`` or ``source-native``; another is said as
             ``by NAME``).
+        metric: the comparison's metric, a JSON Pointer (RFC 6901) into the run's spec; None
+            when not known (said by ``name`` alone).
 
     Returns:
         The phrase, lower case, no final period.
     """
+    if name == "source-native" and metric is not None \
+            and not metric.startswith("/sourceNative/"):
+        tokens = metric.split("/")
+        if len(tokens) == 4 and tokens[1:3] == ["timing", "latencyNs"]:
+            return f"by {COMPARISONS['measured']} ({tokens[3]})"
+        return "by the ranking policy's metric"
     return f"by {COMPARISONS.get(name, name)}"
 
 

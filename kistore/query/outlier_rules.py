@@ -930,7 +930,7 @@ def _policy_spread(key: str, was: Any, now: Any, middle: Any = None,
 
 def _how(c: Comparison) -> str:
     """Return how a group ranks, as the rule's messages say it: ``(by ..., METRIC ORDER)``."""
-    return f"({comparison_said(c.name)}, {c.metric} {c.order})"
+    return f"({comparison_said(c.name, c.metric)}, {c.metric} {c.order})"
 
 
 def _ranked_there(ranking: Any, digest: str, *, was: bool = False) -> str:

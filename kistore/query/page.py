@@ -564,7 +564,8 @@ def _comparison_named(comparison: Comparison) -> str:
     ``by measured latency, latencyNs ascending``: :func:`kistore.core.words.
     comparison_said`, the metric's last JSON Pointer token, the order.
     """
-    return f"{comparison_said(comparison.name)}, {_metric(comparison.metric)} {comparison.order}"
+    said = comparison_said(comparison.name, comparison.metric)
+    return f"{said}, {_metric(comparison.metric)} {comparison.order}"
 
 
 def _metric(pointer: str) -> str:

@@ -248,8 +248,10 @@ def author_problems(value: str) -> list[Problem]:
 def printed(value: str) -> str:
     """Return what a web page prints of ``value``: as text, the author it passes for.
 
-    Each whitespace character (U+0020, U+00A0, a line break ...) a word break, each other
-    character of Unicode category C or ``Default_Ignorable_Code_Point`` nothing, words
+    Each whitespace character (U+0020, U+00A0, a line break ...) and each one drawn as an
+    empty cell (U+2800 BRAILLE PATTERN BLANK, :func:`kistore.core._plain_text.blank_looking`)
+    a word break, each other character of Unicode category C or
+    ``Default_Ignorable_Code_Point`` nothing, words
     joined by one U+0020 SPACE, none at either end, in Unicode NFC.
 
     Args:
@@ -264,10 +266,11 @@ def printed(value: str) -> str:
     import unicodedata
 
     # Lazy: the default-ignorable table, with the Unicode tables.
-    from ..core._plain_text import default_ignorable
+    from ..core._plain_text import blank_looking, default_ignorable
 
-    kept = "".join(" " if c.isspace() else "" if unicodedata.category(c)[0] == "C"
-                   or default_ignorable(c) else c for c in value)
+    kept = "".join(" " if c.isspace() or blank_looking(c) else ""
+                   if unicodedata.category(c)[0] == "C" or default_ignorable(c) else c
+                   for c in value)
     return " ".join(unicodedata.normalize("NFC", kept).split())
 
 
@@ -385,8 +388,9 @@ def blank_said(value: str) -> str | None:
 
     Not empty (an empty author is as none: the site labels the row by its project, and
     ``cite`` names the publisher), yet :func:`printed` is empty: only spaces, other
-    whitespace, line breaks or invisible characters (``'    '``, ``'\\u200b'``). fresh13
-    MED 2: it was added with a warning that it "prints as ''", a row labelled by nothing.
+    whitespace, line breaks, invisible characters or ones drawn as an empty cell (``'    '``,
+    ``'\\u200b'``, ``'\\u2800'``). fresh13 MED 2: it was added with a warning that it "prints
+    as ''", a row labelled by nothing; fresh15 F3: ``'\\u2800'`` was added with no word.
 
     Args:
         value: an author as stored.

@@ -110,3 +110,19 @@ def test_pre_receive_refuses_a_blank_author(remote, kit, monkeypatch):
     assert not pushed.accepted, pushed.output
     assert f"remote: {obj}:/spec/author: error KI254 author-blank: {BLANK_SAID}" \
         in [line.rstrip() for line in pushed.output.splitlines()]
+
+
+def test_check_refuses_a_new_braille_blank_author(runner, published, kit, monkeypatch):
+    # fresh15 F3: on BASE 548a13da `check` said nothing of an author of U+2800, exit 0
+    store = Store(published)
+    base = git(published, "rev-parse", "HEAD").strip()
+    impl = kit.implementation("p0", name="auth-e")
+    impl["spec"]["author"] = "\u2800"
+    _past_add(store, monkeypatch, [impl])
+    obj, lines = _checked(runner, published, base, impl, 1)
+    assert lines == [
+        f"{obj}:/spec/author: error KI254 author-blank: '\u2800' prints as nothing, holding "
+        "only U+2800 BRAILLE PATTERN BLANK at character 1: a leaderboard shows the author as "
+        "the row's label, and a blank one names no one",
+        f"fix KI254 (1 finding): {_BLANK_FIX}: " + _DROP.format(kind="Implementation"),
+        f"FAILED: {base}..HEAD: 1 error, 0 warnings, 0 info"]

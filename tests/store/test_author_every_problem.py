@@ -135,6 +135,13 @@ _BLANK_FIX = ("write the author's name in visible letters, or leave `author` out
     ("\u200b", "U+200B ZERO WIDTH SPACE at character 1"),
     (" \u3000\u200b ", "U+0020 SPACE at characters 1 and 4, U+3000 IDEOGRAPHIC SPACE at "
      "character 2 and U+200B ZERO WIDTH SPACE at character 3"),
+    # fresh15 F3: U+2800 (category So, neither whitespace nor Default_Ignorable) was added,
+    # exit 0, with no word; U+FFA0 is Default_Ignorable, refused already
+    ("\u2800", "U+2800 BRAILLE PATTERN BLANK at character 1"),
+    ("\u2800\u2800", "U+2800 BRAILLE PATTERN BLANK at characters 1 and 2"),
+    ("\u2800 \u2800", "U+2800 BRAILLE PATTERN BLANK at characters 1 and 3 and U+0020 SPACE "
+     "at character 2"),
+    ("\uffa0", "U+FFA0 HALFWIDTH HANGUL FILLER at character 1"),
 ])
 def test_add_refuses_a_blank_author(runner, store, kit, tmp_path, author, held):
     # on BASE b1992eea: added, exit 0, a KI251 warning that "it prints as ''"
@@ -207,3 +214,22 @@ def test_every_problem_of_a_generated_author_is_reported(author):
             assert problem.said.startswith(
                 f"U+{ord(author[problem.at[0]]):04X} {unicodedata.name(author[problem.at[0]])} "
                 f"at character{'s' if len(numbers) > 1 else ''} {numbers[0]}")
+
+
+@pytest.mark.parametrize(("author", "held"), [
+    ("\\u2800", "U+2800 BRAILLE PATTERN BLANK at character 1"),
+    ("\\u2800\\u2800", "U+2800 BRAILLE PATTERN BLANK at characters 1 and 2"),
+])
+def test_add_refuses_fresh15_braille_blank_author(runner, store, tmp_path, author, held):
+    # fresh15 F3's own manifest, written as it was: on BASE 548a13da added, exit 0, no word
+    path = tmp_path / "auth-e.json"
+    path.write_text('{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation",'
+                    '"metadata":{"name":"auth-e","title":"t"},"spec":{"project":"p-e",'
+                    f'"author":"{author}"}}}}\n')
+    added = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
+    value = json.loads(f'"{author}"')  # the author the JSON escape writes
+    assert (added.exit_code, added.stdout) == (1, "")
+    assert added.stderr == (
+        f"error: {path}:/spec/author: {value!r} prints as nothing, "
+        f"holding only {held}: a leaderboard shows the author as the row's label, and a "
+        f"blank one names no one (KI254, an error: the gate refuses it too); {_BLANK_FIX}\n")
