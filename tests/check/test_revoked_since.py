@@ -22,6 +22,7 @@ from ..attest.test_attestation_evidence import MAINTAINER_KEY, RUN, bundle
 from ..conftest import PUBLISHED, git
 from ..prs import Remote, soon
 from .test_evidence_every_commit import KEYID, withdrawn
+from .test_payload_dated_ahead import next_second
 
 EARLIER = "2026-01-01T00:00:00Z"
 
@@ -55,6 +56,7 @@ def another_withdrawal() -> bytes:
 def test_revoking_back_to_before_a_withdrawal_leaves_verify_green(server):
     data = bundle(MAINTAINER_KEY, "withdrawal")
     path = notes.attestation_path(RUN, data)
+    next_second()  # the note in a second of its own: in the trust commit's, it is community
     server.kistore("notes", "sync")  # the file is a note too, pushed before the revocation
     assert server.push("refs/notes/kistore").accepted
     blob = git(server.clone, "rev-parse", f"HEAD:{layout.object_path(RUN)}").strip()
