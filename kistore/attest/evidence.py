@@ -48,6 +48,7 @@ from ..core.layout import NOTES_REF
 from ..core.numbers import is_number
 from ..core.once import warn_once
 from ..git.blobs import ObjectUnreadable, fetch_blobs, fetch_lacking, is_partial_clone
+from ..git.config_guard import ConfigRefused
 from ..git.lazy import pygit2  # imported on first use
 from ..git.notes import notes_tree
 from ..git.pack import blob_id
@@ -1026,7 +1027,10 @@ def trust_or_empty(store: Store, at: str | None, *, said: bool = True
         key is trusted (every attestation is judged community), ``problems`` the
         :class:`~kistore.core.errors.KistoreError` items that say why (an
         :class:`~kistore.git.blobs.ObjectUnreadable` among them for a damaged object).
-        Raises nothing of kistore's own.
+
+    Raises:
+        ConfigRefused: a git config file is a FIFO (the user's environment, not the trust
+            file: fresh16 F3); nothing else of kistore's own.
     """
     # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
     from .trust import Trust, load_trust
@@ -1042,6 +1046,8 @@ def trust_or_empty(store: Store, at: str | None, *, said: bool = True
                 note(store, here)
             return held(store, at, dated(store, at, here.trust)), []
         return held(store, at, dated(store, at, load_trust(store.view(at)))), []
+    except ConfigRefused:  # the environment's fault: the command fails with it (fresh16 F3)
+        raise
     except KistoreError as e:
         return Trust(unreadable=e.problems[0].format()), e.problems
 

@@ -77,6 +77,7 @@ from ..git.blobs import (
     ref_commit,
 )
 from ..git.commit_header import header
+from ..git.config_guard import ConfigRefused
 from ..git.first_added import first_commits
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.names import reference
@@ -938,6 +939,8 @@ def _trusts_at(store: Store, trust_revs: Iterable[str]) -> list[tuple[str, Any]]
     for rev in dict.fromkeys(trust_revs):
         try:  # with every revocation of the file's history, should one have been lifted
             trusts.append((rev, held(store, rev, load_trust(store.view(rev)))))
+        except ConfigRefused:  # a FIFO git config: the check fails with it (fresh16 F3)
+            raise
         except KistoreError:  # an invalid trust file is reported as KI309
             continue
     return trusts
@@ -956,6 +959,8 @@ def _judged_under(store: Store, seen: Iterable[Any], trusts: list[tuple[str, Any
         verdicts = [judged_among(replace(item, entered_at=now),
                                  bundle_copies(store, item, rev) if copies else [], trust)
                     for rev, trust in trusts]
+        if not verdicts:  # no revision's trust file parses (KI309 says so): no key to judge
+            continue
         refused = next((j for j in verdicts if j.effect == NOT_COUNTED), None)
         if refused is not None:
             findings.append(Finding(

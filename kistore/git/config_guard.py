@@ -36,10 +36,21 @@ from pathlib import Path
 from ..core.errors import StoreStateError
 from .config_files import config_files, said
 
-__all__ = ["BlockingConfig", "blocking_config", "refuse_blocking_config", "use_repository"]
+__all__ = ["BlockingConfig", "ConfigRefused", "blocking_config", "refuse_blocking_config",
+           "use_repository"]
 
 _REPOSITORY: list[Path] = []
 """The git directory of the store this process opened last (:func:`use_repository`)."""
+
+
+class ConfigRefused(StoreStateError):
+    """:func:`refuse_blocking_config`'s refusal: a config file git would read is a FIFO.
+
+    The user's environment, never the store's data: a reader that takes a failure to read
+    a file for the file's fault (an invalid trust file, a revision left out) lets this
+    through, so the command fails with it, exit 1 (fresh16 F3: ``rank`` trusted no key and
+    ranked a withdrawn run, blaming ``store/trust/keys.json``).
+    """
 
 
 @dataclass(frozen=True)
@@ -102,7 +113,7 @@ def refuse_blocking_config(git_dir: Path | None = None, *, git: bool = True) -> 
         git: as :func:`blocking_config`.
 
     Raises:
-        StoreStateError: :func:`blocking_config` found one (exit status 1); the message
+        ConfigRefused: :func:`blocking_config` found one (exit status 1); the message
             names it, what names it, and the fix (``rm PATH``, or unset the variable or
             delete the include line naming it).
     """
@@ -116,7 +127,7 @@ def refuse_blocking_config(git_dir: Path | None = None, *, git: bool = True) -> 
                       ("libgit2", "the repository was not opened"))
     fix = f"Remove it (`rm {shlex.quote(os.fspath(found.full))}`)"
     fix += found.fix
-    raise StoreStateError(
+    raise ConfigRefused(
         f"{found.what} is a FIFO, not a regular file: {reader} opens and reads it before "
         f"anything else, and would wait for ever; {undone}. {fix}, then run the command "
         "again", file=found.path)
