@@ -1,4 +1,4 @@
-"""A FIFO git config refused where the trust file's history is read: the command's error (fresh16 F3).
+"""A FIFO git config refused where trust history is read: the command's error (fresh16 F3).
 
 With ``$GIT_CONFIG_SYSTEM`` or ``$GIT_CONFIG_GLOBAL`` a FIFO, the guard refused before git
 ran, but ``rank``, ``show``, ``attestations`` and ``attest`` took the refusal for an
@@ -11,6 +11,7 @@ timeout, so a hang fails the test.
 from __future__ import annotations
 
 import os
+
 import pytest
 
 from kistore.attest import signing
