@@ -31,7 +31,8 @@ error, and ``rank`` leaves a stored one out, saying why.
   new users warn01, stat04); two names of one quantile at two values (``p50`` and
   ``median``: :func:`_one_quantile_differs`; fresh13 F5-F6); a ``mean``, ``geomean``,
   ``median`` or ``std`` no ``trials`` latencies give (:func:`trials_contradictions`,
-  fresh14 F1).
+  fresh14 F1), ``min`` and ``median`` read under either name (``p0``, ``p50``:
+  :func:`one_spelling`; fresh16 F1b, F1).
 
 Beside them, not a contradiction and never refused: **KI230** (``latency-below-floor``, a
 warning of ``check`` and ``verify``), a latency statistic below :data:`LATENCY_FLOOR_NS`
@@ -255,8 +256,10 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
     ``(max - min) / sqrt(2n)`` (:func:`trials_contradictions`, :func:`_std_too_small`;
     fresh14 F1); ``min``, ``median`` and ``max`` together bound ``mean`` and ``geomean``
     of n >= 3 trials, pin them and ``std`` of 3 (:func:`_std_of_three`), and the median of
-    2 is ``(min + max) / 2`` (fresh15 F1). Of one trial (``trials`` 1) every latency
-    statistic is that trial's value (:func:`single_trial_differs`), and ``std`` is 0; with
+    2 is ``(min + max) / 2`` (fresh15 F1); these bounds read ``p0`` (``p00``) as ``min``
+    and ``p50`` as ``median`` (:func:`one_spelling`; fresh16 F1b, F1). Of one trial
+    (``trials`` 1) every latency statistic is that trial's value
+    (:func:`single_trial_differs`), and ``std`` is 0; with
     ``min`` and ``max`` stated, ``std`` is bounded by their range (:func:`std_bound`, as
     :func:`_std_contradictions` reads it).
     Values that are not numbers are the schema's.
