@@ -31,7 +31,8 @@ error, and ``rank`` leaves a stored one out, saying why.
   new users warn01, stat04); two names of one quantile at two values (``p50`` and
   ``median``: :func:`_one_quantile_differs`; fresh13 F5-F6); a ``mean``, ``geomean``,
   ``median`` or ``std`` no ``trials`` latencies give (:func:`trials_contradictions`,
-  fresh14 F1).
+  fresh14 F1), ``min`` and ``median`` read under either name (``p0``, ``p50``:
+  :func:`one_spelling`; fresh16 F1b, F1).
 
 Beside them, not a contradiction and never refused: **KI230** (``latency-below-floor``, a
 warning of ``check`` and ``verify``), a latency statistic below :data:`LATENCY_FLOOR_NS`
@@ -255,8 +256,10 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
     ``(max - min) / sqrt(2n)`` (:func:`trials_contradictions`, :func:`_std_too_small`;
     fresh14 F1); ``min``, ``median`` and ``max`` together bound ``mean`` and ``geomean``
     of n >= 3 trials, pin them and ``std`` of 3 (:func:`_std_of_three`), and the median of
-    2 is ``(min + max) / 2`` (fresh15 F1). Of one trial (``trials`` 1) every latency
-    statistic is that trial's value (:func:`single_trial_differs`), and ``std`` is 0; with
+    2 is ``(min + max) / 2`` (fresh15 F1); these bounds read ``p0`` (``p00``) as ``min``
+    and ``p50`` as ``median`` (:func:`one_spelling`; fresh16 F1b, F1). Of one trial
+    (``trials`` 1) every latency statistic is that trial's value
+    (:func:`single_trial_differs`), and ``std`` is 0; with
     ``min`` and ``max`` stated, ``std`` is bounded by their range (:func:`std_bound`, as
     :func:`_std_contradictions` reads it).
     Values that are not numbers are the schema's.
@@ -295,16 +298,74 @@ def latency_contradictions(latency: dict[str, Any], trials: int | None = None
             differ = _one_quantile_differs(first, values[first], second, values[second])
             if differ is not None:
                 found.append(differ)
+    bounded, names = one_spelling(values)
     if single is None:
-        found += trials_contradictions(values, trials)
+        found += trials_contradictions(bounded, trials, names)
     spread = latency.get("std")
     if is_number(spread):
-        said = _std_contradictions(spread, values, trials)
+        said = _std_contradictions(spread, bounded, trials, names)
         if single is None and trials is not None and trials >= 2:
-            said += _std_too_small(spread, values, trials)
-        found += said or (_std_of_three(spread, values) if single is None and trials == 3
-                          else [])
+            said += _std_too_small(spread, bounded, trials, names)
+        found += said or (_std_of_three(spread, bounded, names)
+                          if single is None and trials == 3 else [])
     return found
+
+
+SPELLINGS = {"min": ("min", "p0", "p00"), "median": ("median", "p50")}
+"""The names of one statistic the bounds of KI228 read as ``min`` and ``median`` (fresh16
+F1b, F1: a run stating ``p0`` for ``min`` or ``p50`` for ``median`` escaped every bound),
+the first stated read (two stated must be one value: :func:`_one_quantile_differs`).
+``max`` has one name (``p100`` is no statistic name the schema admits)."""
+
+
+def one_spelling(values: dict[str, float]) -> tuple[dict[str, float], dict[str, str]]:
+    """Return ``values`` with ``min`` and ``median`` under those names, however stated.
+
+    Each name of :data:`SPELLINGS` takes the value of its first spelling the run states
+    (``p0`` 1000 gives ``min`` 1000), so the bounds of n trials, of ``min``, ``median`` and
+    ``max`` together and of ``std`` read the statistic whatever its name (fresh16 F1b:
+    ``{"p0": 1000, "max": 100000000, "mean": 1000000}`` of 3 trials was added and ranked).
+
+    Args:
+        values: a run's latency statistics (``std`` left out), name -> ns, numbers only.
+
+    Returns:
+        ``(bounded, names)``: a copy of ``values`` with ``min`` and ``median`` set when any
+        of their spellings is stated, and, for each so set, the spelling read (``{"min":
+        "p0"}``), which the messages name. Raises nothing.
+    """
+    bounded, names = dict(values), {}
+    for name, spellings in SPELLINGS.items():
+        stated = next((spelled for spelled in spellings if spelled in values), None)
+        if stated is not None:
+            bounded[name], names[name] = values[stated], stated
+    return bounded, names
+
+
+def _stated_range(values: dict[str, float], names: dict[str, str], median: bool = False
+                  ) -> tuple[str, str]:
+    """Return how a KI228 message names ``min``, ``max`` (and ``median``) as the run spells them.
+
+    Args:
+        values: the statistics read (:func:`one_spelling`), holding ``min`` and ``max``
+            (and ``median`` when ``median``).
+        names: the spelling of each (:func:`one_spelling`); a name absent is its own.
+        median: whether the median is named too.
+
+    Returns:
+        ``(long, short)``: ``from min 1000 ns to max 4000 ns with median 1000 ns
+        (/spec/timing/latencyNs/min, /spec/timing/latencyNs/max,
+        /spec/timing/latencyNs/median)`` and ``min 1000, median 1000, max 4000``, with
+        ``p0`` for ``min`` where the run wrote ``p0``. Raises ``KeyError`` for a value absent.
+    """
+    low, middle = names.get("min", "min"), names.get("median", "median")
+    shown = [low, "max"] + ([middle] if median else [])
+    with_median = f" with {middle} {values['median']!r} ns" if median else ""
+    short_median = f", {middle} {values['median']!r}" if median else ""
+    pointers = ", ".join(_pointer(name) for name in shown)
+    return (f"from {low} {values['min']!r} ns to max {values['max']!r} ns{with_median} "
+            f"({pointers})",
+            f"{low} {values['min']!r}{short_median}, max {values['max']!r}")
 
 
 def single_trial_differs(values: dict[str, float]) -> Contradiction | None:
@@ -464,8 +525,8 @@ def std_bound(low: float, high: float, trials: int | None) -> float:
     return width / 2 * math.sqrt(trials / (trials - 1))
 
 
-def _std_contradictions(spread: float, values: dict[str, float], trials: int | None
-                        ) -> list[Contradiction]:
+def _std_contradictions(spread: float, values: dict[str, float], trials: int | None,
+                        names: dict[str, str]) -> list[Contradiction]:
     """KI228 of a stated ``std`` no set of trials with the run's other statistics has.
 
     Of one trial (``trials`` 1), any ``std`` above 0: one value deviates from itself by
@@ -476,8 +537,9 @@ def _std_contradictions(spread: float, values: dict[str, float], trials: int | N
 
     Args:
         spread: the run's ``latencyNs.std`` (ns).
-        values: its latency statistics (``std`` left out).
+        values: its latency statistics (``std`` left out), as :func:`one_spelling` reads them.
         trials: its ``timing.trials``; None: not stated.
+        names: the spellings :func:`one_spelling` read, which the message names.
 
     Returns:
         The contradiction at ``/spec/timing/latencyNs/std``, or nothing.
@@ -499,18 +561,18 @@ def _std_contradictions(spread: float, values: dict[str, float], trials: int | N
         return []
     shown = f"[{low - resolution(low) / 2:,.6g}, {high + resolution(high) / 2:,.6g}] ns"
     over = f"{trials} trials" if trials is not None else "any number of trials"
+    stated, short = _stated_range(values, names)
     formula = ("(max - min) / 2 x sqrt(n / (n - 1)), which bounds the sample std and so the "
                "population std too" if trials is not None else
                "(max - min) / sqrt(2), the sample std's bound (max - min) / 2 x "
                "sqrt(n / (n - 1)) at its largest, n = 2, as no /spec/timing/trials is stated")
     return [Contradiction(
         "KI228", STD_POINTER,
-        f"the run states std {spread!r} ns ({STD_POINTER}) of trials from min {low!r} ns to "
-        f"max {high!r} ns (/spec/timing/latencyNs/min, /spec/timing/latencyNs/max): "
+        f"the run states std {spread!r} ns ({STD_POINTER}) of trials {stated}: "
         f"{over} in {shown} (min and max each read as rounded to their last nonzero "
         f"digit, but to no fewer than {ROUNDED_DIGITS} significant digits, and at least 1 ns) "
         f"have a std of at most {bound:,.6g} ns ({formula})",
-        f"latencyNs std {spread!r} > {bound:.6g} (min {low!r}, max {high!r}, {over})")]
+        f"latencyNs std {spread!r} > {bound:.6g} ({short}, {over})")]
 
 
 def out_of_order(low: str, a: float, high: str, b: float) -> Contradiction:
@@ -786,8 +848,8 @@ def _pointer(name: str) -> str:
     return f"/spec/timing/latencyNs/{escape_pointer(name)}"
 
 
-def trials_contradictions(values: dict[str, float], trials: int | None
-                          ) -> list[Contradiction]:
+def trials_contradictions(values: dict[str, float], trials: int | None,
+                          names: dict[str, str] | None = None) -> list[Contradiction]:
     """KI228 of a ``mean``, ``geomean`` or ``median`` no ``trials`` latencies give (fresh14 F1).
 
     Each bound holds for every set of n positive trials, and each stated value is read as
@@ -810,9 +872,13 @@ def trials_contradictions(values: dict[str, float], trials: int | None
       trials are those three; fresh15 F1).
 
     Args:
-        values: a run's latency statistics (``std`` left out), name -> ns, numbers only.
+        values: a run's latency statistics (``std`` left out), name -> ns, numbers only,
+            ``min`` and ``median`` however spelled (:func:`one_spelling`).
         trials: its ``timing.trials`` (:func:`trials_of`); None: not stated. A run of one
             trial is :func:`single_trial_differs`'s, not judged here.
+        names: the spellings :func:`one_spelling` read (``{"min": "p0"}``), which the
+            messages name; None: each its own. A median spelled ``p50`` is not held to the
+            2-trial rules (a source may take the lower trial, by nearest rank).
 
     Returns:
         The contradictions, in this order: ``mean`` out of its range (of ``min`` and
@@ -822,6 +888,7 @@ def trials_contradictions(values: dict[str, float], trials: int | None
         nothing for numbers.
     """
     found: list[Contradiction] = []
+    names = names or {}
     low, high = values.get("min"), values.get("max")
     counted = trials is not None and trials >= 2
     if counted and low is not None and high is not None and low < high:
@@ -832,19 +899,19 @@ def trials_contradictions(values: dict[str, float], trials: int | None
         if mean is not None and low <= mean <= high:
             floor = least + (most - least) / n
             ceiling = upper_high - (upper_high - upper_low) / n
-            said = _out_of_range("mean", mean, floor, ceiling, low, high, trials, (
+            said = _out_of_range("mean", mean, floor, ceiling, values, trials, (
                 "the mean of n trials lies in [min + (max - min) / n, max - (max - min) / n] "
-                "(a trial at each end, the others anywhere between)"))
-            found += said or _beside_median("mean", mean, values, int(n))
+                "(a trial at each end, the others anywhere between)"), names)
+            found += said or _beside_median("mean", mean, values, int(n), names)
         geomean = values.get("geomean")
         if geomean is not None and low <= geomean <= high and least > 0:
             floor = least ** ((n - 1) / n) * most ** (1 / n)
             ceiling = upper_low ** (1 / n) * upper_high ** ((n - 1) / n)
-            said = _out_of_range("geomean", geomean, floor, ceiling, low, high, trials, (
+            said = _out_of_range("geomean", geomean, floor, ceiling, values, trials, (
                 "the geometric mean of n trials lies in [min^((n - 1) / n) x max^(1 / n), "
                 "min^(1 / n) x max^((n - 1) / n)] (a trial at each end, the others anywhere "
-                "between)"))
-            found += said or _beside_median("geomean", geomean, values, int(n))
+                "between)"), names)
+            found += said or _beside_median("geomean", geomean, values, int(n), names)
     mean, geomean = values.get("mean"), values.get("geomean")
     if mean is not None and geomean is not None and geomean - _half(geomean) - (
             mean + _half(mean)) > STATISTIC_SLACK * max(abs(mean), abs(geomean)):
@@ -855,7 +922,8 @@ def trials_contradictions(values: dict[str, float], trials: int | None
             f"never above their arithmetic mean (the AM-GM inequality), and these differ by "
             f"more than rounding gives ({ROUNDED_READING})",
             f"latencyNs geomean {geomean!r} > mean {mean!r}"))
-    median = values.get("median")
+    # of 2 trials a p50 may be the lower trial (nearest rank): only `median` is the midpoint
+    median = values.get("median") if names.get("median", "median") == "median" else None
     if trials == 2 and mean is not None and median is not None and abs(median - mean) - (
             _half(median) + _half(mean)) > STATISTIC_SLACK * max(abs(mean), abs(median)):
         found.append(Contradiction(
@@ -867,11 +935,12 @@ def trials_contradictions(values: dict[str, float], trials: int | None
             f"latencyNs median {median!r} != mean {mean!r} of 2 trials"))
     elif trials == 2 and mean is None and median is not None and low is not None \
             and high is not None and low <= median <= high:
-        found += _median_of_two(median, low, high)
+        found += _median_of_two(median, values, names)
     return found
 
 
-def _median_of_two(median: float, low: float, high: float) -> list[Contradiction]:
+def _median_of_two(median: float, values: dict[str, float], names: dict[str, str]
+                   ) -> list[Contradiction]:
     """KI228 of a ``median`` of 2 trials not their midpoint, ``(min + max) / 2`` (fresh15 F1).
 
     Of two trials ``min`` and ``max`` are the trials, and the median their midpoint; with a
@@ -881,32 +950,32 @@ def _median_of_two(median: float, low: float, high: float) -> list[Contradiction
     rounded (:func:`_half`), then :data:`STATISTIC_SLACK` relative to the larger.
 
     Args:
-        median: the run's ``latencyNs.median`` (ns), within [``low``, ``high``] (a value
+        median: the run's ``latencyNs.median`` (ns), within [``min``, ``max``] (a value
             outside is the pair out of order, said already).
-        low: its ``min`` (ns).
-        high: its ``max`` (ns).
+        values: its latency statistics, holding ``min`` and ``max`` (:func:`one_spelling`).
+        names: the spellings read (``{"min": "p0"}``), which the message names.
 
     Returns:
         The contradiction at ``/spec/timing/latencyNs/median``, or nothing. Raises nothing.
     """
+    low, high = values["min"], values["max"]
     floor = (low - _half(low) + high - _half(high)) / 2
     ceiling = (low + _half(low) + high + _half(high)) / 2
     slack = STATISTIC_SLACK * max(abs(low), abs(high), abs(median))
     if floor - (median + _half(median)) <= slack and median - _half(median) - ceiling <= slack:
         return []
+    stated, short = _stated_range(values, names)
     return [Contradiction(
         "KI228", _pointer("median"),
         f"the run states median {median!r} ns ({_pointer('median')}) of 2 trials "
-        f"(/spec/timing/trials) from min {low!r} ns to max {high!r} ns "
-        f"(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max): the median of two "
+        f"(/spec/timing/trials) {stated}: the median of two "
         f"trials is their midpoint, (min + max) / 2, here [{_ns(floor)}, {_ns(ceiling)}] ns "
         f"({ROUNDED_READING})",
-        f"latencyNs median {median!r} != {_ns((low + high) / 2)} (min {low!r}, max {high!r}, "
-        f"2 trials)")]
+        f"latencyNs median {median!r} != {_ns((low + high) / 2)} ({short}, 2 trials)")]
 
 
-def _beside_median(name: str, value: float, values: dict[str, float], trials: int
-                   ) -> list[Contradiction]:
+def _beside_median(name: str, value: float, values: dict[str, float], trials: int,
+                   names: dict[str, str]) -> list[Contradiction]:
     """KI228 of a ``mean`` or ``geomean`` no n >= 3 trials of that min, median, max give.
 
     fresh15 F1: 3 trials of min 1000, median 1000 and max 4000 are 1000, 1000 and 4000,
@@ -939,8 +1008,10 @@ def _beside_median(name: str, value: float, values: dict[str, float], trials: in
         name: ``mean`` or ``geomean``.
         value: its stated value (ns), within the bounds ``min`` and ``max`` alone give (the
             caller asks only then: a value out of those is said by them).
-        values: the run's latency statistics (``std`` left out), numbers only.
+        values: the run's latency statistics (``std`` left out), numbers only, ``min`` and
+            ``median`` however spelled (:func:`one_spelling`).
         trials: its ``timing.trials``.
+        names: the spellings read (``{"median": "p50"}``), which the message names.
 
     Returns:
         The contradiction at ``name``'s pointer, or nothing (also with no ``median``, a
@@ -968,42 +1039,40 @@ def _beside_median(name: str, value: float, values: dict[str, float], trials: in
                "(min x median^h x max^l)^(1 / n)]")
     else:
         return []
-    return _out_of_range(name, value, floor, ceiling, low, high, trials, (
+    return _out_of_range(name, value, floor, ceiling, values, trials, (
         f"{why}, l = floor(n / 2) and h = ceil(n / 2) - 1 (a trial at each end, the "
         f"median's, and the others at the median or an end; of 3 trials exactly min, median "
-        f"and max)"), median)
+        f"and max)"), names, median=True)
 
 
-def _out_of_range(name: str, value: float, floor: float, ceiling: float, low: float,
-                  high: float, trials: int | None, why: str, median: float | None = None
-                  ) -> list[Contradiction]:
+def _out_of_range(name: str, value: float, floor: float, ceiling: float,
+                  values: dict[str, float], trials: int | None, why: str,
+                  names: dict[str, str], median: bool = False) -> list[Contradiction]:
     """KI228 of ``name`` stated at ``value`` ns outside [``floor``, ``ceiling``] (ns).
 
-    ``floor`` and ``ceiling`` are the bounds of the range ``min`` (``low``) and ``max``
-    (``high``) (and ``median``, when the bounds read it: :func:`_beside_median`) may stand
-    for, rounded; ``value`` is read as rounded too (:func:`_half`), then
-    :data:`STATISTIC_SLACK` relative to ``high``. ``why`` says the bound in words.
+    ``floor`` and ``ceiling`` are the bounds of the range ``min`` and ``max`` of ``values``
+    (and ``median``, when the bounds read it, ``median`` True: :func:`_beside_median`) may
+    stand for, rounded; ``value`` is read as rounded too (:func:`_half`), then
+    :data:`STATISTIC_SLACK` relative to ``max``. ``why`` says the bound in words; the
+    message names each statistic as the run spells it (``names``, :func:`one_spelling`).
     Returns the contradiction at ``name``'s pointer, or nothing. Raises nothing.
     """
+    low, high = values["min"], values["max"]
     slack = STATISTIC_SLACK * max(abs(low), abs(high), abs(value))
     if floor - (value + _half(value)) <= slack and value - _half(value) - ceiling <= slack:
         return []
     side, bound = ("<", floor) if value < floor else (">", ceiling)
-    with_median, pointers, named = "", "", ""
-    if median is not None:
-        with_median, pointers = f" with median {median!r} ns", ", /spec/timing/latencyNs/median"
-        named = f", median {median!r}"
+    stated, short = _stated_range(values, names, median)
     return [Contradiction(
         "KI228", _pointer(name),
         f"the run states {name} {value!r} ns ({_pointer(name)}) of {trials} trials "
-        f"(/spec/timing/trials) from min {low!r} ns to max {high!r} ns{with_median} "
-        f"(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max{pointers}): {why}, here "
+        f"(/spec/timing/trials) {stated}: {why}, here "
         f"[{_ns(floor)}, {_ns(ceiling)}] ns ({ROUNDED_READING})",
-        f"latencyNs {name} {value!r} {side} {_ns(bound)} (min {low!r}{named}, max {high!r}, "
-        f"{trials} trials)")]
+        f"latencyNs {name} {value!r} {side} {_ns(bound)} ({short}, {trials} trials)")]
 
 
-def _std_of_three(spread: float, values: dict[str, float]) -> list[Contradiction]:
+def _std_of_three(spread: float, values: dict[str, float], names: dict[str, str]
+                  ) -> list[Contradiction]:
     """KI228 of a ``std`` of 3 trials not that of ``min``, ``median`` and ``max``.
 
     fresh15 F1: three trials are exactly those three values, so their std is known.
@@ -1018,7 +1087,9 @@ def _std_of_three(spread: float, values: dict[str, float]) -> list[Contradiction
 
     Args:
         spread: the run's ``latencyNs.std`` (ns).
-        values: its latency statistics (``std`` left out), numbers only.
+        values: its latency statistics (``std`` left out), numbers only, ``min`` and
+            ``median`` however spelled (:func:`one_spelling`).
+        names: the spellings read, which the message names.
 
     Returns:
         The contradiction at ``/spec/timing/latencyNs/std``, or nothing (also with no
@@ -1038,21 +1109,19 @@ def _std_of_three(spread: float, values: dict[str, float]) -> list[Contradiction
     if floor - (spread + _half(spread)) <= slack and spread - _half(spread) - ceiling <= slack:
         return []
     side, bound = ("<", floor) if spread < floor else (">", ceiling)
+    stated, short = _stated_range(values, names, median=True)
     return [Contradiction(
         "KI228", STD_POINTER,
         f"the run states std {spread!r} ns ({STD_POINTER}) of 3 trials (/spec/timing/trials) "
-        f"from min {low!r} ns to max {high!r} ns with median {median!r} ns "
-        f"(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max, "
-        f"/spec/timing/latencyNs/median): 3 trials are exactly min, median and max, whose "
+        f"{stated}: 3 trials are exactly min, median and max, whose "
         f"std is {_ns(math.sqrt(squares / 3))} ns (the population std) or "
         f"{_ns(math.sqrt(squares / 2))} ns (the sample std), here [{_ns(floor)}, "
         f"{_ns(ceiling)}] ns ({ROUNDED_READING})",
-        f"latencyNs std {spread!r} {side} {_ns(bound)} (min {low!r}, median {median!r}, "
-        f"max {high!r}, 3 trials)")]
+        f"latencyNs std {spread!r} {side} {_ns(bound)} ({short}, 3 trials)")]
 
 
-def _std_too_small(spread: float, values: dict[str, float], trials: int
-                   ) -> list[Contradiction]:
+def _std_too_small(spread: float, values: dict[str, float], trials: int,
+                   names: dict[str, str]) -> list[Contradiction]:
     """KI228 of a ``std`` below what ``min``, ``max`` and ``trials`` >= 2 force (fresh14 F1).
 
     n trials from ``min`` to ``max`` deviate by at least ``(max - min) / sqrt(2n)``, one
@@ -1063,8 +1132,9 @@ def _std_too_small(spread: float, values: dict[str, float], trials: int
 
     Args:
         spread: the run's ``latencyNs.std`` (ns).
-        values: its latency statistics (``std`` left out).
+        values: its latency statistics (``std`` left out), as :func:`one_spelling` reads them.
         trials: its ``timing.trials``, 2 or more.
+        names: the spellings read, which the message names.
 
     Returns:
         The contradiction at ``/spec/timing/latencyNs/std``, or nothing.
@@ -1079,11 +1149,10 @@ def _std_too_small(spread: float, values: dict[str, float], trials: int
     return [Contradiction(
         "KI228", STD_POINTER,
         f"the run states std {spread!r} ns ({STD_POINTER}) of {trials} trials "
-        f"(/spec/timing/trials) from min {low!r} ns to max {high!r} ns "
-        f"(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max): n trials that far apart "
+        f"(/spec/timing/trials) {_stated_range(values, names)[0]}: n trials that far apart "
         f"have a std of at least (max - min) / sqrt(2n), one trial at each end and the "
         f"others at their midpoint (the population std's least; the sample std's, "
         f"(max - min) / sqrt(2(n - 1)), is larger), here {_ns(least)} ns "
         f"({ROUNDED_READING})",
-        f"latencyNs std {spread!r} < {_ns(least)} (min {low!r}, max {high!r}, "
+        f"latencyNs std {spread!r} < {_ns(least)} ({_stated_range(values, names)[1]}, "
         f"{trials} trials)")]

@@ -371,16 +371,29 @@ def test_the_bounds_reach_exactly_their_extreme_trials():
     assert _found({"mean": 1000000, "geomean": 1005000}, 100) == []
 
 
+_LOWEST = st.sampled_from(["min", "p0", "p00"])
+_MIDDLE = st.sampled_from(["median", "p50"])
+"""The names a run may give its ``min`` and ``median`` (fresh16 F1b: the bounds read only
+``min`` and ``median``); ``max`` has one (the schema admits no ``p100``)."""
+
+
+def _spelled_as(stats: dict[str, float], lowest: str, middle: str) -> dict[str, float]:
+    """``stats`` with ``min`` stated as ``lowest`` and ``median`` as ``middle``."""
+    names = {"min": lowest, "median": middle}
+    return {names.get(k, k): v for k, v in stats.items()}
+
+
 @given(st.lists(st.floats(min_value=1e3, max_value=1e11, allow_nan=False), min_size=2,
                 max_size=30) | _CLUSTERED.filter(lambda t: len(t) >= 2), st.booleans(),
-       st.integers(3, 7), st.sampled_from([10**6, 10**3, 1]))
+       st.integers(3, 7), st.sampled_from([10**6, 10**3, 1]), _LOWEST, _MIDDLE)
 def test_every_statistic_of_counted_trials_rounded_as_a_source_does_is_never_refused(
-        trials, sample, digits, unit):
+        trials, sample, digits, unit, lowest, middle):
     """All of min, max, mean, geomean, median and std stated at once with the count (the
-    new bounds judge them together), rounded to 3-7 significant digits in ms, us or ns."""
+    new bounds judge them together), rounded to 3-7 significant digits in ms, us or ns,
+    min spelled ``min``, ``p0`` or ``p00`` and median ``median`` or ``p50`` (fresh16)."""
     stats = {k: _significant(v, digits, unit) for k, v in _true(trials, sample).items()
              if k in ("min", "max", "mean", "geomean", "median", "std")}
-    assert _found(stats, len(trials)) == []
+    assert _found(_spelled_as(stats, lowest, middle), len(trials)) == []
 
 
 # -- fresh15 F1: min, median and max together pin 2 and 3 trials, and bound the mean of n
@@ -479,19 +492,22 @@ _FEW_CLUSTERED = st.builds(
 
 @given(st.lists(st.floats(min_value=1, max_value=1e11, allow_nan=False), min_size=2,
                 max_size=6) | _FEW_CLUSTERED,
-       st.booleans(), st.booleans(), st.integers(3, 7), st.sampled_from([10**6, 10**3, 1]))
+       st.booleans(), st.booleans(), st.integers(3, 7), st.sampled_from([10**6, 10**3, 1]),
+       _LOWEST, _MIDDLE)
 def test_few_trials_and_their_median_as_any_source_writes_them_are_never_refused(
-        trials, sample, nearest, digits, unit):
+        trials, sample, nearest, digits, unit, lowest, middle):
     """2 to 6 real trials (where min, median and max bind the most), every statistic stated
-    with the count, the median the midpoint or (an even count of 4 or more) the lower
-    middle trial by nearest rank, rounded to 3-7 significant digits in ms, us or ns: never
-    refused."""
+    with the count, the median the midpoint or (an even count of 4 or more, or a ``p50`` of
+    2) the lower middle trial by nearest rank, rounded to 3-7 significant digits in ms, us
+    or ns, min spelled ``min``, ``p0`` or ``p00`` and median ``median`` or ``p50``
+    (fresh16): never refused."""
     stats = _true(trials, sample)
-    if nearest and len(trials) != 2:  # of 2 trials the median is their midpoint (stat08)
+    # of 2 trials the median is their midpoint (stat08); a p50 may be the lower trial
+    if nearest and (len(trials) != 2 or middle == "p50"):
         stats["median"] = _nearest_rank(trials, 50)
     stats = {k: _significant(v, digits, unit) for k, v in stats.items()
              if k in ("min", "max", "mean", "geomean", "median", "std")}
-    assert _found(stats, len(trials)) == []
+    assert _found(_spelled_as(stats, lowest, middle), len(trials)) == []
 
 
 @pytest.mark.parametrize("latency, trials, pointer, said", [
@@ -500,3 +516,108 @@ def test_few_trials_and_their_median_as_any_source_writes_them_are_never_refused
 def test_add_refuses_fresh15s_runs(store, kit, runner, tmp_path, latency, trials, pointer,
                                    said):
     _add_refused(store, kit, runner, tmp_path, latency, trials, pointer, said)
+
+
+# -- fresh16 F1b, F1: the bounds read p0 (p00) as min and p50 as median, as KI228 does
+
+FRESH16_P0 = (
+    "the run states mean 1000000 ns (/spec/timing/latencyNs/mean) of 3 trials "
+    "(/spec/timing/trials) from p0 1000 ns to max 100000000 ns (/spec/timing/latencyNs/p0, "
+    "/spec/timing/latencyNs/max): the mean of n trials lies in [min + (max - min) / n, max - "
+    "(max - min) / n] (a trial at each end, the others anywhere between), here [33,167,330, "
+    f"67,000,335] ns ({_ROUNDING})")
+FRESH16_P50 = (
+    "the run states mean 2500 ns (/spec/timing/latencyNs/mean) of 3 trials "
+    "(/spec/timing/trials) from min 1000 ns to max 4000 ns with p50 1000 ns "
+    "(/spec/timing/latencyNs/min, /spec/timing/latencyNs/max, /spec/timing/latencyNs/p50): "
+    "the mean of n trials lies in [(l x min + h x median + max) / n, (min + h x median + l x "
+    "max) / n], l = floor(n / 2) and h = ceil(n / 2) - 1 (a trial at each end, the median's, "
+    "and the others at the median or an end; of 3 trials exactly min, median and max), here "
+    f"[1,995, 2,005] ns ({_ROUNDING})")
+
+
+def test_fresh16s_runs_are_refused_naming_the_spelling_stated():
+    """fresh16 F1b: fresh14 F1's run with ``min`` written ``p0`` was added and ranked;
+    F1: 3 trials of min 1000, p50 1000 and max 4000 beside a mean of 2500 too."""
+    assert _found({"p0": 1000, "max": 100000000, "mean": 1000000}, 3) == [(
+        "KI228", "/spec/timing/latencyNs/mean", FRESH16_P0,
+        "latencyNs mean 1000000 < 33,167,330 (p0 1000, max 100000000, 3 trials)")]
+    assert _found({"min": 1000, "p50": 1000, "max": 4000, "mean": 2500}, 3) == [(
+        "KI228", "/spec/timing/latencyNs/mean", FRESH16_P50,
+        "latencyNs mean 2500 > 2,005 (min 1000, p50 1000, max 4000, 3 trials)")]
+    assert [c[3] for c in _found({"p0": 1000, "median": 1000, "max": 4000, "mean": 2500},
+                                 3)] == [
+        "latencyNs mean 2500 > 2,005 (p0 1000, median 1000, max 4000, 3 trials)"]
+    assert [c[3] for c in _found({"p0": 1000, "p99": 1000, "max": 1000, "std": 700}, 2)] == [
+        "latencyNs std 700 > 7.07107 (p0 1000, max 1000, 2 trials)"]
+
+
+def _respelled(said: tuple[str, str, str, str], lowest: str, middle: str
+               ) -> tuple[str, str, str, str]:
+    """A finding's words with ``min`` named ``lowest`` and ``median`` ``middle`` where the
+    message names the stated value (not in its formulas), each word found first (a median
+    of 2 trials beside their mean names no ``min``, and its ``median`` is no ``p50``)."""
+    rule, pointer, message, short = said
+    for name, spelled, (said_as, pointed, short_as) in (
+            ("min", lowest, ("from {} ", "/spec/timing/latencyNs/{},", "({} ")),
+            ("median", middle, ("with {} ", "/spec/timing/latencyNs/{})", ", {} "))):
+        if said_as.format(name) not in message:
+            continue
+        for form in (said_as, pointed):
+            assert message.count(form.format(name)) == 1
+            message = message.replace(form.format(name), form.format(spelled))
+        assert short.count(short_as.format(name)) == 1
+        short = short.replace(short_as.format(name), short_as.format(spelled))
+    return rule, pointer, message, short
+
+
+_BOUNDED = [  # stat08 (fresh14 F1), the std bound (fresh13 F5), stat09 (fresh15 F1)
+    ({"mean": 1000000, "min": 1000000, "max": 100000000}, 3, MEAN_AT_MIN),
+    ({"mean": 6000000, "geomean": 1000000, "min": 1000000, "max": 11000000}, 2, GEOMEAN_AT_MIN),
+    ({"mean": 3700000, "std": 0, "min": 1000000, "max": 9000000}, 100, STD_ZERO),
+    ({"mean": 1000, "min": 1000, "max": 1000, "std": 700}, 2, ROUND_700),
+    ({"mean": 6000000, "median": 1000000, "min": 1000000, "max": 11000000}, 2, MEDIAN_OF_TWO),
+    ({"min": 1000, "max": 2000, "median": 1100}, 2, MEDIAN_MIDPOINT),
+    ({"mean": 2500, "min": 1000, "max": 4000, "median": 1000}, 3, MEAN_BESIDE_MEDIAN),
+    ({"geomean": 2500, "min": 1000, "max": 8000, "median": 1000}, 3, GEOMEAN_BESIDE_MEDIAN),
+    ({"std": 1300, "min": 1000, "max": 4000, "median": 1000}, 3, STD_OF_THREE),
+]
+"""Each run of the bounds' finding cases and its message with ``min`` and ``median`` (the
+exact finding, short form too, is asserted by the tests of fresh13, fresh14 and fresh15)."""
+
+
+@pytest.mark.parametrize("lowest", ["min", "p0", "p00"])
+@pytest.mark.parametrize("middle", ["median", "p50"])
+@pytest.mark.parametrize("latency, trials, message", _BOUNDED)
+def test_each_bound_reads_min_and_median_however_spelled(latency, trials, message, lowest,
+                                                         middle):
+    """fresh16 F1b, F1: each bound of n trials, of min, median and max together and of
+    std read ``min`` and ``median`` only; ``p0`` (``p00``) and ``p50``, one quantile each to
+    KI228, escaped them all. Of 3 trials ``p50`` is the middle trial by every definition;
+    of 2 a ``p50`` may be the lower trial (nearest rank), so only ``median`` is held there."""
+    said = _found(latency, trials)
+    assert [c[2] for c in said] == [message]
+    found = _found(_spelled_as(latency, lowest, middle), trials)
+    if trials == 2 and "median" in latency and middle == "p50":
+        assert found == []
+    else:
+        assert found == [_respelled(said[0], lowest, middle)]
+
+
+def test_a_p50_of_two_trials_is_not_held_to_their_midpoint():
+    """Of 2 trials a source may write p50 by nearest rank, the lower trial (docs/rules.md
+    KI228): ``median`` is the midpoint, ``p50`` is not held to it, beside a mean or not."""
+    assert _found({"min": 1000, "max": 2000, "p50": 1000}, 2) == []
+    assert _found({"p0": 1000, "max": 2000, "p50": 1000, "mean": 1500}, 2) == []
+    assert _found({"mean": 6000000, "p50": 1000000, "min": 1000000, "max": 11000000}, 2) == []
+    # both stated: one value (the pair rule), and the median read as `median`
+    assert [c[3] for c in _found({"min": 1000, "max": 2000, "median": 1100, "p50": 1100},
+                                 2)] == ["latencyNs median 1100 != 1,500 (min 1000, max 2000, "
+                                         "2 trials)"]
+
+
+@pytest.mark.parametrize("latency, pointer, said", [
+    ({"p0": 1000, "max": 100000000, "mean": 1000000}, "mean", FRESH16_P0),
+    ({"min": 1000, "p50": 1000, "max": 4000, "mean": 2500}, "mean", FRESH16_P50)])
+def test_add_refuses_fresh16s_runs(store, kit, runner, tmp_path, latency, pointer, said):
+    _add_refused(store, kit, runner, tmp_path, latency, 3, pointer, said)
