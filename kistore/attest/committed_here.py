@@ -23,13 +23,13 @@ for a file the work tree lost.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..core import layout
 from ..core.digest import Digest
-from ..git.pack import blob_id
+from ..core.file_kinds import kind_at
+from ..git.ids import blob_id
 
 _SHA256 = f"{layout.ATTESTATIONS_DIR}/sha256"
 """Where the attestation folders' shards are (:data:`kistore.attest.notes.ATTESTATIONS_SHA256`)."""
@@ -156,24 +156,14 @@ def differing(store: Store, head: View, folders: Iterable[str], held: dict[str, 
 
 
 def how_held(store: Store, path: str) -> str:
-    """Say how the work tree holds ``path``, a file no read took (one ``lstat``, or two).
+    """Say how the work tree holds ``path``, a file no read took (one ``lstat``).
 
     Returns:
-        ``a FIFO``, ``a symbolic link``, ``a directory``, ``not a regular file``; or
-        :data:`MISSING` when nothing is there (nor its folder), or the file could not be read
-        (a folder on its way that is a symbolic link: never read through).
+        :func:`kistore.core.file_kinds.file_kind`'s words (``a FIFO``, ``a symbolic link``,
+        ``a directory``, ...); or :data:`MISSING` when nothing is there (nor its folder), or
+        the file could not be read (a folder on its way that is a symbolic link: never read
+        through). Raises nothing.
     """
     assert store.root is not None
-    try:
-        mode = os.lstat(os.path.join(store.root, path)).st_mode
-    except OSError:  # absent, or a folder on its way is no directory
-        return MISSING
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISREG(mode):
-        return MISSING  # not read: under a symbolic link, or past the size limit
-    return "not a regular file"
+    # a regular file here was not read: under a symbolic link, or past the size limit
+    return kind_at(os.path.join(store.root, path)) or MISSING

@@ -28,15 +28,14 @@ when they agree, nothing else changes. A query of unattested runs never comes he
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
 from ..core.canonical_fast import loads_lenient
 from ..core.errors import KistoreError
+from ..core.file_kinds import kind_at
 from ..core.layout import TRUST_FILE
 from ..git.blobs import lookup
 from ..git.ids import blob_id
@@ -146,19 +145,12 @@ def not_regular(path: Path) -> str:
     Returns:
         A key of :data:`NOT_REGULAR`; ``""`` for a regular file. Raises nothing.
     """
-    try:
-        mode = os.lstat(path).st_mode
-    except OSError:  # absent, or a directory on the way is a file
-        return "missing"
-    if stat.S_ISREG(mode):
-        return ""
-    if stat.S_ISLNK(mode):
-        return "link"
-    if stat.S_ISDIR(mode):
-        return "directory"
-    if stat.S_ISFIFO(mode):
-        return "fifo"
-    return "other"
+    kind = kind_at(path)
+    return "missing" if kind is None else _STATES.get(kind, "other")
+
+
+_STATES = {"": "", "a symbolic link": "link", "a directory": "directory", "a FIFO": "fifo"}
+""":func:`kistore.core.file_kinds.kind_at`'s words as :data:`NOT_REGULAR`'s keys."""
 
 
 def salvaged_revocations(data: bytes) -> dict[str, datetime]:

@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError, StoreStateError
+from ..core.file_kinds import file_kind
 from ..core.findings import ERROR, Finding, rule
 from ..core.gitattributes import (
     GITATTRIBUTES_LINE,
     check_gitattributes,
-    file_kind,
     not_regular_gitattributes,
 )
 from ..core.limits import DEFAULT

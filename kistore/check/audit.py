@@ -33,8 +33,9 @@ from ..core.claims import Claim, stored_claim
 from ..core.comparison import KEYED_REFERENCES, REFERENCE_KINDS, RunKeys
 from ..core.digest import Digest
 from ..core.errors import InputError, MultipleErrors
+from ..core.file_kinds import file_kind
 from ..core.findings import WARNING, Finding, rule
-from ..core.gitattributes import check_gitattributes, file_kind, not_regular_gitattributes
+from ..core.gitattributes import check_gitattributes, not_regular_gitattributes
 from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.observed import observed_seconds, run_observed

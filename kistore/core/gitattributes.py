@@ -11,7 +11,6 @@ for paths under ``store/`` wins, since git applies the last matching line. Pure;
 from __future__ import annotations
 
 import re
-import stat
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -20,7 +19,7 @@ from .layout import GITATTRIBUTES_LINE
 
 __all__ = ["GITATTRIBUTES_LINE", "GITATTRIBUTES_MISSING", "INFO_ATTRIBUTES",
            "INFO_ATTRIBUTES_CONVERT", "check_gitattributes", "check_info_attributes",
-           "file_kind", "not_regular_gitattributes"]
+           "not_regular_gitattributes"]
 
 GITATTRIBUTES_MISSING = rule(
     "KI113", "gitattributes-missing", ERROR,
@@ -33,20 +32,6 @@ INFO_ATTRIBUTES_CONVERT = rule(
 
 INFO_ATTRIBUTES = ".git/info/attributes"
 """How findings name the clone's own attributes file (``$GIT_COMMON_DIR/info/attributes``)."""
-
-
-def file_kind(mode: int) -> str:
-    """Return what a file of ``mode`` (``os.stat``'s) that is not a regular one is, in words.
-
-    ``a FIFO``, ``a socket``, ``a directory``, ``a character device``, ``a block device``,
-    else ``not a regular file``. Raises nothing.
-    """
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return name
-    return "not a regular file"
 
 
 def not_regular_gitattributes(kind: str) -> Finding:

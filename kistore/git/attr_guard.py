@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..core import layout
 from ..core.errors import StoreStateError
-from ..core.gitattributes import file_kind
+from ..core.file_kinds import file_kind
 from .child import git_environment
 from .config_files import kept, xdg_config_home
 from .lazy import pygit2 as _pygit2  # imported on first use
