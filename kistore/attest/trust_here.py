@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..core.canonical_fast import loads_lenient
 from ..core.errors import KistoreError
-from ..core.file_kinds import kind_at
+from ..core.file_kinds import DIRECTORY, FIFO, SYMLINK, kind_at
 from ..core.layout import TRUST_FILE
 from ..git.blobs import lookup
 from ..git.ids import blob_id
@@ -149,7 +149,7 @@ def not_regular(path: Path) -> str:
     return "missing" if kind is None else _STATES.get(kind, "other")
 
 
-_STATES = {"": "", "a symbolic link": "link", "a directory": "directory", "a FIFO": "fifo"}
+_STATES = {"": "", SYMLINK: "link", DIRECTORY: "directory", FIFO: "fifo"}
 """:func:`kistore.core.file_kinds.kind_at`'s words as :data:`NOT_REGULAR`'s keys."""
 
 

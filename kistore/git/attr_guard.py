@@ -43,7 +43,6 @@ the files it did not.
 from __future__ import annotations
 
 import os
-import stat
 import subprocess
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -54,7 +53,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..core import layout
 from ..core.errors import StoreStateError
-from ..core.file_kinds import file_kind
+from ..core.file_kinds import kind_at
 from .child import git_environment
 from .config_files import kept, xdg_config_home
 from .lazy import pygit2 as _pygit2  # imported on first use
@@ -99,20 +98,11 @@ class Blocking:
                 else self.full.name in (_IGNORE, "exclude", "ignore"))
 
 
-def _kind(mode: int) -> str | None:
-    """Return what a file of ``mode`` is, None for a regular file."""
-    return None if stat.S_ISREG(mode) else file_kind(mode)
-
-
 def _judge(full: Path, shown: str, origin: str | None = None,
            setting: str | None = None) -> Blocking | None:
     """Return :class:`Blocking` when ``full`` exists and is not a regular file (a stat)."""
-    try:
-        mode = os.stat(full).st_mode
-    except OSError:  # absent, a broken link, unreadable: git reads nothing either
-        return None
-    kind = _kind(mode)
-    return None if kind is None else Blocking(shown, full, kind, origin, setting)
+    kind = kind_at(full, follow=True)  # None: absent, a broken link, unreadable: git reads
+    return Blocking(shown, full, kind, origin, setting) if kind else None  # nothing either
 
 
 def _store_directories(workdir: Path) -> Iterator[str]:
@@ -162,11 +152,7 @@ def _judge_str(directory: str, top: str, names: tuple[str, ...] = (_ATTRIBUTES, 
         full = os.path.join(directory, name)
         if regular is not None and full in regular:
             continue
-        try:
-            mode = os.stat(full).st_mode
-        except OSError:  # absent (nearly always): no Path made
-            mode = stat.S_IFREG
-        if not stat.S_ISREG(mode):
+        if kind_at(full, follow=True):  # None: absent (nearly always), no Path made
             return _judge(Path(full), Path(os.path.relpath(full, top)).as_posix())
         if regular is not None:
             regular.add(full)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pygit2
 
+from ..core.file_kinds import kind_at
 from ..core.findings import Finding
 from ..core.gitattributes import INFO_ATTRIBUTES, INFO_ATTRIBUTES_CONVERT, check_info_attributes
 from .config_files import xdg_config_home
@@ -44,13 +45,14 @@ def read_attributes_file(path: Path, limit: int = MAX_ATTRIBUTES_BYTES) -> bytes
         own checkout would wait, or a device such as ``/dev/zero``), or more than ``limit``
         bytes.
     """
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a device is not opened
-            return _NOT_REGULAR
-        fd = os.open(path, _FLAGS)  # O_NONBLOCK: a FIFO swapped in after the stat won't hang
-    except (FileNotFoundError, NotADirectoryError):
+    kind = kind_at(path, follow=True)  # before opening: a device is not opened
+    if kind is None:  # absent, or unreadable: git reads nothing either
         return None
-    except OSError:  # unreadable: git reads nothing either
+    if kind:
+        return _NOT_REGULAR
+    try:
+        fd = os.open(path, _FLAGS)  # O_NONBLOCK: a FIFO swapped in after the stat won't hang
+    except OSError:  # gone meanwhile, unreadable: git reads nothing either
         return None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # what was opened, not what was looked at
@@ -93,9 +95,11 @@ def check_clone_info_attributes(repo: pygit2.Repository) -> list[Finding]:
         without a line when it cannot be checked (:func:`read_attributes_file`); empty
         when absent or unreadable.
     """
-    data = read_attributes_file(common_git_dir(Path(repo.path)) / "info" / "attributes")
-    if isinstance(data, str):
-        return [Finding(INFO_ATTRIBUTES_CONVERT, data, file=INFO_ATTRIBUTES,
+    info = common_git_dir(Path(repo.path)) / "info" / "attributes"
+    data = read_attributes_file(info)
+    if isinstance(data, str):  # found: what it is (until 2026-12-07 "found None")
+        found = kind_at(info, follow=True) or f"more than {MAX_ATTRIBUTES_BYTES:,} bytes"
+        return [Finding(INFO_ATTRIBUTES_CONVERT, data, file=INFO_ATTRIBUTES, found=found,
                         expected=f"a regular file of at most {MAX_ATTRIBUTES_BYTES:,} bytes",
                         fix="remove .git/info/attributes or make it a small regular file "
                         "(this repository's own, never committed), then `git checkout -- store/`")]

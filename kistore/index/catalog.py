@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import canonical, layout, schema
 from ..core.digest import Digest
 from ..core.errors import KistoreError
+from ..core.file_kinds import DIRECTORY, SUBMODULE, SYMLINK, file_kind
 from ..core.limits import LongValue, PastLimit, bytes_past_limit, past_limit
 from .checked import is_checked, record_checked
 from .records import Describer, Listed, Record
@@ -144,12 +145,17 @@ def is_there(view: StoreView, path: str) -> bool:
 
 
 _NOT_REGULAR = {
-    0o120000: "is a symbolic link: the store keeps only regular files and never reads "
-              "through a link (`kistore verify`: KI111)",
-    0o160000: "is a submodule, not a file (`kistore verify`: KI111)",
-    0o040000: "is a directory, not a file (`kistore verify`: KI110)",
+    SYMLINK: "is a symbolic link: the store keeps only regular files and never reads "
+             "through a link (`kistore verify`: KI111)",
+    SUBMODULE: "is a submodule, not a file (`kistore verify`: KI111)",
+    DIRECTORY: "is a directory, not a file (`kistore verify`: KI110)",
 }
-"""What a stored path that is there but no regular file is, by the git mode it lists as."""
+"""What a stored path that is there but no regular file is, by its kind
+(:func:`kistore.core.file_kinds.file_kind` of the git mode it lists as)."""
+
+_SPECIAL = "is a FIFO, socket or device, not a regular file (`kistore verify`: KI111)"
+"""Any other kind: a work tree's FIFO, socket and device list as one mode (never looked at
+again to tell them apart)."""
 
 
 def _not_regular(view: StoreView, path: str) -> str | None:
@@ -168,8 +174,7 @@ def _not_regular(view: StoreView, path: str) -> str | None:
     mode = modes_of([path]).get(path)
     if mode is None or mode in (0o100644, 0o100755):
         return None
-    return _NOT_REGULAR.get(mode, "is a FIFO, socket or device, not a regular file "
-                                  "(`kistore verify`: KI111)")
+    return _NOT_REGULAR.get(file_kind(mode), _SPECIAL)
 
 
 _TOO_LARGE = "; `kistore verify` reports KI106"

@@ -21,7 +21,6 @@ import gc
 import json
 import marshal
 import os
-import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from copy import deepcopy
@@ -41,6 +40,7 @@ from ..core.errors import (
     ParseError,
     TrailingDataError,
 )
+from ..core.file_kinds import SPECIAL, kind_at
 from ..core.limits import DEFAULT, Limits, read_bounded, read_lines_bounded, read_up_to, too_large
 from ..core.model import Manifest
 from ..core.workers import cpus, forking, start_worker
@@ -338,12 +338,7 @@ def not_regular(path: Path) -> str | None:
         The message, or None: a regular file, a directory, or an entry ``stat`` cannot
         look at (a broken link). Raises nothing.
     """
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return None
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
-            or stat.S_ISBLK(mode)):
+    if kind_at(path, follow=True) not in SPECIAL:
         return None
     return ("a FIFO, socket or device, not a regular file: kistore reads manifests only from "
             "regular files in a directory (it never opens this one); move it out of the "

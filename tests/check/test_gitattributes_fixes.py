@@ -106,6 +106,6 @@ def test_a_fifo_info_attributes_is_ki116_alone(published):
         ".git/info/attributes: error KI116 info-attributes-convert: is not a regular file (a "
         "FIFO, a device or a directory, or a symbolic link to one): git's checkout would wait "
         "on it or read it without end, and a line there may convert store/ (expected a "
-        "regular file of at most 1,048,576 bytes, found None)",
+        "regular file of at most 1,048,576 bytes, found a FIFO)",
         "fix KI116 (1 finding): remove .git/info/attributes or make it a small regular file "
         "(this repository's own, never committed), then `git checkout -- store/`"])
