@@ -95,6 +95,7 @@ from .notepaths import doubled_notes, path_findings
 from .notes_dated import Redated, dated_at_push
 from .notes_reflog import REBASE_MESSAGE, earlier_tips, forget_legacy, marker
 from .push_clock import clock_refusal
+from .unread_files import record_unread
 from .unsent import subjects_missing, unsent_message
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -612,8 +613,8 @@ def file_attestations(view: View, subject: Digest | None = None, *,
                                       f"{ATTESTATIONS_SHA256}/{shard}"))], unread)
 
 
-def file_attestations_many(view: View, subjects: Iterable[Digest]
-                           ) -> Iterator[tuple[str, bytes]]:
+def file_attestations_many(view: View, subjects: Iterable[Digest],
+                           unread: list[str] | None = None) -> Iterator[tuple[str, bytes]]:
     """Yield what :func:`file_attestations` yields for each subject, in ``subjects`` order.
 
     Lists the shard directories once and a subject's own folder only when its shard holds
@@ -622,9 +623,11 @@ def file_attestations_many(view: View, subjects: Iterable[Digest]
     Args:
         view: a :class:`kistore.store.View`.
         subjects: the digests asked about.
+        unread: when given, each path listed in those folders that reads as no file (a
+            FIFO, a symbolic link, a directory: never opened or followed) is appended.
     """
     folders = folders_holding(view, subjects)
-    yield from _read_files(view, folders)
+    yield from _read_files(view, folders, unread)
 
 
 def _read_files(view: View, folders: list[str], unread: list[str] | None = None
@@ -779,7 +782,10 @@ def collect_many(store: Store, subjects: Iterable[Digest], *, at: str | None = N
     work tree lacks or holds otherwise (a FIFO, a symbolic link, a directory, other bytes)
     is read as ``HEAD`` holds it, as no commit may remove or change one (KI410), and
     recorded in :attr:`kistore.store.Store.heads_files`
-    (:func:`kistore.attest.committed_here.files_as_committed`); new files count as read.
+    (:func:`kistore.attest.committed_here.files_as_committed`); new files count as read,
+    and a new entry that is no regular file is recorded in
+    :attr:`kistore.store.Store.unread_files` (:func:`kistore.attest.unread_files.
+    record_unread`), not counted.
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -799,9 +805,11 @@ def collect_many(store: Store, subjects: Iterable[Digest], *, at: str | None = N
     wanted = list(dict.fromkeys(subjects))
     view = store.view(at)
     found: dict[Digest, list[Seen]] = {d: [] for d in wanted}
-    files = list(file_attestations_many(view, wanted))
-    if at is None and store.root is not None:  # what HEAD committed, where the work tree lost it
+    unread: list[str] | None = [] if at is None and store.root is not None else None
+    files = list(file_attestations_many(view, wanted, unread))
+    if unread is not None:  # what HEAD committed, where the work tree lost it
         files = files_as_committed(store, wanted, files)
+        record_unread(store, unread)  # the rest, new: said, not counted (fresh16 F7)
     for seen in (*_noted(store, view, wanted, notes_at=notes_at), *_filed(store, at, files)):
         found[seen.subject].append(seen)
     return found

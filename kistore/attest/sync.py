@@ -7,12 +7,14 @@ the transports: notes -> evidence -> sync, one way.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.errors import InputError, KistoreError
+from ..core.file_kinds import kind_at
 from ..git.blobs import write_blob
 from ..git.ids import blob_id
 from .evidence import INVALID, NOT_COUNTED, UNFIT, judge
@@ -26,6 +28,7 @@ from .notes import (
 )
 from .trust import Trust, load_trust
 from .trust_history import held
+from .unread_files import WRITE_IT, unread_said
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..git.idents import Identities
@@ -144,31 +147,16 @@ def _not_regular(store: Store, path: str) -> InputError | None:
         path: the repository path listed.
 
     Returns:
-        The problem (its file ``path``: what it is, that it was not attached, what to do);
-        None when the entry is gone (removed meanwhile).
+        The problem (its file ``path``: what it is, that it was not attached, what to do:
+        :func:`kistore.attest.unread_files.unread_said`); None when the entry is gone
+        (removed meanwhile) or is a regular file now.
     """
-    # Lazy: the rare path only.
-    import os
-    import shlex
-    import stat
-
-    remove = f"remove it (`rm {shlex.quote(path)}`)"
     if store.root is None:
         what = "not a regular file (a symlink or submodule: `kistore verify` reports it, KI111)"
+        remove = f"remove it (`rm {shlex.quote(path)}`)"
     else:
-        try:
-            mode = os.lstat(store.root / path).st_mode
-        except FileNotFoundError:
+        kind = kind_at(store.root / path)
+        if not kind:
             return None
-        if stat.S_ISLNK(mode):
-            what = ("a symbolic link, not a regular file: kistore never follows one under "
-                    "store/ (`kistore verify` reports it, KI111)")
-        elif stat.S_ISDIR(mode):
-            what = ("a directory, not a regular file: an attestation file holds one bundle "
-                    "(`kistore verify` reports it, KI110)")
-            remove = "move it out of store/"
-        else:
-            what = ("a FIFO, socket or device, not a regular file: kistore never opens it (a "
-                    "FIFO waits for a writer for ever; `kistore verify` reports it, KI111)")
-    return InputError(f"not attached: {what}; {remove}, and write the bundle as a regular "
-                      "file (`kistore attest --file`) to attach it", file=path)
+        what, remove = unread_said(path, kind)
+    return InputError(f"not attached: {what}; {remove}, and {WRITE_IT} to attach it", file=path)

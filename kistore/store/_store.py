@@ -287,6 +287,11 @@ class Store:
         work tree having lost them: path -> how the work tree holds it (``missing``, ``a
         FIFO``, ...; :func:`kistore.attest.committed_here.files_as_committed`), for the
         command line to say (:mod:`kistore.cli._evidence_here`)."""
+        self.unread_files: dict[str, str] = {}
+        """New entries under ``store/attestations/`` a work-tree answer listed and left out,
+        being no regular file: path -> what it is (``a FIFO``, ``a symbolic link``, ``a
+        directory``, ...; :func:`kistore.attest.unread_files.record_unread`), for the
+        command line to say (:mod:`kistore.cli._evidence_here`)."""
         # the work views' directory listings while an add checks, under its write lock
         # (one listing of a directory for the plan, the rules and the writer: issue 22)
         self._listings: dict[str, list[str]] | None = None

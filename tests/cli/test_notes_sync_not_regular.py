@@ -38,7 +38,7 @@ def test_notes_sync_names_a_fifo_it_cannot_attach(runner, record_store, store_pa
     assert (result.exit_code, result.stdout) == (1, "0 attestation(s) attached, 0 already "
                                                     "present\n")
     assert result.stderr == (
-        f"error: {path}: not attached: a FIFO, socket or device, not a regular file: kistore "
+        f"error: {path}: not attached: a FIFO, not a regular file: kistore "
         "never opens it (a FIFO waits for a writer for ever; `kistore verify` reports it, "
         f"KI111); remove it (`rm {path}`), and write the bundle as a regular file (`kistore "
         "attest --file`) to attach it\n")
