@@ -93,7 +93,8 @@ def unread_files_said(unread: dict[str, str]) -> str | None:
     return (f"{len(paths)} entries under {layout.ATTESTATIONS_DIR}/ are no regular files "
             f"({named}{f'; and {more} more' if more > 0 else ''}): these answers left them "
             "out (kistore never opens nor follows one; `kistore verify` reports each); "
-            f"remove them (a directory: move it out of store/), and {WRITE_IT} to count it")
+            "remove them (a directory: move it out of store/), and write each bundle as a "
+            "regular file (`kistore attest --file`) to count it")
 
 
 def warn_evidence_here(store: Store | None) -> None:

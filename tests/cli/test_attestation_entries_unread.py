@@ -100,7 +100,8 @@ def test_several_entries_are_one_line(group, tmp_path):
         f"warning: 4 entries under store/attestations/ are no regular files ({paths[0]}: a "
         f"FIFO; {paths[1]}: a symbolic link; {paths[2]}: a directory; and 1 more): these "
         "answers left them out (kistore never opens nor follows one; `kistore verify` reports "
-        f"each); remove them (a directory: move it out of store/), and {WRITE}\n"))
+        "each); remove them (a directory: move it out of store/), and write each bundle as a "
+        "regular file (`kistore attest --file`) to count it\n"))
 
 
 def test_a_regular_new_file_is_not_named(group):
