@@ -130,9 +130,10 @@ def metric_problem(metric: str) -> str | None:
 
     Returns:
         ``METRIC is a spread ('WORD'), ...; expected ...: FIX`` (``METRIC`` as written
-        when printable, else as ``ascii`` quotes it; cut past ``QUOTE_WIDTH``) for a pointer any of whose
-        tokens names a spread (:data:`SPREAD_WORDS`), ``... is a count ('WORD'), ...`` for
-        one whose last token's last word names a count (:data:`COUNT_WORDS`), ``... is
+        when printable, else as ``ascii`` quotes it; cut past ``QUOTE_WIDTH``) for a
+        pointer any of whose tokens names a spread (:data:`SPREAD_WORDS`), ``... is a count
+        ('WORD'), ...`` for one whose last token's last word names a count
+        (:data:`COUNT_WORDS`), ``... is
         neither a location statistic ...`` for one that is neither ``/timing/latencyNs/``
         and a location statistic nor under ``/sourceNative/``; None for an allowed metric
         and for a value that is no JSON Pointer (the schema's pattern says that).
