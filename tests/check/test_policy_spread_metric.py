@@ -25,6 +25,7 @@ from kistore.core.words import comparison_said
 from ..conftest import add_docs, commit_all, git, latency_group
 from ..prs import Remote
 from .test_history_names import add_group
+from .test_policy_metric_rule import spread
 
 SPREAD = ("field 'metric': /timing/latencyNs/std is a spread ('std'), how far a run's trials "
           "lie apart, not where its latencies lie: ranked by it, runs rank by their noise (a "
@@ -49,14 +50,18 @@ def _rank_by(root, metric: str, family: str = "synthetic") -> None:
     path.write_text(json.dumps(policy, indent=2) + "\n")
 
 
-def test_check_refuses_a_policy_ranking_by_std(store, runner, kit):
+@pytest.mark.parametrize(("metric", "said"), [
+    ("/timing/latencyNs/std", SPREAD),
+    # fresh16 F4: KernelBench's own std, the same spread in ms (on BASE 6af42bf9: KI415 only)
+    ("/sourceNative/metrics/std", spread("/sourceNative/metrics/std", "std"))])
+def test_check_refuses_a_policy_ranking_by_std(store, runner, kit, metric, said):
     # on BASE 548a13da: "info KI415 ranking-order-changes ...", "ok: ... 0 errors", exit 0
     add_docs(store, latency_group(kit, {"fast": 1000, "slow": 3000}))
-    _rank_by(store.root, "/timing/latencyNs/std")
+    _rank_by(store.root, metric)
     git(store.root, "commit", "-qam", "pol")
     done = runner.invoke(main, ["--store", str(store.root), "check", "HEAD~1..HEAD"])
     assert (done.exit_code, done.output.splitlines()) == (1, [
-        f"{POLICY_FILE}:/families/synthetic/metric: error KI206 policy-invalid: {SPREAD}",
+        f"{POLICY_FILE}:/families/synthetic/metric: error KI206 policy-invalid: {said}",
         KI206_FIX,
         "FAILED: HEAD~1..HEAD: 1 error, 0 warnings, 0 info"]), done.output
 
