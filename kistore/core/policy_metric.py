@@ -133,9 +133,9 @@ def metric_problem(metric: str) -> str | None:
         when printable, else as ``ascii`` quotes it; cut past ``QUOTE_WIDTH``) for a
         pointer any of whose tokens names a spread (:data:`SPREAD_WORDS`), ``... is a count
         ('WORD'), ...`` for one whose last token's last word names a count
-        (:data:`COUNT_WORDS`), ``... is
-        neither a location statistic ...`` for one that is neither ``/timing/latencyNs/``
-        and a location statistic nor under ``/sourceNative/``; None for an allowed metric
+        (:data:`COUNT_WORDS`), ``... is neither a location statistic ...`` for one that is
+        neither ``/timing/latencyNs/`` and a location statistic nor under
+        ``/sourceNative/``; None for an allowed metric
         and for a value that is no JSON Pointer (the schema's pattern says that).
     """
     if not re.fullmatch(r"(/[^/]*)+", metric):
@@ -152,7 +152,7 @@ def metric_problem(metric: str) -> str | None:
         return None
     else:
         said = ELSEWHERE_SAID
-    shown = metric if metric.isprintable() else shorten(ascii(metric), length=len(metric))
+    shown = metric if metric.isprintable() else ascii(metric)
     return f"{shorten(shown, length=len(metric))} is {said}; expected {EXPECTED}: {FIX}"
 
 
