@@ -18,11 +18,11 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical
-from ..core.canonical import escape_pointer, pointer_tokens, unescape_pointer
+from ..core.canonical import escape_pointer, pointer_tokens
 from ..core.errors import KistoreError
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import POLICY_FILE
-from ..core.schema import check_document
+from ..core.policy_metric import check_policy_document, name_words
 from ..git.treediff import entry_at
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -140,31 +140,6 @@ def plural_noun(word: str) -> bool:
     """
     return (len(word) >= 4 and word.endswith("s") and not word.endswith(_NOT_PLURAL)
             and word.isalpha() and word not in TIME_UNITS and word not in TIME_WORDS)
-
-
-_WORDS = re.compile(
-    r"[A-Z]{2,}s(?![a-z])|[A-Z]?[a-z\u00b5\u03bc]+|[A-Z]+(?![a-z])|[0-9]+")
-"""A word of a metric's name: ``GPUs`` (capitals and a plural ``s``), ``latency``, ``Ms``,
-``MS``, ``50``; anything between two words (``_``, ``-``, ``.``, ``/``) separates them."""
-
-
-def name_words(token: str) -> list[tuple[str, str]]:
-    """Return the words of one reference token of a metric's pointer, each with what precedes it.
-
-    Args:
-        token: an RFC 6901 reference token, escaped (``GFLOP~1s`` is ``GFLOP/s``).
-
-    Returns:
-        ``(separator, word)`` per word (:data:`_WORDS`), the word lower case and the
-        separator the characters between it and the word before (``""`` at a case change):
-        ``latencyMSec`` -> ``[("", "latency"), ("", "m"), ("", "sec")]``.
-    """
-    text = unescape_pointer(token)
-    found, end = [], 0
-    for match in _WORDS.finditer(text):
-        found.append((text[end:match.start()], match.group().lower()))
-        end = match.end()
-    return found
 
 
 def token_time_unit(token: str) -> str | None:
@@ -501,8 +476,7 @@ def policy_problems(data: bytes) -> tuple[Any, list[KistoreError]]:
     policy: Any = None
     try:
         policy = canonical.loads(data, file=POLICY_FILE)
-        problems: list[KistoreError] = list(check_document(policy, "RankingPolicy.json",
-                                                           file=POLICY_FILE))
+        problems: list[KistoreError] = list(check_policy_document(policy, file=POLICY_FILE))
     except KistoreError as e:
         problems = e.problems
     return policy, problems

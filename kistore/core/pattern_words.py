@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .policy_metric import EXPECTED, metric_patterns
+
 
 class Words(NamedTuple):
     """One pattern in words: ``VALUE is not {noun}: {words}``."""
@@ -46,6 +48,9 @@ PATTERN_WORDS: dict[str, Words] = {
         "an identifier", "identifiers", _IDENTIFIER.format(", '.' and '-'"), True),
     "^[a-z0-9][a-z0-9-]*$": Words(
         "an identifier", "identifiers", _IDENTIFIER.format(" and '-'"), True),
+    metric_patterns()["where"]: Words(
+        "a metric a run may be ranked by", "metrics a run may be ranked by", EXPECTED,
+        False),
     "^(/[^/]*)+$": Words(
         "a JSON Pointer", "JSON Pointers", "'/' and a key, once or more (RFC 6901), e.g. "
         "/sourceNative/metrics/sol_score", False),
@@ -64,9 +69,14 @@ LEFT: dict[str, str] = {
     "^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$":
         "common.json's name: metadata.name, said with its fix by "
         "kistore.core.schema.NAME_RULE and nearest_name",
-    "^/timing/latencyNs/std(/.*)?$":
-        "RankingPolicy.json's metric, under `not`: a policy metric may not point into a "
-        "spread statistic, said by the description beside it (fresh15 F4)",
+    metric_patterns()["spread"]:
+        "RankingPolicy.json's metric, under `not`: a policy metric may not point at a "
+        "spread, said by the description beside it and by "
+        "kistore.core.policy_metric.metric_problem (fresh15 F4, fresh16 F4)",
+    metric_patterns()["count"]:
+        "RankingPolicy.json's metric, under `not`: a policy metric may not point at a "
+        "count, said by the description beside it and by "
+        "kistore.core.policy_metric.metric_problem (fresh16 F4, F7)",
 }
 """Patterns deliberately not in :data:`PATTERN_WORDS`, each with where it is said."""
 

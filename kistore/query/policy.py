@@ -28,7 +28,7 @@ from ..core.errors import InputError, KistoreError, MultipleErrors, with_fix
 from ..core.layout import POLICY_FILE
 from ..core.numbers import is_number
 from ..core.package_data import read_package_data
-from ..core.schema import check_document
+from ..core.policy_metric import check_policy_document
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from collections.abc import Iterable
@@ -245,7 +245,7 @@ def parse_policy(data: bytes, *, file: str) -> RankingPolicy:
     document = canonical.loads(data, file=file)
     if data != default_policy_bytes():  # the shipped default is checked by a test, not per query
 
-        findings = check_document(document, "RankingPolicy.json", file=file)
+        findings = check_policy_document(document, file=file)
         if findings:
             raise MultipleErrors(list(findings))
     return RankingPolicy(dict(document["families"]), file)

@@ -27,11 +27,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..check._policy import name_words
 from ..core.canonical import escape_pointer
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import POLICY_FILE
 from ..core.numbers import is_number
+from ..core.policy_metric import metric_problem, name_words
 from .policy import MEASURED, holds_null, resolve_pointer, shown_value
 
 METRIC_HELD_BY_NO_RUN = rule(
@@ -337,7 +337,9 @@ def held_pointers(specs: Iterable[Any], metric: str) -> list[str]:
     """Return the pointers to numbers the specs hold near ``metric``, sorted.
 
     Near: under the deepest ancestor of ``metric`` some spec holds as an object
-    (``/sourceNative/metrics`` for ``/sourceNative/metrics/latency``), at any depth.
+    (``/sourceNative/metrics`` for ``/sourceNative/metrics/latency``), at any depth. Only
+    pointers a policy may rank by (:func:`kistore.core.policy_metric.metric_problem`):
+    KernelBench's ``std`` and ``num_trials`` are no pointer to offer (fresh16 F4).
 
     Args:
         specs: run specs (parsed JSON).
@@ -356,7 +358,7 @@ def held_pointers(specs: Iterable[Any], metric: str) -> list[str]:
             held: set[str] = set()
             for node in nodes:
                 _leaves(node, prefix, held)
-            return sorted(held)
+            return sorted(p for p in held if metric_problem(p) is None)
     return []
 
 
@@ -440,7 +442,7 @@ def closest_pointer(metric: str, held: Iterable[str]) -> str | None:
     """Return the pointer of ``held`` a person most likely meant by ``metric``, or None.
 
     Judged by the pointers' last reference tokens, split into words (``latency_ms``,
-    ``latencyMs``: ``latency``, ``ms``; :func:`kistore.check._policy.name_words`), not by
+    ``latencyMs``: ``latency``, ``ms``; :func:`kistore.core.policy_metric.name_words`), not by
     the whole pointer (whose shared prefix made any leaf look close: ``sol_score`` asked,
     ``std`` offered, fresh96 L2). Best first: the same words (``Mean`` for ``mean``), then
     one's words a run of the other's (``latency`` in ``latency_ms``, ``sol_score`` in

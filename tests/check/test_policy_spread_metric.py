@@ -25,14 +25,16 @@ from kistore.core.words import comparison_said
 from ..conftest import add_docs, commit_all, git, latency_group
 from ..prs import Remote
 from .test_history_names import add_group
+from .test_policy_metric_rule import spread
 
-SPREAD = ("field 'metric': /timing/latencyNs/std is a spread, how far a run's trials lie "
-          "apart, not where its latencies lie: ranked by it, runs rank by their noise (a "
-          "protocol's primaryStatistic may not be std either, KI104); expected a metric a run "
-          "is ranked by, such as a location statistic under /timing/latencyNs/ (mean, median, "
-          "min, max, geomean, or p and a percentile, p0 to p99) or the source's own under "
-          "/sourceNative/: rank by one, or make the family 'measured' (its protocol's primary "
-          "statistic)")
+SPREAD = ("field 'metric': /timing/latencyNs/std is a spread ('std'), how far a run's trials "
+          "lie apart, not where its latencies lie: ranked by it, runs rank by their noise (a "
+          "protocol's primaryStatistic may not be std either, KI104); expected "
+          "/timing/latencyNs/ and a location statistic (mean, median, min, max, geomean, or p "
+          "and a percentile, p0 to p99; min also as p0 or p00, median as p50), or a metric of "
+          "the source's own under /sourceNative/ (/sourceNative/metrics/sol_score) whose name "
+          "is no spread nor count (docs/queries.md, \"Comparisons and the ranking policy\"): "
+          "rank by one, or make the family 'measured' (its protocol's primary statistic)")
 """What KI206 says of a policy metric pointing into ``std`` (the schema's description)."""
 
 KI206_FIX = ("fix KI206 (1 finding): fix store/policy/ranking.json so it is strict JSON valid "
@@ -48,14 +50,18 @@ def _rank_by(root, metric: str, family: str = "synthetic") -> None:
     path.write_text(json.dumps(policy, indent=2) + "\n")
 
 
-def test_check_refuses_a_policy_ranking_by_std(store, runner, kit):
+@pytest.mark.parametrize(("metric", "said"), [
+    ("/timing/latencyNs/std", SPREAD),
+    # fresh16 F4: KernelBench's own std, the same spread in ms (on BASE 6af42bf9: KI415 only)
+    ("/sourceNative/metrics/std", spread("/sourceNative/metrics/std", "std"))])
+def test_check_refuses_a_policy_ranking_by_std(store, runner, kit, metric, said):
     # on BASE 548a13da: "info KI415 ranking-order-changes ...", "ok: ... 0 errors", exit 0
     add_docs(store, latency_group(kit, {"fast": 1000, "slow": 3000}))
-    _rank_by(store.root, "/timing/latencyNs/std")
+    _rank_by(store.root, metric)
     git(store.root, "commit", "-qam", "pol")
     done = runner.invoke(main, ["--store", str(store.root), "check", "HEAD~1..HEAD"])
     assert (done.exit_code, done.output.splitlines()) == (1, [
-        f"{POLICY_FILE}:/families/synthetic/metric: error KI206 policy-invalid: {SPREAD}",
+        f"{POLICY_FILE}:/families/synthetic/metric: error KI206 policy-invalid: {said}",
         KI206_FIX,
         "FAILED: HEAD~1..HEAD: 1 error, 0 warnings, 0 info"]), done.output
 
@@ -98,10 +104,17 @@ def test_the_policy_refuses_exactly_the_statistics_no_primary_statistic_may_be(s
     defs = load_schema("common.json")["$defs"]
     assert re.fullmatch(defs["statisticName"]["pattern"], statistic)
     location = re.fullmatch(defs["locationStatistic"]["pattern"], statistic) is not None
-    for metric in (f"/timing/latencyNs/{statistic}", f"/timing/latencyNs/{statistic}/x"):
-        said = [f for f in check_policy_of({"families": {"f": {
-            "comparison": "source-native", "metric": metric, "order": "ascending"}}})]
-        assert said == ([] if location else [SPREAD]), metric
+    said = check_policy_of({"families": {"f": {
+        "comparison": "source-native", "metric": f"/timing/latencyNs/{statistic}",
+        "order": "ascending"}}})
+    assert said == ([] if location else [SPREAD]), statistic
+    # under a statistic is no statistic (since fresh16 F4): refused, a spread as a spread
+    under = check_policy_of({"families": {"f": {
+        "comparison": "source-native", "metric": f"/timing/latencyNs/{statistic}/x",
+        "order": "ascending"}}})
+    assert [m.split(" is ")[1].split(",")[0] for m in under] == (
+        ["neither a location statistic of the run's latencies nor a metric of the source's own:"
+         " ranked by it"] if location else ["a spread ('std')"]), statistic
 
 
 def check_policy_of(policy: dict) -> list[str]:

@@ -235,6 +235,13 @@ def test_held_pointers_lists_numbers_under_the_deepest_part_held():
         "/sourceNative/metrics/deep/a~1b", "/sourceNative/metrics/latency_ms",
         "/sourceNative/metrics/sol_score"]
     assert held_pointers([{"a": "b"}], "/x/y") == []
+    # fresh16 F4: a spread or a count the policy may not rank by is offered by no message
+    kernelbench = [{"sourceNative": {"metrics": {"max": 2.0, "mean": 1.5, "min": 1.0,
+                                                 "num_trials": 100, "std": 0.1}},
+                    "timing": {"trials": 100, "latencyNs": {"mean": 1.5e6, "std": 1e5}}}]
+    assert held_pointers(kernelbench, "/sourceNative/metrics/latency") == [
+        "/sourceNative/metrics/max", "/sourceNative/metrics/mean", "/sourceNative/metrics/min"]
+    assert held_pointers(kernelbench, "/timing/latencyNs/median") == ["/timing/latencyNs/mean"]
 
 
 @pytest.mark.parametrize(("token", "kinds", "shown"), [
