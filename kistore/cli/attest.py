@@ -934,7 +934,9 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool, enter_now: bool) -
     settings = store.settings()
     settings.refuse_other_version("kistore notes push")  # it merges into ours first
     changed: list[EffectChanged] = []  # the lines --enter-now lets enter at the push
-    fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote, settings),
+    warned: list[Finding] = []  # the gate's KI442 of the notes sent, said once pushed
+    fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote, settings,
+                                                warned=warned),
                    fetched=partial(_say_kept, store, remote, pushing=True),
                    line_judge=note_line_judge(store, settings),
                    made_again=partial(_judge_made_again, store, remote, "push", enter_now,
@@ -946,6 +948,10 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool, enter_now: bool) -
         click.echo(redated_words(store.repo, fetched.redated, printable(remote)), err=True)
     if changed:
         click.echo(printable(entering_now_words(changed, "push")), err=True)
+    for finding in warned if pushed else []:  # as the server's pre-receive warns (fresh15 F2)
+        click.echo("warning: " + printable(
+            f"{finding.message} ({finding.rule.id} {finding.rule.name}); {finding.hint}"),
+            err=True)
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
                    "pushed": pushed, "redated": [
@@ -1366,7 +1372,8 @@ def _kept_count(fetched: Fetched) -> int:
 
 
 def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str | None,
-                      ours: str, redated: tuple[Redated, ...]) -> None:
+                      ours: str, redated: tuple[Redated, ...], *,
+                      warned: list[Finding] | None = None) -> None:
     """Refuse a notes push the gate refuses: the update ``theirs`` -> ``ours`` of the notes.
 
     What a server's pre-receive hook (and a clone's pre-push hook) runs on a notes update,
@@ -1386,6 +1393,9 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
         ours: the notes commit to push.
         redated: what the push made again of the notes (``kept`` False: as one
             commit, which is ``ours``, :func:`._notes_made_again.made_again`).
+        warned: emptied, then given the gate's KI442 warnings of the notes sent (a line
+            its key's trust commit makes count from before it, fresh15 F2: the caller says
+            them once pushed); None: not kept.
 
     Raises:
         StoreStateError: naming each error finding, its fix, and that nothing was pushed.
@@ -1398,11 +1408,15 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
     from ..core.layout import NOTES_REF
     from ._notes_made_again import made_again, retold
 
+    from ..check.gate import PRE_TRUST_COUNTS
+
     zero = "0" * 40
-    found = [f for f in check_updates(store, [(theirs or zero, ours, NOTES_REF)],
-                                      held=remote_tips(store.repo, remote), settings=settings,
-                                      remote=remote)
-             if f.severity == ERROR]
+    judged = check_updates(store, [(theirs or zero, ours, NOTES_REF)],
+                           held=remote_tips(store.repo, remote), settings=settings,
+                           remote=remote)
+    if warned is not None:  # one attempt's: a push retried when the remote moved judges again
+        warned[:] = [f for f in judged if f.rule == PRE_TRUST_COUNTS]
+    found = [f for f in judged if f.severity == ERROR]
     if found:
         # made again at the push (its commits older than a minute): no commit of ours is
         # sent, so none is named and an edit at the tip is enough (review01 L10)
