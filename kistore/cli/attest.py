@@ -1031,12 +1031,46 @@ def notes_restore(ctx: StoreContext, as_json: bool) -> None:
         from ..attest.notes import left_out_are, left_out_rules
 
         left = sum(map(len, done.left_out.values()))
-        click.echo(f"0 attestation line(s) restored: the {left} line(s) its history held "
-                   f"that refs/notes/kistore lacks {left_out_are(left_out_rules(done.left_out))}"
-                   ", and stay out (said above)")
+        rules = left_out_rules(done.left_out)
+        click.echo(printable(
+            f"0 attestation line(s) restored: the {left} line(s) its history held that "
+            f"refs/notes/kistore lacks {left_out_are(rules)}, and stay out (said above)"
+            + _never_pushed(store, rules)))
     else:
         click.echo("0 attestation line(s) restored: refs/notes/kistore holds every line "
                    "its history, and its reflog since the last `kistore notes rebase`, held")
+
+
+def _never_pushed(store: Store, rules: list[str]) -> str:
+    """Say how a line ``notes restore`` left out for its key stops KI315's warning (fresh15 F5).
+
+    A line refused for its key (KI411) is one the canonical remote's notes lack, never
+    pushed: ``kistore verify`` warns it lacking (KI315, whose fix is this restore) until
+    ``kistore notes rebase REMOTE`` drops it from this repository's notes history.
+
+    Args:
+        store: the clone.
+        rules: the rules the lines were left out by (:func:`kistore.attest.notes.
+            left_out_rules`).
+
+    Returns:
+        ``"; ..."`` naming the rebase, or ``""`` when no line was left out for its key.
+        Raises nothing.
+    """
+    # Lazy: said only when a line was left out.
+    import shlex
+
+    # Lazy: as above.
+    from ..attest.levels import canonical_remote
+    from ..git.remotes import remote_names
+
+    remote = canonical_remote(remote_names(store.repo))
+    if remote is None or not any(r.startswith("KI411 ") for r in rules):
+        return ""
+    return (f"; a line refused for its key was never pushed ({remote}'s notes lack it) and "
+            f"cannot enter now, so no restore puts it back: `kistore notes rebase "
+            f"{shlex.quote(remote)}` drops it from this repository's notes history, which "
+            "`kistore verify` warns lacking until then (KI315)")
 
 
 def _restored_on(done: Restored) -> str:
@@ -1494,7 +1528,7 @@ def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
 
     # Lazy: as above.
     from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL
-    from ..check.gate import ENTRY_VERDICT_DIFFERS, NOTES_LINE_REMOVED
+    from ..check.gate import ENTRY_VERDICT_DIFFERS, NEW_ATTESTATION_UNTRUSTED, NOTES_LINE_REMOVED
     from ..core.layout import NOTES_REF
     from ._notes_made_again import again_words, later_push
 
@@ -1512,6 +1546,7 @@ def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
     history = len(at_tip) < len(found)
     objects = sorted({f.file.split(":", 1)[1] for f in lines
                       if f.file and f.file.startswith(f"{NOTES_REF}:")}) or ["OBJ"]
+    keyed = any(f.rule == NEW_ATTESTATION_UNTRUSTED for f in lines)  # KI411: it verifies
     typed = shlex.quote(remote)  # in a command: it runs as printed (notes99: unquoted)
 
     def rebuild(paths: str = "", also: str = "") -> str:
@@ -1558,6 +1593,12 @@ def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
                 f"{', '.join(objects)})")
         if said:  # the rebuild leaves the deleted line out with the rest
             said[-1] = f"First, to {edit}; then: {said[-1]}"
+        elif again and keyed:  # the edit is enough for the push, not for KI315 (fresh15 F5)
+            said.append(f"To {edit}; then `kistore notes rebase {typed}`, which rebuilds "
+                        f"{NOTES_REF} on {remote}'s notes tip without it (a line refused for its "
+                        "key is never restored, and `kistore verify` warns a line this "
+                        "repository's notes history holds and its tip lacks, KI315, until the "
+                        f"rebuild drops it), and `kistore notes push {typed}`")
         elif again:  # no history of ours is sent: the edit is enough
             said.append(f"To {edit}; then `kistore notes push {typed}` again: "
                         f"{again_words(remote, 'it')}, not the deleted line")
