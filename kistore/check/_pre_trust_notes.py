@@ -45,7 +45,6 @@ from ._notes_history import BroughtNotes, entered_in
 from ._widened_past import PRE_TRUST_COUNTS, pre_trust_lines
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    import pygit2
 
     from ..attest.notes import Seen
     from ..store import Store

@@ -172,6 +172,7 @@ from ._settings import limits_raised, permalink_changed, settings_findings
 from ._stale import merges_between, stale_main, stale_tracking
 from ._taken import names_one_cause, taken_name_fixes
 from ._trees import TREE_ENTRY_INVALID, new_tree_findings, rebuild_fix
+
 # re-exported: `kistore notes push` says KI442 of a line it sent (fresh15 F2)
 from ._widened_past import PRE_TRUST_COUNTS as PRE_TRUST_COUNTS
 from ._widened_past import pre_trust_counted, widened_past
@@ -1721,7 +1722,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     said_at_tip = {f.file or "" for f in findings if f.rule is NOTES_LINE_REMOVED} | {
         f"{NOTES_REF}:{obj}" for obj in doubled}
     findings += _removed_in_history(repo, removed, new, said_at_tip, refused_lines, remote)
-    refused = _judged_now(store, fresh, trust_revs, copies=True) if fresh else []
+    untrusted = _judged_now(store, fresh, trust_revs, copies=True) if fresh else []
     if fresh and trust_revs:  # KI439: judged at the entry readers give it (fresh07 M7)
         was = None if old == ZERO else lookup(repo, old, NOTES_REF).peel(pygit2.Commit)
         times = entry_times(repo, brought, was)
@@ -1729,8 +1730,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
                                     walked, times, was, pushing=remote is not None)
         # KI442: a line its key's trust commit makes count from before it (fresh15 F2)
         findings += pre_trust_notes(store, [s for s in fresh if s.location not in {
-            f.file for f in refused}], trust_revs[-1], walked, times, held_tips, remote)
-    return dated + shape + passed + findings + refused
+            f.file for f in untrusted}], trust_revs[-1], walked, times, held_tips, remote)
+    return dated + shape + passed + findings + untrusted
 
 
 def _removed_in_history(repo: pygit2.Repository, removed: list[Removal], new: str,

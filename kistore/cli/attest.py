@@ -1435,14 +1435,12 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
         StoreStateError: naming each error finding, its fix, and that nothing was pushed.
     """
     # Lazy: the gate loads only for a notes push that has something to send.
-    from ..check.gate import check_updates
+    from ..check.gate import PRE_TRUST_COUNTS, check_updates
     from ..check.reach import remote_tips
     from ..core.errors import StoreStateError
     from ..core.findings import ERROR, fix_lines
     from ..core.layout import NOTES_REF
     from ._notes_made_again import made_again, retold
-
-    from ..check.gate import PRE_TRUST_COUNTS
 
     zero = "0" * 40
     judged = check_updates(store, [(theirs or zero, ours, NOTES_REF)],

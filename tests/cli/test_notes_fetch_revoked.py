@@ -181,7 +181,8 @@ def test_f5_rebase_leaves_out_its_own_line_a_push_refuses_and_says_why(
     assert rebased.stdout == (
         "origin holds no notes, and no line of refs/notes/kistore would stay (each is left "
         "out: they verify but are refused, their key not trusted now: revoked, expired or "
-        "not trusted for their role (KI411 new-attestation-key-not-trusted)): deleted refs/notes/kistore, as origin holds none; "
+        "not trusted for their role (KI411 new-attestation-key-not-trusted)): deleted "
+        "refs/notes/kistore, as origin holds none; "
         "this repository's notes are origin's, nothing is left to push; the old tip "
         f"{old[:12]} stays in git until `git gc` prunes it: `git update-ref "
         f"refs/notes/kistore {old}` puts it back\n")
