@@ -19,9 +19,10 @@ line, naming the key, the line's subject, the trust commit and what to do.
 Said once whatever the order: in a pushing clone (``held``: the commits the remote holds)
 only when the remote holds the trust commit already, since a push of it from the clone is
 judged as a range whose check holds the clone's notes, the line with them (the commit's
-KI442). The server judges a trust commit against the notes it holds, so a push bringing
-both the trust commit and the line says it here, of the line, once; the notes pushed first
-and the trust commit after, of the commit, once.
+KI442). The server judges a trust commit against the notes it holds: the notes pushed first
+and the trust commit after, it says it of the commit, once, and nothing here (the notes'
+trust then lists no such key); a push bringing both is refused (KI411: a trust change lands
+on its own, before its key signs), and a refused line is not warned of besides.
 """
 
 from __future__ import annotations
@@ -45,7 +46,6 @@ from ._notes_history import BroughtNotes, entered_in
 from ._widened_past import PRE_TRUST_COUNTS, pre_trust_lines
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-
     from ..attest.notes import Seen
     from ..store import Store
 
