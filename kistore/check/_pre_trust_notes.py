@@ -37,8 +37,8 @@ from ..attest.attestation import Bundle
 from ..attest.evidence import COMMUNITY, judged_among
 from ..attest.notes import bundle_copies
 from ..attest.signed_by import Signed, keyid_of, signed_of
-from ..attest.trust import format_time, load_trust
-from ..attest.trust_history import dated, held
+from ..attest.trust import format_time
+from ..attest.trust_history import readers_trust
 from ..core.errors import KistoreError
 from ..core.findings import Finding
 from ..core.layout import NOTES_REF
@@ -75,10 +75,8 @@ def pre_trust_notes(store: Store, fresh: Iterable[Seen], trust_rev: str,
         ObjectUnreadable: a note blob, tree or commit on the way is damaged or missing.
     """
     repo = store.repo
-    try:
-        trust = held(store, trust_rev, dated(store, trust_rev, load_trust(
-            store.view(trust_rev))))
-    except KistoreError:
+    trust = readers_trust(store, trust_rev)
+    if trust is None:
         return []
     view = store.view(trust_rev)
     lines: list[tuple[Signed, list[Signed]]] = []
