@@ -38,7 +38,7 @@ from ..attest.evidence import COMMUNITY, judged_among
 from ..attest.notes import bundle_copies
 from ..attest.signed_by import Signed, keyid_of, signed_of
 from ..attest.trust import format_time
-from ..attest.trust_history import readers_trust
+from ..attest.trust_history import first_listed, readers_trust
 from ..core.errors import KistoreError
 from ..core.findings import Finding
 from ..core.layout import NOTES_REF
@@ -90,8 +90,9 @@ def pre_trust_notes(store: Store, fresh: Iterable[Seen], trust_rev: str,
             continue  # no trust commit makes it count (nothing read)
         obj = item.location[len(NOTES_REF) + 1:]
         entered = times.get(entered_in(repo, walked, obj, item.data, NOTES_REF))
-        if entered is None:
-            continue
+        listed = first_listed(repo, trust_rev).get(keyid)  # read once a revision
+        if entered is None or listed is None or entered > listed[0]:
+            continue  # entered after the commit first trusting its key: no copy is read
         line = replace(item, entered_at=entered)
         copies = bundle_copies(store, item, trust_rev)
         then = judged_among(line, copies, trust, view)  # as readers judge it, at its entry
