@@ -1114,9 +1114,11 @@ _RULE_TAG = re.compile(r"\((KI[0-9]{3} [a-z0-9-]+)\)\Z")
 
 _TAKEN_ONLY = {"KI409": ("that verify", "do not verify"),
                "KI411": ("whose key is trusted now, unless the canonical remote's notes hold "
-                         "them", "are signed by a key not trusted now")}
+                         "them", "verify but are refused, their key not trusted now: revoked, "
+                         "expired or not trusted for their role")}
 """Per rule of a left-out line (its id): which lines this repository's notes take in, and
-what the left-out ones are (fresh14 F5: a KI411 line was said not to verify)."""
+what the left-out ones are (fresh14 F5: a KI411 line was said not to verify; fresh15 F5:
+"signed by a key not trusted now" did not say that the signature verifies, nor why)."""
 
 
 def left_out_rules(left: dict[str, dict[bytes, str]]) -> list[str]:
@@ -1145,8 +1147,9 @@ def taken_only(rules: list[str]) -> str:
 def left_out_are(rules: list[str]) -> str:
     """Say what the left-out lines are, by ``rules`` (:func:`left_out_rules`), each rule named.
 
-    ``"do not verify (KI409 notes-line-invalid)"``; ``"are signed by a key not trusted now
-    (KI411 new-attestation-key-not-trusted)"``; both joined by "or". Raises nothing.
+    ``"do not verify (KI409 notes-line-invalid)"``; ``"verify but are refused, their key
+    not trusted now: revoked, expired or not trusted for their role (KI411
+    new-attestation-key-not-trusted)"``; both joined by "or". Raises nothing.
     """
     return " or ".join(f"{_TAKEN_ONLY.get(r.split()[0], _TAKEN_ONLY['KI409'])[1]} ({r})"
                        for r in rules)

@@ -137,20 +137,39 @@ def signed_held(store: Store, at: str) -> dict[str, list[Signed]]:
     found: dict[str, list[Signed]] = {}
     for keyid, seen in by_key(store, at).items():
         for s in seen:
-            if s.defect:
-                continue
-            try:
-                statement = verified(Bundle.from_bytes(s.data, file=s.location), s.data,
-                                     s.subject)
-            except KistoreError:
-                continue
-            role = ROLE_FOR_TYPE.get(statement.type)
-            if role is not None:
-                found.setdefault(keyid, []).append(Signed(
-                    keyid, role, statement.type, s.entered_at, signed_at(statement.predicate),
-                    s.location, s.location if s.source == "file" else "",
-                    hashlib.sha256(s.data).hexdigest()))
+            signed = signed_of(s, keyid)
+            if signed is not None:
+                found.setdefault(keyid, []).append(signed)
     return found
+
+
+def signed_of(seen: Seen, keyid: str) -> Signed | None:
+    """Return ``seen`` as a :class:`Signed` of ``keyid``, or None when it counts for no key.
+
+    A bundle that does not verify (:func:`verified`), one whose name or note place makes it
+    a defect, or whose type needs no role (a reproduction) counts for no key.
+
+    Args:
+        seen: an attestation as :func:`kistore.attest.notes.collect` gives it (a new note
+            line too, its ``entered_at`` the time readers give it).
+        keyid: the key it names (:func:`keyid_of` of its bundle).
+
+    Returns:
+        The :class:`Signed`, entered at ``seen.entered_at``; None as said. Raises nothing.
+    """
+    if seen.defect:
+        return None
+    try:
+        statement = verified(Bundle.from_bytes(seen.data, file=seen.location), seen.data,
+                             seen.subject)
+    except KistoreError:
+        return None
+    role = ROLE_FOR_TYPE.get(statement.type)
+    if role is None:
+        return None
+    return Signed(keyid, role, statement.type, seen.entered_at, signed_at(statement.predicate),
+                  seen.location, seen.location if seen.source == "file" else "",
+                  hashlib.sha256(seen.data).hexdigest())
 
 
 def verified(bundle: Bundle, data: bytes, subject: Digest | None) -> Statement:

@@ -25,7 +25,7 @@ from ..git.blobs import fetch_blobs, read_blob, read_loose_history
 from ..git.pathlog import first_parent_versions
 from . import signing
 from .notes import Clock, parents_first
-from .trust import Trust, parse_time
+from .trust import Trust, load_trust, parse_time
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from pathlib import Path
@@ -459,3 +459,25 @@ def _regular(path: Path) -> bool:
         return stat.S_ISREG(os.lstat(path).st_mode)
     except OSError:
         return False
+
+
+def readers_trust(store: Store, rev: str) -> Any | None:
+    """Return the trust readers judge by at ``rev``: :func:`held` of :func:`dated`, or None.
+
+    The trust file at ``rev`` (:func:`kistore.attest.trust.load_trust`), each key without
+    ``validFrom`` valid from the commit that added it, every revocation of the file's
+    history put back: what the notes push's judges read each line by (KI439, KI442, a
+    line's effect made again).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        rev: a revision (a commit id or name).
+
+    Returns:
+        The :class:`~kistore.attest.trust.Trust`; None when the trust file does not parse
+        (KI309 says it), or another kistore error stops reading it.
+    """
+    try:
+        return held(store, rev, dated(store, rev, load_trust(store.view(rev))))
+    except KistoreError:
+        return None

@@ -40,10 +40,9 @@ from typing import TYPE_CHECKING
 
 from ..attest.evidence import NOT_COUNTED, judged_among
 from ..attest.notes import bundle_copies
-from ..attest.trust import format_time, load_trust
-from ..attest.trust_history import dated, held
+from ..attest.trust import format_time
+from ..attest.trust_history import readers_trust
 from ..core import layout
-from ..core.errors import KistoreError
 from ..core.findings import ERROR, Finding, rule
 from ..core.layout import NOTES_REF
 from ..core.times import NOTES_AHEAD, commit_datetime, duration_text
@@ -128,10 +127,8 @@ def judged_at_entry(store: Store, fresh: Iterable[Seen], trust_rev: str, now: da
     Raises:
         ObjectUnreadable: a note blob on the way is damaged or missing.
     """
-    try:
-        trust = held(store, trust_rev, dated(store, trust_rev, load_trust(
-            store.view(trust_rev))))
-    except KistoreError:
+    trust = readers_trust(store, trust_rev)
+    if trust is None:
         return []
     view = store.view(trust_rev)
     clock = now.replace(microsecond=0)

@@ -28,10 +28,9 @@ from typing import TYPE_CHECKING
 
 from ..attest.evidence import judged_among
 from ..attest.notes import Clock, Seen, bundle_copies, lines_of
-from ..attest.trust import format_time, load_trust
-from ..attest.trust_history import dated, held
+from ..attest.trust import format_time
+from ..attest.trust_history import readers_trust
 from ..core.digest import Digest
-from ..core.errors import KistoreError
 from ..core.layout import NOTES_REF
 from ..git.blobs import lookup
 from ..git.lazy import pygit2  # imported on first use (as the gate's)
@@ -116,10 +115,8 @@ def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, t
         ObjectUnreadable: a notes commit, tree or blob on the way is damaged or missing.
     """
     repo = store.repo
-    try:
-        trust = held(store, trust_rev, dated(store, trust_rev, load_trust(
-            store.view(trust_rev))))
-    except KistoreError:
+    trust = readers_trust(store, trust_rev)
+    if trust is None:
         return []
     old = None if theirs is None else lookup(repo, theirs, NOTES_REF).peel(pygit2.Commit)
     new = _new_lines(repo, old, sent)

@@ -154,15 +154,18 @@ class _History:
             when the commits asked about are theirs (``verify``'s history): a version's
             first parent's versions are the older ones, with no ``git rev-list`` of its
             own; None: each listed when asked.
+        signed: the attestations judged, by key (:meth:`held`); None: ``head``'s, read
+            when first asked (:func:`kistore.attest.signed_by.signed_held`).
     """
 
     def __init__(self, repo: pygit2.Repository, head: str,
-                 line: list[tuple[str, str | None]] | None = None) -> None:
+                 line: list[tuple[str, str | None]] | None = None, *,
+                 signed: dict[str, list[Signed]] | None = None) -> None:
         self.repo = repo
         self._head = head
         self._read: dict[str, Trust | None] = {}
         self._times: dict[str, datetime] | None = None
-        self._signed: dict[str, list[Signed]] | None = None
+        self._signed: dict[str, list[Signed]] | None = signed
         self._line = line or []
         self._older: dict[str, int] = {}  # a version's first parent -> where older ones start
         for place, (made, _blob) in enumerate(self._line):
@@ -452,7 +455,8 @@ def _finding(commit: Any, place: int, old: TrustedKey, new: TrustedKey, start: d
 
 
 def pre_trust_counted(store: Store, commits: list[Any], head: Any, *,
-                      landed: _History | None = None) -> list[Finding]:
+                      landed: _History | None = None,
+                      signed: dict[str, list[Signed]] | None = None) -> list[Finding]:
     """KI442 per commit of a range and key it trusts anew with a ``validFrom`` before it.
 
     fresh14 F8: a key no earlier version of the trust file lists, added with a past
@@ -468,6 +472,8 @@ def pre_trust_counted(store: Store, commits: list[Any], head: Any, *,
         commits: the range's commits (``pygit2.Commit``), newest first.
         head: HEAD's commit: its attestation files, and the notes tip, are what is held.
         landed: ``verify``'s history, as :func:`widened_past` takes it; None: the gate's.
+        signed: with ``landed`` None, the attestations judged, by key (a notes push's new
+            lines and their copies: :func:`pre_trust_lines`); None: ``head``'s.
 
     Returns:
         The findings (warnings), oldest commit first, at the key's entry (``/keys/N``);
@@ -497,7 +503,47 @@ def pre_trust_counted(store: Store, commits: list[Any], head: Any, *,
             if counted:
                 yield _pre_trust(cid, place, new, history.time(cid), counted)
 
-    return _per_commit(landed or _History(store.repo, str(head.id)), commits, judged)
+    return _per_commit(landed or _History(store.repo, str(head.id), signed=signed), commits,
+                       judged)
+
+
+def pre_trust_lines(store: Store, lines: list[tuple[Signed, list[Signed]]], head: Any
+                    ) -> list[tuple[Signed, Finding, datetime]]:
+    """KI442 of new note lines that entered before the commit trusting their key (fresh15 F2).
+
+    :func:`pre_trust_counted`'s judge, of the commit that first lists each line's key
+    (:func:`kistore.attest.trust_history.first_listed` at ``head``), with the line and its
+    copies as what the key signed: a push of the notes after the trust commit (a past
+    ``validFrom``) brings a line the range's check never held, and it took effect with no
+    word. Judged only for a line that entered no later than its key's first listing.
+
+    Args:
+        store: the receiving (or pushing) :class:`kistore.store.Store`.
+        lines: per new note line, its :class:`kistore.attest.signed_by.Signed` (entered at
+            the time readers give it) and its bundle's committed file copies.
+        head: the protected branch's tip as pushed (``pygit2.Commit``), whose trust file's
+            history is read.
+
+    Returns:
+        ``(line, finding, start)`` per line the trust commit makes count from before it:
+        the commit's KI442 as :func:`pre_trust_counted` gives it (``extra.commit``: the
+        trust commit) and the commit's trusted time, in ``lines`` order. Empty when none
+        does.
+
+    Raises:
+        ObjectUnreadable: a tree, blob or commit read on the way is damaged.
+        StoreStateError: a partial clone whose remote could not give a trust file's version.
+    """
+    listed = first_listed(store.repo, str(head.id)) if lines else {}
+    found = []
+    for line, copies in lines:
+        first = listed.get(line.keyid)
+        if first is None or line.entered > first[0]:
+            continue  # no commit trusts its key, or it entered after: not before the trust
+        found += [(line, f, first[0]) for f in pre_trust_counted(
+            store, [store.repo[first[1]]], head, signed={line.keyid: [line, *copies]})
+            if f.extra["location"] == line.location]
+    return found
 
 
 def _pre_trust(cid: str, place: int, new: TrustedKey, start: datetime,

@@ -139,6 +139,7 @@ from ._notes_size import oversized_notes
 from ._observed import range_observed
 from ._paths import walk_judge
 from ._policy import check_policy
+from ._pre_trust_notes import pre_trust_notes
 from ._products import range_products
 from ._redated import EffectChanged, effects_made_again
 from ._refs import (
@@ -171,6 +172,9 @@ from ._settings import limits_raised, permalink_changed, settings_findings
 from ._stale import merges_between, stale_main, stale_tracking
 from ._taken import names_one_cause, taken_name_fixes
 from ._trees import TREE_ENTRY_INVALID, new_tree_findings, rebuild_fix
+
+# re-exported: `kistore notes push` says KI442 of a line it sent (fresh15 F2)
+from ._widened_past import PRE_TRUST_COUNTS as PRE_TRUST_COUNTS
 from ._widened_past import pre_trust_counted, widened_past
 from .audit import GITATTRIBUTES, check_contents, checking_limits, gate_fixes, one_cause
 from .lineage import (
@@ -1258,7 +1262,9 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         KI409 for a new line that is not a bundle verifying against the object it annotates,
         KI411 for a new line whose key the trust file of a protected branch (as it is, and
         as this push sets it) revokes, has expired or does not trust for its role at this
-        machine's clock (dates in the pushed commits are the pusher's to write), KI428 for
+        machine's clock (dates in the pushed commits are the pusher's to write), KI442 (a
+        warning) for a new line that entered before the commit first trusting its key and
+        counts by that commit's past ``validFrom`` (:mod:`._pre_trust_notes`), KI428 for
         a notes commit the push brings dated as :func:`._dates.range_dates` refuses. For any
         ref under ``refs/replace/`` created or updated: KI419; for any other ref whose
         value is not a commit or an annotated tag of one, and for ``refs/notes/kistore``
@@ -1371,7 +1377,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             if ref == NOTES_REF:
                 findings += _notes_update(store, old, new, _trust_revs(
                     store, [(o, n, r) for o, n, r, _ in aimed], protected), now, settings, remote,
-                    verdict)
+                    verdict, held)
                 continue
             new = str(store.commit(new).id)  # an annotated tag: check the commit it names
             if old != ZERO:
@@ -1558,8 +1564,8 @@ def _branch_tips(repo: pygit2.Repository, refs: Iterable[str]) -> list[str]:
 
 def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
                   now: datetime | None, settings: Settings | None,
-                  remote: str | None = None, verdict: LooseVerdict | None = None
-                  ) -> list[Finding]:
+                  remote: str | None = None, verdict: LooseVerdict | None = None,
+                  held_tips: list[str] | None = None) -> list[Finding]:
     """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
 
     First every notes tree the push brings, read raw (KI423 alone when one holds an entry
@@ -1578,6 +1584,10 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     one fetch of a blob-less clone, which brings its blob with the notes'). ``remote``:
     the pushing clone's name for the remote, named in the fix of a history finding.
     ``verdict``: the push's guard verdict for the walk of the notes commits it brings.
+    ``held_tips``: in a pushing clone, the commits the remote holds (:func:`check_updates`'
+    ``held``): a new line its key's trust commit makes count from before it is warned
+    (KI442, :func:`._pre_trust_notes.pre_trust_notes`) only when the remote holds that
+    commit; None (``pre-receive``): whenever.
 
     A refused line at the tip that the history's judgment refuses too (on a stored object)
     names the brought notes commit it entered in (``extra.entered``), and its fix is the
@@ -1712,13 +1722,16 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
     said_at_tip = {f.file or "" for f in findings if f.rule is NOTES_LINE_REMOVED} | {
         f"{NOTES_REF}:{obj}" for obj in doubled}
     findings += _removed_in_history(repo, removed, new, said_at_tip, refused_lines, remote)
+    untrusted = _judged_now(store, fresh, trust_revs, copies=True) if fresh else []
     if fresh and trust_revs:  # KI439: judged at the entry readers give it (fresh07 M7)
         was = None if old == ZERO else lookup(repo, old, NOTES_REF).peel(pygit2.Commit)
+        times = entry_times(repo, brought, was)
         findings += judged_at_entry(store, fresh, trust_revs[-1], now or datetime.now(UTC),
-                                    walked, entry_times(repo, brought, was), was,
-                                    pushing=remote is not None)
-    return dated + shape + passed + findings + (
-        _judged_now(store, fresh, trust_revs, copies=True) if fresh else [])
+                                    walked, times, was, pushing=remote is not None)
+        # KI442: a line its key's trust commit makes count from before it (fresh15 F2)
+        findings += pre_trust_notes(store, [s for s in fresh if s.location not in {
+            f.file for f in untrusted}], trust_revs[-1], walked, times, held_tips, remote)
+    return dated + shape + passed + findings + untrusted
 
 
 def _removed_in_history(repo: pygit2.Repository, removed: list[Removal], new: str,

@@ -934,7 +934,9 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool, enter_now: bool) -
     settings = store.settings()
     settings.refuse_other_version("kistore notes push")  # it merges into ours first
     changed: list[EffectChanged] = []  # the lines --enter-now lets enter at the push
-    fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote, settings),
+    warned: list[Finding] = []  # the gate's KI442 of the notes sent, said once pushed
+    fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote, settings,
+                                                warned=warned),
                    fetched=partial(_say_kept, store, remote, pushing=True),
                    line_judge=note_line_judge(store, settings),
                    made_again=partial(_judge_made_again, store, remote, "push", enter_now,
@@ -946,6 +948,10 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool, enter_now: bool) -
         click.echo(redated_words(store.repo, fetched.redated, printable(remote)), err=True)
     if changed:
         click.echo(printable(entering_now_words(changed, "push")), err=True)
+    for finding in warned if pushed else []:  # as the server's pre-receive warns (fresh15 F2)
+        click.echo("warning: " + printable(
+            f"{finding.message} ({finding.rule.id} {finding.rule.name}); {finding.hint}"),
+            err=True)
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
                    "pushed": pushed, "redated": [
@@ -1025,12 +1031,46 @@ def notes_restore(ctx: StoreContext, as_json: bool) -> None:
         from ..attest.notes import left_out_are, left_out_rules
 
         left = sum(map(len, done.left_out.values()))
-        click.echo(f"0 attestation line(s) restored: the {left} line(s) its history held "
-                   f"that refs/notes/kistore lacks {left_out_are(left_out_rules(done.left_out))}"
-                   ", and stay out (said above)")
+        rules = left_out_rules(done.left_out)
+        click.echo(printable(
+            f"0 attestation line(s) restored: the {left} line(s) its history held that "
+            f"refs/notes/kistore lacks {left_out_are(rules)}, and stay out (said above)"
+            + _never_pushed(store, rules)))
     else:
         click.echo("0 attestation line(s) restored: refs/notes/kistore holds every line "
                    "its history, and its reflog since the last `kistore notes rebase`, held")
+
+
+def _never_pushed(store: Store, rules: list[str]) -> str:
+    """Say how a line ``notes restore`` left out for its key stops KI315's warning (fresh15 F5).
+
+    A line refused for its key (KI411) is one the canonical remote's notes lack, never
+    pushed: ``kistore verify`` warns it lacking (KI315, whose fix is this restore) until
+    ``kistore notes rebase REMOTE`` drops it from this repository's notes history.
+
+    Args:
+        store: the clone.
+        rules: the rules the lines were left out by (:func:`kistore.attest.notes.
+            left_out_rules`).
+
+    Returns:
+        ``"; ..."`` naming the rebase, or ``""`` when no line was left out for its key.
+        Raises nothing.
+    """
+    # Lazy: said only when a line was left out.
+    import shlex
+
+    # Lazy: as above.
+    from ..attest.levels import canonical_remote
+    from ..git.remotes import remote_names
+
+    remote = canonical_remote(remote_names(store.repo))
+    if remote is None or not any(r.startswith("KI411 ") for r in rules):
+        return ""
+    return (f"; a line refused for its key was never pushed ({remote}'s notes lack it) and "
+            f"cannot enter now, so no restore puts it back: `kistore notes rebase "
+            f"{shlex.quote(remote)}` drops it from this repository's notes history, which "
+            "`kistore verify` warns lacking until then (KI315)")
 
 
 def _restored_on(done: Restored) -> str:
@@ -1366,7 +1406,8 @@ def _kept_count(fetched: Fetched) -> int:
 
 
 def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str | None,
-                      ours: str, redated: tuple[Redated, ...]) -> None:
+                      ours: str, redated: tuple[Redated, ...], *,
+                      warned: list[Finding] | None = None) -> None:
     """Refuse a notes push the gate refuses: the update ``theirs`` -> ``ours`` of the notes.
 
     What a server's pre-receive hook (and a clone's pre-push hook) runs on a notes update,
@@ -1386,12 +1427,15 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
         ours: the notes commit to push.
         redated: what the push made again of the notes (``kept`` False: as one
             commit, which is ``ours``, :func:`._notes_made_again.made_again`).
+        warned: emptied, then given the gate's KI442 warnings of the notes sent (a line
+            its key's trust commit makes count from before it, fresh15 F2: the caller says
+            them once pushed); None: not kept.
 
     Raises:
         StoreStateError: naming each error finding, its fix, and that nothing was pushed.
     """
     # Lazy: the gate loads only for a notes push that has something to send.
-    from ..check.gate import check_updates
+    from ..check.gate import PRE_TRUST_COUNTS, check_updates
     from ..check.reach import remote_tips
     from ..core.errors import StoreStateError
     from ..core.findings import ERROR, fix_lines
@@ -1399,10 +1443,12 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
     from ._notes_made_again import made_again, retold
 
     zero = "0" * 40
-    found = [f for f in check_updates(store, [(theirs or zero, ours, NOTES_REF)],
-                                      held=remote_tips(store.repo, remote), settings=settings,
-                                      remote=remote)
-             if f.severity == ERROR]
+    judged = check_updates(store, [(theirs or zero, ours, NOTES_REF)],
+                           held=remote_tips(store.repo, remote), settings=settings,
+                           remote=remote)
+    if warned is not None:  # one attempt's: a push retried when the remote moved judges again
+        warned[:] = [f for f in judged if f.rule == PRE_TRUST_COUNTS]
+    found = [f for f in judged if f.severity == ERROR]
     if found:
         # made again at the push (its commits older than a minute): no commit of ours is
         # sent, so none is named and an edit at the tip is enough (review01 L10)
@@ -1480,7 +1526,7 @@ def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
 
     # Lazy: as above.
     from ..attest.notepaths import NOTES_PATH_NOT_CANONICAL
-    from ..check.gate import ENTRY_VERDICT_DIFFERS, NOTES_LINE_REMOVED
+    from ..check.gate import ENTRY_VERDICT_DIFFERS, NEW_ATTESTATION_UNTRUSTED, NOTES_LINE_REMOVED
     from ..core.layout import NOTES_REF
     from ._notes_made_again import again_words, later_push
 
@@ -1498,6 +1544,7 @@ def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
     history = len(at_tip) < len(found)
     objects = sorted({f.file.split(":", 1)[1] for f in lines
                       if f.file and f.file.startswith(f"{NOTES_REF}:")}) or ["OBJ"]
+    keyed = any(f.rule == NEW_ATTESTATION_UNTRUSTED for f in lines)  # KI411: it verifies
     typed = shlex.quote(remote)  # in a command: it runs as printed (notes99: unquoted)
 
     def rebuild(paths: str = "", also: str = "") -> str:
@@ -1544,6 +1591,12 @@ def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:
                 f"{', '.join(objects)})")
         if said:  # the rebuild leaves the deleted line out with the rest
             said[-1] = f"First, to {edit}; then: {said[-1]}"
+        elif again and keyed:  # the edit is enough for the push, not for KI315 (fresh15 F5)
+            said.append(f"To {edit}; then `kistore notes rebase {typed}`, which rebuilds "
+                        f"{NOTES_REF} on {remote}'s notes tip without it (a line refused for its "
+                        "key is never restored, and `kistore verify` warns a line this "
+                        "repository's notes history holds and its tip lacks, KI315, until the "
+                        f"rebuild drops it), and `kistore notes push {typed}`")
         elif again:  # no history of ours is sent: the edit is enough
             said.append(f"To {edit}; then `kistore notes push {typed}` again: "
                         f"{again_words(remote, 'it')}, not the deleted line")

@@ -126,9 +126,14 @@ def test_f5_restore_leaves_out_a_line_a_push_refuses_with_its_reason(trusted, tm
     said = kistore(c5, "notes", "restore")
     # it said "do not verify" of a line that verifies
     assert said.stdout == ("0 attestation line(s) restored: the 1 line(s) its history held "
-                           "that refs/notes/kistore lacks are signed by a key not trusted now "
+                           "that refs/notes/kistore lacks verify but are refused, their key "
+                           "not trusted now: revoked, expired or not trusted for their role "
                            "(KI411 new-attestation-key-not-trusted), and stay out (said "
-                           "above)\n")
+                           "above); a line refused for its key was never pushed (origin's "
+                           "notes lack it) and cannot enter now, so no restore puts it back: "
+                           "`kistore notes rebase origin` drops it from this repository's "
+                           "notes history, which `kistore verify` warns lacking until then "
+                           "(KI315)\n")
     assert re.fullmatch(_said(blob, "its history held"), said.stderr), said.stderr
 
 
@@ -175,8 +180,9 @@ def test_f5_rebase_leaves_out_its_own_line_a_push_refuses_and_says_why(
         rebased.stderr)
     assert rebased.stdout == (
         "origin holds no notes, and no line of refs/notes/kistore would stay (each is left "
-        "out: they are signed by a key not trusted now (KI411 "
-        "new-attestation-key-not-trusted)): deleted refs/notes/kistore, as origin holds none; "
+        "out: they verify but are refused, their key not trusted now: revoked, expired or "
+        "not trusted for their role (KI411 new-attestation-key-not-trusted)): deleted "
+        "refs/notes/kistore, as origin holds none; "
         "this repository's notes are origin's, nothing is left to push; the old tip "
         f"{old[:12]} stays in git until `git gc` prunes it: `git update-ref "
         f"refs/notes/kistore {old}` puts it back\n")
