@@ -29,7 +29,10 @@ trailing space, its ZERO WIDTH SPACE and its look of ``HPE`` learnt one add at a
 words of each kind are true of it (LOW 3: a space alone was fixed by "retype it in one
 script"); and an author that prints as nothing (``'    '``, ``'\\u200b'``) is refused,
 KI254, an error, as a blank provider is refused by KI104 (MED 2: it was added, warned that
-"it prints as ''").
+"it prints as ''"). Since fresh16 (2026-12-07) both rules decide a blank by one predicate,
+:func:`kistore.core._plain_text.prints_as_nothing` (F8: a ``project`` or ``provider`` of
+U+2800 BRAILLE PATTERN BLANK was added with no word; F7: an author of an accent on no
+letter, ``'\\u0301'``, too).
 
 KI253 (since 2026-12-07) says an author wholly of one script other than Latin that prints as
 Latin letters (``НРЕ`` as ``HPE``), judged as it prints (:func:`printed`), and (conf02) an
@@ -179,8 +182,9 @@ def author_problems(value: str) -> list[Problem]:
     letter); a styled letter (:func:`kistore.core._plain_text.styled_letter`); and a mix of
     scripts (UTS #39 §5.2, :func:`kistore.core.text_fields.mixed_script`: its first
     character of another script, once; a U+2800 taken as the space it prints as, so
-    ``'Qin\\u2800Liu'`` is said drawn blank, not a mix with the Braille script). A line break is KI219's, a control or bidirectional control KI104's: not said.
-    Until fresh13 (2026-12-07) only the first of these was said.
+    ``'Qin\\u2800Liu'`` is said drawn blank, not a mix with the Braille script). A line
+    break is KI219's, a control or bidirectional control KI104's: not said. Until fresh13
+    (2026-12-07) only the first of these was said.
 
     Args:
         value: the author as stored.

@@ -12,7 +12,7 @@ accent, no letter: KI254 refuses it now.
 
 from __future__ import annotations
 
-import copy
+import json
 
 import pytest
 from hypothesis import given
@@ -69,7 +69,7 @@ def test_project_and_provider_of_u2800_are_refused(kit, kind, pointer, value):
 def test_add_refuses_a_project_of_u2800(runner, store, kit, tmp_path):
     impl = kit.implementation("\u2800\u2800\u2800", name="impl-p8")
     path = tmp_path / "p8.json"
-    path.write_text(__import__("json").dumps(impl))
+    path.write_text(json.dumps(impl))
     added = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
     assert (added.exit_code, added.stdout) == (1, "")
     assert added.stderr == (
