@@ -152,8 +152,8 @@ def test_one_visible_character_is_no_blank(before, visible, after):
     value = before + visible + after
     assert not text.prints_as_nothing(value)
     assert [s.rule_id for s in label_problems(AUTHOR, value)] != ["KI254"]
-    if value != visible:  # KI104 still refuses each blank of an identifying string
-        assert _identifying_problem(value) is not None
+    if (before + after).replace("\u0301", ""):  # KI104 refuses each blank of one still
+        assert _identifying_problem(value) is not None  # (an accent on 'é' is writing)
 
 
 def test_plain_reads_u2800_as_a_space_and_prints_as_nothing_is_one_predicate():
