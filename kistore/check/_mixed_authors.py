@@ -19,8 +19,11 @@ may be written so on purpose. Since fresh13 (2026-12-07) KI251 names every probl
 author, not the first only, and KI253 judges an author as it prints (``'  НРЕ\u200b '`` as
 ``НРЕ``), so both are said of it; KI251 is named ``author-prints-as-another`` (it was
 ``author-mixes-scripts``, untrue of a space at either end). KI254 (an error, as in ``add``)
-refuses an author that prints as nothing (``'    '``, ``'\u200b'``), as KI104 refuses a blank
-``provider``; ``verify`` says it of a stored one as a warning (:data:`AUTHOR_BLANK_STORED`).
+refuses an author that prints as nothing (``'    '``, ``'\u200b'``, ``'\u2800'``, and since
+fresh16 F7 an accent on no letter, ``'\u0301'``), as KI104 refuses a blank ``provider`` or
+``project``, by one predicate (:func:`kistore.core._plain_text.prints_as_nothing`; U+2800 in
+a project or provider since fresh16 F8); ``verify`` says it of a stored one as a warning
+(:data:`AUTHOR_BLANK_STORED`).
 
 Judged where a range adds an Implementation or an ExecutionEnvironment (``check
 BASE..HEAD``, ``--landed``, ``--updates``): found through the names files the range adds

@@ -71,7 +71,7 @@ from ..core.statistics import (
 )
 from ..core.statistics import named as named_manifest
 from ..core.text_fields import identifying_problems, line_break_said
-from ..store.labels import printed
+from ..store.labels import prints_as_nothing
 from ._fixes import HINT_BASE, Base
 from ._mixed_authors import blank_author_findings
 
@@ -620,7 +620,7 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         return None  # a title or author may break a line (KI219): the slow path says
     if obj["kind"] == "Implementation" and type(obj.get("spec")) is dict \
             and isinstance(author := obj["spec"].get("author"), str) and author \
-            and not printed(author):
+            and prints_as_nothing(author):
         return None  # a blank author (KI254): the slow path says
     spec = obj.get("spec")
     references: tuple[str | None, ...] = _NO_REFERENCES

@@ -23,6 +23,14 @@ fontTools' (Unicode 18.0 in the lock's 4.68.0).
   Mongolian free variation selectors (Mn), the combining grapheme joiner U+034F (Mn),
   Khmer inherent vowels U+17B4-U+17B5 (Mn), and the Hangul fillers U+115F, U+1160, U+3164
   and U+FFA0 (Lo).
+- **Drawn blank** (:func:`blank_looking`, :data:`BLANK_LOOKING`): U+2800 BRAILLE PATTERN
+  BLANK is a symbol (category So) of the Braille script, neither whitespace nor
+  default-ignorable, yet prints as an empty cell, as a space does. Refused in an
+  identifying string since 2026-12-07 (fresh16 F8: it was KI254's alone, refused as an
+  author only, and ``project`` ``'\u2800'`` labelled a row by nothing). What a string
+  prints as (:func:`printed`) and whether it prints as nothing (:func:`prints_as_nothing`,
+  the one predicate KI104 and KI254 share) are built on :func:`word_break` (whitespace,
+  drawn blank) and :func:`invisible` (category C, default-ignorable).
 - **A combining mark belongs to a letter of a script that writes it** (:func:`stray_mark`):
   a character of general category M (Mn, Mc, Me) is refused unless its base (the nearest
   character before it that is not a mark) is a letter (category L) outside ASCII, and it
@@ -113,7 +121,10 @@ BLANK_LOOKING = frozenset("\u2800")
 ``Default_Ignorable_Code_Point``: U+2800 BRAILLE PATTERN BLANK (category So), the usual
 "invisible name" of chat services beside U+3164 HANGUL FILLER (fresh15 F3: an author of it
 alone was added with no word). The other well-known fillers are ``Default_Ignorable`` already
-(U+115F, U+1160, U+3164, U+FFA0 HALFWIDTH HANGUL FILLER: :data:`DEFAULT_IGNORABLE`)."""
+(U+115F, U+1160, U+3164, U+FFA0 HALFWIDTH HANGUL FILLER: :data:`DEFAULT_IGNORABLE`). The one
+list: KI104 refuses them in an identifying string (:mod:`kistore.core.text_fields`), KI254
+and KI251 read them in an author (:mod:`kistore.store.labels`), all through
+:func:`blank_looking`."""
 
 
 def blank_looking(c: str) -> bool:
@@ -126,6 +137,76 @@ def blank_looking(c: str) -> bool:
         True for a character of :data:`BLANK_LOOKING` (U+2800 BRAILLE PATTERN BLANK).
     """
     return c in BLANK_LOOKING
+
+
+def invisible(c: str) -> bool:
+    """Whether ``c`` prints as nothing at all, not even a space.
+
+    Args:
+        c: one character.
+
+    Returns:
+        True for a character of Unicode category C (U+200B ZERO WIDTH SPACE, U+00AD, a
+        control, an unassigned code point) or a ``Default_Ignorable_Code_Point``
+        (:func:`default_ignorable`: U+3164 HANGUL FILLER, U+FE0F, U+034F).
+    """
+    return unicodedata.category(c)[0] == "C" or default_ignorable(c)
+
+
+def word_break(c: str) -> bool:
+    """Whether ``c`` prints as an empty cell, a break between words as a space is.
+
+    Args:
+        c: one character.
+
+    Returns:
+        True for whitespace (:meth:`str.isspace`: U+0020, U+00A0, U+3000, a line break, a
+        tab) and for a character drawn blank though neither whitespace nor invisible to
+        Unicode (:func:`blank_looking`: U+2800 BRAILLE PATTERN BLANK).
+    """
+    return c.isspace() or blank_looking(c)
+
+
+def printed(value: str) -> str:
+    """Return what a web page prints of ``value``, as text: the string a reader sees.
+
+    Each word break (:func:`word_break`: whitespace, U+2800) a space, each invisible
+    character (:func:`invisible`) nothing, words joined by one U+0020 SPACE, none at
+    either end, in Unicode NFC. :func:`kistore.store.labels.printed` calls it past its
+    ASCII fast path.
+
+    Args:
+        value: a string as stored.
+
+    Returns:
+        ``'НРЕ'`` for ``'  НРЕ\\u200b '``; ``'Qin Liu'`` for ``'Qin\\u2800Liu'``; ``''`` for
+        ``'\\u2800 \\u3164'``.
+    """
+    kept = "".join(" " if word_break(c) else "" if invisible(c) else c for c in value)
+    return " ".join(unicodedata.normalize("NFC", kept).split())
+
+
+def prints_as_nothing(value: str) -> bool:
+    """Whether ``value`` prints no letter: the one predicate of a blank string.
+
+    Every character is a word break (:func:`word_break`: whitespace, U+2800 BRAILLE
+    PATTERN BLANK), invisible (:func:`invisible`: category C, ``Default_Ignorable``, U+3164
+    HANGUL FILLER) or a combining mark (category M) with no letter to carry it, drawn alone
+    as a floating accent or on a dotted circle (``'\\u0301'``, ``'\\u2800\\u0301'``: since
+    2026-12-07, fresh16 F7). KI254 refuses an author so (:func:`kistore.store.labels.blank_said`);
+    KI104 refuses each such character of an identifying string
+    (:mod:`kistore.core.text_fields`) and, when the string is wholly so, tells to write the
+    name in visible characters.
+
+    Args:
+        value: a string (``''`` prints as nothing: a caller that takes an empty string as
+            none says so itself).
+
+    Returns:
+        True when :func:`printed` is empty or holds only combining marks (and the spaces
+        between them).
+    """
+    return all(c == " " or unicodedata.category(c)[0] == "M" for c in printed(value))
 
 
 CONTROL_NAMES = {
@@ -204,8 +285,9 @@ def stray_mark(value: str) -> tuple[int, str] | None:
 def plain(value: str) -> str:
     """Return what to write instead of ``value``: it with every refused character mended.
 
-    Each run of whitespace becomes one U+0020 SPACE and edge whitespace goes; category C
-    and default-ignorable characters are dropped; a run of superscripts or subscripts
+    Each run of word breaks (whitespace, U+2800 BRAILLE PATTERN BLANK: :func:`word_break`)
+    becomes one U+0020 SPACE and edge ones go; category C and default-ignorable characters
+    (:func:`invisible`) are dropped; a run of superscripts or subscripts
     becomes ``^`` or ``_`` and their NFKC form (``b200²``: ``b200^2``, not ``b2002``, a
     different name); NFKC; refused marks (:func:`stray_mark`) are dropped; repeated to a
     fixed point. A mix of scripts is left as it is (which letter was meant is not known):
@@ -220,8 +302,8 @@ def plain(value: str) -> str:
         when nothing visible is left.
     """
     for _ in range(4):  # each pass reaches a fixed point at once in practice
-        kept = "".join(c for c in " ".join(value.split())
-                       if unicodedata.category(c)[0] != "C" and not default_ignorable(c))
+        kept = " ".join("".join(" " if word_break(c) else "" if invisible(c) else c
+                                for c in value).split())
         fixed = " ".join(unicodedata.normalize("NFKC", _raised_and_lowered(kept)).split())
         while (stray := stray_mark(fixed)) is not None:
             fixed = fixed[:stray[0]] + fixed[stray[0] + 1:]

@@ -159,8 +159,11 @@ def _unseen(value: str, passes: Callable[[str], bool] = lambda _c: False
     whitespace but U+0020 SPACE (:func:`kistore.core._plain_text.other_whitespace`), a
     character of Unicode category C (Cf: U+200B ZERO WIDTH SPACE, U+200D, U+00AD SOFT
     HYPHEN ...), a ``Default_Ignorable_Code_Point`` (variation selectors, Hangul fillers:
-    :func:`kistore.core._plain_text.default_ignorable`); an ``author``'s warning
-    (:func:`kistore.store.labels.author_problems`) asks the same predicates of each character.
+    :func:`kistore.core._plain_text.default_ignorable`), a character drawn as an empty cell
+    (U+2800 BRAILLE PATTERN BLANK, :func:`kistore.core._plain_text.blank_looking`: refused
+    here since 2026-12-07, fresh16 F8; until then as an author only, KI254); an ``author``'s
+    warning (:func:`kistore.store.labels.author_problems`) asks the same predicates of each
+    character.
 
     Args:
         value: a string past the ASCII fast path.
@@ -185,7 +188,29 @@ def _unseen(value: str, passes: Callable[[str], bool] = lambda _c: False
         return n, _CATEGORY.get(category, category), f"Unicode category {category}"
     if (n := _first(value, lambda c: not passes(c) and text.default_ignorable(c))) is not None:
         return n, "an invisible character", "Unicode Default_Ignorable_Code_Point"
+    if (n := _first(value, lambda c: not passes(c) and text.blank_looking(c))) is not None:
+        return n, DRAWN_BLANK, drawn_blank_why(value[n])
     return None
+
+
+DRAWN_BLANK = "a character drawn as an empty cell"
+"""What KI104 (:func:`_unseen`) and KI251 (:func:`kistore.store.labels.author_problems`) call
+a character of :data:`kistore.core._plain_text.BLANK_LOOKING` (U+2800 BRAILLE PATTERN BLANK)."""
+
+
+def drawn_blank_why(c: str) -> str:
+    """Say why a character of :data:`DRAWN_BLANK` is one (its Unicode category, as printed).
+
+    Args:
+        c: a character :func:`kistore.core._plain_text.blank_looking` holds.
+
+    Returns:
+        ``Unicode category So, yet it prints as a space does``.
+    """
+    # Lazy: the Unicode tables, only for a string that holds one.
+    import unicodedata
+
+    return f"Unicode category {unicodedata.category(c)}, yet it prints as a space does"
 
 
 def _advice(value: str, fix: str) -> str:
@@ -194,7 +219,10 @@ def _advice(value: str, fix: str) -> str:
     ``fix`` is ``value`` mended (:func:`kistore.core._plain_text.plain`): ``write 'FIX'``
     when it is accepted; else (only a mix of scripts can remain) no string, and why.
     """
-    if not fix:
+    # Lazy: the one predicate of a blank string (KI254's too), with the Unicode tables.
+    from ._plain_text import prints_as_nothing
+
+    if not fix or prints_as_nothing(value):
         return "write the name in visible characters"
     if _identifying_problem(fix, advise=False) is None:
         return f"write {fix!r}"
@@ -372,7 +400,8 @@ def identifying_problems(document: Any, *, file: str | None = None) -> list[Sche
     normalisation is stable only for assigned code points), no leading or trailing
     whitespace, and equal its NFKC form (hence its NFC form); and the rules of
     :mod:`kistore.core._plain_text`: no whitespace but single U+0020 SPACEs (not a tab,
-    U+1680, U+2028 or U+2029), no default-ignorable character, no combining mark but one
+    U+1680, U+2028 or U+2029), no default-ignorable character, no character drawn as an
+    empty cell (U+2800 BRAILLE PATTERN BLANK, since fresh16 F8), no combining mark but one
     on a non-ASCII letter (not ``A100\u0301`` nor ``H\u0336100``), scripts as UTS #39's
     "highly restrictive" level allows (one script, or Latin with Han and Kana, with Han
     and Bopomofo, or with Han and Hangul). The message names the first offending character

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..core.disk_errors import named
 from ..core.errors import StoreStateError
+from ..core.file_kinds import file_kind
 from ..core.workers import forking, start_worker
 from .realdirs import ABSENT, first_not_dir
 
@@ -313,8 +314,8 @@ def _not_a_directory(base: str, rel: str, mode: int, kept: str = "directory") ->
         found = f"a symbolic link (to {os.readlink(base + rel)!r})"
     elif stat.S_ISREG(mode):
         found = "a file"
-    else:
-        found = "a directory" if stat.S_ISDIR(mode) else f"not a {kept} (mode {mode:o})"
+    else:  # a FIFO, a socket, a device in words, not st_mode in octal (fresh16 F7)
+        found = file_kind(mode)
     rule = ("writes the store's files only into its own directories" if kept == "directory"
             else "reads and replaces only regular files there, never what a link points at")
     return (f"{rel} is {found}, where the store keeps a {kept}: kistore {rule}, so nothing "

@@ -29,7 +29,10 @@ trailing space, its ZERO WIDTH SPACE and its look of ``HPE`` learnt one add at a
 words of each kind are true of it (LOW 3: a space alone was fixed by "retype it in one
 script"); and an author that prints as nothing (``'    '``, ``'\\u200b'``) is refused,
 KI254, an error, as a blank provider is refused by KI104 (MED 2: it was added, warned that
-"it prints as ''").
+"it prints as ''"). Since fresh16 (2026-12-07) both rules decide a blank by one predicate,
+:func:`kistore.core._plain_text.prints_as_nothing` (F8: a ``project`` or ``provider`` of
+U+2800 BRAILLE PATTERN BLANK was added with no word; F7: an author of an accent on no
+letter, ``'\\u0301'``, too).
 
 KI253 (since 2026-12-07) says an author wholly of one script other than Latin that prints as
 Latin letters (``НРЕ`` as ``HPE``), judged as it prints (:func:`printed`), and (conf02) an
@@ -47,7 +50,9 @@ from ..core.digest import Digest
 from ..core.errors import AdvisedError, KistoreError
 from ..core.model import Manifest
 from ..core.text_fields import (
+    DRAWN_BLANK,
     category_said,
+    drawn_blank_why,
     line_break_said,
     mixed_script,
     mixed_script_said,
@@ -170,13 +175,16 @@ def author_problems(value: str) -> list[Problem]:
     Each character a web page prints otherwise than it is written, or that passes for
     another: a U+0020 SPACE leading, trailing or after another (KI104's order of an
     identifying string); whitespace but U+0020, a character of Unicode category C or a
-    ``Default_Ignorable_Code_Point`` (KI104's predicates,
-    :func:`kistore.core._plain_text.other_whitespace`, ``default_ignorable``); a character
-    not in Unicode NFC (an accent NFC composes with its letter); a styled letter
-    (:func:`kistore.core._plain_text.styled_letter`); and a mix of scripts (UTS #39 §5.2,
-    :func:`kistore.core.text_fields.mixed_script`: its first character of another script,
-    once). A line break is KI219's, a control or bidirectional control KI104's: not said.
-    Until fresh13 (2026-12-07) only the first of these was said.
+    ``Default_Ignorable_Code_Point``, or one drawn as an empty cell (U+2800 BRAILLE PATTERN
+    BLANK, since fresh16 F8: KI104's predicates,
+    :func:`kistore.core._plain_text.other_whitespace`, ``default_ignorable``,
+    ``blank_looking``); a character not in Unicode NFC (an accent NFC composes with its
+    letter); a styled letter (:func:`kistore.core._plain_text.styled_letter`); and a mix of
+    scripts (UTS #39 §5.2, :func:`kistore.core.text_fields.mixed_script`: its first
+    character of another script, once; a U+2800 taken as the space it prints as, so
+    ``'Qin\\u2800Liu'`` is said drawn blank, not a mix with the Braille script). A line
+    break is KI219's, a control or bidirectional control KI104's: not said. Until fresh13
+    (2026-12-07) only the first of these was said.
 
     Args:
         value: the author as stored.
@@ -219,6 +227,8 @@ def author_problems(value: str) -> list[Problem]:
                            f"{category})")
         elif text.default_ignorable(c):
             add(HIDDEN, i, "an invisible character (Unicode Default_Ignorable_Code_Point)")
+        elif text.blank_looking(c):
+            add(HIDDEN, i, f"{DRAWN_BLANK} ({drawn_blank_why(c)})")
         elif text.styled_letter(c) is not None:
             add(STYLED, i, text.styled_said(c))
         if unicodedata.combining(c) == 0:
@@ -237,7 +247,8 @@ def author_problems(value: str) -> list[Problem]:
         add(NOT_NFC, n, "not in Unicode NFC")
     problems = [Problem(kind, tuple(at), f"{_places(value, at)}, {what}")
                 for (kind, _c, what), at in found.items()]
-    mixed = mixed_script(value)
+    # U+2800 is of the Braille script: said as drawn blank, not as a mix (fresh16 F8)
+    mixed = mixed_script("".join(" " if text.blank_looking(c) else c for c in value))
     if mixed is not None:
         first, other = mixed
         problems.append(Problem(MIXED, (other,), mixed_script_said(value, first, other)
@@ -248,30 +259,43 @@ def author_problems(value: str) -> list[Problem]:
 def printed(value: str) -> str:
     """Return what a web page prints of ``value``: as text, the author it passes for.
 
-    Each whitespace character (U+0020, U+00A0, a line break ...) and each one drawn as an
-    empty cell (U+2800 BRAILLE PATTERN BLANK, :func:`kistore.core._plain_text.blank_looking`)
-    a word break, each other character of Unicode category C or
-    ``Default_Ignorable_Code_Point`` nothing, words
-    joined by one U+0020 SPACE, none at either end, in Unicode NFC.
+    :func:`kistore.core._plain_text.printed` (the one owner), past an ASCII fast path: each
+    whitespace character (U+0020, U+00A0, a line break ...) and each one drawn as an empty
+    cell (U+2800 BRAILLE PATTERN BLANK) a word break, each other character of Unicode
+    category C or ``Default_Ignorable_Code_Point`` nothing, words joined by one U+0020
+    SPACE, none at either end, in Unicode NFC.
 
     Args:
         value: an author as stored.
 
     Returns:
-        ``'НРЕ'`` for ``'  НРЕ\\u200b '``; ``''`` for a blank author (:func:`blank_said`).
+        ``'НРЕ'`` for ``'  НРЕ\\u200b '``; ``''`` for ``'  \\u2800'`` (:func:`blank_said`).
     """
     if value.isascii() and value.isprintable():
         return " ".join(word for word in value.split(" ") if word)
     # Lazy: the Unicode tables, only for a string past the ASCII fast path.
-    import unicodedata
+    from ..core._plain_text import printed as shown
 
-    # Lazy: the default-ignorable table, with the Unicode tables.
-    from ..core._plain_text import blank_looking, default_ignorable
+    return shown(value)
 
-    kept = "".join(" " if c.isspace() or blank_looking(c) else ""
-                   if unicodedata.category(c)[0] == "C" or default_ignorable(c) else c
-                   for c in value)
-    return " ".join(unicodedata.normalize("NFC", kept).split())
+
+def prints_as_nothing(value: str) -> bool:
+    """Whether the author ``value`` prints no letter (KI254), past an ASCII fast path.
+
+    :func:`kistore.core._plain_text.prints_as_nothing`, the one predicate KI104 shares:
+    only word breaks, invisible characters, and combining marks with no letter to carry
+    them (``'    '``, ``'\\u2800'``, ``'\\u0301'``). ``''`` too: :func:`blank_said` takes an
+    empty author as none.
+
+    Args:
+        value: an author as stored.
+    """
+    if value.isascii() and value.isprintable():
+        return not value.strip(" ")
+    # Lazy: the Unicode tables, only for a string past the ASCII fast path.
+    from ..core._plain_text import prints_as_nothing as nothing
+
+    return nothing(value)
 
 
 KI251, KI253, KI254 = "KI251", "KI253", "KI254"
@@ -389,8 +413,11 @@ def blank_said(value: str) -> str | None:
     Not empty (an empty author is as none: the site labels the row by its project, and
     ``cite`` names the publisher), yet :func:`printed` is empty: only spaces, other
     whitespace, line breaks, invisible characters or ones drawn as an empty cell (``'    '``,
-    ``'\\u200b'``, ``'\\u2800'``). fresh13 MED 2: it was added with a warning that it "prints
-    as ''", a row labelled by nothing; fresh15 F3: ``'\\u2800'`` was added with no word.
+    ``'\\u200b'``, ``'\\u2800'``), or combining marks with no letter to carry them
+    (``'\\u0301'``, ``'\\u2800\\u0301'``, a floating accent: since fresh16 F7), by
+    :func:`prints_as_nothing`, the predicate KI104 shares. fresh13 MED 2: it was added with a
+    warning that it "prints as ''", a row labelled by nothing; fresh15 F3: ``'\\u2800'`` was
+    added with no word; fresh16 F7: ``'\\u0301'`` was added with no word.
 
     Args:
         value: an author as stored.
@@ -399,15 +426,20 @@ def blank_said(value: str) -> str | None:
         ``'  \\u200b' prints as nothing, holding only U+0020 SPACE at characters 1 and 2 and
         U+200B ZERO WIDTH SPACE at character 3: ...`` with why it matters; None otherwise.
     """
-    if not value or printed(value):
+    if not value or not prints_as_nothing(value):
         return None
     kinds: dict[str, list[int]] = {}
     for i, c in enumerate(value):
         kinds.setdefault(c, []).append(i)
     held = [_places(value, at) for at in kinds.values()]
     listed = held[0] if len(held) == 1 else f"{', '.join(held[:-1])} and {held[-1]}"
-    return (f"{value!r} prints as nothing, holding only {listed}: a leaderboard shows the "
-            "author as the row's label, and a blank one names no one")
+    shown = printed(value)
+    marks = len(shown.replace(" ", ""))
+    mark = "" if not marks else (
+        f" but {'a combining mark' if marks == 1 else 'combining marks'} on no letter, "
+        "drawn alone as a floating accent or on a dotted circle")
+    return (f"{value!r} prints as nothing{mark}, holding only {listed}: a leaderboard shows "
+            "the author as the row's label, and a blank one names no one")
 
 
 def looks_latin_label_said(label: str, field: Label = AUTHOR) -> str | None:

@@ -190,7 +190,9 @@ def _expected(author: str) -> set[tuple[str, int]]:
 @given(st.text(alphabet=st.sampled_from(_FILLER + _LETTERS), min_size=1, max_size=12))
 def test_every_problem_of_a_generated_author_is_reported(author):
     said = label_problems(AUTHOR, author)
-    if not author.strip(_FILLER):  # only spaces and invisible characters: blank, refused
+    # only spaces, invisible characters and accents on no letter: blank, refused (an accent
+    # alone since fresh16 F7: it printed as a floating accent, said of nothing)
+    if not author.strip(_FILLER + "\u0301"):
         [blank] = said
         assert blank.rule_id == "KI254"
         for c in set(author):  # each character and every place it stands

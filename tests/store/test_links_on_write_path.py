@@ -174,3 +174,38 @@ def test_add_commit_under_a_linked_objects_directory_says_so_not_commit_them_fir
         "directory: kistore writes the store's files only into its own directories, so "
         "nothing was written.")
     assert _state(store_path) == before
+
+
+def test_a_fifo_where_a_directory_belongs_is_named_in_words(store, store_path, kit):
+    # fresh16 F7: "is not a directory (mode 10644)", a FIFO's st_mode in octal
+    manifest = _workload(kit)
+    (store_path / "store/objects/sha256").mkdir(parents=True, exist_ok=True)
+    os.mkfifo(store_path / _shard(manifest))
+    with pytest.raises(StoreStateError) as refused:
+        store.add([manifest])
+    assert str(refused.value) == (
+        f"{_shard(manifest)} is a FIFO, where the store keeps a directory: kistore writes the "
+        "store's files only into its own directories, so nothing was written. `kistore "
+        f"verify` names it; if a commit holds it, remove it in its own reviewed change (`git "
+        f"rm {_shard(manifest)}`), else delete it, then run this again")
+
+
+def test_attest_file_into_a_fifo_subject_folder_names_it_a_fifo(runner, published, tmp_path):
+    # fresh16 F7: `attest ... --file` said "is not a directory (mode 10644)"
+    from kistore.cli import main
+    from kistore.core import layout
+
+    key = tmp_path / "k"
+    assert runner.invoke(main, ["key", "generate", str(key)]).exit_code == 0
+    subject = Store(published).resolve("384a96d0")
+    folder = layout.attestation_dir(subject)
+    (published / folder).parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(published / folder)
+    filed = runner.invoke(main, ["--store", str(published), "attest", "384a96d0", "--type",
+                                 "note", "--message", "m", "--key", str(key), "--file"])
+    assert (filed.exit_code, filed.stdout) == (1, "")
+    assert filed.stderr == (
+        f"error: {folder} is a FIFO, where the store keeps a directory: kistore writes the "
+        "store's files only into its own directories, so nothing was written. `kistore "
+        f"verify` names it; if a commit holds it, remove it in its own reviewed change (`git "
+        f"rm {folder}`), else delete it, then run this again\n")
