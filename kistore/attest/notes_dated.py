@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ..core.errors import printable
 from ..git.lazy import pygit2
 from ..git.note_writes import notes_commit
+from .notes_in_order import entry_steps, in_order
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2 as _pygit2
@@ -109,6 +110,9 @@ def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: s
         return pushed
     if force or any(commit.commit_time - now > RECENT or now - commit.commit_time > RECENT
                     for commit in brought):
+        steps = entry_steps(repo, pushed, theirs)
+        if steps:  # a note gained lines at two times: their order kept (fresh16 F5)
+            return _in_order(repo, pushed, theirs, remote, now, brought, steps, redated)
         return _as_one(repo, pushed, theirs, remote, now, brought, redated)
     return _ahead_again(repo, pushed, theirs, now, redated)
 
@@ -135,6 +139,29 @@ def _as_one(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | N
         redated += [Redated(str(c.id), str(made), c.commit_time - now, False)
                     for c in brought]
     return made
+
+
+def _in_order(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,
+              remote: str, now: int, brought: list[_pygit2.Commit],
+              steps: list[tuple[datetime, dict[str, list[bytes]]]],
+              redated: list[Redated] | None) -> _pygit2.Oid:
+    """Make ``brought`` again as one notes commit per step of ``steps``, in order (F5).
+
+    :func:`kistore.attest.notes_in_order.in_order`; each of ``brought`` is appended to
+    ``redated`` (when given) as replaced by the commit of the first step its date is not
+    after (the last: none). Raises StoreStateError as :func:`kistore.git.note_writes.
+    notes_commit`.
+    """
+    # Lazy: as _as_one's.
+    from ..git.idents import signatures
+
+    made = in_order(repo, pushed, theirs, remote, now, steps, signatures(repo))
+    if redated is not None:
+        for c in brought:
+            step = next((k for k, (until, _notes) in enumerate(steps)
+                         if c.commit_time <= until.timestamp()), len(steps))
+            redated.append(Redated(str(c.id), str(made[step]), c.commit_time - now, False))
+    return made[-1]
 
 
 def _ahead_again(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,

@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..attest.evidence import judged_among
-from ..attest.notes import Clock, Seen, bundle_copies, lines_of
+from ..attest.evidence import judge_all, judged_among
+from ..attest.notes import Clock, Seen, bundle_copies, collect_many, lines_of
 from ..attest.trust import format_time, load_trust
 from ..attest.trust_history import dated, held
 from ..core.digest import Digest
@@ -43,7 +43,8 @@ from ._notes_history import BroughtNotes, brought_notes
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from collections.abc import Callable
 
-    from ..store import Store
+    from ..attest.trust import Trust
+    from ..store import Store, View
 
 __all__ = ["EffectChanged", "effects_made_again"]
 
@@ -132,6 +133,7 @@ def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, t
     after = _entries(repo, lookup(repo, sent, NOTES_REF).peel(pygit2.Commit), old, now)
     view = store.view(trust_rev)
     changed = []
+    flagged = set()
     for obj, lines in new:
         target = repo.get(obj)
         if not isinstance(target, pygit2.Blob):
@@ -146,9 +148,63 @@ def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, t
             was = judged_among(item, copies, trust, view)
             becomes = judged_among(replace(item, entered_at=enters), copies, trust, view)
             if was.effect != becomes.effect:
+                flagged.add((obj, line))
                 changed.append(EffectChanged(obj, str(subject), was.type, was.keyid, entered,
                                              was.effect, was.reason, enters, becomes.effect,
                                              becomes.reason))
+    return changed + [c for key, c in _standing_changed(store, new, ours, sent, trust_rev,
+                                                        trust, view) if key not in flagged]
+
+
+def _standing_changed(store: Store, new: list[tuple[str, list[bytes]]], ours: str, sent: str,
+                      trust_rev: str, trust: Trust, view: View
+                      ) -> list[tuple[tuple[str, bytes], EffectChanged]]:
+    """Return each note line whose effect among its subject's attestations ``sent`` changes.
+
+    Judged alone (:func:`effects_made_again`'s first pass), a line keeps its effect when
+    what changes is which of one key's reruns of a run stands (fresh16 F5): a key's
+    ``reproduced``, then its ``not-reproduced``, made again in one notes commit, entered
+    together, and the one whose payload is dated later (the ``reproduced``, dated ahead)
+    stood: the run was ``verified`` on the server and in every clone. Here every
+    attestation of each subject ``new`` brings a line about is judged as readers judge it
+    (:func:`kistore.attest.evidence.judge_all`, the trust file's files at ``trust_rev``
+    with them), once with ``ours``'s notes and once with ``sent``'s, and each note line
+    both hold whose effect differs is returned (a superseded rerun that would stand, or
+    the reverse), in object order, then the line's bytes.
+
+    Args:
+        store: the pushing (or rebuilding) repository.
+        new: ``[(annotated object, [lines])]`` ``sent`` brings (:func:`_new_lines`).
+        ours: this repository's notes tip, as its readers read it now.
+        sent: the notes commit made again.
+        trust_rev: the protected branch's tip (its files and objects are read).
+        trust: its trust, dated and held (as :func:`effects_made_again`'s).
+        view: ``store.view(trust_rev)``.
+
+    Returns:
+        ``((annotated object, line), EffectChanged)`` per such line. Raises ObjectUnreadable as
+        :func:`kistore.attest.notes.collect_many` does.
+    """
+    subjects: dict[Digest, str] = {}
+    for obj, _lines in new:
+        target = store.repo.get(obj)
+        if isinstance(target, pygit2.Blob):  # a note on no object file: KI409's
+            subjects[Digest.of(bytes(target.data))] = obj
+    if not subjects:
+        return []
+    read = [collect_many(store, subjects, at=trust_rev, notes_at=at) for at in (ours, sent)]
+    changed = []
+    for subject, obj in subjects.items():
+        before, after = ({(s.location, s.data): j for s, j in zip(
+            seen, judge_all(seen, trust, view), strict=True) if s.source == "note"}
+            for seen in (found[subject] for found in read))
+        for (where, data), was in sorted(before.items()):
+            becomes = after.get((where, data))
+            if becomes is None or becomes.effect == was.effect:
+                continue
+            changed.append(((obj, data), EffectChanged(
+                obj, str(subject), was.type, was.keyid, was.entered_at, was.effect,
+                was.reason, becomes.entered_at, becomes.effect, becomes.reason)))
     return changed
 
 

@@ -143,8 +143,13 @@ def redated_words(repo: _pygit2.Repository, redated: Sequence[Redated], remote: 
         how = (f"made again dated at the push, {at} ({'its' if count == 1 else 'their'} "
                f"tree{'s' if count != 1 else ''}, author{'s' if count != 1 else ''} and "
                f"message{'s' if count != 1 else ''} kept)")
-    else:
+    elif len(made := {r.new for r in redated}) == 1:
         how = f"made again as one notes commit dated at the push, {at}, holding the tip's lines"
+    else:  # one per time a note gained lines (fresh16 F5)
+        at = commit_text(max(repo[m].peel(pygit2.Commit).commit_time for m in made))
+        how = (f"made again as {len(made)} notes commits dated at the push, a second apart up "
+               f"to {at}, in the order their lines entered (a key's later rerun of a run "
+               "still enters after its earlier one), the last holding the tip's lines")
     why = (f"a server whose clock is behind this machine's refuses a notes commit dated more "
            f"than {duration_text(NOTES_AHEAD)} after its clock (KI437)" if furthest.seconds > 0
            else "a note line enters the repository at its notes commit's date, and a "
