@@ -110,7 +110,7 @@ def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: s
         return pushed
     if force or any(commit.commit_time - now > RECENT or now - commit.commit_time > RECENT
                     for commit in brought):
-        steps = entry_steps(repo, pushed, theirs)
+        steps = entry_steps(repo, pushed, theirs, str(pushed))
         if steps:  # a note gained lines at two times: their order kept (fresh16 F5)
             return _in_order(repo, pushed, theirs, remote, now, brought, steps, redated)
         return _as_one(repo, pushed, theirs, remote, now, brought, redated)
@@ -155,7 +155,8 @@ def _in_order(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str |
     # Lazy: as _as_one's.
     from ..git.idents import signatures
 
-    made = in_order(repo, pushed, theirs, remote, now, steps, signatures(repo))
+    made = in_order(repo, pushed, theirs, f"the notes {printable(remote)} lacks, made again "
+                    "at the push", now, steps, signatures(repo))
     if redated is not None:
         for c in brought:
             step = next((k for k, (until, _notes) in enumerate(steps)

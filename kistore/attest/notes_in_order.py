@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import functools
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ..core.errors import printable
 from ..core.layout import NOTES_REF
 from ..git.lazy import pygit2
 from ..git.note_blobs import read_note
@@ -35,27 +34,26 @@ from ..git.notes import changed_notes, notes_tree
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2 as _pygit2
 
-    from .notes_dated import Redated
-
-IN_ORDER = ("made again at the push in the order its lines entered (a note line enters at "
-            "its notes commit's date, KI437; fresh16 F5)")
+IN_ORDER = ("in the order their lines entered (a note line enters at its notes commit's "
+            "date; fresh16 F5)")
 """The words of the message of each notes commit :func:`in_order` makes, after its step."""
 
 
-def entry_steps(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None
-                ) -> list[tuple[datetime, dict[str, list[bytes]]]] | None:
+def entry_steps(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,
+                dated: str) -> list[tuple[datetime, dict[str, list[bytes]]]] | None:
     """Return the notes ``pushed`` brings, by the time their lines entered, when it matters.
 
     Each line ``pushed``'s notes hold and ``theirs``'s lack is dated as this repository's
-    readers date it: at the trusted time (:class:`kistore.attest.notes.Clock`, parents
-    first, ``theirs`` at its own date) of the first commit ``theirs`` lacks whose note
-    holds it. The times that matter are those at which a note gaining lines at two times or more
-    gained some.
+    readers date it at ``dated`` (:func:`kistore.attest.notes.notes_entered`: its first
+    notes commit's trusted time). The times that matter are those at which a note gaining
+    lines at two times or more gained some.
 
     Args:
-        repo: the pushing repository.
-        pushed: the notes commit the push would send (a descendant of ``theirs``).
-        theirs: the remote's notes tip (None: it holds no notes).
+        repo: the pushing (or rebuilding) repository.
+        pushed: the notes commit to send (or write), holding every line.
+        theirs: the remote's notes tip, whose lines are not new (None: it holds no notes).
+        dated: the notes commit whose history dates the lines (the tip of this
+            repository's notes); a line it lacks is dated as the latest.
 
     Returns:
         None when no note gains lines at two times (one commit keeps every order that
@@ -68,7 +66,7 @@ def entry_steps(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str
         ObjectUnreadable: a notes commit, tree or note blob on the way is damaged or missing.
     """
     # Lazy: notes imports notes_dated, which imports this module.
-    from .notes import lines_of
+    from .notes import lines_of, notes_entered
 
     before = None if theirs is None else notes_tree(repo, theirs, NOTES_REF)
     held: dict[str, set[bytes]] = {}
@@ -82,10 +80,13 @@ def entry_steps(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str
             held[obj], new[obj] = had, more
     if not new:
         return None
-    entered = _entered(repo, pushed, theirs, new)
+    known = notes_entered(repo, notes_at=dated)
+    latest = max((when for lines in known.values() for when in lines.values()),
+                 default=datetime.max.replace(tzinfo=UTC))
+    entered = {obj: {line: known.get(obj, {}).get(line, latest) for line in lines}
+               for obj, lines in new.items()}
     times = sorted({when for obj in new
-                    if len(dated := {entered[obj][line] for line in new[obj]}) > 1
-                    for when in dated})
+                    if len(at := set(entered[obj].values())) > 1 for when in at})
     if not times:
         return None
     return [(until, {obj: sorted(held[obj] | {line for line in new[obj]
@@ -95,41 +96,8 @@ def entry_steps(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str
             for until in times[:-1]]
 
 
-def _entered(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,
-             new: dict[str, set[bytes]]) -> dict[str, dict[bytes, datetime]]:
-    """Date each line of ``new`` at the first commit (parents first) holding it.
-
-    The commits walked are ``pushed``'s history but ``theirs``'s. A line no commit holds
-    (never: ``pushed``'s tree holds it) is dated as the last.
-    """
-    # Lazy: as entry_steps'.
-    from .notes import Clock, lines_of, parents_first
-
-    clock = Clock()
-    if theirs is not None:
-        clock.time_of(repo[theirs].peel(pygit2.Commit))  # its own date: its parents unread
-    walker = repo.walk(pushed, parents_first())
-    if theirs is not None:
-        walker.hide(theirs)
-    dated: dict[str, dict[bytes, datetime]] = {obj: {} for obj in new}
-    when = clock.now
-    for commit in walker:
-        when = clock.time_of(commit)
-        parent = commit.parents[0].tree if commit.parents else None
-        for obj, (_was, now) in changed_notes(repo, parent, commit.tree).items():
-            if obj not in new or now is None:
-                continue
-            lines = set(lines_of(read_note(repo, now, f"{NOTES_REF}:{obj}")))
-            for line in new[obj] & lines:
-                dated[obj].setdefault(line, when)
-    for obj, lines in new.items():
-        for line in lines:
-            dated[obj].setdefault(line, when)
-    return dated
-
-
 def in_order(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,
-             remote: str, now: int, steps: list[tuple[datetime, dict[str, list[bytes]]]],
+             what: str, now: int, steps: list[tuple[datetime, dict[str, list[bytes]]]],
              who: tuple[_pygit2.Signature, _pygit2.Signature]) -> list[_pygit2.Oid]:
     """Make the notes ``pushed`` brings again as one notes commit per step, in order.
 
@@ -137,7 +105,8 @@ def in_order(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | 
         repo: the pushing repository.
         pushed: the notes commit the push would send; the last commit made has its tree.
         theirs: the remote's notes tip, the first commit's parent (None: a root).
-        remote: as given to ``notes push`` (named in each message).
+        what: each commit's message, after ``kistore: `` and before the step's number
+            (printable: a remote's name escaped).
         now: the push's clock (Unix seconds): the last commit's date; each one before is
             dated a second before the next (none more than a minute before ``now``, the
             window a notes commit is sent in as it is, :data:`kistore.attest.notes_dated.
@@ -178,9 +147,8 @@ def in_order(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | 
             else:
                 tree = repo[pushed].peel(pygit2.Commit).tree_id
             parent = notes_commit(
-                repo, committer, f"kistore: the notes {printable(remote)} lacks, {k + 1} of "
-                f"{count}, {IN_ORDER}\n", tree, [] if parent is None else [parent],
-                author=author)
+                repo, committer, f"kistore: {what}, {k + 1} of {count}, {IN_ORDER}\n", tree,
+                [] if parent is None else [parent], author=author)
             made.append(parent)
     finally:
         if scratch in repo.references:

@@ -17,15 +17,18 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import subprocess
+import time
 
 import pytest
 
-from kistore.attest import signing
+from kistore.attest import notes_dated, signing
+from kistore.check.gate import notes_made_again
+from kistore.store import Store
 
-from ..attest.test_attestation_evidence import RERUN_KEY, RUN, bundle
+from ..attest.test_attestation_evidence import RERUN_KEY, RUN, STRANGER, bundle
 from ..check.test_notes_gate_history import run_blob
-from ..check.test_payload_dated_ahead import next_second
 from ..conftest import git
 from ..prs import KISTORE, Remote, _env
 
@@ -93,7 +96,7 @@ def _effects(clone) -> tuple[str, list[tuple[str, str]]]:
     """The run's evidence level and its reruns' ``(outcome, effect)``, as read in ``clone``."""
     listed = json.loads(_cli(clone, "attestations", str(RUN), "--json").stdout)
     return listed["evidenceLevel"], sorted(
-        (a["outcome"], a["effect"]) for a in listed["attestations"])
+        (a["outcome"], a["effect"]) for a in listed["attestations"] if a["type"] == "rerun")
 
 
 STANDING = ("source-native", [("not-reproduced", "disagrees"),
@@ -108,14 +111,86 @@ def _fresh_clone(remote: Remote, tmp_path):
     return fresh
 
 
+def _made(where, ref: str = "refs/notes/kistore", count: int = 2) -> list[tuple[int, str]]:
+    """The last ``count`` notes commits of ``ref``: ``(date, message)``, latest first."""
+    return [(int(line.split(" ", 1)[0]), line.split(" ", 1)[1]) for line in git(
+        where, "log", f"-{count}", "--format=%ct %s", ref).splitlines()]
+
+
 def test_a_push_a_minute_later_keeps_the_keys_last_word(remote, tmp_path):
     _reruns(remote.clone, 90)
     assert _effects(remote.clone) == STANDING
     pushed = _cli(remote.clone, "notes", "push", "origin", "--json")
     # on BASE 6af42bf9: made again as one notes commit, the run verified here and on origin
-    assert json.loads(pushed.stdout)["effectChanged"] == []
+    # and in every clone
     assert _effects(remote.clone) == STANDING
     assert _effects(_fresh_clone(remote, tmp_path)) == STANDING
-    made = git(remote.bare, "log", "--format=%ct %s", "refs/notes/kistore").splitlines()
-    assert len(made) == 2  # one notes commit per entry, in order, a second apart
-    assert int(made[0].split()[0]) == int(made[1].split()[0]) + 1
+    assert json.loads(pushed.stdout)["effectChanged"] == []
+    made = _made(remote.bare, count=3)
+    assert [m for _, m in made] == [
+        f"kistore: the notes origin lacks, made again at the push, {k} of 2, in the order "
+        "their lines entered (a note line enters at its notes commit's date; fresh16 F5)"
+        for k in (2, 1)] + ["trust the rerun key"][:len(made) - 2]
+    assert made[0][0] == made[1][0] + 1  # a second apart: the later line enters later
+    last = dt.datetime.fromtimestamp(made[0][0], dt.UTC)
+    by = re.search(r"dated up to (.+?) before", pushed.stderr)
+    assert by, pushed.stderr
+    assert pushed.stderr == (
+        f"note: 2 notes commits origin lacked were dated up to {by.group(1)} before this "
+        f"machine's clock: made again as 2 notes commits dated at the push, a second apart up "
+        f"to {_text(last)}, in the order their lines entered (a key's later rerun of a run "
+        "still enters after its earlier one), the last holding the tip's lines, since a note "
+        "line enters the repository at its notes commit's date, and a notes commit a remote "
+        "lacks is sent as it is only when dated within 1 minute of this machine's clock (a "
+        "server refuses one dated more than 10 minutes before its clock, KI437)\n")
+
+
+def test_a_push_of_reruns_on_two_runs_is_made_again_as_one_commit(remote):
+    # no note gains lines at two times: one commit keeps every order that matters, as before
+    _noted(remote.clone, bundle(RERUN_KEY, outcome="not-reproduced"), _at(90))
+    pushed = _cli(remote.clone, "notes", "push", "origin", "--json")
+    assert [r["kept"] for r in json.loads(pushed.stdout)["redated"]] == [False]
+    assert "made again as one notes commit dated at the push" in pushed.stderr
+    assert _made(remote.bare, count=1)[0][1] == (
+        "kistore: the notes origin lacks, made again at the push (a note line enters at its "
+        "notes commit's date, KI437)")
+
+
+def test_a_rebuild_keeps_the_keys_last_word(remote, tmp_path):
+    _noted(remote.clone, bundle(STRANGER, "note"), _at(200))  # origin holds notes
+    assert remote.push("refs/notes/kistore").accepted
+    _cli(remote.clone, "notes", "fetch", "origin")
+    _reruns(remote.clone, 90)
+    assert _effects(remote.clone) == STANDING
+    _cli(remote.clone, "notes", "rebase", "origin")
+    # on BASE 6af42bf9: written back in one notes commit dated now: verified
+    assert _effects(remote.clone) == STANDING
+    made = _made(remote.clone)
+    assert [m for _, m in made] == [
+        f"kistore: attestation lines of this repository's written back on origin's notes "
+        f"(kistore notes rebase), {k} of 2, in the order their lines entered (a note line "
+        "enters at its notes commit's date; fresh16 F5)" for k in (2, 1)]
+    assert made[0][0] == made[1][0] + 1
+    _cli(remote.clone, "notes", "push", "origin")
+    assert _effects(_fresh_clone(remote, tmp_path)) == STANDING
+
+
+def test_notes_made_again_that_would_change_which_rerun_stands_are_refused(remote):
+    # the safety net: were the two lines sent in one notes commit (as until 2026-12-08),
+    # the push is refused, naming both lines, their entries and verdicts
+    _reruns(remote.clone, 90)
+    ours = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
+    store = Store(remote.clone)
+    sent = str(notes_dated._as_one(store.repo, ours, None, "origin", int(time.time()),
+                                   [], None))
+    found = notes_made_again(store, "origin", None, ours, sent)
+    # on BASE 6af42bf9: [] (each line judged alone keeps its effect)
+    assert sorted((c.type, c.effect, c.becomes) for c in found) == [
+        ("rerun", "disagrees", "superseded"), ("rerun", "superseded", "verifies")]
+    assert {c.obj for c in found} == {run_blob(remote.clone)}
+    assert {c.keyid for c in found} == {RERUN_ID}
+    (was,) = [c for c in found if c.effect == "disagrees"]
+    assert was.reason == "trusted rerun key, outcome not-reproduced"
+    assert re.fullmatch(r"superseded by the same key's later rerun \(reproduced, entered "
+                        r"(\S+Z) with this one; its payload is dated later, (\S+Z)\)",
+                        was.then), was.then
