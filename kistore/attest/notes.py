@@ -2328,7 +2328,9 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None, *,
     first; fixg96), then the notes are reset to its tip
     (``refs/notes/remotes/REMOTE/kistore``, which its server's gate let in), and every
     line our tip holds that the remote's lacks is written back in one notes commit on it
-    (:func:`_write_back`), moved in with a compare-and-swap. A remote holding no notes
+    (:func:`_write_back`; one per time a note's lines entered here, in order, when a note
+    gains lines at two times or more: :func:`_in_entry_order`, fresh16 F5), moved in with
+    a compare-and-swap. A remote holding no notes
     gives no tip: the lines are written in a notes commit with no parent, an empty root,
     which a push to that remote creates as it is (until fixg96 it was refused, "no notes
     tip to rebuild on"). A bundle's signature is over its statement, not over any commit,

@@ -7,7 +7,11 @@ signs, and the push may come hours later (offline, a review first): :func:`dated
 makes the notes commits the remote lacks again as one, dated now, with the same notes tree,
 its parent the remote's notes tip, so an honest clone is never refused for the wait. The
 lines are the same bytes (signatures are over the bundles, not the commits); their entry
-time becomes the push's, which is what the server's readers give them anyway.
+time becomes the push's, which is what the server's readers give them anyway. When a note
+gains lines that entered at two times or more, they are made again as one notes commit per
+such time, in order, a second apart (:mod:`kistore.attest.notes_in_order`, fresh16 F5): as
+one, a rerun key's ``reproduced`` then ``not-reproduced`` entered together, and the earlier
+statement, its payload dated later, stood.
 """
 
 from __future__ import annotations
@@ -88,7 +92,9 @@ def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: s
         KI407, whatever its dates). A commit dated more than :data:`RECENT` seconds off
         the clock (any commit, with ``force``): a new notes commit (no ref moved) of
         ``pushed``'s tree, its one parent ``theirs`` (none: a root), author and committer
-        dated now. Else (some dated
+        dated now; when a note gains lines that entered at two times or more, the last of
+        a chain made one per such time, in order, a second apart, from ``theirs``
+        (:func:`kistore.attest.notes_in_order.in_order`). Else (some dated
         ahead, within :data:`RECENT`): the commits from the first one dated ahead up to
         ``pushed`` made again (no ref moved), each with its tree, author, committer's
         name and message, its parents as made again, committer dated now.

@@ -16,8 +16,10 @@ when the trust pull request lands").
 (:func:`kistore.attest.evidence.judged_among`, with its bundle's committed file copies,
 against the trust of the protected branch dated and held as readers date it): once at its
 entry in the original notes commits, as this repository's readers give it now, and once at
-its entry in the commits made again. A line whose effect differs is returned; the caller
-refuses, unless told to let such lines enter now (``--enter-now``).
+its entry in the commits made again; and then each line among every attestation of its
+subject (:func:`_standing_changed`, fresh16 F5: which of one key's reruns of a run stands).
+A line whose effect differs is returned; the caller refuses, unless told to let such lines
+enter now (``--enter-now``).
 """
 
 from __future__ import annotations
@@ -111,7 +113,9 @@ def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, t
         One :class:`EffectChanged` per line ``sent``'s notes hold that ``theirs``'s lack,
         that this repository's notes history holds, entered at another time there than in
         ``sent``'s history, and judged to another effect at the two; in object order, then
-        the note's line order. Empty where the trust file does not parse (KI309 says it).
+        the note's line order. Then one per note line about a subject of those lines whose
+        effect among all the subject's attestations differs with ``ours``'s notes and with
+        ``sent``'s (:func:`_standing_changed`), not named already. Empty where the trust file does not parse (KI309 says it).
 
     Raises:
         ObjectUnreadable: a notes commit, tree or blob on the way is damaged or missing.

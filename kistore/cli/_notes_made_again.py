@@ -3,7 +3,8 @@
 ``kistore notes push`` sends the notes commits the remote lacks as they are while every one
 is dated within a minute of this machine's clock and none ahead of it; otherwise it makes
 them again: as one commit dated now, holding the tip's lines, when one is more than a
-minute off (:func:`kistore.attest.notes_dated.dated_at_push`, KI437); one by one, from the
+minute off (:func:`kistore.attest.notes_dated.dated_at_push`, KI437; one per time a note's
+lines entered, in order, when a note gained lines at two times, fresh16 F5); one by one, from the
 first dated ahead, when they are only ahead of it within the minute (msg03). The gate
 judges the commit sent. Made again, a refused line at the tip "entered in
 notes commit X, which the push brings, so deleting it at the tip ... leaves it in the history
@@ -48,8 +49,9 @@ def made_again(redated: Sequence[Redated], pushed: str) -> bool:
 
     Returns:
         True when ``pushed`` is the commit the push made of the commits the remote lacks
-        again as one (a :class:`kistore.attest.notes_dated.Redated` whose ``new`` it is and
-        whose ``kept`` is False): what ``dated_at_push`` makes of commits more than a minute
+        again as one, or the last of those made in the order their lines entered (a
+        :class:`kistore.attest.notes_dated.Redated` whose ``new`` it is and whose ``kept``
+        is False): what ``dated_at_push`` makes of commits more than a minute
         off the clock. False for our tip or an ancestor, for the commit made for a fork
         whose parents are our tip and the fork's (its history is ours), and for our commits
         made again one by one, dated ahead within the minute (``kept``: their history is
