@@ -115,7 +115,8 @@ def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, t
         ``sent``'s history, and judged to another effect at the two; in object order, then
         the note's line order. Then one per note line about a subject of those lines whose
         effect among all the subject's attestations differs with ``ours``'s notes and with
-        ``sent``'s (:func:`_standing_changed`), not named already. Empty where the trust file does not parse (KI309 says it).
+        ``sent``'s (:func:`_standing_changed`), not named already. Empty where the trust
+        file does not parse (KI309 says it).
 
     Raises:
         ObjectUnreadable: a notes commit, tree or blob on the way is damaged or missing.
@@ -174,7 +175,9 @@ def _standing_changed(store: Store, new: list[tuple[str, list[bytes]]], ours: st
     (:func:`kistore.attest.evidence.judge_all`, the trust file's files at ``trust_rev``
     with them), once with ``ours``'s notes and once with ``sent``'s, and each note line
     both hold whose effect differs is returned (a superseded rerun that would stand, or
-    the reverse), in object order, then the line's bytes.
+    the reverse), in object order, then the line's bytes. Only the lines both hold are
+    judged, on either side: a line one side lacks (left out by a rebuild, a fork's brought
+    by a push to it) moved no entry.
 
     Args:
         store: the pushing (or rebuilding) repository.
@@ -199,12 +202,18 @@ def _standing_changed(store: Store, new: list[tuple[str, list[bytes]]], ours: st
     read = [collect_many(store, subjects, at=trust_rev, notes_at=at) for at in (ours, sent)]
     changed = []
     for subject, obj in subjects.items():
-        before, after = ({(s.location, s.data): j for s, j in zip(
-            seen, judge_all(seen, trust, view), strict=True) if s.source == "note"}
-            for seen in (found[subject] for found in read))
-        for (where, data), was in sorted(before.items()):
-            becomes = after.get((where, data))
-            if becomes is None or becomes.effect == was.effect:
+        # the lines both hold: one only one side holds (a line a rebuild leaves out, a
+        # fork's line a push to it brings) is no entry that moved
+        both = {s.data for s in read[0][subject] if s.source == "note"} & {
+            s.data for s in read[1][subject] if s.source == "note"}
+        before, after = ({s.data: j for s, j in zip(kept, judge_all(kept, trust, view),
+                                                    strict=True) if s.source == "note"}
+                         for kept in ([s for s in found[subject]
+                                       if s.source != "note" or s.data in both]
+                                      for found in read))
+        for data, was in sorted(before.items()):
+            becomes = after[data]
+            if becomes.effect == was.effect:
                 continue
             changed.append(((obj, data), EffectChanged(
                 obj, str(subject), was.type, was.keyid, was.entered_at, was.effect,

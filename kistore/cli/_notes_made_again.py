@@ -30,7 +30,7 @@ from ..core.times import NOTES_AHEAD, NOTES_BEHIND, commit_text, duration_text
 from ..git.lazy import pygit2
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
     import pygit2 as _pygit2
 
@@ -72,13 +72,15 @@ def again_words(remote: str, who: str = "") -> str:
             "(KI437)")
 
 
-def retold(found: list[Finding], pushed: str, remote: str) -> list[Finding]:
-    """Give each refused tip line that "entered" in the commit made again its true fix.
+def retold(found: list[Finding], made: Collection[str], remote: str) -> list[Finding]:
+    """Give each refused tip line that "entered" in a commit made again its true fix.
 
     Args:
         found: the gate's findings of the push (``extra.entered``: the notes commit a
             refused tip line entered in, :func:`kistore.check.gate.check_updates`).
-        pushed: the commit made again (:func:`made_again`), which holds every tip line.
+        made: the commits made again of many (:func:`made_again`: the one pushed, which
+            holds every tip line, and those before it when made in the order their lines
+            entered, fresh16 F5), no ref of the clone's.
         remote: the remote as given to ``notes push``.
 
     Returns:
@@ -92,7 +94,7 @@ def retold(found: list[Finding], pushed: str, remote: str) -> list[Finding]:
            f"notes rebase {typed}` rebuilds the notes on {remote}'s, leaving out each line "
            "that does not verify")
     return [replace(f, extra={k: v for k, v in f.extra.items() if k != "entered"}, fix=fix)
-            if f.extra.get("entered") == pushed else f for f in found]
+            if f.extra.get("entered") in made else f for f in found]
 
 
 def later_push(remote: str) -> str:
