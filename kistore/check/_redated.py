@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..attest.evidence import judge_all, judged_among
+from ..attest.evidence import SUPERSEDED, judge_all, judged_among
 from ..attest.notes import Clock, Seen, bundle_copies, collect_many, lines_of
 from ..attest.trust import format_time, load_trust
 from ..attest.trust_history import dated, held
@@ -174,8 +174,10 @@ def _standing_changed(store: Store, new: list[tuple[str, list[bytes]]], ours: st
     attestation of each subject ``new`` brings a line about is judged as readers judge it
     (:func:`kistore.attest.evidence.judge_all`, the trust file's files at ``trust_rev``
     with them), once with ``ours``'s notes and once with ``sent``'s, and each note line
-    both hold whose effect differs is returned (a superseded rerun that would stand, or
-    the reverse), in object order, then the line's bytes. Only the lines both hold are
+    both hold whose effect differs, one of the two ``superseded``, is returned (a
+    superseded rerun that would stand, or the reverse; a change of another kind, a
+    doubled note's lines a rebuild writes at one path, KI424, is not the order's), in
+    object order, then the line's bytes. Only the lines both hold are
     judged, on either side: a line one side lacks (left out by a rebuild, a fork's brought
     by a push to it) moved no entry.
 
@@ -213,8 +215,8 @@ def _standing_changed(store: Store, new: list[tuple[str, list[bytes]]], ours: st
                                       for found in read))
         for data, was in sorted(before.items()):
             becomes = after[data]
-            if becomes.effect == was.effect:
-                continue
+            if becomes.effect == was.effect or SUPERSEDED not in (was.effect, becomes.effect):
+                continue  # what else changes (a note's defect a rebuild mends) is no order's
             changed.append(((obj, data), EffectChanged(
                 obj, str(subject), was.type, was.keyid, was.entered_at, was.effect,
                 was.reason, becomes.entered_at, becomes.effect, becomes.reason)))
