@@ -2339,7 +2339,9 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None, *,
     first; fixg96), then the notes are reset to its tip
     (``refs/notes/remotes/REMOTE/kistore``, which its server's gate let in), and every
     line our tip holds that the remote's lacks is written back in one notes commit on it
-    (:func:`_write_back`), moved in with a compare-and-swap. A remote holding no notes
+    (:func:`_write_back`; one per time a note's lines entered here, in order, when a note
+    gains lines at two times or more: :func:`_in_entry_order`, fresh16 F5), moved in with
+    a compare-and-swap. A remote holding no notes
     gives no tip: the lines are written in a notes commit with no parent, an empty root,
     which a push to that remote creates as it is (until fixg96 it was refused, "no notes
     tip to rebuild on"). A bundle's signature is over its statement, not over any commit,
@@ -2414,6 +2416,8 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None, *,
                             f"repository's, from an empty root ({named} holds no notes; kistore "
                             "notes rebase)")
             new = str(repo.references[scratch].target)
+            if added and old is not None:  # the order the lines entered here, kept (F5)
+                new = _in_entry_order(repo, new, base, old, named)
             if added and old is not None and made_again is not None:
                 made_again(base, old, new)  # each line written back enters now
             dropped = 0 if new != old else _reflog_lost(repo, new)
@@ -2425,6 +2429,29 @@ def rebase(store: Store, remote: str, judge: LineJudge | None = None, *,
         finally:
             _git(repo, "update-ref", "-d", scratch, check=False)
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def _in_entry_order(repo: pygit2.Repository, new: str, base: str | None, old: str,
+                    named: str) -> str:
+    """Return the rebuild ``new`` (on ``base``), made again in the order its lines entered.
+
+    Written back in one notes commit dated now, a key's ``reproduced`` then its
+    ``not-reproduced`` of one run entered together, and the one whose payload is dated later
+    stood (fresh16 F5): when a note gains lines that entered here (``old``'s history) at
+    two times or more, the lines are written in one notes commit per time, in order, a
+    second apart (:func:`kistore.attest.notes_in_order.in_order`), the last of ``new``'s
+    tree; else ``new`` as it is. Raises StoreStateError when a commit cannot be written.
+    """
+    # Lazy: the write path (as add_lines).
+    from ..git.idents import signatures
+    from .notes_in_order import entry_steps, in_order
+
+    steps = entry_steps(repo, new, base, old)
+    if not steps:
+        return new
+    return str(in_order(repo, new, base, f"attestation lines of this repository's written "
+                        f"back on {named}'s notes (kistore notes rebase)", int(time.time()),
+                        steps, signatures(repo))[-1])
 
 
 def _reflog_lost(repo: pygit2.Repository, tip: str) -> int:

@@ -7,7 +7,11 @@ signs, and the push may come hours later (offline, a review first): :func:`dated
 makes the notes commits the remote lacks again as one, dated now, with the same notes tree,
 its parent the remote's notes tip, so an honest clone is never refused for the wait. The
 lines are the same bytes (signatures are over the bundles, not the commits); their entry
-time becomes the push's, which is what the server's readers give them anyway.
+time becomes the push's, which is what the server's readers give them anyway. When a note
+gains lines that entered at two times or more, they are made again as one notes commit per
+such time, in order, a second apart (:mod:`kistore.attest.notes_in_order`, fresh16 F5): as
+one, a rerun key's ``reproduced`` then ``not-reproduced`` entered together, and the earlier
+statement, its payload dated later, stood.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import TYPE_CHECKING
 from ..core.errors import printable
 from ..git.lazy import pygit2
 from ..git.note_writes import notes_commit
+from .notes_in_order import entry_steps, in_order
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2 as _pygit2
@@ -87,7 +92,9 @@ def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: s
         KI407, whatever its dates). A commit dated more than :data:`RECENT` seconds off
         the clock (any commit, with ``force``): a new notes commit (no ref moved) of
         ``pushed``'s tree, its one parent ``theirs`` (none: a root), author and committer
-        dated now. Else (some dated
+        dated now; when a note gains lines that entered at two times or more, the last of
+        a chain made one per such time, in order, a second apart, from ``theirs``
+        (:func:`kistore.attest.notes_in_order.in_order`). Else (some dated
         ahead, within :data:`RECENT`): the commits from the first one dated ahead up to
         ``pushed`` made again (no ref moved), each with its tree, author, committer's
         name and message, its parents as made again, committer dated now.
@@ -109,6 +116,9 @@ def dated_at_push(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: s
         return pushed
     if force or any(commit.commit_time - now > RECENT or now - commit.commit_time > RECENT
                     for commit in brought):
+        steps = entry_steps(repo, pushed, theirs, str(pushed))
+        if steps:  # a note gained lines at two times: their order kept (fresh16 F5)
+            return _in_order(repo, pushed, theirs, remote, now, brought, steps, redated)
         return _as_one(repo, pushed, theirs, remote, now, brought, redated)
     return _ahead_again(repo, pushed, theirs, now, redated)
 
@@ -135,6 +145,30 @@ def _as_one(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | N
         redated += [Redated(str(c.id), str(made), c.commit_time - now, False)
                     for c in brought]
     return made
+
+
+def _in_order(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,
+              remote: str, now: int, brought: list[_pygit2.Commit],
+              steps: list[tuple[datetime, dict[str, list[bytes]]]],
+              redated: list[Redated] | None) -> _pygit2.Oid:
+    """Make ``brought`` again as one notes commit per step of ``steps``, in order (F5).
+
+    :func:`kistore.attest.notes_in_order.in_order`; each of ``brought`` is appended to
+    ``redated`` (when given) as replaced by the commit of the first step its date is not
+    after (the last: none). Raises StoreStateError as :func:`kistore.git.note_writes.
+    notes_commit`.
+    """
+    # Lazy: as _as_one's.
+    from ..git.idents import signatures
+
+    made = in_order(repo, pushed, theirs, f"the notes {printable(remote)} lacks, made again "
+                    "at the push", now, steps, signatures(repo))
+    if redated is not None:
+        for c in brought:
+            step = next((k for k, (until, _notes) in enumerate(steps)
+                         if c.commit_time <= until.timestamp()), len(steps))
+            redated.append(Redated(str(c.id), str(made[step]), c.commit_time - now, False))
+    return made[-1]
 
 
 def _ahead_again(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,

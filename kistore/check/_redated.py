@@ -16,8 +16,10 @@ when the trust pull request lands").
 (:func:`kistore.attest.evidence.judged_among`, with its bundle's committed file copies,
 against the trust of the protected branch dated and held as readers date it): once at its
 entry in the original notes commits, as this repository's readers give it now, and once at
-its entry in the commits made again. A line whose effect differs is returned; the caller
-refuses, unless told to let such lines enter now (``--enter-now``).
+its entry in the commits made again; and then each line among every attestation of its
+subject (:func:`_standing_changed`, fresh16 F5: which of one key's reruns of a run stands).
+A line whose effect differs is returned; the caller refuses, unless told to let such lines
+enter now (``--enter-now``).
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..attest.evidence import judged_among
-from ..attest.notes import Clock, Seen, bundle_copies, lines_of
+from ..attest.evidence import SUPERSEDED, judge_all, judged_among
+from ..attest.notes import Clock, Seen, bundle_copies, collect_many, lines_of
 from ..attest.trust import format_time
 from ..attest.trust_history import readers_trust
 from ..core.digest import Digest
@@ -42,7 +44,8 @@ from ._notes_history import BroughtNotes, brought_notes
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from collections.abc import Callable
 
-    from ..store import Store
+    from ..attest.trust import Trust
+    from ..store import Store, View
 
 __all__ = ["EffectChanged", "effects_made_again"]
 
@@ -109,7 +112,10 @@ def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, t
         One :class:`EffectChanged` per line ``sent``'s notes hold that ``theirs``'s lack,
         that this repository's notes history holds, entered at another time there than in
         ``sent``'s history, and judged to another effect at the two; in object order, then
-        the note's line order. Empty where the trust file does not parse (KI309 says it).
+        the note's line order. Then one per note line about a subject of those lines whose
+        effect among all the subject's attestations differs with ``ours``'s notes and with
+        ``sent``'s (:func:`_standing_changed`), not named already. Empty where the trust
+        file does not parse (KI309 says it).
 
     Raises:
         ObjectUnreadable: a notes commit, tree or blob on the way is damaged or missing.
@@ -129,6 +135,7 @@ def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, t
     after = _entries(repo, lookup(repo, sent, NOTES_REF).peel(pygit2.Commit), old, now)
     view = store.view(trust_rev)
     changed = []
+    flagged = set()
     for obj, lines in new:
         target = repo.get(obj)
         if not isinstance(target, pygit2.Blob):
@@ -143,9 +150,73 @@ def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, t
             was = judged_among(item, copies, trust, view)
             becomes = judged_among(replace(item, entered_at=enters), copies, trust, view)
             if was.effect != becomes.effect:
+                flagged.add((obj, line))
                 changed.append(EffectChanged(obj, str(subject), was.type, was.keyid, entered,
                                              was.effect, was.reason, enters, becomes.effect,
                                              becomes.reason))
+    return changed + [c for key, c in _standing_changed(store, new, ours, sent, trust_rev,
+                                                        trust, view) if key not in flagged]
+
+
+def _standing_changed(store: Store, new: list[tuple[str, list[bytes]]], ours: str, sent: str,
+                      trust_rev: str, trust: Trust, view: View
+                      ) -> list[tuple[tuple[str, bytes], EffectChanged]]:
+    """Return each note line whose effect among its subject's attestations ``sent`` changes.
+
+    Judged alone (:func:`effects_made_again`'s first pass), a line keeps its effect when
+    what changes is which of one key's reruns of a run stands (fresh16 F5): a key's
+    ``reproduced``, then its ``not-reproduced``, made again in one notes commit, entered
+    together, and the one whose payload is dated later (the ``reproduced``, dated ahead)
+    stood: the run was ``verified`` on the server and in every clone. Here every
+    attestation of each subject ``new`` brings a line about is judged as readers judge it
+    (:func:`kistore.attest.evidence.judge_all`, the trust file's files at ``trust_rev``
+    with them), once with ``ours``'s notes and once with ``sent``'s, and each note line
+    both hold whose effect differs, one of the two ``superseded``, is returned (a
+    superseded rerun that would stand, or the reverse; a change of another kind, a
+    doubled note's lines a rebuild writes at one path, KI424, is not the order's), in
+    object order, then the line's bytes. Only the lines both hold are
+    judged, on either side: a line one side lacks (left out by a rebuild, a fork's brought
+    by a push to it) moved no entry.
+
+    Args:
+        store: the pushing (or rebuilding) repository.
+        new: ``[(annotated object, [lines])]`` ``sent`` brings (:func:`_new_lines`).
+        ours: this repository's notes tip, as its readers read it now.
+        sent: the notes commit made again.
+        trust_rev: the protected branch's tip (its files and objects are read).
+        trust: its trust, dated and held (as :func:`effects_made_again`'s).
+        view: ``store.view(trust_rev)``.
+
+    Returns:
+        ``((annotated object, line), EffectChanged)`` per such line. Raises ObjectUnreadable as
+        :func:`kistore.attest.notes.collect_many` does.
+    """
+    subjects: dict[Digest, str] = {}
+    for obj, _lines in new:
+        target = store.repo.get(obj)
+        if isinstance(target, pygit2.Blob):  # a note on no object file: KI409's
+            subjects[Digest.of(bytes(target.data))] = obj
+    if not subjects:
+        return []
+    read = [collect_many(store, subjects, at=trust_rev, notes_at=at) for at in (ours, sent)]
+    changed = []
+    for subject, obj in subjects.items():
+        # the lines both hold: one only one side holds (a line a rebuild leaves out, a
+        # fork's line a push to it brings) is no entry that moved
+        both = {s.data for s in read[0][subject] if s.source == "note"} & {
+            s.data for s in read[1][subject] if s.source == "note"}
+        before, after = ({s.data: j for s, j in zip(kept, judge_all(kept, trust, view),
+                                                    strict=True) if s.source == "note"}
+                         for kept in ([s for s in found[subject]
+                                       if s.source != "note" or s.data in both]
+                                      for found in read))
+        for data, was in sorted(before.items()):
+            becomes = after[data]
+            if becomes.effect == was.effect or SUPERSEDED not in (was.effect, becomes.effect):
+                continue  # what else changes (a note's defect a rebuild mends) is no order's
+            changed.append(((obj, data), EffectChanged(
+                obj, str(subject), was.type, was.keyid, was.entered_at, was.effect,
+                was.reason, becomes.entered_at, becomes.effect, becomes.reason)))
     return changed
 
 

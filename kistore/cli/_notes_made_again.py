@@ -3,7 +3,8 @@
 ``kistore notes push`` sends the notes commits the remote lacks as they are while every one
 is dated within a minute of this machine's clock and none ahead of it; otherwise it makes
 them again: as one commit dated now, holding the tip's lines, when one is more than a
-minute off (:func:`kistore.attest.notes_dated.dated_at_push`, KI437); one by one, from the
+minute off (:func:`kistore.attest.notes_dated.dated_at_push`, KI437; one per time a note's
+lines entered, in order, when a note gained lines at two times, fresh16 F5); one by one, from the
 first dated ahead, when they are only ahead of it within the minute (msg03). The gate
 judges the commit sent. Made again, a refused line at the tip "entered in
 notes commit X, which the push brings, so deleting it at the tip ... leaves it in the history
@@ -29,7 +30,7 @@ from ..core.times import NOTES_AHEAD, NOTES_BEHIND, commit_text, duration_text
 from ..git.lazy import pygit2
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
     import pygit2 as _pygit2
 
@@ -48,8 +49,9 @@ def made_again(redated: Sequence[Redated], pushed: str) -> bool:
 
     Returns:
         True when ``pushed`` is the commit the push made of the commits the remote lacks
-        again as one (a :class:`kistore.attest.notes_dated.Redated` whose ``new`` it is and
-        whose ``kept`` is False): what ``dated_at_push`` makes of commits more than a minute
+        again as one, or the last of those made in the order their lines entered (a
+        :class:`kistore.attest.notes_dated.Redated` whose ``new`` it is and whose ``kept``
+        is False): what ``dated_at_push`` makes of commits more than a minute
         off the clock. False for our tip or an ancestor, for the commit made for a fork
         whose parents are our tip and the fork's (its history is ours), and for our commits
         made again one by one, dated ahead within the minute (``kept``: their history is
@@ -70,13 +72,15 @@ def again_words(remote: str, who: str = "") -> str:
             "(KI437)")
 
 
-def retold(found: list[Finding], pushed: str, remote: str) -> list[Finding]:
-    """Give each refused tip line that "entered" in the commit made again its true fix.
+def retold(found: list[Finding], made: Collection[str], remote: str) -> list[Finding]:
+    """Give each refused tip line that "entered" in a commit made again its true fix.
 
     Args:
         found: the gate's findings of the push (``extra.entered``: the notes commit a
             refused tip line entered in, :func:`kistore.check.gate.check_updates`).
-        pushed: the commit made again (:func:`made_again`), which holds every tip line.
+        made: the commits made again of many (:func:`made_again`: the one pushed, which
+            holds every tip line, and those before it when made in the order their lines
+            entered, fresh16 F5), no ref of the clone's.
         remote: the remote as given to ``notes push``.
 
     Returns:
@@ -90,7 +94,7 @@ def retold(found: list[Finding], pushed: str, remote: str) -> list[Finding]:
            f"notes rebase {typed}` rebuilds the notes on {remote}'s, leaving out each line "
            "that does not verify")
     return [replace(f, extra={k: v for k, v in f.extra.items() if k != "entered"}, fix=fix)
-            if f.extra.get("entered") == pushed else f for f in found]
+            if f.extra.get("entered") in made else f for f in found]
 
 
 def later_push(remote: str) -> str:
@@ -143,8 +147,13 @@ def redated_words(repo: _pygit2.Repository, redated: Sequence[Redated], remote: 
         how = (f"made again dated at the push, {at} ({'its' if count == 1 else 'their'} "
                f"tree{'s' if count != 1 else ''}, author{'s' if count != 1 else ''} and "
                f"message{'s' if count != 1 else ''} kept)")
-    else:
+    elif len(made := {r.new for r in redated}) == 1:
         how = f"made again as one notes commit dated at the push, {at}, holding the tip's lines"
+    else:  # one per time a note gained lines (fresh16 F5)
+        at = commit_text(max(repo[m].peel(pygit2.Commit).commit_time for m in made))
+        how = (f"made again as {len(made)} notes commits dated at the push, a second apart up "
+               f"to {at}, in the order their lines entered (a key's later rerun of a run "
+               "still enters after its earlier one), the last holding the tip's lines")
     why = (f"a server whose clock is behind this machine's refuses a notes commit dated more "
            f"than {duration_text(NOTES_AHEAD)} after its clock (KI437)" if furthest.seconds > 0
            else "a note line enters the repository at its notes commit's date, and a "

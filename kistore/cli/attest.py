@@ -1454,7 +1454,7 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
         # sent, so none is named and an edit at the tip is enough (review01 L10)
         again = made_again(redated, ours)
         if again:
-            found = retold(found, ours, remote)
+            found = retold(found, {r.new for r in redated if not r.kept}, remote)
         raise StoreStateError(
             f"not pushed to {remote}: the gate refuses the notes this push would send (as "
             f"{remote}'s pre-receive hook does, judged against this repository's main):\n"
