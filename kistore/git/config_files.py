@@ -513,7 +513,9 @@ def _condition(condition: str, includer: Path, git_dir: Path | None,
     "Conditional includes"): ``~/`` is the home, ``./`` the includer's directory (its real
     path), a pattern not absolute is preceded by ``**/``, one ending in ``/`` followed by
     ``**``; matched with wildmatch's pathname rules against the git directory's absolute
-    path, then its real path. ``onbranch:PATTERN``: the branch ``HEAD`` names (``HEAD``
+    path, then its real path, each also followed by ``/`` (``git --git-dir DIR/`` matches
+    ``gitdir:DIR/``, ``git`` run in the work tree does not: either may be asked).
+    ``onbranch:PATTERN``: the branch ``HEAD`` names (``HEAD``
     read only when a regular file, and added to ``watched``), a pattern ending in ``/``
     followed by ``**``, matched with the same rules; false on a detached ``HEAD``. Any other
     condition (``hasconfig:``): None. libgit2 judges these three the same way.
@@ -539,8 +541,11 @@ def _condition(condition: str, includer: Path, git_dir: Path | None,
     if expression is None:
         return None
     flags = re.IGNORECASE if kind == "gitdir/i" else 0
+    texts = (os.path.abspath(git_dir), os.path.realpath(git_dir))
+    # each also with a final "/": git's own spelling of `--git-dir DIR/` (pygit2's repo.path,
+    # kistore's children) keeps it, and `gitdir:DIR/.git/` then holds
     return any(re.fullmatch(expression, text, flags) is not None
-               for text in (os.path.abspath(git_dir), os.path.realpath(git_dir)))
+               for text in (*texts, *(text + "/" for text in texts)))
 
 
 def _wildmatch(pattern: str) -> str | None:
