@@ -164,8 +164,9 @@ class ConfigFile:
         stamp: its ``stat`` when found (:data:`Stamp`), None when absent or not stat'able.
         read: True when git reads it; False when only an ``includeIf`` whose condition git
             finds false names it (here or above); None when kistore cannot tell (a
-            condition other than ``gitdir:``/``gitdir/i:``). Every file is looked at all
-            the same (a FIFO is refused whatever the condition).
+            condition other than ``gitdir:``/``gitdir/i:``/``onbranch:``). Every file is
+            looked at all the same; a FIFO is refused unless False
+            (:meth:`ConfigFiles.first_fifo`).
         text: its text as read when found (undecodable bytes replaced), None when not read
             (not a regular file, unreadable, or below the include depth limit).
     """

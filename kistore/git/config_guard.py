@@ -18,12 +18,14 @@ refuses at once, naming the first FIFO, what names it and how to remove it. Only
 refused: a directory or a socket makes git fail at once with its own message, and a device
 is read as it reads (``/dev/null``, the usual way to give git no global config, reads as
 empty). The files an include names are found in the regular files' text, ``path =`` lines
-under ``[include]`` and ``[includeIf "..."]``, every condition taken as true (a file named
-under a condition git finds false is refused too: one line of the config file to delete or
-fix), at most 10 levels deep as git. The list is found once per process and key and kept
-with each file's ``stat``: a call stats the five to seven files again (a FIFO swapped in is
-seen) and reads none unless one changed (docs/speed.md, "Config files found once a
-process"). Asked before every ``git`` child (:func:`kistore.git.child.git_environment`) and
+under ``[include]`` and ``[includeIf "..."]``, at most 10 levels deep as git; a FIFO only an
+``includeIf`` whose condition git finds false names (``gitdir:``, ``gitdir/i:``,
+``onbranch:``, judged as git does) is not refused: neither git nor libgit2 opens it
+(fresh16 F7); any other condition counts as true. A remote on this machine's files, which
+its ``git-upload-pack`` reads: :mod:`kistore.git.remote_config`. The list is found once
+per process and key and kept with each file's ``stat``: a call stats the five to seven
+files again (a FIFO swapped in is seen) and reads none unless one changed (docs/speed.md,
+"Config files found once a process"). Asked before every ``git`` child (:func:`kistore.git.child.git_environment`) and
 before libgit2 opens a repository (:func:`kistore.git.opening.open_repository`).
 """
 

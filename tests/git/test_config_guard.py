@@ -92,8 +92,8 @@ def test_a_fifo_the_global_config_includes_is_refused(published, tmp_path):
         f" or delete its include line from {config}"))
 
 
-@pytest.mark.parametrize("condition", ["gitdir:{git_dir}/", "gitdir/i:{upper}/", "onbranch:{branch}",
-                                       "onbranch:{initial}*"])
+@pytest.mark.parametrize("condition", ["gitdir:{git_dir}/", "gitdir/i:{upper}/",
+                                       "onbranch:{branch}", "onbranch:{initial}*"])
 def test_a_fifo_an_include_if_that_holds_names_is_refused(published, tmp_path, condition):
     fifo = tmp_path / "included"
     os.mkfifo(fifo)
