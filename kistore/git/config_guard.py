@@ -25,8 +25,9 @@ under ``[include]`` and ``[includeIf "..."]``, at most 10 levels deep as git; a 
 its ``git-upload-pack`` reads: :mod:`kistore.git.remote_config`. The list is found once
 per process and key and kept with each file's ``stat``: a call stats the five to seven
 files again (a FIFO swapped in is seen) and reads none unless one changed (docs/speed.md,
-"Config files found once a process"). Asked before every ``git`` child (:func:`kistore.git.child.git_environment`) and
-before libgit2 opens a repository (:func:`kistore.git.opening.open_repository`).
+"Config files found once a process"). Asked before every ``git`` child
+(:func:`kistore.git.child.git_environment`) and before libgit2 opens a repository
+(:func:`kistore.git.opening.open_repository`).
 """
 
 from __future__ import annotations
