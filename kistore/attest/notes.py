@@ -68,6 +68,7 @@ from ..git.blobs import (
     write_blob,
 )
 from ..git.child import git_environment
+from ..git.child import run as run_git
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.names import reference
 from ..git.note_blobs import read_note
@@ -76,6 +77,7 @@ from ..git.notes import changed_notes, note_blob, notes_read, notes_ref_problem,
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
 from ..git.refs import common_git_dir
+from ..git.remote_config import refuse_blocking_remote_config
 from ..git.remotes import remote_names, unknown_remote
 from ..git.treediff import entry_at, subtree
 from ..store import atomic_write, refuse_links
@@ -1220,6 +1222,7 @@ def fetch(store: Store, remote: str, judge: LineJudge | None = None, *,
     _refuse_option(remote)
     repo = store.repo
     _refuse_unknown(repo, remote)  # not git's "does not appear to be a git repository"
+    refuse_blocking_remote_config(Path(repo.path), remote)  # its git-upload-pack would wait
     tracking = _tracking_ref(repo, remote)
     canonical = canonical_remote(remote_names(repo))
     taken = None if remote == canonical else _taken_ref(tracking)  # a fork: lines only
@@ -1556,15 +1559,16 @@ def ask_remote_refs(repo: pygit2.Repository, remote: str, *patterns: str
         value is its tag object, not peeled); or ``(None, why)`` when it could not be asked
         (git's first line of error, or the time limit).
     """
+    refuse_blocking_remote_config(Path(repo.path), remote)  # its git-upload-pack would wait
     extra = {"GIT_TERMINAL_PROMPT": "0"}
     if not {"GIT_SSH_COMMAND", "GIT_SSH"} & os.environ.keys() and \
             "core.sshCommand" not in repo.config:
         extra["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
     try:
-        result = subprocess.run(
+        result = run_git(
             ["git", "--git-dir", repo.path, "ls-remote", "--refs", remote, *patterns],
-            capture_output=True, text=True, errors="backslashreplace",
-            stdin=subprocess.DEVNULL, env=git_environment(extra), timeout=ASK_TIMEOUT_S)
+            text=True, errors="backslashreplace", stdin=subprocess.DEVNULL,
+            env=git_environment(extra), timeout=ASK_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return None, f"no answer in {ASK_TIMEOUT_S} s"
     if result.returncode != 0:
@@ -1760,6 +1764,9 @@ def push(store: Store, remote: str, *,
             lacks the subject of a note to push (each named, with the commands on).
     """
     repo = store.repo
+    _refuse_option(remote)
+    _refuse_unknown(repo, remote)
+    refuse_blocking_remote_config(Path(repo.path), remote, push=True)  # git-receive-pack's
     gained = Fetched()
     for _ in range(_PUSH_ATTEMPTS):
         this = fetch(store, remote, line_judge, pushing=True)
@@ -2523,8 +2530,8 @@ def _refuse_unknown(repo: pygit2.Repository, remote: str) -> None:
 def _git(repo: pygit2.Repository, *args: str, check: bool = True
          ) -> subprocess.CompletedProcess[str]:
     # git echoes a remote name that is not UTF-8 back: shown escaped, never a decode error
-    result = subprocess.run(["git", "--git-dir", repo.path, *args], capture_output=True,
-                            text=True, errors="backslashreplace", env=git_environment())
+    result = run_git(["git", "--git-dir", repo.path, *args], text=True,
+                     errors="backslashreplace", env=git_environment())
     if check and result.returncode != 0:
         raise StoreStateError(f"git {' '.join(args)} failed: {result.stderr.strip()}")
     return result

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core import layout
@@ -21,6 +22,7 @@ from ..core.digest import Digest
 from ..core.layout import NOTES_REF
 from ..git.blobs import read_blob
 from ..git.notes import note_tree, notes_tree
+from ..git.remote_config import refuse_blocking_remote_config
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import subprocess
@@ -115,6 +117,7 @@ def unsent_message(repo: pygit2.Repository, remote: str, missing: list[str]) -> 
 
 def _remote_tips(repo: pygit2.Repository, remote: str) -> list[str]:
     """Return the commit ids of ``remote``'s branches and tags, fetching those we lack."""
+    refuse_blocking_remote_config(Path(repo.path), remote)  # its git-upload-pack would wait
     listed = _git(repo, "ls-remote", "--heads", "--tags", remote)
     tips = list(dict.fromkeys(line.split()[0] for line in listed.stdout.splitlines()
                               if line.strip() and not line.endswith("^{}")))

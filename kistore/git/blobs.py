@@ -33,7 +33,7 @@ from ..core import hashes
 from ..core.errors import StoreStateError, not_text
 from ..core.limits import CEILING_KEY, FILE_BYTES, FileTooLarge
 from . import _loose
-from .child import git_environment
+from .child import git_environment, run
 from .commit_header import Header, commit_fault, first_line, header, subject
 from .lazy import pygit2  # imported on first use (~0.2 s)
 from .names import config_entries, resolve_name
@@ -850,17 +850,21 @@ def _fetch(repo: pygit2.Repository, remote: str, oids: list[str]) -> str | None:
         None when git fetched them; else git's first ``fatal:`` line, or the last line it
         said (or its exit status). The last alone was "and the repository exists." of an
         unreachable remote, the end of git's advice (att01).
-    """
-    # A warm `rank` imports this module and never fetches.
-    # Lazy: subprocess (+ selectors: ~2-3 ms of start-up) only when a partial clone fetches.
-    import subprocess
 
-    done = subprocess.run(
+    Raises:
+        kistore.git.config_guard.ConfigRefused: ``remote`` is a repository on this machine
+            whose git config (or one git reads) is a FIFO: its ``git-upload-pack`` would
+            wait for ever (:mod:`kistore.git.remote_config`).
+    """
+    # Lazy: remote_config imports remotes, which a warm `rank` never needs; only a fetch does.
+    from .remote_config import refuse_blocking_remote_config
+
+    refuse_blocking_remote_config(Path(repo.path), remote)
+    done = run(
         ["git", "--git-dir", repo.path, "-c", "fetch.negotiationAlgorithm=noop", "fetch",
          remote, "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
          "--filter=blob:none", "--stdin"],
-        input="".join(f"{oid}\n" for oid in oids).encode(), capture_output=True,
-        check=False, env=git_environment())
+        input="".join(f"{oid}\n" for oid in oids).encode(), env=git_environment())
     if done.returncode == 0:
         return None
     said = done.stderr.decode("utf-8", "replace").strip().splitlines()

@@ -164,8 +164,9 @@ class ConfigFile:
         stamp: its ``stat`` when found (:data:`Stamp`), None when absent or not stat'able.
         read: True when git reads it; False when only an ``includeIf`` whose condition git
             finds false names it (here or above); None when kistore cannot tell (a
-            condition other than ``gitdir:``/``gitdir/i:``). Every file is looked at all
-            the same (a FIFO is refused whatever the condition).
+            condition other than ``gitdir:``/``gitdir/i:``/``onbranch:``). Every file is
+            looked at all the same; a FIFO is refused unless False
+            (:meth:`ConfigFiles.first_fifo`).
         text: its text as read when found (undecodable bytes replaced), None when not read
             (not a regular file, unreadable, or below the include depth limit).
     """
@@ -195,17 +196,26 @@ class ConfigFiles:
     Attributes:
         files: every file looked at, in git's order of reading (an include right after
             the file naming it), each once; absent ones too (one made later is seen).
+        watched: the other files an answer depends on, with their stamps: the repository's
+            ``HEAD`` when an ``onbranch:`` condition was judged (a checkout changes it).
     """
 
     files: tuple[ConfigFile, ...]
+    watched: tuple[tuple[Path, Stamp | None], ...] = ()
 
     def stamp(self) -> tuple[tuple[str, Stamp | None], ...]:
         """Return each file's path and stamp: what a cache keyed on the files keys on."""
-        return tuple((os.fspath(f.path), f.stamp) for f in self.files)
+        return tuple((os.fspath(path), stamp) for path, stamp in (
+            *((f.path, f.stamp) for f in self.files), *self.watched))
 
     def first_fifo(self) -> ConfigFile | None:
-        """Return the first file that is a FIFO (git would wait on it for ever), or None."""
-        return next((f for f in self.files if f.fifo), None)
+        """Return the first FIFO git may read (it would wait on it for ever), or None.
+
+        A FIFO only an ``includeIf`` whose condition git finds false names
+        (:attr:`ConfigFile.read` False) is passed over: neither git nor libgit2 opens it
+        (fresh16 F7). One whose condition kistore cannot judge (``hasconfig:``) counts.
+        """
+        return next((f for f in self.files if f.fifo and f.read is not False), None)
 
 
 _FOUND: dict[tuple[Hashable, ...], ConfigFiles] = {}
@@ -247,7 +257,8 @@ def _count() -> int:
         return 0
 
 
-def config_files(git_dir: Path | None, *, git: bool = True) -> ConfigFiles:
+def config_files(git_dir: Path | None, *, git: bool = True, remote: str | None = None
+                 ) -> ConfigFiles:
     """Return the config files git (``git`` True) or libgit2 reads, found once per key.
 
     Keyed on the reader, ``git_dir``, the variables naming files (``GIT_CONFIG_*``, HOME,
@@ -262,6 +273,11 @@ def config_files(git_dir: Path | None, *, git: bool = True) -> ConfigFiles:
             the files outside a repository).
         git: True for a ``git`` child (the ``GIT_CONFIG_*`` variables count); False for
             libgit2 (its own system file, ``~/.gitconfig`` and the XDG file).
+        remote: None for the repository a command runs in; for a repository on this
+            machine that ``git fetch``/``push`` serves from (its ``git-upload-pack`` or
+            ``git-receive-pack`` reads these files), the remote's name or URL as given:
+            its files are then said by their absolute paths, its ``config`` as
+            ``the git config of remote NAME`` (:mod:`kistore.git.remote_config`).
 
     Returns:
         The files (:class:`ConfigFiles`). Raises nothing: a file that cannot be stat'ed or
@@ -273,11 +289,15 @@ def config_files(git_dir: Path | None, *, git: bool = True) -> ConfigFiles:
         cwd = ""
     search = None if git else pygit2.option(pygit2.enums.Option.GET_SEARCH_PATH,
                                             pygit2.enums.ConfigLevel.SYSTEM)
-    key = (git, None if git_dir is None else os.fspath(git_dir), _environment(), cwd, search)
+    key = (git, None if git_dir is None else os.fspath(git_dir), _environment(), cwd, search,
+           remote)
     found = _FOUND.get(key)
-    if found is not None and all(_stat(f.path) == f.stamp for f in found.files):
+    if found is not None and all(_stat(f.path) == f.stamp for f in found.files) and all(
+            _stat(path) == stamp for path, stamp in found.watched):
         return found
-    found = ConfigFiles(tuple(_find(git_dir, git, search)))
+    watched: dict[Path, Stamp | None] = {}
+    files = _find(git_dir, git, search, remote, watched)
+    found = ConfigFiles(tuple(files), tuple(watched.items()))
     if len(_FOUND) >= _LIMIT:
         _FOUND.clear()
     _FOUND[key] = found
@@ -318,7 +338,8 @@ def kept(git_dir: Path, asked: Hashable, ask: Callable[[], tuple[_T, bool]]) -> 
     return answer
 
 
-def _roots(git: bool, git_dir: Path | None, search: str | None) -> list[tuple[Path, str, str]]:
+def _roots(git: bool, git_dir: Path | None, search: str | None, remote: str | None
+           ) -> list[tuple[Path, str, str]]:
     """Return the config files git or libgit2 reads first (not included), with what names them.
 
     In git's order of reading: system, ``$XDG_CONFIG_HOME/git/config``, ``~/.gitconfig``
@@ -346,16 +367,33 @@ def _roots(git: bool, git_dir: Path | None, search: str | None) -> list[tuple[Pa
             common = common_git_dir(git_dir)
         except RefsUnreadable:  # said by whoever reads the repository
             common = git_dir
-        files.append((common / "config", REPOSITORY_CONFIG,
-                      " and run `git init` in the work tree, which writes a default one "
-                      "(set its remotes and settings again)"))
+        if remote is None:
+            files.append((common / "config", REPOSITORY_CONFIG,
+                          " and run `git init` in the work tree, which writes a default one "
+                          "(set its remotes and settings again)"))
+        else:
+            # Lazy: shlex only for a remote on this machine.
+            import shlex
+
+            init = (f"`git -C {shlex.quote(os.fspath(common.parent))} init`"
+                    if common.name == ".git" else
+                    f"`git init --bare {shlex.quote(os.fspath(common))}`")
+            files.append((common / "config", f"the git config of remote {remote}",
+                          f" and run {init}, which writes a default one (set its settings "
+                          "again)"))
     return files
 
 
-def _find(git_dir: Path | None, git: bool, search: str | None) -> list[ConfigFile]:
-    """Return every config file git (or libgit2) reads: :func:`config_files` found anew."""
+def _find(git_dir: Path | None, git: bool, search: str | None, remote: str | None,
+          watched: dict[Path, Stamp | None]) -> list[ConfigFile]:
+    """Return every config file git (or libgit2) reads: :func:`config_files` found anew.
+
+    ``watched`` gains the other files the answer depends on (:attr:`ConfigFiles.watched`).
+    """
+    roots = _roots(git, git_dir, search, remote)
+    repository = roots[-1][0] if git_dir is not None else None
     pending: list[tuple[Path, str, str, int, bool | None]] = [
-        (path, what, fix, 0, True) for path, what, fix in _roots(git, git_dir, search)]
+        (path, what, fix, 0, True) for path, what, fix in roots]
     if git:
         pending += [(path, "a git config included by `git -c` or GIT_CONFIG_COUNT",
                      " or stop including it there", 1, True)
@@ -377,8 +415,8 @@ def _find(git_dir: Path | None, git: bool, search: str | None) -> list[ConfigFil
             files.append(ConfigFile(path, what, fix, stamp, read))
             continue
         files.append(ConfigFile(path, what, fix, stamp, read, text))
-        shown = said(path, git_dir)
-        if what == REPOSITORY_CONFIG and git_dir is not None and (
+        shown = said(path, None if remote is not None else git_dir)
+        if path == repository and git_dir is not None and depth == 0 and (
                 "worktreeconfig" in text.lower()):
             pending[:0] = [(directory / "config.worktree", "the worktree's git config", "",
                             depth, read)
@@ -386,7 +424,8 @@ def _find(git_dir: Path | None, git: bool, search: str | None) -> list[ConfigFil
         pending[:0] = [
             (included, f"a git config included by {shown} ({section}.path)",
              f" or delete its {section} line from {shown}", depth + 1,
-             _and(read, True if condition is None else _condition(condition, path, git_dir)))
+             _and(read, True if condition is None else _condition(condition, path, git_dir,
+                                                                   watched)))
             for included, section, condition in _included(text, path.parent)]
     return files
 
@@ -467,20 +506,28 @@ def _command_line_includes() -> list[Path]:
             if value and re.fullmatch(r"include(if\..*)?\.path", key, re.IGNORECASE)]
 
 
-def _condition(condition: str, includer: Path, git_dir: Path | None) -> bool | None:
+def _condition(condition: str, includer: Path, git_dir: Path | None,
+               watched: dict[Path, Stamp | None]) -> bool | None:
     """Return whether git finds an ``includeIf`` condition true, None when kistore cannot tell.
 
     ``gitdir:PATTERN`` and ``gitdir/i:PATTERN`` as git judges them (git-config(1),
     "Conditional includes"): ``~/`` is the home, ``./`` the includer's directory (its real
     path), a pattern not absolute is preceded by ``**/``, one ending in ``/`` followed by
     ``**``; matched with wildmatch's pathname rules against the git directory's absolute
-    path, then its real path. Any other condition (``onbranch:``, ``hasconfig:``): None.
+    path, then its real path, each also followed by ``/`` (``git --git-dir DIR/`` matches
+    ``gitdir:DIR/``, ``git`` run in the work tree does not: either may be asked).
+    ``onbranch:PATTERN``: the branch ``HEAD`` names (``HEAD``
+    read only when a regular file, and added to ``watched``), a pattern ending in ``/``
+    followed by ``**``, matched with the same rules; false on a detached ``HEAD``. Any other
+    condition (``hasconfig:``): None. libgit2 judges these three the same way.
     """
     kind, colon, pattern = condition.partition(":")
-    if not colon or kind not in ("gitdir", "gitdir/i"):
+    if not colon or kind not in ("gitdir", "gitdir/i", "onbranch"):
         return None
     if git_dir is None:
         return False  # outside a repository git finds no gitdir condition true
+    if kind == "onbranch":
+        return _on_branch(pattern, git_dir, watched)
     if pattern.startswith("~"):
         if not pattern.startswith("~/") or "HOME" not in os.environ:
             return None
@@ -495,8 +542,11 @@ def _condition(condition: str, includer: Path, git_dir: Path | None) -> bool | N
     if expression is None:
         return None
     flags = re.IGNORECASE if kind == "gitdir/i" else 0
+    texts = (os.path.abspath(git_dir), os.path.realpath(git_dir))
+    # each also with a final "/": git's own spelling of `--git-dir DIR/` (pygit2's repo.path,
+    # kistore's children) keeps it, and `gitdir:DIR/.git/` then holds
     return any(re.fullmatch(expression, text, flags) is not None
-               for text in (os.path.abspath(git_dir), os.path.realpath(git_dir)))
+               for text in (*texts, *(text + "/" for text in texts)))
 
 
 def _wildmatch(pattern: str) -> str | None:
@@ -535,3 +585,37 @@ def _wildmatch(pattern: str) -> str | None:
         out.append(re.escape(c))
         i += 1
     return "".join(out)
+
+
+_HEAD_BYTES = 4096
+"""At most this much of ``HEAD`` is read (``ref: refs/heads/NAME`` is far shorter)."""
+
+
+def _on_branch(pattern: str, git_dir: Path, watched: dict[Path, Stamp | None]) -> bool | None:
+    """Return whether ``onbranch:PATTERN`` holds for ``git_dir``, None when it cannot tell.
+
+    The branch is what ``git_dir/HEAD`` names (``ref: refs/heads/NAME``): none when it is
+    absent or detached (git finds the condition false). Not a regular file (a FIFO would
+    never be opened), unreadable, or a reftable repository's stub (``refs/heads/.invalid``):
+    None. ``HEAD`` and its stamp go to ``watched``.
+    """
+    head = git_dir / "HEAD"
+    stamp = watched[head] = _stat(head)
+    if stamp is None:
+        return False
+    if not stat.S_ISREG(stamp[0]):
+        return None
+    try:
+        with open(head, "rb") as f:
+            text = f.read(_HEAD_BYTES).decode("utf-8", "surrogateescape").strip()
+    except OSError:
+        return None
+    if not text.startswith("ref: refs/heads/"):
+        return False
+    branch = text[len("ref: refs/heads/"):]
+    if branch == ".invalid":
+        return None
+    if pattern.endswith("/"):
+        pattern += "**"
+    expression = _wildmatch(pattern)
+    return None if expression is None else re.fullmatch(expression, branch) is not None

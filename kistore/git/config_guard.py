@@ -18,13 +18,16 @@ refuses at once, naming the first FIFO, what names it and how to remove it. Only
 refused: a directory or a socket makes git fail at once with its own message, and a device
 is read as it reads (``/dev/null``, the usual way to give git no global config, reads as
 empty). The files an include names are found in the regular files' text, ``path =`` lines
-under ``[include]`` and ``[includeIf "..."]``, every condition taken as true (a file named
-under a condition git finds false is refused too: one line of the config file to delete or
-fix), at most 10 levels deep as git. The list is found once per process and key and kept
-with each file's ``stat``: a call stats the five to seven files again (a FIFO swapped in is
-seen) and reads none unless one changed (docs/speed.md, "Config files found once a
-process"). Asked before every ``git`` child (:func:`kistore.git.child.git_environment`) and
-before libgit2 opens a repository (:func:`kistore.git.opening.open_repository`).
+under ``[include]`` and ``[includeIf "..."]``, at most 10 levels deep as git; a FIFO only an
+``includeIf`` whose condition git finds false names (``gitdir:``, ``gitdir/i:``,
+``onbranch:``, judged as git does) is not refused: neither git nor libgit2 opens it
+(fresh16 F7); any other condition counts as true. A remote on this machine's files, which
+its ``git-upload-pack`` reads: :mod:`kistore.git.remote_config`. The list is found once
+per process and key and kept with each file's ``stat``: a call stats the five to seven
+files again (a FIFO swapped in is seen) and reads none unless one changed (docs/speed.md,
+"Config files found once a process"). Asked before every ``git`` child
+(:func:`kistore.git.child.git_environment`) and before libgit2 opens a repository
+(:func:`kistore.git.opening.open_repository`).
 """
 
 from __future__ import annotations
@@ -83,7 +86,8 @@ def use_repository(git_dir: Path) -> None:
     _REPOSITORY[:] = [git_dir]
 
 
-def blocking_config(git_dir: Path | None = None, *, git: bool = True) -> BlockingConfig | None:
+def blocking_config(git_dir: Path | None = None, *, git: bool = True,
+                    remote: str | None = None) -> BlockingConfig | None:
     """Return the first config file git (or libgit2) would read that is a FIFO.
 
     Args:
@@ -91,6 +95,8 @@ def blocking_config(git_dir: Path | None = None, *, git: bool = True) -> Blockin
             (:func:`use_repository`), else none (only the files outside a repository).
         git: True for a ``git`` child (the ``GIT_CONFIG_*`` variables count), False for
             libgit2 (its own system file, ``~/.gitconfig`` and ``$XDG_CONFIG_HOME/git/config``).
+        remote: None; or, with ``git_dir`` a repository on this machine a remote names,
+            that remote as given (its files said by absolute path; :func:`config_files`).
 
     Returns:
         The file, or None when none is a FIFO: the first FIFO of
@@ -99,25 +105,32 @@ def blocking_config(git_dir: Path | None = None, *, git: bool = True) -> Blockin
     """
     if git_dir is None and _REPOSITORY:
         git_dir = _REPOSITORY[0]
-    found = config_files(git_dir, git=git).first_fifo()
+    found = config_files(git_dir, git=git, remote=remote).first_fifo()
     if found is None:
         return None
-    return BlockingConfig(said(found.path, git_dir), found.path, found.what, found.fix)
+    return BlockingConfig(said(found.path, None if remote is not None else git_dir),
+                          found.path, found.what, found.fix)
 
 
-def refuse_blocking_config(git_dir: Path | None = None, *, git: bool = True) -> None:
+def refuse_blocking_config(git_dir: Path | None = None, *, git: bool = True,
+                           remote: str | None = None, server: str = "git-upload-pack"
+                           ) -> None:
     """Refuse, before git or libgit2 is asked, when a config file it reads is a FIFO.
 
     Args:
         git_dir: as :func:`blocking_config`.
         git: as :func:`blocking_config`.
+        remote: as :func:`blocking_config`: the files are those ``server`` reads in the
+            remote's repository ``git_dir`` (:mod:`kistore.git.remote_config`).
+        server: with ``remote``, the program git runs there: ``git-upload-pack`` (fetch,
+            ls-remote) or ``git-receive-pack`` (push).
 
     Raises:
         ConfigRefused: :func:`blocking_config` found one (exit status 1); the message
             names it, what names it, and the fix (``rm PATH``, or unset the variable or
             delete the include line naming it).
     """
-    found = blocking_config(git_dir, git=git)
+    found = blocking_config(git_dir, git=git, remote=remote)
     if found is None:
         return
     # Lazy: shlex only when a refusal is said.
@@ -125,6 +138,9 @@ def refuse_blocking_config(git_dir: Path | None = None, *, git: bool = True) -> 
 
     reader, undone = (("git", "no git command was run") if git else
                       ("libgit2", "the repository was not opened"))
+    if remote is not None:
+        reader = f"{server}, which git runs in {git_dir} for remote {remote},"
+        undone = "nothing was fetched or pushed"
     fix = f"Remove it (`rm {shlex.quote(os.fspath(found.full))}`)"
     fix += found.fix
     raise ConfigRefused(

@@ -230,7 +230,28 @@ _ENVIRONMENTS: dict[str, Callable[[Path, Path], dict[str, str]]] = {
                                               '[includeIf "gitdir:./home/"]\n\tpath = not\n'),
         "unused": _made(top / "here", "[x]\n\ty = 1\n"),
         "unused2": _made(top / "not", "[x]\n\ty = 1\n")},
+    "includeIf onbranch, true and false": lambda top, root: {
+        **_home(top, f'[includeIf "onbranch:{_branch(root)}"]\n\tpath = yes\n'
+                     '[includeIf "onbranch:nope"]\n\tpath = no\n'
+                     f'[includeIf "onbranch:{_branch(root)[:2]}*"]\n\tpath = star\n'
+                     f'[includeIf "onbranch:{_branch(root)}/"]\n\tpath = dir\n'
+                     '[includeIf "onbranch:**"]\n\tpath = all\n'),
+        **{name: _made(top / "home" / name, f"[x]\n\t{name} = 1\n")
+           for name in ("yes", "no", "star", "dir", "all")}},
+    "includeIf onbranch of a branch in a folder": lambda top, root: {
+        "unused": git(root, "checkout", "-q", "-b", "topic/x"),
+        **_home(top, '[includeIf "onbranch:topic/"]\n\tpath = dir\n'
+                     '[includeIf "onbranch:topic*"]\n\tpath = star\n'
+                     '[includeIf "onbranch:*/x"]\n\tpath = leaf\n'
+                     '[includeIf "onbranch:topic/x/"]\n\tpath = below\n'),
+        **{name: _made(top / "home" / name, f"[x]\n\t{name} = 1\n")
+           for name in ("dir", "star", "leaf", "below")}},
 }
+
+
+def _branch(root: Path) -> str:
+    """The branch ``root``'s HEAD names (unborn in a fresh repository)."""
+    return git(root, "symbolic-ref", "--short", "HEAD").strip()
 
 
 def _made(path: Path, text: str) -> str:
@@ -259,3 +280,18 @@ def test_the_files_found_are_those_git_lists(repository, tmp_path, monkeypatch, 
     found = found_files(repository / ".git").files
     assert [f for f in found if f.regular and f.read is None] == []  # each one judged
     assert [os.fspath(f.path) for f in found if f.regular and f.read] == _listed(repository)
+
+
+def test_an_onbranch_include_is_judged_again_after_a_checkout(repository, tmp_path,
+                                                            monkeypatch):
+    # HEAD is no config file: its stamp is kept with the list (a checkout changes it)
+    monkeypatch.chdir(repository)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (repository / ".git" / "config").write_text(
+        f'[includeIf "onbranch:other"]\n\tpath = {fifo}\n')
+    assert found_files(repository / ".git").first_fifo() is None
+    git(repository, "checkout", "-q", "-b", "other")
+    assert found_files(repository / ".git").first_fifo().path == fifo
+    with pytest.raises(StoreStateError, match="is a FIFO"):
+        refuse_blocking_config(repository / ".git")

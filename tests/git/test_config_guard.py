@@ -11,6 +11,7 @@ what names it and the fix, and writes nothing.
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -91,16 +92,47 @@ def test_a_fifo_the_global_config_includes_is_refused(published, tmp_path):
         f" or delete its include line from {config}"))
 
 
-def test_a_fifo_an_include_if_of_the_repository_config_names_is_refused(published,
-                                                                        tmp_path):
+def _included_if(published: Path, tmp_path: Path, condition: str) -> Path:
+    """A FIFO named by ``[includeIf CONDITION]`` in the store's ``.git/config``; returned.
+
+    ``CONDITION`` may name ``{git_dir}`` (the git directory's real path), ``{upper}`` (it
+    upper-cased), ``{branch}`` (HEAD's branch) and ``{initial}`` (its first letter).
+    """
     fifo = tmp_path / "included"
     os.mkfifo(fifo)
+    git_dir = os.path.realpath(published / ".git")
+    branch = git(published, "symbolic-ref", "--short", "HEAD").strip()
     with (published / ".git" / "config").open("a") as config:
-        # the condition is false: git would not read it, but a line to delete all the same
-        config.write(f'[includeIf "gitdir:/nowhere/"]\n\tpath = {fifo}\n')
-    _refused(published, _env(tmp_path), ("verify",), _refusal(
+        config.write(f'[includeIf "{condition}"]\n\tpath = {fifo}\n'.format(
+            git_dir=git_dir, upper=git_dir.upper(), branch=branch, initial=branch[0]))
+    return fifo
+
+
+@pytest.mark.parametrize("condition", ["gitdir:{git_dir}/", "gitdir/i:{upper}/",
+                                       "onbranch:{branch}", "onbranch:{initial}*",
+                                       "hasconfig:remote.*.url:/nowhere/**"])
+def test_a_fifo_an_include_if_that_holds_names_is_refused(published, tmp_path, condition):
+    # (hasconfig: not judged by kistore, so taken as true)
+    fifo = _included_if(published, tmp_path, condition)
+    done = _run(published, _env(tmp_path), "verify")  # (git here would wait on it: not run)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", _refusal(
         str(fifo), fifo, "a git config included by .git/config (includeIf.path)",
         " or delete its includeIf line from .git/config", git_child=False))
+
+
+@pytest.mark.parametrize("condition", ["gitdir:/nowhere/", "gitdir:{upper}/", "onbranch:nope",
+                                       "onbranch:{branch}/", "gitdir/i:/NOWHERE/"])
+def test_a_fifo_an_include_if_that_does_not_hold_names_is_not_read(published, tmp_path,
+                                                                   condition):
+    # fresh16 F7: neither git nor libgit2 opens it (`git status` works): no false refusal
+    _included_if(published, tmp_path, condition)
+    env = _env(tmp_path)
+    assert subprocess.run(["git", "status", "--short"], cwd=published, env=env, timeout=60,
+                          capture_output=True).returncode == 0  # git reads it not either
+    done = _run(published, env, "add", "--commit", str(_manifest(tmp_path)))
+    assert (done.returncode, done.stderr) == (0, "")
+    done = _run(published, env, "verify")
+    assert (done.returncode, done.stderr) == (0, "")
 
 
 def test_a_fifo_git_c_include_is_refused(published, tmp_path):
