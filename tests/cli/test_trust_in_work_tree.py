@@ -42,6 +42,9 @@ RERUN = fixed_key(5)
 NEWCOMER = fixed_key(6)
 """A maintainer key only the work tree lists (a pending ``trust add``)."""
 
+LATECOMER = fixed_key(7)
+"""A maintainer key only the work tree lists, given a past ``validFrom`` (fresh16 F7)."""
+
 
 def key_line(key) -> str:
     """The OpenSSH public-key line of a private key."""
@@ -262,6 +265,37 @@ def test_a_pending_new_key_stays_community_and_a_widened_role_counts_from_its_co
     assert f"key {keyid(NEWCOMER)} is listed in the work tree's {TRUST_FILE} but no commit " \
            "adds it yet" in listed.stdout, listed.stdout
     assert f"key {keyid(RERUN)} is trusted for rerun, not maintainer" in listed.stdout
+
+
+def test_a_pending_new_key_with_a_past_valid_from_counts_from_its_commit(judged):
+    # fresh16 F7: `trust add KEY --role maintainer --valid-from 2026-01-01`, not committed,
+    # made the key's withdrawal apply at once, unreviewed (`rank --at HEAD` ranked the run),
+    # while an uncommitted widening of a committed key did not count
+    root = Path(judged.root)
+    (root.parent / "late.pub").write_text(key_line(LATECOMER) + "\n")
+    added = run(root, "trust", "add", str(root.parent / "late.pub"), "--role", "maintainer",
+                "--valid-from", "2026-01-01")
+    assert (added.returncode, added.stdout) == (0, f"trusted {keyid(LATECOMER)} for "
+                                                   "maintainer\n"), added.stderr
+    digest = Digest.from_str(next(r["digest"] for r in ranked(root)[0] if r["name"] == "mid"))
+    statement = attestation.make_statement(digest, layout.object_path(digest), "withdrawal", {
+        "reason": "harness bug", "createdAt": "2026-07-10T00:00:00Z"})
+    notes.attach(judged, digest, attestation.sign_statement(statement, LATECOMER).to_bytes())
+
+    rows, stderr = ranked(root)
+
+    assert stderr == ""  # the file only adds a key
+    assert evidence_of(rows)["mid"] == (1, "source-native")  # before: withdrawn
+    assert rows == ranked(root, "--at", "HEAD")[0]
+    listed = run(root, "attestations", str(digest))
+    assert listed.returncode == 0 and listed.stderr == "", listed.stderr
+    assert (f"key {keyid(LATECOMER)} is listed in the work tree's {TRUST_FILE} with "
+            "validFrom 2026-01-01T00:00:00Z, but no commit adds it yet: a community "
+            "attestation until the commit that does, which makes what the key signed that "
+            "entered since its validFrom count (`kistore check` warns of it, KI442; commit "
+            "the trust change first, then attest)") in listed.stdout, listed.stdout
+    commit_all(root, "trust: a maintainer from 2026-01-01")
+    assert evidence_of(ranked(root)[0])["mid"] == (None, "withdrawn")  # its validFrom decides
 
 
 @pytest.mark.parametrize("state", list(STATES))
