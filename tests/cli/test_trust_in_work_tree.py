@@ -335,52 +335,40 @@ def test_verify_of_a_widened_file_reports_no_ki410(judged):
     assert [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "KI410"] == []
 
 
-@pytest.mark.parametrize("state", ["deleted", "directory", "fifo", "symlink"])
+def refusal(state: str, command: str) -> str:
+    """The whole refusal of ``trust COMMAND`` over the work tree's file in ``state``."""
+    start = (f"error: {TRUST_FILE}: the work tree's trust file {said(state)}, while HEAD holds "
+             f"it (2 key(s)): `kistore trust {command}` changes the work tree's file")
+    if state not in TAKEN:
+        return (f"{start}, and one written in its place would lack HEAD's keys, which no "
+                f"commit may remove (KI410); restore it first with `{RESTORE}`, then run "
+                "this again; nothing was written\n")
+    return (f"{start} and would keep that, which no commit may do (KI410), while every query "
+            f"judges by HEAD's entries; restore it first with `{RESTORE}` (then make a "
+            "pending `kistore trust add` or `revoke` again), then run this again; a key's "
+            "trust ends with `kistore trust revoke KEY`, never by removing or narrowing its "
+            "entry; nothing was written\n")
+
+
+@pytest.mark.parametrize("state", ["deleted", "directory", "fifo", "symlink", *TAKEN])
 @pytest.mark.parametrize("command", ["add", "revoke"])
-def test_trust_add_and_revoke_refuse_a_missing_or_non_regular_file(judged, state, command):
-    root = Path(judged.root)
-    (root.parent / "new.pub").write_text(key_line(NEWCOMER) + "\n")
-    STATES[state][0](root)
-    before = git(root, "status", "--porcelain")
-    args = (["add", str(root.parent / "new.pub"), "--role", "rerun"] if command == "add"
-            else ["revoke", keyid(RERUN)])
-
-    done = run(root, "trust", *args)
-
-    assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == (
-        f"error: {TRUST_FILE}: the work tree's trust file {said(state)}, while HEAD holds it "
-        f"(2 key(s)): `kistore trust {command}` changes the work tree's file, and one "
-        "written in its place would lack HEAD's keys, which no commit may remove (KI410); "
-        f"restore it first with `{RESTORE}`, then run this again; nothing was written\n")
-    assert git(root, "status", "--porcelain") == before
-
-
-@pytest.mark.parametrize("state", TAKEN)
-@pytest.mark.parametrize("command", ["add", "revoke"])
-def test_trust_add_and_revoke_refuse_a_file_that_removes_or_narrows_heads(judged, state,
-                                                                          command):
-    # fresh16 F2: `trust add` wrote the given key alone over `{"keys": []}` (exit 0, the
-    # gate then refused it, KI410) and kept a narrowing; `trust revoke` of a key every
+def test_trust_add_and_revoke_refuse_a_file_not_heads(judged, state, command):
+    # fresh16 F2 (TAKEN): `trust add` wrote the given key alone over `{"keys": []}` (exit 0,
+    # the gate then refused it, KI410) and kept a narrowing; `trust revoke` of a key every
     # query trusts said "no key ... in trust"
     root = Path(judged.root)
     (root.parent / "new.pub").write_text(key_line(NEWCOMER) + "\n")
     STATES[state][0](root)
-    before = (root / TRUST_FILE).read_bytes()
+    before = git(root, "status", "--porcelain")
+    kept = (root / TRUST_FILE).read_bytes() if state in TAKEN else b""
     args = (["add", str(root.parent / "new.pub"), "--role", "rerun"] if command == "add"
             else ["revoke", keyid(RERUN)])
 
     done = run(root, "trust", *args)
 
-    assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == (
-        f"error: {TRUST_FILE}: the work tree's trust file {said(state)}, while HEAD holds it "
-        f"(2 key(s)): `kistore trust {command}` changes the work tree's file and would keep "
-        "that, which no commit may do (KI410), while every query judges by HEAD's entries; "
-        f"restore it first with `{RESTORE}` (then make a pending `kistore trust add` or "
-        "`revoke` again), then run this again; a key's trust ends with `kistore trust "
-        "revoke KEY`, never by removing or narrowing its entry; nothing was written\n")
-    assert (root / TRUST_FILE).read_bytes() == before
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", refusal(state, command))
+    assert git(root, "status", "--porcelain") == before
+    assert state not in TAKEN or (root / TRUST_FILE).read_bytes() == kept
 
 
 def test_pending_revocations_and_new_keys_are_written_on_and_the_gate_passes(judged):
