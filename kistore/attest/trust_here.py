@@ -25,8 +25,8 @@ and ``kistore verify`` reports it (KI410, an error).
 
 With no ``HEAD`` (a branch without commits), no trust file in ``HEAD``, or ``HEAD``'s own
 invalid, the work tree's file is read as it is, as before (a store's first trust change:
-a key with a past ``validFrom`` counts there before its commit; not changed, as tests and
-docs set trust up so). The cost on the attested path:
+a key with a past ``validFrom`` still counts there before its commit; left as it was,
+docs/attestations.md "Trust"). The cost on the attested path:
 one tree lookup (``HEAD``'s blob id of the file) and one SHA-1 of the bytes already read;
 when they agree, nothing else changes. A query of unattested runs never comes here.
 """
