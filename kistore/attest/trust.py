@@ -62,7 +62,15 @@ class TrustedKey:
         uncommitted: the key is listed by the work tree's trust file and no commit adds it
             yet (:func:`kistore.attest.trust_history.held` with ``at`` None): nothing judged
             now counts by it, since whatever enters now enters before the commit that will
-            trust it.
+            trust it. Also set (:func:`kistore.attest.trust_here.trust_here`) on a key with
+            a ``validFrom`` that the work tree's file lists and ``HEAD``'s does not (since
+            2026-12-07, fresh16 F7: one with a past ``validFrom`` counted at once,
+            unreviewed, while an uncommitted widening of a committed key did not).
+        stated_from: with ``uncommitted``, the work tree's file states the key's
+            ``validFrom``: what the key would count for now is community, and the reason
+            says that the commit adding it makes what the key signed since then count
+            (``kistore check`` warns of it, KI442); what it would not count for (before
+            its ``validFrom``, a role it lacks, expired or revoked) is said as before.
     """
 
     keyid: str
@@ -74,6 +82,7 @@ class TrustedKey:
     comment: str | None = None
     added_in: str = ""
     uncommitted: bool = False
+    stated_from: bool = False
 
     def judge(self, role: str, when: datetime, signed: datetime | None = None,
               known: Sequence[datetime] | None = None) -> str | None:
@@ -188,7 +197,8 @@ class Trust:
         key = self.keys.get(keyid)
         if key is None:
             return None, f"key {keyid} is not in {TRUST_FILE}: a community attestation"
-        if key.uncommitted:  # one clock read against another would decide it (fresh96 L7)
+        if key.uncommitted and not key.stated_from:  # one clock read against another
+            # would decide it (fresh96 L7)
             return None, (f"key {keyid} is listed in the work tree's {TRUST_FILE} but no "
                           "commit adds it yet: it is trusted from the commit that does, and "
                           "an attestation entering before that commit is a community "
@@ -209,7 +219,16 @@ class Trust:
                 and when < _second(key.revoked_at) <= signed):  # the payload's date alone
             known = self.known(keyid, when, entered_in)
         reason = key.judge(role, when, signed, known)
-        return (False, reason) if reason else (True, "")
+        if reason:
+            return False, reason
+        if key.uncommitted and key.valid_from is not None:  # fresh16 F7: it would count
+            return None, (f"key {keyid} is listed in the work tree's {TRUST_FILE} with "
+                          f"validFrom {format_time(key.valid_from)}, but no commit adds it "
+                          "yet: a community attestation until the commit that does, which "
+                          "makes what the key signed that entered since its validFrom count "
+                          "(`kistore check` warns of it, KI442; commit the trust change "
+                          "first, then attest)")
+        return True, ""
 
     def _after(self, key: TrustedKey, entered_in: tuple[str, ...]) -> bool:
         """Whether every commit of ``entered_in`` descends from the one that added ``key``.

@@ -11,17 +11,22 @@ KI410), so such an answer was one main can never give.
 Since 2026-12-07 (fresh14 F15), when the work tree's file is not ``HEAD``'s (its blob id
 differs, or it is no regular file), the answers of the work tree judge by ``HEAD``'s file,
 plus what counts before a commit: the work tree's revocations (read leniently, even from a
-file cut off: a revocation is never lost) and the keys only the work tree lists (as
-:func:`kistore.attest.trust_history.dated` dates them: one without ``validFrom`` counts
-from the commit that adds it, so nothing judged now counts by it). A committed key's entry
-widened in the work tree (a role added, an earlier ``validFrom``) counts from its commit,
-as a new key does. :func:`trust_here` says which state the work tree's file is in; the
-command line says it once, after the answer (:func:`pending`), when the file is missing,
-not a regular file, invalid, or removes or narrows what ``HEAD`` holds
-(:mod:`kistore.check._trust_here`), and ``kistore verify`` reports it (KI410, an error).
+file cut off: a revocation is never lost) and the keys only the work tree lists, each
+counting from the commit that adds it, so nothing judged now counts by it (one without
+``validFrom`` as :func:`kistore.attest.trust_history.dated` dates it; since 2026-12-07,
+fresh16 F7, one with a ``validFrom`` is marked so too, :func:`uncommitted_entry`: a past
+``validFrom`` made what the key signed count at once, unreviewed). A committed key's
+entry widened in the work tree (a role added, an earlier ``validFrom``) counts from its
+commit, as a new key does.
+:func:`trust_here` says which state the work tree's file is in; the command line says
+it once, after the answer (:func:`pending`), when the file is missing, not a regular
+file, invalid, or removes or narrows what ``HEAD`` holds (:mod:`kistore.check._trust_here`),
+and ``kistore verify`` reports it (KI410, an error).
 
 With no ``HEAD`` (a branch without commits), no trust file in ``HEAD``, or ``HEAD``'s own
-invalid, the work tree's file is read as it is, as before. The cost on the attested path:
+invalid, the work tree's file is read as it is, as before (a store's first trust change:
+a key with a past ``validFrom`` still counts there before its commit; left as it was,
+docs/attestations.md "Trust"). The cost on the attested path:
 one tree lookup (``HEAD``'s blob id of the file) and one SHA-1 of the bytes already read;
 when they agree, nothing else changes. A query of unattested runs never comes here.
 """
@@ -41,7 +46,7 @@ from ..git.blobs import lookup
 from ..git.ids import blob_id
 from ..git.pathlog import blob_at
 from ..git.treediff import subtree
-from .trust import Trust, load_trust, parse_trust
+from .trust import Trust, TrustedKey, load_trust, parse_trust
 from .trust_history import revocations_in
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -95,9 +100,10 @@ def trust_here(store: Store) -> TrustHere:
 
     Returns:
         The :class:`TrustHere`: its ``trust`` the work tree's file as read when it is
-        ``HEAD``'s or there is no ``HEAD`` file to hold it to; else ``HEAD``'s entries (each
+        ``HEAD``'s or ``HEAD``'s own is invalid; else ``HEAD``'s entries (each
         with the earlier of its ``revokedAt`` and the work tree's), plus the entries of
-        the keys only the work tree's (valid) file lists.
+        the keys only the work tree's (valid) file lists, marked uncommitted
+        (:func:`uncommitted_entry`).
 
     Raises:
         ParseError, MultipleErrors: the work tree's file is invalid and there is no valid
@@ -133,8 +139,23 @@ def trust_here(store: Store) -> TrustHere:
             entry = replace(entry, revoked_at=later)  # a pending revocation counts now
         keys[keyid] = entry
     if work is not None:
-        keys.update({k: v for k, v in work.keys.items() if k not in head.keys})
+        keys.update({k: uncommitted_entry(v) for k, v in work.keys.items()
+                     if k not in head.keys})
     return TrustHere(Trust(keys), state, invalid, head, work)
+
+
+def uncommitted_entry(entry: TrustedKey) -> TrustedKey:
+    """Return the entry of a key only the work tree's trust file lists, as answers judge it.
+
+    It counts from the commit that adds it (fresh16 F7): one without ``validFrom`` as
+    :func:`kistore.attest.trust_history.dated` dates it (from its commit); one with a
+    ``validFrom`` is marked ``uncommitted`` too (``stated_from``): a past ``validFrom``
+    made what the key signed count at once, unreviewed, while an uncommitted widening of
+    a committed key counts from its commit. Raises nothing.
+    """
+    if entry.valid_from is None:
+        return entry
+    return replace(entry, uncommitted=True, stated_from=True)
 
 
 def not_regular(path: Path) -> str:

@@ -12,7 +12,9 @@ machine's clock (the commit would come later, never earlier):
   that is ``HEAD``'s or only adds keys or revocations, or widens an entry);
 * :func:`worktree_trust`: ``verify``'s KI410 of the work tree, an error per departure
   (as KI402 is of an object file deleted from the work tree), with its fix;
-* :func:`said_here`: the one line the queries of the work tree say after their answer.
+* :func:`said_here`: the one line the queries of the work tree say after their answer;
+* :func:`entries_taken`: what ``kistore trust add``/``revoke`` refuse to write over
+  (fresh16 F2), in the same words (:func:`departed`).
 """
 
 from __future__ import annotations
@@ -118,15 +120,70 @@ def said_here(store: Store, here: TrustHere) -> str | None:
     found = departures(store, here)
     if not found:
         return None
-    first = found[0]
-    more = f" (and {len(found) - 1} more key entries removed or narrowed)" \
-        if len(found) > 1 else ""
     keys = len(here.head.keys) if here.head is not None else 0
-    return (f"{TRUST_FILE} in the work tree {first.what}{more}: these answers judge "
+    return (f"{TRUST_FILE} in the work tree {departed(found)}: these answers judge "
             f"attestations by HEAD's {TRUST_FILE} ({keys} key(s)) and the work tree's "
             "revocations, as no commit may delete it, leave it invalid, or remove or "
             "narrow a key's entry (KI410; `kistore verify` reports it); "
-            + _fix(first.kind))
+            + _fix(found[0].kind))
+
+
+def departed(found: list[Departure]) -> str:
+    """Return how :func:`departures` are said after ``store/trust/keys.json in the work tree``.
+
+    The first departure's words and how many more (``removes the entry of key K
+    (maintainer) that HEAD holds (and 1 more key entries removed or narrowed)``): the
+    queries' warning (:func:`said_here`) and the refusal of ``kistore trust add``/``revoke``
+    (:func:`entries_taken`) say it alike.
+
+    Args:
+        found: :func:`departures`' list, not empty.
+
+    Returns:
+        The clause. Raises nothing.
+    """
+    more = f" (and {len(found) - 1} more key entries removed or narrowed)" \
+        if len(found) > 1 else ""
+    return found[0].what + more
+
+
+def entries_taken(store: Store) -> tuple[str, int] | None:
+    """Say what the work tree's valid trust file removes or narrows of ``HEAD``'s (fresh16 F2).
+
+    ``kistore trust add``/``revoke`` write the work tree's file as read with the one change
+    asked: over a file emptied to ``{"keys": []}``, an entry removed, a role dropped or an
+    earlier ``validUntil``, they wrote the given key alone or kept the narrowing (the gate
+    then refused the commit, KI410), and ``trust revoke`` called a key every query trusts
+    "not in trust". What such a file takes from ``HEAD``'s is judged as the queries judge it
+    (:func:`departures`, KI410's own :func:`~kistore.check._evidence_kept.narrowing` at
+    this machine's clock), so a file that only adds keys or revocations or widens an
+    entry (pending ``trust add``/``revoke`` made before) takes nothing.
+
+    Args:
+        store: the store (a work tree; its trust file a regular file: the caller refuses
+            any other state first).
+
+    Returns:
+        :func:`departed`'s clause and how many keys ``HEAD``'s file lists; None when the
+        file takes nothing from ``HEAD``'s, is ``HEAD``'s, or cannot be compared (it is
+        invalid, which the writer's own read refuses naming the problem; no commit, no
+        valid ``HEAD`` file).
+
+    Raises:
+        ObjectUnreadable: a tree or blob of ``HEAD`` it reads is damaged.
+    """
+    if store.repo.head_is_unborn:
+        return None
+    try:
+        here = trust_here(store)
+    except ObjectUnreadable:
+        raise
+    except KistoreError:
+        return None  # the work tree's file invalid, with no valid HEAD file to hold it to
+    if here.state != "changed" or here.head is None:
+        return None
+    found = departures(store, here)
+    return (departed(found), len(here.head.keys)) if found else None
 
 
 def _fix(kind: str) -> str:

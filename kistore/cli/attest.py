@@ -1729,11 +1729,17 @@ def _no_key_to_trust(skipped: list[Skipped]) -> InputError:
 
 
 def _refuse_trust_file_not_heads(store: Store, command: str) -> None:
-    """Refuse ``trust add``/``revoke`` over a trust file HEAD holds and the work tree lacks.
+    """Refuse ``trust add``/``revoke`` over a trust file that takes from the one HEAD holds.
 
     A missing file was read as empty and a file of the given key alone written, which
     the gate then refused (KI410: every other key's entry removed); a FIFO, link or
     directory was refused, in words that did not say HEAD holds the file (fresh14 F15).
+    A file emptied to ``{"keys": []}``, or with an entry removed or narrowed, was written
+    on with the given key alone or the narrowing kept, and ``revoke`` called a key every
+    query trusts "not in trust" (fresh16 F2): refused too, naming what it takes, in the
+    queries' words (:func:`kistore.check._trust_here.entries_taken`). A file that only
+    adds keys or revocations, or widens an entry (an earlier pending ``trust add`` or
+    ``revoke``), is written on.
 
     Args:
         store: the store (a work tree).
@@ -1741,26 +1747,41 @@ def _refuse_trust_file_not_heads(store: Store, command: str) -> None:
 
     Raises:
         InputError: the work tree's file is missing or no regular file while HEAD holds
-            one: what it is, how many keys HEAD's lists, why, the checkout restoring it,
-            and that nothing was written.
+            one, or removes or narrows an entry HEAD's holds: what it is or takes, how many
+            keys HEAD's lists, why, the checkout restoring it, and that nothing was
+            written.
+        ObjectUnreadable: a tree or blob of HEAD it reads is damaged.
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust_here import NOT_REGULAR, not_regular
     from ..attest.trust_history import keyids_in
+    from ..check._trust_here import RESTORE, entries_taken
     from ..core import layout
     from ..core.errors import InputError
 
     assert store.root is not None
     state = not_regular(store.root / layout.TRUST_FILE)
-    committed = store.head_read(layout.TRUST_FILE) if state else None
-    if committed is None:
+    if state:
+        committed = store.head_read(layout.TRUST_FILE)
+        if committed is None:
+            return
+        raise InputError(
+            f"the work tree's trust file {NOT_REGULAR[state]}, while HEAD holds it "
+            f"({len(keyids_in(committed))} key(s)): `kistore trust {command}` changes the "
+            "work tree's file, and one written in its place would lack HEAD's keys, which "
+            f"no commit may remove (KI410); restore it first with `{RESTORE}`, then run "
+            "this again; nothing was written", file=layout.TRUST_FILE)
+    taken = entries_taken(store)
+    if taken is None:
         return
+    what, keys = taken
     raise InputError(
-        f"the work tree's trust file {NOT_REGULAR[state]}, while HEAD holds it "
-        f"({len(keyids_in(committed))} key(s)): `kistore trust {command}` changes the work "
-        "tree's file, and one written in its place would lack HEAD's keys, which no commit "
-        f"may remove (KI410); restore it first with `git checkout HEAD -- "
-        f"{layout.TRUST_FILE}`, then run this again; nothing was written",
+        f"the work tree's trust file {what}, while HEAD holds it ({keys} key(s)): `kistore "
+        f"trust {command}` changes the work tree's file and would keep that, which no "
+        "commit may do (KI410), while every query judges by HEAD's entries; restore it "
+        f"first with `{RESTORE}` (then make a pending `kistore trust add` or `revoke` "
+        "again), then run this again; a key's trust ends with `kistore trust revoke KEY`, "
+        "never by removing or narrowing its entry; nothing was written",
         file=layout.TRUST_FILE)
 
 

@@ -192,3 +192,30 @@ def test_a_key_only_the_work_tree_lists_counts_for_nothing_judged_now(store):
             "yet: it is trusted from the commit that does, and an attestation entering "
             "before that commit is a community attestation (commit the trust change first, "
             "then attest)")
+
+
+def test_a_key_with_valid_from_only_the_work_tree_lists_counts_from_its_commit(store):
+    # fresh16 F7: a new key's validFrom before now counted in the work tree's answers at
+    # once, unreviewed, while an uncommitted widening of a committed key did not
+    from kistore.attest.trust_here import trust_here
+
+    from ..conftest import commit_all
+
+    add_key(store.root, signing.public_key_line(fixed_key(2).public_key()), ["maintainer"])
+    commit_all(store.root, "trust: another key")
+    add_key(store.root, LINE, ["rerun"], valid_from=T("2026-01-01"))  # not committed
+    key = trust_here(store).trust.keys[KEYID]
+    assert (key.uncommitted, key.stated_from, key.valid_from) == (True, True, T("2026-01-01"))
+    for when in (T("2026-06-01"), datetime.now(UTC)):
+        assert trust_here(store).trust.judge(KEYID, "rerun", when) == (None, (
+            f"key {KEYID} is listed in the work tree's {TRUST_FILE} with validFrom "
+            "2026-01-01T00:00:00Z, but no commit adds it yet: a community attestation "
+            "until the commit that does, which makes what the key signed that entered "
+            "since its validFrom count (`kistore check` warns of it, KI442; commit the "
+            "trust change first, then attest)"))
+    ok, reason = trust_here(store).trust.judge(KEYID, "maintainer", T("2026-06-01"))
+    assert (ok, reason) == (False, f"key {KEYID} is trusted for rerun, not maintainer")
+    ok, reason = trust_here(store).trust.judge(KEYID, "rerun", T("2025-06-01"))
+    assert ok is None and "is trusted from 2026-01-01T00:00:00Z" in reason  # as before
+    commit_all(store.root, "trust")
+    assert trust_here(store).trust.judge(KEYID, "rerun", T("2026-06-01")) == (True, "")

@@ -7,7 +7,8 @@ with conflict markers, or had an entry removed or a role dropped, made ``rank`` 
 commit can make these states (KI410), so the work tree's answers now judge by ``HEAD``'s
 file, plus the work tree's pending revocations (and its new keys, which count from their
 commit), with one warning line after the answer; ``verify`` reports each state (KI410,
-an error) and ``trust add``/``trust revoke`` refuse to write over a missing file.
+an error) and ``trust add``/``trust revoke`` refuse to write over a missing file, or
+(fresh16 F2) one that removes or narrows an entry ``HEAD`` holds.
 
 The store: ``fast`` withdrawn by a trusted maintainer's note, ``slow`` verified by a trusted
 rerun key's reproduced rerun (a note), both keys trusted in one commit dated 2026-01-01.
@@ -30,6 +31,7 @@ from kistore.core.digest import Digest
 from kistore.core.layout import TRUST_FILE
 from kistore.store import Store
 
+from ..check.test_payload_dated_ahead import next_second
 from ..conftest import add_docs, commit_all, fixed_key, git, redate_history
 from ..prs import KISTORE
 from ..sparse import MAINTAINER, withdraw
@@ -39,6 +41,9 @@ RERUN = fixed_key(5)
 
 NEWCOMER = fixed_key(6)
 """A maintainer key only the work tree lists (a pending ``trust add``)."""
+
+LATECOMER = fixed_key(7)
+"""A maintainer key only the work tree lists, given a past ``validFrom`` (fresh16 F7)."""
 
 
 def key_line(key) -> str:
@@ -111,6 +116,15 @@ def role_dropped(root: Path) -> None:
     (root / TRUST_FILE).write_text(json.dumps(doc, indent=2) + "\n")
 
 
+def until_earlier(root: Path) -> None:
+    """Give the maintainer's key a ``validUntil`` before now (HEAD's entry has none)."""
+    doc = json.loads((root / TRUST_FILE).read_text())
+    for k in doc["keys"]:
+        if k["keyid"] == keyid(MAINTAINER):
+            k["validUntil"] = "2026-02-01T00:00:00Z"
+    (root / TRUST_FILE).write_text(json.dumps(doc, indent=2) + "\n")
+
+
 def symlinked(root: Path) -> None:
     """A symbolic link to a copy of the very same bytes, outside the repository."""
     path = root / TRUST_FILE
@@ -143,10 +157,16 @@ STATES: dict[str, tuple[Callable[[Path], None], str]] = {
                       "removes the entry of key {rerun} (rerun) that HEAD holds"),
     "role-dropped": (role_dropped, "narrows the entry of key {maintainer} that HEAD holds "
                                    "(roles maintainer -> rerun)"),
+    "until-earlier": (until_earlier, "narrows the entry of key {maintainer} that HEAD holds "
+                                     "(validUntil none -> 2026-02-01T00:00:00Z, before the "
+                                     "change)"),
 }
 """Each state of the work tree's trust file: how it is made, and how the warning says it."""
 
 RESTORE = f"git checkout HEAD -- {TRUST_FILE}"
+
+TAKEN = ["emptied", "entry-removed", "role-dropped", "until-earlier"]
+"""The states of :data:`STATES` of a valid file that removes or narrows HEAD's entries."""
 
 
 def said(state: str) -> str:
@@ -157,7 +177,7 @@ def said(state: str) -> str:
 def warning(state: str) -> str:
     """The whole warning line (up to its cause's own words for an invalid file)."""
     fix = f"restore it with `{RESTORE}`"
-    if state in ("emptied", "entry-removed", "role-dropped"):
+    if state in TAKEN:
         fix += (" (then make a pending `kistore trust add` or `revoke` again); a key's trust "
                 "ends with `kistore trust revoke KEY`, never by removing or narrowing its "
                 "entry")
@@ -247,6 +267,37 @@ def test_a_pending_new_key_stays_community_and_a_widened_role_counts_from_its_co
     assert f"key {keyid(RERUN)} is trusted for rerun, not maintainer" in listed.stdout
 
 
+def test_a_pending_new_key_with_a_past_valid_from_counts_from_its_commit(judged):
+    # fresh16 F7: `trust add KEY --role maintainer --valid-from 2026-01-01`, not committed,
+    # made the key's withdrawal apply at once, unreviewed (`rank --at HEAD` ranked the run),
+    # while an uncommitted widening of a committed key did not count
+    root = Path(judged.root)
+    (root.parent / "late.pub").write_text(key_line(LATECOMER) + "\n")
+    added = run(root, "trust", "add", str(root.parent / "late.pub"), "--role", "maintainer",
+                "--valid-from", "2026-01-01")
+    assert (added.returncode, added.stdout) == (0, f"trusted {keyid(LATECOMER)} for "
+                                                   "maintainer\n"), added.stderr
+    digest = Digest.from_str(next(r["digest"] for r in ranked(root)[0] if r["name"] == "mid"))
+    statement = attestation.make_statement(digest, layout.object_path(digest), "withdrawal", {
+        "reason": "harness bug", "createdAt": "2026-07-10T00:00:00Z"})
+    notes.attach(judged, digest, attestation.sign_statement(statement, LATECOMER).to_bytes())
+
+    rows, stderr = ranked(root)
+
+    assert stderr == ""  # the file only adds a key
+    assert evidence_of(rows)["mid"] == (1, "source-native")  # before: withdrawn
+    assert rows == ranked(root, "--at", "HEAD")[0]
+    listed = run(root, "attestations", str(digest))
+    assert listed.returncode == 0 and listed.stderr == "", listed.stderr
+    assert (f"key {keyid(LATECOMER)} is listed in the work tree's {TRUST_FILE} with "
+            "validFrom 2026-01-01T00:00:00Z, but no commit adds it yet: a community "
+            "attestation until the commit that does, which makes what the key signed that "
+            "entered since its validFrom count (`kistore check` warns of it, KI442; commit "
+            "the trust change first, then attest)") in listed.stdout, listed.stdout
+    commit_all(root, "trust: a maintainer from 2026-01-01")
+    assert evidence_of(ranked(root)[0])["mid"] == (None, "withdrawn")  # its validFrom decides
+
+
 @pytest.mark.parametrize("state", list(STATES))
 def test_verify_reports_each_state_as_ki410_with_its_fix(judged, state):
     root = Path(judged.root)
@@ -269,7 +320,8 @@ def test_verify_reports_each_state_as_ki410_with_its_fix(judged, state):
     assert first["hint"].startswith(f"restore it with `{RESTORE}`")
     name = {"cut-off": "trust-file-made-invalid", "conflict": "trust-file-made-invalid",
             "emptied": "trust-entry-removed", "entry-removed": "trust-entry-removed",
-            "role-dropped": "trust-entry-narrowed"}.get(state, "append-only-file-removed")
+            "role-dropped": "trust-entry-narrowed", "until-earlier": "trust-entry-narrowed",
+            }.get(state, "append-only-file-removed")
     assert first["name"] == name
     assert len(found) == (2 if state == "emptied" else 1)
 
@@ -283,25 +335,66 @@ def test_verify_of_a_widened_file_reports_no_ki410(judged):
     assert [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "KI410"] == []
 
 
-@pytest.mark.parametrize("state", ["deleted", "directory", "fifo", "symlink"])
+def refusal(state: str, command: str) -> str:
+    """The whole refusal of ``trust COMMAND`` over the work tree's file in ``state``."""
+    start = (f"error: {TRUST_FILE}: the work tree's trust file {said(state)}, while HEAD holds "
+             f"it (2 key(s)): `kistore trust {command}` changes the work tree's file")
+    if state not in TAKEN:
+        return (f"{start}, and one written in its place would lack HEAD's keys, which no "
+                f"commit may remove (KI410); restore it first with `{RESTORE}`, then run "
+                "this again; nothing was written\n")
+    return (f"{start} and would keep that, which no commit may do (KI410), while every query "
+            f"judges by HEAD's entries; restore it first with `{RESTORE}` (then make a "
+            "pending `kistore trust add` or `revoke` again), then run this again; a key's "
+            "trust ends with `kistore trust revoke KEY`, never by removing or narrowing its "
+            "entry; nothing was written\n")
+
+
+@pytest.mark.parametrize("state", ["deleted", "directory", "fifo", "symlink", *TAKEN])
 @pytest.mark.parametrize("command", ["add", "revoke"])
-def test_trust_add_and_revoke_refuse_a_missing_or_non_regular_file(judged, state, command):
+def test_trust_add_and_revoke_refuse_a_file_not_heads(judged, state, command):
+    # fresh16 F2 (TAKEN): `trust add` wrote the given key alone over `{"keys": []}` (exit 0,
+    # the gate then refused it, KI410) and kept a narrowing; `trust revoke` of a key every
+    # query trusts said "no key ... in trust"
     root = Path(judged.root)
     (root.parent / "new.pub").write_text(key_line(NEWCOMER) + "\n")
     STATES[state][0](root)
     before = git(root, "status", "--porcelain")
+    kept = (root / TRUST_FILE).read_bytes() if state in TAKEN else b""
     args = (["add", str(root.parent / "new.pub"), "--role", "rerun"] if command == "add"
             else ["revoke", keyid(RERUN)])
 
     done = run(root, "trust", *args)
 
-    assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == (
-        f"error: {TRUST_FILE}: the work tree's trust file {said(state)}, while HEAD holds it "
-        f"(2 key(s)): `kistore trust {command}` changes the work tree's file, and one "
-        "written in its place would lack HEAD's keys, which no commit may remove (KI410); "
-        f"restore it first with `{RESTORE}`, then run this again; nothing was written\n")
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", refusal(state, command))
     assert git(root, "status", "--porcelain") == before
+    assert state not in TAKEN or (root / TRUST_FILE).read_bytes() == kept
+
+
+def test_pending_revocations_and_new_keys_are_written_on_and_the_gate_passes(judged):
+    # fresh16 F2: what `trust revoke` and `trust add` leave pending (a revocation, a new
+    # key) takes nothing from HEAD's file: the next `trust add`/`revoke` writes on
+    root = Path(judged.root)
+    (root.parent / "new.pub").write_text(key_line(NEWCOMER) + "\n")
+    next_second()  # revoked after the notes entered: nothing reaches back (KI413)
+
+    first = run(root, "trust", "revoke", keyid(MAINTAINER))
+    second = run(root, "trust", "add", str(root.parent / "new.pub"), "--role", "maintainer")
+    third = run(root, "trust", "revoke", keyid(RERUN))
+
+    assert (first.returncode, first.stderr) == (0, ""), first.stderr
+    assert first.stdout.startswith(f"revoked {keyid(MAINTAINER)} from "), first.stdout
+    assert (second.returncode, second.stdout, second.stderr) == (
+        0, f"trusted {keyid(NEWCOMER)} for maintainer\n", "")
+    assert (third.returncode, third.stderr) == (0, ""), third.stderr
+    assert third.stdout.startswith(f"revoked {keyid(RERUN)} from "), third.stdout
+    doc = json.loads((root / TRUST_FILE).read_text())
+    assert {k["keyid"]: "revokedAt" in k for k in doc["keys"]} == {
+        keyid(MAINTAINER): True, keyid(RERUN): True, keyid(NEWCOMER): False}
+    commit_all(root, "trust: revoke two keys, trust a new one")
+    checked = run(root, "check", "HEAD~1..HEAD")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.splitlines()[-1] == "ok: HEAD~1..HEAD: 0 errors, 0 warnings, 1 info"
 
 
 def test_attest_of_a_withdrawal_with_the_trust_file_deleted_says_no_false_community(
