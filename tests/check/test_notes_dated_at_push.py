@@ -28,11 +28,10 @@ from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
-from ..conftest import git, redate_history
+from ..conftest import git, next_second, redate_history
 from ..prs import KISTORE, Remote
 from .test_history_names import add_group
 from .test_history_trust_effects import ranked_names, trust_maintainer
-from .test_payload_dated_ahead import next_second
 
 # every finding made here keeps one meaning per extra key (`entered`: a commit id)
 pytestmark = pytest.mark.usefixtures("extra_keys_kept")
