@@ -73,16 +73,14 @@ def next_second(repo: Path | None = None) -> None:
     (each call costs up to a second).
 
     Args:
-        repo: also wait past the newest committer second of this repository's ``main``
-            and of its ``refs/notes/*`` (a commit a test dated ahead of the clock, or made
-            by another process in the current second).
+        repo: wait instead until the clock is past the newest committer second of this
+            repository's ``main`` and ``refs/notes/*`` (no wait when they are older; a
+            commit dated ahead by the test is waited for).
     """
     import time
 
-    newest = int(time.time())
-    if repo is not None:
-        newest = max(newest, *(int(t) for t in git(repo, "log", "--format=%ct", "main",
-                                                  "--glob=refs/notes").split()))
+    newest = int(time.time()) if repo is None else max(
+        int(t) for t in git(repo, "log", "--format=%ct", "main", "--glob=refs/notes").split())
     while (left := newest + 1.01 - time.time()) > 0:
         time.sleep(left)
 
