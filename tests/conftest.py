@@ -62,6 +62,29 @@ def git(cwd: Path, *args: str) -> str:
                           text=True).stdout
 
 
+def next_second(repo: Path | None = None) -> None:
+    """Wait until the clock reads a whole second after the one it reads now.
+
+    Git dates commits (so the entry of an attestation, a trust change, a reflog entry) in
+    whole seconds, and entries of one second are unordered on purpose (judged together: a
+    note line in a trust commit's own second is a community attestation,
+    docs/attestations.md); on an idle machine two steps of a test fall in one second. A
+    test that orders two time-dependent steps calls this between them, and only there
+    (each call costs up to a second).
+
+    Args:
+        repo: wait instead until the clock is past the newest committer second of this
+            repository's ``main`` and ``refs/notes/*`` (no wait when they are older; a
+            commit dated ahead by the test is waited for).
+    """
+    import time
+
+    newest = int(time.time()) if repo is None else max(
+        int(t) for t in git(repo, "log", "--format=%ct", "main", "--glob=refs/notes").split())
+    while (left := newest + 1.01 - time.time()) > 0:
+        time.sleep(left)
+
+
 def note_taken_out_and_back(root: Path, blob: str) -> tuple[str, bytes]:
     """Remove the ``refs/notes/kistore`` note on ``blob`` and add it back, as two notes commits.
 

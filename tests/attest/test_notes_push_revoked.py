@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from pathlib import Path
 
 from kistore.attest import notes, signing
 from kistore.store import Store
 
 from ..check.test_hooks import KISTORE, clone, kistore_env, server  # noqa: F401 (its fixtures)
-from ..conftest import git
+from ..conftest import git, next_second
 from .test_attestation_evidence import MAINTAINER_KEY, RUN, bundle
 from .test_notes_unsent import server_notes
 
@@ -41,13 +40,13 @@ def _trusted_withdrawal(clone: Path) -> str:  # noqa: F811 (fixtures of test_hoo
     pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=clone,
                             capture_output=True, text=True)
     assert pushed.returncode == 0, pushed.stderr
-    time.sleep(1.1)  # a key counts from the second after the commit that trusts it
+    next_second()  # a key counts from the second after the commit that trusts it
     location = notes.attach(Store(clone), RUN, bundle(MAINTAINER_KEY, "withdrawal"))
     return location.rsplit(":", 1)[1]
 
 
 def _revoke(clone: Path) -> None:  # noqa: F811 (fixtures of test_hooks)
-    time.sleep(1.1)  # entry times have whole seconds: a revocation in the note's own
+    next_second()  # entry times have whole seconds: a revocation in the note's own
     # second is not "after it entered" (it failed so when both fell in one second)
     assert kistore(clone, "trust", "revoke", KEYID).returncode == 0
     git(clone, "add", "-A")

@@ -10,13 +10,12 @@ dated past a revocation recorded *before* it entered stays not counted.
 from __future__ import annotations
 
 import datetime as dt
-import time
 
 from kistore.attest import notes
 from kistore.attest.evidence import SOURCE_NATIVE, VERIFIED, evidence_for
 from kistore.attest.trust import revoke_key
 
-from ..conftest import commit_all
+from ..conftest import commit_all, next_second
 from .test_attestation_evidence import RERUN_KEY, RUN, bundle, keyid, trusted
 
 __all__ = ["trusted"]  # the fixture, used by name
@@ -27,21 +26,16 @@ def _ahead(hours: int) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _next_second() -> None:
-    """Wait past the current second: entry times have whole seconds (an explicit order)."""
-    time.sleep(1.05 - dt.datetime.now(dt.UTC).microsecond / 1e6)
-
-
 def test_a_revocation_made_after_a_rerun_dated_ahead_entered_keeps_it_counted(trusted):
     notes.attach(trusted, RUN, bundle(RERUN_KEY, observedAt=_ahead(3)))
     assert evidence_for(trusted, RUN).level == VERIFIED
-    _next_second()
+    next_second()
     revoke_key(trusted.root, keyid(RERUN_KEY))  # at now, in the work tree
     # on BASE 440899c7: source-native, "not-counted: ... its signed payload is dated ..."
     assert evidence_for(trusted, RUN).level == VERIFIED
     commit_all(trusted.root, "rotate the farm's key")
     assert evidence_for(trusted, RUN).level == VERIFIED
-    _next_second()
+    next_second()
     notes.attach(trusted, RUN, bundle(RERUN_KEY, observedAt=_ahead(3), text="again"))
     evidence = evidence_for(trusted, RUN)  # the second entered after the revocation
     assert sorted(a["effect"] for a in evidence.attestations) == ["not-counted", "verifies"]
@@ -52,7 +46,7 @@ def test_a_planned_revocation_recorded_before_entry_holds_the_payload_to_it(trus
     revoke_key(trusted.root, keyid(RERUN_KEY), at=dt.datetime.now(dt.UTC)
                + dt.timedelta(hours=1))
     commit_all(trusted.root, "the farm's key ends in an hour")
-    _next_second()
+    next_second()
     dated = _ahead(3)
     notes.attach(trusted, RUN, bundle(RERUN_KEY, observedAt=dated))
     evidence = evidence_for(trusted, RUN)

@@ -10,7 +10,6 @@ edit is listed (KI414, KI415). Each pull request is pushed to a bare remote runn
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -20,7 +19,7 @@ from kistore.core.digest import Digest
 from kistore.query import impact
 from kistore.store import Store
 
-from ..conftest import git
+from ..conftest import next_second
 from ..prs import Remote
 from .test_history_names import add_group
 from .test_history_trust_effects import (
@@ -50,9 +49,7 @@ def trusted(remote, kit) -> dict[str, str]:
     # seconds: kistore.attest.trust_history); on a quiet machine the next pull request's
     # commit could fall in that same second and its withdrawal rightly count for nothing
     # (seen once in CI). Wait for the next second, so the tests judge what they mean to.
-    added = int(git(remote.clone, "log", "-1", "--format=%ct").strip())
-    while time.time() < added + 1:
-        time.sleep(0.05)
+    next_second(remote.clone)
     return digests
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime as dt
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,7 @@ from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, RUN, bundle
 from ..attest.test_notes_unsent import server_notes
-from ..conftest import git
+from ..conftest import git, next_second
 from .test_history_trust_effects import MAINTAINER_ID
 from .test_hooks import KISTORE, clone, kistore_env, server  # noqa: F401 (its fixtures)
 from .test_notes_entry_verdict import _push_judged, _trusted, remote  # noqa: F401 (fixture)
@@ -70,21 +69,21 @@ def test_a_note_copy_of_a_counting_file_pushed_after_the_revocation_is_accepted(
     git(clone, "add", "-A")
     git(clone, "commit", "-q", "-m", "trust the maintainer")
     assert _push(clone, "main").returncode == 0
-    time.sleep(1.1)  # a key counts from the second after the commit that trusts it
+    next_second()  # a key counts from the second after the commit that trusts it
     data = bundle(MAINTAINER_KEY, "withdrawal")
     _file(clone, RUN, data)
     git(clone, "add", "-A")
     git(clone, "commit", "-q", "-m", "withdraw the run")
     filed = _push(clone, "main")
     assert filed.returncode == 0, filed.stderr
-    time.sleep(1.1)  # entry times have whole seconds: a revocation in the file's second
+    next_second()  # entry times have whole seconds: a revocation in the file's second
     assert kistore(clone, "trust", "revoke", KEYID).returncode == 0
     git(clone, "add", "-A")
     git(clone, "commit", "-q", "-m", "revoke the maintainer key")
     assert _push(clone, "main").returncode == 0
     listed = kistore(clone, "attestations", str(RUN), "--json")
     assert '"effect": "withdraws"' in listed.stdout, listed.stdout  # the file counts
-    time.sleep(1.1)  # past the revocation's second: a line there is unordered with it
+    next_second()  # past the revocation's second: a line there is unordered with it
     # a line without a counting copy: refused, with the words it always had
     blob = notes.attach(Store(clone), RUN, _another_withdrawal()).rsplit(":", 1)[1]
     refused = _push(clone, "refs/notes/kistore")

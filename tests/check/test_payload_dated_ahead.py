@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 
 import pytest
 
@@ -25,7 +24,7 @@ from kistore.attest import notes, signing
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, RERUN_KEY, RUN, bundle
-from ..conftest import PUBLISHED, git
+from ..conftest import PUBLISHED, git, next_second
 from ..prs import Remote, soon
 from .test_evidence_every_commit import withdrawn
 
@@ -38,11 +37,6 @@ def ahead(hours: float) -> str:
     """An RFC 3339 instant ``hours`` from now (UTC, whole seconds)."""
     when = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(hours=hours)
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def next_second() -> None:
-    """Wait past the current second: git dates have whole seconds (an order made explicit)."""
-    time.sleep(1.05 - dt.datetime.now(dt.UTC).microsecond / 1e6)
 
 
 @pytest.fixture

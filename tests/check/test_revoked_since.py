@@ -19,10 +19,9 @@ from kistore.core import layout
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, RUN, bundle
-from ..conftest import PUBLISHED, git
+from ..conftest import PUBLISHED, git, next_second
 from ..prs import Remote, soon
 from .test_evidence_every_commit import KEYID, withdrawn
-from .test_payload_dated_ahead import next_second
 
 EARLIER = "2026-01-01T00:00:00Z"
 

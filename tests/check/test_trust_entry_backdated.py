@@ -18,7 +18,6 @@ import datetime as dt
 import json
 import os
 import subprocess
-import time
 
 import pytest
 
@@ -29,7 +28,7 @@ from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
-from ..conftest import git
+from ..conftest import git, next_second
 from ..prs import KISTORE, Remote
 from .test_history_names import add_group
 from .test_history_trust_effects import MAINTAINER_ID, ranked_names, trust_maintainer
@@ -65,9 +64,7 @@ def _withdraw_as_note(remote: Remote, run: Digest) -> None:
     On a machine quick enough for the fixture, the group and the note to share one second
     (ci165), the backdated trust commit was accepted.
     """
-    newest = max(int(t) for t in git(remote.clone, "log", "--format=%ct", "main").split())
-    while time.time() < newest + 1:
-        time.sleep(0.05)
+    next_second(remote.clone)
     notes.attach(Store(remote.clone), run, bundle(MAINTAINER_KEY, "withdrawal", subject=run))
     pushed = remote.push("refs/notes/kistore")
     assert pushed.accepted, pushed.output

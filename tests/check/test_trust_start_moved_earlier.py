@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 
 import pytest
 
@@ -22,7 +21,7 @@ from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
-from ..conftest import git
+from ..conftest import git, next_second
 from ..prs import Remote
 from .test_evidence_every_commit import edit_trust
 from .test_history_names import add_group
@@ -40,15 +39,6 @@ def remote(published, tmp_path) -> Remote:
     return Remote(published, tmp_path)
 
 
-def _next_second(remote: Remote) -> None:
-    """Wait past the newest second of main and of the notes (entries in one second are
-    unordered: a note pushed just before a trust commit of its second would tie)."""
-    newest = max(int(t) for t in git(remote.clone, "log", "--format=%ct", "main",
-                                     "--glob=refs/notes").split())
-    while time.time() < newest + 1.05:
-        time.sleep(0.05)
-
-
 def _withdrawn_untrusted(remote: Remote, kit, how: str) -> tuple[str, str]:
     """Land: a group; a withdrawal of ``fast`` by the untrusted maintainer key (an
     attestation file in its own pull request, or a note). Return the withdrawal's location
@@ -57,7 +47,7 @@ def _withdrawn_untrusted(remote: Remote, kit, how: str) -> tuple[str, str]:
     assert remote.pr("group", lambda c: digests.update(
         add_group(remote, kit, {"fast": 10, "mid": 20, "slow": 30}))).accepted
     fast = Digest.from_str(digests["fast"])
-    _next_second(remote)
+    next_second(remote.clone)
     if how == "file":
         assert remote.pr("pre-trust withdrawal file", lambda c: notes.attach(
             Store(c), fast, bundle(MAINTAINER_KEY, "withdrawal", subject=fast),
@@ -73,7 +63,7 @@ def _withdrawn_untrusted(remote: Remote, kit, how: str) -> tuple[str, str]:
         location = f"refs/notes/kistore:{line.split()[1]}"
         entered = _date(dt.datetime.fromtimestamp(int(git(
             remote.clone, "log", "-1", "--format=%ct", "refs/notes/kistore").strip()), dt.UTC))
-    time.sleep(1.1)  # the trust commit a second after the withdrawal entered
+    next_second(remote.clone)  # the trust commit a second after the withdrawal entered
     return location, entered
 
 
@@ -143,7 +133,7 @@ def test_a_past_validfrom_over_nothing_signed_before_is_accepted(remote, kit):
     assert remote.pr("group", lambda c: digests.update(
         add_group(remote, kit, {"fast": 10, "mid": 20, "slow": 30}))).accepted
     assert remote.pr("trust the maintainer key", trust_maintainer(remote)).accepted
-    _next_second(remote)
+    next_second(remote.clone)
     pushed = remote.pr("validFrom earlier", trust_maintainer(remote, "--valid-from", EARLY))
     assert pushed.accepted, pushed.output
     assert "KI435" not in pushed.output

@@ -28,7 +28,7 @@ from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
-from ..conftest import git
+from ..conftest import git, next_second
 from ..prs import Remote
 from .test_evidence_every_commit import TRUST, edit_trust
 from .test_history_trust_effects import MAINTAINER_ID, trust_maintainer
@@ -200,9 +200,7 @@ def test_a_note_whose_committed_file_copy_counts_already_is_no_widening(remote, 
     # minutes ahead the gate admits (KI438)
     fast, valid_from = _planned(remote, kit, dt.timedelta(minutes=3))
     withdrawal = bundle(MAINTAINER_KEY, "withdrawal", subject=fast)
-    newest = max(int(t) for t in git(remote.clone, "log", "--format=%ct", "main").split())
-    while time.time() < newest + 1:  # the note enters after main's commits
-        time.sleep(0.05)
+    next_second(remote.clone)  # the note enters after main's commits
     notes.attach(Store(remote.clone), fast, withdrawal)
     assert remote.push("refs/notes/kistore").accepted
     assert _effects(remote, "fast") == ["community"]

@@ -23,7 +23,7 @@ from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
-from ..conftest import git
+from ..conftest import git, next_second
 from ..prs import Remote
 from .test_evidence_every_commit import edit_trust
 from .test_history_names import add_group
@@ -36,7 +36,6 @@ from .test_history_trust_effects import (
 from .test_trust_entry_backdated import _date, _effects
 from .test_trust_start_moved_earlier import (
     EARLY,
-    _next_second,
     _trusted_after_withdrawal,
     _widened,
     _withdrawn_untrusted,
@@ -79,7 +78,7 @@ def _time_of(remote: Remote, rev: str = "HEAD") -> str:
 def test_verify_warns_of_a_start_widened_into_the_past_landed_without_the_hook(
         remote, kit, how):
     location, entered, start = _trusted_after_withdrawal(remote, kit, how)
-    _next_second(remote)
+    next_second(remote.clone)
     pushed = remote.pr("validFrom earlier", edit_trust(
         lambda d: d["keys"][0].update(validFrom=EARLY)), hook=False)
     assert pushed.accepted, pushed.output
@@ -110,7 +109,7 @@ def test_verify_warns_of_a_start_widened_into_the_past_landed_without_the_hook(
 def test_verify_says_nothing_of_a_past_validfrom_over_nothing_signed_before(remote, kit):
     _group(remote, kit)
     assert remote.pr("trust the maintainer key", trust_maintainer(remote)).accepted
-    _next_second(remote)
+    next_second(remote.clone)
     assert remote.pr("validFrom earlier", edit_trust(
         lambda d: d["keys"][0].update(validFrom=EARLY)), hook=False).accepted
     assert _verify(remote, "KI435") == ([], [])
@@ -175,7 +174,7 @@ def test_trust_add_restores_a_validfrom_an_earlier_commit_narrowed(remote, kit, 
     digests = _group(remote, kit)
     assert remote.pr("trust the maintainer key",
                      trust_maintainer(remote, "--valid-from", EARLY)).accepted
-    _next_second(remote)
+    next_second(remote.clone)
     fast = Digest.from_str(digests["fast"])
     if how == "file":
         assert remote.pr("withdrawal file", lambda c: notes.attach(
@@ -186,7 +185,7 @@ def test_trust_add_restores_a_validfrom_an_earlier_commit_narrowed(remote, kit, 
                      bundle(MAINTAINER_KEY, "withdrawal", subject=fast))
         assert remote.push("refs/notes/kistore").accepted
     assert _effects(remote, "fast") == ["withdraws"]
-    _next_second(remote)
+    next_second(remote.clone)
     later = _date(dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1))
     # a narrowing landed without the hook (KI410's): the withdrawal stops counting
     assert remote.pr("validFrom later", edit_trust(

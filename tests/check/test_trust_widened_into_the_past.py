@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 
 import pytest
 
 from kistore.core.digest import Digest
 
-from ..conftest import git
+from ..conftest import git, next_second
 from ..prs import Remote
 from .test_evidence_every_commit import edit_trust
 from .test_history_trust_effects import MAINTAINER_ID, ranked_names, trust_maintainer
@@ -48,7 +47,7 @@ def _trusted_backdated(remote: Remote, kit, *, note: bool = True) -> tuple[Diges
     fast = _group(remote, kit, now - dt.timedelta(minutes=10))
     if note:
         _withdraw_as_note(remote, fast)
-        time.sleep(2)  # the validFrom seconds after the note entered
+        next_second(remote.clone)  # the validFrom a second after the note entered
     valid_from = _date(dt.datetime.now(dt.UTC).replace(microsecond=0))
     backdated = _date(now - dt.timedelta(minutes=10) + dt.timedelta(seconds=1))
     pushed = remote.pr("trust the maintainer key", trust_maintainer(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import subprocess
-import time
 
 import pytest
 
@@ -24,7 +23,7 @@ from kistore.core import layout
 from kistore.core.digest import Digest
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
-from ..conftest import git
+from ..conftest import git, next_second
 from ..prs import KISTORE, Remote
 from .test_history_names import add_group
 from .test_history_trust_effects import MAINTAINER_ID, trust_maintainer
@@ -53,8 +52,7 @@ def test_a_line_judged_otherwise_at_its_date_is_a_warning_of_check_unpushed(remo
                     bundle(MAINTAINER_KEY, "withdrawal", subject=run).decode(), blob],
                    cwd=remote.clone, check=True, capture_output=True,
                    env={**os.environ, "GIT_COMMITTER_DATE": _date(offline)})
-    while dt.datetime.now(dt.UTC) < start + dt.timedelta(seconds=1):
-        time.sleep(0.1)  # the check's clock past the start's second: a withdrawal there
+    next_second(remote.clone)  # the check's clock past the start's second: a withdrawal there
     said = subprocess.run([KISTORE, "check", "--unpushed", "origin"], cwd=remote.clone,
                           capture_output=True, text=True, env={**os.environ, "KISTORE": KISTORE})
     # with KI439 left out of _unpushed_clock.as_warnings: rc 1, "error KI439 ..."

@@ -31,9 +31,8 @@ from ..attest.test_attestation_evidence import (  # noqa: F401 (trusted: a fixtu
     trusted,
 )
 from ..check.test_notes_gate_history import run_blob
-from ..conftest import git
+from ..conftest import git, next_second
 from ..prs import Remote
-from .test_notes_freshness import next_second
 from .test_notes_rebase import kistore
 
 WITHDRAWAL = bundle(MAINTAINER_KEY, "withdrawal")

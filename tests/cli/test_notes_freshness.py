@@ -26,7 +26,7 @@ from kistore.cli import main
 from kistore.core import layout
 from kistore.store import Store
 
-from ..conftest import fixed_key, git
+from ..conftest import fixed_key, git, next_second
 from ..sparse import trust_maintainer, withdraw
 
 NOT_FETCHED = "notes not fetched: run `kistore notes fetch {}`"
@@ -211,13 +211,6 @@ def test_a_notes_fetch_that_brings_nothing_new_still_counts_as_fetched(index, tm
     assert STALE.fullmatch(fast_rank(clone)[1])
     assert kistore(clone, "notes", "fetch", "origin").exit_code == 0  # notes unchanged there
     assert fast_rank(clone) == (None, "")
-
-
-def next_second() -> None:
-    """Wait for the clock's next whole second: reflog entries keep whole seconds."""
-    import time
-
-    time.sleep(1.001 - time.time() % 1)
 
 
 def test_a_git_gc_after_the_pull_does_not_hide_that_the_notes_are_stale(index, tmp_path):

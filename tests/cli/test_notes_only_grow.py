@@ -30,14 +30,13 @@ from kistore.attest import attestation, notes
 from kistore.core import canonical, layout
 from kistore.store import Store
 
-from ..conftest import git
+from ..conftest import git, next_second
 from ..sparse import trust_maintainer, withdraw
 from .test_notes_freshness import (
     STRANGER,
     clone_of,
     fast_rank,
     kistore,
-    next_second,
     out,
     run_of,
 )

@@ -24,8 +24,7 @@ import pytest
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, RUN, STRANGER, bundle
 from ..check.test_history_trust_effects import MAINTAINER_ID, trust_maintainer
 from ..check.test_notes_gate_history import run_blob
-from ..check.test_payload_dated_ahead import next_second
-from ..conftest import git
+from ..conftest import git, next_second
 from ..prs import Remote
 from .test_notes_rebase import kistore
 

@@ -23,8 +23,7 @@ from kistore.attest.trust import add_key, revoke_key
 from kistore.core import layout
 from kistore.store import Store
 
-from ..attest.test_revocations_known import _next_second
-from ..conftest import commit_all, fixed_key, git
+from ..conftest import commit_all, fixed_key, git, next_second
 from ..sparse import MAINTAINER, trust_maintainer, withdraw
 from .test_notes_tip_lacking import _note_by, ki315, run
 
@@ -87,11 +86,11 @@ def replayable(group):
                         "GIT_COMMITTER_NAME": "Notes Keeper",
                         "GIT_COMMITTER_EMAIL": "keeper@example.org",
                         "GIT_COMMITTER_DATE": when})
-    _next_second()  # entered before the trust changes (a same-second entry is unordered)
+    next_second()  # entered before the trust changes (a same-second entry is unordered)
     revoke_key(root, signing.keyid(MAINTAINER.public_key()))
     add_key(root, signing.public_key_line(LATE.public_key()), ["maintainer"])
     commit_all(root, "revoke the maintainer's key, trust the late one")
-    _next_second()  # the rebase after the trust commit
+    next_second()  # the rebase after the trust commit
     return root, first, git(root, "rev-parse", "refs/notes/kistore").strip()
 
 
