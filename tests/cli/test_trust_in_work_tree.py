@@ -31,8 +31,7 @@ from kistore.core.digest import Digest
 from kistore.core.layout import TRUST_FILE
 from kistore.store import Store
 
-from ..check.test_payload_dated_ahead import next_second
-from ..conftest import add_docs, commit_all, fixed_key, git, redate_history
+from ..conftest import add_docs, commit_all, fixed_key, git, next_second, redate_history
 from ..prs import KISTORE
 from ..sparse import MAINTAINER, withdraw
 
