@@ -13,7 +13,8 @@ Here a push of ``refs/notes/kistore`` (``check --updates``: ``pre-receive``, ``p
 KI411 lets in, and that counts, as readers judge it (its bundle's copies with it, at its entry
 time: its notes commit's date held up to its ancestors'), under the protected branch's trust
 as pushed, only because the commit first trusting its key gave it a ``validFrom`` before that
-commit: the same judge (:func:`kistore.check._widened_past.pre_trust_lines`), one warning a
+commit (a line of the trust commit's own second is unordered with it, as every entry of one
+second is, and not said: a script trusting a key and attesting at once is no pre-trust line): the same judge (:func:`kistore.check._widened_past.pre_trust_lines`), one warning a
 line, naming the key, the line's subject, the trust commit and what to do.
 
 Said once whatever the order: in a pushing clone (``held``: the commits the remote holds)
@@ -91,8 +92,8 @@ def pre_trust_notes(store: Store, fresh: Iterable[Seen], trust_rev: str,
         obj = item.location[len(NOTES_REF) + 1:]
         entered = times.get(entered_in(repo, walked, obj, item.data, NOTES_REF))
         listed = first_listed(repo, trust_rev).get(keyid)  # read once a revision
-        if entered is None or listed is None or entered > listed[0]:
-            continue  # entered after the commit first trusting its key: no copy is read
+        if entered is None or listed is None or entered >= listed[0]:
+            continue  # entered after (or in the second of) the key's trust commit: unordered
         line = replace(item, entered_at=entered)
         copies = bundle_copies(store, item, trust_rev)
         then = judged_among(line, copies, trust, view)  # as readers judge it, at its entry
