@@ -14,8 +14,9 @@ KI411 lets in, and that counts, as readers judge it (its bundle's copies with it
 time: its notes commit's date held up to its ancestors'), under the protected branch's trust
 as pushed, only because the commit first trusting its key gave it a ``validFrom`` before that
 commit (a line of the trust commit's own second is unordered with it, as every entry of one
-second is, and not said: a script trusting a key and attesting at once is no pre-trust line): the same judge (:func:`kistore.check._widened_past.pre_trust_lines`), one warning a
-line, naming the key, the line's subject, the trust commit and what to do.
+second is, and not said: a script trusting a key and attesting at once is no pre-trust line):
+the same judge (:func:`kistore.check._widened_past.pre_trust_lines`), one warning a line,
+naming the key, the line's subject, the trust commit and what to do.
 
 Said once whatever the order: in a pushing clone (``held``: the commits the remote holds)
 only when the remote holds the trust commit already, since a push of it from the clone is
