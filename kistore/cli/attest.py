@@ -1962,12 +1962,19 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
 
 
 def _listed_here(store: Store) -> dict[str, Any]:
-    """Return the keys ``trust list`` lists of the work tree (fresh14 F15).
+    """Return the keys ``trust list`` and ``trust export`` list of the work tree (fresh14 F15).
 
     The work tree's file as written, unless it is missing, no regular file, invalid, or
     removes or narrows what HEAD holds: then the trust the queries judge by (HEAD's
     entries, with the work tree's revocations, and its new keys), said after the list
     (:mod:`kistore.cli._trust_here`).
+
+    ``trust export --allowed-signers`` read the work tree's file as written until
+    2026-12-07 (trust05): an emptied file exported no key, a narrowed one the narrowing,
+    while every query judged by HEAD's entries. A file that only adds is listed as written
+    (by both): it is the trust change under review, what a reviewer or a verifier outside
+    kistore is asked to accept once committed; the queries count those additions from
+    their commit, which no listing of keys can say (``--at HEAD`` lists what is committed).
 
     Returns:
         keyid -> :class:`kistore.attest.trust.TrustedKey`.
@@ -1999,7 +2006,12 @@ def trust_export(ctx: StoreContext, allowed_signers: str, at: str | None) -> Non
 
     One line per key: principals (its keyid and its roles), the namespace
     kernelindex-attestation, valid-after/valid-before from validFrom, validUntil and
-    revokedAt (docs/attestations.md).
+    revokedAt (docs/attestations.md). Of the work tree, the keys `kistore trust list`
+    lists: the file as written while it only adds to HEAD's (new keys, widened entries,
+    revocations: the trust change under review); HEAD's entries with the work tree's
+    revocations and new keys, and a warning, when the file is missing, invalid, or removes
+    or narrows an entry HEAD holds (no commit may: KI410). `--at HEAD` exports only what
+    is committed.
 
     \b
     Example:
@@ -2009,13 +2021,15 @@ def trust_export(ctx: StoreContext, allowed_signers: str, at: str | None) -> Non
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import allowed_signers as export
-    from ..attest.trust import load_trust
+    from ..attest.trust import Trust, load_trust
     from ..core.errors import InputError
 
     store = ctx.store()
     if at is None:  # a `git clone --no-checkout`: not an empty trust file
         store.require_checkout("kistore trust export --allowed-signers FILE")
-    trust = load_trust(store.view(at))
+        trust = Trust(_listed_here(store))  # the keys `trust list` lists (trust05)
+    else:
+        trust = load_trust(store.view(at))
     text = export.to_text(trust)
     if allowed_signers == "-":
         click.echo(text, nl=False)

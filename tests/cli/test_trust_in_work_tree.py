@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -424,3 +426,88 @@ def test_trust_list_lists_heads_keys_and_warns(judged):
         [keyid(MAINTAINER), keyid(RERUN)])
     assert done.stderr.startswith(f"warning: {TRUST_FILE} in the work tree is missing: ")
     assert len(done.stderr.splitlines()) == 1
+
+
+EXPIRED = fixed_key(8)
+"""A maintainer key ``HEAD`` trusts until 2026-02-01 (expired)."""
+
+
+def filed_withdrawal(store: Store, key, root: Path) -> str:
+    """File (uncommitted) a withdrawal of ``mid`` signed by ``key``; return its path."""
+    digest = Digest.from_str(next(r["digest"] for r in ranked(root)[0] if r["name"] == "mid"))
+    statement = attestation.make_statement(digest, layout.object_path(digest), "withdrawal", {
+        "reason": "harness bug", "createdAt": "2026-07-10T00:00:00Z"})
+    return notes.attach(store, digest, attestation.sign_statement(statement, key).to_bytes(),
+                        as_file=True)
+
+
+def test_notes_sync_judges_a_narrowed_trust_file_by_heads(judged):
+    # trust05: `notes sync` read the work tree's file as written: a validUntil narrowed in
+    # the work tree left out the file of a key HEAD (and the server) trusts, exit 1
+    root = Path(judged.root)
+    filed_withdrawal(judged, MAINTAINER, root)
+    until_earlier(root)
+
+    done = run(root, "notes", "sync")
+
+    assert (done.returncode, done.stdout) == (0, "1 attestation(s) attached, 0 already "
+                                                 "present\n"), done.stderr
+    assert done.stderr == (f"warning: {TRUST_FILE} in the work tree {said('until-earlier')}"
+                           f"{warning('until-earlier')}\n")
+
+
+def test_notes_sync_judges_an_emptied_trust_file_by_heads(judged):
+    # trust05: with the file emptied, the file of a key HEAD says expired was attached as
+    # a community note, which the server refuses (KI411) at every later `notes push`
+    root = Path(judged.root)
+    add_key(root, key_line(EXPIRED), ["maintainer"],
+            valid_until=datetime(2026, 2, 1, tzinfo=UTC))
+    commit_all(root, "trust: a maintainer until 2026-02-01")
+    path = filed_withdrawal(judged, EXPIRED, root)
+    (root / TRUST_FILE).write_text('{"keys": []}\n')
+
+    done = run(root, "notes", "sync")
+
+    assert (done.returncode, done.stdout) == (1, "0 attestation(s) attached, 0 already "
+                                                 "present\n"), done.stderr
+    # one line: a command that fails says no warning after it (wt01: never ahead of a failure)
+    assert re.sub(r"repository at \S+Z\)", "repository at NOW)", done.stderr) == (
+        f"error: {path}: not attached: a note made now would not count (key {keyid(EXPIRED)} "
+        "expired at 2026-02-01T00:00:00Z; the attestation entered the repository at NOW); a "
+        "server's pre-receive hook refuses such a note (KI409, KI411), which would block "
+        "every later `kistore notes push`; the file attestation stays as it is\n")
+    assert git(root, "notes", "--ref", "kistore", "list").count("\n") == 2  # fast, slow
+
+
+def test_trust_export_of_an_emptied_or_narrowed_file_exports_heads_keys(judged):
+    # trust05: `trust export` read the work tree's file as written: emptied, it exported no
+    # key; narrowed, the narrowing; it now exports what `trust list` lists
+    root = Path(judged.root)
+    committed = run(root, "trust", "export", "--allowed-signers", "-", "--at", "HEAD")
+    assert (committed.returncode, committed.stderr) == (0, "")
+    assert run(root, "trust", "export", "--allowed-signers", "-").stdout == committed.stdout
+    for state in ("emptied", "until-earlier"):
+        git(root, "checkout", "-q", "HEAD", "--", TRUST_FILE)
+        STATES[state][0](root)
+
+        done = run(root, "trust", "export", "--allowed-signers", "-")
+
+        assert (done.returncode, done.stdout) == (0, committed.stdout), state
+        assert done.stderr == (f"warning: {TRUST_FILE} in the work tree {said(state)}"
+                               f"{warning(state)}\n")
+    written = run(root, "trust", "export", "--allowed-signers", str(root.parent / "signers"))
+    assert written.stderr.splitlines()[0] == f"wrote 2 key(s) to {root.parent / 'signers'}"
+    assert (root.parent / "signers").read_text() == committed.stdout
+
+
+def test_trust_export_of_a_file_that_only_adds_exports_it_as_written(judged):
+    root = Path(judged.root)
+    (root.parent / "new.pub").write_text(key_line(NEWCOMER) + "\n")
+    assert run(root, "trust", "add", str(root.parent / "new.pub"), "--role",
+               "maintainer").returncode == 0
+
+    done = run(root, "trust", "export", "--allowed-signers", "-")
+
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.count(" namespaces=") == 3, done.stdout
+    assert f"# {keyid(NEWCOMER)}:" in done.stdout
