@@ -511,3 +511,52 @@ def test_trust_export_of_a_file_that_only_adds_exports_it_as_written(judged):
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.count(" namespaces=") == 3, done.stdout
     assert f"# {keyid(NEWCOMER)}:" in done.stdout
+
+
+def pending_refusal(said: str, now: str) -> str:
+    """``attest``'s whole refusal of a withdrawal of ``mid`` by a key pending in trust."""
+    return (f"error: the withdrawal about BenchmarkRun/mid was not written: {said}; an "
+            "uncommitted widening of trust counts from the commit that makes it, and a "
+            f"withdrawal written now would be {now}. Commit the trust change first (`git add "
+            f"{TRUST_FILE}`, `git commit`, in a reviewed pull request of its own), then attest; "
+            "or say it as a dispute, which any key may sign and which counts as community: "
+            "`kistore attest BenchmarkRun/mid --type dispute -m WHY --key KEY`\n")
+
+
+@pytest.mark.parametrize("pending", ["new-key", "role-added"])
+def test_attest_refuses_a_withdrawal_by_a_key_trusted_for_it_only_in_the_work_tree(
+        judged, tmp_path, pending):
+    # trust05: a committed rerun key given `--role maintainer` in the work tree had its
+    # withdrawal refused ("... `kistore trust add KEY --role maintainer` in a reviewed pull
+    # request of its own"), a new key's was written as community: neither counts as a
+    # maintainer's before the trust commit, and both are refused now, naming that commit
+    root = Path(judged.root)
+    key = NEWCOMER if pending == "new-key" else RERUN
+    (root.parent / "k.pub").write_text(key_line(key) + "\n")
+    assert run(root, "trust", "add", str(root.parent / "k.pub"), "--role",
+               "maintainer").returncode == 0
+    key_file = tmp_path / "k.key"
+    key_file.write_bytes(signing.private_key_bytes(key))
+    key_file.chmod(0o600)
+    before = git(root, "status", "--porcelain")
+
+    done = run(root, "attest", "BenchmarkRun/mid", "--type", "withdrawal", "-m", "bad",
+               "--key", str(key_file), "--file")
+
+    said, now = {
+        "new-key": (f"key {keyid(NEWCOMER)} is listed for maintainer in the work tree's "
+                    f"{TRUST_FILE}, but no commit adds it yet",
+                    "a community attestation, counting for the key only when that commit "
+                    "gives it a validFrom before today (`kistore check` warns of that, KI442)"),
+        "role-added": (f"key {keyid(RERUN)} is trusted for rerun, and only the work tree's "
+                       f"{TRUST_FILE} adds maintainer, which no commit does yet",
+                       "listed as not counted until then (KI302: `kistore verify` fails on "
+                       "it), and the push gate refuses it (KI411)")}[pending]
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", pending_refusal(said, now))
+    assert git(root, "status", "--porcelain") == before
+    commit_all(root, "trust: a maintainer")
+    next_second()  # the withdrawal enters after the trust commit's second
+    written = run(root, "attest", "BenchmarkRun/mid", "--type", "withdrawal", "-m", "bad",
+                  "--key", str(key_file), "--file")
+    assert (written.returncode, written.stderr) == (0, ""), written.stderr
+    assert evidence_of(ranked(root)[0])["mid"] == (None, "withdrawn")
