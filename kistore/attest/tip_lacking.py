@@ -515,6 +515,7 @@ def _refused_for_key(store: Store, found: Lacking, trust: Any) -> tuple[str, int
     # Lazy: said only when lines are lacking.
     from datetime import UTC, datetime
 
+    # Lazy: as datetime above.
     from .attestation import ROLE_FOR_TYPE
     from .levels import canonical_remote, remote_ref
 
