@@ -58,17 +58,19 @@ def sync(store: Store) -> SyncResult:
     and it passes every check ``verify`` makes of a bundle: a signature that verifies over
     the exact payload, a subject that is the object it is about, a known predicate type
     and a predicate its schema accepts (KI301), one that fits its subject (KI310), and a
-    key that counts now: one the trust file has revoked, or whose validity
-    ended, makes a note the pull-request gate refuses (KI411). The trust file is judged as
-    every query of the work tree judges it (:func:`kistore.attest.evidence.trust_or_empty`,
-    since 2026-12-07, trust05): ``HEAD``'s when the work tree's is missing, invalid, or
-    removes or narrows an entry ``HEAD`` holds (no commit may, KI410), with the work tree's
-    revocations, and its new or widened entries counting from their commit; the command
-    line then says so once, after the summary. It read the work tree's file as written: an
-    emptied file attached the note of a key ``HEAD`` says expired (which the server
-    refuses), and a narrowed one left out a note ``HEAD``'s trust accepts. A server refuses a notes
-    push holding any such line (KI409, KI411), and every later push with it: a bad bundle
-    is left out, with the reason, never written.
+    key that counts now: one the trust file has revoked, or whose validity ended, makes a
+    note the pull-request gate refuses (KI411). A server refuses a notes push holding any
+    such line (KI409, KI411), and every later push with it: a bad bundle is left out, with
+    the reason, never written.
+
+    The trust file is judged as every query of the work tree judges it
+    (:func:`kistore.attest.evidence.trust_or_empty`, since 2026-12-07, trust05): ``HEAD``'s
+    when the work tree's is missing, invalid, or removes or narrows an entry ``HEAD`` holds
+    (no commit may, KI410), with the work tree's revocations, its new or widened entries
+    counting from their commit; the command line says so once, after the summary, when no
+    file was left out (a command that fails says no warning). It read the work tree's file
+    as written: an emptied file attached the note of a key ``HEAD`` says expired (which
+    the server refuses), and a narrowed one left out a note ``HEAD``'s trust accepts.
 
     A file whose bytes are already a line of the note on its subject is ``present``, not
     judged again: it was attached before (the note line and the file are one bundle), and
