@@ -17,7 +17,7 @@ from ..core.errors import InputError, KistoreError
 from ..core.file_kinds import kind_at
 from ..git.blobs import write_blob
 from ..git.ids import blob_id
-from .evidence import INVALID, NOT_COUNTED, UNFIT, judge
+from .evidence import INVALID, NOT_COUNTED, UNFIT, judge, trust_or_empty
 from .notes import (
     Seen,
     add_lines,
@@ -26,8 +26,6 @@ from .notes import (
     note_lines,
     parse_attestation_path,
 )
-from .trust import Trust, load_trust
-from .trust_history import held
 from .unread_files import WRITE_IT, unread_said
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -60,10 +58,19 @@ def sync(store: Store) -> SyncResult:
     and it passes every check ``verify`` makes of a bundle: a signature that verifies over
     the exact payload, a subject that is the object it is about, a known predicate type
     and a predicate its schema accepts (KI301), one that fits its subject (KI310), and a
-    key that counts now: one the work tree's trust file has revoked, or whose validity
-    ended, makes a note the pull-request gate refuses (KI411). A server refuses a notes
-    push holding any such line (KI409, KI411), and every later push with it: a bad bundle
-    is left out, with the reason, never written.
+    key that counts now: one the trust file has revoked, or whose validity ended, makes a
+    note the pull-request gate refuses (KI411). A server refuses a notes push holding any
+    such line (KI409, KI411), and every later push with it: a bad bundle is left out, with
+    the reason, never written.
+
+    The trust file is judged as every query of the work tree judges it
+    (:func:`kistore.attest.evidence.trust_or_empty`, since 2026-12-07, trust05): ``HEAD``'s
+    when the work tree's is missing, invalid, or removes or narrows an entry ``HEAD`` holds
+    (no commit may, KI410), with the work tree's revocations, its new or widened entries
+    counting from their commit; the command line says so once, after the summary, when no
+    file was left out (a command that fails says no warning). It read the work tree's file
+    as written: an emptied file attached the note of a key ``HEAD`` says expired (which
+    the server refuses), and a narrowed one left out a note ``HEAD``'s trust accepts.
 
     A file whose bytes are already a line of the note on its subject is ``present``, not
     judged again: it was attached before (the note line and the file are one bundle), and
@@ -82,10 +89,10 @@ def sync(store: Store) -> SyncResult:
             written: :func:`kistore.git.idents.identities`).
     """
     view = store.view(None)
-    try:  # with every revocation the file's history made: the server holds them (KI411)
-        trust = held(store, None, load_trust(view))
-    except KistoreError:  # an invalid trust file: verify reports it (KI309)
-        trust = Trust()
+    # as the queries judge (trust05): HEAD's file where the work tree's removes or narrows
+    # it, with every revocation its history made (the server holds them, KI411); an
+    # invalid file HEAD cannot stand in for trusts no key (verify reports it, KI309)
+    trust = trust_or_empty(store, None)[0]
     added = present = 0
     problems: list[KistoreError] = []
     known: Identities | None = None  # the notes commits' author and committer

@@ -488,24 +488,82 @@ def lacking_findings(store: Store, at: str | None, trust: Any) -> list[Finding]:
         return []
     parts = {NOTES_REF: found.history, **found.tracking}
     alone = not remote_names(store.repo)
-    return [Finding(NOTES_TIP_LACKING, message, file=where, fix=_fix_said(fix, alone),
+    refused = _refused_for_key(store, found, trust)
+    return [Finding(NOTES_TIP_LACKING, message, file=where,
+                    fix=_fix_said(fix, alone, refused if where == NOTES_REF else None),
                     extra={"lines": {obj: len(lines) for obj, lines in parts[where].items()}})
             for where, message, fix in lacking_said(store, at, found)]
 
 
-def _fix_said(fix: str, alone: bool) -> str:
+def _refused_for_key(store: Store, found: Lacking, trust: Any) -> tuple[str, int, int] | None:
+    """Count the lines ``kistore notes restore`` would refuse for their key (KI411).
+
+    A line of ``found.history`` the canonical remote's notes (as last fetched) lack is new
+    at a push, so restore judges it for its key as the push gate does: a rerun or
+    withdrawal whose key ``trust`` lists but which may not sign for its role now (revoked,
+    expired, or not trusted for the role) is refused, and only ``kistore notes rebase
+    REMOTE`` drops it from this repository's notes history (fresh15 F5, ki442n). Judged by
+    ``trust`` (the trust ``verify`` judges with) at this machine's clock; restore judges by
+    the protected branches' tips, which a clean work tree on main equals.
+
+    Returns:
+        ``(remote, refused, all)``: the canonical remote's name, how many lines are
+        refused, how many lines ``found.history`` holds; None when no line is refused or
+        no remote is canonical (a repository with no remote pushes nowhere: restore
+        judges no line for its key). Raises nothing of kistore's own.
+    """
+    # Lazy: said only when lines are lacking.
+    from datetime import UTC, datetime
+
+    # Lazy: as datetime above.
+    from .attestation import ROLE_FOR_TYPE
+    from .levels import canonical_remote, remote_ref
+
+    remote = canonical_remote(remote_names(store.repo))
+    if remote is None or not found.history:
+        return None
+    there = found.held_by.get(remote_ref(remote), {})
+    now = datetime.now(UTC)
+    keys = getattr(trust, "keys", {})
+    refused = total = 0
+    for obj, lines in found.history.items():
+        for line, judged in lines.items():
+            total += 1
+            key = keys.get(getattr(judged, "keyid", None) or "")
+            role = ROLE_FOR_TYPE.get(getattr(judged, "type", ""))
+            if (key is not None and role is not None and line not in there.get(obj, ())
+                    and key.judge(role, now)):
+                refused += 1
+    return (remote, refused, total) if refused else None
+
+
+def _fix_said(fix: str, alone: bool, refused: tuple[str, int, int] | None = None) -> str:
     """Say KI315's fix: run ``fix``; with no remote, the two ways (fresh10 MED 4).
 
     Args:
         fix: the command :func:`lacking_said` names (``kistore notes restore``, ``kistore
             notes fetch R``).
         alone: the repository has no remote configured.
+        refused: :func:`_refused_for_key` of the lines the fix is for: since 2026-12-07
+            (trust05) the lines restore refuses for their key are led to ``kistore notes
+            rebase REMOTE``, as ``notes push``'s way out and restore's summary are (ki442n).
 
     Returns:
         ``run `FIX```; in a repository with no remote, the restore for a line taken back
         by mistake, or ``kistore notes rebase`` for one meant to be, never pushed (the
-        remote's ways named nothing there). Raises nothing.
+        remote's ways named nothing there); with lines restore refuses, the rebase for
+        them (after the restore for the others). Raises nothing.
     """
+    if refused is not None:
+        remote, count, total = refused
+        rebase = f"`kistore notes rebase {shlex.quote(remote)}`"
+        why = (f"signed by a key not trusted now: revoked, expired or not trusted for their "
+               f"role (KI411), which `{fix}` refuses, and {remote}'s notes lack them (never "
+               f"pushed): it drops them from this repository's notes history")
+        if count == total:
+            return f"run {rebase}: the {count} line(s) are {why}"
+        return (f"run `{fix}` (it puts back {total - count} line(s)), then {rebase} for the "
+                f"other {count} line(s), {why}")
     if not alone or fix != "kistore notes restore":
         return f"run `{fix}`"
     return ("run `kistore notes restore` (a line taken back by mistake), or `kistore notes "

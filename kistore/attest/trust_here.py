@@ -158,6 +158,49 @@ def uncommitted_entry(entry: TrustedKey) -> TrustedKey:
     return replace(entry, uncommitted=True, stated_from=True)
 
 
+def pending_role(store: Store, keyid: str, role: str) -> tuple[str, bool]:
+    """Say that only the work tree's trust file trusts ``keyid`` for ``role``.
+
+    What ``kistore attest`` refuses a rerun or withdrawal for (since 2026-12-07, trust05):
+    a key ``HEAD``'s file lacks, or lists without ``role``, which the work tree's file
+    (valid, not ``HEAD``'s) lists with it: an uncommitted widening of trust counts from its
+    commit (:func:`trust_here`). Until then the line was refused for a committed key
+    (judged by ``HEAD``'s entry: not counted) and written as community for a new one,
+    though both wait for the same commit. ``""`` too with no ``HEAD`` trust file to hold
+    the work tree's to (a store's first trust change, read as written).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        keyid: the signing key's OpenSSH fingerprint.
+        role: the role the attestation's type needs.
+
+    Returns:
+        ``(said, committed)``: ``key K is listed for ROLE in the work tree's
+        store/trust/keys.json, but no commit adds it yet`` and False (a new key), ``key K
+        is trusted for ROLES, and only the work tree's store/trust/keys.json adds ROLE,
+        which no commit does yet`` and True (a committed key widened); ``("", False)``
+        when nothing is pending.
+
+    Raises:
+        ObjectUnreadable: as :func:`trust_here`.
+    """
+    try:
+        here = trust_here(store)
+    except KistoreError:  # an invalid file HEAD cannot stand in for: nothing pending
+        return "", False
+    work = None if here.head is None or here.work is None else here.work.keys.get(keyid)
+    if here.head is None or work is None or role not in work.roles:
+        return "", False
+    head = here.head.keys.get(keyid)
+    if head is None:
+        return (f"key {keyid} is listed for {role} in the work tree's {TRUST_FILE}, but no "
+                "commit adds it yet"), False
+    if role in head.roles:
+        return "", False
+    return (f"key {keyid} is trusted for {', '.join(head.roles)}, and only the work tree's "
+            f"{TRUST_FILE} adds {role}, which no commit does yet"), True
+
+
 def not_regular(path: Path) -> str:
     """Return which of :data:`NOT_REGULAR`'s states the work tree's file at ``path`` is in.
 

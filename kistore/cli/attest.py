@@ -521,6 +521,7 @@ def _refuse_a_role_the_key_lacks(store: Store, ref: str, digest: Digest, bundle:
     role = ROLE_FOR_TYPE.get(type_name)
     if role is None:
         return
+    _refuse_a_role_pending(store, ref, bundle, type_name, role)
     judged = judged_entering_now(store, bundle.to_bytes(), digest, "note" if as_note else "file")
     if judged.effect != NOT_COUNTED:
         return
@@ -537,6 +538,47 @@ def _refuse_a_role_the_key_lacks(store: Store, ref: str, digest: Digest, bundle:
         f"{layout.TRUST_FILE} trusts for {role} (`kistore trust list`); to have this key "
         f"trusted for {role} too: `kistore trust add {shlex.quote(bundle.public_key)} --role "
         f"{role}` in a reviewed pull request of its own, then attest; or say it as a "
+        f"{other}, which any key may sign and which counts as community: `kistore attest "
+        f"{shlex.quote(ref)} --type {other} {says} --key KEY`")
+
+
+def _refuse_a_role_pending(store: Store, ref: str, bundle: Any, type_name: str,
+                           role: str) -> None:
+    """Refuse a rerun or withdrawal by a key only the work tree's trust file trusts for it.
+
+    An uncommitted widening of trust counts from its commit (docs/attestations.md
+    "Trust"): until 2026-12-07 (trust05) a withdrawal by a committed rerun key given
+    ``--role maintainer`` in the work tree was refused with advice to `trust add` what was
+    already added, while one by a new key, as uncommitted, was written and said to count
+    as community; neither counts as the role's word before the trust commit. Both are
+    refused now, naming that commit (:func:`kistore.attest.trust_here.pending_role`).
+
+    Raises:
+        InputError: the key's pending trust, what the line would be if written now, and
+            what to do; nothing is written.
+    """
+    # Lazy: judged for a role's types only, after signing.
+    import shlex
+
+    # Lazy: as shlex above (and `kistore attest --help` loads no store code).
+    from ..attest.attestation import bundle_keyid
+    from ..attest.trust_here import pending_role
+    from ..core import layout
+    from ..core.errors import InputError
+
+    pending, committed = pending_role(store, bundle_keyid(bundle) or "", role)
+    if not pending:
+        return
+    now = ("listed as not counted until then (KI302: `kistore verify` fails on it), and the "
+           "push gate refuses it (KI411)" if committed else
+           "a community attestation, counting for the key only when that commit gives it "
+           "a validFrom before today (`kistore check` warns of that, KI442)")
+    other, says = _COMMUNITY_WAY[type_name]
+    raise InputError(
+        f"the {type_name} about {ref} was not written: {pending}; an uncommitted widening of "
+        f"trust counts from the commit that makes it, and a {type_name} written now would be "
+        f"{now}. Commit the trust change first (`git add {layout.TRUST_FILE}`, `git commit`, "
+        "in a reviewed pull request of its own), then attest; or say it as a "
         f"{other}, which any key may sign and which counts as community: `kistore attest "
         f"{shlex.quote(ref)} --type {other} {says} --key KEY`")
 
@@ -1962,12 +2004,19 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
 
 
 def _listed_here(store: Store) -> dict[str, Any]:
-    """Return the keys ``trust list`` lists of the work tree (fresh14 F15).
+    """Return the keys ``trust list`` and ``trust export`` list of the work tree (fresh14 F15).
 
     The work tree's file as written, unless it is missing, no regular file, invalid, or
     removes or narrows what HEAD holds: then the trust the queries judge by (HEAD's
     entries, with the work tree's revocations, and its new keys), said after the list
     (:mod:`kistore.cli._trust_here`).
+
+    ``trust export --allowed-signers`` read the work tree's file as written until
+    2026-12-07 (trust05): an emptied file exported no key, a narrowed one the narrowing,
+    while every query judged by HEAD's entries. A file that only adds is listed as written
+    (by both): it is the trust change under review, what a reviewer or a verifier outside
+    kistore is asked to accept once committed; the queries count those additions from
+    their commit, which no listing of keys can say (``--at HEAD`` lists what is committed).
 
     Returns:
         keyid -> :class:`kistore.attest.trust.TrustedKey`.
@@ -1999,7 +2048,12 @@ def trust_export(ctx: StoreContext, allowed_signers: str, at: str | None) -> Non
 
     One line per key: principals (its keyid and its roles), the namespace
     kernelindex-attestation, valid-after/valid-before from validFrom, validUntil and
-    revokedAt (docs/attestations.md).
+    revokedAt (docs/attestations.md). Of the work tree, the keys `kistore trust list`
+    lists: the file as written while it only adds to HEAD's (new keys, widened entries,
+    revocations: the trust change under review); HEAD's entries with the work tree's
+    revocations and new keys, and a warning, when the file is missing, invalid, or removes
+    or narrows an entry HEAD holds (no commit may: KI410). `--at HEAD` exports only what
+    is committed.
 
     \b
     Example:
@@ -2009,13 +2063,15 @@ def trust_export(ctx: StoreContext, allowed_signers: str, at: str | None) -> Non
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import allowed_signers as export
-    from ..attest.trust import load_trust
+    from ..attest.trust import Trust, load_trust
     from ..core.errors import InputError
 
     store = ctx.store()
     if at is None:  # a `git clone --no-checkout`: not an empty trust file
         store.require_checkout("kistore trust export --allowed-signers FILE")
-    trust = load_trust(store.view(at))
+        trust = Trust(_listed_here(store))  # the keys `trust list` lists (trust05)
+    else:
+        trust = load_trust(store.view(at))
     text = export.to_text(trust)
     if allowed_signers == "-":
         click.echo(text, nl=False)

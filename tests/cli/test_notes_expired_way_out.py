@@ -14,6 +14,7 @@ Each test pushes to a bare server running ``hooks/pre-receive`` (:class:`tests.p
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import subprocess
 import time
@@ -105,4 +106,24 @@ def test_restore_names_the_rebuild_for_a_line_refused_for_its_key(expired):
         "(KI315)\n")
     rebased = kistore(remote, "notes", "rebase", "origin")
     assert rebased.returncode == 0
+    assert "KI315" not in kistore(remote, "verify", check=False).stdout
+
+
+def test_verify_s_fix_names_the_rebuild_for_a_line_restore_refuses_for_its_key(expired):
+    # trust05: KI315's fix named only `kistore notes restore`, which puts back nothing of a
+    # line refused for its key (KI411); the push's way out and restore's summary name the
+    # rebuild (ki442n), and now verify's fix does too
+    remote, blob = expired
+    assert _run(remote, f"git notes --ref kistore remove {blob}").returncode == 0
+    assert kistore(remote, "notes", "push", "origin").returncode == 0
+
+    verified = kistore(remote, "verify", "--json", check=False)
+
+    found = [f for f in json.loads(verified.stdout)["findings"] if f["rule"] == "KI315"]
+    assert [f["hint"] for f in found] == [
+        "run `kistore notes rebase origin`: the 1 line(s) are signed by a key not trusted "
+        "now: revoked, expired or not trusted for their role (KI411), which `kistore notes "
+        "restore` refuses, and origin's notes lack them (never pushed): it drops them from "
+        "this repository's notes history"]
+    assert kistore(remote, "notes", "rebase", "origin").returncode == 0
     assert "KI315" not in kistore(remote, "verify", check=False).stdout

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -424,3 +426,137 @@ def test_trust_list_lists_heads_keys_and_warns(judged):
         [keyid(MAINTAINER), keyid(RERUN)])
     assert done.stderr.startswith(f"warning: {TRUST_FILE} in the work tree is missing: ")
     assert len(done.stderr.splitlines()) == 1
+
+
+EXPIRED = fixed_key(8)
+"""A maintainer key ``HEAD`` trusts until 2026-02-01 (expired)."""
+
+
+def filed_withdrawal(store: Store, key, root: Path) -> str:
+    """File (uncommitted) a withdrawal of ``mid`` signed by ``key``; return its path."""
+    digest = Digest.from_str(next(r["digest"] for r in ranked(root)[0] if r["name"] == "mid"))
+    statement = attestation.make_statement(digest, layout.object_path(digest), "withdrawal", {
+        "reason": "harness bug", "createdAt": "2026-07-10T00:00:00Z"})
+    return notes.attach(store, digest, attestation.sign_statement(statement, key).to_bytes(),
+                        as_file=True)
+
+
+def test_notes_sync_judges_a_narrowed_trust_file_by_heads(judged):
+    # trust05: `notes sync` read the work tree's file as written: a validUntil narrowed in
+    # the work tree left out the file of a key HEAD (and the server) trusts, exit 1
+    root = Path(judged.root)
+    filed_withdrawal(judged, MAINTAINER, root)
+    until_earlier(root)
+
+    done = run(root, "notes", "sync")
+
+    assert (done.returncode, done.stdout) == (0, "1 attestation(s) attached, 0 already "
+                                                 "present\n"), done.stderr
+    assert done.stderr == (f"warning: {TRUST_FILE} in the work tree {said('until-earlier')}"
+                           f"{warning('until-earlier')}\n")
+
+
+def test_notes_sync_judges_an_emptied_trust_file_by_heads(judged):
+    # trust05: with the file emptied, the file of a key HEAD says expired was attached as
+    # a community note, which the server refuses (KI411) at every later `notes push`
+    root = Path(judged.root)
+    add_key(root, key_line(EXPIRED), ["maintainer"],
+            valid_until=datetime(2026, 2, 1, tzinfo=UTC))
+    commit_all(root, "trust: a maintainer until 2026-02-01")
+    path = filed_withdrawal(judged, EXPIRED, root)
+    (root / TRUST_FILE).write_text('{"keys": []}\n')
+
+    done = run(root, "notes", "sync")
+
+    assert (done.returncode, done.stdout) == (1, "0 attestation(s) attached, 0 already "
+                                                 "present\n"), done.stderr
+    # one line: a command that fails says no warning after it (wt01: never ahead of a failure)
+    assert re.sub(r"repository at \S+Z\)", "repository at NOW)", done.stderr) == (
+        f"error: {path}: not attached: a note made now would not count (key {keyid(EXPIRED)} "
+        "expired at 2026-02-01T00:00:00Z; the attestation entered the repository at NOW); a "
+        "server's pre-receive hook refuses such a note (KI409, KI411), which would block "
+        "every later `kistore notes push`; the file attestation stays as it is\n")
+    assert git(root, "notes", "--ref", "kistore", "list").count("\n") == 2  # fast, slow
+
+
+def test_trust_export_of_an_emptied_or_narrowed_file_exports_heads_keys(judged):
+    # trust05: `trust export` read the work tree's file as written: emptied, it exported no
+    # key; narrowed, the narrowing; it now exports what `trust list` lists
+    root = Path(judged.root)
+    committed = run(root, "trust", "export", "--allowed-signers", "-", "--at", "HEAD")
+    assert (committed.returncode, committed.stderr) == (0, "")
+    assert run(root, "trust", "export", "--allowed-signers", "-").stdout == committed.stdout
+    for state in ("emptied", "until-earlier"):
+        git(root, "checkout", "-q", "HEAD", "--", TRUST_FILE)
+        STATES[state][0](root)
+
+        done = run(root, "trust", "export", "--allowed-signers", "-")
+
+        assert (done.returncode, done.stdout) == (0, committed.stdout), state
+        assert done.stderr == (f"warning: {TRUST_FILE} in the work tree {said(state)}"
+                               f"{warning(state)}\n")
+    written = run(root, "trust", "export", "--allowed-signers", str(root.parent / "signers"))
+    assert written.stderr.splitlines()[0] == f"wrote 2 key(s) to {root.parent / 'signers'}"
+    assert (root.parent / "signers").read_text() == committed.stdout
+
+
+def test_trust_export_of_a_file_that_only_adds_exports_it_as_written(judged):
+    root = Path(judged.root)
+    (root.parent / "new.pub").write_text(key_line(NEWCOMER) + "\n")
+    assert run(root, "trust", "add", str(root.parent / "new.pub"), "--role",
+               "maintainer").returncode == 0
+
+    done = run(root, "trust", "export", "--allowed-signers", "-")
+
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.count(" namespaces=") == 3, done.stdout
+    assert f"# {keyid(NEWCOMER)}:" in done.stdout
+
+
+def pending_refusal(said: str, now: str) -> str:
+    """``attest``'s whole refusal of a withdrawal of ``mid`` by a key pending in trust."""
+    return (f"error: the withdrawal about BenchmarkRun/mid was not written: {said}; an "
+            "uncommitted widening of trust counts from the commit that makes it, and a "
+            f"withdrawal written now would be {now}. Commit the trust change first (`git add "
+            f"{TRUST_FILE}`, `git commit`, in a reviewed pull request of its own), then attest; "
+            "or say it as a dispute, which any key may sign and which counts as community: "
+            "`kistore attest BenchmarkRun/mid --type dispute -m WHY --key KEY`\n")
+
+
+@pytest.mark.parametrize("pending", ["new-key", "role-added"])
+def test_attest_refuses_a_withdrawal_by_a_key_trusted_for_it_only_in_the_work_tree(
+        judged, tmp_path, pending):
+    # trust05: a committed rerun key given `--role maintainer` in the work tree had its
+    # withdrawal refused ("... `kistore trust add KEY --role maintainer` in a reviewed pull
+    # request of its own"), a new key's was written as community: neither counts as a
+    # maintainer's before the trust commit, and both are refused now, naming that commit
+    root = Path(judged.root)
+    key = NEWCOMER if pending == "new-key" else RERUN
+    (root.parent / "k.pub").write_text(key_line(key) + "\n")
+    assert run(root, "trust", "add", str(root.parent / "k.pub"), "--role",
+               "maintainer").returncode == 0
+    key_file = tmp_path / "k.key"
+    key_file.write_bytes(signing.private_key_bytes(key))
+    key_file.chmod(0o600)
+    before = git(root, "status", "--porcelain")
+
+    done = run(root, "attest", "BenchmarkRun/mid", "--type", "withdrawal", "-m", "bad",
+               "--key", str(key_file), "--file")
+
+    said, now = {
+        "new-key": (f"key {keyid(NEWCOMER)} is listed for maintainer in the work tree's "
+                    f"{TRUST_FILE}, but no commit adds it yet",
+                    "a community attestation, counting for the key only when that commit "
+                    "gives it a validFrom before today (`kistore check` warns of that, KI442)"),
+        "role-added": (f"key {keyid(RERUN)} is trusted for rerun, and only the work tree's "
+                       f"{TRUST_FILE} adds maintainer, which no commit does yet",
+                       "listed as not counted until then (KI302: `kistore verify` fails on "
+                       "it), and the push gate refuses it (KI411)")}[pending]
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", pending_refusal(said, now))
+    assert git(root, "status", "--porcelain") == before
+    commit_all(root, "trust: a maintainer")
+    next_second()  # the withdrawal enters after the trust commit's second
+    written = run(root, "attest", "BenchmarkRun/mid", "--type", "withdrawal", "-m", "bad",
+                  "--key", str(key_file), "--file")
+    assert (written.returncode, written.stderr) == (0, ""), written.stderr
+    assert evidence_of(ranked(root)[0])["mid"] == (None, "withdrawn")
