@@ -1050,7 +1050,8 @@ def trust_or_empty(store: Store, at: str | None, *, said: bool = True
     except ConfigRefused:  # the environment's fault: the command fails with it (fresh16 F3)
         raise
     except KistoreError as e:
-        if at is None:  # Lazy: loaded above for the work tree
+        if at is None:
+            # Lazy: loaded above for the work tree already; a commit's trust never needs it.
             from .trust_here import TrustUnread
 
             if isinstance(e, TrustUnread):  # fresh17 F5: refused, never judged without it
