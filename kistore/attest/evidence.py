@@ -1039,16 +1039,23 @@ def trust_or_empty(store: Store, at: str | None, *, said: bool = True
     try:  # keys count from when they were added, and a revocation is never lifted
         if at is None:  # fresh14 F15: HEAD's file where the work tree's is not it
             # Lazy: only judging reads trust.
-            from .trust_here import note, trust_here
+            from .trust_here import note, refuse_unread, trust_here
 
             here = trust_here(store)
             if said:
+                refuse_unread(here)  # fresh17 F5: a revocation there may be unread
                 note(store, here)
             return held(store, at, dated(store, at, here.trust)), []
         return held(store, at, dated(store, at, load_trust(store.view(at)))), []
     except ConfigRefused:  # the environment's fault: the command fails with it (fresh16 F3)
         raise
     except KistoreError as e:
+        if at is None:
+            # Lazy: loaded above for the work tree already; a commit's trust never needs it.
+            from .trust_here import TrustUnread
+
+            if isinstance(e, TrustUnread):  # fresh17 F5: refused, never judged without it
+                raise
         return Trust(unreadable=e.problems[0].format()), e.problems
 
 

@@ -10,8 +10,10 @@ KI410), so such an answer was one main can never give.
 
 Since 2026-12-07 (fresh14 F15), when the work tree's file is not ``HEAD``'s (its blob id
 differs, or it is no regular file), the answers of the work tree judge by ``HEAD``'s file,
-plus what counts before a commit: the work tree's revocations (read leniently, even from a
-file cut off: a revocation is never lost) and the keys only the work tree lists, each
+plus what counts before a commit: the work tree's revocations (read leniently from a file
+that reads as JSON: a revocation is never lost; one that does not, conflict markers or an
+edit cut off, refuses the answers since 2026-12-07, fresh17 F5: :func:`refuse_unread`) and
+the keys only the work tree lists, each
 counting from the commit that adds it, so nothing judged now counts by it (one without
 ``validFrom`` as :func:`kistore.attest.trust_history.dated` dates it; since 2026-12-07,
 fresh16 F7, one with a ``validFrom`` is marked so too, :func:`uncommitted_entry`: a past
@@ -39,7 +41,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
 from ..core.canonical_fast import loads_lenient
-from ..core.errors import KistoreError
+from ..core.errors import InputError, KistoreError
 from ..core.file_kinds import DIRECTORY, FIFO, SYMLINK, kind_at
 from ..core.layout import TRUST_FILE
 from ..git.blobs import lookup
@@ -76,20 +78,25 @@ class TrustHere:
             problem says it.
         head: ``HEAD``'s trust file (None when ``state`` is ``""``).
         work: the work tree's, when valid and not ``HEAD``'s (``state`` ``changed``).
+        unread: ``conflict`` (merge-conflict markers) or ``cut`` (no JSON at all: an edit
+            cut off) when the work tree's invalid file does not read as JSON, so a
+            revocation in it may be lost (fresh17 F5: :func:`refuse_unread`); else ``""``.
 
     A plain class, not a dataclass: made once a command, its class is made at import, and
     a dataclass's generated methods cost ~1.5 ms of each judging process (docs/speed.md).
     """
 
-    __slots__ = ("head", "invalid", "state", "trust", "work")
+    __slots__ = ("head", "invalid", "state", "trust", "unread", "work")
 
     def __init__(self, trust: Trust, state: str = "", invalid: str = "",
-                 head: Trust | None = None, work: Trust | None = None) -> None:
+                 head: Trust | None = None, work: Trust | None = None,
+                 unread: str = "") -> None:
         self.trust = trust
         self.state = state
         self.invalid = invalid
         self.head = head
         self.work = work
+        self.unread = unread
 
 
 def trust_here(store: Store) -> TrustHere:
@@ -123,7 +130,7 @@ def trust_here(store: Store) -> TrustHere:
         head = load_trust(store.view("HEAD"))
     except KistoreError:  # HEAD's own file is invalid: nothing valid to hold the work tree to
         return TrustHere(load_trust(view))
-    state, invalid, work = "changed", "", None
+    state, invalid, work, unread = "changed", "", None, ""
     if data is None:
         state = not_regular(store.root / TRUST_FILE) or "other"
     else:
@@ -131,6 +138,7 @@ def trust_here(store: Store) -> TrustHere:
             work = parse_trust(data)
         except KistoreError as e:
             state, invalid = "invalid", first_problem(e)
+            unread = "" if _reads(data) else "conflict" if conflicted(data) else "cut"
     revoked = salvaged_revocations(data) if data else {}
     keys = {}
     for keyid, entry in head.keys.items():
@@ -141,7 +149,50 @@ def trust_here(store: Store) -> TrustHere:
     if work is not None:
         keys.update({k: uncommitted_entry(v) for k, v in work.keys.items()
                      if k not in head.keys})
-    return TrustHere(Trust(keys), state, invalid, head, work)
+    return TrustHere(Trust(keys), state, invalid, head, work, unread)
+
+
+class TrustUnread(InputError):
+    """The work tree's trust file does not read as JSON: its revocations cannot be read."""
+
+
+def conflicted(data: bytes) -> bool:
+    """Whether ``data`` holds a merge's conflict markers (a line starting ``<<<<<<<``)."""
+    return data.startswith(b"<<<<<<<") or b"\n<<<<<<<" in data
+
+
+def refuse_unread(here: TrustHere, *, at_head: bool = True) -> None:
+    """Refuse a work-tree answer when the work tree's trust file does not read as JSON.
+
+    fresh17 F5: a revocation between merge-conflict markers, or in an entry cut off after
+    its ``revokedAt``, was not read, and the answers judged by ``HEAD``'s file while saying
+    the work tree's revocations were applied (a revoked key's reruns stayed ``verified``,
+    ``attest`` signed with it). Such a file is never judged by: the answer is refused.
+
+    Args:
+        here: :func:`trust_here`'s answer.
+        at_head: offer ``--at HEAD`` (a query) as a way on; False for ``attest``.
+
+    Raises:
+        TrustUnread: ``here.unread`` is set; names the file, the conflict or the cut, the
+            first problem, and what to do (exit 1).
+    """
+    if not here.unread:
+        return
+    if here.unread == "conflict":
+        what = ("holds merge-conflict markers (`<<<<<<<`): a merge conflict, which `git "
+                "status` shows as unmerged")
+        fix = (f"resolve the conflict (keep every `revokedAt`), then `git add {TRUST_FILE}`, "
+               "or `git merge --abort`")
+    else:
+        what = "does not read as JSON (an edit cut off?)"
+        fix = (f"finish the edit, or restore it with `git checkout HEAD -- {TRUST_FILE}` (then "
+               "make a pending `kistore trust add` or `revoke` again)")
+    way = "; or ask with `--at HEAD`" if at_head else "; nothing was written"
+    raise TrustUnread(
+        f"the work tree's file {what} ({here.invalid}): a revocation written in it "
+        f"cannot be read, so nothing is judged by the work tree's trust; {fix}{way}",
+        file=TRUST_FILE)
 
 
 def uncommitted_entry(entry: TrustedKey) -> TrustedKey:

@@ -463,14 +463,18 @@ def _refuse_a_key_trust_no_longer_accepts(store: Store, keyid: str | None) -> No
         InputError: ``keyid`` is in the trust file, revoked or expired as of now: the
             attestation would list as not counted, and the pull-request gate refuses it
             (KI411).
+        TrustUnread: the work tree's trust file does not read as JSON (a merge conflict,
+            an edit cut off): a revocation in it cannot be read (fresh17 F5).
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust import format_time
-    from ..attest.trust_here import trust_here  # fresh14 F15: as the queries judge
+    from ..attest.trust_here import refuse_unread, trust_here  # fresh14 F15: as queries judge
     from ..core import layout
     from ..core.errors import InputError
 
-    key = trust_here(store).trust.keys.get(keyid) if keyid is not None else None
+    here = trust_here(store)
+    refuse_unread(here, at_head=False)  # fresh17 F5: a revocation there may be unread
+    key = here.trust.keys.get(keyid) if keyid is not None else None
     if key is None:
         return  # not trusted: a community attestation, which is fine
     now = datetime.now(UTC)
@@ -1791,11 +1795,11 @@ def _refuse_trust_file_not_heads(store: Store, command: str) -> None:
         InputError: the work tree's file is missing or no regular file while HEAD holds
             one, or removes or narrows an entry HEAD's holds: what it is or takes, how many
             keys HEAD's lists, why, the checkout restoring it, and that nothing was
-            written.
+            written; or holds merge-conflict markers (fresh17 F6).
         ObjectUnreadable: a tree or blob of HEAD it reads is damaged.
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.trust_here import NOT_REGULAR, not_regular
+    from ..attest.trust_here import NOT_REGULAR, conflicted, not_regular
     from ..attest.trust_history import keyids_in
     from ..check._trust_here import RESTORE, entries_taken
     from ..core import layout
@@ -1803,6 +1807,13 @@ def _refuse_trust_file_not_heads(store: Store, command: str) -> None:
 
     assert store.root is not None
     state = not_regular(store.root / layout.TRUST_FILE)
+    data = None if state else store.view(None).read(layout.TRUST_FILE)
+    if data is not None and conflicted(data):  # fresh17 F6: not parser advice
+        raise InputError(
+            f"the work tree's trust file holds merge-conflict markers (`<<<<<<<`): a merge "
+            "conflict, which `git status` shows as unmerged; resolve it (keep every "
+            f"`revokedAt`), then `git add {layout.TRUST_FILE}`, or `git merge --abort`, then "
+            f"run `kistore trust {command}` again; nothing was written", file=layout.TRUST_FILE)
     if state:
         committed = store.head_read(layout.TRUST_FILE)
         if committed is None:

@@ -21,9 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from kistore.attest import signing
 from kistore.core.layout import TRUST_FILE
 
 from ..prs import KISTORE
+from ..sparse import MAINTAINER
 from .test_notes_only_grow import index  # noqa: F401 (a fixture)
 
 
@@ -41,9 +43,13 @@ def fast_rank_of(root: Path, *at: str) -> tuple[int | None, str]:
 
 
 DAMAGES = [b'{"keys": [\n', b"<<<<<<< HEAD\n{}\n=======\n"]
+READABLE = [b'{"keys": [{}]}\n', b'{"keys": [], "extra": 1}\n']
+"""Invalid files that still read as JSON: every revocation in them is read (since
+2026-12-07, fresh17 F5, :data:`DAMAGES` in a work tree whose HEAD holds a valid file are
+refused: test_fresh17_f5_a_revocation_the_work_tree_cannot_read_refuses_the_answers)."""
 
 
-@pytest.mark.parametrize("damage", DAMAGES)
+@pytest.mark.parametrize("damage", READABLE)
 def test_r92_f14_a_damaged_trust_file_is_said_by_every_query(
         index, damage):  # noqa: F811 (index: a fixture)
     """Since 2026-12-07 (fresh14 F15) judged by HEAD's file, which is valid: said so."""
@@ -90,3 +96,82 @@ def test_a_damaged_trust_file_head_lacks_trusts_no_key(
         rf"verify` reports it, KI309; `git checkout -- {re.escape(TRUST_FILE)}` undoes an "
         r"uncommitted edit\), or ask with `--at HEAD`\n\Z")
     assert said.search(stderr), stderr
+
+
+def revoked_in(root: Path, how: str) -> bytes:
+    """HEAD's trust file with the maintainer's ``revokedAt`` between conflict markers or cut off.
+
+    ``conflict``: two branches edited the key's entry, one revoking it (fresh17 F5);
+    ``cut``: the file ends right after the ``revokedAt`` line.
+    """
+    entry = json.loads((root / TRUST_FILE).read_bytes())["keys"][0]
+    entry.pop("comment", None)
+    head = "{\n  \"keys\": [\n    {\n" + "".join(
+        f"      {json.dumps(k)}: {json.dumps(v)},\n" for k, v in entry.items())
+    revoked = '      "revokedAt": "2026-02-01T00:00:00Z",\n'
+    if how == "cut":
+        return (head + revoked).encode()
+    return (head + '<<<<<<< HEAD\n      "comment": "v2"\n=======\n' + revoked
+            + '      "comment": "v1"\n>>>>>>> br2\n    }\n  ]\n}\n').encode()
+
+
+UNREAD = {
+    "conflict": "holds merge-conflict markers (`<<<<<<<`): a merge conflict, which `git "
+                "status` shows as unmerged",
+    "cut": "does not read as JSON (an edit cut off?)"}
+FIX = {
+    "conflict": f"resolve the conflict (keep every `revokedAt`), then `git add {TRUST_FILE}`, "
+                "or `git merge --abort`",
+    "cut": f"finish the edit, or restore it with `git checkout HEAD -- {TRUST_FILE}` (then "
+           "make a pending `kistore trust add` or `revoke` again)"}
+
+
+@pytest.mark.parametrize("how", ["conflict", "cut"])
+def test_fresh17_f5_a_revocation_the_work_tree_cannot_read_refuses_the_answers(
+        index, how, tmp_path):  # noqa: F811 (index: a fixture)
+    """A revocation between conflict markers or cut off was lost: answers are refused."""
+    root = Path(index.root)
+    (root / TRUST_FILE).write_bytes(revoked_in(root, how))
+    problem = re.escape(f"({TRUST_FILE}:") + r"[^\n]*\)"
+    said = (rf"^error: {re.escape(TRUST_FILE)}: the work tree's file {re.escape(UNREAD[how])} "
+            rf"{problem}: a revocation written in it cannot be read, so nothing is judged by "
+            rf"the work tree's trust; {re.escape(FIX[how])}")
+
+    for args in (("rank", "BenchmarkRun/slow", "--all"), ("show", "BenchmarkRun/fast"),
+                 ("attestations", "BenchmarkRun/fast")):
+        done = run(root, *args)
+        # on BASE dbfd98fe: exit 0, the maintainer's withdrawal applied (its revocation
+        # lost) and "judge attestations by HEAD's ... and the work tree's revocations"
+        assert (done.returncode, done.stdout) == (1, ""), (args, done.stderr)
+        assert re.fullmatch(said + r"; or ask with `--at HEAD`\n", done.stderr), done.stderr
+    assert fast_rank_of(root, "--at", "HEAD") == (None, "")  # the committed file: as before
+
+    key = tmp_path / "maintainer"
+    key.write_bytes(signing.private_key_bytes(MAINTAINER))
+    notes_before = subprocess.run(["git", "rev-parse", "refs/notes/kistore"], cwd=root,
+                                  capture_output=True, text=True, check=True).stdout
+    done = run(root, "attest", "BenchmarkRun/slow", "--type", "withdrawal", "-m", "x",
+               "--key", str(key))
+    assert done.returncode == 1, done.stderr  # on BASE: written, exit 0
+    assert re.fullmatch(said + r"; nothing was written\n", done.stderr), done.stderr
+    assert subprocess.run(["git", "rev-parse", "refs/notes/kistore"], cwd=root,
+                          capture_output=True, text=True, check=True).stdout == notes_before
+
+
+def test_fresh17_f6_trust_revoke_in_a_merge_conflict_says_so(
+        index, tmp_path):  # noqa: F811 (index: a fixture)
+    """`trust revoke`/`add` said "write the key in double quotes" of a conflict marker."""
+    root = Path(index.root)
+    conflicted = revoked_in(root, "conflict")
+    (root / TRUST_FILE).write_bytes(conflicted)
+    pub = tmp_path / "maintainer.pub"
+    pub.write_text(signing.public_key_line(MAINTAINER.public_key()) + "\n")
+    for args in (("revoke", str(pub)), ("add", str(pub), "--role", "rerun")):
+        done = run(root, "trust", *args)
+        assert (done.returncode, done.stdout) == (1, ""), done.stderr
+        assert done.stderr == (
+            f"error: {TRUST_FILE}: the work tree's trust file holds merge-conflict markers "
+            "(`<<<<<<<`): a merge conflict, which `git status` shows as unmerged; resolve it "
+            f"(keep every `revokedAt`), then `git add {TRUST_FILE}`, or `git merge --abort`, "
+            f"then run `kistore trust {args[0]}` again; nothing was written\n")
+        assert (root / TRUST_FILE).read_bytes() == conflicted

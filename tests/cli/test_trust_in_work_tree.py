@@ -187,7 +187,13 @@ def warning(state: str) -> str:
             "remove or narrow a key's entry (KI410; `kistore verify` reports it); " + fix)
 
 
-@pytest.mark.parametrize("state", list(STATES))
+UNREAD = ["cut-off", "conflict"]
+"""The states of :data:`STATES` that do not read as JSON: since 2026-12-07 (fresh17 F5) a
+revocation in them may be lost, so the work tree's answers are refused
+(tests/cli/test_trust_damaged.py); ``verify`` still reports them (KI410)."""
+
+
+@pytest.mark.parametrize("state", [s for s in STATES if s not in UNREAD])
 def test_a_work_tree_trust_file_not_heads_is_judged_by_heads(judged, state):
     root = Path(judged.root)
     committed, quiet = ranked(root, "--at", "HEAD")
@@ -227,18 +233,19 @@ def test_a_pending_revocation_counts_with_no_warning(judged):
     assert evidence_of(ranked(root)[0])["fast"] == (None, "withdrawn")
 
 
-def test_a_pending_revocation_counts_in_a_file_cut_off_too(judged):
+def test_a_pending_revocation_in_a_file_cut_off_refuses_the_answers(judged):
+    """Since 2026-12-07 (fresh17 F5): refused, as a file cut off inside the entry is."""
     root = Path(judged.root)
     assert run(root, "trust", "revoke", keyid(MAINTAINER), "--at",
                "2026-02-01T00:00:00Z").returncode == 0
     text = (root / TRUST_FILE).read_text()
     (root / TRUST_FILE).write_text(text[:text.index(keyid(RERUN))])  # cut after the revocation
 
-    rows, stderr = ranked(root)
+    done = run(root, "rank", "BenchmarkRun/slow", "--all")
 
-    assert evidence_of(rows) == {"fast": (1, "source-native"), "slow": (3, "verified"),
-                                 "mid": (2, "source-native")}
-    assert stderr.startswith(f"warning: {TRUST_FILE} in the work tree is invalid ("), stderr
+    assert (done.returncode, done.stdout) == (1, "")  # before: the revocation salvaged
+    assert done.stderr.startswith(f"error: {TRUST_FILE}: the work tree's file does not read "
+                                  "as JSON (an edit cut off?) ("), done.stderr
 
 
 def test_a_pending_new_key_stays_community_and_a_widened_role_counts_from_its_commit(judged):
