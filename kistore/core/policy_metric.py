@@ -65,7 +65,7 @@ names a spread wherever it lies in the token (fresh17 F3)."""
 COUNT_WORDS = (
     "n", "trials", "count", "counts", "samples", "iterations", "iters", "repeats",
     "repetitions", "reps", "runs", "rounds", "warmup", "warmups", "iter")
-"""Words that, last in a metric's name, name a count (lower case): ``trials``,
+"""Words that, last in one of a metric's tokens, name a count (lower case): ``trials``,
 ``num_trials`` (KernelBench's), ``nTrials``, ``sample_count``, ``iterations``, ``n``. A
 count says how many times a run was timed (or of what), not how fast it ran: ranked by
 one, runs rank by how long they were measured, printed in the family's unit ("100 ns").
