@@ -140,16 +140,16 @@ def _named(token: str, words: tuple[str, ...], last: bool) -> str | None:
 
     Every word of the token, or with ``last`` its last word (as :func:`name_words` reads
     it, then as a run of ASCII letters) and its last two joined (``sample_size`` is
-    ``samplesize``); a spread's sign (:data:`SPREAD_SIGN`) anywhere
-    in it names a spread."""
+    ``samplesize``); a spread's sign (:data:`SPREAD_SIGN`) anywhere in it names a spread.
+    """
     text = unescape_pointer(token)
     if not last and SPREAD_SIGN in text:
         return SPREAD_SIGN
-    reads = ([w.casefold() for w in _ASCII_WORDS.findall(text)],
-             [w for _, w in name_words(token)])
+    reads: list[list[str]] = [[w.casefold() for w in _ASCII_WORDS.findall(text)],
+                              [w for _, w in name_words(token)]]
     if last:  # its last word as KI231 reads it first: nTrials is 'trials'
-        reads = ([reads[1][-1:], reads[0][-1:], ["".join(reads[1][-2:])],
-                  ["".join(reads[0][-2:])]])
+        reads = [reads[1][-1:], reads[0][-1:], ["".join(reads[1][-2:])],
+                 ["".join(reads[0][-2:])]]
     for word in (w for read in reads for w in read):
         if word in words:
             return word
@@ -167,10 +167,10 @@ def metric_problem(metric: str) -> str | None:
         when printable, else as ``ascii`` quotes it; cut past ``QUOTE_WIDTH``) for a
         pointer any of whose tokens names a spread (:data:`SPREAD_FORMS`, ``σ``), ``... is a
         count ('WORD'), ...`` for one any of whose tokens' last word names a count
-        (:data:`COUNT_FORMS`), WORD as the token spells it (lower case), ``... is neither a location statistic ...`` for one that is
-        neither ``/timing/latencyNs/`` and a location statistic nor under
-        ``/sourceNative/``; None for an allowed metric
-        and for a value that is no JSON Pointer (the schema's pattern says that).
+        (:data:`COUNT_FORMS`), WORD as the token spells it (lower case); ``... is neither a
+        location statistic ...`` for one that is neither ``/timing/latencyNs/`` and a
+        location statistic nor under ``/sourceNative/``; None for an allowed metric and for a
+        value that is no JSON Pointer (the schema's pattern says that).
     """
     if not re.fullmatch(r"(/[^/]*)+", metric):
         return None

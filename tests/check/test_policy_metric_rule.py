@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from kistore.check._policy import check_policy, policy_problems
 from kistore.cli import main
+from kistore.core.errors import MultipleErrors
 from kistore.core.layout import POLICY_FILE
 from kistore.core.policy_metric import (
     COUNT_WORDS,
@@ -30,7 +31,6 @@ from kistore.core.policy_metric import (
     metric_patterns,
     metric_problem,
 )
-from kistore.core.errors import MultipleErrors
 from kistore.core.schema import _ecma_regex, _fast_validator, load_schema
 from kistore.query.policy import parse_policy
 
