@@ -12,13 +12,17 @@ ranked, said "by the source's own metric", and ``/timing/trials`` ranked printed
   percentile, in every spelling KI228 reads as one statistic, ``p0``/``p00`` for ``min``
   and ``p50`` for ``median``: :data:`kistore.core.contradictions.SPELLINGS`);
 * a pointer under ``/sourceNative/`` (the source's own metric, ``/sourceNative/metrics/
-  sol_score``) none of whose reference tokens names a spread (:data:`SPREAD_WORDS`) and
-  whose last token names no count (:data:`COUNT_WORDS`).
+  sol_score``) none of whose reference tokens names a spread (:data:`SPREAD_WORDS`) or a
+  count (:data:`COUNT_WORDS`, as a token's last word: ``/sourceNative/metrics/num_trials/
+  value`` is part of a count; until fresh17 F3 only the last token was read).
 
 A token names a word when one of its words is that word, compared case-insensitively: its
 words are those :func:`name_words` reads (``_``, ``-``, ``.``, digits and lower-to-upper
 case changes part them: ``latencyStdMs`` is ``latency``, ``std``, ``ms``) and the runs of
-ASCII letters between other characters (``STD``, ``Std_Dev``). :func:`metric_problem` says
+ASCII letters between other characters (``STD``, ``Std_Dev``). Unsplit spellings count too
+(fresh17 F3): a spread word with a plural ``s`` (``stdevs``), a count word after ``n``,
+``num`` or ``number`` (``ntrials``, ``NUMTRIALS``, ``niter``), ``sample`` and ``size``
+(``sample_size``, ``samplesize``), and a ``σ`` anywhere in a token. :func:`metric_problem` says
 what is wrong with one metric; ``schemas/RankingPolicy.json`` holds the same rule as
 patterns (:func:`metric_patterns`, which a test holds the schema to), which refuse no
 pointer :func:`metric_problem` lets pass (the schema's words are ASCII runs only, so it
@@ -40,23 +44,43 @@ from .schema import check_document
 
 SPREAD_WORDS = (
     "std", "stdev", "stddev", "sd", "sigma", "deviation", "var", "variance", "variation",
-    "cv", "rsd", "iqr", "mad", "range", "spread", "stderr", "sem", "jitter")
+    "cv", "rsd", "iqr", "mad", "range", "spread", "stderr", "sem", "jitter", "stdv")
 """Words naming a spread, how far a run's trials lie apart (lower case): the standard
 deviation (``std``, ``stdev``, ``stddev``, ``sd``, ``sigma``; ``standard_deviation``,
 ``std_dev``, ``StdDev`` by their words), the variance (``var``, ``variance``), the
 coefficient of variation (``cv``, ``rsd``, ``coefficient_of_variation``), the
 interquartile range (``iqr``, ``interquartile_range``), the median absolute deviation
 (``mad``, ``median_absolute_deviation``), the range, the standard error of the mean
-(``stderr``, ``sem``) and jitter. Ranked by one, runs rank by their noise."""
+(``stderr``, ``sem``) and jitter. Ranked by one, runs rank by their noise. Each also
+with a plural ``s`` (:data:`SPREAD_FORMS`); ``σ`` is one too (:data:`SPREAD_SIGN`)."""
+
+SPREAD_FORMS = SPREAD_WORDS + tuple(f"{w}s" for w in SPREAD_WORDS)
+"""The spellings of a word naming a spread: each of :data:`SPREAD_WORDS`, and with an
+``s`` (``stdevs``, ``variances``; fresh17 F3)."""
+
+SPREAD_SIGN = "\u03c3"
+"""``σ`` (U+03C3 GREEK SMALL LETTER SIGMA), the standard deviation's sign: a token holding it
+names a spread wherever it lies in the token (fresh17 F3)."""
 
 COUNT_WORDS = (
     "n", "trials", "count", "counts", "samples", "iterations", "iters", "repeats",
-    "repetitions", "reps", "runs", "rounds", "warmup", "warmups")
-"""Words that, last in a metric's name, name a count (lower case): ``trials``,
+    "repetitions", "reps", "runs", "rounds", "warmup", "warmups", "iter")
+"""Words that, last in one of a metric's tokens, name a count (lower case): ``trials``,
 ``num_trials`` (KernelBench's), ``nTrials``, ``sample_count``, ``iterations``, ``n``. A
 count says how many times a run was timed (or of what), not how fast it ran: ranked by
 one, runs rank by how long they were measured, printed in the family's unit ("100 ns").
-``total`` is no such word (``latency_total`` is a time)."""
+``total`` is no such word (``latency_total`` is a time). Each also after ``n``, ``num``
+or ``number`` in one word (:data:`COUNT_FORMS`)."""
+
+COUNT_PREFIXES = ("n", "num", "number")
+"""What may precede a count word in one unsplit word: ``ntrials``, ``numtrials``, ``nruns``."""
+
+COUNT_FORMS = COUNT_WORDS + tuple(
+    p + w for p in COUNT_PREFIXES for w in COUNT_WORDS if w != "n") + ("samplesize",)
+"""The spellings of a word naming a count, last in a token (fresh17 F3): each of
+:data:`COUNT_WORDS`, each but ``n`` after one of :data:`COUNT_PREFIXES` (``ntrials``,
+``NUMTRIALS``, ``niter``), and ``samplesize`` (also ``sample_size``: a token's last two
+words are read joined as well)."""
 
 LOCATION = "mean|median|min|max|geomean|p[0-9]{1,2}"
 """``common.json``'s ``locationStatistic`` (a test holds the two equal): the statistics of
@@ -112,13 +136,23 @@ def name_words(token: str) -> list[tuple[str, str]]:
 
 
 def _named(token: str, words: tuple[str, ...], last: bool) -> str | None:
-    """Return the word of ``words`` one escaped token names (the last word only: ``last``)."""
+    """Return the word of ``words`` one escaped token names, as read (lower case).
+
+    Every word of the token, or with ``last`` its last word (as :func:`name_words` reads
+    it, then as a run of ASCII letters) and its last two joined (``sample_size`` is
+    ``samplesize``); a spread's sign (:data:`SPREAD_SIGN`) anywhere in it names a spread.
+    """
     text = unescape_pointer(token)
-    for read in ([w.casefold() for w in _ASCII_WORDS.findall(text)],
-                 [w for _, w in name_words(token)]):
-        for word in read[-1:] if last else read:
-            if word in words:
-                return word
+    if not last and SPREAD_SIGN in text:
+        return SPREAD_SIGN
+    reads: list[list[str]] = [[w.casefold() for w in _ASCII_WORDS.findall(text)],
+                              [w for _, w in name_words(token)]]
+    if last:  # its last word as KI231 reads it first: nTrials is 'trials'
+        reads = [reads[1][-1:], reads[0][-1:], ["".join(reads[1][-2:])],
+                 ["".join(reads[0][-2:])]]
+    for word in (w for read in reads for w in read):
+        if word in words:
+            return word
     return None
 
 
@@ -131,18 +165,18 @@ def metric_problem(metric: str) -> str | None:
     Returns:
         ``METRIC is a spread ('WORD'), ...; expected ...: FIX`` (``METRIC`` as written
         when printable, else as ``ascii`` quotes it; cut past ``QUOTE_WIDTH``) for a
-        pointer any of whose tokens names a spread (:data:`SPREAD_WORDS`), ``... is a count
-        ('WORD'), ...`` for one whose last token's last word names a count
-        (:data:`COUNT_WORDS`), ``... is neither a location statistic ...`` for one that is
-        neither ``/timing/latencyNs/`` and a location statistic nor under
-        ``/sourceNative/``; None for an allowed metric
-        and for a value that is no JSON Pointer (the schema's pattern says that).
+        pointer any of whose tokens names a spread (:data:`SPREAD_FORMS`, ``σ``), ``... is a
+        count ('WORD'), ...`` for one any of whose tokens' last word names a count
+        (:data:`COUNT_FORMS`), WORD as the token spells it (lower case); ``... is neither a
+        location statistic ...`` for one that is neither ``/timing/latencyNs/`` and a
+        location statistic nor under ``/sourceNative/``; None for an allowed metric and for a
+        value that is no JSON Pointer (the schema's pattern says that).
     """
     if not re.fullmatch(r"(/[^/]*)+", metric):
         return None
     tokens = metric.split("/")[1:]
-    spread = next((w for w in (_named(t, SPREAD_WORDS, False) for t in tokens) if w), None)
-    count = _named(tokens[-1], COUNT_WORDS, True)
+    spread = next((w for w in (_named(t, SPREAD_FORMS, False) for t in tokens) if w), None)
+    count = next((w for w in (_named(t, COUNT_FORMS, True) for t in tokens) if w), None)
     if spread is not None:
         said = SPREAD_SAID.replace("a spread", f"a spread ({spread!r})", 1)
     elif count is not None:
@@ -167,15 +201,17 @@ def metric_patterns() -> dict[str, str]:
     Returns:
         ``{"where": ..., "spread": ..., "count": ...}``: a metric must match ``where``
         (``/timing/latencyNs/`` and a location statistic, or under ``/sourceNative/``) and
-        neither ``spread`` (a token holding a word of :data:`SPREAD_WORDS`, in any case
+        neither ``spread`` (a token holding a word of :data:`SPREAD_FORMS`, in any case
         between characters that are no ASCII letter, or begun in upper case after no
         upper-case letter and followed by no lower-case one: ``latency_STD``,
-        ``latencyStdMs``) nor ``count`` (a last token ending in a word of
-        :data:`COUNT_WORDS` so: ``num_trials``, ``nTrials``). A test holds the schema's
-        patterns to these.
+        ``latencyStdMs``; or holding ``σ``) nor ``count`` (a token ending in a word of
+        :data:`COUNT_FORMS` so: ``num_trials``, ``nTrials``, ``NUMTRIALS``, ``sample_size``,
+        ``/num_trials/value``). A test holds the schema's patterns to these.
     """
     def word(words: tuple[str, ...]) -> str:
-        return "(" + "|".join(_any_case(w) for w in words) + ")"
+        return "(" + "|".join(
+            _any_case(w) if w != "samplesize" else f"{_any_case('sample')}[^/A-Za-z]*"
+            f"{_any_case('size')}" for w in words) + ")"
 
     def title(words: tuple[str, ...]) -> str:  # camel case: a word begun in upper case
         return "(" + "|".join(w[0].upper() + w[1:] for w in words) + ")"
@@ -183,13 +219,14 @@ def metric_patterns() -> dict[str, str]:
     def named(words: tuple[str, ...], last: bool) -> str:
         after = "" if last else "([^/A-Za-z][^/]*)?"
         camel_after = "" if last else "([^/a-z\u00b5\u03bc][^/]*)?"
+        sign = "" if last else f"|[^/]*{SPREAD_SIGN}[^/]*"
         return (f"(([^/]*[^/A-Za-z])?{word(words)}{after}"
-                f"|([^/]*[^/A-Z])?{title(words)}{camel_after})")
+                f"|([^/]*[^/A-Z])?{title(words)}{camel_after}{sign})")
 
     return {
         "where": f"^(/timing/latencyNs/({LOCATION})|/sourceNative/[\\s\\S]+)$",
-        "spread": f"^(/[^/]*)*/{named(SPREAD_WORDS, False)}(/[^/]*)*$",
-        "count": f"^(/[^/]*)*/{named(COUNT_WORDS, True)}$",
+        "spread": f"^(/[^/]*)*/{named(SPREAD_FORMS, False)}(/[^/]*)*$",
+        "count": f"^(/[^/]*)*/{named(COUNT_FORMS, True)}(/[^/]*)*$",
     }
 
 

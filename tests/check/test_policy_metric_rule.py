@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from kistore.check._policy import check_policy, policy_problems
 from kistore.cli import main
+from kistore.core.errors import MultipleErrors
 from kistore.core.layout import POLICY_FILE
 from kistore.core.policy_metric import (
     COUNT_WORDS,
@@ -31,6 +32,7 @@ from kistore.core.policy_metric import (
     metric_problem,
 )
 from kistore.core.schema import _ecma_regex, _fast_validator, load_schema
+from kistore.query.policy import parse_policy
 
 from ..conftest import add_docs, commit_all, git, latency_group
 from ..prs import KISTORE, Remote
@@ -155,6 +157,10 @@ def test_a_metric_may_not_point_at_a_spread_a_count_or_elsewhere(metric, said):
     "/sourceNative/metrics/sdpa_ms", "/sourceNative/metrics/variant_score",
     "/sourceNative/metrics/standardized_score", "/sourceNative/metrics/latency_total",
     "/sourceNative/metrics/edges_s", "/sourceNative/metrics/device",
+    # fresh17 F3: a nested token and unsplit words that name no count nor spread
+    "/sourceNative/metrics/latency_ms/value", "/sourceNative/metrics/sol_score/0",
+    "/sourceNative/metrics/nvidia_score", "/sourceNative/metrics/numeric_score",
+    "/sourceNative/metrics/sample_latency_ms", "/sourceNative/metrics/dims",
     # every spelling KI228 reads as one statistic (min as p0, p00; median as p50)
     *(f"/timing/latencyNs/{s}" for s in ("mean", "median", "p50", "min", "p0", "p00", "max",
                                          "geomean", "p90", "p99", "p09")),
@@ -162,6 +168,51 @@ def test_a_metric_may_not_point_at_a_spread_a_count_or_elsewhere(metric, said):
 def test_a_location_statistic_or_the_source_s_own_metric_ranks(metric):
     assert _said(metric) == []
     assert not _schema_refuses(metric) and _fast_valid(metric), metric
+
+
+FRESH17_F3 = [
+    # a count under a nested pointer: only the last token was read
+    ("/sourceNative/metrics/num_trials/value",
+     count("/sourceNative/metrics/num_trials/value", "trials")),
+    ("/sourceNative/metrics/num_trials/0", count("/sourceNative/metrics/num_trials/0", "trials")),
+    ("/sourceNative/num_trials/metrics/latency_ms",
+     count("/sourceNative/num_trials/metrics/latency_ms", "trials")),
+    # unsplit spellings
+    ("/sourceNative/metrics/ntrials", count("/sourceNative/metrics/ntrials", "ntrials")),
+    ("/sourceNative/metrics/numtrials", count("/sourceNative/metrics/numtrials", "numtrials")),
+    ("/sourceNative/metrics/NUMTRIALS", count("/sourceNative/metrics/NUMTRIALS", "numtrials")),
+    ("/sourceNative/metrics/numberOfTrials",
+     count("/sourceNative/metrics/numberOfTrials", "trials")),
+    ("/sourceNative/metrics/latencyNtrials",
+     count("/sourceNative/metrics/latencyNtrials", "ntrials")),
+    ("/sourceNative/metrics/ntrials/value",
+     count("/sourceNative/metrics/ntrials/value", "ntrials")),
+    ("/sourceNative/metrics/sample_size", count("/sourceNative/metrics/sample_size", "samplesize")),
+    ("/sourceNative/metrics/samplesize", count("/sourceNative/metrics/samplesize", "samplesize")),
+    ("/sourceNative/metrics/n_iter", count("/sourceNative/metrics/n_iter", "iter")),
+    ("/sourceNative/metrics/niter", count("/sourceNative/metrics/niter", "niter")),
+    ("/sourceNative/metrics/nruns", count("/sourceNative/metrics/nruns", "nruns")),
+    ("/sourceNative/metrics/stdv", spread("/sourceNative/metrics/stdv", "stdv")),
+    ("/sourceNative/metrics/stdevs", spread("/sourceNative/metrics/stdevs", "stdevs")),
+    ("/sourceNative/metrics/latencyStds", spread("/sourceNative/metrics/latencyStds", "stds")),
+    ("/sourceNative/metrics/VARIANCES", spread("/sourceNative/metrics/VARIANCES", "variances")),
+    ("/sourceNative/metrics/\u03c3", spread("/sourceNative/metrics/\u03c3", "\u03c3")),
+    ("/sourceNative/metrics/latency_\u03c3_ms",
+     spread("/sourceNative/metrics/latency_\u03c3_ms", "\u03c3")),
+]
+
+
+@pytest.mark.parametrize(("metric", "said"), FRESH17_F3)
+def test_a_nested_count_and_unsplit_spellings_are_refused(metric, said):
+    # on BASE dbfd98fe each of these was allowed: _said == [], rank ranked by it
+    assert _said(metric) == [said]
+    with pytest.raises(MultipleErrors) as raised:
+        parse_policy(json.dumps({"families": {"f": {
+            "comparison": "source-native", "metric": metric, "order": "ascending"}}}).encode(),
+            file=POLICY_FILE)
+    assert [(e.file, e.pointer, e.message) for e in raised.value.errors] == [
+        (POLICY_FILE, "/families/f/metric", said)]
+    assert _schema_refuses(metric) and not _fast_valid(metric), metric
 
 
 def test_the_schema_holds_the_rule_s_patterns():
@@ -253,6 +304,10 @@ def _refused_by_query(metric: str, said: str) -> str:
 @pytest.mark.parametrize(("metric", "said"), [
     ("/sourceNative/metrics/std", spread("/sourceNative/metrics/std", "std")),
     ("/timing/trials", count("/timing/trials", "trials")),
+    # fresh17 F3
+    ("/sourceNative/metrics/num_trials/value",
+     count("/sourceNative/metrics/num_trials/value", "trials")),
+    ("/sourceNative/metrics/ntrials", count("/sourceNative/metrics/ntrials", "ntrials")),
 ])
 @pytest.mark.parametrize("command", ["rank", "show"])
 def test_rank_and_show_refuse_a_work_tree_policy_ranking_by_it(store, runner, kit, metric,
