@@ -16,7 +16,6 @@ import datetime as dt
 import json
 import os
 import subprocess
-import time
 
 import pytest
 
@@ -25,7 +24,7 @@ from kistore.core.digest import Digest
 from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
-from ..conftest import git
+from ..conftest import git, next_second
 from ..prs import KISTORE, Remote
 from .test_history_names import add_group
 from .test_history_trust_effects import MAINTAINER_ID, trust_maintainer
@@ -41,15 +40,6 @@ def remote(published, tmp_path) -> Remote:
     return Remote(published, tmp_path)
 
 
-def _past_newest_second(remote: Remote) -> None:
-    """Wait past the newest second of main and of the notes (entries in one second are
-    unordered: a trust commit in the note's second would tie with it)."""
-    newest = max(int(t) for t in git(remote.clone, "log", "--format=%ct", "main",
-                                     "--glob=refs/notes").split())
-    while time.time() < newest + 1.05:
-        time.sleep(0.05)
-
-
 def _time(remote: Remote, rev: str) -> str:
     return _date(dt.datetime.fromtimestamp(
         int(git(remote.clone, "log", "-1", "--format=%ct", rev).strip()), dt.UTC))
@@ -62,11 +52,11 @@ def _signed_untrusted(remote: Remote, kit) -> tuple[Digest, str, str]:
     assert remote.pr("group", lambda c: digests.update(
         add_group(remote, kit, {"fast": 10, "mid": 20, "slow": 30}))).accepted
     fast = Digest.from_str(digests["fast"])
-    _past_newest_second(remote)
+    next_second(remote.clone)
     notes.attach(Store(remote.clone), fast, bundle(MAINTAINER_KEY, "withdrawal", subject=fast))
     [line] = git(remote.clone, "notes", "--ref=kistore", "list").splitlines()
     entered = _time(remote, "refs/notes/kistore")
-    _past_newest_second(remote)  # the trust commit a second after the line entered
+    next_second(remote.clone)  # the trust commit a second after the line entered
     return fast, line.split()[1], entered
 
 
@@ -141,7 +131,7 @@ def test_notes_pushed_before_the_trust_commit_are_warned_once(remote, kit):
     pushed = remote.push("refs/notes/kistore")  # a community attestation: no word
     assert pushed.accepted, pushed.output
     assert "KI442" not in pushed.output
-    _past_newest_second(remote)
+    next_second(remote.clone)
     pushed = remote.pr("trust the maintainer key",
                        trust_maintainer(remote, "--valid-from", EARLY))
     assert pushed.accepted, pushed.output
@@ -176,7 +166,7 @@ def test_a_line_signed_after_the_trust_commit_is_not_warned(remote, kit):
     fast = Digest.from_str(digests["fast"])
     assert remote.pr("trust the maintainer key",
                      trust_maintainer(remote, "--valid-from", EARLY)).accepted
-    _past_newest_second(remote)
+    next_second(remote.clone)
     notes.attach(Store(remote.clone), fast, bundle(MAINTAINER_KEY, "withdrawal", subject=fast))
     pushed = remote.push("refs/notes/kistore")
     assert pushed.accepted, pushed.output
