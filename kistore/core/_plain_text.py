@@ -23,11 +23,14 @@ fontTools' (Unicode 18.0 in the lock's 4.68.0).
   Mongolian free variation selectors (Mn), the combining grapheme joiner U+034F (Mn),
   Khmer inherent vowels U+17B4-U+17B5 (Mn), and the Hangul fillers U+115F, U+1160, U+3164
   and U+FFA0 (Lo).
-- **Drawn blank** (:func:`blank_looking`, :data:`BLANK_LOOKING`): U+2800 BRAILLE PATTERN
-  BLANK is a symbol (category So) of the Braille script, neither whitespace nor
-  default-ignorable, yet prints as an empty cell, as a space does. Refused in an
-  identifying string since 2026-12-07 (fresh16 F8: it was KI254's alone, refused as an
-  author only, and ``project`` ``'\u2800'`` labelled a row by nothing). What a string
+- **Drawn blank** (:func:`blank_looking`, :data:`BLANK_LOOKING`): the characters of the
+  usual list of "invisible characters" (:data:`INVISIBLE_LISTED`, invisible-characters.com's)
+  that are neither whitespace, category C nor default-ignorable, yet print as an empty cell,
+  as a space does: U+2800 BRAILLE PATTERN BLANK (category So, of the Braille script), U+1D159
+  MUSICAL SYMBOL NULL NOTEHEAD and U+FFFC OBJECT REPLACEMENT CHARACTER (So). U+2800 is
+  refused in an identifying string since 2026-12-07 (fresh16 F8: it was KI254's alone,
+  refused as an author only, and ``project`` ``'\u2800'`` labelled a row by nothing), the
+  other two since fresh17 F2 (the list was U+2800 alone, written by hand). What a string
   prints as (:func:`printed`) and whether it prints as nothing (:func:`prints_as_nothing`,
   the one predicate KI104 and KI254 share) are built on :func:`word_break` (whitespace,
   drawn blank) and :func:`invisible` (category C, default-ignorable).
@@ -99,7 +102,11 @@ DEFAULT_IGNORABLE = (
 """The ``Default_Ignorable_Code_Point`` ranges (inclusive), Unicode 15.1
 ``DerivedCoreProperties.txt``, adjacent lines merged (U+180B-U+180D, U+180E, U+180F; U+2060-
 U+2064, U+2065, U+2066-U+206F; U+E0000-U+E0FFF, of tags, variation selectors and reserved
-code points). Unchanged since Unicode 14.0 (which added U+180F)."""
+code points). Unchanged since Unicode 14.0 (which added U+180F). Python's :mod:`unicodedata` does
+not expose the property; ``tests/core/test_blank_glyph_data.py`` holds this table to the
+``\\p{Default_Ignorable_Code_Point}`` of the regular expressions of jsonschema-rs (a runtime
+dependency, whose Rust ``regex`` crate compiles Unicode's tables in) over every code point,
+and prints the ranges to write here when they differ."""
 
 
 def default_ignorable(c: str) -> bool:
@@ -116,29 +123,6 @@ def default_ignorable(c: str) -> bool:
     return any(low <= point <= high for low, high in DEFAULT_IGNORABLE)
 
 
-BLANK_LOOKING = frozenset("\u2800")
-"""Characters drawn as an empty cell that are neither whitespace nor of Unicode category C nor
-``Default_Ignorable_Code_Point``: U+2800 BRAILLE PATTERN BLANK (category So), the usual
-"invisible name" of chat services beside U+3164 HANGUL FILLER (fresh15 F3: an author of it
-alone was added with no word). The other well-known fillers are ``Default_Ignorable`` already
-(U+115F, U+1160, U+3164, U+FFA0 HALFWIDTH HANGUL FILLER: :data:`DEFAULT_IGNORABLE`). The one
-list: KI104 refuses them in an identifying string (:mod:`kistore.core.text_fields`), KI254
-and KI251 read them in an author (:mod:`kistore.store.labels`), all through
-:func:`blank_looking`."""
-
-
-def blank_looking(c: str) -> bool:
-    """Whether ``c`` prints as an empty cell yet is no whitespace nor invisible to Unicode.
-
-    Args:
-        c: one character.
-
-    Returns:
-        True for a character of :data:`BLANK_LOOKING` (U+2800 BRAILLE PATTERN BLANK).
-    """
-    return c in BLANK_LOOKING
-
-
 def invisible(c: str) -> bool:
     """Whether ``c`` prints as nothing at all, not even a space.
 
@@ -151,6 +135,52 @@ def invisible(c: str) -> bool:
         (:func:`default_ignorable`: U+3164 HANGUL FILLER, U+FE0F, U+034F).
     """
     return unicodedata.category(c)[0] == "C" or default_ignorable(c)
+
+
+INVISIBLE_LISTED = (
+    0x0009, 0x000A, 0x000B, 0x000C, 0x000D, 0x0020, 0x00A0, 0x00AD, 0x034F, 0x061C,
+    0x115F, 0x1160, 0x17B4, 0x17B5, 0x180E, *range(0x2000, 0x2010), 0x202F, 0x205F,
+    *range(0x2060, 0x2066), *range(0x206A, 0x2070), 0x2800, 0x3000, 0x3164, 0xFEFF, 0xFFA0,
+    0xFFFC, 0x1D159, *range(0x1D173, 0x1D17B), 0xE0020,
+)
+"""The code points of the usual list of "invisible characters", invisible-characters.com's
+(github.com/flopp/invisible-characters, ``characters.json``, read 2026-12-07): what people
+paste as a blank name. Left out: its entries U+1D000, U+1D0F0, U+1D100, U+1D129, U+1D130,
+U+1D13F, U+1D140, U+1D145 and U+1D150, which that file calls Glagolitic letters or a
+beam but are Byzantine and Western musical symbols drawn visibly (their Unicode names).
+Most are covered by Unicode's own properties (``White_Space``, category C,
+``Default_Ignorable_Code_Point``); :data:`BLANK_LOOKING` is the rest. To refresh: copy the
+file's codes here, drop entries whose Unicode name differs from the file's, and run
+``tests/core/test_blank_glyph_data.py`` (it also reads the fonts-dejavu glyphs drawn with
+no outline, and checks :data:`DEFAULT_IGNORABLE` and whitespace against the Unicode data
+compiled into jsonschema-rs)."""
+
+BLANK_LOOKING = frozenset(c for c in map(chr, INVISIBLE_LISTED)
+                          if not (c.isspace() or invisible(c)))
+"""Characters drawn as an empty cell that are neither whitespace nor of Unicode category C nor
+``Default_Ignorable_Code_Point``: the entries of :data:`INVISIBLE_LISTED` that Unicode's
+properties (as this Python's :mod:`unicodedata` and :data:`DEFAULT_IGNORABLE` hold them) do
+not cover, so built from that list, not by hand. With Python 3.11: U+2800 BRAILLE PATTERN
+BLANK (category So, the usual "invisible name" of chat services beside U+3164 HANGUL FILLER;
+fresh15 F3), U+FFFC OBJECT REPLACEMENT CHARACTER (So; DejaVu Sans Mono draws it with no
+outline) and U+1D159 MUSICAL SYMBOL NULL NOTEHEAD (So; since 2026-12-07, fresh17 F2: it
+passed as a provider, project, GPU product and author where U+2800 was refused). The one
+list: KI104 refuses them in an identifying string (:mod:`kistore.core.text_fields`), KI254
+and KI251 read them in an author (:mod:`kistore.store.labels`), all through
+:func:`blank_looking`."""
+
+
+def blank_looking(c: str) -> bool:
+    """Whether ``c`` prints as an empty cell yet is no whitespace nor invisible to Unicode.
+
+    Args:
+        c: one character.
+
+    Returns:
+        True for a character of :data:`BLANK_LOOKING` (U+2800 BRAILLE PATTERN BLANK,
+        U+1D159 MUSICAL SYMBOL NULL NOTEHEAD, U+FFFC OBJECT REPLACEMENT CHARACTER).
+    """
+    return c in BLANK_LOOKING
 
 
 def word_break(c: str) -> bool:
@@ -459,6 +489,52 @@ def mixed_script(value: str) -> tuple[int, int] | None:
         first = next((j for j, s in sets[:n] if not _one_writing([s, found])), sets[0][0])
         return first, i
     return None
+
+
+def assigned_later(c: str) -> str | None:
+    """Return the script of ``c`` when only Unicode data newer than Python's assigns it.
+
+    Python's :mod:`unicodedata` (Unicode 14.0 in 3.11) calls a code point assigned since
+    unassigned (category Cn), while the scripts come from fontTools' newer data (18.0 with
+    the lock's 4.68.0): U+0CF3 KANNADA SIGN COMBINING ANUSVARA ABOVE RIGHT, of Unicode 15.0,
+    is Cn to the one and Kannada to the other (fresh17 F9).
+
+    Args:
+        c: one character.
+
+    Returns:
+        The script's Unicode name (``Kannada``) for a code point of category Cn here that
+        fontTools' ``Scripts.txt`` gives a script; None for any other (an assigned one, or
+        one unassigned in both: Unknown there).
+    """
+    if unicodedata.category(c) != "Cn":
+        return None
+    # Lazy: fontTools' tables (~10 ms), only for an unassigned code point.
+    from fontTools import unicodedata as ucd
+
+    code = ucd.script(c)
+    return None if code == "Zzzz" else ucd.script_name(code)
+
+
+@functools.cache
+def scripts_version() -> str:
+    """Return the Unicode version of fontTools' script data: ``18.0.0``, or ``""`` if unsaid.
+
+    Read from the header fontTools keeps of the ``Scripts.txt`` it was built from
+    (``# Scripts-18.0.0.txt``), which the package names in no attribute.
+    """
+    # Lazy: fontTools' tables, only for a message that names their version.
+    import re
+    from pathlib import Path
+
+    from fontTools.unicodedata import Scripts
+
+    try:
+        head = Path(Scripts.__file__ or "").read_text(encoding="utf-8")[:2000]
+    except (OSError, UnicodeDecodeError):
+        return ""
+    found = re.search(r"Scripts-(\d+(?:\.\d+)*)\.txt", head)
+    return found.group(1) if found else ""
 
 
 def scripts_said(c: str) -> str:

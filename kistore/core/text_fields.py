@@ -128,7 +128,8 @@ def _identifying_problem(value: str, *, advise: bool = True) -> str | None:
     unseen = _unseen(value)
     if unseen is not None:
         n, what, detail = unseen
-        return f"{value!r} holds {at(n)}, {what} ({detail}; {why}): {write()}"
+        fix = _LATER_FIX if what == UNKNOWN_HERE else write()
+        return f"{value!r} holds {at(n)}, {what} ({detail}; {why}): {fix}"
     if not unicodedata.is_normalized("NFC", value):
         nfc = unicodedata.normalize("NFC", value)
         said = f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, " \
@@ -149,6 +150,12 @@ def _identifying_problem(value: str, *, advise: bool = True) -> str | None:
     if mixed is not None:
         return _mixed_script_problem(value, *mixed)
     return None
+
+
+_LATER_FIX = ("its category and normal forms cannot be judged on this Python: run kistore on "
+              "a Python whose unicodedata.unidata_version assigns it, or write the name "
+              "without it")
+"""KI104's fix for a code point of :data:`UNKNOWN_HERE` (U+0CF3 on Python 3.11)."""
 
 
 def _unseen(value: str, passes: Callable[[str], bool] = lambda _c: False
@@ -184,8 +191,7 @@ def _unseen(value: str, passes: Callable[[str], bool] = lambda _c: False
                 "the only whitespace allowed, one between words")
     if (n := _first(value, lambda c: not passes(c)
                     and unicodedata.category(c)[0] == "C")) is not None:
-        category = unicodedata.category(value[n])
-        return n, _CATEGORY.get(category, category), f"Unicode category {category}"
+        return n, *category_said(value[n])
     if (n := _first(value, lambda c: not passes(c) and text.default_ignorable(c))) is not None:
         return n, "an invisible character", "Unicode Default_Ignorable_Code_Point"
     if (n := _first(value, lambda c: not passes(c) and text.blank_looking(c))) is not None:
@@ -304,17 +310,43 @@ def prose_refuses(c: str) -> bool:
     return c in _LINE_BREAKS or _NOT_PROSE.match(c) is not None
 
 
-def category_said(category: str) -> str:
-    """Say a Unicode general category "Other" (C*) as KI104 does.
+UNKNOWN_HERE = "a code point this Python's Unicode data does not assign"
+"""What KI104 (:func:`_unseen`) and KI251 call a code point of category Cn to Python's
+:mod:`unicodedata` that the newer Unicode data kistore reads scripts from assigns
+(:func:`kistore.core._plain_text.assigned_later`): not "unassigned" (fresh17 F9: U+0CF3 was
+called an unassigned code point while its script was said to be Kannada)."""
+
+
+def category_said(c: str) -> tuple[str, str]:
+    """Say what a character of Unicode general category "Other" (C*) is, as KI104 does.
 
     Args:
-        category: ``Cf``, ``Cc``, ``Cs``, ``Co`` or ``Cn``.
+        c: a character of category ``Cf``, ``Cc``, ``Cs``, ``Co`` or ``Cn``.
 
     Returns:
-        ``an invisible format character`` for ``Cf`` (:data:`_CATEGORY`); the category
-        itself for another.
+        (what it is, the data that says so): ``("an invisible format character", "Unicode
+        category Cf")`` (:data:`_CATEGORY`); for a code point Python's Unicode data leaves
+        unassigned and fontTools' newer data gives a script, :data:`UNKNOWN_HERE` and
+        ``Unicode category Cn in Unicode 14.0.0, Python's unicodedata, by which kistore
+        judges characters; Unicode 18.0.0, whose scripts kistore reads from fontTools,
+        assigns it to the Kannada script``.
     """
-    return _CATEGORY.get(category, category)
+    # Lazy: the Unicode tables, only for a character of category C.
+    import unicodedata
+
+    # Lazy: fontTools' scripts, with the tables.
+    from . import _plain_text as text
+
+    category = unicodedata.category(c)
+    script = text.assigned_later(c)
+    if script is None:
+        return _CATEGORY.get(category, category), f"Unicode category {category}"
+    newer = f"Unicode {text.scripts_version()}" if text.scripts_version() else \
+        "newer Unicode data"
+    return UNKNOWN_HERE, (
+        f"Unicode category {category} in Unicode {unicodedata.unidata_version}, Python's "
+        f"unicodedata, by which kistore judges characters; {newer}, whose scripts kistore "
+        f"reads from fontTools, assigns it to the {script} script")
 
 
 def line_break_said(what: str, value: str) -> str | None:

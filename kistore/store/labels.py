@@ -222,9 +222,9 @@ def author_problems(value: str) -> list[Problem]:
             pass  # KI219's, KI104's
         elif text.other_whitespace(c):
             add(HIDDEN, i, "whitespace other than U+0020 SPACE")
-        elif (category := unicodedata.category(c))[0] == "C":
-            add(HIDDEN, i, f"{category_said(category)} (Unicode category "
-                           f"{category})")
+        elif unicodedata.category(c)[0] == "C":
+            what, detail = category_said(c)
+            add(HIDDEN, i, f"{what} ({detail})")
         elif text.default_ignorable(c):
             add(HIDDEN, i, "an invisible character (Unicode Default_Ignorable_Code_Point)")
         elif text.blank_looking(c):
