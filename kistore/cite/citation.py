@@ -150,6 +150,9 @@ class Citation(NamedTuple):
             applies to the cited run (:func:`marked_withdrawn`; REASON as signed, ``""``
             when it says none): every format says so (reviewer r87: the citation of a
             withdrawn run read as a sound result once pasted).
+        blank_title: None, or the ``metadata.title`` as stored when it prints as nothing
+            (:func:`cited_title`: ``''``, ``' '``, ``'\u2800'``), which ``title`` replaces
+            by the name; ``kistore cite`` warns of it.
     """
 
     digest: Digest
@@ -167,6 +170,7 @@ class Citation(NamedTuple):
     date_problem: str | None = None
     landed: str | None = None
     withdrawn: tuple[str, str] | None = None
+    blank_title: str | None = None
 
     @property
     def key(self) -> str:
@@ -346,11 +350,12 @@ def citation_of(view: View, manifest: Manifest, first: FirstCommit, *, template:
     blob = blob_id(manifest.object_bytes).hex()
     commit = str(first.id)
     dated = landing if landing is not None else first
+    title, blank_title = cited_title(manifest)
     return Citation(
         digest=manifest.digest,
         kind=manifest.kind,
         name=manifest.name,
-        title=manifest.title,
+        title=title,
         path=path,
         blob=blob,
         commit=commit,
@@ -362,7 +367,32 @@ def citation_of(view: View, manifest: Manifest, first: FirstCommit, *, template:
         publisher=publisher,
         date_problem=out_of_range(dated.commit_time),
         landed=str(dated.id) if str(dated.id) != commit else None,
+        blank_title=blank_title,
     )
+
+
+def cited_title(manifest: Manifest) -> tuple[str, str | None]:
+    """Return the title a citation prints of ``manifest``, and the blank one it replaced.
+
+    ``metadata.title``, or the name when there is none (:attr:`Manifest.title`); the name
+    too when the title prints as nothing (``''``, ``' '``, ``'\u3164'``, ``'\u2800'``:
+    :func:`kistore.core._plain_text.prints_as_nothing`, KI254's predicate), which a
+    citation printed as an empty title (``Cite: X (2026). . ...``; fresh16 F8 left, fresh17).
+    A title is prose, so KI104 takes a blank one; a citation names the object by something.
+
+    Args:
+        manifest: the cited manifest.
+
+    Returns:
+        (the title to print, None) or (the name, the blank title as stored).
+    """
+    title = manifest.title
+    if title.isascii() and title.isprintable() and title.strip(" "):
+        return title, None  # the common case, no Unicode tables
+    # Lazy: the one predicate of a blank string, with the Unicode tables.
+    from ..core._plain_text import prints_as_nothing
+
+    return (manifest.name, title) if prints_as_nothing(title) else (title, None)
 
 
 def short_citation(store: Store, digest: Digest, at: str | None = None, *,

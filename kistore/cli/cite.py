@@ -95,6 +95,8 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
                  f"commit {citation.commit}, which first added the object")
         click.echo(f"warning: {which}, has a committer date of {citation.date_problem} "
                    "(KI428): the published date is not the commit's own", err=True)
+    if citation.blank_title is not None:
+        _warn_blank_title(citation)
     published = citation.published.date()
     if citation.accessed is not None and citation.accessed < published:
         click.echo(f"warning: the access date {citation.accessed.isoformat()} (--accessed) is "
@@ -107,6 +109,26 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
         emit_json(citation.to_json())
     else:
         click.echo(render(citation, fmt), nl=False)
+
+
+def _warn_blank_title(citation: Citation) -> None:
+    """Warn (stderr) that the citation names the object by its name: its title is blank.
+
+    A ``metadata.title`` that prints as nothing (``''``, ``' '``, ``'\u2800'``: prose, so
+    KI104 takes it) was cited as an empty title, ``Cite: X (2026). . ...`` (fresh16 F8 left,
+    fresh17); :func:`kistore.cite.citation.cited_title` puts the name there instead.
+    """
+    # Lazy: the words of a blank string, with the Unicode tables, only for one.
+    from ..core.errors import one_line
+    from ..store.labels import blank_held
+
+    title = citation.blank_title or ""
+    said = blank_held(title) or f"{title!r} is empty"
+    click.echo(one_line(
+        f"warning: {citation.kind}/{citation.name}: its metadata.title {said}: the citation "
+        f"names it by its name, {citation.name}, instead; to cite it by a title, write one in "
+        "visible characters in the manifest's metadata and `kistore add --update-metadata "
+        "FILE`"), err=True)
 
 
 def _warn_off_main(store: Store, ref: str, commit: str, held: list[str], at: str | None

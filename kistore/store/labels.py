@@ -426,6 +426,27 @@ def blank_said(value: str) -> str | None:
         ``'  \\u200b' prints as nothing, holding only U+0020 SPACE at characters 1 and 2 and
         U+200B ZERO WIDTH SPACE at character 3: ...`` with why it matters; None otherwise.
     """
+    held = blank_held(value)
+    return None if held is None else (
+        f"{held}: a leaderboard shows the author as the row's label, and a blank one names "
+        "no one")
+
+
+def blank_held(value: str) -> str | None:
+    """Say a string that prints as nothing and each character it holds, or None.
+
+    The words :func:`blank_said` (an author, KI254) and ``kistore cite`` (a blank
+    ``metadata.title``, since fresh17) share.
+
+    Args:
+        value: a string as stored.
+
+    Returns:
+        ``'\u2800' prints as nothing, holding only U+2800 BRAILLE PATTERN BLANK at
+        character 1`` (with ``but a combining mark on no letter, ...`` for a floating
+        accent); None when ``value`` is empty or prints something
+        (:func:`prints_as_nothing`).
+    """
     if not value or not prints_as_nothing(value):
         return None
     kinds: dict[str, list[int]] = {}
@@ -438,8 +459,7 @@ def blank_said(value: str) -> str | None:
     mark = "" if not marks else (
         f" but {'a combining mark' if marks == 1 else 'combining marks'} on no letter, "
         "drawn alone as a floating accent or on a dotted circle")
-    return (f"{value!r} prints as nothing{mark}, holding only {listed}: a leaderboard shows "
-            "the author as the row's label, and a blank one names no one")
+    return f"{value!r} prints as nothing{mark}, holding only {listed}"
 
 
 def looks_latin_label_said(label: str, field: Label = AUTHOR) -> str | None:
