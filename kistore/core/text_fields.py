@@ -167,8 +167,9 @@ def _unseen(value: str, passes: Callable[[str], bool] = lambda _c: False
     character of Unicode category C (Cf: U+200B ZERO WIDTH SPACE, U+200D, U+00AD SOFT
     HYPHEN ...), a ``Default_Ignorable_Code_Point`` (variation selectors, Hangul fillers:
     :func:`kistore.core._plain_text.default_ignorable`), a character drawn as an empty cell
-    (U+2800 BRAILLE PATTERN BLANK, :func:`kistore.core._plain_text.blank_looking`: refused
-    here since 2026-12-07, fresh16 F8; until then as an author only, KI254); an ``author``'s
+    (U+2800 BRAILLE PATTERN BLANK, U+1D159, U+FFFC: :func:`kistore.core._plain_text.
+    blank_looking`; U+2800 refused here since 2026-12-07, fresh16 F8, until then as an
+    author only, KI254; the others since fresh17 F2); an ``author``'s
     warning (:func:`kistore.store.labels.author_problems`) asks the same predicates of each
     character.
 
@@ -201,7 +202,8 @@ def _unseen(value: str, passes: Callable[[str], bool] = lambda _c: False
 
 DRAWN_BLANK = "a character drawn as an empty cell"
 """What KI104 (:func:`_unseen`) and KI251 (:func:`kistore.store.labels.author_problems`) call
-a character of :data:`kistore.core._plain_text.BLANK_LOOKING` (U+2800 BRAILLE PATTERN BLANK)."""
+a character of :data:`kistore.core._plain_text.BLANK_LOOKING` (U+2800 BRAILLE PATTERN BLANK,
+U+1D159 MUSICAL SYMBOL NULL NOTEHEAD, U+FFFC OBJECT REPLACEMENT CHARACTER)."""
 
 
 def drawn_blank_why(c: str) -> str:
@@ -433,7 +435,8 @@ def identifying_problems(document: Any, *, file: str | None = None) -> list[Sche
     whitespace, and equal its NFKC form (hence its NFC form); and the rules of
     :mod:`kistore.core._plain_text`: no whitespace but single U+0020 SPACEs (not a tab,
     U+1680, U+2028 or U+2029), no default-ignorable character, no character drawn as an
-    empty cell (U+2800 BRAILLE PATTERN BLANK, since fresh16 F8), no combining mark but one
+    empty cell (U+2800 BRAILLE PATTERN BLANK, since fresh16 F8; U+1D159 MUSICAL SYMBOL
+    NULL NOTEHEAD and U+FFFC, since fresh17 F2), no combining mark but one
     on a non-ASCII letter (not ``A100\u0301`` nor ``H\u0336100``), scripts as UTS #39's
     "highly restrictive" level allows (one script, or Latin with Han and Kana, with Han
     and Bopomofo, or with Han and Hangul). The message names the first offending character
