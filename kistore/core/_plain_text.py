@@ -523,10 +523,11 @@ def scripts_version() -> str:
     Read from the header fontTools keeps of the ``Scripts.txt`` it was built from
     (``# Scripts-18.0.0.txt``), which the package names in no attribute.
     """
-    # Lazy: fontTools' tables, only for a message that names their version.
+    # Lazy: only for a message that names the version (a rare refusal).
     import re
     from pathlib import Path
 
+    # Lazy: fontTools' tables, only for a message that names their version.
     from fontTools.unicodedata import Scripts
 
     try:
