@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
 
 import jsonschema_rs
@@ -33,14 +34,15 @@ from .test_blank_prints_as_nothing import WHY
 NOTEHEAD = "\U0001d159"
 """U+1D159 MUSICAL SYMBOL NULL NOTEHEAD (So): fresh17 F2's blank glyph."""
 
-_EVERY = [chr(p) for p in range(0x110000) if not 0xD800 <= p <= 0xDFFF]
-"""Every code point but the surrogates (which no Python string from JSON holds alone)."""
+def _every() -> Iterator[str]:
+    """Every code point but the surrogates (which no Python string from JSON holds alone)."""
+    return (chr(p) for p in range(0x110000) if not 0xD800 <= p <= 0xDFFF)
 
 
 def _property(name: str) -> set[str]:
     """The code points of Unicode property ``name`` as jsonschema-rs's regex engine has it."""
     holds = jsonschema_rs.validator_for({"type": "string", "pattern": f"^\\p{{{name}}}$"})
-    return {c for c in _EVERY if holds.is_valid(c)}
+    return {c for c in _every() if holds.is_valid(c)}
 
 
 def _ranges(points: set[str]) -> list[tuple[int, int]]:
@@ -63,7 +65,7 @@ def test_default_ignorable_table_is_unicodes_property():
 
 
 def test_whitespace_is_unicodes_white_space_and_the_four_separators():
-    ours = {c for c in _EVERY if c.isspace()}
+    ours = {c for c in _every() if c.isspace()}
     assert ours - _property("White_Space") == {"\x1c", "\x1d", "\x1e", "\x1f"}
     assert _property("White_Space") <= ours
 
@@ -138,7 +140,7 @@ def test_add_refuses_an_author_of_null_noteheads(runner, store, kit, tmp_path):
         "author as the row's label, and a blank one names no one (KI254, an error")
 
 
-_BLANKS = sorted({c for c in _EVERY if c.isspace() or text.default_ignorable(c)}
+_BLANKS = sorted({c for c in _every() if c.isspace() or text.default_ignorable(c)}
                  | text.BLANK_LOOKING
                  | set(map(chr, getattr(text, "INVISIBLE_LISTED", ()))))
 """Every blank the rules know: Unicode's ``White_Space`` (and the four information
