@@ -145,8 +145,10 @@ def family_findings(groups: Runs, families: set[str] | None = None, *,
     Args:
         groups: the groups judged (:data:`Runs`).
         families: the families judged (a policy change's changed ones); None: every one.
-        stored: whether the policy is judged as it stands (``verify``: "ranks") rather than
-            as a change makes it (the gate: "would rank").
+        stored: whether the policy is judged as it stands (``verify``: "ranks", every such
+            family) rather than as a change makes it (the gate: "would rank", only a family
+            some run of which holds a number there: one holding none is KI245's error,
+            which says what they hold, said once).
 
     Returns:
         One error per such family, on ``store/policy/ranking.json`` at
@@ -166,7 +168,8 @@ def family_findings(groups: Runs, families: set[str] | None = None, *,
                 entry[1].append((str(digest), name, spec))
     findings = []
     for family, (metric, bad, specs) in sorted(by_family.items()):
-        if not bad:
+        if not bad or not stored and not any(
+                is_number(resolve_pointer(s, metric)) for s in specs):
             continue
         bad.sort(key=lambda run: run[0])
         digest, name, spec = bad[0]

@@ -66,6 +66,7 @@ from ..index.records import REFERENCE, Describer, Record, describe
 from ..store import AdmissionWarning, FileTooLarge, GroupsCheck
 from ..store.arrivals import runs_arriving
 from ..store.run_facts import clean_cut, keeping_ranked, ranked_spec
+from .never_numbers import stored_never_numbers
 from .outliers import (
     GROUP_SPREAD,
     MEDIAN,
@@ -87,7 +88,6 @@ from .outliers import (
 )
 from .policy import DESCENDING, MEASURED, Comparison, RankingPolicy
 from .ranking import Ranking, rank_group
-from .never_numbers import stored_never_numbers
 from .unheld_metric import stored_unheld
 from .units import policy_of
 

@@ -64,8 +64,9 @@ def misstated(run: dict[str, Any], protocol: dict[str, Any] | None, policy: Rank
     Returns:
         ``(comparison, family, found)``, ``found`` the value as stated (parsed JSON), when
         the run states a string, boolean, array or object at the policy's metric (KI221's
-        or, never a number, KI249's: :func:`kistore.query.never_numbers.never_a_number`); None when it states a number, nothing or
-        ``null`` there, its protocol names no family, or the family has no metric.
+        or, never a number, KI249's: :func:`kistore.query.never_numbers.never_a_number`);
+        None when it states a number, nothing or ``null`` there, its protocol names no
+        family, or the family has no metric.
     """
     family = resolve_pointer(protocol, "/comparability/family")
     if not isinstance(family, str):
