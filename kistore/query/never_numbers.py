@@ -37,10 +37,10 @@ from ..core.numbers import is_number
 from ..core.policy_metric import metric_problem
 from ..core.statistics import named
 from .policy import MEASURED, Comparison, resolve_pointer, shown_value
-from .unheld_metric import held_pointers
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
+    from .ranking import Ranking
 
 NEVER_A_NUMBER = rule(
     "KI249", "ranked-value-never-a-number", ERROR,
@@ -109,7 +109,12 @@ def numbers_offered(specs: Iterable[Any], metric: str) -> tuple[str, list[str]]:
     for spec in specs:
         _under(resolve_pointer(spec, metric), metric, found)
     under = sorted({p for p in found if p != metric and metric_problem(p) is None})
-    return ("under", under) if under else ("near", held_pointers(specs, metric))
+    if under:
+        return "under", under
+    # Lazy: `rank` and `show` load this module; the did-you-mean's module only for a word.
+    from .unheld_metric import held_pointers
+
+    return "near", held_pointers(specs, metric)
 
 
 def offered_said(where: str, pointers: list[str]) -> str:
@@ -245,3 +250,40 @@ def policy_never_numbers(store: Store, base: str, head: str, changed: set[str], 
         groups.setdefault((record.comparison_key, comparison), []).append(
             (record.digest, record.name, record.spec))
     return family_findings(groups, moved, stored=False)
+
+
+def ranking_said(ranking: Ranking, digest: str | None = None) -> str | None:
+    """KI249 as ``rank`` and ``show`` say it on stderr: runs of a ranked group never a number.
+
+    Args:
+        ranking: a comparison group as ``rank`` ranked it (its rows, excluded ones too).
+        digest: ``show``'s run: only it is judged (None: every run of the group, ``rank``).
+
+    Returns:
+        None when no such run is in the group (or it ranks by measured latency);
+        else ``BenchmarkRun/NAME (sha256:...) states ... at M, ...: `rank` can never rank
+        the run by it; the numbers under it: ... (KI249: ...)`` for one run, ``N runs of
+        group sha256:... state, at M, ... (e.g. ...)`` for more, each ending with what the
+        gate and ``verify`` do of it.
+    """
+    comparison = ranking.comparison
+    if comparison.name == MEASURED:
+        return None
+    runs = sorted((row.record.digest, row.record.name, row.record.spec)
+                  for row in ranking.rows(include_excluded=True)
+                  if (digest is None or row.record.digest == digest)
+                  and never_a_number(resolve_pointer(row.record.spec, comparison.metric)))
+    if not runs:
+        return None
+    after = " (KI249: `check`, pre-receive and `verify` refuse it)"
+    first, name, spec = runs[0]
+    if len(runs) == 1:
+        value = resolve_pointer(spec, comparison.metric)
+        return (f"{named('BenchmarkRun', name, first)} "
+                f"{run_said(comparison, comparison.family, value, spec)}{after}")
+    where, numbers = numbers_offered([s for _, _, s in runs], comparison.metric)
+    return (f"{len(runs)} runs of comparison group {ranking.key} state a value never a number "
+            f"at {comparison.metric}, the value their family {comparison.family!r} is ranked "
+            f"by ({layout.POLICY_FILE}) (e.g. {named('BenchmarkRun', name, first)} states "
+            f"{stated(resolve_pointer(spec, comparison.metric))} there): `rank` can never "
+            f"rank them by it; {offered_said(where, numbers)}{after}")

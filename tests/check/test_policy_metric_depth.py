@@ -235,3 +235,28 @@ def test_one_run_holding_an_object_where_its_group_holds_numbers(store, runner, 
         digests["nested"], "/sourceNative/metrics/score",
         'an object {"mean": 0.6, "std": 0.1}',
         "the numbers under it: /sourceNative/metrics/score/mean")]), done.output
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_rank_and_show_say_it(store, runner, kit, case):
+    """``rank`` lists such runs unranked, as before, and says why on stderr with the numbers
+    the policy may rank by; ``show`` says it of its run."""
+    metric, natives, stated, numbers = CASES[case]
+    _rank_by(store.root, metric)
+    docs, digests = _runs(kit, natives)
+    add_docs(store, docs)
+    first = min(digests, key=lambda n: digests[n])
+    ranked = runner.invoke(main, ["--store", str(store.root), "rank", digests["fast"]])
+    group = ranked.stdout.split()[2].rstrip(":")
+    # on BASE fb53db7b: nothing on stderr
+    assert (ranked.exit_code, ranked.stderr) == (0, (
+        f"warning: 2 runs of comparison group {group} state a value never a number at "
+        f"{metric}, the value their family 'synthetic' is ranked by ({POLICY_FILE}) (e.g. "
+        f"BenchmarkRun/{first} ({digests[first]}) states {stated[first]} there): `rank` can "
+        f"never rank them by it; {numbers} (KI249: `check`, pre-receive and `verify` refuse "
+        "it)\n")), ranked.output
+    shown = runner.invoke(main, ["--store", str(store.root), "show", digests["slow"]])
+    assert (shown.exit_code, shown.stderr) == (0, (
+        f"warning: BenchmarkRun/slow ({digests['slow']}) states {stated['slow']} at {metric}, "
+        f"the value its family 'synthetic' is ranked by ({POLICY_FILE}), {NEVER}; {numbers} "
+        "(KI249: `check`, pre-receive and `verify` refuse it)\n")), shown.output
