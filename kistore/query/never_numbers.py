@@ -15,7 +15,11 @@ it (or near it) a policy may rank by:
   values_admitted`), on its object file at ``/spec`` + the metric;
 * a policy change (``check``, pre-receive: :func:`policy_never_numbers`), and the policy as
   it stands (``verify``: :func:`stored_never_numbers`), once per family, on
-  ``store/policy/ranking.json`` at ``/families/F/metric``.
+  ``store/policy/ranking.json`` at ``/families/F/metric``;
+* ``rank`` and ``show``, which list such a run unranked, say why on stderr
+  (:func:`ranking_said`).
+
+Since 2026-12-07 (pol04).
 
 Never a number: an object, an array, a boolean, or a string that reads as no number
 (``"KernelBench"``, ``"PASSED"``). A string that reads as one (``"0.5"``) is a number

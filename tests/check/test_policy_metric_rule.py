@@ -299,7 +299,7 @@ def _spelled(word: str, cases: list[bool]) -> str:
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a shared machine
-@given(st.sampled_from(SPREAD_WORDS), st.lists(st.booleans(), min_size=12, max_size=12),
+@given(st.sampled_from(SPREAD_WORDS), st.lists(st.booleans(), min_size=16, max_size=16),
        st.sampled_from(["", "latency_", "runtime-", "kernel.", "x1_", "a~1"]),
        st.sampled_from(["", "_ms", "-ns", ".p50", "2", "_of_runs"]),
        st.sampled_from(["/sourceNative/metrics/", "/sourceNative/", "/timing/latencyNs/",
