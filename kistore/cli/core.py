@@ -450,6 +450,11 @@ def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None
         return e.message
     warn_unreadable(store, catalog, at)
     warn_implementation_missing([page.row])  # as `rank` says it (reviewer r87)
+    # Lazy: the query layer loads for a run's page only (`show Workload/X` does not).
+    from ..query.never_numbers import ranking_said
+
+    if (never := ranking_said(page.ranking, page.row.record.digest)) is not None:
+        click.echo(f"warning: {never}", err=True)  # KI249, as `rank` says it
     implementation = manifest.references().get("implementationDigest")
     indexed = all(catalog.record(str(d)) is not None
                   for d in (manifest.digest, implementation) if d is not None)

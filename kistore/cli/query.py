@@ -92,6 +92,11 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
 
         warn_notes_missing(store, at)
     _warn_withdrawn(ref, asked.digest, ranking.rows(include_excluded=True), show_all)
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..query.never_numbers import ranking_said
+
+    if (never := ranking_said(ranking)) is not None:  # KI249: the policy's pointer, said
+        click.echo(f"warning: {never}", err=True)
     rows = ranking.rows(include_excluded=show_all)
     # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names

@@ -85,11 +85,15 @@ NOT_THE_VALUES: dict[str, Fault] = {
     "KI210": Fault(STORE),  # the stored runs of its comparison group state another unit
     "KI213": Fault(STORE),  # it names manifests in the work tree not committed (add --commit)
     "KI232": Fault(STORE),  # a stored run claims the same record of the source
+    # the store's ranking policy ranks the family by a pointer to the record's object or word
+    # (/sourceNative/metrics): the record is right, the policy's metric never a number there
+    "KI249": Fault(STORE),
 }
 """Who is at fault, by rule id (:attr:`~kistore.core.errors.KistoreError.rule_id`), when an
 add-time rule refuses a manifest an importer built whose values are the source record's
 and right: the store's state (a stored run's claim, a group's unit, a reference's kind, an
-uncommitted reference) or kistore's own files (KI226). Every other rule (KI209,
+uncommitted reference, a policy metric naming no number of the record: KI249) or kistore's
+own files (KI226). Every other rule (KI209,
 KI222-KI224, KI227, KI228, KI233, KI238; a schema, a number) refuses the manifest's own
 values: its author's to correct, and for ``kistore import`` the source record's, which
 cannot be imported as it is. :func:`kistore.importers.common.import_advice` says each its

@@ -44,15 +44,37 @@ from .schema import check_document
 
 SPREAD_WORDS = (
     "std", "stdev", "stddev", "sd", "sigma", "deviation", "var", "variance", "variation",
-    "cv", "rsd", "iqr", "mad", "range", "spread", "stderr", "sem", "jitter", "stdv")
+    "cv", "rsd", "iqr", "mad", "range", "spread", "stderr", "sem", "jitter", "stdv",
+    "ci", "confidence", "interquartile", "uncertainty", "noise", "margin", "errorbar",
+    "halfwidth")
 """Words naming a spread, how far a run's trials lie apart (lower case): the standard
 deviation (``std``, ``stdev``, ``stddev``, ``sd``, ``sigma``; ``standard_deviation``,
 ``std_dev``, ``StdDev`` by their words), the variance (``var``, ``variance``), the
 coefficient of variation (``cv``, ``rsd``, ``coefficient_of_variation``), the
 interquartile range (``iqr``, ``interquartile_range``), the median absolute deviation
 (``mad``, ``median_absolute_deviation``), the range, the standard error of the mean
-(``stderr``, ``sem``) and jitter. Ranked by one, runs rank by their noise. Each also
-with a plural ``s`` (:data:`SPREAD_FORMS`); ``σ`` is one too (:data:`SPREAD_SIGN`)."""
+(``stderr``, ``sem``) and jitter; since fresh17 F3 (pol04) also an interval's width or
+its words (``ci``: ``ci95``, ``ci_99_ms``; ``confidence``: ``confidence_interval``;
+``interquartile``; ``margin``: ``margin_of_error``; ``errorbar`` and ``halfwidth``, also as
+two words, ``error_bar``, ``half_width``: :data:`JOINED`), ``uncertainty`` and ``noise``.
+Ranked by one, runs rank by their noise. Each also with a plural ``s``
+(:data:`SPREAD_FORMS`); ``σ`` is one too (:data:`SPREAD_SIGN`), and so is a token naming
+two location statistics (:data:`RANGE_STATISTIC`: ``p95_p5``, ``min_max_gap``). Left out,
+so that honest names rank: ``width`` (a shape), ``interval`` (``sample_interval_ms``),
+``gap`` (``sol_gap``), ``error`` (``max_error``, a correctness metric's word)."""
+
+JOINED = ("samplesize", "errorbar", "halfwidth")
+"""Words also read as two adjacent words of a token (``sample_size``, ``error_bar``,
+``half_width``, ``errorBar``), each split where :data:`_JOINED_AT` says."""
+
+_JOINED_AT = {"samplesize": 6, "errorbar": 5, "halfwidth": 4}
+"""Where each of :data:`JOINED` parts into its two words (``sample`` + ``size``)."""
+
+RANGE_STATISTIC = re.compile(r"min|max|p[0-9]{1,2}")
+"""A word naming a location statistic a range runs between (``min``, ``max``, ``p5``,
+``p95``): a token holding two such words (``p95_p5``, ``min_max_gap``, ``P99-P1``,
+``minMax``) names a range, a spread (fresh17 F3, pol04); one alone (``p99_ms``,
+``min_latency``) is a location."""
 
 SPREAD_FORMS = SPREAD_WORDS + tuple(f"{w}s" for w in SPREAD_WORDS)
 """The spellings of a word naming a spread: each of :data:`SPREAD_WORDS`, and with an
@@ -138,8 +160,9 @@ def name_words(token: str) -> list[tuple[str, str]]:
 def _named(token: str, words: tuple[str, ...], last: bool) -> str | None:
     """Return the word of ``words`` one escaped token names, as read (lower case).
 
-    Every word of the token, or with ``last`` its last word (as :func:`name_words` reads
-    it, then as a run of ASCII letters) and its last two joined (``sample_size`` is
+    Every word of the token and any two adjacent ones joined into one of :data:`JOINED`
+    (``error_bar`` is ``errorbar``), or with ``last`` its last word (as :func:`name_words`
+    reads it, then as a run of ASCII letters) and its last two joined (``sample_size`` is
     ``samplesize``); a spread's sign (:data:`SPREAD_SIGN`) anywhere in it names a spread.
     """
     text = unescape_pointer(token)
@@ -150,9 +173,27 @@ def _named(token: str, words: tuple[str, ...], last: bool) -> str | None:
     if last:  # its last word as KI231 reads it first: nTrials is 'trials'
         reads = [reads[1][-1:], reads[0][-1:], ["".join(reads[1][-2:])],
                  ["".join(reads[0][-2:])]]
+    else:  # error_bar, half_width, errorBar: two words of a spread's one
+        reads += [[j for a, b in zip(read, read[1:], strict=False)
+                   if (j := a + b).rstrip("s") in JOINED] for read in reads]
     for word in (w for read in reads for w in read):
         if word in words:
             return word
+    return None
+
+
+def _range(token: str) -> str | None:
+    """Return an escaped token naming a range, two location statistics, as read (lower case).
+
+    Its words (runs of ASCII letters and digits, or as :func:`name_words` reads them:
+    ``minMax``) that are :data:`RANGE_STATISTIC`: two or more name a range (``p95_p5``,
+    ``min_max_gap``), a spread; None otherwise (``p99_ms`` is a percentile, a location).
+    """
+    text = unescape_pointer(token)
+    for read in ([w.casefold() for w in re.findall(r"[A-Za-z0-9]+", text)],
+                 [w for _, w in name_words(token)]):
+        if sum(1 for w in read if RANGE_STATISTIC.fullmatch(w)) >= 2:
+            return text.casefold()
     return None
 
 
@@ -175,7 +216,8 @@ def metric_problem(metric: str) -> str | None:
     if not re.fullmatch(r"(/[^/]*)+", metric):
         return None
     tokens = metric.split("/")[1:]
-    spread = next((w for w in (_named(t, SPREAD_FORMS, False) for t in tokens) if w), None)
+    spread = next((w for w in (_named(t, SPREAD_FORMS, False) or _range(t) for t in tokens)
+                   if w), None)
     count = next((w for w in (_named(t, COUNT_FORMS, True) for t in tokens) if w), None)
     if spread is not None:
         said = SPREAD_SAID.replace("a spread", f"a spread ({spread!r})", 1)
@@ -204,14 +246,18 @@ def metric_patterns() -> dict[str, str]:
         neither ``spread`` (a token holding a word of :data:`SPREAD_FORMS`, in any case
         between characters that are no ASCII letter, or begun in upper case after no
         upper-case letter and followed by no lower-case one: ``latency_STD``,
-        ``latencyStdMs``; or holding ``σ``) nor ``count`` (a token ending in a word of
+        ``latencyStdMs``; a word of :data:`JOINED` also as two, ``error_bar``; or holding
+        ``σ``, or two words of :data:`RANGE_STATISTIC` between characters that are no ASCII
+        letter nor digit, ``p95_p5``) nor ``count`` (a token ending in a word of
         :data:`COUNT_FORMS` so: ``num_trials``, ``nTrials``, ``NUMTRIALS``, ``sample_size``,
         ``/num_trials/value``). A test holds the schema's patterns to these.
     """
+    def spelled(w: str) -> str:  # a word of JOINED also as two: error[^/A-Za-z]*bar
+        at = _JOINED_AT.get(w.removesuffix("s"), 0)
+        return _any_case(w) if not at else f"{_any_case(w[:at])}[^/A-Za-z]*{_any_case(w[at:])}"
+
     def word(words: tuple[str, ...]) -> str:
-        return "(" + "|".join(
-            _any_case(w) if w != "samplesize" else f"{_any_case('sample')}[^/A-Za-z]*"
-            f"{_any_case('size')}" for w in words) + ")"
+        return "(" + "|".join(spelled(w) for w in words) + ")"
 
     def title(words: tuple[str, ...]) -> str:  # camel case: a word begun in upper case
         return "(" + "|".join(w[0].upper() + w[1:] for w in words) + ")"
@@ -223,9 +269,11 @@ def metric_patterns() -> dict[str, str]:
         return (f"(([^/]*[^/A-Za-z])?{word(words)}{after}"
                 f"|([^/]*[^/A-Z])?{title(words)}{camel_after}{sign})")
 
+    apart, stat = "[^/A-Za-z0-9]", "([mM][iI][nN]|[mM][aA][xX]|[pP][0-9]{1,2})"
+    two = f"([^/]*{apart})?{stat}{apart}([^/]*{apart})?{stat}({apart}[^/]*)?"  # p95_p5
     return {
         "where": f"^(/timing/latencyNs/({LOCATION})|/sourceNative/[\\s\\S]+)$",
-        "spread": f"^(/[^/]*)*/{named(SPREAD_FORMS, False)}(/[^/]*)*$",
+        "spread": f"^(/[^/]*)*/({named(SPREAD_FORMS, False)}|{two})(/[^/]*)*$",
         "count": f"^(/[^/]*)*/{named(COUNT_FORMS, True)}(/[^/]*)*$",
     }
 

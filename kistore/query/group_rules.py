@@ -38,6 +38,8 @@ from ..index.catalog import Loaded, load_manifest
 from ..index.index import open_catalog
 from ..index.records import Record, describe
 from ..store.arrivals import runs_arriving
+from .never_numbers import NEVER_A_NUMBER, never_a_number, policy_never_numbers, run_said
+from .policy import shown_value
 from .ranked_values import VALUE_NOT_A_NUMBER, misstated, ranks_source_native, said, spec_of
 from .units import group_units, policy_of
 
@@ -64,7 +66,11 @@ def values_are_numbers(store: Store, base: str, head: str, changed: set[str]
     A source-native family ranks the value at its policy ``metric`` (a JSON Pointer into
     the run spec); a run stating ``"0.5"`` there passes the schemas (source metrics are
     free-form) and ``rank`` leaves it unranked (reviewer r83). O(change): one record per
-    run the range puts in a group (:func:`_arriving`).
+    run the range puts in a group (:func:`_arriving`). A value that is never a number (an
+    object, an array, a boolean, a word: since 2026-12-07, fresh17 F3) is KI249's error
+    instead (:mod:`kistore.query.never_numbers`), and so, once per family, is a policy
+    change ranking stored runs by such a value (:func:`kistore.query.never_numbers.
+    policy_never_numbers`, O(store), only for a range changing the policy).
 
     Args:
         store: the store; its views at ``base`` and ``head`` are read.
@@ -73,8 +79,8 @@ def values_are_numbers(store: Store, base: str, head: str, changed: set[str]
         changed: the paths the range changes; the runs it puts in groups are judged.
 
     Returns:
-        A KI221 finding per such run, on its object file with the JSON Pointer of the value
-        (``/spec`` + the metric).
+        A KI221 (or KI249) finding per such run, on its object file with the JSON Pointer
+        of the value (``/spec`` + the metric); KI249's of a policy change, on the policy.
     """
     policy = policy_of(store, head) if changed else None
     if policy is None or not ranks_source_native(policy):
@@ -91,12 +97,16 @@ def values_are_numbers(store: Store, base: str, head: str, changed: set[str]
         found = misstated(run, spec_of(view, run.get("protocolDigest"), "BenchmarkProtocol"),
                           policy)
         if found is not None:
-            comparison, family, value = found
+            comparison, family, stated = found
+            never = never_a_number(stated)
             findings.append(Finding(
-                VALUE_NOT_A_NUMBER, said(comparison, family, value),
+                NEVER_A_NUMBER if never else VALUE_NOT_A_NUMBER,
+                run_said(comparison, family, stated, run) if never else
+                said(comparison, family, shown_value(stated)),
                 file=layout.object_path(Digest.from_str(digest)),
-                pointer="/spec" + comparison.metric, expected="a number", found=value))
-    return findings
+                pointer="/spec" + comparison.metric, expected="a number",
+                found=shown_value(stated)))
+    return findings + policy_never_numbers(store, base, head, changed, arriving=added)
 
 
 def units_agree(store: Store, base: str, head: str, changed: set[str], *,

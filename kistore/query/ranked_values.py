@@ -1,5 +1,8 @@
 """KI221, a run whose ranked value is there but no number: the rule, its words, and ``add``'s use.
 
+A value that is never a number (an object, a word) is KI249's (:mod:`.never_numbers`), which
+``add`` refuses here.
+
 A source-native family ranks the value at its policy ``metric`` (a JSON Pointer into the
 run spec); a run stating ``"0.5"`` there passes the schemas (source metrics are free-form)
 and ``rank`` leaves it unranked (reviewer r83). :func:`kistore.query.group_rules.
@@ -18,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 from ..attest.levels import SOURCE_NATIVE
 from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
-from ..core.errors import KistoreError
+from ..core.errors import InputError, KistoreError
 from ..core.findings import WARNING, rule
 from ..core.limits import DEFAULT
 from ..core.model import metadata_name
 from ..core.statistics import named
 from ..store import AdmissionWarning, GroupsCheck, ValueWarning
 from ..store.run_facts import ranked_spec
+from .never_numbers import NEVER_A_NUMBER, never_a_number, run_said
 from .policy import Comparison, RankingPolicy, resolve_pointer, shown_value
 from .units import policy_of
 
@@ -49,7 +53,7 @@ def ranks_source_native(policy: RankingPolicy | None) -> bool:
 
 
 def misstated(run: dict[str, Any], protocol: dict[str, Any] | None, policy: RankingPolicy
-              ) -> tuple[Comparison, str, str] | None:
+              ) -> tuple[Comparison, str, Any] | None:
     """Return how a run's family ranks and what it states there, when that is no number.
 
     Args:
@@ -58,10 +62,11 @@ def misstated(run: dict[str, Any], protocol: dict[str, Any] | None, policy: Rank
         policy: the ranking policy.
 
     Returns:
-        ``(comparison, family, found)``, ``found`` the value as a message shows it
-        (:func:`kistore.query.policy.shown_value`), when the run states a string, boolean,
-        array or object at the policy's metric; None when it states a number, nothing or
-        ``null`` there, its protocol names no family, or the family has no metric.
+        ``(comparison, family, found)``, ``found`` the value as stated (parsed JSON), when
+        the run states a string, boolean, array or object at the policy's metric (KI221's
+        or, never a number, KI249's: :func:`kistore.query.never_numbers.never_a_number`);
+        None when it states a number, nothing or ``null`` there, its protocol names no
+        family, or the family has no metric.
     """
     family = resolve_pointer(protocol, "/comparability/family")
     if not isinstance(family, str):
@@ -73,7 +78,7 @@ def misstated(run: dict[str, Any], protocol: dict[str, Any] | None, policy: Rank
     except KistoreError:  # a family with no metric: KI206's or rank's to say
         return None
     stated = comparison.misstated_value(run)
-    return None if stated is None else (comparison, family, shown_value(stated))
+    return None if stated is None else (comparison, family, stated)
 
 
 def said(comparison: Comparison, family: str, found: str) -> str:
@@ -102,8 +107,12 @@ def values_admitted(store: Store, manifests: Sequence[Manifest],
         (the add names the file and line the run came from), saying what it states, what
         was expected (a number) and what to do; a stored run's on the manifest completing
         its key, naming the run (``BenchmarkRun/NAME (sha256:...), a stored run whose
-        comparison group this add completes, states ...``). Every run is added all the
-        same. Empty when no family ranks by a source's own metric.
+        comparison group this add completes, states ...``). Every such run is added all
+        the same, but one stating a value that is never a number (an object, an array, a
+        boolean, a word: :func:`kistore.query.never_numbers.never_a_number`), whose pair
+        holds an :class:`kistore.core.errors.InputError` of KI249 instead (since
+        2026-12-07, fresh17 F3: the gate refuses it too): the add is refused. Empty when no
+        family ranks by a source's own metric.
     """
     runs = [m for m in manifests if m.kind == "BenchmarkRun"]
     pending = sorted(set(groups or ()) - {m.digest.hex for m in manifests})
@@ -127,17 +136,24 @@ def values_admitted(store: Store, manifests: Sequence[Manifest],
                           policy)
         if found is None:
             continue
-        comparison, family, value = found
-        text = (f"{said(comparison, family, value)} (expected a number, found {value}); "
+        comparison, family, stated = found
+        value = shown_value(stated)
+        never = never_a_number(stated)
+        text = (f"{run_said(comparison, family, stated, spec)}; {NEVER_A_NUMBER.hint} (KI249: "
+                "nothing added; `check` and pre-receive refuse it too)" if never else
+                f"{said(comparison, family, value)} (expected a number, found {value}); "
                 f"{VALUE_NOT_A_NUMBER.hint} (KI221: added all the same; `check` warns too)")
         if str(digest) in batch:
-            problems.append((digest, ValueWarning(text, pointer="/spec" + comparison.metric)))
+            problems.append((digest, InputError(
+                text, pointer="/spec" + comparison.metric, rule_id=NEVER_A_NUMBER.id)
+                if never else ValueWarning(text, pointer="/spec" + comparison.metric)))
             continue
         completing = next(d for f in ("environmentDigest", "protocolDigest")
                           if (d := spec.get(f)) in batch)
-        problems.append((Digest.from_str(completing), AdmissionWarning(
-            f"{named('BenchmarkRun', name, str(digest))}, a stored run whose comparison group "
-            f"this add completes, {text}")))
+        text = (f"{named('BenchmarkRun', name, str(digest))}, a stored run whose comparison "
+                f"group this add completes, {text}")
+        problems.append((Digest.from_str(completing), InputError(
+            text, rule_id=NEVER_A_NUMBER.id) if never else AdmissionWarning(text)))
     return problems
 
 

@@ -196,8 +196,13 @@ def test_each_rule_says_who_is_at_fault():
     # Lazy: the modules registering these rules (the check layer's, the query layer's)
     import kistore.check._forward  # noqa: F401
     import kistore.check._rules  # noqa: F401
+    import kistore.query.never_numbers  # noqa: F401
     import kistore.query.units  # noqa: F401
 
     assert {rule: RULES[rule].severity for rule in NOT_THE_VALUES} == {
         "KI202": "error", "KI210": "error", "KI213": "error", "KI226": "error",
-        "KI232": "error"}
+        "KI232": "error", "KI249": "error"}
+    # pol04: a policy ranking by a record's object or word is the store's to fix
+    assert import_advice("KI249") == (
+        "the record is not at fault, what the store holds is: do as KI249's fix says, then "
+        "import again; --skip-invalid leaves the record out meanwhile")

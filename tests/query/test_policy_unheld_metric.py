@@ -391,7 +391,12 @@ def test_verify_says_a_stored_policy_ranks_by_what_its_runs_hold_as_no_number(bo
     entry = {"comparison": "source-native", "metric": "/sourceNative/metrics/device",
              "order": "ascending", "unit": "ms"}
     _policy(board, entry)  # committed past any gate: no hook in this store
-    verified = _cli(board.store, "verify").output
+    # since 2026-12-07 (fresh17 F3, pol04) also KI249's error: "cuda:0" is never a number,
+    # so the run holding it is refused at every gate, and `verify` fails such a store
+    verified = _cli(board.store, "verify", code=1).output
+    assert _one_line(verified, "error KI249 ranked-value-never-a-number: family 'synthetic' "
+                     "ranks /sourceNative/metrics/device, where 2 stored runs of it state a "
+                     "value that is never a number (e.g. BenchmarkRun/")
     line = _one_line(verified, "warning KI248 stored-policy-metric-unheld: family synthetic "
                      "ranks /sourceNative/metrics/device, which no run of 2 of its comparison "
                      "groups holds as a number (of these 2 groups, 1 holds nothing and 1 holds "
