@@ -175,14 +175,17 @@ def test_a_rebuild_making_a_community_withdrawal_count_is_refused_then_enters_no
     ours = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
 
     refused = kistore(remote, "notes", "rebase", "origin", check=False)
-    # on BASE b1992eea: rebuilt (exit 0), and the run withdrawn
+    # on BASE b1992eea: rebuilt (exit 0), and the run withdrawn; until fb53db7b it said
+    # "in one notes commit dated now" (it writes one per entry time: fresh17 F9 item 4)
     assert refused.returncode == 1, refused.stdout + refused.stderr
     made = _made_at(refused.stderr)
     assert refused.stderr == (
         "error: not rebuilt: `kistore notes rebase origin` writes this repository's lines "
-        "again in one notes commit dated now, on origin's notes, and a note line enters the "
-        "repository at its notes commit's date: that changes what 1 attestation line does "
-        "for every reader, here and on origin:\n"
+        "again on origin's notes in notes commits dated now (more than one when a note's "
+        "lines entered here at two times or more: in the order they entered, a second apart, "
+        "the last dated now), and a note line enters the repository at its notes commit's "
+        "date: that changes what 1 attestation line does for every reader, here and on "
+        "origin:\n"
         f"  {_line(blob, signed, trusted, made)}\n"
         "ways out: `kistore notes rebase origin --enter-now` lets the line(s) named enter now "
         "and count as judged there; or, to have a line count by a signature made now, its "
