@@ -88,8 +88,8 @@ def _two_clones(remote: Remote, tmp_path, old: int, theirs: int = 1, *,
     ago; A (``remote.clone``) attests not-reproduced 2 minutes ago; B attests ``theirs``
     reproduced reruns 100 s ago and pushes first (made again: they enter at B's push).
 
-    Returns the entry times (``held``, ``mine``, ``theirs``) and the note's object
-    (``blob``); the clock is then past B's push's second. B's lines enter a second apart,
+    Returns the entry times (``held``, ``mine``, ``theirs``), the note's object
+    (``blob``) and A's line (``line``); the clock is then past B's push's second. B's lines enter a second apart,
     the last at ``theirs`` (``apart``; else in one notes commit, at once).
     """
     held = _at(300)
@@ -101,7 +101,8 @@ def _two_clones(remote: Remote, tmp_path, old: int, theirs: int = 1, *,
     _cli(other, "notes", "fetch", "origin")
     _cli(remote.clone, "notes", "fetch", "origin")
     mine = _at(120)
-    _noted(remote.clone, [_rerun("not-reproduced", mine)], mine)
+    line = _rerun("not-reproduced", mine)
+    _noted(remote.clone, [line], mine)
     if not apart:
         _noted(other, [_rerun("reproduced", _at(100 + k)) for k in range(theirs)], _at(100))
     for k in reversed(range(theirs if apart else 0)):  # B's push keeps them apart
@@ -111,7 +112,7 @@ def _two_clones(remote: Remote, tmp_path, old: int, theirs: int = 1, *,
         remote.bare, "log", "-1", "--format=%ct", "refs/notes/kistore")), dt.UTC)
     next_second(remote.bare)
     return {"held": _text(held), "mine": _text(mine), "theirs": _text(pushed),
-            "blob": run_blob(remote.clone)}
+            "blob": run_blob(remote.clone), "line": line.decode()}
 
 
 def _made_at(text: str) -> str:
@@ -204,6 +205,17 @@ def test_a_push_after_another_clones_names_the_line_it_makes_again_first(remote,
         "superseded to disagrees\n"
         f"{_ways(at, 'rebase', _superseded(at))}; refs/notes/kistore is unchanged (but for "
         "what the fetch from origin merged, as `kistore notes fetch` does)\n")
+
+    # the first way out keeps every verdict: A's line left out, B's later word stands
+    held = subprocess.run(["git", "notes", "--ref", "kistore", "show", at["blob"]],
+                          cwd=remote.clone, capture_output=True, check=True).stdout
+    subprocess.run(["git", "notes", "--ref", "kistore", "add", "-f", "-F", "-", at["blob"]],
+                   cwd=remote.clone, check=True, capture_output=True, input=b"".join(
+                       x + b"\n" for x in held.splitlines() if x != at["line"].encode()))
+    _cli(remote.clone, "notes", "rebase", "origin")
+    _cli(remote.clone, "notes", "push", "origin")
+    listed = json.loads(_cli(remote.clone, "attestations", str(RUN), "--json").stdout)
+    assert listed["evidenceLevel"] == "verified"
 
 
 def test_enter_now_says_the_later_rerun_it_superseded(remote, tmp_path):
