@@ -93,6 +93,17 @@ def _server_notes(remote: Remote) -> str | None:
     return done.stdout.strip() or None
 
 
+NOT_REBUILT = (
+    "error: not rebuilt: `kistore notes rebase origin` writes this repository's lines again "
+    "on origin's notes in notes commits dated now (more than one when a note's lines entered "
+    "here at two times or more: in the order they entered, a second apart, the last dated "
+    "now), and a note line enters the repository at its notes commit's date: that changes "
+    "what 1 attestation line does for every reader, here and on origin:\n")
+"""How ``kistore notes rebase origin`` refuses a rebuild changing one line made again's verdict
+(until fb53db7b: "in one notes commit dated now"; it writes one per entry time, fresh17 F9
+item 4)."""
+
+
 def _line(blob: str, signed: dt.datetime, trusted: dt.datetime, made: str) -> str:
     """How a refusal (and --enter-now's note) names the early withdrawal."""
     return (f"the withdrawal by {MAINTAINER_ID} on {RUN} (note on {blob}) entered "
@@ -175,18 +186,11 @@ def test_a_rebuild_making_a_community_withdrawal_count_is_refused_then_enters_no
     ours = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
 
     refused = kistore(remote, "notes", "rebase", "origin", check=False)
-    # on BASE b1992eea: rebuilt (exit 0), and the run withdrawn; until fb53db7b it said
-    # "in one notes commit dated now" (it writes one per entry time: fresh17 F9 item 4)
+    # on BASE b1992eea: rebuilt (exit 0), and the run withdrawn
     assert refused.returncode == 1, refused.stdout + refused.stderr
     made = _made_at(refused.stderr)
     assert refused.stderr == (
-        "error: not rebuilt: `kistore notes rebase origin` writes this repository's lines "
-        "again on origin's notes in notes commits dated now (more than one when a note's "
-        "lines entered here at two times or more: in the order they entered, a second apart, "
-        "the last dated now), and a note line enters the repository at its notes commit's "
-        "date: that changes what 1 attestation line does for every reader, here and on "
-        "origin:\n"
-        f"  {_line(blob, signed, trusted, made)}\n"
+        NOT_REBUILT + f"  {_line(blob, signed, trusted, made)}\n"
         "ways out: `kistore notes rebase origin --enter-now` lets the line(s) named enter now "
         "and count as judged there; or, to have a line count by a signature made now, its "
         "signer attests again (`kistore attest`) and leaves the old line out as below; or, "

@@ -21,40 +21,20 @@ import re
 import subprocess
 import time
 
-import pytest
-
 from kistore.attest import signing
 
 from ..attest.test_attestation_evidence import RERUN_KEY, RUN, bundle
 from ..check.test_notes_gate_history import run_blob
 from ..conftest import git, next_second
 from ..prs import KISTORE, Remote, _env
+from . import test_notes_push_rerun_order as _order
+from .test_notes_push_effect_changed import NOT_REBUILT, _made_at
+from .test_notes_push_rerun_order import _at, _text
 
 RERUN_ID = signing.keyid(RERUN_KEY.public_key())
 _STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
-
-
-@pytest.fixture
-def remote(published, tmp_path) -> Remote:
-    """The server and clone A, RERUN_KEY trusted for rerun since twenty minutes ago."""
-    made = Remote(published, tmp_path)
-
-    def trust(clone):
-        (clone.parent / "rerun.pub").write_text(
-            signing.public_key_line(RERUN_KEY.public_key()) + "\n")
-        made.kistore("trust", "add", str(clone.parent / "rerun.pub"), "--role", "rerun",
-                     "--valid-from", _text(_at(1200)))
-
-    assert made.pr("trust the rerun key", trust).accepted
-    return made
-
-
-def _at(seconds_ago: int) -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(microsecond=0) - dt.timedelta(seconds=seconds_ago)
-
-
-def _text(when: dt.datetime) -> str:
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+remote = _order.remote
+"""The fixture: the server and clone A, RERUN_KEY trusted for rerun since ten minutes ago."""
 
 
 def _cli(where, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -89,8 +69,9 @@ def _two_clones(remote: Remote, tmp_path, old: int, theirs: int = 1, *,
     reproduced reruns 100 s ago and pushes first (made again: they enter at B's push).
 
     Returns the entry times (``held``, ``mine``, ``theirs``), the note's object
-    (``blob``) and A's line (``line``); the clock is then past B's push's second. B's lines enter a second apart,
-    the last at ``theirs`` (``apart``; else in one notes commit, at once).
+    (``blob``) and A's line (``line``); the clock is then past B's push's second. B's
+    lines enter a second apart, the last at ``theirs`` (``apart``; else in one notes
+    commit, at once).
     """
     held = _at(300)
     _noted(remote.clone, [_rerun("not-reproduced", held - dt.timedelta(seconds=k))
@@ -113,13 +94,6 @@ def _two_clones(remote: Remote, tmp_path, old: int, theirs: int = 1, *,
     next_second(remote.bare)
     return {"held": _text(held), "mine": _text(mine), "theirs": _text(pushed),
             "blob": run_blob(remote.clone), "line": line.decode()}
-
-
-def _made_at(text: str) -> str:
-    """The entry a refusal gives the line made again (the push's clock, to the second)."""
-    found = re.search(r"made again, it enters at (\S+Z):", text)
-    assert found, text
-    return found.group(1)
 
 
 def _mine(at: dict[str, str], made: str) -> str:
@@ -193,12 +167,7 @@ def test_a_push_after_another_clones_names_the_line_it_makes_again_first(remote,
     # on BASE fb53db7b: "writes this repository's lines again in one notes commit dated now"
     # (it writes one per time a note's lines entered: fresh17 F9 item 4)
     assert rebuilt.stderr == (
-        "error: not rebuilt: `kistore notes rebase origin` writes this repository's lines "
-        "again on origin's notes in notes commits dated now (more than one when a note's "
-        "lines entered here at two times or more: in the order they entered, a second apart, "
-        "the last dated now), and a note line enters the repository at its notes commit's "
-        "date: that changes what 1 attestation line does for every reader, here and on "
-        f"origin:\n  {_mine(at, made)}\n"
+        f"{NOT_REBUILT}  {_mine(at, made)}\n"
         "and so what 4 lines not made again do (each keeps its entry):\n"
         f"  {_theirs(at, made)}\n"
         "  and 3 more line(s) not made again whose verdict changes with them: 3 from "
