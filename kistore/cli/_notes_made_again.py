@@ -305,7 +305,7 @@ def entering_now_words(changed: Sequence[EffectChanged], command: str) -> str:
     count = len(part.made)
     lines = f"{count} attestation line{'s' if count != 1 else ''}"
     how = ("its notes commits made again at the push" if command == "push"
-           else "written again in the notes commit the rebuild made")
+           else "written again in the notes commit(s) the rebuild made")
     said = [s.strip() for s in _listed(part.made, lambda c: c.said(),
                                        "line(s) made again whose verdict changes")]
     others = part.overturned + part.rest

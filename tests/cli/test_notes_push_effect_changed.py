@@ -210,9 +210,9 @@ def test_a_rebuild_making_a_community_withdrawal_count_is_refused_then_enters_no
         "enteredAt": _text(signed), "effect": "community", "entersAt": made,
         "becomes": "withdraws"}])
     assert rebuilt.stderr == (
-        "note: --enter-now: 1 attestation line enters now, written again in the notes commit "
-        "the rebuild made, and every reader judges it there, not as this repository did "
-        f"until now: {_line(blob, signed, trusted, made)}\n")
+        "note: --enter-now: 1 attestation line enters now, written again in the notes "
+        "commit(s) the rebuild made, and every reader judges it there, not as this repository "
+        f"did until now: {_line(blob, signed, trusted, made)}\n")
     assert git(remote.clone, "rev-parse", "refs/notes/kistore").strip() != ours
 
 
