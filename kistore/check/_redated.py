@@ -4,7 +4,8 @@ A note line enters the repository at the trusted time of the first notes commit 
 it (:class:`kistore.attest.notes.Clock`). ``kistore notes push`` makes the notes commits a
 remote lacks again, dated at the push, once they are more than a minute old or dated ahead
 (:func:`kistore.attest.notes_dated.dated_at_push`, KI437), and ``kistore notes rebase
-REMOTE`` writes this repository's lines again in one notes commit dated now: either way a
+REMOTE`` writes this repository's lines again in notes commits dated now (one per time a
+note's lines entered, in order, when a note gains lines of two times: fresh16 F5): either way a
 line enters (on the remote, and here once the push or rebuild lands) at that moment, not at
 the entry this repository's readers give it. A withdrawal signed while its key was not
 trusted yet (a community attestation here) then entered after the key's trust commit, and
@@ -19,7 +20,11 @@ entry in the original notes commits, as this repository's readers give it now, a
 its entry in the commits made again; and then each line among every attestation of its
 subject (:func:`_standing_changed`, fresh16 F5: which of one key's reruns of a run stands).
 A line whose effect differs is returned; the caller refuses, unless told to let such lines
-enter now (``--enter-now``).
+enter now (``--enter-now``). A line of the second pass may keep its entry (one the remote
+held, whose verdict the lines made again change: a key's later rerun they supersede); the
+refusal names the lines made again first and such lines as what they are (:func:`parted`,
+:attr:`EffectChanged.made_again`, fresh17 F4: a refusal listed 68 lines, each "made again",
+66 of them at the time they had entered, and the one line made again was 67th).
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..attest.trust import Trust
     from ..store import Store, View
 
-__all__ = ["EffectChanged", "effects_made_again"]
+__all__ = ["EffectChanged", "Parted", "effects_made_again", "parted"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +70,7 @@ class EffectChanged:
         enters: its entry in the notes commits made again (UTC, whole seconds).
         becomes: its effect there.
         then: why, there.
+        outcome: a rerun's or reproduction's ``outcome`` (``reproduced``, ...); else None.
     """
 
     obj: str
@@ -77,15 +83,46 @@ class EffectChanged:
     enters: datetime
     becomes: str
     then: str
+    outcome: str | None = None
+
+    @property
+    def made_again(self) -> bool:
+        """Whether the line enters at another time made again (False: where it did, fresh17 F4)."""
+        return self.entered != self.enters
+
+    def what(self) -> str:
+        """Name the line: type (a rerun's outcome with it), key, subject and the note's object."""
+        outcome = f" ({self.outcome})" if self.outcome else ""
+        return (f"the {self.type or 'attestation'}{outcome} by {self.keyid} on {self.subject} "
+                f"(note on {self.obj})")
 
     def said(self) -> str:
         """Say the line, both entries (UTC, to the second) and both verdicts, in one line."""
         why = f" ({self.reason})" if self.reason else ""
         then = f" ({self.then})" if self.then else ""
-        return (f"the {self.type or 'attestation'} by {self.keyid} on {self.subject} (note on "
-                f"{self.obj}) entered this repository at {format_time(self.entered)}, where "
+        return (f"{self.what()} entered this repository at {format_time(self.entered)}, where "
                 f"every reader here judges it: {self.effect}{why}; made again, it enters at "
                 f"{format_time(self.enters)}: {self.becomes}{then}")
+
+    def kept_said(self) -> str:
+        """Say a line not made again whose verdict the lines made again change (fresh17 F4).
+
+        One line: the line (:meth:`what`), its entry, which stays, and both verdicts (UTC,
+        to the second); a line that becomes ``superseded`` is named as the same key's later
+        rerun. Raises nothing.
+        """
+        why = f" ({self.reason})" if self.reason else ""
+        then = f" ({self.then})" if self.then else ""
+        later = (", the same key's later rerun" if self.becomes == SUPERSEDED
+                 and self.effect != SUPERSEDED else "")
+        return (f"{self.what()}, not made again (it entered at {format_time(self.entered)} "
+                f"and stays there){later}: {self.effect}{why} now, {self.becomes}{then} "
+                "once the line(s) made again enter")
+
+    def superseded_said(self) -> str:
+        """Say, in a way out, that this later rerun would be superseded (fresh17 F4)."""
+        return (f"the key's later {self.outcome or self.type} of {self.subject} (note on "
+                f"{self.obj}, entered {format_time(self.entered)}) would be superseded")
 
     def as_json(self) -> dict[str, str | None]:
         """Return the line for ``--json``'s ``effectChanged`` (times RFC 3339 UTC)."""
@@ -93,6 +130,53 @@ class EffectChanged:
                 "keyid": self.keyid, "enteredAt": format_time(self.entered),
                 "effect": self.effect, "entersAt": format_time(self.enters),
                 "becomes": self.becomes}
+
+
+@dataclass(frozen=True, slots=True)
+class Parted:
+    """The lines a refusal of notes made again names, in the order it names them (fresh17 F4).
+
+    A line whose entry moves changes the verdicts of lines that do not move: one key's
+    ``not-reproduced`` made again after the same key's later ``reproduced``, which another
+    clone pushed first, supersedes it, and the key's earlier ``not-reproduced`` lines stop
+    being superseded. Until 2026-12-08 the refusal said each of them "made again, it enters
+    at" the time it entered already, and the one line made again was 67th of 69.
+
+    Attributes:
+        made: the lines made again (:attr:`EffectChanged.made_again`), in the order found.
+        overturned: lines not made again that become ``superseded``, each entered after a
+            line made again of the same key and subject entered here: the key's later
+            reruns the lines made again would supersede; the latest first.
+        rest: the other lines not made again whose verdict changes with them, in the
+            order found.
+    """
+
+    made: list[EffectChanged]
+    overturned: list[EffectChanged]
+    rest: list[EffectChanged]
+
+
+def parted(found: list[EffectChanged]) -> Parted:
+    """Part :func:`effects_made_again`'s lines into those made again and those they change.
+
+    Args:
+        found: the lines (any order).
+
+    Returns:
+        :class:`Parted`; every line of ``found`` in one of its lists. When no line is made
+        again (no entry moved), every line is in ``made``, as said until 2026-12-08.
+        Raises nothing.
+    """
+    made = [c for c in found if c.made_again]
+    if not made:
+        return Parted(list(found), [], [])
+    overturned = sorted(
+        (c for c in found if not c.made_again and c.becomes == SUPERSEDED
+         and c.effect != SUPERSEDED and any(m.keyid == c.keyid and m.subject == c.subject
+                                             and m.entered < c.entered for m in made)),
+        key=lambda c: (c.entered, c.obj), reverse=True)
+    rest = [c for c in found if not c.made_again and c not in overturned]
+    return Parted(made, overturned, rest)
 
 
 def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, trust_rev: str,
@@ -153,7 +237,7 @@ def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, t
                 flagged.add((obj, line))
                 changed.append(EffectChanged(obj, str(subject), was.type, was.keyid, entered,
                                              was.effect, was.reason, enters, becomes.effect,
-                                             becomes.reason))
+                                             becomes.reason, was.outcome))
     return changed + [c for key, c in _standing_changed(store, new, ours, sent, trust_rev,
                                                         trust, view) if key not in flagged]
 
@@ -216,7 +300,7 @@ def _standing_changed(store: Store, new: list[tuple[str, list[bytes]]], ours: st
                 continue  # what else changes (a note's defect a rebuild mends) is no order's
             changed.append(((obj, data), EffectChanged(
                 obj, str(subject), was.type, was.keyid, was.entered_at, was.effect,
-                was.reason, becomes.entered_at, becomes.effect, becomes.reason)))
+                was.reason, becomes.entered_at, becomes.effect, becomes.reason, was.outcome)))
     return changed
 
 

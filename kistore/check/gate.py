@@ -2148,7 +2148,7 @@ def notes_made_again(store: Store, remote: str, theirs: str | None, ours: str, s
     """Return each line whose effect the notes commits made again change (fresh12 F7).
 
     ``kistore notes push`` (its commits made again dated at the push, KI437) and ``kistore
-    notes rebase REMOTE`` (this repository's lines written again in one notes commit dated
+    notes rebase REMOTE`` (this repository's lines written again in notes commits dated
     now) move each line's entry to now: judged here against the trust file of the
     protected branch, as the gate judges a notes push (:func:`._redated.
     effects_made_again`).

@@ -22,6 +22,7 @@ the minute.
 from __future__ import annotations
 
 import shlex
+from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,7 @@ from ..core.times import NOTES_AHEAD, NOTES_BEHIND, commit_text, duration_text
 from ..git.lazy import pygit2
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from collections.abc import Collection, Sequence
+    from collections.abc import Callable, Collection, Sequence
 
     import pygit2 as _pygit2
 
@@ -163,6 +164,11 @@ def redated_words(repo: _pygit2.Repository, redated: Sequence[Redated], remote: 
     return f"note: {what} {dated} this machine's clock: {how}, since {why}"
 
 
+SHOWN = 10
+"""Lines a refusal (or ``--enter-now``'s note) names one by one in each of its lists; the
+rest are counted (fresh17 F4: 68 lines, 32 KB, the one line made again 67th)."""
+
+
 def effect_refusal(found: Sequence[EffectChanged], remote: str, command: str) -> str:
     """Say why a ``notes push``/``notes rebase REMOTE`` making notes again is refused (F7).
 
@@ -171,15 +177,23 @@ def effect_refusal(found: Sequence[EffectChanged], remote: str, command: str) ->
             not empty.
         remote: as given to the command.
         command: ``push`` (its notes commits made again dated at the push, KI437) or
-            ``rebase`` (the lines written again in one notes commit dated now).
+            ``rebase`` (the lines written again in notes commits dated now, one per time a
+            note's lines entered, in order, fresh16 F5).
 
     Returns:
-        The refusal: what makes the lines enter now, each line with both entries (UTC, to
-        the second) and both verdicts, the ways out (``--enter-now``, attesting again,
-        leaving the line out and the rebuild), and that nothing was sent or moved.
-        Raises nothing.
+        The refusal: what makes the lines enter now; each line made again whose verdict
+        changes, with both entries (UTC, to the second) and both verdicts, first
+        (:data:`SHOWN` at most, the rest counted); then, when lines that keep their entry
+        change verdict with them (fresh17 F4), each of the key's later reruns they would
+        supersede, named so, and the others as a count by verdicts; the ways out, each
+        with its consequence (``--enter-now``, attesting again, leaving the line out and
+        the rebuild), and that nothing was sent or moved. Raises nothing.
     """
-    count = len(found)
+    # Lazy: the check layer loads only for notes made again (as the gate's judgement).
+    from ..check._redated import parted
+
+    part = parted(list(found))
+    count = len(part.made)
     lines = f"{count} attestation line{'s' if count != 1 else ''}"
     if command == "push":
         head = (f"not pushed to {remote}: the notes commits {remote} lacks are made again "
@@ -188,29 +202,87 @@ def effect_refusal(found: Sequence[EffectChanged], remote: str, command: str) ->
         tail = "nothing was pushed, your notes are unchanged"
     else:
         head = (f"not rebuilt: `kistore notes rebase {shlex.quote(remote)}` writes this "
-                f"repository's lines again in one notes commit dated now, on {remote}'s "
-                "notes, and a note line enters the repository at its notes commit's date: "
-                "that changes what")
+                f"repository's lines again on {remote}'s notes in notes commits dated now "
+                "(more than one when a note's lines entered here at two times or more: in "
+                "the order they entered, a second apart, the last dated now), and a note "
+                "line enters the repository at its notes commit's date: that changes what")
         tail = (f"{NOTES_REF} is unchanged (but for what the fetch from {remote} merged, as "
                 "`kistore notes fetch` does)")
+    said = _listed(part.made, lambda c: c.said(), "line(s) made again whose verdict changes")
+    others = len(part.overturned) + len(part.rest)
+    if others:
+        said += [f"and so what {others} line{'s' if others != 1 else ''} not made again "
+                 f"{'does' if others == 1 else 'do'} (each keeps its entry):"]
+        said += _listed(part.overturned, lambda c: c.kept_said(),
+                        "line(s) not made again whose verdict changes with them", part.rest)
     return (f"{head} {lines} {'does' if count == 1 else 'do'} for every reader, here and on "
-            f"{remote}:\n" + "\n".join(f"  {c.said()}" for c in found)
-            + f"\n{_ways_out(found, remote, command)}; {tail}")
+            f"{remote}:\n" + "\n".join(said) + f"\n{_ways_out(found, remote, command)}; {tail}")
+
+
+def _listed(found: Sequence[EffectChanged], say: Callable[[EffectChanged], str],
+            more: str, counted: Sequence[EffectChanged] = ()) -> list[str]:
+    """Say ``found`` one a line (indented), the rest and ``counted`` as one count.
+
+    Lines said alike (one key's reruns of one entry and verdicts) are said once, ``12
+    lines alike: ...``; :data:`SHOWN` such sayings at most, and the lines past them and
+    ``counted`` as a count by verdicts (``and 58 more line(s) made again whose verdict
+    changes: 57 from superseded to disagrees, 1 from verifies to superseded``), most
+    first; with none said before it, ``58 line(s) ...``. Raises nothing.
+    """
+    alike: dict[str, list[EffectChanged]] = {}
+    for line in found:
+        alike.setdefault(say(line), []).append(line)
+    groups = list(alike.items())
+    said = [f"  {text}" if len(lines) == 1 else f"  {len(lines)} lines alike: {text}"
+            for text, lines in groups[:SHOWN]]
+    left = [*(line for _text, lines in groups[SHOWN:] for line in lines), *counted]
+    if left:
+        counts = Counter((c.effect, c.becomes) for c in left)
+        said.append(f"  {'and ' if said else ''}{len(left)} {'more ' if said else ''}{more}: "
+                    + ", ".join(f"{n} from {was} to {now}" for (was, now), n in sorted(
+                        counts.items(), key=lambda kv: (-kv[1], kv[0]))))
+    return said
 
 
 def _ways_out(found: Sequence[EffectChanged], remote: str, command: str) -> str:
-    """Say the three ways out of :func:`effect_refusal` (fresh12 F7). Raises nothing."""
+    """Say the three ways out of :func:`effect_refusal` (fresh12 F7), each with its consequence.
+
+    When lines not made again change verdict with the lines made again (fresh17 F4), the
+    way out that keeps every other line's verdict, leaving the lines made again out, comes
+    first, and ``--enter-now`` and attesting again say the key's later reruns they would
+    supersede (three at most by name). Raises nothing.
+    """
+    # Lazy: as effect_refusal's.
+    from ..check._redated import parted
+
+    part = parted(list(found))
     typed = shlex.quote(remote)
-    objects = ", ".join(sorted({c.obj for c in found}))
+    objects = ", ".join(sorted({c.obj for c in part.made}))
     when = "at the push" if command == "push" else "now"
     then = (f"`kistore notes rebase {typed}` and `kistore notes push {typed}`"
             if command == "push" else f"`kistore notes rebase {typed}` again")
-    return (f"ways out: `kistore notes {command} {typed} --enter-now` lets the line(s) named "
-            f"enter {when} and count as judged there; or, to have a line count by a "
-            "signature made now, its signer attests again (`kistore attest`) and leaves the "
-            "old line out as below; or, to keep a line from counting, leave it out: `git "
-            "notes --ref kistore edit OBJ` and delete it, or `git notes --ref kistore remove "
-            f"OBJ` when it is the note's only line (OBJ: {objects}), then {then}")
+    leave = ("`git notes --ref kistore edit OBJ` and delete it, or `git notes --ref kistore "
+             f"remove OBJ` when it is the note's only line (OBJ: {objects}), then {then}")
+    if not part.overturned and not part.rest:
+        return (f"ways out: `kistore notes {command} {typed} --enter-now` lets the line(s) "
+                f"named enter {when} and count as judged there; or, to have a line count by a "
+                "signature made now, its signer attests again (`kistore attest`) and leaves "
+                "the old line out as below; or, to keep a line from counting, leave it out: "
+                f"{leave}")
+    changes = "changes every verdict above"
+    if part.overturned:
+        alike = Counter(c.superseded_said() for c in part.overturned)
+        named = "; ".join(text if n == 1 else f"{text} ({n} lines alike)"
+                          for text, n in list(alike.items())[:3])
+        extra = sum(list(alike.values())[3:])
+        changes += f": {named}" + (f"; and {extra} more of its later reruns (above)"
+                                   if extra else "")
+    return (f"ways out: to keep every other line's verdict as it is now, leave the line(s) "
+            f"made again out: {leave}; or `kistore notes {command} {typed} --enter-now` lets "
+            f"the line(s) made again enter {when} and count as judged there, which {changes}; "
+            "or, to have a line count by a signature made now, its signer attests again "
+            "(`kistore attest`) and leaves the old line out as above (a line signed now "
+            "enters now too, with the same consequences)")
 
 
 def entering_now_words(changed: Sequence[EffectChanged], command: str) -> str:
@@ -221,13 +293,28 @@ def entering_now_words(changed: Sequence[EffectChanged], command: str) -> str:
         command: ``push`` or ``rebase``, as :func:`effect_refusal` takes it.
 
     Returns:
-        One ``note:`` line naming each line, both entries and both verdicts. Raises nothing.
+        One ``note:`` line naming each line made again, both entries and both verdicts
+        (:data:`SHOWN` at most, the rest counted), then, when lines not made again changed
+        verdict with them (fresh17 F4), those, named as :func:`effect_refusal` names them.
+        Raises nothing.
     """
-    count = len(changed)
+    # Lazy: as effect_refusal's.
+    from ..check._redated import parted
+
+    part = parted(list(changed))
+    count = len(part.made)
     lines = f"{count} attestation line{'s' if count != 1 else ''}"
     how = ("its notes commits made again at the push" if command == "push"
-           else "written again in the notes commit the rebuild made")
+           else "written again in the notes commit(s) the rebuild made")
+    said = [s.strip() for s in _listed(part.made, lambda c: c.said(),
+                                       "line(s) made again whose verdict changes")]
+    others = part.overturned + part.rest
+    if others:
+        said.append(f"and so {len(others)} line{'s' if len(others) != 1 else ''} not made "
+                    "again changed verdict: " + "; ".join(s.strip() for s in _listed(
+                        part.overturned, lambda c: c.kept_said(), "line(s) not made again "
+                        "whose verdict changes with them", part.rest)))
     return (f"note: --enter-now: {lines} {'enters' if count == 1 else 'enter'} now, {how}, "
             "and every reader judges "
             f"{'it' if count == 1 else 'them'} there, not as this repository did until now: "
-            + "; ".join(c.said() for c in changed))
+            + "; ".join(said))

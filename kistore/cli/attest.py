@@ -678,8 +678,8 @@ def _ahead_way_out(store: Store, latest: str, now: int) -> str:
         remote = shlex.quote(canonical_remote(names) or names[0])
         return (f"`kistore notes rebase {remote}` rebuilds the notes on {remote}'s, leaving "
                 f"out the notes commits it lacks (notes commit {latest[:12]} among them, if "
-                "it was never pushed) and adding this repository's own lines back in one "
-                "notes commit dated now: run it, then attest again; or ")
+                "it was never pushed) and adding this repository's own lines back in notes "
+                "commits dated now: run it, then attest again; or ")
     if leaves_out(store, latest, now):
         return (f"`kistore notes rebase` (this repository has no remote) leaves out notes "
                 f"commit {latest[:12]} and the line(s) it took back, and keeps every other "

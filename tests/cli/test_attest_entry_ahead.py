@@ -198,6 +198,6 @@ def test_with_a_remote_the_way_out_named_is_notes_rebase_remote(
     assert (f"Waiting does not help: the key's validity ends before that date. `kistore notes "
             "rebase origin` rebuilds the notes on origin's, leaving out the notes commits it "
             f"lacks (notes commit {made} among them, if it was never pushed) and adding this "
-            "repository's own lines back in one notes commit dated now: run it, then attest "
+            "repository's own lines back in notes commits dated now: run it, then attest "
             "again; or sign it with a key store/trust/keys.json trusts for maintainer then "
             "(`kistore trust list`)") in result.stderr, result.stderr

@@ -93,6 +93,17 @@ def _server_notes(remote: Remote) -> str | None:
     return done.stdout.strip() or None
 
 
+NOT_REBUILT = (
+    "error: not rebuilt: `kistore notes rebase origin` writes this repository's lines again "
+    "on origin's notes in notes commits dated now (more than one when a note's lines entered "
+    "here at two times or more: in the order they entered, a second apart, the last dated "
+    "now), and a note line enters the repository at its notes commit's date: that changes "
+    "what 1 attestation line does for every reader, here and on origin:\n")
+"""How ``kistore notes rebase origin`` refuses a rebuild changing one line made again's verdict
+(until fb53db7b: "in one notes commit dated now"; it writes one per entry time, fresh17 F9
+item 4)."""
+
+
 def _line(blob: str, signed: dt.datetime, trusted: dt.datetime, made: str) -> str:
     """How a refusal (and --enter-now's note) names the early withdrawal."""
     return (f"the withdrawal by {MAINTAINER_ID} on {RUN} (note on {blob}) entered "
@@ -179,11 +190,7 @@ def test_a_rebuild_making_a_community_withdrawal_count_is_refused_then_enters_no
     assert refused.returncode == 1, refused.stdout + refused.stderr
     made = _made_at(refused.stderr)
     assert refused.stderr == (
-        "error: not rebuilt: `kistore notes rebase origin` writes this repository's lines "
-        "again in one notes commit dated now, on origin's notes, and a note line enters the "
-        "repository at its notes commit's date: that changes what 1 attestation line does "
-        "for every reader, here and on origin:\n"
-        f"  {_line(blob, signed, trusted, made)}\n"
+        NOT_REBUILT + f"  {_line(blob, signed, trusted, made)}\n"
         "ways out: `kistore notes rebase origin --enter-now` lets the line(s) named enter now "
         "and count as judged there; or, to have a line count by a signature made now, its "
         "signer attests again (`kistore attest`) and leaves the old line out as below; or, "
@@ -203,9 +210,9 @@ def test_a_rebuild_making_a_community_withdrawal_count_is_refused_then_enters_no
         "enteredAt": _text(signed), "effect": "community", "entersAt": made,
         "becomes": "withdraws"}])
     assert rebuilt.stderr == (
-        "note: --enter-now: 1 attestation line enters now, written again in the notes commit "
-        "the rebuild made, and every reader judges it there, not as this repository did "
-        f"until now: {_line(blob, signed, trusted, made)}\n")
+        "note: --enter-now: 1 attestation line enters now, written again in the notes "
+        "commit(s) the rebuild made, and every reader judges it there, not as this repository "
+        f"did until now: {_line(blob, signed, trusted, made)}\n")
     assert git(remote.clone, "rev-parse", "refs/notes/kistore").strip() != ours
 
 
