@@ -338,27 +338,23 @@ def _outside_said(path: str, mode: int = 0o100644) -> str:
     A file at the path of one of the layout's directories (fresh06 L3: a shard directory
     replaced by a file was told about a killed ``kistore add``'s temporary file) says what
     the directory holds, and what is there when it is no regular file (fresh17 F10: a FIFO
-    at ``store/groups/sha256/4f`` was "not a path of the store layout ... a .NAME.PID.N.tmp
-    file ..."); any other, the generic words. Raises nothing.
+    at ``store/groups/sha256/4f``, a symbolic link at ``store/names``, were "not a path of
+    the store layout ... a .NAME.PID.N.tmp file ..."); any other, the generic words. Raises
+    nothing.
 
     Args:
         path: the repository path.
         mode: its git mode (as :func:`check_path_mode`'s).
     """
     directory = _LAYOUT_DIRECTORY.fullmatch(path)
-    if directory is None:
+    if path == layout.NAMES_DIR:
+        held = "every one of the store's names files"
+    elif directory is None:
         return ("not a path of the store layout: move or remove it (a .NAME.PID.N.tmp file "
                 "is a temporary file of a killed `kistore add`: delete it, or the next add "
                 "into its directory removes it)")
-    files = {"objects": "object files", "metadata": "metadata files",
-             "attestations": "attestation files", "groups": "group files"}[directory.group(1)]
-    if directory.group(5):
-        about = "of the comparison group" if directory.group(1) == "groups" else "about the object"
-        held = f"the {files} {about} sha256:{directory.group(4)}{directory.group(5)[1:]}"
-    elif directory.group(4):
-        held = f"the {files} of the digests starting {directory.group(4)}"
     else:
-        held = f"every one of the store's {files}"
+        held = _held_below(directory)
     if mode in FILE_MODES or mode not in _MODE_NAMES:
         what, remove = "a file", f"remove the file (`git rm {path}`)"
     else:  # a FIFO cannot be committed: the work tree's own
@@ -367,6 +363,18 @@ def _outside_said(path: str, mode: int = 0o100644) -> str:
     return (f"{what} where the store layout has a directory: {path}/ holds {held}, and "
             f"{what} in its place leaves each of them missing: {remove} and put the "
             f"directory back (`git checkout COMMIT -- {path}`, COMMIT a commit that holds it)")
+
+
+def _held_below(directory: re.Match[str]) -> str:
+    """Return what a :data:`_LAYOUT_DIRECTORY` directory holds, in KI110's words."""
+    files = {"objects": "object files", "metadata": "metadata files",
+             "attestations": "attestation files", "groups": "group files"}[directory.group(1)]
+    if directory.group(5):
+        about = "of the comparison group" if directory.group(1) == "groups" else "about the object"
+        return f"the {files} {about} sha256:{directory.group(4)}{directory.group(5)[1:]}"
+    if directory.group(4):
+        return f"the {files} of the digests starting {directory.group(4)}"
+    return f"every one of the store's {files}"
 
 
 def _in_layout(path: str) -> bool:

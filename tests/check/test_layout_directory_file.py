@@ -81,3 +81,13 @@ def test_a_fifo_at_a_group_directory_is_named_as_one(path, held):
         f"{held}, and a FIFO, socket or device in its place leaves each of them missing: "
         f"remove it (`rm {path}`, or `git rm {path}` if it is committed) and put the directory "
         f"back (`git checkout COMMIT -- {path}`, COMMIT a commit that holds it)")
+
+
+def test_a_symlink_at_store_names_is_named_as_one():
+    [kind, link] = sorted(check_layout_path("store/names", 0o120000), key=lambda f: f.rule.id)
+    assert (kind.rule.id, link.rule.id) == ("KI110", "KI111")
+    assert kind.message == (
+        "a symlink where the store layout has a directory: store/names/ holds every one of the "
+        "store's names files, and a symlink in its place leaves each of them missing: remove it "
+        "(`rm store/names`, or `git rm store/names` if it is committed) and put the directory "
+        "back (`git checkout COMMIT -- store/names`, COMMIT a commit that holds it)")
