@@ -153,9 +153,12 @@ def refuse_blocking_config(git_dir: Path | None = None, *, git: bool = True,
 
 def _refuse_blocking_ref_file(git_dir: Path | None, remote: str | None, reader: str,
                               undone: str) -> None:
-    """Refuse when the repository's ``HEAD`` or ``packed-refs`` is a FIFO, socket or device.
+    """Refuse when a ref file the repository's git opens first is a FIFO, socket or device.
 
-    git and libgit2 open both before they find a branch, right after the config files
+    ``HEAD``, ``packed-refs``, the branch ``HEAD`` names and ``refs/notes/kistore``
+    (:func:`kistore.git.refs.blocking_ref_file`).
+
+    git and libgit2 open them before they find a branch, right after the config files
     (fresh17 F11: a FIFO ``.git/packed-refs`` hung every command, ``ls`` included, and a
     path remote's ``packed-refs`` or ``HEAD`` hung ``notes fetch``, with no word).
 
@@ -176,8 +179,10 @@ def _refuse_blocking_ref_file(git_dir: Path | None, remote: str | None, reader: 
     found = blocking_ref_file(git_dir)
     if found is None:
         return
-    path, kind = found
+    path, kind, name = found
+    shown = said(path, None if remote is not None else git_dir)
+    if remote is None and git_dir.name == ".git" and name:  # .git/refs/heads/main
+        shown = f".git/{name}"
     raise ref_file_refused(
-        path, kind, shown=said(path, None if remote is not None else git_dir),
-        whose="the repository's" if remote is None else f"remote {remote}'s",
-        reader=reader, undone=undone)
+        path, kind, shown=shown, whose="the repository's" if remote is None else
+        f"remote {remote}'s", reader=reader, undone=undone, ref_name=name)

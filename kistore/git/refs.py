@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from ..core.errors import StoreStateError
 from ..core.file_kinds import FIFO, SPECIAL, file_kind, kind_at
+from ..core.layout import NOTES_REF
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -62,30 +63,45 @@ directory (git's ``is_git_directory`` reads it to take a directory for a reposit
 ``packed-refs`` in the common one (every ref not in a loose file)."""
 
 
-def blocking_ref_file(git_dir: Path) -> tuple[Path, str] | None:
-    """Return the first of :data:`REF_FILES` of ``git_dir`` that no reader may open.
+def blocking_ref_file(git_dir: Path) -> tuple[Path, str, str] | None:
+    """Return the first ref file of ``git_dir`` git opens first that no reader may open.
 
-    Each is stat'ed (a symbolic link judged by what it names, as git opens it), never
-    opened.
+    :data:`REF_FILES`, then the loose files of the branch ``HEAD`` names and of
+    ``refs/notes/kistore``: each stat'ed (a symbolic link judged by what it names, as git
+    opens it), never opened; ``HEAD`` is read (its few bytes, a regular file's) for its
+    branch.
 
     Args:
         git_dir: a git directory (a linked worktree's own: its ``HEAD`` is there, its
-            ``packed-refs`` in the common directory, :func:`common_git_dir`).
+            ``packed-refs`` and branches in the common directory, :func:`common_git_dir`).
 
     Returns:
-        ``(path, kind)`` for one that is a FIFO, socket or device
-        (:data:`kistore.core.file_kinds.SPECIAL`; ``kind`` its words, ``a FIFO``); None
-        when neither is (absent, a regular file, or a directory, which git refuses at once
-        with its own message). Raises nothing.
+        ``(path, kind, ref)`` for one that is a FIFO, socket or device
+        (:data:`kistore.core.file_kinds.SPECIAL`; ``kind`` its words, ``a FIFO``; ``ref``
+        the ref's name for a loose ref's file, else ""); None when none is (absent, a
+        regular file, or a directory, which git refuses at once with its own message).
+        Raises nothing.
     """
     try:
         common = common_git_dir(git_dir)
     except RefsUnreadable:  # said where it is read; HEAD's directory is the one asked
         common = git_dir
-    for path in (git_dir / REF_FILES[0], common / REF_FILES[1]):
+    head = git_dir / REF_FILES[0]
+    for path in (head, common / REF_FILES[1]):
         kind = kind_at(path, follow=True)
         if kind in SPECIAL:
-            return path, kind or ""
+            return path, kind or "", ""
+    names = [NOTES_REF]  # its loose file every notes command's git child opens
+    try:
+        value = _read_ref_file(head).decode("ascii").strip()
+    except (OSError, UnicodeDecodeError, RefFileRefused):
+        value = ""
+    if value.startswith("ref:") and _is_ref_name(value[4:].strip()):
+        names.insert(0, value[4:].strip())
+    for name in names:
+        kind = kind_at(common / name, follow=True)
+        if kind in SPECIAL:
+            return common / name, kind or "", name
     return None
 
 

@@ -78,15 +78,27 @@ def test_a_fifo_packed_refs_is_refused_at_once_naming_it(published, tmp_path, ar
         undone))
 
 
-def test_a_fifo_loose_ref_is_refused_by_kistores_own_read(published, tmp_path):
-    _fifo_at(published / ".git" / "refs" / "heads" / "main")
-    full = published / ".git" / "refs" / "heads" / "main"
-    done = _kistore(published, tmp_path, "ls")
+_KISTORE = ("kistore (as git and libgit2 do)", "nothing was read")
+_LIBGIT2 = ("libgit2", "the repository was not opened")
+
+
+@pytest.mark.parametrize(("ref", "args", "reader", "undone"), [
+    ("refs/heads/main", ("ls",), *_KISTORE),  # kistore's ref reader gets there first
+    ("refs/heads/main", ("verify", "--at", "HEAD"), *_LIBGIT2),
+    ("refs/notes/kistore", ("ls",), *_LIBGIT2),  # read through libgit2: guarded before
+    ("refs/notes/kistore", ("verify", "--at", "HEAD"), *_LIBGIT2),
+])
+def test_a_fifo_loose_branch_or_notes_ref_is_refused(published, tmp_path, ref, args, reader,
+                                                     undone):
+    full = published / ".git" / ref
+    full.parent.mkdir(parents=True, exist_ok=True)
+    _fifo_at(full)
+    done = _kistore(published, tmp_path, *args)
     assert (done.returncode, done.stdout, done.stderr) == (1, "", (
-        "error: .git/refs/heads/main: the repository's ref refs/heads/main is a FIFO, not a "
-        "regular file: kistore (as git and libgit2 do) opens and reads it to find a branch, "
-        f"and would wait for ever; nothing was read. Remove it (`rm {full}`) and set the ref "
-        "again (`git update-ref refs/heads/main COMMIT`), then run the command again\n"))
+        f"error: .git/{ref}: the repository's ref {ref} is a FIFO, not a regular file: "
+        f"{reader} opens and reads it to find a branch, and would wait for ever; {undone}. "
+        f"Remove it (`rm {full}`) and set the ref again (`git update-ref {ref} COMMIT`), "
+        "then run the command again\n"))
 
 
 def test_a_fifo_head_is_named_not_no_repository(published, tmp_path):
