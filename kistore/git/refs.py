@@ -193,8 +193,11 @@ def broken_dotgit(directory: Path) -> str | None:
 
     Returns:
         One sentence naming the ``.git`` path, what it holds and what to do
-        (:data:`DOTGIT_HINT`); None when there is no ``.git`` there, or it is a directory,
-        or a file whose ``gitdir:`` line names a directory holding ``HEAD``.
+        (:data:`DOTGIT_HINT`); for a ``.git`` directory whose ``HEAD`` is a FIFO, socket or
+        device (libgit2 takes it for no repository; git would wait on it: fresh17 F11),
+        :func:`ref_file_refused`'s words. None when there is no ``.git`` there, or it is a
+        directory with no such ``HEAD``, or a file whose ``gitdir:`` line names a directory
+        holding ``HEAD``.
     """
     dotgit = directory / ".git"
     if not os.path.lexists(dotgit):
