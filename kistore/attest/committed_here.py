@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..core import layout
 from ..core.digest import Digest
-from ..core.file_kinds import kind_at
+from ..core.file_kinds import DIRECTORY, SYMLINK, kind_at
 from ..git.ids import blob_id
 
 _SHA256 = f"{layout.ATTESTATIONS_DIR}/sha256"
@@ -160,10 +160,23 @@ def how_held(store: Store, path: str) -> str:
 
     Returns:
         :func:`kistore.core.file_kinds.file_kind`'s words (``a FIFO``, ``a symbolic link``,
-        ``a directory``, ...); or :data:`MISSING` when nothing is there (nor its folder), or
-        the file could not be read (a folder on its way that is a symbolic link: never read
-        through). Raises nothing.
+        ``a directory``, ...); when nothing is there and a folder on its way under
+        ``store/attestations`` is no directory, what the nearest is and which
+        (``a FIFO in place of its folder store/attestations/sha256/XX/REST``); else
+        :data:`MISSING` (nothing there, nor its folder), or when the file could not be read
+        (a folder on its way that is a symbolic link: never read through, said by
+        :func:`kistore.cli._links.warn_linked`, a line of its own). Raises nothing.
     """
     assert store.root is not None
     # a regular file here was not read: under a symbolic link, or past the size limit
-    return kind_at(os.path.join(store.root, path)) or MISSING
+    kind = kind_at(os.path.join(store.root, path))
+    if kind is not None:
+        return kind or MISSING
+    folder = path.rpartition("/")[0]  # nothing there: a folder on its way may be no folder
+    while folder.startswith(f"{layout.ATTESTATIONS_DIR}"):
+        kind = kind_at(os.path.join(store.root, folder))
+        if kind is not None:  # the nearest that is there (fresh17 F9: a FIFO was "missing")
+            return MISSING if kind in (DIRECTORY, SYMLINK) else \
+                f"{kind or 'a regular file'} in place of its folder {folder}"
+        folder = folder.rpartition("/")[0]
+    return MISSING

@@ -52,6 +52,7 @@ from ..git.config_guard import ConfigRefused
 from ..git.lazy import pygit2  # imported on first use
 from ..git.notes import notes_tree
 from ..git.pack import blob_id
+from ..git.refs import RefFileRefused
 from .levels import SOURCE_NATIVE as SOURCE_NATIVE  # re-exported: defined in .levels
 from .levels import VERIFIED as VERIFIED
 from .levels import WITHDRAWS as WITHDRAWS
@@ -1047,7 +1048,7 @@ def trust_or_empty(store: Store, at: str | None, *, said: bool = True
                 note(store, here)
             return held(store, at, dated(store, at, here.trust)), []
         return held(store, at, dated(store, at, load_trust(store.view(at)))), []
-    except ConfigRefused:  # the environment's fault: the command fails with it (fresh16 F3)
+    except (ConfigRefused, RefFileRefused):  # the environment's fault (fresh16 F3, fresh17 F11)
         raise
     except KistoreError as e:
         if at is None:

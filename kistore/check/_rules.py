@@ -322,40 +322,59 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
                                 expected="a regular file", found=what,
                                 fix=_special_fix(path) if mode == SPECIAL else None))
     if not _in_layout(path):
-        findings.append(Finding(PATH_OUTSIDE_LAYOUT, _outside_said(path), file=path))
+        findings.append(Finding(PATH_OUTSIDE_LAYOUT, _outside_said(path, mode), file=path))
     return findings
 
 
-_LAYOUT_DIRECTORY = re.compile(r"store/(objects|metadata|attestations)(/sha256(/([0-9a-f]{2})"
-                               r"(/[0-9a-f]{62})?)?)?")
-"""A directory of the layout's object, metadata and attestation files (a shard's too):
-a file at its path (``store/metadata/sha256/61`` a blob) is KI110 of its own words."""
+_LAYOUT_DIRECTORY = re.compile(r"store/(objects|metadata|attestations|groups)(/sha256(/"
+                               r"([0-9a-f]{2})(/[0-9a-f]{62})?)?)?")
+"""A directory of the layout's object, metadata, attestation and group files (a shard's
+too): a file at its path (``store/metadata/sha256/61`` a blob) is KI110 of its own words."""
 
 
-def _outside_said(path: str) -> str:
+def _outside_said(path: str, mode: int = 0o100644) -> str:
     """Return KI110's message for ``path``, a path the layout does not have.
 
     A file at the path of one of the layout's directories (fresh06 L3: a shard directory
     replaced by a file was told about a killed ``kistore add``'s temporary file) says what
-    the directory holds; any other, the generic words. Raises nothing.
+    the directory holds, and what is there when it is no regular file (fresh17 F10: a FIFO
+    at ``store/groups/sha256/4f``, a symbolic link at ``store/names``, were "not a path of
+    the store layout ... a .NAME.PID.N.tmp file ..."); any other, the generic words. Raises
+    nothing.
+
+    Args:
+        path: the repository path.
+        mode: its git mode (as :func:`check_path_mode`'s).
     """
     directory = _LAYOUT_DIRECTORY.fullmatch(path)
-    if directory is None:
+    if path == layout.NAMES_DIR:
+        held = "every one of the store's names files"
+    elif directory is None:
         return ("not a path of the store layout: move or remove it (a .NAME.PID.N.tmp file "
                 "is a temporary file of a killed `kistore add`: delete it, or the next add "
                 "into its directory removes it)")
-    files = {"objects": "object files", "metadata": "metadata files",
-             "attestations": "attestation files"}[directory.group(1)]
-    if directory.group(5):
-        held = f"the {files} about the object sha256:{directory.group(4)}{directory.group(5)[1:]}"
-    elif directory.group(4):
-        held = f"the {files} of the digests starting {directory.group(4)}"
     else:
-        held = f"every one of the store's {files}"
-    return (f"a file where the store layout has a directory: {path}/ holds {held}, and a "
-            f"file in its place leaves each of them missing: remove the file (`git rm {path}`) "
-            f"and put the directory back (`git checkout COMMIT -- {path}`, COMMIT a commit "
-            "that holds it)")
+        held = _held_below(directory)
+    if mode in FILE_MODES or mode not in _MODE_NAMES:
+        what, remove = "a file", f"remove the file (`git rm {path}`)"
+    else:  # a FIFO cannot be committed: the work tree's own
+        what = _MODE_NAMES[mode]
+        remove = f"remove it (`rm {path}`, or `git rm {path}` if it is committed)"
+    return (f"{what} where the store layout has a directory: {path}/ holds {held}, and "
+            f"{what} in its place leaves each of them missing: {remove} and put the "
+            f"directory back (`git checkout COMMIT -- {path}`, COMMIT a commit that holds it)")
+
+
+def _held_below(directory: re.Match[str]) -> str:
+    """Return what a :data:`_LAYOUT_DIRECTORY` directory holds, in KI110's words."""
+    files = {"objects": "object files", "metadata": "metadata files",
+             "attestations": "attestation files", "groups": "group files"}[directory.group(1)]
+    if directory.group(5):
+        about = "of the comparison group" if directory.group(1) == "groups" else "about the object"
+        return f"the {files} {about} sha256:{directory.group(4)}{directory.group(5)[1:]}"
+    if directory.group(4):
+        return f"the {files} of the digests starting {directory.group(4)}"
+    return f"every one of the store's {files}"
 
 
 def _in_layout(path: str) -> bool:

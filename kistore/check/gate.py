@@ -86,6 +86,7 @@ from ..git.notes import changed_notes, note_blob, notes_tree
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine, received_damage
 from ..git.range_guard import LooseVerdict, damage_named, line_to
+from ..git.refs import RefFileRefused
 from ..git.remotes import remote_names
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
@@ -943,7 +944,7 @@ def _trusts_at(store: Store, trust_revs: Iterable[str]) -> list[tuple[str, Any]]
     for rev in dict.fromkeys(trust_revs):
         try:  # with every revocation of the file's history, should one have been lifted
             trusts.append((rev, held(store, rev, load_trust(store.view(rev)))))
-        except ConfigRefused:  # a FIFO git config: the check fails with it (fresh16 F3)
+        except (ConfigRefused, RefFileRefused):  # a FIFO git config or ref file: fails with it
             raise
         except KistoreError:  # an invalid trust file is reported as KI309
             continue

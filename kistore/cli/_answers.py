@@ -143,13 +143,21 @@ def ranking_policy(store: Store, at: str | None) -> RankingPolicy | None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.errors import KistoreError
     from ..core.layout import POLICY_FILE
-    from ..query.policy import load_policy
+    from ..query.policy import HEAD_POLICY, load_policy
 
     try:
         policy = load_policy(store.view(at))
     except KistoreError:
         return None
-    if policy.source != POLICY_FILE:
+    if policy.source == HEAD_POLICY:  # fresh17 F7: a FIFO or symlink is not "no file"
+        # Lazy: the index's words of a file kind, only for this warning.
+        from ..index.catalog import not_regular
+
+        said = not_regular(store.view(at), POLICY_FILE)
+        click.echo(f"warning: {POLICY_FILE} {said}: ranked by HEAD's {POLICY_FILE}, as "
+                   f"committed; restore it with `git checkout HEAD -- {POLICY_FILE}`",
+                   err=True)
+    elif policy.source != POLICY_FILE:
         click.echo(f"warning: no {POLICY_FILE} here: ranked by kistore's shipped default "
                    "policy (`kistore verify` reports KI207 if the store's history had one)",
                    err=True)

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from ..core.errors import StoreStateError
 from .config_files import config_files, said
+from .refs import blocking_ref_file, ref_file_refused
 
 __all__ = ["BlockingConfig", "ConfigRefused", "blocking_config", "refuse_blocking_config",
            "use_repository"]
@@ -131,19 +132,57 @@ def refuse_blocking_config(git_dir: Path | None = None, *, git: bool = True,
             delete the include line naming it).
     """
     found = blocking_config(git_dir, git=git, remote=remote)
-    if found is None:
-        return
-    # Lazy: shlex only when a refusal is said.
-    import shlex
-
     reader, undone = (("git", "no git command was run") if git else
                       ("libgit2", "the repository was not opened"))
     if remote is not None:
         reader = f"{server}, which git runs in {git_dir} for remote {remote},"
         undone = "nothing was fetched or pushed"
+    if found is None:
+        _refuse_blocking_ref_file(git_dir, remote, reader, undone)
+        return
+    # Lazy: shlex only when a refusal is said.
+    import shlex
+
     fix = f"Remove it (`rm {shlex.quote(os.fspath(found.full))}`)"
     fix += found.fix
     raise ConfigRefused(
         f"{found.what} is a FIFO, not a regular file: {reader} opens and reads it before "
         f"anything else, and would wait for ever; {undone}. {fix}, then run the command "
         "again", file=found.path)
+
+
+def _refuse_blocking_ref_file(git_dir: Path | None, remote: str | None, reader: str,
+                              undone: str) -> None:
+    """Refuse when a ref file the repository's git opens first is a FIFO, socket or device.
+
+    ``HEAD``, ``packed-refs``, the branch ``HEAD`` names and ``refs/notes/kistore``
+    (:func:`kistore.git.refs.blocking_ref_file`).
+
+    git and libgit2 open them before they find a branch, right after the config files
+    (fresh17 F11: a FIFO ``.git/packed-refs`` hung every command, ``ls`` included, and a
+    path remote's ``packed-refs`` or ``HEAD`` hung ``notes fetch``, with no word).
+
+    Args:
+        git_dir: the repository's git directory (a remote's, with ``remote``), or None: the
+            store this process found (:func:`use_repository`), else nothing is looked at.
+        remote: the remote as given, or None for this repository.
+        reader: who would open it (:func:`refuse_blocking_config`'s words).
+        undone: what was not done.
+
+    Raises:
+        kistore.git.refs.RefFileRefused: one is (exit status 1), named with the fix.
+    """
+    if git_dir is None and _REPOSITORY:
+        git_dir = _REPOSITORY[0]
+    if git_dir is None:
+        return
+    found = blocking_ref_file(git_dir)
+    if found is None:
+        return
+    path, kind, name = found
+    shown = said(path, None if remote is not None else git_dir)
+    if remote is None and git_dir.name == ".git" and name:  # .git/refs/heads/main
+        shown = f".git/{name}"
+    raise ref_file_refused(
+        path, kind, shown=shown, whose="the repository's" if remote is None else
+        f"remote {remote}'s", reader=reader, undone=undone, ref_name=name)

@@ -18,11 +18,16 @@ caller asks libgit2 instead: never a wrong answer. Nothing here writes.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ..core.errors import StoreStateError
+from ..core.file_kinds import FIFO, SPECIAL, file_kind, kind_at
+from ..core.layout import NOTES_REF
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -39,6 +44,108 @@ _PER_WORKTREE = ("refs/bisect/", "refs/worktree/", "refs/rewritten/")
 
 class RefsUnreadable(Exception):
     """The refs of this repository cannot be read from plain files here: ask libgit2."""
+
+
+class RefFileRefused(StoreStateError):
+    """A ref file git, libgit2 and kistore read (``HEAD``, ``packed-refs``) is a FIFO or device.
+
+    Opening a FIFO waits for a writer for ever, inside git's or libgit2's C code (fresh17
+    F11: a FIFO ``.git/packed-refs`` hung ``ls``, ``rank``, ``verify --at HEAD`` and ``notes
+    fetch`` with no word). Like :class:`kistore.git.config_guard.ConfigRefused`, the
+    user's environment, never the store's data: a reader that takes a failure to read a
+    file for the file's fault lets it through, and the command fails with it, exit 1.
+    """
+
+
+REF_FILES = ("HEAD", "packed-refs")
+"""The ref files every git command opens before it finds a branch: ``HEAD`` in the git
+directory (git's ``is_git_directory`` reads it to take a directory for a repository), and
+``packed-refs`` in the common one (every ref not in a loose file)."""
+
+
+def blocking_ref_file(git_dir: Path) -> tuple[Path, str, str] | None:
+    """Return the first ref file of ``git_dir`` git opens first that no reader may open.
+
+    :data:`REF_FILES`, then the loose files of the branch ``HEAD`` names and of
+    ``refs/notes/kistore``: each stat'ed (a symbolic link judged by what it names, as git
+    opens it), never opened; ``HEAD`` is read (its few bytes, a regular file's) for its
+    branch.
+
+    Args:
+        git_dir: a git directory (a linked worktree's own: its ``HEAD`` is there, its
+            ``packed-refs`` and branches in the common directory, :func:`common_git_dir`).
+
+    Returns:
+        ``(path, kind, ref)`` for one that is a FIFO, socket or device
+        (:data:`kistore.core.file_kinds.SPECIAL`; ``kind`` its words, ``a FIFO``; ``ref``
+        the ref's name for a loose ref's file, else ""); None when none is (absent, a
+        regular file, or a directory, which git refuses at once with its own message).
+        Raises nothing.
+    """
+    try:
+        common = common_git_dir(git_dir)
+    except RefsUnreadable:  # said where it is read; HEAD's directory is the one asked
+        common = git_dir
+    head = git_dir / REF_FILES[0]
+    for path in (head, common / REF_FILES[1]):
+        kind = kind_at(path, follow=True)
+        if kind in SPECIAL:
+            return path, kind or "", ""
+    names = [NOTES_REF]  # its loose file every notes command's git child opens
+    try:
+        value = _read_ref_file(head).decode("ascii").strip()
+    except (OSError, UnicodeDecodeError, RefFileRefused):
+        value = ""
+    if value.startswith("ref:") and _is_ref_name(value[4:].strip()):
+        names.insert(0, value[4:].strip())
+    for name in names:
+        kind = kind_at(common / name, follow=True)
+        if kind in SPECIAL:
+            return common / name, kind or "", name
+    return None
+
+
+def ref_file_refused(path: Path, kind: str, *, shown: str, whose: str, reader: str,
+                     undone: str, ref_name: str = "") -> RefFileRefused:
+    """Return the refusal of a ref file ``path`` that is ``kind`` (:func:`blocking_ref_file`).
+
+    Args:
+        path: the file's absolute path (for the fix).
+        kind: what it is (``a FIFO``, ``a character device``...).
+        shown: the path the error is located at (``.git/packed-refs``, or absolute).
+        whose: whose file it is, in words (``the repository's``; ``remote origin's``).
+        reader: who would open it, in words (``libgit2``; ``git-upload-pack, which git
+            runs in /srv/x.git for remote origin,``).
+        undone: what was not done (``no git command was run``).
+        ref_name: for a loose ref's file, the ref's name (``refs/heads/main``), else "".
+
+    Returns:
+        The error, its message naming the file, what it is, why that is refused and the
+        fix: for ``HEAD``, writing it again; for ``packed-refs``, removing it; for a
+        loose ref, removing it and setting the ref again. E.g.
+        ``the repository's packed-refs is a FIFO, not a regular file: libgit2 opens and
+        reads it to find a branch, and would wait for ever; the repository was not opened.
+        Remove it (`rm /x/.git/packed-refs`): ...``, located at ``shown``.
+    """
+    # Lazy: shlex only when a refusal is said.
+    import shlex
+
+    quoted = shlex.quote(os.fspath(path))
+    if path.name == REF_FILES[0]:
+        fix = (f"Write it again, a file naming the branch to check out: `rm {quoted} && "
+               f"echo 'ref: refs/heads/main' > {quoted}` (main, or the branch's name)")
+    elif path.name != REF_FILES[1]:  # a loose ref's file
+        fix = (f"Remove it (`rm {quoted}`) and set the ref again (`git update-ref "
+               f"{shlex.quote(ref_name)} COMMIT`)" if ref_name else f"Remove it (`rm {quoted}`)")
+    else:
+        fix = (f"Remove it (`rm {quoted}`): git then reads each ref from its own file under "
+               "refs/; a ref that was only packed there goes with it: put back a copy of the "
+               "file if you kept one, or fetch or push its branches again")
+    waits = "would wait for ever" if kind == FIFO else "cannot read it as a file"
+    what = f"ref {ref_name}" if ref_name else path.name
+    return RefFileRefused(
+        f"{whose} {what} is {kind}, not a regular file: {reader} opens and reads it to find "
+        f"a branch, and {waits}; {undone}. {fix}, then run the command again", file=shown)
 
 
 def git_dir_of(work_tree: Path) -> Path:
@@ -86,12 +193,23 @@ def broken_dotgit(directory: Path) -> str | None:
 
     Returns:
         One sentence naming the ``.git`` path, what it holds and what to do
-        (:data:`DOTGIT_HINT`); None when there is no ``.git`` there, or it is a directory,
-        or a file whose ``gitdir:`` line names a directory holding ``HEAD``.
+        (:data:`DOTGIT_HINT`); for a ``.git`` directory whose ``HEAD`` is a FIFO, socket or
+        device (libgit2 takes it for no repository; git would wait on it: fresh17 F11),
+        :func:`ref_file_refused`'s words. None when there is no ``.git`` there, or it is a
+        directory with no such ``HEAD``, or a file whose ``gitdir:`` line names a directory
+        holding ``HEAD``.
     """
     dotgit = directory / ".git"
-    if not os.path.lexists(dotgit) or dotgit.is_dir():
+    if not os.path.lexists(dotgit):
         return None
+    if dotgit.is_dir():  # git takes it for no repository when its HEAD is no file
+        kind = kind_at(dotgit / REF_FILES[0], follow=True)
+        if kind not in SPECIAL:
+            return None
+        return ref_file_refused(
+            dotgit / REF_FILES[0], kind or "", shown="", whose=f"{dotgit}'s", reader="git",
+            undone="libgit2 takes the directory for no repository, and kistore found none "
+            "here").message
     if not dotgit.exists():  # a symbolic link to nothing
         return (f"{dotgit} is a symbolic link to {os.readlink(dotgit)}, which does not "
                 f"exist; point it at a git directory, or remove it (`kistore init` then "
@@ -215,7 +333,7 @@ def resolve(git_dir: Path, name: str) -> str | None:
         if name != "HEAD" and not _is_ref_name(name):
             raise RefsUnreadable(f"not a ref name git writes: {name!r}")
         own = name == "HEAD" or name.startswith(_PER_WORKTREE)
-        value = _loose((git_dir if own else common) / name)
+        value = _loose((git_dir if own else common) / name, name)
         if value is None and name != "HEAD" and (not own or common == git_dir):
             if packed is None:
                 packed = _packed(common / "packed-refs")
@@ -253,24 +371,73 @@ def _is_ref_name(name: str) -> bool:
         p and p not in (".", "..") and not p.startswith(".") for p in parts)
 
 
-def _loose(path: Path) -> str | None:
-    """Return a loose ref file's text (stripped), or None when there is no such file."""
+def _loose(path: Path, name: str = "") -> str | None:
+    """Return a loose ref file's text (stripped), or None when there is no such file.
+
+    Args:
+        path: the file.
+        name: the ref's name (``refs/heads/main``; "" for a file that is no ref, such as
+            ``commondir``), said in a refusal.
+
+    Raises:
+        RefFileRefused: it is a FIFO, socket or device (:func:`_read_ref_file`).
+        RefsUnreadable: it cannot be read, or is not ASCII.
+    """
     try:
-        return path.read_text("ascii").strip()
+        return _read_ref_file(path, name).decode("ascii").strip()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
     except (OSError, UnicodeDecodeError) as e:
         raise RefsUnreadable(f"cannot read {path}: {e}") from None
 
 
+def _read_ref_file(path: Path, name: str = "") -> bytes:
+    """Return the bytes of the ref file ``path``, refused unread when it is no regular file.
+
+    Opened without waiting (``O_NONBLOCK``: a FIFO opens at once, with no writer) and
+    ``fstat``'ed: a FIFO, socket or device is never read (fresh17 F11: a FIFO
+    ``packed-refs`` hung every command in ``read_text``).
+
+    Args:
+        path: the file.
+        name: as :func:`_loose`.
+
+    Raises:
+        RefFileRefused: it is a FIFO, socket or device.
+        OSError: it cannot be opened or read (absent: FileNotFoundError; a directory:
+            IsADirectoryError).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+        if not stat.S_ISREG(mode):
+            raise ref_file_refused(path, file_kind(mode), shown=_shown(path),
+                                   whose="the repository's",
+                                   reader="kistore (as git and libgit2 do)",
+                                   undone="nothing was read", ref_name=name)
+        return f.read()
+
+
+def _shown(path: Path) -> str:
+    """Return ``path`` as said: from its last ``.git`` on (``.git/packed-refs``), else whole."""
+    parts = path.parts
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i] == ".git":
+            return "/".join(parts[i:])
+    return os.fspath(path)
+
+
 def _packed(path: Path) -> dict[str, str]:
     """Return ``{ref name: object id}`` of a ``packed-refs`` file (empty when absent).
 
     Raises:
+        RefFileRefused: it is a FIFO, socket or device (:func:`_read_ref_file`).
         RefsUnreadable: the file cannot be read, or holds a line in no form git writes.
     """
     try:
-        text = path.read_text("ascii")
+        text = _read_ref_file(path).decode("ascii")
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as e:
@@ -349,7 +516,7 @@ def ref_values_under(git_dir: Path, prefix: str) -> dict[str, str]:
     for name, loose in refs_under(git_dir, prefix).items():
         if loose is None:  # packed only: read above
             continue
-        value = _loose(common / name)
+        value = _loose(common / name, name)
         if value is None:  # deleted meanwhile
             found.pop(name, None)
         elif _OBJECT_ID.fullmatch(value):

@@ -128,7 +128,7 @@ def damage(view: StoreView, digest: Digest) -> tuple[str, str]:
             return path, too_large(e.size, e.limit, e.key)
     path, said = problem(digest, *read)
     if said == "is missing":
-        said = _not_regular(view, path) or said
+        said = not_regular(view, path) or said
     return path, said
 
 
@@ -158,7 +158,7 @@ _SPECIAL = "is a FIFO, socket or device, not a regular file (`kistore verify`: K
 again to tell them apart)."""
 
 
-def _not_regular(view: StoreView, path: str) -> str | None:
+def not_regular(view: StoreView, path: str) -> str | None:
     """Return what ``path`` is when ``view`` lists it with a mode no regular file has.
 
     Args:

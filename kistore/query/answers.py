@@ -138,11 +138,8 @@ def unreadable_error(view: View, digest: Digest, ref: str, *, committed: bool = 
     said = "" if ref == str(digest) else f"{ref}: "  # the path names the digest already
     if committed:
         fix = committed_fix(path, problem)
-    elif view.scope == "work":
-        fix = (f"{view.restore_advice(path, digest)}, and run `kistore verify` to find "
-               "any other damaged file")
     else:
-        fix = "this commit holds it so: run `kistore verify --at REV` on it, or ask another"
+        fix = view.damage_fix(path, digest)
     return VerificationError(f"{said}the {role} file {problem}; {fix}", file=path)
 
 

@@ -251,8 +251,18 @@ def parse_policy(data: bytes, *, file: str) -> RankingPolicy:
     return RankingPolicy(dict(document["families"]), file)
 
 
+HEAD_POLICY = f"HEAD:{POLICY_FILE}"
+"""The :attr:`RankingPolicy.source` of ``HEAD``'s policy, read for a work tree whose file
+is there but no regular file (:func:`load_policy`)."""
+
+
 def load_policy(view: View) -> RankingPolicy:
     """Return the policy of a store view: its ``store/policy/ranking.json`` or the default.
+
+    In the work tree, a policy file that is there but no regular file (a FIFO, a symbolic
+    link: never read) is not taken for an absent one: the answers rank by ``HEAD``'s file,
+    as they judge by ``HEAD``'s trust file (fresh17 F7: they ranked by the shipped
+    default, not the store's reviewed policy). Its source is then :data:`HEAD_POLICY`.
 
     Args:
         view: a :class:`kistore.store.View` (work tree or commit).
@@ -260,14 +270,33 @@ def load_policy(view: View) -> RankingPolicy:
     Raises:
         ParseError, MultipleErrors: the store's policy file is not valid.
     """
-    data = view.read(POLICY_FILE)
+    data, source = view.read(POLICY_FILE), POLICY_FILE
+    if data is None:
+        data, source = _held_in_head(view), HEAD_POLICY
     if data is None:
         return parse_policy(default_policy_bytes(), file="kistore default policy")
     try:
-        return parse_policy(data, file=POLICY_FILE)
+        return parse_policy(data, file=source)
     except KistoreError as e:  # msg94 F9: each said what is wrong, none what to do
         said = [*e.problems[:-1], with_fix(e.problems[-1], POLICY_FIX)]  # said once, last
         raise (said[0] if len(said) == 1 else MultipleErrors(said)) from None
+
+
+def _held_in_head(view: View) -> bytes | None:
+    """Return ``HEAD``'s policy bytes when the work tree's file is there but no regular file.
+
+    Returns:
+        None at a commit, when nothing is at the path (absent: the default, as documented),
+        or when ``HEAD`` holds no policy file.
+    """
+    if view.scope != "work" or view.head_read is None:
+        return None
+    # Lazy: the index's words of a file kind, only when no policy file was read.
+    from ..index.catalog import not_regular
+
+    if not_regular(view, POLICY_FILE) is None:
+        return None
+    return view.head_read(POLICY_FILE)
 
 
 POLICY_FIX = (f"correct {POLICY_FILE} as docs/queries.md, \"Comparisons and the ranking "

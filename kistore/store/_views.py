@@ -582,12 +582,13 @@ class View:
 
         Raises:
             ResolutionError: when no object file exists for ``digest``.
-            VerificationError: when the file's SHA-256 is not ``digest`` (corruption).
+            VerificationError: when the file's SHA-256 is not ``digest`` (corruption), or
+                it is there but no regular file (:meth:`_no_file`).
         """
         path = layout.object_path(digest)
         data = self.read(path)
         if data is None:
-            raise ResolutionError(f"no object {digest} in the store", file=path)
+            raise self._no_file(path, digest, f"no object {digest} in the store")
         found = Digest.of(data)
         if found != digest:
             raise VerificationError(
@@ -597,6 +598,47 @@ class View:
                 file=path,
             )
         return data
+
+    def _no_file(self, path: str, digest: Digest, absent: str) -> KistoreError:
+        """Return the error for a file of ``digest``'s that read as no regular file.
+
+        A FIFO, symbolic link or directory there is said as such, with its KI111 (KI110) and
+        the fix, as ``compare`` and ``rank`` say it (fresh17 F10: ``show`` of a run whose
+        metadata file is a FIFO said it "has no metadata file").
+
+        Args:
+            path: the object or metadata file's repository path.
+            digest: the manifest's digest.
+            absent: what to say when nothing is there.
+
+        Returns:
+            A :class:`ResolutionError` saying ``absent`` when nothing is there; else a
+            :class:`VerificationError`, e.g. ``the metadata file is a FIFO, socket or
+            device, not a regular file (`kistore verify`: KI111); HEAD holds it as kistore
+            wrote it: restore it with `git checkout HEAD -- PATH`, and run `kistore verify`
+            to find any other damaged file``. Both located at ``path``.
+        """
+        # Lazy: the index's words of a file kind, on this error path only.
+        from ..index.catalog import not_regular
+
+        kind = not_regular(self, path)
+        if kind is None:
+            return ResolutionError(absent, file=path)
+        role = "object" if path == layout.object_path(digest) else "metadata"
+        return VerificationError(f"the {role} file {kind}; {self.damage_fix(path, digest)}",
+                                 file=path)
+
+    def damage_fix(self, path: str, digest: Digest) -> str:
+        """Return what to do about ``digest``'s file at ``path``, damaged in this view.
+
+        Returns:
+            In the work tree, :meth:`restore_advice` and ``run `kistore verify` to find any
+            other damaged file``; at a commit, that the commit holds it so.
+        """
+        if self.scope == "work":
+            return (f"{self.restore_advice(path, digest)}, and run `kistore verify` to find "
+                    "any other damaged file")
+        return "this commit holds it so: run `kistore verify --at REV` on it, or ask another"
 
     def manifest(self, digest: Digest, *, schema: bool = True) -> Manifest:
         """Return the stored manifest (object re-hashed, metadata attached).
@@ -609,7 +651,8 @@ class View:
 
         Raises:
             ResolutionError: no such object, or no metadata file for it.
-            VerificationError: the object's bytes do not hash to ``digest``.
+            VerificationError: the object's bytes do not hash to ``digest``; or its object
+                or metadata file is there but no regular file (:meth:`_no_file`).
             ParseError, MultipleErrors: stored bytes that no longer parse or validate.
         """
         path = layout.metadata_path(digest)
@@ -618,7 +661,7 @@ class View:
         data = self.object_bytes(digest)
         metadata = self.read(path)
         if metadata is None:
-            raise ResolutionError(f"object {digest} has no metadata file", file=path)
+            raise self._no_file(path, digest, f"object {digest} has no metadata file")
         try:
             return Manifest.from_bytes(data, metadata, file=layout.object_path(digest),
                                        schema=schema)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from kistore.check import gate
-from kistore.check._rules import check_layout_path
+from kistore.check._rules import SPECIAL, check_layout_path
 from kistore.store import Store
 
 from ..conftest import PUBLISHED, commit_all, git, store_file
@@ -64,3 +64,30 @@ def test_other_paths_keep_the_general_words(path):
     [finding] = check_layout_path(path)
     assert finding.message.startswith("not a path of the store layout: move or remove it (a "
                                       ".NAME.PID.N.tmp file is a temporary file"), path
+
+
+@pytest.mark.parametrize("path, held", [
+    ("store/groups/sha256/4f", "the group files of the digests starting 4f"),
+    ("store/groups/sha256/4f/" + "c" * 62, "the group files of the comparison group sha256:4f"
+     + "c" * 62),
+])
+def test_a_fifo_at_a_group_directory_is_named_as_one(path, held):
+    # fresh17 F10 (LOW): a FIFO at store/groups/sha256/4f was "not a path of the store
+    # layout ... (a .NAME.PID.N.tmp file is a temporary file ...)", the FIFO not named
+    findings = {f.rule.id: f for f in check_layout_path(path, SPECIAL)}
+    assert sorted(findings) == ["KI110", "KI111"]
+    assert findings["KI110"].message == (
+        f"a FIFO, socket or device where the store layout has a directory: {path}/ holds "
+        f"{held}, and a FIFO, socket or device in its place leaves each of them missing: "
+        f"remove it (`rm {path}`, or `git rm {path}` if it is committed) and put the directory "
+        f"back (`git checkout COMMIT -- {path}`, COMMIT a commit that holds it)")
+
+
+def test_a_symlink_at_store_names_is_named_as_one():
+    [kind, link] = sorted(check_layout_path("store/names", 0o120000), key=lambda f: f.rule.id)
+    assert (kind.rule.id, link.rule.id) == ("KI110", "KI111")
+    assert kind.message == (
+        "a symlink where the store layout has a directory: store/names/ holds every one of the "
+        "store's names files, and a symlink in its place leaves each of them missing: remove it "
+        "(`rm store/names`, or `git rm store/names` if it is committed) and put the directory "
+        "back (`git checkout COMMIT -- store/names`, COMMIT a commit that holds it)")

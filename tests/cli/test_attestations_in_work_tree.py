@@ -214,3 +214,21 @@ def test_export_and_site_build_read_head_alike(committed, tmp_path, state):
     damaged = published("damaged")
     assert damaged == clean
     assert any(b"withdrawn" in data for data in clean.values())
+
+
+@pytest.mark.parametrize("up", [1, 4])
+def test_a_fifo_in_place_of_a_folder_on_its_way_is_named(committed, up):
+    # fresh17 F9: a FIFO where the file's folder (or store/attestations itself) should be
+    # was said "missing from the work tree"; a symbolic link there is warn_linked's to say
+    store, path = committed
+    folder = path.rsplit("/", up)[0]
+    assert folder in (path.rpartition("/")[0], "store/attestations")
+    shutil.rmtree(store.root / folder)
+    os.mkfifo(store.root / folder)
+    warning = (f"warning: {path}: committed in HEAD, a FIFO in place of its folder {folder} in "
+               f"the work tree: these answers judge it as HEAD holds it ({WHY}); restore it "
+               f"with `git checkout HEAD -- {path}`\n")
+    code, out, err = _run(store.root, "rank", "BenchmarkRun/ref", "--json", "--all")
+    assert (code, err) == (0, warning)
+    assert out == _run(store.root, "rank", "BenchmarkRun/ref", "--json", "--all", "--at",
+                       "HEAD")[1]
