@@ -462,6 +462,33 @@ def revoke_keys(root: Path, keyids: list[str], *, at: datetime | None = None,
     return [keys[k] for k in keyids]
 
 
+def revoked_before(root: Path, keyids: list[str]) -> dict[str, datetime]:
+    """Return the ``revokedAt`` the work tree's trust file records of each of ``keyids``.
+
+    What ``kistore trust revoke`` says of a key already revoked: it keeps the earlier time
+    (:func:`revoke_keys`), and since 2026-12-07 (fresh17 F8) says so, rather than "revoked K
+    from T" as if revoked now.
+
+    Args:
+        root: the work tree's top.
+        keyids: ``SHA256:...`` keyids.
+
+    Returns:
+        keyid -> revocation instant (UTC), for each listed key that has one.
+
+    Raises:
+        ParseError, MultipleErrors: the file is invalid (as :func:`revoke_keys`).
+        InputError: the file or ``store/trust`` is a symbolic link.
+    """
+    keys = _read_work_tree(root).keys
+    found = {}
+    for keyid in keyids:
+        when = keys[keyid].revoked_at if keyid in keys else None
+        if when is not None:
+            found[keyid] = when
+    return found
+
+
 def comment_problem(comment: str) -> str | None:
     """Return why a key's ``comment`` may not be stored, or None (fresh14 F7).
 
