@@ -138,7 +138,7 @@ def trust_here(store: Store) -> TrustHere:
             work = parse_trust(data)
         except KistoreError as e:
             state, invalid = "invalid", first_problem(e)
-            unread = "" if _reads(data) else "conflict" if conflicted(data) else "cut"
+            unread = "" if reads_as_json(data) else "conflict" if conflicted(data) else "cut"
     revoked = salvaged_revocations(data) if data else {}
     keys = {}
     for keyid, entry in head.keys.items():
@@ -150,6 +150,16 @@ def trust_here(store: Store) -> TrustHere:
         keys.update({k: uncommitted_entry(v) for k, v in work.keys.items()
                      if k not in head.keys})
     return TrustHere(Trust(keys), state, invalid, head, work, unread)
+
+
+CUT_OFF = "does not read as JSON (an edit cut off?)"
+"""How a work-tree trust file that does not read as JSON, and holds no conflict markers, is
+said (after ``the work tree's file``): by the queries' refusal (:func:`refuse_unread`) and
+``kistore trust add``/``revoke``'s."""
+
+CUT_OFF_FIX = (f"finish the edit, or restore it with `git checkout HEAD -- {TRUST_FILE}` (then "
+               "make a pending `kistore trust add` or `revoke` again)")
+"""The way on from :data:`CUT_OFF` (``HEAD`` holding the file)."""
 
 
 class TrustUnread(InputError):
@@ -185,9 +195,7 @@ def refuse_unread(here: TrustHere, *, at_head: bool = True) -> None:
         fix = (f"resolve the conflict (keep every `revokedAt`), then `git add {TRUST_FILE}`, "
                "or `git merge --abort`")
     else:
-        what = "does not read as JSON (an edit cut off?)"
-        fix = (f"finish the edit, or restore it with `git checkout HEAD -- {TRUST_FILE}` (then "
-               "make a pending `kistore trust add` or `revoke` again)")
+        what, fix = CUT_OFF, CUT_OFF_FIX
     way = "; or ask with `--at HEAD`" if at_head else "; nothing was written"
     raise TrustUnread(
         f"the work tree's file {what} ({here.invalid}): a revocation written in it "
@@ -280,7 +288,7 @@ def salvaged_revocations(data: bytes) -> dict[str, datetime]:
         keyid -> revocation instant (UTC). Raises nothing.
     """
     found = revocations_in(data)
-    if found or _reads(data):
+    if found or reads_as_json(data):
         return found
     for entry in _ENTRY.finditer(data):
         for keyid, when in revocations_in(b'{"keys": [' + entry.group() + b"]}").items():
@@ -293,8 +301,8 @@ _ENTRY = re.compile(rb"\{[^{}]*\}")
 """One key's entry of a trust file: braces, and none within."""
 
 
-def _reads(data: bytes) -> bool:
-    """Whether ``data`` reads as JSON at all (leniently)."""
+def reads_as_json(data: bytes) -> bool:
+    """Whether ``data`` reads as JSON at all (leniently: a schema's refusal is no matter)."""
     try:
         loads_lenient(data)
     except (ValueError, UnicodeDecodeError):

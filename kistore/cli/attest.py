@@ -1798,15 +1798,25 @@ def _refuse_trust_file_not_heads(store: Store, command: str) -> None:
             one, removes or narrows an entry HEAD's holds, or lifts a revocation HEAD's
             holds or moves it later: what it is or takes, how many
             keys HEAD's lists, why, the checkout restoring it, and that nothing was
-            written; or holds merge-conflict markers (fresh17 F6).
+            written; or holds merge-conflict markers (fresh17 F6), or does not read as
+            JSON (an edit cut off: it gave the parser's message, trust06's leftover).
         ObjectUnreadable: a tree or blob of HEAD it reads is damaged.
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.trust_here import NOT_REGULAR, conflicted, not_regular
+    from ..attest.trust import parse_trust
+    from ..attest.trust_here import (
+        CUT_OFF,
+        CUT_OFF_FIX,
+        NOT_REGULAR,
+        conflicted,
+        first_problem,
+        not_regular,
+        reads_as_json,
+    )
     from ..attest.trust_history import keyids_in
     from ..check._trust_here import RESTORE, entries_taken
     from ..core import layout
-    from ..core.errors import InputError
+    from ..core.errors import InputError, KistoreError
 
     assert store.root is not None
     state = not_regular(store.root / layout.TRUST_FILE)
@@ -1817,6 +1827,18 @@ def _refuse_trust_file_not_heads(store: Store, command: str) -> None:
             "conflict, which `git status` shows as unmerged; resolve it (keep every "
             f"`revokedAt`), then `git add {layout.TRUST_FILE}`, or `git merge --abort`, then "
             f"run `kistore trust {command}` again; nothing was written", file=layout.TRUST_FILE)
+    if data is not None and not reads_as_json(data):  # trust06's leftover: the parser's words
+        problem = ""
+        try:
+            parse_trust(data)  # what does not read as JSON never parses: its first problem
+        except KistoreError as e:
+            problem = f" ({first_problem(e)})"
+        fix = CUT_OFF_FIX if store.head_read(layout.TRUST_FILE) is not None else \
+            "finish the edit"
+        raise InputError(
+            f"the work tree's trust file {CUT_OFF}{problem}: a revocation written in it cannot "
+            f"be read; {fix}, then run `kistore trust {command}` again; nothing was written",
+            file=layout.TRUST_FILE)
     if state:
         committed = store.head_read(layout.TRUST_FILE)
         if committed is None:
@@ -2051,18 +2073,26 @@ def _listed_here(store: Store) -> dict[str, Any]:
     kistore is asked to accept once committed; the queries count those additions from
     their commit, which no listing of keys can say (``--at HEAD`` lists what is committed).
 
+    A file that does not read as JSON (merge-conflict markers, an edit cut off) while HEAD
+    holds a valid one is refused, as the queries refuse it (since 2026-12-07, trust07: it
+    listed HEAD's entries with the warning that the work tree's revocations were applied,
+    which cannot be read there); `--at HEAD` lists what is committed.
+
     Returns:
         keyid -> :class:`kistore.attest.trust.TrustedKey`.
 
     Raises:
         ParseError, MultipleErrors: the work tree's file is invalid and HEAD holds no
             valid one (as before).
+        TrustUnread: it does not read as JSON and HEAD holds a valid one
+            (:func:`kistore.attest.trust_here.refuse_unread`).
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.trust_here import note, trust_here
+    from ..attest.trust_here import note, refuse_unread, trust_here
     from ..check._trust_here import departures
 
     here = trust_here(store)
+    refuse_unread(here)  # as the queries: a revocation there cannot be read (trust07)
     if here.work is not None and not departures(store, here):
         return here.work.keys  # it only adds to HEAD's: as written, nothing to say
     note(store, here)
@@ -2085,7 +2115,8 @@ def trust_export(ctx: StoreContext, allowed_signers: str, at: str | None) -> Non
     lists: the file as written while it only adds to HEAD's (new keys, widened entries,
     revocations: the trust change under review); HEAD's entries with the work tree's
     revocations and new keys, and a warning, when the file is missing, invalid, or removes
-    or narrows an entry HEAD holds (no commit may: KI410). `--at HEAD` exports only what
+    or narrows an entry HEAD holds (no commit may: KI410); refused, exit 1, when it does
+    not read as JSON (a merge conflict, an edit cut off). `--at HEAD` exports only what
     is committed.
 
     \b
