@@ -48,7 +48,7 @@ from ..git.blobs import lookup
 from ..git.ids import blob_id
 from ..git.pathlog import blob_at
 from ..git.treediff import subtree
-from .trust import Trust, TrustedKey, load_trust, parse_trust
+from .trust import Trust, TrustedKey, load_trust, parse_trust, pending_widening
 from .trust_history import revocations_in
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -145,6 +145,10 @@ def trust_here(store: Store) -> TrustHere:
         later = revoked.get(keyid)
         if later is not None and (entry.revoked_at is None or later < entry.revoked_at):
             entry = replace(entry, revoked_at=later)  # a pending revocation counts now
+        widened = () if work is None or keyid not in work.keys else tuple(
+            r for r in work.keys[keyid].roles if r not in entry.roles)
+        if widened:  # counts from its commit; said so (trust07, fresh17 F9)
+            entry = replace(entry, pending=widened)
         keys[keyid] = entry
     if work is not None:
         keys.update({k: uncommitted_entry(v) for k, v in work.keys.items()
@@ -256,8 +260,7 @@ def pending_role(store: Store, keyid: str, role: str) -> tuple[str, bool]:
                 "commit adds it yet"), False
     if role in head.roles:
         return "", False
-    return (f"key {keyid} is trusted for {', '.join(head.roles)}, and only the work tree's "
-            f"{TRUST_FILE} adds {role}, which no commit does yet"), True
+    return pending_widening(keyid, head.roles, role), True
 
 
 def not_regular(path: Path) -> str:
