@@ -230,13 +230,13 @@ def worktree_trust(store: Store) -> list[Finding]:
 
     Returns:
         One finding per :func:`departures` item but a ``lifted`` one (KI412 of the work
-        tree's file says it, ``kistore.check._evidence_kept``), on ``store/trust/keys.json`` (a key's at
-        ``/keys/N``, N its place in ``HEAD``'s file), named as the gate names a commit's
-        (``append-only-file-removed``, ``trust-file-made-invalid``,
-        ``trust-entry-removed``, ``trust-entry-narrowed``), ``extra`` ``worktree`` True,
-        ``change`` (the kind) and ``keyid`` for a key's; its fix ``git checkout HEAD --
-        store/trust/keys.json``. Empty when the work tree's file cannot be compared (an
-        invalid one with no valid ``HEAD`` file: KI309 says it).
+        tree's file says it, ``kistore.check._evidence_kept``), on
+        ``store/trust/keys.json`` (a key's at ``/keys/N``, N its place in ``HEAD``'s
+        file), named as the gate names a commit's (``append-only-file-removed``,
+        ``trust-file-made-invalid``, ``trust-entry-removed``, ``trust-entry-narrowed``),
+        ``extra`` ``worktree`` True, ``change`` (the kind) and ``keyid`` for a key's; its
+        fix ``git checkout HEAD -- store/trust/keys.json``. Empty when the work tree's file
+        cannot be compared (an invalid one with no valid ``HEAD`` file: KI309 says it).
 
     Raises:
         ObjectUnreadable: a tree or blob of ``HEAD`` it reads is damaged.
