@@ -71,6 +71,12 @@ class TrustedKey:
             says that the commit adding it makes what the key signed since then count
             (``kistore check`` warns of it, KI442); what it would not count for (before
             its ``validFrom``, a role it lacks, expired or revoked) is said as before.
+        pending: the roles the work tree's trust file adds to this committed entry, which
+            no commit adds yet (:func:`kistore.attest.trust_here.trust_here`): an
+            uncommitted widening counts from its commit, so the key is judged by its
+            committed ``roles``, and an attestation needing one of these is said so
+            (:func:`pending_widening`; since 2026-12-07, trust07: "trusted for rerun, not
+            maintainer", as though the work tree did not say it).
     """
 
     keyid: str
@@ -83,6 +89,7 @@ class TrustedKey:
     added_in: str = ""
     uncommitted: bool = False
     stated_from: bool = False
+    pending: tuple[str, ...] = ()
 
     def judge(self, role: str, when: datetime, signed: datetime | None = None,
               known: Sequence[datetime] | None = None) -> str | None:
@@ -219,6 +226,9 @@ class Trust:
                 and when < _second(key.revoked_at) <= signed):  # the payload's date alone
             known = self.known(keyid, when, entered_in)
         reason = key.judge(role, when, signed, known)
+        if reason and role not in key.roles and role in key.pending:
+            reason = (f"{pending_widening(keyid, key.roles, role)}: an uncommitted widening "
+                      f"counts from its commit (commit {TRUST_FILE} first)")
         if reason:
             return False, reason
         if key.uncommitted and key.valid_from is not None:  # fresh16 F7: it would count
@@ -460,6 +470,44 @@ def revoke_keys(root: Path, keyids: list[str], *, at: datetime | None = None,
     if keys != trust.keys:
         _write(root, Trust(keys))
     return [keys[k] for k in keyids]
+
+
+def pending_widening(keyid: str, roles: Sequence[str], role: str) -> str:
+    """Say that only the work tree's trust file adds ``role`` to a committed key's ``roles``.
+
+    The words ``kistore attest``'s refusal (:func:`kistore.attest.trust_here.pending_role`)
+    and the listing of an attestation by such a key (:meth:`Trust.judge`) share. Raises
+    nothing.
+    """
+    return (f"key {keyid} is trusted for {', '.join(roles)}, and only the work tree's "
+            f"{TRUST_FILE} adds {role}, which no commit does yet")
+
+
+def revoked_before(root: Path, keyids: list[str]) -> dict[str, datetime]:
+    """Return the ``revokedAt`` the work tree's trust file records of each of ``keyids``.
+
+    What ``kistore trust revoke`` says of a key already revoked: it keeps the earlier time
+    (:func:`revoke_keys`), and since 2026-12-07 (fresh17 F8) says so, rather than "revoked K
+    from T" as if revoked now.
+
+    Args:
+        root: the work tree's top.
+        keyids: ``SHA256:...`` keyids.
+
+    Returns:
+        keyid -> revocation instant (UTC), for each listed key that has one.
+
+    Raises:
+        ParseError, MultipleErrors: the file is invalid (as :func:`revoke_keys`).
+        InputError: the file or ``store/trust`` is a symbolic link.
+    """
+    keys = _read_work_tree(root).keys
+    found = {}
+    for keyid in keyids:
+        when = keys[keyid].revoked_at if keyid in keys else None
+        if when is not None:
+            found[keyid] = when
+    return found
 
 
 def comment_problem(comment: str) -> str | None:

@@ -48,7 +48,7 @@ from ..git.blobs import lookup
 from ..git.ids import blob_id
 from ..git.pathlog import blob_at
 from ..git.treediff import subtree
-from .trust import Trust, TrustedKey, load_trust, parse_trust
+from .trust import Trust, TrustedKey, load_trust, parse_trust, pending_widening
 from .trust_history import revocations_in
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -138,18 +138,32 @@ def trust_here(store: Store) -> TrustHere:
             work = parse_trust(data)
         except KistoreError as e:
             state, invalid = "invalid", first_problem(e)
-            unread = "" if _reads(data) else "conflict" if conflicted(data) else "cut"
+            unread = "" if reads_as_json(data) else "conflict" if conflicted(data) else "cut"
     revoked = salvaged_revocations(data) if data else {}
     keys = {}
     for keyid, entry in head.keys.items():
         later = revoked.get(keyid)
         if later is not None and (entry.revoked_at is None or later < entry.revoked_at):
             entry = replace(entry, revoked_at=later)  # a pending revocation counts now
+        widened = () if work is None or keyid not in work.keys else tuple(
+            r for r in work.keys[keyid].roles if r not in entry.roles)
+        if widened:  # counts from its commit; said so (trust07, fresh17 F9)
+            entry = replace(entry, pending=widened)
         keys[keyid] = entry
     if work is not None:
         keys.update({k: uncommitted_entry(v) for k, v in work.keys.items()
                      if k not in head.keys})
     return TrustHere(Trust(keys), state, invalid, head, work, unread)
+
+
+CUT_OFF = "does not read as JSON (an edit cut off?)"
+"""How a work-tree trust file that does not read as JSON, and holds no conflict markers, is
+said (after ``the work tree's file``): by the queries' refusal (:func:`refuse_unread`) and
+``kistore trust add``/``revoke``'s."""
+
+CUT_OFF_FIX = (f"finish the edit, or restore it with `git checkout HEAD -- {TRUST_FILE}` (then "
+               "make a pending `kistore trust add` or `revoke` again)")
+"""The way on from :data:`CUT_OFF` (``HEAD`` holding the file)."""
 
 
 class TrustUnread(InputError):
@@ -185,9 +199,7 @@ def refuse_unread(here: TrustHere, *, at_head: bool = True) -> None:
         fix = (f"resolve the conflict (keep every `revokedAt`), then `git add {TRUST_FILE}`, "
                "or `git merge --abort`")
     else:
-        what = "does not read as JSON (an edit cut off?)"
-        fix = (f"finish the edit, or restore it with `git checkout HEAD -- {TRUST_FILE}` (then "
-               "make a pending `kistore trust add` or `revoke` again)")
+        what, fix = CUT_OFF, CUT_OFF_FIX
     way = "; or ask with `--at HEAD`" if at_head else "; nothing was written"
     raise TrustUnread(
         f"the work tree's file {what} ({here.invalid}): a revocation written in it "
@@ -248,8 +260,7 @@ def pending_role(store: Store, keyid: str, role: str) -> tuple[str, bool]:
                 "commit adds it yet"), False
     if role in head.roles:
         return "", False
-    return (f"key {keyid} is trusted for {', '.join(head.roles)}, and only the work tree's "
-            f"{TRUST_FILE} adds {role}, which no commit does yet"), True
+    return pending_widening(keyid, head.roles, role), True
 
 
 def not_regular(path: Path) -> str:
@@ -280,7 +291,7 @@ def salvaged_revocations(data: bytes) -> dict[str, datetime]:
         keyid -> revocation instant (UTC). Raises nothing.
     """
     found = revocations_in(data)
-    if found or _reads(data):
+    if found or reads_as_json(data):
         return found
     for entry in _ENTRY.finditer(data):
         for keyid, when in revocations_in(b'{"keys": [' + entry.group() + b"]}").items():
@@ -293,8 +304,8 @@ _ENTRY = re.compile(rb"\{[^{}]*\}")
 """One key's entry of a trust file: braces, and none within."""
 
 
-def _reads(data: bytes) -> bool:
-    """Whether ``data`` reads as JSON at all (leniently)."""
+def reads_as_json(data: bytes) -> bool:
+    """Whether ``data`` reads as JSON at all (leniently: a schema's refusal is no matter)."""
     try:
         loads_lenient(data)
     except (ValueError, UnicodeDecodeError):

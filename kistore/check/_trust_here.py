@@ -30,7 +30,7 @@ from ..core.errors import KistoreError
 from ..core.findings import Finding
 from ..core.layout import TRUST_FILE
 from ..git.blobs import ObjectUnreadable
-from ._evidence_kept import narrowing
+from ._evidence_kept import lifting, narrowing
 from .lineage import APPEND_ONLY_REMOVED
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -42,7 +42,8 @@ RESTORE = f"git checkout HEAD -- {TRUST_FILE}"
 _NAMES = {"invalid": "trust-file-made-invalid", "key-removed": "trust-entry-removed",
           "narrowed": "trust-entry-narrowed"}
 """KI410's name for each departure (as the gate names a commit's); a file gone or no
-regular file: ``append-only-file-removed``."""
+regular file: ``append-only-file-removed``. A ``lifted`` revocation is KI412's, which
+``verify`` says of the work tree's file itself (:func:`worktree_trust` leaves it out)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +52,8 @@ class Departure:
 
     Attributes:
         kind: one of :data:`kistore.attest.trust_here.NOT_REGULAR`'s keys, ``invalid``,
-            ``key-removed`` or ``narrowed``.
+            ``key-removed``, ``narrowed`` or ``lifted`` (a revocation ``HEAD`` holds
+            removed or moved later: KI412's).
         what: as said after ``store/trust/keys.json in the work tree`` (``is missing``,
             ``removes the entry of key K (maintainer) that HEAD holds``).
         keyid: the key whose entry is removed or narrowed; ``""``: the file itself.
@@ -72,10 +74,11 @@ def departures(store: Store, here: TrustHere) -> list[Departure]:
 
     Returns:
         One departure for a file missing, no regular file, or invalid; else one per key
-        whose entry ``HEAD`` holds and the work tree removes, then one per entry it narrows
-        (sorted by keyid); empty when it takes nothing (the same file, or one that only
-        adds keys or revocations, or widens an entry). Raises nothing but what reading
-        the history raises (ObjectUnreadable).
+        whose entry ``HEAD`` holds and the work tree removes, then one per entry it narrows,
+        then one per revocation of ``HEAD``'s it lifts or moves later (each sorted by
+        keyid); empty when it takes nothing (the same file, or one that only adds keys or
+        revocations, moves one earlier, or widens an entry). Raises nothing but what
+        reading the history raises (ObjectUnreadable).
     """
     if here.state in NOT_REGULAR:
         return [Departure(here.state, NOT_REGULAR[here.state])]
@@ -93,6 +96,12 @@ def departures(store: Store, here: TrustHere) -> list[Departure]:
         if said:
             found.append(Departure("narrowed", f"narrows the entry of key {keyid} that HEAD "
                                    f"holds ({said})", keyid))
+    for keyid in sorted(set(head) & set(work)):  # fresh17 F8: a revocation is never lifted
+        said = lifting(head[keyid], work[keyid])
+        if said:
+            verb = "lifts" if work[keyid].revoked_at is None else "moves later"
+            found.append(Departure("lifted", f"{verb} the revocation of key {keyid} that "
+                                   f"HEAD holds ({said})", keyid))
     return found
 
 
@@ -121,11 +130,12 @@ def said_here(store: Store, here: TrustHere) -> str | None:
     if not found:
         return None
     keys = len(here.head.keys) if here.head is not None else 0
+    rule = ("no commit may lift a revocation or move it later (KI412" if found[0].kind ==
+            "lifted" else "no commit may delete it, leave it invalid, or remove or narrow a "
+            "key's entry (KI410")
     return (f"{TRUST_FILE} in the work tree {departed(found)}: these answers judge "
             f"attestations by HEAD's {TRUST_FILE} ({keys} key(s)) and the work tree's "
-            "revocations, as no commit may delete it, leave it invalid, or remove or "
-            "narrow a key's entry (KI410; `kistore verify` reports it); "
-            + _fix(found[0].kind))
+            f"revocations, as {rule}; `kistore verify` reports it); " + _fix(found[0].kind))
 
 
 def departed(found: list[Departure]) -> str:
@@ -142,12 +152,14 @@ def departed(found: list[Departure]) -> str:
     Returns:
         The clause. Raises nothing.
     """
-    more = f" (and {len(found) - 1} more key entries removed or narrowed)" \
+    lifts = " or with a revocation lifted" if any(
+        d.kind == "lifted" for d in found[1:]) else ""
+    more = f" (and {len(found) - 1} more key entries removed or narrowed{lifts})" \
         if len(found) > 1 else ""
     return found[0].what + more
 
 
-def entries_taken(store: Store) -> tuple[str, int] | None:
+def entries_taken(store: Store) -> tuple[str, int, bool] | None:
     """Say what the work tree's valid trust file removes or narrows of ``HEAD``'s (fresh16 F2).
 
     ``kistore trust add``/``revoke`` write the work tree's file as read with the one change
@@ -157,14 +169,18 @@ def entries_taken(store: Store) -> tuple[str, int] | None:
     "not in trust". What such a file takes from ``HEAD``'s is judged as the queries judge it
     (:func:`departures`, KI410's own :func:`~kistore.check._evidence_kept.narrowing` at
     this machine's clock), so a file that only adds keys or revocations or widens an
-    entry (pending ``trust add``/``revoke`` made before) takes nothing.
+    entry (pending ``trust add``/``revoke`` made before) takes nothing. Since 2026-12-07
+    (fresh17 F8) a revocation ``HEAD`` holds that the file lifts or moves later is said too
+    (no commit may: KI412): ``trust add`` wrote on over it, and ``trust revoke`` of that key
+    wrote a ``revokedAt`` of now, later than ``HEAD``'s, exit 0.
 
     Args:
         store: the store (a work tree; its trust file a regular file: the caller refuses
             any other state first).
 
     Returns:
-        :func:`departed`'s clause and how many keys ``HEAD``'s file lists; None when the
+        :func:`departed`'s clause, how many keys ``HEAD``'s file lists, and whether the
+        first departure is a revocation lifted (KI412's, else KI410's); None when the
         file takes nothing from ``HEAD``'s, is ``HEAD``'s, or cannot be compared (it is
         invalid, which the writer's own read refuses naming the problem; no commit, no
         valid ``HEAD`` file).
@@ -183,11 +199,16 @@ def entries_taken(store: Store) -> tuple[str, int] | None:
     if here.state != "changed" or here.head is None:
         return None
     found = departures(store, here)
-    return (departed(found), len(here.head.keys)) if found else None
+    return (departed(found), len(here.head.keys), found[0].kind == "lifted") if found \
+        else None
 
 
 def _fix(kind: str) -> str:
     """Return what to do about a departure of ``kind`` (one clause). Raises nothing."""
+    if kind == "lifted":
+        return (f"restore HEAD's revokedAt with `{RESTORE}` (then make a pending `kistore "
+                "trust add` or `revoke` again); a revocation is never lifted or moved later: "
+                "trust the holder's new key instead")
     if kind in ("key-removed", "narrowed"):
         return (f"restore it with `{RESTORE}` (then make a pending `kistore trust add` or "
                 "`revoke` again); a key's trust ends with `kistore trust revoke KEY`, never "
@@ -208,13 +229,14 @@ def worktree_trust(store: Store) -> list[Finding]:
             nothing).
 
     Returns:
-        One finding per :func:`departures` item, on ``store/trust/keys.json`` (a key's at
-        ``/keys/N``, N its place in ``HEAD``'s file), named as the gate names a commit's
-        (``append-only-file-removed``, ``trust-file-made-invalid``,
-        ``trust-entry-removed``, ``trust-entry-narrowed``), ``extra`` ``worktree`` True,
-        ``change`` (the kind) and ``keyid`` for a key's; its fix ``git checkout HEAD --
-        store/trust/keys.json``. Empty when the work tree's file cannot be compared (an
-        invalid one with no valid ``HEAD`` file: KI309 says it).
+        One finding per :func:`departures` item but a ``lifted`` one (KI412 of the work
+        tree's file says it, ``kistore.check._evidence_kept``), on
+        ``store/trust/keys.json`` (a key's at ``/keys/N``, N its place in ``HEAD``'s
+        file), named as the gate names a commit's (``append-only-file-removed``,
+        ``trust-file-made-invalid``, ``trust-entry-removed``, ``trust-entry-narrowed``),
+        ``extra`` ``worktree`` True, ``change`` (the kind) and ``keyid`` for a key's; its
+        fix ``git checkout HEAD -- store/trust/keys.json``. Empty when the work tree's file
+        cannot be compared (an invalid one with no valid ``HEAD`` file: KI309 says it).
 
     Raises:
         ObjectUnreadable: a tree or blob of ``HEAD`` it reads is damaged.
@@ -230,6 +252,8 @@ def worktree_trust(store: Store) -> list[Finding]:
     places = {k: i for i, k in enumerate(here.head.keys)} if here.head is not None else {}
     found = []
     for d in departures(store, here):
+        if d.kind == "lifted":
+            continue  # KI412's, said by verify of the work tree's file itself
         rule = APPEND_ONLY_REMOVED
         if d.kind in _NAMES:
             rule = replace(APPEND_ONLY_REMOVED, name=_NAMES[d.kind])

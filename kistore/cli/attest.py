@@ -1785,7 +1785,9 @@ def _refuse_trust_file_not_heads(store: Store, command: str) -> None:
     query trusts "not in trust" (fresh16 F2): refused too, naming what it takes, in the
     queries' words (:func:`kistore.check._trust_here.entries_taken`). A file that only
     adds keys or revocations, or widens an entry (an earlier pending ``trust add`` or
-    ``revoke``), is written on.
+    ``revoke``), is written on. One that lifts a revocation HEAD holds, or moves it later
+    (fresh17 F8: ``add`` wrote on over it, ``revoke`` of that key wrote a later ``revokedAt``,
+    exit 0, and the gate then refused the commit, KI412), is refused alike.
 
     Args:
         store: the store (a work tree).
@@ -1793,17 +1795,28 @@ def _refuse_trust_file_not_heads(store: Store, command: str) -> None:
 
     Raises:
         InputError: the work tree's file is missing or no regular file while HEAD holds
-            one, or removes or narrows an entry HEAD's holds: what it is or takes, how many
+            one, removes or narrows an entry HEAD's holds, or lifts a revocation HEAD's
+            holds or moves it later: what it is or takes, how many
             keys HEAD's lists, why, the checkout restoring it, and that nothing was
-            written; or holds merge-conflict markers (fresh17 F6).
+            written; or holds merge-conflict markers (fresh17 F6), or does not read as
+            JSON (an edit cut off: it gave the parser's message, trust06's leftover).
         ObjectUnreadable: a tree or blob of HEAD it reads is damaged.
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.trust_here import NOT_REGULAR, conflicted, not_regular
+    from ..attest.trust import parse_trust
+    from ..attest.trust_here import (
+        CUT_OFF,
+        CUT_OFF_FIX,
+        NOT_REGULAR,
+        conflicted,
+        first_problem,
+        not_regular,
+        reads_as_json,
+    )
     from ..attest.trust_history import keyids_in
     from ..check._trust_here import RESTORE, entries_taken
     from ..core import layout
-    from ..core.errors import InputError
+    from ..core.errors import InputError, KistoreError
 
     assert store.root is not None
     state = not_regular(store.root / layout.TRUST_FILE)
@@ -1814,6 +1827,18 @@ def _refuse_trust_file_not_heads(store: Store, command: str) -> None:
             "conflict, which `git status` shows as unmerged; resolve it (keep every "
             f"`revokedAt`), then `git add {layout.TRUST_FILE}`, or `git merge --abort`, then "
             f"run `kistore trust {command}` again; nothing was written", file=layout.TRUST_FILE)
+    if data is not None and not reads_as_json(data):  # trust06's leftover: the parser's words
+        problem = ""
+        try:
+            parse_trust(data)  # what does not read as JSON never parses: its first problem
+        except KistoreError as e:
+            problem = f" ({first_problem(e)})"
+        fix = CUT_OFF_FIX if store.head_read(layout.TRUST_FILE) is not None else \
+            "finish the edit"
+        raise InputError(
+            f"the work tree's trust file {CUT_OFF}{problem}: a revocation written in it cannot "
+            f"be read; {fix}, then run `kistore trust {command}` again; nothing was written",
+            file=layout.TRUST_FILE)
     if state:
         committed = store.head_read(layout.TRUST_FILE)
         if committed is None:
@@ -1827,7 +1852,16 @@ def _refuse_trust_file_not_heads(store: Store, command: str) -> None:
     taken = entries_taken(store)
     if taken is None:
         return
-    what, keys = taken
+    what, keys, lifted = taken
+    if lifted:  # fresh17 F8: written on, or (revoke) moved later to now, exit 0
+        raise InputError(
+            f"the work tree's trust file {what}, while HEAD holds it ({keys} key(s)): `kistore "
+            f"trust {command}` changes the work tree's file and would keep that, which no "
+            "commit may do (KI412), while every query judges by HEAD's revocation; restore "
+            f"HEAD's revokedAt first with `{RESTORE}` (then make a pending `kistore trust add` "
+            "or `revoke` again), then run this again; a revocation is never lifted or moved "
+            "later (`kistore trust revoke KEY --at TIME` may move it earlier); nothing was "
+            "written", file=layout.TRUST_FILE)
     raise InputError(
         f"the work tree's trust file {what}, while HEAD holds it ({keys} key(s)): `kistore "
         f"trust {command}` changes the work tree's file and would keep that, which no "
@@ -1937,7 +1971,9 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
 
     KEY is a keyid, or the key file or OpenSSH line `trust add` took: a key file or line
     revokes each Ed25519 key in it, all or none (reviewer r92 F11: the form `trust
-    add` takes was read as a keyid and refused as "not in trust").
+    add` takes was read as a keyid and refused as "not in trust"). A key already revoked
+    keeps the earlier time (a revocation is never moved later), and says so; an earlier
+    --at moves it earlier.
 
     \b
     Example:
@@ -1945,7 +1981,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
       kistore trust revoke ~/.kistore/k.pub
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.trust import format_time, parse_time, revoke_keys
+    from ..attest.trust import format_time, parse_time, revoke_keys, revoked_before
     from ..core.errors import InputError, StoreStateError, printable
 
     store = ctx.store()
@@ -1971,6 +2007,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
             f"{keyid}: {'a directory, not a key file' if Path(keyid).is_dir() else 'no such file'}"
             "; give a keyid (SHA256:..., `kistore trust list` shows them), the .pub file "
             "`trust add` took, an OpenSSH line or - for standard input")
+    was = revoked_before(store.root, keyids)
     entries = revoke_keys(store.root, keyids, at=when, named=named)
     for s in skipped:  # reviewer r92b F4: an RSA line beside the key was passed over unsaid
         click.echo(f"warning: {s.format()}", err=True)
@@ -1980,7 +2017,14 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
         return
     for entry in entries:
         assert entry.revoked_at is not None
-        click.echo(f"revoked {entry.keyid} from {format_time(entry.revoked_at)}")
+        before = was.get(entry.keyid)
+        if before is not None and entry.revoked_at == before:  # fresh17 F8: never later
+            click.echo(f"{entry.keyid} is already revoked since {format_time(before)}: kept "
+                       "(a revocation is never moved later; `--at` an earlier time moves it "
+                       "earlier)")
+            continue
+        earlier = f" (moved earlier from {format_time(before)})" if before is not None else ""
+        click.echo(f"revoked {entry.keyid} from {format_time(entry.revoked_at)}{earlier}")
 
 
 @writes(True)
@@ -2029,18 +2073,26 @@ def _listed_here(store: Store) -> dict[str, Any]:
     kistore is asked to accept once committed; the queries count those additions from
     their commit, which no listing of keys can say (``--at HEAD`` lists what is committed).
 
+    A file that does not read as JSON (merge-conflict markers, an edit cut off) while HEAD
+    holds a valid one is refused, as the queries refuse it (since 2026-12-07, trust07: it
+    listed HEAD's entries with the warning that the work tree's revocations were applied,
+    which cannot be read there); `--at HEAD` lists what is committed.
+
     Returns:
         keyid -> :class:`kistore.attest.trust.TrustedKey`.
 
     Raises:
         ParseError, MultipleErrors: the work tree's file is invalid and HEAD holds no
             valid one (as before).
+        TrustUnread: it does not read as JSON and HEAD holds a valid one
+            (:func:`kistore.attest.trust_here.refuse_unread`).
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.trust_here import note, trust_here
+    from ..attest.trust_here import note, refuse_unread, trust_here
     from ..check._trust_here import departures
 
     here = trust_here(store)
+    refuse_unread(here)  # as the queries: a revocation there cannot be read (trust07)
     if here.work is not None and not departures(store, here):
         return here.work.keys  # it only adds to HEAD's: as written, nothing to say
     note(store, here)
@@ -2063,7 +2115,8 @@ def trust_export(ctx: StoreContext, allowed_signers: str, at: str | None) -> Non
     lists: the file as written while it only adds to HEAD's (new keys, widened entries,
     revocations: the trust change under review); HEAD's entries with the work tree's
     revocations and new keys, and a warning, when the file is missing, invalid, or removes
-    or narrows an entry HEAD holds (no commit may: KI410). `--at HEAD` exports only what
+    or narrows an entry HEAD holds (no commit may: KI410); refused, exit 1, when it does
+    not read as JSON (a merge conflict, an edit cut off). `--at HEAD` exports only what
     is committed.
 
     \b

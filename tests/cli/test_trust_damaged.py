@@ -158,20 +158,56 @@ def test_fresh17_f5_a_revocation_the_work_tree_cannot_read_refuses_the_answers(
                           capture_output=True, text=True, check=True).stdout == notes_before
 
 
-def test_fresh17_f6_trust_revoke_in_a_merge_conflict_says_so(
-        index, tmp_path):  # noqa: F811 (index: a fixture)
-    """`trust revoke`/`add` said "write the key in double quotes" of a conflict marker."""
+WRITER = {
+    "conflict": "holds merge-conflict markers (`<<<<<<<`): a merge conflict, which `git status` "
+                "shows as unmerged; resolve it (keep every `revokedAt`), then `git add "
+                f"{TRUST_FILE}`, or `git merge --abort`",
+    "cut": f"does not read as JSON (an edit cut off?) ({TRUST_FILE}:8:1:/keys/0: expected a "
+           "string object key: the text is cut off inside an object, complete it): a "
+           "revocation written in it cannot be read; finish the edit, or restore it with `git "
+           f"checkout HEAD -- {TRUST_FILE}` (then make a pending `kistore trust add` or "
+           "`revoke` again)"}
+"""How ``trust add``/``revoke`` say a file that does not read as JSON, and the way on."""
+
+
+@pytest.mark.parametrize("how", ["conflict", "cut"])
+def test_fresh17_f6_trust_revoke_over_a_file_that_does_not_read_as_json_says_so(
+        index, tmp_path, how):  # noqa: F811 (index: a fixture)
+    """`trust revoke`/`add` said "write the key in double quotes" of a conflict marker (F6),
+    and gave a file cut off the parser's message alone (trust06 left it: trust07)."""
     root = Path(index.root)
-    conflicted = revoked_in(root, "conflict")
-    (root / TRUST_FILE).write_bytes(conflicted)
+    damaged = revoked_in(root, how)
+    (root / TRUST_FILE).write_bytes(damaged)
     pub = tmp_path / "maintainer.pub"
     pub.write_text(signing.public_key_line(MAINTAINER.public_key()) + "\n")
     for args in (("revoke", str(pub)), ("add", str(pub), "--role", "rerun")):
         done = run(root, "trust", *args)
         assert (done.returncode, done.stdout) == (1, ""), done.stderr
         assert done.stderr == (
-            f"error: {TRUST_FILE}: the work tree's trust file holds merge-conflict markers "
-            "(`<<<<<<<`): a merge conflict, which `git status` shows as unmerged; resolve it "
-            f"(keep every `revokedAt`), then `git add {TRUST_FILE}`, or `git merge --abort`, "
-            f"then run `kistore trust {args[0]}` again; nothing was written\n")
-        assert (root / TRUST_FILE).read_bytes() == conflicted
+            f"error: {TRUST_FILE}: the work tree's trust file {WRITER[how]}, then run `kistore "
+            f"trust {args[0]}` again; nothing was written\n")
+        assert (root / TRUST_FILE).read_bytes() == damaged
+
+
+@pytest.mark.parametrize("how", ["conflict", "cut"])
+def test_trust07_trust_list_and_export_refuse_a_file_that_does_not_read_as_json(
+        index, how):  # noqa: F811 (index: a fixture)
+    """They listed HEAD's entries, saying the work tree's revocations were applied (trust06)."""
+    root = Path(index.root)
+    committed = run(root, "trust", "list", "--at", "HEAD")
+    exported = run(root, "trust", "export", "--allowed-signers", "-", "--at", "HEAD")
+    (root / TRUST_FILE).write_bytes(revoked_in(root, how))
+    problem = re.escape(f"({TRUST_FILE}:") + r"[^\n]*\)"
+    said = (rf"^error: {re.escape(TRUST_FILE)}: the work tree's file {re.escape(UNREAD[how])} "
+            rf"{problem}: a revocation written in it cannot be read, so nothing is judged by "
+            rf"the work tree's trust; {re.escape(FIX[how])}; or ask with `--at HEAD`\n")
+
+    for args in (("list",), ("export", "--allowed-signers", "-")):
+        done = run(root, "trust", *args)
+        # before: exit 0, HEAD's entries, "and the work tree's revocations" (not read)
+        assert (done.returncode, done.stdout) == (1, ""), (args, done.stderr)
+        assert re.fullmatch(said, done.stderr), done.stderr
+    assert run(root, "trust", "list", "--at", "HEAD").stdout == committed.stdout
+    assert run(root, "trust", "export", "--allowed-signers", "-", "--at",
+               "HEAD").stdout == exported.stdout
+

@@ -272,7 +272,11 @@ def test_a_pending_new_key_stays_community_and_a_widened_role_counts_from_its_co
     assert listed.returncode == 0 and listed.stderr == "", listed.stderr
     assert f"key {keyid(NEWCOMER)} is listed in the work tree's {TRUST_FILE} but no commit " \
            "adds it yet" in listed.stdout, listed.stdout
-    assert f"key {keyid(RERUN)} is trusted for rerun, not maintainer" in listed.stdout
+    # trust07 (fresh17 F9): "is trusted for rerun, not maintainer", as if the work tree did
+    # not say it; in attest's refusal's words (test_attest_refuses_a_withdrawal_by_...)
+    assert (f"key {keyid(RERUN)} is trusted for rerun, and only the work tree's {TRUST_FILE} "
+            "adds maintainer, which no commit does yet: an uncommitted widening counts from "
+            f"its commit (commit {TRUST_FILE} first)") in listed.stdout, listed.stdout
 
 
 def test_a_pending_new_key_with_a_past_valid_from_counts_from_its_commit(judged):
@@ -567,3 +571,111 @@ def test_attest_refuses_a_withdrawal_by_a_key_trusted_for_it_only_in_the_work_tr
                   "--key", str(key_file), "--file")
     assert (written.returncode, written.stderr) == (0, ""), written.stderr
     assert evidence_of(ranked(root)[0])["mid"] == (None, "withdrawn")
+
+
+def revoked_in_head(root: Path) -> None:
+    """Commit a revocation of the rerun key from 2026-02-01 (before its rerun entered)."""
+    done = run(root, "trust", "revoke", keyid(RERUN), "--at", "2026-02-01T00:00:00Z")
+    assert done.returncode == 0, done.stderr
+    commit_all(root, "trust: revoke the farm's key")
+
+
+LIFTS = {"removed": (None, "none"), "later": ("2026-09-01T00:00:00Z", "2026-09-01T00:00:00Z")}
+"""How the work tree lifts HEAD's revocation of the rerun key: its ``revokedAt`` removed or
+moved later; and how the change is said (``revokedAt 2026-02-01T00:00:00Z -> SAID``)."""
+
+
+def lift(root: Path, how: str) -> None:
+    """Lift (``removed``) or move later (``later``) the rerun key's ``revokedAt``."""
+    doc = json.loads((root / TRUST_FILE).read_text())
+    for k in doc["keys"]:
+        if k["keyid"] == keyid(RERUN):
+            k.pop("revokedAt")
+            if LIFTS[how][0] is not None:
+                k["revokedAt"] = LIFTS[how][0]
+    (root / TRUST_FILE).write_text(json.dumps(doc, indent=2) + "\n")
+
+
+def lifted(how: str) -> str:
+    """What the work tree's file does, as the warning and the refusal say it."""
+    verb = "lifts the revocation" if how == "removed" else "moves later the revocation"
+    return (f"{verb} of key {keyid(RERUN)} that HEAD holds (revokedAt 2026-02-01T00:00:00Z "
+            f"-> {LIFTS[how][1]})")
+
+
+@pytest.mark.parametrize("how", list(LIFTS))
+@pytest.mark.parametrize("command", ["add", "revoke"])
+def test_fresh17_f8_trust_add_and_revoke_refuse_a_lifted_revocation(judged, how, command):
+    # fresh17 F8: `trust add` wrote on over the lifted revocation, exit 0, and `trust revoke`
+    # wrote a revokedAt of now, later than HEAD's ("revoked ... from NOW", exit 0): the gate
+    # and `verify` then refused the commit (KI412)
+    root = Path(judged.root)
+    revoked_in_head(root)
+    (root.parent / "new.pub").write_text(key_line(NEWCOMER) + "\n")
+    lift(root, how)
+    kept = (root / TRUST_FILE).read_bytes()
+    args = (["add", str(root.parent / "new.pub"), "--role", "rerun"] if command == "add"
+            else ["revoke", keyid(RERUN)])
+
+    done = run(root, "trust", *args)
+
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", (
+        f"error: {TRUST_FILE}: the work tree's trust file {lifted(how)}, while HEAD holds it "
+        f"(2 key(s)): `kistore trust {command}` changes the work tree's file and would keep "
+        "that, which no commit may do (KI412), while every query judges by HEAD's revocation; "
+        f"restore HEAD's revokedAt first with `{RESTORE}` (then make a pending `kistore trust "
+        "add` or `revoke` again), then run this again; a revocation is never lifted or moved "
+        "later (`kistore trust revoke KEY --at TIME` may move it earlier); nothing was "
+        "written\n"))
+    assert (root / TRUST_FILE).read_bytes() == kept
+
+
+@pytest.mark.parametrize("how", list(LIFTS))
+def test_fresh17_f8_the_queries_warn_of_a_lifted_revocation(judged, how):
+    # fresh17 F8: the answers judged by HEAD's revocation (right), without a word
+    root = Path(judged.root)
+    revoked_in_head(root)
+    committed, quiet = ranked(root, "--at", "HEAD")
+    assert quiet == ""
+    assert evidence_of(committed)["slow"] == (2, "source-native")  # the rerun: revoked key
+    warned = (f"warning: {TRUST_FILE} in the work tree {lifted(how)}: these answers judge "
+              f"attestations by HEAD's {TRUST_FILE} (2 key(s)) and the work tree's "
+              "revocations, as no commit may lift a revocation or move it later (KI412; "
+              f"`kistore verify` reports it); restore HEAD's revokedAt with `{RESTORE}` (then "
+              "make a pending `kistore trust add` or `revoke` again); a revocation is never "
+              "lifted or moved later: trust the holder's new key instead\n")
+    lift(root, how)
+
+    assert ranked(root) == (committed, warned)
+    shown = run(root, "show", "BenchmarkRun/slow")
+    assert (shown.returncode, shown.stderr) == (0, warned)
+    listed = run(root, "trust", "list")
+    assert (listed.returncode, listed.stderr) == (0, warned)
+    assert f"{keyid(RERUN)} rerun revokedAt=2026-02-01T00:00:00Z\n" in listed.stdout
+    verified = run(root, "verify", "--json")
+    found = [(f["rule"], f["severity"]) for f in json.loads(verified.stdout)["findings"]
+             if f["rule"] in ("KI410", "KI412")]
+    assert found == [("KI412", "error")]  # said once, as KI412 (not KI410 besides)
+
+
+def test_fresh17_f8_trust_revoke_never_moves_a_revocation_later(judged):
+    # "a revocation is never moved later": `trust revoke` of a key already revoked keeps the
+    # earlier time and says so (it said "revoked K from T", as if revoked now); an earlier
+    # --at moves it earlier
+    root = Path(judged.root)
+    revoked_in_head(root)
+    head = (root / TRUST_FILE).read_bytes()
+
+    again = run(root, "trust", "revoke", keyid(RERUN))
+    later = run(root, "trust", "revoke", keyid(RERUN), "--at", "2026-03-01")
+
+    kept = (f"{keyid(RERUN)} is already revoked since 2026-02-01T00:00:00Z: kept (a revocation "
+            "is never moved later; `--at` an earlier time moves it earlier)\n")
+    assert (again.returncode, again.stdout, again.stderr) == (0, kept, "")
+    assert (later.returncode, later.stdout, later.stderr) == (0, kept, "")
+    assert (root / TRUST_FILE).read_bytes() == head
+    earlier = run(root, "trust", "revoke", keyid(RERUN), "--at", "2026-01-15")
+    assert (earlier.returncode, earlier.stdout, earlier.stderr) == (
+        0, f"revoked {keyid(RERUN)} from 2026-01-15T00:00:00Z (moved earlier from "
+           "2026-02-01T00:00:00Z)\n", "")
+    assert ranked(root)[1] == ""  # an earlier revocation takes nothing from HEAD's
