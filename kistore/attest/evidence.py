@@ -229,6 +229,10 @@ class Judgement:
         entered_in: the commits it was judged as entered in
             (:attr:`kistore.attest.notes.Seen.entered_in`; empty for a note line and a
             work-tree file). Not in :meth:`to_json`.
+        noted_in: for a note line, the notes commits it first entered in
+            (:attr:`kistore.attest.notes.Seen.noted_in`), when every earliest copy of its
+            bundle is a note line; else empty. Orders one key's reruns of one entry time
+            (:func:`rerun_order`), never trust. Not in :meth:`to_json`.
         place: for a trusted rerun (``verifies``, ``disagrees``, ``out-of-tolerance`` or
             ``superseded``), its place among its key's trusted reruns of the subject in
             the order they stand (:func:`rerun_order`; 0 the earliest, the highest the
@@ -252,6 +256,7 @@ class Judgement:
     signed: datetime | None = field(default=None, compare=False)
     entered_in: tuple[str, ...] = field(default=(), compare=False)
     place: int | None = field(default=None, compare=False)
+    noted_in: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def counted(self) -> bool:
@@ -479,8 +484,10 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
         elif s.entered_at == known[0]:
             earliest[s.data] = (s.entered_at, None if where is None or known[1] is None
                                 else (*known[1], *where))
-    judged = [judge(replace(s, entered_at=earliest[s.data][0],
-                            entered_in=earliest[s.data][1] or ()), trust, view) for s in seen]
+    noted = _noted_first(seen, {data: when for data, (when, _in) in earliest.items()})
+    judged = [replace(judge(replace(s, entered_at=earliest[s.data][0],
+                                    entered_in=earliest[s.data][1] or ()), trust, view),
+                      noted_in=noted.get(s.data, ())) for s in seen]
     # a file entered later, through a reviewed pull request, counts from its own commit
     # when its earliest copy (a note pushed before the key's trust) was community only
     # (fresh06 H3: a copy of a new maintainer's withdrawal neutralised it for good)
@@ -521,6 +528,26 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
     return judged
 
 
+def _noted_first(seen: Sequence[Any], earliest: dict[bytes, datetime]
+                 ) -> dict[bytes, tuple[str, ...]]:
+    """Return, per bundle, the notes commits its earliest copies entered in (fresh17 F1).
+
+    Only for a bundle whose copies at its earliest entry time are all note lines with
+    their first notes commits known (:attr:`kistore.attest.notes.Seen.noted_in`): a file
+    copy's commits are of another history, which orders no notes commit.
+    """
+    found: dict[bytes, tuple[str, ...] | None] = {}
+    for s in seen:
+        if s.entered_at != earliest[s.data]:
+            continue
+        known = found.get(s.data, ())
+        if known is None or s.source != "note" or not s.noted_in:
+            found[s.data] = None
+        else:
+            found[s.data] = tuple(dict.fromkeys((*known, *s.noted_in)))
+    return {data: commits for data, commits in found.items() if commits}
+
+
 def rerun_order(reruns: Sequence[Judgement],
                 follows: Callable[[str, str], bool] | None = None) -> list[int]:
     """Return the order in which one key's trusted reruns of one subject stand, oldest first.
@@ -533,8 +560,11 @@ def rerun_order(reruns: Sequence[Judgement],
 
     1. history: one whose entering commits all descend from every one of the other's is
        later (``follows``, as :meth:`kistore.attest.trust.Trust.judge` orders a key added
-       in that second; a note line and a work-tree file have no commits, and are not
-       ordered so);
+       in that second): a file's branch commits (:attr:`Judgement.entered_in`), a note
+       line's first notes commits (:attr:`Judgement.noted_in`; since 2026-12-07, fresh17
+       F1: two ``kistore attest`` in one second wrote a notes commit and its child, and the
+       parent's line could stand); a work-tree file has none, and the two histories order
+       none of each other's commits, so such pairs are not ordered so;
     2. the date its signed payload states (:attr:`Judgement.signed`), counted at most
        :data:`kistore.attest.payload_dates.PAYLOAD_AHEAD` (five minutes) after its entry,
        the most ``kistore attest`` lets a payload be ahead; none stated is earliest;
@@ -579,10 +609,11 @@ def _tied_latest_first(reruns: Sequence[Judgement], tied: list[int],
         return tied
     before: dict[int, list[int]] = {i: [] for i in tied}  # i: those i follows in history
     waiting = dict.fromkeys(tied, 0)  # i: how many follow it
-    if follows is not None and len({reruns[i].entered_in for i in tied}) > 1:
+    if follows is not None and len({_commits_of(reruns[i]) for i in tied}) > 1:
         for i in tied:
             for k in tied:
-                if i != k and _descends(reruns[i].entered_in, reruns[k].entered_in, follows):
+                if i != k and _descends(_commits_of(reruns[i]), _commits_of(reruns[k]),
+                                        follows):
                     before[i].append(k)
                     waiting[k] += 1
     keys = {i: _tie_key(reruns[i]) for i in tied}
@@ -600,6 +631,12 @@ def _tied_latest_first(reruns: Sequence[Judgement], tied: list[int],
         out.extend(sorted((i for i in tied if i not in out), key=keys.__getitem__,
                           reverse=True))
     return out
+
+
+def _commits_of(j: Judgement) -> tuple[str, ...]:
+    """Return the commits history orders ``j`` by: a file's branch commits, a note line's
+    notes commits (the two histories order none of each other's), or none."""
+    return j.entered_in or j.noted_in
 
 
 def _descends(later: tuple[str, ...], earlier: tuple[str, ...],
@@ -637,6 +674,9 @@ def _tie_said(j: Judgement, last: Judgement,
     if follows is not None and _descends(last.entered_in, j.entered_in, follows):
         return (f"{said}, in commit {last.entered_in[0][:12]}, which follows this one's "
                 f"({j.entered_in[0][:12]}) in history")
+    if follows is not None and _descends(last.noted_in, j.noted_in, follows):
+        return (f"{said}, in notes commit {last.noted_in[0][:12]}, which follows this one's "
+                f"({j.noted_in[0][:12]}) in the notes history")
     ours, theirs = _tie_key(j), _tie_key(last)
     if theirs < ours:  # j is before another of the key's reruns in history
         return f"{said}; this one is before another rerun of the key in history"

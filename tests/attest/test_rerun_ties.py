@@ -158,6 +158,66 @@ def test_of_a_parent_and_a_child_commit_in_one_second_the_child_stands(trusted, 
         child, f", in commit {newer[:12]}, which follows this one's ({older[:12]}) in history")}
 
 
+# -- a notes commit and its child in one second: history decides, as for files -----------
+# fresh17 F1: two `kistore attest` in one second wrote a notes commit and its child of one
+# date; the parent's line was read as the later one when its payload was dated later.
+
+def _note_line(store, line: bytes, date: str) -> str:
+    """Add ``line`` to the note on the run in a notes commit of its own dated ``date``,
+    as ``kistore attest`` does (the note's lines sorted); return the notes commit."""
+    blob = git(store.root, "rev-parse", f"HEAD:{layout.object_path(RUN)}").strip()
+    held = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob], cwd=store.root,
+                          capture_output=True).stdout.splitlines()
+    subprocess.run(["git", "notes", "--ref", "kistore", "add", "-f", "-F", "-", blob],
+                   cwd=store.root, input=b"".join(x + b"\n" for x in sorted({*held, line})),
+                   check=True, capture_output=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": date})
+    return git(store.root, "rev-parse", "refs/notes/kistore").strip()
+
+
+@pytest.mark.parametrize("child", ["reproduced", "not-reproduced"])
+def test_of_a_notes_commit_and_its_child_in_one_second_the_child_stands(
+        trusted, child):  # noqa: F811
+    parent = "not-reproduced" if child == "reproduced" else "reproduced"
+    # the child's payload is dated before the parent's (a farm's observedAt is when it
+    # measured), and its base64 sorts first
+    first, second = _sorting((parent, _at(-20)), (child, _at(-50)), second_last=False)
+    older = _note_line(trusted, first, format_time(ENTRY))
+    newer = _note_line(trusted, second, format_time(ENTRY))
+    level, effects = _effects(trusted)
+    # on BASE fb53db7b: the parent's line stood by its payload's later date ("its payload is
+    # dated later"): a farm's later "reproduced" left the run source-native
+    assert level == (VERIFIED if child == "reproduced" else SOURCE_NATIVE)
+    assert effects == {child: _stands(child), parent: _superseded(
+        child, f", in notes commit {newer[:12]}, which follows this one's ({older[:12]}) in "
+        "the notes history")}
+
+
+def test_notes_commits_of_one_second_apart_in_history_are_not_ordered(trusted):  # noqa: F811
+    # two notes branches of one second, each adding one rerun, merged: neither line's
+    # notes commit descends from the other's, so history orders neither
+    first, second = _sorting(("not-reproduced", _at(-50)), ("reproduced", _at(-20)),
+                             second_last=False)
+    base = git(trusted.root, "rev-parse", "refs/notes/kistore").strip() if subprocess.run(
+        ["git", "rev-parse", "-q", "--verify", "refs/notes/kistore"], cwd=trusted.root,
+        capture_output=True).returncode == 0 else None
+    one = _note_line(trusted, first, format_time(ENTRY))
+    if base is None:
+        git(trusted.root, "update-ref", "-d", "refs/notes/kistore")
+    else:
+        git(trusted.root, "update-ref", "refs/notes/kistore", base)
+    other = _note_line(trusted, second, format_time(ENTRY))
+    subprocess.run(["git", "notes", "--ref", "kistore", "merge", "-s", "union", one],
+                   cwd=trusted.root, check=True, capture_output=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": format_time(ENTRY)})
+    assert git(trusted.root, "rev-parse", "refs/notes/kistore^2").strip() == one
+    assert other != one
+    level, effects = _effects(trusted)
+    assert (level, effects) == (VERIFIED, {
+        "reproduced": _stands("reproduced"), "not-reproduced": _superseded(
+            "reproduced", f"; its payload is dated later, {_at(-20)}")})
+
+
 def test_history_decides_also_when_the_key_has_a_valid_from(record_store):
     # a key with validFrom: the trust needs no history for it, and still orders by it
     redate_history(record_store.root, "2026-01-01T00:00:00Z")
