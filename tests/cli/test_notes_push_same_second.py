@@ -1,0 +1,127 @@
+"""A push keeps the history order of one key's reruns that entered in one second (fresh17 F1).
+
+Two ``kistore attest`` in one second write a notes commit and its child of one date: the
+child's rerun is the key's later one, by history (:func:`kistore.attest.evidence.
+rerun_order`). ``kistore notes push`` more than a minute later makes the notes commits a
+remote lacks again, dated at the push (KI437); until 2026-12-07 it made both lines one
+notes commit (fresh16 F5's fix split by entry time only, and both had one time), so history
+no longer ordered them and the parent's ``not-reproduced``, its payload dated later, stood
+on the server and in every clone. Now the lines history orders get a notes commit each, a
+second apart, in that order.
+
+Each test pushes to a bare server running ``hooks/pre-receive`` (:class:`tests.prs.Remote`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import subprocess
+
+from ..attest.test_attestation_evidence import RERUN_KEY, STRANGER, bundle
+from ..check.test_notes_gate_history import run_blob
+from ..conftest import git
+from .test_notes_push_rerun_order import (  # noqa: F401 (remote: a fixture)
+    _at,
+    _cli,
+    _effects,
+    _fresh_clone,
+    _made,
+    _noted,
+    _text,
+    remote,
+)
+
+VERIFIED = ("verified", [("not-reproduced", "superseded"), ("reproduced", "verifies")])
+"""The key's last word, the child's ``reproduced``, stands: the run is verified."""
+
+NOT_VERIFIED = ("source-native", [("not-reproduced", "disagrees"),
+                                  ("reproduced", "superseded")])
+"""The key's ``not-reproduced`` stands: the run is not verified."""
+
+
+def _one_second(clone, ago: int) -> None:
+    """fresh17 F1: ``not-reproduced`` (its payload dated 1 s before the entry), then, in a
+    child notes commit of the same second, ``reproduced`` (measured a minute earlier)."""
+    _noted(clone, bundle(RERUN_KEY, outcome="not-reproduced", observedAt=_text(_at(ago + 1)),
+                         timing={"latencyNs": {"mean": 33_500_000}, "primaryStatistic": "mean"}),
+           _at(ago))
+    _noted(clone, bundle(RERUN_KEY, outcome="reproduced", observedAt=_text(_at(ago + 60))),
+           _at(ago))
+    assert len(set(git(clone, "log", "-2", "--format=%ct", "refs/notes/kistore").split())) == 1
+
+
+IN_ORDER = ("in the order their lines entered (a note line enters at its notes commit's "
+            "date; fresh16 F5)")
+
+
+def test_a_push_keeps_the_order_of_a_notes_commit_and_its_child_of_one_second(
+        remote, tmp_path):  # noqa: F811
+    _one_second(remote.clone, 90)
+    assert _effects(remote.clone) == VERIFIED
+    pushed = _cli(remote.clone, "notes", "push", "origin", "--json")
+    # on BASE fb53db7b: source-native already here; once made again in one commit
+    # (fresh17 F1's push), the parent's not-reproduced stood on origin and in every clone
+    assert json.loads(pushed.stdout)["effectChanged"] == []
+    made = _made(remote.bare, count=2)
+    assert [m for _, m in made] == [
+        f"kistore: the notes origin lacks, made again at the push, {k} of 2, {IN_ORDER}"
+        for k in (2, 1)]
+    assert made[0][0] == made[1][0] + 1  # a second apart: the child's line enters later
+    by = re.search(r"dated up to (.+?) before", pushed.stderr)
+    assert by, pushed.stderr
+    assert pushed.stderr == (
+        f"note: 2 notes commits origin lacked were dated up to {by.group(1)} before this "
+        f"machine's clock: made again as 2 notes commits dated at the push, a second apart up "
+        f"to {_text(dt.datetime.fromtimestamp(made[0][0], dt.UTC))}, in the order their lines "
+        "entered (a key's later rerun of a run still enters after its earlier one), the last "
+        "holding the tip's lines, since a note line enters the repository at its notes "
+        "commit's date, and a notes commit a remote lacks is sent as it is only when dated "
+        "within 1 minute of this machine's clock (a server refuses one dated more than 10 "
+        "minutes before its clock, KI437)\n")
+    assert [(r["kept"], r["new"]) for r in json.loads(pushed.stdout)["redated"]] == [
+        (False, git(remote.clone, "rev-parse", f"refs/notes/kistore{up}").strip())
+        for up in ("", "~1")]
+    assert _effects(remote.clone) == VERIFIED
+    assert _effects(_fresh_clone(remote, tmp_path)) == VERIFIED
+
+
+def test_a_rebuild_keeps_the_order_of_a_notes_commit_and_its_child_of_one_second(
+        remote, tmp_path):  # noqa: F811
+    _noted(remote.clone, bundle(STRANGER, "note"), _at(200))  # origin holds notes
+    assert remote.push("refs/notes/kistore").accepted
+    _cli(remote.clone, "notes", "fetch", "origin")
+    _one_second(remote.clone, 90)
+    assert _effects(remote.clone) == VERIFIED
+    _cli(remote.clone, "notes", "rebase", "origin")
+    # on BASE fb53db7b: written back in one notes commit: the parent's line stood
+    assert _effects(remote.clone) == VERIFIED
+    made = _made(remote.clone)
+    assert [m for _, m in made] == [
+        f"kistore: attestation lines of this repository's written back on origin's notes "
+        f"(kistore notes rebase), {k} of 2, {IN_ORDER}" for k in (2, 1)]
+    assert made[0][0] == made[1][0] + 1
+    _cli(remote.clone, "notes", "push", "origin")
+    assert _effects(_fresh_clone(remote, tmp_path)) == VERIFIED
+
+
+def test_lines_of_one_notes_commit_are_made_again_as_one_commit(remote):  # noqa: F811
+    # two reruns of one notes commit: history orders neither, and one commit keeps them as
+    # they were
+    lines = [bundle(RERUN_KEY, outcome="not-reproduced", observedAt=_text(_at(91)),
+                    timing={"latencyNs": {"mean": 33_500_000}, "primaryStatistic": "mean"}),
+             bundle(RERUN_KEY, outcome="reproduced", observedAt=_text(_at(150)))]
+    subprocess.run(["git", "notes", "--ref", "kistore", "add", "-f", "-F", "-",
+                    run_blob(remote.clone)], cwd=remote.clone,
+                   input=b"".join(x + b"\n" for x in sorted(lines)), check=True,
+                   capture_output=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": f"@{int(_at(90).timestamp())} +0000"})
+    assert _effects(remote.clone) == NOT_VERIFIED
+    pushed = _cli(remote.clone, "notes", "push", "origin", "--json")
+    assert [r["kept"] for r in json.loads(pushed.stdout)["redated"]] == [False]
+    assert _made(remote.bare, count=1)[0][1] == (
+        "kistore: the notes origin lacks, made again at the push (a note line enters at its "
+        "notes commit's date, KI437)")
+    assert _effects(remote.clone) == NOT_VERIFIED
