@@ -467,8 +467,8 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
     note copy pushed before the trust no longer neutralises it, fresh06 H3; a note copy
     entered later upgrades nothing). ``view``: as
     :func:`judge` takes it. When one key made several trusted reruns of one run, only its
-    latest stands (by entry time; of those that entered together, by history, then the
-    date their payloads state, then ``not-reproduced``, then bytes: :func:`rerun_order`,
+    latest stands (by entry time; of those that entered together, by history, then
+    ``not-reproduced``, then the date their payloads state, then bytes: :func:`rerun_order`,
     whatever order ``seen`` is in); the earlier ones whose outcome differs are judged
     ``superseded`` (a key that said ``reproduced`` and later ``not-reproduced`` no longer
     verifies the run), their reason naming the later one and, when both entered together,
@@ -565,16 +565,23 @@ def rerun_order(reruns: Sequence[Judgement],
        F1: two ``kistore attest`` in one second wrote a notes commit and its child, and the
        parent's line could stand); a work-tree file has none, and the two histories order
        none of each other's commits, so such pairs are not ordered so;
-    2. the date its signed payload states (:attr:`Judgement.signed`), counted at most
+    2. ``not-reproduced`` (any outcome but ``reproduced``) is later, whatever the dates
+       their payloads state: a tie history does not order (lines of one notes commit,
+       files of one commit, uncommitted files) never upgrades a run to ``verified``, so a
+       squash of a key's reruns into one commit, or a payload dated ahead, cannot make its
+       earlier ``reproduced`` stand (since 2026-12-07, fresh17 F1's decision: until then
+       the payload dated later stood, and a ``reproduced`` dated up to five minutes ahead
+       overturned the key's later ``not-reproduced`` once both entered together);
+    3. among reruns of that one kind, the date its signed payload states
+       (:attr:`Judgement.signed`), counted at most
        :data:`kistore.attest.payload_dates.PAYLOAD_AHEAD` (five minutes) after its entry,
-       the most ``kistore attest`` lets a payload be ahead; none stated is earliest;
-    3. ``not-reproduced`` (any outcome but ``reproduced``) is later: a full tie never
-       upgrades a run to ``verified``;
+       the most ``kistore attest`` lets a payload be ahead; none stated is earliest (it
+       names which one stands, never an effect: their outcomes agree);
     4. the bundle's SHA-256 (:attr:`Judgement.bundle`), so the order is total and the same
        whatever order the statements were read in.
 
     The payload's date decides no trust: the reruns given here already count (their
-    trust was judged at entry); it only orders one key's own statements about one run.
+    trust was judged at entry); it only orders one key's own statements of one kind.
 
     Args:
         reruns: judgements of one key's trusted reruns of one subject (``verifies``,
@@ -603,7 +610,7 @@ def _tied_latest_first(reruns: Sequence[Judgement], tied: list[int],
 
     The latest is, among those no other follows in history, the one of the highest
     :func:`_tie_key`; then the same among the rest. A history that orders none (one commit,
-    note lines, work-tree files) is a sort by :func:`_tie_key`.
+    one notes commit, work-tree files) is a sort by :func:`_tie_key`.
     """
     if len(tied) == 1:
         return tied
@@ -634,8 +641,11 @@ def _tied_latest_first(reruns: Sequence[Judgement], tied: list[int],
 
 
 def _commits_of(j: Judgement) -> tuple[str, ...]:
-    """Return the commits history orders ``j`` by: a file's branch commits, a note line's
-    notes commits (the two histories order none of each other's), or none."""
+    """Return the commits history orders ``j`` by (none: not ordered so).
+
+    A file's branch commits, a note line's notes commits: the two histories order none of
+    each other's.
+    """
     return j.entered_in or j.noted_in
 
 
@@ -660,9 +670,9 @@ def _counted_date(j: Judgement) -> datetime:
     return min(j.signed, j.entered_at + timedelta(seconds=PAYLOAD_AHEAD))
 
 
-def _tie_key(j: Judgement) -> tuple[datetime, bool, str]:
+def _tie_key(j: Judgement) -> tuple[bool, datetime, str]:
     """Return what orders reruns that entered together and that history does not order."""
-    return _counted_date(j), j.outcome != "reproduced", j.bundle
+    return j.outcome != "reproduced", _counted_date(j), j.bundle
 
 
 def _tie_said(j: Judgement, last: Judgement,
@@ -677,31 +687,17 @@ def _tie_said(j: Judgement, last: Judgement,
     if follows is not None and _descends(last.noted_in, j.noted_in, follows):
         return (f"{said}, in notes commit {last.noted_in[0][:12]}, which follows this one's "
                 f"({j.noted_in[0][:12]}) in the notes history")
-    ours, theirs = _tie_key(j), _tie_key(last)
-    if theirs < ours:  # j is before another of the key's reruns in history
+    if _tie_key(last) < _tie_key(j):  # j is before another of the key's reruns in history
         return f"{said}; this one is before another rerun of the key in history"
-    date, counted = last.signed, _counted_date(last)
-    if counted != ours[0]:
-        return f"{said}; its payload is dated later, {_stated(date, counted)}"
-    if theirs[1] != ours[1]:
-        return (f"{said}, its payload's date counting as this one's, "
-                f"{_stated(date, counted)}: at such a tie not-reproduced stands, never "
-                "upgrading the run to verified")
-    return (f"{said}, its payload's date counting as this one's, {_stated(date, counted)}; "
-            f"its bundle's SHA-256, {last.bundle[:12]}, sorts after this one's")
+    return NOT_REPRODUCED_STANDS  # their outcomes differ: the only tie left (rerun_order)
 
 
-def _stated(date: datetime | None, counted: datetime) -> str:
-    """Say a payload's date as :func:`rerun_order` counts it."""
-    # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
-    from .trust import format_time
-
-    if date is None:
-        return "none stated"
-    if counted != date:
-        return (f"{format_time(date)}, counted as {format_time(counted)} (five minutes after "
-                "it entered: a payload's date counts no later)")
-    return format_time(date)
+NOT_REPRODUCED_STANDS = (
+    " with this one, history ordering neither: of one key's reruns of a run that entered "
+    "together, not-reproduced stands whatever dates their payloads state, never upgrading "
+    "the run to verified")
+"""Why a key's ``not-reproduced`` stands over its ``reproduced`` of one entry time that
+history does not order (:func:`rerun_order`, step 2): the superseded one's reason ends so."""
 
 
 def judged_among(seen: Any, copies: Sequence[Any], trust: Any,

@@ -13,10 +13,10 @@ Here :func:`entry_steps` finds the notes whose new lines entered at more than on
 or in one second in notes commits history orders (fresh17 F1: a notes commit and its
 child; only there can the order of two lines matter: one key's reruns of one run are
 lines of the note on that run), and :func:`in_order` makes the commits again as one notes
-commit per such time and history rank, in order, each the child of the one before and dated a second after it,
-the last at the push and of the tip's tree, so each line enters after every line that
-entered before it here. Lines whose order no note holds (the usual push) are still made
-again as one commit.
+commit per such time and history rank, in order, each the child of the one before and
+dated a second after it, the last at the push and of the tip's tree, so each line enters
+after every line that entered before it here. Lines whose order no note holds (the usual
+push) are still made again as one commit.
 """
 
 from __future__ import annotations

@@ -177,8 +177,16 @@ def test_a_rebuild_keeps_the_keys_last_word(remote, tmp_path):
 
 def test_notes_made_again_that_would_change_which_rerun_stands_are_refused(remote):
     # the safety net: were the two lines sent in one notes commit (as until 2026-12-08),
-    # the push is refused, naming both lines, their entries and verdicts
-    _reruns(remote.clone, 90)
+    # the push is refused, naming both lines, their entries and verdicts. The key said
+    # not-reproduced, then reproduced (its last word): in one notes commit, history orders
+    # neither and not-reproduced stands (since 2026-12-07, fresh17 F1's decision; until
+    # then fresh16 F5's pair, reproduced dated ahead then not-reproduced, flipped so)
+    _noted(remote.clone, bundle(RERUN_KEY, outcome="not-reproduced",
+                                observedAt=_text(_at(90)),
+                                timing={"latencyNs": {"mean": 33_500_000},
+                                        "primaryStatistic": "mean"}), _at(90))
+    _noted(remote.clone, bundle(RERUN_KEY, outcome="reproduced", observedAt=_text(_at(88))),
+           _at(88))
     ours = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
     store = Store(remote.clone)
     sent = str(notes_dated._as_one(store.repo, ours, None, "origin", int(time.time()),
@@ -186,11 +194,13 @@ def test_notes_made_again_that_would_change_which_rerun_stands_are_refused(remot
     found = notes_made_again(store, "origin", None, ours, sent)
     # on BASE 6af42bf9: [] (each line judged alone keeps its effect)
     assert sorted((c.type, c.effect, c.becomes) for c in found) == [
-        ("rerun", "disagrees", "superseded"), ("rerun", "superseded", "verifies")]
+        ("rerun", "superseded", "disagrees"), ("rerun", "verifies", "superseded")]
     assert {c.obj for c in found} == {run_blob(remote.clone)}
     assert {c.keyid for c in found} == {RERUN_ID}
-    (was,) = [c for c in found if c.effect == "disagrees"]
-    assert was.reason == "trusted rerun key, outcome not-reproduced"
-    assert re.fullmatch(r"superseded by the same key's later rerun \(reproduced, entered "
-                        r"(\S+Z) with this one; its payload is dated later, (\S+Z)\)",
+    (was,) = [c for c in found if c.effect == "verifies"]
+    assert was.reason == "trusted rerun key"
+    assert re.fullmatch(r"superseded by the same key's later rerun \(not-reproduced, entered "
+                        r"(\S+Z) with this one, history ordering neither: of one key's reruns "
+                        r"of a run that entered together, not-reproduced stands whatever dates "
+                        r"their payloads state, never upgrading the run to verified\)",
                         was.then), was.then
