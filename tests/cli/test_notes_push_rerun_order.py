@@ -157,14 +157,24 @@ def test_a_push_of_reruns_on_two_runs_is_made_again_as_one_commit(remote):
 
 
 def test_a_rebuild_keeps_the_keys_last_word(remote, tmp_path):
+    # on BASE 6af42bf9: written back in one notes commit dated now: verified
+    rebuilt_in_order(remote, tmp_path, _reruns, STANDING)
+
+
+def rebuilt_in_order(remote: Remote, tmp_path, reruns, standing) -> None:
+    """``notes rebase origin`` over origin's notes keeps what stands: here, then pushed.
+
+    ``reruns(clone, ago)`` writes a key's reruns ``ago`` seconds back; ``standing`` is the
+    :func:`_effects` expected throughout, here and in a fresh clone after the push. The
+    rebuild writes them back in two notes commits a second apart, in order.
+    """
     _noted(remote.clone, bundle(STRANGER, "note"), _at(200))  # origin holds notes
     assert remote.push("refs/notes/kistore").accepted
     _cli(remote.clone, "notes", "fetch", "origin")
-    _reruns(remote.clone, 90)
-    assert _effects(remote.clone) == STANDING
+    reruns(remote.clone, 90)
+    assert _effects(remote.clone) == standing
     _cli(remote.clone, "notes", "rebase", "origin")
-    # on BASE 6af42bf9: written back in one notes commit dated now: verified
-    assert _effects(remote.clone) == STANDING
+    assert _effects(remote.clone) == standing
     made = _made(remote.clone)
     assert [m for _, m in made] == [
         f"kistore: attestation lines of this repository's written back on origin's notes "
@@ -172,7 +182,7 @@ def test_a_rebuild_keeps_the_keys_last_word(remote, tmp_path):
         "enters at its notes commit's date; fresh16 F5)" for k in (2, 1)]
     assert made[0][0] == made[1][0] + 1
     _cli(remote.clone, "notes", "push", "origin")
-    assert _effects(_fresh_clone(remote, tmp_path)) == STANDING
+    assert _effects(_fresh_clone(remote, tmp_path)) == standing
 
 
 def test_notes_made_again_that_would_change_which_rerun_stands_are_refused(remote):

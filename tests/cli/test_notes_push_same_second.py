@@ -20,7 +20,7 @@ import os
 import re
 import subprocess
 
-from ..attest.test_attestation_evidence import RERUN_KEY, STRANGER, bundle
+from ..attest.test_attestation_evidence import RERUN_KEY, bundle
 from ..check.test_notes_gate_history import run_blob
 from ..conftest import git
 from .test_notes_push_rerun_order import (  # noqa: F401 (remote: a fixture)
@@ -31,6 +31,7 @@ from .test_notes_push_rerun_order import (  # noqa: F401 (remote: a fixture)
     _made,
     _noted,
     _text,
+    rebuilt_in_order,
     remote,
 )
 
@@ -90,21 +91,8 @@ def test_a_push_keeps_the_order_of_a_notes_commit_and_its_child_of_one_second(
 
 def test_a_rebuild_keeps_the_order_of_a_notes_commit_and_its_child_of_one_second(
         remote, tmp_path):  # noqa: F811
-    _noted(remote.clone, bundle(STRANGER, "note"), _at(200))  # origin holds notes
-    assert remote.push("refs/notes/kistore").accepted
-    _cli(remote.clone, "notes", "fetch", "origin")
-    _one_second(remote.clone, 90)
-    assert _effects(remote.clone) == VERIFIED
-    _cli(remote.clone, "notes", "rebase", "origin")
     # on BASE fb53db7b: written back in one notes commit: the parent's line stood
-    assert _effects(remote.clone) == VERIFIED
-    made = _made(remote.clone)
-    assert [m for _, m in made] == [
-        f"kistore: attestation lines of this repository's written back on origin's notes "
-        f"(kistore notes rebase), {k} of 2, {IN_ORDER}" for k in (2, 1)]
-    assert made[0][0] == made[1][0] + 1
-    _cli(remote.clone, "notes", "push", "origin")
-    assert _effects(_fresh_clone(remote, tmp_path)) == VERIFIED
+    rebuilt_in_order(remote, tmp_path, _one_second, VERIFIED)
 
 
 def test_lines_of_one_notes_commit_are_made_again_as_one_commit(remote):  # noqa: F811
