@@ -14,10 +14,8 @@ Each test pushes to a bare server running ``hooks/pre-receive`` (:class:`tests.p
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
-import re
 import subprocess
 
 from ..attest.test_attestation_evidence import RERUN_KEY, bundle
@@ -27,10 +25,10 @@ from .test_notes_push_rerun_order import (  # noqa: F401 (remote: a fixture)
     _at,
     _cli,
     _effects,
-    _fresh_clone,
     _made,
     _noted,
     _text,
+    pushed_in_order,
     rebuilt_in_order,
     remote,
 )
@@ -54,39 +52,15 @@ def _one_second(clone, ago: int) -> None:
     assert len(set(git(clone, "log", "-2", "--format=%ct", "refs/notes/kistore").split())) == 1
 
 
-IN_ORDER = ("in the order their lines entered (a note line enters at its notes commit's "
-            "date; fresh16 F5)")
-
-
 def test_a_push_keeps_the_order_of_a_notes_commit_and_its_child_of_one_second(
         remote, tmp_path):  # noqa: F811
-    _one_second(remote.clone, 90)
-    assert _effects(remote.clone) == VERIFIED
-    pushed = _cli(remote.clone, "notes", "push", "origin", "--json")
     # on BASE fb53db7b: source-native already here; once made again in one commit
     # (fresh17 F1's push), the parent's not-reproduced stood on origin and in every clone
-    assert json.loads(pushed.stdout)["effectChanged"] == []
-    made = _made(remote.bare, count=2)
-    assert [m for _, m in made] == [
-        f"kistore: the notes origin lacks, made again at the push, {k} of 2, {IN_ORDER}"
-        for k in (2, 1)]
-    assert made[0][0] == made[1][0] + 1  # a second apart: the child's line enters later
-    by = re.search(r"dated up to (.+?) before", pushed.stderr)
-    assert by, pushed.stderr
-    assert pushed.stderr == (
-        f"note: 2 notes commits origin lacked were dated up to {by.group(1)} before this "
-        f"machine's clock: made again as 2 notes commits dated at the push, a second apart up "
-        f"to {_text(dt.datetime.fromtimestamp(made[0][0], dt.UTC))}, in the order their lines "
-        "entered (a key's later rerun of a run still enters after its earlier one), the last "
-        "holding the tip's lines, since a note line enters the repository at its notes "
-        "commit's date, and a notes commit a remote lacks is sent as it is only when dated "
-        "within 1 minute of this machine's clock (a server refuses one dated more than 10 "
-        "minutes before its clock, KI437)\n")
+    pushed = pushed_in_order(remote, tmp_path, _one_second, VERIFIED)
+    # each notes commit is made again by the one holding its line
     assert [(r["kept"], r["new"]) for r in json.loads(pushed.stdout)["redated"]] == [
         (False, git(remote.clone, "rev-parse", f"refs/notes/kistore{up}").strip())
         for up in ("", "~1")]
-    assert _effects(remote.clone) == VERIFIED
-    assert _effects(_fresh_clone(remote, tmp_path)) == VERIFIED
 
 
 def test_a_rebuild_keeps_the_order_of_a_notes_commit_and_its_child_of_one_second(
