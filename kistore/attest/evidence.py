@@ -230,6 +230,10 @@ class Judgement:
         entered_in: the commits it was judged as entered in
             (:attr:`kistore.attest.notes.Seen.entered_in`; empty for a note line and a
             work-tree file). Not in :meth:`to_json`.
+        noted_in: for a note line, the notes commits it first entered in
+            (:attr:`kistore.attest.notes.Seen.noted_in`), when every earliest copy of its
+            bundle is a note line; else empty. Orders one key's reruns of one entry time
+            (:func:`rerun_order`), never trust. Not in :meth:`to_json`.
         place: for a trusted rerun (``verifies``, ``disagrees``, ``out-of-tolerance`` or
             ``superseded``), its place among its key's trusted reruns of the subject in
             the order they stand (:func:`rerun_order`; 0 the earliest, the highest the
@@ -253,6 +257,7 @@ class Judgement:
     signed: datetime | None = field(default=None, compare=False)
     entered_in: tuple[str, ...] = field(default=(), compare=False)
     place: int | None = field(default=None, compare=False)
+    noted_in: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def counted(self) -> bool:
@@ -463,8 +468,8 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
     note copy pushed before the trust no longer neutralises it, fresh06 H3; a note copy
     entered later upgrades nothing). ``view``: as
     :func:`judge` takes it. When one key made several trusted reruns of one run, only its
-    latest stands (by entry time; of those that entered together, by history, then the
-    date their payloads state, then ``not-reproduced``, then bytes: :func:`rerun_order`,
+    latest stands (by entry time; of those that entered together, by history, then
+    ``not-reproduced``, then the date their payloads state, then bytes: :func:`rerun_order`,
     whatever order ``seen`` is in); the earlier ones whose outcome differs are judged
     ``superseded`` (a key that said ``reproduced`` and later ``not-reproduced`` no longer
     verifies the run), their reason naming the later one and, when both entered together,
@@ -480,8 +485,10 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
         elif s.entered_at == known[0]:
             earliest[s.data] = (s.entered_at, None if where is None or known[1] is None
                                 else (*known[1], *where))
-    judged = [judge(replace(s, entered_at=earliest[s.data][0],
-                            entered_in=earliest[s.data][1] or ()), trust, view) for s in seen]
+    noted = _noted_first(seen, {data: when for data, (when, _in) in earliest.items()})
+    judged = [replace(judge(replace(s, entered_at=earliest[s.data][0],
+                                    entered_in=earliest[s.data][1] or ()), trust, view),
+                      noted_in=noted.get(s.data, ())) for s in seen]
     # a file entered later, through a reviewed pull request, counts from its own commit
     # when its earliest copy (a note pushed before the key's trust) was community only
     # (fresh06 H3: a copy of a new maintainer's withdrawal neutralised it for good)
@@ -522,6 +529,26 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
     return judged
 
 
+def _noted_first(seen: Sequence[Any], earliest: dict[bytes, datetime]
+                 ) -> dict[bytes, tuple[str, ...]]:
+    """Return, per bundle, the notes commits its earliest copies entered in (fresh17 F1).
+
+    Only for a bundle whose copies at its earliest entry time are all note lines with
+    their first notes commits known (:attr:`kistore.attest.notes.Seen.noted_in`): a file
+    copy's commits are of another history, which orders no notes commit.
+    """
+    found: dict[bytes, tuple[str, ...] | None] = {}
+    for s in seen:
+        if s.entered_at != earliest[s.data]:
+            continue
+        known = found.get(s.data, ())
+        if known is None or s.source != "note" or not s.noted_in:
+            found[s.data] = None
+        else:
+            found[s.data] = tuple(dict.fromkeys((*known, *s.noted_in)))
+    return {data: commits for data, commits in found.items() if commits}
+
+
 def rerun_order(reruns: Sequence[Judgement],
                 follows: Callable[[str, str], bool] | None = None) -> list[int]:
     """Return the order in which one key's trusted reruns of one subject stand, oldest first.
@@ -534,18 +561,28 @@ def rerun_order(reruns: Sequence[Judgement],
 
     1. history: one whose entering commits all descend from every one of the other's is
        later (``follows``, as :meth:`kistore.attest.trust.Trust.judge` orders a key added
-       in that second; a note line and a work-tree file have no commits, and are not
-       ordered so);
-    2. the date its signed payload states (:attr:`Judgement.signed`), counted at most
+       in that second): a file's branch commits (:attr:`Judgement.entered_in`), a note
+       line's first notes commits (:attr:`Judgement.noted_in`; since 2026-12-07, fresh17
+       F1: two ``kistore attest`` in one second wrote a notes commit and its child, and the
+       parent's line could stand); a work-tree file has none, and the two histories order
+       none of each other's commits, so such pairs are not ordered so;
+    2. ``not-reproduced`` (any outcome but ``reproduced``) is later, whatever the dates
+       their payloads state: a tie history does not order (lines of one notes commit,
+       files of one commit, uncommitted files) never upgrades a run to ``verified``, so a
+       squash of a key's reruns into one commit, or a payload dated ahead, cannot make its
+       earlier ``reproduced`` stand (since 2026-12-07, fresh17 F1's decision: until then
+       the payload dated later stood, and a ``reproduced`` dated up to five minutes ahead
+       overturned the key's later ``not-reproduced`` once both entered together);
+    3. among reruns of that one kind, the date its signed payload states
+       (:attr:`Judgement.signed`), counted at most
        :data:`kistore.attest.payload_dates.PAYLOAD_AHEAD` (five minutes) after its entry,
-       the most ``kistore attest`` lets a payload be ahead; none stated is earliest;
-    3. ``not-reproduced`` (any outcome but ``reproduced``) is later: a full tie never
-       upgrades a run to ``verified``;
+       the most ``kistore attest`` lets a payload be ahead; none stated is earliest (it
+       names which one stands, never an effect: their outcomes agree);
     4. the bundle's SHA-256 (:attr:`Judgement.bundle`), so the order is total and the same
        whatever order the statements were read in.
 
     The payload's date decides no trust: the reruns given here already count (their
-    trust was judged at entry); it only orders one key's own statements about one run.
+    trust was judged at entry); it only orders one key's own statements of one kind.
 
     Args:
         reruns: judgements of one key's trusted reruns of one subject (``verifies``,
@@ -574,16 +611,17 @@ def _tied_latest_first(reruns: Sequence[Judgement], tied: list[int],
 
     The latest is, among those no other follows in history, the one of the highest
     :func:`_tie_key`; then the same among the rest. A history that orders none (one commit,
-    note lines, work-tree files) is a sort by :func:`_tie_key`.
+    one notes commit, work-tree files) is a sort by :func:`_tie_key`.
     """
     if len(tied) == 1:
         return tied
     before: dict[int, list[int]] = {i: [] for i in tied}  # i: those i follows in history
     waiting = dict.fromkeys(tied, 0)  # i: how many follow it
-    if follows is not None and len({reruns[i].entered_in for i in tied}) > 1:
+    if follows is not None and len({_commits_of(reruns[i]) for i in tied}) > 1:
         for i in tied:
             for k in tied:
-                if i != k and _descends(reruns[i].entered_in, reruns[k].entered_in, follows):
+                if i != k and _descends(_commits_of(reruns[i]), _commits_of(reruns[k]),
+                                        follows):
                     before[i].append(k)
                     waiting[k] += 1
     keys = {i: _tie_key(reruns[i]) for i in tied}
@@ -601,6 +639,15 @@ def _tied_latest_first(reruns: Sequence[Judgement], tied: list[int],
         out.extend(sorted((i for i in tied if i not in out), key=keys.__getitem__,
                           reverse=True))
     return out
+
+
+def _commits_of(j: Judgement) -> tuple[str, ...]:
+    """Return the commits history orders ``j`` by (none: not ordered so).
+
+    A file's branch commits, a note line's notes commits: the two histories order none of
+    each other's.
+    """
+    return j.entered_in or j.noted_in
 
 
 def _descends(later: tuple[str, ...], earlier: tuple[str, ...],
@@ -624,9 +671,9 @@ def _counted_date(j: Judgement) -> datetime:
     return min(j.signed, j.entered_at + timedelta(seconds=PAYLOAD_AHEAD))
 
 
-def _tie_key(j: Judgement) -> tuple[datetime, bool, str]:
+def _tie_key(j: Judgement) -> tuple[bool, datetime, str]:
     """Return what orders reruns that entered together and that history does not order."""
-    return _counted_date(j), j.outcome != "reproduced", j.bundle
+    return j.outcome != "reproduced", _counted_date(j), j.bundle
 
 
 def _tie_said(j: Judgement, last: Judgement,
@@ -638,31 +685,20 @@ def _tie_said(j: Judgement, last: Judgement,
     if follows is not None and _descends(last.entered_in, j.entered_in, follows):
         return (f"{said}, in commit {last.entered_in[0][:12]}, which follows this one's "
                 f"({j.entered_in[0][:12]}) in history")
-    ours, theirs = _tie_key(j), _tie_key(last)
-    if theirs < ours:  # j is before another of the key's reruns in history
+    if follows is not None and _descends(last.noted_in, j.noted_in, follows):
+        return (f"{said}, in notes commit {last.noted_in[0][:12]}, which follows this one's "
+                f"({j.noted_in[0][:12]}) in the notes history")
+    if _tie_key(last) < _tie_key(j):  # j is before another of the key's reruns in history
         return f"{said}; this one is before another rerun of the key in history"
-    date, counted = last.signed, _counted_date(last)
-    if counted != ours[0]:
-        return f"{said}; its payload is dated later, {_stated(date, counted)}"
-    if theirs[1] != ours[1]:
-        return (f"{said}, its payload's date counting as this one's, "
-                f"{_stated(date, counted)}: at such a tie not-reproduced stands, never "
-                "upgrading the run to verified")
-    return (f"{said}, its payload's date counting as this one's, {_stated(date, counted)}; "
-            f"its bundle's SHA-256, {last.bundle[:12]}, sorts after this one's")
+    return NOT_REPRODUCED_STANDS  # their outcomes differ: the only tie left (rerun_order)
 
 
-def _stated(date: datetime | None, counted: datetime) -> str:
-    """Say a payload's date as :func:`rerun_order` counts it."""
-    # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
-    from .trust import format_time
-
-    if date is None:
-        return "none stated"
-    if counted != date:
-        return (f"{format_time(date)}, counted as {format_time(counted)} (five minutes after "
-                "it entered: a payload's date counts no later)")
-    return format_time(date)
+NOT_REPRODUCED_STANDS = (
+    " with this one, history ordering neither: of one key's reruns of a run that entered "
+    "together, not-reproduced stands whatever dates their payloads state, never upgrading "
+    "the run to verified")
+"""Why a key's ``not-reproduced`` stands over its ``reproduced`` of one entry time that
+history does not order (:func:`rerun_order`, step 2): the superseded one's reason ends so."""
 
 
 def judged_among(seen: Any, copies: Sequence[Any], trust: Any,

@@ -130,6 +130,11 @@ class Seen:
             ``entered_at``, the first of its history: where history order decides a tie of
             the clock (:meth:`kistore.attest.trust.Trust.judge`); empty for a note line
             (the notes history is not ordered with the branch's) and a work-tree file.
+        noted_in: for a note line, the notes commits (40 hex digits) holding it at
+            ``entered_at``, the first of the notes history (:func:`notes_entered_in`):
+            where history order decides which of one key's reruns of one run entered
+            later in one second (:func:`kistore.attest.evidence.rerun_order`; fresh17 F1),
+            never a judgement of trust; empty for a file and a doubled note's line.
         number: a note line's number in the note at the notes tip as the editor ``git
             notes edit`` shows it (1-based, blank lines counted, its first place:
             :func:`note_line_numbers`), as the judging read it; None for a file, or a line
@@ -145,6 +150,7 @@ class Seen:
     defect: str = ""
     entered_in: tuple[str, ...] = ()
     number: int | None = None
+    noted_in: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +289,7 @@ def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | Non
     cached = _entered_cached(repo, notes_at)
     if cached is None:
         return {}
-    result, unread, _numbers, _lost, at_tip = cached
+    result, unread, _numbers, _lost, at_tip, _first = cached
     if damaged is None and (stops := [e for e in unread if e.oid in at_tip]):
         raise stops[0]  # one only the history holds has no current line (fresh07 M4)
     if damaged is not None:
@@ -310,6 +316,30 @@ def note_line_numbers(repo: pygit2.Repository, *, notes_at: str | None = None
     """
     cached = _entered_cached(repo, notes_at)
     return {} if cached is None else cached[2]
+
+
+def notes_entered_in(repo: pygit2.Repository, *, notes_at: str | None = None
+                     ) -> dict[str, dict[bytes, tuple[str, ...]]]:
+    """Return the notes commits each current note line first entered in: ``{blob: {line: ids}}``.
+
+    A line's commits are those of the notes history holding it at its entry time
+    (:func:`notes_entered`) whose parents do not hold it (40 hex digits, parents first; more
+    than one when two notes branches of one second added it apart), as
+    :func:`files_entered_in` gives a file's. One key's two reruns of one run that entered in
+    one second are ordered by them: one whose commits all descend from the other's is later
+    (:func:`kistore.attest.evidence.rerun_order`; fresh17 F1: two attests in one second, a
+    notes commit and its child, were ordered by their payloads' dates). From
+    :func:`notes_entered`'s walk and cache: nothing more is read.
+
+    Args:
+        repo: the repository whose :data:`NOTES_REF` is read.
+        notes_at: as :func:`notes_entered` takes it.
+
+    Raises:
+        StoreStateError, ObjectUnreadable: as :func:`notes_entered`, whose walk it shares.
+    """
+    cached = _entered_cached(repo, notes_at)
+    return {} if cached is None else cached[5]
 
 
 def notes_lost(repo: pygit2.Repository, *, notes_at: str | None = None
@@ -367,12 +397,14 @@ def _entered_cached(repo: pygit2.Repository, notes_at: str | None = None) -> _En
 
 
 _Entered = tuple[dict[str, dict[bytes, datetime]], list[ObjectUnreadable],
-                 dict[str, dict[bytes, int]], dict[str, dict[bytes, datetime]], set[str]]
+                 dict[str, dict[bytes, int]], dict[str, dict[bytes, datetime]], set[str],
+                 dict[str, dict[bytes, tuple[str, ...]]]]
 """What the notes history walk gives: each current line's entry time, the note blobs that
 could not be read, each current line's number (:func:`note_line_numbers`), the lines the
-history held that the tip lacks, with their entry times (:func:`notes_lost`), and the ids
+history held that the tip lacks, with their entry times (:func:`notes_lost`), the ids
 of the unread blobs the notes read still hold (only those stop a reader: one the history
-alone holds has no current line, fresh07 M4)."""
+alone holds has no current line, fresh07 M4), and each current line's first notes commits
+(:func:`notes_entered_in`)."""
 
 
 def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
@@ -384,10 +416,15 @@ def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
     blobs: dict[str, list[bytes]] = {}
     raw: dict[str, bytes] = {}  # the bytes read: the tip's notes are numbered from them
     unread: list[ObjectUnreadable] = []
+    first: dict[str, dict[bytes, tuple[str, ...]]] = {}  # the notes commits a line entered in
     history = _history(repo, tip)
     if is_partial_clone(repo):  # libgit2 reads only the blobs that are here
         fetch_blobs(repo, _blobs_of(repo, history))
-    for when, tree in history.dated:
+    tree_of: dict[str, pygit2.Oid] = {}
+    as_sets: dict[str, frozenset[bytes]] = {}
+    for (when, tree), (commit, parents) in zip(history.dated, history.commits, strict=True):
+        tree_of[commit] = tree
+        parent_trees = [tree_of[p] for p in parents if p in tree_of]
         for annotated, note_blob_id in _mapping(repo, history, tree).items():
             if note_blob_id not in blobs:
                 try:
@@ -397,10 +434,17 @@ def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
                 except ObjectUnreadable as e:  # a flipped bit: no line read from it
                     blobs[note_blob_id] = []
                     unread.append(e)
+                as_sets[note_blob_id] = frozenset(blobs[note_blob_id])
             seen = times.setdefault(annotated, {})
+            entered = first.setdefault(annotated, {})
             for line in blobs[note_blob_id]:
                 if line not in seen or when < seen[line]:
                     seen[line] = when
+                    entered[line] = (commit,)
+                elif when == seen[line] and entered[line][-1] != commit and not (
+                        _parent_notes_hold(repo, history, parent_trees, annotated, line,
+                                           as_sets)):
+                    entered[line] = (*entered[line], commit)  # added again, apart
     current = _mapping(repo, history, lookup(repo, tip, NOTES_REF).peel(
         pygit2.Commit).tree_id)
     _ENTERED_CACHE.clear()  # keep one repository state; tips move on every write
@@ -420,7 +464,21 @@ def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _Entered:
         if gone:
             lost[a] = gone
     return ({a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()},
-            unread, numbers, lost, unreadable & set(current.values()))
+            unread, numbers, lost, unreadable & set(current.values()),
+            {a: {line: first[a][line] for line in blobs[b]} for a, b in current.items()})
+
+
+def _parent_notes_hold(repo: pygit2.Repository, history: _History, parents: list[pygit2.Oid],
+                       annotated: str, line: bytes, held: dict[str, frozenset[bytes]]) -> bool:
+    """Whether a parent notes commit (by tree id) holds ``line`` in the note on ``annotated``.
+
+    ``held``: each note blob's lines read so far (:func:`_entered`'s), as sets.
+    """
+    for tree in parents:
+        blob = _mapping(repo, history, tree).get(annotated)
+        if blob is not None and line in held.get(blob, frozenset()):
+            return True
+    return False
 
 
 _ENTERED_CACHE: dict[tuple[str, str], _Entered] = {}
@@ -432,10 +490,12 @@ class _History:
 
     ``trees`` is :func:`_flatten`'s cache (subtree id -> its mapping), filled as far as a
     reader has flattened them (ids, not trees: a long history holds no tree open).
+    ``commits``: ``(commit id, parent ids)`` of each, in the order of ``dated`` (40 hex).
     """
 
     dated: list[tuple[datetime, pygit2.Oid]]
     trees: dict[str, dict[str, str]]
+    commits: list[tuple[str, tuple[str, ...]]]
 
 
 def _history(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _History:
@@ -445,8 +505,9 @@ def _history(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _History:
     if cached is None:
         clock = Clock()
         read_loose_history(repo, tip)  # libgit2 loops on a cut loose commit (F3)
-        cached = _History([(clock.time_of(c), c.tree_id)
-                           for c in repo.walk(tip, parents_first())], {})
+        walked = list(repo.walk(tip, parents_first()))
+        cached = _History([(clock.time_of(c), c.tree_id) for c in walked], {},
+                          [(str(c.id), tuple(str(p) for p in c.parent_ids)) for c in walked])
         _HISTORY_CACHE.clear()
         _HISTORY_CACHE[key] = cached
     return cached
@@ -862,6 +923,7 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest],
         return
     # read with the times: KI301 names the line
     numbers = note_line_numbers(store.repo, notes_at=notes_at)
+    first = notes_entered_in(store.repo, notes_at=notes_at)  # history orders ties (fresh17 F1)
     # KI424: git serves every path's lines; none counts
     doubled = doubled_notes(store.repo, notes_at=notes_at)
     subjects = list(subjects)
@@ -880,9 +942,10 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest],
                            defect=twice.reason)
             continue
         numbered = numbers.get(blob, {})
+        noted = first.get(blob, {})
         for line, when in sorted(times.items()):
             yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", when,
-                       number=numbered.get(line))
+                       number=numbered.get(line), noted_in=noted.get(line, ()))
 
 
 def _filed(store: Store, at: str | None, files: Iterable[tuple[str, bytes]]) -> Iterator[Seen]:

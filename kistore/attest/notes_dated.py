@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ..core.errors import printable
 from ..git.lazy import pygit2
 from ..git.note_writes import notes_commit
-from .notes_in_order import entry_steps, in_order
+from .notes_in_order import Step, entry_steps, in_order
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2 as _pygit2
@@ -149,14 +149,15 @@ def _as_one(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | N
 
 def _in_order(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,
               remote: str, now: int, brought: list[_pygit2.Commit],
-              steps: list[tuple[datetime, dict[str, list[bytes]]]],
+              steps: list[Step],
               redated: list[Redated] | None) -> _pygit2.Oid:
     """Make ``brought`` again as one notes commit per step of ``steps``, in order (F5).
 
     :func:`kistore.attest.notes_in_order.in_order`; each of ``brought`` is appended to
-    ``redated`` (when given) as replaced by the commit of the first step its date is not
-    after (the last: none). Raises StoreStateError as :func:`kistore.git.note_writes.
-    notes_commit`.
+    ``redated`` (when given) as replaced by the commit of the step whose new lines first
+    entered in it (fresh17 F1: a notes commit and its child of one second are two steps;
+    until then, by its date, which they share), else by the last commit (the tip's lines).
+    Raises StoreStateError as :func:`kistore.git.note_writes.notes_commit`.
     """
     # Lazy: as _as_one's.
     from ..git.idents import signatures
@@ -165,8 +166,8 @@ def _in_order(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str |
                     "at the push", now, steps, signatures(repo))
     if redated is not None:
         for c in brought:
-            step = next((k for k, (until, _notes) in enumerate(steps)
-                         if c.commit_time <= until.timestamp()), len(steps))
+            step = next((k for k, (_until, _notes, commits) in enumerate(steps)
+                         if str(c.id) in commits), len(steps))
             redated.append(Redated(str(c.id), str(made[step]), c.commit_time - now, False))
     return made[-1]
 

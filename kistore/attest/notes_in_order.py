@@ -9,13 +9,14 @@ its ``not-reproduced`` (its last word), became two lines of one notes commit, th
 to the payload dated later (:func:`kistore.attest.evidence.rerun_order`), and the run was
 ``verified`` on the server and in every clone.
 
-Here :func:`entry_steps` finds the notes whose new lines entered at more than one time
-(only there can the order of two lines matter: one key's reruns of one run are lines of
-the note on that run), and :func:`in_order` makes the commits again as one notes commit
-per such time, in order, each the child of the one before and dated a second after it,
-the last at the push and of the tip's tree, so each line enters after every line that
-entered before it here. Lines whose order no note holds (the usual push) are still made
-again as one commit.
+Here :func:`entry_steps` finds the notes whose new lines entered at more than one time,
+or in one second in notes commits history orders (fresh17 F1: a notes commit and its
+child; only there can the order of two lines matter: one key's reruns of one run are
+lines of the note on that run), and :func:`in_order` makes the commits again as one notes
+commit per such time and history rank, in order, each the child of the one before and
+dated a second after it, the last at the push and of the tip's tree, so each line enters
+after every line that entered before it here. Lines whose order no note holds (the usual
+push) are still made again as one commit.
 """
 
 from __future__ import annotations
@@ -34,19 +35,27 @@ from ..git.notes import changed_notes, notes_tree
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2 as _pygit2
 
+Step = tuple[datetime, dict[str, list[bytes]], frozenset[str]]
+"""One notes commit :func:`in_order` makes (:func:`entry_steps`): when its lines entered,
+``{annotated object: [every line of its note then, sorted]}``, and the notes commits the
+lines it adds first entered in (those it makes again)."""
+
 IN_ORDER = ("in the order their lines entered (a note line enters at its notes commit's "
             "date; fresh16 F5)")
 """The words of the message of each notes commit :func:`in_order` makes, after its step."""
 
 
 def entry_steps(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,
-                dated: str) -> list[tuple[datetime, dict[str, list[bytes]]]] | None:
+                dated: str) -> list[Step] | None:
     """Return the notes ``pushed`` brings, by the time their lines entered, when it matters.
 
     Each line ``pushed``'s notes hold and ``theirs``'s lack is dated as this repository's
     readers date it at ``dated`` (:func:`kistore.attest.notes.notes_entered`: its first
-    notes commit's trusted time). The times that matter are those at which a note gaining
-    lines at two times or more gained some.
+    notes commit's trusted time), and ranked among the lines of its second by history
+    (:func:`_history_ranks`: a line of a notes commit's child after one of the commit's,
+    as readers order them; since 2026-12-07, fresh17 F1: both were made again in one
+    commit, and the tie went to the payload dated later). The steps that matter are the
+    ``(time, rank)`` at which a note gaining lines at two of them or more gained some.
 
     Args:
         repo: the pushing (or rebuilding) repository.
@@ -56,9 +65,11 @@ def entry_steps(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str
             repository's notes); a line it lacks is dated as the latest.
 
     Returns:
-        None when no note gains lines at two times (one commit keeps every order that
-        matters). Else ``(time, {annotated object: [every line of its note then, sorted]})``
-        per such time but the last, earliest first: the notes that changed by then,
+        None when no note gains lines at two steps (one commit keeps every order that
+        matters). Else ``(time, {annotated object: [every line of its note then, sorted]},
+        commits)`` per such step but the last, earliest first (a time repeats for two ranks
+        of one second; ``commits``: the notes commits the step's new lines first entered
+        in, by :func:`kistore.attest.notes.notes_entered_in`): the notes that changed by then,
         ``theirs``'s lines with the new ones entered by then (the last step is
         ``pushed``'s tree itself).
 
@@ -66,7 +77,7 @@ def entry_steps(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str
         ObjectUnreadable: a notes commit, tree or note blob on the way is damaged or missing.
     """
     # Lazy: notes imports notes_dated, which imports this module.
-    from .notes import lines_of, notes_entered
+    from .notes import lines_of, notes_entered, notes_entered_in
 
     before = None if theirs is None else notes_tree(repo, theirs, NOTES_REF)
     held: dict[str, set[bytes]] = {}
@@ -83,21 +94,58 @@ def entry_steps(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str
     known = notes_entered(repo, notes_at=dated)
     latest = max((when for lines in known.values() for when in lines.values()),
                  default=datetime.max.replace(tzinfo=UTC))
-    entered = {obj: {line: known.get(obj, {}).get(line, latest) for line in lines}
+    first = notes_entered_in(repo, notes_at=dated)
+    dated_in = {(obj, line): (known.get(obj, {}).get(line, latest),
+                              first.get(obj, {}).get(line, ()))
+                for obj, lines in new.items() for line in lines}
+    ranks = _history_ranks(repo, dated_in)
+    entered = {obj: {line: (dated_in[obj, line][0], ranks[obj, line]) for line in lines}
                for obj, lines in new.items()}
     times = sorted({when for obj in new
                     if len(at := set(entered[obj].values())) > 1 for when in at})
     if not times:
         return None
-    return [(until, {obj: sorted(held[obj] | {line for line in new[obj]
-                                              if entered[obj][line] <= until})
-                     for obj in sorted(new)
-                     if any(entered[obj][line] <= until for line in new[obj])})
+    return [(until[0], {obj: sorted(held[obj] | {line for line in new[obj]
+                                                 if entered[obj][line] <= until})
+                        for obj in sorted(new)
+                        if any(entered[obj][line] <= until for line in new[obj])},
+             frozenset(c for obj in new for line in new[obj] if entered[obj][line] == until
+                       for c in dated_in[obj, line][1]))
             for until in times[:-1]]
 
 
+def _history_ranks(repo: _pygit2.Repository,
+                   dated_in: dict[tuple[str, bytes], tuple[datetime, tuple[str, ...]]]
+                   ) -> dict[tuple[str, bytes], int]:
+    """Return each line's rank among the lines that entered in its second, by history.
+
+    A line's rank is how many of the notes commits lines of its second first entered in
+    (:func:`kistore.attest.notes.notes_entered_in`) every one of its own commits properly
+    descends from: a line whose commits all descend from another's has a higher rank, as
+    :func:`kistore.attest.evidence.rerun_order` orders them (fresh17 F1: a notes commit
+    and its child of one second, made again as one commit, lost that order). A line with
+    no commit known (one the dating history lacks) ranks after every one of its second.
+    Costs a ``descendant_of`` per pair of the commits of one second, only where a second
+    holds two or more.
+    """
+    by_time: dict[datetime, set[str]] = {}
+    for when, commits in dated_in.values():
+        by_time.setdefault(when, set()).update(commits)
+    ranks: dict[tuple[str, bytes], int] = {}
+    for key, (when, commits) in dated_in.items():
+        others = by_time[when]
+        if not commits:
+            ranks[key] = len(others)
+        elif len(others) < 2:
+            ranks[key] = 0
+        else:
+            ranks[key] = sum(all(c != o and repo.descendant_of(c, o) for c in commits)
+                             for o in sorted(others))
+    return ranks
+
+
 def in_order(repo: _pygit2.Repository, pushed: _pygit2.Oid | str, theirs: str | None,
-             what: str, now: int, steps: list[tuple[datetime, dict[str, list[bytes]]]],
+             what: str, now: int, steps: list[Step],
              who: tuple[_pygit2.Signature, _pygit2.Signature]) -> list[_pygit2.Oid]:
     """Make the notes ``pushed`` brings again as one notes commit per step, in order.
 

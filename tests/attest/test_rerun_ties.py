@@ -6,8 +6,11 @@ of one notes commit, every uncommitted file. Until 2026-12-07 such a tie went to
 read last: the file whose name (its bundle's SHA-256), or the note line whose base64, sorted
 last, so a rerun farm's later ``reproduced`` was superseded by its earlier
 ``not-reproduced`` about half the time. Now (:func:`kistore.attest.evidence.rerun_order`):
-history, then the payload's signed date (counted at most five minutes after entry), then
-``not-reproduced``, then the bundle's SHA-256; whatever the read order.
+history (a file's commits; since 2026-12-07, fresh17 F1, a note line's notes commits too),
+then ``not-reproduced`` whatever the payloads' dates (since 2026-12-07, fresh17 F1's
+decision: until then the payload dated later stood, so a squash of a key's reruns or a
+payload dated ahead could upgrade a run), then the payload's signed date, then the bundle's
+SHA-256; whatever the read order.
 """
 
 from __future__ import annotations
@@ -96,39 +99,45 @@ def _superseded(outcome: str, why: str) -> tuple[str, str]:
                           f"{format_time(ENTRY)} with this one{why})")
 
 
+TIE = (", history ordering neither: of one key's reruns of a run that entered together, "
+       "not-reproduced stands whatever dates their payloads state, never upgrading the run to "
+       "verified")
+"""How a superseded ``reproduced`` of a tie history does not order says why."""
+
+
 def _stands(outcome: str) -> tuple[str, str]:
     if outcome == "reproduced":
         return "verifies", "trusted rerun key"
     return "disagrees", f"trusted rerun key, outcome {outcome}"
 
 
-# -- two files in one commit: the later-signed one stands, whatever their names ----------
+# -- two files in one commit: not-reproduced stands, whatever their names and dates -----
 
 @pytest.mark.parametrize("later", ["reproduced", "not-reproduced"])
 @pytest.mark.parametrize("later_sorts_last", [True, False])
-def test_of_two_files_in_one_commit_the_later_signed_stands(trusted, later,  # noqa: F811
-                                                           later_sorts_last):
+def test_of_two_files_in_one_commit_not_reproduced_stands(trusted, later,  # noqa: F811
+                                                          later_sorts_last):
     earlier = "not-reproduced" if later == "reproduced" else "reproduced"
     first, second = _sorting((earlier, _at(-50)), (later, _at(-20)),
                              second_last=later_sorts_last)
     _files(trusted, format_time(ENTRY), first, second)
     level, effects = _effects(trusted)
-    # on BASE 548a13da: the file whose name sorted last stood (the level was wrong where the
-    # later-signed one's name sorts first), and no reason said why
-    assert level == (VERIFIED if later == "reproduced" else SOURCE_NATIVE)
-    assert effects == {later: _stands(later), earlier: _superseded(
-        later, f"; its payload is dated later, {_at(-20)}")}
+    # on BASE 548a13da: the file whose name sorted last stood; on BASE fb53db7b the one
+    # whose payload is dated later: a "reproduced" signed later verified the run
+    assert level == SOURCE_NATIVE
+    assert effects == {"not-reproduced": _stands("not-reproduced"),
+                       "reproduced": _superseded("not-reproduced", TIE)}
     assert _effects(trusted, "HEAD") == (level, effects)
 
 
-# -- two lines of one notes commit: the later-signed one stands, whatever their bytes ----
+# -- two lines of one notes commit: not-reproduced stands, whatever their bytes and dates -
 
 @pytest.mark.parametrize("later_sorts_last", [True, False])
-def test_of_two_note_lines_in_one_notes_commit_the_later_signed_stands(
+def test_of_two_note_lines_in_one_notes_commit_not_reproduced_stands(
         trusted, later_sorts_last):  # noqa: F811
     # a line's bytes sort by its payload's base64, whose order its date decides first
     first = _rerun("not-reproduced", _at(-50))
-    later, second = next((at, data) for at in (_at(-50 + s / 10) for s in range(1, 400))
+    _later, second = next((at, data) for at in (_at(-50 + s / 10) for s in range(1, 400))
                          if ((data := _rerun("reproduced", at)) > first) == later_sorts_last)
     blob = git(trusted.root, "rev-parse", f"HEAD:{layout.object_path(RUN)}").strip()
     subprocess.run(["git", "notes", "--ref", "kistore", "add", "-m",
@@ -136,10 +145,11 @@ def test_of_two_note_lines_in_one_notes_commit_the_later_signed_stands(
                    check=True, capture_output=True,
                    env={**os.environ, "GIT_COMMITTER_DATE": format_time(ENTRY)})
     level, effects = _effects(trusted)
-    # on BASE 548a13da: the line whose bytes (base64) sorted last stood
-    assert level == VERIFIED
-    assert effects == {"reproduced": _stands("reproduced"), "not-reproduced": _superseded(
-        "reproduced", f"; its payload is dated later, {later}")}
+    # on BASE 548a13da: the line whose bytes (base64) sorted last stood; on BASE fb53db7b
+    # the "reproduced", signed later (a squash of a key's reruns could so upgrade the run)
+    assert level == SOURCE_NATIVE
+    assert effects == {"not-reproduced": _stands("not-reproduced"),
+                       "reproduced": _superseded("not-reproduced", TIE)}
 
 
 # -- a parent and a child commit in one second: history decides, not the dates -----------
@@ -156,6 +166,67 @@ def test_of_a_parent_and_a_child_commit_in_one_second_the_child_stands(trusted, 
     assert level == (VERIFIED if child == "reproduced" else SOURCE_NATIVE)
     assert effects == {child: _stands(child), parent: _superseded(
         child, f", in commit {newer[:12]}, which follows this one's ({older[:12]}) in history")}
+
+
+# -- a notes commit and its child in one second: history decides, as for files -----------
+# fresh17 F1: two `kistore attest` in one second wrote a notes commit and its child of one
+# date; the parent's line was read as the later one when its payload was dated later.
+
+def _note_line(store, line: bytes, date: str) -> str:
+    """Add ``line`` to the note on the run in a notes commit of its own dated ``date``,
+    as ``kistore attest`` does (the note's lines sorted); return the notes commit."""
+    blob = git(store.root, "rev-parse", f"HEAD:{layout.object_path(RUN)}").strip()
+    held = subprocess.run(["git", "notes", "--ref", "kistore", "show", blob], cwd=store.root,
+                          capture_output=True).stdout.splitlines()
+    subprocess.run(["git", "notes", "--ref", "kistore", "add", "-f", "-F", "-", blob],
+                   cwd=store.root, input=b"".join(x + b"\n" for x in sorted({*held, line})),
+                   check=True, capture_output=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": date})
+    return git(store.root, "rev-parse", "refs/notes/kistore").strip()
+
+
+@pytest.mark.parametrize("child", ["reproduced", "not-reproduced"])
+def test_of_a_notes_commit_and_its_child_in_one_second_the_child_stands(
+        trusted, child):  # noqa: F811
+    parent = "not-reproduced" if child == "reproduced" else "reproduced"
+    # the child's payload is dated before the parent's (a farm's observedAt is when it
+    # measured), and its base64 sorts first
+    first, second = _sorting((parent, _at(-20)), (child, _at(-50)), second_last=False)
+    older = _note_line(trusted, first, format_time(ENTRY))
+    newer = _note_line(trusted, second, format_time(ENTRY))
+    level, effects = _effects(trusted)
+    # on BASE fb53db7b: the parent's line stood by its payload's later date ("its payload is
+    # dated later"): a farm's later "reproduced" left the run source-native
+    assert level == (VERIFIED if child == "reproduced" else SOURCE_NATIVE)
+    assert effects == {child: _stands(child), parent: _superseded(
+        child, f", in notes commit {newer[:12]}, which follows this one's ({older[:12]}) in "
+        "the notes history")}
+
+
+def test_notes_commits_of_one_second_apart_in_history_are_not_ordered(trusted):  # noqa: F811
+    # two notes branches of one second, each adding one rerun, merged: neither line's
+    # notes commit descends from the other's, so history orders neither
+    first, second = _sorting(("not-reproduced", _at(-50)), ("reproduced", _at(-20)),
+                             second_last=False)
+    base = git(trusted.root, "rev-parse", "refs/notes/kistore").strip() if subprocess.run(
+        ["git", "rev-parse", "-q", "--verify", "refs/notes/kistore"], cwd=trusted.root,
+        capture_output=True).returncode == 0 else None
+    one = _note_line(trusted, first, format_time(ENTRY))
+    if base is None:
+        git(trusted.root, "update-ref", "-d", "refs/notes/kistore")
+    else:
+        git(trusted.root, "update-ref", "refs/notes/kistore", base)
+    other = _note_line(trusted, second, format_time(ENTRY))
+    subprocess.run(["git", "notes", "--ref", "kistore", "merge", "-s", "union", one],
+                   cwd=trusted.root, check=True, capture_output=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": format_time(ENTRY)})
+    assert git(trusted.root, "rev-parse", "refs/notes/kistore^2").strip() == one
+    assert other != one
+    level, effects = _effects(trusted)
+    # on BASE fb53db7b: the "reproduced" signed later stood, verified
+    assert (level, effects) == (SOURCE_NATIVE, {
+        "not-reproduced": _stands("not-reproduced"),
+        "reproduced": _superseded("not-reproduced", TIE)})
 
 
 def test_history_decides_also_when_the_key_has_a_valid_from(record_store):
@@ -188,21 +259,23 @@ def test_at_equal_signed_dates_not_reproduced_stands(trusted, reproduced_at,  # 
     _files(trusted, format_time(ENTRY), first, second)
     level, effects = _effects(trusted)
     assert level == SOURCE_NATIVE
-    assert effects == {"not-reproduced": _stands("not-reproduced"), "reproduced": _superseded(
-        "not-reproduced", f", its payload's date counting as this one's, "
-        f"{_at(not_reproduced_at)}: at such a tie not-reproduced stands, never upgrading the "
-        "run to verified")}
+    assert effects == {"not-reproduced": _stands("not-reproduced"),
+                       "reproduced": _superseded("not-reproduced", TIE)}
 
 
-def test_a_payload_dated_a_day_ahead_is_said_as_counted(trusted):  # noqa: F811
-    first, second = _sorting(("reproduced", _at(240)), ("not-reproduced", _at(86_400)),
+@pytest.mark.parametrize("ahead", [240, 86_400])
+def test_a_reproduced_dated_ahead_never_stands_over_a_tied_not_reproduced(
+        trusted, ahead):  # noqa: F811
+    # a skewed (or lying) payload date: the "reproduced" claims to be measured after the
+    # "not-reproduced", which entered with it
+    first, second = _sorting(("reproduced", _at(ahead)), ("not-reproduced", _at(-50)),
                              second_last=False)
     _files(trusted, format_time(ENTRY), first, second)
     level, effects = _effects(trusted)
+    # on BASE fb53db7b: the "reproduced" (counted at most five minutes ahead) stood, verified
     assert level == SOURCE_NATIVE
-    assert effects["reproduced"] == _superseded("not-reproduced", (
-        f"; its payload is dated later, {_at(86_400)}, counted as {_at(300)} (five minutes "
-        "after it entered: a payload's date counts no later)"))
+    assert effects == {"not-reproduced": _stands("not-reproduced"),
+                       "reproduced": _superseded("not-reproduced", TIE)}
 
 
 # -- a revoked key's rerun in the tie never stands -----------------------------------------
@@ -225,10 +298,10 @@ def test_a_rerun_dated_after_its_keys_revocation_never_stands(trusted):  # noqa:
         ("reproduced", "superseded")])
 
 
-# -- uncommitted files: both "entered" now -------------------------------------------------
+# -- uncommitted files: both "entered" now: not-reproduced stands -----------------------
 
 @pytest.mark.parametrize("later_sorts_last", [True, False])
-def test_of_two_uncommitted_files_the_later_signed_stands(trusted, later_sorts_last):  # noqa: F811
+def test_of_two_uncommitted_files_not_reproduced_stands(trusted, later_sorts_last):  # noqa: F811
     now = datetime.now(UTC)
     first, second = _sorting(("not-reproduced", format_time(now - timedelta(seconds=50))),
                              ("reproduced", format_time(now - timedelta(seconds=20))),
@@ -236,9 +309,10 @@ def test_of_two_uncommitted_files_the_later_signed_stands(trusted, later_sorts_l
     notes.attach(trusted, RUN, first, as_file=True)
     notes.attach(trusted, RUN, second, as_file=True)
     found = evidence_for(trusted, RUN)
-    assert found.level == VERIFIED
+    # on BASE fb53db7b: the "reproduced" signed later stood, verified
+    assert found.level == SOURCE_NATIVE
     assert {a["outcome"]: a["effect"] for a in found.attestations} == {
-        "reproduced": "verifies", "not-reproduced": "superseded"}
+        "reproduced": "superseded", "not-reproduced": "disagrees"}
 
 
 # -- the order is the same whatever order the statements are read in ----------------------
@@ -258,9 +332,10 @@ def test_the_standing_rerun_is_the_same_under_every_read_order(trusted):  # noqa
         ("child", Seen(_rerun("not-reproduced", _at(-60)), RUN, "file", "f:2", when,
                        entered_in=(newer,))),
     ]
-    # history first: "child" is after "parent"; of "child" and the notes (no history), the
-    # latest date, "note-r"; then "note-nr" (not-reproduced at -30 s) over "note-r-same-date"
-    expected = ["parent", "child", "note-r-same-date", "note-nr", "note-r"]
+    # history first: "child" is after "parent"; then not-reproduced over reproduced, and
+    # of one outcome the latest date: "note-nr" (-30 s) over "child" (-60 s), and of the
+    # reproduced ones "parent" (+60 s), then "note-r" (-20 s), then "note-r-same-date"
+    expected = ["note-r-same-date", "note-r", "parent", "child", "note-nr"]
 
     @settings(max_examples=60, deadline=None)
     @given(st.permutations(statements))
@@ -269,9 +344,9 @@ def test_the_standing_rerun_is_the_same_under_every_read_order(trusted):  # noqa
         places = {label: j.place for (label, _), j in zip(order, judged, strict=True)}
         assert sorted(places, key=places.__getitem__) == expected
         effects = {label: j.effect for (label, _), j in zip(order, judged, strict=True)}
-        assert effects == {"note-r": "verifies", "note-r-same-date": "verifies",
-                           "parent": "verifies", "note-nr": "superseded",
-                           "child": "superseded"}
+        assert effects == {"note-r": "superseded", "note-r-same-date": "superseded",
+                           "parent": "superseded", "note-nr": "disagrees",
+                           "child": "disagrees"}
 
     same()
 
@@ -280,14 +355,15 @@ def test_the_standing_rerun_is_the_same_under_every_read_order(trusted):  # noqa
 @given(st.lists(st.tuples(st.sampled_from(["reproduced", "not-reproduced"]),
                           st.integers(-120, 86_400)), min_size=2, max_size=6),
        st.randoms(use_true_random=False))
-def test_rerun_order_of_one_tie_is_its_date_then_outcome_then_bytes(drawn, rnd):
+def test_rerun_order_of_one_tie_is_its_outcome_then_date_then_bytes(drawn, rnd):
     reruns = [Judgement("rerun", "k", True, "verifies", "", "note", f"n:{i}", ENTRY,
                         outcome=outcome, bundle=f"{i:02d}",
                         signed=ENTRY + timedelta(seconds=seconds))
               for i, (outcome, seconds) in enumerate(drawn)]
     shuffled = list(reruns)
     rnd.shuffle(shuffled)
-    expected = sorted(reruns, key=lambda r: (min(r.signed, ENTRY + timedelta(minutes=5)),
-                                             r.outcome != "reproduced", r.bundle))
+    expected = sorted(reruns, key=lambda r: (r.outcome != "reproduced",
+                                             min(r.signed, ENTRY + timedelta(minutes=5)),
+                                             r.bundle))
     assert [reruns[i] for i in evidence.rerun_order(reruns)] == expected
     assert [shuffled[i] for i in evidence.rerun_order(shuffled)] == expected

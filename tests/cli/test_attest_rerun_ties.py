@@ -4,8 +4,12 @@ Two reruns by one trusted key written as files, not-reproduced first (rr4) and r
 next (rr3): until 2026-12-07 the second ``attest`` said "this rerun does not verify the
 run: it counts as superseded (superseded by the same key's later rerun (not-reproduced,
 ...))" whenever the first file's name sorted last (both "entered" now), and once both were
-committed in one commit ``show`` kept the earlier ``not-reproduced``. The later-signed one
-stands now (:func:`kistore.attest.evidence.rerun_order`), and every reader agrees.
+committed in one commit ``show`` kept the earlier ``not-reproduced``. fresh14 F12 had the
+later-signed one stand; since 2026-12-07 (fresh17 F1's decision) two reruns no history
+orders (uncommitted files, files of one commit) leave the key's ``not-reproduced``
+standing whatever their payloads' dates, so a squash or a skewed payload date never
+upgrades a run (:func:`kistore.attest.evidence.rerun_order`): the second ``attest`` says
+so, whatever the names sort, and every reader agrees.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+
+import pytest
 
 from kistore.attest import signing
 from kistore.cli import main
@@ -46,49 +52,54 @@ def _attest(runner, store, tmp_path, predicate: dict, name: str):
                "--predicate", str(path), "--file")
 
 
-SUPERSEDES = re.compile(
-    r"note: this rerun supersedes the same key's earlier rerun \(not-reproduced, entered "
-    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z, measured 9,900,000 ns\): what a key said last "
-    r"stands, so that one no longer counts\n")
+TIE = (r" with this one, history ordering neither: of one key's reruns of a run that entered "
+       r"together, not-reproduced stands whatever dates their payloads state, never upgrading "
+       r"the run to verified")
+
+SUPERSEDED = re.compile(
+    r"warning: this rerun does not verify the run: it counts as superseded \(superseded by "
+    r"the same key's later rerun \(not-reproduced, entered "
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z" + TIE + r"\)\); `kistore attestations "
+    + str(RUN) + r"` lists it\n")
 
 
 def _name(predicate: dict) -> str:
     return hashlib.sha256(bundle(RERUN_KEY, **predicate)).hexdigest()
 
 
-def test_attest_of_a_later_rerun_beside_an_uncommitted_one_supersedes_it(
-        runner, trusted, tmp_path):
-    # the dates signed: rr4 observed before rr3; rr4's file name sorts last (until
-    # 2026-12-07 the name decided, and rr3 was told it "counts as superseded" by rr4)
+@pytest.mark.parametrize("rr4_sorts_last", [True, False])
+def test_attest_of_a_reproduced_beside_an_uncommitted_not_reproduced_is_superseded(
+        runner, trusted, tmp_path, rr4_sorts_last):
+    # the dates signed: rr4 observed before rr3; whichever file name sorts last
     rr4 = {**RR4, "observedAt": "2026-07-10T06:41:00Z"}
-    rr3 = next(p for v in range(100) if _name(rr4) > _name(
-        p := {**_rr3(v), "observedAt": "2026-07-10T06:41:30Z"}))
+    rr3 = next(p for v in range(100) if (_name(rr4) > _name(
+        p := {**_rr3(v), "observedAt": "2026-07-10T06:41:30Z"})) == rr4_sorts_last)
     first = _attest(runner, trusted, tmp_path, rr4, "rr4")
     assert (first.exit_code, first.stderr) == (0, "")
     second = _attest(runner, trusted, tmp_path, rr3, "rr3")
     assert second.exit_code == 0, second.output
     assert second.stdout.endswith(f"/{_name(rr3)}.json\n")
-    assert SUPERSEDES.fullmatch(second.stderr), second.stderr
-    assert "counts as superseded" not in second.stderr
-    shown = _committed_both_verify(runner, trusted, tmp_path)
+    # on BASE fb53db7b: "note: this rerun supersedes the same key's earlier rerun", and
+    # committed in one commit the "reproduced" verified the run
+    assert SUPERSEDED.fullmatch(second.stderr), second.stderr
+    shown = _committed_neither_verifies(runner, trusted, tmp_path)
     assert re.search(
         r"\n  rerun \S+ valid superseded, from file: superseded by the same key's later rerun "
-        r"\(reproduced, entered (\S+Z) with this one; its payload is dated later, "
-        r"2026-07-10T06:41:30Z\)\n", shown), shown
+        r"\(not-reproduced, entered (\S+Z)" + TIE + r"\)\n", shown), shown
 
 
-def test_attest_of_a_rerun_signed_now_supersedes_the_uncommitted_one(
+def test_attest_of_a_rerun_signed_now_beside_the_uncommitted_one_is_superseded(
         runner, trusted, tmp_path):
     # fresh14's very commands: observedAt filled in by attest, the later one signed later
     first = _attest(runner, trusted, tmp_path, RR4, "rr4")
     assert (first.exit_code, first.stderr) == (0, "")
     second = _attest(runner, trusted, tmp_path, _rr3(0), "rr3")
     assert second.exit_code == 0, second.output
-    assert SUPERSEDES.fullmatch(second.stderr), second.stderr
-    _committed_both_verify(runner, trusted, tmp_path)
+    assert SUPERSEDED.fullmatch(second.stderr), second.stderr
+    _committed_neither_verifies(runner, trusted, tmp_path)
 
 
-def _committed_both_verify(runner, store, tmp_path) -> str:
+def _committed_neither_verifies(runner, store, tmp_path) -> str:
     """Commit both files in one commit: ``show``, ``rank --at HEAD`` and ``export`` agree.
 
     Returns ``show``'s output.
@@ -100,7 +111,7 @@ def _committed_both_verify(runner, store, tmp_path) -> str:
     listed = run(runner, store, "attestations", str(RUN), "--json")
     effects = sorted((a["outcome"], a["effect"]) for a in json.loads(listed.stdout)[
         "attestations"])
-    assert effects == [("not-reproduced", "superseded"), ("reproduced", "verifies")]
+    assert effects == [("not-reproduced", "disagrees"), ("reproduced", "superseded")]
     ranked = run(runner, store, "rank", str(RUN), "--at", "HEAD", "--json", "--all")
     assert ranked.exit_code == 0, ranked.output
     levels = {r["digest"]: r["evidenceLevel"] for r in json.loads(ranked.stdout)}
@@ -108,6 +119,6 @@ def _committed_both_verify(runner, store, tmp_path) -> str:
     exported = run(runner, store, "export", str(out))
     assert exported.exit_code == 0, exported.output
     rows = duck(out, "SELECT digest, evidenceLevel FROM {runs}")
-    assert dict(rows)[str(RUN)] == levels[str(RUN)] == "verified"
-    assert "\nattestations: 2; evidence: verified\n" in shown.stdout
+    assert dict(rows)[str(RUN)] == levels[str(RUN)] == "source-native"
+    assert "\nattestations: 2; evidence: source-native\n" in shown.stdout
     return shown.stdout

@@ -118,19 +118,31 @@ def _made(where, ref: str = "refs/notes/kistore", count: int = 2) -> list[tuple[
 
 
 def test_a_push_a_minute_later_keeps_the_keys_last_word(remote, tmp_path):
-    _reruns(remote.clone, 90)
-    assert _effects(remote.clone) == STANDING
-    pushed = _cli(remote.clone, "notes", "push", "origin", "--json")
     # on BASE 6af42bf9: made again as one notes commit, the run verified here and on origin
     # and in every clone
-    assert _effects(remote.clone) == STANDING
-    assert _effects(_fresh_clone(remote, tmp_path)) == STANDING
+    pushed_in_order(remote, tmp_path, _reruns, STANDING)
+
+
+def pushed_in_order(remote: Remote, tmp_path, reruns, standing
+                    ) -> subprocess.CompletedProcess[str]:
+    """``notes push origin`` a minute and a half later keeps what stands, here and there.
+
+    ``reruns(clone, ago)`` writes a key's two reruns ``ago`` seconds back; ``standing`` is
+    the :func:`_effects` expected here before and after, and in a fresh clone. The push
+    makes them again as two notes commits a second apart, in order, and says so. Returns
+    the push (``--json``).
+    """
+    reruns(remote.clone, 90)
+    assert _effects(remote.clone) == standing
+    pushed = _cli(remote.clone, "notes", "push", "origin", "--json")
+    assert _effects(remote.clone) == standing
+    assert _effects(_fresh_clone(remote, tmp_path)) == standing
     assert json.loads(pushed.stdout)["effectChanged"] == []
-    made = _made(remote.bare, count=3)
+    made = _made(remote.bare)
     assert [m for _, m in made] == [
         f"kistore: the notes origin lacks, made again at the push, {k} of 2, in the order "
         "their lines entered (a note line enters at its notes commit's date; fresh16 F5)"
-        for k in (2, 1)] + ["trust the rerun key"][:len(made) - 2]
+        for k in (2, 1)]
     assert made[0][0] == made[1][0] + 1  # a second apart: the later line enters later
     last = dt.datetime.fromtimestamp(made[0][0], dt.UTC)
     by = re.search(r"dated up to (.+?) before", pushed.stderr)
@@ -143,6 +155,7 @@ def test_a_push_a_minute_later_keeps_the_keys_last_word(remote, tmp_path):
         "line enters the repository at its notes commit's date, and a notes commit a remote "
         "lacks is sent as it is only when dated within 1 minute of this machine's clock (a "
         "server refuses one dated more than 10 minutes before its clock, KI437)\n")
+    return pushed
 
 
 def test_a_push_of_reruns_on_two_runs_is_made_again_as_one_commit(remote):
@@ -157,14 +170,24 @@ def test_a_push_of_reruns_on_two_runs_is_made_again_as_one_commit(remote):
 
 
 def test_a_rebuild_keeps_the_keys_last_word(remote, tmp_path):
+    # on BASE 6af42bf9: written back in one notes commit dated now: verified
+    rebuilt_in_order(remote, tmp_path, _reruns, STANDING)
+
+
+def rebuilt_in_order(remote: Remote, tmp_path, reruns, standing) -> None:
+    """``notes rebase origin`` over origin's notes keeps what stands: here, then pushed.
+
+    ``reruns(clone, ago)`` writes a key's reruns ``ago`` seconds back; ``standing`` is the
+    :func:`_effects` expected throughout, here and in a fresh clone after the push. The
+    rebuild writes them back in two notes commits a second apart, in order.
+    """
     _noted(remote.clone, bundle(STRANGER, "note"), _at(200))  # origin holds notes
     assert remote.push("refs/notes/kistore").accepted
     _cli(remote.clone, "notes", "fetch", "origin")
-    _reruns(remote.clone, 90)
-    assert _effects(remote.clone) == STANDING
+    reruns(remote.clone, 90)
+    assert _effects(remote.clone) == standing
     _cli(remote.clone, "notes", "rebase", "origin")
-    # on BASE 6af42bf9: written back in one notes commit dated now: verified
-    assert _effects(remote.clone) == STANDING
+    assert _effects(remote.clone) == standing
     made = _made(remote.clone)
     assert [m for _, m in made] == [
         f"kistore: attestation lines of this repository's written back on origin's notes "
@@ -172,13 +195,21 @@ def test_a_rebuild_keeps_the_keys_last_word(remote, tmp_path):
         "enters at its notes commit's date; fresh16 F5)" for k in (2, 1)]
     assert made[0][0] == made[1][0] + 1
     _cli(remote.clone, "notes", "push", "origin")
-    assert _effects(_fresh_clone(remote, tmp_path)) == STANDING
+    assert _effects(_fresh_clone(remote, tmp_path)) == standing
 
 
 def test_notes_made_again_that_would_change_which_rerun_stands_are_refused(remote):
     # the safety net: were the two lines sent in one notes commit (as until 2026-12-08),
-    # the push is refused, naming both lines, their entries and verdicts
-    _reruns(remote.clone, 90)
+    # the push is refused, naming both lines, their entries and verdicts. The key said
+    # not-reproduced, then reproduced (its last word): in one notes commit, history orders
+    # neither and not-reproduced stands (since 2026-12-07, fresh17 F1's decision; until
+    # then fresh16 F5's pair, reproduced dated ahead then not-reproduced, flipped so)
+    _noted(remote.clone, bundle(RERUN_KEY, outcome="not-reproduced",
+                                observedAt=_text(_at(90)),
+                                timing={"latencyNs": {"mean": 33_500_000},
+                                        "primaryStatistic": "mean"}), _at(90))
+    _noted(remote.clone, bundle(RERUN_KEY, outcome="reproduced", observedAt=_text(_at(88))),
+           _at(88))
     ours = git(remote.clone, "rev-parse", "refs/notes/kistore").strip()
     store = Store(remote.clone)
     sent = str(notes_dated._as_one(store.repo, ours, None, "origin", int(time.time()),
@@ -186,11 +217,13 @@ def test_notes_made_again_that_would_change_which_rerun_stands_are_refused(remot
     found = notes_made_again(store, "origin", None, ours, sent)
     # on BASE 6af42bf9: [] (each line judged alone keeps its effect)
     assert sorted((c.type, c.effect, c.becomes) for c in found) == [
-        ("rerun", "disagrees", "superseded"), ("rerun", "superseded", "verifies")]
+        ("rerun", "superseded", "disagrees"), ("rerun", "verifies", "superseded")]
     assert {c.obj for c in found} == {run_blob(remote.clone)}
     assert {c.keyid for c in found} == {RERUN_ID}
-    (was,) = [c for c in found if c.effect == "disagrees"]
-    assert was.reason == "trusted rerun key, outcome not-reproduced"
-    assert re.fullmatch(r"superseded by the same key's later rerun \(reproduced, entered "
-                        r"(\S+Z) with this one; its payload is dated later, (\S+Z)\)",
+    (was,) = [c for c in found if c.effect == "verifies"]
+    assert was.reason == "trusted rerun key"
+    assert re.fullmatch(r"superseded by the same key's later rerun \(not-reproduced, entered "
+                        r"(\S+Z) with this one, history ordering neither: of one key's reruns "
+                        r"of a run that entered together, not-reproduced stands whatever dates "
+                        r"their payloads state, never upgrading the run to verified\)",
                         was.then), was.then
