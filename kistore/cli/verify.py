@@ -281,14 +281,15 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
     from ..check.gate import check_range, check_updates, parse_range
     from ..core.errors import InputError
     from ..git.opening import hashes_trusted
-    from ..query import group_rules, impact, outlier_rules
+    from ..query import above_zero, group_rules, impact, outlier_rules
 
     # The query layer's rules of a range, which the gate (below it) cannot import: what a
     # trust or policy change does to evidence and rankings (KI413-KI415), and a run whose
     # unit disagrees with its group's (KI210), a ranked value that is no number (KI221),
-    # and a run 100x ahead of its group's median run (KI234).
+    # a run 100x ahead of its group's median run (KI234), and a time of 0 or below (KI237).
     checkers = (impact.trust_and_policy_effects, group_rules.units_agree,
-                group_rules.values_are_numbers, outlier_rules.range_outliers)
+                group_rules.values_are_numbers, outlier_rules.range_outliers,
+                above_zero.values_above_zero)
 
     output_format(fmt, as_json)  # --json beside --format github: a usage error (exit 2)
     with cannot_run(fmt, as_json, range_ or ""):  # a usage error too: exit 2, and a report
