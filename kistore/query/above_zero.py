@@ -27,18 +27,21 @@ Since 2026-12-07 (neg01).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
 from ..core.canonical import escape_pointer
+from ..core.digest import Digest
+from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, Finding, rule
 from ..core.numbers import is_number
 from ..core.statistics import named
 from .numbers import value_text
-from .policy import MEASURED, Comparison, resolve_pointer
+from .policy import MEASURED, Comparison, RankingPolicy, resolve_pointer
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..core.model import Manifest
     from ..store import Store
 
 NOT_ABOVE_ZERO = rule(
@@ -116,9 +119,6 @@ def run_finding(comparison: Comparison, family: str, spec: Any, digest: str,
     value, unit = comparison.value(spec)
     if value is None or not not_above_zero(value) or not time_unit(unit):
         return None
-    # Lazy: the Digest type for the object's path only when a run is said.
-    from ..core.digest import Digest
-
     shown = value_text(value, unit) + f" {unit}"
     return Finding(
         NOT_ABOVE_ZERO,
@@ -210,8 +210,6 @@ def values_above_zero(store: Store, base: str, head: str, changed: set[str]
         makes rank stored runs of 0 or below (on the policy), in that order.
     """
     # Lazy: the gate's modules load only for a range to judge.
-    from ..core.digest import Digest
-    from ..core.errors import KistoreError
     from .group_rules import _arriving
     from .ranked_values import _name, spec_of
     from .units import policy_of
@@ -225,16 +223,13 @@ def values_above_zero(store: Store, base: str, head: str, changed: set[str]
     findings: list[Finding] = []
     for digest in sorted(added):
         run = spec_of(view, digest, "BenchmarkRun")
-        protocol = spec_of(view, (run or {}).get("protocolDigest"), "BenchmarkProtocol")
-        family = resolve_pointer(protocol, "/comparability/family")
-        if run is None or not isinstance(family, str):
-            continue  # no protocol stored (KI201) or not one (KI202): nothing ranks it yet
-        statistic = resolve_pointer(protocol, "/measurement/primaryStatistic")
-        try:
-            comparison = policy.comparison(family, statistic if isinstance(statistic, str)
-                                           else "mean")
-        except KistoreError:  # a family with no metric: KI206's or rank's to say
+        if run is None:
             continue
+        comparison = _comparison(policy, spec_of(view, run.get("protocolDigest"),
+                                                 "BenchmarkProtocol"))
+        if comparison is None:
+            continue
+        family = comparison.family
         found = run_finding(comparison, family, run, digest, None)
         if found is not None:  # named: its metadata read only for a run said
             findings.append(run_finding(comparison, family, run, digest,
@@ -242,13 +237,12 @@ def values_above_zero(store: Store, base: str, head: str, changed: set[str]
     return findings + _policy_change(store, base, head, changed, policy, added)
 
 
-def _policy_change(store: Store, base: str, head: str, changed: set[str], after: Any,
+def _policy_change(store: Store, base: str, head: str, changed: set[str], after: RankingPolicy,
                    arriving: set[str]) -> list[Finding]:
     """KI237 of a policy change: the families whose metric or unit it changes, on HEAD's runs."""
     if layout.POLICY_FILE not in changed:
         return []
     # Lazy: a policy change alone reads the catalog.
-    from ..core.errors import KistoreError
     from ..index.index import open_catalog
     from .units import policy_of
 
@@ -271,3 +265,62 @@ def _policy_change(store: Store, base: str, head: str, changed: set[str], after:
         groups.setdefault((record.comparison_key, comparison), []).append(
             (record.digest, record.name, record.spec))
     return family_findings(groups, moved, stored=False)
+
+
+def above_zero_admitted(store: Store, manifests: Sequence[Manifest]
+                        ) -> list[tuple[Digest, KistoreError]]:
+    """KI237 before an add writes: each run it adds stating a time of 0 or below.
+
+    An :data:`kistore.store.AdmissionCheck` of ``kistore add`` and ``import``: the add's own
+    runs, under the work tree's ranking policy, each run's protocol in the batch or stored.
+
+    Args:
+        store: the store added to (its work tree's policy and protocols are read).
+        manifests: the manifests the add would add.
+
+    Returns:
+        ``(digest, InputError)`` per such run, at ``/spec`` + the policy's metric, with
+        ``rule_id`` KI237 (the add names the file and line the run came from): the add is
+        refused, nothing added. Empty when no family ranks by a source's own metric.
+    """
+    runs = [m for m in manifests if m.kind == "BenchmarkRun"]
+    # Lazy: the policy and protocols are read only for an add of runs.
+    from .ranked_values import spec_of
+    from .units import policy_of
+
+    policy = policy_of(store, None) if runs else None
+    if policy is None or not any(e.get("comparison") != MEASURED
+                                 for e in policy.families.values()):
+        return []
+    view = store.view(None)
+    batch = {str(m.digest): m for m in manifests}
+    problems: list[tuple[Digest, KistoreError]] = []
+    for manifest in runs:
+        spec = manifest.spec
+        ref = spec.get("protocolDigest")
+        protocol = (batch[ref].spec if ref in batch and batch[ref].kind == "BenchmarkProtocol"
+                    else spec_of(view, ref, "BenchmarkProtocol"))
+        comparison = _comparison(policy, protocol)
+        if comparison is None:
+            continue
+        found = run_finding(comparison, comparison.family, spec, str(manifest.digest), None)
+        if found is not None:
+            problems.append((manifest.digest, InputError(
+                f"states {found.found} at {comparison.metric}, the value its family "
+                f"{comparison.family!r} is ranked by ({layout.POLICY_FILE}), a time: a value "
+                f"of 0 or below cannot rank; {NOT_ABOVE_ZERO.hint} (KI237: nothing added; "
+                "`check` and pre-receive refuse it too)",
+                pointer="/spec" + comparison.metric, rule_id=NOT_ABOVE_ZERO.id)))
+    return problems
+
+
+def _comparison(policy: RankingPolicy, protocol: Any) -> Comparison | None:
+    """Return how a run's family ranks, from its protocol; None: no family, no metric."""
+    family = resolve_pointer(protocol, "/comparability/family")
+    if not isinstance(family, str):
+        return None  # no protocol stored (KI201) or not one (KI202): nothing ranks it yet
+    statistic = resolve_pointer(protocol, "/measurement/primaryStatistic")
+    try:
+        return policy.comparison(family, statistic if isinstance(statistic, str) else "mean")
+    except KistoreError:  # a family with no metric: KI206's or rank's to say
+        return None

@@ -35,13 +35,16 @@ class Group:
                                    native={"metrics": {"mean": mean}})]
 
     def add(self, *runs: tuple[str, float]) -> str:
-        """Add and commit runs; return the commit before them."""
+        """Commit runs past `add`'s refusal (as a push without the hook does); return BASE."""
         base = self.head()
+        add_docs(self.store, [d for name, mean in runs for d in self.docs(name, mean)])
+        return base
+
+    def file(self, *runs: tuple[str, float]) -> str:
         path = self.tmp / "runs.jsonl"
         path.write_text("".join(json.dumps(d) + "\n" for name, mean in runs
                                 for d in self.docs(name, mean)))
-        _cli(self.store, "add", "--commit", str(path))
-        return base
+        return str(path)
 
     def policy(self, family: dict) -> str:
         """Commit ``family`` as the policy of ``synthetic``; return the commit before it."""
@@ -140,3 +143,20 @@ def test_a_policy_change_ranking_stored_runs_of_zero_or_below_is_refused(board):
     assert line.endswith(": a value of 0 or below cannot rank, and `rank` leaves such runs "
                          "unranked (expected runs whose times are above 0, found "
                          + ("-5 ms)" if "BenchmarkRun/neg " in line else "0 ms)")), line
+
+
+def test_add_refuses_a_time_of_zero_or_below_and_adds_nothing(board):
+    board.policy(MEAN_MS)
+    head = board.head()
+    path = board.file(("ok", 3.7), ("neg", -5))
+    refused = _cli(board.store, "add", "--commit", path, code=1)
+    assert refused.stderr == (
+        f"error: {path}:4:1:/spec/sourceNative/metrics/mean: states -5 ms at "
+        "/sourceNative/metrics/mean, the value its family 'synthetic' is ranked by "
+        "(store/policy/ranking.json), a time: a value of 0 or below cannot rank; state the "
+        "time in the family's unit, above 0 (a kernel takes some time), in a new run "
+        "(objects are never edited); a policy ranking stored runs that state one: rank the "
+        "family by a metric they state above 0; `rank` never ranks a value of 0 or below "
+        "(KI237: nothing added; `check` and pre-receive refuse it too)\n")
+    assert board.head() == head
+    assert _cli(board.store, "add", "--commit", board.file(("ok", 3.7))).exit_code == 0
