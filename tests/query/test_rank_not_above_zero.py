@@ -160,3 +160,18 @@ def test_add_refuses_a_time_of_zero_or_below_and_adds_nothing(board):
         "(KI237: nothing added; `check` and pre-receive refuse it too)\n")
     assert board.head() == head
     assert _cli(board.store, "add", "--commit", board.file(("ok", 3.7))).exit_code == 0
+
+
+@pytest.mark.parametrize("mean", [1e-308, 5e-324])
+def test_a_lead_past_the_largest_double_is_marked(board, mean):
+    """fresh18 F8: 3.68 / 1e-308 overflows a double; the mark vanished (1e-307 was marked)."""
+    board.policy(MEAN_MS)
+    board.add(("slip", mean))
+    rows = _cli(board.store, "rank", "BenchmarkRun/real-1").stdout.splitlines()
+    assert "slip" in rows[1]
+    assert rows[1].endswith("(!) more than 1.8e308x ahead of #2: see below (KI234)"), rows[1]
+    data = json.loads(_cli(board.store, "rank", "BenchmarkRun/real-1", "--json").stdout)
+    assert data[0]["name"] == "slip"
+    assert data[0]["outlier"]["ratio"] == 1.7976931348623157e308
+    shown = json.loads(_cli(board.store, "show", "BenchmarkRun/slip", "--json").stdout)
+    assert shown["outlier"]["ratio"] == 1.7976931348623157e308
