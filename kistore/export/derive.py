@@ -115,8 +115,8 @@ def derive_group(key: str | None, runs: list[Record], context: Context, scratch:
     return [(r.digest, {"unrankedReason": unplaced if key is not None
                         else _no_group(r, context),
                         **_values(r, rankings, placed, errors, chosen, context),
-                        "outlierRatio": finite_ratio(outliers[r.digest].ratio) if r.digest in outliers
-                        else None}) for r in runs]
+                        "outlierRatio": finite_ratio(outliers[r.digest].ratio)
+                        if r.digest in outliers else None}) for r in runs]
 
 
 def _no_group(record: Record, context: Context) -> str:

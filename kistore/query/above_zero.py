@@ -161,12 +161,12 @@ def family_findings(groups: Runs, families: set[str] | None = None, *,
             if found is not None:
                 by_family.setdefault(comparison.family, []).append(found)
     findings = []
-    for family, found in sorted(by_family.items()):
-        found.sort(key=lambda f: f.extra["digest"])
-        first = found[0]
+    for family, said in sorted(by_family.items()):
+        said.sort(key=lambda f: f.extra["digest"])
+        first = said[0]
         run = named("BenchmarkRun", first.extra["name"], first.extra["digest"])
         metric = first.extra["metric"]
-        runs = f"{len(found)} stored runs of it state" if len(found) > 1 else \
+        runs = f"{len(said)} stored runs of it state" if len(said) > 1 else \
             "a stored run of it states"
         findings.append(Finding(
             NOT_ABOVE_ZERO,
@@ -177,7 +177,7 @@ def family_findings(groups: Runs, families: set[str] | None = None, *,
             file=layout.POLICY_FILE, pointer=f"/families/{escape_pointer(family)}/metric",
             expected="runs whose times are above 0", found=first.found,
             extra={"family": family, "metric": metric,
-                   "runs": [f.extra["digest"] for f in found]}))
+                   "runs": [f.extra["digest"] for f in said]}))
     return findings
 
 
