@@ -37,6 +37,7 @@ from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, Finding, rule
 from ..core.numbers import is_number
 from ..core.statistics import named
+from ..store.run_facts import ranked_spec
 from .numbers import value_text
 from .policy import MEASURED, Comparison, RankingPolicy, resolve_pointer
 
@@ -296,7 +297,7 @@ def above_zero_admitted(store: Store, manifests: Sequence[Manifest]
     batch = {str(m.digest): m for m in manifests}
     problems: list[tuple[Digest, KistoreError]] = []
     for manifest in runs:
-        spec = manifest.spec
+        spec = ranked_spec(manifest)  # the add's one parse of the run (issue 22)
         ref = spec.get("protocolDigest")
         protocol = (batch[ref].spec if ref in batch and batch[ref].kind == "BenchmarkProtocol"
                     else spec_of(view, ref, "BenchmarkProtocol"))

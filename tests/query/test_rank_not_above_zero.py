@@ -13,9 +13,9 @@ import json
 import pytest
 
 from ..conftest import add_docs, git
+from .test_policy_unheld_metric import _policy
 from .test_rank_outlier_group import _cli
 
-POLICY = "store/policy/ranking.json"
 MEAN_MS = {"comparison": "source-native", "metric": "/sourceNative/metrics/mean",
            "order": "ascending", "unit": "ms"}
 
@@ -48,13 +48,7 @@ class Group:
 
     def policy(self, family: dict) -> str:
         """Commit ``family`` as the policy of ``synthetic``; return the commit before it."""
-        base = self.head()
-        path = self.store.root / POLICY
-        policy = json.loads(path.read_text())
-        policy["families"]["synthetic"] = family
-        path.write_text(json.dumps(policy, indent=2) + "\n")
-        git(self.store.root, "commit", "-qam", "policy change")
-        return base
+        return _policy(self, family)  # it reads a Board's store and head only
 
     def head(self) -> str:
         return git(self.store.root, "rev-parse", "HEAD").strip()
