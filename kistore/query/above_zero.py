@@ -13,10 +13,10 @@ switched KI234 off for its group.
   above 0 is not ranked, whatever the unit; the run is listed unranked with
   :func:`not_above_zero_said` (``states -5 ms at /sourceNative/metrics/mean: a value of 0
   or below cannot rank``), and KI234's median run is taken from the runs that rank.
-* The gate (:func:`values_above_zero`, ``check`` and pre-receive) and ``verify``
-  (:func:`stored_not_above_zero`): such a value under a family whose unit is a time (as
-  KI236 reads a unit: ``ms``, ``ns``, ``seconds``) is an error: on each run a range puts
-  in a group, and on the policy, once per family, when a change starts ranking stored
+* ``add`` and ``import`` (:func:`above_zero_admitted`), the gate (:func:`values_above_zero`,
+  ``check`` and pre-receive) and ``verify`` (:func:`parsed_not_above_zero`): such a value
+  under a family whose unit is a time (as KI236 reads a unit: ``ms``, ``ns``, ``seconds``)
+  is an error: on each run an add adds or a range puts in a group, and on the policy, once per family, when a change starts ranking stored
   runs by such a value (its metric or unit changed), or as the policy stands
   (``verify``). A unit that is no time (``score``, ``x``) may honestly reach 0: such a run
   is only left unranked, with the words above.
@@ -43,6 +43,7 @@ from .policy import MEASURED, Comparison, RankingPolicy, resolve_pointer
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
+    from ..index.catalog import Loaded
     from ..store import Store
 
 NOT_ABOVE_ZERO = rule(
@@ -182,12 +183,38 @@ def family_findings(groups: Runs, families: set[str] | None = None, *,
     return findings
 
 
-def stored_not_above_zero(groups: Runs) -> list[Finding]:
+def parsed_not_above_zero(store: Store, at: str | None, loaded: Mapping[str, Loaded]
+                          ) -> list[Finding]:
     """KI237 for ``verify``: the policy as it stands, every family (:func:`family_findings`).
 
-    ``groups``: :func:`kistore.query.outlier_rules.outliers_parsed`' groups (no read of its
-    own).
+    A :attr:`kistore.check.audit.FromParse.judge` (with :func:`kistore.query.outlier_rules.
+    ranked_keys`, as KI234's): judged from the runs and protocols the contents check
+    parsed, no read of its own but the policy.
+
+    Args:
+        store: the store (its ranking policy at ``at`` read).
+        at: revision, or None for the work tree.
+        loaded: digest string -> ``(kind, name, spec)`` of each run and protocol parsed.
+
+    Returns:
+        One error per family ranking a time some of whose runs state 0 or below ("ranks").
     """
+    # Lazy: verify's judge only.
+    from .units import policy_of
+
+    policy = policy_of(store, at)
+    if policy is None or not any(e.get("comparison") != MEASURED
+                                 for e in policy.families.values()):
+        return []
+    groups: dict[tuple[str, Comparison], list[tuple[str, str | None, Any]]] = {}
+    for digest, (kind, name, spec) in loaded.items():
+        if kind != "BenchmarkRun":
+            continue
+        protocol = loaded.get(str(spec.get("protocolDigest")))
+        comparison = _comparison(policy, protocol[2] if protocol is not None
+                                 and protocol[0] == "BenchmarkProtocol" else None)
+        if comparison is not None:  # grouped by family: the finding is one a family
+            groups.setdefault(("", comparison), []).append((digest, name, spec))
     return family_findings(groups, stored=True)
 
 

@@ -66,7 +66,6 @@ from ..index.records import REFERENCE, Describer, Record, describe
 from ..store import AdmissionWarning, FileTooLarge, GroupsCheck
 from ..store.arrivals import runs_arriving
 from ..store.run_facts import clean_cut, keeping_ranked, ranked_spec
-from .above_zero import stored_not_above_zero
 from .outliers import (
     GROUP_SPREAD,
     MEDIAN,
@@ -1146,9 +1145,7 @@ def outliers_parsed(store: Store, at: str | None, loaded: dict[str, Loaded]) -> 
     Returns:
         As :func:`check_outliers`, after KI245 of the stored policy, judged from the same
         groups (:func:`kistore.query.unheld_metric.stored_unheld`: a family ranked by a
-        pointer fewer of its groups hold as a number than hold none), and KI237's
-        (:func:`kistore.query.above_zero.stored_not_above_zero`: a family ranking a time
-        some of whose runs state 0 or below).
+        pointer fewer of its groups hold as a number than hold none).
     """
     policy = policy_of(store, at)
     if policy is None:
@@ -1175,7 +1172,7 @@ def outliers_parsed(store: Store, at: str | None, loaded: dict[str, Loaded]) -> 
         group = placed[keyed]
         if group is not None:
             groups.setdefault(group, []).append((digest, name, spec))
-    return stored_unheld(groups) + stored_not_above_zero(groups) + _judge_groups(store, at, {
+    return stored_unheld(groups) + _judge_groups(store, at, {
         group: [describe(d, "BenchmarkRun", n, s, lookup) for d, n, s in runs]
         for group, runs in groups.items() if _may_mark([s for _, _, s in runs], group[1])})
 
