@@ -18,8 +18,9 @@ switched KI234 off for its group.
   under a family whose unit is a time (as KI236 reads a unit: ``ms``, ``ns``, ``seconds``)
   is an error: on each run an add adds or a range puts in a group, and on the policy,
   once per family, when a change starts ranking stored runs by such a value (its metric
-  or unit changed), or as the policy stands (``verify``). A unit that is no time (``score``, ``x``) may honestly reach 0: such a run
-  is only left unranked, with the words above.
+  or unit changed), or as the policy stands (``verify``). A unit that is no time
+  (``score``, ``x``) may honestly reach 0: such a run is only left unranked, with the words
+  above.
 
 Since 2026-12-07 (neg01).
 """
