@@ -160,11 +160,13 @@ def _add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool,
     if kinds & {"BenchmarkRun", "ExecutionEnvironment", "BenchmarkProtocol"}:
         # the environment or protocol completing a stored run's key: judged too (r90b F7)
         # Lazy: a run is judged against its group (KI234) when such manifests are added.
+        from ..query.above_zero import above_zero_admitted
         from ..query.outlier_rules import outliers_check
         from ..query.ranked_values import values_check
 
-        # and for its ranked value (KI221), a stored run so completed too (pol97 left)
-        checks = (values_check, outliers_check(withdrawn_runs(store)))
+        # and for its ranked value (KI221), a stored run so completed too (pol97 left);
+        # a time of 0 or below refused (KI237)
+        checks = (values_check, above_zero_admitted, outliers_check(withdrawn_runs(store)))
     if "BenchmarkRun" in kinds:
         # a run is judged against its group's unit (KI210)
         # Lazy: only when runs are added.

@@ -53,6 +53,7 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.evidence import withdrawn_runs
     from ..importers import plan_import, run_import
+    from ..query.above_zero import above_zero_admitted
     from ..query.outlier_rules import outliers_check, ranked_kept
     from ..query.ranked_values import values_check
     from ..query.units import units_admitted
@@ -76,8 +77,9 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
                                 progress=bar.update, on_landed=landing.landed,
                                 # a run whose unit disagrees with its group's (KI210),
                                 # a run 100x ahead of its group's reference (KI234),
-                                # a ranked value that is no number (KI221)
-                                checks=(units_admitted, values_check,
+                                # a ranked value that is no number (KI221),
+                                # a ranked time of 0 or below (KI237)
+                                checks=(units_admitted, values_check, above_zero_admitted,
                                         outliers_check(withdrawn_runs(store))))
         landing.landed(landing.commit)  # nothing was written, or it landed: print it all
     landing.say("import", len(report.results))

@@ -131,7 +131,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..check.audit import CHECKERS, WORK_TREE_WRITTEN, FromParse, count_files, snapshot
     from ..check.audit import verify as run
-    from ..query import group_rules, outlier_rules
+    from ..query import above_zero, group_rules, outlier_rules
 
     output_format(fmt, as_json)  # --json beside --format github: a usage error (exit 2)
     with cannot_run(fmt, as_json, f"store at {at or 'work tree'}"):  # not a store at all
@@ -148,8 +148,11 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
                                # and comparison groups whose runs disagree in unit (KI210),
                                # or whose #1 is 100x ahead of the median run (KI234), judged
                                # from the runs the contents check parsed (none read twice)
+                               # and a ranked time of 0 or below (KI237), from them too
                                checkers=(*CHECKERS, group_rules.check_units, FromParse(
-                                   outlier_rules.ranked_keys, outlier_rules.outliers_parsed)))
+                                   outlier_rules.ranked_keys, outlier_rules.outliers_parsed),
+                                   FromParse(outlier_rules.ranked_keys,
+                                             above_zero.parsed_not_above_zero)))
         except Exception as e:  # a damaged tree or commit stops it: KI117, said so
             findings = _damaged(e, store)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
@@ -281,14 +284,15 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
     from ..check.gate import check_range, check_updates, parse_range
     from ..core.errors import InputError
     from ..git.opening import hashes_trusted
-    from ..query import group_rules, impact, outlier_rules
+    from ..query import above_zero, group_rules, impact, outlier_rules
 
     # The query layer's rules of a range, which the gate (below it) cannot import: what a
     # trust or policy change does to evidence and rankings (KI413-KI415), and a run whose
     # unit disagrees with its group's (KI210), a ranked value that is no number (KI221),
-    # and a run 100x ahead of its group's median run (KI234).
+    # a run 100x ahead of its group's median run (KI234), and a time of 0 or below (KI237).
     checkers = (impact.trust_and_policy_effects, group_rules.units_agree,
-                group_rules.values_are_numbers, outlier_rules.range_outliers)
+                group_rules.values_are_numbers, outlier_rules.range_outliers,
+                above_zero.values_above_zero)
 
     output_format(fmt, as_json)  # --json beside --format github: a usage error (exit 2)
     with cannot_run(fmt, as_json, range_ or ""):  # a usage error too: exit 2, and a report

@@ -16,7 +16,7 @@ from typing import Any
 from ..attest.evidence import SOURCE_NATIVE, Evidence
 from ..core.errors import InputError
 from ..index.records import Record
-from ..query.outliers import ranking_outliers
+from ..query.outliers import finite_ratio, ranking_outliers
 from ..query.policy import MEASURED, Comparison, RankingPolicy
 from ..query.ranking import Ranking, Row, rank_group
 from .columns import GROUPS
@@ -115,8 +115,8 @@ def derive_group(key: str | None, runs: list[Record], context: Context, scratch:
     return [(r.digest, {"unrankedReason": unplaced if key is not None
                         else _no_group(r, context),
                         **_values(r, rankings, placed, errors, chosen, context),
-                        "outlierRatio": outliers[r.digest].ratio if r.digest in outliers
-                        else None}) for r in runs]
+                        "outlierRatio": finite_ratio(outliers[r.digest].ratio)
+                        if r.digest in outliers else None}) for r in runs]
 
 
 def _no_group(record: Record, context: Context) -> str:

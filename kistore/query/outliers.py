@@ -20,6 +20,7 @@ I/O.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -138,6 +139,16 @@ def spans(order: str, values: Iterable[float]) -> bool:
     return spread(order, values) >= OUTLIER_FACTOR
 
 
+def finite_ratio(ratio: float) -> float:
+    """Return a ratio as JSON holds it: an infinite one (past the doubles) as the largest.
+
+    JSON has no infinity (``json.dumps`` writes ``Infinity``, which no JSON reader takes):
+    a lead past the largest double is written ``1.7976931348623157e308``; the text says
+    ``more than 1.8e308x`` (:func:`kistore.query.numbers.whole_ratio_text`).
+    """
+    return min(ratio, sys.float_info.max)
+
+
 def ratio_said(ratio: float) -> str:
     """Return a ratio as the rule says it: ``800x``, ``1,000,000x`` (whole, grouped)."""
     return f"{whole_ratio_text(ratio)}x"
@@ -194,7 +205,8 @@ class Outlier(NamedTuple):
 
         ``over`` is the group's median run, with its ``rank``.
         """
-        return {"rule": RANK_OUTLIER.id, "ratio": self.ratio, "factor": OUTLIER_FACTOR,
+        return {"rule": RANK_OUTLIER.id, "ratio": finite_ratio(self.ratio),
+                "factor": OUTLIER_FACTOR,
                 "over": {"digest": self.best, "name": self.best_name,
                          "value": self.best_value, "rank": self.best_rank}}
 
@@ -260,13 +272,15 @@ def ahead_of(order: str, run: Run, median: Run, rank: int) -> Outlier | None:
             ``best_rank``).
 
     Returns:
-        The :class:`Outlier` (ratio at least the factor, finite), or None: under the
-        factor, or a value of 0 or below on either side (no ratio to say).
+        The :class:`Outlier` (ratio at least the factor; infinite when the quotient is
+        past the largest double, 3.68 over 1e-308: said ``more than 1.8e308x``, until
+        2026-12-07 not marked at all, fresh18 F8), or None: under the factor, or a value of
+        0 or below on either side (no ratio to say).
     """
     if median.value <= 0 or run.value <= 0:
         return None
     ratio = factor(order, run.value, median.value)
-    if not OUTLIER_FACTOR <= ratio < math.inf:
+    if not ratio >= OUTLIER_FACTOR:  # infinite too: a lead past the doubles (fresh18 F8)
         return None
     return Outlier(run.digest, run.value, median.digest, median.name, median.value, run.unit,
                    ratio, rank)

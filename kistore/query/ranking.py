@@ -11,6 +11,8 @@ Rules:
 * order: by value (the comparison's order), ties share a rank -- competition ranking
   (1, 2, 2, 4) -- and rows of equal value are listed by digest;
 * a candidate that passed but lacks the value is *unranked* (rank None), never first or last;
+  so is one whose value is not a finite number above 0 (``-5``, ``0``: no time nor score
+  ranks so; :mod:`.above_zero`, KI237; fresh18 F1: such a run ranked #1);
 * reference runs (SOL bound, baselines, reference implementations) are kept apart with
   their values, for "x reference" ratios;
 * units are never mixed: runs of one group whose values disagree in unit are an error;
@@ -32,6 +34,7 @@ from ..core.layout import POLICY_FILE
 from ..core.numbers import is_number
 from ..core.provenance import unproven_claim
 from ..index.records import Record
+from .above_zero import not_above_zero, not_above_zero_said
 from .policy import DESCENDING, Comparison, resolve_pointer
 
 EVIDENCE_LEVELS = (SOURCE_NATIVE, VERIFIED)
@@ -158,6 +161,10 @@ def rank_group(key: str, records: list[Record], comparison: Comparison,
             misstated = comparison.misstated_unit(record.spec)
             if misstated is not None:  # e.g. the number 1 where "1" was meant
                 missing += f" ({json.dumps(misstated)} is not a string)"
+        elif value is not None and not_above_zero(value):
+            # -5 ms, 0: no time nor score ranks so (fresh18 F1: #1 through every gate)
+            missing = not_above_zero_said(value, unit, comparison.metric)
+            value = None
         reason = _excluded(record, ev, floor)
         row = Row(record, value, unit, None, ev, reason, latency)
         if record.is_reference:  # a withdrawn one is listed, said so: no baseline (r83 F2)
