@@ -961,7 +961,9 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool, enter_now: bool) -
     when that changes a line's effect (a withdrawal signed before its key was trusted, a
     community attestation here, would count): each is named. --enter-now lets them enter
     at the push (making the commits again whatever their dates), named on stderr and in
-    --json's effectChanged.
+    --json's effectChanged. A line whose key a commit trusts from before it (a past
+    validFrom) that entered before that commit is warned of (KI442), pushed as it is or
+    made again, once pushed: on stderr and in --json's findings.
 
     \b
     Example:
@@ -1171,7 +1173,9 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     lines added back enter at that notes commit's date, now: exits 1, changing nothing
     (but what its fetch merged), when that changes a line's effect (a withdrawal signed
     before its key was trusted, a community attestation here, would count); each is named.
-    --enter-now lets them enter now, named on stderr and in --json's effectChanged.
+    --enter-now lets them enter now, named on stderr and in --json's effectChanged. A
+    line written back that entered before the commit trusting its key from before it (a
+    past validFrom) is warned of (KI442), on stderr and in --json's findings.
 
     With no REMOTE, in a repository with no remote configured only (for lines it never
     pushed):
