@@ -104,10 +104,8 @@ def test_a_pre_trust_line_pushed_after_the_minute_is_warned(remote):
 
 
 def test_a_rebuild_writing_a_pre_trust_line_after_the_trust_commit_is_warned(remote):
-    blob = run_blob(remote.clone)
     _noted(remote, bundle(STRANGER, "reproduction"), _at(0))
-    assert remote.push("refs/notes/kistore").accepted
-    kistore(remote, "notes", "fetch", "origin")
+    kistore(remote, "notes", "push", "origin")  # origin's notes: the rebuild's base
     next_second(remote.clone)
     _noted(remote, WITHDRAWAL, _at(0))  # community: no trust file lists the key yet
     entered = dt.datetime.fromtimestamp(int(git(
@@ -115,6 +113,7 @@ def test_a_rebuild_writing_a_pre_trust_line_after_the_trust_commit_is_warned(rem
     next_second(remote.clone)
     commit, start = _trusted(remote)
     next_second(remote.clone)
+    blob = run_blob(remote.clone)
 
     done = kistore(remote, "notes", "rebase", "origin", "--json")
     said = json.loads(done.stdout)
