@@ -135,7 +135,8 @@ def test_a_push_a_minute_later_keeps_the_keys_last_word(remote, tmp_path):
     last = dt.datetime.fromtimestamp(made[0][0], dt.UTC)
     by = re.search(r"dated up to (.+?) before", pushed.stderr)
     assert by, pushed.stderr
-    assert pushed.stderr == (
+    said = pushed.stderr.splitlines(keepends=True)
+    assert said[0] == (
         f"note: 2 notes commits origin lacked were dated up to {by.group(1)} before this "
         f"machine's clock: made again as 2 notes commits dated at the push, a second apart up "
         f"to {_text(last)}, in the order their lines entered (a key's later rerun of a run "
@@ -143,6 +144,11 @@ def test_a_push_a_minute_later_keeps_the_keys_last_word(remote, tmp_path):
         "line enters the repository at its notes commit's date, and a notes commit a remote "
         "lacks is sent as it is only when dated within 1 minute of this machine's clock (a "
         "server refuses one dated more than 10 minutes before its clock, KI437)\n")
+    # the reruns entered before the fixture's trust commit (dated at the test's start) and
+    # count by its past validFrom: KI442 of each, made again after it (fresh17 F12)
+    assert [line.split(" entered this repository at ")[0] for line in said[1:]] == [
+        f"warning: the rerun by key {RERUN_ID} on {RUN}"] * 2
+    assert [f["rule"] for f in json.loads(pushed.stdout)["findings"]] == ["KI442"] * 2
 
 
 def test_a_push_of_reruns_on_two_runs_is_made_again_as_one_commit(remote):
