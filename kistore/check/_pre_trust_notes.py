@@ -23,10 +23,10 @@ KI442). The server judges a trust commit against the notes it holds: the notes p
 and the trust commit after, it says it of the commit, once, and nothing here (the notes'
 trust then lists no such key); a push bringing both is refused (KI411: a trust change lands
 on its own, before its key signs), and a refused line is not warned of besides. A line of
-the trust commit's own second is said too, in either order (fresh17 F12; until then the
-notes push left it out as "unordered" while the commit's check said it): a note line at that
-tie is a community attestation had the key no ``validFrom`` (the notes history is not ordered
-with the branch's, docs/attestations.md), so it counts only by the past ``validFrom``.
+the trust commit's own second is unordered with it, as every entry of one second is, and not
+said here (a script trusting a key and attesting at once is no pre-trust line); the trust
+commit's check, pushed after such a line, still says it of the commit (its judge counts the
+tie as before: tests/check/test_pre_trust_made_again.py pins both).
 
 A line ``kistore notes push`` (more than a minute after it was attested) or ``kistore notes
 rebase REMOTE`` makes again enters after the trust commit, where no later check holds it
@@ -135,7 +135,8 @@ def pre_trust_made_again(store: Store, theirs: str | None, ours: str, sent: str,
         One KI442 warning a line (at its note; ``extra`` as :func:`pre_trust_notes`' and
         ``entersAt``: its entry made again) that entered here before the commit first
         listing its key (not in its second), counts then only because of that commit's
-        past ``validFrom``, and made again enters no earlier than the commit; in object
+        past ``validFrom``, and made again enters in the commit's second or after it (where
+        :func:`pre_trust_notes` never says it); in object
         order, then the note's line order. Empty when the trust file does not parse or
         no commit of its history lists a key from before itself (no note is read).
 
@@ -153,7 +154,7 @@ def pre_trust_made_again(store: Store, theirs: str | None, ours: str, sent: str,
     return [_said(line, signed, cid, start, valid_from, remote, (command, again))
             for line, signed, cid, start, valid_from in _counted_before(
                 store, [item for item, _when in moved], trust_rev, trust)
-            if (again := enters[line.location, line.data]) > start]
+            if (again := enters[line.location, line.data]) >= start]
 
 
 def _counted_before(store: Store, entries: list[Seen], trust_rev: str, trust: Trust
@@ -179,8 +180,8 @@ def _counted_before(store: Store, entries: list[Seen], trust_rev: str, trust: Tr
         if keyid is None or keyid not in trust.keys:
             continue  # no trust commit makes it count (nothing read)
         listed = first_listed(store.repo, trust_rev).get(keyid)  # read once a revision
-        if listed is None or item.entered_at > listed[0]:
-            continue  # entered after the key's trust commit (its second: a community line)
+        if listed is None or item.entered_at >= listed[0]:
+            continue  # entered after (or in the second of) the key's trust commit: unordered
         copies = bundle_copies(store, item, trust_rev)
         then = judged_among(item, copies, trust, view)  # as readers judge it, at its entry
         signed = signed_of(item, keyid)
