@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..attest.trust import Trust
     from ..store import Store, View
 
-__all__ = ["EffectChanged", "Parted", "effects_made_again", "parted"]
+__all__ = ["EffectChanged", "Parted", "effects_made_again", "moved_lines", "parted"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,22 +204,59 @@ def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, t
     Raises:
         ObjectUnreadable: a notes commit, tree or blob on the way is damaged or missing.
     """
-    repo = store.repo
     trust = readers_trust(store, trust_rev)
     if trust is None:
         return []
+    new, moved = moved_lines(store, theirs, ours, sent, now)
+    if not new:
+        return []
+    view = store.view(trust_rev)
+    changed = []
+    flagged = set()
+    for item, enters in moved:
+        copies = bundle_copies(store, item, trust_rev)  # judged with them, as readers do
+        was = judged_among(item, copies, trust, view)
+        becomes = judged_among(replace(item, entered_at=enters), copies, trust, view)
+        if was.effect != becomes.effect:
+            obj = item.location[len(NOTES_REF) + 1:]
+            flagged.add((obj, item.data))
+            changed.append(EffectChanged(obj, str(item.subject), was.type, was.keyid,
+                                         item.entered_at, was.effect, was.reason, enters,
+                                         becomes.effect, becomes.reason, was.outcome))
+    return changed + [c for key, c in _standing_changed(store, new, ours, sent, trust_rev,
+                                                        trust, view) if key not in flagged]
+
+
+def moved_lines(store: Store, theirs: str | None, ours: str, sent: str, now: datetime
+                ) -> tuple[list[tuple[str, list[bytes]]], list[tuple[Seen, datetime]]]:
+    """Return the lines ``sent`` brings and those of them whose entry it moves.
+
+    Args:
+        store: the pushing (or rebuilding) repository.
+        theirs: the remote's notes tip ``sent`` is built on (None: it holds no notes).
+        ours: this repository's notes tip, whose history dates each line as its readers do.
+        sent: the notes commit made again.
+        now: the clock readers read trusted times at (aware, UTC).
+
+    Returns:
+        ``[(annotated object, [lines])]`` ``sent``'s notes hold and ``theirs``'s lack
+        (:func:`_new_lines`), and per such line on an object file that ``ours``'s history
+        holds, entered at another time there than in ``sent``'s: the line as a
+        :class:`kistore.attest.notes.Seen` at its entry in ``ours``'s history (``location``
+        ``refs/notes/kistore:OBJ``) and its entry in ``sent``'s (UTC), in object order, then
+        the note's line order. Raises ObjectUnreadable as :func:`effects_made_again` does.
+    """
+    repo = store.repo
     old = None if theirs is None else lookup(repo, theirs, NOTES_REF).peel(pygit2.Commit)
     new = _new_lines(repo, old, sent)
     if not new:
-        return []
+        return [], []
     tip = lookup(repo, ours, NOTES_REF).peel(pygit2.Commit)
     floor = old if old is not None and (ours == theirs or repo.descendant_of(ours, old.id)) \
         else None
     before = _entries(repo, tip, floor, now)
     after = _entries(repo, lookup(repo, sent, NOTES_REF).peel(pygit2.Commit), old, now)
-    view = store.view(trust_rev)
-    changed = []
-    flagged = set()
+    moved = []
     for obj, lines in new:
         target = repo.get(obj)
         if not isinstance(target, pygit2.Blob):
@@ -229,17 +266,8 @@ def effects_made_again(store: Store, theirs: str | None, ours: str, sent: str, t
             entered, enters = before(obj, line), after(obj, line)
             if entered is None or enters is None or entered == enters:
                 continue
-            item = Seen(line, subject, "note", f"{NOTES_REF}:{obj}", entered)
-            copies = bundle_copies(store, item, trust_rev)  # judged with them, as readers do
-            was = judged_among(item, copies, trust, view)
-            becomes = judged_among(replace(item, entered_at=enters), copies, trust, view)
-            if was.effect != becomes.effect:
-                flagged.add((obj, line))
-                changed.append(EffectChanged(obj, str(subject), was.type, was.keyid, entered,
-                                             was.effect, was.reason, enters, becomes.effect,
-                                             becomes.reason, was.outcome))
-    return changed + [c for key, c in _standing_changed(store, new, ours, sent, trust_rev,
-                                                        trust, view) if key not in flagged]
+            moved.append((Seen(line, subject, "note", f"{NOTES_REF}:{obj}", entered), enters))
+    return new, moved
 
 
 def _standing_changed(store: Store, new: list[tuple[str, list[bytes]]], ours: str, sent: str,

@@ -140,7 +140,7 @@ from ._notes_size import oversized_notes
 from ._observed import range_observed
 from ._paths import walk_judge
 from ._policy import check_policy
-from ._pre_trust_notes import pre_trust_notes
+from ._pre_trust_notes import pre_trust_made_again, pre_trust_notes
 from ._products import range_products
 from ._redated import EffectChanged, effects_made_again
 from ._refs import (
@@ -2172,3 +2172,35 @@ def notes_made_again(store: Store, remote: str, theirs: str | None, ours: str, s
     if not revs:
         return []
     return effects_made_again(store, theirs, ours, sent, revs[-1], now or datetime.now(UTC))
+
+
+def pre_trust_made_again_of(store: Store, remote: str, command: str, theirs: str | None,
+                            ours: str, sent: str, now: datetime | None = None
+                            ) -> list[Finding]:
+    """Return KI442 of each line made again after the commit trusting its key (fresh17 F12).
+
+    :func:`notes_made_again`'s lines that count at both entries, but entered here before
+    the commit first listing their key (its past ``validFrom`` making them count) and made
+    again enter after it, where no later check holds them before it
+    (:func:`._pre_trust_notes.pre_trust_made_again`).
+
+    Args:
+        store: the pushing (or rebuilding) clone.
+        remote: as given to the command (whose default branch is the protected one).
+        command: ``push`` or ``rebase`` (``kistore notes COMMAND REMOTE``), as said.
+        theirs: the remote's notes tip the commit made again is built on (None: none).
+        ours: this clone's notes tip, whose history dates each line as readers do now.
+        sent: the notes commit made again.
+        now: the clock (aware); None: this machine's.
+
+    Returns:
+        The KI442 warnings; empty when no protected branch exists.
+
+    Raises:
+        ObjectUnreadable: a notes commit, tree or blob on the way is damaged or missing.
+    """
+    revs = _branch_tips(store.repo, protected_refs(store, remote))
+    if not revs:
+        return []
+    return pre_trust_made_again(store, theirs, ours, sent, revs[-1], now or datetime.now(UTC),
+                                remote, command)

@@ -961,7 +961,9 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool, enter_now: bool) -
     when that changes a line's effect (a withdrawal signed before its key was trusted, a
     community attestation here, would count): each is named. --enter-now lets them enter
     at the push (making the commits again whatever their dates), named on stderr and in
-    --json's effectChanged.
+    --json's effectChanged. A line whose key a commit trusts from before it (a past
+    validFrom) that entered before that commit is warned of (KI442), pushed as it is or
+    made again, once pushed: on stderr and in --json's findings.
 
     \b
     Example:
@@ -980,13 +982,13 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool, enter_now: bool) -
     settings = store.settings()
     settings.refuse_other_version("kistore notes push")  # it merges into ours first
     changed: list[EffectChanged] = []  # the lines --enter-now lets enter at the push
-    warned: list[Finding] = []  # the gate's KI442 of the notes sent, said once pushed
+    warned: list[Finding] = []  # KI442 of the notes sent (and made again), said once pushed
     fetched = push(store, remote, judge=partial(_judge_notes_push, store, remote, settings,
                                                 warned=warned),
                    fetched=partial(_say_kept, store, remote, pushing=True),
                    line_judge=note_line_judge(store, settings),
                    made_again=partial(_judge_made_again, store, remote, "push", enter_now,
-                                      changed),
+                                      changed, warned=warned),
                    enter_now=enter_now)
     held = NOTES_REF in store.repo.references  # none: neither side holds notes
     pushed = held and not fetched.held  # it held them already: nothing went (fresh12 F10)
@@ -994,16 +996,14 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool, enter_now: bool) -
         click.echo(redated_words(store.repo, fetched.redated, printable(remote)), err=True)
     if changed:
         click.echo(printable(entering_now_words(changed, "push")), err=True)
-    for finding in warned if pushed else []:  # as the server's pre-receive warns (fresh15 F2)
-        click.echo("warning: " + printable(
-            f"{finding.message} ({finding.rule.id} {finding.rule.name}); {finding.hint}"),
-            err=True)
+    _say_warned(warned if pushed else [])  # as the server's pre-receive warns (fresh15 F2)
     if as_json:
         emit_json({"remote": remote, "gained": fetched.gained, "kept": _kept_count(fetched),
                    "pushed": pushed, "redated": [
                        {"old": r.old, "new": r.new, "seconds": r.seconds, "kept": r.kept}
                        for r in fetched.redated],
-                   "effectChanged": [c.as_json() for c in changed]})
+                   "effectChanged": [c.as_json() for c in changed],
+                   "findings": [f.to_json() for f in (warned if pushed else [])]})
     elif not held:  # after a rebase that kept no line for a remote holding none
         click.echo(f"nothing to push: neither this repository nor {printable(remote)} holds "
                    f"notes ({NOTES_REF})")
@@ -1173,7 +1173,9 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     lines added back enter at that notes commit's date, now: exits 1, changing nothing
     (but what its fetch merged), when that changes a line's effect (a withdrawal signed
     before its key was trusted, a community attestation here, would count); each is named.
-    --enter-now lets them enter now, named on stderr and in --json's effectChanged.
+    --enter-now lets them enter now, named on stderr and in --json's effectChanged. A
+    line written back that entered before the commit trusting its key from before it (a
+    past validFrom) is warned of (KI442), on stderr and in --json's findings.
 
     With no REMOTE, in a repository with no remote configured only (for lines it never
     pushed):
@@ -1229,13 +1231,15 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
     settings = store.settings()  # read once a command: the version, then the line limit
     settings.refuse_other_version("kistore notes rebase")  # it writes our notes ref
     changed: list[EffectChanged] = []  # the lines --enter-now lets enter now
+    warned: list[Finding] = []  # KI442 of lines written again after their key's trust
     done = rebase(store, remote, note_line_judge(store, settings),
                   made_again=partial(_judge_made_again, store, remote, "rebase", enter_now,
-                                     changed))
+                                     changed, warned=warned))
     _say_kept(store, remote, done.fetched)  # what its fetch did, as notes fetch says it
     _say_left_out(store, done.left_out, "this repository's notes held")
     if changed:
         click.echo(printable(entering_now_words(changed, "rebase")), err=True)
+    _say_warned(warned)  # fresh17 F12
     count = sum(map(len, done.added.values()))
     if as_json:
         emit_json({"remote": remote, "base": done.base, "old": done.old, "added": count,
@@ -1243,7 +1247,8 @@ def notes_rebase(ctx: StoreContext, remote: str | None, as_json: bool, dry_run: 
                    "leftOut": sum(map(len, done.left_out.values())),
                    **({"marker": done.marker, "dropped": done.dropped} if done.marker
                       else {}),
-                   "effectChanged": [c.as_json() for c in changed]})
+                   "effectChanged": [c.as_json() for c in changed],
+                   "findings": [f.to_json() for f in warned]})
     elif done.base is None and done.old is None:
         click.echo(f"{printable(remote)} holds no notes, nor does this repository: nothing to "
                    "rebuild")
@@ -1446,6 +1451,20 @@ def _say_left_out(store: Store, left: dict[str, dict[bytes, str]], held: str) ->
             err=True)
 
 
+def _say_warned(warned: list[Finding]) -> None:
+    """Print each KI442 warning of a notes push or rebuild on stderr, one line each.
+
+    ``warning: MESSAGE (KI442 pre-trust-attestation-counts); FIX`` (fresh15 F2, F12).
+    """
+    # Lazy: as the commands' own.
+    from ..core.errors import printable
+
+    for finding in warned:
+        click.echo("warning: " + printable(
+            f"{finding.message} ({finding.rule.id} {finding.rule.name}); {finding.hint}"),
+            err=True)
+
+
 def _kept_count(fetched: Fetched) -> int:
     """Return how many lines a fetch kept against the remote's removals (``--json``'s ``kept``)."""
     return sum(map(len, fetched.kept.values()))
@@ -1475,7 +1494,8 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
             commit, which is ``ours``, :func:`._notes_made_again.made_again`).
         warned: emptied, then given the gate's KI442 warnings of the notes sent (a line
             its key's trust commit makes count from before it, fresh15 F2: the caller says
-            them once pushed); None: not kept.
+            them once pushed, with ``_judge_made_again``'s, which it gets after these);
+            None: not kept.
 
     Raises:
         StoreStateError: naming each error finding, its fix, and that nothing was pushed.
@@ -1511,7 +1531,7 @@ def _judge_notes_push(store: Store, remote: str, settings: Settings, theirs: str
 
 def _judge_made_again(store: Store, remote: str, command: str, enter_now: bool,
                       changed: list[EffectChanged], theirs: str | None, ours: str,
-                      sent: str) -> None:
+                      sent: str, *, warned: list[Finding] | None = None) -> None:
     """Refuse notes made again when that changes a line's effect (fresh12 F7).
 
     Args:
@@ -1523,13 +1543,16 @@ def _judge_made_again(store: Store, remote: str, command: str, enter_now: bool,
         theirs: the remote's notes tip the commit made again is built on (None: none).
         ours: this clone's notes tip (its history dates each line as readers do now).
         sent: the notes commit made again (what the push sends, or the rebuild writes).
+        warned: when given, KI442 of each line made again after the commit trusting its
+            key from before it is appended (fresh17 F12: the caller says them once done;
+            ``notes push``'s judge empties it first each attempt).
 
     Raises:
         StoreStateError: a line's effect changes and not ``enter_now``: each line named,
             with both entries and verdicts, and the ways out; nothing is sent or moved.
     """
     # Lazy: the gate loads only for notes made again.
-    from ..check.gate import notes_made_again
+    from ..check.gate import notes_made_again, pre_trust_made_again_of
     from ..core.errors import StoreStateError
     from ._notes_made_again import effect_refusal
 
@@ -1538,6 +1561,8 @@ def _judge_made_again(store: Store, remote: str, command: str, enter_now: bool,
     if found and not enter_now:
         raise StoreStateError(effect_refusal(found, remote, command))
     changed += found
+    if warned is not None:
+        warned += pre_trust_made_again_of(store, remote, command, theirs, ours, sent)
 
 
 def _way_out(found: list[Finding], remote: str, *, again: bool = False) -> str:

@@ -418,7 +418,8 @@ def test_notes_push_with_nothing_to_send_says_so(runner, record_store, store_pat
     data = run(runner, store_path, "notes", "push", "origin", "--json")
     assert data.exit_code == 0
     assert json.loads(data.output) == {"remote": "origin", "gained": 0, "kept": 0,
-                                       "pushed": False, "redated": [], "effectChanged": []}
+                                       "pushed": False, "redated": [], "effectChanged": [],
+                                       "findings": []}
     assert subprocess.run(["git", "rev-parse", "refs/notes/kistore"], cwd=origin, check=True,
                           capture_output=True, text=True).stdout.strip() == tip
 

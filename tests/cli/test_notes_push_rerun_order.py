@@ -120,7 +120,13 @@ def _made(where, ref: str = "refs/notes/kistore", count: int = 2) -> list[tuple[
 def test_a_push_a_minute_later_keeps_the_keys_last_word(remote, tmp_path):
     # on BASE 6af42bf9: made again as one notes commit, the run verified here and on origin
     # and in every clone
-    pushed_in_order(remote, tmp_path, _reruns, STANDING)
+    pushed = pushed_in_order(remote, tmp_path, _reruns, STANDING)
+    # the reruns entered before the fixture's trust commit (dated at the test's start) and
+    # count by its past validFrom: KI442 of each, made again after it (fresh17 F12)
+    said = pushed.stderr.splitlines(keepends=True)
+    assert [line.split(" entered this repository at ")[0] for line in said[1:]] == [
+        f"warning: the rerun by key {RERUN_ID} on {RUN}"] * 2
+    assert [f["rule"] for f in json.loads(pushed.stdout)["findings"]] == ["KI442"] * 2
 
 
 def pushed_in_order(remote: Remote, tmp_path, reruns, standing
@@ -147,7 +153,8 @@ def pushed_in_order(remote: Remote, tmp_path, reruns, standing
     last = dt.datetime.fromtimestamp(made[0][0], dt.UTC)
     by = re.search(r"dated up to (.+?) before", pushed.stderr)
     assert by, pushed.stderr
-    assert pushed.stderr == (
+    said = pushed.stderr.splitlines(keepends=True)
+    assert said[0] == (
         f"note: 2 notes commits origin lacked were dated up to {by.group(1)} before this "
         f"machine's clock: made again as 2 notes commits dated at the push, a second apart up "
         f"to {_text(last)}, in the order their lines entered (a key's later rerun of a run "

@@ -189,7 +189,8 @@ def test_notes_rebase_remote_marks_a_drop_the_reflog_alone_held_and_the_push_sen
     marker = tip(where)
     assert json.loads(done.stdout) == {
         "remote": "origin", "base": origin, "old": origin, "added": 0, "gained": 0,
-        "notes": [], "leftOut": 0, "marker": marker, "dropped": 1, "effectChanged": []}
+        "notes": [], "leftOut": 0, "marker": marker, "dropped": 1, "effectChanged": [],
+        "findings": []}
     assert git(where, "rev-parse", f"{marker}^@").split() == [origin]
     assert git(where, "rev-parse", f"{marker}^{{tree}}") == git(where, "rev-parse",
                                                                 f"{origin}^{{tree}}")
